@@ -1,0 +1,41 @@
+# donne — two commands on a fresh machine: `make serve` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: serve test lint typecheck pytest tools bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+serve: $(STAMP)
+	$(BIN)/donne serve
+
+# Real clients the end-to-end tests drive (OpenSSH, telnet, tmux). Installed
+# when missing and possible; the tests that need one skip with a reason otherwise.
+tools:
+	@command -v ssh >/dev/null && command -v telnet >/dev/null && command -v tmux >/dev/null || \
+	  { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && \
+	    (apt-get update -qq && apt-get install -y -qq openssh-client telnet tmux >/dev/null) || \
+	    echo "note: could not install ssh/telnet/tmux; tests needing them will be skipped"; }
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy --strict engine
+
+pytest: $(STAMP)
+	$(BIN)/python -m pytest
+
+test: $(STAMP) tools lint typecheck pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,1 @@
+"""Embedded default configuration (``default.toml``)."""

@@ -1,0 +1,75 @@
+"""Explicit, replayable randomness: every deal comes from a seed owned by its round.
+
+A seed is a byte string (a server draws 32 bytes from ``os.urandom``). Before
+the deal a server may publish :func:`commitment` (SHA-256 of the seed) and
+reveal the seed after the round; anyone can then re-run :func:`shuffled` and
+check the deal. The generator is specified here (SHA-256 in counter mode,
+rejection sampling, Fisher–Yates), so it does not depend on the version of
+Python's ``random`` module: the same seed gives the same deal forever.
+No global state anywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def commitment(seed: bytes) -> str:
+    """Hex SHA-256 of the seed, publishable before the deal."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def derive(seed: bytes, label: str) -> bytes:
+    """A sub-seed for one purpose (``"round-3"``, ``"bot-1"``), independent of the others."""
+    return hashlib.sha256(seed + b"/" + label.encode()).digest()
+
+
+class SeedStream:
+    """Deterministic integers from a seed: SHA-256(seed || counter) blocks."""
+
+    __slots__ = ("_seed", "_counter", "_buf")
+
+    def __init__(self, seed: bytes) -> None:
+        self._seed = bytes(seed)
+        self._counter = 0
+        self._buf = b""
+
+    def _bytes(self, n: int) -> bytes:
+        while len(self._buf) < n:
+            self._buf += hashlib.sha256(self._seed + self._counter.to_bytes(8, "big")).digest()
+            self._counter += 1
+        out, self._buf = self._buf[:n], self._buf[n:]
+        return out
+
+    def below(self, n: int) -> int:
+        """Uniform integer in ``[0, n)`` (rejection sampling, no modulo bias)."""
+        if n <= 0:
+            raise ValueError("n must be positive")
+        if n == 1:
+            return 0
+        bits = (n - 1).bit_length()
+        nbytes = (bits + 7) // 8
+        mask = (1 << bits) - 1
+        while True:
+            x = int.from_bytes(self._bytes(nbytes), "big") & mask
+            if x < n:
+                return x
+
+
+def shuffled(items: Sequence[T], seed: bytes) -> list[T]:
+    """A Fisher–Yates shuffle of ``items`` driven only by ``seed``."""
+    out = list(items)
+    stream = SeedStream(seed)
+    for i in range(len(out) - 1, 0, -1):
+        j = stream.below(i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def seed_from_int(n: int) -> bytes:
+    """A seed from a small integer (simulator ``--seed``, tests)."""
+    return hashlib.sha256(b"donne-seed/" + str(n).encode()).digest()

@@ -1,0 +1,1 @@
+"""donne's server: transports (telnet, SSH) → sessions → lobby and rooms."""
