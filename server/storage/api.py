@@ -45,6 +45,34 @@ class BadPassword(StorageError):
     code = "bad_password"
 
 
+class NoSuchAccount(StorageError):
+    code = "no_such_account"
+
+
+class UnknownRound(StorageError):
+    code = "not_allowed"
+
+
+class BadKey(StorageError):
+    code = "bad_argument"
+
+
+class BadAmount(StorageError):
+    """A negative or zero amount, payouts that do not add up, a round opened twice."""
+
+    code = "bad_argument"
+
+
+# System accounts: names no player can take (player names never contain ":").
+HOUSE = "bot:house"  # the bankroll bots play from; granted once, like any account
+BOT_PREFIX = "bot:"  # a bot's own account is BOT_PREFIX + its display name, funded by the house
+
+
+def bot_account(display_name: str) -> str:
+    """The ledger name of a bot seated as ``display_name``."""
+    return BOT_PREFIX + display_name
+
+
 @dataclass(frozen=True, slots=True)
 class Account:
     name: str  # display form, as registered (or as the guest typed it, cleaned)
@@ -59,6 +87,20 @@ class Audit:
     escrow: int  # sum of all open escrows (stakes and pools)
     granted: int  # chips ever granted
     retired: int  # chips taken back (guest sessions ended)
+    problems: tuple[str, ...] = ()  # what failed, one sentence each (empty when ok)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One line of the ledger: a signed chip movement on one account."""
+
+    id: int
+    ts: float
+    account: str
+    delta: int
+    kind: str  # grant | retire | stake | payout | refund | transfer
+    round_id: str | None = None
+    ref: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +124,14 @@ class Accounts(Protocol):
 
     async def register(self, name: str, password: str) -> Account: ...
 
-    async def verify_password(self, name: str, password: str) -> Account | None:
-        """The account when the password is right; None otherwise (slowed down and logged)."""
+    async def verify_password(self, name: str, password: str, address: str = "") -> Account | None:
+        """The account when the password is right; None otherwise (slowed down and logged).
+
+        ``address`` (the client's IP) feeds the per-address back-off; it may be empty."""
+        ...
+
+    async def get(self, name: str) -> Account | None:
+        """The live account of that name (registered, guest or system), or None."""
         ...
 
     async def login_guest(self, name: str) -> Account:
@@ -97,6 +145,14 @@ class Accounts(Protocol):
     async def add_key(self, name: str, public_key: str) -> None: ...
 
     async def keys(self, name: str) -> list[str]: ...
+
+    async def fund_bot(self, display_name: str, chips: int) -> Account:
+        """The bot's account (``bot_account(display_name)``), topped up from the house to ``chips``."""
+        ...
+
+    async def release_bot(self, display_name: str) -> int:
+        """Give a bot's chips back to the house; returns how many."""
+        ...
 
 
 class Ledger(Protocol):
@@ -117,6 +173,14 @@ class Ledger(Protocol):
         ...
 
     async def audit(self) -> Audit: ...
+
+    async def grant(self, name: str, amount: int, reason: str) -> None:
+        """New chips for an account (counted in ``Audit.granted``)."""
+        ...
+
+    async def statement(self, name: str, limit: int = 20) -> list[Entry]:
+        """The account's latest ledger entries, newest first."""
+        ...
 
 
 class History(Protocol):
