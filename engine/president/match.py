@@ -1,0 +1,1094 @@
+"""One Président match: the state, the one place that decides legality, events out.
+
+Both tables (RULES P and T) are played here; :class:`PresidentRules` switches
+decide where they differ. Hands are 52-bit masks (bit ``i`` = card ``i`` of
+``engine.cards``), so the hot path (legal actions, plays) is a few integer
+operations; legal actions are shared precomputed objects, cached per state
+version; views are flat snapshots whose ``to_dict()`` is computed on demand.
+
+Phases: ``deal`` (waiting for the first deal) → ``exchange`` (T12 choices,
+tdc only) → ``play`` → ``round_over`` (waiting for the next deal) … →
+``match_over``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import combinations
+from typing import Any
+
+from engine.api import Pending
+from engine.cards import CARDS, RANK_2, RANK_3, RANK_Q, Card, deck, parse_cards
+from engine.errors import BadArgument, IllegalPlay, NotAllowed, NotYourTurn, Refusal
+from engine.seeds import SeedStream, commitment, derive, shuffled
+
+from .actions import (
+    PASSES,
+    PLAYS,
+    RANK_CARDS,
+    TIMEOUTS,
+    Action,
+    Cut,
+    Deal,
+    Give,
+    Pass,
+    Play,
+    Timeout,
+    _cards,
+    action_from_dict,
+)
+from .events import (
+    CutEvent,
+    Dealt,
+    Event,
+    Exchange,
+    MatchOver,
+    Out,
+    Passed,
+    Played,
+    Revolution,
+    RoundOver,
+    TimeoutEvent,
+    TrickClosed,
+)
+from .rules import RULESETS, PresidentRules
+from .stakes import settle_stakes, titles_for
+from .view import PresidentView, cards_of_mask
+
+DEAL, EXCHANGE, PLAY, ROUND_OVER, MATCH_OVER = "deal", "exchange", "play", "round_over", "match_over"
+FULL = (1 << 52) - 1
+QH = RANK_Q * 4 + 2
+_POP = tuple(bin(i).count("1") for i in range(16))
+_LOW: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sum(1 << b for b in [s for s in range(4) if nib >> s & 1][:k]) for k in range(5)) for nib in range(16)
+)
+"""``_LOW[nibble][k]``: the ``k`` weakest suits of ``nibble`` (the representative play of that size)."""
+
+
+def _mask(cards: Iterable[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def _valid_cards(cards: Any) -> tuple[Card, ...]:
+    if not isinstance(cards, tuple | list):
+        raise BadArgument("cards must be a list of cards", reason="cards")
+    for c in cards:
+        if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52:
+            raise BadArgument("not a card", reason="cards")
+    return tuple(CARDS[c] for c in cards)
+
+
+class PresidentMatch:
+    """A match of Président under one rule set (``"classic"``, ``"tdc"`` or a :class:`PresidentRules`).
+
+    ``seats``: table size (3–8); ``stake``: default stake of a round (tdc, T13);
+    ``rounds``: number of rounds (default: the rule set's, 5 for classic, P15;
+    unlimited for tdc, T1).
+    """
+
+    game = "president"
+
+    __slots__ = (
+        "_actions",
+        "_chips",
+        "_counts",
+        "_cut_cache",
+        "_cut_version",
+        "_dealer",
+        "_exchange_since",
+        "_exchanges",
+        "_forbidden",
+        "_gives",
+        "_hand_cache",
+        "_hands",
+        "_holding",
+        "_last_ranking",
+        "_last_titles",
+        "_leader_override",
+        "_legal_cache",
+        "_legal_version",
+        "_must",
+        "_n",
+        "_out",
+        "_passed",
+        "_passive",
+        "_passive_order",
+        "_phase",
+        "_places",
+        "_played",
+        "_present",
+        "_present_mask",
+        "_reversed",
+        "_round",
+        "_rounds",
+        "_rounds_played",
+        "_rules",
+        "_seed",
+        "_stake",
+        "_stake_default",
+        "_top_count",
+        "_top_rank",
+        "_top_seat",
+        "_totals",
+        "_trick",
+        "_trick_mask",
+        "_turn",
+        "_turn_since",
+        "_undealt",
+        "_version",
+        "_view_cache",
+        "_view_version",
+        "rules_name",
+    )
+
+    def __init__(
+        self,
+        rules: str | PresidentRules = "classic",
+        seats: int = 4,
+        stake: int = 0,
+        rounds: int | None = None,
+    ) -> None:
+        if isinstance(rules, str):
+            if rules not in RULESETS:
+                raise BadArgument(f"unknown rules {rules!r}", reason="rules")
+            rules = RULESETS[rules]
+        if not isinstance(seats, int) or not rules.min_seats <= seats <= rules.max_seats:
+            raise BadArgument("number of seats out of range", reason="seats")
+        if not isinstance(stake, int) or stake < 0 or stake % 2:
+            raise BadArgument("the stake must be an even number of chips", reason="stake")
+        if rounds is not None and (not isinstance(rounds, int) or rounds < 1):
+            raise BadArgument("rounds must be positive", reason="rounds")
+        self._rules = rules
+        self.rules_name = rules.name
+        self._n = seats
+        self._stake_default = stake
+        self._rounds = rounds if rounds is not None else rules.default_rounds
+        self._phase = DEAL
+        self._round = 0
+        self._version = 0
+        self._actions: list[Action] = []
+        self._totals = [0] * seats
+        self._chips = [0] * seats
+        self._rounds_played = 0
+        self._last_titles: tuple[str | None, ...] | None = None
+        self._last_ranking: tuple[int, ...] = ()
+        self._present: tuple[int, ...] = tuple(range(seats))
+        self._present_mask = (1 << seats) - 1
+        self._stake = 0
+        self._seed = b""
+        self._dealer: int | None = None
+        self._undealt = FULL
+        self._hands = [0] * seats
+        self._counts = [0] * seats
+        self._holding = 0
+        self._played = 0
+        self._hand_cache: list[tuple[int, tuple[Card, ...]]] = [(0, ())] * seats
+        self._legal_version = -1
+        self._legal_cache: dict[int, list[Action]] = {}
+        self._cut_version = -1
+        self._cut_cache: dict[int, tuple[Card, ...]] = {}
+        self._view_version = -1
+        self._view_cache: dict[int | None, PresidentView] = {}
+        self._reset_round_state()
+
+    def _reset_round_state(self) -> None:
+        n = self._n
+        self._turn: int | None = None
+        self._turn_since = 0
+        self._trick: list[tuple[int, tuple[Card, ...] | None]] = []
+        self._trick_mask = 0
+        self._top_seat = -1
+        self._top_rank = 0
+        self._top_count = 0
+        self._must = False
+        self._passed = 0
+        self._passive = 0
+        self._passive_order: list[int] = []
+        self._reversed = False
+        self._out: list[int] = []
+        self._forbidden: list[int] = []
+        self._places: list[int | None] = [None] * n
+        self._exchanges: list[tuple[int, int, tuple[Card, ...]]] = []
+        self._gives: dict[int, tuple[int, int]] = {}
+        self._exchange_since = 0
+        self._leader_override: int | None = None
+
+    # ------------------------------------------------------------------ construction helpers
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> PresidentMatch:
+        rules = config.get("rules", "classic")
+        if isinstance(rules, dict):
+            rules = PresidentRules.from_dict(rules)
+        return cls(rules=rules, seats=config["seats"], stake=config.get("stake", 0), rounds=config.get("rounds"))
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """What :meth:`replay` needs besides the log."""
+        rules: Any = self.rules_name if RULESETS.get(self.rules_name) == self._rules else self._rules.to_dict()
+        return {"game": "president", "rules": rules, "seats": self._n, "stake": self._stake_default, "rounds": self._rounds}
+
+    @classmethod
+    def from_hands(
+        cls,
+        rules: str | PresidentRules,
+        hands: Sequence[str | Sequence[int]],
+        *,
+        leader: int | None = None,
+        dealer: int = 0,
+        stake: int = 0,
+        rounds: int | None = None,
+        seed: bytes = b"explicit",
+    ) -> PresidentMatch:
+        """Test helper: a match whose first round is dealt ``hands`` (per seat, ``"3c 4d"`` or cards).
+
+        Seats with an empty hand sit the round out (tdc); fewer than 52 cards
+        may be dealt (the rest stays undealt). ``leader`` overrides P4/T3.
+        """
+        m = cls(rules=rules, seats=len(hands), stake=stake, rounds=rounds)
+        m.deal_hands(hands, leader=leader, dealer=dealer, seed=seed)
+        return m
+
+    def deal_hands(
+        self,
+        hands: Sequence[str | Sequence[int]],
+        *,
+        leader: int | None = None,
+        dealer: int | None = None,
+        stake: int | None = None,
+        seed: bytes = b"explicit",
+    ) -> tuple[Event, ...]:
+        """Test helper: apply an explicit :class:`Deal` (the next round gets exactly ``hands``)."""
+        parsed = tuple(parse_cards(h) if isinstance(h, str) else tuple(CARDS[c] for c in h) for h in hands)
+        present = tuple(s for s, h in enumerate(parsed) if h)
+        return self.apply(Deal(seed, present=present, stake=stake, hands=parsed, leader=leader, dealer=dealer))
+
+    @classmethod
+    def replay(cls, config: Mapping[str, Any], log: Iterable[Mapping[str, Any]]) -> tuple[PresidentMatch, list[Event]]:
+        """Rebuild a match from its configuration and log; the events are the same, byte for byte."""
+        m = cls.from_config(config)
+        events: list[Event] = []
+        for entry in log:
+            events.extend(m.apply(action_from_dict(dict(entry))))
+        return m, events
+
+    def log(self) -> list[dict[str, Any]]:
+        """The match log: every applied action's ``to_dict()``."""
+        return [a.to_dict() for a in self._actions]
+
+    # ------------------------------------------------------------------ public state
+
+    @property
+    def rules(self) -> PresidentRules:
+        return self._rules
+
+    @property
+    def seats(self) -> int:
+        return self._n
+
+    @property
+    def round(self) -> int:
+        return self._round
+
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @property
+    def over(self) -> bool:
+        return self._phase == MATCH_OVER
+
+    @property
+    def turn(self) -> int | None:
+        return self._turn
+
+    @property
+    def version(self) -> int:
+        """Number of actions applied; changes with every state change."""
+        return self._version
+
+    @property
+    def present(self) -> tuple[int, ...]:
+        """Seats playing the current (or last) round."""
+        return self._present
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        return tuple(self._totals)
+
+    @property
+    def chips(self) -> tuple[int, ...]:
+        """Net chip change per seat over the match (tdc, T13)."""
+        return tuple(self._chips)
+
+    @property
+    def last_titles(self) -> tuple[str | None, ...] | None:
+        return self._last_titles
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """``seat``'s cards, weakest first (for the room and tests; never send to others)."""
+        mask = self._hands[seat]
+        cached = self._hand_cache[seat]
+        if cached[0] == mask:
+            return cached[1]
+        cards = cards_of_mask(mask)
+        self._hand_cache[seat] = (mask, cards)
+        return cards
+
+    def needs_deal(self) -> bool:
+        return self._phase == DEAL or self._phase == ROUND_OVER
+
+    def deal_action(self, seed: bytes, **table: Any) -> Deal:
+        """The chance step: ``present`` (tdc, T1) and ``stake`` (tdc, T13) may come from the table."""
+        unknown = set(table) - {"present", "stake"}
+        if unknown:
+            raise BadArgument(f"unknown table facts {sorted(unknown)}", reason="table")
+        present = table.get("present")
+        return Deal(
+            bytes(seed),
+            present=None if present is None else tuple(sorted(present)),
+            stake=table.get("stake"),
+        )
+
+    # ------------------------------------------------------------------ decisions awaited
+
+    def pending(self) -> list[Pending]:
+        if self._phase == PLAY and self._turn is not None:
+            t = self._turn
+            return [Pending(("turn", self._round, self._turn_since), "turn", t, TIMEOUTS[t])]
+        if self._phase == EXCHANGE:
+            return [
+                Pending(("give", self._round, s, self._exchange_since), "give", s, TIMEOUTS[s])
+                for s in sorted(self._gives)
+            ]
+        return []
+
+    def cut_options(self) -> dict[int, tuple[Card, ...]]:
+        """T9: seat → the cards it may cut with now (empty when nobody can)."""
+        if self._cut_version == self._version:
+            return self._cut_cache
+        out: dict[int, tuple[Card, ...]] = {}
+        tc = self._top_count
+        if self._rules.cut and self._phase == PLAY and (tc == 1 or tc == 2):
+            r = self._top_rank
+            need = 4 - tc
+            shift = r * 4
+            elig = self._holding & ~self._passive & ~(1 << self._top_seat)
+            hands = self._hands
+            s = 0
+            while elig:
+                if elig & 1:
+                    nib = hands[s] >> shift & 15
+                    if _POP[nib] == need:
+                        out[s] = RANK_CARDS[r][nib]
+                elig >>= 1
+                s += 1
+        self._cut_cache = out
+        self._cut_version = self._version
+        return out
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """What ``seat`` may do now: one representative :class:`Play` per (rank, count)
+        — the weakest suits of that rank — plus :class:`Pass`, a :class:`Cut` (out of
+        turn, T9) or every :class:`Give` choice (T12). ``can()`` accepts any other
+        suit choice too. Timeouts are the room's, not listed."""
+        if self._legal_version != self._version:
+            self._legal_cache = {}
+            self._legal_version = self._version
+        got = self._legal_cache.get(seat)
+        if got is not None:
+            return got
+        out: list[Action] = []
+        phase = self._phase
+        if phase == PLAY:
+            if seat == self._turn:
+                self._plays(seat, out)
+            if self._rules.cut:
+                cards = self.cut_options().get(seat)
+                if cards:
+                    out.append(Cut(seat, cards))
+        elif phase == EXCHANGE and seat in self._gives:
+            _, k = self._gives[seat]
+            for combo in combinations(self.hand(seat), k):
+                out.append(Give(seat, combo))
+        self._legal_cache[seat] = out
+        return out
+
+    def _plays(self, seat: int, out: list[Action]) -> None:
+        hand = self._hands[seat]
+        rows = PLAYS[seat * 13 : seat * 13 + 13]
+        tc = self._top_count
+        if tc == 0:
+            for r in range(13):
+                nib = hand >> (r * 4) & 15
+                if nib:
+                    row = rows[r]
+                    low = _LOW[nib]
+                    for k in range(1, _POP[nib] + 1):
+                        out.append(row[low[k]])
+            return
+        tr = self._top_rank
+        if self._must:
+            ranks: Iterable[int] = (tr,)
+        elif self._reversed:
+            ranks = range(tr, -1, -1)
+        else:
+            ranks = range(tr, 13)
+        for r in ranks:
+            nib = hand >> (r * 4) & 15
+            if _POP[nib] >= tc:
+                out.append(rows[r][_LOW[nib][tc]])
+        out.append(PASSES[seat])
+
+    def can(self, action: Action) -> bool:
+        try:
+            self._check(action)
+        except Refusal:
+            return False
+        return True
+
+    # ------------------------------------------------------------------ checks (never mutate)
+
+    def _check_seat(self, seat: Any) -> int:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self._n:
+            raise BadArgument("no such seat", reason="seat")
+        return int(seat)
+
+    def _check(self, action: Any) -> Any:
+        t = type(action)
+        if t is Play:
+            return self._check_play(action)
+        if t is Pass:
+            return self._check_pass(action)
+        if t is Cut:
+            return self._check_cut(action)
+        if t is Give:
+            return self._check_give(action)
+        if t is Timeout:
+            return self._check_timeout(action)
+        if t is Deal:
+            return self._check_deal(action)
+        raise BadArgument("not a Président action", reason="action")
+
+    def _check_turn(self, seat_arg: Any) -> int:
+        seat = self._check_seat(seat_arg)
+        if self._phase != PLAY:
+            raise NotAllowed("no play now", reason="phase", phase=self._phase)
+        if seat != self._turn:
+            raise NotYourTurn("not your turn", turn=self._turn)
+        return seat
+
+    def _check_play(self, a: Play) -> tuple[int, int, int]:
+        seat = self._check_turn(a.seat)
+        cards = _valid_cards(a.cards)
+        k = len(cards)
+        if not 1 <= k <= 4:
+            raise IllegalPlay("a play is 1 to 4 cards", reason="count")
+        r = cards[0] >> 2
+        m = 0
+        for c in cards:
+            if c >> 2 != r:
+                raise IllegalPlay("cards of one rank only", reason="mixed_ranks")
+            m |= 1 << c
+        if m.bit_count() != k:
+            raise IllegalPlay("the same card twice", reason="duplicate")
+        if self._hands[seat] & m != m:
+            raise IllegalPlay("you do not hold these cards", reason="not_in_hand")
+        tc = self._top_count
+        if tc:
+            if k != tc:
+                raise IllegalPlay("play as many cards as the top play", reason="must_follow_count", count=tc)
+            tr = self._top_rank
+            if self._must and r != tr:
+                raise IllegalPlay("that or nothing", reason="ca_ou_rien", rank=str(CARDS[tr * 4])[0])
+            if (r > tr) if self._reversed else (r < tr):
+                raise IllegalPlay("too weak", reason="too_weak")
+        return r, m, k
+
+    def _check_pass(self, a: Pass) -> int:
+        seat = self._check_turn(a.seat)
+        if self._top_count == 0:
+            raise IllegalPlay("the leader must play", reason="must_lead")
+        return seat
+
+    def _check_cut(self, a: Cut) -> tuple[int, int]:
+        seat = self._check_seat(a.seat)
+        cards = _valid_cards(a.cards)
+        if not self._rules.cut:
+            raise NotAllowed("no cut at this table", reason="no_cut")
+        if self._phase != PLAY:
+            raise NotAllowed("no play now", reason="phase", phase=self._phase)
+        options = self.cut_options()
+        if seat not in options:
+            raise NotAllowed("you cannot cut now", reason="cannot_cut")
+        m = _mask(cards)
+        if m != _mask(options[seat]) or len(cards) != len(options[seat]):
+            raise IllegalPlay("a cut plays all the remaining cards of the rank", reason="cut_cards")
+        return seat, m
+
+    def _check_give(self, a: Give) -> tuple[int, int]:
+        seat = self._check_seat(a.seat)
+        cards = _valid_cards(a.cards)
+        if self._phase != EXCHANGE or seat not in self._gives:
+            raise NotAllowed("nothing to give now", reason="no_give")
+        _, k = self._gives[seat]
+        m = _mask(cards)
+        if len(cards) != k or m.bit_count() != k:
+            raise IllegalPlay("give exactly the number of cards due", reason="give_count", count=k)
+        if self._hands[seat] & m != m:
+            raise IllegalPlay("you do not hold these cards", reason="not_in_hand")
+        return seat, m
+
+    def _check_timeout(self, a: Timeout) -> tuple[int, str]:
+        seat = self._check_seat(a.seat)
+        if self._phase == PLAY and seat == self._turn:
+            return seat, "turn"
+        if self._phase == EXCHANGE and seat in self._gives:
+            return seat, "give"
+        raise NotAllowed("no decision of this seat is awaited", reason="not_awaited")
+
+    def _check_deal(self, a: Deal) -> tuple[tuple[int, ...], int, list[int] | None]:
+        if not self.needs_deal():
+            raise NotAllowed("no deal now", reason="phase", phase=self._phase)
+        if not isinstance(a.seed, bytes | bytearray):
+            raise BadArgument("the seed must be bytes", reason="seed")
+        n, rules = self._n, self._rules
+        if a.present is None:
+            present = tuple(range(n))
+        else:
+            try:
+                present = tuple(sorted({self._check_seat(s) for s in a.present}))
+            except TypeError:
+                raise BadArgument("present must be seat numbers", reason="present") from None
+            if present != tuple(range(n)) and not rules.seats_change:
+                raise NotAllowed("the seats of this table are fixed (P16)", reason="fixed_seats")
+            if len(present) < rules.min_seats:
+                raise NotAllowed("not enough players for a round", reason="too_few_players")
+        stake = self._stake_default if a.stake is None else a.stake
+        if not rules.money:
+            stake = 0
+        elif not isinstance(stake, int) or stake < 0 or stake % 2:
+            raise BadArgument("the stake must be an even number of chips (T13)", reason="stake")
+        hands: list[int] | None = None
+        if a.hands is not None:
+            if len(a.hands) != n:
+                raise BadArgument("one hand per seat", reason="hands")
+            hands = []
+            union = 0
+            for s, h in enumerate(a.hands):
+                m = _mask(_valid_cards(h))
+                if m & union or m.bit_count() != len(h):
+                    raise BadArgument("a card dealt twice", reason="hands")
+                if bool(m) != (s in present):
+                    raise BadArgument("present seats get cards, others none", reason="hands")
+                union |= m
+                hands.append(m)
+        for extra in (a.leader, a.dealer):
+            if extra is not None and self._check_seat(extra) not in present:
+                raise BadArgument("leader and dealer must play the round", reason="seat")
+        return present, stake, hands
+
+    # ------------------------------------------------------------------ apply
+
+    def apply(self, action: Action) -> tuple[Event, ...]:
+        """Apply one action; raises a :class:`Refusal` and changes nothing when the rules forbid it."""
+        ev: list[Event]
+        if isinstance(action, Play):
+            r, m, k = self._check_play(action)
+            ev = self._do_play(action.seat, r, m, k, False)
+        elif isinstance(action, Pass):
+            ev = self._do_pass(self._check_pass(action), False)
+        elif isinstance(action, Cut):
+            seat, m = self._check_cut(action)
+            ev = self._do_cut(seat, m)
+        elif isinstance(action, Give):
+            seat, m = self._check_give(action)
+            ev = self._do_give(seat, m, True)
+        elif isinstance(action, Timeout):
+            seat, kind = self._check_timeout(action)
+            ev = self._do_timeout(seat, kind)
+        elif isinstance(action, Deal):
+            present, stake, hands = self._check_deal(action)
+            ev = self._do_deal(action, present, stake, hands)
+        else:
+            raise BadArgument("not a Président action", reason="action")
+        self._version += 1
+        self._actions.append(action)
+        return tuple(ev)
+
+    def _next_in(self, seat: int, mask: int) -> int | None:
+        """The first seat after ``seat`` (cyclically, ``seat`` itself last) whose bit is in ``mask``."""
+        n = self._n
+        for i in range(1, n + 1):
+            s = (seat + i) % n
+            if mask >> s & 1:
+                return s
+        return None
+
+    def _round_should_end(self) -> bool:
+        h = self._holding
+        # P11 / T8: exactly one player holds cards; T14 Decision: every holder is passive.
+        return h & (h - 1) == 0 or h & ~self._passive == 0
+
+    def _set_turn(self, seat: int | None) -> None:
+        self._turn = seat
+        self._turn_since = self._version
+
+    def _new_trick(self) -> None:
+        self._trick = []
+        self._trick_mask = 0
+        self._top_count = 0
+        self._top_seat = -1
+        self._must = False
+        self._passed = 0
+
+    def _close(self, by: int, leader: int | None, reason: str, ev: list[Event]) -> None:
+        self._new_trick()
+        ev.append(TrickClosed(by, leader, reason))
+        self._set_turn(leader)
+
+    def _lead_after(self, seat: int) -> int | None:
+        """P10 / T7c / T14: ``seat`` if it may lead, else the next seat holding cards and not passive."""
+        elig = self._holding & ~self._passive
+        if elig >> seat & 1:
+            return seat
+        return self._next_in(seat, elig)
+
+    def _go_out(self, seat: int, r: int, ev: list[Event]) -> None:
+        """P11: ``seat`` played its last card (rank ``r``), under the order in force before the play (T8)."""
+        self._holding &= ~(1 << seat)
+        place = len(self._out) + 1
+        self._out.append(seat)
+        self._places[seat] = place
+        forbidden = False
+        if self._rules.forbidden_last:
+            forbidden = r == (RANK_3 if self._reversed else RANK_2)
+            if forbidden:
+                self._forbidden.append(seat)
+        ev.append(Out(seat, place, forbidden))
+
+    def _do_play(self, seat: int, r: int, m: int, k: int, auto: bool) -> list[Event]:
+        rules = self._rules
+        hand = self._hands[seat] & ~m
+        self._hands[seat] = hand
+        left = self._counts[seat] - k
+        self._counts[seat] = left
+        self._played |= m
+        self._trick_mask |= m
+        cards = RANK_CARDS[r][m >> (r * 4) & 15]
+        self._trick.append((seat, cards))
+        ev: list[Event] = [Played(seat, cards, left, auto)]
+        # P7: "ça ou rien" holds while the top play has the rank of the play under it.
+        self._must = self._top_count != 0 and r == self._top_rank
+        self._top_seat = seat
+        self._top_rank = r
+        self._top_count = k
+        if not rules.pass_leaves_trick:
+            self._passed = 0  # P9c counts passes since the last play
+        strongest = RANK_3 if self._reversed else RANK_2
+        emptied = hand == 0
+        if emptied:
+            self._go_out(seat, r, ev)  # T8 judged in the order before this play
+        if k == 4 and rules.revolution:  # T10
+            self._reversed = not self._reversed
+            ev.append(Revolution(seat, "reversed" if self._reversed else "normal"))
+        if self._round_should_end():
+            self._end_round(ev)
+            return ev
+        reason = None
+        if emptied and rules.close_on_empty:
+            reason = "emptied"  # T7c, wins over T7a/T7b for the lead
+        elif r == strongest:
+            reason = "strongest" if rules.revolution else "twos"  # T7a / P9a
+        elif k == 4 and rules.close_on_quad:
+            reason = "quad"  # P9b
+        elif rules.close_on_four_of_rank and self._trick_mask >> (r * 4) & 15 == 15:
+            reason = "four_of_rank"  # T7b
+        if reason is not None:
+            self._close(seat, self._lead_after(seat), reason, ev)
+            return ev
+        if rules.pass_leaves_trick:
+            in_trick = self._holding & ~self._passed & ~self._passive
+            if in_trick & ~(1 << seat) == 0:  # T7d: every other player in the trick has passed
+                self._close(seat, self._lead_after(seat), "all_passed", ev)
+                return ev
+            self._set_turn(self._next_in(seat, in_trick))
+        else:
+            self._set_turn(self._next_in(seat, self._holding))
+        return ev
+
+    def _do_pass(self, seat: int, auto: bool) -> list[Event]:
+        self._passed |= 1 << seat
+        self._trick.append((seat, None))
+        ev: list[Event] = [Passed(seat, auto)]
+        self._after_pass(seat, ev)
+        return ev
+
+    def _after_pass(self, seat: int, ev: list[Event]) -> None:
+        top = self._top_seat
+        if self._rules.pass_leaves_trick:
+            # T5 / T7d: passing takes you out of the trick; it closes when nobody else is in it.
+            in_trick = self._holding & ~self._passed & ~self._passive
+            if in_trick & ~(1 << top) == 0:
+                self._close(top, self._lead_after(top), "all_passed", ev)
+            else:
+                self._set_turn(self._next_in(seat, in_trick))
+            return
+        # P9c: closes when every other player still holding cards has passed since the last play.
+        others = self._holding & ~(1 << top)
+        if self._passed & others == others:
+            self._close(top, self._lead_after(top), "all_passed", ev)  # P10
+        else:
+            self._set_turn(self._next_in(seat, self._holding))
+
+    def _do_cut(self, seat: int, m: int) -> list[Event]:
+        r = self._top_rank
+        hand = self._hands[seat] & ~m
+        self._hands[seat] = hand
+        k = m.bit_count()
+        self._counts[seat] -= k
+        self._played |= m
+        ev: list[Event] = [CutEvent(seat, RANK_CARDS[r][m >> (r * 4) & 15], self._counts[seat])]
+        if hand == 0:
+            self._go_out(seat, r, ev)  # counts for T8 like any play
+        if self._round_should_end():
+            self._end_round(ev)
+            return ev
+        # T9: the cut closes the trick and the cutter leads (T7c if his hand is empty).
+        self._close(seat, self._lead_after(seat), "cut", ev)
+        return ev
+
+    def _do_timeout(self, seat: int, kind: str) -> list[Event]:
+        if kind == "give":
+            _, k = self._gives[seat]
+            m = _weakest(self._hands[seat], k)  # T12 Decision: the weakest cards go
+            ev: list[Event] = [TimeoutEvent(seat, False, "give")]
+            ev.extend(self._do_give(seat, m, False))
+            return ev
+        if self._rules.passive_on_timeout:
+            # T14: passive for the rest of the round; the time-out counts as a pass.
+            self._passive |= 1 << seat
+            self._passive_order.append(seat)
+            ev = [TimeoutEvent(seat, True, "turn")]
+            if self._round_should_end():
+                self._end_round(ev)
+                return ev
+            if self._top_count == 0:
+                # a passive player never leads: the lead goes to the next seat that can
+                self._set_turn(self._next_in(seat, self._holding & ~self._passive))
+                return ev
+            ev.extend(self._do_pass(seat, True))
+            return ev
+        # classic (the server's timer rule): pass, or play the weakest single when leading
+        ev = [TimeoutEvent(seat, False, "turn")]
+        if self._top_count == 0:
+            hand = self._hands[seat]
+            low = hand & -hand
+            c = low.bit_length() - 1
+            ev.extend(self._do_play(seat, c >> 2, low, 1, True))
+        else:
+            ev.extend(self._do_pass(seat, True))
+        return ev
+
+    def _do_give(self, seat: int, m: int, chosen: bool) -> list[Event]:
+        receiver, k = self._gives.pop(seat)
+        cards = cards_of_mask(m)
+        self._move(seat, receiver, m)
+        self._exchanges.append((seat, receiver, cards))
+        ev: list[Event] = [Exchange(seat, receiver, k, cards, chosen)]
+        if not self._gives:
+            self._start_play()
+        return ev
+
+    def _move(self, giver: int, receiver: int, m: int) -> None:
+        self._hands[giver] &= ~m
+        self._hands[receiver] |= m
+        k = m.bit_count()
+        self._counts[giver] -= k
+        self._counts[receiver] += k
+
+    # ------------------------------------------------------------------ rounds
+
+    def _do_deal(self, a: Deal, present: tuple[int, ...], stake: int, hands: list[int] | None) -> list[Event]:
+        n = self._n
+        self._round += 1
+        self._present = present
+        self._present_mask = sum(1 << s for s in present)
+        self._stake = stake
+        self._seed = bytes(a.seed)
+        self._reset_round_state()
+        # P3: random dealer in round 1, then one seat left (the next seat that plays).
+        if a.dealer is not None:
+            dealer = a.dealer
+        elif self._dealer is None:
+            dealer = present[SeedStream(derive(self._seed, "dealer")).below(len(present))]
+        else:
+            nxt = self._next_in(self._dealer, self._present_mask)
+            assert nxt is not None
+            dealer = nxt
+        self._dealer = dealer
+        if hands is None:
+            hands = [0] * n
+            left = self._next_in(dealer, self._present_mask)
+            assert left is not None
+            start = present.index(left)
+            order = present[start:] + present[:start]
+            p = len(order)
+            for i, c in enumerate(shuffled(deck(), self._seed)):  # one card at a time from the dealer's left
+                hands[order[i % p]] |= 1 << c
+        self._hands = hands
+        self._counts = [h.bit_count() for h in hands]
+        self._holding = sum(1 << s for s in present)
+        self._played = 0
+        dealt = 0
+        for h in hands:
+            dealt |= h
+        self._undealt = FULL & ~dealt
+        self._leader_override = a.leader
+        ev: list[Event] = [
+            Dealt(
+                self._round,
+                dealer,
+                present,
+                tuple(self._counts),
+                tuple(cards_of_mask(h) if h else () for h in hands),
+                commitment(self._seed),
+                stake,
+            )
+        ]
+        self._phase = PLAY
+        self._exchange(ev)
+        if not self._gives:
+            self._start_play()
+        return ev
+
+    def _exchange(self, ev: list[Event]) -> None:
+        """P13 / T12: the pairs come from the previous round's titles; absent players skip theirs."""
+        titles = self._last_titles
+        if titles is None:
+            return
+        pm = self._present_mask
+        pairs = []
+        for high, low, k in (("president", "last", 2), ("vice_president", "vice_last", 1)):
+            hi = lo = -1
+            for s, t in enumerate(titles):
+                if t == high:
+                    hi = s
+                elif t == low:
+                    lo = s
+            if hi >= 0 and lo >= 0 and pm >> hi & 1 and pm >> lo & 1:
+                pairs.append((hi, lo, k))
+        if not pairs:
+            return
+        hands = self._hands
+        if not self._rules.exchange_choice:
+            # P13 Decision: computed on the hands as dealt, then every card moves at once.
+            moves = []
+            for hi, lo, k in pairs:
+                moves.append((lo, hi, _strongest(hands[lo], k)))
+                moves.append((hi, lo, _weakest(hands[hi], k)))
+            for giver, receiver, m in moves:
+                self._move(giver, receiver, m)
+                cards = cards_of_mask(m)
+                self._exchanges.append((giver, receiver, cards))
+                ev.append(Exchange(giver, receiver, len(cards), cards))
+            return
+        # T12: the strongest go up at once; the Président / VP then choose what to give back.
+        for hi, lo, k in pairs:
+            m = _strongest(hands[lo], k)
+            self._move(lo, hi, m)
+            cards = cards_of_mask(m)
+            self._exchanges.append((lo, hi, cards))
+            ev.append(Exchange(lo, hi, len(cards), cards))
+            self._gives[hi] = (lo, min(k, self._hands[hi].bit_count()))
+        self._phase = EXCHANGE
+        self._exchange_since = self._version
+
+    def _start_play(self) -> None:
+        self._phase = PLAY
+        self._new_trick()
+        leader = self._leader_override
+        if leader is None:
+            if self._rules.first_lead == "qh":
+                leader = self._holder(QH)  # T3
+            elif self._last_titles is None:
+                leader = self._holder(0)  # P4: 3c, round 1
+            else:
+                leader = next((s for s, t in enumerate(self._last_titles) if t == "last"), None)
+                if leader is not None and not self._present_mask >> leader & 1:
+                    leader = None
+            if leader is None:  # explicit deals without that card: the dealer's left
+                assert self._dealer is not None
+                leader = self._next_in(self._dealer, self._holding)
+        self._set_turn(leader)
+
+    def _holder(self, card: int) -> int | None:
+        for s in self._present:
+            if self._hands[s] >> card & 1:
+                return s
+        return None
+
+    def _end_round(self, ev: list[Event]) -> None:
+        n = self._n
+        forbidden = self._forbidden
+        fset = set(forbidden)
+        # T15 (P11 in classic: the out order, then the one left with cards)
+        ranking = [s for s in self._out if s not in fset]
+        holders = [s for s in self._present if self._holding >> s & 1]
+        ranking += [s for s in holders if not self._passive >> s & 1]
+        ranking += [s for s in reversed(self._passive_order) if self._holding >> s & 1]
+        ranking += list(reversed(forbidden))
+        count = len(ranking)
+        titles_map = titles_for(ranking)
+        titles: list[str | None] = [None] * n
+        scores: list[int | None] = [None] * n
+        for i, s in enumerate(ranking):
+            titles[s] = titles_map[s]
+            scores[s] = count - 1 - i  # P14
+            self._totals[s] += count - 1 - i
+        chips: tuple[int, ...] | None = None
+        if self._rules.money:
+            delta = settle_stakes(ranking, titles_map, self._stake)  # T13
+            for s, d in delta.items():
+                self._chips[s] += d
+            chips = tuple(delta.get(s, 0) for s in range(n))
+        self._rounds_played += 1
+        self._last_titles = tuple(titles)
+        self._last_ranking = tuple(ranking)
+        self._phase = ROUND_OVER
+        self._turn = None
+        self._new_trick()
+        ev.append(
+            RoundOver(
+                self._round,
+                tuple(ranking),
+                tuple(titles),
+                tuple(scores),
+                tuple(self._totals),
+                chips,
+                tuple(cards_of_mask(h) for h in self._hands),
+                self._stake,
+                self._seed.hex(),
+            )
+        )
+        if self._rounds is not None and self._rounds_played >= self._rounds:
+            best = max(self._totals)
+            winners = tuple(s for s in range(n) if self._totals[s] == best)  # P15: ties share
+            self._phase = MATCH_OVER
+            ev.append(MatchOver(winners, tuple(self._totals)))
+
+    # ------------------------------------------------------------------ information
+
+    def view(self, seat: int | None) -> PresidentView:
+        """What ``seat`` (``None``: a spectator) may know now; never another seat's cards."""
+        if self._view_version != self._version:
+            self._view_cache = {}
+            self._view_version = self._version
+        got = self._view_cache.get(seat)
+        if got is not None:
+            return got
+        if seat is not None:
+            seat = self._check_seat(seat)
+        rules = self._rules
+        n = self._n
+        pm = self._present_mask
+        v = PresidentView(
+            "president",
+            self.rules_name,
+            self._round,
+            self._phase,
+            seat,
+            None if seat is None else self.hand(seat),
+            tuple(self._counts),
+            tuple(bool(pm >> s & 1) for s in range(n)),
+            tuple(self._places),
+            self._last_titles if self._last_titles is not None else (None,) * n,
+            tuple(self._totals),
+            tuple(self._chips) if rules.money else None,
+            self._passive,
+            self._passed,
+            self._turn,
+            tuple(self._trick),
+            self._reversed,
+            self._dealer,
+            self.cut_options().get(seat) if (rules.cut and seat is not None) else None,
+            self._played,
+            tuple(e for e in self._exchanges if seat == e[0] or seat == e[1]) if seat is not None else (),
+            self._top_rank if self._must else None,
+            self._stake,
+        )
+        self._view_cache[seat] = v
+        return v
+
+    def action_from(self, seat: int, cmd: str, args: Mapping[str, Any]) -> Action:
+        """A protocol command (``"play"``, ``{"cards": ["7c", "7h"]}``) as an action of ``seat``."""
+        seat = self._check_seat(seat)
+        if cmd == "play":
+            return Play(seat, _cards(args.get("cards")))
+        if cmd == "pass":
+            return Pass(seat)
+        if cmd == "cut":
+            return Cut(seat, _cards(args.get("cards")))
+        if cmd == "give":
+            return Give(seat, _cards(args.get("cards")))
+        raise BadArgument(f"not a Président command: {cmd!r}", reason="unknown_command")
+
+    def check_invariants(self) -> int:
+        """Invariants of RULES (cards conserved, hidden cards, chips); AssertionError on failure."""
+        checks = 0
+        union = self._played | self._undealt
+        total = self._played.bit_count() + self._undealt.bit_count()
+        assert self._played & self._undealt == 0, "a played card is also undealt"
+        for s in range(self._n):
+            h = self._hands[s]
+            assert h & union == 0, f"seat {s} holds a card that is elsewhere"
+            union |= h
+            total += h.bit_count()
+            assert self._counts[s] == h.bit_count(), f"seat {s} card count"
+            assert bool(self._holding >> s & 1) == (h != 0) or self._phase in (DEAL, ROUND_OVER, MATCH_OVER), (
+                f"seat {s} holding flag"
+            )
+            if not self._present_mask >> s & 1:
+                assert h == 0 or self._phase == DEAL, f"absent seat {s} holds cards"
+            checks += 3
+        assert union == FULL and total == 52, "the 52 cards are not partitioned"
+        checks += 1
+        if self._rules.money:
+            assert sum(self._chips) == 0, "chips created or lost"
+            checks += 1
+        if not self._rules.seats_change and self._rounds_played:
+            n = self._n
+            assert sum(self._totals) == self._rounds_played * n * (n - 1) // 2, "points per round"
+            checks += 1
+        if self._phase == PLAY:
+            t = self._turn
+            assert t is not None and self._holding >> t & 1 and not self._passive >> t & 1, "turn"
+            assert self._holding.bit_count() >= 2, "a round with one player left"
+            checks += 2
+        return checks
+
+
+def _strongest(hand: int, k: int) -> int:
+    """The ``k`` strongest cards of a mask (P13: suit breaks ties, 2s strongest)."""
+    m = 0
+    for _ in range(k):
+        rest = hand & ~m
+        if not rest:
+            break
+        m |= 1 << (rest.bit_length() - 1)
+    return m
+
+
+def _weakest(hand: int, k: int) -> int:
+    """The ``k`` weakest cards of a mask (P13: 3c weakest)."""
+    m = 0
+    for _ in range(k):
+        rest = hand & ~m
+        if not rest:
+            break
+        m |= rest & -rest
+    return m
+
