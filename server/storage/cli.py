@@ -1,0 +1,73 @@
+"""``donne audit``: prove that no chip was created or lost (RULES invariant 4).
+
+Opens the data folder's database (safe beside a running server: the audit is
+one read transaction of a WAL database and nothing is recovered or changed),
+prints the figures as JSON and exits 0 when the ledger holds, 1 otherwise::
+
+    donne audit --data-dir data
+    python -m server.storage.cli --data-dir data
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sqlite3
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from server.storage.api import Audit
+from server.storage.sqlite import audit_connection, db_path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data-dir",
+        default="data",
+        help="the server's data folder, or the database file itself (default: data)",
+    )
+
+
+def audit_file(path: str | Path) -> Audit:
+    """The audit of a database file, read-only (the file must exist)."""
+    file = db_path(path)
+    if not file.exists():
+        raise FileNotFoundError(f"no database at {file}")
+    conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True, timeout=10.0)
+    conn.row_factory = sqlite3.Row
+    try:
+        conn.execute("PRAGMA busy_timeout=10000")
+        conn.execute("BEGIN")
+        try:
+            return audit_connection(conn)
+        finally:
+            conn.execute("ROLLBACK")
+    finally:
+        conn.close()
+
+
+async def audit_async(path: str | Path) -> Audit:
+    return await asyncio.to_thread(audit_file, path)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        result = audit_file(args.data_dir)
+    except (FileNotFoundError, sqlite3.Error) as exc:
+        print(json.dumps({"ok": False, "error": str(exc)}), file=sys.stderr)
+        return 2
+    print(json.dumps(asdict(result), indent=2))
+    return 0 if result.ok else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="donne audit", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,553 @@
+"""The SQLite store against a real file: accounts, passwords, guests, keys, ledger, history.
+
+Invariant 4 (RULES.md: chips are never created or lost) is checked with
+``audit()`` after every scenario; a tampered file must fail the audit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncssh
+import pytest
+import pytest_asyncio
+
+from server.storage import StoreSettings, open_store
+from server.storage.api import (
+    HOUSE,
+    BadAmount,
+    BadKey,
+    BadName,
+    BadPassword,
+    InsufficientChips,
+    NameTaken,
+    NoSuchAccount,
+    RoundRecord,
+    UnknownRound,
+    bot_account,
+)
+from server.storage.cli import audit_file
+from server.storage.cli import main as audit_main
+from server.storage.sqlite import SQLiteStore, db_path
+
+FAST = StoreSettings(scrypt_n=2**10, house_chips=10_000)
+
+
+class Sleeps:
+    """Records the back-off instead of waiting (no timed assertions)."""
+
+    def __init__(self) -> None:
+        self.delays: list[float] = []
+
+    async def __call__(self, delay: float) -> None:
+        self.delays.append(delay)
+        await asyncio.sleep(0)
+
+
+@pytest.fixture
+def sleeps() -> Sleeps:
+    return Sleeps()
+
+
+@pytest_asyncio.fixture
+async def store(tmp_path: Path, sleeps: Sleeps) -> AsyncIterator[SQLiteStore]:
+    s = await open_store(tmp_path, FAST, sleep=sleeps)
+    yield s
+    audit = await s.ledger.audit()
+    await s.close()
+    assert audit.ok, audit.problems
+
+
+async def total(store: SQLiteStore) -> int:
+    a = await store.ledger.audit()
+    return a.balances + a.escrow
+
+
+# --------------------------------------------------------------------- opening
+
+
+async def test_open_store_creates_file_with_wal_and_full_sync(tmp_path: Path) -> None:
+    s = await open_store(tmp_path / "data", FAST)
+    try:
+        assert (tmp_path / "data" / "donne.sqlite3").exists()
+
+        def pragmas(conn: sqlite3.Connection) -> tuple[str, int, int]:
+            return (
+                conn.execute("PRAGMA journal_mode").fetchone()[0],
+                conn.execute("PRAGMA synchronous").fetchone()[0],
+                conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0],
+            )
+
+        mode, sync, version = await s.read(pragmas)
+        assert mode == "wal"
+        assert sync == 2  # FULL
+        assert version >= 1
+    finally:
+        await s.close()
+
+
+async def test_open_store_accepts_a_file_path_and_a_config_mapping(tmp_path: Path) -> None:
+    s = await open_store(tmp_path / "x.sqlite3", {"starting_chips": 77, "scrypt_n": 1024, "other": 1})
+    try:
+        assert (await s.accounts.register("alice", "secret")).chips == 77
+    finally:
+        await s.close()
+    assert db_path(tmp_path / "x.sqlite3") == tmp_path / "x.sqlite3"
+
+
+async def test_house_account_is_granted_once(tmp_path: Path) -> None:
+    s = await open_store(tmp_path, FAST)
+    assert await s.ledger.balance(HOUSE) == 10_000
+    await s.close()
+    s = await open_store(tmp_path, FAST)
+    a = await s.ledger.audit()
+    await s.close()
+    assert a.granted == 10_000 and a.ok
+
+
+async def test_close_is_idempotent(tmp_path: Path) -> None:
+    s = await open_store(tmp_path, FAST)
+    await s.close()
+    await s.close()
+
+
+# --------------------------------------------------------------------- accounts
+
+
+async def test_register_then_verify(store: SQLiteStore) -> None:
+    acc = await store.accounts.register("Zoé", "secret")
+    assert (acc.name, acc.guest, acc.chips) == ("Zoé", False, 1000)
+    assert await store.accounts.exists("ZOÉ")
+    assert await store.accounts.verify_password("zoé", "secret") == acc
+    assert (await store.accounts.get("zoe\u0301")) == acc
+
+
+async def test_register_refuses_taken_confusable_and_bad_names(store: SQLiteStore) -> None:
+    await store.accounts.register("alice", "secret")
+    with pytest.raises(NameTaken):
+        await store.accounts.register("ALICE", "secret")
+    with pytest.raises(NameTaken):
+        await store.accounts.register("аlice", "secret")  # Cyrillic а
+    with pytest.raises(NameTaken):
+        await store.accounts.register("a1ice", "secret")
+    with pytest.raises(BadName):
+        await store.accounts.register("a", "secret")
+    with pytest.raises(BadName):
+        await store.accounts.register("bot:x", "secret")
+    with pytest.raises(BadPassword):
+        await store.accounts.register("bob", "abc")
+    with pytest.raises(BadPassword):
+        await store.accounts.register("bob", "se\x00cret")
+    assert not await store.accounts.exists("bob")
+    a = await store.ledger.audit()
+    assert a.granted == 10_000 + 1000  # only alice was granted
+
+
+async def test_password_is_stored_as_scrypt_with_parameters(store: SQLiteStore) -> None:
+    await store.accounts.register("alice", "hunter22")
+
+    def stored(conn: sqlite3.Connection) -> str:
+        return str(conn.execute("SELECT password FROM accounts WHERE key = 'alice'").fetchone()[0])
+
+    text = await store.read(stored)
+    scheme, n, r, p, salt, digest = text.split("$")
+    assert (scheme, n, r, p) == ("scrypt", "1024", "8", "1")
+    assert len(salt) >= 22 and len(digest) >= 43  # 16-byte salt, 32-byte hash (base64)
+    assert b"hunter22" not in db_path(store.path).read_bytes()
+    assert StoreSettings().scrypt_n == 2**14
+
+
+async def test_two_accounts_with_one_password_get_different_hashes(store: SQLiteStore) -> None:
+    await store.accounts.register("alice", "same-pw")
+    await store.accounts.register("bobby", "same-pw")
+
+    def hashes(conn: sqlite3.Connection) -> set[str]:
+        return {r[0] for r in conn.execute("SELECT password FROM accounts WHERE kind = 'player'")}
+
+    assert len(await store.read(hashes)) == 2
+
+
+async def test_wrong_passwords_are_slowed_down_and_logged(
+    store: SQLiteStore, sleeps: Sleeps, caplog: pytest.LogCaptureFixture
+) -> None:
+    await store.accounts.register("alice", "secret")
+    caplog.set_level(logging.WARNING, logger="donne.storage.auth")
+    for _ in range(3):
+        assert await store.accounts.verify_password("alice", "guess-one", "10.0.0.1") is None
+    assert sleeps.delays == [0.5, 1.0, 2.0]
+    assert "wrong password for 'alice' from 10.0.0.1: failure 3" in caplog.text
+    assert "guess-one" not in caplog.text
+    # the right password still works, and clears the name's count
+    assert await store.accounts.verify_password("alice", "secret", "10.0.0.2") is not None
+    assert await store.accounts.verify_password("alice", "nope", "10.0.0.2") is None
+    assert sleeps.delays[-1] == 0.5
+
+
+async def test_backoff_per_address_spans_names_and_is_capped(store: SQLiteStore, sleeps: Sleeps) -> None:
+    for i in range(8):
+        await store.accounts.verify_password(f"user{i}", "x", "192.0.2.7")
+    assert sleeps.delays == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0, 8.0]
+
+
+async def test_unknown_name_is_answered_like_a_wrong_password(
+    store: SQLiteStore, sleeps: Sleeps, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="donne.storage.auth")
+    assert await store.accounts.verify_password("nobody", "pw") is None
+    assert sleeps.delays == [0.5]
+    assert "'nobody'" in caplog.text
+
+
+async def test_parallel_guesses_on_one_name_queue_behind_the_backoff(store: SQLiteStore, sleeps: Sleeps) -> None:
+    await store.accounts.register("alice", "secret")
+    results = await asyncio.gather(*(store.accounts.verify_password("alice", f"g{i}") for i in range(4)))
+    assert results == [None] * 4
+    assert sleeps.delays == [0.5, 1.0, 2.0, 4.0]
+
+
+async def test_set_password(store: SQLiteStore) -> None:
+    await store.accounts.register("alice", "secret")
+    await store.accounts.set_password("alice", "better-one")
+    assert await store.accounts.verify_password("alice", "secret") is None
+    assert await store.accounts.verify_password("alice", "better-one") is not None
+
+
+# --------------------------------------------------------------------- guests
+
+
+async def test_guest_gets_a_grant_that_is_retired_when_leaving(store: SQLiteStore) -> None:
+    g = await store.accounts.login_guest("Bob")
+    assert (g.name, g.guest, g.chips) == ("Bob", True, 200)
+    assert not await store.accounts.exists("bob")  # a guest is not a registered account
+    assert await store.accounts.login_guest("bob") == g  # same guest: no second grant
+    await store.accounts.logout_guest("bob")
+    a = await store.ledger.audit()
+    assert (a.granted, a.retired) == (10_000 + 200, 200)
+    assert await store.accounts.get("bob") is None
+    await store.accounts.logout_guest("bob")  # twice: nothing happens
+    # the name is free again, for a guest or an account
+    assert (await store.accounts.register("bob", "secret")).chips == 1000
+
+
+async def test_guest_refused_on_registered_or_look_alike_names(store: SQLiteStore) -> None:
+    await store.accounts.register("alice", "secret")
+    with pytest.raises(NameTaken):
+        await store.accounts.login_guest("Alice")
+    with pytest.raises(NameTaken):
+        await store.accounts.login_guest("аlice")
+    await store.accounts.login_guest("carol")
+    with pytest.raises(NameTaken):
+        await store.accounts.login_guest("caro1")
+    with pytest.raises(NameTaken):
+        await store.accounts.register("carol", "secret")  # a guest is using it now
+    with pytest.raises(BadName):
+        await store.accounts.login_guest("no spaces")
+
+
+async def test_guest_leaving_mid_round_is_paid_then_retired(store: SQLiteStore) -> None:
+    """T13: a guest who left still gets his payout; it is retired at once, nothing lost."""
+    await store.accounts.register("alice", "secret")
+    await store.accounts.login_guest("bob")
+    await store.ledger.open_round("r1", {"alice": 10, "bob": 10})
+    await store.accounts.logout_guest("bob")
+    assert await store.ledger.settle_round("r1", {"alice": 0, "bob": 20})
+    a = await store.ledger.audit()
+    assert a.ok, a.problems
+    assert a.retired == 190 + 20
+    assert await store.ledger.balance("alice") == 990
+
+
+async def test_recovery_retires_guests_left_over(tmp_path: Path) -> None:
+    s = await open_store(tmp_path, FAST)
+    await s.accounts.login_guest("bob")
+    await s.close()  # no logout: a crash
+    s = await open_store(tmp_path, FAST)
+    try:
+        assert await s.accounts.get("bob") is None
+        a = await s.ledger.audit()
+        assert a.ok and a.retired == 200
+    finally:
+        await s.close()
+
+
+# --------------------------------------------------------------------- ssh keys
+
+
+def _pubkey(comment: str = "") -> str:
+    key = asyncssh.generate_private_key("ssh-ed25519", comment=comment or None)
+    return key.export_public_key("openssh").decode().strip()
+
+
+async def test_public_keys(store: SQLiteStore) -> None:
+    await store.accounts.register("alice", "secret")
+    k1, k2 = _pubkey("alice@laptop"), _pubkey()
+    await store.accounts.add_key("alice", k1)
+    await store.accounts.add_key("ALICE", k2 + "\n")
+    await store.accounts.add_key("alice", k1)  # twice: kept once
+    keys = await store.accounts.keys("alice")
+    assert keys == [k1, k2]
+    imported = asyncssh.import_authorized_keys("\n".join(keys))
+    assert imported is not None
+    assert await store.accounts.remove_key("alice", k2)
+    assert await store.accounts.keys("alice") == [k1]
+
+
+async def test_public_keys_refused(store: SQLiteStore) -> None:
+    await store.accounts.register("alice", "secret")
+    await store.accounts.login_guest("bob")
+    for bad in ("", "ssh-ed25519", "ssh-ed25519 AAAAnotbase64!!", "hello world", _pubkey() + "\n" + _pubkey()):
+        with pytest.raises(BadKey):
+            await store.accounts.add_key("alice", bad)
+    with pytest.raises(NoSuchAccount):
+        await store.accounts.add_key("bob", _pubkey())
+    assert await store.accounts.keys("bob") == []
+    assert await store.accounts.keys("nobody") == []
+
+
+# --------------------------------------------------------------------- ledger
+
+
+async def _players(store: SQLiteStore, *names: str) -> None:
+    for n in names:
+        await store.accounts.register(n, "secret")
+
+
+async def test_T13_open_round_is_all_or_nothing(store: SQLiteStore) -> None:
+    await _players(store, "alice", "bob", "carol")
+    await store.ledger.transfer("carol", "alice", 995, "gift")
+    before = await total(store)
+    with pytest.raises(InsufficientChips) as exc:
+        await store.ledger.open_round("r1", {"alice": 10, "bob": 10, "carol": 10})
+    assert exc.value.names == ["carol"]  # type: ignore[attr-defined]
+    assert [await store.ledger.balance(n) for n in ("alice", "bob", "carol")] == [1995, 1000, 5]
+    assert await total(store) == before
+    with pytest.raises(UnknownRound):
+        await store.ledger.settle_round("r1", {"alice": 20})
+    # a stake exactly the balance is fine
+    await store.ledger.open_round("r1", {"alice": 10, "bob": 10, "carol": 5})
+    assert (await store.ledger.audit()).escrow == 25
+
+
+async def test_T13_settle_exactly_once(store: SQLiteStore) -> None:
+    await _players(store, "alice", "bob", "carol", "dave")
+    stakes = dict.fromkeys(("alice", "bob", "carol", "dave"), 4)
+    await store.ledger.open_round("r1", stakes)
+    # T13 with N = 4: Président 2S, VP 1.5S, vice-last 0.5S, last 0
+    payouts = {"alice": 8, "bob": 6, "carol": 2, "dave": 0}
+    with pytest.raises(BadAmount):
+        await store.ledger.settle_round("r1", {**payouts, "alice": 9})
+    with pytest.raises(BadAmount):
+        await store.ledger.settle_round("r1", {**payouts, "dave": -1})
+    assert await store.ledger.settle_round("r1", payouts) is True
+    assert await store.ledger.settle_round("r1", payouts) is False
+    assert await store.ledger.settle_round("r1", {"alice": 16}) is False
+    assert [await store.ledger.balance(n) for n in stakes] == [1004, 1002, 998, 996]
+    with pytest.raises(BadAmount):
+        await store.ledger.open_round("r1", stakes)  # a round id is used once
+
+
+async def test_stakes_and_amounts_must_be_positive_whole_numbers(store: SQLiteStore) -> None:
+    await _players(store, "alice", "bob")
+    for bad in (0, -2, 1.5, True, "3"):
+        with pytest.raises(BadAmount):
+            await store.ledger.open_round("r", {"alice": bad})  # type: ignore[dict-item]
+        with pytest.raises(BadAmount):
+            await store.ledger.transfer("alice", "bob", bad, "x")  # type: ignore[arg-type]
+        with pytest.raises(BadAmount):
+            await store.ledger.grant("alice", bad, "x")  # type: ignore[arg-type]
+    with pytest.raises(NoSuchAccount):
+        await store.ledger.open_round("r", {"alice": 2, "nobody": 2})
+    assert await store.ledger.balance("alice") == 1000
+
+
+async def test_S7_S9_transfers(store: SQLiteStore) -> None:
+    await _players(store, "alice", "bob")
+    await store.ledger.transfer("alice", "bob", 30, "auction", ref="deal-1")
+    assert (await store.ledger.balance("alice"), await store.ledger.balance("bob")) == (970, 1030)
+    with pytest.raises(InsufficientChips):
+        await store.ledger.transfer("alice", "bob", 971, "trade")
+    with pytest.raises(BadAmount):
+        await store.ledger.transfer("alice", "ALICE", 1, "self")
+    entries = await store.ledger.statement("bob")
+    assert (entries[0].delta, entries[0].kind, entries[0].ref) == (30, "transfer", "auction:deal-1")
+    assert (entries[-1].kind, entries[-1].delta) == ("grant", 1000)
+
+
+async def test_every_movement_is_an_entry(store: SQLiteStore) -> None:
+    await _players(store, "alice", "bob")
+    await store.ledger.open_round("r1", {"alice": 2, "bob": 2})
+    await store.ledger.settle_round("r1", {"alice": 4, "bob": 0})
+    await store.ledger.transfer("bob", "alice", 5, "trade")
+    await store.ledger.grant("bob", 50, "birthday")
+
+    def sums(conn: sqlite3.Connection) -> list[tuple[str, int, int]]:
+        return [
+            (r[0], r[1], r[2])
+            for r in conn.execute(
+                "SELECT a.name, a.balance, SUM(e.delta) FROM accounts a JOIN entries e ON e.account_id = a.id "
+                "WHERE a.kind = 'player' GROUP BY a.id ORDER BY a.name"
+            )
+        ]
+
+    assert await store.read(sums) == [("alice", 1007, 1007), ("bob", 1043, 1043)]
+    kinds = [e.kind for e in reversed(await store.ledger.statement("bob"))]
+    assert kinds == ["grant", "stake", "transfer", "grant"]  # a payout of 0 writes no entry
+
+
+async def test_concurrent_settlements_keep_the_invariant(store: SQLiteStore) -> None:
+    names = [f"p{i}" for i in range(6)]
+    await _players(store, *names)
+    before = await total(store)
+    rounds = [f"round-{i}" for i in range(40)]
+    await asyncio.gather(
+        *(store.ledger.open_round(r, {names[(i + k) % 6]: 2 for k in range(3)}) for i, r in enumerate(rounds))
+    )
+    assert (await store.ledger.audit()).escrow == 40 * 6
+
+    async def settle(i: int, r: str) -> bool:
+        winner = names[i % 6]
+        return await store.ledger.settle_round(r, {winner: 6, names[(i + 1) % 6]: 0, names[(i + 2) % 6]: 0})
+
+    # each round settled twice at the same time: exactly one wins
+    results = await asyncio.gather(*(settle(i, r) for i, r in enumerate(rounds)), *(settle(i, r) for i, r in enumerate(rounds)))
+    assert sum(results) == 40
+    a = await store.ledger.audit()
+    assert a.ok and a.escrow == 0 and a.balances + a.escrow == before
+
+
+async def test_refund_unsettled_after_a_simulated_crash(tmp_path: Path) -> None:
+    s = await open_store(tmp_path, FAST)
+    await _players(s, "alice", "bob")
+    await s.ledger.open_round("r1", {"alice": 10, "bob": 10})
+    await s.ledger.open_round("r2", {"alice": 6})
+    await s.ledger.settle_round("r2", {"alice": 6})
+    await s.close()  # the server died with r1 open
+    s = await open_store(tmp_path, FAST, recover=False)
+    try:
+        assert (await s.ledger.audit()).escrow == 20
+        assert await s.ledger.refund_unsettled() == ["r1"]
+        assert await s.ledger.refund_unsettled() == []
+        assert [await s.ledger.balance(n) for n in ("alice", "bob")] == [1000, 1000]
+        assert await s.ledger.settle_round("r1", {"alice": 20}) is False  # too late: refunded
+        a = await s.ledger.audit()
+        assert a.ok and a.escrow == 0
+    finally:
+        await s.close()
+
+
+async def test_refund_round(store: SQLiteStore) -> None:
+    await _players(store, "alice")
+    await store.ledger.open_round("r1", {"alice": 10})
+    assert await store.ledger.refund_round("r1") is True
+    assert await store.ledger.refund_round("r1") is False
+    assert await store.ledger.balance("alice") == 1000
+
+
+async def test_bots_play_from_the_house(store: SQLiteStore) -> None:
+    await _players(store, "alice")
+    bot = await store.accounts.fund_bot("Ana", 1000)
+    assert bot.name == bot_account("Ana") == "bot:Ana"
+    assert await store.ledger.balance(HOUSE) == 9000
+    await store.ledger.open_round("r1", {"alice": 2, "bot:Ana": 2})
+    await store.ledger.settle_round("r1", {"alice": 0, "bot:Ana": 4})
+    await store.accounts.fund_bot("Ana", 1000)  # back to exactly 1000: the extra 2 go home
+    assert await store.ledger.balance("bot:Ana") == 1000
+    assert await store.accounts.release_bot("Ana") == 1000
+    assert await store.ledger.balance(HOUSE) == 10_002
+    with pytest.raises(InsufficientChips):
+        await store.accounts.fund_bot("Greedy", 20_000)
+    with pytest.raises(BadName):
+        await store.accounts.fund_bot("house", 1)
+    a = await store.ledger.audit()
+    assert a.ok and a.granted == 10_000 + 1000
+
+
+async def test_audit_detects_tampering(store: SQLiteStore, tmp_path: Path) -> None:
+    await _players(store, "alice")
+
+    def cheat(conn: sqlite3.Connection) -> None:
+        conn.execute("UPDATE accounts SET balance = balance + 5 WHERE key = 'alice'")
+
+    await store.write(cheat)
+    a = await store.ledger.audit()
+    assert not a.ok
+    assert any("alice" in p for p in a.problems)
+    assert any("granted" in p for p in a.problems)
+    assert not audit_file(tmp_path).ok
+    assert audit_main(["--data-dir", str(tmp_path)]) == 1
+
+    def undo(conn: sqlite3.Connection) -> None:
+        conn.execute("UPDATE accounts SET balance = balance - 5 WHERE key = 'alice'")
+
+    await store.write(undo)
+    assert audit_main(["--data-dir", str(tmp_path)]) == 0
+
+
+def test_audit_cli_without_database(tmp_path: Path) -> None:
+    assert audit_main(["--data-dir", str(tmp_path / "none")]) == 2
+
+
+# --------------------------------------------------------------------- history
+
+
+def _record(rid: str, rules: str, seats: list[str], result: dict[str, object], **extra: object) -> RoundRecord:
+    return RoundRecord(
+        round_id=rid,
+        game="president",
+        rules=rules,
+        seats=seats,
+        config={"seats": len(seats), "stake": 2},
+        log=[{"cmd": "deal", "seat": None, "seed": "00ff"}, {"cmd": "play", "seat": 0, "cards": ["3c"]}],
+        result=result,
+        commitment="ab" * 32,
+        finished_at=0.0,
+        extra=extra,
+    )
+
+
+async def test_history_round_trip_and_recent(store: SQLiteStore) -> None:
+    await _players(store, "alice", "bob")
+    rec = _record("m1-r1", "classic", ["alice", "bob", "bot:Ana"], {"event": "round_over", "scores": [2, 1, 0]})
+    await store.history.record_round(rec)
+    await store.history.record_round(rec)  # twice: kept once
+    got = await store.history.get("m1-r1")
+    assert got is not None
+    assert (got.seats, got.log, got.result, got.commitment) == (list(rec.seats), rec.log, rec.result, rec.commitment)
+    assert got.finished_at > 0
+    assert [r.round_id for r in await store.history.recent("ALICE")] == ["m1-r1"]
+    assert await store.history.recent("carol") == []
+    assert await store.history.get("nope") is None
+
+
+async def test_standings_by_game(store: SQLiteStore) -> None:
+    await _players(store, "alice", "bob", "carol")
+    await store.accounts.login_guest("gus")
+    titles3 = ["president", "neutral", "last"]
+    await store.history.record_round(
+        _record("c1", "classic", ["alice", "bob", "carol"], {"scores": [2, 1, 0], "titles": titles3})
+    )
+    await store.history.record_round(
+        _record("c2", "classic", ["alice", "bob", "carol"], {"scores": [0, 2, 1], "titles": ["last", "president", "neutral"]})
+    )
+    await store.history.record_round(
+        _record("c3", "classic", ["bob", "gus", "carol"], {"scores": [2, 1, 0], "titles": titles3})
+    )
+    await store.history.record_round(
+        _record("t1", "tdc", ["alice", "bob", "gus"], {"chips": [2, 0, -2], "titles": titles3})
+    )
+    classic = await store.history.standings("president", "classic")
+    assert [(r["name"], r["points"], r["president"], r["rounds"]) for r in classic] == [
+        ("bob", 5, 2, 3),
+        ("alice", 2, 1, 2),
+        ("carol", 1, 0, 3),
+    ]
+    assert classic[0]["rank"] == 1
+    tdc = await store.history.standings("president", "tdc")
+    assert [(r["name"], r["chips"]) for r in tdc] == [("alice", 2), ("bob", 0)]
+    with_guests = await store.history.standings("president", "tdc", include_guests=True)
+    assert [r["name"] for r in with_guests] == ["alice", "bob", "gus"]
+    assert await store.history.standings("speculation", "speculation") == []
