@@ -1,0 +1,761 @@
+"""``search``: a Président bot that thinks, by determinized Monte-Carlo search.
+
+For every decision with more than one sensible answer the bot
+
+1. samples the hidden cards (*worlds*): the other seats' hands, dealt from
+   the cards it has not seen, with each seat's count, and consistent with
+   everything its seat knows (:class:`Knowledge`): cards played in public,
+   the exchange it took part in (cards it gave are in the receiver's hand
+   unless played; a seat that had to give its strongest cards holds nothing
+   stronger, one that gave its weakest nothing weaker, P13/T12);
+2. plays each candidate (plays grouped by rank and size, pass, cut, no cut,
+   the cards given back in the tdc exchange) in each world, then the rest of
+   the round with a fast rollout policy for every seat (:func:`_policy`);
+3. keeps the candidate with the best mean result for its seat: P14 points
+   (classic) or the chip result of T13 in stakes (tdc), where a forbidden
+   last card (T8) costs what it costs.
+
+Rollouts run on :class:`_Sim`, a compact model of one round (rank counts per
+seat, bit masks), not on the engine, to be fast; its rules are the engine's
+(checked move for move against :class:`engine.president.PresidentMatch` by
+``tests/engine/test_bots_search.py``). The bot reads only its view and the
+legal actions it is given: it never sees another seat's cards, so two
+matches that differ only in hidden cards get the same decision.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from engine.bots.search_common import Budget, RaceResult, make_rng, race
+from engine.cards import CARDS, RANK_2, RANK_3, Card
+
+N_RANKS = 13
+QH = Card.parse("Qh")
+FULL_MASK = (1 << 52) - 1
+
+
+# --------------------------------------------------------------------------
+# The round model used by rollouts
+
+
+class _Sim:
+    """One Président round in progress, as rank counts (suits never matter in play, P2).
+
+    Classic (P5–P11) or tdc (T3–T9, T14, T15) after the exchange. Mutable;
+    :meth:`copy` is the only way to branch.
+    """
+
+    __slots__ = (
+        "done",
+        "forbidden",
+        "forced",
+        "hands",
+        "holders",
+        "last",
+        "left",
+        "n",
+        "out",
+        "passed",
+        "passive",
+        "passive_order",
+        "rev",
+        "steps",
+        "tdc",
+        "top_count",
+        "top_played",
+        "top_rank",
+        "turn",
+    )
+
+    def __init__(self, n: int, tdc: bool) -> None:
+        self.n = n
+        self.tdc = tdc
+        self.hands: list[list[int]] = [[0] * N_RANKS for _ in range(n)]
+        self.left = [0] * n
+        self.turn = 0
+        self.top_rank = -1
+        self.top_count = 0
+        self.top_played = 0
+        self.forced = False
+        self.last = -1
+        self.passed = 0
+        self.rev = False
+        self.holders = 0
+        self.passive = 0
+        self.passive_order: list[int] = []
+        self.out: list[int] = []
+        self.forbidden: list[int] = []
+        self.done = False
+        self.steps = 0
+
+    def copy(self) -> _Sim:
+        s = _Sim.__new__(_Sim)
+        s.n = self.n
+        s.tdc = self.tdc
+        s.hands = [h[:] for h in self.hands]
+        s.left = self.left[:]
+        s.turn = self.turn
+        s.top_rank = self.top_rank
+        s.top_count = self.top_count
+        s.top_played = self.top_played
+        s.forced = self.forced
+        s.last = self.last
+        s.passed = self.passed
+        s.rev = self.rev
+        s.holders = self.holders
+        s.passive = self.passive
+        s.passive_order = self.passive_order[:]
+        s.out = self.out[:]
+        s.forbidden = self.forbidden[:]
+        s.done = self.done
+        s.steps = 0
+        return s
+
+    # -- rules ------------------------------------------------------------
+
+    def strongest(self) -> int:
+        """The strongest rank in force: 2, or 3 in revolution (T2, T7a); also T8's forbidden rank."""
+        return RANK_3 if self.rev else RANK_2
+
+    def _lead_from(self, seat: int) -> int:
+        """``seat`` if it may lead, else the next seat in order that may (P10, T7c, T14)."""
+        can = self.holders & ~self.passive
+        n = self.n
+        for i in range(n):
+            s = (seat + i) % n
+            if can >> s & 1:
+                return s
+        return -1
+
+    def _close(self, leader: int) -> None:
+        self.top_rank = -1
+        self.top_count = 0
+        self.top_played = 0
+        self.forced = False
+        self.last = -1
+        self.passed = 0
+        self.turn = self._lead_from(leader)
+
+    def _over(self) -> bool:
+        h = self.holders
+        if h & (h - 1) == 0:  # at most one seat holds cards (P11)
+            return True
+        return self.tdc and h & ~self.passive == 0  # T14 decision
+
+    def _advance(self, seat: int) -> None:
+        """The turn after ``seat``'s move, or the close of the trick (P9c, T7d).
+
+        The seats that may still act: holding cards, not passive (T14), and
+        not passed since the last play (classic: the mask is reset by each
+        play, P8; tdc: a pass is for the whole trick, T5). When the next of
+        them is the one who made the top play, everybody else passed.
+        """
+        n = self.n
+        can = self.holders & ~self.passed & ~self.passive
+        last = self.last
+        for i in range(1, n + 1):
+            s = (seat + i) % n
+            if can >> s & 1:
+                if s == last:
+                    break
+                self.turn = s
+                return
+        self._close(last)  # the last player leads (P10, T7d), or the next who can
+
+    def play(self, seat: int, rank: int, k: int, cut: bool = False) -> None:
+        self.steps += 1
+        self.hands[seat][rank] -= k
+        left = self.left[seat] - k
+        self.left[seat] = left
+        tdc = self.tdc
+        strongest = RANK_3 if self.rev else RANK_2
+        if rank == self.top_rank:
+            self.forced = True  # ça ou rien (P7, T6)
+            self.top_played += k
+        else:
+            self.forced = False
+            self.top_played = k
+        self.top_rank = rank
+        self.top_count = k
+        self.last = seat
+        if not tdc:
+            self.passed = 0
+        emptied = left == 0
+        if emptied:
+            self.holders &= ~(1 << seat)
+            if tdc and rank == strongest:
+                self.forbidden.append(seat)  # T8: the order before this play counts
+            else:
+                self.out.append(seat)
+        if tdc and k == 4:
+            self.rev = not self.rev  # T10
+        if self._over():
+            self.done = True
+            return
+        if tdc:
+            if emptied:
+                self._close((seat + 1) % self.n)  # T7c
+            elif cut or rank == strongest or self.top_played == 4:
+                self._close(seat)  # T9, T7a, T7b
+            else:
+                self._advance(seat)
+        elif rank == RANK_2 or k == 4:
+            self._close(seat)  # P9a, P9b (P10 when emptied: _lead_from)
+        else:
+            self._advance(seat)
+
+    def pass_(self, seat: int) -> None:
+        self.steps += 1
+        self.passed |= 1 << seat
+        self._advance(seat)
+
+    def cutter(self) -> int:
+        """The seat that may cut the top play now (T9), or -1."""
+        k = self.top_count
+        if not self.tdc or k > 2 or self.top_played != k or self.top_rank < 0:
+            return -1
+        rank = self.top_rank
+        if rank == (RANK_3 if self.rev else RANK_2):
+            return -1  # a closing play closed the trick already; defensive
+        need = 4 - k
+        can = self.holders & ~self.passive
+        for s in range(self.n):
+            if s != self.last and can >> s & 1 and self.hands[s][rank] == need:
+                return s
+        return -1
+
+    # -- the end ------------------------------------------------------------
+
+    def ranking(self) -> list[int]:
+        """First to last (P11; T15 in tdc)."""
+        if not self.tdc:
+            rest = [s for s in range(self.n) if self.holders >> s & 1]
+            return self.out + rest
+        active = [s for s in range(self.n) if self.holders >> s & 1 and not self.passive >> s & 1]
+        passive = [s for s in reversed(self.passive_order) if self.holders >> s & 1]
+        return self.out + active + passive + self.forbidden[::-1]
+
+    def result(self, seat: int) -> float:
+        """``seat``'s result of the finished round: P14 points, or T13 chips in stakes."""
+        ranking = self.ranking()
+        n = len(ranking)
+        place = ranking.index(seat)
+        if not self.tdc:
+            return float(n - 1 - place)
+        if place == 0:
+            return 1.0
+        if place == n - 1:
+            return -1.0
+        if n >= 4:
+            if place == 1:
+                return 0.5
+            if place == n - 2:
+                return -0.5
+        return 0.0
+
+
+# --------------------------------------------------------------------------
+# The rollout policy: cheap, sensible, a little random
+
+
+def _policy(sim: _Sim, seat: int, rnd: Any) -> int:
+    """The rollout move of ``seat``: ``rank * 8 + count``, or -1 to pass."""
+    h = sim.hands[seat]
+    rev = sim.rev
+    strongest = RANK_3 if rev else RANK_2
+    order = _REV if rev else _NORMAL
+    tdc = sim.tdc
+    top = sim.top_rank
+    if top < 0:
+        # leading (P5): the weakest group whole; in tdc get rid of the
+        # forbidden rank (T8) while other cards remain to finish on
+        groups = [r for r in order if h[r]]
+        if tdc and h[strongest] and len(groups) <= 2 and len(groups) > 1:
+            return strongest * 8 + h[strongest]
+        if len(groups) > 2 and rnd() < 0.15:
+            r = groups[1]
+        else:
+            r = groups[0]
+            if r == strongest and len(groups) > 1:
+                r = groups[1]
+        return r * 8 + h[r]
+    k = sim.top_count
+    left = sim.left[seat]
+    if sim.forced:
+        if h[top] >= k and not (tdc and top == strongest and left == k):
+            return top * 8 + k
+        return -1
+    start = _POS_REV[top] if rev else top
+    best = -1
+    brk = -1
+    for i in range(start, N_RANKS):
+        r = order[i]
+        c = h[r]
+        if c == k:
+            best = r
+            break
+        if c > k and brk < 0 and c < 4:
+            brk = r
+    if best < 0:
+        if brk < 0:
+            return -1
+        if brk == strongest:
+            if left - h[brk] > 2 * k:
+                return -1
+        elif rnd() >= 0.5:
+            return -1
+        best = brk
+    if best == strongest:
+        if tdc and left == k:
+            return -1  # T8: never go out on the forbidden rank when passing is possible
+        ngroups = sum(1 for c in h if c)
+        if ngroups > 3 and rnd() < 0.6:
+            return -1
+    elif rnd() < 0.06:
+        return -1
+    return best * 8 + k
+
+
+_NORMAL = tuple(range(N_RANKS))
+_REV = tuple(reversed(range(N_RANKS)))
+_POS_REV = tuple(N_RANKS - 1 - r for r in range(N_RANKS))
+
+
+def _rollout(sim: _Sim, rnd: Any) -> None:
+    """Play ``sim`` to the end of the round with :func:`_policy` for every seat."""
+    while not sim.done:
+        seat = sim.turn
+        if seat < 0:
+            return  # nobody can move (defensive: the engine ended the round already)
+        if sim.tdc and sim.passive >> seat & 1:
+            sim.pass_(seat)  # T14; never happens: passive seats never get the turn
+            continue
+        move = _policy(sim, seat, rnd)
+        if move < 0:
+            sim.pass_(seat)
+            continue
+        sim.play(seat, move >> 3, move & 7)
+        _maybe_cut(sim, rnd)
+
+
+def _maybe_cut(sim: _Sim, rnd: Any) -> None:
+    """Rollout cuts (T9): whoever can cut the play just made usually does."""
+    if sim.tdc and not sim.done and sim.top_count <= 2 and sim.top_rank >= 0:
+        cutter = sim.cutter()
+        if cutter >= 0 and rnd() < 0.9:
+            sim.play(cutter, sim.top_rank, 4 - sim.top_count, cut=True)
+
+
+# --------------------------------------------------------------------------
+# What the seat knows, and worlds consistent with it
+
+
+@dataclass(slots=True)
+class Knowledge:
+    """What a seat knows of the hidden cards this round, besides its hand and the public plays.
+
+    ``located[s]``: cards known to be in seat ``s``'s hand (unless played since).
+    ``below[s]``: every other card of ``s`` is weaker than this card (``s`` gave
+    its strongest cards, P13/T12); ``above[s]``: every other card of ``s`` is
+    stronger (``s`` gave its weakest, P13).
+    """
+
+    located: dict[int, int]
+    below: dict[int, int]
+    above: dict[int, int]
+
+    @classmethod
+    def from_view(cls, view: Any) -> Knowledge:
+        me = view.you
+        located: dict[int, int] = {}
+        below: dict[int, int] = {}
+        above: dict[int, int] = {}
+        titles = view.titles
+        automatic = view.rules != "tdc"
+        for giver, receiver, cards in view.exchange:
+            if not cards:
+                continue
+            mask = 0
+            for c in cards:
+                mask |= 1 << int(c)
+            if giver == me:
+                located[receiver] = located.get(receiver, 0) | mask
+            elif receiver == me:
+                title = titles[giver] if giver < len(titles) else None
+                if title in ("last", "vice_last"):
+                    # gave his strongest (P13, T12): holds nothing stronger
+                    low = min(int(c) for c in cards)
+                    below[giver] = min(below.get(giver, 52), low)
+                elif automatic:
+                    # classic Président / VP gave his weakest (P13)
+                    high = max(int(c) for c in cards)
+                    above[giver] = max(above.get(giver, -1), high)
+        return cls(located, below, above)
+
+
+def sample_hands(
+    view: Any, knowledge: Knowledge, rng: random.Random, extra_known: int = 0
+) -> list[list[int]] | None:
+    """Deal the unseen cards to the other seats (card ints per seat), or ``None`` if impossible."""
+    me = view.you
+    n = len(view.counts)
+    hand_mask = 0
+    for c in view.hand or ():
+        hand_mask |= 1 << int(c)
+    played = view.played_mask
+    hands: list[list[int]] = [[] for _ in range(n)]
+    need = list(view.counts)
+    need[me] = 0
+    hands[me] = [int(c) for c in view.hand or ()]
+    taken = hand_mask | played | extra_known
+    for s, mask in knowledge.located.items():
+        if s == me:
+            continue
+        mask &= ~played & ~hand_mask
+        cards = _bits(mask)
+        if len(cards) > need[s]:
+            cards = cards[: need[s]]
+        hands[s].extend(cards)
+        need[s] -= len(cards)
+        for c in cards:
+            taken |= 1 << c
+    pool = [c for c in range(52) if not taken >> c & 1]
+    rng.shuffle(pool)
+    # constrained seats first: each draws among the cards it may hold
+    constrained = sorted(
+        {s for s in knowledge.below if s != me} | {s for s in knowledge.above if s != me}
+    )
+    for s in constrained:
+        if need[s] <= 0:
+            continue
+        lo = knowledge.above.get(s, -1)
+        hi = knowledge.below.get(s, 52)
+        eligible = [c for c in pool if lo < c < hi]
+        if len(eligible) < need[s]:
+            continue  # knowledge inconsistent with the counts (should not happen): ignore it
+        chosen = eligible[: need[s]]  # pool is shuffled: a uniform choice
+        chosen_set = set(chosen)
+        hands[s].extend(chosen)
+        need[s] = 0
+        pool = [c for c in pool if c not in chosen_set]
+    i = 0
+    for s in range(n):
+        k = need[s]
+        if k <= 0:
+            continue
+        if i + k > len(pool):
+            return None
+        hands[s].extend(pool[i : i + k])
+        i += k
+    return hands
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def sim_from_view(view: Any, hands: Sequence[Sequence[int]], forbidden: Sequence[int] = (),
+                  passive_order: Sequence[int] = ()) -> _Sim:
+    """The round of ``view`` with ``hands`` (card ints per seat) for the hidden cards."""
+    n = len(view.counts)
+    tdc = view.rules == "tdc"
+    sim = _Sim(n, tdc)
+    for s in range(n):
+        row = sim.hands[s]
+        for c in hands[s]:
+            row[c >> 2] += 1
+        sim.left[s] = len(hands[s])
+        if hands[s]:
+            sim.holders |= 1 << s
+    sim.passive = view.passive_mask
+    # T15: latest passive first; seats passive without an observed order keep seat order
+    order = [s for s in passive_order if view.passive_mask >> s & 1]
+    order += [s for s in range(n) if view.passive_mask >> s & 1 and s not in order]
+    sim.passive_order = order
+    sim.rev = bool(view.reversed)
+    forb = [s for s in forbidden if view.places[s] is not None]
+    out_seats = [
+        s for s in sorted(range(n), key=lambda s: view.places[s] or 0)
+        if view.places[s] is not None and s not in forb
+    ]
+    sim.out = out_seats
+    sim.forbidden = list(forb)
+    turn = view.turn
+    sim.turn = -1 if turn is None else turn
+    # the trick: top play, ça ou rien, cards of the top rank in it, passes (P7, T5, T7b)
+    plays = [(s, cards) for s, cards in view.trick if cards is not None]
+    if plays:
+        last_seat, top = plays[-1]
+        rank = int(top[0]) >> 2
+        sim.top_rank = rank
+        sim.top_count = len(top)
+        sim.last = last_seat
+        same = 0
+        for _, cards in reversed(plays):
+            if int(cards[0]) >> 2 != rank:
+                break
+            same += len(cards)
+        sim.top_played = same
+        sim.forced = same > len(top)
+        sim.passed = view.passed_mask
+    sim.done = sim._over()
+    return sim
+
+
+# --------------------------------------------------------------------------
+# The bot
+
+
+@dataclass(frozen=True, slots=True)
+class _Cand:
+    """A candidate answer: ``kind`` in play/pass/cut/none/give, ``rank``/``count`` for plays."""
+
+    kind: str
+    rank: int = -1
+    count: int = 0
+    cards: tuple[Card, ...] = ()
+    action: Any = None
+
+
+class SearchPresidentBot:
+    """Determinized Monte-Carlo search for Président, classic and tdc.
+
+    ``budget_ms``: thinking per decision (deterministic work units, see
+    :mod:`engine.bots.search_common`); ``rollouts``: a fixed number of
+    rollouts per decision instead; ``clock``: an optional wall clock for a
+    hard bound. ``give_candidates``: how many exchange choices to weigh (T12).
+    """
+
+    observes = True
+
+    def __init__(
+        self,
+        seat: int,
+        seed: bytes,
+        budget_ms: float = 200.0,
+        rollouts: int | None = None,
+        clock: Any = None,
+        give_candidates: int = 8,
+        **opts: Any,
+    ) -> None:
+        self.seat = seat
+        self.seed = bytes(seed)
+        self.budget_ms = float(budget_ms)
+        self.rollouts = rollouts
+        self.clock = clock
+        self.give_candidates = max(1, int(give_candidates))
+        self.decisions = 0
+        self.forbidden: list[int] = []
+        self.passive_order: list[int] = []
+        self.last_result: RaceResult | None = None
+        self.stats_rollouts = 0
+        self.stats_searches = 0
+        self.stats_steps = 0
+
+    # -- memory -------------------------------------------------------------
+
+    def observe(self, event: Any) -> None:
+        name = getattr(event, "name", "")
+        if name == "dealt":
+            self.forbidden = []
+            self.passive_order = []
+        elif name == "out" and getattr(event, "forbidden", False):
+            self.forbidden.append(event.seat)
+        elif name == "timeout" and getattr(event, "passive", False):
+            self.passive_order.append(event.seat)
+
+    # -- decisions ----------------------------------------------------------
+
+    def decide(self, view: Any, legal: Sequence[Any]) -> Any:
+        self.decisions += 1
+        if not legal:
+            return None
+        kinds = {type(a).__name__ for a in legal}
+        optional = not (kinds & {"Play", "Pass", "Give"})
+        if "Give" in kinds:
+            return self._decide_give(view, legal)
+        cands = self._candidates(legal, optional)
+        if len(cands) == 1:
+            return cands[0].action
+        return self._search(view, cands)
+
+    def _candidates(self, legal: Sequence[Any], optional: bool) -> list[_Cand]:
+        seen: dict[tuple[str, int, int], _Cand] = {}
+        for a in legal:
+            kind = type(a).__name__
+            if kind == "Pass":
+                seen.setdefault(("pass", -1, 0), _Cand("pass", action=a))
+            elif kind in ("Play", "Cut"):
+                cards = a.cards
+                key = ("play" if kind == "Play" else "cut", int(cards[0]) >> 2, len(cards))
+                prev = seen.get(key)
+                # among equal plays keep the one without Qh (T3 looks at Qh only
+                # after the exchange; harmless) and with the weakest suits
+                if prev is None or sorted(cards) < sorted(prev.cards):
+                    seen[key] = _Cand(key[0], key[1], key[2], tuple(cards), a)
+        cands = list(seen.values())
+        if optional:
+            cands.append(_Cand("none"))
+        return cands
+
+    def _search(self, view: Any, cands: list[_Cand]) -> Any:
+        me = self.seat
+        knowledge = Knowledge.from_view(view)
+        rng = make_rng(self.seed, f"decide-{self.decisions}")
+        rnd = rng.random
+        # the prior favourite (candidate 0): what the rollout policy itself would do
+        base = sim_from_view(view, self._own_only(view), self.forbidden, self.passive_order)
+        cands = self._order(base, cands, rnd)
+        budget = Budget.make(self.budget_ms, self.rollouts, self.clock)
+        worlds: list[_Sim] = []
+
+        def evaluate(w: int, alive: Sequence[int]) -> list[float]:
+            hands = sample_hands(view, knowledge, rng)
+            if hands is None:
+                hands = self._own_only(view)
+            world = sim_from_view(view, hands, self.forbidden, self.passive_order)
+            worlds.append(world)
+            seed = rng.getrandbits(64)
+            out = []
+            for c in alive:
+                sim = world.copy()
+                r = random.Random(seed).random
+                self._apply(sim, cands[c], r)
+                _rollout(sim, r)
+                budget.used_steps += sim.steps + 4
+                out.append(sim.result(me) if sim.done else 0.0)
+            return out
+
+        result = race(len(cands), evaluate, budget)
+        self._account(result)
+        return cands[result.best].action
+
+    def _account(self, result: RaceResult) -> None:
+        self.last_result = result
+        self.stats_searches += 1
+        self.stats_rollouts += result.rollouts
+        self.stats_steps += result.steps
+
+    @staticmethod
+    def _own_only(view: Any) -> list[list[int]]:
+        n = len(view.counts)
+        hands: list[list[int]] = [[] for _ in range(n)]
+        hands[view.you] = [int(c) for c in view.hand or ()]
+        return hands
+
+    def _order(self, base: _Sim, cands: list[_Cand], rnd: Any) -> list[_Cand]:
+        """Put the rollout policy's own choice first (it wins ties)."""
+        me = self.seat
+        fav: tuple[str, int, int] | None = None
+        if base.turn == me and not base.done:
+            move = _policy(base, me, lambda: 0.5)
+            fav = ("pass", -1, 0) if move < 0 else ("play", move >> 3, move & 7)
+        for i, c in enumerate(cands):
+            if (c.kind, c.rank, c.count) == fav or (fav is None and c.kind == "cut"):
+                return [c, *cands[:i], *cands[i + 1 :]]
+        return cands
+
+    def _apply(self, sim: _Sim, cand: _Cand, rnd: Any) -> None:
+        me = self.seat
+        if sim.done:
+            return
+        if cand.kind == "play":
+            sim.play(me, cand.rank, cand.count)
+            _maybe_cut(sim, rnd)
+        elif cand.kind == "cut":
+            sim.play(me, cand.rank, cand.count, cut=True)
+        elif cand.kind == "pass":
+            sim.pass_(me)
+
+    # -- the exchange choice (T12) --------------------------------------------
+
+    def _decide_give(self, view: Any, legal: Sequence[Any]) -> Any:
+        give = legal[0]
+        hand = sorted(int(c) for c in view.hand or ())
+        k = len(give.cards)
+        receiver = self._receiver(view)
+        options = self._give_options(hand, k)
+        if len(options) == 1 or receiver is None:
+            return type(give)(self.seat, tuple(CARDS[c] for c in options[0]))
+        me = self.seat
+        knowledge = Knowledge.from_view(view)
+        rng = make_rng(self.seed, f"give-{self.decisions}")
+        budget = Budget.make(self.budget_ms, self.rollouts, self.clock)
+        n = len(view.counts)
+
+        def evaluate(w: int, alive: Sequence[int]) -> list[float]:
+            hands = sample_hands(view, knowledge, rng)
+            if hands is None:
+                hands = self._own_only(view)
+            seed = rng.getrandbits(64)
+            out = []
+            for c in alive:
+                gift = options[c]
+                hs = [list(h) for h in hands]
+                mine = [x for x in hs[me] if x not in gift]
+                hs[me] = mine
+                hs[receiver] = hs[receiver] + list(gift)
+                sim = _Sim(n, True)
+                for s in range(n):
+                    row = sim.hands[s]
+                    for x in hs[s]:
+                        row[x >> 2] += 1
+                    sim.left[s] = len(hs[s])
+                    if hs[s]:
+                        sim.holders |= 1 << s
+                leader = next((s for s in range(n) if int(QH) in hs[s]), me)
+                sim.turn = leader  # T3
+                _rollout(sim, random.Random(seed).random)
+                budget.used_steps += sim.steps + 8
+                out.append(sim.result(me) if sim.done else 0.0)
+            return out
+
+        result = race(len(options), evaluate, budget)
+        self._account(result)
+        return type(give)(self.seat, tuple(CARDS[c] for c in options[result.best]))
+
+    def _receiver(self, view: Any) -> int | None:
+        """Who gets the cards: the seat that gave to this one this round (T12)."""
+        for giver, receiver, _cards in view.exchange:
+            if receiver == self.seat:
+                return int(giver)
+        return None
+
+    def _give_options(self, hand: list[int], k: int) -> list[tuple[int, ...]]:
+        """Sensible gifts, the plain one (weakest cards, Qh kept) first; never a 2 when avoidable."""
+        non2 = [c for c in hand if c >> 2 != RANK_2]
+        pool = non2 if len(non2) >= k else hand
+        counts = [0] * N_RANKS
+        for c in hand:
+            counts[c >> 2] += 1
+
+        def cost(gift: tuple[int, ...]) -> tuple[int, int, tuple[int, ...]]:
+            # weak cards, and cards that leave no broken group behind, first
+            broken = sum(1 for c in gift if counts[c >> 2] > sum(1 for g in gift if g >> 2 == c >> 2))
+            return (sum(c >> 2 for c in gift) + 2 * broken, int(int(QH) in gift), gift)
+
+        # one representative per multiset of ranks (the weakest suits, Qh kept)
+        reps: dict[tuple[int, ...], tuple[int, ...]] = {}
+        for gift in combinations(pool, k):
+            ranks = tuple(c >> 2 for c in gift)
+            prev = reps.get(ranks)
+            if prev is None or (int(QH) in prev and int(QH) not in gift):
+                reps[ranks] = gift
+        options = sorted(reps.values(), key=cost)[: self.give_candidates]
+        # giving the Qh hands the first lead to the receiver (T3): weigh it too
+        if int(QH) in hand and int(QH) in pool and not any(int(QH) in g for g in options):
+            rest = [c for c in options[0] if c != int(QH)][: k - 1]
+            alt = tuple(sorted([*rest, int(QH)]))
+            if len(alt) == k:
+                options.append(alt)
+        return options
