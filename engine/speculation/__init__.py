@@ -1,0 +1,87 @@
+"""Speculation (Спекуляция, seed 003): the auction game of RULES S1–S12.
+
+``SpeculationMatch(seats=N, chips=[...], ante=1, deals=None)`` satisfies
+:class:`engine.api.Match`; see docs/engine.md (section Speculation).
+"""
+
+from .actions import (
+    Accept,
+    Bid,
+    CloseAuction,
+    Deal,
+    Decline,
+    Keep,
+    Offer,
+    Sell,
+    SpeculationAction,
+    Turn,
+    Withdraw,
+    action_from,
+    action_from_dict,
+)
+from .events import (
+    Ante,
+    AuctionOpened,
+    BidMade,
+    DealOver,
+    Dealt,
+    Declined,
+    Kept,
+    Lapsed,
+    MatchOver,
+    Offered,
+    PoolWon,
+    Revealed,
+    Sold,
+    SpeculationEvent,
+    Traded,
+    Trump,
+    Turned,
+    Withdrawn,
+)
+from .match import SpeculationMatch
+from .rules import STRENGTH, beats, higher_trumps, is_trump_ace
+from .view import AuctionView, OfferView, SeatView, SpeculationView
+
+__all__ = [
+    "STRENGTH",
+    "Accept",
+    "Ante",
+    "AuctionOpened",
+    "AuctionView",
+    "Bid",
+    "BidMade",
+    "CloseAuction",
+    "Deal",
+    "DealOver",
+    "Dealt",
+    "Decline",
+    "Declined",
+    "Keep",
+    "Kept",
+    "Lapsed",
+    "MatchOver",
+    "Offer",
+    "OfferView",
+    "Offered",
+    "PoolWon",
+    "Revealed",
+    "SeatView",
+    "Sell",
+    "Sold",
+    "SpeculationAction",
+    "SpeculationEvent",
+    "SpeculationMatch",
+    "SpeculationView",
+    "Traded",
+    "Trump",
+    "Turn",
+    "Turned",
+    "Withdraw",
+    "Withdrawn",
+    "action_from",
+    "action_from_dict",
+    "beats",
+    "higher_trumps",
+    "is_trump_ace",
+]

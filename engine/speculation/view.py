@@ -1,0 +1,104 @@
+"""What one seat (or a spectator) may see of a Speculation match.
+
+Built by :meth:`SpeculationMatch.view`; the only way information leaves the
+engine (STYLE 7). It never holds a face-down card: only how many each seat
+has (S4). Bots read the attributes; the room sends ``to_dict()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.cards import CARDS, SUITS
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    seat: int
+    chips: int
+    faceup: tuple[int, ...]
+    """Cards turned face up in front of the seat, oldest first (a bought best trump included, S7)."""
+    facedown: int
+    """How many face-down cards the seat's stack holds (never which)."""
+    playing: bool
+    """Whether the seat plays the current (or last) deal (S3, S12a)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "chips": self.chips,
+            "faceup": [str(CARDS[c]) for c in self.faceup],
+            "facedown": self.facedown,
+            "cards": self.facedown + len(self.faceup),
+            "playing": self.playing,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AuctionView:
+    seat: int
+    """The owner selling the best trump."""
+    card: int
+    best_bid: int
+    """0 while nobody bid."""
+    bidder: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "card": str(CARDS[self.card]), "best_bid": self.best_bid, "bidder": self.bidder}
+
+
+@dataclass(frozen=True, slots=True)
+class OfferView:
+    offer: int
+    buyer: int
+    seller: int
+    cards: int
+    price: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"offer": self.offer, "from": self.buyer, "to": self.seller, "cards": self.cards, "price": self.price}
+
+
+@dataclass(frozen=True, slots=True)
+class SpeculationView:
+    """The public state of the table, seen by ``you`` (a seat, or ``None`` for a spectator)."""
+
+    round: int
+    you: int | None
+    dealer: int | None
+    turn: int | None
+    trump: int | None
+    """Trump suit index (``engine.cards.SUITS``), ``None`` before the first deal."""
+    best: tuple[int, int] | None
+    """(holder seat, card) of the best trump."""
+    pool: int
+    auction: AuctionView | None
+    offers: tuple[OfferView, ...]
+    seats: tuple[SeatView, ...]
+    in_deal: bool
+    deals: int
+    """How many deals the match plays (S11)."""
+    ante: int
+    over: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        best = self.best
+        return {
+            "game": "speculation",
+            "rules": "speculation",
+            "round": self.round,
+            "you": self.you,
+            "dealer": self.dealer,
+            "turn": self.turn,
+            "trump": None if self.trump is None else SUITS[self.trump],
+            "best": None if best is None else {"seat": best[0], "card": str(CARDS[best[1]])},
+            "pool": self.pool,
+            "auction": None if self.auction is None else self.auction.to_dict(),
+            "offers": [o.to_dict() for o in self.offers],
+            "seats": [s.to_dict() for s in self.seats],
+            "in_deal": self.in_deal,
+            "deals": self.deals,
+            "ante": self.ante,
+            "over": self.over,
+        }
