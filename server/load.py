@@ -1,0 +1,472 @@
+"""``donne load``: many wire bots against one server, one JSON object of figures.
+
+    donne load --clients 1000 --tables 250 --game president --rules classic --duration 60
+
+Without ``--port`` it starts its own server in a subprocess (``python -m
+server.cli serve`` on free ports, a temporary data directory, limits raised for
+one address and no pause between rounds), learns the ports from the server's
+ready file or log, and reads the server's memory and CPU from ``/proc``.
+With ``--host/--port`` it targets a running server (loopback only).
+
+The tables are filled with wire bots (:mod:`server.wirebot`) that answer every
+decision as soon as its state arrives. The latency of an action is the time
+from sending it to receiving the next ``state`` push on the same connection.
+When a table's match ends, its bots open a new room and play on until the
+duration is over. Everything stops by itself: bounded duration, bounded
+connection and request time-outs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+LOAD_CONFIG = """\
+# written by donne load: one address opens every connection, bots play at once
+[limits]
+max_connections_per_address = 100000
+max_rooms = 100000
+commands_per_second = 1000.0
+command_burst = 1000
+outbound_queue = 100000
+idle_timeout = 3600
+login_timeout = 120
+
+[timers]
+round_pause = 0
+bot_delay = 0
+turn_seconds = 60
+close_after_over = 5
+"""
+
+
+# ---------------------------------------------------------------------------
+# figures
+
+
+def percentile(sorted_values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of an already sorted sequence, nearest-rank; 0.0 when empty."""
+    if not sorted_values:
+        return 0.0
+    k = max(0, min(len(sorted_values) - 1, round(q * len(sorted_values) + 0.5) - 1))
+    return float(sorted_values[k])
+
+
+def summarize_ms(values: Sequence[float]) -> dict[str, float]:
+    """p50/p95/p99/max of latencies given in seconds, as milliseconds rounded to 0.01."""
+    s = sorted(values)
+    return {
+        "p50_ms": round(percentile(s, 0.50) * 1000, 2),
+        "p95_ms": round(percentile(s, 0.95) * 1000, 2),
+        "p99_ms": round(percentile(s, 0.99) * 1000, 2),
+        "max_ms": round((s[-1] if s else 0.0) * 1000, 2),
+    }
+
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def proc_rss_mb(pid: int) -> float | None:
+    """Resident memory of ``pid`` in MiB (``VmRSS`` of ``/proc/PID/status``), or ``None``."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def proc_cpu_s(pid: int) -> float | None:
+    """User + system CPU seconds of ``pid`` (``/proc/PID/stat`` fields 14 and 15), or ``None``."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    fields = data[data.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+
+
+def self_cpu_s() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+# ---------------------------------------------------------------------------
+# a server in a subprocess
+
+
+@dataclass
+class ServerProcess:
+    """The donne server in a subprocess on free loopback ports, with a temporary data dir.
+
+    The child is ``python -m server.load --serve-child``: ``server.app.start()``
+    with ``load_config(config file, telnet_port=0, ssh_port=0)``, which writes
+    the ports it got to a ready file (and, with ``profile``, dumps cProfile
+    statistics there when it stops).
+    """
+
+    config_text: str = LOAD_CONFIG
+    profile: str | None = None
+    startup_timeout: float = 30.0
+    telnet_port: int = 0
+    ssh_port: int = 0
+    proc: subprocess.Popen[bytes] | None = None
+    data_dir: Path | None = None
+    log_path: Path | None = None
+    _tmp: str | None = field(default=None, repr=False)
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    async def start(self) -> ServerProcess:
+        self._tmp = tempfile.mkdtemp(prefix="donne-load-")
+        tmp = Path(self._tmp)
+        self.data_dir = tmp / "data"
+        self.data_dir.mkdir()
+        config = tmp / "load.toml"
+        config.write_text(self.config_text)
+        ready = tmp / "ready.json"
+        self.log_path = tmp / "server.log"
+        cmd = [sys.executable, "-m", "server.load", "--serve-child", "--config", str(config),
+               "--ready-file", str(ready), "--data-dir", str(self.data_dir)]
+        if self.profile:
+            cmd += ["--profile", str(Path(self.profile).resolve())]
+        root = Path(__file__).resolve().parent.parent
+        env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=tmp, env=env,
+                                         start_new_session=True)
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}: {self.log_tail()}")
+            if self._read_ports(ready):
+                return self
+            await asyncio.sleep(0.05)
+        await self.stop()
+        raise RuntimeError(f"server did not report its ports in {self.startup_timeout}s: {self.log_tail()}")
+
+    def _read_ports(self, ready: Path) -> bool:
+        if ready.exists():
+            with contextlib.suppress(ValueError, OSError, KeyError):
+                info = json.loads(ready.read_text())
+                self.telnet_port = int(info["telnet_port"])
+                self.ssh_port = int(info["ssh_port"])
+                return True
+        return False
+
+    def log_tail(self, n: int = 2000) -> str:
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        return self.log_path.read_text(errors="replace")[-n:]
+
+    def rss_mb(self) -> float | None:
+        return proc_rss_mb(self.pid)
+
+    def cpu_s(self) -> float | None:
+        return proc_cpu_s(self.pid)
+
+    async def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            for _ in range(600):
+                if proc.poll() is not None:
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                proc.kill()
+                proc.wait()
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
+    async def __aenter__(self) -> ServerProcess:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+
+def check_loopback(host: str) -> None:
+    if host not in LOOPBACK and not host.startswith("127."):
+        raise SystemExit(f"donne load only targets this machine (127.0.0.1), not {host!r}")
+
+
+# ---------------------------------------------------------------------------
+# the load run
+
+
+@dataclass
+class LoadOptions:
+    clients: int = 8
+    tables: int = 2
+    game: str = "president"
+    rules: str = "classic"
+    duration: float = 10.0
+    host: str = "127.0.0.1"
+    port: int | None = None
+    transport: str = "tcp"
+    strategy: str = "greedy"
+    seed: str = "load"
+    connect_parallel: int = 32
+    turn_seconds: float | None = None
+    profile: str | None = None
+
+
+async def _connect(opts: LoadOptions, port: int, name: str) -> Any:
+    from server.client import Client
+
+    if opts.transport == "ssh":
+        return await Client.connect_ssh(opts.host, port, name, timeout=60)
+    client = await Client.connect_tcp(opts.host, port, timeout=60)
+    await client.login(name)
+    return client
+
+
+class _Table:
+    """The seats of one table; the first seat creates each match's room, the others join it."""
+
+    def __init__(self, index: int, seats: int) -> None:
+        self.index = index
+        self.seats = seats
+        self.room: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self.barrier = asyncio.Barrier(seats)
+
+
+async def _seat_loop(opts: LoadOptions, table: _Table, seat: int, client: Any, bot: Any, stats: Any,
+                     stop_at: float) -> None:
+    from server.client import ClientError
+
+    create = {"game": opts.game, "seats": table.seats}
+    if opts.game == "president":
+        create["rules"] = opts.rules
+    if opts.turn_seconds:
+        create["turn_seconds"] = opts.turn_seconds
+    while time.perf_counter() < stop_at:
+        client.clear_pushes()
+        try:
+            if seat == 0:
+                reply = await client.request("create", **create)
+                room = str(reply["room"])
+                table.room.set_result(room)
+            else:
+                room = await asyncio.wait_for(asyncio.shield(table.room), max(0.1, stop_at - time.perf_counter()))
+                await client.request("join", room=room)
+            bot.room = room
+            client.send("state")
+            result = await bot.play(stop_at, matches=1)
+        except (ClientError, TimeoutError) as exc:
+            stats.error(getattr(exc, "code", "timeout"))
+            result = "error"
+        if result != "over":
+            if result == "closed":
+                stats.disconnects += 1
+            return
+        # a new room for the next match, once every seat of this one is done
+        with contextlib.suppress(ClientError):
+            await client.request("leave")
+        try:
+            await asyncio.wait_for(table.barrier.wait(), max(0.1, stop_at - time.perf_counter()))
+        except (TimeoutError, asyncio.BrokenBarrierError):
+            return
+        if seat == 0:
+            table.room = asyncio.get_running_loop().create_future()
+        try:
+            await asyncio.wait_for(table.barrier.wait(), max(0.1, stop_at - time.perf_counter()))
+        except (TimeoutError, asyncio.BrokenBarrierError):
+            return
+
+
+async def run_load(opts: LoadOptions) -> dict[str, Any]:
+    """One load run; returns the figures (see ``donne load --help``)."""
+    from server.wirebot import WireBot, WireStats
+
+    check_loopback(opts.host)
+    if opts.tables < 1 or opts.clients < opts.tables:
+        raise SystemExit("need at least one table and one client per table")
+    seats = opts.clients // opts.tables
+    if seats < 3:
+        raise SystemExit(f"{opts.clients} clients for {opts.tables} tables is {seats} a table; 3 at least")
+    server: ServerProcess | None = None
+    port = opts.port
+    if port is None:
+        server = await ServerProcess(profile=opts.profile).start()
+        port = server.ssh_port if opts.transport == "ssh" else server.telnet_port
+    stats = WireStats()
+    clients: list[Any] = []
+    tasks: list[asyncio.Task[None]] = []
+    token = hashlib.sha256(f"{opts.seed}{time.time()}".encode()).hexdigest()[:4]
+    try:
+        rss0 = server.rss_mb() if server else None
+        sem = asyncio.Semaphore(opts.connect_parallel)
+        connect_failures = 0
+
+        async def one(i: int) -> Any:
+            nonlocal connect_failures
+            async with sem:
+                try:
+                    return await _connect(opts, port, f"L{token}t{i // seats}s{i % seats}")
+                except Exception as exc:  # any failure to connect is a figure, not a crash
+                    connect_failures += 1
+                    stats.codes[f"connect:{type(exc).__name__}"] += 1
+                    return None
+
+        t_connect = time.perf_counter()
+        got = await asyncio.gather(*(one(i) for i in range(opts.tables * seats)))
+        connect_s = time.perf_counter() - t_connect
+        clients = [c for c in got if c is not None]
+        connected = len(clients)
+        rss_connected = server.rss_mb() if server else None
+        cpu0 = server.cpu_s() if server else None
+        client_cpu0 = self_cpu_s()
+        received0 = sum(c.received for c in clients)
+        sent0 = sum(c.sent for c in clients)
+        t0 = time.perf_counter()
+        stop_at = t0 + opts.duration
+        for t in range(opts.tables):
+            table = _Table(t, seats)
+            for s in range(seats):
+                client = got[t * seats + s]
+                if client is None:
+                    continue  # the table waits for a seat that never comes: its other seats idle
+                bot = WireBot(client, opts.strategy, f"{opts.seed}/{t}/{s}".encode(), stats,
+                              idle_timeout=opts.duration + 60)
+                tasks.append(asyncio.create_task(_seat_loop(opts, table, s, client, bot, stats, stop_at)))
+        await asyncio.wait(tasks, timeout=opts.duration + 30)
+        elapsed = time.perf_counter() - t0
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        cpu1 = server.cpu_s() if server else None
+        rss1 = server.rss_mb() if server else None
+        still = sum(1 for c in clients if not c.closed.is_set())
+        received = sum(c.received for c in clients) - received0
+        sent = sum(c.sent for c in clients) - sent0
+        result: dict[str, Any] = {
+            "clients": connected,
+            "connected_at_end": still,
+            "tables": opts.tables,
+            "seats": seats,
+            "game": opts.game,
+            "rules": opts.rules if opts.game == "president" else None,
+            "transport": opts.transport,
+            "strategy": opts.strategy,
+            "duration_s": round(elapsed, 2),
+            "connect_s": round(connect_s, 2),
+            "actions": stats.actions,
+            "actions_per_s": round(stats.actions / elapsed, 1) if elapsed > 0 else 0.0,
+            **summarize_ms(stats.latencies),
+            "matches": stats.matches,
+            "lines_in_per_s": round(received / elapsed, 1) if elapsed > 0 else 0.0,
+            "lines_out_per_s": round(sent / elapsed, 1) if elapsed > 0 else 0.0,
+            "errors": stats.errors + connect_failures,
+            "refused": stats.refused,
+            "disconnects": stats.disconnects + sum(1 for c in clients if c.closed.is_set()),
+            "codes": dict(stats.codes),
+            "client_cpu_s": round(self_cpu_s() - client_cpu0, 2),
+            "server_rss_mb": None if rss1 is None else round(rss1, 1),
+            "server_rss_start_mb": None if rss0 is None else round(rss0, 1),
+            "server_rss_connected_mb": None if rss_connected is None else round(rss_connected, 1),
+            "server_cpu_s": None if cpu0 is None or cpu1 is None else round(cpu1 - cpu0, 2),
+            "server_cpu_share": None if cpu0 is None or cpu1 is None else round((cpu1 - cpu0) / elapsed, 3),
+        }
+        return result
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+        if server is not None:
+            await server.stop()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--clients", type=int, default=8, help="wire bots (connections)")
+    parser.add_argument("--tables", type=int, default=2, help="tables; seats per table = clients // tables")
+    parser.add_argument("--game", default="president", choices=["president", "speculation"])
+    parser.add_argument("--rules", default="classic", help="president rules: classic or tdc")
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds of play")
+    parser.add_argument("--host", default="127.0.0.1", help="target host (loopback only)")
+    parser.add_argument("--port", type=int, help="target a running server (telnet port, or SSH with "
+                                                  "--transport ssh); default: start one")
+    parser.add_argument("--transport", default="tcp", choices=["tcp", "ssh"])
+    parser.add_argument("--strategy", default="greedy")
+    parser.add_argument("--seed", default="load")
+    parser.add_argument("--connect-parallel", type=int, default=32, help="handshakes at once")
+    parser.add_argument("--turn-seconds", type=float, help="turn time of the rooms created")
+    parser.add_argument("--profile", help="cProfile the started server into this file")
+
+
+def run(args: argparse.Namespace) -> int:
+    opts = LoadOptions(**{k: v for k, v in vars(args).items() if k in LoadOptions.__dataclass_fields__})
+    result = asyncio.run(run_load(opts))
+    print(json.dumps(result))
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# the server child: server.app.start() on port 0, ports written to a ready file
+
+
+async def _child_main(config: str, ready: str, data_dir: str, profile: str | None) -> None:
+    import cProfile
+    import signal
+
+    from server.app import start
+    from server.config import load_config
+
+    profiler = cProfile.Profile() if profile else None
+    if profiler is not None:
+        profiler.enable()
+    cfg = load_config(config, host="127.0.0.1", telnet_port=0, ssh_port=0, data_dir=data_dir)
+    running = await start(cfg)
+    info = {"telnet_port": running.telnet_port, "ssh_port": running.ssh_port, "pid": os.getpid()}
+    tmp = Path(ready + ".tmp")
+    tmp.write_text(json.dumps(info))
+    tmp.replace(ready)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    try:
+        await asyncio.wait_for(running.stop(), 20)
+    finally:
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(str(profile))
+
+
+def _child(argv: Sequence[str]) -> None:
+    p = argparse.ArgumentParser(prog="python -m server.load --serve-child")
+    p.add_argument("--serve-child", action="store_true")
+    p.add_argument("--config", required=True)
+    p.add_argument("--ready-file", required=True)
+    p.add_argument("--data-dir", required=True)
+    p.add_argument("--profile")
+    ns = p.parse_args(argv)
+    asyncio.run(_child_main(ns.config, ns.ready_file, ns.data_dir, ns.profile))
+
+
+if __name__ == "__main__":
+    _child(sys.argv[1:])

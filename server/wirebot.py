@@ -1,0 +1,538 @@
+"""``donne bot``: the engine's strategies playing over the wire, seeing only what the server sends.
+
+    donne bot --port 2323 --name robo --strategy greedy --create president:classic --seats 4 --bots 3
+    donne bot --port 2323 --name robo --strategy random --join r12 --games 3 --count 4
+
+A :class:`WireBot` owns one :class:`~server.client.Client`. From every pushed
+``state`` it rebuilds the engine's view object (:class:`PresidentAdapter`,
+:class:`SpeculationAdapter`: the JSON state back into
+:class:`engine.president.view.PresidentView` /
+:class:`engine.speculation.view.SpeculationView`) and the seat's legal
+actions, computed from that view alone by the rules (RULES P5–P9, T4–T12,
+S7–S9); the engine bot made by :func:`engine.bots.make_bot` decides, and the
+action goes back as its protocol command (``action.to_dict()`` without
+``seat``). Pushed events go to ``bot.observe`` as light
+:class:`JsonEvent` objects (name + fields). A refusal is counted and the bot
+falls back to the safest command (a pass, the weakest single, or nothing).
+
+Several bots run in one process (``--count N``): with ``--create`` the first
+bot creates the room and the others join it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hashlib
+import itertools
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.bots import make_bot
+from engine.cards import Card
+from server.client import Client, ClientClosed, ClientError, ClientTimeout
+
+# ---------------------------------------------------------------------------
+# figures shared by many bots
+
+
+@dataclass
+class WireStats:
+    """What a group of wire bots did; ``latencies`` are seconds from sending an action to the next state."""
+
+    actions: int = 0
+    refused: int = 0
+    errors: int = 0
+    disconnects: int = 0
+    matches: int = 0
+    timeouts: int = 0
+    latencies: list[float] = field(default_factory=list)
+    codes: Counter[str] = field(default_factory=Counter)
+
+    def error(self, code: str) -> None:
+        self.errors += 1
+        self.codes[code] += 1
+
+
+class JsonEvent:
+    """A pushed event for ``bot.observe``: ``name`` plus the JSON fields as attributes."""
+
+    __slots__ = ("data", "name")
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+        self.name = str(data.get("event"))
+
+    def __getattr__(self, key: str) -> Any:
+        try:
+            return self.data[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def for_seat(self, seat: int | None) -> JsonEvent:
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.data)
+
+
+def command_of(action: Any) -> tuple[str, dict[str, Any]]:
+    """The protocol command of an engine action: ``to_dict()`` without ``cmd`` and ``seat``."""
+    d = dict(action.to_dict())
+    cmd = d.pop("cmd")
+    d.pop("seat", None)
+    return cmd, d
+
+
+# ---------------------------------------------------------------------------
+# JSON state -> engine view + legal actions
+
+
+def _cards(codes: Sequence[str] | None) -> tuple[Card, ...]:
+    if not codes:
+        return ()
+    return tuple(sorted(Card.parse(c) for c in codes))
+
+
+class PresidentAdapter:
+    """Président: :class:`PresidentView` and legal actions from the pushed JSON state."""
+
+    game = "president"
+
+    def __init__(self) -> None:
+        from engine.president import actions as A
+        from engine.president.view import PresidentView
+
+        self.A = A
+        self.View = PresidentView
+
+    def view(self, s: dict[str, Any]) -> Any:
+        seats = s.get("seats") or []
+        n = len(seats)
+        trick = []
+        for entry in s.get("trick") or []:
+            if entry.get("pass"):
+                trick.append((int(entry["seat"]), None))
+            else:
+                trick.append((int(entry["seat"]), _cards(entry.get("cards"))))
+        played_mask = 0
+        for c in _cards(s.get("played")):
+            played_mask |= 1 << c
+        passive_mask = passed_mask = 0
+        for i, seat in enumerate(seats):
+            if seat.get("passive"):
+                passive_mask |= 1 << i
+            if seat.get("passed"):
+                passed_mask |= 1 << i
+        plays = [cards for _, cards in trick if cards is not None]
+        must_rank = None
+        if len(plays) >= 2 and plays[-1][0].rank == plays[-2][0].rank:  # P7 / T6
+            must_rank = plays[-1][0].rank
+        chips = tuple(int(x.get("chips", 0)) for x in seats) if seats and "chips" in seats[0] else None
+        hand = s.get("hand")
+        return self.View(
+            game="president",
+            rules=str(s.get("rules")),
+            round=int(s.get("round") or 0),
+            phase=str(s.get("phase") or ""),
+            you=s.get("you"),
+            hand=None if hand is None else _cards(hand),
+            counts=tuple(int(x.get("cards", 0)) for x in seats),
+            present=tuple(bool(x.get("playing", True)) for x in seats),
+            places=tuple(x.get("place") for x in seats),
+            titles=tuple(x.get("title") for x in seats),
+            scores=tuple(int(x.get("score") or 0) for x in seats),
+            chips=chips,
+            passive_mask=passive_mask,
+            passed_mask=passed_mask,
+            turn=s.get("turn"),
+            trick=tuple(trick),
+            reversed=s.get("order") == "reversed",
+            dealer=s.get("dealer"),
+            cut=None if s.get("cut") is None else _cards(s.get("cut")),
+            played_mask=played_mask,
+            exchange=tuple((int(e["from"]), int(e["to"]), _cards(e.get("cards"))) for e in s.get("exchange") or []
+                           if "cards" in e),
+            must_rank=must_rank,
+            stake=int(s.get("stake") or 0),
+        ) if n else None
+
+    def legal(self, s: dict[str, Any], v: Any) -> list[Any]:
+        """The seat's legal actions, as ``PresidentMatch.legal_actions`` lists them.
+
+        Plays: one representative per (rank, count), the weakest suits (P5);
+        following: the top play's count, a rank at least as strong in the order
+        in force (P6, T4, T2), only the top's rank under "ça ou rien" (P7/T6),
+        or a pass. A cut (T9) when the state offers one (``cut``). The tdc
+        exchange choice (T12): every set of 2 (Président) or 1 (Vice) cards,
+        until this seat has given.
+        """
+        you = v.you
+        if you is None or v.hand is None:
+            return []
+        A = self.A
+        out: list[Any] = []
+        if v.phase == "play":
+            if v.turn == you:
+                by_rank: dict[int, list[Card]] = {}
+                for c in v.hand:
+                    by_rank.setdefault(c.rank, []).append(c)
+                top = v.top
+                if top is None:
+                    for r in sorted(by_rank):
+                        cards = by_rank[r]
+                        for k in range(1, len(cards) + 1):
+                            out.append(A.Play(you, tuple(cards[:k])))
+                else:
+                    tc, tr = len(top), top[0].rank
+                    if v.must_rank is not None:
+                        ranks: Sequence[int] = (tr,)
+                    elif v.reversed:
+                        ranks = range(tr, -1, -1)
+                    else:
+                        ranks = range(tr, 13)
+                    for r in ranks:
+                        cards = by_rank.get(r, [])
+                        if len(cards) >= tc:
+                            out.append(A.Play(you, tuple(cards[:tc])))
+                    out.append(A.Pass(you))
+            if v.cut:
+                out.append(A.Cut(you, tuple(v.cut)))
+        elif v.phase == "exchange":
+            title = v.titles[you] if you < len(v.titles) else None
+            k = {"president": 2, "vice_president": 1}.get(str(title), 0)
+            if k and not any(g == you for g, _, _ in v.exchange):
+                k = min(k, len(v.hand))
+                out.extend(A.Give(you, combo) for combo in itertools.combinations(v.hand, k))
+        return out
+
+    def fallback(self, s: dict[str, Any], v: Any) -> tuple[str, dict[str, Any]] | None:
+        """The command to send after a refusal: pass when allowed, else the weakest single."""
+        if v is None or v.turn != v.you or not v.hand:
+            return None
+        if v.top is None:
+            return "play", {"cards": [str(v.hand[0])]}
+        return "pass", {}
+
+
+class SpeculationAdapter:
+    """Speculation: :class:`SpeculationView` and legal actions from the pushed JSON state."""
+
+    game = "speculation"
+
+    def __init__(self) -> None:
+        from engine.speculation import view as V
+
+        self.V = V
+
+    def view(self, s: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def legal(self, s: dict[str, Any], v: Any) -> list[Any]:
+        """The seat's legal actions, as ``PresidentMatch.legal_actions`` lists them.
+
+        Plays: one representative per (rank, count), the weakest suits (P5);
+        following: the top play's count, a rank at least as strong in the order
+        in force (P6, T4, T2), only the top's rank under "ça ou rien" (P7/T6),
+        or a pass. A cut (T9) when the state offers one (``cut``). The tdc
+        exchange choice (T12): every set of 2 (Président) or 1 (Vice) cards,
+        until this seat has given.
+        """
+        you = v.you
+        if you is None or v.hand is None:
+            return []
+        A = self.A
+        out: list[Any] = []
+        if v.phase == "play":
+            if v.turn == you:
+                by_rank: dict[int, list[Card]] = {}
+                for c in v.hand:
+                    by_rank.setdefault(c.rank, []).append(c)
+                top = v.top
+                if top is None:
+                    for r in sorted(by_rank):
+                        cards = by_rank[r]
+                        for k in range(1, len(cards) + 1):
+                            out.append(A.Play(you, tuple(cards[:k])))
+                else:
+                    tc, tr = len(top), top[0].rank
+                    if v.must_rank is not None:
+                        ranks: Sequence[int] = (tr,)
+                    elif v.reversed:
+                        ranks = range(tr, -1, -1)
+                    else:
+                        ranks = range(tr, 13)
+                    for r in ranks:
+                        cards = by_rank.get(r, [])
+                        if len(cards) >= tc:
+                            out.append(A.Play(you, tuple(cards[:tc])))
+                    out.append(A.Pass(you))
+            if v.cut:
+                out.append(A.Cut(you, tuple(v.cut)))
+        elif v.phase == "exchange":
+            title = v.titles[you] if you < len(v.titles) else None
+            k = {"president": 2, "vice_president": 1}.get(str(title), 0)
+            if k and not any(g == you for g, _, _ in v.exchange):
+                k = min(k, len(v.hand))
+                out.extend(A.Give(you, combo) for combo in itertools.combinations(v.hand, k))
+        return out
+
+    def fallback(self, s: dict[str, Any], v: Any) -> tuple[str, dict[str, Any]] | None:
+        if v is not None and v.turn == v.you and v.auction is None:
+            return "turn", {}
+        return None
+
+
+ADAPTERS: dict[str, type[Any]] = {"president": PresidentAdapter, "speculation": SpeculationAdapter}
+
+
+# ---------------------------------------------------------------------------
+# one bot on one connection
+
+
+class WireBot:
+    """One engine strategy playing one connection's seat, from the pushes alone."""
+
+    def __init__(self, client: Client, strategy: str, seed: bytes, stats: WireStats | None = None,
+                 *, name: str = "", idle_timeout: float = 120.0) -> None:
+        self.client = client
+        self.strategy = strategy
+        self.seed = seed
+        self.stats = stats if stats is not None else WireStats()
+        self.name = name
+        self.idle_timeout = idle_timeout
+        self.room: str | None = None
+        self.bot: Any = None
+        self.adapter: Any = None
+        self._bot_key: tuple[Any, ...] | None = None
+        self._sent_at: float | None = None
+        self._fresh = True
+        self.last_over: dict[str, Any] | None = None
+        client.on_push = self._on_push
+
+    def _on_push(self, msg: dict[str, Any]) -> None:
+        # In the reader task: time the first state after an action.
+        if msg.get("type") == "state":
+            self._fresh = True
+            if self._sent_at is not None:
+                self.stats.latencies.append(time.perf_counter() - self._sent_at)
+                self._sent_at = None
+
+    def _ensure_bot(self, state: dict[str, Any]) -> bool:
+        game, seat = state.get("game"), state.get("you")
+        if game not in ADAPTERS or not isinstance(seat, int):
+            return False
+        key = (state.get("room"), game, seat)
+        if key != self._bot_key:
+            self._bot_key = key
+            self.adapter = ADAPTERS[str(game)]()
+            seed = hashlib.sha256(self.seed + json.dumps(key).encode()).digest()
+            self.bot = make_bot(str(game), self.strategy, seat, seed)
+        return True
+
+    async def play(self, stop_at: float | None = None, matches: int = 1) -> str:
+        """Play until ``matches`` matches are over (``"over"``), ``stop_at`` (``"stopped"``) or the end
+        of the connection (``"closed"``)."""
+        done = 0
+        while True:
+            timeout = self.idle_timeout
+            if stop_at is not None:
+                timeout = min(timeout, stop_at - time.perf_counter())
+                if timeout <= 0:
+                    return "stopped"
+            try:
+                batch = await self._next_batch(timeout)
+            except ClientTimeout:
+                if stop_at is not None and time.perf_counter() >= stop_at:
+                    return "stopped"
+                self.stats.error("idle")
+                return "idle"
+            if batch is None:
+                return "closed"
+            state = None
+            for msg in batch:
+                if msg.get("type") == "state":
+                    state = msg
+                elif msg.get("type") == "event":
+                    name = msg.get("event")
+                    if self.bot is not None and getattr(self.bot, "observes", True):
+                        with contextlib.suppress(Exception):
+                            self.bot.observe(JsonEvent(msg))
+                    if name == "match_over":
+                        self.last_over = msg
+                        done += 1
+                        self.stats.matches += 1
+            if done >= matches:
+                return "over"
+            if state is not None:
+                await self._act(state)
+
+    async def _next_batch(self, timeout: float) -> list[dict[str, Any]] | None:
+        client = self.client
+        first = client.next_push_nowait()
+        if first is None:
+            async for msg in client.pushes(timeout=timeout):
+                first = msg
+                break
+            if first is None:
+                return None
+        batch = [first]
+        while (more := client.next_push_nowait()) is not None:
+            batch.append(more)
+        return batch
+
+    async def _act(self, state: dict[str, Any]) -> None:
+        if self.room is not None and state.get("room") != self.room:
+            return  # a late state of a previous room
+        if not self._ensure_bot(state):
+            return
+        adapter, bot = self.adapter, self.bot
+        for _ in range(4):  # a few actions in a row on the same state: stop when one is accepted
+            view = adapter.view(state)
+            if view is None:
+                return
+            legal = adapter.legal(state, view)
+            if not legal:
+                return
+            action = bot.decide(view, legal)
+            if action is None:
+                return
+            cmd, args = command_of(action)
+            ok = await self._send(cmd, args)
+            if ok is not False:
+                return
+            fb = adapter.fallback(state, view)
+            if fb is not None:
+                await self._send(*fb)
+            return
+
+    async def _send(self, cmd: str, args: dict[str, Any]) -> bool | None:
+        """Send one action; True accepted, False refused by the rules, None another failure."""
+        self._sent_at = time.perf_counter()
+        self._fresh = False
+        try:
+            reply = await self.client.request_raw(cmd, **args)
+        except ClientTimeout:
+            self._sent_at = None
+            self.stats.error("timeout")
+            return None
+        except ClientClosed:
+            self._sent_at = None
+            return None
+        if reply.get("type") == "ok":
+            self.stats.actions += 1
+            return True
+        self._sent_at = None
+        code = str(reply.get("code"))
+        if code in ("illegal_play", "not_your_turn", "not_allowed", "insufficient_chips"):
+            self.stats.refused += 1
+            self.stats.codes[code] += 1
+            return False
+        self.stats.error(code)
+        return None
+
+
+# ---------------------------------------------------------------------------
+# donne bot
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True, help="telnet port, or SSH port with --ssh")
+    parser.add_argument("--ssh", action="store_true", help="connect over SSH (exec json) instead of telnet")
+    parser.add_argument("--password", help="account password (SSH password auth, or telnet login)")
+    parser.add_argument("--name", default="wirebot", help="player name (suffixed -2, -3... with --count)")
+    parser.add_argument("--strategy", default="greedy", help="engine strategy: random, greedy, search")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--join", metavar="ROOM", help="join this room")
+    where.add_argument("--create", metavar="GAME[:RULES]", help="create a room (president:classic, "
+                                                                "president:tdc, speculation)")
+    parser.add_argument("--seats", type=int, default=4)
+    parser.add_argument("--bots", type=int, default=0, help="server bots to seat in a created room")
+    parser.add_argument("--turn-seconds", type=float)
+    parser.add_argument("--stake", type=int)
+    parser.add_argument("--ante", type=int)
+    parser.add_argument("--rounds", type=int)
+    parser.add_argument("--games", type=int, default=1, help="matches to play before leaving")
+    parser.add_argument("--count", type=int, default=1, help="wire bots in this process")
+    parser.add_argument("--seed", default="wirebot", help="seed of the bots' choices")
+    parser.add_argument("--timeout", type=float, default=600.0, help="give up after this many seconds")
+
+
+def create_args(spec: str, ns: argparse.Namespace) -> dict[str, Any]:
+    game, _, rules = spec.partition(":")
+    args: dict[str, Any] = {"game": game, "seats": ns.seats}
+    if game == "president":
+        args["rules"] = rules or "classic"
+    elif rules:
+        args["rules"] = rules
+    if ns.bots:
+        args["bots"] = ns.bots
+    for key in ("turn_seconds", "stake", "ante", "rounds"):
+        value = getattr(ns, key, None)
+        if value is not None:
+            args[key] = value
+    return args
+
+
+async def connect(ns: argparse.Namespace, name: str) -> Client:
+    if ns.ssh:
+        return await Client.connect_ssh(ns.host, ns.port, name, password=ns.password)
+    client = await Client.connect_tcp(ns.host, ns.port)
+    await client.login(name, ns.password)
+    return client
+
+
+async def run_bots(ns: argparse.Namespace) -> dict[str, Any]:
+    from server.load import check_loopback
+
+    check_loopback(ns.host)
+    stats = WireStats()
+    names = [ns.name] + [f"{ns.name}-{i}" for i in range(2, ns.count + 1)]
+    clients = [await connect(ns, name) for name in names]
+    stop_at = time.perf_counter() + ns.timeout
+    try:
+        room = ns.join
+        if ns.create:
+            reply = await clients[0].request("create", **create_args(ns.create, ns))
+            room = reply["room"]
+            joiners = clients[1:]
+        else:
+            joiners = clients
+        for c in joiners:
+            await c.request("join", room=room)
+        bots = [WireBot(c, ns.strategy, f"{ns.seed}/{i}".encode(), stats, name=n)
+                for i, (c, n) in enumerate(zip(clients, names, strict=True))]
+        for c in clients:
+            c.send("state")
+        results = await asyncio.gather(*(b.play(stop_at, ns.games) for b in bots))
+    finally:
+        await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+    return {
+        "room": room,
+        "bots": len(clients),
+        "results": dict(Counter(results)),
+        "matches": stats.matches,
+        "actions": stats.actions,
+        "refused": stats.refused,
+        "errors": stats.errors,
+        "codes": dict(stats.codes),
+        "last_over": next((b.last_over for b in bots if b.last_over), None),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        summary = asyncio.run(run_bots(args))
+    except (ClientError, OSError) as exc:
+        print(f"donne bot: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(summary, ensure_ascii=False))
+    return 0 if summary["results"].get("over", 0) == summary["bots"] else 1
+
