@@ -1,0 +1,164 @@
+"""Help in context: what the player can type now, in the words of their language.
+
+:func:`help_text` lists the commands that make sense where the player is (lobby,
+a Président table on their turn, a tdc exchange, a Speculation auction or
+turning), each with a typed example and one line of explanation. The command
+words come from :data:`server.text.commands.VERBS`, so help and parser never
+disagree.
+"""
+
+from __future__ import annotations
+
+from server.i18n import translation
+from server.text.commands import CommandContext, verb
+from server.text.style import BOLD, PLAIN, TermStyle, display_width, finish, paint, wrap_text
+
+
+def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: str | None = None) -> str:
+    """The commands available now, with examples, fitting ``style.width``."""
+    t = translation(lang)
+    v = lambda cmd: verb(lang, cmd)  # noqa: E731
+    entries: list[tuple[str, str]] = []
+    title = t.gettext("What you can do now:")
+
+    if ctx.where != "room":
+        entries += [
+            (v("rooms"), t.gettext("list the open rooms")),
+            (
+                f"{v('create')} president classic 4 bots=3",
+                t.gettext("open a Président table for 4 with 3 bots (rules: classic or tdc)"),
+            ),
+            (
+                f"{v('create')} speculation 5 bots=4 ante=1",
+                t.gettext("open a Speculation table for 5 with 4 bots"),
+            ),
+            (f"{v('join')} 3", t.gettext("sit at room 3")),
+            (f"{v('watch')} 3", t.gettext("watch room 3 without playing")),
+            (v("who"), t.gettext("who is online")),
+            (v("whoami"), t.gettext("your name, chips and language")),
+            (v("history"), t.gettext("your last matches")),
+            (v("leaderboard"), t.gettext("the best players")),
+            (f"{v('register')}", t.gettext("create an account to keep your chips")),
+        ]
+    elif ctx.game == "speculation":
+        entries += _speculation_entries(lang, ctx)
+    else:
+        entries += _president_entries(lang, ctx)
+
+    if ctx.where == "room":
+        entries += [
+            (v("state") + " " + t.gettext("(or an empty line)"), t.gettext("show the table again")),
+            (v("leave"), t.gettext("leave the table (a bot takes your seat during a match)")),
+        ]
+    entries += [
+        (f"{v('say')} …  " + t.gettext("or") + " '…", t.gettext("talk to the table or the lobby")),
+        (f"{v('lang')} fr|es|en", t.gettext("change language")),
+        (f"{v('colour')} on|off, {v('unicode')} on|off", t.gettext("colours and card symbols")),
+        (f"{v('help')} ", t.gettext("this help")),
+        (v("quit"), t.gettext("disconnect")),
+    ]
+    lines = [paint(title, BOLD, style)]
+    width = style.width
+    cmd_w = min(max(display_width(c) for c, _ in entries), max(12, width // 2 - 2))
+    for cmd, text in entries:
+        if display_width(cmd) <= cmd_w and width >= 60:
+            first = f"  {cmd}{' ' * (cmd_w - display_width(cmd))}  "
+            body = wrap_text(text, width - display_width(first))
+            lines.append(first + body[0])
+            lines += [" " * display_width(first) + b for b in body[1:]]
+        else:
+            lines += wrap_text("  " + paint(cmd, BOLD, style), width, indent="    ")
+            lines += ["    " + b for b in wrap_text(text, width - 4)]
+    lines += wrap_text(_cards_hint(lang, ctx), width)
+    return finish(lines, style)
+
+
+def _president_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:
+    t = translation(lang)
+    v = lambda cmd: verb(lang, cmd)  # noqa: E731
+    out: list[tuple[str, str]] = []
+    if ctx.spectator:
+        return [(f"{v('join')} N", t.gettext("take a free seat, if there is one"))]
+    if ctx.phase == "give":
+        k = ctx.give_count or 2
+        out.append(
+            (
+                f"{v('give')} 3 4" if k == 2 else f"{v('give')} 3",
+                t.ngettext(
+                    "give back {n} card of your choice (T12)", "give back {n} cards of your choice (T12)", k
+                ).format(n=k),
+            )
+        )
+        return out
+    if ctx.your_turn and ctx.top is None:
+        out.append(("7 7  " + t.gettext("or") + f"  {v('play')} 7 7", t.gettext("lead: one to four cards of one rank")))
+    elif ctx.your_turn:
+        n = len(ctx.top or ()) or 1
+        out.append(
+            (
+                " ".join(["9"] * n) + "  " + t.gettext("or") + f"  {v('play')} " + " ".join(["9"] * n),
+                t.ngettext(
+                    "play {n} card at least as strong as the top of the trick",
+                    "play {n} cards at least as strong as the top of the trick",
+                    n,
+                ).format(n=n),
+            )
+        )
+        out.append((f"{v('pass')}  " + t.gettext("or") + "  p", t.gettext("pass")))
+    else:
+        out.append(("7 7", t.gettext("play when your turn comes (cards typed as ranks)")))
+        out.append((f"{v('pass')}  " + t.gettext("or") + "  p", t.gettext("pass when your turn comes")))
+    if ctx.rules == "tdc":
+        out.append(
+            (
+                v("cut"),
+                t.gettext("cut out of turn with the remaining cards of the rank just played (T9)"),
+            )
+        )
+        out.append((f"{v('autocut')} on|off", t.gettext("cut automatically whenever you can")))
+    return out
+
+
+def _speculation_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:
+    t = translation(lang)
+    v = lambda cmd: verb(lang, cmd)  # noqa: E731
+    if ctx.spectator:
+        return [(f"{v('join')} N", t.gettext("take a free seat, if there is one"))]
+    out: list[tuple[str, str]] = []
+    auction = ctx.auction
+    if auction and auction.get("seat") == ctx.you:
+        out += [
+            (v("sell"), t.gettext("sell your best trump to the best bidder")),
+            (v("keep"), t.gettext("keep it")),
+        ]
+    elif auction:
+        out.append((f"{v('bid')} 3  " + t.gettext("or") + "  3", t.gettext("bid 3 chips for the card on sale")))
+    else:
+        if ctx.your_turn:
+            out.append((f"{v('turn')}  " + t.gettext("or") + "  t", t.gettext("turn your top face-down card")))
+        out.append(
+            (
+                f"{v('offer')} ana 2 5",
+                t.gettext("offer Ana 5 chips for her top 2 face-down cards"),
+            )
+        )
+    out += [
+        (f"{v('accept')} 4 / {v('decline')} 4", t.gettext("answer offer #4 made to you")),
+        (f"{v('withdraw')} 4", t.gettext("withdraw your offer #4")),
+    ]
+    return out
+
+
+def _cards_hint(lang: str, ctx: CommandContext) -> str:
+    t = translation(lang)
+    if ctx.where == "room" and ctx.game == "speculation":
+        return ""
+    if lang == "fr":
+        ranks = "3 … 10 V D R A 2"
+    elif lang == "es":
+        ranks = "3 … 10 J Q K A 2"
+    else:
+        ranks = "3 … 10 J Q K A 2"
+    return t.gettext(
+        "Cards: type ranks ({ranks}; 10 or T); suits are optional (c d h s, e.g. 7h), the weakest are taken."
+    ).format(ranks=ranks)
