@@ -1,0 +1,157 @@
+"""``donne serve``: start the SSH and telnet servers around one lobby and one store.
+
+``start(config)`` returns a :class:`Running` server (its real ports, the
+lobby, the store) whose ``stop()`` shuts down cleanly: stop accepting, tell
+everyone, end every room (refunding the chips of unfinished rounds), close
+the sessions, the listeners and the store. ``stop()`` is idempotent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+from dataclasses import dataclass, field
+from typing import Any
+
+from server.config import Config, ConfigError, load_config
+from server.limits import ConnectionCounter
+from server.lobby import Lobby
+
+log = logging.getLogger("donne")
+
+
+@dataclass(eq=False)
+class Running:
+    config: Config
+    store: Any = None
+    telnet_port: int = 0
+    ssh_port: int = 0
+    lobby: Lobby = field(init=False)
+    connections: ConnectionCounter = field(init=False)
+    stopping: bool = False
+    _telnet: Any = None
+    _ssh: Any = None
+    _stopped: asyncio.Event = field(default_factory=asyncio.Event)
+    _stop_task: asyncio.Task[None] | None = None
+
+    def __post_init__(self) -> None:
+        self.lobby = Lobby(self)
+        self.connections = ConnectionCounter(self.config.max_connections_per_address)
+
+    async def stop(self) -> None:
+        """Shut down (idempotent; concurrent callers all wait for the same shutdown)."""
+        if self._stop_task is None:
+            self._stop_task = asyncio.get_running_loop().create_task(self._shutdown())
+        await asyncio.shield(self._stop_task)
+
+    async def _shutdown(self) -> None:
+        self.stopping = True
+        log.info("shutting down")
+        from server.transports.telnet import stop_listening
+
+        if self._telnet is not None:
+            stop_listening(self._telnet)
+        if self._ssh is not None:
+            self._ssh.close()
+        try:
+            await self.lobby.shutdown()
+        except Exception:
+            log.exception("lobby shutdown failed")
+        if self._telnet is not None:
+            self._telnet.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._telnet.wait_closed(), 5)
+        if self._ssh is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._ssh.wait_closed(), 5)
+        if self.store is not None:
+            try:
+                await self.store.close()
+            except Exception:
+                log.exception("closing the store failed")
+        self._stopped.set()
+        log.info("stopped")
+
+    async def wait_stopped(self) -> None:
+        await self._stopped.wait()
+
+
+async def open_store(config: Config) -> Any:
+    from server.storage import open_store as _open
+
+    return await _open(config.db_path, {"starting_chips": config.starting_chips,
+                                        "guest_chips": config.guest_chips})
+
+
+async def start(config: Config) -> Running:
+    """Create the data folder, open the store, refund unsettled rounds, start both listeners."""
+    from server.commands import load
+    from server.transports.ssh import start_ssh
+    from server.transports.telnet import start_telnet
+
+    load()
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    running = Running(config)
+    running.store = await open_store(config)
+    try:
+        refunded = await running.store.ledger.refund_unsettled()
+        if refunded:
+            log.info("refunded %d unsettled rounds from the last run", len(refunded))
+        running._telnet = await start_telnet(running)
+        running.telnet_port = running._telnet.sockets[0].getsockname()[1]
+        running._ssh = await start_ssh(running)
+        running.ssh_port = running._ssh.sockets[0].getsockname()[1]
+    except BaseException:
+        await running.stop()
+        raise
+    log.info("listening: telnet %s:%d, ssh %s:%d, data in %s", config.host, running.telnet_port,
+             config.host, running.ssh_port, config.data_dir)
+    return running
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", help="address to listen on (default from the configuration)")
+    parser.add_argument("--ssh-port", type=int, help="SSH port (0: any free port)")
+    parser.add_argument("--telnet-port", type=int, help="telnet port (0: any free port)")
+    parser.add_argument("--data-dir", help="folder for the SQLite file and the SSH host key")
+    parser.add_argument("--config", help="TOML file overriding config/default.toml")
+    parser.add_argument("--log-level", help="DEBUG, INFO, WARNING...")
+
+
+async def serve(config: Config) -> None:
+    running = await start(config)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(sig)
+        await running.stop()
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = load_config(
+            args.config,
+            host=args.host,
+            ssh_port=args.ssh_port,
+            telnet_port=args.telnet_port,
+            data_dir=args.data_dir,
+            log_level=args.log_level,
+        )
+    except ConfigError as exc:
+        print(f"donne serve: {exc}")
+        return 2
+    logging.basicConfig(level=config.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(config))
+    return 0

@@ -1,0 +1,145 @@
+"""The command registry shared by JSON and text mode.
+
+A command is an async handler registered by name::
+
+    from server.commands import Context, command, arg_str
+
+    @command("whoami")
+    async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+        return {"name": ctx.session.name, ...}
+
+* ``args`` are exactly the JSON-protocol arguments (the text-mode parser of
+  ``server.text.commands`` produces the same dict), never containing ``cmd``
+  or ``id``.
+* The handler returns the fields of the ``ok`` reply (or ``None``), or raises
+  :class:`CommandError` with a protocol error code (and ``params`` for the
+  localized message). An error must leave everything unchanged.
+* ``login=False`` marks the few commands allowed before logging in.
+
+Handlers live in per-topic modules imported by :func:`load`: ``core``
+(session and lobby), ``game`` (moves, forwarded to the room), and
+``accounts`` when present (accounts, history, leaderboard; its handlers may
+replace ``core``'s ``login``/``whoami``, being loaded after it).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server.app import Running
+    from server.lobby import Lobby
+    from server.session import Session
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[["Context", Mapping[str, Any]], Awaitable[dict[str, Any] | None]]
+
+
+class CommandError(Exception):
+    """A refused command: ``code`` is a protocol error code, ``params`` fill its message."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    name: str
+    handler: Handler
+    login: bool = True  # needs a logged-in session
+    rate: bool = True  # counts against the session's command rate
+
+
+@dataclass(slots=True)
+class Context:
+    """What a handler may touch: its session, the lobby, the store, the config."""
+
+    session: Session
+    app: Running
+
+    @property
+    def lobby(self) -> Lobby:
+        return self.app.lobby
+
+    @property
+    def store(self) -> Any:
+        return self.app.store
+
+    @property
+    def config(self) -> Any:
+        return self.app.config
+
+
+COMMANDS: dict[str, Spec] = {}
+
+MODULES = ("server.commands.core", "server.commands.game", "server.commands.accounts")
+"""Loaded in this order; a later module may replace an earlier module's command."""
+
+
+def command(name: str, *, login: bool = True, rate: bool = True) -> Callable[[Handler], Handler]:
+    """Register ``handler`` as the command ``name`` (see the module docstring)."""
+
+    def register(handler: Handler) -> Handler:
+        if name in COMMANDS and COMMANDS[name].handler.__module__ == handler.__module__:
+            raise ValueError(f"command {name!r} registered twice in {handler.__module__}")
+        COMMANDS[name] = Spec(name, handler, login=login, rate=rate)
+        return handler
+
+    return register
+
+
+_loaded = False
+
+
+def load() -> dict[str, Spec]:
+    """Import every command module once and return the registry."""
+    global _loaded
+    if not _loaded:
+        for module in MODULES:
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as exc:
+                if exc.name != module:
+                    raise
+                log.debug("no command module %s", module)
+        _loaded = True
+    return COMMANDS
+
+
+# Argument helpers: each raises CommandError("bad_argument", arg=...) on bad input.
+
+
+def arg_str(args: Mapping[str, Any], key: str, *, default: str | None = None, limit: int = 200) -> str:
+    value = args.get(key, default)
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise CommandError("bad_argument", arg=key)
+    return value
+
+
+def arg_int(args: Mapping[str, Any], key: str, *, default: int | None = None,
+            lo: int | None = None, hi: int | None = None) -> int:
+    value = args.get(key, default)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise CommandError("bad_argument", arg=key)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise CommandError("bad_argument", arg=key)
+    return value
+
+
+def arg_bool(args: Mapping[str, Any], key: str, *, default: bool | None = None) -> bool:
+    value = args.get(key, default)
+    if isinstance(value, str):
+        value = {"on": True, "true": True, "yes": True, "1": True,
+                 "off": False, "false": False, "no": False, "0": False}.get(value.lower(), value)
+    if not isinstance(value, bool):
+        raise CommandError("bad_argument", arg=key)
+    return value

@@ -1,0 +1,153 @@
+"""Session and lobby commands: login, lang, whoami, who, rooms, create, join, watch, leave, say, state."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from server import ui
+from server.commands import COMMANDS, CommandError, Context, arg_bool, arg_str, command
+from server.limits import clean_text
+
+
+@command("login", login=False)
+async def login(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    name = arg_str(args, "name", limit=200)
+    password = args.get("password")
+    if password is not None and not isinstance(password, str):
+        raise CommandError("bad_argument", arg="password")
+    player = await ctx.lobby.login(ctx.session, name, password=password or None)
+    return {"name": player.name, "guest": player.guest, "lang": ctx.session.lang,
+            "room": player.room.id if player.room else None, "seat": player.seat}
+
+
+@command("whoami")
+async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    session = ctx.session
+    assert session.name is not None
+    player = session.player
+    chips = await ctx.store.ledger.balance(session.name)
+    return {"name": session.name, "guest": session.guest, "chips": chips, "lang": session.lang,
+            "room": player.room.id if player and player.room else None,
+            "seat": player.seat if player else None}
+
+
+@command("lang", login=False)
+async def lang(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    value = ui.pick_lang(str(args.get("lang", "")))
+    if value is None:
+        raise CommandError("bad_argument", arg="lang")
+    ctx.session.lang = value
+    player = ctx.session.player
+    if player is not None and player.room is not None:
+        player.room.refresh(player)  # texts of later pushes in the new language
+    return {"lang": value}
+
+
+@command("who")
+async def who(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    players = sorted(ctx.lobby.online(), key=lambda p: p.name.casefold())
+    return {"players": [{"name": p.name, "guest": p.guest,
+                         "room": p.room.id if p.room else None,
+                         "seat": p.seat if p.room else None} for p in players]}
+
+
+@command("rooms")
+async def rooms(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    return {"rooms": [room.summary() for room in ctx.lobby.rooms.values() if not room.closed]}
+
+
+@command("create")
+async def create(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    from server.room import create_room
+
+    room = await create_room(ctx, args)
+    return {"room": room.id, "seat": 0}
+
+
+@command("join")
+async def join(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    room = ctx.lobby.find_room(args.get("room"))
+    player = ctx.session.player
+    assert player is not None
+    if player.room is not None and player.room is not room:
+        raise CommandError("not_allowed", reason="in_room")
+    result = await room.submit(player, "join", args)
+    return {"room": room.id, **(result or {})}
+
+
+@command("watch")
+async def watch(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    room = ctx.lobby.find_room(args.get("room"))
+    player = ctx.session.player
+    assert player is not None
+    if player.room is not None and player.room is not room:
+        raise CommandError("not_allowed", reason="in_room")
+    await room.submit(player, "watch", args)
+    return {"room": room.id}
+
+
+@command("leave")
+async def leave(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    player = ctx.session.player
+    assert player is not None
+    if player.room is None:
+        raise CommandError("not_allowed", reason="not_in_room")
+    return await player.room.submit(player, "leave", args)
+
+
+@command("say")
+async def say(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    text = args.get("text")
+    if not isinstance(text, str):
+        raise CommandError("bad_argument", arg="text")
+    message = clean_text(text, ctx.config.max_chat)
+    if not message:
+        raise CommandError("bad_argument", arg="text")
+    player = ctx.session.player
+    assert player is not None
+    if player.room is not None:
+        return await player.room.submit(player, "say", {"text": message})
+    ctx.lobby.broadcast({"event": "chat", "name": player.name, "room": None, "message": message})
+    return None
+
+
+@command("state")
+async def state(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    player = ctx.session.player
+    assert player is not None
+    if player.room is None:
+        raise CommandError("not_allowed", reason="not_in_room")
+    return await player.room.submit(player, "state", args)
+
+
+@command("autocut")
+async def autocut(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """tdc: let the server cut for me as soon as a cut is possible (T9)."""
+    on = arg_bool(args, "on", default=not (ctx.session.player and ctx.session.player.autocut))
+    player = ctx.session.player
+    assert player is not None
+    player.autocut = on
+    if player.room is not None:
+        await player.room.submit(player, "autocut", {"on": on})
+    return {"on": on}
+
+
+@command("ping", login=False, rate=False)
+async def ping(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    return {"pong": True}
+
+
+@command("help", login=False)
+async def help_(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    return {"commands": sorted(COMMANDS)}
+
+
+@command("limits")
+async def limits(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The limits this server applies (so scripts can pace themselves)."""
+    cfg = ctx.config
+    return {"max_line": cfg.max_line, "commands_per_second": cfg.commands_per_second,
+            "command_burst": cfg.command_burst, "max_chat": cfg.max_chat, "max_name": cfg.max_name,
+            "idle_timeout": cfg.idle_timeout, "grace_seconds": cfg.grace_seconds}
+

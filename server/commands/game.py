@@ -1,0 +1,34 @@
+"""Moves, forwarded to the player's room: the room coroutine checks them with the engine.
+
+``play``/``pass``/``cut``/``give`` (Président), ``bid``/``sell``/``keep``/``turn``/
+``offer``/``accept``/``decline``/``withdraw`` (Speculation). Their arguments are
+the protocol's (PROTOCOL.md); the engine's refusals come back as error codes
+(``not_your_turn``, ``illegal_play``, ``not_allowed``, ``insufficient_chips``,
+``bad_argument``) and change nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from server.commands import CommandError, Context, command
+from server.room import GAME_COMMANDS
+
+
+def _forward(cmd: str) -> Any:
+    async def handler(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+        player = ctx.session.player
+        assert player is not None
+        if player.room is None:
+            raise CommandError("not_allowed", reason="not_in_room")
+        result: dict[str, Any] | None = await player.room.submit(player, cmd, args)
+        return result
+
+    handler.__name__ = f"game_{cmd}"
+    handler.__qualname__ = handler.__name__
+    return handler
+
+
+for _cmd in sorted(GAME_COMMANDS):
+    command(_cmd)(_forward(_cmd))

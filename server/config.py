@@ -1,0 +1,164 @@
+"""Server configuration: embedded defaults, then a TOML file, then overrides.
+
+``config/default.toml`` holds every key with its default, grouped in sections
+(``[server]``, ``[limits]``, ``[timers]``, ``[chips]``). A configuration file
+given with ``--config`` uses the same sections and keys; keyword overrides
+(command-line flags, tests) use the bare key names, which are unique across
+sections. Unknown keys are refused, so a typo never goes unnoticed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_FILE = Path(__file__).resolve().parent.parent / "config" / "default.toml"
+
+
+class ConfigError(ValueError):
+    """A configuration file or override that cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    # [server]
+    host: str = "127.0.0.1"
+    ssh_port: int = 2222
+    telnet_port: int = 2323
+    data_dir: Path = field(default_factory=lambda: Path("data"))
+    db_file: str = "donne.sqlite3"
+    host_key_file: str = "ssh_host_ed25519_key"
+    default_lang: str = "en"
+    log_level: str = "INFO"
+    # [limits]
+    max_line: int = 1024
+    commands_per_second: float = 8.0
+    command_burst: int = 20
+    flood_disconnect: int = 200
+    idle_timeout: float = 1800.0
+    max_connections_per_address: int = 20
+    login_timeout: float = 60.0
+    outbound_queue: int = 2000
+    drain_timeout: float = 20.0
+    max_rooms: int = 500
+    max_name: int = 20
+    max_chat: int = 300
+    ssh_keepalive: float = 30.0
+    telnet_connect_maxwait: float = 0.4
+    # [timers]
+    turn_seconds: float = 30.0
+    auction_seconds: float = 10.0
+    flip_seconds: float = 2.0
+    grace_seconds: float = 60.0
+    round_pause: float = 3.0
+    bot_delay: float = 0.8
+    close_after_over: float = 120.0
+    # [chips]
+    starting_chips: int = 1000
+    guest_chips: int = 200
+    bot_chips: int = 1000
+    default_stake: int = 2
+    default_ante: int = 1
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / self.db_file
+
+    @property
+    def host_key_path(self) -> Path:
+        return self.data_dir / self.host_key_file
+
+    def replace(self, **changes: Any) -> Config:
+        return _build({**dataclasses.asdict(self), **changes})
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(Config)}
+
+
+def _flatten(doc: dict[str, Any], source: str) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for section, values in doc.items():
+        if not isinstance(values, dict):
+            raise ConfigError(f"{source}: top-level key {section!r} must be a [section]")
+        for key, value in values.items():
+            if key not in _FIELDS:
+                raise ConfigError(f"{source}: unknown key {section}.{key}")
+            flat[key] = value
+    return flat
+
+
+def _coerce(name: str, value: Any) -> Any:
+    kind = _FIELDS[name].type
+    try:
+        if kind == "Path":
+            return Path(value)
+        if kind == "int":
+            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                raise ValueError(value)
+            return int(value)
+        if kind == "float":
+            if isinstance(value, bool):
+                raise ValueError(value)
+            return float(value)
+        if kind == "str":
+            if not isinstance(value, str):
+                raise ValueError(value)
+            return value
+    except (TypeError, ValueError):
+        raise ConfigError(f"{name}: expected {kind}, got {value!r}") from None
+    return value
+
+
+def _build(values: dict[str, Any]) -> Config:
+    unknown = set(values) - set(_FIELDS)
+    if unknown:
+        raise ConfigError(f"unknown configuration keys: {', '.join(sorted(unknown))}")
+    cfg = Config(**{k: _coerce(k, v) for k, v in values.items()})
+    _check(cfg)
+    return cfg
+
+
+def _check(cfg: Config) -> None:
+    for port in (cfg.ssh_port, cfg.telnet_port):
+        if not 0 <= port <= 65535:
+            raise ConfigError(f"port out of range: {port}")
+    positive = ("max_line", "commands_per_second", "command_burst", "outbound_queue", "drain_timeout",
+                "max_name", "max_chat", "turn_seconds", "auction_seconds", "login_timeout")
+    for name in positive:
+        if getattr(cfg, name) <= 0:
+            raise ConfigError(f"{name} must be positive")
+    for name in ("flip_seconds", "grace_seconds", "round_pause", "bot_delay", "idle_timeout",
+                 "close_after_over", "ssh_keepalive", "telnet_connect_maxwait"):
+        if getattr(cfg, name) < 0:
+            raise ConfigError(f"{name} must not be negative")
+    if cfg.default_stake < 0 or cfg.default_stake % 2:
+        raise ConfigError("default_stake must be an even number of chips (T13)")
+    if cfg.starting_chips < 0 or cfg.guest_chips < 0:
+        raise ConfigError("starting_chips and guest_chips must not be negative")
+    if cfg.default_ante < 1 or cfg.bot_chips < 0:
+        raise ConfigError("default_ante must be at least 1 and bot_chips not negative")
+
+
+def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
+    """Embedded defaults, then the TOML file at ``path``, then ``overrides`` (bare key names).
+
+    Overrides whose value is ``None`` are ignored, so unset command-line flags
+    can be passed straight through.
+    """
+    values: dict[str, Any] = {}
+    with DEFAULT_FILE.open("rb") as fh:
+        values.update(_flatten(tomllib.load(fh), str(DEFAULT_FILE.name)))
+    if path is not None:
+        try:
+            with Path(path).open("rb") as fh:
+                doc = tomllib.load(fh)
+        except OSError as exc:
+            raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
+        values.update(_flatten(doc, str(path)))
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return _build(values)

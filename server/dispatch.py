@@ -1,0 +1,61 @@
+"""The one command dispatcher, shared by JSON and text mode.
+
+Both modes turn a line into ``(cmd, args)`` — JSON mode by decoding the
+object, text mode with ``server.text.commands.parse_line`` — and call
+:func:`dispatch`, which applies the session's rate limit, finds the handler
+in the registry (``server.commands``), checks the login, runs it and sends
+exactly one reply. Nothing a client sends may escape from here: a handler's
+unexpected exception is logged and answered with ``internal_error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from server.commands import CommandError, Context, load
+
+if TYPE_CHECKING:
+    from server.session import Session
+
+log = logging.getLogger(__name__)
+
+
+def rate_ok(session: Session) -> bool:
+    """Take one command from the session's budget; a flood ends the session."""
+    if session.limiter.allow(time.monotonic()):
+        return True
+    if session.limiter.flooding:
+        log.info("%r: flooding, disconnecting", session)
+        session.notice("flood")
+        session.close("flood")
+    return False
+
+
+async def dispatch(session: Session, cmd: str, args: Mapping[str, Any], req_id: Any = None) -> None:
+    """Run one command for ``session`` and send its one reply (``ok`` or ``error``)."""
+    spec = load().get(cmd)
+    if (spec is None or spec.rate) and not rate_ok(session):
+        if not session.closed.is_set():
+            session.reply_error(req_id, "rate_limited")
+        return
+    if spec is None:
+        session.reply_error(req_id, "unknown_command", cmd=cmd[:40])
+        return
+    if spec.login and not session.logged_in:
+        session.reply_error(req_id, "not_logged_in")
+        return
+    try:
+        result = await spec.handler(Context(session, session.app), args)
+    except CommandError as exc:
+        session.reply_error(req_id, exc.code, **exc.params)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("%r: command %s failed", session, cmd)
+        session.reply_error(req_id, "internal_error")
+    else:
+        session.reply_ok(req_id, cmd, result)

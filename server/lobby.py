@@ -1,0 +1,250 @@
+"""The lobby: who is online, the rooms, logging in, coming back after a disconnection.
+
+A :class:`Player` is a name's presence on the server. It outlives its
+connection while it holds a seat: when the connection drops, the room keeps
+the seat for ``grace_seconds`` and a new login under the same name takes the
+seat back (the session is re-attached, the room pushes a full state).
+Rooms call :meth:`Lobby.release` when they no longer need a player; a player
+with neither a connection nor a seat is forgotten (a guest's chips are then
+retired by the store).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from server.commands import CommandError
+from server.limits import clean_text
+
+if TYPE_CHECKING:
+    from server.app import Running
+    from server.room import Room
+    from server.session import Session
+
+log = logging.getLogger(__name__)
+
+try:
+    from server.storage.names import clean_name as _storage_clean_name
+    from server.storage.names import name_key
+except ImportError:  # pragma: no cover - the storage package always ships names.py
+    _storage_clean_name = None  # type: ignore[assignment]
+
+    def name_key(name: str) -> str:
+        return name.casefold()
+
+
+def clean_name(raw: str, limit: int) -> str:
+    """The display form of a typed name, or ``CommandError("bad_name")``."""
+    raw = clean_text(raw)
+    if len(raw) > limit:
+        raise CommandError("bad_name")
+    if _storage_clean_name is not None:
+        try:
+            return str(_storage_clean_name(raw))
+        except ValueError:
+            raise CommandError("bad_name") from None
+        except Exception as exc:  # BadName is a StorageError
+            if getattr(exc, "code", "") == "bad_name":
+                raise CommandError("bad_name") from None
+            raise
+    if not raw or not all(ch.isalnum() or ch in "_-." for ch in raw):
+        raise CommandError("bad_name")
+    return raw
+
+
+@dataclass(eq=False)
+class Player:
+    name: str
+    guest: bool
+    session: Session | None = None
+    room: Room | None = None
+    seat: int | None = None  # None with a room: spectator
+    autocut: bool = False  # tdc: cut for this player as soon as possible (T9)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return name_key(self.name)
+
+    @property
+    def seated(self) -> bool:
+        return self.room is not None and self.seat is not None
+
+    @property
+    def connected(self) -> bool:
+        return self.session is not None and not self.session.closed.is_set()
+
+    @property
+    def lang(self) -> str:
+        return self.session.lang if self.session is not None else "en"
+
+
+class Lobby:
+    def __init__(self, app: Running) -> None:
+        self.app = app
+        self.players: dict[str, Player] = {}
+        self.rooms: dict[str, Room] = {}
+        self._room_ids = itertools.count(1)
+        self._login_lock = asyncio.Lock()
+        self.closing = False
+
+    @property
+    def store(self) -> Any:
+        return self.app.store
+
+    # -- logging in --------------------------------------------------------------
+
+    async def needs_password(self, name: str) -> bool:
+        try:
+            return bool(await self.store.accounts.exists(name))
+        except Exception:
+            return False
+
+    async def login(self, session: Session, name: str, *, password: str | None = None,
+                    verified: bool = False) -> Player:
+        """Log ``session`` in as ``name`` (a guest unless the name has an account).
+
+        ``verified``: the transport already proved the account (SSH key or
+        password). A guest name already connected is refused (``name_in_use``);
+        an account logging in again takes over its old connection. A player
+        still holding a seat gets it back.
+        """
+        if session.logged_in:
+            raise CommandError("not_allowed")
+        if self.closing:
+            raise CommandError("not_allowed")
+        display = clean_name(name, self.app.config.max_name)
+        accounts = self.store.accounts
+        async with self._login_lock:
+            registered = bool(await accounts.exists(display))
+            if registered and not verified:
+                if not password:
+                    raise CommandError("bad_password")
+                account = await accounts.verify_password(display, password, session.conn.peer)
+                if account is None:
+                    raise CommandError("bad_password")
+                display = account.name
+            key = name_key(display)
+            player = self.players.get(key)
+            if player is not None:
+                if player.connected:
+                    assert player.session is not None
+                    if not registered:
+                        raise CommandError("name_in_use")
+                    old = player.session
+                    old.player = None
+                    player.session = None
+                    old.notice("replaced")
+                    old.close("replaced")
+                player.session = session
+                session.player = player
+                session.logged(player.name, player.guest)
+                log.info("%s is back (%s)", player.name, session.conn.kind)
+                if player.room is not None:
+                    await player.room.reconnect(player)
+                return player
+            if not registered:
+                try:
+                    account = await accounts.login_guest(display)
+                except Exception as exc:
+                    code = getattr(exc, "code", None)
+                    if code in ("name_taken", "bad_name"):
+                        raise CommandError("name_in_use" if code == "name_taken" else code) from None
+                    raise
+                display = account.name
+            player = Player(name=display, guest=not registered)
+            player.session = session
+            self.players[key] = player
+            session.player = player
+            session.logged(player.name, player.guest)
+            log.info("%s logged in (%s, %s)", player.name, "guest" if player.guest else "account",
+                     session.conn.kind)
+            return player
+
+    async def detach(self, session: Session) -> None:
+        """The session ended (called once by :meth:`Session.close`)."""
+        player = session.player
+        session.player = None
+        if player is None or player.session is not session:
+            return
+        player.session = None
+        if player.room is not None:
+            await player.room.disconnected(player)
+        else:
+            await self.release(player)
+
+    async def release(self, player: Player) -> None:
+        """A room no longer holds ``player``; forget a player who is not connected either."""
+        if player.room is not None or player.connected:
+            return
+        if self.players.get(player.key) is player:
+            del self.players[player.key]
+            log.info("%s left", player.name)
+            if player.guest:
+                try:
+                    await self.store.accounts.logout_guest(player.name)
+                except Exception:
+                    log.exception("could not retire guest %s", player.name)
+
+    # -- who and where -------------------------------------------------------------
+
+    def online(self) -> list[Player]:
+        return [p for p in self.players.values() if p.connected]
+
+    def lobby_sessions(self) -> list[Session]:
+        """Connected sessions not in a room (they receive lobby chat)."""
+        return [p.session for p in self.players.values()
+                if p.session is not None and p.room is None and not p.session.closed.is_set()]
+
+    def broadcast(self, event: Mapping[str, Any]) -> None:
+        for session in self.lobby_sessions():
+            session.push_event(event)
+
+    def new_room_id(self) -> str:
+        while True:
+            rid = f"r{next(self._room_ids)}"
+            if rid not in self.rooms:
+                return rid
+
+    def find_room(self, room_id: Any) -> Room:
+        if not isinstance(room_id, str | int):
+            raise CommandError("bad_argument", arg="room")
+        rid = str(room_id).strip().lower()
+        if rid.isdigit():
+            rid = "r" + rid
+        room = self.rooms.get(rid)
+        if room is None or room.closed:
+            raise CommandError("no_such_room", room=str(room_id)[:20])
+        return room
+
+    def room_closed(self, room: Room) -> None:
+        if self.rooms.get(room.id) is room:
+            del self.rooms[room.id]
+
+    # -- shutdown -----------------------------------------------------------------
+
+    async def shutdown(self) -> None:
+        """Tell everyone, end every room (refunding unsettled chips), close every session."""
+        self.closing = True
+        for player in list(self.players.values()):
+            if player.session is not None:
+                player.session.push_event({"event": "shutdown"})
+        rooms = list(self.rooms.values())
+        await asyncio.gather(*(room.stop() for room in rooms), return_exceptions=True)
+        sessions = [p.session for p in self.players.values() if p.session is not None]
+        for session in sessions:
+            session.close("shutdown")
+        for session in sessions:
+            try:
+                await asyncio.wait_for(session.done.wait(), 5)
+            except TimeoutError:
+                log.warning("%r did not close in time", session)
+        for player in list(self.players.values()):
+            player.room = None
+            player.seat = None
+            await self.release(player)

@@ -1,0 +1,1 @@
+"""Front doors: telnet (and raw TCP) and SSH turn bytes into lines for sessions."""

@@ -1,0 +1,163 @@
+"""The telnet front door (telnetlib3), also serving raw TCP clients.
+
+telnetlib3 does the protocol work: option negotiation (ECHO, SGA, BINARY,
+NAWS, TTYPE, NEW_ENVIRON, CHARSET) and removing telnet commands from the
+input. We read chunks and assemble lines ourselves (:mod:`.lines`), echo in
+character mode, and never let telnetlib3's own idle timer disconnect people
+(``timeout=0``: the session's idle time-out applies instead).
+
+Settings from TECH.md §1: ``force_binary=True`` and ``encoding_errors=
+"replace"`` (a raw client never negotiates BINARY; strict decoding crashed
+the shell), ``connect_maxwait`` below half a second (a silent raw client
+would otherwise wait 4 s for its first prompt).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import telnetlib3
+from telnetlib3.telopt import ECHO, WILL, WONT
+
+from server.transports.lines import LineAssembler
+
+if TYPE_CHECKING:
+    from server.app import Running
+
+log = logging.getLogger(__name__)
+
+
+class DonneTelnetServer(telnetlib3.TelnetServer):  # type: ignore[misc]
+    """Tells the connection's session when the window size changes (NAWS)."""
+
+    resize_hook: Callable[[int, int], None] | None = None
+
+    def on_naws(self, rows: int, cols: int) -> None:  # telnetlib3 order: rows, cols
+        super().on_naws(rows, cols)
+        if self.resize_hook is not None:
+            self.resize_hook(cols, rows)
+
+
+class TelnetConn:
+    """A :class:`server.session.Conn` over a telnetlib3 reader/writer pair."""
+
+    kind = "telnet"
+    crlf = True
+
+    def __init__(self, reader: Any, writer: Any, peer: str, max_line: int) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.peer = peer
+        self.term: str | None = _term(writer.get_extra_info("TERM"))
+        self.width = int(writer.get_extra_info("cols") or 80)
+        self.height = int(writer.get_extra_info("rows") or 24)
+        lang = writer.get_extra_info("LANG")
+        self.env: Mapping[str, str] = {"LANG": lang} if isinstance(lang, str) and lang else {}
+        self.on_resize: Callable[[int, int], None] | None = None
+        self.machine = False  # JSON mode: no echo, no negotiation
+        self._lines = LineAssembler(max_line)
+        self._ready: list[Any] = []
+        self._iac_secret = False
+        protocol = getattr(writer, "protocol", None)
+        if isinstance(protocol, DonneTelnetServer):
+            protocol.resize_hook = self._resized
+
+    def _resized(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        if self.on_resize is not None:
+            self.on_resize(width, height)
+
+    async def readline(self) -> Any:
+        while not self._ready:
+            data = await self.reader.read(4096)
+            if not data:
+                return None
+            fed = self._lines.feed(data)
+            if fed.echo and not self.machine and getattr(self.writer, "will_echo", False):
+                self.writer.write(fed.echo)
+            self._ready.extend(fed.lines)
+        return self._ready.pop(0)
+
+    def set_machine(self) -> None:
+        self.machine = True
+
+    def write(self, text: str) -> None:
+        self.writer.write(text)
+
+    async def drain(self) -> None:
+        await self.writer.drain()
+
+    def set_secret(self, secret: bool) -> None:
+        self._lines.secret = secret
+        if getattr(self.writer, "will_echo", False):
+            return  # character mode: we simply do not echo
+        # local mode: ask the client to stop (then resume) its own echo
+        if secret and not self._iac_secret:
+            self.writer.iac(WILL, ECHO)
+            self._iac_secret = True
+        elif not secret and self._iac_secret:
+            self.writer.iac(WONT, ECHO)
+            self._iac_secret = False
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.writer.close()
+
+
+def _term(value: Any) -> str | None:
+    if not isinstance(value, str) or not value or value.lower() == "unknown":
+        return None
+    return value
+
+
+async def start_telnet(app: Running) -> Any:
+    """Start listening; returns telnetlib3's server (``.sockets``, ``.close()``)."""
+    cfg = app.config
+
+    async def shell(reader: Any, writer: Any) -> None:
+        from server.session import serve_telnet
+
+        peername = writer.get_extra_info("peername")
+        peer = str(peername[0]) if peername else "?"
+        if app.stopping or not app.connections.acquire(peer):
+            writer.write("Too many connections / Trop de connexions / Demasiadas conexiones.\r\n")
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer.drain(), 2)
+            writer.close()
+            return
+        try:
+            conn = TelnetConn(reader, writer, peer, cfg.max_line)
+            await serve_telnet(app, conn)
+        except Exception:
+            log.exception("telnet connection from %s failed", peer)
+        finally:
+            app.connections.release(peer)
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    return await telnetlib3.create_server(
+        host=cfg.host,
+        port=cfg.telnet_port,
+        protocol_factory=DonneTelnetServer,
+        shell=shell,
+        encoding="utf8",
+        encoding_errors="replace",
+        force_binary=True,
+        connect_maxwait=cfg.telnet_connect_maxwait,
+        timeout=0,
+    )
+
+
+def stop_listening(server: Any) -> None:
+    """Stop accepting telnet connections while the open ones carry on.
+
+    ``telnetlib3.Server.close()`` would also cut every client at once; the
+    shutdown first tells everyone, so only the listening socket closes here.
+    """
+    inner = getattr(server, "_server", None)
+    if inner is not None:
+        inner.close()
