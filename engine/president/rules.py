@@ -66,6 +66,7 @@ TDC = replace(
     name="tdc",
     first_lead="qh",
     pass_leaves_trick=True,
+    close_on_quad=False,
     close_on_four_of_rank=True,
     close_on_empty=True,
     revolution=True,
