@@ -227,60 +227,69 @@ class SpeculationAdapter:
     game = "speculation"
 
     def __init__(self) -> None:
+        from engine.speculation import actions as A
         from engine.speculation import view as V
 
+        self.A = A
         self.V = V
 
     def view(self, s: dict[str, Any]) -> Any:
-        raise NotImplementedError
+        V = self.V
+        trump = s.get("trump")
+        best = s.get("best")
+        auction = s.get("auction")
+        seats = tuple(
+            V.SeatView(int(x["seat"]), int(x.get("chips") or 0), tuple(Card.parse(c) for c in x.get("faceup") or ()),
+                       int(x.get("facedown") or 0), bool(x.get("playing", True)))
+            for x in s.get("seats") or ()
+        )
+        return V.SpeculationView(
+            round=int(s.get("round") or 0),
+            you=s.get("you"),
+            dealer=s.get("dealer"),
+            turn=s.get("turn"),
+            trump=None if not trump else "cdhs".index(str(trump)),
+            best=None if not best else (int(best["seat"]), Card.parse(best["card"])),
+            pool=int(s.get("pool") or 0),
+            auction=None if not auction else V.AuctionView(int(auction["seat"]), Card.parse(auction["card"]),
+                                                            int(auction.get("best_bid") or 0), auction.get("bidder")),
+            offers=tuple(V.OfferView(int(o["offer"]), int(o["from"]), int(o["to"]), int(o["cards"]), int(o["price"]))
+                         for o in s.get("offers") or ()),
+            seats=seats,
+            in_deal=bool(s.get("in_deal", s.get("turn") is not None or bool(auction))),
+            deals=int(s.get("deals") or 0),
+            ante=int(s.get("ante") or 1),
+            over=bool(s.get("over", False)),
+        )
 
     def legal(self, s: dict[str, Any], v: Any) -> list[Any]:
-        """The seat's legal actions, as ``PresidentMatch.legal_actions`` lists them.
-
-        Plays: one representative per (rank, count), the weakest suits (P5);
-        following: the top play's count, a rank at least as strong in the order
-        in force (P6, T4, T2), only the top's rank under "ça ou rien" (P7/T6),
-        or a pass. A cut (T9) when the state offers one (``cut``). The tdc
-        exchange choice (T12): every set of 2 (Président) or 1 (Vice) cards,
-        until this seat has given.
-        """
-        you = v.you
-        if you is None or v.hand is None:
-            return []
+        """As ``SpeculationMatch.legal_actions``: bids and offers in representative form (S7, S9, S12c)."""
         A = self.A
+        you = v.you
+        if you is None or not v.in_deal or not 0 <= you < len(v.seats) or not v.seats[you].playing:
+            return []
         out: list[Any] = []
-        if v.phase == "play":
+        a = v.auction
+        chips = v.seats[you].chips
+        if a is not None:
+            if you == a.seat:
+                out.append(A.Keep(you))
+                if a.bidder is not None:
+                    out.append(A.Sell(you))
+            elif chips > a.best_bid:
+                out.append(A.Bid(you, a.best_bid + 1))
+        else:
             if v.turn == you:
-                by_rank: dict[int, list[Card]] = {}
-                for c in v.hand:
-                    by_rank.setdefault(c.rank, []).append(c)
-                top = v.top
-                if top is None:
-                    for r in sorted(by_rank):
-                        cards = by_rank[r]
-                        for k in range(1, len(cards) + 1):
-                            out.append(A.Play(you, tuple(cards[:k])))
-                else:
-                    tc, tr = len(top), top[0].rank
-                    if v.must_rank is not None:
-                        ranks: Sequence[int] = (tr,)
-                    elif v.reversed:
-                        ranks = range(tr, -1, -1)
-                    else:
-                        ranks = range(tr, 13)
-                    for r in ranks:
-                        cards = by_rank.get(r, [])
-                        if len(cards) >= tc:
-                            out.append(A.Play(you, tuple(cards[:tc])))
-                    out.append(A.Pass(you))
-            if v.cut:
-                out.append(A.Cut(you, tuple(v.cut)))
-        elif v.phase == "exchange":
-            title = v.titles[you] if you < len(v.titles) else None
-            k = {"president": 2, "vice_president": 1}.get(str(title), 0)
-            if k and not any(g == you for g, _, _ in v.exchange):
-                k = min(k, len(v.hand))
-                out.extend(A.Give(you, combo) for combo in itertools.combinations(v.hand, k))
+                out.append(A.Turn(you))
+            if chips >= 1:
+                out.extend(A.Offer(you, x.seat, x.facedown, 1) for x in v.seats if x.facedown and x.seat != you)
+        for o in v.offers:
+            if o.seller == you:
+                if a is None:
+                    out.append(A.Accept(you, o.offer))
+                out.append(A.Decline(you, o.offer))
+            elif o.buyer == you:
+                out.append(A.Withdraw(you, o.offer))
         return out
 
     def fallback(self, s: dict[str, Any], v: Any) -> tuple[str, dict[str, Any]] | None:

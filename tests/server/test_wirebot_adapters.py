@@ -80,3 +80,28 @@ def test_json_event_exposes_fields() -> None:
     assert ev.for_seat(1) is ev
     with pytest.raises(AttributeError):
         _ = ev.missing
+
+
+@pytest.mark.parametrize(("seats", "games"), [(3, 4), (5, 3)])
+def test_speculation_view_and_legal_from_json_equal_the_engines(seats: int, games: int) -> None:
+    from engine.speculation import SpeculationMatch
+
+    adapter = ADAPTERS["speculation"]()
+    rng = random.Random(f"spec{seats}")
+    for g in range(games):
+        match = SpeculationMatch(seats=seats, chips=[30] * seats, ante=1, deals=seats)
+        steps = 0
+        while not match.over and steps < 5_000:
+            if match.needs_deal():
+                match.apply(match.deal_action(seed_from_int(g * 1000 + match.round)))
+                continue
+            check_all_seats(match, adapter)
+            options = [a for s in range(seats) for a in match.legal_actions(s)]
+            timeouts = [p.on_timeout for p in match.pending()]
+            action = rng.choice(options + timeouts * 3)
+            if action.seat is not None:
+                cmd, args = command_of(action)
+                assert match.action_from(action.seat, cmd, args) == action
+            match.apply(action)
+            steps += 1
+        assert match.over

@@ -1,0 +1,91 @@
+"""Idle scale: N connected players doing nothing, and the server's memory per connection.
+
+    python bench/bench_idle.py [--clients 1000] [--transports tcp,ssh] [--quick]
+
+For each transport a fresh donne server (subprocess, ``server.load.ServerProcess``)
+is started; its RSS is read from ``/proc`` before any connection, then N clients
+connect (telnet: raw TCP + ``json`` + ``login`` as a guest; SSH: exec ``json``
+as a guest name) and stay idle; after a settle time the RSS is read again.
+``kib_per_connection`` = (RSS with N idle − RSS before) / N. Target (printed,
+not asserted): at most 64 KiB. The same is measured for the bare telnetlib3 and
+asyncssh echo servers, for comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import EchoProcess, close_all, connect_many, machine, today
+
+from server.client import Client
+from server.load import ServerProcess, proc_cpu_s, proc_rss_mb
+
+
+async def measure(pid: int, connect: Any, n: int, settle: float) -> dict[str, Any]:
+    await asyncio.sleep(settle)
+    before = proc_rss_mb(pid) or 0.0
+    clients, failures = await connect_many(n, connect)
+    await asyncio.sleep(settle)
+    cpu0 = proc_cpu_s(pid) or 0.0
+    await asyncio.sleep(settle)
+    idle_cpu = (proc_cpu_s(pid) or 0.0) - cpu0
+    after = proc_rss_mb(pid) or 0.0
+    alive = sum(1 for c in clients if not c.closed.is_set())
+    await close_all(clients)
+    return {
+        "connected": len(clients),
+        "alive_after_settle": alive,
+        "failures": failures,
+        "rss_before_mb": round(before, 1),
+        "rss_idle_mb": round(after, 1),
+        "kib_per_connection": round((after - before) * 1024 / max(1, len(clients)), 1),
+        "idle_cpu_share": round(idle_cpu / settle, 4),
+    }
+
+
+async def main(argv: list[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--clients", type=int, default=1000)
+    p.add_argument("--transports", default="tcp,ssh")
+    p.add_argument("--settle", type=float, default=2.0)
+    p.add_argument("--quick", action="store_true", help="100 clients")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.clients = 100
+    n = args.clients
+    out: dict[str, Any] = {"bench": "idle", "date": today(), "machine": machine(), "clients": n,
+                           "target_kib_per_connection": 64}
+    for transport in args.transports.split(","):
+        async with ServerProcess() as srv:
+            if transport == "ssh":
+                async def connect(i: int, port: int = srv.ssh_port) -> Client:
+                    c = await Client.connect_ssh("127.0.0.1", port, f"idle{i}", timeout=60)
+                    await c.request("whoami")
+                    return c
+            else:
+                async def connect(i: int, port: int = srv.telnet_port) -> Client:
+                    c = await Client.connect_tcp("127.0.0.1", port, timeout=60)
+                    await c.login(f"idle{i}")
+                    return c
+            out[f"donne_{transport}"] = await measure(srv.pid, connect, n, args.settle)
+        kind = "ssh" if transport == "ssh" else "telnet"
+        async with EchoProcess(kind) as echo:
+            if kind == "ssh":
+                async def bare(i: int, port: int = echo.port) -> Client:
+                    return await Client.connect_ssh("127.0.0.1", port, f"u{i}", timeout=60)
+            else:
+                async def bare(i: int, port: int = echo.port) -> Client:
+                    return await Client.connect_tcp("127.0.0.1", port, timeout=60)
+            out[f"bare_{kind}"] = await measure(echo.pid, bare, n, args.settle)
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(asyncio.run(main(sys.argv[1:]))))
