@@ -122,7 +122,10 @@ class RoundRecord:
 class Accounts(Protocol):
     async def exists(self, name: str) -> bool: ...
 
-    async def register(self, name: str, password: str) -> Account: ...
+    async def register(self, name: str, password: str, *, replacing_guest: str | None = None) -> Account:
+        """A new account with the starting grant (``replacing_guest``: retire that live guest first,
+        in the same transaction, so a guest can register the name he plays under)."""
+        ...
 
     async def verify_password(self, name: str, password: str, address: str = "") -> Account | None:
         """The account when the password is right; None otherwise (slowed down and logged).

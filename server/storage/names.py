@@ -17,6 +17,7 @@ with a person.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from server.storage.api import BadName
@@ -89,7 +90,7 @@ def clean_name(raw: str) -> str:
             raise BadName("a name has only letters, digits and _ - .")
     if not name[0].isalnum():
         raise BadName("a name starts with a letter or a digit")
-    if skeleton(name) in _RESERVED_SKELETONS:
+    if skeleton(name) in _RESERVED_SKELETONS or _BOT_SEAT.fullmatch(name_key(name)):
         raise BadName("this name is reserved")
     return name
 
@@ -122,3 +123,5 @@ def is_system_name(name: str) -> bool:
 
 
 _RESERVED_SKELETONS = frozenset(skeleton(word) for word in RESERVED)
+# Rooms show bots as "bot0", "bot1"...: no person may look like one of them.
+_BOT_SEAT = re.compile(r"b[o0]t[-_.]?[0-9]+")

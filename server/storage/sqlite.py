@@ -467,7 +467,12 @@ class SQLiteAccounts:
 
         return await self._store.read(q)
 
-    async def register(self, name: str, password: str) -> Account:
+    async def register(self, name: str, password: str, *, replacing_guest: str | None = None) -> Account:
+        """A new account with the starting grant.
+
+        ``replacing_guest``: the live guest this person was until now; in the
+        same transaction his chips are retired and his name freed (so a guest
+        can register the name he plays under)."""
         clean = _names.clean_name(name)
         _pw.check_new_password(password)
         loop = asyncio.get_running_loop()
@@ -475,6 +480,10 @@ class SQLiteAccounts:
         grant = self._store.settings.starting_chips
 
         def tx(conn: sqlite3.Connection) -> Account:
+            if replacing_guest is not None:
+                row = _account(conn, replacing_guest)
+                if row is not None and row["kind"] == "guest":
+                    _logout_guest(conn, row)
             account_id = _create(conn, clean, "player", hashed)
             if grant > 0:
                 _move(conn, account_id, grant, "grant", note="register")
@@ -961,8 +970,12 @@ class SQLiteHistory:
         seats = list(record.seats)
         n = len(seats)
         points = _per_seat(record.result.get("scores"), n)
-        chips = _per_seat(record.extra.get("chips", record.result.get("chips")), n)
+        given_chips = record.extra.get("chips", record.result.get("chips"))
+        chips = _per_seat(given_chips, n)
         presidents = _presidents(record.result, n)
+        if record.game == "speculation" and isinstance(record.result.get("seat"), int):
+            winner = record.result["seat"]  # pool_won (S10): counted like a Président title
+            presidents = [1 if i == winner else 0 for i in range(n)]
         payload = (
             record.round_id,
             record.game,
@@ -989,6 +1002,16 @@ class SQLiteHistory:
             for seat, name in enumerate(seats):
                 row = _account(conn, name) if name else None
                 registered = 1 if row is not None and row["kind"] == "player" else 0
+                if given_chips is None and row is not None:
+                    # No per-seat figures given (Speculation deals): the ledger knows the
+                    # seat's net change in this round: stakes, payouts, and transfers with
+                    # this round as their reference (S3, S7, S9).
+                    chips[seat] = conn.execute(
+                        """SELECT COALESCE(SUM(delta), 0) FROM entries
+                           WHERE account_id = ? AND kind != 'retire'
+                             AND (round_id = ? OR (kind = 'transfer' AND ref = ?))""",
+                        (row["id"], record.round_id, record.round_id),
+                    ).fetchone()[0]
                 conn.execute(
                     """INSERT INTO history_seats (round_id, seat, name, key, registered, points, chips, president)
                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",

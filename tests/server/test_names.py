@@ -20,6 +20,8 @@ from server.storage.names import MAX_LENGTH, clean_name, is_system_name, name_ke
         ("Ｚｏｅ", "Zoe"),  # fullwidth letters, NFKC
         ("Zoe\u0301", "Zoé"),  # combining accent composed
         ("b2", "b2"),
+        ("botanist", "botanist"),
+        ("robot7", "robot7"),
         ("a" * MAX_LENGTH, "a" * MAX_LENGTH),
     ],
 )
@@ -48,6 +50,9 @@ def test_clean_name_accepts(typed: str, clean: str) -> None:
         "H0use",  # reserved, by look
         "Admin",
         "root",
+        "bot1",  # rooms name their bots bot0, bot1...
+        "Bot-12",
+        "b0t3",
     ],
 )
 def test_clean_name_refuses(typed: str) -> None:

@@ -1,0 +1,275 @@
+"""Account commands: register, passwd, balance, addkey, keys, delkey, history, leaderboard, audit.
+
+Loaded after ``server.commands.core`` (see :data:`server.commands.MODULES`);
+``login`` and ``whoami`` stay core's, which already call the store.
+
+* ``register`` creates an account and logs in with it. Before logging in it
+  takes ``name`` and ``password``; a guest registers his own name (or another
+  free one) and becomes that account in place — his guest chips are retired
+  and the starting grant credited, in one transaction. In text mode a person
+  who gives no password is asked for it twice, without echo.
+* ``history`` and ``leaderboard`` give summaries only: never a deal seed or
+  an action log (a Speculation seed would show the undealt cards, S12h).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping
+from typing import Any
+
+from server.commands import CommandError, Context, arg_int, arg_str, command
+from server.storage import passwords as _pw
+from server.storage.api import (
+    BadKey,
+    BadName,
+    BadPassword,
+    NameTaken,
+    NoSuchAccount,
+    RoundRecord,
+    StorageError,
+)
+from server.storage.names import MAX_LENGTH, clean_name, name_key
+
+GAMES = {"president": ("classic", "tdc"), "speculation": ("speculation",)}
+
+
+def _storage_error(exc: StorageError, name: str = "") -> CommandError:
+    if isinstance(exc, NameTaken):
+        return CommandError("name_taken", name=name) if name else CommandError("name_taken")
+    if isinstance(exc, BadName):
+        return CommandError("bad_name", max=MAX_LENGTH)
+    if isinstance(exc, BadPassword):
+        return CommandError("weak_password", min=_pw.MIN_PASSWORD)
+    if isinstance(exc, BadKey):
+        return CommandError("bad_argument", arg="key")
+    if isinstance(exc, NoSuchAccount):
+        return CommandError("account_needed")
+    return CommandError(exc.code)
+
+
+async def _ask_secret(ctx: Context) -> str:
+    """Text mode: read one line with echo off (PTY or telnet), prompted with "Password: "."""
+    session = ctx.session
+    session.conn.set_secret(True)
+    session.send_raw(session.gettext("Password: "))
+    try:
+        line = await session.readline()
+    finally:
+        session.conn.set_secret(False)
+    session.send_raw("\n")
+    if not isinstance(line, str) or not line:
+        raise CommandError("bad_argument", arg="password")
+    return line
+
+
+async def _password(ctx: Context, args: Mapping[str, Any], key: str = "password") -> str:
+    value = args.get(key)
+    if value is None and ctx.session.mode == "text":
+        first = await _ask_secret(ctx)
+        second = await _ask_secret(ctx)  # asked twice: a typo would lock the person out
+        if first != second:
+            raise CommandError("bad_argument", arg=key)
+        value = first
+    if not isinstance(value, str) or not value:
+        raise CommandError("bad_argument", arg=key)
+    if len(value) < _pw.MIN_PASSWORD:
+        raise CommandError("weak_password", min=_pw.MIN_PASSWORD)
+    try:
+        _pw.check_new_password(value)
+    except BadPassword:
+        raise CommandError("bad_argument", arg=key) from None
+    return value
+
+
+@command("register", login=False)
+async def register(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    session = ctx.session
+    store = ctx.store
+    if session.logged_in and not session.guest:
+        raise CommandError("not_allowed")
+    player = session.player
+    if player is not None and player.room is not None:
+        raise CommandError("already_in_room", room=player.room.id)  # a guest's chips may be at stake
+    raw = args.get("name", session.name if session.logged_in else None)
+    if not isinstance(raw, str) or not raw.strip():
+        raise CommandError("bad_argument", arg="name")
+    try:
+        name = clean_name(raw)
+    except BadName:
+        raise CommandError("bad_name", max=MAX_LENGTH) from None
+    password = await _password(ctx, args)
+    guest = session.name if session.logged_in and session.guest else None
+    lobby = ctx.lobby
+    if guest is None:
+        try:
+            account = await store.accounts.register(name, password)
+        except StorageError as exc:
+            raise _storage_error(exc, name) from None
+        await lobby.login(session, account.name, verified=True)
+        return {"name": account.name, "guest": False, "chips": account.chips}
+    # A guest becomes an account: same session, same Player, new identity.
+    async with lobby._login_lock:
+        other = lobby.players.get(name_key(name))
+        if other is not None and other is not player:
+            raise CommandError("name_taken", name=name)
+        try:
+            account = await store.accounts.register(name, password, replacing_guest=guest)
+        except StorageError as exc:
+            raise _storage_error(exc, name) from None
+        assert player is not None
+        lobby.players.pop(player.key, None)
+        player.name = account.name
+        player.guest = False
+        lobby.players[player.key] = player
+        session.logged(account.name, False)
+    return {"name": account.name, "guest": False, "chips": account.chips}
+
+
+@command("passwd")
+async def passwd(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Change one's password: ``old`` (checked, with the usual back-off) and ``new``."""
+    session = ctx.session
+    if session.guest:
+        raise CommandError("account_needed")
+    old = args.get("old")
+    if old is None and session.mode == "text":
+        old = await _ask_secret(ctx)
+    if not isinstance(old, str) or not old:
+        raise CommandError("bad_argument", arg="old")
+    if await ctx.store.accounts.verify_password(session.name, old, session.conn.peer) is None:
+        raise CommandError("bad_password")
+    new = await _password(ctx, args, "new")
+    await ctx.store.accounts.set_password(session.name, new)
+    return {"name": session.name}
+
+
+@command("balance")
+async def balance(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Chips on one's balance (fr ``solde``, es ``saldo``), and the latest movements."""
+    session = ctx.session
+    limit = arg_int(args, "limit", default=5, lo=0, hi=50)
+    ledger = ctx.store.ledger
+    chips = await ledger.balance(session.name)
+    entries = await ledger.statement(session.name, limit) if limit else []
+    return {
+        "name": session.name,
+        "guest": session.guest,
+        "chips": chips,
+        "entries": [
+            {"delta": e.delta, "kind": e.kind, "round": e.round_id, "ref": e.ref, "at": _iso(e.ts)} for e in entries
+        ],
+    }
+
+
+@command("addkey")
+async def addkey(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Add an SSH public key (one ``authorized_keys`` line) to one's account."""
+    session = ctx.session
+    if session.guest:
+        raise CommandError("account_needed")
+    key = arg_str(args, "key", limit=16384)
+    try:
+        await ctx.store.accounts.add_key(session.name, key)
+    except StorageError as exc:
+        raise _storage_error(exc) from None
+    keys = await ctx.store.accounts.keys(session.name)
+    return {"keys": len(keys)}
+
+
+@command("keys")
+async def keys(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    session = ctx.session
+    if session.guest:
+        raise CommandError("account_needed")
+    return {"keys": await ctx.store.accounts.keys(session.name)}
+
+
+@command("delkey")
+async def delkey(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    session = ctx.session
+    if session.guest:
+        raise CommandError("account_needed")
+    key = arg_str(args, "key", limit=16384)
+    try:
+        removed = await ctx.store.accounts.remove_key(session.name, key)
+    except StorageError as exc:
+        raise _storage_error(exc) from None
+    if not removed:
+        raise CommandError("bad_argument", arg="key")
+    return {"keys": len(await ctx.store.accounts.keys(session.name))}
+
+
+def _iso(ts: float) -> str:
+    return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def summarize(record: RoundRecord, name: str) -> dict[str, Any]:
+    """One finished round seen by one player: no seed, no log."""
+    key = name_key(name)
+    seats = list(record.seats)
+    seat = next((i for i, s in enumerate(seats) if s and name_key(s) == key), None)
+    result = record.result
+    out: dict[str, Any] = {
+        "round": record.round_id,
+        "game": record.game,
+        "rules": record.rules,
+        "ended": _iso(record.finished_at),
+        "players": seats,
+        "seat": seat,
+    }
+    if seat is None:
+        return out
+    ranking = result.get("ranking")
+    if isinstance(ranking, list) and seat in ranking:
+        out["place"] = ranking.index(seat) + 1
+    for field in ("scores", "chips", "titles"):
+        values = record.extra.get(field, result.get(field))
+        if isinstance(values, list) and seat < len(values):
+            out[{"scores": "points", "titles": "title"}.get(field, field)] = values[seat]
+    if record.game == "speculation":
+        out["won"] = result.get("seat") == seat
+    elif "title" in out:
+        out["won"] = out["title"] == "president"
+    return out
+
+
+@command("history")
+async def history(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """One's latest finished rounds (or another player's: ``name``)."""
+    limit = arg_int(args, "limit", default=10, lo=1, hi=50)
+    name = args.get("name", ctx.session.name)
+    if not isinstance(name, str) or not name.strip() or len(name) > 100:
+        raise CommandError("bad_argument", arg="name")
+    records = await ctx.store.history.recent(name, limit)
+    return {"name": name, "history": [summarize(r, name) for r in records]}
+
+
+@command("leaderboard")
+async def leaderboard(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Registered players ranked: classic by points (P14), tdc and speculation by chips won."""
+    game = args.get("game", "president")
+    if game not in GAMES:
+        raise CommandError("bad_argument", arg="game")
+    rules = args.get("rules", GAMES[game][0])
+    if rules not in GAMES[game]:
+        raise CommandError("bad_argument", arg="rules")
+    limit = arg_int(args, "limit", default=10, lo=1, hi=50)
+    rows = await ctx.store.history.standings(game, rules, limit)
+    by = "points" if rules == "classic" else "chips"
+    board = [{**row, "score": row[by], "matches": row["rounds"]} for row in rows]
+    return {"game": game, "rules": rules, "by": by, "leaderboard": board}
+
+
+@command("audit")
+async def audit(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Prove invariant 4 on the live ledger: balances + escrow = granted − retired."""
+    result = await ctx.store.ledger.audit()
+    return {
+        "ok": result.ok,
+        "balances": result.balances,
+        "escrow": result.escrow,
+        "granted": result.granted,
+        "retired": result.retired,
+        "problems": list(result.problems),
+    }
