@@ -1,0 +1,306 @@
+"""Play a whole match between engine bots, in-process: the simulator's hot loop.
+
+:func:`play_match` is game-generic and pure (no clock, no I/O, no global
+random): the same match configuration, bots and seed give the same game.
+It plays the part of a room:
+
+* chance: when ``match.needs_deal()``, it applies ``match.deal_action`` with a
+  seed derived from the match seed (``derive(seed, "round-<n>")``); for
+  Président tdc tables every seat plays every round (T1/T13) at the match's
+  stake;
+* awaited decisions: every :class:`~engine.api.Pending` with a seat asks
+  that seat's bot ``decide(view, legal)``; a bot that answers ``None``
+  gets the pending time-out action, as a room would apply at its deadline;
+* out-of-turn decisions (tdc cuts, T9; Speculation bids, sales and trades,
+  S7/S9): after each applied action the other seats are offered their
+  options in seat order starting after the last actor, and the first valid
+  answer wins. Progress is guaranteed: at most ``reactions`` out-of-turn
+  actions follow one another before the awaited seat must move, and an open
+  auction that nobody acts on any more is closed with its ``on_timeout``
+  action;
+* every event goes to every bot as ``event.for_seat(bot.seat)``;
+* ``match.check_invariants()`` runs every ``check_every`` actions (and once
+  at the end), and the checks are counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.api import Action, Event, Pending
+from engine.bots import Bot
+from engine.errors import Refusal
+from engine.seeds import derive
+
+StepHook = Callable[[Action, tuple[Event, ...]], None]
+"""``on_step(action, events)``: called after every applied action with its (global) events."""
+
+
+class DriverError(RuntimeError):
+    """The match cannot go on: no decision awaited, or a bot chose an action the rules refuse."""
+
+
+@dataclass(slots=True)
+class DriverStats:
+    """What one :func:`play_match` call did."""
+
+    actions: int = 0
+    """Actions applied, deals and time-outs included."""
+    deals: int = 0
+    checks: int = 0
+    """Invariant checks run (the sum of ``check_invariants()`` results)."""
+    timeouts: int = 0
+    """Pending time-out actions applied (a bot answered ``None``, or an auction closed)."""
+    reactions: int = 0
+    """Out-of-turn actions applied (cuts, bids, trades...)."""
+
+
+def default_table(match: Any) -> dict[str, Any]:
+    """Table facts for the next deal: every seat plays every deal (tdc T1/T13, Speculation S12a).
+
+    No ``stake``: the deal then uses the match's own (T13).
+    """
+    if getattr(match, "rules_name", None) == "classic":
+        return {}
+    return {"present": tuple(range(match.seats))}
+
+
+def play_match(
+    match: Any,
+    bots: Sequence[Bot],
+    seed: bytes,
+    on_step: StepHook | None = None,
+    *,
+    check_every: int = 1,
+    table: Callable[[Any], dict[str, Any]] = default_table,
+    reactions: int | None = None,
+    max_actions: int = 10_000_000,
+) -> DriverStats:
+    """Play ``match`` until it is over with ``bots[seat]`` deciding for each seat.
+
+    ``check_every``: run ``match.check_invariants()`` after every N-th applied
+    action (1: after each one; 0: never, not even at the end). Its
+    ``AssertionError`` propagates. ``reactions``: the most out-of-turn actions
+    in a row before the awaited seat must move (default ``2 * seats``).
+    ``max_actions`` bounds the match (a :class:`DriverError` beyond it), so a
+    rules bug cannot loop forever.
+    """
+    return _Driver(match, bots, seed, on_step, check_every, table, reactions, max_actions).run()
+
+
+class _Driver:
+    __slots__ = (
+        "bots",
+        "check_every",
+        "cut_options",
+        "match",
+        "max_actions",
+        "max_reactions",
+        "observers",
+        "on_step",
+        "open_seats",
+        "seed",
+        "since_check",
+        "stats",
+        "table",
+    )
+
+    def __init__(
+        self,
+        match: Any,
+        bots: Sequence[Bot],
+        seed: bytes,
+        on_step: StepHook | None,
+        check_every: int,
+        table: Callable[[Any], dict[str, Any]],
+        reactions: int | None,
+        max_actions: int,
+    ) -> None:
+        if len(bots) != match.seats:
+            raise ValueError(f"{len(bots)} bots for {match.seats} seats")
+        for seat, bot in enumerate(bots):
+            if bot.seat != seat:
+                raise ValueError(f"bot for seat {seat} plays seat {bot.seat}")
+        self.match = match
+        self.bots = list(bots)
+        self.seed = seed
+        self.on_step = on_step
+        self.check_every = max(0, check_every)
+        self.since_check = 0
+        self.table = table
+        self.max_reactions = 2 * match.seats if reactions is None else reactions
+        self.max_actions = max_actions
+        self.stats = DriverStats()
+        # Bots whose observe() is not a no-op; skipping the others saves one
+        # for_seat() per event and seat on the hot path.
+        self.observers = [b for b in self.bots if getattr(b, "observes", True)]
+        # Out-of-turn options: Président offers its cuts through cut_options()
+        # (cheap: usually empty); other games with out-of-turn moves (Speculation)
+        # are asked seat by seat through legal_actions().
+        # Classic Président has none at all (P8: no cut).
+        self.cut_options: Callable[[], Mapping[int, Any]] | None = None
+        self.open_seats = False
+        if getattr(match, "game", None) == "president":
+            if getattr(match, "rules_name", None) != "classic":
+                self.cut_options = match.cut_options
+        else:
+            self.open_seats = True
+
+    # -- one action -------------------------------------------------------
+
+    def apply(self, action: Action) -> tuple[Event, ...]:
+        match = self.match
+        events: tuple[Event, ...] = match.apply(action)
+        stats = self.stats
+        stats.actions += 1
+        if stats.actions > self.max_actions:
+            raise DriverError(f"match not over after {self.max_actions} actions")
+        for bot in self.observers:
+            seat = bot.seat
+            for event in events:
+                seen = event.for_seat(seat)
+                if seen is not None:
+                    bot.observe(seen)
+        if self.on_step is not None:
+            self.on_step(action, events)
+        if self.check_every:
+            self.since_check += 1
+            if self.since_check >= self.check_every:
+                self.since_check = 0
+                stats.checks += match.check_invariants()
+        return events
+
+    def apply_bot_action(self, seat: int, action: Action) -> None:
+        try:
+            self.apply(action)
+        except Refusal as refusal:
+            raise DriverError(
+                f"bot of seat {seat} chose {action.to_dict()} which the rules refuse: {refusal.code} {refusal}"
+            ) from refusal
+
+    # -- the loop ---------------------------------------------------------
+
+    def run(self) -> DriverStats:
+        match = self.match
+        bots = self.bots
+        stats = self.stats
+        reactive = self.cut_options is not None or self.open_seats
+        last_seat: int | None = None
+        rounds = 0
+        stuck_key: Any = None
+        stuck = 0
+        while not match.over:
+            if match.needs_deal():
+                rounds += 1
+                self.apply(match.deal_action(derive(self.seed, f"round-{rounds}"), **self.table(match)))
+                stats.deals += 1
+                last_seat = None
+                if reactive:
+                    last_seat = self.react(last_seat)
+                continue
+            pending: Sequence[Pending] = match.pending()
+            if not pending:
+                raise DriverError("the match is not over but awaits nothing")
+            awaited = pending[0]
+            if awaited.seat is None:
+                for p in pending:
+                    if p.seat is not None:
+                        awaited = p
+                        break
+                else:
+                    # Only a seatless decision (a Speculation auction): the others
+                    # may act; when nobody does, time runs out (S7).
+                    last_seat = self.react(last_seat, closing=awaited)
+                    continue
+            seat = awaited.seat
+            assert seat is not None
+            # Progress: a seat that keeps acting without ending its decision
+            # (a Speculation trade offer instead of turning) gets the time-out.
+            if awaited.key == stuck_key:
+                stuck += 1
+            else:
+                stuck_key = awaited.key
+                stuck = 0
+            if stuck > self.max_reactions:
+                stats.timeouts += 1
+                self.apply(awaited.on_timeout)
+                last_seat = seat
+            else:
+                action = bots[seat].decide(match.view(seat), match.legal_actions(seat))
+                if action is None:
+                    stats.timeouts += 1
+                    self.apply(awaited.on_timeout)
+                else:
+                    self.apply_bot_action(seat, action)
+                last_seat = seat
+            if reactive:
+                last_seat = self.react(last_seat)
+        if self.check_every and self.since_check:
+            self.since_check = 0
+            stats.checks += match.check_invariants()
+        return stats
+
+    def react(self, last_seat: int | None, closing: Pending | None = None) -> int | None:
+        """Offer out-of-turn options in seat order after ``last_seat``; first valid answer wins.
+
+        Goes on while someone acts, at most ``max_reactions`` times. With
+        ``closing`` (a seatless pending decision, the auction), applies its
+        time-out when nobody acts any more or the bound is reached.
+        """
+        match = self.match
+        n = match.seats
+        done = 0
+        while done < self.max_reactions and not match.over and not match.needs_deal():
+            if closing is not None:
+                # the auction may have been closed by a sale or keep
+                keys = [p.key for p in match.pending()]
+                if closing.key not in keys:
+                    return last_seat
+            actor = self.offer(last_seat, n)
+            if actor is None:
+                break
+            last_seat = actor
+            done += 1
+            self.stats.reactions += 1
+        if closing is not None and not match.over:
+            for p in match.pending():
+                if p.key == closing.key:
+                    self.stats.timeouts += 1
+                    self.apply(p.on_timeout)
+                    break
+        return last_seat
+
+    def offer(self, last_seat: int | None, n: int) -> int | None:
+        """One round of out-of-turn offers; the seat that acted, or ``None``."""
+        match = self.match
+        start = 0 if last_seat is None else last_seat + 1
+        if self.cut_options is not None:
+            # Président tdc (T9): seat -> cards it may cut with; usually empty.
+            options = self.cut_options()
+            if not options:
+                return None
+            for i in range(n):
+                seat = (start + i) % n
+                if seat in options:
+                    # the seat on turn may cut too (T9 Decision): offer only the cut here
+                    legal = [a for a in match.legal_actions(seat) if getattr(a, "cmd", None) == "cut"]
+                    if legal:
+                        action = self.bots[seat].decide(match.view(seat), legal)
+                        if action is not None:
+                            self.apply_bot_action(seat, action)
+                            return seat
+            return None
+        awaited = {p.seat for p in match.pending()}
+        for i in range(n):
+            seat = (start + i) % n
+            if seat in awaited:
+                continue
+            legal = match.legal_actions(seat)
+            if legal:
+                action = self.bots[seat].decide(match.view(seat), legal)
+                if action is not None:
+                    self.apply_bot_action(seat, action)
+                    return seat
+        return None

@@ -1,0 +1,294 @@
+"""A Président bot that plays sensible one-move-ahead heuristics (level "normal").
+
+It sees only its seat's view (``hand``, the trick, ``must_rank``, the order,
+the cards played in public) and keeps no memory, so it ignores events
+(``observes = False`` lets the driver skip them). Deterministic: it has no
+randomness at all; its seed is accepted for the common bot signature.
+
+Both tables:
+
+* it leads its weakest set whole (a pair is led as a pair), keeping its
+  control plays — the strongest rank in force, which closes the trick (P9a,
+  T7a), and quads (P9b) — for when winning the lead ends its hand: with at
+  most one other set left it plays a control first, then goes out on the lead;
+* it follows with the weakest play that does not break a set (a natural
+  single before splitting a pair), breaks a set only of middling rank,
+  never splits a quad, and plays its control cards when the trick is high or
+  its hand is nearly done;
+* "ça ou rien" (P7/T6): it plays an equal rank when nobody else can hold
+  enough cards of that rank to follow, which blocks the table and wins the
+  lead.
+
+tdc only:
+
+* T8: it never goes out on a forbidden card (a 2 in normal order, a 3 in
+  revolution) when it can avoid it, and never leaves itself with nothing but
+  forbidden cards;
+* T9: it cuts whenever that is not such a forbidden finish: the cut closes
+  the trick and gives it the lead;
+* T10: it leads a quad for a revolution when its hand is weak (more low
+  cards than high ones in the order in force), and otherwise keeps it;
+* T12: it gives back its weakest cards that do not break a set (two low
+  singles, else a low pair), never a 2;
+* T5: a pass takes it out of the trick, so it passes only when playing
+  costs too much.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.api import Action, Event
+from engine.cards import RANK_2, RANK_3, Card
+from engine.president.actions import PASSES, Cut, Give, Pass, Play
+from engine.president.view import PresidentView
+
+_RANKS = range(13)
+
+
+class GreedyPresidentBot:
+    """Heuristic Président player for the ``classic`` and ``tdc`` tables.
+
+    Options: ``break_below`` (rank index strength under which it splits a set
+    to follow, default 9 = Q in classic, 10 = K in tdc where a pass costs the
+    trick), ``control_hand`` (hand size at or under which it spends control
+    plays to win the lead, default 5).
+    """
+
+    observes = False
+    """This bot keeps no memory: the driver need not send it events."""
+
+    __slots__ = ("_break_below", "_control_hand", "seat", "seed")
+
+    def __init__(
+        self,
+        seat: int,
+        seed: bytes = b"",
+        break_below: int | None = None,
+        control_hand: int = 5,
+        **_: Any,
+    ) -> None:
+        self.seat = seat
+        self.seed = bytes(seed)
+        self._break_below = break_below
+        self._control_hand = control_hand
+
+    def observe(self, event: Event) -> None:
+        """No memory: the view holds everything this bot uses."""
+
+    # ------------------------------------------------------------------ entry point
+
+    def decide(self, view: PresidentView, legal: Sequence[Action]) -> Action | None:
+        if not legal:
+            return None
+        first = legal[0]
+        kind = type(first)
+        if kind is Give:
+            return self._give(view, first)
+        if kind is Cut and len(legal) == 1:
+            # an optional cut offered out of turn (T9)
+            return first if self._cut_ok(view, first) else None
+        return self._turn(view, legal)
+
+    # ------------------------------------------------------------------ helpers
+
+    @staticmethod
+    def _counts(hand: Sequence[int]) -> list[int]:
+        cnt = [0] * 13
+        for c in hand:
+            cnt[c >> 2] += 1
+        return cnt
+
+    def _cut_ok(self, view: PresidentView, cut: Action) -> bool:
+        """T9 / T8: cut unless it leaves a forbidden finish."""
+        hand = view.hand or ()
+        cards: tuple[Card, ...] = cut.cards  # type: ignore[attr-defined]
+        left = len(hand) - len(cards)
+        forb = RANK_3 if view.reversed else RANK_2
+        if left == 0:
+            return cards[0] >> 2 != forb
+        cnt = self._counts(hand)
+        # do not strand ourselves with nothing but forbidden cards
+        return cnt[forb] != left
+
+    # ------------------------------------------------------------------ T12 exchange
+
+    def _give(self, view: PresidentView, first: Action) -> Action:
+        """T12: the weakest cards that break no set; never a 2 (while anything else is left)."""
+        k = len(first.cards)  # type: ignore[attr-defined]
+        hand = view.hand or ()
+        cnt = self._counts(hand)
+        by_rank: list[list[Card]] = [[] for _ in _RANKS]
+        for c in hand:
+            by_rank[c >> 2].append(c)
+        singles = [by_rank[r][0] for r in range(RANK_2) if cnt[r] == 1]
+        pairs = [r for r in range(RANK_2) if cnt[r] == 2]
+        chosen: list[Card] = []
+        if k == 1:
+            if singles:
+                chosen = [singles[0]]
+        elif k == 2:
+            pair = pairs[0] if pairs else None
+            if len(singles) >= 2 and (pair is None or singles[1] >> 2 <= pair + 3):
+                chosen = singles[:2]
+            elif pair is not None:
+                chosen = list(by_rank[pair])
+            elif singles:
+                chosen = [singles[0]]
+        if len(chosen) < k:
+            # break sets, smallest sets and weakest ranks first, 2s last of all
+            order = sorted(
+                (c for c in hand if c not in chosen),
+                key=lambda c: (c >> 2 == RANK_2, cnt[c >> 2] == 4, cnt[c >> 2], c),
+            )
+            chosen += order[: k - len(chosen)]
+        return Give(self.seat, tuple(sorted(chosen)))
+
+    # ------------------------------------------------------------------ a turn
+
+    def _turn(self, view: PresidentView, legal: Sequence[Action]) -> Action:
+        hand = view.hand or ()
+        seat = self.seat
+        tdc = view.rules == "tdc"
+        rev = view.reversed
+        strongest = RANK_3 if rev else RANK_2  # T7a; classic: always 2 (P9a)
+        forb = strongest if tdc else -1  # T8: forbidden last card
+        cnt = self._counts(hand)
+        n = len(hand)
+        plays: dict[tuple[int, int], Action] = {}
+        cut: Action | None = None
+        can_pass = False
+        for a in legal:
+            t = type(a)
+            if t is Play:
+                cards = a.cards  # type: ignore[attr-defined]
+                plays[(cards[0] >> 2, len(cards))] = a
+            elif t is Pass:
+                can_pass = True
+            elif t is Cut:
+                cut = a
+        if cut is not None and self._cut_ok(view, cut):
+            return cut
+        top = view.top
+        if top is None:
+            return self._lead(cnt, n, plays, strongest, forb, tdc, rev, legal)
+        k = len(top)
+        tr = top[0] >> 2
+        choice = self._follow(view, cnt, n, k, tr, plays, strongest, forb, tdc, rev)
+        if choice is not None:
+            return choice
+        if can_pass:
+            return PASSES[seat] if seat < len(PASSES) else Pass(seat)
+        return legal[0]
+
+    def _lead(
+        self,
+        cnt: list[int],
+        n: int,
+        plays: dict[tuple[int, int], Action],
+        strongest: int,
+        forb: int,
+        tdc: bool,
+        rev: bool,
+        legal: Sequence[Action],
+    ) -> Action:
+        controls: list[int] = []
+        others: list[int] = []
+        # ranks from weakest to strongest in the order in force
+        ranks = range(12, -1, -1) if rev else _RANKS
+        for r in ranks:
+            c = cnt[r]
+            if c:
+                if r == strongest or c == 4:
+                    controls.append(r)
+                else:
+                    others.append(r)
+        if tdc:
+            quads = [r for r in controls if cnt[r] == 4 and r != strongest]
+            if quads and len(others) >= 2:
+                # T10: a revolution when the rest of the hand is weak in the order in force
+                low = high = 0
+                for r in others:
+                    s = 12 - r if rev else r
+                    if s < 6:
+                        low += cnt[r]
+                    elif s > 6:
+                        high += cnt[r]
+                if low > high:
+                    return plays[(quads[0], 4)]
+        if controls and len(others) <= 1:
+            # win the lead with a control, then go out on the last set (P9, T7a);
+            # T8: the forbidden rank first, so that it is never the last card
+            controls.sort(key=lambda r: (r != forb, cnt[r] == 4))
+            r = controls[0]
+            if tdc and others and cnt[r] == 4 and others[0] == (RANK_2 if rev else RANK_3):
+                # a quad reverses the order (T10) and would make the last set forbidden:
+                # play that set while it still may go
+                return plays[(others[0], cnt[others[0]])]
+            return plays[(r, cnt[r])]
+        if others:
+            r = others[0]
+            if tdc and n == cnt[r] + cnt[forb] and cnt[forb] and r != forb:
+                # leading this set would leave only forbidden cards: lead the forbidden set first
+                return plays[(forb, cnt[forb])]
+            return plays[(r, cnt[r])]
+        r = controls[0]
+        return plays.get((r, cnt[r]), legal[0])
+
+    def _follow(
+        self,
+        view: PresidentView,
+        cnt: list[int],
+        n: int,
+        k: int,
+        tr: int,
+        plays: dict[tuple[int, int], Action],
+        strongest: int,
+        forb: int,
+        tdc: bool,
+        rev: bool,
+    ) -> Action | None:
+        natural: Action | None = None
+        natural_s = 99
+        broken: Action | None = None
+        broken_s = 99
+        control: Action | None = None
+        played = view.played_mask
+        break_below = self._break_below if self._break_below is not None else (10 if tdc else 9)
+        for (r, kk), a in plays.items():
+            if kk != k:
+                continue
+            c = cnt[r]
+            left = n - k
+            if tdc:
+                if left == 0 and r == forb:
+                    continue  # T8: never go out on a forbidden card if we can help it
+                if left and cnt[forb] == left and r != forb:
+                    continue  # would leave nothing but forbidden cards
+            if r == tr and r != strongest:
+                # P7/T6 "ça ou rien": after our play only this rank may follow; if the
+                # others cannot hold k of them, nobody can, and the lead is ours.
+                seen = (played >> (r * 4) & 15).bit_count()
+                if 4 - c - seen < k and (c == k or c < 4):
+                    return a
+            s = 12 - r if rev else r
+            if r == strongest:
+                control = a
+                continue
+            if c == k:
+                if s < natural_s:
+                    natural, natural_s = a, s
+            elif c < 4 and s < broken_s:
+                broken, broken_s = a, s
+        if natural is not None:
+            return natural
+        if broken is not None and (broken_s < break_below or n <= self._control_hand + 1):
+            return broken
+        if control is not None:
+            top_s = 12 - tr if rev else tr
+            sets = sum(1 for x in cnt if x)
+            if n - k <= self._control_hand or top_s >= 10 or sets <= 3:
+                return control
+        return None
+
