@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("server.simulate", "Play matches between engine bots in-process; print JSON figures."),
     "bot": ("server.wirebot", "Play over the wire with engine strategies."),
     "load": ("server.load", "Load generator: many wire bots against a server; print JSON figures."),
+    "audit": ("server.storage.cli", "Check the chip ledger of a data folder (balances + escrow = granted - retired)."),
 }
 
 

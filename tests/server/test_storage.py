@@ -551,3 +551,15 @@ async def test_standings_by_game(store: SQLiteStore) -> None:
     with_guests = await store.history.standings("president", "tdc", include_guests=True)
     assert [r["name"] for r in with_guests] == ["alice", "bob", "gus"]
     assert await store.history.standings("speculation", "speculation") == []
+
+
+async def test_donne_audit_subcommand(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from server.cli import main as donne
+
+    s = await open_store(tmp_path, FAST)
+    await s.accounts.register("alice", "secret")
+    await s.ledger.open_round("r1", {"alice": 5})
+    assert donne(["audit", "--data-dir", str(tmp_path)]) == 0  # beside a live store, read-only
+    await s.close()
+    out = capsys.readouterr().out
+    assert '"ok": true' in out and '"escrow": 5' in out
