@@ -1,0 +1,291 @@
+"""engine/bots/president_greedy.py and engine/bots/driver.py: decisions in explicit deals, whole games."""
+
+import pytest
+
+from engine.bots import make_bot
+from engine.bots.driver import DriverError, play_match
+from engine.bots.president_greedy import GreedyPresidentBot
+from engine.cards import parse_cards
+from engine.president import Cut, Give, Pass, Play, PresidentMatch
+from engine.seeds import derive, seed_from_int
+
+
+def decide(m: PresidentMatch, seat: int, **opts):
+    bot = GreedyPresidentBot(seat, b"test", **opts)
+    return bot.decide(m.view(seat), m.legal_actions(seat))
+
+
+def cards(text: str):
+    return tuple(sorted(parse_cards(text)))
+
+
+def play(m: PresidentMatch, seat: int, text: str) -> None:
+    m.apply(Play(seat, parse_cards(text)))
+
+
+# ---------------------------------------------------------------- classic
+
+
+def test_P5_leads_weakest_set_whole():
+    m = PresidentMatch.from_hands("classic", ["4c 4d 7s 2c Kd", "5c 6c 8c", "9c Tc Jc"], leader=0)
+    a = decide(m, 0)
+    assert isinstance(a, Play) and a.cards == cards("4c 4d")
+
+
+def test_P6_prefers_natural_single_over_splitting_a_pair():
+    m = PresidentMatch.from_hands("classic", ["5c 3c 3d", "6c 6d 9s Kc Kd", "8c Tc Jc"], leader=0)
+    play(m, 0, "5c")
+    a = decide(m, 1)
+    assert isinstance(a, Play) and a.cards == cards("9s")
+
+
+def test_P9_keeps_twos_on_a_low_trick():
+    hand = "2c 5d 5h 8c 8d 9c 9d Jc Jd"
+    m = PresidentMatch.from_hands("classic", ["Qc 3c 3d", hand, "4c 4d 6c"], leader=0)
+    play(m, 0, "Qc")
+    assert isinstance(decide(m, 1), Pass)
+
+
+def test_P9_plays_a_two_to_win_a_high_trick():
+    m = PresidentMatch.from_hands("classic", ["Ac 3c 3d", "2c 5d 5h 8c 8d 9c 9d", "4c 4d 6c"], leader=0)
+    play(m, 0, "Ac")
+    a = decide(m, 1)
+    assert isinstance(a, Play) and a.cards == cards("2c")
+
+
+def test_P9_control_first_then_out_on_the_lead():
+    m = PresidentMatch.from_hands("classic", ["2c 9d", "5c 6c 8c", "Tc Jc Qc"], leader=0)
+    a = decide(m, 0)
+    assert isinstance(a, Play) and a.cards == cards("2c")
+
+
+def test_P7_ca_ou_rien_blocks_when_nobody_else_can_follow():
+    # the other 9 is in the trick and we hold the three others: an equal 9 blocks everyone
+    m = PresidentMatch.from_hands("classic", ["9c 3c 3d", "9d 9h 9s Tc Kd", "4c 4d 6c"], leader=0)
+    play(m, 0, "9c")
+    a = decide(m, 1)
+    assert isinstance(a, Play) and len(a.cards) == 1 and a.cards[0].rank_symbol == "9"
+    # without the block (the fourth 9 is unseen) it follows with its natural single
+    m = PresidentMatch.from_hands("classic", ["9c 3c 3d", "9d 9h Tc Kd Kh", "4c 9s 6c"], leader=0)
+    play(m, 0, "9c")
+    a = decide(m, 1)
+    assert isinstance(a, Play) and a.cards == cards("Tc")
+
+
+def test_P7_follows_the_forced_rank_or_passes():
+    m = PresidentMatch.from_hands("classic", ["9c 3c", "9d 4c", "Kc Kd 5c", "9h 9s 6c"], leader=0)
+    play(m, 0, "9c")
+    play(m, 1, "9d")  # ça ou rien: 9 or nothing
+    assert isinstance(decide(m, 2), Pass)
+    m.apply(Pass(2))
+    a = decide(m, 3)
+    assert isinstance(a, Play) and a.cards[0].rank_symbol == "9"
+
+
+def test_P6_breaks_a_low_pair_but_not_a_high_one_early():
+    m = PresidentMatch.from_hands(
+        "classic", ["5c 3c 3d", "7c 7d Kc Kd Ac Ad Qc Qd", "4c 4d 6c"], leader=0
+    )
+    play(m, 0, "5c")
+    a = decide(m, 1)
+    assert isinstance(a, Play) and a.cards[0].rank_symbol == "7"
+    m = PresidentMatch.from_hands(
+        "classic", ["Jc 3c 3d", "7c 7d Kc Kd Ac Ad Qc Qd", "4c 4d 6c"], leader=0
+    )
+    play(m, 0, "Jc")
+    assert isinstance(decide(m, 1), Pass)
+
+
+# ---------------------------------------------------------------- tdc
+
+
+def test_T8_plays_the_two_before_the_last_card():
+    m = PresidentMatch.from_hands("tdc", ["5c 3c 3d", "2c 7d", "4c 4d 6c"], leader=0)
+    play(m, 0, "5c")
+    a = decide(m, 1)
+    # following with 7d would leave only the 2: a forbidden finish later
+    assert isinstance(a, Play) and a.cards == cards("2c")
+
+
+def test_T8_never_goes_out_on_a_two_when_it_can_pass():
+    m = PresidentMatch.from_hands("tdc", ["5c 3c 3d", "2c", "4c 4d 6c"], leader=0)
+    play(m, 0, "5c")
+    assert isinstance(decide(m, 1), Pass)
+
+
+def test_T8_leads_the_two_first():
+    m = PresidentMatch.from_hands("tdc", ["2c 9d", "5c 6c 8c", "Tc Jc Qc"], leader=0)
+    a = decide(m, 0)
+    assert isinstance(a, Play) and a.cards == cards("2c")
+
+
+def test_T8_in_revolution_the_three_is_forbidden():
+    m = PresidentMatch.from_hands("tdc", ["6c 6d 6h 6s 9c 9d", "3c", "4c 4d Ac"], leader=0)
+    play(m, 0, "6c 6d 6h 6s")  # T10: reversed
+    assert m.view(0).reversed
+    play(m, 0, "9c")
+    # seat 1 holds only 3c, the strongest and forbidden card in revolution: it passes
+    assert isinstance(decide(m, 1), Pass)
+
+
+def test_T9_cuts_out_of_turn():
+    m = PresidentMatch.from_hands("tdc", ["8c 3c 3d", "5c 6c 7c", "8d 8h 8s Kc"], leader=0)
+    play(m, 0, "8c")
+    options = [a for a in m.legal_actions(2) if isinstance(a, Cut)]
+    assert options and m.turn == 1
+    bot = GreedyPresidentBot(2, b"")
+    a = bot.decide(m.view(2), options)
+    assert isinstance(a, Cut) and a.cards == cards("8d 8h 8s")
+
+
+def test_T9_no_cut_that_strands_it_with_a_two():
+    m = PresidentMatch.from_hands("tdc", ["8c 3c 3d", "5c 6c 7c", "8d 8h 8s 2c"], leader=0)
+    play(m, 0, "8c")
+    options = [a for a in m.legal_actions(2) if isinstance(a, Cut)]
+    assert options
+    assert GreedyPresidentBot(2, b"").decide(m.view(2), options) is None
+
+
+def test_T10_revolution_with_a_weak_hand():
+    m = PresidentMatch.from_hands("tdc", ["4c 4d 4h 4s 3c 5d 6h Ks", "9c Tc Jc", "Qc Qd Ac"], leader=0)
+    a = decide(m, 0)
+    assert isinstance(a, Play) and a.cards == cards("4c 4d 4h 4s")
+
+
+def test_T10_no_revolution_with_a_strong_hand():
+    m = PresidentMatch.from_hands("tdc", ["4c 4d 4h 4s 3s Qh Kd Ac", "9c Tc Jc", "Qc Qd 5c"], leader=0)
+    a = decide(m, 0)
+    assert isinstance(a, Play) and a.cards == cards("3s")
+
+
+def _tdc_exchange(president_hand: str) -> PresidentMatch:
+    """Round 1: seat 0 goes out first (Président), seat 2 is last; round 2 deals ``president_hand``."""
+    m = PresidentMatch.from_hands("tdc", ["4c", "5c", "6c 7c"], leader=0)
+    play(m, 0, "4c")  # out first
+    play(m, 1, "5c")  # out: round over, seat 2 last
+    assert m.needs_deal() and m.last_titles is not None and m.last_titles[0] == "president"
+    m.deal_hands([president_hand, "3h 5h 6h", "Ah As 8h"])
+    assert m.phase == "exchange"
+    return m
+
+
+def test_T12_gives_weakest_singles_never_twos():
+    m = _tdc_exchange("2c 2d 3c 4d 7c 7d Kc")
+    a = decide(m, 0)
+    assert isinstance(a, Give) and a.cards == cards("3c 4d")
+
+
+def test_T12_gives_a_low_pair_rather_than_high_singles():
+    m = _tdc_exchange("2c 2d 4c 4d Qc Kd 9s 9h")
+    a = decide(m, 0)
+    assert isinstance(a, Give) and a.cards == cards("4c 4d")
+
+
+def test_T12_never_gives_a_two_even_with_only_twos_and_pairs():
+    m = _tdc_exchange("2c 2d 2h 9c 9d")
+    a = decide(m, 0)
+    assert isinstance(a, Give) and all(c.rank_symbol != "2" for c in a.cards)
+
+
+# ---------------------------------------------------------------- the driver
+
+
+def _bots(names, seed):
+    return [make_bot("president", n, s, derive(seed, f"bot-{s}")) for s, n in enumerate(names)]
+
+
+def test_driver_plays_full_classic_matches_with_invariants():
+    for i in range(5):
+        seed = seed_from_int(100 + i)
+        m = PresidentMatch("classic", seats=4)
+        stats = play_match(m, _bots(["greedy", "greedy", "random", "random"], seed), seed)
+        assert m.over and m.round == 5  # P15
+        assert stats.deals == 5 and stats.checks > stats.actions  # checked after every action
+        assert sum(m.totals) == 5 * 6  # P14: 3+2+1+0 a round
+
+
+def test_driver_plays_tdc_rounds_with_cuts_and_chips_conserved():
+    seed = seed_from_int(7)
+    m = PresidentMatch("tdc", seats=4, stake=10, rounds=40)
+    seen = []
+    stats = play_match(m, _bots(["greedy", "random", "greedy", "random"], seed), seed, lambda a, ev: seen.extend(ev))
+    assert m.over and stats.deals == 40
+    names = {e.name for e in seen}
+    assert {"cut", "exchange", "round_over"} <= names
+    # cuts come out of turn (driver reactions) or as the turn's own action (T9 Decision)
+    assert 0 < stats.reactions <= sum(1 for e in seen if e.name == "cut")
+    assert sum(m.chips) == 0  # invariant 4
+
+
+def test_driver_is_deterministic():
+    logs = []
+    for _ in range(2):
+        seed = seed_from_int(3)
+        m = PresidentMatch("tdc", seats=5, stake=10, rounds=6)
+        play_match(m, _bots(["greedy", "random", "greedy", "random", "random"], seed), seed)
+        logs.append(m.log())
+    assert logs[0] == logs[1]
+
+
+def test_driver_check_every():
+    seed = seed_from_int(5)
+    m = PresidentMatch("classic", seats=3)
+    every = play_match(m, _bots(["greedy"] * 3, seed), seed, check_every=0)
+    assert every.checks == 0
+    m = PresidentMatch("classic", seats=3)
+    some = play_match(m, _bots(["greedy"] * 3, seed), seed, check_every=10)
+    assert some.checks > 0 and some.actions == every.actions
+
+
+def test_driver_refused_bot_action_is_an_error():
+    class Cheater(GreedyPresidentBot):
+        def decide(self, view, legal):
+            return Pass(self.seat)  # illegal when leading (P5)
+
+    seed = seed_from_int(1)
+    m = PresidentMatch("classic", seats=3)
+    with pytest.raises(DriverError, match=r"must_lead|illegal_play"):
+        play_match(m, [Cheater(s, b"") for s in range(3)], seed)
+
+
+def test_driver_invariant_failure_propagates():
+    class Broken(PresidentMatch):
+        __slots__ = ()
+
+        def check_invariants(self):
+            if self.round == 2:
+                raise AssertionError("cards not conserved")
+            return 1
+
+    seed = seed_from_int(1)
+    with pytest.raises(AssertionError, match="conserved"):
+        play_match(Broken("classic", seats=3), _bots(["greedy"] * 3, seed), seed)
+
+
+# ---------------------------------------------------------------- strength
+
+
+def _mean_points(rules, names, rounds, seed_n):
+    totals = [0] * len(names)
+    per_match = 5 if rules == "classic" else rounds
+    played = 0
+    i = 0
+    while played < rounds:
+        seed = derive(seed_from_int(seed_n), f"match-{i}")
+        m = PresidentMatch(rules, seats=len(names), stake=10, rounds=per_match)
+        play_match(m, _bots(names, seed), seed, check_every=0)
+        for s, t in enumerate(m.totals):
+            totals[s] += t
+        played += per_match
+        i += 1
+    return [t / played for t in totals]
+
+
+def test_greedy_beats_random_classic():
+    pts = _mean_points("classic", ["greedy", "random", "greedy", "random"], 300, 11)
+    assert min(pts[0], pts[2]) > max(pts[1], pts[3]) + 0.5
+
+
+def test_greedy_beats_random_tdc():
+    pts = _mean_points("tdc", ["random", "greedy", "random", "greedy"], 300, 12)
+    assert min(pts[1], pts[3]) > max(pts[0], pts[2]) + 0.5
