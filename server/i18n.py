@@ -359,10 +359,38 @@ def error_message(lang: str, code: str, style: TermStyle = PLAIN, **params: Any)
     """
     t = translation(lang)
     p = dict(params)
-    reason = p.pop("reason", None) or p.pop("detail", None)
+    detail = p.pop("detail", None)
+    reason = p.pop("reason", None) or _DETAIL_REASONS.get(str(detail))
+    if code == "insufficient_chips" and "have" not in p and isinstance(p.get("chips"), int):
+        p["have"] = p["chips"]
+    if code == "illegal_play" and reason is None and isinstance(p.get("min"), int):
+        reason = "bid_too_low"
     text = _reason_text(t, lang, code, reason, p, style) or _code_text(t, lang, code, p, style)
     extra = _legal_suffix(t, lang, code, p, style)
     return f"{text} {extra}".strip() if extra else text
+
+
+_DETAIL_REASONS = {
+    # Refusals of the Speculation engine carry English details and no reason code:
+    # the detail only picks the sentence, it is never shown.
+    "no deal in progress": "no_deal",
+    "no auction": "no_auction",
+    "not playing this deal": "sitting_out",
+    "the owner does not bid": "own_auction",
+    "a bid beats the best bid by at least 1 chip": "bid_too_low",
+    "only the owner sells or keeps": "not_owner",
+    "no bid to sell to": "no_bid",
+    "no such offer": "no_such_offer",
+    "only the buyer withdraws an offer": "not_buyer",
+    "only the seller accepts or declines an offer": "not_party",
+    "no trade while an auction is open (S12c)": "auction_open",
+    "no offer while an auction is open (S12c)": "auction_open",
+    "offers go to another player of this deal": "bad_target",
+    "that many face-down cards are not there": "bad_count",
+    "a price is at least 1 chip": "price_too_low",
+    "the match is over": "match_over",
+    "no such seat": "no_such_seat",
+}
 
 
 def _has(p: Mapping[str, Any], *keys: str) -> bool:
@@ -467,6 +495,8 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
     if code == "bad_lang":
         return t.gettext("Languages: fr (français), es (español), en (English).")
     if code == "line_too_long":
+        if _has(p, "limit") and not _has(p, "max"):
+            p["max"] = p["limit"]
         if _has(p, "max"):
             return t.gettext("That line is too long (at most {max} characters).").format(max=p["max"])
         return t.gettext("That line is too long.")
@@ -526,11 +556,13 @@ def _reason_text(
         return t.gettext("All the cards of a play must have the same rank.")
     if reason in ("empty", "no_cards"):
         return t.gettext("Say which cards, for example: 7 7.")
-    if reason == "too_many":
+    if reason in ("too_many", "count"):
         return t.gettext("A play has 1 to 4 cards of one rank.")
     if reason == "duplicate":
         return t.gettext("The same card is named twice.")
     if reason == "no_cut":
+        return t.gettext("There is no cut at this table (classic rules).")
+    if reason == "cannot_cut":
         return t.gettext(
             "No cut possible now: a cut plays the remaining cards of the rank of a single or a pair on top of the trick."
         )
@@ -543,6 +575,16 @@ def _reason_text(
                 n,
             ).format(count=n, rank=rank)
         return t.gettext("A cut plays all the remaining cards of the rank on top of the trick.")
+    if reason == "not_awaited":
+        return t.gettext("Nothing is expected from you now.")
+    if reason == "phase":
+        return t.gettext("Not now: wait for the round to be under way.")
+    if reason == "cards":
+        return t.gettext("Cards are written like 7h, Th, Qs (rank then suit c, d, h, s).")
+    if reason == "too_few_players":
+        return t.gettext("Not enough players for a round.")
+    if reason == "fixed_seats":
+        return t.gettext("The seats of a classic table are fixed for the whole match.")
     if reason == "passive":
         return t.gettext("You let your time run out: you are passive until the end of the round.")
     if reason == "give_count":
@@ -550,7 +592,7 @@ def _reason_text(
             n = int(p["count"])
             return t.ngettext("Give exactly {count} card.", "Give exactly {count} cards.", n).format(count=n)
         return t.gettext("Give the number of cards the exchange asks for.")
-    if reason == "no_exchange":
+    if reason in ("no_exchange", "no_give"):
         return t.gettext("You have no cards to give now.")
     if reason == "no_cards_to_turn":
         return t.gettext("You have no face-down card left to turn.")
@@ -589,6 +631,18 @@ def _reason_text(
                 n,
             ).format(max=n)
         return t.gettext("Ask for at least one of that player's face-down cards.")
+    if reason == "no_deal":
+        return t.gettext("No deal is being played now.")
+    if reason == "no_such_offer":
+        if _has(p, "offer"):
+            return t.gettext("There is no open offer #{offer}.").format(offer=p["offer"])
+        return t.gettext("There is no such open offer.")
+    if reason == "bad_target":
+        return t.gettext("Offers go to another player of this deal.")
+    if reason == "match_over":
+        return t.gettext("This match is over.")
+    if reason == "no_such_seat":
+        return t.gettext("There is no such seat at this table.")
     if reason == "self_offer":
         return t.gettext("You cannot trade with yourself.")
     if reason == "not_party":
@@ -676,27 +730,18 @@ def _cards(e: Mapping[str, Any], lang: str, style: TermStyle, key: str = "cards"
 @_event("dealt")
 def _ev_dealt(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
     rnd = e.get("round")
-    if e.get("game") == "speculation" or "trump" in e or "stacks" in e:
-        dealer = _seat(e, "dealer", "seat")
-        card = e.get("trump_card") or e.get("card")
-        parts = []
+    if "players" in e or "facedown" in e:  # Speculation (S4)
+        dealer = _seat(e, "dealer")
+        if rnd is not None and you is not None and dealer == you:
+            return t.gettext("Deal {round}: you deal three face-down cards to each player.").format(round=rnd)
         if rnd is not None and dealer is not None:
-            parts.append(
-                t.gettext("Deal {round}: {dealer} deals three face-down cards to each player.").format(
-                    round=rnd, dealer=_name(names, dealer, lang)
-                )
+            return t.gettext("Deal {round}: {dealer} deals three face-down cards to each player.").format(
+                round=rnd, dealer=_name(names, dealer, lang)
             )
-        else:
-            parts.append(t.gettext("New deal: three face-down cards to each player."))
-        if card:
-            parts.append(
-                t.gettext("Turned up: {card}; {suit} are trumps.").format(
-                    card=card_label(str(card), lang, style), suit=suit_name(lang, str(card)[1])
-                )
-            )
-        elif e.get("trump"):
-            parts.append(t.gettext("{suit} are trumps.").format(suit=suit_name(lang, str(e["trump"]))).capitalize())
-        return " ".join(parts)
+        return t.gettext("New deal: three face-down cards to each player.")
+    hands = e.get("hands")
+    if isinstance(hands, Sequence) and you is not None and you < len(hands) and hands[you] is not None:
+        e = {**e, "hand": hands[you]}
     hand = e.get("hand")
     if hand and you is not None:
         n = len(hand)
@@ -717,16 +762,11 @@ def _ev_exchange(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
     giver, taker = _seat(e, "from"), _seat(e, "to")
     cards = e.get("cards")
     if cards:
-        n = len(cards)
         shown = _cards_param(cards, lang, style)
         if you is not None and giver == you:
-            return t.ngettext(
-                "You give {cards} to {name}.", "You give {cards} to {name}.", n
-            ).format(cards=shown, name=_name(names, taker, lang))
+            return t.gettext("You give {cards} to {name}.").format(cards=shown, name=_name(names, taker, lang))
         if you is not None and taker == you:
-            return t.ngettext(
-                "{name} gives you {cards}.", "{name} gives you {cards}.", n
-            ).format(cards=shown, name=_name(names, giver, lang))
+            return t.gettext("{name} gives you {cards}.").format(cards=shown, name=_name(names, giver, lang))
         return t.gettext("{giver} gives {cards} to {taker}.").format(
             giver=_name(names, giver, lang), taker=_name(names, taker, lang), cards=shown
         )
@@ -880,9 +920,22 @@ def _ev_match_over(t, lang, e, names, you, style):  # type: ignore[no-untyped-de
         return t.gettext("The match is over.")
     if you is not None and you in winners and len(winners) == 1:
         return t.gettext("The match is over: you win!")
+    if you is not None and you in winners:
+        return t.gettext("The match is over: you share the win with {names}.").format(
+            names=join_names(lang, [_name(names, s, lang) for s in winners if s != you])
+        )
     who = join_names(lang, [_name(names, s, lang) for s in winners])
     best = totals[winners[0]] if isinstance(totals, Sequence) and winners[0] < len(totals) else None
-    if best is not None and e.get("game") != "speculation":
+    changes = e.get("changes")
+    if isinstance(changes, Sequence) and winners[0] < len(changes):
+        n = int(changes[winners[0]])
+        gain = t.ngettext("{n:+d} chip", "{n:+d} chips", abs(n)).format(n=n)
+        return t.ngettext(
+            "The match is over. Winner: {names} ({chips}).",
+            "The match is over. Winners: {names} ({chips} each).",
+            len(winners),
+        ).format(names=who, chips=gain)
+    if best is not None:
         n = int(best)
         if len(winners) > 1:
             return t.ngettext(
@@ -903,22 +956,39 @@ def _ev_match_over(t, lang, e, names, you, style):  # type: ignore[no-untyped-de
 # -- Speculation
 
 
+@_event("trump")
+def _ev_trump(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+    card = str(e.get("card", ""))
+    suit = suit_name(lang, e.get("suit") or card[1:2])
+    shown = card_label(card, lang, style)
+    if you is not None and e.get("seat") == you:
+        return t.gettext("You turn up {card}: {suit} are trumps, and the card is yours.").format(card=shown, suit=suit)
+    return t.gettext("{name} turns up {card}: {suit} are trumps.").format(
+        name=_name(names, e.get("seat"), lang), card=shown, suit=suit
+    )
+
+
+@_event("deal_over")
+def _ev_deal_over(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+    text = t.gettext("Deal {round} is over.").format(round=e.get("round"))
+    chips = e.get("chips")
+    if you is not None and isinstance(chips, Sequence) and you < len(chips):
+        n = int(chips[you])
+        text += " " + t.ngettext("You have {n} chip.", "You have {n} chips.", n).format(n=n)
+    return text
+
+
 @_event("ante")
 def _ev_ante(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
-    pool = e.get("pool")
-    if "seat" in e and e.get("amount") is not None:
-        n = int(e["amount"])
-        if you is not None and e["seat"] == you:
-            return t.ngettext("You put {n} chip in the pool.", "You put {n} chips in the pool.", n).format(n=n)
-        return t.ngettext(
-            "{name} puts {n} chip in the pool.", "{name} puts {n} chips in the pool.", n
-        ).format(name=_name(names, e["seat"], lang), n=n)
-    if pool is not None:
-        n = int(pool)
-        return t.ngettext("Antes paid: the pool holds {n} chip.", "Antes paid: the pool holds {n} chips.", n).format(
-            n=n
-        )
-    return t.gettext("Antes paid.")
+    pool = int(e.get("pool") or 0)
+    text = t.ngettext("Antes are in: the pool holds {n} chip.", "Antes are in: the pool holds {n} chips.", pool).format(
+        n=pool
+    )
+    for p in e.get("payments") or []:
+        if you is not None and p.get("seat") == you:
+            n = int(p.get("amount") or 0)
+            text += " " + t.ngettext("You paid {n} chip.", "You paid {n} chips.", n).format(n=n)
+    return text
 
 
 @_event("turned")
@@ -962,24 +1032,28 @@ def _ev_sold(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
     seller, buyer = _seat(e, "seat", "from", "seller"), _seat(e, "to", "buyer")
     n = int(e.get("price") or e.get("amount") or 0)
     card = card_label(str(e.get("card", "")), lang, style)
-    return t.ngettext(
-        "{seller} sells {card} to {buyer} for {n} chip.", "{seller} sells {card} to {buyer} for {n} chips.", n
-    ).format(
-        seller=_you_or_name(t, names, seller, you, lang), buyer=_you_or_name(t, names, buyer, you, lang), card=card, n=n
+    price = _chips(t, n)
+    if you is not None and seller == you:
+        return t.gettext("You sell {card} to {buyer} for {price}.").format(
+            card=card, buyer=_name(names, buyer, lang), price=price
+        )
+    if you is not None and buyer == you:
+        return t.gettext("You buy {card} from {seller} for {price}.").format(
+            card=card, seller=_name(names, seller, lang), price=price
+        )
+    return t.gettext("{seller} sells {card} to {buyer} for {price}.").format(
+        seller=_name(names, seller, lang), buyer=_name(names, buyer, lang), card=card, price=price
     )
-
-
-def _you_or_name(t, names, seat, you, lang):  # type: ignore[no-untyped-def]
-    if you is not None and seat == you:
-        # TRANSLATORS: used in place of a player's name when it is the reader ("you sell...").
-        return t.pgettext("pronoun", "you")
-    return _name(names, seat, lang)
 
 
 @_event("kept")
 def _ev_kept(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
     seat = _seat(e, "seat")
     card = card_label(str(e.get("card", "")), lang, style)
+    if e.get("timeout"):
+        if you is not None and seat == you:
+            return t.gettext("Time is up: you keep {card}.").format(card=card)
+        return t.gettext("Time is up: {name} keeps {card}.").format(name=_name(names, seat, lang), card=card)
     if you is not None and seat == you:
         return t.gettext("You keep {card}.").format(card=card)
     return t.gettext("{name} keeps {card}.").format(name=_name(names, seat, lang), card=card)
@@ -1026,6 +1100,11 @@ def _ev_withdrawn(t, lang, e, names, you, style):  # type: ignore[no-untyped-def
 
 @_event("lapsed")
 def _ev_lapsed(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+    reason = e.get("reason")
+    if reason == "cards":
+        return t.gettext("Offer #{offer} lapses: those cards have left the stack.").format(offer=e.get("offer"))
+    if reason == "chips":
+        return t.gettext("Offer #{offer} lapses: the buyer no longer has the chips.").format(offer=e.get("offer"))
     return t.gettext("Offer #{offer} no longer holds.").format(offer=e.get("offer"))
 
 
@@ -1033,17 +1112,24 @@ def _ev_lapsed(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 def _ev_traded(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
     buyer, seller = _seat(e, "from", "buyer"), _seat(e, "to", "seller")
     k = int(e.get("cards") or e.get("count") or 0)
-    price = int(e.get("price") or 0)
+    price = _chips(t, int(e.get("price") or 0))
+    if you is not None and seller == you:
+        return t.ngettext(
+            "You sell your top face-down card to {buyer} for {price}.",
+            "You sell your top {k} face-down cards to {buyer} for {price}.",
+            k,
+        ).format(k=k, buyer=_name(names, buyer, lang), price=price)
+    if you is not None and buyer == you:
+        return t.ngettext(
+            "You buy {seller}'s top face-down card for {price}.",
+            "You buy {seller}'s top {k} face-down cards for {price}.",
+            k,
+        ).format(k=k, seller=_name(names, seller, lang), price=price)
     return t.ngettext(
         "{seller} sells {k} face-down card to {buyer} for {price}.",
         "{seller} sells {k} face-down cards to {buyer} for {price}.",
         k,
-    ).format(
-        seller=_you_or_name(t, names, seller, you, lang),
-        buyer=_you_or_name(t, names, buyer, you, lang),
-        k=k,
-        price=_chips(t, price),
-    )
+    ).format(seller=_name(names, seller, lang), buyer=_name(names, buyer, lang), k=k, price=price)
 
 
 @_event("pool_won")
@@ -1195,7 +1281,7 @@ def update_catalogs() -> None:
         catalog.header_comment = f"# {LANG_NAMES[lang]} messages of donne.\n# Edit msgstr lines; see docs/i18n.md."
         if lang == "en":
             for msg in catalog:
-                if msg.id and not _filled(msg.string):
+                if msg.id and (msg.fuzzy or not _filled(msg.string)):
                     msg.string = msg.id
                     msg.flags.discard("fuzzy")
         path.parent.mkdir(parents=True, exist_ok=True)

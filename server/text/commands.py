@@ -566,7 +566,7 @@ def _is_cut(cards: Sequence[str], ctx: CommandContext) -> bool:
 def _auto_cut(lang: str, ctx: CommandContext) -> Command | CommandError:
     need = _cut_possible(ctx)
     if need is None or ctx.hand is None:
-        return CommandError("illegal_play", error_message(lang, "illegal_play", reason="no_cut"))
+        return CommandError("illegal_play", error_message(lang, "illegal_play", reason="cannot_cut"))
     rank, count = need
     mine = [c for c in ctx.hand if c[0] == rank]
     if len(mine) != count:

@@ -116,7 +116,7 @@ def _header(state: Mapping[str, Any], lang: str, style: TermStyle) -> str:
         parts.append(rules_name(lang, state.get("rules")))
     rnd = state.get("round")
     if rnd:
-        rounds = state.get("rounds")
+        rounds = state.get("rounds") or (state.get("deals") if state.get("game") == "speculation" else None)
         if state.get("game") == "speculation":
             parts.append(
                 t.gettext("deal {n}/{total}").format(n=rnd, total=rounds)
@@ -188,7 +188,7 @@ def _president_lines(state: Mapping[str, Any], lang: str, style: TermStyle) -> l
         score_text = ""
         if s.get("chips") is not None:
             c = int(s["chips"])
-            score_text = t.ngettext("{n} chip", "{n} chips", c).format(n=c) if not narrow else f"{c}¤"
+            score_text = t.ngettext("{n} chip", "{n} chips", c).format(n=c)
         elif score is not None:
             p = int(score)
             score_text = t.ngettext("{n} pt", "{n} pts", p).format(n=p)
@@ -219,14 +219,14 @@ def _president_lines(state: Mapping[str, Any], lang: str, style: TermStyle) -> l
             else:
                 item = f"{who} {_cards(play.get('cards') or [], lang, style)}"
             items.append(item + (_sep(style).rstrip() if i < len(trick) - 1 else ""))
-        lines += wrap_items(items, width, indent="  ", first=t.gettext("Trick:"))
+        lines += wrap_items(items, width, indent="  ", first=t.gettext("Trick:") + " ")
     elif state.get("phase") == "play":
         lines.append(t.gettext("Trick: empty table."))
 
     hand = state.get("hand")
     if hand is not None:
         ordered = sort_hand(hand, state.get("order") or "normal")
-        first = t.ngettext("Your hand ({n}):", "Your hand ({n}):", len(ordered)).format(n=len(ordered))
+        first = t.gettext("Your hand ({n}):").format(n=len(ordered)) + " "
         items = [card_label(c, lang, style) for c in ordered] or ["—"]
         lines += wrap_items(items, width, indent="  ", first=first)
         cut = state.get("cut")
@@ -351,7 +351,7 @@ def _speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle) ->
         chips_text = ""
         if chips is not None:
             c = int(chips)
-            chips_text = f"{c}¤" if narrow else t.ngettext("{n} chip", "{n} chips", c).format(n=c)
+            chips_text = t.ngettext("{n} chip", "{n} chips", c).format(n=c)
         down = int(s.get("facedown") or 0)
         down_text = ("▮" * down if style.unicode else "#" * down) if narrow else t.ngettext(
             "{n} face down", "{n} face down", down
@@ -418,7 +418,7 @@ def _speculation_status(
     turn = state.get("turn")
     dl = _deadline_text(state, lang)
     if turn is None:
-        if state.get("phase") in ("over", "match_over"):
+        if state.get("over") or state.get("phase") in ("over", "match_over"):
             return [t.gettext("The match is over.")]
         return []
     if turn == you:
@@ -479,7 +479,11 @@ def _score_table(event: Mapping[str, Any], lang: str, style: TermStyle, names: S
         if chips and s < len(chips) and chips[s] is not None:
             c = int(chips[s])
             parts.append(t.ngettext("{n:+d} chip", "{n:+d} chips", abs(c) if c else 0).format(n=c))
-        if totals and s < len(totals):
+        changes = event.get("changes")
+        if changes and s < len(changes) and totals and s < len(totals):
+            n, c = int(totals[s] or 0), int(changes[s] or 0)
+            parts.append(t.ngettext("{n} chip", "{n} chips", n).format(n=n) + f" ({c:+d})")
+        elif totals and s < len(totals):
             n = int(totals[s] or 0)
             parts.append(t.ngettext("total {n} pt", "total {n} pts", n).format(n=n))
         lines.append("  ".join(parts))
