@@ -32,6 +32,7 @@ class Running:
     lobby: Lobby = field(init=False)
     connections: ConnectionCounter = field(init=False)
     stopping: bool = False
+    sessions: set[Any] = field(default_factory=set)  # every open Session, logged in or not
     _telnet: Any = None
     _ssh: Any = None
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)

@@ -236,7 +236,7 @@ class Lobby:
                 player.session.push_event({"event": "shutdown"})
         rooms = list(self.rooms.values())
         await asyncio.gather(*(room.stop() for room in rooms), return_exceptions=True)
-        sessions = [p.session for p in self.players.values() if p.session is not None]
+        sessions = list(self.app.sessions)
         for session in sessions:
             session.close("shutdown")
         for session in sessions:

@@ -126,7 +126,7 @@ async def create_room(ctx: Context, args: Mapping[str, Any]) -> Room:
     except BaseException:
         await room.stop()
         raise
-    lobby.broadcast({"event": "room_created", "room": room.id, **room.summary()})
+    lobby.broadcast({**room.summary(), "event": "room_created", "name": player.name})
     return room
 
 
@@ -368,7 +368,7 @@ class Room:
             return
         except Refusal as exc:
             if not future.done():
-                future.set_exception(CommandError(exc.code, **exc.params))
+                future.set_exception(CommandError(exc.code, detail=exc.detail, **exc.params))
             return
         except Exception as exc:
             log.exception("room %s: %s failed", self.id, item.cmd)
@@ -788,7 +788,7 @@ class Room:
             self.match = cls(seats=opts.seats, chips=chips, ante=opts.ante, deals=opts.rounds)
         self.status = "playing"
         self.next_deal_at = time.monotonic()
-        self._broadcast({"event": "notice", "code": "match_started", "room": self.id})
+        self._broadcast({"event": "match_started", "room": self.id})
 
     def _watch(self, player: Player) -> dict[str, Any]:
         if player.room is self and player.seat is not None:
@@ -797,7 +797,7 @@ class Room:
             self.spectators.append(player)
         player.room = self
         player.seat = None
-        self._broadcast({"event": "joined", "room": self.id, "name": player.name, "seat": None})
+        self._broadcast({"event": "joined", "room": self.id, "name": player.name, "seat": None, "watch": True})
         self._push_state(player)
         return {"room": self.id}
 

@@ -101,6 +101,7 @@ class Session:
         self._timer: asyncio.TimerHandle | None = None
         self._closer: asyncio.Task[None] | None = None
         conn.on_resize = self._resized
+        app.sessions.add(self)
 
     def __repr__(self) -> str:
         return f"<Session {self.id} {self.conn.kind} {self.name or '-'} {self.mode}>"
@@ -146,7 +147,7 @@ class Session:
 
     def send_text(self, text: str) -> None:
         """A message for a person (text mode); ignored in JSON mode."""
-        if self.mode == "text":
+        if self.mode == "text" and text:
             self.send_raw(text if text.endswith("\n") else text + "\n")
 
     async def _write_loop(self) -> None:
@@ -278,6 +279,7 @@ class Session:
         except Exception:
             log.exception("%r: detach failed", self)
         finally:
+            self.app.sessions.discard(self)
             self.done.set()
 
     # -- input ------------------------------------------------------------------
@@ -314,33 +316,37 @@ class Session:
             if line is None:
                 return
             if line is TOO_LONG:
-                self.reply_error(None, "line_too_long", limit=self.app.config.max_line)
+                if rate_ok(self):
+                    self.reply_error(None, "line_too_long", limit=self.app.config.max_line)
                 continue
             assert isinstance(line, str)
-            if not line.strip():
-                continue
-            parsed = ui.parse_line(line, self.lang, self.text_context())
+            state, where = self.text_context()
+            parsed = ui.parse_line(line, self.lang, state, where)
             if isinstance(parsed, ui.ParseError):
                 if rate_ok(self):
                     self.send_text(parsed.message)
                 continue
             if parsed.cmd == "quit":
-                self.send_text(self.gettext("Goodbye."))
+                self.send_text(ui.goodbye_text(self.lang))
                 self.close("quit")
                 return
+            if parsed.cmd == "help":
+                if rate_ok(self):
+                    topic = parsed.args.get("topic")
+                    self.send_text(ui.help_text(self.lang, state, where, self.style,
+                                                topic if isinstance(topic, str) else None))
+                continue
+            if parsed.cmd == "state" and where == "lobby":
+                continue  # an empty line in the lobby: nothing to redraw
             await dispatch(self, parsed.cmd, parsed.args)
 
-    def text_context(self) -> dict[str, Any]:
+    def text_context(self) -> tuple[dict[str, Any] | None, str]:
+        """The last state this person was shown, and where they are (``room`` or ``lobby``)."""
         player = self.player
         room = player.room if player else None
-        return {
-            "logged_in": self.logged_in,
-            "room": room.id if room else None,
-            "game": room.game if room else None,
-            "rules": room.rules if room else None,
-            "seat": player.seat if player else None,
-            "state": room.last_state_for(player) if room and player else None,
-        }
+        if room is None or player is None:
+            return None, "lobby"
+        return room.last_state_for(player), "room"
 
     async def text_login(self) -> bool:
         """Ask a person for language, name and (for an account) password. True when logged in."""
@@ -419,7 +425,8 @@ async def serve_ssh(app: Running, conn: Conn, *, name: str, verified: bool, comm
         elif command is None:
             await session.run_text()
         else:
-            session.send_text(session.gettext("Unknown command. Use: ssh HOST (to play) or ssh HOST json."))
+            session.send_text(session.gettext("Unknown command. Connect without a command to play, "
+                                              "or with the command json for the machine protocol."))
     finally:
         session.close(session.close_reason or "eof")
         await session.done.wait()

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from server import ui
-from server.commands import COMMANDS, CommandError, Context, arg_bool, arg_str, command
+from server.commands import COMMANDS, CommandError, Context, arg_bool, arg_int, arg_str, command
 from server.limits import clean_text
 
 
@@ -34,6 +34,8 @@ async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 @command("lang", login=False)
 async def lang(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    if args.get("lang") is None:
+        return {"lang": ctx.session.lang, "langs": list(ui.LANGS)}
     value = ui.pick_lang(str(args.get("lang", "")))
     if value is None:
         raise CommandError("bad_argument", arg="lang")
@@ -117,7 +119,7 @@ async def state(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
     player = ctx.session.player
     assert player is not None
     if player.room is None:
-        raise CommandError("not_allowed", reason="not_in_room")
+        return {"room": None}  # in the lobby there is no table to show
     return await player.room.submit(player, "state", args)
 
 
@@ -131,6 +133,39 @@ async def autocut(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if player.room is not None:
         await player.room.submit(player, "autocut", {"on": on})
     return {"on": on}
+
+
+@command("colour", login=False)
+async def colour(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Text mode: ANSI colours on or off (default: from the terminal type)."""
+    session = ctx.session
+    session.color = arg_bool(args, "on", default=not session.color)
+    _redraw(ctx)
+    return {"on": session.color}
+
+
+@command("unicode", login=False)
+async def unicode(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Text mode: suit symbols and box characters, or plain ASCII."""
+    session = ctx.session
+    session.unicode = arg_bool(args, "on", default=not session.unicode)
+    _redraw(ctx)
+    return {"on": session.unicode}
+
+
+@command("width", login=False)
+async def width(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Text mode: the width tables are drawn for (the terminal's, when it tells us)."""
+    if args.get("width") is not None:
+        ctx.session.width = arg_int(args, "width", lo=20, hi=400)
+        _redraw(ctx)
+    return {"width": ctx.session.width}
+
+
+def _redraw(ctx: Context) -> None:
+    player = ctx.session.player
+    if player is not None and player.room is not None:
+        player.room.refresh(player)
 
 
 @command("ping", login=False, rate=False)

@@ -18,7 +18,11 @@ chunks with ``reader.read(4096)`` and feeds them here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+
+_SPECIAL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class _TooLong:
@@ -42,7 +46,8 @@ class LineAssembler:
     def __init__(self, max_line: int = 1024) -> None:
         self.max_line = max_line
         self.secret = False
-        self._buf: list[str] = []
+        self._buf: list[str] = []  # runs of text of the current line
+        self._size = 0
         self._overflow = False
         self._after_cr = False
         self._esc = 0  # 0: text, 1: after ESC, 2: inside CSI, 3: after ESC O (SS3)
@@ -50,53 +55,82 @@ class LineAssembler:
     def feed(self, data: str) -> Fed:
         out = Fed()
         echo: list[str] = []
-        for ch in data:
-            if self._esc:
-                # terminal keys (arrows, F-keys) arrive as escape sequences: swallow them
-                if self._esc == 1:
-                    self._esc = 2 if ch == "[" else 3 if ch == "O" else 0
-                elif self._esc == 2:
-                    if "@" <= ch <= "~":
-                        self._esc = 0
-                else:
-                    self._esc = 0
-                if ch not in "\r\n":
+        pos = 0
+        end = len(data)
+        while pos < end:
+            if not self._esc and not self._after_cr:
+                # fast path: a run of ordinary characters
+                m = _SPECIAL.search(data, pos)
+                stop = m.start() if m else end
+                if stop > pos:
+                    self._text(data[pos:stop], echo)
+                    pos = stop
                     continue
-                self._esc = 0
-            if ch == "\x1b":
-                self._esc = 1
-                continue
-            if self._after_cr:
-                self._after_cr = False
-                if ch in "\n\x00":
-                    continue
-            if ch in "\r\n":
-                self._after_cr = ch == "\r"
-                out.lines.append(TOO_LONG if self._overflow else "".join(self._buf))
-                self._buf.clear()
-                self._overflow = False
-                echo.append("\r\n")
-            elif ch in "\x08\x7f":
-                if self._buf and not self._overflow:
-                    self._buf.pop()
-                    if not self.secret:
-                        echo.append("\b \b")
-            elif ch == "\t" or (ch >= " " and not ("\x80" <= ch < "\xa0")):
-                if self._overflow:
-                    continue
-                if len(self._buf) >= self.max_line:
-                    self._overflow = True
-                    self._buf.clear()
-                    continue
-                ch = " " if ch == "\t" else ch
-                self._buf.append(ch)
-                if not self.secret:
-                    echo.append(ch)
-            # any other control character (NUL, ESC, C1...) is dropped
+            self._char(data[pos], out, echo)
+            pos += 1
         out.echo = "".join(echo)
         return out
+
+    def _text(self, run: str, echo: list[str]) -> None:
+        if self._overflow:
+            return
+        room = self.max_line - self._size
+        if len(run) > room:
+            self._overflow = True
+            self._buf.clear()
+            self._size = 0
+            return
+        self._buf.append(run)
+        self._size += len(run)
+        if not self.secret:
+            echo.append(run)
+
+    def _char(self, ch: str, out: Fed, echo: list[str]) -> None:
+        if self._esc:
+            # terminal keys (arrows, F-keys) arrive as escape sequences: swallow them
+            if self._esc == 1:
+                self._esc = 2 if ch == "[" else 3 if ch == "O" else 0
+            elif self._esc == 2:
+                if "@" <= ch <= "~":
+                    self._esc = 0
+            else:
+                self._esc = 0
+            if ch not in "\r\n":
+                return
+            self._esc = 0
+        if self._after_cr:
+            self._after_cr = False
+            if ch in "\n\x00":
+                return
+        if ch == "\x1b":
+            self._esc = 1
+        elif ch in "\r\n":
+            self._after_cr = ch == "\r"
+            out.lines.append(TOO_LONG if self._overflow else "".join(self._buf))
+            self._buf.clear()
+            self._size = 0
+            self._overflow = False
+            echo.append("\r\n")
+        elif ch in "\x08\x7f":
+            if self._buf and not self._overflow:
+                last = self._buf.pop()
+                if len(last) > 1:
+                    self._buf.append(last[:-1])
+                self._size -= 1
+                if not self.secret:
+                    echo.append("\b \b")
+        elif ch == "\t":
+            self._text(" ", echo)
+        elif ch >= " " and not ("\x80" <= ch < "\xa0"):
+            self._text(ch, echo)
+        # any other control character (NUL, C1...) is dropped
 
     @property
     def pending(self) -> str:
         """The partial line typed so far (for redrawing a prompt)."""
         return "" if self._overflow else "".join(self._buf)
+
+    @property
+    def buffered(self) -> int:
+        """Characters held for the current line (never more than ``max_line``)."""
+        return self._size

@@ -81,7 +81,7 @@ def test_one_translation_object_per_language_and_english_fallback():
 def test_no_gettext_install():
     import builtins
 
-    assert not hasattr(builtins, "_") or not isinstance(getattr(builtins, "_"), gettext.NullTranslations)
+    assert not hasattr(builtins, "_") or not isinstance(builtins._, gettext.NullTranslations)
 
 
 def test_placeholders_helper():
