@@ -197,8 +197,14 @@ class History(Protocol):
 
 
 class Store(Protocol):
-    accounts: Accounts
-    ledger: Ledger
-    history: History
+    # Read-only members, so that a backend may hold its own subclasses of these Protocols.
+    @property
+    def accounts(self) -> Accounts: ...
+
+    @property
+    def ledger(self) -> Ledger: ...
+
+    @property
+    def history(self) -> History: ...
 
     async def close(self) -> None: ...

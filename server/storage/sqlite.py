@@ -38,16 +38,20 @@ from server.storage.api import (
     BOT_PREFIX,
     HOUSE,
     Account,
+    Accounts,
     Audit,
     BadAmount,
     BadKey,
     BadName,
     Entry,
+    History,
     InsufficientChips,
+    Ledger,
     NameTaken,
     NoSuchAccount,
     RoundRecord,
     StorageError,
+    Store,
     UnknownRound,
     bot_account,
 )
@@ -1116,3 +1120,12 @@ __all__ = [
     "open_sqlite",
     "parse_public_key",
 ]
+
+
+def _conforms(store: SQLiteStore) -> None:
+    """mypy proves here that the SQLite classes implement the Protocols of api.py."""
+    a: Accounts = store.accounts
+    b: Ledger = store.ledger
+    c: History = store.history
+    d: Store = store
+    del a, b, c, d
