@@ -35,6 +35,8 @@ class Config:
     log_level: str = "INFO"
     # [limits]
     max_line: int = 1024
+    input_bytes_per_second: int = 16384
+    input_burst: int = 131072
     commands_per_second: float = 8.0
     command_burst: int = 20
     flood_disconnect: int = 200
@@ -125,7 +127,7 @@ def _check(cfg: Config) -> None:
     for port in (cfg.ssh_port, cfg.telnet_port):
         if not 0 <= port <= 65535:
             raise ConfigError(f"port out of range: {port}")
-    positive = ("max_line", "commands_per_second", "command_burst", "outbound_queue", "drain_timeout",
+    positive = ("max_line", "input_bytes_per_second", "input_burst", "commands_per_second", "command_burst", "outbound_queue", "drain_timeout",
                 "max_name", "max_chat", "turn_seconds", "auction_seconds", "login_timeout")
     for name in positive:
         if getattr(cfg, name) <= 0:

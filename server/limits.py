@@ -72,12 +72,12 @@ class TokenBucket:
     def __post_init__(self) -> None:
         self.tokens = float(self.burst)
 
-    def take(self, now: float) -> bool:
+    def take(self, now: float, cost: float = 1.0) -> bool:
         if self.stamp is not None:
             self.tokens = min(float(self.burst), self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
+        if self.tokens >= cost:
+            self.tokens -= cost
             return True
         return False
 

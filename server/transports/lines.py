@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-
 _SPECIAL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 

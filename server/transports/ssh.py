@@ -20,12 +20,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
+from server.limits import TokenBucket
 from server.transports.lines import TOO_LONG, LineAssembler
 
 if TYPE_CHECKING:
@@ -133,8 +135,10 @@ class SSHConn:
     kind = "ssh"
     crlf = False  # the PTY maps \n to \r\n itself; scripts without a PTY get \n
 
-    def __init__(self, process: asyncssh.SSHServerProcess[str], peer: str, max_line: int) -> None:
+    def __init__(self, process: asyncssh.SSHServerProcess[str], peer: str, max_line: int,
+                 budget: TokenBucket | None = None) -> None:
         self.process = process
+        self.budget = budget
         self.peer = peer
         self.max_line = max_line
         self.pty = process.term_type is not None
@@ -167,7 +171,7 @@ class SSHConn:
                     continue
                 except asyncssh.DisconnectError:
                     return None
-                if not line:
+                if not line or not self._within_budget(len(line)):
                     return None
                 text = line.rstrip("\r\n")
                 return TOO_LONG if len(text) >= self.max_line else text
@@ -178,10 +182,16 @@ class SSHConn:
                 continue
             except asyncssh.DisconnectError:
                 return None
-            if not data:
+            if not data or not self._within_budget(len(data)):
                 return None
             self._ready.extend(self._lines.feed(data).lines)
         return self._ready.pop(0)
+
+    def _within_budget(self, size: int) -> bool:
+        if self.budget is None or self.budget.take(time.monotonic(), size):
+            return True
+        log.info("ssh: %s sent too much input; closing", self.peer)
+        return False
 
     def write(self, text: str) -> None:
         self.process.stdout.write(text)
@@ -220,7 +230,8 @@ async def start_ssh(app: Running, auth: SSHAuth | None = None) -> asyncssh.SSHAc
         from server.session import serve_ssh
 
         peer = process.get_extra_info("peername")
-        conn = SSHConn(process, str(peer[0]) if peer else "?", cfg.max_line)
+        conn = SSHConn(process, str(peer[0]) if peer else "?", cfg.max_line,
+                       TokenBucket(cfg.input_bytes_per_second, cfg.input_burst))
         command = (process.command or "").strip() or None
         try:
             await serve_ssh(app, conn, name=str(process.get_extra_info("username") or ""),

@@ -17,12 +17,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import telnetlib3
 from telnetlib3.telopt import ECHO, WILL, WONT
 
+from server.limits import TokenBucket
 from server.transports.lines import LineAssembler
 
 if TYPE_CHECKING:
@@ -32,9 +34,34 @@ log = logging.getLogger(__name__)
 
 
 class DonneTelnetServer(telnetlib3.TelnetServer):  # type: ignore[misc]
-    """Tells the connection's session when the window size changes (NAWS)."""
+    """Tells the session about window changes (NAWS); cuts clients that send too much.
+
+    telnetlib3 parses input byte by byte in Python (about 10 µs a byte here),
+    so a client streaming megabytes would cost seconds of CPU: the raw input
+    is metered *before* telnetlib3 sees it (``input_bytes_per_second``,
+    ``input_burst``) and a connection over budget is closed.
+    """
 
     resize_hook: Callable[[int, int], None] | None = None
+    input_rate: float = 16384.0
+    input_burst: float = 131072.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.input_budget = TokenBucket(self.input_rate, self.input_burst)
+        self.over_budget = False
+
+    def data_received(self, data: bytes) -> None:
+        if self.over_budget:
+            return
+        if not self.input_budget.take(time.monotonic(), len(data)):
+            self.over_budget = True
+            log.info("telnet: %s sent too much input; closing", self.get_extra_info("peername"))
+            transport = getattr(self, "_transport", None)
+            if transport is not None:
+                transport.close()
+            return
+        super().data_received(data)
 
     def on_naws(self, rows: int, cols: int) -> None:  # telnetlib3 order: rows, cols
         super().on_naws(rows, cols)
@@ -139,10 +166,12 @@ async def start_telnet(app: Running) -> Any:
             with contextlib.suppress(Exception):
                 writer.close()
 
+    protocol = type("BoundTelnetServer", (DonneTelnetServer,),
+                    {"input_rate": float(cfg.input_bytes_per_second), "input_burst": float(cfg.input_burst)})
     return await telnetlib3.create_server(
         host=cfg.host,
         port=cfg.telnet_port,
-        protocol_factory=DonneTelnetServer,
+        protocol_factory=protocol,
         shell=shell,
         encoding="utf8",
         encoding_errors="replace",

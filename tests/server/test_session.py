@@ -1,0 +1,146 @@
+"""server/session.py: the outbound queue, slow clients, closing — with a fake transport."""
+
+import asyncio
+import json
+from types import SimpleNamespace
+
+from server.config import load_config
+from server.session import Session, term_caps
+
+
+class FakeConn:
+    kind = "telnet"
+    peer = "127.0.0.1"
+    term = "xterm"
+    width = 80
+    height = 24
+    env: dict[str, str] = {}
+    crlf = True
+
+    def __init__(self, stuck: bool = False) -> None:
+        self.on_resize = None
+        self.written: list[str] = []
+        self.stuck = stuck
+        self.unblock = asyncio.Event()
+        self.closed = False
+        self.lines: asyncio.Queue[object] = asyncio.Queue()
+
+    async def readline(self):
+        return await self.lines.get()
+
+    def write(self, text: str) -> None:
+        self.written.append(text)
+
+    async def drain(self) -> None:
+        if self.stuck:
+            await self.unblock.wait()
+
+    def set_secret(self, secret: bool) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FakeLobby:
+    def __init__(self) -> None:
+        self.detached: list[Session] = []
+
+    async def detach(self, session: Session) -> None:
+        self.detached.append(session)
+
+
+def make_app(**overrides):
+    config = load_config(**overrides)
+    return SimpleNamespace(config=config, sessions=set(), lobby=FakeLobby())
+
+
+async def test_messages_go_out_in_order_with_crlf_in_text_mode():
+    app = make_app()
+    conn = FakeConn()
+    session = Session(app, conn)
+    session.start()
+    session.send_text("one\ntwo")
+    session.mode = "json"
+    session.send_json({"type": "ok", "id": 1})
+    session.close("bye")
+    await asyncio.wait_for(session.done.wait(), 5)
+    assert "".join(conn.written) == 'one\r\ntwo\r\n{"type":"ok","id":1}\n'
+    assert conn.closed and app.lobby.detached == [session] and session not in app.sessions
+
+
+async def test_slow_client_is_dropped_when_its_queue_is_full_and_never_blocks_the_sender():
+    app = make_app(outbound_queue=5, drain_timeout=30)
+    conn = FakeConn(stuck=True)
+    session = Session(app, conn)
+    session.mode = "json"
+    session.start()
+    for i in range(50):  # a room pushing to a client that reads nothing: never awaits
+        session.send_json({"type": "event", "event": "played", "n": i})
+    assert session.closed.is_set() and session.close_reason == "slow"
+    await asyncio.wait_for(session.done.wait(), 5)
+    assert conn.closed
+    assert len(conn.written) <= 6
+
+
+async def test_client_that_stops_reading_is_dropped_after_drain_timeout():
+    app = make_app(drain_timeout=0.05)
+    conn = FakeConn(stuck=True)
+    session = Session(app, conn)
+    session.start()
+    session.send_text("hello")
+    await asyncio.wait_for(session.done.wait(), 5)
+    assert session.close_reason == "slow"
+
+
+async def test_close_is_idempotent_and_later_sends_are_ignored():
+    app = make_app()
+    conn = FakeConn()
+    session = Session(app, conn)
+    session.start()
+    session.close("first")
+    session.close("second")
+    await asyncio.wait_for(session.done.wait(), 5)
+    session.send_text("too late")
+    assert session.close_reason == "first"
+    assert app.lobby.detached == [session]
+    assert "too late" not in "".join(conn.written)
+
+
+async def test_readline_returns_none_when_closed_while_waiting():
+    app = make_app()
+    session = Session(app, FakeConn())
+    session.start()
+    reader = asyncio.ensure_future(session.readline())
+    await asyncio.sleep(0)
+    session.close("x")
+    assert await asyncio.wait_for(reader, 5) is None
+
+
+async def test_login_timeout_closes_a_session_that_never_logs_in():
+    app = make_app(login_timeout=0.05)
+    conn = FakeConn()
+    session = Session(app, conn)
+    session.mode = "json"
+    session.start()
+    await asyncio.wait_for(session.done.wait(), 5)
+    assert session.close_reason == "login timeout"
+    notice = json.loads(conn.written[-1])
+    assert notice["event"] == "notice" and notice["code"] == "login_timeout" and notice["text"]
+
+
+async def test_idle_timeout_outside_a_seat():
+    app = make_app(idle_timeout=0.05)
+    session = Session(app, FakeConn())
+    session.start()
+    session.logged("alice", True)
+    await asyncio.wait_for(session.done.wait(), 5)
+    assert session.close_reason == "idle"
+
+
+def test_terminal_capabilities():
+    assert term_caps(None) == (False, False)
+    assert term_caps("dumb") == (False, False)
+    assert term_caps("unknown") == (False, False)
+    assert term_caps("xterm-256color") == (True, True)
+    assert term_caps("screen") == (True, True)
