@@ -84,6 +84,7 @@ class StoreSettings:
     guest_chips: int = 200  # grant of a guest, retired when the guest leaves
     house_chips: int = 1_000_000  # the house bankroll, granted once when the file is created
     house_account: str = HOUSE
+    house_topup: bool = True  # a house too poor to fund a bot is granted house_chips more (logged)
     scrypt_n: int = _pw.SCRYPT_N
     backoff_base: float = 0.5  # first wrong password: answered after this many seconds ...
     backoff_max: float = 8.0  # ... doubling up to this
@@ -633,6 +634,7 @@ class SQLiteAccounts:
         if isinstance(chips, bool) or not isinstance(chips, int) or chips < 0:
             raise BadAmount(f"bot chips must be a whole number >= 0, not {chips!r}")
         house_name = self._store.settings.house_account
+        topup = self._store.settings.house_topup
 
         def tx(conn: sqlite3.Connection) -> Account:
             row = _account(conn, name)
@@ -641,7 +643,12 @@ class SQLiteAccounts:
             house = _require(conn, house_name)
             need = chips - balance
             if need > 0 and house["balance"] < need:
-                raise InsufficientChips(f"the house has {house['balance']} chips, a bot needs {need}")
+                if not topup:
+                    raise InsufficientChips(f"the house has {house['balance']} chips, a bot needs {need}")
+                # The bankroll ran dry (bots lost a lot): new chips, granted and audited like any.
+                extra = max(need - house["balance"], self._store.settings.house_chips)
+                _move(conn, house["id"], extra, "grant", note="house top-up")
+                log.warning("house bankroll topped up with %d chips", extra)
             if need != 0:
                 _move(conn, house["id"], -need, "transfer", ref=name, note="bot_fund")
                 _move(conn, account_id, need, "transfer", ref=name, note="bot_fund")

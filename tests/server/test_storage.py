@@ -458,12 +458,25 @@ async def test_bots_play_from_the_house(store: SQLiteStore) -> None:
     assert await store.ledger.balance("bot:Ana") == 1000
     assert await store.accounts.release_bot("Ana") == 1000
     assert await store.ledger.balance(HOUSE) == 10_002
-    with pytest.raises(InsufficientChips):
-        await store.accounts.fund_bot("Greedy", 20_000)
     with pytest.raises(BadName):
         await store.accounts.fund_bot("house", 1)
     a = await store.ledger.audit()
     assert a.ok and a.granted == 10_000 + 1000
+    # a bankroll too small is topped up, in the open: a grant the audit counts
+    await store.accounts.fund_bot("Greedy", 20_000)
+    a = await store.ledger.audit()
+    assert a.ok and a.granted == 10_000 + 1000 + 10_000
+    assert await store.ledger.balance(HOUSE) == 10_002 + 10_000 - 20_000
+
+
+async def test_house_without_top_up_refuses_to_fund(tmp_path: Path) -> None:
+    s = await open_store(tmp_path, StoreSettings(scrypt_n=2**10, house_chips=100, house_topup=False))
+    try:
+        with pytest.raises(InsufficientChips):
+            await s.accounts.fund_bot("Greedy", 101)
+        assert await s.ledger.balance(HOUSE) == 100
+    finally:
+        await s.close()
 
 
 async def test_audit_detects_tampering(store: SQLiteStore, tmp_path: Path) -> None:
