@@ -183,63 +183,115 @@ class _Driver:
     # -- the loop ---------------------------------------------------------
 
     def run(self) -> DriverStats:
+        # The hot loop: one iteration per awaited decision, with the common
+        # work (apply, counting, checks) inlined and the match's methods bound.
         match = self.match
         bots = self.bots
         stats = self.stats
         reactive = self.cut_options is not None or self.open_seats
+        observers = self.observers
+        on_step = self.on_step
+        check_every = self.check_every
+        max_actions = self.max_actions
+        pending_of = match.pending
+        view_of = match.view
+        legal_of = match.legal_actions
+        apply = match.apply
+        check = match.check_invariants
         last_seat: int | None = None
         rounds = 0
         stuck_key: Any = None
         stuck = 0
-        while not match.over:
-            if match.needs_deal():
+        since = 0
+        actions = 0
+        while True:
+            pending: Sequence[Pending] = pending_of()
+            if not pending:
+                if match.over:
+                    break
+                if not match.needs_deal():
+                    raise DriverError("the match is not over but awaits nothing")
                 rounds += 1
+                stats.actions = actions
+                self.since_check = since
                 self.apply(match.deal_action(derive(self.seed, f"round-{rounds}"), **self.table(match)))
+                actions = stats.actions
+                since = self.since_check
                 stats.deals += 1
                 last_seat = None
                 if reactive:
+                    stats.actions = actions
                     last_seat = self.react(last_seat)
+                    actions = stats.actions
+                    since = self.since_check
                 continue
-            pending: Sequence[Pending] = match.pending()
-            if not pending:
-                raise DriverError("the match is not over but awaits nothing")
             awaited = pending[0]
-            if awaited.seat is None:
+            seat = awaited.seat
+            if seat is None:
                 for p in pending:
                     if p.seat is not None:
                         awaited = p
+                        seat = p.seat
                         break
                 else:
                     # Only a seatless decision (a Speculation auction): the others
                     # may act; when nobody does, time runs out (S7).
+                    stats.actions = actions
+                    self.since_check = since
                     last_seat = self.react(last_seat, closing=awaited)
+                    actions = stats.actions
+                    since = self.since_check
                     continue
-            seat = awaited.seat
-            assert seat is not None
             # Progress: a seat that keeps acting without ending its decision
             # (a Speculation trade offer instead of turning) gets the time-out.
-            if awaited.key == stuck_key:
+            key = awaited.key
+            if key == stuck_key:
                 stuck += 1
             else:
-                stuck_key = awaited.key
+                stuck_key = key
                 stuck = 0
+            action: Action | None
             if stuck > self.max_reactions:
-                stats.timeouts += 1
-                self.apply(awaited.on_timeout)
-                last_seat = seat
+                action = None
             else:
-                action = bots[seat].decide(match.view(seat), match.legal_actions(seat))
-                if action is None:
-                    stats.timeouts += 1
-                    self.apply(awaited.on_timeout)
-                else:
-                    self.apply_bot_action(seat, action)
-                last_seat = seat
+                action = bots[seat].decide(view_of(seat), legal_of(seat))
+            if action is None:
+                stats.timeouts += 1
+                action = awaited.on_timeout
+            try:
+                events = apply(action)
+            except Refusal as refusal:
+                raise DriverError(
+                    f"bot of seat {seat} chose {action.to_dict()} which the rules refuse: {refusal.code} {refusal}"
+                ) from refusal
+            actions += 1
+            if actions > max_actions:
+                raise DriverError(f"match not over after {max_actions} actions")
+            if observers:
+                for bot in observers:
+                    s = bot.seat
+                    for event in events:
+                        seen = event.for_seat(s)
+                        if seen is not None:
+                            bot.observe(seen)
+            if on_step is not None:
+                on_step(action, events)
+            if check_every:
+                since += 1
+                if since >= check_every:
+                    since = 0
+                    stats.checks += check()
+            last_seat = seat
             if reactive:
+                stats.actions = actions
+                self.since_check = since
                 last_seat = self.react(last_seat)
-        if self.check_every and self.since_check:
+                actions = stats.actions
+                since = self.since_check
+        stats.actions = actions
+        if check_every and since:
             self.since_check = 0
-            stats.checks += match.check_invariants()
+            stats.checks += check()
         return stats
 
     def react(self, last_seat: int | None, closing: Pending | None = None) -> int | None:

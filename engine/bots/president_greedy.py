@@ -41,10 +41,16 @@ from typing import Any
 
 from engine.api import Action, Event
 from engine.cards import RANK_2, RANK_3, Card
-from engine.president.actions import PASSES, Cut, Give, Pass, Play
+from engine.president.actions import PASSES, PLAYS, Cut, Give, Pass, Play
 from engine.president.view import PresidentView
 
 _RANKS = range(13)
+_DOWN = range(12, -1, -1)
+_POP = tuple(bin(i).count("1") for i in range(16))
+_LOW: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sum(1 << b for b in [s for s in range(4) if nib >> s & 1][:k]) for k in range(5)) for nib in range(16)
+)
+"""``_LOW[suits][k]``: the ``k`` weakest suits of a 4-bit suit mask (the engine's representative play)."""
 
 
 class GreedyPresidentBot:
@@ -59,7 +65,7 @@ class GreedyPresidentBot:
     observes = False
     """This bot keeps no memory: the driver need not send it events."""
 
-    __slots__ = ("_break_below", "_control_hand", "seat", "seed")
+    __slots__ = ("_break_below", "_cnt", "_control_hand", "_hand", "_nib", "seat", "seed")
 
     def __init__(
         self,
@@ -73,6 +79,9 @@ class GreedyPresidentBot:
         self.seed = bytes(seed)
         self._break_below = break_below
         self._control_hand = control_hand
+        self._hand: tuple[Card, ...] | None = None
+        self._cnt: list[int] = []
+        self._nib: list[int] = []
 
     def observe(self, event: Event) -> None:
         """No memory: the view holds everything this bot uses."""
@@ -147,6 +156,17 @@ class GreedyPresidentBot:
 
     # ------------------------------------------------------------------ a turn
 
+    def _facts(self, hand: tuple[Card, ...]) -> tuple[list[int], list[int]]:
+        """Per rank: how many cards we hold, and their suits as a 4-bit mask (cached per hand)."""
+        if hand is self._hand:
+            return self._cnt, self._nib
+        nib = [0] * 13
+        for c in hand:
+            nib[c >> 2] |= 1 << (c & 3)
+        cnt = [_POP[x] for x in nib]
+        self._hand, self._cnt, self._nib = hand, cnt, nib
+        return cnt, nib
+
     def _turn(self, view: PresidentView, legal: Sequence[Action]) -> Action:
         hand = view.hand or ()
         seat = self.seat
@@ -154,49 +174,51 @@ class GreedyPresidentBot:
         rev = view.reversed
         strongest = RANK_3 if rev else RANK_2  # T7a; classic: always 2 (P9a)
         forb = strongest if tdc else -1  # T8: forbidden last card
-        cnt = self._counts(hand)
+        cnt, nib = self._facts(hand)
         n = len(hand)
-        plays: dict[tuple[int, int], Action] = {}
+        top = view.top
+        if top is None:
+            # leading (P5): any set of ours is legal; the engine's shared representative play
+            r, k = self._lead(cnt, n, strongest, forb, tdc, rev)
+            return PLAYS[seat * 13 + r][_LOW[nib[r]][k]]
+        plays: dict[int, Action] = {}
         cut: Action | None = None
         can_pass = False
+        k = len(top)
         for a in legal:
             t = type(a)
             if t is Play:
                 cards = a.cards  # type: ignore[attr-defined]
-                plays[(cards[0] >> 2, len(cards))] = a
+                if len(cards) == k:
+                    plays[cards[0] >> 2] = a
             elif t is Pass:
                 can_pass = True
             elif t is Cut:
                 cut = a
         if cut is not None and self._cut_ok(view, cut):
             return cut
-        top = view.top
-        if top is None:
-            return self._lead(cnt, n, plays, strongest, forb, tdc, rev, legal)
-        k = len(top)
         tr = top[0] >> 2
         choice = self._follow(view, cnt, n, k, tr, plays, strongest, forb, tdc, rev)
         if choice is not None:
             return choice
         if can_pass:
-            return PASSES[seat] if seat < len(PASSES) else Pass(seat)
+            return PASSES[seat]
         return legal[0]
 
     def _lead(
         self,
         cnt: list[int],
         n: int,
-        plays: dict[tuple[int, int], Action],
         strongest: int,
         forb: int,
         tdc: bool,
         rev: bool,
-        legal: Sequence[Action],
-    ) -> Action:
+    ) -> tuple[int, int]:
+        """The (rank, count) to lead."""
         controls: list[int] = []
         others: list[int] = []
         # ranks from weakest to strongest in the order in force
-        ranks = range(12, -1, -1) if rev else _RANKS
+        ranks = _DOWN if rev else _RANKS
         for r in ranks:
             c = cnt[r]
             if c:
@@ -210,13 +232,13 @@ class GreedyPresidentBot:
                 # T10: a revolution when the rest of the hand is weak in the order in force
                 low = high = 0
                 for r in others:
-                    s = 12 - r if rev else r
-                    if s < 6:
+                    st = 12 - r if rev else r
+                    if st < 6:
                         low += cnt[r]
-                    elif s > 6:
+                    elif st > 6:
                         high += cnt[r]
                 if low > high:
-                    return plays[(quads[0], 4)]
+                    return quads[0], 4
         if controls and len(others) <= 1:
             # win the lead with a control, then go out on the last set (P9, T7a);
             # T8: the forbidden rank first, so that it is never the last card
@@ -225,16 +247,16 @@ class GreedyPresidentBot:
             if tdc and others and cnt[r] == 4 and others[0] == (RANK_2 if rev else RANK_3):
                 # a quad reverses the order (T10) and would make the last set forbidden:
                 # play that set while it still may go
-                return plays[(others[0], cnt[others[0]])]
-            return plays[(r, cnt[r])]
+                return others[0], cnt[others[0]]
+            return r, cnt[r]
         if others:
             r = others[0]
             if tdc and n == cnt[r] + cnt[forb] and cnt[forb] and r != forb:
                 # leading this set would leave only forbidden cards: lead the forbidden set first
-                return plays[(forb, cnt[forb])]
-            return plays[(r, cnt[r])]
+                return forb, cnt[forb]
+            return r, cnt[r]
         r = controls[0]
-        return plays.get((r, cnt[r]), legal[0])
+        return r, cnt[r]
 
     def _follow(
         self,
@@ -243,7 +265,7 @@ class GreedyPresidentBot:
         n: int,
         k: int,
         tr: int,
-        plays: dict[tuple[int, int], Action],
+        plays: dict[int, Action],
         strongest: int,
         forb: int,
         tdc: bool,
@@ -256,9 +278,7 @@ class GreedyPresidentBot:
         control: Action | None = None
         played = view.played_mask
         break_below = self._break_below if self._break_below is not None else (10 if tdc else 9)
-        for (r, kk), a in plays.items():
-            if kk != k:
-                continue
+        for r, a in plays.items():
             c = cnt[r]
             left = n - k
             if tdc:
