@@ -1303,14 +1303,18 @@ def _filled(string: Any) -> bool:
     return bool(string)
 
 
-def missing_messages(lang: str) -> list[str]:
-    """Problems of one catalog against the code: missing, empty, fuzzy, plural or placeholder mismatch."""
+def missing_messages(lang: str, template: Any = None) -> list[str]:
+    """Problems of one catalog against the code: missing, empty, fuzzy, plural or placeholder mismatch.
+
+    ``template``: the extracted catalog (:func:`extract_catalog`), extracted here when omitted.
+    """
     from babel.messages.pofile import read_po
 
     with po_path(lang).open("rb") as f:
         catalog = read_po(f, locale=lang, domain=DOMAIN)
     problems: list[str] = []
-    template = extract_catalog()
+    if template is None:
+        template = extract_catalog()
     nplurals = catalog.num_plurals
     expected = int(re.search(r"nplurals=(\d+)", PLURAL_FORMS[lang]).group(1))  # type: ignore[union-attr]
     if nplurals != expected:
@@ -1359,8 +1363,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         what = "check"
     if what == "check":
         bad = 0
+        template = extract_catalog()
         for lang in LANGS:
-            problems = missing_messages(lang)
+            problems = missing_messages(lang, template)
             for p in problems:
                 print(f"{lang}: {p}")
             bad += len(problems)

@@ -530,6 +530,10 @@ def _h_cards(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCo
 def _cards_command(
     cmd: str | None, specs: Sequence[_CardSpec], lang: str, ctx: CommandContext
 ) -> Command | CommandError:
+    if ctx.spectator:
+        return CommandError("not_allowed", error_message(lang, "spectator"))
+    if cmd is None and ctx.phase == "give":
+        cmd = "give"
     if len(specs) > 4 and cmd != "give":
         return CommandError("illegal_play", error_message(lang, "illegal_play", reason="too_many"))
     if cmd in (None, "play", "cut") and len({s.rank for s in specs}) > 1:
@@ -538,12 +542,7 @@ def _cards_command(
     if isinstance(cards, CommandError):
         return cards
     if cmd is None:
-        if ctx.phase == "give":
-            cmd = "give"
-        elif _is_cut(cards, ctx):
-            cmd = "cut"
-        else:
-            cmd = "play"
+        cmd = "cut" if _is_cut(cards, ctx) else "play"
     return Command(cmd, {"cards": cards})
 
 
@@ -822,12 +821,16 @@ def _h_spec_simple(
 ) -> Command | CommandError:
     if ctx.game is not None and ctx.game != "speculation":
         return CommandError("not_allowed", error_message(lang, "not_allowed"))
+    if ctx.spectator:
+        return CommandError("not_allowed", error_message(lang, "spectator"))
     return Command(cmd, {})
 
 
 def _h_pass(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | CommandError:
     if ctx.game is not None and ctx.game != "president":
         return CommandError("not_allowed", error_message(lang, "not_allowed"))
+    if ctx.spectator:
+        return CommandError("not_allowed", error_message(lang, "spectator"))
     return Command("pass", {})
 
 
@@ -874,7 +877,6 @@ def context_from_state(state: Mapping[str, Any] | None, where: str | None = None
     game = state.get("game")
     turn = state.get("turn")
     hand = state.get("hand")
-    phase = state.get("phase")
     top: tuple[str, ...] | None = None
     trick = state.get("trick") or []
     for item in reversed(trick):
@@ -882,16 +884,25 @@ def context_from_state(state: Mapping[str, Any] | None, where: str | None = None
             top = tuple(item["cards"])
             break
     auction = state.get("auction")
-    give_count = state.get("give")
-    if isinstance(give_count, Mapping):
-        give_count = give_count.get("count")
-    if phase is None:
-        if game == "speculation":
-            phase = "auction" if auction else "turning"
-        elif state.get("exchange") or give_count:
-            phase = "give"
-        elif hand is not None:
-            phase = "play"
+    give = give_count(state)
+    raw_phase = state.get("phase")
+    if game == "speculation":
+        if state.get("over"):
+            phase = "over"
+        elif auction:
+            phase = "auction"
+        elif state.get("in_deal", True):
+            phase = "turning"
+        else:
+            phase = "waiting"
+    elif raw_phase == "exchange":
+        phase = "give" if give else "waiting"
+    elif raw_phase in ("deal", "round_over"):
+        phase = "waiting"
+    elif raw_phase == "match_over":
+        phase = "over"
+    else:
+        phase = raw_phase
     facedown = tuple(int(s.get("facedown") or 0) for s in seats)
     return CommandContext(
         where=where or "room",
@@ -904,8 +915,31 @@ def context_from_state(state: Mapping[str, Any] | None, where: str | None = None
         names=names,
         top=top,
         order=state.get("order") or "normal",
-        give_count=give_count if isinstance(give_count, int) else None,
+        give_count=give or None,
         auction=auction,
         offers=tuple(state.get("offers") or ()),
         facedown=facedown,
     )
+
+
+def give_count(state: Mapping[str, Any]) -> int:
+    """How many cards the viewer still has to give back in a tdc exchange (T12), from a state.
+
+    The Président and the Vice-président choose 2 and 1 cards; once their exchange event
+    lists a gift from them, nothing is due. A ``give`` field in the state, when the server
+    adds one, wins.
+    """
+    if state.get("phase") != "exchange":
+        return 0
+    given = state.get("give")
+    if isinstance(given, int):
+        return given
+    you = state.get("you")
+    seats = state.get("seats") or []
+    if not isinstance(you, int) or you >= len(seats):
+        return 0
+    title = seats[you].get("title")
+    k = 2 if title == "president" else 1 if title == "vice_president" else 0
+    if k and any(e.get("from") == you for e in state.get("exchange") or []):
+        return 0
+    return k

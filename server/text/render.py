@@ -28,6 +28,7 @@ from server.i18n import (
     title_name,
     translation,
 )
+from server.text.commands import give_count
 from server.text.help import help_text
 from server.text.style import (
     BOLD,
@@ -292,27 +293,6 @@ def _president_status(
         return [paint(text + dl, REVERSE, style)]
     who = names[turn] if 0 <= turn < len(names) else "?"
     return [t.gettext("{name} to play.").format(name=who) + dl]
-
-
-def give_count(state: Mapping[str, Any]) -> int:
-    """How many cards the viewer still has to give in a tdc exchange (T12), from the state."""
-    if state.get("phase") != "exchange":
-        return 0
-    given = state.get("give")
-    if isinstance(given, int):
-        return given
-    you = state.get("you")
-    seats = state.get("seats") or []
-    if you is None or you >= len(seats):
-        return 0
-    title = seats[you].get("title")
-    k = 2 if title == "president" else 1 if title == "vice_president" else 0
-    if k and any(e.get("from") == you for e in state.get("exchange") or []):
-        return 0
-    # the receiver must have given first: the president gives back after receiving
-    if k and not any(e.get("to") == you for e in state.get("exchange") or []):
-        return k
-    return k
 
 
 def _speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle) -> list[str]:

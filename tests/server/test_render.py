@@ -1,0 +1,335 @@
+"""The table, news, replies and help fit any terminal: widths 40/80/120, colour or not, Unicode or not."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+from engine import game_class
+from engine.bots import make_bot
+from engine.bots.driver import play_match
+from engine.seeds import seed_from_int
+from server.i18n import LANGS
+from server.text.commands import CommandContext, context_from_state
+from server.text.help import help_text
+from server.text.render import (
+    countdown_due,
+    countdown_line,
+    countdown_marks,
+    render_event,
+    render_reply,
+    render_rooms,
+    render_state,
+    sort_hand,
+    your_turn_alert,
+)
+from server.text.style import TermStyle, display_width, fit, strip_ansi, wrap_items
+
+from .test_i18n import EVENTS
+
+WIDTHS = (40, 80, 120)
+STYLES = [TermStyle(w, u, c) for w, u, c in itertools.product(WIDTHS, (True, False), (True, False))]
+LONG_NAMES = ["Zoé", "Bartholomew_the_Great", "Carmen", "Dmitri", "Éloïse", "Fu", "Gwendolyn", "H"]
+
+
+def check(text: str, style: TermStyle) -> None:
+    """The three promises of every renderer."""
+    for line in text.split("\n"):
+        assert display_width(line) <= style.width, (style, line)
+    if not style.color:
+        assert "\x1b" not in text, style
+    if not style.unicode:
+        assert text.isascii(), (style, [ch for ch in text if not ch.isascii()])
+
+
+def _named(state, names):
+    state = dict(state)
+    state["seats"] = [dict(s, name=names[i], connected=i != 2) for i, s in enumerate(state["seats"])]
+    state["room"] = 12
+    state["deadline"] = 17.4
+    return state
+
+
+def _sample_states(game: str, rules: str | None, seats: int, every: int, **kw):
+    M = game_class(game)
+    if game == "president":
+        m = M(rules, seats=seats, **kw)
+    else:
+        m = M(seats=seats, chips=[20] * seats, **kw)
+    bots = [make_bot(game, "random", s, seed_from_int(s)) for s in range(seats)]
+    states = []
+    count = itertools.count()
+
+    def step(action, events):
+        if next(count) % every == 0:
+            for seat in (0, None):
+                states.append(_named(m.view(seat).to_dict(), LONG_NAMES))
+
+    play_match(m, bots, seed_from_int(11), step, check_every=0)
+    return states
+
+
+@pytest.fixture(scope="module")
+def states():
+    return (
+        _sample_states("president", "classic", 4, 23, rounds=2)
+        + _sample_states("president", "tdc", 5, 29, stake=2, rounds=2)
+        + _sample_states("president", "classic", 3, 41, rounds=1)
+        + _sample_states("speculation", None, 6, 7, deals=2)
+    )
+
+
+def test_samples_cover_the_interesting_moments(states):
+    phases = {s.get("phase") for s in states}
+    assert {"play", "exchange"} <= phases
+    assert any(s.get("auction") for s in states)
+    assert any(s.get("game") == "speculation" for s in states)
+
+
+@pytest.mark.parametrize("style", STYLES, ids=str)
+@pytest.mark.parametrize("lang", LANGS)
+def test_state_fits_every_terminal(states, lang, style):
+    for state in states:
+        check(render_state(state, lang, style), style)
+
+
+def test_state_shows_the_table():
+    state = {
+        "game": "president", "rules": "tdc", "round": 3, "phase": "play", "you": 0, "turn": 0,
+        "room": 7, "deadline": 9, "order": "reversed", "stake": 2,
+        "hand": ["Kd", "3c", "2s", "7h", "7c"],
+        "trick": [{"seat": 1, "cards": ["9c"]}, {"seat": 2, "pass": True}],
+        "cut": None,
+        "seats": [
+            {"seat": 0, "name": "Zoé", "cards": 5, "title": "president", "score": 0, "chips": 96, "passive": False,
+             "place": None, "passed": False, "playing": True},
+            {"seat": 1, "name": "Bob", "cards": 4, "title": "last", "score": 0, "chips": 104, "passive": True,
+             "place": None, "passed": False, "playing": True},
+            {"seat": 2, "name": "Carmen", "cards": 0, "title": "neutral", "score": 0, "chips": 100,
+             "passive": False, "place": 1, "passed": True, "playing": True},
+        ],
+    }
+    text = render_state(state, "fr", TermStyle(80, True, False))
+    assert "Président · trou du cul · manche 3" in text
+    assert "Zoé" in text and "Trou du cul" in text and "96 jetons" in text
+    assert "passif" in text and "sorti 1er" in text
+    assert "Révolution" in text
+    assert "Pli : Bob 9♣ · Carmen passe" in text.replace("\u00a0", " ")
+    # reversed order: weakest first is the 2, then the ace... the 3 is strongest
+    assert "Votre main (5) : 2♠ R♦ 7♣ 7♥ 3♣" in text.replace("\u00a0", " ")
+    assert "(9 s)" in text
+    ascii_text = render_state(state, "fr", TermStyle(40, False, False))
+    assert "2s Rd 7c 7h 3c" in ascii_text
+    colour = render_state(state, "en", TermStyle(80, True, True))
+    assert "\x1b[31m7♥\x1b[0m" in colour and "\x1b[31mK♦\x1b[0m" in colour
+    assert "▶" in colour
+
+
+def test_speculation_state_shows_auction_offers_and_stacks():
+    state = {
+        "game": "speculation", "rules": "speculation", "round": 2, "deals": 6, "you": 1, "dealer": 0, "turn": None,
+        "trump": "h", "best": {"seat": 0, "card": "Qh"}, "pool": 4,
+        "auction": {"seat": 0, "card": "Qh", "best_bid": 3, "bidder": 2, "deadline": 6},
+        "offers": [{"offer": 5, "from": 2, "to": 1, "cards": 2, "price": 4}],
+        "seats": [
+            {"seat": 0, "name": "Zoé", "chips": 18, "faceup": ["4c", "Qh"], "facedown": 2, "cards": 4, "playing": True},
+            {"seat": 1, "name": "Bob", "chips": 21, "faceup": [], "facedown": 3, "cards": 3, "playing": True},
+            {"seat": 2, "name": "Carmen", "chips": 9, "faceup": ["2d"], "facedown": 2, "cards": 3, "playing": True},
+        ],
+        "in_deal": True, "ante": 1, "over": False,
+    }
+    text = render_state(state, "es", TermStyle(80, True, False))
+    assert "Especulación · mano 2/6 · mesa" not in text  # no room in this state
+    assert "Especulación · mano 2/6" in text
+    assert "triunfo ♥ (corazones)" in text and "mejor Q♥ (Zoé)" in text and "bote 4 fichas" in text
+    assert "Subasta de Q♥ (Zoé): mejor puja 3 fichas, de Carmen." in text
+    assert "#5 Carmen → Bob: 2 cartas por 4 fichas" in text
+    assert "3 boca abajo" in text
+    narrow = render_state(state, "fr", TermStyle(40, True, False))
+    assert "▮▮▮" in narrow
+    check(narrow, TermStyle(40, True, False))
+
+
+@pytest.mark.parametrize("style", STYLES, ids=str)
+@pytest.mark.parametrize("lang", LANGS)
+def test_events_fit(lang, style):
+    for event in EVENTS:
+        for you in (0, None):
+            text = render_event(event, lang, style, LONG_NAMES, you)
+            assert text
+            check(text, style)
+
+
+def test_round_over_has_a_score_table():
+    event = next(e for e in EVENTS if e["event"] == "round_over")
+    text = render_event(event, "en", TermStyle(80, True, False), LONG_NAMES, 0)
+    lines = text.split("\n")
+    assert len(lines) >= 5 and "total" in text
+
+
+def test_chat_is_not_translated_and_state_events_are_skipped():
+    text = render_event({"event": "chat", "name": "Bob", "text": "gg {name}"}, "fr", TermStyle(), LONG_NAMES, 0)
+    assert text == "Bob: gg {name}"
+    assert render_event({"event": "state"}, "fr", TermStyle(), LONG_NAMES, 0) is None
+
+
+HELP_CONTEXTS = [
+    CommandContext(),
+    CommandContext(where="room", game="president", rules="classic", phase="play", hand=("3c",), your_turn=True,
+                   you=0, top=("5d",)),
+    CommandContext(where="room", game="president", rules="tdc", phase="play", hand=("3c",), your_turn=True, you=0,
+                   top=("5d", "5h")),
+    CommandContext(where="room", game="president", rules="tdc", phase="give", hand=("3c",), you=0, give_count=2),
+    CommandContext(where="room", game="president", rules="classic", phase="play", you=None),
+    CommandContext(where="room", game="speculation", phase="auction", you=0, auction={"seat": 0, "card": "Qh"}),
+    CommandContext(where="room", game="speculation", phase="auction", you=1, auction={"seat": 0, "card": "Qh"}),
+    CommandContext(where="room", game="speculation", phase="turning", you=1, your_turn=True),
+]
+
+
+@pytest.mark.parametrize("style", STYLES, ids=str)
+@pytest.mark.parametrize("lang", LANGS)
+def test_help_fits_and_is_in_context(lang, style):
+    for ctx in HELP_CONTEXTS:
+        check(help_text(lang, ctx, style), style)
+    wide = TermStyle(120, True, False)
+    lobby = help_text("fr", HELP_CONTEXTS[0], wide)
+    assert "tables" in lobby and "créer" in lobby and "rejoindre 3" in lobby
+    turn = help_text("es", HELP_CONTEXTS[1], wide)
+    assert "paso" in turn and "jugar" in turn and "cortar" not in turn
+    tdc = help_text("es", HELP_CONTEXTS[2], wide)
+    assert "cortar" in tdc and "9 9" in tdc
+    give = help_text("fr", HELP_CONTEXTS[3], wide)
+    assert "donner 3 4" in give
+    sell = help_text("en", HELP_CONTEXTS[5], wide)
+    assert "sell" in sell and "keep" in sell
+    bid = help_text("fr", HELP_CONTEXTS[6], wide)
+    assert "enchérir 3" in bid
+    turning = help_text("es", HELP_CONTEXTS[7], wide)
+    assert "destapar" in turning and "ofrecer" in turning
+
+
+REPLIES = [
+    ("rooms", {"rooms": [{"room": 1, "game": "president", "rules": "tdc", "seats": 5, "players": 3,
+                          "status": "waiting"},
+                         {"room": 22, "game": "speculation", "rules": None, "seats": 9,
+                          "players": [{"name": n} for n in LONG_NAMES], "status": "playing"}]}),
+    ("rooms", {"rooms": []}),
+    ("who", {"players": [{"name": n, "room": 3} for n in LONG_NAMES]}),
+    ("who", {"players": []}),
+    ("whoami", {"name": "Zoé", "guest": True, "chips": 1, "lang": "fr"}),
+    ("create", {"room": 4}),
+    ("join", {"room": 4, "seat": 2}),
+    ("watch", {"room": 4}),
+    ("leave", {}),
+    ("lang", {"lang": "es"}),
+    ("login", {"name": "Zoé", "chips": 120}),
+    ("register", {"name": "Zoé", "chips": 100}),
+    ("history", {"history": [{"game": "president", "rules": "classic", "ended": "2026-11-30T10:00:00",
+                              "place": 1, "chips": 4, "won": True}]}),
+    ("history", {"history": []}),
+    ("leaderboard", {"leaderboard": [{"name": n, "chips": 100 * i, "matches": i} for i, n in enumerate(LONG_NAMES)]}),
+    ("offer", {"offer": 3}),
+    ("colour", {"on": False}),
+    ("unicode", {"on": False}),
+    ("autocut", {"on": True}),
+    ("width", {"width": 60}),
+    ("addkey", {}),
+]
+
+
+@pytest.mark.parametrize("style", STYLES, ids=str)
+@pytest.mark.parametrize("lang", LANGS)
+def test_replies_fit(lang, style):
+    for cmd, reply in REPLIES:
+        text = render_reply(cmd, reply, lang, style)
+        assert text, cmd
+        check(text, style)
+    assert render_reply("play", {}, lang, style) == ""
+
+
+def test_rooms_list_content():
+    text = render_rooms(REPLIES[0][1]["rooms"], "fr", TermStyle(80, True, False))
+    assert "Président trou du cul  3/5  attend des joueurs" in text
+    assert "Spéculation  8/9  en cours" in text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("what", ["play", "lead", "cut", "give", "turn", "sell", "bid"])
+def test_your_turn_alert_rings_and_fits(lang, what):
+    for style in STYLES:
+        text = your_turn_alert(lang, style, what)
+        assert text.startswith("\a") and "\n" not in text
+        check(text, style)
+        if style.color:
+            assert "\x1b[7m" in text
+
+
+def test_countdown_marks_do_not_flood():
+    assert countdown_marks(60) == (30, 10, 5)
+    assert countdown_marks(20) == (10, 5)
+    assert countdown_marks(5) == ()
+    # crossing marks once each, as the seconds go by
+    shown = []
+    previous = None
+    for remaining in [59.5, 45, 31, 29.9, 20, 11, 9.8, 9.1, 6, 4.9, 3, 1, 0]:
+        mark = countdown_due(previous, remaining, total=60)
+        if mark is not None:
+            shown.append(mark)
+        previous = remaining
+    assert shown == [30, 10, 5]
+    assert countdown_due(None, 18, total=20) is None
+    assert countdown_due(12, 4, total=20) == 5  # two marks crossed at once: the latest one
+    for lang in LANGS:
+        for style in STYLES:
+            check(countdown_line(lang, style, 10), style)
+    assert "10" in countdown_line("fr", TermStyle(), 10)
+
+
+def test_sort_hand_follows_the_order_in_force():
+    hand = ["2s", "3c", "Kd", "Th", "3d"]
+    assert sort_hand(hand) == ["3c", "3d", "Th", "Kd", "2s"]
+    assert sort_hand(hand, "reversed") == ["2s", "Kd", "Th", "3c", "3d"]
+
+
+def test_width_helpers():
+    assert display_width("\x1b[31m7♥\x1b[0m") == 2
+    assert display_width("日本") == 4
+    assert display_width("é") == 1 and display_width("e\u0301") == 1
+    cut = fit("\x1b[1mBartholomew the Great\x1b[0m", 10)
+    assert display_width(cut) == 10 and cut.endswith("\x1b[0m")
+    assert strip_ansi(cut).endswith("…")
+    lines = wrap_items(["aaaa", "bbbb", "cccc"], 9, indent="  ", first="x: ")
+    assert lines == ["x: aaaa", "  bbbb", "  cccc"]
+    try:
+        import wcwidth
+    except ImportError:  # pragma: no cover - wcwidth is optional
+        return
+    for sample in ("Zoé 7♥ D♣", "日本語 カード", "«ça ou rien»", "▶ ▮▮"):
+        assert display_width(sample) == wcwidth.wcswidth(sample), sample
+
+
+def test_state_of_an_empty_room_and_odd_values():
+    style = TermStyle(40, False, False)
+    check(render_state({"game": "president", "seats": []}, "en", style), style)
+    check(render_state({"game": "speculation", "seats": [], "auction": None}, "es", style), style)
+    odd = {"game": "president", "rules": "classic", "round": 1, "phase": "play", "you": 0, "turn": 5,
+           "seats": [{"seat": 0, "cards": 3}], "trick": [{"seat": 9, "cards": ["3c"]}], "hand": []}
+    check(render_state(odd, "fr", style), style)
+
+
+def test_context_and_render_agree_on_give_count(states):
+    for state in states:
+        if state.get("phase") == "exchange" and state.get("you") is not None:
+            ctx = context_from_state(state)
+            assert ctx.phase in ("give", "waiting")
+
+
+def test_no_non_ascii_escape_slips_through_ascii_mode():
+    state = {"game": "president", "rules": "classic", "round": 1, "phase": "play", "you": 0, "turn": 0,
+             "hand": ["Qh"], "trick": [], "seats": [{"seat": 0, "name": "Œdipe «le roi» 日本", "cards": 1}]}
+    text = render_state(state, "fr", TermStyle(40, False, False))
+    assert text.isascii()
+    assert re.search(r"Dh", text)
