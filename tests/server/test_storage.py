@@ -576,3 +576,35 @@ async def test_donne_audit_subcommand(tmp_path: Path, capsys: pytest.CaptureFixt
     await s.close()
     out = capsys.readouterr().out
     assert '"ok": true' in out and '"escrow": 5' in out
+
+
+async def test_concurrent_writes_share_a_commit_and_fail_alone(store: SQLiteStore) -> None:
+    """Group commit: writes waiting together commit once; a refused one is undone alone."""
+    import threading
+
+    await _players(store, "alice", "bob")
+    started, release = threading.Event(), threading.Event()
+
+    def hold(conn: sqlite3.Connection) -> None:
+        started.set()
+        release.wait(10)  # keeps the database thread busy while the writes below queue up
+
+    blocker = asyncio.ensure_future(store.write(hold))
+    await asyncio.to_thread(started.wait, 10)
+    commits = store._thread.commits
+    amounts = [100, 2000, 300, 5000, 50]  # 2000 and 5000 are more than alice has
+    transfers = [
+        asyncio.ensure_future(store.ledger.transfer("alice", "bob", a, "test", ref=str(i)))
+        for i, a in enumerate(amounts)
+    ]
+    await asyncio.sleep(0)  # let every transfer reach the queue
+    release.set()
+    await blocker
+    results = await asyncio.gather(*transfers, return_exceptions=True)
+    assert [type(r).__name__ for r in results] == [
+        "NoneType", "InsufficientChips", "NoneType", "InsufficientChips", "NoneType"
+    ]
+    # the blocker's own commit, then the five transfers in one transaction (one fsync)
+    assert store._thread.commits == commits + 2
+    assert (await store.ledger.balance("alice"), await store.ledger.balance("bob")) == (550, 1450)
+    assert [e.ref for e in await store.ledger.statement("bob", 3)] == ["test:4", "test:2", "test:0"]
