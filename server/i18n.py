@@ -882,7 +882,7 @@ def _ranking_text(t, lang, e, names, you):  # type: ignore[no-untyped-def]
         label = _name(names, seat, lang)
         if title and title != "neutral":
             label = t.gettext("{name} ({title})").format(name=label, title=title_name(lang, title))
-        items.append(f"{pos}. {label}")
+        items.append(f"{pos}.\u00a0{label}")
     return ", ".join(items)
 
 
