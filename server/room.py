@@ -24,7 +24,7 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +44,11 @@ GAME_COMMANDS = frozenset({"play", "pass", "cut", "give", "bid", "sell", "keep",
                            "decline", "withdraw"})
 SEATS = {"classic": (3, 8), "tdc": (3, 8), "speculation": (3, 9)}
 MAX_OPTIONAL_BOT_ACTIONS = 12  # per bot and round: offers, cuts... that nobody waits for
+
+
+def draw_seed() -> bytes:
+    """A fresh deal seed (32 bytes from the OS); tests replace it to play explicit deals."""
+    return os.urandom(32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +199,7 @@ class Room:
         self._queue: asyncio.Queue[_Input] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._last_state: dict[str, dict[str, Any]] = {}
+        self._deferred: list[Callable[[], None]] = []  # state pushes sent after the command's reply
         self._bot_seed = os.urandom(16)
 
     # -- public face -------------------------------------------------------------
@@ -363,6 +369,7 @@ class Room:
         try:
             result, events = await self._command(player, item.cmd, item.args)
         except CommandError as exc:
+            self._deferred.clear()
             if not future.done():
                 future.set_exception(exc)
             return
@@ -377,7 +384,10 @@ class Room:
             return
         if not future.done():
             future.set_result(result)
-        await asyncio.sleep(0)  # the reply goes out before the pushes it causes
+        await asyncio.sleep(0)  # the reply goes out before the states it causes
+        deferred, self._deferred = self._deferred, []
+        for push in deferred:
+            push()
         if events is not None:
             await self._after(events)
 
@@ -393,7 +403,7 @@ class Room:
             self._broadcast({"event": "chat", "room": self.id, "name": player.name, "message": args["text"]})
             return None, None
         if cmd == "state":
-            self._push_state(player)
+            self._deferred.append(lambda: self._push_state(player))
             return None, None
         if cmd == "autocut":
             return None, ()  # _after runs the automatic cuts
@@ -592,7 +602,7 @@ class Room:
         """Start a round (President) or a deal (Speculation): who plays, the escrow, the seed."""
         match = self.match
         await self._vacate_leavers()
-        seed = os.urandom(32)
+        seed = draw_seed()
         self.round_id = f"{self.id}-{self.uid}-{match.round + 1}"
         table: dict[str, Any] = {}
         if self.rules == "tdc":
@@ -762,7 +772,7 @@ class Room:
             self.status = "playing"  # tdc: enough players again
             self.next_deal_at = time.monotonic() + self.config.round_pause
             self.over_at = None
-        self._push_states()
+        self._deferred.append(self._push_states)
         return {"seat": seat.index}
 
     async def _fill_bots(self) -> None:
@@ -798,7 +808,7 @@ class Room:
         player.room = self
         player.seat = None
         self._broadcast({"event": "joined", "room": self.id, "name": player.name, "seat": None, "watch": True})
-        self._push_state(player)
+        self._deferred.append(lambda: self._push_state(player))
         return {"room": self.id}
 
     async def _leave(self, player: Player) -> dict[str, Any]:

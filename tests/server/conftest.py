@@ -50,3 +50,47 @@ async def server(tmp_path: Any) -> AsyncIterator[Running]:
         yield running
     finally:
         await asyncio.wait_for(running.stop(), 20)
+
+
+# -- scripted JSON players (server/client.py) ------------------------------------------------
+
+from server.client import Client  # noqa: E402
+
+
+async def connect(running: Running, name: str, *, timeout: float = 10.0) -> Client:
+    client = await Client.connect_tcp("127.0.0.1", running.telnet_port, timeout=timeout)
+    await client.login(name)
+    return client
+
+
+def leading(state: dict[str, Any]) -> bool:
+    """President: nothing to beat on the table (the player on turn must play, P5)."""
+    return not any(item.get("cards") for item in state.get("trick") or [])
+
+
+async def play_simply(client: Client, *, timeout: float = 20.0,
+                      until: Any = None) -> dict[str, Any]:
+    """Play President until the match ends (or ``until(state)``): lead the weakest single, else pass.
+
+    Returns the last state. Acts only on a state it has not acted on yet, so a
+    stale state never produces a second move.
+    """
+    acted_on: dict[str, Any] | None = None
+
+    def ready(s: dict[str, Any]) -> bool:
+        if s is acted_on:
+            return False
+        if s.get("status") in ("over",) or (until is not None and until(s)):
+            return True
+        return s.get("phase") == "play" and s.get("turn") is not None and s.get("turn") == s.get("you")
+
+    while True:
+        state = await client.next_state(ready, timeout=timeout, current=True)
+        if state.get("status") == "over" or (until is not None and until(state)):
+            return state
+        acted_on = state
+        if leading(state):
+            reply = await client.request_raw("play", cards=[state["hand"][0]])
+        else:
+            reply = await client.request_raw("pass")
+        assert reply["type"] == "ok" or reply.get("code") == "not_your_turn", reply

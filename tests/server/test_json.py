@@ -130,7 +130,7 @@ async def test_a_client_streaming_megabytes_is_cut_off(server):
 
 async def test_random_bytes_never_crash_the_server(server):
     for i in range(5):
-        reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", server.telnet_port), 5)
+        _reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", server.telnet_port), 5)
         junk = os.urandom(20_000) + b"\r\n" + bytes(range(256)) * 10
         if i % 2:
             junk = b"json\n" + junk

@@ -3,6 +3,7 @@
 import asyncio
 import json
 from types import SimpleNamespace
+from typing import ClassVar
 
 from server.config import load_config
 from server.session import Session, term_caps
@@ -14,7 +15,7 @@ class FakeConn:
     term = "xterm"
     width = 80
     height = 24
-    env: dict[str, str] = {}
+    env: ClassVar[dict[str, str]] = {}
     crlf = True
 
     def __init__(self, stuck: bool = False) -> None:

@@ -1,0 +1,156 @@
+"""Rooms running Président matches end to end, with scripted JSON players on a real server."""
+
+import asyncio
+
+from engine.president import PresidentMatch
+from tests.server.conftest import connect, play_simply, start_server
+
+
+async def test_full_classic_match_among_scripted_json_players(server):
+    names = ["alice", "bob", "carol"]
+    clients = [await connect(server, n) for n in names]
+    try:
+        created = await clients[0].request("create", game="president", rules="classic", seats=3)
+        room = created["room"]
+        assert created["seat"] == 0
+        rooms = (await clients[1].request("rooms"))["rooms"]
+        assert rooms[0]["room"] == room and rooms[0]["status"] == "waiting" and rooms[0]["players"] == ["alice"]
+        over_events = [asyncio.ensure_future(c.next_event("match_over", timeout=60)) for c in clients]
+        await clients[1].request("join", room=room)
+        await clients[2].request("join", room=room)
+        finals = await asyncio.wait_for(asyncio.gather(*(play_simply(c) for c in clients)), 60)
+        over = [await e for e in over_events]
+        assert over[0]["winners"] == over[1]["winners"] == over[2]["winners"]
+        assert sum(over[0]["totals"]) == 5 * 3  # P14/P15: 5 rounds of 2 + 1 + 0 points
+        assert over[0]["text"] and finals[0]["round"] == 5
+        # every round is in the history and replays to the same result through the engine
+        records = await server.store.history.recent("alice", limit=10)
+        assert len(records) == 5
+        last = max(records, key=lambda r: r.finished_at)
+        replayed, events = PresidentMatch.replay(last.config["match"], last.log)
+        assert replayed.over and [e.to_dict() for e in events if e.name == "round_over"][-1] == dict(last.result)
+        audit = await server.store.ledger.audit()
+        assert audit.ok
+    finally:
+        for c in clients:
+            await c.close()
+
+
+async def test_spectator_never_sees_a_hand(server):
+    alice = await connect(server, "alice")
+    carol = await connect(server, "carol")
+    try:
+        room = (await alice.request("create", game="president", rules="classic", seats=4, bots=3,
+                                    bot_level="easy"))["room"]
+        await carol.request("watch", room=room)
+        seen = []
+        carol.on_push = seen.append
+        alice_play = asyncio.ensure_future(play_simply(alice))
+        await asyncio.wait_for(alice_play, 60)
+        await carol.request("state")
+        assert seen, "the spectator saw nothing"
+        hands = set()
+        for msg in seen:
+            assert "hand" not in msg
+            if msg.get("event") == "dealt":
+                assert all(h is None for h in msg["hands"])
+            if msg.get("event") == "exchange":
+                assert "cards" not in msg
+            if msg.get("type") == "state":
+                assert msg["you"] is None
+                hands.update(c for e in msg.get("exchange") or [] for c in e.get("cards", []))
+        assert not hands
+    finally:
+        await alice.close()
+        await carol.close()
+
+
+async def test_disconnect_and_resume_mid_match(server):
+    alice = await connect(server, "alice")
+    bob = await connect(server, "bob")
+    try:
+        room = (await alice.request("create", game="president", rules="classic", seats=3, bots=1))["room"]
+        await bob.request("join", room=room)
+        state = await alice.next_state(lambda s: s.get("phase") == "play" and s.get("hand"), timeout=10,
+                                       current=True)
+        hand = state["hand"]
+        lost = asyncio.ensure_future(bob.next_event("disconnected", timeout=10))
+        await alice.close()
+        event = await lost
+        assert event["name"] == "alice" and event["text"]
+        back = asyncio.ensure_future(bob.next_event("reconnected", timeout=10))
+        alice = await connect(server, "alice")  # same name within the grace period: the seat comes back
+        fresh = await alice.next_state(lambda s: s.get("room") == room, timeout=10, current=True)
+        assert fresh["you"] == 0 and fresh["hand"] and set(fresh["hand"]) <= set(hand) | set(fresh["played"])
+        assert (await back)["name"] == "alice"
+        seats = {s["name"]: s for s in fresh["seats"]}
+        assert seats["alice"]["connected"] and seats["bob"]["connected"]
+        who = (await alice.request("whoami"))
+        assert (who["room"], who["seat"]) == (room, 0)
+    finally:
+        await alice.close()
+        await bob.close()
+
+
+async def test_after_the_grace_period_a_bot_takes_the_seat_P16(tmp_path):
+    running = await start_server(tmp_path, grace_seconds=0.2)
+    alice = await connect(running, "alice")
+    bob = await connect(running, "bob")
+    try:
+        room = (await alice.request("create", game="president", rules="classic", seats=3, bots=1))["room"]
+        await bob.request("join", room=room)
+        await alice.next_state(lambda s: s.get("phase") == "play", timeout=10, current=True)
+        replaced = asyncio.ensure_future(bob.next_event("replaced", timeout=10))
+        await alice.close()
+        event = await replaced
+        assert event["name"] == "alice" and event["seat"] == 0
+        state = await bob.next_state(lambda s: s["seats"][0]["bot"], timeout=10, current=True)
+        assert state["seats"][0]["name"] == "alice"  # the points stay with the seat
+        # alice comes back later: no seat any more, she is in the lobby
+        alice = await connect(running, "alice")
+        assert (await alice.request("whoami"))["room"] is None
+        # bob plays on to the end against the bots
+        final = await asyncio.wait_for(play_simply(bob), 60)
+        assert final["status"] == "over"
+    finally:
+        await alice.close()
+        await bob.close()
+        await running.stop()
+
+
+async def test_moves_out_of_turn_and_illegal_plays_change_nothing(server):
+    alice = await connect(server, "alice")
+    bob = await connect(server, "bob")
+    carol = await connect(server, "carol")
+    try:
+        room = (await alice.request("create", game="president", rules="classic", seats=3))["room"]
+        await bob.request("join", room=room)
+        r = await bob.request_raw("join", room=room)
+        assert r["code"] == "not_allowed"
+        await carol.request("join", room=room)
+        dave = await connect(server, "dave")
+        r = await dave.request_raw("join", room=room)
+        assert r["code"] == "room_full"
+        await dave.close()
+        states = {}
+        for c in (alice, bob, carol):
+            states[c] = await c.next_state(lambda s: s.get("phase") == "play", timeout=10, current=True)
+        turn = states[alice]["turn"]
+        on_turn = [alice, bob, carol][turn]
+        other = [alice, bob, carol][(turn + 1) % 3]
+        before = states[on_turn]
+        r = await other.request_raw("play", cards=[states[other]["hand"][0]])
+        assert r["code"] == "not_your_turn" and r["message"]
+        r = await on_turn.request_raw("play", cards=["7c", "8d"])
+        assert r["code"] in ("illegal_play", "bad_argument")
+        r = await on_turn.request_raw("play", cards="nonsense")
+        assert r["code"] == "bad_argument"
+        r = await on_turn.request_raw("pass")
+        assert r["code"] == "illegal_play"  # the leader must play (P5)
+        stale = on_turn.state
+        await on_turn.request("state")
+        now = await on_turn.next_state(lambda s: s is not stale, timeout=10, current=True)
+        assert now["hand"] == before["hand"] and now["trick"] == before["trick"] and now["turn"] == turn
+    finally:
+        for c in (alice, bob, carol):
+            await c.close()

@@ -1,0 +1,134 @@
+"""tdc rooms: stakes through the ledger (T13), the cut (T9), automatic cuts, time-outs (T14)."""
+
+import asyncio
+
+import pytest
+
+from engine.president import Play, PresidentMatch
+from engine.seeds import seed_from_int
+from server import room as room_module
+from tests.server.conftest import connect, play_simply, start_server
+
+
+def cut_seed() -> tuple[bytes, int, str, int, list[str]]:
+    """A seed whose first lead (weakest single of the Qh holder, T3) can be cut by another seat."""
+    for i in range(5000):
+        seed = seed_from_int(i)
+        m = PresidentMatch("tdc", seats=3, stake=2)
+        m.apply(m.deal_action(seed, present=(0, 1, 2), stake=2))
+        leader = m.turn
+        card = m.hand(leader)[0]
+        m.apply(Play(leader, (card,)))
+        options = m.cut_options()
+        if options:
+            cutter, cards = next(iter(options.items()))
+            return seed, leader, str(card), cutter, [str(c) for c in cards]
+    raise AssertionError("no seed with a cut in 5000")
+
+
+@pytest.fixture
+def fixed_seed(monkeypatch):
+    seed, leader, card, cutter, cards = cut_seed()
+    monkeypatch.setattr(room_module, "draw_seed", lambda: seed)
+    return leader, card, cutter, cards
+
+
+async def start_tdc(running, names, **create):
+    clients = [await connect(running, n) for n in names]
+    room = (await clients[0].request("create", game="president", rules="tdc", seats=3, stake=2,
+                                     **create))["room"]
+    for c in clients[1:]:
+        await c.request("join", room=room)
+    return clients, room
+
+
+async def test_T9_cut_then_T14_time_out_makes_the_cutter_passive(tmp_path, fixed_seed):
+    leader, card, cutter, cut_cards = fixed_seed
+    running = await start_server(tmp_path, round_pause=60.0)
+    clients, _room = await start_tdc(running, ["alice", "bob", "carol"], turn_seconds=2)
+    try:
+        dealt = [asyncio.ensure_future(c.next_state(lambda s: s.get("phase") == "play" and s.get("hand"),
+                                                    timeout=10, current=True)) for c in clients]
+        states = [await d for d in dealt]
+        assert states[0]["stake"] == 2 and [s["seat"] for s in states[0]["seats"]] == [0, 1, 2]
+        # T13: every playing seat's stake went into the round's escrow
+        assert (await clients[0].request("whoami"))["chips"] == 198
+        cut_seen = [asyncio.ensure_future(c.next_event("cut", timeout=10)) for c in clients]
+        timeout_seen = asyncio.ensure_future(clients[leader].next_event("timeout", timeout=15))
+        await clients[leader].request("play", cards=[card])
+        await clients[cutter].request("cut", cards=cut_cards)
+        for fut in cut_seen:
+            ev = await fut
+            assert (ev["seat"], sorted(ev["cards"])) == (cutter, sorted(cut_cards)) and ev["text"]
+        # the cutter leads now (T9) and lets the clock run out: passive for the round (T14)
+        ev = await timeout_seen
+        assert ev["seat"] == cutter and ev["passive"] is True
+        state = await clients[leader].next_state(lambda s: s["seats"][cutter]["passive"], timeout=10,
+                                                 current=True)
+        assert state["turn"] != cutter
+        # the two others play the round out; the passive seat's turns are skipped
+        over = asyncio.ensure_future(clients[0].next_event("round_over", timeout=30))
+        others = [c for i, c in enumerate(clients) if i != cutter]
+        await asyncio.wait_for(asyncio.gather(*(play_simply(c, until=lambda s: s.get("phase") != "play")
+                                                for c in others)), 30)
+        result = await over
+        assert len(result["ranking"]) == 3 and sum(result["chips"]) == 0
+        # T13 payouts settled through the ledger: balances = 200 + change, nothing created or lost
+        for i, c in enumerate(clients):
+            assert (await c.request("whoami"))["chips"] == 200 + result["chips"][i]
+        assert (await running.store.ledger.audit()).ok
+        records = await running.store.history.recent("alice")
+        assert len(records) == 1 and records[0].rules == "tdc" and records[0].result["chips"] == result["chips"]
+    finally:
+        for c in clients:
+            await c.close()
+        await running.stop()
+
+
+async def test_T9_autocut_cuts_the_moment_it_becomes_possible(server, fixed_seed):
+    leader, card, cutter, cut_cards = fixed_seed
+    clients, _room = await start_tdc(server, ["alice", "bob", "carol"])
+    try:
+        assert (await clients[cutter].request("autocut", on=True)) ["on"] is True
+        await clients[leader].next_state(lambda s: s.get("phase") == "play" and s.get("turn") == leader,
+                                         timeout=10, current=True)
+        cut_seen = asyncio.ensure_future(clients[leader].next_event("cut", timeout=10))
+        await clients[leader].request("play", cards=[card])
+        ev = await cut_seen
+        assert ev["seat"] == cutter and sorted(ev["cards"]) == sorted(cut_cards)
+        state = await clients[cutter].next_state(lambda s: s.get("turn") == cutter, timeout=10, current=True)
+        assert not any(item.get("cards") for item in state["trick"])  # the cutter leads a new trick
+    finally:
+        for c in clients:
+            await c.close()
+
+
+async def test_seat_refused_without_enough_chips_T13(server):
+    alice = await connect(server, "alice")
+    bob = await connect(server, "bob")
+    try:
+        r = await alice.request_raw("create", game="president", rules="tdc", seats=3, stake=500)
+        assert r["code"] == "insufficient_chips" and r["message"]
+        r = await alice.request_raw("create", game="president", rules="tdc", seats=3, stake=3)
+        assert r["code"] == "bad_argument"
+        room = (await alice.request("create", game="president", rules="tdc", seats=3, stake=200))["room"]
+        # bob has 200: enough to sit down
+        await bob.request("join", room=room)
+    finally:
+        await alice.close()
+        await bob.close()
+
+
+async def test_tdc_with_bots_plays_rounds_and_conserves_chips(server):
+    alice = await connect(server, "alice")
+    try:
+        room = (await alice.request("create", game="president", rules="tdc", seats=4, bots=3, stake=10,
+                                    rounds=2))["room"]
+        final = await asyncio.wait_for(play_simply(alice), 60)
+        assert final["status"] == "over" and final["round"] == 2
+        audit = await server.store.ledger.audit()
+        assert audit.ok and audit.escrow == 0
+        assert len(await server.store.history.recent("alice")) == 2
+        assert room
+    finally:
+        await alice.close()
