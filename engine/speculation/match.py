@@ -28,11 +28,11 @@ Reading of the rules where they leave room (see docs/engine.md):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from engine.api import Action, Pending
 from engine.errors import BadArgument, IllegalPlay, InsufficientChips, NotAllowed, NotYourTurn, Refusal
-from engine.seeds import SeedStream, derive, shuffled
+from engine.seeds import SeedStream, derive
 
 from .actions import (
     Accept,
@@ -74,6 +74,25 @@ from .view import AuctionView, OfferView, SeatView, SpeculationView
 
 _DECK = tuple(range(52))
 _KINDS = (Deal, CloseAuction, Turn, Bid, Sell, Keep, Offer, Accept, Decline, Withdraw)
+
+
+def _deal_order(seed: bytes, need: int) -> list[int]:
+    """The deck of a deal, first card dealt first: ``engine.seeds.shuffled(deck, seed)`` read from
+    its end (the top of a face-down deck is its last card).
+
+    Fisher–Yates fixes the last positions first, so only the ``need`` cards
+    dealt (S4) and the trump (S5) are drawn from the stream: the same cards,
+    in the same order, as reversing the full shuffle; the undealt rest is
+    never shown (S12h) and stays as the partial shuffle left it.
+    """
+    out = list(_DECK)
+    stream = SeedStream(seed)
+    below = stream.below
+    for i in range(51, max(0, 51 - need), -1):
+        j = below(i + 1)
+        out[i], out[j] = out[j], out[i]
+    out.reverse()
+    return out
 
 
 class _Auction:
@@ -168,6 +187,16 @@ class SpeculationMatch:
         self._steps = 0
         self._public_step = -1
         self._public: SpeculationView | None = None
+        # immutable actions reused by legal_actions() and pending() (the hot path of simulations)
+        self._turns = tuple(Turn(s) for s in range(seats))
+        self._keeps = tuple(Keep(s) for s in range(seats))
+        self._sells = tuple(Sell(s) for s in range(seats))
+        self._close = CloseAuction()
+        self._offer_forms: dict[tuple[int, int, int], Offer] = {}
+        self._seat_views: list[SeatView | None] = [None] * seats
+        """Cached public record of each seat; ``None`` once the seat's chips or cards changed."""
+        self._shown = 0
+        """Cards face up on the table this deal (turned, trump)."""
 
     # -- facts ------------------------------------------------------------
 
@@ -235,10 +264,10 @@ class SpeculationMatch:
             return ()
         a = self._auction
         if a is not None:
-            return (Pending(("auction", self._round, a.seq, a.bids), "auction", None, CloseAuction()),)
+            return (Pending(("auction", self._round, a.seq, a.bids), "auction", None, self._close),)
         t = self._turn
         assert t is not None
-        return (Pending(("turn", self._round, self._turn_seq), "turn", t, Turn(t)),)
+        return (Pending(("turn", self._round, self._turn_seq), "turn", t, self._turns[t]),)
 
     def legal_actions(self, seat: int) -> Sequence[SpeculationAction]:
         """What ``seat`` may do now; bids and offers in representative form
@@ -251,18 +280,25 @@ class SpeculationMatch:
         chips = self._chips[seat]
         if a is not None:
             if seat == a.owner:
-                out.append(Keep(seat))
+                out.append(self._keeps[seat])
                 if a.bidder is not None:
-                    out.append(Sell(seat))
+                    out.append(self._sells[seat])
             elif chips > a.best_bid:
                 out.append(Bid(seat, a.best_bid + 1))
         else:
             if self._turn == seat:
-                out.append(Turn(seat))
+                out.append(self._turns[seat])
             if chips >= 1:
+                forms = self._offer_forms
                 for s, stack in enumerate(self._stacks):
                     if stack and s != seat:
-                        out.append(Offer(seat, s, len(stack), 1))
+                        key = (seat, s, len(stack))
+                        offer = forms.get(key)
+                        if offer is None:
+                            offer = forms[key] = Offer(seat, s, len(stack), 1)
+                        out.append(offer)
+        if not self._offers:
+            return out
         for o in self._offers.values():
             if o.seller == seat:
                 if a is None:
@@ -417,13 +453,16 @@ class SpeculationMatch:
     def _do_deal(self, action: Deal) -> tuple[SpeculationEvent, ...]:
         dealer, order = self._plan_deal(action.seed, action.present)
         n = self._n
+        need = STACK * len(order) + 1
         if action.cards is not None:
             given = set(action.cards)
             deck = list(action.cards) + [c for c in _DECK if c not in given]
         else:
-            deck = shuffled(_DECK, derive(action.seed, "deck"))
+            deck = _deal_order(derive(action.seed, "deck"), need)
         self._round += 1
         self._dealer = dealer
+        self._seat_views = [None] * n
+        self._shown = 1
         self._in_deal = True
         playing = [False] * n
         for s in order:
@@ -449,6 +488,7 @@ class SpeculationMatch:
         trump = deck[i]
         self._stacks = stacks
         self._undealt = deck[i + 1 :]
+        assert i + 1 == need
         # S5: the next card is face up, the dealer's; the first best trump
         faceup: list[list[int]] = [[] for _ in range(n)]
         faceup[dealer].append(trump)
@@ -500,6 +540,8 @@ class SpeculationMatch:
     def _do_turn(self, seat: int) -> tuple[SpeculationEvent, ...]:
         card = self._stacks[seat].pop()
         self._faceup[seat].append(card)
+        self._seat_views[seat] = None
+        self._shown += 1
         best = self._best
         assert best is not None
         new_best = (card & 3) == (best & 3) and CARD_STRENGTH[card] > CARD_STRENGTH[best]
@@ -533,6 +575,7 @@ class SpeculationMatch:
         self._chips[owner] += price  # S7: to the seller, never the pool
         self._faceup[owner].remove(a.card)
         self._faceup[buyer].append(a.card)  # face up on the buyer's stack
+        self._seat_views[owner] = self._seat_views[buyer] = None
         self._holder = buyer
         self._auction = None
         events: list[SpeculationEvent] = [Sold(owner, buyer, a.card, price)]
@@ -565,6 +608,7 @@ class SpeculationMatch:
         self._stacks[o.buyer][0:0] = moved  # S9: face down UNDER the buyer's stack
         self._chips[o.buyer] -= o.price
         self._chips[o.seller] += o.price
+        self._seat_views[o.buyer] = self._seat_views[o.seller] = None
         events: list[SpeculationEvent] = [Traded(o.id, o.buyer, o.seller, o.k, o.price)]
         if self._offers:
             self._lapse_cards(o.seller, events)
@@ -601,6 +645,7 @@ class SpeculationMatch:
         self._offers.clear()
         amount = self._pool
         self._chips[winner] += amount
+        self._seat_views[winner] = None
         self._pool = 0
         best = self._best
         assert best is not None
@@ -631,13 +676,13 @@ class SpeculationMatch:
         if self._public_step == self._steps and self._public is not None:
             return self._public
         a = self._auction
-        chips = self._chips
-        stacks = self._stacks
-        faceup = self._faceup
-        playing = self._playing
-        seats = tuple(
-            SeatView(s, chips[s], tuple(faceup[s]), len(stacks[s]), playing[s]) for s in range(self._n)
-        )
+        cache = self._seat_views
+        if None in cache:
+            chips, stacks, faceup, playing = self._chips, self._stacks, self._faceup, self._playing
+            for s, seen in enumerate(cache):
+                if seen is None:
+                    cache[s] = SeatView(s, chips[s], tuple(faceup[s]), len(stacks[s]), playing[s])
+        seats = cast(tuple[SeatView, ...], tuple(cache))  # no None left
         holder, best = self._holder, self._best
         view = SpeculationView(
             self._round,
@@ -651,6 +696,7 @@ class SpeculationMatch:
             tuple(OfferView(o.id, o.buyer, o.seller, o.k, o.price) for o in self._offers.values()),
             seats,
             self._in_deal,
+            52 - self._shown if self._round else 52,
             self.deals,
             self.ante,
             self._over,
@@ -664,10 +710,8 @@ class SpeculationMatch:
         p = self._public_view()
         if seat is None:
             return p
-        return SpeculationView(
-            p.round, seat, p.dealer, p.turn, p.trump, p.best, p.pool, p.auction, p.offers, p.seats,
-            p.in_deal, p.deals, p.ante, p.over,
-        )  # fmt: skip
+        return SpeculationView(p[0], seat, *p[2:])
+
 
     # -- invariants -----------------------------------------------------------
 
@@ -680,6 +724,8 @@ class SpeculationMatch:
             every += stacks[s]
             every += faceup[s]
         assert len(every) == 52 and set(every) == set(_DECK), "invariant 1: the 52 cards"
+        if self._round:
+            assert self._shown == sum(len(f) for f in faceup), "the count of cards shown"
         assert sum(chips) + self._pool == self._total, "invariant 4: chips conserved"
         assert self._pool >= 0 and min(chips) >= 0, "no negative chips"
         checks = 3

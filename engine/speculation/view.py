@@ -3,18 +3,18 @@
 Built by :meth:`SpeculationMatch.view`; the only way information leaves the
 engine (STYLE 7). It never holds a face-down card: only how many each seat
 has (S4). Bots read the attributes; the room sends ``to_dict()``.
+The records are named tuples: immutable, and cheap to build on the hot path
+(a simulation builds one per bot poll).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.cards import CARDS, SUITS
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
+class SeatView(NamedTuple):
     seat: int
     chips: int
     faceup: tuple[int, ...]
@@ -35,8 +35,7 @@ class SeatView:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class AuctionView:
+class AuctionView(NamedTuple):
     seat: int
     """The owner selling the best trump."""
     card: int
@@ -48,8 +47,7 @@ class AuctionView:
         return {"seat": self.seat, "card": str(CARDS[self.card]), "best_bid": self.best_bid, "bidder": self.bidder}
 
 
-@dataclass(frozen=True, slots=True)
-class OfferView:
+class OfferView(NamedTuple):
     offer: int
     buyer: int
     seller: int
@@ -60,8 +58,7 @@ class OfferView:
         return {"offer": self.offer, "from": self.buyer, "to": self.seller, "cards": self.cards, "price": self.price}
 
 
-@dataclass(frozen=True, slots=True)
-class SpeculationView:
+class SpeculationView(NamedTuple):
     """The public state of the table, seen by ``you`` (a seat, or ``None`` for a spectator)."""
 
     round: int
@@ -77,6 +74,8 @@ class SpeculationView:
     offers: tuple[OfferView, ...]
     seats: tuple[SeatView, ...]
     in_deal: bool
+    unseen: int
+    """Cards not seen this deal: 52 minus the cards face up (stacks and undealt cards alike)."""
     deals: int
     """How many deals the match plays (S11)."""
     ante: int
@@ -98,6 +97,7 @@ class SpeculationView:
             "offers": [o.to_dict() for o in self.offers],
             "seats": [s.to_dict() for s in self.seats],
             "in_deal": self.in_deal,
+            "unseen": self.unseen,
             "deals": self.deals,
             "ante": self.ante,
             "over": self.over,
