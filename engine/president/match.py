@@ -14,13 +14,14 @@ tdc only) → ``play`` → ``round_over`` (waiting for the next deal) … →
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from hashlib import sha256
 from itertools import combinations
 from typing import Any
 
 from engine.api import Pending
-from engine.cards import CARDS, RANK_2, RANK_3, RANK_Q, Card, deck, parse_cards
+from engine.cards import CARDS, RANK_2, RANK_3, RANK_Q, Card, parse_cards
 from engine.errors import BadArgument, IllegalPlay, NotAllowed, NotYourTurn, Refusal
-from engine.seeds import SeedStream, commitment, derive, shuffled
+from engine.seeds import SeedStream, commitment, derive
 
 from .actions import (
     PASSES,
@@ -53,7 +54,7 @@ from .events import (
 )
 from .rules import RULESETS, PresidentRules
 from .stakes import settle_stakes, titles_for
-from .view import PresidentView, cards_of_mask
+from .view import PresidentView, TableState, cards_of_mask
 
 DEAL, EXCHANGE, PLAY, ROUND_OVER, MATCH_OVER = "deal", "exchange", "play", "round_over", "match_over"
 FULL = (1 << 52) - 1
@@ -63,6 +64,43 @@ _LOW: tuple[tuple[int, ...], ...] = tuple(
     tuple(sum(1 << b for b in [s for s in range(4) if nib >> s & 1][:k]) for k in range(5)) for nib in range(16)
 )
 """``_LOW[nibble][k]``: the ``k`` weakest suits of ``nibble`` (the representative play of that size)."""
+_LEADS: tuple[tuple[tuple[Play, ...], ...], ...] = tuple(
+    tuple(tuple(row[_LOW[nib][k]] for k in range(1, _POP[nib] + 1)) for nib in range(16)) for row in PLAYS
+)
+"""``_LEADS[seat * 13 + rank][nibble]``: the representative leads of that rank, single to quad."""
+
+
+# Events are immutable: the frequent ones are shared instead of rebuilt (hot path).
+_PLAYED: dict[int, Played] = {}
+_CLOSED: dict[tuple[int, int | None, str], TrickClosed] = {}
+_PASSED: tuple[Passed, ...] = tuple(Passed(i >> 1, bool(i & 1)) for i in range(16))
+
+
+def shuffled_deck(seed: bytes) -> list[int]:
+    """``engine.seeds.shuffled(deck(), seed)`` as card ints, computed without per-draw allocations.
+
+    The same SHA-256 counter stream, rejection sampling and Fisher–Yates as
+    :func:`engine.seeds.shuffled` (a test checks they agree), so a published
+    seed still replays with the generic function.
+    """
+    out = list(range(52))
+    buf = b""
+    pos = 0
+    counter = 0
+    for i in range(51, 0, -1):
+        n = i + 1
+        mask = (1 << i.bit_length()) - 1
+        while True:
+            if pos == len(buf):
+                buf = sha256(seed + counter.to_bytes(8, "big")).digest()
+                counter += 1
+                pos = 0
+            x = buf[pos] & mask
+            pos += 1
+            if x < n:
+                break
+        out[i], out[x] = out[x], out[i]
+    return out
 
 
 def _mask(cards: Iterable[int]) -> int:
@@ -98,6 +136,7 @@ class PresidentMatch:
         "_cut_cache",
         "_cut_version",
         "_dealer",
+        "_exchange_cache",
         "_exchange_since",
         "_exchanges",
         "_forbidden",
@@ -116,10 +155,13 @@ class PresidentMatch:
         "_passed",
         "_passive",
         "_passive_order",
+        "_pending_cache",
+        "_per_round",
         "_phase",
         "_places",
         "_played",
         "_present",
+        "_present_flags",
         "_present_mask",
         "_reversed",
         "_round",
@@ -129,6 +171,7 @@ class PresidentMatch:
         "_seed",
         "_stake",
         "_stake_default",
+        "_table",
         "_top_count",
         "_top_rank",
         "_top_seat",
@@ -192,6 +235,9 @@ class PresidentMatch:
         self._cut_cache: dict[int, tuple[Card, ...]] = {}
         self._view_version = -1
         self._view_cache: dict[int | None, PresidentView] = {}
+        self._pending_cache: tuple[int, list[Pending]] | None = None
+        self._table: TableState | None = None
+        self._present_flags: tuple[bool, ...] = (True,) * seats
         self._reset_round_state()
 
     def _reset_round_state(self) -> None:
@@ -212,6 +258,8 @@ class PresidentMatch:
         self._forbidden: list[int] = []
         self._places: list[int | None] = [None] * n
         self._exchanges: list[tuple[int, int, tuple[Card, ...]]] = []
+        self._exchange_cache: dict[tuple[int, int], tuple[tuple[int, int, tuple[Card, ...]], ...]] = {}
+        self._per_round: tuple[tuple[str | None, ...], tuple[int, ...], tuple[int, ...] | None] | None = None
         self._gives: dict[int, tuple[int, int]] = {}
         self._exchange_since = 0
         self._leader_override: int | None = None
@@ -358,7 +406,12 @@ class PresidentMatch:
     def pending(self) -> list[Pending]:
         if self._phase == PLAY and self._turn is not None:
             t = self._turn
-            return [Pending(("turn", self._round, self._turn_since), "turn", t, TIMEOUTS[t])]
+            cached = self._pending_cache
+            if cached is not None and cached[0] == self._version:
+                return cached[1]
+            out = [Pending(("turn", self._round, self._turn_since), "turn", t, TIMEOUTS[t])]
+            self._pending_cache = (self._version, out)
+            return out
         if self._phase == EXCHANGE:
             return [
                 Pending(("give", self._round, s, self._exchange_since), "give", s, TIMEOUTS[s])
@@ -395,12 +448,13 @@ class PresidentMatch:
         — the weakest suits of that rank — plus :class:`Pass`, a :class:`Cut` (out of
         turn, T9) or every :class:`Give` choice (T12). ``can()`` accepts any other
         suit choice too. Timeouts are the room's, not listed."""
-        if self._legal_version != self._version:
+        if self._legal_version == self._version:
+            got = self._legal_cache.get(seat)
+            if got is not None:
+                return got
+        else:
             self._legal_cache = {}
             self._legal_version = self._version
-        got = self._legal_cache.get(seat)
-        if got is not None:
-            return got
         out: list[Action] = []
         phase = self._phase
         if phase == PLAY:
@@ -419,16 +473,16 @@ class PresidentMatch:
 
     def _plays(self, seat: int, out: list[Action]) -> None:
         hand = self._hands[seat]
-        rows = PLAYS[seat * 13 : seat * 13 + 13]
+        base = seat * 13
         tc = self._top_count
         if tc == 0:
-            for r in range(13):
-                nib = hand >> (r * 4) & 15
+            r = 0
+            while hand:
+                nib = hand & 15
                 if nib:
-                    row = rows[r]
-                    low = _LOW[nib]
-                    for k in range(1, _POP[nib] + 1):
-                        out.append(row[low[k]])
+                    out.extend(_LEADS[base + r][nib])
+                hand >>= 4
+                r += 1
             return
         tr = self._top_rank
         if self._must:
@@ -440,7 +494,7 @@ class PresidentMatch:
         for r in ranks:
             nib = hand >> (r * 4) & 15
             if _POP[nib] >= tc:
-                out.append(rows[r][_LOW[nib][tc]])
+                out.append(PLAYS[base + r][_LOW[nib][tc]])
         out.append(PASSES[seat])
 
     def can(self, action: Action) -> bool:
@@ -474,6 +528,8 @@ class PresidentMatch:
         raise BadArgument("not a Président action", reason="action")
 
     def _check_turn(self, seat_arg: Any) -> int:
+        if seat_arg == self._turn and seat_arg.__class__ is int and self._phase == PLAY:
+            return int(seat_arg)
         seat = self._check_seat(seat_arg)
         if self._phase != PLAY:
             raise NotAllowed("no play now", reason="phase", phase=self._phase)
@@ -483,15 +539,21 @@ class PresidentMatch:
 
     def _check_play(self, a: Play) -> tuple[int, int, int]:
         seat = self._check_turn(a.seat)
-        cards = _valid_cards(a.cards)
+        cards = a.cards
+        if cards.__class__ is not tuple:
+            cards = _valid_cards(cards)
         k = len(cards)
         if not 1 <= k <= 4:
             raise IllegalPlay("a play is 1 to 4 cards", reason="count")
-        r = cards[0] >> 2
+        r = -1
         m = 0
         for c in cards:
-            if c >> 2 != r:
-                raise IllegalPlay("cards of one rank only", reason="mixed_ranks")
+            if c.__class__ is not Card and (not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52):
+                raise BadArgument("not a card", reason="cards")
+            if r != c >> 2:
+                if r >= 0:
+                    raise IllegalPlay("cards of one rank only", reason="mixed_ranks")
+                r = c >> 2
             m |= 1 << c
         if m.bit_count() != k:
             raise IllegalPlay("the same card twice", reason="duplicate")
@@ -647,7 +709,11 @@ class PresidentMatch:
 
     def _close(self, by: int, leader: int | None, reason: str, ev: list[Event]) -> None:
         self._new_trick()
-        ev.append(TrickClosed(by, leader, reason))
+        key = (by, leader, reason)
+        closed = _CLOSED.get(key)
+        if closed is None:
+            closed = _CLOSED[key] = TrickClosed(by, leader, reason)
+        ev.append(closed)
         self._set_turn(leader)
 
     def _lead_after(self, seat: int) -> int | None:
@@ -680,7 +746,11 @@ class PresidentMatch:
         self._trick_mask |= m
         cards = RANK_CARDS[r][m >> (r * 4) & 15]
         self._trick.append((seat, cards))
-        ev: list[Event] = [Played(seat, cards, left, auto)]
+        key = m << 10 | left << 4 | seat << 1 | auto
+        played = _PLAYED.get(key)
+        if played is None:
+            played = _PLAYED[key] = Played(seat, cards, left, auto)
+        ev: list[Event] = [played]
         # P7: "ça ou rien" holds while the top play has the rank of the play under it.
         self._must = self._top_count != 0 and r == self._top_rank
         self._top_seat = seat
@@ -723,7 +793,7 @@ class PresidentMatch:
     def _do_pass(self, seat: int, auto: bool) -> list[Event]:
         self._passed |= 1 << seat
         self._trick.append((seat, None))
-        ev: list[Event] = [Passed(seat, auto)]
+        ev: list[Event] = [_PASSED[seat << 1 | auto]]
         self._after_pass(seat, ev)
         return ev
 
@@ -817,6 +887,7 @@ class PresidentMatch:
         self._round += 1
         self._present = present
         self._present_mask = sum(1 << s for s in present)
+        self._present_flags = tuple(s in present for s in range(n))
         self._stake = stake
         self._seed = bytes(a.seed)
         self._reset_round_state()
@@ -837,7 +908,7 @@ class PresidentMatch:
             start = present.index(left)
             order = present[start:] + present[:start]
             p = len(order)
-            for i, c in enumerate(shuffled(deck(), self._seed)):  # one card at a time from the dealer's left
+            for i, c in enumerate(shuffled_deck(self._seed)):  # one card at a time from the dealer's left
                 hands[order[i % p]] |= 1 << c
         self._hands = hands
         self._counts = [h.bit_count() for h in hands]
@@ -956,6 +1027,7 @@ class PresidentMatch:
                 self._chips[s] += d
             chips = tuple(delta.get(s, 0) for s in range(n))
         self._rounds_played += 1
+        self._per_round = None
         self._last_titles = tuple(titles)
         self._last_ranking = tuple(ranking)
         self._phase = ROUND_OVER
@@ -986,42 +1058,67 @@ class PresidentMatch:
         """What ``seat`` (``None``: a spectator) may know now; never another seat's cards."""
         if self._view_version != self._version:
             self._view_cache = {}
+            self._table = None
             self._view_version = self._version
         got = self._view_cache.get(seat)
         if got is not None:
             return got
-        if seat is not None:
+        if seat is not None and (seat.__class__ is not int or not 0 <= seat < self._n):
             seat = self._check_seat(seat)
-        rules = self._rules
-        n = self._n
-        pm = self._present_mask
-        v = PresidentView(
+        table = self._table
+        if table is None:
+            table = self._table = self._make_table()
+        if seat is None:
+            v = PresidentView(table, None, None, None, ())
+        else:
+            v = PresidentView(
+                table,
+                seat,
+                self.hand(seat),
+                self.cut_options().get(seat) if self._rules.cut else None,
+                self._exchange_of(seat) if self._exchanges else (),
+            )
+        self._view_cache[seat] = v
+        return v
+
+    def _make_table(self) -> TableState:
+        per_round = self._per_round
+        if per_round is None:
+            n = self._n
+            per_round = self._per_round = (
+                self._last_titles if self._last_titles is not None else (None,) * n,
+                tuple(self._totals),
+                tuple(self._chips) if self._rules.money else None,
+            )
+        return TableState(
             "president",
             self.rules_name,
             self._round,
             self._phase,
-            seat,
-            None if seat is None else self.hand(seat),
             tuple(self._counts),
-            tuple(bool(pm >> s & 1) for s in range(n)),
+            self._present_flags,
             tuple(self._places),
-            self._last_titles if self._last_titles is not None else (None,) * n,
-            tuple(self._totals),
-            tuple(self._chips) if rules.money else None,
+            per_round[0],
+            per_round[1],
+            per_round[2],
             self._passive,
             self._passed,
             self._turn,
             tuple(self._trick),
             self._reversed,
             self._dealer,
-            self.cut_options().get(seat) if (rules.cut and seat is not None) else None,
             self._played,
-            tuple(e for e in self._exchanges if seat == e[0] or seat == e[1]) if seat is not None else (),
             self._top_rank if self._must else None,
             self._stake,
         )
-        self._view_cache[seat] = v
-        return v
+
+    def _exchange_of(self, seat: int) -> tuple[tuple[int, int, tuple[Card, ...]], ...]:
+        key = (len(self._exchanges), seat)
+        got = self._exchange_cache.get(key)
+        if got is None:
+            got = tuple(e for e in self._exchanges if seat == e[0] or seat == e[1])
+            self._exchange_cache[key] = got
+        return got
 
     def action_from(self, seat: int, cmd: str, args: Mapping[str, Any]) -> Action:
         """A protocol command (``"play"``, ``{"cards": ["7c", "7h"]}``) as an action of ``seat``."""

@@ -9,24 +9,32 @@ what was played in public.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.cards import CARDS, Card, format_cards
+
+_BYTE_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
+    tuple(tuple(CARDS[8 * i + b] for b in range(8) if byte >> b & 1 and 8 * i + b < 52) for byte in range(256))
+    for i in range(7)
+)
+"""``_BYTE_CARDS[i][byte]``: the cards of bits ``8i .. 8i+7`` set in ``byte``."""
 
 
 def cards_of_mask(mask: int) -> tuple[Card, ...]:
     """The cards of a 52-bit mask (bit ``i`` = card ``i``), weakest first."""
-    out = []
+    out: tuple[Card, ...] = ()
+    i = 0
     while mask:
-        low = mask & -mask
-        out.append(CARDS[low.bit_length() - 1])
-        mask ^= low
-    return tuple(out)
+        byte = mask & 255
+        if byte:
+            out += _BYTE_CARDS[i][byte]
+        mask >>= 8
+        i += 1
+    return out
 
 
-@dataclass(frozen=True, slots=True)
-class PresidentView:
-    """A seat's (``you``) or a spectator's (``you is None``) view of the match.
+class TableState(NamedTuple):
+    """The public facts of a match at one moment, shared by every view of that moment.
 
     Per-seat tuples are indexed by seat. ``trick`` entries are ``(seat, cards)``
     or ``(seat, None)`` for a pass. ``must_rank`` is the rank index a follower
@@ -38,8 +46,6 @@ class PresidentView:
     rules: str
     round: int
     phase: str
-    you: int | None
-    hand: tuple[Card, ...] | None
     counts: tuple[int, ...]
     present: tuple[bool, ...]
     places: tuple[int | None, ...]
@@ -52,21 +58,120 @@ class PresidentView:
     trick: tuple[tuple[int, tuple[Card, ...] | None], ...]
     reversed: bool
     dealer: int | None
-    cut: tuple[Card, ...] | None
     played_mask: int
-    exchange: tuple[tuple[int, int, tuple[Card, ...]], ...]
     must_rank: int | None
     stake: int
+
+
+@dataclass(frozen=True, slots=True)
+class PresidentView:
+    """A seat's (``you``) or a spectator's (``you is None``) view of the match.
+
+    ``table`` holds the public facts (also readable as attributes of the view:
+    ``view.turn``, ``view.counts``, ``view.trick``, ...); ``hand`` is the
+    viewer's own cards (``None`` for a spectator), ``cut`` the cards it may cut
+    with now (T9) or ``None``, ``exchange`` the ``(from, to, cards)`` moves of
+    this round's exchange it took part in.
+    """
+
+    table: TableState
+    you: int | None
+    hand: tuple[Card, ...] | None
+    cut: tuple[Card, ...] | None
+    exchange: tuple[tuple[int, int, tuple[Card, ...]], ...]
+
+    @property
+    def game(self) -> str:
+        return self.table.game
+
+    @property
+    def rules(self) -> str:
+        return self.table.rules
+
+    @property
+    def round(self) -> int:
+        return self.table.round
+
+    @property
+    def phase(self) -> str:
+        return self.table.phase
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """Cards held per seat."""
+        return self.table.counts
+
+    @property
+    def present(self) -> tuple[bool, ...]:
+        """Per seat: plays this round (T1)."""
+        return self.table.present
+
+    @property
+    def places(self) -> tuple[int | None, ...]:
+        """Per seat: going-out number this round, or ``None``."""
+        return self.table.places
+
+    @property
+    def titles(self) -> tuple[str | None, ...]:
+        """Per seat: title earned in the last finished round (P12), or ``None``."""
+        return self.table.titles
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Per seat: match points so far (P14)."""
+        return self.table.scores
+
+    @property
+    def chips(self) -> tuple[int, ...] | None:
+        """Per seat: net chip change over the match (tdc, T13), ``None`` in classic."""
+        return self.table.chips
+
+    @property
+    def passive_mask(self) -> int:
+        return self.table.passive_mask
+
+    @property
+    def passed_mask(self) -> int:
+        return self.table.passed_mask
+
+    @property
+    def turn(self) -> int | None:
+        return self.table.turn
+
+    @property
+    def trick(self) -> tuple[tuple[int, tuple[Card, ...] | None], ...]:
+        return self.table.trick
+
+    @property
+    def reversed(self) -> bool:
+        """The order is reversed (revolution, T10)."""
+        return self.table.reversed
+
+    @property
+    def dealer(self) -> int | None:
+        return self.table.dealer
+
+    @property
+    def played_mask(self) -> int:
+        return self.table.played_mask
+
+    @property
+    def must_rank(self) -> int | None:
+        return self.table.must_rank
+
+    @property
+    def stake(self) -> int:
+        return self.table.stake
 
     @property
     def order(self) -> str:
         """``"normal"`` or ``"reversed"`` (T10)."""
-        return "reversed" if self.reversed else "normal"
+        return "reversed" if self.table.reversed else "normal"
 
     @property
     def top(self) -> tuple[Card, ...] | None:
         """The play to beat, or ``None`` on an empty table."""
-        for _, cards in reversed(self.trick):
+        for _, cards in reversed(self.table.trick):
             if cards is not None:
                 return cards
         return None
@@ -74,50 +179,51 @@ class PresidentView:
     @property
     def leading(self) -> bool:
         """The viewer must lead (play onto an empty table)."""
-        return self.turn is not None and self.turn == self.you and self.top is None
+        return self.table.turn is not None and self.table.turn == self.you and self.top is None
 
     @property
     def played(self) -> tuple[Card, ...]:
         """Every card played in public this round, weakest first."""
-        return cards_of_mask(self.played_mask)
+        return cards_of_mask(self.table.played_mask)
 
     def passive(self, seat: int) -> bool:
-        return bool(self.passive_mask >> seat & 1)
+        return bool(self.table.passive_mask >> seat & 1)
 
     def to_dict(self) -> dict[str, Any]:
+        t = self.table
         seats = []
-        for s in range(len(self.counts)):
+        for s in range(len(t.counts)):
             entry: dict[str, Any] = {
                 "seat": s,
-                "cards": self.counts[s],
-                "place": self.places[s],
-                "title": self.titles[s],
-                "score": self.scores[s],
-                "passive": bool(self.passive_mask >> s & 1),
-                "playing": self.present[s],
-                "passed": bool(self.passed_mask >> s & 1),
+                "cards": t.counts[s],
+                "place": t.places[s],
+                "title": t.titles[s],
+                "score": t.scores[s],
+                "passive": bool(t.passive_mask >> s & 1),
+                "playing": t.present[s],
+                "passed": bool(t.passed_mask >> s & 1),
             }
-            if self.chips is not None:
-                entry["chips"] = self.chips[s]
+            if t.chips is not None:
+                entry["chips"] = t.chips[s]
             seats.append(entry)
         d: dict[str, Any] = {
-            "game": self.game,
-            "rules": self.rules,
-            "round": self.round,
-            "phase": self.phase,
+            "game": t.game,
+            "rules": t.rules,
+            "round": t.round,
+            "phase": t.phase,
             "you": self.you,
             "seats": seats,
-            "turn": self.turn,
+            "turn": t.turn,
             "trick": [
                 {"seat": s, "pass": True} if c is None else {"seat": s, "cards": format_cards(c)}
-                for s, c in self.trick
+                for s, c in t.trick
             ],
             "order": self.order,
-            "dealer": self.dealer,
+            "dealer": t.dealer,
             "cut": None if self.cut is None else format_cards(self.cut),
             "played": format_cards(self.played),
             "exchange": [{"from": g, "to": r, "cards": format_cards(c)} for g, r, c in self.exchange],
-            "stake": self.stake,
+            "stake": t.stake,
         }
         if self.hand is not None:
             d["hand"] = format_cards(self.hand)

@@ -168,3 +168,13 @@ def test_spectator_and_seat_views_never_show_other_hands_in_a_tdc_exchange() -> 
     assert Card.parse("Js") in m.hand(0)
     for s in (1, 2):
         assert "Js" not in card_codes(m.view(s).to_dict())
+
+
+def test_P3_fast_shuffle_is_the_specified_one() -> None:
+    from engine.cards import deck
+    from engine.president.match import shuffled_deck
+    from engine.seeds import shuffled
+
+    for i in range(300):
+        seed = seed_from_int(i) if i % 2 else bytes([i % 256]) * (i % 37 + 1)
+        assert shuffled_deck(seed) == [int(c) for c in shuffled(deck(), seed)]
