@@ -1,0 +1,176 @@
+"""End to end over real transports: telnetlib3 client, raw TCP, asyncssh (exec, PTY, no PTY), OpenSSH."""
+
+import asyncio
+import json
+import shutil
+
+import asyncssh
+import pytest
+import telnetlib3
+
+from server.client import Client
+
+pytestmark = pytest.mark.e2e
+
+
+async def read_until(reader, needle: str, timeout: float = 10.0) -> str:
+    """Read a telnet/SSH text stream until ``needle`` shows up (never hangs: wait_for)."""
+    seen = ""
+
+    async def go():
+        nonlocal seen
+        while needle not in seen:
+            chunk = await reader.read(4096)
+            if not chunk:
+                raise EOFError(f"closed before {needle!r}; got {seen!r}")
+            seen += chunk
+        return seen
+
+    return await asyncio.wait_for(go(), timeout)
+
+
+async def until(predicate, timeout: float = 10.0) -> None:
+    async def go():
+        while not predicate():
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(go(), timeout)
+
+
+async def test_telnetlib3_client_logs_in_in_french_and_sees_its_echo(server):
+    reader, writer = await telnetlib3.open_connection("127.0.0.1", server.telnet_port, cols=100, rows=40,
+                                                       term="xterm", encoding="utf8", connect_minwait=0.05)
+    try:
+        await read_until(reader, "Idioma")
+        writer.write("2\r")
+        await read_until(reader, ": ")
+        writer.write("Zoé\r")
+        await read_until(reader, "Zoé")  # echoed by the server (character mode)
+        await until(lambda: "zoé" in server.lobby.players)
+        session = server.lobby.players["zoé"].session
+        assert session.lang == "fr" and session.width == 100 and session.color
+        writer.write("whoami\r")
+        await read_until(reader, "Zoé.")  # the whoami reply, drawn for people
+        writer.write("quit\r")
+        await asyncio.wait_for(reader.read(), 10)  # the server closes the connection
+        await until(lambda: "zoé" not in server.lobby.players)
+    finally:
+        writer.close()
+
+
+async def test_telnet_password_is_not_echoed(server):
+    await server.store.accounts.register("dora", "correct-horse-1")
+    reader, writer = await telnetlib3.open_connection("127.0.0.1", server.telnet_port, term="xterm",
+                                                       encoding="utf8", connect_minwait=0.05)
+    try:
+        await read_until(reader, "Idioma")
+        writer.write("1\r")
+        await read_until(reader, ": ")
+        writer.write("dora\r")
+        await read_until(reader, "dora")
+        prompt = await read_until(reader, ": ")
+        assert "assword" in prompt
+        writer.write("correct-horse-1\r")
+        text = await read_until(reader, "dora", timeout=15)
+        assert "correct-horse" not in text
+        player = server.lobby.players["dora"]
+        assert player.guest is False
+    finally:
+        writer.close()
+
+
+async def test_raw_tcp_client_that_never_negotiates_gets_a_prompt_and_plays_in_text(server):
+    reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", server.telnet_port), 5)
+    try:
+        data = await asyncio.wait_for(reader.readuntil(b"]: "), 10)
+        assert data.startswith(b"\xff\xfd\x18")  # telnetlib3 asked for the terminal type; we never answer
+        writer.write(b"en\nbob\n")
+        data = await asyncio.wait_for(reader.readuntil(b"bob"), 10)
+        writer.write(b"whoami\n")
+        data = await asyncio.wait_for(reader.readuntil(b"\r\n"), 10)
+        while b"bob" not in data:
+            data = await asyncio.wait_for(reader.readuntil(b"\r\n"), 10)
+        session = server.lobby.players["bob"].session
+        assert (session.color, session.unicode) == (False, False)  # unknown terminal: plain ASCII
+    finally:
+        writer.close()
+
+
+async def test_ssh_exec_json(server):
+    client = await Client.connect_ssh("127.0.0.1", server.ssh_port, "eve", timeout=10)
+    try:
+        who = await client.request("whoami")
+        assert (who["name"], who["guest"]) == ("eve", True)
+        r = await client.request_raw("nonsense")
+        assert r["code"] == "unknown_command"
+    finally:
+        await client.close()
+
+
+def ssh_connect(server, username, **kwargs):
+    return asyncssh.connect("127.0.0.1", server.ssh_port, username=username, known_hosts=None,
+                            client_keys=None, agent_path=None, **kwargs)
+
+
+async def test_ssh_pty_shell_with_resize_and_language_from_env(server):
+    async with ssh_connect(server, "fred") as conn:
+        proc = await conn.create_process(term_type="xterm-256color", term_size=(90, 30),
+                                         env={"LANG": "es_ES.UTF-8"})
+        await read_until(proc.stdout, "fred")
+        session = server.lobby.players["fred"].session
+        assert (session.width, session.height, session.lang) == (90, 30, "es")
+        proc.change_terminal_size(120, 40)
+        proc.stdin.write("whoami\n")  # the resize arrives before (or with) the next line
+        await read_until(proc.stdout, "fred")
+        await until(lambda: session.width == 120)
+        assert session.height == 40
+        proc.stdin.write("quit\n")
+        await asyncio.wait_for(proc.wait_closed(), 10)
+
+
+async def test_ssh_shell_without_pty_serves_scripts(server):
+    async with ssh_connect(server, "gina") as conn:
+        result = await asyncio.wait_for(conn.run(input="whoami\nquit\n"), 15)
+        assert "gina" in result.stdout
+        assert "\x1b[" not in result.stdout  # no terminal: no colour
+
+
+async def test_ssh_accounts_need_their_password(server):
+    await server.store.accounts.register("hugo", "correct-horse-2")
+    client = await Client.connect_ssh("127.0.0.1", server.ssh_port, "hugo", password="correct-horse-2",
+                                      timeout=15)
+    try:
+        who = await client.request("whoami")
+        assert (who["name"], who["guest"]) == ("hugo", False)
+    finally:
+        await client.close()
+    with pytest.raises(asyncssh.PermissionDenied):
+        async with ssh_connect(server, "hugo", password="wrong-password", preferred_auth="password"):
+            pass
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="the OpenSSH client (ssh) is not installed")
+async def test_openssh_client_json(server, tmp_path):
+    proc = await asyncio.create_subprocess_exec(
+        "ssh", "-p", str(server.ssh_port), "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+        "-o", "BatchMode=yes", "-o", "LogLevel=ERROR", "-F", "/dev/null", "-i", str(tmp_path / "none"),
+        "ivan@127.0.0.1", "json",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        proc.stdin.write(b'{"cmd": "whoami", "id": 7}\n')
+        await proc.stdin.drain()
+        reply = None
+        while reply is None:
+            line = await asyncio.wait_for(proc.stdout.readline(), 15)
+            assert line, (await proc.stderr.read()).decode()
+            msg = json.loads(line)
+            if msg["type"] == "ok":
+                reply = msg
+        assert (reply["id"], reply["name"], reply["guest"]) == (7, "ivan", True)
+        proc.stdin.close()
+        assert await asyncio.wait_for(proc.wait(), 15) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
