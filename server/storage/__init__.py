@@ -28,8 +28,11 @@ async def open_store(
 
     ``settings``: a :class:`StoreSettings` or a config mapping with any of its
     keys (``starting_chips``, ``guest_chips``, ``house_chips``, ``house_account``, ...).
-    ``recover=False`` skips the start-up recovery (for read-only tools that run
-    beside a live server, like ``donne audit``).
+    ``recover=False`` skips the start-up recovery (tests, maintenance tools).
+    A data folder is used by one store at a time (an exclusive lock on
+    ``donne.sqlite3.lock``, dropped by the kernel even on ``kill -9``): a
+    second ``open_store`` raises :class:`~server.storage.api.StorageError`.
+    ``donne audit`` reads the file without it, beside a live server.
     """
     if settings is not None and not isinstance(settings, StoreSettings):
         settings = StoreSettings.from_mapping(settings)

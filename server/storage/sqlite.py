@@ -35,7 +35,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from server.storage import names as _names
 from server.storage import passwords as _pw
@@ -234,6 +234,27 @@ def db_path(path: str | os.PathLike[str]) -> Path:
     if p.suffix in DB_SUFFIXES:
         return p
     return p / DB_FILE
+
+
+def _lock_data(path: Path) -> IO[bytes] | None:
+    """One server per database: an exclusive lock on ``<file>.lock``, held while the store is open.
+
+    Two servers on one file would each refund the other's open rounds at
+    start. The kernel drops the lock when the process dies, ``kill -9``
+    included, so a crash never leaves the folder locked.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fh = open(path.with_name(path.name + ".lock"), "ab")  # noqa: SIM115 - held open on purpose
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        raise StorageError(f"{path} is in use by another server") from None
+    return fh
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -466,6 +487,7 @@ class SQLiteStore:
         )
         self._thread = _DatabaseThread(f"donne-db-{path.name}")
         self._conn: sqlite3.Connection | None = None
+        self._lock: IO[bytes] | None = None
         self._closed = False
         self.accounts = SQLiteAccounts(self)
         self.ledger = SQLiteLedger(self)
@@ -496,6 +518,7 @@ class SQLiteStore:
 
     async def _open(self) -> None:
         def setup() -> None:
+            self._lock = _lock_data(self.path)
             self._conn = connect(self.path)
             _migrate(self._conn)
 
@@ -557,6 +580,9 @@ class SQLiteStore:
                 await self._thread.submit("call", shut, self._conn_or_fail)
         finally:
             await asyncio.to_thread(self._thread.stop)
+            if self._lock is not None:
+                self._lock.close()  # releases the lock
+                self._lock = None
 
 
 def _logout_guest(conn: sqlite3.Connection, row: sqlite3.Row) -> int:

@@ -27,6 +27,7 @@ from server.storage.api import (
     NameTaken,
     NoSuchAccount,
     RoundRecord,
+    StorageError,
     UnknownRound,
     bot_account,
 )
@@ -107,6 +108,19 @@ async def test_house_account_is_granted_once(tmp_path: Path) -> None:
     a = await s.ledger.audit()
     await s.close()
     assert a.granted == 10_000 and a.ok
+
+
+async def test_one_store_per_data_folder(tmp_path: Path) -> None:
+    """Two servers on one file would refund each other's open rounds: the second is refused."""
+    s = await open_store(tmp_path, FAST)
+    try:
+        with pytest.raises(StorageError, match="in use"):
+            await open_store(tmp_path, FAST)
+        assert audit_file(tmp_path).ok  # the read-only audit still works beside it
+    finally:
+        await s.close()
+    s = await open_store(tmp_path, FAST)
+    await s.close()
 
 
 async def test_close_is_idempotent(tmp_path: Path) -> None:
