@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -63,7 +64,7 @@ def percentile(sorted_values: Sequence[float], q: float) -> float:
     """The ``q`` quantile (0..1) of an already sorted sequence, nearest-rank; 0.0 when empty."""
     if not sorted_values:
         return 0.0
-    k = max(0, min(len(sorted_values) - 1, round(q * len(sorted_values) + 0.5) - 1))
+    k = max(0, min(len(sorted_values) - 1, math.ceil(q * len(sorted_values) - 1e-9) - 1))
     return float(sorted_values[k])
 
 

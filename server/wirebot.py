@@ -94,6 +94,19 @@ def command_of(action: Any) -> tuple[str, dict[str, Any]]:
 # JSON state -> engine view + legal actions
 
 
+def build(cls: Any, values: dict[str, Any]) -> Any:
+    """An instance of the engine's record class ``cls`` (dataclass or named tuple) from ``values``.
+
+    Only the fields ``cls`` declares are passed, so the adapter survives the
+    engine adding or regrouping fields; a field it cannot fill is an error.
+    """
+    names = getattr(cls, "_fields", None) or tuple(cls.__dataclass_fields__)
+    missing = [n for n in names if n not in values]
+    if missing:
+        raise RuntimeError(f"cannot rebuild {cls.__name__} from the state: no {', '.join(missing)}")
+    return cls(**{n: values[n] for n in names})
+
+
 def _cards(codes: Sequence[str] | None) -> tuple[Card, ...]:
     if not codes:
         return ()
@@ -107,14 +120,16 @@ class PresidentAdapter:
 
     def __init__(self) -> None:
         from engine.president import actions as A
-        from engine.president.view import PresidentView
+        from engine.president import view as V
 
         self.A = A
-        self.View = PresidentView
+        self.view_module = V
+        self.View = V.PresidentView
 
     def view(self, s: dict[str, Any]) -> Any:
         seats = s.get("seats") or []
-        n = len(seats)
+        if not seats:
+            return None
         trick = []
         for entry in s.get("trick") or []:
             if entry.get("pass"):
@@ -134,34 +149,38 @@ class PresidentAdapter:
         must_rank = None
         if len(plays) >= 2 and plays[-1][0].rank == plays[-2][0].rank:  # P7 / T6
             must_rank = plays[-1][0].rank
-        chips = tuple(int(x.get("chips", 0)) for x in seats) if seats and "chips" in seats[0] else None
+        chips = tuple(int(x.get("chips", 0)) for x in seats) if "chips" in seats[0] else None
         hand = s.get("hand")
-        return self.View(
-            game="president",
-            rules=str(s.get("rules")),
-            round=int(s.get("round") or 0),
-            phase=str(s.get("phase") or ""),
-            you=s.get("you"),
-            hand=None if hand is None else _cards(hand),
-            counts=tuple(int(x.get("cards", 0)) for x in seats),
-            present=tuple(bool(x.get("playing", True)) for x in seats),
-            places=tuple(x.get("place") for x in seats),
-            titles=tuple(x.get("title") for x in seats),
-            scores=tuple(int(x.get("score") or 0) for x in seats),
-            chips=chips,
-            passive_mask=passive_mask,
-            passed_mask=passed_mask,
-            turn=s.get("turn"),
-            trick=tuple(trick),
-            reversed=s.get("order") == "reversed",
-            dealer=s.get("dealer"),
-            cut=None if s.get("cut") is None else _cards(s.get("cut")),
-            played_mask=played_mask,
-            exchange=tuple((int(e["from"]), int(e["to"]), _cards(e.get("cards"))) for e in s.get("exchange") or []
-                           if "cards" in e),
-            must_rank=must_rank,
-            stake=int(s.get("stake") or 0),
-        ) if n else None
+        values: dict[str, Any] = {
+            "game": "president",
+            "rules": str(s.get("rules")),
+            "round": int(s.get("round") or 0),
+            "phase": str(s.get("phase") or ""),
+            "you": s.get("you"),
+            "hand": None if hand is None else _cards(hand),
+            "counts": tuple(int(x.get("cards", 0)) for x in seats),
+            "present": tuple(bool(x.get("playing", True)) for x in seats),
+            "places": tuple(x.get("place") for x in seats),
+            "titles": tuple(x.get("title") for x in seats),
+            "scores": tuple(int(x.get("score") or 0) for x in seats),
+            "chips": chips,
+            "passive_mask": passive_mask,
+            "passed_mask": passed_mask,
+            "turn": s.get("turn"),
+            "trick": tuple(trick),
+            "reversed": s.get("order") == "reversed",
+            "dealer": s.get("dealer"),
+            "cut": None if s.get("cut") is None else _cards(s.get("cut")),
+            "played_mask": played_mask,
+            "exchange": tuple((int(e["from"]), int(e["to"]), _cards(e.get("cards")))
+                              for e in s.get("exchange") or [] if "cards" in e),
+            "must_rank": must_rank,
+            "stake": int(s.get("stake") or 0),
+        }
+        table_cls = getattr(self.view_module, "TableState", None)
+        if table_cls is not None:  # public facts shared by the views of one moment
+            values["table"] = build(table_cls, values)
+        return build(self.View, values)
 
     def legal(self, s: dict[str, Any], v: Any) -> list[Any]:
         """The seat's legal actions, as ``PresidentMatch.legal_actions`` lists them.
@@ -239,28 +258,34 @@ class SpeculationAdapter:
         best = s.get("best")
         auction = s.get("auction")
         seats = tuple(
-            V.SeatView(int(x["seat"]), int(x.get("chips") or 0), tuple(Card.parse(c) for c in x.get("faceup") or ()),
-                       int(x.get("facedown") or 0), bool(x.get("playing", True)))
+            build(V.SeatView, {"seat": int(x["seat"]), "chips": int(x.get("chips") or 0),
+                               "faceup": tuple(Card.parse(c) for c in x.get("faceup") or ()),
+                               "facedown": int(x.get("facedown") or 0), "playing": bool(x.get("playing", True))})
             for x in s.get("seats") or ()
         )
-        return V.SpeculationView(
-            round=int(s.get("round") or 0),
-            you=s.get("you"),
-            dealer=s.get("dealer"),
-            turn=s.get("turn"),
-            trump=None if not trump else "cdhs".index(str(trump)),
-            best=None if not best else (int(best["seat"]), Card.parse(best["card"])),
-            pool=int(s.get("pool") or 0),
-            auction=None if not auction else V.AuctionView(int(auction["seat"]), Card.parse(auction["card"]),
-                                                            int(auction.get("best_bid") or 0), auction.get("bidder")),
-            offers=tuple(V.OfferView(int(o["offer"]), int(o["from"]), int(o["to"]), int(o["cards"]), int(o["price"]))
-                         for o in s.get("offers") or ()),
-            seats=seats,
-            in_deal=bool(s.get("in_deal", s.get("turn") is not None or bool(auction))),
-            deals=int(s.get("deals") or 0),
-            ante=int(s.get("ante") or 1),
-            over=bool(s.get("over", False)),
-        )
+        faceup = sum(len(x.faceup) for x in seats)
+        values: dict[str, Any] = {
+            "round": int(s.get("round") or 0),
+            "you": s.get("you"),
+            "dealer": s.get("dealer"),
+            "turn": s.get("turn"),
+            "trump": None if not trump else "cdhs".index(str(trump)),
+            "best": None if not best else (int(best["seat"]), Card.parse(best["card"])),
+            "pool": int(s.get("pool") or 0),
+            "auction": None if not auction else build(V.AuctionView, {
+                "seat": int(auction["seat"]), "card": Card.parse(auction["card"]),
+                "best_bid": int(auction.get("best_bid") or 0), "bidder": auction.get("bidder")}),
+            "offers": tuple(build(V.OfferView, {"offer": int(o["offer"]), "buyer": int(o["from"]), "seller": int(o["to"]),
+                                                "cards": int(o["cards"]), "price": int(o["price"])})
+                            for o in s.get("offers") or ()),
+            "seats": seats,
+            "in_deal": bool(s.get("in_deal", s.get("turn") is not None or bool(auction))),
+            "unseen": int(s.get("unseen", 52 - faceup)),
+            "deals": int(s.get("deals") or 0),
+            "ante": int(s.get("ante") or 1),
+            "over": bool(s.get("over", False)),
+        }
+        return build(V.SpeculationView, values)
 
     def legal(self, s: dict[str, Any], v: Any) -> list[Any]:
         """As ``SpeculationMatch.legal_actions``: bids and offers in representative form (S7, S9, S12c)."""

@@ -33,23 +33,31 @@ def table_for(match: Any) -> dict[str, Any]:
     return {}
 
 
+PRESIDENT_FIELDS = ("game", "rules", "round", "phase", "you", "hand", "counts", "present", "places", "titles",
+                    "scores", "passive_mask", "passed_mask", "turn", "trick", "reversed", "dealer", "cut",
+                    "played_mask", "exchange", "must_rank", "stake", "top", "leading", "order")
+SPECULATION_FIELDS = ("round", "you", "dealer", "turn", "trump", "best", "pool", "auction", "offers", "seats",
+                      "in_deal", "deals", "ante", "over")
+
+
 def check_all_seats(match: Any, adapter: Any) -> int:
     checked = 0
+    names = PRESIDENT_FIELDS if match.game == "president" else SPECULATION_FIELDS
     for seat in range(match.seats):
         state = as_pushed(match, seat)
         view = adapter.view(state)
         expected = match.view(seat)
-        for name in expected.__dataclass_fields__:
-            if name == "chips":
-                continue  # the room may show balances there
+        assert type(view) is type(expected)
+        for name in names:
             assert getattr(view, name) == getattr(expected, name), (name, seat, state)
+        assert view.to_dict() == expected.to_dict()
         assert set(adapter.legal(state, view)) == set(match.legal_actions(seat)), (seat, state)
         checked += 1
     return checked
 
 
-@pytest.mark.parametrize(("rules", "seats", "games"), [("classic", 4, 6), ("classic", 3, 3), ("tdc", 4, 6),
-                                                      ("tdc", 5, 3)])
+@pytest.mark.parametrize(("rules", "seats", "games"), [("classic", 4, 3), ("classic", 3, 2), ("tdc", 4, 3),
+                                                      ("tdc", 5, 2)])
 def test_president_view_and_legal_from_json_equal_the_engines(rules: str, seats: int, games: int) -> None:
     from engine.president import PresidentMatch
 
@@ -82,7 +90,7 @@ def test_json_event_exposes_fields() -> None:
         _ = ev.missing
 
 
-@pytest.mark.parametrize(("seats", "games"), [(3, 4), (5, 3)])
+@pytest.mark.parametrize(("seats", "games"), [(3, 3), (5, 2)])
 def test_speculation_view_and_legal_from_json_equal_the_engines(seats: int, games: int) -> None:
     from engine.speculation import SpeculationMatch
 

@@ -1,0 +1,86 @@
+"""``donne bot``: engine strategies play whole matches over the wire against a real server."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Any
+
+import pytest
+
+from server.wirebot import add_arguments, run_bots
+
+pytestmark = pytest.mark.e2e
+
+
+def bot_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+async def play(ns: argparse.Namespace) -> dict[str, Any]:
+    return await asyncio.wait_for(run_bots(ns), 25)
+
+
+async def test_P15_four_wire_bots_finish_a_classic_match(server: Any) -> None:
+    ns = bot_args("--port", str(server.telnet_port), "--name", "wb", "--strategy", "greedy",
+                  "--create", "president:classic", "--seats", "4", "--count", "4", "--timeout", "20")
+    summary = await play(ns)
+    assert summary["results"] == {"over": 4}
+    assert summary["matches"] == 4  # every bot saw the match end
+    assert summary["errors"] == 0 and summary["refused"] == 0
+    over = summary["last_over"]
+    assert over["event"] == "match_over" and over["winners"]
+    assert len(over["totals"]) == 4 and sum(over["totals"]) == 5 * (3 + 2 + 1)  # P14 x P15 rounds
+    assert summary["actions"] > 4 * 13 / 4 * 5  # at least one card per action, five rounds
+
+
+async def test_T12_tdc_wire_bots_play_two_rounds_with_the_exchange(server: Any) -> None:
+    ns = bot_args("--port", str(server.telnet_port), "--name", "tdc", "--strategy", "random",
+                  "--create", "president:tdc", "--seats", "4", "--count", "4", "--rounds", "2",
+                  "--stake", "2", "--timeout", "20")
+    summary = await play(ns)
+    assert summary["results"] == {"over": 4}, summary
+    assert summary["errors"] == 0, summary
+    # T9: the first cut to reach the server wins; a bot that acted on the state before someone
+    # else's cut is refused (a race, never an illegal choice from a current state)
+    assert set(summary["codes"]) <= {"not_your_turn", "not_allowed"}, summary
+
+
+async def test_S7_S8_speculation_wire_bots_play_a_deal(server: Any) -> None:
+    ns = bot_args("--port", str(server.telnet_port), "--name", "spec", "--strategy", "greedy",
+                  "--create", "speculation", "--seats", "3", "--count", "3", "--rounds", "1",
+                  "--turn-seconds", "1", "--timeout", "20")
+    summary = await play(ns)
+    assert summary["results"] == {"over": 3}
+    assert summary["errors"] == 0
+
+
+async def test_wire_bot_over_ssh_with_server_bots(server: Any) -> None:
+    ns = bot_args("--port", str(server.ssh_port), "--ssh", "--name", "sshbot", "--strategy", "greedy",
+                  "--create", "president:classic", "--seats", "4", "--bots", "3", "--rounds", "1",
+                  "--timeout", "20")
+    summary = await play(ns)
+    assert summary["results"] == {"over": 1}
+    assert summary["errors"] == 0 and summary["refused"] == 0
+
+
+async def test_wire_bots_join_an_existing_room(server: Any) -> None:
+    from server.client import Client
+    from server.wirebot import WireBot
+
+    owner = await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=10)
+    try:
+        await owner.login("host")
+        room = (await owner.request("create", game="president", rules="classic", seats=3, rounds=1))["room"]
+        ns = bot_args("--port", str(server.telnet_port), "--name", "joiner", "--join", room, "--count", "2",
+                      "--timeout", "20")
+        host_bot = WireBot(owner, "random", b"host")
+        summary, host_result = await asyncio.gather(play(ns), asyncio.wait_for(host_bot.play(), 25))
+    finally:
+        await owner.close()
+    assert summary["room"] == room
+    assert summary["results"] == {"over": 2}
+    assert host_result == "over"
+    assert host_bot.last_over is not None and len(host_bot.last_over["totals"]) == 3
