@@ -599,6 +599,7 @@ class SQLiteAccounts:
     def __init__(self, store: SQLiteStore) -> None:
         self._store = store
         self._locks: dict[str, asyncio.Lock] = {}
+        self._lock_users: dict[str, int] = {}  # attempts holding or waiting for each name's lock
 
     async def exists(self, name: str) -> bool:
         """True when ``name`` is a registered account (guests and system accounts are not)."""
@@ -660,13 +661,15 @@ class SQLiteAccounts:
     async def verify_password(self, name: str, password: str, address: str = "") -> Account | None:
         key = _names.name_key(name) if isinstance(name, str) else ""
         lock = self._locks.setdefault(key, asyncio.Lock())
+        self._lock_users[key] = self._lock_users.get(key, 0) + 1
         try:
             # One attempt per name at a time: parallel guesses queue behind the back-off.
             async with lock:
                 return await self._verify(key, name, password, address)
         finally:
-            if not lock.locked() and self._locks.get(key) is lock:
-                del self._locks[key]
+            self._lock_users[key] -= 1
+            if not self._lock_users[key]:
+                del self._lock_users[key], self._locks[key]
 
     async def _verify(self, key: str, name: str, password: str, address: str) -> Account | None:
         store = self._store

@@ -622,3 +622,9 @@ async def test_concurrent_writes_share_a_commit_and_fail_alone(store: SQLiteStor
     assert store._thread.commits == commits + 2
     assert (await store.ledger.balance("alice"), await store.ledger.balance("bob")) == (550, 1450)
     assert [e.ref for e in await store.ledger.statement("bob", 3)] == ["test:4", "test:2", "test:0"]
+
+
+async def test_password_locks_are_forgotten_when_unused(store: SQLiteStore, sleeps: Sleeps) -> None:
+    await store.accounts.register("alice", "secret")
+    await asyncio.gather(*(store.accounts.verify_password("alice", p) for p in ("a1", "secret", "b2", "c3")))
+    assert store.accounts._locks == {} and store.accounts._lock_users == {}
