@@ -154,3 +154,29 @@ async def test_moves_out_of_turn_and_illegal_plays_change_nothing(server):
     finally:
         for c in (alice, bob, carol):
             await c.close()
+
+
+async def test_classic_time_out_passes_or_plays_for_the_player(tmp_path):
+    running = await start_server(tmp_path)
+    alice = await connect(running, "alice")
+    bob = await connect(running, "bob")
+    carol = await connect(running, "carol")
+    try:
+        room = (await alice.request("create", game="president", rules="classic", seats=3,
+                                    turn_seconds=1))["room"]
+        await bob.request("join", room=room)
+        await carol.request("join", room=room)
+        seen = []
+        alice.on_push = seen.append
+        state = await alice.next_state(lambda s: s.get("phase") == "play", timeout=10, current=True)
+        assert 0 < state["deadline"] <= 1
+        # nobody moves: the clock acts for the player on turn (a lead is a play, P5)
+        ev = await alice.next_event("timeout", timeout=10, predicate=lambda e: e["seat"] == state["turn"])
+        assert ev["passive"] is False and ev["text"]
+        await alice.next_state(lambda s: s.get("turn") != state["turn"], timeout=10, current=True)
+        moves = [m for m in seen if m.get("event") in ("played", "passed")]
+        assert moves and moves[0]["seat"] == state["turn"] and moves[0]["event"] == "played"
+    finally:
+        for c in (alice, bob, carol):
+            await c.close()
+        await running.stop()

@@ -35,8 +35,8 @@ def fixed_seed(monkeypatch):
 
 async def start_tdc(running, names, **create):
     clients = [await connect(running, n) for n in names]
-    room = (await clients[0].request("create", game="president", rules="tdc", seats=3, stake=2,
-                                     **create))["room"]
+    create.setdefault("stake", 2)
+    room = (await clients[0].request("create", game="president", rules="tdc", seats=3, **create))["room"]
     for c in clients[1:]:
         await c.request("join", room=room)
     return clients, room
@@ -132,3 +132,23 @@ async def test_tdc_with_bots_plays_rounds_and_conserves_chips(server):
         assert room
     finally:
         await alice.close()
+
+
+async def test_shutdown_mid_round_refunds_the_stakes(tmp_path):
+    running = await start_server(tmp_path)
+    clients, _room = await start_tdc(running, ["alice", "bob", "carol"], stake=20)
+    try:
+        await clients[0].next_state(lambda s: s.get("phase") == "play", timeout=10, current=True)
+        assert (await clients[0].request("whoami"))["chips"] == 180
+        assert (await running.store.ledger.audit()).escrow == 60
+        await running.stop()
+    finally:
+        for c in clients:
+            await c.close()
+    # reopen the same data folder: the stakes went back (nothing was settled, nothing is lost)
+    again = await start_server(tmp_path)
+    try:
+        audit = await again.store.ledger.audit()
+        assert audit.ok and audit.escrow == 0
+    finally:
+        await again.stop()
