@@ -49,6 +49,12 @@ class NoSuchAccount(StorageError):
     code = "no_such_account"
 
 
+class GuestsForbidden(StorageError):
+    """This server admits registered accounts only (``allow_guests = false``)."""
+
+    code = "account_needed"
+
+
 class UnknownRound(StorageError):
     code = "not_allowed"
 

@@ -49,6 +49,7 @@ from server.storage.api import (
     BadKey,
     BadName,
     Entry,
+    GuestsForbidden,
     History,
     InsufficientChips,
     Ledger,
@@ -87,6 +88,7 @@ class StoreSettings:
 
     starting_chips: int = 1000  # grant of a newly registered account
     guest_chips: int = 200  # grant of a guest, retired when the guest leaves
+    allow_guests: bool = True  # False: login_guest raises GuestsForbidden (code account_needed)
     house_chips: int = 1_000_000  # the house bankroll, granted once when the file is created
     house_account: str = HOUSE
     house_topup: bool = True  # a house too poor to fund a bot is granted house_chips more (logged)
@@ -722,6 +724,8 @@ class SQLiteAccounts:
         await self._store.write(tx)
 
     async def login_guest(self, name: str) -> Account:
+        if not self._store.settings.allow_guests:
+            raise GuestsForbidden("this server admits registered accounts only")
         clean = _names.clean_name(name)
         grant = self._store.settings.guest_chips
 

@@ -628,3 +628,14 @@ async def test_password_locks_are_forgotten_when_unused(store: SQLiteStore, slee
     await store.accounts.register("alice", "secret")
     await asyncio.gather(*(store.accounts.verify_password("alice", p) for p in ("a1", "secret", "b2", "c3")))
     assert store.accounts._locks == {} and store.accounts._lock_users == {}
+
+
+async def test_guests_can_be_forbidden(tmp_path: Path) -> None:
+    s = await open_store(tmp_path, {"scrypt_n": 1024, "allow_guests": False})
+    try:
+        with pytest.raises(StorageError) as exc:
+            await s.accounts.login_guest("bob")
+        assert exc.value.code == "account_needed"
+        assert (await s.accounts.register("bob", "secret")).chips == 1000
+    finally:
+        await s.close()
