@@ -23,6 +23,7 @@ from server.i18n import (
     event_text,
     game_name,
     ordinal,
+    rank_label,
     rules_name,
     suit_name,
     title_name,
@@ -59,6 +60,7 @@ __all__ = [
     "render_rooms",
     "render_state",
     "sort_hand",
+    "state_update",
     "your_turn_alert",
 ]
 
@@ -101,12 +103,15 @@ def _names(state: Mapping[str, Any], lang: str) -> list[str]:
 # --------------------------------------------------------------------------- state
 
 
-def render_state(state: Mapping[str, Any], lang: str, style: TermStyle) -> str:
-    """The table as a compact block fitting ``style.width`` (40 columns and more)."""
+def render_state(state: Mapping[str, Any], lang: str, style: TermStyle, *, status: bool = True) -> str:
+    """The table as a compact block fitting ``style.width`` (40 columns and more).
+
+    ``status=False`` leaves out the last line (whose turn it is), for when an alert follows.
+    """
     if state.get("game") == "speculation":
-        lines = _speculation_lines(state, lang, style)
+        lines = _speculation_lines(state, lang, style, status)
     else:
-        lines = _president_lines(state, lang, style)
+        lines = _president_lines(state, lang, style, status)
     return finish(lines, style)
 
 
@@ -169,7 +174,7 @@ def _seat_lines(
     return lines
 
 
-def _president_lines(state: Mapping[str, Any], lang: str, style: TermStyle) -> list[str]:
+def _president_lines(state: Mapping[str, Any], lang: str, style: TermStyle, status: bool = True) -> list[str]:
     t = translation(lang)
     width = style.width
     narrow = width < 60
@@ -235,7 +240,8 @@ def _president_lines(state: Mapping[str, Any], lang: str, style: TermStyle) -> l
             lines.append(
                 paint(t.gettext("You can cut with {cards}: type cut.").format(cards=_cards(cut, lang, style)), YELLOW, style)
             )
-    lines += _president_status(state, lang, style, names, you)
+    if status:
+        lines += _president_status(state, lang, style, names, you)
     return lines
 
 
@@ -295,7 +301,7 @@ def _president_status(
     return [t.gettext("{name} to play.").format(name=who) + dl]
 
 
-def _speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle) -> list[str]:
+def _speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle, status: bool = True) -> list[str]:
     t = translation(lang)
     width = style.width
     narrow = width < 60
@@ -380,7 +386,8 @@ def _speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle) ->
             price=t.ngettext("{n} chip", "{n} chips", price).format(n=price),
         )
         lines.append(fit(text, width, style))
-    lines += _speculation_status(state, lang, style, names, you)
+    if status:
+        lines += _speculation_status(state, lang, style, names, you)
     return lines
 
 
@@ -405,6 +412,79 @@ def _speculation_status(
         return [paint(t.gettext("Your turn: turn your top card (turn).") + dl, REVERSE, style)]
     who = names[turn] if 0 <= turn < len(names) else "?"
     return [t.gettext("{name} turns next.").format(name=who) + dl]
+
+
+# --------------------------------------------------------------------------- what to show when a state arrives
+
+
+def _decision(state: Mapping[str, Any]) -> str | None:
+    """What the reader must decide now (``play``, ``lead``, ``give``, ``turn``, ``sell``), or ``None``."""
+    you = state.get("you")
+    if you is None:
+        return None
+    if state.get("game") == "speculation":
+        auction = state.get("auction")
+        if auction:
+            return "sell" if auction.get("seat") == you else None
+        return "turn" if state.get("turn") == you else None
+    phase = state.get("phase")
+    if phase == "exchange":
+        return "give" if give_count(state) else None
+    if phase == "play" and state.get("turn") == you:
+        return "lead" if not any(p.get("cards") for p in state.get("trick") or []) else "play"
+    return None
+
+
+def _signature(state: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (
+        state.get("room"),
+        state.get("round"),
+        state.get("phase"),
+        state.get("turn"),
+        repr(state.get("trick")),
+        repr(state.get("hand")),
+        repr(state.get("cut")),
+        repr((state.get("auction") or {}).get("card")),
+        state.get("order"),
+    )
+
+
+def state_update(
+    previous: Mapping[str, Any] | None, state: Mapping[str, Any], lang: str, style: TermStyle
+) -> str:
+    """What a person's terminal shows when a new ``state`` arrives after ``previous``.
+
+    Rooms push a state after every change; drawing the whole table each time would
+    flood the screen while the events already tell the story. The table is drawn when
+    the reader has a decision to make (with a bell and a highlighted line, see
+    :func:`your_turn_alert`), when a cut becomes possible (tdc, T9), when a round or a
+    deal starts, when an auction opens, and the first time (``previous is None``; pass
+    ``None`` to force it, e.g. for the ``state`` command). Otherwise ``""``.
+    """
+    if previous is None:
+        return render_state(state, lang, style)
+    now, before = _decision(state), _decision(previous)
+    changed = _signature(state) != _signature(previous)
+    can_cut = bool(state.get("cut")) and state.get("cut") != previous.get("cut")
+    new_round = (state.get("round"), state.get("room")) != (previous.get("round"), previous.get("room")) or (
+        state.get("phase") != previous.get("phase") and state.get("phase") in ("exchange", "play")
+    )
+    new_auction = bool(state.get("auction")) and (state.get("auction") or {}).get("card") != (
+        previous.get("auction") or {}
+    ).get("card")
+    alert = now if now and (now != before or changed) else "cut" if can_cut else None
+    parts: list[str] = []
+    if alert or new_round or new_auction:
+        parts.append(render_state(state, lang, style, status=alert is None))
+    if alert:
+        secs = _seconds((state.get("auction") or {}).get("deadline") if alert == "sell" else state.get("deadline"))
+        plays = [item["cards"] for item in state.get("trick") or [] if item.get("cards")]
+        top = plays[-1] if plays else None
+        must = plays[-1][0][0] if len(plays) >= 2 and plays[-1][0][0] == plays[-2][0][0] else None
+        parts.append(
+            your_turn_alert(lang, style, alert, secs, top=top, count=give_count(state) or None, must=must)
+        )
+    return "\n".join(parts)
 
 
 # --------------------------------------------------------------------------- events
@@ -506,8 +586,21 @@ def countdown_line(lang: str, style: TermStyle, seconds: int, mine: bool = True)
     return finish([paint(text, YELLOW if seconds > 5 else RED, style)], style)
 
 
-def your_turn_alert(lang: str, style: TermStyle, what: str = "play") -> str:
-    """A bell and one highlighted line: it is your turn (``what``: play, lead, cut, give, turn, sell, bid)."""
+def your_turn_alert(
+    lang: str,
+    style: TermStyle,
+    what: str = "play",
+    seconds: int | None = None,
+    top: Sequence[str] | None = None,
+    count: int | None = None,
+    must: str | None = None,
+) -> str:
+    """A bell and one highlighted line: it is your turn (``what``: play, lead, cut, give, turn, sell, bid).
+
+    ``seconds``: the time left, shown at the end; ``top``: the play to beat (``what="play"``);
+    ``count``: the cards to give (``what="give"``); ``must``: the rank that "that or nothing"
+    imposes (RULES P7, T6).
+    """
     t = translation(lang)
     from server.text.commands import verb
 
@@ -515,6 +608,12 @@ def your_turn_alert(lang: str, style: TermStyle, what: str = "play") -> str:
         text = t.gettext("Your turn: you lead (for example {example}).").format(example="7 7")
     elif what == "cut":
         text = t.gettext("You can cut! Type {cut}.").format(cut=verb(lang, "cut"))
+    elif what == "give" and count:
+        text = t.ngettext(
+            "Exchange: choose {n} card to give back ({give} followed by the card).",
+            "Exchange: choose {n} cards to give back ({give} followed by the cards).",
+            count,
+        ).format(n=count, give=verb(lang, "give"))
     elif what == "give":
         text = t.gettext("Choose the cards to give back: {give} followed by the cards.").format(
             give=verb(lang, "give")
@@ -527,10 +626,22 @@ def your_turn_alert(lang: str, style: TermStyle, what: str = "play") -> str:
         )
     elif what == "bid":
         text = t.gettext("An auction is open: {bid} N to bid.").format(bid=verb(lang, "bid"))
+    elif must:
+        text = t.gettext("Your turn, “that or nothing”: {rank} or {pass_}.").format(
+            rank=rank_label(lang, must), pass_=verb(lang, "pass")
+        )
+    elif top:
+        text = t.ngettext(
+            "Your turn: beat {cards} ({n} card) or {pass_}.",
+            "Your turn: beat {cards} ({n} cards) or {pass_}.",
+            len(top),
+        ).format(cards=_cards(top, lang, style), n=len(top), pass_=verb(lang, "pass"))
     else:
         text = t.gettext("Your turn: play cards (for example {example}) or {pass_}.").format(
             example="7 7", pass_=verb(lang, "pass")
         )
+    if seconds is not None:
+        text += " " + t.gettext("({n} s)").format(n=seconds)
     mark = "▶ " if style.unicode else "> "
     return "\a" + finish([paint(mark + text, REVERSE + BOLD if style.color else "", style)], style)
 

@@ -23,6 +23,7 @@ from server.text.render import (
     render_rooms,
     render_state,
     sort_hand,
+    state_update,
     your_turn_alert,
 )
 from server.text.style import TermStyle, display_width, fit, strip_ansi, wrap_items
@@ -333,3 +334,65 @@ def test_no_non_ascii_escape_slips_through_ascii_mode():
     text = render_state(state, "fr", TermStyle(40, False, False))
     assert text.isascii()
     assert re.search(r"Dh", text)
+
+
+def _table(**changes):
+    state = {
+        "game": "president", "rules": "tdc", "round": 1, "phase": "play", "you": 0, "turn": 1, "room": 3,
+        "deadline": 20, "order": "normal", "hand": ["3c", "7c", "7h", "7s", "Kd"], "cut": None,
+        "trick": [{"seat": 3, "cards": ["5c"]}],
+        "seats": [{"seat": i, "name": n, "cards": 5, "title": None, "score": 0} for i, n in enumerate(LONG_NAMES[:4])],
+    }
+    state.update(changes)
+    return state
+
+
+def test_state_update_draws_the_table_only_when_it_matters():
+    style = TermStyle(80, True, False)
+    first = _table()
+    assert "Bartholomew" in state_update(None, first, "en", style)  # first sight, or the state command
+    # someone else's move that does not concern the reader: the events tell it, no table
+    other = _table(turn=2, trick=[{"seat": 3, "cards": ["5c"]}, {"seat": 1, "pass": True}])
+    assert state_update(first, other, "en", style) == ""
+    assert state_update(other, dict(other), "en", style) == ""
+    # the reader's turn: table, bell, one highlighted line with the play to beat and the time left
+    mine = _table(turn=0, trick=[{"seat": 3, "cards": ["5c"]}, {"seat": 1, "cards": ["9d"]}])
+    text = state_update(other, mine, "fr", style)
+    assert "Votre main" in text and "\a" in text
+    assert "battez 9♦ (1 carte) ou passe. (20 s)" in text.replace("\u00a0", " ")
+    assert "jouez ou passez" not in text  # the status line gives way to the alert
+    # "that or nothing" (P7, T6)
+    same = _table(turn=0, trick=[{"seat": 2, "cards": ["9c"]}, {"seat": 1, "cards": ["9d"]}])
+    assert "ça ou rien" in state_update(other, same, "fr", style)
+    # leading
+    lead = _table(turn=0, trick=[])
+    assert "vous entamez" in state_update(other, lead, "fr", style)
+    # a cut becomes possible out of turn (T9)
+    cut = _table(turn=2, trick=[{"seat": 1, "cards": ["7d"]}], cut=["7c", "7h", "7s"])
+    text = state_update(other, cut, "es", style)
+    assert "\a" in text and "cortar" in text.lower()
+    # a new round: the table without a bell
+    new_round = _table(round=2, turn=1, trick=[])
+    text = state_update(other, new_round, "en", style)
+    assert "Your hand" in text and "\a" not in text
+    # exchange: choose the cards to give back (T12)
+    give = _table(round=2, phase="exchange", turn=None, trick=[],
+                  seats=[{"seat": 0, "name": "Zoé", "cards": 5, "title": "president"}])
+    assert "choose 2 cards to give back (give followed by the cards)" in state_update(other, give, "en", style)
+
+
+def test_state_update_in_speculation():
+    style = TermStyle(60, False, False)
+    base = {"game": "speculation", "round": 1, "you": 0, "turn": 1, "auction": None, "offers": [],
+            "seats": [{"seat": i, "name": n, "chips": 10, "faceup": [], "facedown": 3} for i, n in
+                      enumerate(["Zoé", "Bob", "Carmen"])], "trump": "h", "pool": 4}
+    mine = {**base, "turn": 0}
+    text = state_update(base, mine, "en", style)
+    assert "\a" in text and "turn your top card" in text
+    sale = {**base, "turn": None, "auction": {"seat": 0, "card": "Qh", "best_bid": 0, "bidder": None,
+                                              "deadline": 8}}
+    text = state_update(base, sale, "fr", style)
+    assert "\a" in text and "vendre" in text and "garder" in text and "(8 s)" in text
+    theirs = {**base, "turn": None, "auction": {"seat": 1, "card": "Qh", "best_bid": 0, "bidder": None}}
+    text = state_update(base, theirs, "es", style)
+    assert "Subasta de Qh (Bob)" in text and "\a" not in text

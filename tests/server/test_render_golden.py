@@ -21,7 +21,7 @@ from engine.bots import make_bot
 from engine.bots.driver import play_match
 from engine.seeds import seed_from_int
 from server.i18n import LANGS
-from server.text.render import render_event, render_state
+from server.text.render import render_event, state_update
 from server.text.style import TermStyle
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -43,29 +43,23 @@ def transcript(name: str, lang: str) -> str:
     bots = [make_bot(game, "random", s, seed_from_int(100 + s)) for s in range(seats)]
     names = NAMES[:seats]
     out: list[str] = []
-
-    def table() -> None:
-        state = match.view(0).to_dict()
-        state["seats"] = [dict(s, name=names[i]) for i, s in enumerate(state["seats"])]
-        out.append("┌" + "─" * (STYLE.width - 1))
-        out.append(render_state(state, lang, STYLE))
-        out.append("└" + "─" * (STYLE.width - 1))
+    shown: dict | None = None
 
     def step(action, events) -> None:
+        nonlocal shown
         for event in events:
             seen = event.for_seat(0)
             if seen is None:
                 continue
-            data = seen.to_dict()
-            if data["event"] in ("round_over", "deal_over", "match_over"):
-                table()
-            text = render_event(data, lang, STYLE, names, 0)
+            text = render_event(seen.to_dict(), lang, STYLE, names, 0)
             if text:
                 out.append(text)
-            if data["event"] in ("dealt", "trump"):
-                if data["event"] == "dealt" and game == "speculation":
-                    continue
-                table()
+        state = match.view(0).to_dict()
+        state["seats"] = [dict(s, name=names[i]) for i, s in enumerate(state["seats"])]
+        update = state_update(shown, state, lang, STYLE)
+        shown = state
+        if update:
+            out.append(update.replace("\a", "<bell>"))
 
     play_match(match, bots, seed_from_int(2026), step, check_every=0)
     return "\n".join(out) + "\n"
