@@ -136,20 +136,20 @@ def assert_replays(m: PresidentMatch, events: list[Any]) -> None:
 @pytest.mark.parametrize("seats", [3, 4, 5, 8])
 def test_classic_random_matches_keep_the_invariants(seats: int) -> None:
     total = 0
-    for i in range(60):
+    for i in range(80):
         m, events, rounds = drive("classic", seats, 5, seed=seats * 1000 + i, privacy=i < 1)
         total += rounds
         assert m.over and rounds == 5
         assert sum(m.totals) == 5 * seats * (seats - 1) // 2
         if i < 6:
             assert_replays(m, events)
-    assert total == 300
+    assert total == 400
 
 
 @pytest.mark.parametrize("seats", [3, 4, 6, 8])
 def test_tdc_random_rounds_with_joins_leaves_and_cuts(seats: int) -> None:
     cuts = revolutions = 0
-    for i in range(8):
+    for i in range(12):
         m, events, rounds = drive("tdc", seats, 20, seed=seats * 7000 + i, privacy=i < 1, churn=True)
         assert rounds == 20 and sum(m.chips) == 0
         cuts += sum(e.name == "cut" for e in events)
