@@ -90,6 +90,7 @@ class Session:
         self.height = conn.height or 24
         self.color, self.unicode = term_caps(conn.term)
         self.player: Player | None = None
+        self.shown_state: Mapping[str, Any] | None = None  # text mode: the last state drawn
         self.limiter = RateLimiter.of(cfg.commands_per_second, cfg.command_burst, cfg.flood_disconnect)
         self.closed = asyncio.Event()
         self.done = asyncio.Event()  # set once the connection is closed and the lobby told
@@ -176,7 +177,11 @@ class Session:
         if self.mode == "json":
             self.send_json({"type": "state", **state})
         else:
-            self.send_text(ui.render_state(state, self.lang, self.style))
+            # Text mode: the table only when it matters (the reader's turn, a new round...).
+            text = ui.state_update(self.shown_state, state, self.lang, self.style)
+            self.shown_state = state
+            if text:
+                self.send_text(text)
 
     def push_event(self, event: Mapping[str, Any], names: list[str] | None = None,
                    you: int | None = None) -> None:
@@ -338,6 +343,8 @@ class Session:
                 continue
             if parsed.cmd == "state" and where == "lobby":
                 continue  # an empty line in the lobby: nothing to redraw
+            if parsed.cmd == "state":
+                self.shown_state = None  # asked for: draw the whole table
             await dispatch(self, parsed.cmd, parsed.args)
 
     def text_context(self) -> tuple[dict[str, Any] | None, str]:

@@ -115,6 +115,12 @@ def render_state(state: Mapping[str, Any], lang: str, style: TermStyle) -> str:
     return render.render_state(state, lang, style)
 
 
+def state_update(previous: Mapping[str, Any] | None, state: Mapping[str, Any], lang: str,
+                 style: TermStyle) -> str:
+    """Text mode: what to draw when a state arrives ("" when the events already say it all)."""
+    return render.state_update(previous, state, lang, style)
+
+
 def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
     return render.render_reply(cmd, reply, lang, style)
 
