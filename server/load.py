@@ -232,6 +232,7 @@ class LoadOptions:
     seed: str = "load"
     connect_parallel: int = 32
     turn_seconds: float | None = None
+    think: float = 0.0
     profile: str | None = None
 
 
@@ -352,7 +353,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
                 if client is None:
                     continue  # the table waits for a seat that never comes: its other seats idle
                 bot = WireBot(client, opts.strategy, f"{opts.seed}/{t}/{s}".encode(), stats,
-                              idle_timeout=opts.duration + 60)
+                              idle_timeout=opts.duration + 60, think=opts.think)
                 tasks.append(asyncio.create_task(_seat_loop(opts, table, s, client, bot, stats, stop_at)))
         await asyncio.wait(tasks, timeout=opts.duration + 30)
         elapsed = time.perf_counter() - t0
@@ -373,6 +374,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
             "rules": opts.rules if opts.game == "president" else None,
             "transport": opts.transport,
             "strategy": opts.strategy,
+            "think_s": opts.think,
             "duration_s": round(elapsed, 2),
             "connect_s": round(connect_s, 2),
             "actions": stats.actions,
@@ -415,6 +417,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", default="load")
     parser.add_argument("--connect-parallel", type=int, default=32, help="handshakes at once")
     parser.add_argument("--turn-seconds", type=float, help="turn time of the rooms created")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="seconds a bot waits before each action (jittered 0.5x-1.5x); 0: as fast as the "
+                             "server answers")
     parser.add_argument("--profile", help="cProfile the started server into this file")
 
 

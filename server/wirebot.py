@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import itertools
 import json
+import random
 import sys
 import time
 from collections import Counter
@@ -334,8 +335,11 @@ class WireBot:
     """One engine strategy playing one connection's seat, from the pushes alone."""
 
     def __init__(self, client: Client, strategy: str, seed: bytes, stats: WireStats | None = None,
-                 *, name: str = "", idle_timeout: float = 120.0) -> None:
+                 *, name: str = "", idle_timeout: float = 120.0, think: float = 0.0) -> None:
         self.client = client
+        self.think = think
+        """Seconds of "thinking" before each action (0: answer at once), jittered 0.5x-1.5x."""
+        self._rng = random.Random(seed)
         self.strategy = strategy
         self.seed = seed
         self.stats = stats if stats is not None else WireStats()
@@ -347,6 +351,7 @@ class WireBot:
         self._bot_key: tuple[Any, ...] | None = None
         self._sent_at: float | None = None
         self._fresh = True
+        self._refused_in_row = 0
         self.last_over: dict[str, Any] | None = None
         client.on_push = self._on_push
 
@@ -427,24 +432,34 @@ class WireBot:
         if not self._ensure_bot(state):
             return
         adapter, bot = self.adapter, self.bot
-        for _ in range(4):  # a few actions in a row on the same state: stop when one is accepted
-            view = adapter.view(state)
-            if view is None:
-                return
-            legal = adapter.legal(state, view)
-            if not legal:
-                return
-            action = bot.decide(view, legal)
-            if action is None:
-                return
-            cmd, args = command_of(action)
-            ok = await self._send(cmd, args)
-            if ok is not False:
-                return
-            fb = adapter.fallback(state, view)
+        view = adapter.view(state)
+        if view is None:
+            return
+        legal = adapter.legal(state, view)
+        if not legal:
+            return
+        action = bot.decide(view, legal)
+        if action is None:
+            return
+        cmd, args = command_of(action)
+        if self.think > 0:
+            self._fresh = False
+            await asyncio.sleep(self.think * (0.5 + self._rng.random()))
+            if self._fresh:
+                return  # the table moved on while thinking: decide again on the new state
+        ok = await self._send(cmd, args)
+        if ok is True:
+            self._refused_in_row = 0
+        elif ok is False:
+            # A race (someone else's cut, a state already stale) or a wrong choice: first ask for
+            # the current state and decide again; when refused again, the safest command.
+            self._refused_in_row += 1
+            fb = adapter.fallback(state, view) if self._refused_in_row > 1 else None
             if fb is not None:
                 await self._send(*fb)
-            return
+            else:
+                with contextlib.suppress(ClientError):
+                    self.client.send("state")
 
     async def _send(self, cmd: str, args: dict[str, Any]) -> bool | None:
         """Send one action; True accepted, False refused by the rules, None another failure."""
