@@ -241,7 +241,7 @@ async def history(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     name = args.get("name", ctx.session.name)
     if not isinstance(name, str) or not name.strip() or len(name) > 100:
         raise CommandError("bad_argument", arg="name")
-    records = await ctx.store.history.recent(name, limit)
+    records = await ctx.store.history.recent(name, limit, with_log=False)
     return {"name": name, "history": [summarize(r, name) for r in records]}
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
 import json
 import logging
 import os
@@ -193,6 +194,16 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (round_id, seat)
     );
     CREATE INDEX history_seats_key ON history_seats(key, round_id);
+    """,
+    # 2: a match's rounds share their log: each record keeps the actions after its base's
+    #    (an endless tdc table would otherwise store its whole log again with every round)
+    """
+    ALTER TABLE history ADD COLUMN log_base TEXT;                          -- round whose log this one extends
+    ALTER TABLE history ADD COLUMN log_start INTEGER NOT NULL DEFAULT 0;   -- actions taken from the base
+    ALTER TABLE history ADD COLUMN log_len INTEGER NOT NULL DEFAULT 0;     -- actions in the full log
+    ALTER TABLE history ADD COLUMN log_hash TEXT NOT NULL DEFAULT '';      -- SHA-256 of the full log
+    ALTER TABLE history ADD COLUMN match_key TEXT NOT NULL DEFAULT '';     -- game, rules, config, room
+    CREATE INDEX history_match ON history(match_key);
     """,
 ]
 
@@ -1118,14 +1129,55 @@ def _presidents(result: Mapping[str, Any], seats: int) -> list[int]:
     return [0] * seats
 
 
-def _record_from_row(row: sqlite3.Row) -> RoundRecord:
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _log_hashes(actions: list[str], prefix: int) -> tuple[str, str]:
+    """SHA-256 of the first ``prefix`` canonical actions, and of all of them."""
+    h = hashlib.sha256()
+    head = h.hexdigest() if prefix == 0 else ""
+    for i, action in enumerate(actions, start=1):
+        h.update(action.encode())
+        h.update(b"\n")
+        if i == prefix:
+            head = h.hexdigest()
+    return head, h.hexdigest()
+
+
+def _full_log(conn: sqlite3.Connection, round_id: str) -> list[Any]:
+    """A record's log: its own actions after those of its chain of bases."""
+    rows = conn.execute(
+        """WITH RECURSIVE chain(rid, base, start, log, depth) AS (
+               SELECT round_id, log_base, log_start, log, 0 FROM history WHERE round_id = ?
+               UNION ALL
+               SELECT h.round_id, h.log_base, h.log_start, h.log, c.depth + 1
+               FROM history h JOIN chain c ON h.round_id = c.base
+           )
+           SELECT start, log FROM chain ORDER BY depth DESC""",
+        (round_id,),
+    ).fetchall()
+    actions: list[Any] = []
+    for start, text in rows:
+        del actions[start:]  # a base is only ever extended; never trust more than 'start' of it
+        actions.extend(json.loads(text))
+    return actions
+
+
+def _record_from_row(conn: sqlite3.Connection, row: sqlite3.Row, with_log: bool = True) -> RoundRecord:
+    if not with_log:
+        actions: list[Any] = []
+    elif row["log_base"] is None:
+        actions = json.loads(row["log"])
+    else:
+        actions = _full_log(conn, row["round_id"])
     return RoundRecord(
         round_id=row["round_id"],
         game=row["game"],
         rules=row["rules"],
         seats=json.loads(row["seats"]),
         config=json.loads(row["config"]),
-        log=json.loads(row["log"]),
+        log=actions,
         result=json.loads(row["result"]),
         commitment=row["commitment"],
         finished_at=row["finished_at"],
@@ -1153,29 +1205,54 @@ class SQLiteHistory:
         if record.game == "speculation" and isinstance(record.result.get("seat"), int):
             winner = record.result["seat"]  # pool_won (S10): counted like a Président title
             presidents = [1 if i == winner else 0 for i in range(n)]
-        payload = (
-            record.round_id,
-            record.game,
-            record.rules,
-            json.dumps(seats, ensure_ascii=False),
-            json.dumps(dict(record.config), ensure_ascii=False, default=str),
-            json.dumps([dict(a) for a in record.log], ensure_ascii=False, default=str),
-            json.dumps(dict(record.result), ensure_ascii=False, default=str),
-            record.commitment,
-            record.finished_at or time.time(),
-            json.dumps(dict(record.extra), ensure_ascii=False, default=str),
-        )
+        actions = [dict(a) for a in record.log]
+        canonical = [_canonical(a) for a in actions]
+        config_json = json.dumps(dict(record.config), ensure_ascii=False, default=str)
+        match_key = hashlib.sha256(
+            _canonical([record.game, record.rules, dict(record.config), record.extra.get("room")]).encode()
+        ).hexdigest()
 
         def tx(conn: sqlite3.Connection) -> None:
-            cur = conn.execute(
-                """INSERT OR IGNORE INTO history
-                   (round_id, game, rules, seats, config, log, result, commitment, finished_at, extra)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                payload,
-            )
-            if cur.rowcount == 0:
+            if conn.execute("SELECT 1 FROM history WHERE round_id = ?", (record.round_id,)).fetchone():
                 log.warning("round %s was already recorded", record.round_id)
                 return
+            # The match's previous record, if this log extends its log: keep only the new actions.
+            base = conn.execute(
+                "SELECT round_id, log_len, log_hash FROM history WHERE match_key = ? ORDER BY rowid DESC LIMIT 1",
+                (match_key,),
+            ).fetchone()
+            start = 0
+            if base is not None and 0 < base["log_len"] <= len(canonical):
+                head, full = _log_hashes(canonical, base["log_len"])
+                if head == base["log_hash"]:
+                    start = base["log_len"]
+            else:
+                _, full = _log_hashes(canonical, 0)
+            if start == 0:
+                base = None
+            conn.execute(
+                """INSERT INTO history
+                   (round_id, game, rules, seats, config, log, result, commitment, finished_at, extra,
+                    log_base, log_start, log_len, log_hash, match_key)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (
+                    record.round_id,
+                    record.game,
+                    record.rules,
+                    json.dumps(seats, ensure_ascii=False),
+                    config_json,
+                    json.dumps(actions[start:], ensure_ascii=False, default=str),
+                    json.dumps(dict(record.result), ensure_ascii=False, default=str),
+                    record.commitment,
+                    record.finished_at or time.time(),
+                    json.dumps(dict(record.extra), ensure_ascii=False, default=str),
+                    None if base is None else base["round_id"],
+                    start,
+                    len(canonical),
+                    full,
+                    match_key,
+                ),
+            )
             for seat, name in enumerate(seats):
                 row = _account(conn, name) if name else None
                 registered = 1 if row is not None and row["kind"] == "player" else 0
@@ -1206,7 +1283,9 @@ class SQLiteHistory:
 
         await self._store.write(tx)
 
-    async def recent(self, name: str, limit: int = 10) -> list[RoundRecord]:
+    async def recent(self, name: str, limit: int = 10, *, with_log: bool = True) -> list[RoundRecord]:
+        """The player's latest rounds, newest first (``with_log=False``: summaries, an empty log)."""
+
         def q(conn: sqlite3.Connection) -> list[RoundRecord]:
             rows = conn.execute(
                 """SELECT h.* FROM history h
@@ -1214,14 +1293,14 @@ class SQLiteHistory:
                    ORDER BY h.finished_at DESC, h.rowid DESC LIMIT ?""",
                 (_names.name_key(name), int(limit)),
             ).fetchall()
-            return [_record_from_row(r) for r in rows]
+            return [_record_from_row(conn, r, with_log) for r in rows]
 
         return await self._store.read(q)
 
     async def get(self, round_id: str) -> RoundRecord | None:
         def q(conn: sqlite3.Connection) -> RoundRecord | None:
             row = conn.execute("SELECT * FROM history WHERE round_id = ?", (round_id,)).fetchone()
-            return None if row is None else _record_from_row(row)
+            return None if row is None else _record_from_row(conn, row)
 
         return await self._store.read(q)
 

@@ -7,6 +7,7 @@ Invariant 4 (RULES.md: chips are never created or lost) is checked with
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sqlite3
 from collections.abc import AsyncIterator
@@ -637,5 +638,60 @@ async def test_guests_can_be_forbidden(tmp_path: Path) -> None:
             await s.accounts.login_guest("bob")
         assert exc.value.code == "account_needed"
         assert (await s.accounts.register("bob", "secret")).chips == 1000
+    finally:
+        await s.close()
+
+
+async def test_history_rounds_of_a_match_share_their_log(store: SQLiteStore) -> None:
+    """An endless tdc table records its whole log with every round: stored once, read back whole."""
+    config = {"seats": 3, "stake": 2}
+    actions = [{"cmd": "play", "seat": i % 3, "cards": [f"{i}"]} for i in range(30)]
+
+    def rec(rid: str, upto: int, room: str = "r1") -> RoundRecord:
+        return RoundRecord(rid, "president", "tdc", ["a", "b", "c"], config, actions[:upto],
+                           {"chips": [2, 0, -2]}, extra={"room": room})
+
+    await store.history.record_round(rec("r1-1", 10))
+    await store.history.record_round(rec("r1-2", 20))
+    await store.history.record_round(rec("r1-3", 30))
+    await store.history.record_round(rec("r2-1", 5, room="r2"))  # another room: its own log
+    diverged = RoundRecord("r1-x", "president", "tdc", ["a", "b", "c"], config,
+                           [{"cmd": "pass", "seat": 0}, *actions[1:25]], {}, extra={"room": "r1"})
+    await store.history.record_round(diverged)  # not an extension of r1-3: stored whole
+    for rid, full in [("r1-1", actions[:10]), ("r1-2", actions[:20]), ("r1-3", actions),
+                      ("r2-1", actions[:5]), ("r1-x", list(diverged.log))]:
+        got = await store.history.get(rid)
+        assert got is not None and list(got.log) == full, rid
+
+    def stored(conn: sqlite3.Connection) -> dict[str, tuple[int, str | None]]:
+        return {r[0]: (len(json.loads(r[1])), r[2])
+                for r in conn.execute("SELECT round_id, log, log_base FROM history")}
+
+    assert await store.read(stored) == {
+        "r1-1": (10, None), "r1-2": (10, "r1-1"), "r1-3": (10, "r1-2"), "r2-1": (5, None), "r1-x": (25, None)
+    }
+    assert [list(r.log) for r in await store.history.recent("a", 2, with_log=False)] == [[], []]
+    assert [r.round_id for r in await store.history.recent("a", 2)] == ["r1-x", "r2-1"]
+
+
+async def test_schema_1_database_is_migrated(tmp_path: Path) -> None:
+    from server.storage.sqlite import MIGRATIONS, _split_sql, connect
+
+    conn = connect(db_path(tmp_path))
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for statement in _split_sql(MIGRATIONS[0]):
+        conn.execute(statement)
+    conn.execute("INSERT INTO schema_version VALUES (1)")
+    conn.execute(
+        "INSERT INTO history (round_id, game, rules, seats, config, log, result, finished_at) "
+        "VALUES ('old', 'president', 'classic', '[\"a\"]', '{}', '[{\"cmd\": \"pass\"}]', '{}', 1.0)"
+    )
+    conn.close()
+    s = await open_store(tmp_path, FAST)
+    try:
+        got = await s.history.get("old")
+        assert got is not None and list(got.log) == [{"cmd": "pass"}]
+        version = await s.read(lambda c: c.execute("SELECT MAX(version) FROM schema_version").fetchone()[0])
+        assert version == len(MIGRATIONS) == 2
     finally:
         await s.close()
