@@ -84,7 +84,8 @@ async def open_store(config: Config) -> Any:
     from server.storage import open_store as _open
 
     return await _open(config.db_path, {"starting_chips": config.starting_chips,
-                                        "guest_chips": config.guest_chips})
+                                        "guest_chips": config.guest_chips,
+                                        "allow_guests": config.allow_guests})
 
 
 async def start(config: Config) -> Running:

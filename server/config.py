@@ -61,6 +61,7 @@ class Config:
     # [chips]
     starting_chips: int = 1000
     guest_chips: int = 200
+    allow_guests: bool = True
     bot_chips: int = 1000
     default_stake: int = 2
     default_ante: int = 1
@@ -105,6 +106,10 @@ def _coerce(name: str, value: Any) -> Any:
             if isinstance(value, bool):
                 raise ValueError(value)
             return float(value)
+        if kind == "bool":
+            if not isinstance(value, bool):
+                raise ValueError(value)
+            return value
         if kind == "str":
             if not isinstance(value, str):
                 raise ValueError(value)

@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from server.commands import CommandError
 from server.limits import clean_text
+from server.storage.api import StorageError
+from server.storage.names import clean_name as _storage_clean_name
+from server.storage.names import name_key
 
 if TYPE_CHECKING:
     from server.app import Running
@@ -28,33 +31,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-try:
-    from server.storage.names import clean_name as _storage_clean_name
-    from server.storage.names import name_key
-except ImportError:  # pragma: no cover - the storage package always ships names.py
-    _storage_clean_name = None  # type: ignore[assignment]
-
-    def name_key(name: str) -> str:
-        return name.casefold()
-
-
 def clean_name(raw: str, limit: int) -> str:
-    """The display form of a typed name, or ``CommandError("bad_name")``."""
+    """The display form of a typed name (controls and escapes stripped first), or ``bad_name``."""
     raw = clean_text(raw)
-    if len(raw) > limit:
-        raise CommandError("bad_name")
-    if _storage_clean_name is not None:
-        try:
-            return str(_storage_clean_name(raw))
-        except ValueError:
-            raise CommandError("bad_name") from None
-        except Exception as exc:  # BadName is a StorageError
-            if getattr(exc, "code", "") == "bad_name":
-                raise CommandError("bad_name") from None
-            raise
-    if not raw or not all(ch.isalnum() or ch in "_-." for ch in raw):
-        raise CommandError("bad_name")
-    return raw
+    if not raw or len(raw) > limit:
+        raise CommandError("bad_name", max=limit)
+    try:
+        return _storage_clean_name(raw)
+    except StorageError:
+        raise CommandError("bad_name", max=limit) from None
 
 
 @dataclass(eq=False)
@@ -110,12 +95,12 @@ class Lobby:
         """Log ``session`` in as ``name`` (a guest unless the name has an account).
 
         ``verified``: the transport already proved the account (SSH key or
-        password). A guest name already connected is refused (``name_in_use``);
+        password). A guest name already connected is refused (``name_taken``);
         an account logging in again takes over its old connection. A player
         still holding a seat gets it back.
         """
         if session.logged_in:
-            raise CommandError("not_allowed")
+            raise CommandError("already_logged_in")
         if self.closing:
             raise CommandError("not_allowed")
         display = clean_name(name, self.app.config.max_name)
@@ -135,7 +120,7 @@ class Lobby:
                 if player.connected:
                     assert player.session is not None
                     if not registered:
-                        raise CommandError("name_in_use")
+                        raise CommandError("name_taken", name=display)
                     old = player.session
                     old.player = None
                     player.session = None
@@ -151,11 +136,8 @@ class Lobby:
             if not registered:
                 try:
                     account = await accounts.login_guest(display)
-                except Exception as exc:
-                    code = getattr(exc, "code", None)
-                    if code in ("name_taken", "bad_name"):
-                        raise CommandError("name_in_use" if code == "name_taken" else code) from None
-                    raise
+                except StorageError as exc:
+                    raise CommandError(exc.code, name=display) from None
                 display = account.name
             player = Player(name=display, guest=not registered)
             player.session = session

@@ -118,7 +118,7 @@ async def create_room(ctx: Context, args: Mapping[str, Any]) -> Room:
     player = ctx.session.player
     assert player is not None
     if player.room is not None:
-        raise CommandError("not_allowed", reason="in_room")
+        raise CommandError("already_in_room", room=player.room.id)
     opts = parse_options(args, ctx.config)
     if len([r for r in lobby.rooms.values() if not r.closed]) >= ctx.config.max_rooms:
         raise CommandError("not_allowed", reason="too_many_rooms")
@@ -736,7 +736,7 @@ class Room:
         if player.room is self and player.seat is not None:
             raise CommandError("not_allowed", reason="already_seated")
         if player.room is not None and player.room is not self:
-            raise CommandError("not_allowed", reason="in_room")
+            raise CommandError("already_in_room", room=player.room.id)
         if self.status == "over":
             raise CommandError("not_allowed", reason="over")
         joinable = (self.status == "waiting" and self.match is None) or self.rules == "tdc"
@@ -813,7 +813,7 @@ class Room:
 
     async def _leave(self, player: Player) -> dict[str, Any]:
         if player.room is not self:
-            raise CommandError("not_allowed", reason="not_in_room")
+            raise CommandError("not_in_room")
         if player.seat is None:
             if player in self.spectators:
                 self.spectators.remove(player)
@@ -980,6 +980,7 @@ class Room:
     def _broadcast(self, event: dict[str, Any]) -> None:
         """A server event (chat, joined, left...) to everyone in the room."""
         names = self._names()
+        event = {**event, "room": self.id}
         for player, seat in self._audience():
             if player.session is not None:
                 player.session.push_event(event, names, seat)

@@ -73,7 +73,7 @@ async def join(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     player = ctx.session.player
     assert player is not None
     if player.room is not None and player.room is not room:
-        raise CommandError("not_allowed", reason="in_room")
+        raise CommandError("already_in_room", room=player.room.id)
     result = await room.submit(player, "join", args)
     return {"room": room.id, **(result or {})}
 
@@ -84,7 +84,7 @@ async def watch(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     player = ctx.session.player
     assert player is not None
     if player.room is not None and player.room is not room:
-        raise CommandError("not_allowed", reason="in_room")
+        raise CommandError("already_in_room", room=player.room.id)
     await room.submit(player, "watch", args)
     return {"room": room.id}
 
@@ -94,7 +94,7 @@ async def leave(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
     player = ctx.session.player
     assert player is not None
     if player.room is None:
-        raise CommandError("not_allowed", reason="not_in_room")
+        raise CommandError("not_in_room")
     return await player.room.submit(player, "leave", args)
 
 

@@ -21,7 +21,7 @@ def _forward(cmd: str) -> Any:
         player = ctx.session.player
         assert player is not None
         if player.room is None:
-            raise CommandError("not_allowed", reason="not_in_room")
+            raise CommandError("not_in_room")
         result: dict[str, Any] | None = await player.room.submit(player, cmd, args)
         return result
 

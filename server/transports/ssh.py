@@ -56,6 +56,8 @@ class SSHAuth:
 
     async def begin_auth(self, username: str) -> bool:
         accounts = self.accounts
+        if not self.app.config.allow_guests:
+            return True  # accounts only: everyone proves who they are
         if accounts is None:
             return False
         try:

@@ -78,7 +78,7 @@ async def test_raw_socket_json_session_every_request_one_reply(server):
         r = await c.ask({"cmd": "create", "game": "president", "rules": "classic", "seats": 12, "id": 7})
         assert r["code"] == "bad_argument"
         r = await c.ask({"cmd": "play", "cards": ["7c"], "id": 8})
-        assert r["code"] == "not_allowed"
+        assert r["code"] == "not_in_room"
         r = await c.ask({"cmd": "say", "text": "\x1b[2Jhola\x07", "id": 9})
         assert r["type"] == "ok"
         r = await c.ask({"cmd": "who", "id": 10})
@@ -143,12 +143,12 @@ async def test_random_bytes_never_crash_the_server(server):
         assert (await client.request("whoami"))["name"] == "survivor"
 
 
-async def test_guest_name_in_use_is_refused_and_bad_names_too(server):
+async def test_guest_name_taken_is_refused_and_bad_names_too(server):
     async with await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=5) as a, \
             await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=5) as b:
         await a.login("alice")
         r = await b.request_raw("login", name="ALICE")
-        assert r["type"] == "error" and r["code"] == "name_in_use"
+        assert r["type"] == "error" and r["code"] == "name_taken"
         for bad in ("", "a b", "\x1b[31m", "x" * 300, "~house", "bot:house", "root"):
             r = await b.request_raw("login", name=bad)
             assert r["type"] == "error" and r["code"] in ("bad_name", "bad_argument"), (bad, r)
@@ -157,7 +157,7 @@ async def test_guest_name_in_use_is_refused_and_bad_names_too(server):
         # escape sequences and controls are stripped from names before anyone sees them
         assert (await b.login("\x1b[1mbob\x07"))["name"] == "bob"
         r = await b.request_raw("login", name="carol")
-        assert r["code"] == "not_allowed"
+        assert r["code"] == "already_logged_in"
 
 
 async def test_chat_in_the_lobby_is_cleaned(server):
