@@ -70,6 +70,11 @@ _LEADS: tuple[tuple[tuple[Play, ...], ...], ...] = tuple(
 """``_LEADS[seat * 13 + rank][nibble]``: the representative leads of that rank, single to quad."""
 
 
+_AFTER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple((seat + i) % n for i in range(1, n + 1)) for seat in range(n)) if n else () for n in range(9)
+)
+"""``_AFTER[n][seat]``: the seats after ``seat`` in seat order ("left", P3), ``seat`` itself last."""
+
 # Events are immutable: the frequent ones are shared instead of rebuilt (hot path).
 _PLAYED: dict[int, Played] = {}
 _CLOSED: dict[tuple[int, int | None, str], TrickClosed] = {}
@@ -485,16 +490,24 @@ class PresidentMatch:
                 r += 1
             return
         tr = self._top_rank
-        if self._must:
-            ranks: Iterable[int] = (tr,)
-        elif self._reversed:
-            ranks = range(tr, -1, -1)
-        else:
-            ranks = range(tr, 13)
-        for r in ranks:
-            nib = hand >> (r * 4) & 15
+        if self._must:  # P7: that rank or nothing
+            nib = hand >> (tr * 4) & 15
             if _POP[nib] >= tc:
-                out.append(PLAYS[base + r][_LOW[nib][tc]])
+                out.append(PLAYS[base + tr][_LOW[nib][tc]])
+        else:
+            # P6 / T4: at least as strong in the order in force
+            if self._reversed:
+                h = hand & ((1 << (tr * 4 + 4)) - 1)
+                r = 0
+            else:
+                h = hand >> (tr * 4)
+                r = tr
+            while h:
+                nib = h & 15
+                if _POP[nib] >= tc:
+                    out.append(PLAYS[base + r][_LOW[nib][tc]])
+                h >>= 4
+                r += 1
         out.append(PASSES[seat])
 
     def can(self, action: Action) -> bool:
@@ -683,9 +696,7 @@ class PresidentMatch:
 
     def _next_in(self, seat: int, mask: int) -> int | None:
         """The first seat after ``seat`` (cyclically, ``seat`` itself last) whose bit is in ``mask``."""
-        n = self._n
-        for i in range(1, n + 1):
-            s = (seat + i) % n
+        for s in _AFTER[self._n][seat]:
             if mask >> s & 1:
                 return s
         return None
