@@ -59,10 +59,12 @@ class _Sim:
         "last",
         "left",
         "n",
+        "noise",
         "out",
         "passed",
         "passive",
         "passive_order",
+        "remaining",
         "rev",
         "steps",
         "tdc",
@@ -77,6 +79,9 @@ class _Sim:
         self.tdc = tdc
         self.hands: list[list[int]] = [[0] * N_RANKS for _ in range(n)]
         self.left = [0] * n
+        self.remaining = [0] * N_RANKS
+        """Cards of each rank still in some hand."""
+        self.noise = 0.0
         self.turn = 0
         self.top_rank = -1
         self.top_count = 0
@@ -99,6 +104,8 @@ class _Sim:
         s.tdc = self.tdc
         s.hands = [h[:] for h in self.hands]
         s.left = self.left[:]
+        s.remaining = self.remaining[:]
+        s.noise = self.noise
         s.turn = self.turn
         s.top_rank = self.top_rank
         s.top_count = self.top_count
@@ -170,6 +177,7 @@ class _Sim:
     def play(self, seat: int, rank: int, k: int, cut: bool = False) -> None:
         self.steps += 1
         self.hands[seat][rank] -= k
+        self.remaining[rank] -= k
         left = self.left[seat] - k
         self.left[seat] = left
         tdc = self.tdc
@@ -264,61 +272,124 @@ class _Sim:
 
 
 def _policy(sim: _Sim, seat: int, rnd: Any) -> int:
-    """The rollout move of ``seat``: ``rank * 8 + count``, or -1 to pass."""
+    """The rollout move of ``seat``: ``rank * 8 + count``, or -1 to pass.
+
+    The heuristics of the ``greedy`` bot (:mod:`engine.bots.president_greedy`)
+    on rank counts: lead the weakest set whole and keep control plays (the
+    strongest rank, quads) to win the lead when the hand is nearly done;
+    follow with the weakest play that breaks no set; block with "ça ou rien"
+    when nobody can follow (P7); in tdc never go out on, nor keep only,
+    forbidden cards (T8), and revolt with a quad on a weak hand (T10).
+    ``sim.noise`` is the chance of a random pass instead of a follow.
+    """
     h = sim.hands[seat]
     rev = sim.rev
-    strongest = RANK_3 if rev else RANK_2
-    order = _REV if rev else _NORMAL
     tdc = sim.tdc
+    strongest = RANK_3 if rev else RANK_2
+    forb = strongest if tdc else -1
+    n = sim.left[seat]
     top = sim.top_rank
     if top < 0:
-        # leading (P5): the weakest group whole; in tdc get rid of the
-        # forbidden rank (T8) while other cards remain to finish on
-        groups = [r for r in order if h[r]]
-        if tdc and h[strongest] and len(groups) <= 2 and len(groups) > 1:
-            return strongest * 8 + h[strongest]
-        if len(groups) > 2 and rnd() < 0.15:
-            r = groups[1]
-        else:
-            r = groups[0]
-            if r == strongest and len(groups) > 1:
-                r = groups[1]
+        controls: list[int] = []
+        others: list[int] = []
+        for r in _REV if rev else _NORMAL:
+            c = h[r]
+            if c:
+                if r == strongest or c == 4:
+                    controls.append(r)
+                else:
+                    others.append(r)
+        if tdc and len(others) >= 2:
+            for r in controls:
+                if h[r] == 4 and r != strongest:
+                    low = high = 0
+                    for o in others:
+                        st = 12 - o if rev else o
+                        if st < 6:
+                            low += h[o]
+                        elif st > 6:
+                            high += h[o]
+                    if low > high:
+                        return r * 8 + 4  # T10: a revolution on a weak hand
+                    break
+        if controls and len(others) <= 1:
+            r = controls[0]
+            for c in controls:
+                if c == forb:
+                    r = c
+                    break
+            else:
+                for c in controls:
+                    if h[c] != 4:
+                        r = c
+                        break
+            if tdc and others and h[r] == 4 and others[0] == (RANK_2 if rev else RANK_3):
+                return others[0] * 8 + h[others[0]]
+            return r * 8 + h[r]
+        if others:
+            r = others[0]
+            if tdc and forb >= 0 and h[forb] and n == h[r] + h[forb]:
+                return forb * 8 + h[forb]
+            return r * 8 + h[r]
+        r = controls[0]
         return r * 8 + h[r]
     k = sim.top_count
-    left = sim.left[seat]
+    left = n - k
+    if tdc:
+        fcnt = h[forb]
+    else:
+        fcnt = 0
     if sim.forced:
-        if h[top] >= k and not (tdc and top == strongest and left == k):
-            return top * 8 + k
-        return -1
-    start = _POS_REV[top] if rev else top
-    best = -1
-    brk = -1
-    for i in range(start, N_RANKS):
-        r = order[i]
+        ranks: Sequence[int] = (top,)
+    elif rev:
+        ranks = range(top, -1, -1)
+    else:
+        ranks = range(top, N_RANKS)
+    natural = broken = control = -1
+    for r in ranks:
         c = h[r]
+        if c < k:
+            continue
+        if tdc:
+            if left == 0 and r == forb:
+                continue  # T8
+            if left and fcnt == left and r != forb:
+                continue  # would keep nothing but forbidden cards
+        # P7: after this play only this rank may follow; if nobody can, the lead is ours
+        if r == top and r != strongest and sim.remaining[r] - c < k and (c == k or c < 4):
+            return r * 8 + k
+        if r == strongest:
+            control = r
+            continue
         if c == k:
-            best = r
-            break
-        if c > k and brk < 0 and c < 4:
-            brk = r
-    if best < 0:
-        if brk < 0:
+            if natural < 0:
+                natural = r
+        elif c < 4 and broken < 0:
+            broken = r
+    if natural >= 0:
+        if sim.noise and rnd() < sim.noise:
             return -1
-        if brk == strongest:
-            if left - h[brk] > 2 * k:
-                return -1
-        elif rnd() >= 0.5:
-            return -1
-        best = brk
-    if best == strongest:
-        if tdc and left == k:
-            return -1  # T8: never go out on the forbidden rank when passing is possible
-        ngroups = sum(1 for c in h if c)
-        if ngroups > 3 and rnd() < 0.6:
-            return -1
-    elif rnd() < 0.06:
-        return -1
-    return best * 8 + k
+        return natural * 8 + k
+    if broken >= 0:
+        st = 12 - broken if rev else broken
+        if st < (10 if tdc else 9) or n <= 6:
+            return broken * 8 + k
+    if control >= 0:
+        top_st = 12 - top if rev else top
+        if n - k <= 5 or top_st >= 10 or sum(1 for c in h if c) <= 3:
+            return control * 8 + k
+    return -1
+
+
+def _cut_ok(sim: _Sim, seat: int) -> bool:
+    """The greedy bot's cut rule (T9, T8): cut unless it leaves a forbidden finish."""
+    h = sim.hands[seat]
+    k = 4 - sim.top_count
+    left = sim.left[seat] - k
+    forb = RANK_3 if sim.rev else RANK_2
+    if left == 0:
+        return sim.top_rank != forb
+    return h[forb] != left
 
 
 _NORMAL = tuple(range(N_RANKS))
@@ -347,7 +418,7 @@ def _maybe_cut(sim: _Sim, rnd: Any) -> None:
     """Rollout cuts (T9): whoever can cut the play just made usually does."""
     if sim.tdc and not sim.done and sim.top_count <= 2 and sim.top_rank >= 0:
         cutter = sim.cutter()
-        if cutter >= 0 and rnd() < 0.9:
+        if cutter >= 0 and _cut_ok(sim, cutter):
             sim.play(cutter, sim.top_rank, 4 - sim.top_count, cut=True)
 
 
@@ -470,10 +541,12 @@ def sim_from_view(view: Any, hands: Sequence[Sequence[int]], forbidden: Sequence
     n = len(view.counts)
     tdc = view.rules == "tdc"
     sim = _Sim(n, tdc)
+    remaining = sim.remaining
     for s in range(n):
         row = sim.hands[s]
         for c in hands[s]:
             row[c >> 2] += 1
+            remaining[c >> 2] += 1
         sim.left[s] = len(hands[s])
         if hands[s]:
             sim.holders |= 1 << s
@@ -612,10 +685,10 @@ class SearchPresidentBot:
         me = self.seat
         knowledge = Knowledge.from_view(view)
         rng = make_rng(self.seed, f"decide-{self.decisions}")
-        rnd = rng.random
         # the prior favourite (candidate 0): what the rollout policy itself would do
-        base = sim_from_view(view, self._own_only(view), self.forbidden, self.passive_order)
-        cands = self._order(base, cands, rnd)
+        first = sample_hands(view, knowledge, make_rng(self.seed, f"prior-{self.decisions}"))
+        base = sim_from_view(view, first or self._own_only(view), self.forbidden, self.passive_order)
+        cands = self._order(base, cands)
         budget = Budget.make(self.budget_ms, self.rollouts, self.clock)
         worlds: list[_Sim] = []
 
@@ -653,7 +726,7 @@ class SearchPresidentBot:
         hands[view.you] = [int(c) for c in view.hand or ()]
         return hands
 
-    def _order(self, base: _Sim, cands: list[_Cand], rnd: Any) -> list[_Cand]:
+    def _order(self, base: _Sim, cands: list[_Cand]) -> list[_Cand]:
         """Put the rollout policy's own choice first (it wins ties)."""
         me = self.seat
         fav: tuple[str, int, int] | None = None
@@ -710,6 +783,7 @@ class SearchPresidentBot:
                     row = sim.hands[s]
                     for x in hs[s]:
                         row[x >> 2] += 1
+                        sim.remaining[x >> 2] += 1
                     sim.left[s] = len(hs[s])
                     if hs[s]:
                         sim.holders |= 1 << s
