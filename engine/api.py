@@ -43,7 +43,10 @@ class Action(Protocol):
 class Event(Protocol):
     """A frozen record of one change. ``name`` is the protocol event name (``"played"``)."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The protocol event name (read-only, so frozen dataclasses and class attributes satisfy it)."""
+        ...
 
     def for_seat(self, seat: int | None) -> Event | None:
         """The version of this event that ``seat`` may see (``None`` = spectator), or ``None``."""

@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from hashlib import sha256
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from engine.api import Action as ApiAction
 from engine.api import Pending
 from engine.cards import CARDS, RANK_2, RANK_3, RANK_Q, Card, parse_cards
 from engine.errors import BadArgument, IllegalPlay, NotAllowed, NotYourTurn, Refusal
@@ -668,7 +669,7 @@ class PresidentMatch:
 
     # ------------------------------------------------------------------ apply
 
-    def apply(self, action: Action) -> tuple[Event, ...]:
+    def apply(self, action: ApiAction) -> tuple[Event, ...]:
         """Apply one action; raises a :class:`Refusal` and changes nothing when the rules forbid it."""
         ev: list[Event]
         if isinstance(action, Play):
@@ -1200,3 +1201,10 @@ def _weakest(hand: int, k: int) -> int:
         m |= rest & -rest
     return m
 
+
+
+if TYPE_CHECKING:  # mypy checks that the match keeps the engine contract (engine/api.py)
+    from engine.api import Match
+
+    def _keeps_the_contract(m: PresidentMatch) -> Match:
+        return m
