@@ -149,7 +149,8 @@ class Seat:
 
     @property
     def empty(self) -> bool:
-        return self.player is None and self.bot is None
+        """Free for someone to sit: no person, no bot, nobody finishing a round on it."""
+        return self.player is None and self.bot is None and not self.leaving
 
     @property
     def human(self) -> bool:
@@ -618,7 +619,7 @@ class Room:
         elif self.rules == "speculation":
             present = [s.index for s in self.seats if not s.empty and not s.leaving]
             if len(present) < 3:
-                self._pause("waiting")
+                await self._end_early()  # seats are not refilled mid-match (S11): the match ends here
                 return False
             table = {"present": tuple(present)}
             self._publish_server({"event": "commitment", "round": match.round + 1, "commitment": commitment(seed)})
@@ -629,9 +630,12 @@ class Room:
             action = match.deal_action(seed, **table)
             events = self._apply(action)
         except Refusal as exc:
-            log.error("room %s: deal refused (%s)", self.id, exc.code)
+            log.info("room %s: no deal possible (%s)", self.id, exc.code)
             await self._refund_round()
-            self._pause("waiting")
+            if self.game == "speculation":
+                await self._end_early()
+            else:
+                self._pause("waiting")
             return False
         if match.round == 1:
             log.info("room %s: match started (%s, %d seats)", self.id, self.rules, len(self.seats))
@@ -716,6 +720,12 @@ class Room:
             self.over_at = time.monotonic()
         else:
             self.over_at = time.monotonic() + self.config.close_after_over
+
+    async def _end_early(self) -> None:
+        """Fewer than three players can go on (S3, S12a): the match ends with the chips as they are."""
+        self._broadcast({"event": "notice", "code": "not_enough_players"})
+        await self._match_over()
+        self._push_states()
 
     async def _refund_round(self) -> None:
         round_id, self.round_id = self.round_id, None

@@ -87,6 +87,7 @@ def _own_event_text(lang: str, event: Mapping[str, Any]) -> str:
         "idle": _("Disconnected after a long time without activity."),
         "replaced": _("You logged in from somewhere else; this connection ends."),
         "flood": _("Too many commands at once; disconnected."),
+        "not_enough_players": _("Fewer than three players can play on: the match ends here."),
     }
     return texts.get(code, code)
 

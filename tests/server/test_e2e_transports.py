@@ -108,8 +108,9 @@ async def test_ssh_exec_json(server):
 
 
 def ssh_connect(server, username, **kwargs):
+    kwargs.setdefault("client_keys", None)  # never ~/.ssh keys nor the agent of the machine
     return asyncssh.connect("127.0.0.1", server.ssh_port, username=username, known_hosts=None,
-                            client_keys=None, agent_path=None, **kwargs)
+                            agent_path=None, **kwargs)
 
 
 async def test_ssh_pty_shell_with_resize_and_language_from_env(server):
@@ -174,3 +175,35 @@ async def test_openssh_client_json(server, tmp_path):
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+async def test_ssh_public_key_login(server):
+    await server.store.accounts.register("jane", "correct-horse-3")
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    await server.store.accounts.add_key("jane", key.export_public_key().decode())
+    client = await Client.connect_ssh("127.0.0.1", server.ssh_port, "jane", client_keys=[key], timeout=15)
+    try:
+        who = await client.request("whoami")
+        assert (who["name"], who["guest"]) == ("jane", False)
+    finally:
+        await client.close()
+    other = asyncssh.generate_private_key("ssh-ed25519")
+    with pytest.raises(asyncssh.PermissionDenied):
+        async with ssh_connect(server, "jane", client_keys=[other], preferred_auth="publickey"):
+            pass
+
+
+async def test_second_login_of_an_account_takes_over_the_first(server):
+    await server.store.accounts.register("kim", "correct-horse-4")
+    first = await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=10)
+    second = await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=10)
+    try:
+        await first.login("kim", "correct-horse-4")
+        notice = asyncio.ensure_future(first.next_event("notice", timeout=10))
+        await second.login("kim", "correct-horse-4")
+        assert (await notice)["code"] == "replaced"
+        await asyncio.wait_for(first.closed.wait(), 10)
+        assert (await second.request("whoami"))["name"] == "kim"
+    finally:
+        await first.close()
+        await second.close()

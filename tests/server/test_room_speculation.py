@@ -128,3 +128,30 @@ async def test_speculation_with_bots_to_the_end(server):
         assert audit.ok and audit.escrow == 0
     finally:
         await alice.close()
+
+
+async def test_leaving_mid_deal_plays_out_the_deal_then_the_match_ends_S11(tmp_path):
+    server = await start_server(tmp_path, flip_seconds=0.05)
+    clients = [await connect(server, n) for n in ("alice", "bob", "carol")]
+    alice, bob, carol = clients
+    try:
+        room = (await alice.request("create", game="speculation", seats=3, turn_seconds=1))["room"]
+        await bob.request("join", room=room)
+        await carol.request("join", room=room)
+        await carol.next_state(lambda s: s.get("in_deal"), timeout=10, current=True)
+        over = asyncio.ensure_future(alice.next_state(lambda s: s.get("status") == "over", timeout=60,
+                                                      current=True))
+        notice = asyncio.ensure_future(alice.next_event("notice", timeout=60))
+        await carol.request("leave")
+        # nobody plays: auctions close, cards are turned by the clock, the deal ends, carol's seat empties
+        state = await over
+        assert (await notice)["code"] == "not_enough_players"
+        assert state["seats"][2]["name"] is None
+        balances = [(await c.request("whoami"))["chips"] for c in clients]
+        assert sum(balances) == 600
+        audit = await server.store.ledger.audit()
+        assert audit.ok and audit.escrow == 0
+    finally:
+        for c in clients:
+            await c.close()
+        await server.stop()

@@ -152,3 +152,32 @@ async def test_shutdown_mid_round_refunds_the_stakes(tmp_path):
         assert audit.ok and audit.escrow == 0
     finally:
         await again.stop()
+
+
+async def test_T1_leaving_mid_round_then_a_newcomer_sits_between_rounds(tmp_path):
+    running = await start_server(tmp_path)
+    clients, room = await start_tdc(running, ["alice", "bob", "carol"], turn_seconds=1)
+    alice, bob, carol = clients
+    dave = await connect(running, "dave")
+    try:
+        await carol.next_state(lambda s: s.get("phase") == "play", timeout=10, current=True)
+        assert (await carol.request("leave"))["room"] == room
+        state = await alice.next_state(lambda s: s["seats"][2].get("leaving"), timeout=10, current=True)
+        assert state["seats"][2]["name"] == "carol"  # still in this round (T1), played by the clock
+        r = await dave.request_raw("join", room=room)
+        assert r["code"] == "room_full"  # the seat is taken until the round ends
+        waiting = asyncio.ensure_future(alice.next_state(lambda s: s.get("status") == "waiting", timeout=30,
+                                                         current=True))
+        await asyncio.wait_for(asyncio.gather(*(play_simply(c, until=lambda s: s.get("status") == "waiting")
+                                                for c in (alice, bob))), 30)
+        state = await waiting
+        assert state["seats"][2]["name"] is None  # two players left: the table waits (T1)
+        assert (await dave.request("join", room=room))["seat"] == 2
+        state = await dave.next_state(lambda s: s.get("round") == 2 and s.get("phase") in ("play", "exchange"),
+                                      timeout=10, current=True)
+        assert state["you"] == 2 and state["hand"]
+        assert (await running.store.ledger.audit()).ok
+    finally:
+        for c in (*clients, dave):
+            await c.close()
+        await running.stop()
