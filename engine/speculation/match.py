@@ -351,61 +351,61 @@ class SpeculationMatch:
             self._check_deal(action)
             return
         if not self._in_deal:
-            raise NotAllowed("no deal in progress")
+            raise NotAllowed("no deal in progress", reason="no_deal")
         if isinstance(action, CloseAuction):
             if self._auction is None:
-                raise NotAllowed("no auction")
+                raise NotAllowed("no auction", reason="no_auction")
             return
         seat = getattr(action, "seat", None)
         if not isinstance(seat, int) or not 0 <= seat < self._n or not self._playing[seat]:
-            raise NotAllowed("not playing this deal")
+            raise NotAllowed("not playing this deal", reason="sitting_out")
         a = self._auction
         if isinstance(action, Turn):
             if a is not None or self._turn != seat:
                 raise NotYourTurn("not your turn to turn a card")
         elif isinstance(action, Bid):
             if a is None:
-                raise NotAllowed("no auction")
+                raise NotAllowed("no auction", reason="no_auction")
             if seat == a.owner:
-                raise NotAllowed("the owner does not bid")
+                raise NotAllowed("the owner does not bid", reason="own_auction")
             if not isinstance(action.amount, int) or action.amount < 1 or action.amount <= a.best_bid:
-                raise IllegalPlay("a bid beats the best bid by at least 1 chip", min=a.best_bid + 1)
+                raise IllegalPlay("a bid beats the best bid by at least 1 chip", reason="bid_too_low", min=a.best_bid + 1)
             if action.amount > self._chips[seat]:
                 raise InsufficientChips("not enough chips", chips=self._chips[seat])
         elif isinstance(action, (Sell, Keep)):
             if a is None:
-                raise NotAllowed("no auction")
+                raise NotAllowed("no auction", reason="no_auction")
             if seat != a.owner:
-                raise NotAllowed("only the owner sells or keeps")
+                raise NotAllowed("only the owner sells or keeps", reason="not_owner")
             if isinstance(action, Sell) and a.bidder is None:
-                raise NotAllowed("no bid to sell to")
+                raise NotAllowed("no bid to sell to", reason="no_bid")
         elif isinstance(action, Offer):
             self._check_offer(action, a)
         elif isinstance(action, (Accept, Decline, Withdraw)):
             o = self._offers.get(action.offer) if isinstance(action.offer, int) else None
             if o is None:
-                raise NotAllowed("no such offer")
+                raise NotAllowed("no such offer", reason="no_such_offer")
             if isinstance(action, Withdraw):
                 if seat != o.buyer:
-                    raise NotAllowed("only the buyer withdraws an offer")
+                    raise NotAllowed("only the buyer withdraws an offer", reason="not_buyer")
             elif seat != o.seller:
-                raise NotAllowed("only the seller accepts or declines an offer")
+                raise NotAllowed("only the seller accepts or declines an offer", reason="not_party")
             elif isinstance(action, Accept) and a is not None:
-                raise NotAllowed("no trade while an auction is open (S12c)")
+                raise NotAllowed("no trade while an auction is open (S12c)", reason="auction_open")
 
     def _check_offer(self, action: Offer, a: _Auction | None) -> None:
         if a is not None:
-            raise NotAllowed("no offer while an auction is open (S12c)")
+            raise NotAllowed("no offer while an auction is open (S12c)", reason="auction_open")
         to = action.to
         if not isinstance(to, int) or not 0 <= to < self._n:
-            raise BadArgument("no such seat", to=to)
+            raise BadArgument("no such seat", reason="no_such_seat", to=to)
         if to == action.seat or not self._playing[to]:
-            raise NotAllowed("offers go to another player of this deal")
+            raise NotAllowed("offers go to another player of this deal", reason="bad_target")
         k = action.cards
         if not isinstance(k, int) or not 1 <= k <= len(self._stacks[to]):
-            raise IllegalPlay("that many face-down cards are not there", max=len(self._stacks[to]))
+            raise IllegalPlay("that many face-down cards are not there", reason="bad_count", max=len(self._stacks[to]))
         if not isinstance(action.price, int) or action.price < 1:
-            raise IllegalPlay("a price is at least 1 chip")
+            raise IllegalPlay("a price is at least 1 chip", reason="price_too_low")
         if action.price > self._chips[action.seat]:
             raise InsufficientChips("not enough chips", chips=self._chips[action.seat])
 
@@ -424,18 +424,18 @@ class SpeculationMatch:
                 dealer = s
                 break
         if dealer < 0:
-            raise NotAllowed("nobody can pay the dealer's double ante (S12a)")
+            raise NotAllowed("nobody can pay the dealer's double ante (S12a)", reason="no_dealer")
         order = [s for s in ((dealer + i) % n for i in range(1, n)) if at[s] and chips[s] >= self.ante]
         order.append(dealer)
         if len(order) < MIN_PLAYERS:
-            raise NotAllowed("a deal needs at least 3 players with their ante (S3)")
+            raise NotAllowed("a deal needs at least 3 players with their ante (S3)", reason="not_enough_players")
         return dealer, order
 
     def _check_deal(self, action: Deal) -> None:
         if self._in_deal:
-            raise NotAllowed("a deal is in progress")
+            raise NotAllowed("a deal is in progress", reason="deal_in_progress")
         if self._over:
-            raise NotAllowed("the match is over")
+            raise NotAllowed("the match is over", reason="match_over")
         if not isinstance(action.seed, bytes):
             raise BadArgument("a deal needs a seed")
         if action.present is not None and any(
