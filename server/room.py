@@ -1024,8 +1024,9 @@ class Room:
 
     def state_for(self, seat: int | None) -> dict[str, Any]:
         now = time.monotonic()
+        state: dict[str, Any]
         if self.match is not None:
-            state = self.match.view(seat).to_dict()
+            state = dict(self.match.view(seat).to_dict())
         else:
             state = {"game": self.game, "rules": self.rules, "round": 0, "you": seat, "turn": None,
                      "seats": [{"seat": s.index, "cards": 0} for s in self.seats]}

@@ -95,7 +95,8 @@ async def leave(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
     assert player is not None
     if player.room is None:
         raise CommandError("not_in_room")
-    return await player.room.submit(player, "leave", args)
+    result: dict[str, Any] | None = await player.room.submit(player, "leave", args)
+    return result
 
 
 @command("say")
@@ -109,7 +110,8 @@ async def say(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
     player = ctx.session.player
     assert player is not None
     if player.room is not None:
-        return await player.room.submit(player, "say", {"text": message})
+        result: dict[str, Any] | None = await player.room.submit(player, "say", {"text": message})
+        return result
     ctx.lobby.broadcast({"event": "chat", "name": player.name, "room": None, "message": message})
     return None
 
@@ -120,7 +122,8 @@ async def state(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
     assert player is not None
     if player.room is None:
         return {"room": None}  # in the lobby there is no table to show
-    return await player.room.submit(player, "state", args)
+    result: dict[str, Any] | None = await player.room.submit(player, "state", args)
+    return result
 
 
 @command("autocut")

@@ -204,7 +204,7 @@ class SSHConn:
     def set_secret(self, secret: bool) -> None:
         if self.pty:
             with contextlib.suppress(Exception):
-                self.process.channel.set_echo(not secret)
+                self.process.channel.set_echo(not secret)  # type: ignore[attr-defined]  # line-editor channel
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class DonneTelnetServer(telnetlib3.TelnetServer):  # type: ignore[misc]
+class DonneTelnetServer(telnetlib3.TelnetServer):
     """Tells the session about window changes (NAWS); cuts clients that send too much.
 
     telnetlib3 parses input byte by byte in Python (about 10 µs a byte here),
