@@ -30,12 +30,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from server.wirebot import Deadline
+
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+SETUP_TIMEOUT = 180.0
+"""Seconds allowed to seat every client (connections, creates and joins are not measured)."""
 
 LOAD_CONFIG = """\
 # written by donne load: one address opens every connection, bots play at once
@@ -257,47 +261,58 @@ class _Table:
 
 
 async def _seat_loop(opts: LoadOptions, table: _Table, seat: int, client: Any, bot: Any, stats: Any,
-                     stop_at: float) -> None:
+                     deadline: Deadline, ready: Callable[[], None]) -> None:
+    """Seat ``client`` at ``table`` and play matches until the deadline (a new room for each match).
+
+    ``ready()`` is called once the first seating was tried: the measured window
+    starts when every seat is at its table, so the set-up is not in the figures.
+    """
     from server.client import ClientError
 
-    create = {"game": opts.game, "seats": table.seats}
+    create: dict[str, Any] = {"game": opts.game, "seats": table.seats}
     if opts.game == "president":
         create["rules"] = opts.rules
     if opts.turn_seconds:
         create["turn_seconds"] = opts.turn_seconds
-    while time.perf_counter() < stop_at:
-        client.clear_pushes()
-        try:
-            if seat == 0:
-                reply = await client.request("create", **create)
-                room = str(reply["room"])
-                table.room.set_result(room)
-            else:
-                room = await asyncio.wait_for(asyncio.shield(table.room), max(0.1, stop_at - time.perf_counter()))
-                await client.request("join", room=room)
+    first = True
+    try:
+        while time.perf_counter() < deadline.at:
+            client.clear_pushes()
+            timeout = SETUP_TIMEOUT if first else deadline.remaining()
+            try:
+                if seat == 0:
+                    reply = await client.request("create", timeout=timeout, **create)
+                    room = str(reply["room"])
+                    table.room.set_result(room)
+                else:
+                    room = await asyncio.wait_for(asyncio.shield(table.room), timeout)
+                    await client.request("join", room=room, timeout=timeout)
+            except (ClientError, TimeoutError) as exc:
+                stats.error("setup_" + getattr(exc, "code", "timeout"))
+                return
             bot.room = room
             client.send("state")
-            result = await bot.play(stop_at, matches=1)
-        except (ClientError, TimeoutError) as exc:
-            stats.error(getattr(exc, "code", "timeout"))
-            result = "error"
-        if result != "over":
-            if result == "closed":
-                stats.disconnects += 1
-            return
-        # a new room for the next match, once every seat of this one is done
-        with contextlib.suppress(ClientError):
-            await client.request("leave")
-        try:
-            await asyncio.wait_for(table.barrier.wait(), max(0.1, stop_at - time.perf_counter()))
-        except (TimeoutError, asyncio.BrokenBarrierError):
-            return
-        if seat == 0:
-            table.room = asyncio.get_running_loop().create_future()
-        try:
-            await asyncio.wait_for(table.barrier.wait(), max(0.1, stop_at - time.perf_counter()))
-        except (TimeoutError, asyncio.BrokenBarrierError):
-            return
+            if first:
+                first = False
+                ready()
+            result = await bot.play(deadline, matches=1)
+            if result != "over":
+                if result == "closed":
+                    stats.disconnects += 1
+                return
+            # a new room for the next match, once every seat of this one is done
+            with contextlib.suppress(ClientError):
+                await client.request("leave")
+            try:
+                await asyncio.wait_for(table.barrier.wait(), deadline.remaining())
+                if seat == 0:
+                    table.room = asyncio.get_running_loop().create_future()
+                await asyncio.wait_for(table.barrier.wait(), deadline.remaining())
+            except (TimeoutError, asyncio.BrokenBarrierError):
+                return
+    finally:
+        if first:
+            ready()
 
 
 async def run_load(opts: LoadOptions) -> dict[str, Any]:
@@ -340,12 +355,18 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         clients = [c for c in got if c is not None]
         connected = len(clients)
         rss_connected = server.rss_mb() if server else None
-        cpu0 = server.cpu_s() if server else None
-        client_cpu0 = self_cpu_s()
-        received0 = sum(c.received for c in clients)
-        sent0 = sum(c.sent for c in clients)
-        t0 = time.perf_counter()
-        stop_at = t0 + opts.duration
+        deadline = Deadline()
+        expected = sum(1 for c in got if c is not None)
+        all_ready = asyncio.Event()
+        ready_count = 0
+
+        def ready() -> None:
+            nonlocal ready_count
+            ready_count += 1
+            if ready_count >= expected:
+                all_ready.set()
+
+        t_setup = time.perf_counter()
         for t in range(opts.tables):
             table = _Table(t, seats)
             for s in range(seats):
@@ -353,18 +374,32 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
                 if client is None:
                     continue  # the table waits for a seat that never comes: its other seats idle
                 bot = WireBot(client, opts.strategy, f"{opts.seed}/{t}/{s}".encode(), stats,
-                              idle_timeout=opts.duration + 60, think=opts.think)
-                tasks.append(asyncio.create_task(_seat_loop(opts, table, s, client, bot, stats, stop_at)))
+                              idle_timeout=SETUP_TIMEOUT + opts.duration, think=opts.think)
+                tasks.append(asyncio.create_task(_seat_loop(opts, table, s, client, bot, stats, deadline, ready)))
+        if expected:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(all_ready.wait(), SETUP_TIMEOUT)
+        setup_s = time.perf_counter() - t_setup
+        # the measured window: every seat is at its table
+        cpu0 = server.cpu_s() if server else None
+        client_cpu0 = self_cpu_s()
+        received0 = sum(c.received for c in clients)
+        sent0 = sum(c.sent for c in clients)
+        actions0, lat0, matches0, refused0 = stats.actions, len(stats.latencies), stats.matches, stats.refused
+        t0 = time.perf_counter()
+        deadline.at = t0 + opts.duration
         await asyncio.wait(tasks, timeout=opts.duration + 30)
-        elapsed = time.perf_counter() - t0
+        elapsed = min(time.perf_counter(), deadline.at) - t0
+        cpu1 = server.cpu_s() if server else None
+        received = sum(c.received for c in clients) - received0
+        sent = sum(c.sent for c in clients) - sent0
+        actions = stats.actions - actions0
+        client_cpu = self_cpu_s() - client_cpu0
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        cpu1 = server.cpu_s() if server else None
         rss1 = server.rss_mb() if server else None
         still = sum(1 for c in clients if not c.closed.is_set())
-        received = sum(c.received for c in clients) - received0
-        sent = sum(c.sent for c in clients) - sent0
         result: dict[str, Any] = {
             "clients": connected,
             "connected_at_end": still,
@@ -377,17 +412,18 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
             "think_s": opts.think,
             "duration_s": round(elapsed, 2),
             "connect_s": round(connect_s, 2),
-            "actions": stats.actions,
-            "actions_per_s": round(stats.actions / elapsed, 1) if elapsed > 0 else 0.0,
-            **summarize_ms(stats.latencies),
-            "matches": stats.matches,
+            "setup_s": round(setup_s, 2),
+            "actions": actions,
+            "actions_per_s": round(actions / elapsed, 1) if elapsed > 0 else 0.0,
+            **summarize_ms(stats.latencies[lat0:]),
+            "matches": round((stats.matches - matches0) / seats, 1),  # each bot of a table sees its end
             "lines_in_per_s": round(received / elapsed, 1) if elapsed > 0 else 0.0,
             "lines_out_per_s": round(sent / elapsed, 1) if elapsed > 0 else 0.0,
             "errors": stats.errors + connect_failures,
-            "refused": stats.refused,
+            "refused": stats.refused - refused0,
             "disconnects": stats.disconnects + sum(1 for c in clients if c.closed.is_set()),
             "codes": dict(stats.codes),
-            "client_cpu_s": round(self_cpu_s() - client_cpu0, 2),
+            "client_cpu_s": round(client_cpu, 2),
             "server_rss_mb": None if rss1 is None else round(rss1, 1),
             "server_rss_start_mb": None if rss0 is None else round(rss0, 1),
             "server_rss_connected_mb": None if rss_connected is None else round(rss_connected, 1),

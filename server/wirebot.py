@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import itertools
 import json
+import math
 import random
 import sys
 import time
@@ -59,6 +60,17 @@ class WireStats:
     def error(self, code: str) -> None:
         self.errors += 1
         self.codes[code] += 1
+
+
+@dataclass
+class Deadline:
+    """A stop time (:func:`time.perf_counter`) that may be set after the bots started (``inf``: not yet)."""
+
+    at: float = math.inf
+
+    def remaining(self) -> float | None:
+        """Seconds left (at least 0.1), or ``None`` while no time is set."""
+        return None if self.at == math.inf else max(0.1, self.at - time.perf_counter())
 
 
 class JsonEvent:
@@ -375,20 +387,23 @@ class WireBot:
             self.bot = make_bot(str(game), self.strategy, seat, seed)
         return True
 
-    async def play(self, stop_at: float | None = None, matches: int = 1) -> str:
+    async def play(self, stop_at: float | Deadline | None = None, matches: int = 1) -> str:
         """Play until ``matches`` matches are over (``"over"``), ``stop_at`` (``"stopped"``) or the end
-        of the connection (``"closed"``)."""
+        of the connection (``"closed"``). ``stop_at`` is a :func:`time.perf_counter` time, or a
+        :class:`Deadline` whose time may be set later."""
         done = 0
         while True:
             timeout = self.idle_timeout
-            if stop_at is not None:
+            if isinstance(stop_at, Deadline):
+                stop_at = stop_at.at if stop_at.at != math.inf else stop_at
+            if isinstance(stop_at, float | int):
                 timeout = min(timeout, stop_at - time.perf_counter())
                 if timeout <= 0:
                     return "stopped"
             try:
                 batch = await self._next_batch(timeout)
             except ClientTimeout:
-                if stop_at is not None and time.perf_counter() >= stop_at:
+                if isinstance(stop_at, float | int) and time.perf_counter() >= stop_at:
                     return "stopped"
                 self.stats.error("idle")
                 return "idle"
