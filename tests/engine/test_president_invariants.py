@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from engine.bots.president_random import RandomPresidentBot
-from engine.cards import RANKS, SUITS, Card
+from engine.cards import RANKS, SUITS, Card, parse_cards
 from engine.president import Cut, PresidentMatch
 from engine.seeds import seed_from_int
 
@@ -178,3 +178,40 @@ def test_P3_fast_shuffle_is_the_specified_one() -> None:
     for i in range(300):
         seed = seed_from_int(i) if i % 2 else bytes([i % 256]) * (i % 37 + 1)
         assert shuffled_deck(seed) == [int(c) for c in shuffled(deck(), seed)]
+
+
+def test_view_keys_and_helpers() -> None:
+    m = PresidentMatch.from_hands("tdc", ["7c 9c", "Ks 4d", "7d 7h 7s 5h"], leader=0, stake=2)
+    m.apply(m.action_from(0, "play", {"cards": ["7c"]}))
+    v = m.view(1)
+    d = v.to_dict()
+    assert set(d) == {
+        "game", "rules", "round", "phase", "you", "hand", "seats", "turn", "trick",
+        "order", "dealer", "cut", "played", "exchange", "stake",
+    }  # fmt: skip
+    assert set(d["seats"][0]) == {"seat", "cards", "place", "title", "score", "passive", "playing", "passed", "chips"}
+    assert d["hand"] == ["4d", "Ks"] and d["trick"] == [{"seat": 0, "cards": ["7c"]}] and d["played"] == ["7c"]
+    assert v.top == (Card.parse("7c"),) and not v.leading and v.turn == 1 and v.you == 1
+    assert m.view(2).cut == parse_cards("7d 7h 7s") and m.view(2).to_dict()["cut"] == ["7d", "7h", "7s"]
+    spectator = m.view(None)
+    assert spectator.hand is None and "hand" not in spectator.to_dict() and spectator.cut is None
+    classic = PresidentMatch.from_hands("classic", ["7c 9c", "Ks 4d", "7d 5h"], leader=0).view(0)
+    assert classic.leading and classic.top is None and "chips" not in classic.to_dict()["seats"][0]
+
+
+def test_random_bot_is_deterministic_and_covers_cuts_and_gives() -> None:
+    kinds: set[str] = set()
+    logs = []
+    for _ in range(2):
+        m, _events, _rounds = drive("tdc", 4, 6, seed=99)
+        logs.append(m.log())
+        kinds |= {entry["cmd"] for entry in m.log()}
+    assert logs[0] == logs[1]
+    assert {"deal", "play", "pass", "cut", "give", "timeout"} <= kinds
+    bot = RandomPresidentBot(2, seed_from_int(1), cut_rate=0.0)
+    m = PresidentMatch.from_hands("tdc", ["7c 9c", "Ks 4d", "7d 7h 7s 5h"], leader=0)
+    m.apply(m.action_from(0, "play", {"cards": ["7c"]}))
+    assert m.legal_actions(2) == [Cut(2, parse_cards("7d 7h 7s"))]
+    assert bot.decide(m.view(2), m.legal_actions(2)) is None  # optional: may decline
+    always = RandomPresidentBot(2, seed_from_int(1), cut_rate=1.0)
+    assert always.decide(m.view(2), m.legal_actions(2)) == Cut(2, parse_cards("7d 7h 7s"))
