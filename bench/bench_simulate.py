@@ -48,7 +48,7 @@ KEEP = (
 def _namespace(config: dict[str, Any], size: int | None, check_every: int) -> argparse.Namespace:
     ns = argparse.Namespace(
         game="president", rules="classic", players=4, rounds=1000, deals=None, bots=None, seed=1,
-        stake=10, ante=1, check_every=check_every, out=None,
+        stake=10, ante=1, check_every=check_every, out=None, ask_forced=False,
     )  # fmt: skip
     for k, v in config.items():
         setattr(ns, k, v)

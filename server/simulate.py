@@ -58,6 +58,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="run the engine's invariant checks every N actions (default 1: every action; 0: never)",
     )
+    parser.add_argument(
+        "--ask-forced",
+        action="store_true",
+        help="ask the bots even when a single action is legal (default: apply it without asking)",
+    )
     parser.add_argument("--out", default=None, metavar="FILE", help="also write the JSON figures to FILE")
 
 
@@ -187,7 +192,9 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
         bots = _bots(game, names, match_seed)
         tally.new_match()
         try:
-            stats = play_match(match, bots, match_seed, step, check_every=args.check_every)
+            stats = play_match(
+                match, bots, match_seed, step, check_every=args.check_every, ask_forced=args.ask_forced
+            )
         except (AssertionError, DriverError) as exc:
             raise SimulationFailure(i, match, exc) from exc
         matches += 1
@@ -196,6 +203,7 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
         total.checks += stats.checks
         total.timeouts += stats.timeouts
         total.reactions += stats.reactions
+        total.forced += stats.forced
         if game == "speculation":
             for s, c in enumerate(match.chips):
                 chips_net[s] += c - BANKROLL
@@ -208,6 +216,7 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
         "bots": names,
         "seed": args.seed,
         "check_every": args.check_every,
+        "ask_forced": args.ask_forced,
     }
     if game == "president":
         out["rules"] = args.rules
@@ -224,6 +233,7 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
     out[per_s.replace("_per_s", "_per_cpu_s")] = round(rounds / cpu, 1) if cpu > 0 else None
     out["invariant_checks"] = total.checks
     out["timeouts"] = total.timeouts
+    out["forced"] = total.forced
     if game == "president":
         out["mean_points_per_seat"] = [round(p / rounds, 4) if rounds else 0.0 for p in tally.points]
         out["president_kept_title"] = (

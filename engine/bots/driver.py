@@ -9,8 +9,9 @@ It plays the part of a room:
   Président tdc tables every seat plays every round (T1/T13) at the match's
   stake;
 * awaited decisions: every :class:`~engine.api.Pending` with a seat asks
-  that seat's bot ``decide(view, legal)``; a bot that answers ``None``
-  gets the pending time-out action, as a room would apply at its deadline;
+  that seat's bot ``decide(view, legal)`` (unless its only legal action is
+  one: then that action is applied without asking); a bot that answers
+  ``None`` gets the pending time-out action, as a room would at its deadline;
 * out-of-turn decisions (tdc cuts, T9; Speculation bids, sales and trades,
   S7/S9): after each applied action the other seats are offered their
   options in seat order starting after the last actor, and the first valid
@@ -55,6 +56,8 @@ class DriverStats:
     """Pending time-out actions applied (a bot answered ``None``, or an auction closed)."""
     reactions: int = 0
     """Out-of-turn actions applied (cuts, bids, trades...)."""
+    forced: int = 0
+    """Awaited decisions with a single legal action, applied without asking the bot."""
 
 
 def default_table(match: Any) -> dict[str, Any]:
@@ -77,6 +80,7 @@ def play_match(
     table: Callable[[Any], dict[str, Any]] = default_table,
     reactions: int | None = None,
     max_actions: int = 10_000_000,
+    ask_forced: bool = False,
 ) -> DriverStats:
     """Play ``match`` until it is over with ``bots[seat]`` deciding for each seat.
 
@@ -85,13 +89,19 @@ def play_match(
     ``AssertionError`` propagates. ``reactions``: the most out-of-turn actions
     in a row before the awaited seat must move (default ``2 * seats``).
     ``max_actions`` bounds the match (a :class:`DriverError` beyond it), so a
-    rules bug cannot loop forever.
+    rules bug cannot loop forever. An awaited seat whose only legal action is
+    one (a Président pass when it cannot follow, about 40% of the turns of a
+    classic round) gets it without its bot being asked, unless ``ask_forced``:
+    the bot has no choice to make (a bot never lets its time run out on
+    purpose), and the simulator saves building a view for it. The bot still
+    observes the events.
     """
-    return _Driver(match, bots, seed, on_step, check_every, table, reactions, max_actions).run()
+    return _Driver(match, bots, seed, on_step, check_every, table, reactions, max_actions, ask_forced).run()
 
 
 class _Driver:
     __slots__ = (
+        "ask_forced",
         "bots",
         "check_every",
         "cut_options",
@@ -117,6 +127,7 @@ class _Driver:
         table: Callable[[Any], dict[str, Any]],
         reactions: int | None,
         max_actions: int,
+        ask_forced: bool = False,
     ) -> None:
         if len(bots) != match.seats:
             raise ValueError(f"{len(bots)} bots for {match.seats} seats")
@@ -132,6 +143,7 @@ class _Driver:
         self.table = table
         self.max_reactions = 2 * match.seats if reactions is None else reactions
         self.max_actions = max_actions
+        self.ask_forced = ask_forced
         self.stats = DriverStats()
         # Bots whose observe() is not a no-op; skipping the others saves one
         # for_seat() per event and seat on the hot path.
@@ -192,6 +204,7 @@ class _Driver:
         observers = self.observers
         on_step = self.on_step
         check_every = self.check_every
+        skip_forced = not self.ask_forced
         max_actions = self.max_actions
         pending_of = match.pending
         view_of = match.view
@@ -254,7 +267,12 @@ class _Driver:
             if stuck > self.max_reactions:
                 action = None
             else:
-                action = bots[seat].decide(view_of(seat), legal_of(seat))
+                legal = legal_of(seat)
+                if len(legal) == 1 and skip_forced:
+                    action = legal[0]
+                    stats.forced += 1
+                else:
+                    action = bots[seat].decide(view_of(seat), legal)
             if action is None:
                 stats.timeouts += 1
                 action = awaited.on_timeout

@@ -41,7 +41,7 @@ from typing import Any
 
 from engine.api import Action, Event
 from engine.cards import RANK_2, RANK_3, Card
-from engine.president.actions import PASSES, PLAYS, Cut, Give, Pass, Play
+from engine.president.actions import PASSES, PLAYS, Cut, Give
 from engine.president.view import PresidentView
 
 _RANKS = range(13)
@@ -181,29 +181,18 @@ class GreedyPresidentBot:
             # leading (P5): any set of ours is legal; the engine's shared representative play
             r, k = self._lead(cnt, n, strongest, forb, tdc, rev)
             return PLAYS[seat * 13 + r][_LOW[nib[r]][k]]
-        plays: dict[int, Action] = {}
-        cut: Action | None = None
-        can_pass = False
+        if view.cut is not None:
+            # T9: we may cut on our turn too; the engine lists the cut after the plays
+            for a in reversed(legal):
+                if type(a) is Cut:
+                    if self._cut_ok(view, a):
+                        return a
+                    break
         k = len(top)
-        for a in legal:
-            t = type(a)
-            if t is Play:
-                cards = a.cards  # type: ignore[attr-defined]
-                if len(cards) == k:
-                    plays[cards[0] >> 2] = a
-            elif t is Pass:
-                can_pass = True
-            elif t is Cut:
-                cut = a
-        if cut is not None and self._cut_ok(view, cut):
-            return cut
-        tr = top[0] >> 2
-        choice = self._follow(view, cnt, n, k, tr, plays, strongest, forb, tdc, rev)
-        if choice is not None:
-            return choice
-        if can_pass:
-            return PASSES[seat]
-        return legal[0]
+        r = self._follow(view, cnt, n, k, top[0] >> 2, strongest, forb, tdc, rev)
+        if r >= 0:
+            return PLAYS[seat * 13 + r][_LOW[nib[r]][k]]
+        return PASSES[seat]  # P8/T5: anyone may pass onto a play
 
     def _lead(
         self,
@@ -265,50 +254,57 @@ class GreedyPresidentBot:
         n: int,
         k: int,
         tr: int,
-        plays: dict[int, Action],
         strongest: int,
         forb: int,
         tdc: bool,
         rev: bool,
-    ) -> Action | None:
-        natural: Action | None = None
-        natural_s = 99
-        broken: Action | None = None
-        broken_s = 99
-        control: Action | None = None
-        played = view.played_mask
-        break_below = self._break_below if self._break_below is not None else (10 if tdc else 9)
-        for r, a in plays.items():
+    ) -> int:
+        """The rank to follow ``k`` cards of rank ``tr`` with, or -1 to pass."""
+        must = view.must_rank
+        ranks: Sequence[int]
+        if must is not None:
+            ranks = (must,)  # P7/T6: that or nothing
+        elif rev:
+            ranks = range(tr, -1, -1)  # T2/T4: at least as strong in the order in force
+        else:
+            ranks = range(tr, 13)  # P6
+        left = n - k
+        # T8: a play that leaves nothing but forbidden cards strands us
+        strand = tdc and left > 0 and cnt[forb] == left
+        broken = -1
+        control = -1
+        for r in ranks:  # weakest first
             c = cnt[r]
-            left = n - k
+            if c < k:
+                continue
             if tdc:
                 if left == 0 and r == forb:
                     continue  # T8: never go out on a forbidden card if we can help it
-                if left and cnt[forb] == left and r != forb:
-                    continue  # would leave nothing but forbidden cards
-            if r == tr and r != strongest:
+                if strand and r != forb:
+                    continue
+            if r == strongest:
+                control = r
+                continue
+            if r == tr:
                 # P7/T6 "ça ou rien": after our play only this rank may follow; if the
                 # others cannot hold k of them, nobody can, and the lead is ours.
-                seen = (played >> (r * 4) & 15).bit_count()
+                seen = (view.played_mask >> (r * 4) & 15).bit_count()
                 if 4 - c - seen < k and (c == k or c < 4):
-                    return a
-            s = 12 - r if rev else r
-            if r == strongest:
-                control = a
-                continue
+                    return r
             if c == k:
-                if s < natural_s:
-                    natural, natural_s = a, s
-            elif c < 4 and s < broken_s:
-                broken, broken_s = a, s
-        if natural is not None:
-            return natural
-        if broken is not None and (broken_s < break_below or n <= self._control_hand + 1):
-            return broken
-        if control is not None:
+                return r  # the weakest play that breaks no set
+            if broken < 0 and c < 4:
+                broken = r
+        if broken >= 0:
+            break_below = self._break_below if self._break_below is not None else (10 if tdc else 9)
+            if (12 - broken if rev else broken) < break_below or n <= self._control_hand + 1:
+                return broken
+        if control >= 0:
             top_s = 12 - tr if rev else tr
-            sets = sum(1 for x in cnt if x)
-            if n - k <= self._control_hand or top_s >= 10 or sets <= 3:
+            sets = 0
+            for x in cnt:
+                if x:
+                    sets += 1
+            if left <= self._control_hand or top_s >= 10 or sets <= 3:
                 return control
-        return None
-
+        return -1

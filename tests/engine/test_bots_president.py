@@ -289,3 +289,15 @@ def test_greedy_beats_random_classic():
 def test_greedy_beats_random_tdc():
     pts = _mean_points("tdc", ["random", "greedy", "random", "greedy"], 300, 12)
     assert min(pts[1], pts[3]) > max(pts[0], pts[2]) + 0.5
+
+
+def test_driver_forced_moves_skip_only_the_asking():
+    logs, forced = [], []
+    for ask in (False, True):
+        seed = seed_from_int(4)
+        m = PresidentMatch("classic", seats=4)
+        stats = play_match(m, _bots(["greedy"] * 4, seed), seed, ask_forced=ask)
+        logs.append(m.log())
+        forced.append(stats.forced)
+    assert logs[0] == logs[1]  # the greedy bot's answer when it has no choice is that one action
+    assert forced[0] > 0 and forced[1] == 0
