@@ -215,6 +215,7 @@ class _Driver:
         rounds = 0
         stuck_key: Any = None
         stuck = 0
+        seatless = 0
         since = 0
         actions = 0
         while True:
@@ -248,13 +249,20 @@ class _Driver:
                         break
                 else:
                     # Only a seatless decision (a Speculation auction): the others
-                    # may act; when nobody does, time runs out (S7).
+                    # may act; when nobody does, time runs out (S7). Each bid renews
+                    # the decision's key, so a bidding war is bounded here too.
                     stats.actions = actions
                     self.since_check = since
-                    last_seat = self.react(last_seat, closing=awaited)
+                    seatless += 1
+                    if seatless > 16 * self.max_reactions:
+                        stats.timeouts += 1
+                        self.apply(awaited.on_timeout)
+                    else:
+                        last_seat = self.react(last_seat, closing=awaited)
                     actions = stats.actions
                     since = self.since_check
                     continue
+            seatless = 0
             # Progress: a seat that keeps acting without ending its decision
             # (a Speculation trade offer instead of turning) gets the time-out.
             key = awaited.key

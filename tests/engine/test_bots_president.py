@@ -301,3 +301,46 @@ def test_driver_forced_moves_skip_only_the_asking():
         forced.append(stats.forced)
     assert logs[0] == logs[1]  # the greedy bot's answer when it has no choice is that one action
     assert forced[0] > 0 and forced[1] == 0
+
+
+# ---------------------------------------------------------------- the driver on a Speculation table
+
+
+def test_driver_plays_speculation_with_out_of_turn_actions():
+    pytest.importorskip("engine.bots.speculation_greedy")
+    from engine.speculation import SpeculationMatch
+
+    seed = seed_from_int(3)
+    names = ["greedy", "greedy", "random", "random", "greedy"]
+    m = SpeculationMatch(seats=5, chips=[1000] * 5, deals=40)
+    bots = [make_bot("speculation", n, s, derive(seed, f"bot-{s}")) for s, n in enumerate(names)]
+    seen = []
+    stats = play_match(m, bots, seed, lambda a, ev: seen.extend(e.name for e in ev))
+    assert m.over and stats.deals == 40 and sum(m.chips) == 5000  # S11 / invariant 4
+    assert stats.reactions > 0 and {"auction", "bid", "offered"} <= set(seen)
+
+
+def test_driver_bounds_a_bidding_war():
+    pytest.importorskip("engine.speculation")
+    from engine.speculation import Bid, SpeculationMatch
+
+    class Bidder:
+        observes = False
+
+        def __init__(self, seat):
+            self.seat = seat
+
+        def decide(self, view, legal):
+            bids = [a for a in legal if isinstance(a, Bid)]
+            if bids:
+                return bids[0]  # always outbid, forever
+            turns = [a for a in legal if type(a).__name__ == "Turn"]
+            return turns[0] if turns else None  # the owner never sells nor keeps
+
+        def observe(self, event):
+            pass
+
+    seed = seed_from_int(8)
+    m = SpeculationMatch(seats=3, chips=[10**6] * 3, deals=3)
+    stats = play_match(m, [Bidder(s) for s in range(3)], seed)
+    assert m.over and stats.timeouts > 0  # the auctions were closed by their time-out (S7)
