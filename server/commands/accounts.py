@@ -14,6 +14,7 @@ Loaded after ``server.commands.core`` (see :data:`server.commands.MODULES`);
 
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 from collections.abc import Mapping
 from typing import Any
@@ -108,8 +109,9 @@ async def register(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
             raise _storage_error(exc, name) from None
         await lobby.login(session, account.name, verified=True)
         return {"name": account.name, "guest": False, "chips": account.chips}
-    # A guest becomes an account: same session, same Player, new identity.
-    async with lobby._login_lock:
+    # A guest becomes an account: same session, same Player, new identity (under the
+    # lobby's login lock, so no login of the same name can slip in between).
+    async with getattr(lobby, "_login_lock", None) or asyncio.Lock():
         other = lobby.players.get(name_key(name))
         if other is not None and other is not player:
             raise CommandError("name_taken", name=name)
