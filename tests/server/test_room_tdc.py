@@ -45,7 +45,7 @@ async def start_tdc(running, names, **create):
 async def test_T9_cut_then_T14_time_out_makes_the_cutter_passive(tmp_path, fixed_seed):
     leader, card, cutter, cut_cards = fixed_seed
     running = await start_server(tmp_path, round_pause=60.0)
-    clients, _room = await start_tdc(running, ["alice", "bob", "carol"], turn_seconds=2)
+    clients, _room = await start_tdc(running, ["alice", "bob", "carol"], turn_seconds=3)
     try:
         dealt = [asyncio.ensure_future(c.next_state(lambda s: s.get("phase") == "play" and s.get("hand"),
                                                     timeout=10, current=True)) for c in clients]
