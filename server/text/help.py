@@ -25,11 +25,11 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
         entries += [
             (v("rooms"), t.gettext("list the open rooms")),
             (
-                f"{v('create')} president classic 4 bots=3",
+                f"{v('create')} {_word(lang, 'president')} {_word(lang, 'classic')} 4 bots=3",
                 t.gettext("open a Président table for 4 with 3 bots (rules: classic or tdc)"),
             ),
             (
-                f"{v('create')} speculation 5 bots=4 ante=1",
+                f"{v('create')} {_word(lang, 'speculation')} 5 bots=4 ante=1",
                 t.gettext("open a Speculation table for 5 with 4 bots"),
             ),
             (f"{v('join')} 3", t.gettext("sit at room 3")),
@@ -71,6 +71,17 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
             lines += ["    " + b for b in wrap_text(text, width - 4)]
     lines += wrap_text(_cards_hint(lang, ctx), width)
     return finish(lines, style)
+
+
+_WORDS = {
+    "fr": {"president": "président", "speculation": "spéculation", "classic": "classique"},
+    "es": {"president": "presidente", "speculation": "especulación", "classic": "clásica"},
+}
+
+
+def _word(lang: str, word: str) -> str:
+    """A game or rules word as typed in ``lang`` (the parser folds accents and knows them all)."""
+    return _WORDS.get(lang, {}).get(word, word)
 
 
 def _president_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:

@@ -166,7 +166,7 @@ def _seat_lines(
         parts = [_seat_marker(state, seat, style), shown]
         for i, cell in enumerate(columns[seat] if columns else []):
             if col_w[i]:
-                parts.append(" " * (col_w[i] - display_width(cell)) + cell if i == 0 else pad(cell, col_w[i]))
+                parts.append(pad(cell, col_w[i]))
         line = " ".join(parts).rstrip()
         if flags[seat]:
             line += "  " + flags[seat]
@@ -185,19 +185,21 @@ def _president_lines(state: Mapping[str, Any], lang: str, style: TermStyle, stat
 
     columns: list[list[str]] = []
     flags: list[str] = []
+    dw = _digits(s.get("cards") for s in seats)
+    sw = _digits(s.get("chips") if s.get("chips") is not None else s.get("score") for s in seats)
     for s in seats:
         n = int(s.get("cards") or 0)
-        cards = str(n) if narrow else t.ngettext("{n} card", "{n} cards", n).format(n=n)
+        cards = str(n).rjust(dw) if narrow else t.ngettext("{n} card", "{n} cards", n).format(n=str(n).rjust(dw))
         title = s.get("title")
         title_text = _short_title(lang, title) if narrow else title_name(lang, title)
         score = s.get("score")
         score_text = ""
         if s.get("chips") is not None:
             c = int(s["chips"])
-            score_text = t.ngettext("{n} chip", "{n} chips", c).format(n=c)
+            score_text = t.ngettext("{n} chip", "{n} chips", c).format(n=str(c).rjust(sw))
         elif score is not None:
             p = int(score)
-            score_text = t.ngettext("{n} pt", "{n} pts", p).format(n=p)
+            score_text = t.ngettext("{n} pt", "{n} pts", p).format(n=str(p).rjust(sw))
         columns.append([cards, title_text, score_text])
         flag = []
         if s.get("place"):
@@ -243,6 +245,11 @@ def _president_lines(state: Mapping[str, Any], lang: str, style: TermStyle, stat
     if status:
         lines += _president_status(state, lang, style, names, you)
     return lines
+
+
+def _digits(values: Any) -> int:
+    """The widest number among ``values`` (``None`` skipped), for right-aligned columns."""
+    return max((len(str(int(v))) for v in values if v is not None), default=1)
 
 
 def _short_title(lang: str, title: str | None) -> str:
@@ -332,12 +339,13 @@ def _speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle, st
 
     columns: list[list[str]] = []
     flags: list[str] = []
+    cw = _digits(s.get("chips") for s in seats)
     for s in seats:
         chips = s.get("chips")
         chips_text = ""
         if chips is not None:
             c = int(chips)
-            chips_text = t.ngettext("{n} chip", "{n} chips", c).format(n=c)
+            chips_text = t.ngettext("{n} chip", "{n} chips", c).format(n=str(c).rjust(cw))
         down = int(s.get("facedown") or 0)
         down_text = ("▮" * down if style.unicode else "#" * down) if narrow else t.ngettext(
             "{n} face down", "{n} face down", down
@@ -635,7 +643,7 @@ def your_turn_alert(
             "Your turn: beat {cards} ({n} card) or {pass_}.",
             "Your turn: beat {cards} ({n} cards) or {pass_}.",
             len(top),
-        ).format(cards=_cards(top, lang, style), n=len(top), pass_=verb(lang, "pass"))
+        ).format(cards=_cards(top, lang, style.plain), n=len(top), pass_=verb(lang, "pass"))
     else:
         text = t.gettext("Your turn: play cards (for example {example}) or {pass_}.").format(
             example="7 7", pass_=verb(lang, "pass")
@@ -685,8 +693,9 @@ def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle
 
 def _create_example(lang: str) -> str:
     from server.text.commands import verb
+    from server.text.help import _word
 
-    return f"{verb(lang, 'create')} president classic 4 bots=3"
+    return f"{verb(lang, 'create')} {_word(lang, 'president')} {_word(lang, 'classic')} 4 bots=3"
 
 
 def _room_status(lang: str, status: Any) -> str:

@@ -44,6 +44,11 @@ class TermStyle:
         return replace(self, width=width)
 
     @property
+    def plain(self) -> TermStyle:
+        """The same terminal without colours (for text inside an already highlighted line)."""
+        return replace(self, color=False)
+
+    @property
     def layout_width(self) -> int:
         """The width tables are laid out for (never below :data:`MIN_WIDTH` columns of content)."""
         return max(20, self.width)

@@ -63,9 +63,13 @@ def _sample_states(game: str, rules: str | None, seats: int, every: int, **kw):
     states = []
     count = itertools.count()
 
+    last_phase = [None]
+
     def step(action, events):
-        if next(count) % every == 0:
-            for seat in (0, None):
+        phase = m.view(None).to_dict().get("phase")
+        if next(count) % every == 0 or phase != last_phase[0]:
+            last_phase[0] = phase
+            for seat in (0, 1, None):
                 states.append(_named(m.view(seat).to_dict(), LONG_NAMES))
 
     play_match(m, bots, seed_from_int(11), step, check_every=0)
