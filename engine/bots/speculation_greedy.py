@@ -59,12 +59,16 @@ class GreedySpeculationBot:
         if not legal or not view.in_deal or view.best is None:
             return None
         me = self.seat
-        seats = view.seats
         a = view.auction
         holder, best = view.best
+        if a is None and holder != me and view.turn != me:
+            for o in view.offers:
+                if o.seller == me or o.buyer == me:
+                    break
+            else:
+                return None  # nothing to decide: the fast path of most polls
+        seats = view.seats
         mine = [o for o in view.offers if o.seller == me or o.buyer == me]
-        if a is None and holder != me and view.turn != me and not mine:
-            return None  # nothing to decide: the fast path of every poll
         turned = 0
         facedown = 0
         for s in seats:

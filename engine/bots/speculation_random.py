@@ -87,7 +87,7 @@ class RandomSpeculationBot:
                     return Withdraw(me, o.offer)
         if a is None and view.in_deal:
             seats = view.seats
-            situation = (view.round, sum(len(s.faceup) for s in seats))
+            situation = (view.round, view.unseen)
             if situation != self._situation:
                 self._situation = situation
                 chips = seats[me].chips

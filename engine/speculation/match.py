@@ -73,6 +73,7 @@ from .rules import CARD_STRENGTH, DEFAULT_CHIPS, MAX_PLAYERS, MIN_PLAYERS, STACK
 from .view import AuctionView, OfferView, SeatView, SpeculationView
 
 _DECK = tuple(range(52))
+_DECK_SET = frozenset(_DECK)
 _KINDS = (Deal, CloseAuction, Turn, Bid, Sell, Keep, Offer, Accept, Decline, Withdraw)
 
 
@@ -192,7 +193,9 @@ class SpeculationMatch:
         self._keeps = tuple(Keep(s) for s in range(seats))
         self._sells = tuple(Sell(s) for s in range(seats))
         self._close = CloseAuction()
-        self._offer_forms: dict[tuple[int, int, int], Offer] = {}
+        self._offer_ones = tuple(tuple(Offer(b, s, 1, 1) for s in range(seats)) for b in range(seats))
+        self._offer_lists: list[list[Offer] | None] = [None] * seats
+        """Per seat, the representative offers of legal_actions(); ``None`` once a stack emptied or filled."""
         self._seat_views: list[SeatView | None] = [None] * seats
         """Cached public record of each seat; ``None`` once the seat's chips or cards changed."""
         self._shown = 0
@@ -271,8 +274,8 @@ class SpeculationMatch:
 
     def legal_actions(self, seat: int) -> Sequence[SpeculationAction]:
         """What ``seat`` may do now; bids and offers in representative form
-        (the lowest bid; for each seat with face-down cards an offer for all of them at 1 chip).
-        Use :meth:`can` for other amounts."""
+        (the lowest bid; for each other seat with face-down cards an offer of 1 chip for its top card).
+        Use :meth:`can` for other amounts and counts."""
         if not self._in_deal or not 0 <= seat < self._n or not self._playing[seat]:
             return ()
         out: list[SpeculationAction] = []
@@ -289,14 +292,11 @@ class SpeculationMatch:
             if self._turn == seat:
                 out.append(self._turns[seat])
             if chips >= 1:
-                forms = self._offer_forms
-                for s, stack in enumerate(self._stacks):
-                    if stack and s != seat:
-                        key = (seat, s, len(stack))
-                        offer = forms.get(key)
-                        if offer is None:
-                            offer = forms[key] = Offer(seat, s, len(stack), 1)
-                        out.append(offer)
+                forms = self._offer_lists[seat]
+                if forms is None:
+                    one = self._offer_ones[seat]
+                    forms = self._offer_lists[seat] = [one[s] for s, stack in enumerate(self._stacks) if stack and s != seat]
+                out += forms
         if not self._offers:
             return out
         for o in self._offers.values():
@@ -462,6 +462,7 @@ class SpeculationMatch:
         self._round += 1
         self._dealer = dealer
         self._seat_views = [None] * n
+        self._offer_lists = [None] * n
         self._shown = 1
         self._in_deal = True
         playing = [False] * n
@@ -541,6 +542,8 @@ class SpeculationMatch:
         card = self._stacks[seat].pop()
         self._faceup[seat].append(card)
         self._seat_views[seat] = None
+        if not self._stacks[seat]:
+            self._offer_lists = [None] * self._n
         self._shown += 1
         best = self._best
         assert best is not None
@@ -609,6 +612,8 @@ class SpeculationMatch:
         self._chips[o.buyer] -= o.price
         self._chips[o.seller] += o.price
         self._seat_views[o.buyer] = self._seat_views[o.seller] = None
+        if not seller or len(self._stacks[o.buyer]) == o.k:  # a stack emptied or filled
+            self._offer_lists = [None] * self._n
         events: list[SpeculationEvent] = [Traded(o.id, o.buyer, o.seller, o.k, o.price)]
         if self._offers:
             self._lapse_cards(o.seller, events)
@@ -719,13 +724,16 @@ class SpeculationMatch:
         """RULES invariants 1 and 4 and the state's own consistency; the number of checks run."""
         n = self._n
         stacks, faceup, chips = self._stacks, self._faceup, self._chips
-        every = list(self._undealt)
+        every = set(self._undealt)
+        count = len(self._undealt)
+        shown = 0
         for s in range(n):
-            every += stacks[s]
-            every += faceup[s]
-        assert len(every) == 52 and set(every) == set(_DECK), "invariant 1: the 52 cards"
-        if self._round:
-            assert self._shown == sum(len(f) for f in faceup), "the count of cards shown"
+            every.update(stacks[s])
+            every.update(faceup[s])
+            count += len(stacks[s])
+            shown += len(faceup[s])
+        assert count + shown == 52 and every == _DECK_SET, "invariant 1: the 52 cards"
+        assert not self._round or self._shown == shown, "the count of cards shown"
         assert sum(chips) + self._pool == self._total, "invariant 4: chips conserved"
         assert self._pool >= 0 and min(chips) >= 0, "no negative chips"
         checks = 3
@@ -741,9 +749,8 @@ class SpeculationMatch:
         assert holder is not None and best is not None and trump is not None
         assert self._playing[holder] and best in faceup[holder] and best & 3 == trump, "the holder shows the best"
         assert not is_trump_ace(best, trump), "a trump ace ends the deal (S6, S12b)"
-        for s in range(n):
-            for c in faceup[s]:
-                assert c == best or (c & 3) != trump or CARD_STRENGTH[c] < CARD_STRENGTH[best], "best is best"
+        top = max(CARD_STRENGTH[c] for up in faceup for c in up if c & 3 == trump)
+        assert top == CARD_STRENGTH[best], "the best trump is the highest face up"
         assert self._next_turner(0) is not None, "S10: someone but the holder has a face-down card"
         checks += 4
         a, t = self._auction, self._turn
