@@ -469,6 +469,8 @@ def state_update(
     deal starts, when an auction opens, and the first time (``previous is None``; pass
     ``None`` to force it, e.g. for the ``state`` command). Otherwise ``""``.
     """
+    if state.get("status") == "playing" and state.get("phase") == "deal" and not state.get("hand"):
+        return ""  # the match starts: the cards come with the next state
     if previous is None:
         return render_state(state, lang, style)
     now, before = _decision(state), _decision(previous)
