@@ -91,6 +91,7 @@ class Session:
         self.color, self.unicode = term_caps(conn.term)
         self.player: Player | None = None
         self.shown_state: Mapping[str, Any] | None = None  # text mode: the last state drawn
+        self._countdowns: list[asyncio.TimerHandle] = []
         self.limiter = RateLimiter.of(cfg.commands_per_second, cfg.command_burst, cfg.flood_disconnect)
         self.closed = asyncio.Event()
         self.done = asyncio.Event()  # set once the connection is closed and the lobby told
@@ -178,10 +179,28 @@ class Session:
             self.send_json({"type": "state", **state})
         else:
             # Text mode: the table only when it matters (the reader's turn, a new round...).
-            text = ui.state_update(self.shown_state, state, self.lang, self.style)
+            # nothing drawn yet (or asked for): the whole table, with the alert if it is our turn
+            text = ui.state_update(self.shown_state or {}, state, self.lang, self.style)
             self.shown_state = state
             if text:
                 self.send_text(text)
+            self._countdown(state)
+
+    def _countdown(self, state: Mapping[str, Any]) -> None:
+        """Text mode: announce the time left on the reader's own decision at a few marks (30, 10, 5 s)."""
+        for handle in self._countdowns:
+            handle.cancel()
+        self._countdowns = []
+        deadline = state.get("deadline")
+        if not isinstance(deadline, int | float) or deadline <= 0 or not ui.my_decision(state):
+            return
+        loop = asyncio.get_running_loop()
+        for mark in ui.countdown_marks(deadline):
+            self._countdowns.append(loop.call_later(deadline - mark, self._announce, state, mark))
+
+    def _announce(self, state: Mapping[str, Any], seconds: int) -> None:
+        if self.shown_state is state and not self.closed.is_set():
+            self.send_text(ui.countdown_line(self.lang, self.style, seconds))
 
     def push_event(self, event: Mapping[str, Any], names: list[str] | None = None,
                    you: int | None = None) -> None:
@@ -264,6 +283,8 @@ class Session:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        for handle in self._countdowns:
+            handle.cancel()
         self._closer = asyncio.get_running_loop().create_task(self._finish(reason), name=f"close-{self.id}")
 
     async def _finish(self, reason: str) -> None:

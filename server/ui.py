@@ -122,6 +122,25 @@ def state_update(previous: Mapping[str, Any] | None, state: Mapping[str, Any], l
     return render.state_update(previous, state, lang, style)
 
 
+def my_decision(state: Mapping[str, Any]) -> bool:
+    """The reader must decide something now: their turn, their exchange choice, their card on sale."""
+    you = state.get("you")
+    if you is None or state.get("status") not in (None, "playing"):
+        return False
+    auction = state.get("auction")
+    if isinstance(auction, Mapping):
+        return auction.get("seat") == you
+    return state.get("turn") == you or bool(render.give_count(state))
+
+
+def countdown_marks(total: float) -> tuple[int, ...]:
+    return render.countdown_marks(total)
+
+
+def countdown_line(lang: str, style: TermStyle, seconds: int) -> str:
+    return render.countdown_line(lang, style, seconds, mine=True)
+
+
 def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
     return render.render_reply(cmd, reply, lang, style)
 

@@ -207,3 +207,19 @@ async def test_second_login_of_an_account_takes_over_the_first(server):
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_person_plays_in_text_over_ssh_with_a_countdown(server):
+    async with ssh_connect(server, "lena") as conn:
+        proc = await conn.create_process(term_type="xterm", term_size=(100, 40))
+        await read_until(proc.stdout, "lena")
+        # four seats, three bots that act at once; six seconds a decision: a "5 seconds left" mark
+        proc.stdin.write("create president classic seats=4 bots=3 turn_seconds=6\n")
+        text = await read_until(proc.stdout, "5 seconds left to decide.", timeout=20)
+        assert "Room r1" in text and "Your hand" in text
+        assert "\a" in text and "Your turn" in text  # the table drawn on her turn, with a bell
+        assert text.index("\a") < text.index("5 seconds left")
+        proc.stdin.write("\n")  # an empty line draws the table again
+        await read_until(proc.stdout, "Your hand", timeout=10)
+        proc.stdin.write("quit\n")
+        await asyncio.wait_for(proc.wait_closed(), 10)
