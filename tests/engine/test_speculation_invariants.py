@@ -99,6 +99,9 @@ def play(m: SpeculationMatch, rng: random.Random, seed: int, deep: bool, max_act
             assert "hand" not in public and public["you"] is None
             assert not codes(public) & (down | undealt), public
             spectator = m.view(None)
+            m._seat_views = [None] * m.seats  # white-box: the cached view equals a fresh one
+            m._public_step = -1
+            assert m.view(None) == spectator
             for s in range(m.seats):  # every seat sees exactly the spectator's facts
                 assert m.view(s) == spectator._replace(you=s)
     else:
