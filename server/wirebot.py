@@ -320,7 +320,7 @@ class SpeculationAdapter:
             if v.turn == you:
                 out.append(A.Turn(you))
             if chips >= 1:
-                out.extend(A.Offer(you, x.seat, x.facedown, 1) for x in v.seats if x.facedown and x.seat != you)
+                out.extend(A.Offer(you, x.seat, 1, 1) for x in v.seats if x.facedown and x.seat != you)
         for o in v.offers:
             if o.seller == you:
                 if a is None:
