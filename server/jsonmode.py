@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def encode(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
 
 
 def plain_id(value: Any) -> bool:

@@ -150,7 +150,8 @@ class Session:
     def send_text(self, text: str) -> None:
         """A message for a person (text mode); ignored in JSON mode."""
         if self.mode == "text" and text:
-            self.send_raw(text if text.endswith("\n") else text + "\n")
+            text = ui.fit_text(text.rstrip("\n"), self.style)  # every line within the terminal
+            self.send_raw(text + "\n")
 
     async def _write_loop(self) -> None:
         timeout = self.app.config.drain_timeout
@@ -178,9 +179,9 @@ class Session:
         if self.mode == "json":
             self.send_json({"type": "state", **state})
         else:
-            # Text mode: the table only when it matters (the reader's turn, a new round...).
-            # nothing drawn yet (or asked for): the whole table, with the alert if it is our turn
-            text = ui.state_update(self.shown_state or {}, state, self.lang, self.style)
+            # Text mode: the table only when it matters (the reader's turn, a new round...);
+            # nothing drawn yet (or asked for): the whole table, with the alert if it is our turn.
+            text = self._render(ui.state_update, self.shown_state or {}, state, self.lang, self.style)
             self.shown_state = state
             if text:
                 self.send_text(text)
@@ -206,18 +207,26 @@ class Session:
                    you: int | None = None) -> None:
         """An event as ``{"event": NAME, ...}``; its ``text`` is written in the session's language."""
         if self.mode == "json":
-            text = ui.event_text(self.lang, event, names or [], you)
+            text = self._render(ui.event_text, self.lang, event, names or [], you)
             self.send_json({"type": "event", **event, "text": text})
         else:
-            self.send_text(ui.render_event(event, self.lang, self.style, names or [], you))
+            self.send_text(self._render(ui.render_event, event, self.lang, self.style, names or [], you))
 
     def reply_ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> None:
         if self.mode == "json":
             self.send_json({"type": "ok", "id": req_id, **(result or {})})
         else:
-            text = ui.render_reply(cmd, {"type": "ok", **(result or {})}, self.lang, self.style)
+            text = self._render(ui.render_reply, cmd, {"type": "ok", **(result or {})}, self.lang, self.style)
             if text:
                 self.send_text(text)
+
+    def _render(self, fn: Callable[..., str], *args: Any) -> str:
+        """Words for people; a rendering bug costs a sentence, never a room or a session."""
+        try:
+            return fn(*args) or ""
+        except Exception:
+            log.exception("%r: rendering with %s failed", self, getattr(fn, "__name__", fn))
+            return ""
 
     def reply_error(self, req_id: Any, code: str, **params: Any) -> None:
         message = ui.error_message(self.lang, code, **params)
