@@ -116,6 +116,11 @@ def render_state(state: Mapping[str, Any], lang: str, style: TermStyle) -> str:
     return render.render_state(state, lang, style)
 
 
+def fit_text(text: str, style: TermStyle) -> str:
+    """Text mode: long lines wrapped to the terminal, no colour or non-ASCII it cannot show."""
+    return render.fit_text(text, style)
+
+
 def state_update(previous: Mapping[str, Any] | None, state: Mapping[str, Any], lang: str,
                  style: TermStyle) -> str:
     """Text mode: what to draw when a state arrives ("" when the events already say it all)."""

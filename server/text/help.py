@@ -67,7 +67,7 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
             lines.append(first + body[0])
             lines += [" " * display_width(first) + b for b in body[1:]]
         else:
-            lines += wrap_text("  " + paint(cmd, BOLD, style), width, indent="    ")
+            lines += ["  " + paint(c, BOLD, style) for c in wrap_text(cmd, width - 2)]
             lines += ["    " + b for b in wrap_text(text, width - 4)]
     lines += wrap_text(_cards_hint(lang, ctx), width)
     return finish(lines, style)

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.i18n import (
+    SUIT_SYMBOLS,
     card_label,
     event_text,
     game_name,
@@ -54,6 +55,7 @@ __all__ = [
     "TermStyle",
     "countdown_due",
     "countdown_line",
+    "fit_text",
     "help_text",
     "render_event",
     "render_reply",
@@ -319,8 +321,8 @@ def _speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle, st
     facts = []
     trump = state.get("trump")
     if trump:
-        sym = card_label("A" + trump, lang, style)[-1] if style.unicode else trump
-        if style.color and trump in "dh":
+        sym = SUIT_SYMBOLS[SUITS.index(trump)] if style.unicode and trump in SUITS else str(trump)
+        if trump in "dh":
             sym = paint(sym, RED, style)
         facts.append(t.gettext("trumps {suit} ({name})").format(suit=sym, name=suit_name(lang, trump)))
     best = state.get("best")
@@ -420,6 +422,30 @@ def _speculation_status(
         return [paint(t.gettext("Your turn: turn your top card (turn).") + dl, REVERSE, style)]
     who = names[turn] if 0 <= turn < len(names) else "?"
     return [t.gettext("{name} turns next.").format(name=who) + dl]
+
+
+def fit_text(text: str, style: TermStyle) -> str:
+    """Any text made fit for a terminal: long lines word-wrapped, ASCII and colour promises kept.
+
+    The renderers here already fit; this is for sentences written elsewhere (server
+    notices, error messages) before they reach a person's screen.
+    """
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if display_width(line) <= style.width:
+            lines.append(line)
+        else:
+            indent = "  " + " " * min(len(line) - len(line.lstrip(" ")), style.width // 4)
+            room = max(1, style.width - len(indent))
+            words: list[str] = []
+            for word in line.strip(" ").split(" "):
+                # a long word (a seed, a key) is broken, never cut
+                while display_width(word) > room and word.isascii():
+                    words.append(word[:room])
+                    word = word[room:]
+                words.append(word)
+            lines += wrap_items([w for w in words if w], style.width, indent=indent)
+    return finish(lines, style)
 
 
 # --------------------------------------------------------------------------- what to show when a state arrives

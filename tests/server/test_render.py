@@ -18,6 +18,7 @@ from server.text.render import (
     countdown_due,
     countdown_line,
     countdown_marks,
+    fit_text,
     render_event,
     render_reply,
     render_rooms,
@@ -400,3 +401,23 @@ def test_state_update_in_speculation():
     theirs = {**base, "turn": None, "auction": {"seat": 1, "card": "Qh", "best_bid": 0, "bidder": None}}
     text = state_update(base, theirs, "es", style)
     assert "Subasta de Qh (Bob)" in text and "\a" not in text
+
+
+def test_fit_text_wraps_foreign_sentences_and_never_cuts_a_seed():
+    seed = "5c1397d0242a95b206852a69fb02e3a56fcc7e7485dad2292c9ef1048dbe6987"
+    text = f"Donne 1 : la graine du mélange est {seed} ; vérifiez-la avec l’engagement."
+    for style in STYLES:
+        out = fit_text(text, style)
+        check(out, style)
+        assert seed in out.replace("\n", "").replace(" ", "")
+    assert fit_text("court", TermStyle(40)) == "court"
+    assert fit_text("\x1b[31mrouge\x1b[0m", TermStyle(40, True, False)) == "rouge"
+
+
+def test_help_lines_keep_their_indent_when_narrow():
+    for lang in LANGS:
+        text = help_text(lang, HELP_CONTEXTS[0], TermStyle(40, True, False))
+        body = text.split("\n")[1:]
+        first_unindented = next(i for i, line in enumerate(body) if not line.startswith("  "))
+        assert body[first_unindented].startswith(("Cartes", "Cartas", "Cards")), text
+        assert first_unindented > 10
