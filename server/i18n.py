@@ -581,8 +581,20 @@ def _reason_text(
         return t.gettext("Not now: wait for the round to be under way.")
     if reason == "cards":
         return t.gettext("Cards are written like 7h, Th, Qs (rank then suit c, d, h, s).")
-    if reason == "too_few_players":
+    if reason in ("too_few_players", "not_enough_players"):
         return t.gettext("Not enough players for a round.")
+    if reason == "no_dealer":
+        return t.gettext("Nobody can pay the dealer's double ante: no deal.")
+    if reason == "deal_in_progress":
+        return t.gettext("A deal is in progress.")
+    if reason == "stake":
+        return t.gettext("The stake is an even number of chips.")
+    if reason == "seats":
+        return t.gettext("Président is played by 3 to 8 players, Speculation by 3 to 9.")
+    if reason == "rounds":
+        return t.gettext("The number of rounds is a positive number.")
+    if reason == "rules":
+        return t.gettext("The Président rules are classic or tdc.")
     if reason == "fixed_seats":
         return t.gettext("The seats of a classic table are fixed for the whole match.")
     if reason == "passive":
@@ -641,7 +653,7 @@ def _reason_text(
         return t.gettext("Offers go to another player of this deal.")
     if reason == "match_over":
         return t.gettext("This match is over.")
-    if reason == "no_such_seat":
+    if reason in ("no_such_seat", "seat"):
         return t.gettext("There is no such seat at this table.")
     if reason == "self_offer":
         return t.gettext("You cannot trade with yourself.")

@@ -213,6 +213,39 @@ SPECULATION_DETAILS = [
 ]
 
 
+ENGINE_CODES = {"IllegalPlay": "illegal_play", "NotAllowed": "not_allowed", "NotYourTurn": "not_your_turn",
+                "InsufficientChips": "insufficient_chips", "BadArgument": "bad_argument"}
+INTERNAL_REASONS = {"action", "hands", "log", "present", "seed", "unknown_command", "table"}
+"""Reasons only a program can trigger (a bad log, deal facts); people never see them."""
+
+
+def engine_reasons() -> set[tuple[str, str]]:
+    """Every (code, reason) the engines raise, read from their source."""
+    import ast
+    from pathlib import Path
+
+    found = set()
+    root = Path(i18n.__file__).resolve().parent.parent / "engine"
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ENGINE_CODES:
+                for kw in node.keywords:
+                    if kw.arg == "reason" and isinstance(kw.value, ast.Constant):
+                        found.add((ENGINE_CODES[node.func.id], kw.value.value))
+    return found
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_engine_reason_has_its_sentence(lang):
+    reasons = engine_reasons()
+    assert len(reasons) > 30
+    for code, reason in sorted(reasons):
+        if reason in INTERNAL_REASONS:
+            continue
+        text = error_message(lang, code, reason=reason)
+        assert text != error_message(lang, code), f"no sentence for {code}/{reason}"
+
+
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("code", PROTOCOL_CODES)
 def test_every_protocol_error_has_a_sentence(lang, code):
