@@ -33,6 +33,7 @@ from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
 from engine.seeds import commitment, derive
 from server.commands import CommandError, arg_int, arg_str
+from server.storage.api import InsufficientChips, StorageError
 
 if TYPE_CHECKING:
     from server.commands import Context
@@ -378,6 +379,11 @@ class Room:
             if not future.done():
                 future.set_exception(CommandError(exc.code, detail=exc.detail, **exc.params))
             return
+        except StorageError as exc:  # e.g. the house cannot fund a bot any more
+            log.warning("room %s: %s refused by the store: %s", self.id, item.cmd, exc)
+            if not future.done():
+                future.set_exception(CommandError(exc.code))
+            return
         except Exception as exc:
             log.exception("room %s: %s failed", self.id, item.cmd)
             if not future.done():
@@ -611,10 +617,15 @@ class Room:
             if len(present) < 3:
                 self._pause("waiting")
                 return False
-            table = {"present": tuple(present), "stake": self.opts.stake}
             if self.opts.stake > 0:
-                stakes = {self._account(s): self.opts.stake for s in present}
-                await self.ledger.open_round(self.round_id, stakes)
+                try:
+                    await self.ledger.open_round(self.round_id, {self._account(s): self.opts.stake for s in present})
+                except InsufficientChips:
+                    # a balance moved since it was checked: this round waits, the next deal checks again
+                    log.info("room %s: a stake could not be covered; the round waits", self.id)
+                    self.next_deal_at = time.monotonic() + max(self.config.round_pause, 1.0)
+                    return False
+            table = {"present": tuple(present), "stake": self.opts.stake}
             self.round_stakes = {s: self._account(s) for s in present}
         elif self.rules == "speculation":
             present = [s.index for s in self.seats if not s.empty and not s.leaving]
