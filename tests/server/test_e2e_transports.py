@@ -223,3 +223,22 @@ async def test_a_person_plays_in_text_over_ssh_with_a_countdown(server):
         await read_until(proc.stdout, "Your hand", timeout=10)
         proc.stdin.write("quit\n")
         await asyncio.wait_for(proc.wait_closed(), 10)
+
+
+async def test_telnet_window_size_change_naws_and_dumb_terminal(server):
+    reader, writer = await telnetlib3.open_connection("127.0.0.1", server.telnet_port, cols=80, rows=24,
+                                                       term="dumb", encoding="utf8", connect_minwait=0.05)
+    try:
+        await read_until(reader, "Idioma")
+        writer.write("en\r")
+        await read_until(reader, ": ")
+        writer.write("mona\r")
+        await until(lambda: "mona" in server.lobby.players)
+        session = server.lobby.players["mona"].session
+        assert (session.color, session.unicode, session.width) == (False, False, 80)
+        # the client's window grows: NAWS subnegotiation (IAC SB NAWS 0 132 0 50 IAC SE)
+        writer._transport.write(bytes([255, 250, 31, 0, 132, 0, 50, 255, 240]))
+        await until(lambda: session.width == 132)
+        assert session.height == 50
+    finally:
+        writer.close()
