@@ -31,7 +31,7 @@ def derive(seed: bytes, label: str) -> bytes:
 class SeedStream:
     """Deterministic integers from a seed: SHA-256(seed || counter) blocks."""
 
-    __slots__ = ("_seed", "_counter", "_buf")
+    __slots__ = ("_buf", "_counter", "_seed")
 
     def __init__(self, seed: bytes) -> None:
         self._seed = bytes(seed)
