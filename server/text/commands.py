@@ -79,6 +79,7 @@ class CommandContext:
     you: int | None = None
     names: tuple[str, ...] = ()
     top: tuple[str, ...] | None = None
+    must: str | None = None
     order: str = "normal"
     give_count: int | None = None
     auction: Mapping[str, Any] | None = None
@@ -543,7 +544,50 @@ def _cards_command(
         return cards
     if cmd is None:
         cmd = "cut" if _is_cut(cards, ctx) else "play"
+    if cmd == "play":
+        refused = _check_follow(cards, lang, ctx)
+        if refused is not None:
+            return refused
     return Command(cmd, {"cards": cards})
+
+
+def _strength(rank: str, order: str) -> int:
+    i = RANKS.index(rank)
+    return 12 - i if order == "reversed" else i
+
+
+def _check_follow(cards: Sequence[str], lang: str, ctx: CommandContext) -> CommandError | None:
+    """A play that cannot follow the trick (P6, P7; T4, T6), refused here with what would be legal.
+
+    Only when the answer is certain: it is your turn in a Président trick with a top play
+    and the hand is known. The engine still decides everything else.
+    """
+    if ctx.game != "president" or ctx.phase != "play" or not ctx.your_turn or not ctx.top or ctx.hand is None:
+        return None
+    n = len(ctx.top)
+    top_rank = ctx.top[0][0]
+    rank = cards[0][0]
+    if len(cards) == n and (rank == ctx.must if ctx.must else _strength(rank, ctx.order) >= _strength(top_rank, ctx.order)):
+        return None
+    legal = []
+    for r in sorted({c[0] for c in ctx.hand}, key=lambda x: _strength(x, ctx.order)):
+        held = sorted((c for c in ctx.hand if c[0] == r), key=lambda c: SUITS.index(c[1]))
+        if len(held) < n:
+            continue
+        if ctx.must and r != ctx.must:
+            continue
+        if not ctx.must and _strength(r, ctx.order) < _strength(top_rank, ctx.order):
+            continue
+        legal.append(held[:n])
+    if ctx.must:
+        reason = "ca_ou_rien"
+    elif len(cards) != n:
+        reason = "must_follow_count"
+    else:
+        reason = "too_weak"
+    return CommandError(
+        "illegal_play", error_message(lang, "illegal_play", reason=reason, count=n, rank=ctx.must or top_rank, legal=legal)
+    )
 
 
 def _cut_possible(ctx: CommandContext) -> tuple[str, int] | None:
@@ -877,12 +921,11 @@ def context_from_state(state: Mapping[str, Any] | None, where: str | None = None
     game = state.get("game")
     turn = state.get("turn")
     hand = state.get("hand")
-    top: tuple[str, ...] | None = None
     trick = state.get("trick") or []
-    for item in reversed(trick):
-        if item.get("cards") and not item.get("pass"):
-            top = tuple(item["cards"])
-            break
+    plays = [tuple(item["cards"]) for item in trick if item.get("cards") and not item.get("pass")]
+    top = plays[-1] if plays else None
+    # "that or nothing" (P7, T6): the top play covers one of the same rank
+    must = plays[-1][0][0] if len(plays) >= 2 and plays[-1][0][0] == plays[-2][0][0] else None
     auction = state.get("auction")
     give = give_count(state)
     raw_phase = state.get("phase")
@@ -914,6 +957,7 @@ def context_from_state(state: Mapping[str, Any] | None, where: str | None = None
         you=you,
         names=names,
         top=top,
+        must=must,
         order=state.get("order") or "normal",
         give_count=give or None,
         auction=auction,

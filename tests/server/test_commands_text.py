@@ -124,7 +124,7 @@ def test_bare_cards_become_a_cut_when_they_complete_the_rank():
     # classic: never a cut (P8 has none)
     classic = CommandContext(where="room", game="president", rules="classic", phase="play", hand=HAND,
                              your_turn=True, you=0, top=("7d",))
-    assert cmd("7 7 7", "en", classic).cmd == "play"
+    assert err("7 7 7", "en", classic).code == "illegal_play"  # a triple cannot follow a single (P6)
     assert err("cut", "en", classic).code == "illegal_play"
     # never on a closing 2 (nor a 3 in revolution)
     twos = CommandContext(where="room", game="president", rules="tdc", phase="play", hand=("2c", "2d", "2h"),
@@ -327,3 +327,72 @@ def test_context_from_speculation_state():
     assert ctx.game == "speculation"
     assert ctx.phase in ("auction", "turning", "waiting", "over")
     assert ctx.hand is None
+
+
+def test_plays_that_cannot_follow_are_refused_with_what_is_legal():
+    """P6/P7 (T4/T6): same count, at least as strong, 'that or nothing'; the engine still decides the rest."""
+    hand = ("3c", "7c", "7h", "9d", "9s", "Kd", "Ah")
+    ctx = CommandContext(where="room", game="president", rules="classic", phase="play", hand=hand, your_turn=True,
+                         you=0, top=("8c", "8d"))
+    e = err("7 7", "fr", ctx)
+    assert e.code == "illegal_play" and "Trop faible" in e.message and "9♦ 9♠" in e.message
+    e = err("9", "en", ctx)
+    assert "Play 2 cards" in e.message and "9♦ 9♠" in e.message
+    assert cmd("9 9", "en", ctx) == Command("play", {"cards": ["9d", "9s"]})
+    must = CommandContext(where="room", game="president", rules="classic", phase="play", hand=hand, your_turn=True,
+                          you=0, top=("7d",), must="7")
+    e = err("9", "es", must)
+    assert "o eso o nada" in e.message.lower() and "7♣" in e.message
+    assert cmd("7", "es", must) == Command("play", {"cards": ["7c"]})
+    # in revolution the order is reversed (T2): a 3 beats a 9, a king does not
+    rev = CommandContext(where="room", game="president", rules="tdc", phase="play", hand=hand, your_turn=True,
+                         you=0, top=("9c",), order="reversed")
+    assert cmd("3", "en", rev) == Command("play", {"cards": ["3c"]})
+    assert err("k", "en", rev).code == "illegal_play"
+    # equal rank is allowed (P6)
+    eq = CommandContext(where="room", game="president", rules="classic", phase="play", hand=hand, your_turn=True,
+                        you=0, top=("9c",))
+    assert cmd("9", "en", eq) == Command("play", {"cards": ["9d"]})
+    # nothing legal: only pass
+    high = CommandContext(where="room", game="president", rules="classic", phase="play", hand=hand, your_turn=True,
+                          you=0, top=("2c",))
+    assert "You can only pass." in err("a", "en", high).message
+    # not your turn: the server answers (not_your_turn), the parser does not guess
+    later = CommandContext(where="room", game="president", rules="classic", phase="play", hand=hand, you=0,
+                           top=("8c", "8d"))
+    assert cmd("7 7", "en", later) == Command("play", {"cards": ["7c", "7h"]})
+
+
+def test_follow_check_agrees_with_the_engine():
+    """On real states of bot matches, the parser refuses a play only when the engine refuses it too."""
+    from engine.bots import make_bot
+    from engine.bots.driver import play_match
+
+    checked = 0
+    for rules, seats in (("classic", 4), ("tdc", 5)):
+        kwargs = {"rounds": 1} if rules == "classic" else {"stake": 2, "rounds": 1}
+        m = game_class("president")(rules, seats=seats, **kwargs)
+        bots = [make_bot("president", "random", s, seed_from_int(s + 40)) for s in range(seats)]
+
+        def step(action, events, m=m):
+            nonlocal checked
+            turn = m.view(None).to_dict()["turn"]
+            if turn is None:
+                return
+            state = m.view(turn).to_dict()
+            if state["phase"] != "play":
+                return
+            ctx = context_from_state(state)
+            for code in sorted({c[0] for c in state["hand"]}):
+                got = parse_line(code if code != "T" else "10", "en", ctx)
+                engine_ok = isinstance(got, Command) and m.can(m.action_from(turn, got.cmd, got.args))
+                if isinstance(got, CommandError):
+                    # refused by the parser: the engine refuses the same single card
+                    card = next(c for c in ctx.hand if c[0] == code)
+                    assert not m.can(m.action_from(turn, "play", {"cards": [card]})), (state, code)
+                else:
+                    assert engine_ok, (state, code, got)
+                checked += 1
+
+        play_match(m, bots, seed_from_int(9), step, check_every=0)
+    assert checked > 100
