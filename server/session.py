@@ -156,13 +156,21 @@ class Session:
     async def _write_loop(self) -> None:
         timeout = self.app.config.drain_timeout
         try:
-            while True:
+            done = False
+            while not done:
+                # everything queued goes out in one write (one send for a burst of events)
+                batch: list[str] = []
                 item = await self._queue.get()
-                if item is None:
-                    break
-                self.conn.write(item)
-                if self._queue.empty() or self._queue.qsize() % 32 == 0:
-                    await asyncio.wait_for(self.conn.drain(), timeout)
+                while item is not None:
+                    batch.append(item)
+                    if self._queue.empty() or len(batch) >= 256:
+                        break
+                    item = self._queue.get_nowait()
+                done = item is None
+                if batch:
+                    self.conn.write("".join(batch))
+                    async with asyncio.timeout(timeout):
+                        await self.conn.drain()
         except TimeoutError:
             log.info("%r: client stopped reading, disconnecting", self)
             self.close("slow")
