@@ -92,8 +92,15 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     result["ssh_setup"] = await ssh_setup(args.ssh_cycles)
     telnet = result["echo_telnet"]["lines_per_s"]
     setup = result["ssh_setup"]
+    # The machine's two cores are shared: per server CPU second is the figure that contention
+    # disturbs least (lines written per second of the server process's own CPU time).
+    telnet_cpu = result["echo_telnet"].get("server_cpu_share") or 0
+    play_cpu = play.get("server_cpu_share") or 0
+    telnet_eff = telnet / telnet_cpu if telnet_cpu else None
+    play_eff = play["lines_in_per_s"] / play_cpu if play_cpu else None
     result["ratios"] = {
         "play_vs_telnet_echo": round(play["lines_in_per_s"] / telnet, 3) if telnet else None,
+        "play_vs_telnet_echo_per_cpu": round(play_eff / telnet_eff, 3) if play_eff and telnet_eff else None,
         "play_vs_telnet_echo_target": 0.6,
         "ssh_setup_vs_bare_sequential": round(setup["donne_sequential"]["per_s"] / setup["bare_sequential"]["per_s"], 3)
         if setup["bare_sequential"]["per_s"] else None,

@@ -195,6 +195,11 @@ class PresidentAdapter:
             values["table"] = build(table_cls, values)
         return build(self.View, values)
 
+    @staticmethod
+    def may_act(s: dict[str, Any]) -> bool:
+        """Cheap test before building the view: the seat's turn, a cut on offer, or the exchange."""
+        return s.get("turn") == s.get("you") or bool(s.get("cut")) or s.get("phase") == "exchange"
+
     def legal(self, s: dict[str, Any], v: Any) -> list[Any]:
         """The seat's legal actions, as ``PresidentMatch.legal_actions`` lists them.
 
@@ -299,6 +304,10 @@ class SpeculationAdapter:
             "over": bool(s.get("over", False)),
         }
         return build(V.SpeculationView, values)
+
+    @staticmethod
+    def may_act(s: dict[str, Any]) -> bool:
+        return s.get("in_deal", True) is not False
 
     def legal(self, s: dict[str, Any], v: Any) -> list[Any]:
         """As ``SpeculationMatch.legal_actions``: bids and offers in representative form (S7, S9, S12c)."""
@@ -447,6 +456,8 @@ class WireBot:
         if not self._ensure_bot(state):
             return
         adapter, bot = self.adapter, self.bot
+        if not adapter.may_act(state):
+            return
         view = adapter.view(state)
         if view is None:
             return
