@@ -107,6 +107,10 @@ class Lobby:
         accounts = self.store.accounts
         async with self._login_lock:
             registered = bool(await accounts.exists(display))
+            if registered and verified:
+                account = await accounts.get(display)
+                if account is not None:
+                    display = account.name  # the account's own spelling (SSH user names keep the typed case)
             if registered and not verified:
                 if not password:
                     raise CommandError("bad_password")

@@ -138,8 +138,8 @@ async def test_ssh_shell_without_pty_serves_scripts(server):
 
 async def test_ssh_accounts_need_their_password(server):
     await server.store.accounts.register("hugo", "correct-horse-2")
-    client = await Client.connect_ssh("127.0.0.1", server.ssh_port, "hugo", password="correct-horse-2",
-                                      timeout=15)
+    client = await Client.connect_ssh("127.0.0.1", server.ssh_port, "HUGO", password="correct-horse-2",
+                                      timeout=15)  # the account's own spelling wins
     try:
         who = await client.request("whoami")
         assert (who["name"], who["guest"]) == ("hugo", False)
