@@ -129,6 +129,12 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "history": ("history",),
         "leaderboard": ("leaderboard", "top", "ranking"),
         "addkey": ("addkey",),
+        "keys": ("keys",),
+        "delkey": ("delkey",),
+        "passwd": ("passwd", "password"),
+        "balance": ("balance", "chips"),
+        "ping": ("ping",),
+        "limits": ("limits",),
     },
     "fr": {
         "play": ("jouer", "joue", "poser", "pose", "entamer", "entame"),
@@ -163,7 +169,13 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "login": ("connexion", "connecter"),
         "history": ("historique",),
         "leaderboard": ("classement", "palmarès"),
-        "addkey": ("ajoutercle", "clé"),
+        "addkey": ("ajoutercle", "ajouterclé"),
+        "keys": ("clés", "cles"),
+        "delkey": ("supprimercle", "supprimerclé", "retirercle"),
+        "passwd": ("motdepasse", "mdp"),
+        "balance": ("solde", "jetons"),
+        "ping": ("ping",),
+        "limits": ("limites",),
     },
     "es": {
         "play": ("jugar", "juego", "juega", "echar", "echo", "tirar", "tiro", "abrir", "abro"),
@@ -198,7 +210,13 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "login": ("acceder", "identificarse"),
         "history": ("historial",),
         "leaderboard": ("clasificación", "ranking"),
-        "addkey": ("añadirclave", "clave"),
+        "addkey": ("añadirclave", "anadirclave"),
+        "keys": ("claves",),
+        "delkey": ("borrarclave", "quitarclave"),
+        "passwd": ("contraseña", "clavenueva"),
+        "balance": ("saldo", "fichas"),
+        "ping": ("ping",),
+        "limits": ("límites", "limites"),
     },
 }
 
@@ -834,10 +852,49 @@ def _h_account(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: Command
     return Command(cmd, args)
 
 
+def _h_leaderboard(
+    cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext
+) -> Command | CommandError:
+    args: dict[str, Any] = {}
+    for raw in rest:
+        tok = fold(raw)
+        if tok in GAME_WORDS:
+            args["game"] = GAME_WORDS[tok]
+        elif tok in RULE_WORDS:
+            args["rules"] = RULE_WORDS[tok]
+        elif _int(tok) is not None:
+            args["limit"] = _int(tok)
+        else:
+            return CommandError("bad_argument", error_message(lang, "bad_argument", value=raw))
+    if args.get("game") == "speculation":
+        args["rules"] = "speculation"
+    elif "rules" in args:
+        args.setdefault("game", "president")
+    return Command(cmd, args)
+
+
 def _h_history(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | CommandError:
-    if rest and _int(rest[0]) is not None:
-        return Command(cmd, {"limit": _int(rest[0])})
-    return Command(cmd, {})
+    args: dict[str, Any] = {}
+    for raw in rest:
+        n = _int(raw)
+        if n is not None:
+            args["limit"] = n
+        else:
+            args["name"] = raw
+    return Command(cmd, args)
+
+
+def _h_rest_key(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | CommandError:
+    body = text.split(None, 1)
+    if len(body) < 2:
+        t = translation(lang)
+        return CommandError(
+            "bad_argument",
+            t.gettext("Paste the public key after the command: {example}").format(
+                example=f"{verb(lang, cmd)} ssh-ed25519 AAAA…"
+            ),
+        )
+    return Command(cmd, {"key": body[1].strip()})
 
 
 def _h_help(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | CommandError:
@@ -845,19 +902,6 @@ def _h_help(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCon
         topic = fold(rest[0])
         return Command("help", {"topic": _VERB_TABLES[lang].get(topic, topic)})
     return Command("help", {})
-
-
-def _h_addkey(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | CommandError:
-    body = text.split(None, 1)
-    if len(body) < 2:
-        t = translation(lang)
-        return CommandError(
-            "bad_argument",
-            t.gettext("Paste your public key after the command: {example}").format(
-                example=f"{verb(lang, 'addkey')} ssh-ed25519 AAAA…"
-            ),
-        )
-    return Command("addkey", {"key": body[1].strip()})
 
 
 def _h_spec_simple(
@@ -904,7 +948,10 @@ _HANDLERS = {
     "login": _h_account,
     "history": _h_history,
     "help": _h_help,
-    "addkey": _h_addkey,
+    "addkey": _h_rest_key,
+    "delkey": _h_rest_key,
+    "leaderboard": _h_leaderboard,
+    "balance": _h_history,
 }
 
 

@@ -818,8 +818,52 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     if cmd == "width":
         return finish([t.gettext("Width: {n} columns.").format(n=reply.get("width", width))], style)
     if cmd == "addkey":
-        return finish([t.gettext("Key added: you can now log in with it over SSH.")], style)
+        return finish(wrap_text(t.gettext("Key added: you can now log in with it over SSH."), width), style)
+    if cmd == "delkey":
+        return finish(wrap_text(t.gettext("Key removed."), width), style)
+    if cmd == "keys":
+        keys = reply.get("keys") or []
+        if isinstance(keys, int) or not keys:
+            n = keys if isinstance(keys, int) else 0
+            return finish([t.ngettext("{n} SSH key.", "{n} SSH keys.", n).format(n=n)], style)
+        lines = [paint(t.gettext("Your SSH keys:"), BOLD, style)]
+        lines += [fit("  " + str(k), width, style) for k in keys]
+        return finish(lines, style)
+    if cmd == "passwd":
+        return finish(wrap_text(t.gettext("Password changed."), width), style)
+    if cmd == "balance":
+        n = int(reply.get("chips") or 0)
+        lines = wrap_text(t.ngettext("Balance: {n} chip.", "Balance: {n} chips.", n).format(n=n), width)
+        for e in reply.get("entries") or []:
+            when = str(e.get("at") or "")[:16].replace("T", " ")
+            delta = int(e.get("delta") or 0)
+            lines.append(fit(f"  {when}  {delta:+d}  {_ledger_kind(lang, e.get('kind'))}", width, style))
+        return finish(lines, style)
+    if cmd == "ping":
+        return finish(["pong"], style)
+    if cmd == "limits":
+        items = [f"{k}={v}" for k, v in sorted(reply.items()) if k not in ("type", "id")]
+        return finish(wrap_items(items, width, indent="  "), style)
     return ""
+
+
+def _ledger_kind(lang: str, kind: Any) -> str:
+    """A chip movement's kind in words (the ledger's kinds, server/storage/api.py)."""
+    t = translation(lang)
+    k = str(kind or "")
+    if k == "grant":
+        return t.pgettext("ledger", "chips granted")
+    if k == "retire":
+        return t.pgettext("ledger", "chips retired")
+    if k == "stake":
+        return t.pgettext("ledger", "stake")
+    if k == "payout":
+        return t.pgettext("ledger", "winnings")
+    if k == "refund":
+        return t.pgettext("ledger", "refund")
+    if k == "transfer":
+        return t.pgettext("ledger", "transfer")
+    return k
 
 
 def _render_history(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
@@ -836,6 +880,11 @@ def _render_history(reply: Mapping[str, Any], lang: str, style: TermStyle) -> st
             parts.append(rules_name(lang, m["rules"]))
         if m.get("place") is not None:
             parts.append(t.gettext("place {place}").format(place=ordinal(lang, int(m["place"]))))
+        if m.get("title") and m.get("title") != "neutral":
+            parts.append(title_name(lang, m["title"]))
+        if m.get("points") is not None:
+            p = int(m["points"])
+            parts.append(t.ngettext("+{n} pt", "+{n} pts", p).format(n=p))
         if m.get("chips") is not None:
             parts.append(t.ngettext("{n:+d} chip", "{n:+d} chips", abs(int(m["chips"]))).format(n=int(m["chips"])))
         if m.get("won"):
@@ -847,16 +896,27 @@ def _render_history(reply: Mapping[str, Any], lang: str, style: TermStyle) -> st
 def _render_leaderboard(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
     t = translation(lang)
     items = reply.get("leaderboard") or reply.get("players") or []
+    game = reply.get("game")
+    head = t.gettext("Leaderboard:")
+    if game:
+        what = game_name(lang, game) + (f" {rules_name(lang, reply.get('rules'))}" if game == "president" else "")
+        head = t.gettext("Leaderboard, {what}:").format(what=what)
     if not items:
         return finish([t.gettext("Nobody is ranked yet.")], style)
-    lines = [paint(t.gettext("Leaderboard:"), BOLD, style)]
+    lines = [paint(head, BOLD, style)]
+    by = reply.get("by") or ("chips" if "chips" in items[0] else "points")
     name_w = min(max((display_width(str(p.get("name"))) for p in items), default=4), 16)
     for i, p in enumerate(items, 1):
-        n = int(p.get("chips") or p.get("score") or 0)
-        line = f"{i:>3}. {pad(str(p.get('name')), name_w)}  " + t.ngettext("{n} chip", "{n} chips", n).format(n=n)
+        n = int(p.get("score") if p.get("score") is not None else p.get(by) or 0)
+        score = (
+            t.ngettext("{n} pt", "{n} pts", n).format(n=n)
+            if by == "points"
+            else t.ngettext("{n} chip", "{n} chips", n).format(n=n)
+        )
+        line = f"{i:>3}. {pad(str(p.get('name')), name_w)}  {score}"
         if p.get("matches") is not None:
             m = int(p["matches"])
-            line += "  " + t.ngettext("{n} match", "{n} matches", m).format(n=m)
+            line += "  " + t.ngettext("{n} round", "{n} rounds", m).format(n=m)
         lines.append(fit(line, style.width, style))
     return finish(lines, style)
 

@@ -242,7 +242,21 @@ REPLIES = [
     ("unicode", {"on": False}),
     ("autocut", {"on": True}),
     ("width", {"width": 60}),
-    ("addkey", {}),
+    ("addkey", {"keys": 1}),
+    ("delkey", {"keys": 0}),
+    ("keys", {"keys": ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGqxk4DzH1cQZ6XBmm4gLuPjV1rK7b0Kc1Wq8J3dZbQh zoe@laptop"]}),
+    ("keys", {"keys": []}),
+    ("passwd", {"name": "Zoé"}),
+    ("balance", {"name": "Zoé", "chips": 96, "entries": [
+        {"delta": -2, "kind": "stake", "round": 4, "ref": "r1", "at": "2026-11-30T10:00:00Z"},
+        {"delta": 4, "kind": "payout", "round": 4, "ref": "r1", "at": "2026-11-30T10:01:00Z"}]}),
+    ("ping", {"pong": True}),
+    ("limits", {"max_line": 1024, "commands_per_second": 8.0}),
+    ("leaderboard", {"game": "president", "rules": "classic", "by": "points",
+                     "leaderboard": [{"name": "Zoé", "points": 12, "score": 12, "matches": 3}]}),
+    ("history", {"name": "Zoé", "history": [{"round": 3, "game": "president", "rules": "tdc",
+                                             "ended": "2026-11-30T10:00:00Z", "place": 2, "points": 3,
+                                             "chips": 1, "title": "vice_president", "won": False}]}),
 ]
 
 
@@ -421,3 +435,14 @@ def test_help_lines_keep_their_indent_when_narrow():
         first_unindented = next(i for i, line in enumerate(body) if not line.startswith("  "))
         assert body[first_unindented].startswith(("Cartes", "Cartas", "Cards")), text
         assert first_unindented > 10
+
+
+def test_replies_read_naturally():
+    style = TermStyle(80, True, False)
+    balance = next(reply for cmd, reply in REPLIES if cmd == "balance")
+    text = render_reply("balance", balance, "fr", style).replace("\u00a0", " ")
+    assert "Solde : 96 jetons." in text and "-2  mise" in text and "+4  gains" in text
+    board = render_reply("leaderboard", REPLIES[-2][1], "es", style)
+    assert "Clasificación, Presidente clásica:" in board and "12 ptos" in board and "3 rondas" in board
+    hist = render_reply("history", REPLIES[-1][1], "fr", style)
+    assert "Vice-président" in hist and "classé 2e" in hist
