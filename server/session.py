@@ -92,6 +92,7 @@ class Session:
         self.player: Player | None = None
         self.shown_state: Mapping[str, Any] | None = None  # text mode: the last state drawn
         self._countdowns: list[asyncio.TimerHandle] = []
+        self._reading: asyncio.Future[Any] | None = None
         self.limiter = RateLimiter.of(cfg.commands_per_second, cfg.command_burst, cfg.flood_disconnect)
         self.closed = asyncio.Event()
         self.done = asyncio.Event()  # set once the connection is closed and the lobby told
@@ -302,6 +303,8 @@ class Session:
             self._timer = None
         for handle in self._countdowns:
             handle.cancel()
+        if self._reading is not None:
+            self._reading.cancel()
         self._closer = asyncio.get_running_loop().create_task(self._finish(reason), name=f"close-{self.id}")
 
     async def _finish(self, reason: str) -> None:
@@ -328,24 +331,26 @@ class Session:
     # -- input ------------------------------------------------------------------
 
     async def readline(self) -> str | object | None:
-        """The next line, or ``None`` when the session is over (EOF, close, time-out)."""
+        """The next line, or ``None`` when the session is over (EOF, close, time-out).
+
+        The read runs as a task that :meth:`close` cancels, so a session closed by
+        the server (time-out, flood, shutdown) stops waiting for its client at once.
+        """
         if self.closed.is_set():
             return None
-        read = asyncio.ensure_future(self.conn.readline())
-        stop = asyncio.ensure_future(self.closed.wait())
+        self._reading = read = asyncio.ensure_future(self.conn.readline())
         try:
-            done, _ = await asyncio.wait({read, stop}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop.cancel()
-        if read not in done:
+            line = await read
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if self.closed.is_set() and not (task is not None and task.cancelling()):
+                return None  # close() cancelled the read, not someone cancelling us
             read.cancel()
-            with contextlib.suppress(BaseException):
-                await read
-            return None
-        try:
-            line = read.result()
+            raise
         except (ConnectionError, OSError, EOFError):
             return None
+        finally:
+            self._reading = None
         if line is not None:
             self.touch()
         return line
