@@ -5,6 +5,8 @@ import json
 from types import SimpleNamespace
 from typing import ClassVar
 
+import pytest
+
 from server.config import load_config
 from server.session import Session, term_caps
 
@@ -145,3 +147,16 @@ def test_terminal_capabilities():
     assert term_caps("unknown") == (False, False)
     assert term_caps("xterm-256color") == (True, True)
     assert term_caps("screen") == (True, True)
+
+
+async def test_cancelling_the_reader_propagates_cancellation():
+    app = make_app()
+    session = Session(app, FakeConn())
+    session.start()
+    reader = asyncio.ensure_future(session.readline())
+    await asyncio.sleep(0)
+    reader.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await reader
+    session.close()
+    await asyncio.wait_for(session.done.wait(), 5)
