@@ -211,6 +211,8 @@ class Lobby:
     def room_closed(self, room: Room) -> None:
         if self.rooms.get(room.id) is room:
             del self.rooms[room.id]
+            if not self.closing:
+                self.broadcast({"event": "room_closed", "room": room.id, "reason": "closed"})
 
     # -- shutdown -----------------------------------------------------------------
 
