@@ -976,6 +976,7 @@ class Room:
         await self._refund_round()
         await self._release_bots()
         self._broadcast({"event": "room_closed", "room": self.id, "reason": reason})
+        self.lobby.room_closed(self)  # tells the lobby while the members are still here (no double news)
         members = [s.player for s in self.seats if s.player is not None] + list(self.spectators)
         for seat in self.seats:
             seat.player = None
@@ -985,7 +986,6 @@ class Room:
                 player.room = None
                 player.seat = None
                 await self.lobby.release(player)
-        self.lobby.room_closed(self)
         log.info("room %s closed (%s)", self.id, reason)
 
     # -- pushing -----------------------------------------------------------------------
