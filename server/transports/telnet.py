@@ -110,7 +110,18 @@ class TelnetConn:
         return self._ready.pop(0)
 
     def set_machine(self) -> None:
+        """JSON mode: nothing but JSON lines from now on (PROTOCOL.md).
+
+        No echo, and telnetlib3 stops answering the client's negotiation: every
+        IAC sequence it would send is dropped (what the client sends is still
+        parsed out of the input).
+        """
         self.machine = True
+        writers = [self.writer, getattr(self.writer, "_writer", None),
+                   getattr(getattr(self.writer, "protocol", None), "writer", None)]
+        for w in writers:
+            if w is not None and hasattr(w, "send_iac"):
+                w.send_iac = _drop_iac
 
     def write(self, text: str) -> None:
         self.writer.write(text)
@@ -133,6 +144,10 @@ class TelnetConn:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.writer.close()
+
+
+def _drop_iac(buf: bytes) -> None:
+    """Replaces telnetlib3's ``send_iac`` in JSON mode."""
 
 
 def _term(value: Any) -> str | None:

@@ -214,3 +214,20 @@ async def test_connections_per_address_are_capped(tmp_path):
         await b.close()
     finally:
         await running.stop()
+
+
+async def test_no_telnet_byte_after_json_even_when_the_client_negotiates(server):
+    c = await RawJson.open(server.telnet_port)
+    try:
+        # the client now sends negotiation: DO ECHO, WILL NAWS + a NAWS report, DO SGA, WILL TTYPE
+        c.writer.write(b"\xff\xfd\x01\xff\xfb\x1f\xff\xfa\x1f\x00\x50\x00\x18\xff\xf0\xff\xfd\x03\xff\xfb\x18")
+        r = await c.ask({"cmd": "login", "name": "quiet", "id": 1})
+        assert r["type"] == "ok"
+        c.writer.write(b'{"cmd":"ping",\xff\xfb\x01"id":2}\n')  # an IAC sequence inside a line is removed
+        r = await c.reply()
+        assert r == {"type": "ok", "id": 2, "pong": True}
+        c.writer.write(b'{"cmd": "whoami", "id": 3}\n')
+        assert (await c.reply())["name"] == "quiet"
+        assert IAC not in c.after_json
+    finally:
+        c.close()
