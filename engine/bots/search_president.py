@@ -585,6 +585,276 @@ def sim_from_view(view: Any, hands: Sequence[Sequence[int]], forbidden: Sequence
     return sim
 
 
+class Tracker:
+    """The public history of the round, from the events a seat observes, to weigh worlds.
+
+    Each other seat's plays and passes are recorded with the public state
+    they were made in (top play, "ça ou rien", order, cards of each rank
+    still out), and so are the cut chances it let go (T9). A world is
+    *consistent* when the rollout policy (the greedy bot's rules), given the
+    hand that world says the seat held then, makes every recorded decision:
+    :meth:`mismatches` counts the decisions it would not have made. Worlds
+    with fewer mismatches are preferred (:func:`draw_world`), which is how the
+    bot reads its opponents' play. Nothing here is hidden information: only
+    events as this seat receives them.
+    """
+
+    __slots__ = (
+        "active",
+        "counts",
+        "forced",
+        "me",
+        "n",
+        "passive",
+        "pending_cut",
+        "records",
+        "remaining",
+        "rev",
+        "scratch",
+        "tdc",
+        "top_count",
+        "top_rank",
+    )
+
+    def __init__(self, me: int) -> None:
+        self.me = me
+        self.active = False
+        self.n = 0
+        self.tdc = False
+        self.records: list[list[tuple[Any, ...]]] = []
+        self.counts: list[int] = []
+        self.remaining = [4] * N_RANKS
+        self.top_rank = -1
+        self.top_count = 0
+        self.forced = False
+        self.rev = False
+        self.passive = 0
+        self.pending_cut: tuple[int, int, bool, int] | None = None
+        self.scratch = _Sim(1, False)
+
+    def start(self, n: int, counts: Sequence[int]) -> None:
+        self.active = True
+        self.n = n
+        self.records = [[] for _ in range(n)]
+        self.counts = list(counts)
+        self.remaining = [4] * N_RANKS
+        self.top_rank = -1
+        self.top_count = 0
+        self.forced = False
+        self.rev = False
+        self.passive = 0
+        self.pending_cut = None
+        self.scratch = _Sim(n, self.tdc)
+
+    def set_rules(self, tdc: bool) -> None:
+        """The table's rules, learnt from the first view (events do not name them)."""
+        if self.tdc != tdc or self.scratch.n != self.n:
+            self.tdc = tdc
+            self.scratch = _Sim(self.n, tdc)
+
+    def _flush_cut(self, cutter: int = -1) -> None:
+        """Nobody but ``cutter`` took the cut chance of the last single or pair (T9)."""
+        pending = self.pending_cut
+        if pending is None:
+            return
+        self.pending_cut = None
+        rank, need, rev, player = pending
+        for s in range(self.n):
+            if s != player and s != cutter and s != self.me and not self.passive >> s & 1:
+                self.records[s].append((1, rank, need, rev))
+
+    def observe(self, event: Any) -> None:
+        name = event.name
+        if name == "dealt":
+            self.start(len(event.counts), event.counts)
+            return
+        if not self.active:
+            return
+        if name == "played":
+            self._flush_cut()
+            seat = event.seat
+            cards = event.cards
+            k = len(cards)
+            rank = int(cards[0]) >> 2
+            if seat != self.me and not event.auto:
+                self.records[seat].append(
+                    (0, self.top_rank, self.top_count, self.forced, self.rev, self.remaining[:], rank * 8 + k, rank, k)
+                )
+            self.forced = self.top_count > 0 and rank == self.top_rank
+            self.top_rank = rank
+            self.top_count = k
+            self.remaining[rank] -= k
+            self.counts[seat] = event.remaining
+            if k <= 2 and not self.forced:
+                self.pending_cut = (rank, 4 - k, self.rev, seat)
+        elif name == "passed":
+            self._flush_cut()
+            seat = event.seat
+            if seat != self.me and not event.auto:
+                self.records[seat].append(
+                    (0, self.top_rank, self.top_count, self.forced, self.rev, self.remaining[:], -1, -1, 0)
+                )
+        elif name == "cut":
+            self._flush_cut(event.seat)
+            cards = event.cards
+            rank = int(cards[0]) >> 2
+            if event.seat != self.me:
+                self.records[event.seat].append((2, rank, len(cards)))  # gives the cards back when walking back
+            self.remaining[rank] -= len(cards)
+            self.counts[event.seat] = event.remaining
+        elif name == "trick_closed":
+            if event.reason != "cut":
+                self.pending_cut = None
+            self.top_rank = -1
+            self.top_count = 0
+            self.forced = False
+        elif name == "revolution":
+            self.rev = event.order == "reversed"
+        elif name == "exchange":
+            self.counts[event.giver] -= event.count
+            self.counts[event.receiver] += event.count
+        elif name == "timeout":
+            if event.passive:
+                self.passive |= 1 << event.seat
+        elif name == "round_over":
+            self.active = False
+
+    def mismatches(self, hands: Sequence[Sequence[int]], limit: int) -> tuple[int, int]:
+        """(decisions of the other seats that ``hands`` cannot explain, checks made); stops at ``limit``."""
+        bad = 0
+        checks = 0
+        for seat in range(self.n):
+            if seat == self.me or not self.records[seat]:
+                continue
+            b, c = self.seat_mismatches(seat, hands[seat], limit - bad)
+            bad += b
+            checks += c
+            if bad >= limit:
+                break
+        return bad, checks
+
+    def seat_mismatches(self, seat: int, hand: Sequence[int], limit: int) -> tuple[int, int]:
+        """(decisions of ``seat`` that ``hand`` (its cards now) cannot explain, checks made)."""
+        bad = 0
+        checks = 0
+        sim = self.scratch
+        h = [0] * N_RANKS
+        for c in hand:
+            h[c >> 2] += 1
+        left = len(hand)
+        sim.hands[seat] = h
+        tdc = self.tdc
+        for rec in reversed(self.records[seat]):
+            checks += 1
+            if rec[0] == 2:
+                h[rec[1]] += rec[2]
+                left += rec[2]
+                continue
+            if rec[0] == 1:
+                if not tdc:
+                    continue  # no cut at a classic table (P)
+                _, rank, need, rev = rec
+                if h[rank] == need:
+                    sim.rev = rev
+                    sim.top_rank = rank
+                    sim.top_count = 4 - need
+                    sim.left[seat] = left
+                    if _cut_ok(sim, seat):
+                        bad += 1
+                continue
+            _, top, count, forced, rev, remaining, move, rank, k = rec
+            if k:
+                h[rank] += k  # the hand then still held the cards it played
+                left += k
+            sim.left[seat] = left
+            sim.top_rank = top
+            sim.top_count = count
+            sim.forced = forced
+            sim.rev = rev
+            sim.remaining = remaining
+            if _policy(sim, seat, _never) != move:
+                bad += 1
+                if bad >= limit:
+                    break
+        return bad, checks
+
+
+def _never() -> float:
+    """A random draw that never triggers the policy's noise."""
+    return 1.0
+
+
+def draw_world(
+    view: Any, knowledge: Knowledge, tracker: Tracker | None, rng: random.Random, tries: int
+) -> tuple[list[list[int]] | None, int]:
+    """A world consistent with what the seat saw, as far as ``tries`` allow, and the work done.
+
+    Without a tracker: :func:`sample_hands`. With one, the other seats are
+    dealt one after the other from the unseen cards, each seat's hand drawn
+    up to ``tries`` times until the rollout policy explains its recorded
+    decisions (:meth:`Tracker.seat_mismatches`), the least inconsistent draw
+    kept otherwise; the seat with the fewest records takes what is left.
+    Exchange knowledge (:class:`Knowledge`) is kept as in :func:`sample_hands`.
+    """
+    if tracker is None or not tracker.active or tracker.n != len(view.counts):
+        return sample_hands(view, knowledge, rng), 8
+    me = view.you
+    n = len(view.counts)
+    played = view.played_mask
+    hand_mask = 0
+    for c in view.hand or ():
+        hand_mask |= 1 << int(c)
+    hands: list[list[int]] = [[] for _ in range(n)]
+    hands[me] = [int(c) for c in view.hand or ()]
+    need = list(view.counts)
+    need[me] = 0
+    taken = hand_mask | played
+    for s, mask in knowledge.located.items():
+        if s == me:
+            continue
+        cards = _bits(mask & ~played & ~hand_mask)[: max(0, need[s])]
+        hands[s].extend(cards)
+        need[s] -= len(cards)
+        for c in cards:
+            taken |= 1 << c
+    pool = [c for c in range(52) if not taken >> c & 1]
+    seats = [s for s in range(n) if s != me and need[s] > 0]
+    if not seats:
+        return hands, 4
+    bounded = [s for s in seats if s in knowledge.below or s in knowledge.above]
+    free = sorted((s for s in seats if s not in bounded), key=lambda s: -len(tracker.records[s]))
+    order = bounded + free
+    work = 4
+    for i, s in enumerate(order):
+        k = need[s]
+        lo = knowledge.above.get(s, -1)
+        hi = knowledge.below.get(s, 52)
+        eligible = [c for c in pool if lo < c < hi] if s in bounded else pool
+        if len(eligible) < k:
+            eligible = pool  # inconsistent knowledge: ignore it
+        if len(eligible) < k:
+            return None, work
+        if i == len(order) - 1 and len(eligible) == k:
+            chosen = list(eligible)
+        else:
+            chosen = []
+            best_bad = 1 << 30
+            base = hands[s]
+            for _ in range(max(1, tries) if tracker.records[s] else 1):
+                draw = rng.sample(eligible, k)
+                work += 2
+                bad, checks = tracker.seat_mismatches(s, base + draw, best_bad)
+                work += checks // 4
+                if bad < best_bad:
+                    chosen, best_bad = draw, bad
+                    if bad == 0:
+                        break
+        hands[s].extend(chosen)
+        gone = set(chosen)
+        pool = [c for c in pool if c not in gone]
+    return hands, work
+
+
 # --------------------------------------------------------------------------
 # The bot
 
@@ -619,6 +889,8 @@ class SearchPresidentBot:
         rollouts: int | None = None,
         clock: Any = None,
         give_candidates: int = 8,
+        infer: bool = True,
+        tries: int = 24,
         **opts: Any,
     ) -> None:
         self.seat = seat
@@ -627,6 +899,9 @@ class SearchPresidentBot:
         self.rollouts = rollouts
         self.clock = clock
         self.give_candidates = max(1, int(give_candidates))
+        self.infer = bool(infer)
+        self.tries = max(1, int(tries))
+        self.tracker = Tracker(seat)
         self.decisions = 0
         self.forbidden: list[int] = []
         self.passive_order: list[int] = []
@@ -639,6 +914,8 @@ class SearchPresidentBot:
 
     def observe(self, event: Any) -> None:
         name = getattr(event, "name", "")
+        if self.infer:
+            self.tracker.observe(event)
         if name == "dealt":
             self.forbidden = []
             self.passive_order = []
@@ -691,9 +968,13 @@ class SearchPresidentBot:
         cands = self._order(base, cands)
         budget = Budget.make(self.budget_ms, self.rollouts, self.clock)
         worlds: list[_Sim] = []
+        tracker = self.tracker if self.infer and self.tracker.active else None
+        if tracker is not None:
+            tracker.set_rules(view.rules == "tdc")
 
         def evaluate(w: int, alive: Sequence[int]) -> list[float]:
-            hands = sample_hands(view, knowledge, rng)
+            hands, work = draw_world(view, knowledge, tracker, rng, self.tries)
+            budget.used_steps += work
             if hands is None:
                 hands = self._own_only(view)
             world = sim_from_view(view, hands, self.forbidden, self.passive_order)
