@@ -344,3 +344,15 @@ def test_driver_bounds_a_bidding_war():
     m = SpeculationMatch(seats=3, chips=[10**6] * 3, deals=3)
     stats = play_match(m, [Bidder(s) for s in range(3)], seed)
     assert m.over and stats.timeouts > 0  # the auctions were closed by their time-out (S7)
+
+
+def test_driver_applies_the_time_out_when_a_bot_does_not_answer():
+    class Sleeper(GreedyPresidentBot):
+        def decide(self, view, legal):
+            return None  # lets its clock run out every time
+
+    seed = seed_from_int(6)
+    m = PresidentMatch("classic", seats=3, rounds=2)
+    stats = play_match(m, [Sleeper(s, b"") for s in range(3)], seed, ask_forced=True)
+    # classic time-out: pass, or the weakest single when leading; the match still ends
+    assert m.over and stats.timeouts == stats.actions - stats.deals > 0
