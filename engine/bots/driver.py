@@ -205,6 +205,7 @@ class _Driver:
         on_step = self.on_step
         check_every = self.check_every
         skip_forced = not self.ask_forced
+        max_reactions = self.max_reactions
         max_actions = self.max_actions
         pending_of = match.pending
         view_of = match.view
@@ -254,7 +255,7 @@ class _Driver:
                     stats.actions = actions
                     self.since_check = since
                     seatless += 1
-                    if seatless > 16 * self.max_reactions:
+                    if seatless > 16 * max_reactions:
                         stats.timeouts += 1
                         self.apply(awaited.on_timeout)
                     else:
@@ -272,7 +273,7 @@ class _Driver:
                 stuck_key = key
                 stuck = 0
             action: Action | None
-            if stuck > self.max_reactions:
+            if stuck > max_reactions:
                 action = None
             else:
                 legal = legal_of(seat)
