@@ -1079,13 +1079,13 @@ def _ev_offered(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
     oid = e.get("offer")
     if you is not None and seller == you:
         return t.ngettext(
-            "Offer #{offer}: {buyer} offers you {price} for your top {k} face-down card (accept {offer} / decline {offer}).",
+            "Offer #{offer}: {buyer} offers you {price} for your top face-down card (accept {offer} / decline {offer}).",
             "Offer #{offer}: {buyer} offers you {price} for your top {k} face-down cards (accept {offer} / decline {offer}).",
             k,
         ).format(offer=oid, buyer=_name(names, buyer, lang), price=_chips(t, price), k=k)
     if you is not None and buyer == you:
         return t.ngettext(
-            "Offer #{offer}: you offer {price} to {seller} for their top {k} face-down card.",
+            "Offer #{offer}: you offer {price} to {seller} for their top face-down card.",
             "Offer #{offer}: you offer {price} to {seller} for their top {k} face-down cards.",
             k,
         ).format(offer=oid, seller=_name(names, seller, lang), price=_chips(t, price), k=k)

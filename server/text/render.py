@@ -480,6 +480,8 @@ def _signature(state: Mapping[str, Any]) -> tuple[Any, ...]:
         repr(state.get("cut")),
         repr((state.get("auction") or {}).get("card")),
         state.get("order"),
+        # cards on the table: a Speculation turn that comes back to the same player
+        tuple((s.get("cards"), repr(s.get("faceup")), s.get("facedown")) for s in state.get("seats") or []),
     )
 
 
@@ -495,7 +497,7 @@ def state_update(
     deal starts, when an auction opens, and the first time (``previous is None``; pass
     ``None`` to force it, e.g. for the ``state`` command). Otherwise ``""``.
     """
-    if state.get("status") == "playing" and state.get("phase") == "deal" and not state.get("hand"):
+    if state.get("status") == "playing" and not state.get("round") and not state.get("hand"):
         return ""  # the match starts: the cards come with the next state
     if previous is None:
         return render_state(state, lang, style)

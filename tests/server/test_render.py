@@ -446,3 +446,16 @@ def test_replies_read_naturally():
     assert "Clasificación, Presidente clásica:" in board and "12 ptos" in board and "3 rondas" in board
     hist = render_reply("history", REPLIES[-1][1], "fr", style)
     assert "Vice-président" in hist and "classé 2e" in hist
+
+
+def test_state_update_alerts_again_when_the_turn_comes_back():
+    """Speculation: with everybody else out of face-down cards the turn stays with the reader (S8)."""
+    style = TermStyle(60, True, False)
+    seats = [{"seat": 0, "name": "Zoé", "chips": 10, "faceup": ["4c"], "facedown": 2},
+             {"seat": 1, "name": "Bob", "chips": 10, "faceup": ["Qh"], "facedown": 0}]
+    before = {"game": "speculation", "round": 1, "you": 0, "turn": 0, "auction": None, "seats": seats}
+    after = {**before, "seats": [dict(seats[0], faceup=["4c", "9d"], facedown=1), seats[1]]}
+    assert "\a" in state_update(before, after, "en", style)
+    assert state_update(after, dict(after), "en", style) == ""
+    chat_only = {**after, "seats": [dict(s, connected=False) for s in after["seats"]]}
+    assert state_update(after, chat_only, "en", style) == ""

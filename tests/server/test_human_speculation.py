@@ -1,0 +1,120 @@
+"""A person plays a Speculation match over real SSH on a dumb terminal (plain ASCII, no colour).
+
+English, TERM=dumb: the person turns cards when told, bids in other players' auctions, makes
+an offer for face-down cards, and keeps or sells its own best trumps, all by typing the short
+commands of docs/playing.md. The screen must stay pure ASCII without escape sequences, fit
+60 columns, and show the end of the match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from typing import Any
+
+import pytest
+
+from server.text.style import display_width
+
+from .conftest import start_server
+from .test_human_play import Screen
+
+pexpect = pytest.importorskip("pexpect")
+
+pytestmark = pytest.mark.e2e
+
+COLUMNS = 60
+
+
+def play(port: int) -> tuple[dict[str, int], Screen]:
+    screen = Screen()
+    child = pexpect.spawn(
+        "ssh",
+        [
+            "-F", "/dev/null", "-tt", "-p", str(port),
+            "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
+            "-o", "SendEnv=LANG", "-o", "BatchMode=yes", "-o", "IdentityFile=/dev/null",
+            "ana@127.0.0.1",
+        ],
+        env={"LANG": "en_GB.UTF-8", "TERM": "dumb", "PATH": "/usr/bin:/bin", "HOME": "/nonexistent"},
+        encoding="utf-8",
+        codec_errors="replace",
+        dimensions=(30, COLUMNS),
+        timeout=15,
+    )
+    child.logfile_read = screen
+    seen = {"turned": 0, "kept": 0, "sold": 0, "bids": 0, "offers": 0}
+    try:
+        child.expect("Hello ana")
+        child.sendline("create speculation 3 bots=2 rounds=2")
+        child.expect(r"Room \S+ is open")
+        patterns = [
+            r"> Your turn: turn your top card",
+            r"> Your card is on sale: sell or keep\.",
+            r"puts \S+ up for auction: bid now",
+            r"The match is over",
+        ]
+        while True:
+            i = child.expect(patterns, timeout=20)
+            if i == 3:
+                break
+            if i == 0:
+                if seen["offers"] == 0:
+                    child.sendline("offer bot1 1 1")
+                    child.expect(r"Offer #\d+ made|no longer|cannot|not|There is", timeout=10)
+                    seen["offers"] += 1
+                child.sendline("t")
+                seen["turned"] += 1
+            elif i == 1:
+                if "best bid" in child.before and seen["sold"] == 0:
+                    child.sendline("sell")
+                    seen["sold"] += 1
+                else:
+                    child.sendline("keep")
+                    seen["kept"] += 1
+            elif seen["bids"] < 2:
+                child.sendline("1" if seen["bids"] == 0 else "bid 2")
+                seen["bids"] += 1
+        child.sendline("quit")
+        child.expect("Goodbye")
+        child.expect(pexpect.EOF, timeout=10)
+        return seen, screen
+    finally:
+        child.close(force=True)
+
+
+def as_shown(line: str) -> str:
+    """A line as the terminal shows it: a backspace moves the cursor left (the SSH line editor
+    redraws typed input that way), later characters overwrite; the bell shows nothing."""
+    cells: list[str] = []
+    pos = 0
+    for ch in line.replace("\a", ""):
+        if ch == "\b":
+            pos = max(0, pos - 1)
+        elif pos < len(cells):
+            cells[pos] = ch
+            pos += 1
+        else:
+            cells.append(ch)
+            pos += 1
+    return "".join(cells)
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="OpenSSH client (ssh) not installed: run make tools")
+async def test_human_plays_speculation_on_a_dumb_terminal(tmp_path: Any) -> None:
+    running = await start_server(tmp_path, turn_seconds=8.0, flip_seconds=8.0, auction_seconds=1.0,
+                                 bot_delay=0.0, round_pause=0.0)
+    try:
+        seen, screen = await asyncio.wait_for(asyncio.to_thread(play, running.ssh_port), 90)
+    finally:
+        await asyncio.wait_for(running.stop(), 20)
+    raw = "".join(screen.parts)
+    assert "\x1b" not in raw, "no escape sequence on a dumb terminal"
+    text = screen.text
+    assert text.replace("\a", "").isascii(), [ch for ch in text if not ch.isascii()][:10]
+    for line in text.split("\n"):
+        assert display_width(as_shown(line)) <= COLUMNS, line
+    assert seen["turned"] >= 1 and seen["offers"] == 1
+    assert "Speculation | deal 1/2" in text and "trumps" in text
+    assert "takes the pool" in text
+    assert "Traceback" not in text
