@@ -562,6 +562,13 @@ def _reason_text(
         return t.gettext("The same card is named twice.")
     if reason == "no_cut":
         return t.gettext("There is no cut at this table (classic rules).")
+    if reason == "cannot_cut" and rank and _has(p, "count"):
+        n = int(p["count"])
+        return t.ngettext(
+            "No cut for you: it takes the last card of rank {rank}, and you do not hold it.",
+            "No cut for you: it takes the {count} remaining cards of rank {rank}, and you do not hold them all.",
+            n,
+        ).format(count=n, rank=rank)
     if reason == "cannot_cut":
         return t.gettext(
             "No cut possible now: a cut plays the remaining cards of the rank of a single or a pair on top of the trick."

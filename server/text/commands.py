@@ -632,7 +632,7 @@ def _auto_cut(lang: str, ctx: CommandContext) -> Command | CommandError:
     mine = [c for c in ctx.hand if c[0] == rank]
     if len(mine) != count:
         return CommandError(
-            "illegal_play", error_message(lang, "illegal_play", reason="cut_cards", rank=rank, count=count)
+            "illegal_play", error_message(lang, "illegal_play", reason="cannot_cut", rank=rank, count=count)
         )
     return Command("cut", {"cards": mine})
 

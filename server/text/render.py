@@ -197,8 +197,8 @@ def _president_lines(state: Mapping[str, Any], lang: str, style: TermStyle, stat
         score = s.get("score")
         score_text = ""
         if s.get("chips") is not None:
-            c = int(s["chips"])
-            score_text = t.ngettext("{n} chip", "{n} chips", c).format(n=str(c).rjust(sw))
+            c = int(s["chips"])  # tdc: chips won or lost at this table so far (T13)
+            score_text = t.ngettext("{n} chip", "{n} chips", abs(c)).format(n=f"{c:+d}".rjust(sw + 1))
         elif score is not None:
             p = int(score)
             score_text = t.ngettext("{n} pt", "{n} pts", p).format(n=str(p).rjust(sw))
@@ -241,9 +241,10 @@ def _president_lines(state: Mapping[str, Any], lang: str, style: TermStyle, stat
         lines += wrap_items(items, width, indent="  ", first=first)
         cut = state.get("cut")
         if cut:
-            lines.append(
-                paint(t.gettext("You can cut with {cards}: type cut.").format(cards=_cards(cut, lang, style)), YELLOW, style)
+            text = t.gettext("You can cut with {cards}: type {cut}.").format(
+                cards=_cards(cut, lang, style.plain), cut=_verb(lang, "cut")
             )
+            lines += wrap_text(paint(text, YELLOW, style), width)
     if status:
         lines += _president_status(state, lang, style, names, you)
     return lines
@@ -252,6 +253,12 @@ def _president_lines(state: Mapping[str, Any], lang: str, style: TermStyle, stat
 def _digits(values: Any) -> int:
     """The widest number among ``values`` (``None`` skipped), for right-aligned columns."""
     return max((len(str(int(v))) for v in values if v is not None), default=1)
+
+
+def _verb(lang: str, cmd: str) -> str:
+    from server.text.commands import verb
+
+    return verb(lang, cmd)
 
 
 def _short_title(lang: str, title: str | None) -> str:
