@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from engine.seeds import derive
 
-STEPS_PER_MS = 60
+STEPS_PER_MS = 500
 """Simulated moves per millisecond of one core (the work unit of ``budget_ms``).
 
 Measured by ``bench/bench_search.py`` (``steps_per_ms`` in its output); a
@@ -38,6 +38,10 @@ slower machine simply thinks longer for the same strength.
 
 MIN_WORLDS = 4
 """Worlds every candidate is played in before anything is eliminated."""
+SAME_WORLDS = 32
+"""After this many worlds, candidates with the same result in every world are a tie: stop."""
+MAX_WORLDS = 4096
+"""No decision plays more worlds than this (the estimate no longer moves)."""
 
 
 def make_rng(seed: bytes, label: str) -> random.Random:
@@ -137,9 +141,14 @@ def race(
             counts[c] += 1
             history[c].append(v)
         if worlds >= MIN_WORLDS:
-            alive = _prune(alive, history, sums, counts, z, halve=worlds >= next_cut)
-            if worlds >= next_cut:
+            at_cut = worlds >= next_cut
+            alive = _prune(alive, history, sums, counts, z, halve=at_cut)
+            if at_cut:
                 next_cut *= 2
+                if worlds >= SAME_WORLDS and _all_equal(alive, history):
+                    break  # the candidates never differ: more worlds will not tell them apart
+            if worlds >= MAX_WORLDS:
+                break
     means = [sums[c] / counts[c] if counts[c] else -math.inf for c in range(n)]
     best = max(alive, key=lambda c: (means[c], -c))
     return RaceResult(best, means, counts, worlds, budget.used_rollouts, budget.used_steps, alive)
@@ -175,6 +184,11 @@ def _prune(
         keep.sort(key=lambda t: (-t[0], t[1]))
         keep = keep[: max(2, (len(keep) + 1) // 2)]
     return sorted(c for _, c in keep)
+
+
+def _all_equal(alive: list[int], history: list[list[float]]) -> bool:
+    first = history[alive[0]]
+    return all(history[c] == first for c in alive[1:])
 
 
 def mean_and_interval(values: Sequence[float]) -> tuple[float, float]:

@@ -842,9 +842,8 @@ def draw_world(
             base = hands[s]
             for _ in range(max(1, tries) if tracker.records[s] else 1):
                 draw = rng.sample(eligible, k)
-                work += 2
                 bad, checks = tracker.seat_mismatches(s, base + draw, best_bad)
-                work += checks // 4
+                work += 4 + checks
                 if bad < best_bad:
                     chosen, best_bad = draw, bad
                     if bad == 0:
@@ -890,7 +889,7 @@ class SearchPresidentBot:
         clock: Any = None,
         give_candidates: int = 8,
         infer: bool = True,
-        tries: int = 24,
+        tries: int = 12,
         **opts: Any,
     ) -> None:
         self.seat = seat
@@ -986,8 +985,9 @@ class SearchPresidentBot:
                 r = random.Random(seed).random
                 self._apply(sim, cands[c], r)
                 _rollout(sim, r)
-                budget.used_steps += sim.steps + 4
+                budget.used_steps += sim.steps + 8
                 out.append(sim.result(me) if sim.done else 0.0)
+            budget.used_steps += 30  # building the world
             return out
 
         result = race(len(cands), evaluate, budget)
