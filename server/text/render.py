@@ -565,34 +565,47 @@ def _about(event: Mapping[str, Any], you: int | None) -> bool:
 
 
 def _score_table(event: Mapping[str, Any], lang: str, style: TermStyle, names: Sequence[str]) -> list[str]:
+    """One aligned line per player: this round's points (classic) or chips (tdc, T13), and totals."""
     t = translation(lang)
     totals = event.get("totals") or []
     scores = event.get("scores") or []
     chips = event.get("chips")
+    changes = event.get("changes")
     if not totals and not chips:
         return []
     order = list(event.get("ranking") or range(len(totals)))
     if event.get("event") == "match_over":
         order = sorted(range(len(totals)), key=lambda s: -int(totals[s] or 0))
-    name_w = min(max((display_width(names[s]) for s in order if s < len(names)), default=4), 14)
-    lines = []
+
+    def at(values: Any, s: int) -> int | None:
+        return int(values[s]) if values and s < len(values) and values[s] is not None else None
+
+    def width(values: Any, sign: bool) -> int:
+        return max((len(f"{v:+d}" if sign else str(v)) for s in order if (v := at(values, s)) is not None), default=1)
+
+    round_points = event.get("event") == "round_over" and not chips and bool(scores)
+    cw, pw, tw, gw = width(chips, True), width(scores, False), width(totals, False), width(changes, True)
+    rows: list[list[str]] = []
     for s in order:
-        who = names[s] if s < len(names) else "?"
-        parts = ["  " + pad(who, name_w)]
-        if scores and s < len(scores) and scores[s] is not None and event.get("event") == "round_over":
-            parts.append(f"+{int(scores[s])}")
-        if chips and s < len(chips) and chips[s] is not None:
-            c = int(chips[s])
-            parts.append(t.ngettext("{n:+d} chip", "{n:+d} chips", abs(c) if c else 0).format(n=c))
-        changes = event.get("changes")
-        if changes and s < len(changes) and totals and s < len(totals):
-            n, c = int(totals[s] or 0), int(changes[s] or 0)
-            parts.append(t.ngettext("{n} chip", "{n} chips", n).format(n=n) + f" ({c:+d})")
-        elif totals and s < len(totals):
-            n = int(totals[s] or 0)
-            parts.append(t.ngettext("total {n} pt", "total {n} pts", n).format(n=n))
-        lines.append("  ".join(parts))
-    return lines
+        row = [names[s] if s < len(names) else "?"]
+        if chips:
+            c = at(chips, s)
+            row.append("" if c is None else t.ngettext("{n} chip", "{n} chips", abs(c)).format(n=f"{c:+d}".rjust(cw)))
+        elif round_points:
+            p = at(scores, s)
+            row.append("" if p is None else t.ngettext("+{n} pt", "+{n} pts", p).format(n=str(p).rjust(pw)))
+        total = at(totals, s)
+        if changes and total is not None:
+            row.append(
+                t.ngettext("{n} chip", "{n} chips", total).format(n=str(total).rjust(tw))
+                + f" ({(at(changes, s) or 0):+d})".rjust(gw + 3)
+            )
+        elif total is not None and not chips:
+            row.append(t.ngettext("total {n} pt", "total {n} pts", total).format(n=str(total).rjust(tw)))
+        rows.append(row)
+    widths = [max(display_width(r[i]) for r in rows if i < len(r)) for i in range(max(len(r) for r in rows))]
+    widths[0] = min(widths[0], 14)
+    return [("  " + "  ".join(pad(cell, widths[i]) for i, cell in enumerate(row))).rstrip() for row in rows]
 
 
 # --------------------------------------------------------------------------- alerts and countdowns
