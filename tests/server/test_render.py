@@ -172,7 +172,10 @@ def test_round_over_has_a_score_table():
     event = next(e for e in EVENTS if e["event"] == "round_over")
     text = render_event(event, "en", TermStyle(80, True, False), LONG_NAMES, 0)
     lines = text.split("\n")
-    assert len(lines) >= 5 and "total" in text
+    assert len(lines) >= 5 and "+2 chips" in text and "-2 chips" in text  # tdc: chips (T13)
+    classic = {**event, "chips": None}
+    text = render_event(classic, "fr", TermStyle(80, True, False), LONG_NAMES, 0)
+    assert "+3 pts  total 3 pts" in text and "+0 pt   total 0 pt" in text
 
 
 def test_chat_is_not_translated_and_state_events_are_skipped():
