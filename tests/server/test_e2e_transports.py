@@ -242,3 +242,13 @@ async def test_telnet_window_size_change_naws_and_dumb_terminal(server):
         assert session.height == 50
     finally:
         writer.close()
+
+
+async def test_ssh_reserved_or_bad_user_name_is_told_and_let_go(server):
+    async with ssh_connect(server, "root") as conn:
+        result = await asyncio.wait_for(conn.run("json", stdin=asyncssh.DEVNULL), 15)
+        lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+        assert any(m.get("type") == "error" and m.get("code") == "bad_name" for m in lines), result.stdout
+    async with ssh_connect(server, "root") as conn:
+        result = await asyncio.wait_for(conn.run(stdin=asyncssh.DEVNULL), 15)
+        assert result.stdout.strip()  # a sentence for people, then the end
