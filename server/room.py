@@ -89,6 +89,11 @@ def parse_options(args: Mapping[str, Any], config: Any) -> RoomOptions:
     level = arg_str(args, "bot_level", default="normal", limit=20).lower()
     if level not in LEVELS and level not in ("random", "greedy", "search"):
         raise CommandError("bad_argument", arg="bot_level")
+    try:
+        make_bot(game, level, 0, b"\0" * 16)  # the strategy exists for this game
+    except Exception:
+        log.exception("no %s bot for %s", level, game)
+        raise CommandError("bad_argument", arg="bot_level") from None
     default_turn = config.turn_seconds if game == "president" else config.auction_seconds
     turn = args.get("turn_seconds", default_turn)
     if isinstance(turn, bool) or not isinstance(turn, int | float) or not 1 <= turn <= 600:

@@ -180,3 +180,14 @@ async def test_classic_time_out_passes_or_plays_for_the_player(tmp_path):
         for c in (alice, bob, carol):
             await c.close()
         await running.stop()
+
+
+async def test_hard_bots_think_in_a_thread_and_play(server):
+    alice = await connect(server, "alice")
+    try:
+        await alice.request("create", game="president", rules="classic", seats=3, bots=2, bot_level="hard",
+                            rounds=1)
+        final = await asyncio.wait_for(play_simply(alice, timeout=60), 120)
+        assert final["status"] == "over"
+    finally:
+        await alice.close()
