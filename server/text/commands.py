@@ -61,13 +61,15 @@ class CommandError:
 
 @dataclass(frozen=True, slots=True)
 class CommandContext:
-    """What the parser knows of the player's situation.
+    """What the parser knows of the player's situation (see :func:`context_from_state`).
 
-    ``phase``: ``"play"`` (Président tricks), ``"give"`` (tdc exchange choice),
-    ``"auction"`` / ``"turning"`` (Speculation), ``"waiting"`` (between rounds, before
-    the start), ``"over"``, or ``None``. ``top`` is the current top play of the trick
-    (President), ``top_closes`` whether it closed nothing yet... see
-    :func:`context_from_state`.
+    ``where``: ``"lobby"`` or ``"room"``; ``phase``: ``"play"`` (Président tricks),
+    ``"give"`` (tdc exchange choice, T12), ``"auction"`` / ``"turning"`` (Speculation),
+    ``"waiting"`` (before the start, between rounds), ``"over"``, or ``None``. ``hand``:
+    the reader's cards (``None`` when unknown: spectators, Speculation). ``top``: the play
+    to beat in the trick; ``must``: the rank "that or nothing" imposes (P7, T6);
+    ``order``: ``"normal"`` or ``"reversed"`` (T10). ``names``: the seats' names, for
+    offers by name; ``offers``/``auction``/``facedown``: Speculation facts.
     """
 
     where: str = "lobby"

@@ -10,7 +10,7 @@ disagree.
 from __future__ import annotations
 
 from server.i18n import translation
-from server.text.commands import CommandContext, verb
+from server.text.commands import VERBS, CommandContext, fold, verb
 from server.text.style import BOLD, PLAIN, TermStyle, display_width, finish, paint, wrap_text
 
 
@@ -57,8 +57,11 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
         (f"{v('help')} ", t.gettext("this help")),
         (v("quit"), t.gettext("disconnect")),
     ]
-    lines = [paint(title, BOLD, style)]
+    lines: list[str] = []
     width = style.width
+    if topic:
+        lines += _topic_lines(lang, topic, width)
+    lines.append(paint(title, BOLD, style))
     cmd_w = min(max(display_width(c) for c, _ in entries), max(12, width // 2 - 2))
     for cmd, text in entries:
         if display_width(cmd) <= cmd_w and width >= 60:
@@ -173,3 +176,21 @@ def _cards_hint(lang: str, ctx: CommandContext) -> str:
     return t.gettext(
         "Cards: type ranks ({ranks}; 10 or T); suits are optional (c d h s, e.g. 7h), the weakest are taken."
     ).format(ranks=ranks)
+
+
+def _topic_lines(lang: str, topic: str, width: int) -> list[str]:
+    """``help play``: the words of that command in the player's language (English ones too)."""
+    t = translation(lang)
+    cmd = topic if topic in VERBS["en"] else None
+    if cmd is None:
+        for table in (VERBS.get(lang, {}), VERBS["en"]):
+            for name, words in table.items():
+                if fold(topic) in (fold(w) for w in words):
+                    cmd = name
+    if cmd is None:
+        return wrap_text(t.gettext("No command is called “{topic}”.").format(topic=topic), width)
+    words = list(VERBS.get(lang, VERBS["en"]).get(cmd, ()))
+    words += [w for w in VERBS["en"][cmd] if w not in words]
+    return wrap_text(
+        t.gettext("“{cmd}” can be typed: {words}.").format(cmd=verb(lang, cmd), words=", ".join(words)), width
+    )

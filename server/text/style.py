@@ -48,11 +48,6 @@ class TermStyle:
         """The same terminal without colours (for text inside an already highlighted line)."""
         return replace(self, color=False)
 
-    @property
-    def layout_width(self) -> int:
-        """The width tables are laid out for (never below :data:`MIN_WIDTH` columns of content)."""
-        return max(20, self.width)
-
 
 PLAIN = TermStyle(width=80, unicode=True, color=False)
 """The style of texts sent to machines (JSON ``text`` fields): Unicode, no colour."""

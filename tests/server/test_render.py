@@ -462,3 +462,11 @@ def test_state_update_alerts_again_when_the_turn_comes_back():
     assert state_update(after, dict(after), "en", style) == ""
     chat_only = {**after, "seats": [dict(s, connected=False) for s in after["seats"]]}
     assert state_update(after, chat_only, "en", style) == ""
+
+
+def test_help_on_a_topic_lists_its_words():
+    style = TermStyle(80, True, False)
+    text = help_text("fr", CommandContext(), style, topic="play").replace("\u00a0", " ")
+    assert "« jouer » peut s’écrire : jouer, joue, poser, pose, entamer, entame, play, pl." in text
+    assert "pasar" in help_text("es", CommandContext(), style, topic="paso")
+    assert "zzz" in help_text("en", CommandContext(), style, topic="zzz")
