@@ -199,6 +199,7 @@ class Room:
         self.round_id: str | None = None  # open escrow (tdc round, Speculation deal)
         self.round_stakes: dict[int, str] = {}  # seat -> account that staked this round
         self.deal_seed: bytes | None = None
+        self.deal_commitment: str | None = None  # published with the deal; the seed after it
         self.deadlines: dict[Any, float] = {}
         self.next_deal_at = 0.0
         self.over_at: float | None = None
@@ -640,6 +641,7 @@ class Room:
             table = {"present": tuple(present)}
             self._publish_server({"event": "commitment", "round": match.round + 1, "commitment": commitment(seed)})
         self.deal_seed = seed
+        self.deal_commitment = commitment(seed)
         for s in self.seats:
             s.optional_actions = 0
         try:
@@ -1070,7 +1072,8 @@ class Room:
         if isinstance(auction, dict):
             keys = [p.key for p in pending if p.kind == "auction" and p.key in self.deadlines]
             auction["deadline"] = round(max(0.0, self.deadlines[keys[0]] - now), 1) if keys else None
-        state.update(room=self.id, status=self.status, deadline=deadline, spectators=len(self.spectators))
+        state.update(room=self.id, status=self.status, deadline=deadline, spectators=len(self.spectators),
+                     commitment=self.deal_commitment)
         if self.rules == "tdc":
             state["stake"] = self.opts.stake
         return state

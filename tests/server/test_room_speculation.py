@@ -66,6 +66,7 @@ async def test_speculation_deal_with_an_auction_and_a_trade(tmp_path, seed):
         owner = auction["seat"]
         assert auction["deadline"] > 0 and states[0]["pool"] == 4  # S3: 1 + 1 + 2 for the dealer
         assert all("hand" not in s for s in states)  # nobody sees face-down cards (S4)
+        assert all(s["commitment"] == commitment(seed) for s in states)
         bidder = (owner + 1) % 3
         r = await clients[bidder].request_raw("bid", amount=0)
         assert r["code"] == "illegal_play"
