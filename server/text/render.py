@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.i18n import (
+    N_,
     SUIT_SYMBOLS,
     card_label,
     event_text,
@@ -869,23 +870,21 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     return ""
 
 
+_LEDGER_KINDS = {
+    # the ledger's kinds (server/storage/api.py), translated when shown
+    "grant": N_("chips granted"),
+    "retire": N_("chips retired"),
+    "stake": N_("stake paid"),
+    "payout": N_("winnings"),
+    "refund": N_("refund"),
+    "transfer": N_("transfer"),
+}
+
+
 def _ledger_kind(lang: str, kind: Any) -> str:
-    """A chip movement's kind in words (the ledger's kinds, server/storage/api.py)."""
-    t = translation(lang)
-    k = str(kind or "")
-    if k == "grant":
-        return t.pgettext("ledger", "chips granted")
-    if k == "retire":
-        return t.pgettext("ledger", "chips retired")
-    if k == "stake":
-        return t.pgettext("ledger", "stake")
-    if k == "payout":
-        return t.pgettext("ledger", "winnings")
-    if k == "refund":
-        return t.pgettext("ledger", "refund")
-    if k == "transfer":
-        return t.pgettext("ledger", "transfer")
-    return k
+    """A chip movement's kind in words."""
+    msgid = _LEDGER_KINDS.get(str(kind or ""))
+    return translation(lang).gettext(msgid) if msgid else str(kind or "")
 
 
 def _render_history(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:

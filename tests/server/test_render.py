@@ -444,7 +444,7 @@ def test_replies_read_naturally():
     style = TermStyle(80, True, False)
     balance = next(reply for cmd, reply in REPLIES if cmd == "balance")
     text = render_reply("balance", balance, "fr", style).replace("\u00a0", " ")
-    assert "Solde : 96 jetons." in text and "-2  mise" in text and "+4  gains" in text
+    assert "Solde : 96 jetons." in text and "-2  mise payée" in text and "+4  gains" in text
     board = render_reply("leaderboard", REPLIES[-2][1], "es", style)
     assert "Clasificación, Presidente clásica:" in board and "12 ptos" in board and "3 rondas" in board
     hist = render_reply("history", REPLIES[-1][1], "fr", style)
