@@ -33,7 +33,7 @@ from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
 from engine.seeds import commitment, derive
 from server.commands import CommandError, arg_int, arg_str
-from server.storage.api import InsufficientChips, StorageError
+from server.storage.api import InsufficientChips, StorageError, bot_account
 
 if TYPE_CHECKING:
     from server.commands import Context
@@ -292,17 +292,15 @@ class Room:
         return f"{self.id}-{self.uid}-{seat.index}"
 
     async def _seat_bot(self, seat: Seat) -> None:
-        level = self.opts.bot_level
-        seat.bot = make_bot(self.game, level, seat.index, derive(self._bot_seed, f"bot-{seat.index}"))
-        seat.name = f"bot{seat.index}"
-        seat.player = None
+        bot = make_bot(self.game, self.opts.bot_level, seat.index, derive(self._bot_seed, f"bot-{seat.index}"))
         if self.rules in ("tdc", "speculation"):
-            from server.storage.api import bot_account
-
             display = self._bot_ledger_name(seat)
-            await self.lobby.store.accounts.fund_bot(display, self.config.bot_chips)
+            await self.lobby.store.accounts.fund_bot(display, self.config.bot_chips)  # may refuse: seat stays free
             seat.bot_display = display
             seat.account = bot_account(display)
+        seat.bot = bot
+        seat.name = f"bot{seat.index}"
+        seat.player = None
 
     async def _release_bots(self) -> None:
         for seat in self.seats:
