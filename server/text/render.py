@@ -545,8 +545,8 @@ def render_event(
         return None
     text = event_text(lang, event, names, you, style)
     if name == "chat":
-        who = str(event.get("name") or "")
-        body = str(event.get("text", ""))
+        who = _printable(str(event.get("name") or ""))
+        body = _printable(str(event.get("text", "")))
         text = f"{paint(who, CYAN, style)}: {body}" if who else body
     elif name in ("round_over", "match_over"):
         lines = wrap_text(paint(text, BOLD, style), style.width)
@@ -557,6 +557,14 @@ def render_event(
     elif _about(event, you):
         text = paint(text, BOLD, style)
     return finish(wrap_text(text, style.width, indent="  "), style)
+
+
+def _printable(text: str) -> str:
+    """Someone else's words without control characters: a chat line cannot clear a screen,
+    move the cursor or ring bells on the other players' terminals."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else " " for ch in text)
 
 
 def _about(event: Mapping[str, Any], you: int | None) -> bool:

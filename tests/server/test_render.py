@@ -470,3 +470,11 @@ def test_help_on_a_topic_lists_its_words():
     assert "« jouer » peut s’écrire : jouer, joue, poser, pose, entamer, entame, play, pl." in text
     assert "pasar" in help_text("es", CommandContext(), style, topic="paso")
     assert "zzz" in help_text("en", CommandContext(), style, topic="zzz")
+
+
+def test_chat_cannot_drive_other_terminals():
+    nasty = {"event": "chat", "name": "Bob\x1b[2J", "text": "hi\x1b[2J\x07\x1b]0;pwned\x07 there\r"}
+    for style in STYLES:
+        text = render_event(nasty, "en", style, LONG_NAMES, 0)
+        assert "\x07" not in text and "\x1b[2J" not in text and "\x1b]" not in text and "\r" not in text
+        assert "hi" in text and "there" in text
