@@ -268,3 +268,100 @@ def test_registry_and_levels_make_search_bots() -> None:
     bot = make_bot("president", "hard", 2, SEED, rollouts=4)
     assert isinstance(bot, SearchPresidentBot) and bot.seat == 2 and bot.rollouts == 4
     assert isinstance(make_bot("president", "search", 0, SEED), SearchPresidentBot)
+
+
+# ------------------------------------------------------------------ Speculation
+
+
+def spec_match(trump: str, facedown: str | None = None, ante: int = 1) -> object:
+    """A 4-seat table, dealer 0, pool 5 × ante: ``facedown`` are the 12 dealt cards, then the trump (S4, S5)."""
+    from engine.speculation import SpeculationMatch
+    from engine.speculation.actions import Deal as SpecDeal
+
+    m = SpeculationMatch(seats=4, chips=[50] * 4, ante=ante, deals=4, first_dealer=0)
+    down = facedown or "3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac"
+    order = [int(c) for c in parse_cards(down)] + [int(parse_cards(trump)[0])]
+    m.apply(SpecDeal(b"explicit", tuple(order)))
+    return m
+
+
+def spec_decide(m: object, seat: int, rollouts: int = 400, seed: bytes = SEED) -> object:
+    from engine.bots.search_speculation import SearchSpeculationBot
+
+    bot = SearchSpeculationBot(seat, seed, rollouts=rollouts)
+    return bot.decide(m.view(seat), m.legal_actions(seat))  # type: ignore[attr-defined]
+
+
+def test_S7_owner_sells_a_weak_trump_for_a_good_bid() -> None:
+    from engine.speculation.actions import Bid, Sell
+
+    m = spec_match("3h")  # the dealer (seat 0) owns the 3 of trumps: almost any trump beats it
+    assert m.view(0).auction is not None  # type: ignore[attr-defined]
+    m.apply(Bid(1, 2))  # type: ignore[attr-defined]
+    assert spec_decide(m, 0) == Sell(0)
+
+
+def test_S7_owner_keeps_a_king_of_trumps_against_a_low_bid() -> None:
+    from engine.speculation.actions import Bid
+
+    m = spec_match("Kh")  # only the ace beats it
+    m.apply(Bid(1, 1))  # type: ignore[attr-defined]
+    assert spec_decide(m, 0) is None  # waits: the deadline keeps (S7)
+
+
+def test_S7_bids_on_a_strong_trump_not_on_a_weak_one() -> None:
+    from engine.speculation.actions import Bid
+
+    assert spec_decide(spec_match("Kh"), 2) == Bid(2, 1)
+    assert spec_decide(spec_match("3h"), 2) is None
+
+
+def test_S9_holder_offers_to_buy_threatening_cards_and_sellers_weigh_offers() -> None:
+    from engine.speculation.actions import Accept, Decline, Keep, Offer
+
+    small = spec_match("Qh")  # pool 5: removing three of nine threatening cards is worth < 1 chip
+    small.apply(Keep(0))  # type: ignore[attr-defined]
+    assert spec_decide(small, 0) is None
+    m = spec_match("Qh", ante=5)  # pool 25: it is worth paying for
+    m.apply(Keep(0))  # type: ignore[attr-defined]
+    offer = spec_decide(m, 0)
+    assert isinstance(offer, Offer) and offer.seat == 0 and offer.to != 0 and offer.cards == 3
+    assert 1 <= offer.price < 25
+    # a non-holder's three unseen cards against a queen: worth little, a price of 5 is good
+    m.apply(Offer(0, 2, 3, 5))  # type: ignore[attr-defined]
+    oid = m.view(2).offers[-1].offer  # type: ignore[attr-defined]
+    assert spec_decide(m, 2) == Accept(2, oid)
+    # against a weak best trump the same cards are worth more than one chip
+    w = spec_match("4h", ante=5)
+    w.apply(Keep(0))  # type: ignore[attr-defined]
+    w.apply(Offer(0, 2, 3, 1))  # type: ignore[attr-defined]
+    wid = w.view(2).offers[-1].offer  # type: ignore[attr-defined]
+    assert spec_decide(w, 2) == Decline(2, wid)
+
+
+def test_speculation_no_peeking_and_determinism() -> None:
+    """Face-down cards nobody sees cannot change a decision; same seed, same decision."""
+    from engine.speculation.actions import Bid
+
+    a = spec_match("Th", "3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac")
+    b = spec_match("Th", "Ah Kh Qh 3d 4d 5d 6d 7d 8d 9d Td Jd")
+    for m in (a, b):
+        m.apply(Bid(1, 1))  # type: ignore[attr-defined]
+    assert a.view(2) == b.view(2)  # type: ignore[attr-defined]
+    for seat in (0, 2, 3):
+        assert spec_decide(a, seat, 200) == spec_decide(b, seat, 200)
+        assert spec_decide(a, seat, 200) == spec_decide(a, seat, 200)
+
+
+def test_speculation_search_bots_play_legal_matches() -> None:
+    from engine.speculation import SpeculationMatch
+
+    match = SpeculationMatch(seats=4, chips=[30] * 4, ante=1, deals=6)
+    seed = seed_from_int(11)
+    bots = [
+        make_bot("speculation", "search" if s % 2 == 0 else "greedy", s, derive(seed, f"bot-{s}"), rollouts=64)
+        for s in range(4)
+    ]
+    stats = play_match(match, bots, seed)  # raises on any refused action
+    assert match.over and stats.checks > 0
+    assert type(make_bot("speculation", "hard", 1, SEED)).__name__ == "SearchSpeculationBot"
