@@ -380,15 +380,18 @@ class Room:
                 future.set_exception(exc)
             return
         except Refusal as exc:
+            self._deferred.clear()
             if not future.done():
-                future.set_exception(CommandError(exc.code, detail=exc.detail, **exc.params))
+                future.set_exception(CommandError(exc.code, **{**exc.params, "detail": exc.detail}))
             return
         except StorageError as exc:  # e.g. the house cannot fund a bot any more
+            self._deferred.clear()
             log.warning("room %s: %s refused by the store: %s", self.id, item.cmd, exc)
             if not future.done():
                 future.set_exception(CommandError(exc.code))
             return
         except Exception as exc:
+            self._deferred.clear()
             log.exception("room %s: %s failed", self.id, item.cmd)
             if not future.done():
                 future.set_exception(exc)
@@ -447,6 +450,7 @@ class Room:
 
     async def _advance(self) -> None:
         for _ in range(500):  # everything due now; bounded so a bug cannot spin forever
+            await asyncio.sleep(0)  # a table of fast bots must not hold the loop
             now = time.monotonic()
             if self.over_at is not None and now >= self.over_at:
                 await self._close("over")
