@@ -1217,6 +1217,13 @@ def _ev_left(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 @_event("disconnected")
 def _ev_disconnected(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
     who = e.get("name") or _name(names, e.get("seat"), lang)
+    if e.get("grace"):
+        n = round(float(e["grace"]))
+        return t.ngettext(
+            "{name} lost the connection; the seat is kept for {n} second.",
+            "{name} lost the connection; the seat is kept for {n} seconds.",
+            n,
+        ).format(name=who, n=n)
     return t.gettext("{name} lost the connection; the seat is kept for a while.").format(name=who)
 
 
@@ -1228,9 +1235,18 @@ def _ev_reconnected(t, lang, e, names, you, style):  # type: ignore[no-untyped-d
 
 @_event("room_created")
 def _ev_room_created(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
-    return t.gettext("{name} opens room {room}: {game}.").format(
-        name=e.get("name") or e.get("by") or "?", room=e.get("room"), game=game_name(lang, e.get("game"))
-    )
+    game = game_name(lang, e.get("game"))
+    if e.get("game") == "president" and e.get("rules"):
+        game = f"{game} {rules_name(lang, e.get('rules'))}"
+    who = e.get("name") or e.get("by") or "?"
+    if e.get("seats"):
+        n = int(e["seats"])
+        return t.ngettext(
+            "{name} opens room {room}: {game}, {n} seat (join {room}).",
+            "{name} opens room {room}: {game}, {n} seats (join {room}).",
+            n,
+        ).format(name=who, room=e.get("room"), game=game, n=n)
+    return t.gettext("{name} opens room {room}: {game}.").format(name=who, room=e.get("room"), game=game)
 
 
 @_event("room_closed")
