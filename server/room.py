@@ -482,8 +482,9 @@ class Room:
                 self.deadlines.pop(pending.key, None)
                 try:
                     events = self._apply(pending.on_timeout)
-                except Refusal as exc:
+                except Refusal as exc:  # an engine bug: log it, try again later rather than stall silently
                     log.error("room %s: time-out action refused (%s)", self.id, exc.code)
+                    self.deadlines[pending.key] = now + self._timer_seconds(pending.kind)
                     continue
                 await self._after(events)
                 return True
