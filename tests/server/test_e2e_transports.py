@@ -252,3 +252,18 @@ async def test_ssh_reserved_or_bad_user_name_is_told_and_let_go(server):
     async with ssh_connect(server, "root") as conn:
         result = await asyncio.wait_for(conn.run(stdin=asyncssh.DEVNULL), 15)
         assert result.stdout.strip()  # a sentence for people, then the end
+
+
+async def test_ssh_connections_per_address_are_capped(tmp_path):
+    from tests.server.conftest import start_server
+
+    running = await start_server(tmp_path, max_connections_per_address=1)
+    try:
+        first = await Client.connect_ssh("127.0.0.1", running.ssh_port, "nina", timeout=10)
+        with pytest.raises((asyncssh.Error, OSError, asyncio.TimeoutError)):
+            async with ssh_connect(running, "omar") as conn:
+                await asyncio.wait_for(conn.run("json", stdin=asyncssh.DEVNULL), 10)
+        assert (await first.request("whoami"))["name"] == "nina"
+        await first.close()
+    finally:
+        await running.stop()
