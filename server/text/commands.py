@@ -525,8 +525,16 @@ def _h_say(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCont
     return _say(body[1].strip() if len(body) > 1 else "", lang)
 
 
+def _not_at_a_table(ctx: CommandContext, lang: str) -> CommandError | None:
+    if ctx.where == "room":
+        return None
+    return CommandError("not_in_room", error_message(lang, "not_in_room"))
+
+
 def _h_cards(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | CommandError:
     t = translation(lang)
+    if (refused := _not_at_a_table(ctx, lang)) is not None:
+        return refused
     if ctx.game is not None and ctx.game != "president":
         return CommandError("not_allowed", error_message(lang, "not_allowed"))
     if not rest:
@@ -640,6 +648,8 @@ def _auto_cut(lang: str, ctx: CommandContext) -> Command | CommandError:
 
 
 def _h_bid(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | CommandError:
+    if (refused := _not_at_a_table(ctx, lang)) is not None:
+        return refused
     n = _int(rest[0]) if rest else None
     if n is None or n < 1:
         t = translation(lang)
@@ -674,6 +684,8 @@ def _seat_of(token: str, ctx: CommandContext) -> int | None:
 
 
 def _h_offer(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | CommandError:
+    if (refused := _not_at_a_table(ctx, lang)) is not None:
+        return refused
     t = translation(lang)
     usage = t.gettext("Offer like this: {example} (player, number of face-down cards, price).").format(
         example=f"{verb(lang, 'offer')} {ctx.names[1] if len(ctx.names) > 1 else 'ana'} 2 5"
@@ -696,6 +708,8 @@ _FILLERS = {"for", "pour", "por", "cards", "cartes", "cartas", "chips", "jetons"
 def _h_offer_answer(
     cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext
 ) -> Command | CommandError:
+    if (refused := _not_at_a_table(ctx, lang)) is not None:
+        return refused
     t = translation(lang)
     if rest:
         n = _int(rest[0])
@@ -909,6 +923,8 @@ def _h_help(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCon
 def _h_spec_simple(
     cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext
 ) -> Command | CommandError:
+    if (refused := _not_at_a_table(ctx, lang)) is not None:
+        return refused
     if ctx.game is not None and ctx.game != "speculation":
         return CommandError("not_allowed", error_message(lang, "not_allowed"))
     if ctx.spectator:
@@ -917,6 +933,8 @@ def _h_spec_simple(
 
 
 def _h_pass(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | CommandError:
+    if (refused := _not_at_a_table(ctx, lang)) is not None:
+        return refused
     if ctx.game is not None and ctx.game != "president":
         return CommandError("not_allowed", error_message(lang, "not_allowed"))
     if ctx.spectator:

@@ -97,9 +97,9 @@ def _seconds(value: Any) -> int | None:
 def _names(state: Mapping[str, Any], lang: str) -> list[str]:
     t = translation(lang)
     out = []
-    for i, s in enumerate(state.get("seats") or []):
+    for s in state.get("seats") or []:
         name = s.get("name")
-        out.append(str(name) if name else t.gettext("seat {seat}").format(seat=i))
+        out.append(str(name) if name else t.gettext("(free seat)"))
     return out
 
 
@@ -193,6 +193,8 @@ def _president_lines(state: Mapping[str, Any], lang: str, style: TermStyle, stat
     for s in seats:
         n = int(s.get("cards") or 0)
         cards = str(n).rjust(dw) if narrow else t.ngettext("{n} card", "{n} cards", n).format(n=str(n).rjust(dw))
+        if not state.get("round"):
+            cards = ""  # nothing dealt yet
         title = s.get("title")
         title_text = _short_title(lang, title) if narrow else title_name(lang, title)
         score = s.get("score")
@@ -213,7 +215,7 @@ def _president_lines(state: Mapping[str, Any], lang: str, style: TermStyle, stat
             flag.append(t.pgettext("seat state", "passed"))
         if s.get("playing") is False:
             flag.append(t.gettext("sits out"))
-        if s.get("connected") is False:
+        if s.get("connected") is False and s.get("name"):
             flag.append(paint(t.gettext("away"), DIM, style))
         flags.append(" ".join(flag))
     lines += _seat_lines(state, lang, style, columns, flags)
@@ -365,7 +367,7 @@ def _speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle, st
         flag = _cards(up, lang, style)
         if s.get("playing") is False or s.get("sitting_out"):
             flag = (flag + " " if flag else "") + t.gettext("sits out")
-        if s.get("connected") is False:
+        if s.get("connected") is False and s.get("name"):
             flag = (flag + " " if flag else "") + paint(t.gettext("away"), DIM, style)
         flags.append(flag)
     lines += _seat_lines(state, lang, style, columns, flags)
@@ -789,7 +791,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
             items.append(item)
         n = len(items)
         head = t.ngettext("{n} player online:", "{n} players online:", n).format(n=n)
-        return finish(wrap_items([i + "," for i in items[:-1]] + items[-1:], width, indent="  ", first=head), style)
+        return finish(wrap_items([i + "," for i in items[:-1]] + items[-1:], width, indent="  ", first=head + " "), style)
     if cmd == "whoami":
         name = reply.get("name")
         parts = [t.gettext("You are {name}.").format(name=name)]

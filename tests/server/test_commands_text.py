@@ -407,3 +407,11 @@ def test_follow_check_agrees_with_the_engine():
 
         play_match(m, bots, seed_from_int(9), step, check_every=0)
     assert checked > 100
+
+
+def test_game_commands_in_the_lobby_say_where_to_go():
+    for line, lang in (("jugar 7", "es"), ("7 7", "fr"), ("passe", "fr"), ("turn", "en"), ("bid 3", "en"),
+                       ("offer bob 1 2", "en"), ("accept 2", "en"), ("cut", "en")):
+        got = parse_line(line, lang, LOBBY)
+        assert isinstance(got, CommandError) and got.code in ("not_in_room", "unknown_command"), (line, got)
+    assert "mesas" in err("jugar 7", "es", LOBBY).message
