@@ -105,19 +105,23 @@ class Lobby:
             raise CommandError("not_allowed")
         display = clean_name(name, self.app.config.max_name)
         accounts = self.store.accounts
+        # Passwords are checked outside the lock: a wrong one is answered slowly (back-off) and
+        # must not hold up everybody else's login.
+        registered = bool(await accounts.exists(display))
+        if registered and verified:
+            account = await accounts.get(display)
+            if account is not None:
+                display = account.name  # the account's own spelling (SSH user names keep the typed case)
+        if registered and not verified:
+            if not password:
+                raise CommandError("bad_password")
+            account = await accounts.verify_password(display, password, session.conn.peer)
+            if account is None:
+                raise CommandError("bad_password")
+            display = account.name
         async with self._login_lock:
-            registered = bool(await accounts.exists(display))
-            if registered and verified:
-                account = await accounts.get(display)
-                if account is not None:
-                    display = account.name  # the account's own spelling (SSH user names keep the typed case)
-            if registered and not verified:
-                if not password:
-                    raise CommandError("bad_password")
-                account = await accounts.verify_password(display, password, session.conn.peer)
-                if account is None:
-                    raise CommandError("bad_password")
-                display = account.name
+            if session.logged_in or session.closed.is_set():
+                raise CommandError("already_logged_in" if session.logged_in else "not_allowed")
             key = name_key(display)
             player = self.players.get(key)
             if player is not None:

@@ -231,3 +231,24 @@ async def test_no_telnet_byte_after_json_even_when_the_client_negotiates(server)
         assert IAC not in c.after_json
     finally:
         c.close()
+
+
+async def test_a_slow_password_check_does_not_hold_up_other_logins(server):
+    await server.store.accounts.register("pat", "correct-horse-5")
+    gate, entered = asyncio.Event(), asyncio.Event()
+    real = server.store.accounts.verify_password
+
+    async def held(name, password, address=""):
+        entered.set()
+        await gate.wait()  # as if the store were backing off after failures
+        return await real(name, password, address)
+
+    server.store.accounts.verify_password = held
+    async with await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=10) as attacker, \
+            await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=10) as guest:
+        attempt = asyncio.ensure_future(attacker.request_raw("login", name="pat", password="guess"))
+        await asyncio.wait_for(entered.wait(), 10)
+        assert (await guest.login("quinn"))["name"] == "quinn"  # not queued behind the password check
+        assert not attempt.done()
+        gate.set()
+        assert (await attempt)["code"] == "bad_password"
