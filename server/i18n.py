@@ -883,13 +883,14 @@ def _ev_timeout(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
         if mine:
             return t.gettext("Time is up: your weakest cards are given.")
         return t.gettext("Time is up: {name}'s weakest cards are given.").format(name=who)
+    # The move made for the player (a pass, or the weakest card when leading) follows as its own event.
     if e.get("passive"):
         if mine:
-            return t.gettext("Time is up: you pass and are passive until the end of the round.")
-        return t.gettext("Time is up: {name} passes and is passive until the end of the round.").format(name=who)
+            return t.gettext("Time is up: you are passive until the end of the round (T14).")
+        return t.gettext("Time is up for {name}, passive until the end of the round.").format(name=who)
     if mine:
-        return t.gettext("Time is up: you pass.")
-    return t.gettext("Time is up: {name} passes.").format(name=who)
+        return t.gettext("Time is up: the server moves for you.")
+    return t.gettext("Time is up for {name}.").format(name=who)
 
 
 def _ranking_text(t, lang, e, names, you):  # type: ignore[no-untyped-def]
