@@ -381,7 +381,7 @@ def test_state_update_draws_the_table_only_when_it_matters():
     mine = _table(turn=0, trick=[{"seat": 3, "cards": ["5c"]}, {"seat": 1, "cards": ["9d"]}])
     text = state_update(other, mine, "fr", style)
     assert "Votre main" in text and "\a" in text
-    assert "battez 9♦ (1 carte) ou passe. (20 s)" in text.replace("\u00a0", " ")
+    assert "battez 9♦ (1 carte) ou tapez passe. (20 s)" in text.replace("\u00a0", " ")
     assert "jouez ou passez" not in text  # the status line gives way to the alert
     # "that or nothing" (P7, T6)
     same = _table(turn=0, trick=[{"seat": 2, "cards": ["9c"]}, {"seat": 1, "cards": ["9d"]}])
