@@ -57,9 +57,9 @@ class EchoProcess:
             if self.proc.poll() is not None:
                 break
             await asyncio.sleep(0.05)
-        err = (Path(self.tmp) / "err.log").read_text(errors="replace")
+        log = (Path(self.tmp) / "err.log").read_text(errors="replace")
         await self.__aexit__()
-        raise RuntimeError(f"echo server {self.kind} did not start: {err[-1000:]}")
+        raise RuntimeError(f"echo server {self.kind} did not start: {log[-1000:]}")
 
     async def __aexit__(self, *exc: object) -> None:
         proc, self.proc = self.proc, None

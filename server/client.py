@@ -30,7 +30,6 @@ import collections
 import contextlib
 import itertools
 import json
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -327,9 +326,9 @@ class Client:
         self._push_ready = asyncio.Event()
         self._json_seen = False
         self._connect: Callable[[], Any] | None = None
-        self._credentials: tuple[str, str | None, bool] | None = None
-        self._closing = False
+        self._credentials: tuple[str, str | None] | None = None
         self.dropped_pushes = 0
+        """Pushes dropped because nobody consumed the queue (``keep_pushes`` oldest are kept)."""
 
     # -- connecting -------------------------------------------------------
 
@@ -399,7 +398,7 @@ class Client:
             return _SshTransport(conn, process)
 
         await client._start(connect)
-        client._credentials = (username, password, False)
+        client._credentials = (username, password)
         return client
 
     async def _start(self, connect: Callable[[], Any]) -> None:
@@ -418,19 +417,18 @@ class Client:
             raise ClientClosed("never connected")
         await self._drop("reconnecting")
         self.closed = asyncio.Event()
-        self._closing = False
+        self.close_reason = None
         self._splitter = LineSplitter()
         self._json_seen = False
         self.state = None
         self._transport = await self._connect()
         self._reader = asyncio.get_running_loop().create_task(self._read_loop(self._transport))
         if self._credentials is not None and not isinstance(self._transport, _SshTransport):
-            name, password, _ = self._credentials
+            name, password = self._credentials
             await self.login(name, password)
 
     async def close(self) -> None:
         """Close the connection. Idempotent."""
-        self._closing = True
         await self._drop("closed by client")
 
     async def _drop(self, reason: str) -> None:
@@ -589,13 +587,13 @@ class Client:
         if password is not None:
             args["password"] = password
         reply = await self.request("login", **args)
-        self._credentials = (name, password, False)
+        self._credentials = (name, password)
         return reply
 
     async def register(self, name: str, password: str) -> Message:
         """Create an account and log in with it."""
         reply = await self.request("register", name=name, password=password)
-        self._credentials = (name, password, True)
+        self._credentials = (name, password)
         return reply
 
     # -- pushes ---------------------------------------------------------------
@@ -663,7 +661,3 @@ class Client:
             if waiter in self._waiters:
                 self._waiters.remove(waiter)
 
-
-def now() -> float:
-    """The clock the latency figures use."""
-    return time.perf_counter()

@@ -143,7 +143,7 @@ class PresidentAdapter:
         seats = s.get("seats") or []
         if not seats:
             return None
-        trick = []
+        trick: list[tuple[int, tuple[Card, ...] | None]] = []
         for entry in s.get("trick") or []:
             if entry.get("pass"):
                 trick.append((int(entry["seat"]), None))
