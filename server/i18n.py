@@ -420,7 +420,10 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
         if _has(p, "value"):
             return t.gettext("“{value}” is not understood here.").format(value=p["value"])
         if _has(p, "arg"):
-            return t.gettext("Missing or wrong value for “{arg}”.").format(arg=p["arg"])
+            specific = _argument_text(t, str(p["arg"]))
+            if specific:
+                return specific
+            return t.gettext("Missing or wrong value for “{arg}”.").format(arg=_argument_name(t, str(p["arg"])))
         return t.gettext("Missing or wrong argument.")
     if code == "not_logged_in":
         return t.gettext("Log in first: login NAME (or register NAME).")
@@ -512,6 +515,56 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
         return t.gettext("Something went wrong on the server; nothing was changed.")
     # TRANSLATORS: the last resort for an error code without a sentence of its own.
     return t.gettext("Refused ({code}).").format(code=code)
+
+
+def _argument_text(t: gettext.NullTranslations, arg: str) -> str | None:
+    """What a command argument must be, for the arguments people get wrong."""
+    if arg == "seats":
+        return t.gettext("Président is played by 3 to 8 players, Speculation by 3 to 9.")
+    if arg == "bots":
+        return t.gettext("Bots: from 0 to one less than the number of seats.")
+    if arg == "turn_seconds":
+        return t.gettext("Time per decision: 1 to 600 seconds.")
+    if arg == "stake":
+        return t.gettext("The stake is an even number of chips.")
+    if arg == "bot_level":
+        return t.gettext("Bot levels: easy, normal, hard.")
+    if arg == "rules":
+        return t.gettext("The Président rules are classic or tdc.")
+    if arg == "game":
+        return t.gettext("Games: president, speculation.")
+    if arg in ("password", "new"):
+        return t.gettext("The two passwords differ, or the password is empty.")
+    if arg == "text":
+        return t.gettext("Say something after the command.")
+    if arg == "on":
+        return t.gettext("Say on or off.")
+    if arg == "width":
+        return t.gettext("A width is a number of columns from 20 to 400.")
+    if arg == "lang":
+        return t.gettext("Languages: fr (français), es (español), en (English).")
+    return None
+
+
+def _argument_name(t: gettext.NullTranslations, arg: str) -> str:
+    """An argument's name in the language (the protocol's name when it has no word)."""
+    names = {
+        "name": t.pgettext("argument", "name"),
+        "room": t.pgettext("argument", "room"),
+        "key": t.pgettext("argument", "key"),
+        "old": t.pgettext("argument", "old password"),
+        "seat": t.pgettext("argument", "seat"),
+        "ante": t.pgettext("argument", "ante"),
+        "rounds": t.pgettext("argument", "rounds"),
+        "limit": t.pgettext("argument", "count"),
+        "width": t.pgettext("argument", "width"),
+        "amount": t.pgettext("argument", "amount"),
+        "price": t.pgettext("argument", "price"),
+        "cards": t.pgettext("argument", "cards"),
+        "offer": t.pgettext("argument", "offer"),
+        "to": t.pgettext("argument", "player"),
+    }
+    return names.get(arg, arg)
 
 
 def _reason_text(

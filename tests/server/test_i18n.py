@@ -375,3 +375,23 @@ def test_ordinals():
     out = {"event": "out", "seat": 1, "place": 1, "forbidden": False}
     assert event_text("fr", out, NAMES, 0) == "Bob sort au 1er rang."
     assert event_text("es", out, NAMES, 0) == "Bob sale en 1.º lugar."
+
+
+def test_bad_arguments_are_named_in_the_language():
+    import pathlib
+
+    assert error_message("fr", "bad_argument", arg="turn_seconds") == "Temps par décision\u00a0: de 1 à 600 secondes."
+    assert "«mesa»" in error_message("es", "bad_argument", arg="room")
+    # every argument name the server reports gets a sentence or a translated name
+    root = pathlib.Path(i18n.__file__).resolve().parent
+    args = set()
+    for path in root.rglob("*.py"):
+        args |= set(re.findall(r'arg="([a-z_]+)"', path.read_text(encoding="utf-8")))
+        args |= set(re.findall(r'arg_(?:int|str|bool)\(args, "([a-z_]+)"', path.read_text(encoding="utf-8")))
+    assert len(args) > 10
+    for arg in args:
+        fr = error_message("fr", "bad_argument", arg=arg)
+        en = error_message("en", "bad_argument", arg=arg)
+        assert fr != en, arg
+        if f"“{arg}”" in en:  # the generic sentence: the name itself is translated (or a shared word)
+            assert arg in ("ante",) or f"« {arg} »" not in fr.replace("\u00a0", " "), arg
