@@ -1,6 +1,7 @@
 """Rooms running Président matches end to end, with scripted JSON players on a real server."""
 
 import asyncio
+import hashlib
 
 from engine.president import PresidentMatch
 from tests.server.conftest import connect, play_simply, start_server
@@ -15,6 +16,8 @@ async def test_full_classic_match_among_scripted_json_players(server):
         assert created["seat"] == 0
         rooms = (await clients[1].request("rooms"))["rooms"]
         assert rooms[0]["room"] == room and rooms[0]["status"] == "waiting" and rooms[0]["players"] == ["alice"]
+        seen = []
+        clients[0].on_push = seen.append
         over_events = [asyncio.ensure_future(c.next_event("match_over", timeout=60)) for c in clients]
         await clients[1].request("join", room=room)
         await clients[2].request("join", room=room)
@@ -23,6 +26,12 @@ async def test_full_classic_match_among_scripted_json_players(server):
         assert over[0]["winners"] == over[1]["winners"] == over[2]["winners"]
         assert sum(over[0]["totals"]) == 5 * 3  # P14/P15: 5 rounds of 2 + 1 + 0 points
         assert over[0]["text"] and finals[0]["round"] == 5
+        # each deal was committed before it was dealt and its seed revealed after the round
+        dealt = [m for m in seen if m.get("event") == "dealt"]
+        ends = [m for m in seen if m.get("event") == "round_over"]
+        assert len(dealt) == len(ends) == 5
+        for d, end in zip(dealt, ends, strict=True):
+            assert hashlib.sha256(bytes.fromhex(end["seed"])).hexdigest() == d["commitment"]
         # every round is in the history and replays to the same result through the engine
         records = await server.store.history.recent("alice", limit=10)
         assert len(records) == 5
