@@ -1079,7 +1079,18 @@ class Room:
                      commitment=self.deal_commitment)
         if self.rules == "tdc":
             state["stake"] = self.opts.stake
+            state["give"] = self._give_count(seat, pending)
         return state
+
+    def _give_count(self, seat: int | None, pending: Any) -> int:
+        """T12: how many cards ``seat`` must choose to give back now (0: none)."""
+        if seat is None or not any(p.kind == "give" and p.seat == seat for p in pending):
+            return 0
+        for action in self.match.legal_actions(seat):
+            cards = getattr(action, "cards", None)
+            if cards is not None:
+                return len(cards)
+        return 0
 
     def _push_state(self, player: Player) -> None:
         if player.session is None:

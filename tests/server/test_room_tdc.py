@@ -181,3 +181,33 @@ async def test_T1_leaving_mid_round_then_a_newcomer_sits_between_rounds(tmp_path
         for c in (*clients, dave):
             await c.close()
         await running.stop()
+
+
+async def test_T12_the_president_chooses_the_cards_given_back(tmp_path):
+    running = await start_server(tmp_path)
+    clients, _room = await start_tdc(running, ["alice", "bob", "carol"])
+    try:
+        seen = {c: [] for c in clients}
+        for c in clients:
+            c.on_push = seen[c].append
+        await asyncio.wait_for(asyncio.gather(*(play_simply(c, until=lambda s: s.get("phase") == "exchange")
+                                                for c in clients)), 30)
+        states = [await c.next_state(lambda s: s.get("phase") == "exchange", timeout=10, current=True)
+                  for c in clients]
+        giver = next(i for i, s in enumerate(states) if s["give"])
+        assert states[giver]["give"] == 2  # three players: only the Président and the last (P12, T12)
+        assert states[giver]["seats"][giver]["title"] == "president"
+        chosen = states[giver]["hand"][-2:]  # gives back his two strongest, by choice
+        await clients[giver].request("give", cards=chosen)
+        state = await clients[giver].next_state(lambda s: s.get("phase") == "play", timeout=10, current=True)
+        assert not set(chosen) & set(state["hand"])
+        receiver = next(i for i, s in enumerate(states) if s["seats"][i]["title"] == "last")
+        other = ({0, 1, 2} - {giver, receiver}).pop()
+        mine = [m for m in seen[clients[receiver]] if m.get("event") == "exchange" and m["from"] == giver]
+        theirs = [m for m in seen[clients[other]] if m.get("event") == "exchange" and m["from"] == giver]
+        assert sorted(mine[-1]["cards"]) == sorted(chosen) and mine[-1]["chosen"] is True
+        assert "cards" not in theirs[-1] and theirs[-1]["count"] == 2  # the others never see the cards
+    finally:
+        for c in clients:
+            await c.close()
+        await running.stop()
