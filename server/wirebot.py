@@ -534,7 +534,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stake", type=int)
     parser.add_argument("--ante", type=int)
     parser.add_argument("--rounds", type=int)
-    parser.add_argument("--games", type=int, default=1, help="matches to play before leaving")
+    parser.add_argument("--games", type=int, default=1, help="matches to play (with --create: one room each)")
     parser.add_argument("--count", type=int, default=1, help="wire bots in this process")
     parser.add_argument("--seed", default="wirebot", help="seed of the bots' choices")
     parser.add_argument("--timeout", type=float, default=600.0, help="give up after this many seconds")
@@ -565,34 +565,54 @@ async def connect(ns: argparse.Namespace, name: str) -> Client:
 
 
 async def run_bots(ns: argparse.Namespace) -> dict[str, Any]:
+    """``donne bot``: connect ``--count`` bots, seat them, play ``--games`` matches; the summary.
+
+    A room ends with its match, so with ``--create`` every game is a new room
+    (the first bot creates it, the others join); ``--join`` plays the one match
+    of that room.
+    """
     from server.load import check_loopback
 
     check_loopback(ns.host)
+    if ns.join and ns.games != 1:
+        raise SystemExit("--games > 1 needs --create: a room ends with its match")
     stats = WireStats()
     names = [ns.name] + [f"{ns.name}-{i}" for i in range(2, ns.count + 1)]
     clients = [await connect(ns, name) for name in names]
     stop_at = time.perf_counter() + ns.timeout
+    bots = [WireBot(c, ns.strategy, f"{ns.seed}/{i}".encode(), stats, name=n)
+            for i, (c, n) in enumerate(zip(clients, names, strict=True))]
+    results: Counter[str] = Counter()
+    rooms: list[str] = []
     try:
-        room = ns.join
-        if ns.create:
-            reply = await clients[0].request("create", **create_args(ns.create, ns))
-            room = reply["room"]
-            joiners = clients[1:]
-        else:
-            joiners = clients
-        for c in joiners:
-            await c.request("join", room=room)
-        bots = [WireBot(c, ns.strategy, f"{ns.seed}/{i}".encode(), stats, name=n)
-                for i, (c, n) in enumerate(zip(clients, names, strict=True))]
-        for c in clients:
-            c.send("state")
-        results = await asyncio.gather(*(b.play(stop_at, ns.games) for b in bots))
+        for _ in range(ns.games):
+            for c in clients:
+                c.clear_pushes()
+            if ns.create:
+                room = str((await clients[0].request("create", **create_args(ns.create, ns)))["room"])
+                joiners = clients[1:]
+            else:
+                room, joiners = ns.join, clients
+            rooms.append(room)
+            for c in joiners:
+                await c.request("join", room=room)
+            for b in bots:
+                b.room = room
+                b.client.send("state")
+            outcome = await asyncio.gather(*(b.play(stop_at, 1) for b in bots))
+            results.update(outcome)
+            if any(r != "over" for r in outcome):
+                break
+            for c in clients:
+                with contextlib.suppress(ClientError):
+                    await c.request("leave")
     finally:
         await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
     return {
-        "room": room,
+        "room": rooms[-1] if rooms else None,
+        "rooms": rooms,
         "bots": len(clients),
-        "results": dict(Counter(results)),
+        "results": dict(results),
         "matches": stats.matches,
         "actions": stats.actions,
         "refused": stats.refused,
@@ -609,5 +629,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"donne bot: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(summary, ensure_ascii=False))
-    return 0 if summary["results"].get("over", 0) == summary["bots"] else 1
+    return 0 if summary["results"].get("over", 0) == summary["bots"] * args.games else 1
 

@@ -103,3 +103,17 @@ async def test_ssh_exec_json_and_the_name_from_ssh(server: Any) -> None:
         assert info.value.code == "no_such_room"
     finally:
         await client.close()
+
+
+async def test_ssh_reconnect_gets_the_seat_back(server: Any) -> None:
+    client = await Client.connect_ssh("127.0.0.1", server.ssh_port, "eve", timeout=T)
+    try:
+        room = (await client.request("create", game="president", rules="classic", seats=4, bots=3))["room"]
+        await client.next_state(lambda s: s.get("room") == room, timeout=T, current=True)
+        await client.reconnect()
+        assert client.state is None  # forgotten: the server sends a fresh one
+        await client.request("state")
+        state = await client.next_state(lambda s: s.get("room") == room, timeout=T, current=True)
+        assert state["you"] == 0 and state.get("hand") is not None
+    finally:
+        await client.close()

@@ -84,3 +84,18 @@ async def test_wire_bots_join_an_existing_room(server: Any) -> None:
     assert summary["results"] == {"over": 2}
     assert host_result == "over"
     assert host_bot.last_over is not None and len(host_bot.last_over["totals"]) == 3
+
+
+async def test_games_play_one_new_room_each(server: Any) -> None:
+    ns = bot_args("--port", str(server.telnet_port), "--name", "twice", "--create", "president:classic",
+                  "--seats", "3", "--count", "3", "--rounds", "1", "--games", "2", "--timeout", "20")
+    summary = await play(ns)
+    assert summary["results"] == {"over": 6}
+    assert len(summary["rooms"]) == 2 and summary["rooms"][0] != summary["rooms"][1]
+    assert summary["matches"] == 6
+
+
+def test_games_need_create() -> None:
+    ns = bot_args("--port", "1", "--join", "r1", "--games", "2")
+    with pytest.raises(SystemExit):
+        asyncio.run(run_bots(ns))
