@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from hashlib import sha256
-from itertools import combinations
+from itertools import combinations, compress
 from typing import TYPE_CHECKING, Any
 
 from engine.api import Action as ApiAction
@@ -61,6 +61,8 @@ DEAL, EXCHANGE, PLAY, ROUND_OVER, MATCH_OVER = "deal", "exchange", "play", "roun
 FULL = (1 << 52) - 1
 QH = RANK_Q * 4 + 2
 _POP = tuple(bin(i).count("1") for i in range(16))
+_SEAT_BITS = tuple(1 << s for s in range(8))
+_SEAT_MASKS = tuple((1 << n) - 1 for n in range(9))
 _LOW: tuple[tuple[int, ...], ...] = tuple(
     tuple(sum(1 << b for b in [s for s in range(4) if nib >> s & 1][:k]) for k in range(5)) for nib in range(16)
 )
@@ -1146,8 +1148,53 @@ class PresidentMatch:
         raise BadArgument(f"not a Président command: {cmd!r}", reason="unknown_command")
 
     def check_invariants(self) -> int:
-        """Invariants of RULES (cards conserved, hidden cards, chips); AssertionError on failure."""
-        checks = 0
+        """Invariants of RULES (cards conserved, hidden cards, chips); AssertionError on failure.
+
+        Every check runs on every call, recomputed from the state: the cards of
+        the hands, the played and the undealt cards cover the 52 cards exactly
+        once (their masks add up to the deck without a carry: the sizes sum to 52), each count is
+        its hand's size, the holding flags and absent seats agree with the
+        hands, chips sum to 0 (T13), points per round (P14), the turn. The
+        common case is a few whole-table integer operations; on a failure the
+        seat-by-seat pass below names the broken invariant.
+        """
+        hands = self._hands
+        played, undealt = self._played, self._undealt
+        sizes = list(map(int.bit_count, hands))
+        phase = self._phase
+        # Disjoint sets add without a carry: the masks sum to the deck and the sizes to 52
+        # exactly when the hands, the played and the undealt cards partition the 52 cards.
+        ok = (
+            sizes == self._counts
+            and sum(hands) + played + undealt == FULL
+            and sum(sizes) + played.bit_count() + undealt.bit_count() == 52
+        )
+        if ok:
+            held = sum(compress(_SEAT_BITS, hands))  # seats whose hand is not empty
+            if phase in (PLAY, EXCHANGE):
+                ok = held == self._holding & _SEAT_MASKS[len(hands)]
+            if ok and phase != DEAL:
+                ok = held & ~self._present_mask == 0
+        if not ok:
+            self._check_seats()
+            raise AssertionError("card invariants")  # not reached: _check_seats names the broken one
+        n = self._n
+        checks = 3 * n + 1
+        if self._rules.money:
+            assert sum(self._chips) == 0, "chips created or lost"
+            checks += 1
+        if not self._rules.seats_change and self._rounds_played:
+            assert sum(self._totals) == self._rounds_played * n * (n - 1) // 2, "points per round"
+            checks += 1
+        if phase == PLAY:
+            t = self._turn
+            assert t is not None and self._holding >> t & 1 and not self._passive >> t & 1, "turn"
+            assert self._holding.bit_count() >= 2, "a round with one player left"
+            checks += 2
+        return checks
+
+    def _check_seats(self) -> None:
+        """The card invariants seat by seat, each with its own message (the slow path of a failure)."""
         union = self._played | self._undealt
         total = self._played.bit_count() + self._undealt.bit_count()
         assert self._played & self._undealt == 0, "a played card is also undealt"
@@ -1162,22 +1209,7 @@ class PresidentMatch:
             )
             if not self._present_mask >> s & 1:
                 assert h == 0 or self._phase == DEAL, f"absent seat {s} holds cards"
-            checks += 3
         assert union == FULL and total == 52, "the 52 cards are not partitioned"
-        checks += 1
-        if self._rules.money:
-            assert sum(self._chips) == 0, "chips created or lost"
-            checks += 1
-        if not self._rules.seats_change and self._rounds_played:
-            n = self._n
-            assert sum(self._totals) == self._rounds_played * n * (n - 1) // 2, "points per round"
-            checks += 1
-        if self._phase == PLAY:
-            t = self._turn
-            assert t is not None and self._holding >> t & 1 and not self._passive >> t & 1, "turn"
-            assert self._holding.bit_count() >= 2, "a round with one player left"
-            checks += 2
-        return checks
 
 
 def _strongest(hand: int, k: int) -> int:
