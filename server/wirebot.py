@@ -242,9 +242,14 @@ class PresidentAdapter:
             if v.cut:
                 out.append(A.Cut(you, tuple(v.cut)))
         elif v.phase == "exchange":
-            title = v.titles[you] if you < len(v.titles) else None
-            k = {"president": 2, "vice_president": 1}.get(str(title), 0)
-            if k and not any(g == you for g, _, _ in v.exchange):
+            if "give" in s:  # the server says how many cards this seat must give back now
+                k = int(s.get("give") or 0)
+            else:  # from the titles (T12): the Président 2, the Vice-président 1, until given
+                title = v.titles[you] if you < len(v.titles) else None
+                k = {"president": 2, "vice_president": 1}.get(str(title), 0)
+                if any(g == you for g, _, _ in v.exchange):
+                    k = 0
+            if k:
                 k = min(k, len(v.hand))
                 out.extend(A.Give(you, combo) for combo in itertools.combinations(v.hand, k))
         return out

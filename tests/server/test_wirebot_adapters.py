@@ -21,6 +21,11 @@ from server.wirebot import ADAPTERS, JsonEvent, command_of
 def as_pushed(match: Any, seat: int) -> dict[str, Any]:
     state = json.loads(json.dumps(match.view(seat).to_dict()))
     state.update({"type": "state", "room": "r1", "deadline": 30})
+    if match.game == "president" and match.rules_name == "tdc" and seat % 2:
+        # the room adds how many cards the seat must give back (T12); even seats go without it,
+        # so both ways of finding the count are checked
+        gives = [a for a in match.legal_actions(seat) if type(a).__name__ == "Give"]
+        state["give"] = len(gives[0].cards) if gives else 0
     for entry in state["seats"]:
         entry.setdefault("name", f"p{entry['seat']}")
         entry.setdefault("connected", True)
