@@ -1,6 +1,7 @@
 """``donne load`` at growing sizes: wire bots playing Président on one server process.
 
     python bench/bench_load.py [--sizes 100,500,1000] [--duration 30] [--rules classic] [--quick]
+    python bench/bench_load.py --sizes 1000 --think 1.0                 # bots decide in 0.5-1.5 s
     python bench/bench_load.py --sizes 1000 --profile /tmp/donne.prof   # cProfile the server
 
 Each size is a fresh server (subprocess) with ``clients/4`` tables of 4 wire bots
@@ -35,6 +36,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--game", default="president")
     p.add_argument("--transport", default="tcp")
     p.add_argument("--seats", type=int, default=4)
+    p.add_argument("--think", type=float, default=0.0, help="seconds per decision (0: at once)")
     p.add_argument("--profile")
     p.add_argument("--quick", action="store_true", help="sizes 40 and 200, 5 s")
     args = p.parse_args(argv)
@@ -43,7 +45,8 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"bench": "load", "date": today(), "machine": machine(), "runs": []}
     for size in (int(x) for x in args.sizes.split(",")):
         opts = LoadOptions(clients=size, tables=size // args.seats, game=args.game, rules=args.rules,
-                           duration=args.duration, transport=args.transport, profile=args.profile)
+                           duration=args.duration, transport=args.transport, think=args.think,
+                           profile=args.profile)
         run = await run_load(opts)
         run["target_p99_ms"] = 100
         out["runs"].append(run)
