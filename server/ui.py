@@ -134,8 +134,8 @@ def my_decision(state: Mapping[str, Any]) -> bool:
         return False
     auction = state.get("auction")
     if isinstance(auction, Mapping):
-        return auction.get("seat") == you
-    return state.get("turn") == you or bool(render.give_count(state))
+        return bool(auction.get("seat") == you)
+    return bool(state.get("turn") == you) or bool(text_commands.give_count(state))
 
 
 def countdown_marks(total: float) -> tuple[int, ...]:
