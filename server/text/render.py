@@ -94,6 +94,11 @@ def _seconds(value: Any) -> int | None:
         return None
 
 
+def _secs(t: Any, n: int) -> str:
+    """``(12 s)``, kept on one line when wrapped."""
+    return str(t.gettext("({n} s)").format(n=n)).replace(" ", "\u00a0")
+
+
 def _names(state: Mapping[str, Any], lang: str) -> list[str]:
     t = translation(lang)
     out = []
@@ -285,7 +290,7 @@ def _deadline_text(state: Mapping[str, Any], lang: str) -> str:
     secs = _seconds(state.get("deadline"))
     if secs is None:
         return ""
-    return " " + translation(lang).gettext("({n} s)").format(n=secs)
+    return " " + _secs(translation(lang), secs)
 
 
 def _president_status(
@@ -378,7 +383,7 @@ def _speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle, st
         who = names[owner] if isinstance(owner, int) and owner < len(names) else "?"
         card = card_label(str(auction.get("card", "")), lang, style)
         secs = _seconds(auction.get("deadline"))
-        dl = " " + t.gettext("({n} s)").format(n=secs) if secs is not None else ""
+        dl = " " + _secs(t, secs) if secs is not None else ""
         if auction.get("best_bid"):
             bidder = auction.get("bidder")
             bname = names[bidder] if isinstance(bidder, int) and bidder < len(names) else "?"
@@ -710,9 +715,10 @@ def your_turn_alert(
             example="7 7", pass_=verb(lang, "pass")
         )
     if seconds is not None:
-        text += " " + t.gettext("({n} s)").format(n=seconds)
+        text += " " + _secs(t, seconds)
     mark = "▶ " if style.unicode else "> "
-    return "\a" + finish([paint(mark + text, REVERSE + BOLD if style.color else "", style)], style)
+    lines = wrap_text(mark + text, style.width, indent="  ")  # wrapped, never cut: it says what to do
+    return "\a" + finish([paint(line, REVERSE + BOLD if style.color else "", style) for line in lines], style)
 
 
 # --------------------------------------------------------------------------- replies

@@ -125,7 +125,7 @@ def test_state_shows_the_table():
     assert "Pli : Bob 9♣ · Carmen passe" in text.replace("\u00a0", " ")
     # reversed order: weakest first is the 2, then the ace... the 3 is strongest
     assert "Votre main (5) : 2♠ R♦ 7♣ 7♥ 3♣" in text.replace("\u00a0", " ")
-    assert "(9 s)" in text
+    assert "(9\u00a0s)" in text
     ascii_text = render_state(state, "fr", TermStyle(40, False, False))
     assert "2s Rd 7c 7h 3c" in ascii_text
     colour = render_state(state, "en", TermStyle(80, True, True))
@@ -283,9 +283,11 @@ def test_rooms_list_content():
 @pytest.mark.parametrize("what", ["play", "lead", "cut", "give", "turn", "sell", "bid"])
 def test_your_turn_alert_rings_and_fits(lang, what):
     for style in STYLES:
-        text = your_turn_alert(lang, style, what)
-        assert text.startswith("\a") and "\n" not in text
+        text = your_turn_alert(lang, style, what, seconds=25, top=["Qh", "Qs"], count=2)
+        assert text.startswith("\a")
         check(text, style)
+        assert "…" not in text and "~" not in text, "the alert wraps, never cuts"
+        assert "25 s" in strip_ansi(text).replace("\u00a0", " ")
         if style.color:
             assert "\x1b[7m" in text
 
