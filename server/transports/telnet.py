@@ -80,6 +80,7 @@ class TelnetConn:
         self.writer = writer
         self.peer = peer
         self.term: str | None = _term(writer.get_extra_info("TERM"))
+        self.ansi = self.term is not None and self.term.lower() not in ("dumb", "network")
         self.width = int(writer.get_extra_info("cols") or 80)
         self.height = int(writer.get_extra_info("rows") or 24)
         lang = writer.get_extra_info("LANG")
@@ -124,6 +125,12 @@ class TelnetConn:
                 w.send_iac = _drop_iac
 
     def write(self, text: str) -> None:
+        typing = "" if self.machine or self._lines.secret else self._lines.pending
+        if typing and getattr(self.writer, "will_echo", False) and text.endswith("\n"):
+            # character mode: news arrived while the person was typing; move their partial
+            # line below the news so it stays visible and editable
+            self.writer.write(("\r\x1b[K" if self.ansi else "\r\n") + text + typing)
+            return
         self.writer.write(text)
 
     async def drain(self) -> None:

@@ -267,3 +267,30 @@ async def test_ssh_connections_per_address_are_capped(tmp_path):
         await first.close()
     finally:
         await running.stop()
+
+
+async def test_telnet_news_arriving_while_typing_keeps_the_partial_line(server):
+    reader, writer = await telnetlib3.open_connection("127.0.0.1", server.telnet_port, term="xterm",
+                                                       encoding="utf8", connect_minwait=0.05)
+    other = await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=10)
+    try:
+        await read_until(reader, "Idioma")
+        writer.write("en\r")
+        await read_until(reader, ": ")
+        writer.write("pia\r")
+        await until(lambda: "pia" in server.lobby.players)
+        await read_until(reader, "pia!")  # the greeting
+        writer.write("wh")  # typing, no Enter yet
+        await read_until(reader, "wh")  # echoed
+        await other.login("rex")
+        await other.request("say", text="hello all")
+        text = await read_until(reader, "hello all")
+        if not text.endswith("wh"):
+            text += await read_until(reader, "wh")
+        assert text.index("hello all") < text.rindex("wh")  # the partial line is drawn again below
+        assert "\x1b[K" in text
+        writer.write("oami\r")
+        await read_until(reader, "You are pia")
+    finally:
+        writer.close()
+        await other.close()
