@@ -42,7 +42,7 @@ async def run_json(session: Session) -> None:
     session.mode = "json"
     machine = getattr(session.conn, "set_machine", None)
     if machine is not None:
-        machine()  # telnet: no echo, nothing but JSON lines from now on
+        machine()  # no echo (telnet, SSH PTY), and over telnet nothing but JSON lines from now on
     session.push_event({"event": "hello", "version": ui.VERSION, "name": session.name,
                         "guest": session.guest if session.logged_in else None, "lang": session.lang})
     max_line = session.app.config.max_line

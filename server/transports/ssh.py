@@ -201,6 +201,10 @@ class SSHConn:
     async def drain(self) -> None:
         await self.process.stdout.drain()
 
+    def set_machine(self) -> None:
+        """JSON mode over a PTY (``ssh -t HOST json``): the line editor must not echo requests back."""
+        self.set_secret(True)
+
     def set_secret(self, secret: bool) -> None:
         if self.pty:
             with contextlib.suppress(Exception):

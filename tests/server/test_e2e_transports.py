@@ -294,3 +294,13 @@ async def test_telnet_news_arriving_while_typing_keeps_the_partial_line(server):
     finally:
         writer.close()
         await other.close()
+
+
+async def test_ssh_json_with_a_pty_does_not_echo_requests(server):
+    async with ssh_connect(server, "uma") as conn:
+        proc = await conn.create_process("json", term_type="xterm", term_size=(80, 24))
+        await read_until(proc.stdout, '"hello"')
+        proc.stdin.write('{"cmd": "whoami", "id": 1}\n')
+        text = await read_until(proc.stdout, '"type":"ok"')
+        assert '"cmd"' not in text  # the request was not echoed
+        proc.stdin.write_eof()
