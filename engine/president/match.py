@@ -78,6 +78,28 @@ _AFTER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 )
 """``_AFTER[n][seat]``: the seats after ``seat`` in seat order ("left", P3), ``seat`` itself last."""
 
+_NEXT: dict[int, tuple[int | None, ...]] = {}
+
+
+def _next_table(n: int) -> tuple[int | None, ...]:
+    """``table[seat << 8 | mask]``: the first seat after ``seat`` in seat order whose bit is in ``mask``."""
+    table = _NEXT.get(n)
+    if table is None:
+        table = _NEXT[n] = tuple(
+            next((s for s in _AFTER[n][seat] if mask >> s & 1), None) if seat < n else None
+            for seat in range(8)
+            for mask in range(256)
+        )
+    return table
+
+
+_PLAY_FACTS: dict[int, tuple[int, int, int]] = {
+    id(play): (i % 13, nib << (i % 13 * 4), _POP[nib]) for i, row in enumerate(PLAYS) for nib, play in enumerate(row) if nib
+}
+"""``id(play)`` of a shared :class:`Play` of ``PLAYS`` → its ``(rank, mask, count)``: these objects
+(handed out by ``legal_actions`` and played back by bots) hold valid cards of one rank, so
+``apply`` only checks what depends on the state (turn, hand, the top play)."""
+
 # Events are immutable: the frequent ones are shared instead of rebuilt (hot path).
 _PLAYED: dict[int, Played] = {}
 _CLOSED: dict[tuple[int, int | None, str], TrickClosed] = {}
@@ -159,6 +181,7 @@ class PresidentMatch:
         "_legal_version",
         "_must",
         "_n",
+        "_next_tab",
         "_out",
         "_passed",
         "_passive",
@@ -215,6 +238,7 @@ class PresidentMatch:
         self._rules = rules
         self.rules_name = rules.name
         self._n = seats
+        self._next_tab = _next_table(seats)
         self._stake_default = stake
         self._rounds = rounds if rounds is not None else rules.default_rounds
         self._phase = DEAL
@@ -673,36 +697,60 @@ class PresidentMatch:
 
     def apply(self, action: ApiAction) -> tuple[Event, ...]:
         """Apply one action; raises a :class:`Refusal` and changes nothing when the rules forbid it."""
+        a: Any = action
         ev: list[Event]
+        cls = a.__class__
+        if cls is Play:
+            seat = a.seat
+            facts = _PLAY_FACTS.get(id(a))
+            if facts is None:
+                r, m, k = self._check_play(a)
+            else:
+                r, m, k = facts
+                tc = self._top_count
+                tr = self._top_rank
+                if (
+                    seat != self._turn
+                    or self._phase != PLAY
+                    or self._hands[seat] & m != m
+                    or (tc and (k != tc or ((r != tr) if self._must else (r > tr) if self._reversed else (r < tr))))
+                ):
+                    self._check_play(a)  # raises the refusal
+            ev = self._do_play(seat, r, m, k, False)
+        elif cls is Pass:
+            seat = a.seat
+            if seat != self._turn or seat.__class__ is not int or self._phase != PLAY or not self._top_count:
+                seat = self._check_pass(a)
+            ev = self._do_pass(seat, False)
+        else:
+            ev = self._apply_other(a)
+        self._version += 1
+        self._actions.append(a)
+        return tuple(ev)
+
+    def _apply_other(self, action: Any) -> list[Event]:
         if isinstance(action, Play):
             r, m, k = self._check_play(action)
-            ev = self._do_play(action.seat, r, m, k, False)
-        elif isinstance(action, Pass):
-            ev = self._do_pass(self._check_pass(action), False)
-        elif isinstance(action, Cut):
+            return self._do_play(action.seat, r, m, k, False)
+        if isinstance(action, Pass):
+            return self._do_pass(self._check_pass(action), False)
+        if isinstance(action, Cut):
             seat, m = self._check_cut(action)
-            ev = self._do_cut(seat, m)
-        elif isinstance(action, Give):
+            return self._do_cut(seat, m)
+        if isinstance(action, Give):
             seat, m = self._check_give(action)
-            ev = self._do_give(seat, m, True)
-        elif isinstance(action, Timeout):
+            return self._do_give(seat, m, True)
+        if isinstance(action, Timeout):
             seat, kind = self._check_timeout(action)
-            ev = self._do_timeout(seat, kind)
-        elif isinstance(action, Deal):
+            return self._do_timeout(seat, kind)
+        if isinstance(action, Deal):
             present, stake, hands = self._check_deal(action)
-            ev = self._do_deal(action, present, stake, hands)
-        else:
-            raise BadArgument("not a Président action", reason="action")
-        self._version += 1
-        self._actions.append(action)
-        return tuple(ev)
+            return self._do_deal(action, present, stake, hands)
+        raise BadArgument("not a Président action", reason="action")
 
     def _next_in(self, seat: int, mask: int) -> int | None:
         """The first seat after ``seat`` (cyclically, ``seat`` itself last) whose bit is in ``mask``."""
-        for s in _AFTER[self._n][seat]:
-            if mask >> s & 1:
-                return s
-        return None
+        return self._next_tab[seat << 8 | mask]
 
     def _round_should_end(self) -> bool:
         h = self._holding
@@ -757,13 +805,13 @@ class PresidentMatch:
         left = self._counts[seat] - k
         self._counts[seat] = left
         self._played |= m
-        self._trick_mask |= m
-        cards = RANK_CARDS[r][m >> (r * 4) & 15]
-        self._trick.append((seat, cards))
+        trick_mask = self._trick_mask | m
+        self._trick_mask = trick_mask
         key = m << 10 | left << 4 | seat << 1 | auto
         played = _PLAYED.get(key)
         if played is None:
-            played = _PLAYED[key] = Played(seat, cards, left, auto)
+            played = _PLAYED[key] = Played(seat, RANK_CARDS[r][m >> (r * 4) & 15], left, auto)
+        self._trick.append((seat, played.cards))
         ev: list[Event] = [played]
         # P7: "ça ou rien" holds while the top play has the rank of the play under it.
         self._must = self._top_count != 0 and r == self._top_rank
@@ -772,61 +820,62 @@ class PresidentMatch:
         self._top_count = k
         if not rules.pass_leaves_trick:
             self._passed = 0  # P9c counts passes since the last play
-        strongest = RANK_3 if self._reversed else RANK_2
-        emptied = hand == 0
-        if emptied:
+        strongest = RANK_3 if self._reversed else RANK_2  # in the order before this play
+        if not hand:
             self._go_out(seat, r, ev)  # T8 judged in the order before this play
         if k == 4 and rules.revolution:  # T10
             self._reversed = not self._reversed
             ev.append(Revolution(seat, "reversed" if self._reversed else "normal"))
-        if self._round_should_end():
+        holding = self._holding
+        if holding & (holding - 1) == 0 or holding & ~self._passive == 0:  # _round_should_end()
             self._end_round(ev)
             return ev
         reason = None
-        if emptied and rules.close_on_empty:
+        if not hand and rules.close_on_empty:
             reason = "emptied"  # T7c, wins over T7a/T7b for the lead
         elif r == strongest:
             reason = "strongest" if rules.revolution else "twos"  # T7a / P9a
         elif k == 4 and rules.close_on_quad:
             reason = "quad"  # P9b
-        elif rules.close_on_four_of_rank and self._trick_mask >> (r * 4) & 15 == 15:
+        elif rules.close_on_four_of_rank and trick_mask >> (r * 4) & 15 == 15:
             reason = "four_of_rank"  # T7b
         if reason is not None:
             self._close(seat, self._lead_after(seat), reason, ev)
             return ev
         if rules.pass_leaves_trick:
-            in_trick = self._holding & ~self._passed & ~self._passive
+            in_trick = holding & ~self._passed & ~self._passive
             if in_trick & ~(1 << seat) == 0:  # T7d: every other player in the trick has passed
                 self._close(seat, self._lead_after(seat), "all_passed", ev)
                 return ev
-            self._set_turn(self._next_in(seat, in_trick))
+            self._turn = self._next_tab[seat << 8 | in_trick]
         else:
-            self._set_turn(self._next_in(seat, self._holding))
+            self._turn = self._next_tab[seat << 8 | holding]
+        self._turn_since = self._version
         return ev
 
     def _do_pass(self, seat: int, auto: bool) -> list[Event]:
-        self._passed |= 1 << seat
+        passed = self._passed | 1 << seat
+        self._passed = passed
         self._trick.append((seat, None))
         ev: list[Event] = [_PASSED[seat << 1 | auto]]
-        self._after_pass(seat, ev)
-        return ev
-
-    def _after_pass(self, seat: int, ev: list[Event]) -> None:
         top = self._top_seat
+        holding = self._holding
         if self._rules.pass_leaves_trick:
             # T5 / T7d: passing takes you out of the trick; it closes when nobody else is in it.
-            in_trick = self._holding & ~self._passed & ~self._passive
+            in_trick = holding & ~passed & ~self._passive
             if in_trick & ~(1 << top) == 0:
                 self._close(top, self._lead_after(top), "all_passed", ev)
-            else:
-                self._set_turn(self._next_in(seat, in_trick))
-            return
-        # P9c: closes when every other player still holding cards has passed since the last play.
-        others = self._holding & ~(1 << top)
-        if self._passed & others == others:
-            self._close(top, self._lead_after(top), "all_passed", ev)  # P10
+                return ev
+            self._turn = self._next_tab[seat << 8 | in_trick]
         else:
-            self._set_turn(self._next_in(seat, self._holding))
+            # P9c: closes when every other player still holding cards has passed since the last play.
+            others = holding & ~(1 << top)
+            if passed & others == others:
+                self._close(top, self._lead_after(top), "all_passed", ev)  # P10
+                return ev
+            self._turn = self._next_tab[seat << 8 | holding]
+        self._turn_since = self._version
+        return ev
 
     def _do_cut(self, seat: int, m: int) -> list[Event]:
         r = self._top_rank
