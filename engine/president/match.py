@@ -13,7 +13,8 @@ tdc only) → ``play`` → ``round_over`` (waiting for the next deal) … →
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import fields
 from hashlib import sha256
 from itertools import combinations, compress
 from typing import TYPE_CHECKING, Any
@@ -77,6 +78,40 @@ _AFTER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple((seat + i) % n for i in range(1, n + 1)) for seat in range(n)) if n else () for n in range(9)
 )
 """``_AFTER[n][seat]``: the seats after ``seat`` in seat order ("left", P3), ``seat`` itself last."""
+
+_tuple_new = tuple.__new__
+"""Builds a named tuple from a tuple of its fields without the Python-level ``__new__`` (hot path)."""
+
+
+
+def _pending_maker() -> Callable[[Hashable, str, int | None, ApiAction], Pending]:
+    """A faster constructor of :class:`engine.api.Pending` (a frozen slotted dataclass, whose
+    generated ``__init__`` costs more than the rest of ``pending()``): the object is created and
+    its slots filled directly. Falls back to the class itself if it is not built that way."""
+    try:
+        setters = [getattr(Pending, f.name).__set__ for f in fields(Pending)]
+        set_key, set_kind, set_seat, set_timeout = setters
+    except (AttributeError, TypeError, ValueError):
+        return Pending
+    new = object.__new__
+
+    def make(key: Hashable, kind: str, seat: int | None, on_timeout: ApiAction) -> Pending:
+        p = new(Pending)
+        set_key(p, key)
+        set_kind(p, kind)
+        set_seat(p, seat)
+        set_timeout(p, on_timeout)
+        return p
+
+    probe = make(("turn", 1, 2), "turn", 3, TIMEOUTS[3])
+    if probe != Pending(("turn", 1, 2), "turn", 3, TIMEOUTS[3]) or repr(probe) != repr(
+        Pending(("turn", 1, 2), "turn", 3, TIMEOUTS[3])
+    ):
+        return Pending
+    return make
+
+
+_pending = _pending_maker()
 
 _NEXT: dict[int, tuple[int | None, ...]] = {}
 
@@ -166,8 +201,8 @@ class PresidentMatch:
         "_cut_cache",
         "_cut_version",
         "_dealer",
-        "_exchange_cache",
         "_exchange_since",
+        "_exchange_views",
         "_exchanges",
         "_forbidden",
         "_gives",
@@ -290,7 +325,7 @@ class PresidentMatch:
         self._forbidden: list[int] = []
         self._places: list[int | None] = [None] * n
         self._exchanges: list[tuple[int, int, tuple[Card, ...]]] = []
-        self._exchange_cache: dict[tuple[int, int], tuple[tuple[int, int, tuple[Card, ...]], ...]] = {}
+        self._exchange_views: list[tuple[tuple[int, int, tuple[Card, ...]], ...] | None] = [None] * n
         self._per_round: tuple[tuple[str | None, ...], tuple[int, ...], tuple[int, ...] | None] | None = None
         self._gives: dict[int, tuple[int, int]] = {}
         self._exchange_since = 0
@@ -441,7 +476,7 @@ class PresidentMatch:
             cached = self._pending_cache
             if cached is not None and cached[0] == self._version:
                 return cached[1]
-            out = [Pending(("turn", self._round, self._turn_since), "turn", t, TIMEOUTS[t])]
+            out = [_pending(("turn", self._round, self._turn_since), "turn", t, TIMEOUTS[t])]
             self._pending_cache = (self._version, out)
             return out
         if self._phase == EXCHANGE:
@@ -930,11 +965,15 @@ class PresidentMatch:
         receiver, k = self._gives.pop(seat)
         cards = cards_of_mask(m)
         self._move(seat, receiver, m)
-        self._exchanges.append((seat, receiver, cards))
+        self._add_exchange(seat, receiver, cards)
         ev: list[Event] = [Exchange(seat, receiver, k, cards, chosen)]
         if not self._gives:
             self._start_play()
         return ev
+
+    def _add_exchange(self, giver: int, receiver: int, cards: tuple[Card, ...]) -> None:
+        self._exchanges.append((giver, receiver, cards))
+        self._exchange_views = [None] * self._n
 
     def _move(self, giver: int, receiver: int, m: int) -> None:
         self._hands[giver] &= ~m
@@ -1027,7 +1066,7 @@ class PresidentMatch:
             for giver, receiver, m in moves:
                 self._move(giver, receiver, m)
                 cards = cards_of_mask(m)
-                self._exchanges.append((giver, receiver, cards))
+                self._add_exchange(giver, receiver, cards)
                 ev.append(Exchange(giver, receiver, len(cards), cards))
             return
         # T12: the strongest go up at once; the Président / VP then choose what to give back.
@@ -1035,7 +1074,7 @@ class PresidentMatch:
             m = _strongest(hands[lo], k)
             self._move(lo, hi, m)
             cards = cards_of_mask(m)
-            self._exchanges.append((lo, hi, cards))
+            self._add_exchange(lo, hi, cards)
             ev.append(Exchange(lo, hi, len(cards), cards))
             self._gives[hi] = (lo, min(k, self._hands[hi].bit_count()))
         self._phase = EXCHANGE
@@ -1123,23 +1162,30 @@ class PresidentMatch:
             self._view_cache = {}
             self._table = None
             self._view_version = self._version
-        got = self._view_cache.get(seat)
-        if got is not None:
-            return got
+        else:
+            got = self._view_cache.get(seat)
+            if got is not None:
+                return got
         if seat is not None and (seat.__class__ is not int or not 0 <= seat < self._n):
             seat = self._check_seat(seat)
         table = self._table
         if table is None:
             table = self._table = self._make_table()
         if seat is None:
-            v = PresidentView(table, None, None, None, ())
+            v = _tuple_new(PresidentView, (table, None, None, None, ()))
         else:
-            v = PresidentView(
-                table,
-                seat,
-                self.hand(seat),
-                self.cut_options().get(seat) if self._rules.cut else None,
-                self._exchange_of(seat) if self._exchanges else (),
+            exchange = self._exchange_views[seat] if self._exchanges else ()
+            if exchange is None:
+                exchange = self._exchange_of(seat)
+            v = _tuple_new(
+                PresidentView,
+                (
+                    table,
+                    seat,
+                    self.hand(seat),
+                    self.cut_options().get(seat) if self._rules.cut else None,
+                    exchange,
+                ),
             )
         self._view_cache[seat] = v
         return v
@@ -1153,34 +1199,35 @@ class PresidentMatch:
                 tuple(self._totals),
                 tuple(self._chips) if self._rules.money else None,
             )
-        return TableState(
-            "president",
-            self.rules_name,
-            self._round,
-            self._phase,
-            tuple(self._counts),
-            self._present_flags,
-            tuple(self._places),
-            per_round[0],
-            per_round[1],
-            per_round[2],
-            self._passive,
-            self._passed,
-            self._turn,
-            tuple(self._trick),
-            self._reversed,
-            self._dealer,
-            self._played,
-            self._top_rank if self._must else None,
-            self._stake,
+        return _tuple_new(
+            TableState,
+            (
+                "president",
+                self.rules_name,
+                self._round,
+                self._phase,
+                tuple(self._counts),
+                self._present_flags,
+                tuple(self._places),
+                per_round[0],
+                per_round[1],
+                per_round[2],
+                self._passive,
+                self._passed,
+                self._turn,
+                tuple(self._trick),
+                self._reversed,
+                self._dealer,
+                self._played,
+                self._top_rank if self._must else None,
+                self._stake,
+            ),
         )
 
     def _exchange_of(self, seat: int) -> tuple[tuple[int, int, tuple[Card, ...]], ...]:
-        key = (len(self._exchanges), seat)
-        got = self._exchange_cache.get(key)
-        if got is None:
-            got = tuple(e for e in self._exchanges if seat == e[0] or seat == e[1])
-            self._exchange_cache[key] = got
+        """This round's exchange moves ``seat`` took part in (cached until the next move)."""
+        got = tuple(e for e in self._exchanges if seat == e[0] or seat == e[1])
+        self._exchange_views[seat] = got
         return got
 
     def action_from(self, seat: int, cmd: str, args: Mapping[str, Any]) -> Action:

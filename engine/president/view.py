@@ -8,7 +8,6 @@ what was played in public.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from engine.cards import CARDS, Card, format_cards
@@ -63,8 +62,7 @@ class TableState(NamedTuple):
     stake: int
 
 
-@dataclass(frozen=True, slots=True)
-class PresidentView:
+class PresidentView(NamedTuple):
     """A seat's (``you``) or a spectator's (``you is None``) view of the match.
 
     ``table`` holds the public facts (also readable as attributes of the view:
@@ -72,6 +70,10 @@ class PresidentView:
     viewer's own cards (``None`` for a spectator), ``cut`` the cards it may cut
     with now (T9) or ``None``, ``exchange`` the ``(from, to, cards)`` moves of
     this round's exchange it took part in.
+
+    An immutable named tuple (a view is built for nearly every decision, and
+    a tuple is the cheapest immutable record to build); its fields are
+    ``table, you, hand, cut, exchange``.
     """
 
     table: TableState
