@@ -966,7 +966,6 @@ class SearchPresidentBot:
         base = sim_from_view(view, first or self._own_only(view), self.forbidden, self.passive_order)
         cands = self._order(base, cands)
         budget = Budget.make(self.budget_ms, self.rollouts, self.clock)
-        worlds: list[_Sim] = []
         tracker = self.tracker if self.infer and self.tracker.active else None
         if tracker is not None:
             tracker.set_rules(view.rules == "tdc")
@@ -977,7 +976,6 @@ class SearchPresidentBot:
             if hands is None:
                 hands = self._own_only(view)
             world = sim_from_view(view, hands, self.forbidden, self.passive_order)
-            worlds.append(world)
             seed = rng.getrandbits(64)
             out = []
             for c in alive:

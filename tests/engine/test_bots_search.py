@@ -249,6 +249,28 @@ def test_T12_knowledge_of_the_exchange_shapes_the_sampled_hands() -> None:
         assert [len(h) for h in hands] == list(view.counts)
 
 
+@pytest.mark.parametrize("rules", ["classic", "tdc"])
+def test_the_true_hands_explain_greedy_opponents_play(rules: str) -> None:
+    """The tracker reads greedy opponents right: the real hands never contradict their recorded play."""
+    checked = 0
+    for game in range(2):
+        m = PresidentMatch(rules, seats=4, stake=2, rounds=2)
+        seed = seed_from_int(40 + game)
+        bots: list[object] = [SearchPresidentBot(0, seed, rollouts=4)] + [GreedyPresidentBot(s) for s in (1, 2, 3)]
+
+        def step(action: object, events: tuple[object, ...], m: PresidentMatch = m, bots: list[object] = bots) -> None:
+            nonlocal checked
+            tracker = bots[0].tracker  # type: ignore[attr-defined]
+            if tracker.active and m.phase == "play":
+                tracker.set_rules(rules == "tdc")
+                hands = [[int(c) for c in m.hand(s)] for s in range(4)]
+                assert tracker.mismatches(hands, 99)[0] == 0
+                checked += 1
+
+        play_match(m, bots, seed, step)  # type: ignore[arg-type]
+    assert checked > 50
+
+
 # ------------------------------------------------------------------ whole games
 
 
