@@ -415,3 +415,30 @@ def test_game_commands_in_the_lobby_say_where_to_go():
         got = parse_line(line, lang, LOBBY)
         assert isinstance(got, CommandError) and got.code in ("not_in_room", "unknown_command"), (line, got)
     assert "mesas" in err("jugar 7", "es", LOBBY).message
+
+
+def test_gift_typed_in_an_exchange_is_what_the_engine_expects():
+    """T12: at the exchange of round 2, the Président types two ranks; the engine accepts the gift."""
+    from engine.bots import make_bot
+    from engine.bots.driver import play_match
+
+    m = game_class("president")("tdc", seats=4, stake=2, rounds=2)
+    bots = [make_bot("president", "random", s, seed_from_int(s + 7)) for s in range(4)]
+    tried = []
+
+    def step(action, events):
+        for p in m.pending():
+            if p.kind != "give" or p.seat is None:
+                continue
+            state = m.view(p.seat).to_dict()
+            ctx = context_from_state(state)
+            assert ctx.phase == "give" and ctx.give_count in (1, 2)
+            ranks = [c[0] for c in state["hand"][: ctx.give_count]]
+            typed = " ".join("10" if r == "T" else r for r in ranks)
+            got = parse_line(typed, "fr", ctx)
+            assert isinstance(got, Command) and got.cmd == "give", got
+            assert m.can(m.action_from(p.seat, got.cmd, got.args)), (state["hand"], got)
+            tried.append(ctx.give_count)
+
+    play_match(m, bots, seed_from_int(3), step, check_every=0)
+    assert 2 in tried and 1 in tried
