@@ -442,3 +442,27 @@ def test_gift_typed_in_an_exchange_is_what_the_engine_expects():
 
     play_match(m, bots, seed_from_int(3), step, check_every=0)
     assert 2 in tried and 1 in tried
+
+
+def test_cut_typed_by_a_person_is_what_the_engine_expects():
+    """T9: whenever a seat may cut in a real tdc match, 'couper' and the bare cards both give a valid cut."""
+    from engine.bots import make_bot
+    from engine.bots.driver import play_match
+
+    m = game_class("president")("tdc", seats=4, stake=2, rounds=3)
+    bots = [make_bot("president", "random", s, seed_from_int(s + 70)) for s in range(4)]
+    tried = 0
+
+    def step(action, events):
+        nonlocal tried
+        for seat in m.cut_options():
+            state = m.view(seat).to_dict()
+            ctx = context_from_state(state)
+            for line in ("couper", " ".join(c[0] if c[0] != "T" else "10" for c in state["cut"])):
+                got = parse_line(line, "fr", ctx)
+                assert isinstance(got, Command) and got.cmd == "cut", (line, got, state["trick"])
+                assert m.can(m.action_from(seat, got.cmd, got.args)), (line, got)
+                tried += 1
+
+    play_match(m, bots, seed_from_int(5), step, check_every=0)
+    assert tried >= 2
