@@ -773,6 +773,7 @@ def event_text(
     return t.gettext("Event: {event}.").format(event=name)
 
 
+_T = gettext.NullTranslations
 _EventFn = Callable[
     [gettext.NullTranslations, str, Mapping[str, Any], Sequence[str], "int | None", TermStyle], "str | None"
 ]
@@ -800,7 +801,7 @@ def _cards(e: Mapping[str, Any], lang: str, style: TermStyle, key: str = "cards"
 
 
 @_event("dealt")
-def _ev_dealt(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_dealt(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     rnd = e.get("round")
     if "players" in e or "facedown" in e:  # Speculation (S4)
         dealer = _seat(e, "dealer")
@@ -830,7 +831,7 @@ def _ev_dealt(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("exchange")
-def _ev_exchange(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_exchange(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     giver, taker = _seat(e, "from"), _seat(e, "to")
     cards = e.get("cards")
     if cards:
@@ -849,7 +850,7 @@ def _ev_exchange(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("played")
-def _ev_played(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_played(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = _seat(e, "seat")
     cards = _cards(e, lang, style)
     if you is not None and seat == you:
@@ -862,7 +863,7 @@ def _ev_played(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("passed")
-def _ev_passed(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_passed(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = _seat(e, "seat")
     if you is not None and seat == you:
         return t.gettext("You pass.")
@@ -870,7 +871,7 @@ def _ev_passed(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("cut")
-def _ev_cut(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_cut(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = _seat(e, "seat")
     cards = _cards(e, lang, style)
     if you is not None and seat == you:
@@ -879,7 +880,7 @@ def _ev_cut(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("trick_closed")
-def _ev_trick_closed(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_trick_closed(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     leader = _seat(e, "leader", "next", "lead")
     if leader is None:
         return t.gettext("The trick is closed.")
@@ -889,7 +890,7 @@ def _ev_trick_closed(t, lang, e, names, you, style):  # type: ignore[no-untyped-
 
 
 @_event("out")
-def _ev_out(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_out(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = _seat(e, "seat")
     place = e.get("place")
     mine = you is not None and seat == you
@@ -909,7 +910,7 @@ def _ev_out(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("revolution")
-def _ev_revolution(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_revolution(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = _seat(e, "seat")
     if e.get("order", "reversed") == "reversed":
         return t.gettext("Revolution by {name}! The order is reversed: 3 is now the strongest.").format(
@@ -921,7 +922,7 @@ def _ev_revolution(t, lang, e, names, you, style):  # type: ignore[no-untyped-de
 
 
 @_event("timeout")
-def _ev_timeout(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_timeout(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = _seat(e, "seat")
     kind = e.get("kind") or e.get("what")
     mine = you is not None and seat == you
@@ -946,7 +947,7 @@ def _ev_timeout(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
     return t.gettext("Time is up for {name}.").format(name=who)
 
 
-def _ranking_text(t, lang, e, names, you):  # type: ignore[no-untyped-def]
+def _ranking_text(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None) -> str:
     ranking = e.get("ranking") or []
     titles = e.get("titles") or []
     items = []
@@ -960,7 +961,7 @@ def _ranking_text(t, lang, e, names, you):  # type: ignore[no-untyped-def]
 
 
 @_event("round_over")
-def _ev_round_over(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_round_over(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     rnd = e.get("round")
     ranking = _ranking_text(t, lang, e, names, you)
     if rnd is not None and ranking:
@@ -986,7 +987,7 @@ def _ev_round_over(t, lang, e, names, you, style):  # type: ignore[no-untyped-de
 
 
 @_event("match_over")
-def _ev_match_over(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_match_over(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     winners = list(e.get("winners") or [])
     totals = e.get("totals") or []
     if not winners:
@@ -1030,7 +1031,7 @@ def _ev_match_over(t, lang, e, names, you, style):  # type: ignore[no-untyped-de
 
 
 @_event("trump")
-def _ev_trump(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_trump(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     card = str(e.get("card", ""))
     suit = suit_name(lang, e.get("suit") or card[1:2])
     shown = card_label(card, lang, style)
@@ -1042,7 +1043,7 @@ def _ev_trump(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("deal_over")
-def _ev_deal_over(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_deal_over(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     text = t.gettext("Deal {round} is over.").format(round=e.get("round"))
     chips = e.get("chips")
     if you is not None and isinstance(chips, Sequence) and you < len(chips):
@@ -1052,7 +1053,7 @@ def _ev_deal_over(t, lang, e, names, you, style):  # type: ignore[no-untyped-def
 
 
 @_event("ante")
-def _ev_ante(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_ante(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     pool = int(e.get("pool") or 0)
     text = t.ngettext("Antes are in: the pool holds {n} chip.", "Antes are in: the pool holds {n} chips.", pool).format(
         n=pool
@@ -1065,7 +1066,7 @@ def _ev_ante(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("turned")
-def _ev_turned(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_turned(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = _seat(e, "seat")
     card = card_label(str(e.get("card", "")), lang, style)
     mine = you is not None and seat == you
@@ -1079,7 +1080,7 @@ def _ev_turned(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("auction")
-def _ev_auction(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_auction(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = _seat(e, "seat", "owner")
     card = card_label(str(e.get("card", "")), lang, style)
     if you is not None and seat == you:
@@ -1090,7 +1091,7 @@ def _ev_auction(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("bid")
-def _ev_bid(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_bid(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = _seat(e, "seat", "bidder")
     n = int(e.get("amount") or 0)
     if you is not None and seat == you:
@@ -1101,7 +1102,7 @@ def _ev_bid(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("sold")
-def _ev_sold(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_sold(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seller, buyer = _seat(e, "seat", "from", "seller"), _seat(e, "to", "buyer")
     n = int(e.get("price") or e.get("amount") or 0)
     card = card_label(str(e.get("card", "")), lang, style)
@@ -1120,7 +1121,7 @@ def _ev_sold(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("kept")
-def _ev_kept(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_kept(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = _seat(e, "seat")
     card = card_label(str(e.get("card", "")), lang, style)
     if e.get("timeout"):
@@ -1133,7 +1134,7 @@ def _ev_kept(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("offered")
-def _ev_offered(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_offered(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     buyer, seller = _seat(e, "from"), _seat(e, "to")
     k = int(e.get("cards") or 0)
     price = int(e.get("price") or 0)
@@ -1162,17 +1163,17 @@ def _chips(t: gettext.NullTranslations, n: int) -> str:
 
 
 @_event("declined")
-def _ev_declined(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_declined(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("Offer #{offer} is declined.").format(offer=e.get("offer"))
 
 
 @_event("withdrawn")
-def _ev_withdrawn(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_withdrawn(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("Offer #{offer} is withdrawn.").format(offer=e.get("offer"))
 
 
 @_event("lapsed")
-def _ev_lapsed(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_lapsed(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     reason = e.get("reason")
     if reason == "cards":
         return t.gettext("Offer #{offer} lapses: those cards have left the stack.").format(offer=e.get("offer"))
@@ -1182,7 +1183,7 @@ def _ev_lapsed(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("traded")
-def _ev_traded(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_traded(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     buyer, seller = _seat(e, "from", "buyer"), _seat(e, "to", "seller")
     k = int(e.get("cards") or e.get("count") or 0)
     price = _chips(t, int(e.get("price") or 0))
@@ -1206,7 +1207,7 @@ def _ev_traded(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("pool_won")
-def _ev_pool_won(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_pool_won(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = _seat(e, "seat")
     n = int(e.get("amount") or e.get("pool") or 0)
     card = e.get("card")
@@ -1224,7 +1225,7 @@ def _ev_pool_won(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("revealed")
-def _ev_revealed(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_revealed(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     hands = e.get("hands") or e.get("stacks") or e.get("cards")
     parts = []
     if isinstance(hands, Mapping):
@@ -1245,13 +1246,13 @@ def _ev_revealed(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("chat")
-def _ev_chat(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_chat(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or _name(names, e.get("seat"), lang)
     return t.gettext("{name}: {text}").format(name=who, text=e.get("text", ""))
 
 
 @_event("joined")
-def _ev_joined(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_joined(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or _name(names, e.get("seat"), lang)
     if e.get("watch") or e.get("spectator"):
         return t.gettext("{name} is watching.").format(name=who)
@@ -1261,7 +1262,7 @@ def _ev_joined(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("left")
-def _ev_left(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_left(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or _name(names, e.get("seat"), lang)
     if e.get("bot") or e.get("replaced_by_bot"):
         return t.gettext("{name} leaves; a bot takes the seat.").format(name=who)
@@ -1269,7 +1270,7 @@ def _ev_left(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
 
 
 @_event("disconnected")
-def _ev_disconnected(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_disconnected(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or _name(names, e.get("seat"), lang)
     if e.get("grace"):
         n = round(float(e["grace"]))
@@ -1282,13 +1283,13 @@ def _ev_disconnected(t, lang, e, names, you, style):  # type: ignore[no-untyped-
 
 
 @_event("reconnected")
-def _ev_reconnected(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_reconnected(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or _name(names, e.get("seat"), lang)
     return t.gettext("{name} is back.").format(name=who)
 
 
 @_event("room_created")
-def _ev_room_created(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_room_created(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     game = game_name(lang, e.get("game"))
     if e.get("game") == "president" and e.get("rules"):
         game = f"{game} {rules_name(lang, e.get('rules'))}"
@@ -1304,17 +1305,17 @@ def _ev_room_created(t, lang, e, names, you, style):  # type: ignore[no-untyped-
 
 
 @_event("room_closed")
-def _ev_room_closed(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_room_closed(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("Room {room} is closed.").format(room=e.get("room"))
 
 
 @_event("match_started", "started")
-def _ev_started(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_started(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("Every seat is taken: the match begins.")
 
 
 @_event("shutdown")
-def _ev_shutdown(t, lang, e, names, you, style):  # type: ignore[no-untyped-def]
+def _ev_shutdown(t: _T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("The server is shutting down. Stakes in play are given back.")
 
 
@@ -1425,8 +1426,8 @@ def missing_messages(lang: str, template: Any = None) -> list[str]:
         if not all(strings):
             problems.append(f"empty: {key}")
             continue
-        want = set().union(*(placeholders(i) for i in ids))
-        for s in strings:
+        want = set().union(*(placeholders(str(i)) for i in ids))
+        for s in (str(x) for x in strings):
             if placeholders(s) - want or (not isinstance(msg.id, tuple | list) and placeholders(s) != want):
                 problems.append(f"placeholders: {key}: {sorted(placeholders(s))} vs {sorted(want)}")
                 break

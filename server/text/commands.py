@@ -996,6 +996,7 @@ def context_from_state(state: Mapping[str, Any] | None, where: str | None = None
     auction = state.get("auction")
     give = give_count(state)
     raw_phase = state.get("phase")
+    phase: str | None
     if game == "speculation":
         if state.get("over"):
             phase = "over"
@@ -1012,7 +1013,7 @@ def context_from_state(state: Mapping[str, Any] | None, where: str | None = None
     elif raw_phase == "match_over":
         phase = "over"
     else:
-        phase = raw_phase
+        phase = raw_phase if isinstance(raw_phase, str) else None
     facedown = tuple(int(s.get("facedown") or 0) for s in seats)
     return CommandContext(
         where=where or "room",

@@ -17,7 +17,10 @@ from server.text.style import BOLD, PLAIN, TermStyle, display_width, finish, pai
 def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: str | None = None) -> str:
     """The commands available now, with examples, fitting ``style.width``."""
     t = translation(lang)
-    v = lambda cmd: verb(lang, cmd)  # noqa: E731
+
+    def v(cmd: str) -> str:
+        return verb(lang, cmd)
+
     entries: list[tuple[str, str]] = []
     title = t.gettext("What you can do now:")
 
@@ -89,7 +92,10 @@ def _word(lang: str, word: str) -> str:
 
 def _president_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:
     t = translation(lang)
-    v = lambda cmd: verb(lang, cmd)  # noqa: E731
+
+    def v(cmd: str) -> str:
+        return verb(lang, cmd)
+
     out: list[tuple[str, str]] = []
     if ctx.spectator:
         return [(f"{v('join')} N", t.gettext("take a free seat, if there is one"))]
@@ -135,7 +141,10 @@ def _president_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:
 
 def _speculation_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:
     t = translation(lang)
-    v = lambda cmd: verb(lang, cmd)  # noqa: E731
+
+    def v(cmd: str) -> str:
+        return verb(lang, cmd)
+
     if ctx.spectator:
         return [(f"{v('join')} N", t.gettext("take a free seat, if there is one"))]
     out: list[tuple[str, str]] = []
@@ -184,12 +193,12 @@ def _topic_lines(lang: str, topic: str, width: int) -> list[str]:
     cmd = topic if topic in VERBS["en"] else None
     if cmd is None:
         for table in (VERBS.get(lang, {}), VERBS["en"]):
-            for name, words in table.items():
-                if fold(topic) in (fold(w) for w in words):
+            for name, spellings in table.items():
+                if fold(topic) in (fold(w) for w in spellings):
                     cmd = name
     if cmd is None:
         return wrap_text(t.gettext("No command is called “{topic}”.").format(topic=topic), width)
-    words = list(VERBS.get(lang, VERBS["en"]).get(cmd, ()))
+    words: list[str] = list(VERBS.get(lang, VERBS["en"]).get(cmd, ()))
     words += [w for w in VERBS["en"][cmd] if w not in words]
     return wrap_text(
         t.gettext("“{cmd}” can be typed: {words}.").format(cmd=verb(lang, cmd), words=", ".join(words)), width
