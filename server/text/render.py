@@ -362,7 +362,7 @@ def _speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle, st
         chips_text = ""
         if chips is not None:
             c = int(chips)
-            chips_text = t.ngettext("{n} chip", "{n} chips", c).format(n=str(c).rjust(cw))
+            chips_text = t.ngettext("{n} chip", "{n} chips", abs(c)).format(n=str(c).rjust(cw))
         down = int(s.get("facedown") or 0)
         down_text = ("▮" * down if style.unicode else "#" * down) if narrow else t.ngettext(
             "{n} face down", "{n} face down", down
@@ -370,7 +370,9 @@ def _speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle, st
         columns.append([chips_text, down_text])
         up = s.get("faceup") or []
         flag = _cards(up, lang, style)
-        if s.get("playing") is False or s.get("sitting_out"):
+        if state.get("in_deal") and s.get("seat") == state.get("dealer"):
+            flag = (flag + " " if flag else "") + paint(t.gettext("(dealer)"), DIM, style)
+        if (s.get("playing") is False or s.get("sitting_out")) and state.get("in_deal"):
             flag = (flag + " " if flag else "") + t.gettext("sits out")
         if s.get("connected") is False and s.get("name"):
             flag = (flag + " " if flag else "") + paint(t.gettext("away"), DIM, style)
