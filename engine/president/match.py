@@ -17,7 +17,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import fields
 from hashlib import sha256
 from itertools import combinations, compress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from engine.api import Action as ApiAction
 from engine.api import Pending
@@ -196,6 +196,7 @@ class PresidentMatch:
 
     __slots__ = (
         "_actions",
+        "_checks",
         "_chips",
         "_counts",
         "_cut_cache",
@@ -274,6 +275,7 @@ class PresidentMatch:
         self.rules_name = rules.name
         self._n = seats
         self._next_tab = _next_table(seats)
+        self._checks = 3 * seats + 1  # card checks per call: 3 per seat and the partition
         self._stake_default = stake
         self._rounds = rounds if rounds is not None else rules.default_rounds
         self._phase = DEAL
@@ -1255,41 +1257,42 @@ class PresidentMatch:
         seat-by-seat pass below names the broken invariant.
         """
         hands = self._hands
-        played, undealt = self._played, self._undealt
+        played = self._played
+        undealt = self._undealt
         sizes = list(map(int.bit_count, hands))
-        phase = self._phase
         # Disjoint sets add without a carry: the masks sum to the deck and the sizes to 52
         # exactly when the hands, the played and the undealt cards partition the 52 cards.
-        ok = (
-            sizes == self._counts
-            and sum(hands) + played + undealt == FULL
-            and sum(sizes) + played.bit_count() + undealt.bit_count() == 52
-        )
-        if ok:
-            held = sum(compress(_SEAT_BITS, hands))  # seats whose hand is not empty
-            if phase in (PLAY, EXCHANGE):
-                ok = held == self._holding & _SEAT_MASKS[len(hands)]
-            if ok and phase != DEAL:
-                ok = held & ~self._present_mask == 0
-        if not ok:
+        if (
+            sizes != self._counts
+            or sum(hands) + played + undealt != FULL
+            or sum(sizes) + played.bit_count() + undealt.bit_count() != 52
+        ):
             self._check_seats()
-            raise AssertionError("card invariants")  # not reached: _check_seats names the broken one
-        n = self._n
-        checks = 3 * n + 1
+        phase = self._phase
+        if phase != DEAL:
+            held = sum(compress(_SEAT_BITS, hands))  # seats whose hand is not empty
+            if held & ~self._present_mask or (
+                held != self._holding & _SEAT_MASKS[len(hands)] and phase in (PLAY, EXCHANGE)
+            ):
+                self._check_seats()
+        checks = self._checks
         if self._rules.money:
             assert sum(self._chips) == 0, "chips created or lost"
             checks += 1
-        if not self._rules.seats_change and self._rounds_played:
-            assert sum(self._totals) == self._rounds_played * n * (n - 1) // 2, "points per round"
+        rounds = self._rounds_played
+        if rounds and not self._rules.seats_change:
+            n = self._n
+            assert sum(self._totals) == rounds * n * (n - 1) // 2, "points per round"
             checks += 1
         if phase == PLAY:
             t = self._turn
-            assert t is not None and self._holding >> t & 1 and not self._passive >> t & 1, "turn"
-            assert self._holding.bit_count() >= 2, "a round with one player left"
+            holding = self._holding
+            assert t is not None and holding >> t & 1 and not self._passive >> t & 1, "turn"
+            assert holding & (holding - 1), "a round with one player left"
             checks += 2
         return checks
 
-    def _check_seats(self) -> None:
+    def _check_seats(self) -> NoReturn:
         """The card invariants seat by seat, each with its own message (the slow path of a failure)."""
         union = self._played | self._undealt
         total = self._played.bit_count() + self._undealt.bit_count()
@@ -1306,6 +1309,7 @@ class PresidentMatch:
             if not self._present_mask >> s & 1:
                 assert h == 0 or self._phase == DEAL, f"absent seat {s} holds cards"
         assert union == FULL and total == 52, "the 52 cards are not partitioned"
+        raise AssertionError("card invariants")  # not reached: a check above failed
 
 
 def _strongest(hand: int, k: int) -> int:
