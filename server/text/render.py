@@ -502,6 +502,17 @@ def _signature(state: Mapping[str, Any]) -> tuple[Any, ...]:
     )
 
 
+def _lead_example(state: Mapping[str, Any], lang: str) -> str | None:
+    """The weakest rank of the reader's hand as they would type it (``3``, ``v``, ``10``)."""
+    hand = sort_hand(state.get("hand") or [], state.get("order") or "normal")
+    if not hand:
+        return None
+    rank = hand[0][0]
+    n = sum(1 for c in hand if c[0] == rank)
+    label = rank_label(lang, rank).lower()
+    return " ".join([label] * n)
+
+
 def state_update(
     previous: Mapping[str, Any] | None, state: Mapping[str, Any], lang: str, style: TermStyle
 ) -> str:
@@ -537,7 +548,10 @@ def state_update(
         top = plays[-1] if plays else None
         must = plays[-1][0][0] if len(plays) >= 2 and plays[-1][0][0] == plays[-2][0][0] else None
         parts.append(
-            your_turn_alert(lang, style, alert, secs, top=top, count=give_count(state) or None, must=must)
+            your_turn_alert(
+                lang, style, alert, secs, top=top, count=give_count(state) or None, must=must,
+                example=_lead_example(state, lang),
+            )
         )
     return "\n".join(parts)
 
@@ -670,6 +684,7 @@ def your_turn_alert(
     top: Sequence[str] | None = None,
     count: int | None = None,
     must: str | None = None,
+    example: str | None = None,
 ) -> str:
     """A bell and one highlighted line: it is your turn (``what``: play, lead, cut, give, turn, sell, bid).
 
@@ -681,7 +696,7 @@ def your_turn_alert(
     from server.text.commands import verb
 
     if what == "lead":
-        text = t.gettext("Your turn: you lead (for example {example}).").format(example="7 7")
+        text = t.gettext("Your turn: you lead (for example {example}).").format(example=example or "7 7")
     elif what == "cut":
         text = t.gettext("You can cut! Type {cut}.").format(cut=verb(lang, "cut"))
     elif what == "give" and count:
