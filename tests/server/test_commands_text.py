@@ -466,3 +466,20 @@ def test_cut_typed_by_a_person_is_what_the_engine_expects():
 
     play_match(m, bots, seed_from_int(5), step, check_every=0)
     assert tried >= 2
+
+
+@pytest.mark.parametrize("lang", ["fr", "es", "en"])
+def test_no_word_means_two_commands(lang):
+    """With English always accepted, a word must name one command only, and never be a card
+    (except 't', a ten at a Président table and 'turn' at a Speculation table)."""
+    from server.text.commands import _parse_card_token
+
+    seen: dict[str, str] = {}
+    for code in ("en", lang):
+        for name, words in VERBS[code].items():
+            for w in words:
+                f = fold(w)
+                assert seen.get(f, name) == name, (lang, w, seen[f], name)
+                seen[f] = name
+    card_like = {f for f in seen if _parse_card_token(f, lang) is not None}
+    assert card_like <= {"t"}, card_like
