@@ -469,6 +469,8 @@ def parse_line(line: str, lang: str, ctx: CommandContext) -> Command | CommandEr
         return Command("bid", {"amount": int(head)})
 
     cmd = table.get(head)
+    if cmd is None and head.strip("¿¡?!.,;:") in table:  # "¿ayuda?", "passe."
+        cmd = table[head.strip("¿¡?!.,;:")]
     if cmd is None:
         return _unknown(tokens[0], lang, ctx)
     handler = _HANDLERS.get(cmd)

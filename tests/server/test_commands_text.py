@@ -256,6 +256,8 @@ def test_create_typos_get_a_suggestion():
         ("en", "ping", Command("ping", {})),
         ("fr", "voir", Command("state", {})),
         ("fr", "l", Command("state", {})),
+        ("es", "¿ayuda?", Command("help", {})),
+        ("fr", "passe.", Command("pass", {})),
     ],
 )
 def test_general_commands(lang, line, expected):
