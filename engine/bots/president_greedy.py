@@ -161,22 +161,34 @@ class GreedyPresidentBot:
         if hand is self._hand:
             return self._cnt, self._nib
         nib = [0] * 13
+        cnt = [0] * 13
         for c in hand:
-            nib[c >> 2] |= 1 << (c & 3)
-        cnt = [_POP[x] for x in nib]
+            r = c >> 2
+            nib[r] |= 1 << (c & 3)
+            cnt[r] += 1
         self._hand, self._cnt, self._nib = hand, cnt, nib
         return cnt, nib
 
     def _turn(self, view: PresidentView, legal: Sequence[Action]) -> Action:
         hand = view.hand or ()
         seat = self.seat
-        tdc = view.rules == "tdc"
-        rev = view.reversed
+        # the public facts, read once from the view's shared table (the view's own
+        # attributes of the same names are properties reading it)
+        t = getattr(view, "table", view)
+        tdc = t.rules == "tdc"
+        rev = t.reversed
         strongest = RANK_3 if rev else RANK_2  # T7a; classic: always 2 (P9a)
         forb = strongest if tdc else -1  # T8: forbidden last card
-        cnt, nib = self._facts(hand)
+        if hand is self._hand:
+            cnt, nib = self._cnt, self._nib
+        else:
+            cnt, nib = self._facts(hand)
         n = len(hand)
-        top = view.top
+        top = None
+        for _, cards in reversed(t.trick):
+            if cards is not None:
+                top = cards  # the play to beat
+                break
         if top is None:
             # leading (P5): any set of ours is legal; the engine's shared representative play
             r, k = self._lead(cnt, n, strongest, forb, tdc, rev)
@@ -189,7 +201,7 @@ class GreedyPresidentBot:
                         return a
                     break
         k = len(top)
-        r = self._follow(view, cnt, n, k, top[0] >> 2, strongest, forb, tdc, rev)
+        r = self._follow(t.must_rank, t.played_mask, cnt, n, k, top[0] >> 2, strongest, forb, tdc, rev)
         if r >= 0:
             return PLAYS[seat * 13 + r][_LOW[nib[r]][k]]
         return PASSES[seat]  # P8/T5: anyone may pass onto a play
@@ -249,7 +261,8 @@ class GreedyPresidentBot:
 
     def _follow(
         self,
-        view: PresidentView,
+        must: int | None,
+        played_mask: int,
         cnt: list[int],
         n: int,
         k: int,
@@ -259,8 +272,10 @@ class GreedyPresidentBot:
         tdc: bool,
         rev: bool,
     ) -> int:
-        """The rank to follow ``k`` cards of rank ``tr`` with, or -1 to pass."""
-        must = view.must_rank
+        """The rank to follow ``k`` cards of rank ``tr`` with, or -1 to pass.
+
+        ``must``: the "ça ou rien" rank (P7/T6) or ``None``; ``played_mask``: the
+        cards played in public this round."""
         ranks: Sequence[int]
         if must is not None:
             ranks = (must,)  # P7/T6: that or nothing
@@ -288,7 +303,7 @@ class GreedyPresidentBot:
             if r == tr:
                 # P7/T6 "ça ou rien": after our play only this rank may follow; if the
                 # others cannot hold k of them, nobody can, and the lead is ours.
-                seen = (view.played_mask >> (r * 4) & 15).bit_count()
+                seen = (played_mask >> (r * 4) & 15).bit_count()
                 if 4 - c - seen < k and (c == k or c < 4):
                     return r
             if c == k:
