@@ -485,3 +485,29 @@ def test_no_word_means_two_commands(lang):
                 seen[f] = name
     card_like = {f for f in seen if _parse_card_token(f, lang) is not None}
     assert card_like <= {"t"}, card_like
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+CONTEXTS = [LOBBY, MY_TURN, SPEC,
+            CommandContext(where="room", game="president", rules="tdc", phase="give", hand=HAND, you=0, give_count=2),
+            CommandContext(where="room", game="president", rules="tdc", phase="play", hand=HAND, you=0, top=("7d",)),
+            CommandContext(where="room", game="president", phase="play", you=None)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    line=st.text(alphabet=st.sampled_from(list("azAZ0179 tTpPjqkvdr'\"/?¿é♥♣x=#-\t\x1b\x00")), max_size=30),
+    lang=st.sampled_from(["fr", "es", "en", "de"]),
+    ctx=st.sampled_from(CONTEXTS),
+)
+def test_any_line_gets_a_command_or_a_sentence(line, lang, ctx):
+    """Bad input gets a clear error and never an exception."""
+    got = parse_line(line, lang, ctx)
+    if isinstance(got, CommandError):
+        assert got.code and got.message and "{" not in got.message
+    else:
+        assert got.cmd in VERBS["en"] or got.cmd in ("bid", "play", "cut", "give"), got
+        if "cards" in got.args and isinstance(got.args["cards"], list):
+            assert all(len(c) == 2 for c in got.args["cards"])
