@@ -141,26 +141,30 @@ _CLOSED: dict[tuple[int, int | None, str], TrickClosed] = {}
 _PASSED: tuple[Passed, ...] = tuple(Passed(i >> 1, bool(i & 1)) for i in range(16))
 
 
+_DRAWS = tuple((i, i + 1, (1 << i.bit_length()) - 1) for i in range(51, 0, -1))
+"""Fisher–Yates draws of a 52-card shuffle: ``(position, bound, bit mask of a byte)``."""
+_BLOCKS = tuple(c.to_bytes(8, "big") for c in range(8))
+_BIT = tuple(1 << c for c in range(52))
+
+
 def shuffled_deck(seed: bytes) -> list[int]:
     """``engine.seeds.shuffled(deck(), seed)`` as card ints, computed without per-draw allocations.
 
     The same SHA-256 counter stream, rejection sampling and Fisher–Yates as
     :func:`engine.seeds.shuffled` (a test checks they agree), so a published
-    seed still replays with the generic function.
+    seed still replays with the generic function. The stream is produced
+    three blocks at a time (a shuffle takes about 72 bytes), more if needed.
     """
     out = list(range(52))
-    buf = b""
+    stream = b"".join([sha256(seed + block).digest() for block in _BLOCKS[:3]])
+    size = len(stream)
     pos = 0
-    counter = 0
-    for i in range(51, 0, -1):
-        n = i + 1
-        mask = (1 << i.bit_length()) - 1
+    for i, n, mask in _DRAWS:
         while True:
-            if pos == len(buf):
-                buf = sha256(seed + counter.to_bytes(8, "big")).digest()
-                counter += 1
-                pos = 0
-            x = buf[pos] & mask
+            if pos == size:
+                stream += sha256(seed + (size // 32).to_bytes(8, "big")).digest()
+                size += 32
+            x = stream[pos] & mask
             pos += 1
             if x < n:
                 break
@@ -1012,8 +1016,9 @@ class PresidentMatch:
             start = present.index(left)
             order = present[start:] + present[:start]
             p = len(order)
-            for i, c in enumerate(shuffled_deck(self._seed)):  # one card at a time from the dealer's left
-                hands[order[i % p]] |= 1 << c
+            cards = shuffled_deck(self._seed)
+            for i, seat in enumerate(order):  # one card at a time from the dealer's left
+                hands[seat] = sum(map(_BIT.__getitem__, cards[i::p]))
         self._hands = hands
         self._counts = [h.bit_count() for h in hands]
         self._holding = sum(1 << s for s in present)
@@ -1029,7 +1034,7 @@ class PresidentMatch:
                 dealer,
                 present,
                 tuple(self._counts),
-                tuple(cards_of_mask(h) if h else () for h in hands),
+                self._dealt_hands(hands),
                 commitment(self._seed),
                 stake,
             )
@@ -1039,6 +1044,12 @@ class PresidentMatch:
         if not self._gives:
             self._start_play()
         return ev
+
+    def _dealt_hands(self, hands: list[int]) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's cards as dealt (for the ``dealt`` event), remembered for :meth:`hand`."""
+        out = tuple(cards_of_mask(h) if h else () for h in hands)
+        self._hand_cache = list(zip(hands, out, strict=True))
+        return out
 
     def _exchange(self, ev: list[Event]) -> None:
         """P13 / T12: the pairs come from the previous round's titles; absent players skip theirs."""
