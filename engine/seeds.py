@@ -29,21 +29,32 @@ def derive(seed: bytes, label: str) -> bytes:
 
 
 class SeedStream:
-    """Deterministic integers from a seed: SHA-256(seed || counter) blocks."""
+    """Deterministic integers from a seed: SHA-256(seed || counter) blocks, read byte by byte."""
 
-    __slots__ = ("_buf", "_counter", "_seed")
+    __slots__ = ("_buf", "_counter", "_pos", "_seed")
 
     def __init__(self, seed: bytes) -> None:
         self._seed = bytes(seed)
         self._counter = 0
         self._buf = b""
+        self._pos = 0
+        """Bytes of ``_buf`` before ``_pos`` are used up."""
+
+    def _block(self) -> bytes:
+        block = hashlib.sha256(self._seed + self._counter.to_bytes(8, "big")).digest()
+        self._counter += 1
+        return block
 
     def _bytes(self, n: int) -> bytes:
-        while len(self._buf) < n:
-            self._buf += hashlib.sha256(self._seed + self._counter.to_bytes(8, "big")).digest()
-            self._counter += 1
-        out, self._buf = self._buf[:n], self._buf[n:]
-        return out
+        buf, pos = self._buf, self._pos
+        if len(buf) - pos < n:
+            buf = buf[pos:]
+            pos = 0
+            while len(buf) < n:
+                buf += self._block()
+            self._buf = buf
+        self._pos = pos + n
+        return buf[pos : pos + n]
 
     def below(self, n: int) -> int:
         """Uniform integer in ``[0, n)`` (rejection sampling, no modulo bias)."""
@@ -52,8 +63,19 @@ class SeedStream:
         if n == 1:
             return 0
         bits = (n - 1).bit_length()
-        nbytes = (bits + 7) // 8
         mask = (1 << bits) - 1
+        if bits <= 8:  # one byte per draw: read it in place
+            buf, pos = self._buf, self._pos
+            while True:
+                if pos == len(buf):
+                    buf = self._buf = self._block()
+                    pos = 0
+                x = buf[pos] & mask
+                pos += 1
+                if x < n:
+                    self._pos = pos
+                    return x
+        nbytes = (bits + 7) // 8
         while True:
             x = int.from_bytes(self._bytes(nbytes), "big") & mask
             if x < n:
