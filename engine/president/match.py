@@ -226,7 +226,8 @@ class PresidentMatch:
         "_passed",
         "_passive",
         "_passive_order",
-        "_pending_cache",
+        "_pending_turn",
+        "_pending_version",
         "_per_round",
         "_phase",
         "_places",
@@ -308,7 +309,8 @@ class PresidentMatch:
         self._cut_cache: dict[int, tuple[Card, ...]] = {}
         self._view_version = -1
         self._view_cache: dict[int | None, PresidentView] = {}
-        self._pending_cache: tuple[int, list[Pending]] | None = None
+        self._pending_version = -1
+        self._pending_turn: list[Pending] = []
         self._table: TableState | None = None
         self._present_flags: tuple[bool, ...] = (True,) * seats
         self._reset_round_state()
@@ -477,13 +479,13 @@ class PresidentMatch:
     # ------------------------------------------------------------------ decisions awaited
 
     def pending(self) -> list[Pending]:
-        if self._phase == PLAY and self._turn is not None:
-            t = self._turn
-            cached = self._pending_cache
-            if cached is not None and cached[0] == self._version:
-                return cached[1]
+        t = self._turn
+        if t is not None and self._phase == PLAY:
+            if self._pending_version == self._version:
+                return self._pending_turn
             out = [_pending(("turn", self._round, self._turn_since), "turn", t, TIMEOUTS[t])]
-            self._pending_cache = (self._version, out)
+            self._pending_turn = out
+            self._pending_version = self._version
             return out
         if self._phase == EXCHANGE:
             return [
@@ -1190,15 +1192,12 @@ class PresidentMatch:
             exchange = self._exchange_views[seat] if self._exchanges else ()
             if exchange is None:
                 exchange = self._exchange_of(seat)
+            mask, hand = self._hand_cache[seat]
+            if mask != self._hands[seat]:
+                hand = self.hand(seat)
             v = _tuple_new(
                 PresidentView,
-                (
-                    table,
-                    seat,
-                    self.hand(seat),
-                    self.cut_options().get(seat) if self._rules.cut else None,
-                    exchange,
-                ),
+                (table, seat, hand, self.cut_options().get(seat) if self._rules.cut else None, exchange),
             )
         self._view_cache[seat] = v
         return v
