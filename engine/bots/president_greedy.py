@@ -216,10 +216,19 @@ class GreedyPresidentBot:
         rev: bool,
     ) -> tuple[int, int]:
         """The (rank, count) to lead."""
-        controls: list[int] = []
-        others: list[int] = []
         # ranks from weakest to strongest in the order in force
         ranks = _DOWN if rev else _RANKS
+        if not tdc:
+            # classic, most leads: with two sets or more besides the controls, the weakest goes
+            first = -1
+            for r in ranks:
+                c = cnt[r]
+                if c and c != 4 and r != strongest:
+                    if first >= 0:
+                        return first, cnt[first]
+                    first = r
+        controls: list[int] = []
+        others: list[int] = []
         for r in ranks:
             c = cnt[r]
             if c:
