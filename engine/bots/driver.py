@@ -219,6 +219,8 @@ class _Driver:
         seatless = 0
         since = 0
         actions = 0
+        forced = 0  # added to stats at the end (the hot loop keeps its counters local)
+        checks = 0
         while True:
             pending: Sequence[Pending] = pending_of()
             if not pending:
@@ -279,7 +281,7 @@ class _Driver:
                 legal = legal_of(seat)
                 if len(legal) == 1 and skip_forced:
                     action = legal[0]
-                    stats.forced += 1
+                    forced += 1
                 else:
                     action = bots[seat].decide(view_of(seat), legal)
             if action is None:
@@ -307,7 +309,7 @@ class _Driver:
                 since += 1
                 if since >= check_every:
                     since = 0
-                    stats.checks += check()
+                    checks += check()
             last_seat = seat
             if reactive:
                 stats.actions = actions
@@ -316,6 +318,8 @@ class _Driver:
                 actions = stats.actions
                 since = self.since_check
         stats.actions = actions
+        stats.forced += forced
+        stats.checks += checks
         if check_every and since:
             self.since_check = 0
             stats.checks += check()
