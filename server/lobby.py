@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from server.commands import CommandError
 from server.limits import clean_text
+from server.session import SharedEvent
 from server.storage.api import StorageError
 from server.storage.names import clean_name as _storage_clean_name
 from server.storage.names import name_key
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from server.session import Session
 
 log = logging.getLogger(__name__)
+
+NEWS_INTERVAL = 1.0
+"""Seconds: the lobby's room-list news (``room_created``, ``room_closed``) go out at most this often."""
 
 def clean_name(raw: str, limit: int) -> str:
     """The display form of a typed name (controls and escapes stripped first), or ``bad_name``."""
@@ -42,15 +46,52 @@ def clean_name(raw: str, limit: int) -> str:
         raise CommandError("bad_name", max=limit) from None
 
 
+_news_clock = itertools.count()
+_news_next = 0  # sequence number of the next room-list news event (all lobbies of the process)
+
+
+def _take_news_seq() -> int:
+    global _news_next
+    _news_next = next(_news_clock) + 1
+    return _news_next - 1
+
+
+def _news_now() -> int:
+    return _news_next
+
+
 @dataclass(eq=False)
 class Player:
     name: str
     guest: bool
     session: Session | None = None
-    room: Room | None = None
+    _room: Room | None = field(default=None, repr=False)
     seat: int | None = None  # None with a room: spectator
     autocut: bool = False  # tdc: cut for this player as soon as possible (T9)
     extra: dict[str, Any] = field(default_factory=dict)
+    lobby_spans: list[list[Any]] = field(default_factory=lambda: [[_news_now(), None]])
+    """When this player was in the lobby, as ``[first, end)`` ranges of news sequence numbers (``end``
+    None: still there); room-list news go to whoever was in the lobby when they happened."""
+
+    @property
+    def room(self) -> Room | None:
+        return self._room
+
+    @room.setter
+    def room(self, value: Room | None) -> None:
+        old = self._room
+        self._room = value
+        spans = self.lobby_spans
+        if value is None and old is not None:
+            spans.append([_news_now(), None])  # back in the lobby
+        elif value is not None and old is None and spans and spans[-1][1] is None:
+            spans[-1][1] = _news_now()
+            if spans[-1][0] == spans[-1][1]:
+                spans.pop()  # no news while in the lobby: nothing to remember
+
+    def heard(self, seq: int) -> bool:
+        """Was this player in the lobby when the news numbered ``seq`` happened?"""
+        return any(first <= seq and (end is None or seq < end) for first, end in self.lobby_spans)
 
     @property
     def key(self) -> str:
@@ -77,6 +118,9 @@ class Lobby:
         self._room_ids = itertools.count(1)
         self._login_lock = asyncio.Lock()
         self.closing = False
+        self._news: list[tuple[int, Mapping[str, Any]]] = []  # room-list events waiting (see broadcast)
+        self._news_timer: asyncio.TimerHandle | None = None
+        self._news_sent = float("-inf")
 
     @property
     def store(self) -> Any:
@@ -135,6 +179,8 @@ class Lobby:
                     old.notice("replaced")
                     old.close("replaced")
                 player.session = session
+                if player.room is None:
+                    player.lobby_spans[:] = [[_news_now(), None]]  # this connection: news from now on
                 session.player = player
                 session.logged(player.name, player.guest)
                 log.info("%s is back (%s)", player.name, session.conn.kind)
@@ -191,9 +237,53 @@ class Lobby:
         return [p.session for p in self.players.values()
                 if p.session is not None and p.room is None and not p.session.closed.is_set()]
 
-    def broadcast(self, event: Mapping[str, Any]) -> None:
+    def broadcast(self, event: Mapping[str, Any], *, news: bool = False) -> None:
+        """An event to every session in the lobby, worded and encoded once per language and style.
+
+        ``news`` (the room list changing: ``room_created``, ``room_closed``) is
+        coalesced: sent at once when the lobby has been quiet, otherwise with
+        the other news of the same :data:`NEWS_INTERVAL`, in one write per
+        session, to the sessions in the lobby at that moment. Other events
+        (chat) go out at once, after any news still waiting (order is kept).
+        """
+        if news:
+            self._news.append((_take_news_seq(), event))
+            if self._news_timer is None:
+                loop = asyncio.get_running_loop()
+                at = max(loop.time(), self._news_sent + NEWS_INTERVAL)
+                self._news_timer = loop.call_at(at, self.flush_news)
+            return
+        self.flush_news()
+        self._send_lobby([event])
+
+    def flush_news(self) -> None:
+        """Send the room-list news waiting (see :meth:`broadcast`)."""
+        if self._news_timer is not None:
+            self._news_timer.cancel()
+            self._news_timer = None
+        if not self._news:
+            return
+        news, self._news = self._news, []
+        self._news_sent = asyncio.get_running_loop().time()
+        shared = [(seq, SharedEvent(event)) for seq, event in news]
+        first = shared[0][0]
+        for player in self.players.values():
+            spans = player.lobby_spans
+            session = player.session
+            if session is None or player.room is not None or session.closed.is_set():
+                spans.clear()  # only news from now on can concern it
+                continue
+            if len(spans) == 1 and spans[0][0] <= first:  # in the lobby all along
+                session.send_raw("".join([ev.line_for(session) for _, ev in shared]))
+            else:
+                session.send_raw("".join([ev.line_for(session) for seq, ev in shared if player.heard(seq)]))
+                if spans:
+                    del spans[:-1]
+
+    def _send_lobby(self, events: list[Mapping[str, Any]]) -> None:
+        shared = [SharedEvent(event) for event in events]
         for session in self.lobby_sessions():
-            session.push_event(event)
+            session.send_raw("".join([ev.line_for(session) for ev in shared]))
 
     def new_room_id(self) -> str:
         while True:
@@ -216,13 +306,14 @@ class Lobby:
         if self.rooms.get(room.id) is room:
             del self.rooms[room.id]
             if not self.closing:
-                self.broadcast({"event": "room_closed", "room": room.id, "reason": "closed"})
+                self.broadcast({"event": "room_closed", "room": room.id, "reason": "closed"}, news=True)
 
     # -- shutdown -----------------------------------------------------------------
 
     async def shutdown(self) -> None:
         """Tell everyone, end every room (refunding unsettled chips), close every session."""
         self.closing = True
+        self.flush_news()
         for player in list(self.players.values()):
             if player.session is not None:
                 player.session.push_event({"event": "shutdown"})

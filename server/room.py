@@ -137,7 +137,7 @@ async def create_room(ctx: Context, args: Mapping[str, Any]) -> Room:
     except BaseException:
         await room.stop()
         raise
-    lobby.broadcast({**room.summary(), "event": "room_created", "name": player.name})
+    lobby.broadcast({**room.summary(), "event": "room_created", "name": player.name}, news=True)
     return room
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
+import json.encoder
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -72,6 +74,54 @@ def term_caps(term: str | None) -> tuple[bool, bool]:
                                   "konsole", "kitty", "alacritty", "iterm", "foot", "wezterm", "vt2",
                                   "st-", "gnome", "cygwin"))
     return color, color
+
+
+_encode_str = json.encoder.encode_basestring  # type: ignore[attr-defined]  # a str as json.dumps writes it
+
+
+class SharedEvent:
+    """One event pushed to many sessions: encoded once, worded once per kind of reader.
+
+    :meth:`line_for` gives exactly what ``session.push_event(event, names, you)``
+    would queue, cached per (:meth:`Session.render_key`, ``you``): the words of an
+    event depend only on the language (and, in text mode, the drawing) and on who
+    reads it. In JSON mode the event's fields are encoded once and each reader's
+    ``text`` is spliced in after them (same bytes as encoding the whole object).
+    """
+
+    __slots__ = ("_lines", "_prefix", "event", "names", "source")
+
+    def __init__(self, event: Mapping[str, Any], names: list[str] | None = None) -> None:
+        self.event = event
+        self.names = names
+        self._lines: dict[tuple[Any, ...], str] = {}
+        self._prefix: str | None = None
+        self.source: Any = None  # what the event was made from (rooms: the engine event's form)
+
+    def _json_prefix(self) -> str:
+        """``{"type":"event",<fields>,"text":`` ("" when the event cannot be spliced)."""
+        if self._prefix is None:
+            event = self.event
+            if not event or "type" in event or "text" in event:
+                self._prefix = ""
+            else:
+                self._prefix = '{"type":"event",' + encode(event)[1:-2] + ',"text":'
+        return self._prefix
+
+    def line_for(self, session: Session, you: int | None = None) -> str:
+        key = (session.render_key(), you)
+        line = self._lines.get(key)
+        if line is None:
+            prefix = self._json_prefix() if session.mode == "json" else ""
+            text: Any = None
+            if prefix:
+                text = session._render(ui.event_text, session.lang, self.event, self.names or [], you)
+            if isinstance(text, str):
+                line = prefix + _encode_str(text) + "}\n"
+            else:
+                line = session.event_line(self.event, self.names, you)
+            self._lines[key] = line
+        return line
 
 
 class Session:
@@ -150,9 +200,7 @@ class Session:
 
     def send_text(self, text: str) -> None:
         """A message for a person (text mode); ignored in JSON mode."""
-        if self.mode == "text" and text:
-            text = ui.fit_text(text.rstrip("\n"), self.style)  # every line within the terminal
-            self.send_raw(text + "\n")
+        self.send_raw(self._text_line(text))
 
     async def _write_loop(self) -> None:
         timeout = self.app.config.drain_timeout
@@ -184,9 +232,10 @@ class Session:
 
     # -- pushes used by the lobby and rooms -------------------------------------
 
-    def push_state(self, state: Mapping[str, Any]) -> None:
+    def push_state(self, state: Mapping[str, Any], line: str | None = None) -> None:
+        """``line``: ``state`` already encoded as its JSON-mode line (``{"type": "state", ...}``)."""
         if self.mode == "json":
-            self.send_json({"type": "state", **state})
+            self.send_raw(line if line is not None else encode({"type": "state", **state}))
         else:
             # Text mode: the table only when it matters (the reader's turn, a new round...);
             # nothing drawn yet (or asked for): the whole table, with the alert if it is our turn.
@@ -215,11 +264,31 @@ class Session:
     def push_event(self, event: Mapping[str, Any], names: list[str] | None = None,
                    you: int | None = None) -> None:
         """An event as ``{"event": NAME, ...}``; its ``text`` is written in the session's language."""
+        self.send_raw(self.event_line(event, names, you))
+
+    def event_line(self, event: Mapping[str, Any], names: list[str] | None = None,
+                   you: int | None = None) -> str:
+        """What :meth:`push_event` queues for ``event`` (``""``: nothing to say)."""
         if self.mode == "json":
             text = self._render(ui.event_text, self.lang, event, names or [], you)
-            self.send_json({"type": "event", **event, "text": text})
-        else:
-            self.send_text(self._render(ui.render_event, event, self.lang, self.style, names or [], you))
+            return encode({"type": "event", **event, "text": text})
+        return self._text_line(self._render(ui.render_event, event, self.lang, self.style, names or [], you))
+
+    def push_shared(self, shared: SharedEvent, you: int | None = None) -> None:
+        """An event pushed to many sessions at once (see :class:`SharedEvent`)."""
+        self.send_raw(shared.line_for(self, you))
+
+    def render_key(self) -> tuple[Any, ...]:
+        """Sessions with the same key are shown the same words for the same event and reader."""
+        if self.mode == "json":
+            return ("json", self.lang)
+        return ("text", self.lang, self.width, self.unicode, self.color)
+
+    def _text_line(self, text: str) -> str:
+        """What :meth:`send_text` queues for ``text``."""
+        if self.mode == "text" and text:
+            return ui.fit_text(text.rstrip("\n"), self.style) + "\n"  # every line within the terminal
+        return ""
 
     def reply_ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> None:
         if self.mode == "json":
