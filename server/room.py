@@ -33,6 +33,7 @@ from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
 from engine.seeds import commitment, derive
 from server.commands import CommandError, arg_int, arg_str
+from server.session import SharedEvent
 from server.storage.api import InsufficientChips, StorageError, bot_account
 
 if TYPE_CHECKING:
@@ -1010,11 +1011,10 @@ class Room:
 
     def _broadcast(self, event: dict[str, Any]) -> None:
         """A server event (chat, joined, left...) to everyone in the room."""
-        names = self._names()
-        event = {**event, "room": self.id}
+        shared = SharedEvent({**event, "room": self.id}, self._names())
         for player, seat in self._audience():
             if player.session is not None:
-                player.session.push_event(event, names, seat)
+                player.session.push_shared(shared, seat)
 
     def _publish_server(self, event: dict[str, Any]) -> None:
         self._broadcast(event)
@@ -1032,16 +1032,24 @@ class Room:
                     if seen is not None:
                         with contextlib.suppress(Exception):
                             seat.bot.observe(seen)
-            cache: dict[int | None, dict[str, Any] | None] = {}
+            # one encoding per form of the event (public events: one for everybody), words per reader
+            forms: dict[int | None, SharedEvent | None] = {}
             for player, seat_no in audience:
                 if player.session is None:
                     continue
-                if seat_no not in cache:
+                if seat_no in forms:
+                    shared = forms[seat_no]
+                else:
                     seen = ev.for_seat(seat_no)
-                    cache[seat_no] = None if seen is None else seen.to_dict()
-                data = cache[seat_no]
-                if data is not None:
-                    player.session.push_event({**data, "room": self.id}, names, seat_no)
+                    shared = None
+                    if seen is not None:
+                        shared = next((f for s, f in forms.items() if f is not None and seen is f.source), None)
+                        if shared is None:
+                            shared = SharedEvent({**seen.to_dict(), "room": self.id}, names)
+                            shared.source = seen
+                    forms[seat_no] = shared
+                if shared is not None:
+                    player.session.push_shared(shared, seat_no)
 
     def state_for(self, seat: int | None) -> dict[str, Any]:
         now = time.monotonic()
