@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+import math
 import os
 import secrets
 import time
@@ -30,9 +32,11 @@ from typing import TYPE_CHECKING, Any
 
 import engine
 from engine.bots import LEVELS, make_bot
+from engine.cards import format_cards
 from engine.errors import Refusal
 from engine.seeds import commitment, derive
 from server.commands import CommandError, arg_int, arg_str
+from server.jsonmode import encode
 from server.session import SharedEvent
 from server.storage.api import InsufficientChips, StorageError, bot_account
 
@@ -1109,14 +1113,135 @@ class Room:
         player.session.push_state(state)
 
     def _push_states(self) -> None:
-        cache: dict[int | None, dict[str, Any]] = {}
-        for player, seat in self._audience():
-            if player.session is None:
-                continue
-            if seat not in cache:
-                cache[seat] = self.state_for(seat)
-            self._last_state[player.key] = cache[seat]
-            player.session.push_state(cache[seat])
+        """Everyone's own state. Président tables build the public part once for all (see
+        :class:`_StateBatch`); each seat's state is built and encoded once, whoever receives it."""
+        audience = [(p, seat) for p, seat in self._audience() if p.session is not None]
+        if not audience:
+            return
+        batch = _StateBatch(self) if self.game == "president" and self.match is not None else None
+        cache: dict[int | None, list[Any]] = {}  # seat -> [state, JSON line or None]
+        for player, seat in audience:
+            got = cache.get(seat)
+            if got is None:
+                got = cache[seat] = list(batch.state(seat) if batch is not None else (self.state_for(seat), None))
+            session = player.session
+            assert session is not None
+            self._last_state[player.key] = got[0]
+            if session.mode == "json":
+                if got[1] is None:
+                    got[1] = encode({"type": "state", **got[0]})
+                session.push_state(got[0], got[1])
+            else:
+                session.push_state(got[0])
+
+
+class _StateBatch:
+    """Président states of one moment: the public part built and encoded once.
+
+    Everything in a Président state but ``you``, ``hand``, ``cut``,
+    ``exchange`` (the engine view's own fields, see
+    :class:`engine.president.view.PresidentView`), ``deadline`` and ``give``
+    is the same for every reader: the seats with their names and connection,
+    the trick, the cards played, the room's facts. That part comes from the
+    spectator's view, once; each seat's state is a copy with its own fields
+    put in (same keys, same order as :meth:`Room.state_for`), and its JSON line
+    is the shared encoding with the seat's values spliced in.
+    """
+
+    _SLOTS = ("you", "cut", "exchange", "hand", "deadline", "give")
+
+    def __init__(self, room: Room) -> None:
+        self.room = room
+        match = room.match
+        self.now = time.monotonic()
+        self.pending = tuple(match.pending()) if room.status == "playing" else ()
+        public = match.view(None).to_dict()
+        for entry in public.get("seats", []):
+            s = room.seats[entry["seat"]]
+            entry["name"] = s.name
+            entry["connected"] = s.connected and s.grace_until is None
+            entry["bot"] = s.bot is not None and s.player is None
+            if s.leaving:
+                entry["leaving"] = True
+        self.public = public
+        self.tail = {"room": room.id, "status": room.status, "deadline": None, "spectators": len(room.spectators),
+                     "commitment": room.deal_commitment}
+        if room.rules == "tdc":
+            self.tail["stake"] = room.opts.stake
+        self._parts: list[str] | None = None
+
+    def _template(self) -> list[str]:
+        """The state's JSON line cut around the per-seat values (in :attr:`_SLOTS` order)."""
+        if self._parts is None:
+            marks = {k: f"\x00{k}\x00" for k in self._SLOTS}
+            tmpl = {"type": "state", **self.public, "you": marks["you"], "cut": marks["cut"],
+                    "exchange": marks["exchange"], "hand": marks["hand"], **self.tail, "deadline": marks["deadline"]}
+            if self.room.rules == "tdc":
+                tmpl["give"] = marks["give"]
+            text = encode(tmpl)
+            parts = []
+            for k in self._SLOTS:
+                if k == "give" and self.room.rules != "tdc":
+                    break
+                head, sep, text = text.partition(encode(marks[k])[:-1])
+                if not sep:
+                    raise ValueError(f"state template: no place for {k}")
+                parts.append(head)
+            parts.append(text)
+            self._parts = parts
+        return self._parts
+
+    def state(self, seat: int | None) -> tuple[dict[str, Any], str | None]:
+        """(``room.state_for(seat)``, its JSON line or None)."""
+        room = self.room
+        view = room.match.view(seat) if seat is not None else None
+        if view is None or view.hand is None:
+            return room.state_for(seat), None
+        state = dict(self.public)
+        state["you"] = seat
+        state["cut"] = None if view.cut is None else format_cards(view.cut)
+        state["exchange"] = [{"from": g, "to": r, "cards": format_cards(c)} for g, r, c in view.exchange]
+        state["hand"] = format_cards(view.hand)
+        state.update(self.tail)
+        pending = self.pending
+        mine = [p for p in pending if p.seat == seat]
+        turn = state.get("turn")
+        chosen = mine or [p for p in pending if p.seat is not None and p.seat == turn] or list(pending)
+        dues = [room.deadlines[p.key] for p in chosen if p.key in room.deadlines]
+        if dues:
+            state["deadline"] = round(max(0.0, min(dues) - self.now), 1)
+        values = [seat, state["cut"], state["exchange"], state["hand"], state["deadline"]]
+        if room.rules == "tdc":
+            state["give"] = room._give_count(seat, pending)
+            values.append(state["give"])
+        parts = self._template()
+        out = [parts[0]]
+        for value, part in zip(values, parts[1:], strict=True):
+            out.append(_json_value(value))
+            out.append(part)
+        return state, "".join(out)
+
+
+_encode_value = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
+
+
+def _json_value(value: Any) -> str:
+    """``value`` as :func:`server.jsonmode.encode` writes it inside an object (fast for the usual ones)."""
+    if value is None:
+        return "null"
+    cls = value.__class__
+    if cls is int:
+        return int.__repr__(value)
+    if cls is float and math.isfinite(value):
+        return float.__repr__(value)
+    if cls is list:
+        if not value:
+            return "[]"
+        if all(v.__class__ is str for v in value):
+            joined = "".join(value)
+            if joined.isascii() and joined.isalnum():  # card codes
+                return '["' + '","'.join(value) + '"]'
+    return _encode_value(value)
 
 
 def _jsonable(value: Any) -> Any:
