@@ -110,6 +110,27 @@ class Player:
         return self.session.lang if self.session is not None else "en"
 
 
+class GuestStart:
+    """A guest's account opened early (SSH: during authentication, before the channel opens).
+
+    The grant is a durable write; started while the key exchange and the
+    authentication go on, it is usually done when the session logs in.
+    Exactly one side :meth:`claim` s it: the login that uses it, or the clean-up
+    (:meth:`Lobby.drop_guest_start`) that retires it when no login did.
+    """
+
+    def __init__(self, key: str, task: asyncio.Future[Any]) -> None:
+        self.key = key
+        self.task = task
+        self.claimed = False
+
+    def claim(self) -> bool:
+        if self.claimed:
+            return False
+        self.claimed = True
+        return True
+
+
 class Lobby:
     def __init__(self, app: Running) -> None:
         self.app = app
@@ -134,8 +155,36 @@ class Lobby:
         except Exception:
             return False
 
+    def start_guest(self, name: str) -> GuestStart | None:
+        """Open ``name``'s guest account now (see :class:`GuestStart`); None when login will decide."""
+        if self.closing or not getattr(self.app.config, "allow_guests", True):
+            return None
+        try:
+            display = clean_name(name, self.app.config.max_name)
+        except CommandError:
+            return None
+        key = name_key(display)
+        if key in self.players:
+            return None  # connected or holding a seat: login takes the usual way
+        return GuestStart(key, asyncio.ensure_future(self.store.accounts.login_guest(display)))
+
+    async def drop_guest_start(self, start: GuestStart | None) -> None:
+        """A guest account opened early that no login used: retired (unless someone logged in as it)."""
+        if start is None or not start.claim():
+            return
+        try:
+            account = await start.task
+        except Exception:
+            return  # nothing was opened
+        if name_key(account.name) in self.players:
+            return  # that guest is here through another connection: the account is theirs
+        try:
+            await self.store.accounts.logout_guest(account.name)
+        except Exception:
+            log.exception("could not retire guest %s", account.name)
+
     async def login(self, session: Session, name: str, *, password: str | None = None,
-                    verified: bool = False) -> Player:
+                    verified: bool = False, guest_start: GuestStart | None = None) -> Player:
         """Log ``session`` in as ``name`` (a guest unless the name has an account).
 
         ``verified``: the transport already proved the account (SSH key or
@@ -189,7 +238,10 @@ class Lobby:
                 return player
             if not registered:
                 try:
-                    account = await accounts.login_guest(display)
+                    if guest_start is not None and guest_start.key == key and guest_start.claim():
+                        account = await guest_start.task  # opened during authentication
+                    else:
+                        account = await accounts.login_guest(display)
                 except StorageError as exc:
                     raise CommandError(exc.code, name=display) from None
                 display = account.name

@@ -526,13 +526,17 @@ async def serve_telnet(app: Running, conn: Conn) -> None:
         await session.done.wait()
 
 
-async def serve_ssh(app: Running, conn: Conn, *, name: str, verified: bool, command: str | None) -> None:
-    """An SSH channel: ``json`` exec request = machine mode; a shell = a person (or a script)."""
+async def serve_ssh(app: Running, conn: Conn, *, name: str, verified: bool, command: str | None,
+                    guest_start: Any = None) -> None:
+    """An SSH channel: ``json`` exec request = machine mode; a shell = a person (or a script).
+
+    ``guest_start``: the guest account opened during authentication (:class:`server.lobby.GuestStart`).
+    """
     session = Session(app, conn, mode="json" if command == "json" else "text")
     session.start()
     try:
         try:
-            await app.lobby.login(session, name, verified=verified)
+            await app.lobby.login(session, name, verified=verified, guest_start=guest_start)
         except CommandError as exc:
             if command == "json":
                 session.reply_error(None, exc.code, **exc.params)

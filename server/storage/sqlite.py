@@ -538,6 +538,7 @@ class SQLiteStore:
         self._thread.start()
         await self._submit("call", setup)
         await self.write(self._ensure_house)
+        await self.accounts.load_registered()
 
     def _ensure_house(self, conn: sqlite3.Connection) -> None:
         name = self.settings.house_account
@@ -613,9 +614,22 @@ class SQLiteAccounts:
         self._store = store
         self._locks: dict[str, asyncio.Lock] = {}
         self._lock_users: dict[str, int] = {}  # attempts holding or waiting for each name's lock
+        # Keys of the registered (live "player") accounts, kept in memory once loaded: every
+        # connection asks ``exists`` (SSH ``begin_auth``, logins), and only ``register`` adds one.
+        self._registered: set[str] | None = None
+
+    async def load_registered(self) -> None:
+        def q(conn: sqlite3.Connection) -> set[str]:
+            rows = conn.execute("SELECT key FROM accounts WHERE live = 1 AND kind = 'player'").fetchall()
+            return {row["key"] for row in rows}
+
+        self._registered = await self._store.read(q)
 
     async def exists(self, name: str) -> bool:
         """True when ``name`` is a registered account (guests and system accounts are not)."""
+        registered = self._registered
+        if registered is not None:
+            return _names.name_key(name) in registered
 
         def q(conn: sqlite3.Connection) -> bool:
             row = _account(conn, name)
@@ -667,7 +681,19 @@ class SQLiteAccounts:
                 _move(conn, account_id, grant, "grant", note="register")
             return Account(name=clean, guest=False, chips=grant)
 
-        account = await self._store.write(tx)
+        # Known before the commit (while it is written, ``exists`` already asks for the password:
+        # the safe side), forgotten again if the write fails.
+        key = _names.name_key(clean)
+        registered = self._registered
+        new_key = registered is not None and key not in registered
+        if registered is not None:
+            registered.add(key)
+        try:
+            account = await self._store.write(tx)
+        except BaseException:
+            if new_key and registered is not None:
+                registered.discard(key)
+            raise
         log.info("account %s registered", clean)
         return account
 

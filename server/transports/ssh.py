@@ -17,6 +17,7 @@ down; keepalive notices dead peers.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -37,6 +38,11 @@ log = logging.getLogger(__name__)
 
 VERIFIED = "donne_verified"
 """Connection extra-info key: True when the user proved an account (password or key)."""
+
+GUEST_START = "donne_guest_start"
+"""Connection extra-info key: the guest account opened during authentication, if any."""
+
+_background: set[asyncio.Future[None]] = set()  # clean-ups running on their own
 
 
 class SSHAuth:
@@ -92,6 +98,7 @@ class DonneSSHServer(asyncssh.SSHServer):
         self.conn: asyncssh.SSHServerConnection | None = None
         self.peer = "?"
         self.counted = False
+        self.guest_start: Any = None  # server.lobby.GuestStart
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -108,9 +115,24 @@ class DonneSSHServer(asyncssh.SSHServer):
         if self.counted:
             self.counted = False
             self.app.connections.release(self.peer)
+        self._drop_guest_start()
+
+    def _drop_guest_start(self) -> None:
+        start, self.guest_start = self.guest_start, None
+        if start is not None and not start.claimed:
+            task = asyncio.ensure_future(self.app.lobby.drop_guest_start(start))
+            _background.add(task)
+            task.add_done_callback(_background.discard)
 
     async def begin_auth(self, username: str) -> bool:
-        return await self.auth.begin_auth(username)
+        needed = await self.auth.begin_auth(username)
+        self._drop_guest_start()  # another user name than a previous attempt's
+        if not needed and self.conn is not None and self.counted:
+            # A guest: its account (a durable write) is opened while authentication and the
+            # channel go on, instead of after them; the login claims it (see server.lobby.GuestStart).
+            self.guest_start = self.app.lobby.start_guest(username)
+            self.conn.set_extra_info(**{GUEST_START: self.guest_start})
+        return needed
 
     def password_auth_supported(self) -> bool:
         return True
@@ -241,7 +263,8 @@ async def start_ssh(app: Running, auth: SSHAuth | None = None) -> asyncssh.SSHAc
         command = (process.command or "").strip() or None
         try:
             await serve_ssh(app, conn, name=str(process.get_extra_info("username") or ""),
-                            verified=bool(process.get_extra_info(VERIFIED)), command=command)
+                            verified=bool(process.get_extra_info(VERIFIED)), command=command,
+                            guest_start=process.get_extra_info(GUEST_START))
         except Exception:
             log.exception("ssh session failed")
         finally:

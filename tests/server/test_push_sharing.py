@@ -99,7 +99,7 @@ async def test_lobby_news_once_per_language_and_only_to_the_lobby(server):
             if len(rooms) == 3:
                 last = rooms[-1]
                 closed = [asyncio.ensure_future(c.next_event("room_closed", timeout=10,
-                                                             predicate=lambda e: e.get("room") == last))
+                                                             predicate=lambda e, last=last: e.get("room") == last))
                           for c in (bob, zoe, alice)]
             await alice.request("leave")
         await asyncio.gather(*closed)
