@@ -1,7 +1,9 @@
 """Strength and speed of the ``search`` bots (level "hard") against ``greedy`` ("normal").
 
     python bench/bench_search.py [--quick] [--only classic,tdc,tdc3,speculation]
-        [--rounds N] [--rollouts N | --budget-ms MS] [--seed N] [--out FILE]
+        [--rounds N] [--tdc3-rounds N] [--deals N] [--rollouts N | --budget-ms MS] [--seed N] [--out FILE]
+
+Each scenario's figures also go to stderr as soon as it is done (long runs).
 
 Scenarios (one JSON object on stdout, figures only, nothing asserted):
 
@@ -284,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="a smoke run of a few seconds")
     p.add_argument("--only", default="classic,tdc,tdc3,speculation")
     p.add_argument("--rounds", type=int, default=None, help="rounds (deals) per scenario")
+    p.add_argument("--tdc3-rounds", type=int, default=None, help="rounds of the three-search tdc table")
+    p.add_argument("--deals", type=int, default=None, help="Speculation deals")
     p.add_argument("--rollouts", type=int, default=None, help="fixed rollouts per decision")
     p.add_argument("--budget-ms", type=float, default=200.0, help="thinking budget per decision")
     p.add_argument("--seed", type=int, default=1)
@@ -297,15 +301,20 @@ def main(argv: list[str] | None = None) -> int:
     rounds = args.rounds or (10 if args.quick else 200)
     only = {s.strip() for s in args.only.split(",") if s.strip()}
     results: list[dict[str, Any]] = []
+
+    def done(result: dict[str, Any]) -> None:
+        results.append(result)
+        print(json.dumps(result), file=sys.stderr, flush=True)  # progress of long runs
+
     if "classic" in only:
-        results.append(one_vs_greedy(args, "classic", 4, rounds))
+        done(one_vs_greedy(args, "classic", 4, rounds))
     if "tdc" in only:
-        results.append(one_vs_greedy(args, "tdc", 4, rounds))
+        done(one_vs_greedy(args, "tdc", 4, rounds))
     if "tdc3" in only:
-        results.append(kept_title(args, "search", rounds))
-        results.append(kept_title(args, "greedy", max(rounds, 2000)))
+        done(kept_title(args, "search", args.tdc3_rounds or rounds))
+        done(kept_title(args, "greedy", max(rounds, 2000)))
     if "speculation" in only:
-        results.append(speculation(args, rounds))
+        done(speculation(args, args.deals or rounds))
     figures = {
         "bench": "search",
         "python": platform.python_version(),
