@@ -15,6 +15,7 @@ would otherwise wait 4 s for its first prompt).
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import logging
 import time
@@ -87,6 +88,7 @@ class TelnetConn:
         self.env: Mapping[str, str] = {"LANG": lang} if isinstance(lang, str) and lang else {}
         self.on_resize: Callable[[int, int], None] | None = None
         self.machine = False  # JSON mode: no echo, no negotiation
+        self._direct: tuple[Any, str, str, Any] | None = None  # JSON mode: see _direct_output
         self._lines = LineAssembler(max_line)
         self._ready: list[Any] = []
         self._iac_secret = False
@@ -123,8 +125,41 @@ class TelnetConn:
         for w in writers:
             if w is not None and hasattr(w, "send_iac"):
                 w.send_iac = _drop_iac
+        self._direct = self._direct_output()
+
+    def _direct_output(self) -> tuple[Any, str, str, Any] | None:
+        """JSON mode: (transport, encoding, errors, protocol) to write lines with directly.
+
+        telnetlib3's unicode writer asks the protocol for the outgoing
+        encoding (several ``get_extra_info`` look-ups) on every write; in JSON
+        mode nothing is negotiated any more, so the encoding is read once here
+        and the bytes written as telnetlib3 would (IAC doubled, counted).
+        None when the writer is not telnetlib3's usual one: it is used as is.
+        """
+        w = self.writer
+        fn = getattr(w, "fn_encoding", None)
+        transport = getattr(w, "_transport", None)
+        if fn is None or transport is None or not hasattr(w, "connection_closed"):
+            return None
+        try:
+            encoding = codecs.lookup(fn(outgoing=True)).name
+        except Exception:
+            return None
+        return transport, encoding, getattr(w, "encoding_errors", None) or "strict", getattr(w, "_protocol", None)
 
     def write(self, text: str) -> None:
+        direct = self._direct
+        if direct is not None:
+            transport, encoding, errors, protocol = direct
+            if transport.is_closing() or self.writer.connection_closed:
+                return
+            data = text.encode(encoding, errors)
+            if encoding != "utf-8":
+                data = data.replace(b"\xff", b"\xff\xff")  # IAC (never a byte of UTF-8)
+            transport.write(data)
+            if protocol is not None and hasattr(protocol, "_tx_bytes"):
+                protocol._tx_bytes += len(data)
+            return
         typing = "" if self.machine or self._lines.secret else self._lines.pending
         if typing and getattr(self.writer, "will_echo", False) and text.endswith("\n"):
             # character mode: news arrived while the person was typing; move their partial
