@@ -1173,7 +1173,7 @@ class _StateBatch:
     def _template(self) -> list[str]:
         """The state's JSON line cut around the per-seat values (in :attr:`_SLOTS` order)."""
         if self._parts is None:
-            marks = {k: f"\x00{k}\x00" for k in self._SLOTS}
+            marks = _MARKS
             tmpl = {"type": "state", **self.public, "you": marks["you"], "cut": marks["cut"],
                     "exchange": marks["exchange"], "hand": marks["hand"], **self.tail, "deadline": marks["deadline"]}
             if self.room.rules == "tdc":
@@ -1183,7 +1183,7 @@ class _StateBatch:
             for k in self._SLOTS:
                 if k == "give" and self.room.rules != "tdc":
                     break
-                head, sep, text = text.partition(encode(marks[k])[:-1])
+                head, sep, text = text.partition(_MARKS_JSON[k])
                 if not sep:
                     raise ValueError(f"state template: no place for {k}")
                 parts.append(head)
@@ -1222,6 +1222,8 @@ class _StateBatch:
         return state, "".join(out)
 
 
+_MARKS = {k: f"\x00{k}\x00" for k in _StateBatch._SLOTS}  # placeholders: no name or card contains them
+_MARKS_JSON = {k: encode(v)[:-1] for k, v in _MARKS.items()}
 _encode_value = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
 
