@@ -351,9 +351,12 @@ def _create(conn: sqlite3.Connection, name: str, kind: str, password: str | None
 # --------------------------------------------------------------------------- the database thread
 
 
+_WRITES = ("write", "relaxed")
+
+
 @dataclass
 class _Job:
-    kind: str  # "write" | "read" | "call"
+    kind: str  # "write" | "relaxed" (a write that need not reach the disk alone) | "read" | "call"
     fn: Callable[[sqlite3.Connection], Any] | Callable[[], Any]
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
@@ -390,6 +393,7 @@ class _DatabaseThread(threading.Thread):
         super().__init__(name=name, daemon=True)
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._get_conn: Callable[[], sqlite3.Connection] | None = None
+        self._sync = "FULL"  # the connection's synchronous setting (see _batch)
         self.commits = 0  # write transactions committed
         self.writes = 0  # write jobs run (≥ commits: the difference is what grouping saved)
 
@@ -414,7 +418,7 @@ class _DatabaseThread(threading.Thread):
             held = None
             if job is None:
                 return
-            if job.kind != "write":
+            if job.kind not in _WRITES:
                 self._single(job)
                 continue
             batch = [job]
@@ -423,7 +427,7 @@ class _DatabaseThread(threading.Thread):
                     nxt = self._jobs.get_nowait()
                 except queue.Empty:
                     break
-                if nxt is None or nxt.kind != "write":
+                if nxt is None or nxt.kind not in _WRITES:
                     held = nxt
                     if nxt is None:
                         self._jobs.put(None)  # stop after this batch
@@ -453,6 +457,14 @@ class _DatabaseThread(threading.Thread):
         assert self._get_conn is not None
         conn = self._get_conn()
         results: list[tuple[bool, Any]] = []
+        # A batch made only of relaxed writes commits without its own fsync
+        # (WAL, synchronous=NORMAL); the next full commit syncs the WAL and so
+        # everything before it. A power cut can only forget a suffix of
+        # transactions, never one from the middle, so the ledger stays whole.
+        sync = "NORMAL" if all(job.kind == "relaxed" for job in batch) else "FULL"
+        if sync != self._sync:
+            conn.execute(f"PRAGMA synchronous={sync}")
+            self._sync = sync
         try:
             conn.execute("BEGIN IMMEDIATE")
             for job in batch:
@@ -524,6 +536,15 @@ class SQLiteStore:
         commit), each inside its own savepoint: a write that raises is undone
         alone, and no caller hears of success before the COMMIT is on disk."""
         return await self._submit("write", fn, *args)
+
+    async def write_relaxed(self, fn: Callable[..., T], *args: Any) -> T:
+        """Like :meth:`write`, atomic and ordered, but without waiting for its own fsync.
+
+        For guest sessions opening and closing (a grant or a retirement that
+        a power cut may forget together with everything after it): a kill -9
+        loses nothing (the WAL is in the OS), and any later durable write
+        makes it durable too."""
+        return await self._submit("relaxed", fn, *args)
 
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(conn, *args)`` in one read transaction (a consistent snapshot)."""
@@ -777,7 +798,7 @@ class SQLiteAccounts:
                 _move(conn, account_id, grant, "grant", note="guest")
             return Account(name=clean, guest=True, chips=grant)
 
-        return await self._store.write(tx)
+        return await self._store.write_relaxed(tx)
 
     async def logout_guest(self, name: str) -> None:
         def tx(conn: sqlite3.Connection) -> int | None:
@@ -786,7 +807,7 @@ class SQLiteAccounts:
                 return None
             return _logout_guest(conn, row)
 
-        retired = await self._store.write(tx)
+        retired = await self._store.write_relaxed(tx)
         if retired is not None:
             log.info("guest %s left; %d chips retired", name, retired)
 
