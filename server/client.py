@@ -316,6 +316,9 @@ class Client:
         self.sent = 0
         self.on_push: Callable[[Message], None] | None = None
         """Called (synchronously, in the reader task) for every state or event pushed."""
+        self.on_reply: Callable[[Message], None] | None = None
+        """Called (synchronously, in the reader task) for every reply, before its request sees it:
+        what was pushed before a reply was pushed before the server handled the request."""
         self._transport: _Transport | None = None
         self._splitter = LineSplitter()
         self._reader: asyncio.Task[None] | None = None
@@ -500,6 +503,8 @@ class Client:
         """Route one message from the server (public for tests and custom transports)."""
         kind = msg.get("type")
         if kind in ("ok", "error"):
+            if self.on_reply is not None:
+                self.on_reply(msg)
             fut = self._pending.pop(msg.get("id"), None) if "id" in msg else None
             if fut is None:
                 self.orphans.append(msg)

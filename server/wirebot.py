@@ -12,8 +12,11 @@ actions, computed from that view alone by the rules (RULES P5–P9, T4–T12,
 S7–S9); the engine bot made by :func:`engine.bots.make_bot` decides, and the
 action goes back as its protocol command (``action.to_dict()`` without
 ``seat``). Pushed events go to ``bot.observe`` as light
-:class:`JsonEvent` objects (name + fields). A refusal is counted and the bot
-falls back to the safest command (a pass, the weakest single, or nothing).
+:class:`JsonEvent` objects (name + fields). A refusal that came after a newer
+state is a race (the table moved on first): the bot decides again on that
+state. Any other refusal is a mistake, counted apart; the bot asks for the
+state, and when refused again falls back to the safest command (a pass, the
+weakest single, or nothing).
 
 Several bots run in one process (``--count N``): with ``--create`` the first
 bot creates the room and the others join it.
@@ -46,10 +49,20 @@ from server.client import Client, ClientClosed, ClientError, ClientTimeout
 
 @dataclass
 class WireStats:
-    """What a group of wire bots did; ``latencies`` are seconds from sending an action to the next state."""
+    """What a group of wire bots did; ``latencies`` are seconds from sending an action to the next state.
+
+    ``refused`` counts every action the rules refused (``codes``: by code). Of
+    those, ``stale`` ones were chosen from a table that had already moved on
+    when the server saw them (another seat's cut, T9, or give, T12, came
+    first): a race, and a newer state is already on its way. ``wrong``
+    (by code) were chosen from the table exactly as it was: a mistake of the
+    strategy or of the adapter, never a race.
+    """
 
     actions: int = 0
     refused: int = 0
+    stale: int = 0
+    wrong: Counter[str] = field(default_factory=Counter)
     errors: int = 0
     disconnects: int = 0
     matches: int = 0
@@ -378,16 +391,25 @@ class WireBot:
         self._sent_at: float | None = None
         self._fresh = True
         self._refused_in_row = 0
+        self._states = 0  # states received so far
+        self._reply_mark: tuple[Any, int] = (None, 0)  # (id of the latest reply, states received before it)
         self.last_over: dict[str, Any] | None = None
         client.on_push = self._on_push
+        client.on_reply = self._on_reply
 
     def _on_push(self, msg: dict[str, Any]) -> None:
         # In the reader task: time the first state after an action.
         if msg.get("type") == "state":
+            self._states += 1
             self._fresh = True
             if self._sent_at is not None:
                 self.stats.latencies.append(time.perf_counter() - self._sent_at)
                 self._sent_at = None
+
+    def _on_reply(self, msg: dict[str, Any]) -> None:
+        # In the reader task. The server queues a reply behind every state it pushed before
+        # handling the request, so a state received before the reply means the table had moved on.
+        self._reply_mark = (msg.get("id"), self._states)
 
     def _ensure_bot(self, state: dict[str, Any]) -> bool:
         game, seat = state.get("game"), state.get("you")
@@ -456,6 +478,7 @@ class WireBot:
         return batch
 
     async def _act(self, state: dict[str, Any]) -> None:
+        basis = self._states  # ``state`` is the latest one received: no await since the batch was read
         if self.room is not None and state.get("room") != self.room:
             return  # a late state of a previous room
         if not self._ensure_bot(state):
@@ -478,22 +501,28 @@ class WireBot:
             await asyncio.sleep(self.think * (0.5 + self._rng.random()))
             if self._fresh:
                 return  # the table moved on while thinking: decide again on the new state
-        ok = await self._send(cmd, args)
-        if ok is True:
+        outcome = await self._send(cmd, args, basis)
+        if outcome == "ok":
             self._refused_in_row = 0
-        elif ok is False:
-            # A race (someone else's cut, a state already stale) or a wrong choice: first ask for
-            # the current state and decide again; when refused again, the safest command.
+        elif outcome == "wrong":
+            # Refused although chosen from the current table: first ask for the state and
+            # decide again; when refused again, the safest command.
             self._refused_in_row += 1
             fb = adapter.fallback(state, view) if self._refused_in_row > 1 else None
             if fb is not None:
-                await self._send(*fb)
+                await self._send(fb[0], fb[1], basis)
             else:
                 with contextlib.suppress(ClientError):
                     self.client.send("state")
+        # "stale": the table moved on first (a race); the newer state is already queued: decide on it.
 
-    async def _send(self, cmd: str, args: dict[str, Any]) -> bool | None:
-        """Send one action; True accepted, False refused by the rules, None another failure."""
+    async def _send(self, cmd: str, args: dict[str, Any], basis: int) -> str:
+        """Send one action chosen from the ``basis``-th state received.
+
+        ``"ok"`` accepted; refused by the rules: ``"stale"`` when a newer state
+        came before the refusal (the table had moved on), else ``"wrong"``;
+        ``"failed"`` for any other failure.
+        """
         self._sent_at = time.perf_counter()
         self._fresh = False
         try:
@@ -501,21 +530,26 @@ class WireBot:
         except ClientTimeout:
             self._sent_at = None
             self.stats.error("timeout")
-            return None
+            return "failed"
         except ClientClosed:
             self._sent_at = None
-            return None
+            return "failed"
         if reply.get("type") == "ok":
             self.stats.actions += 1
-            return True
+            return "ok"
         self._sent_at = None
         code = str(reply.get("code"))
         if code in ("illegal_play", "not_your_turn", "not_allowed", "insufficient_chips"):
             self.stats.refused += 1
             self.stats.codes[code] += 1
-            return False
+            reply_id, states = self._reply_mark
+            if reply_id == reply.get("id") and states > basis:
+                self.stats.stale += 1
+                return "stale"
+            self.stats.wrong[code] += 1
+            return "wrong"
         self.stats.error(code)
-        return None
+        return "failed"
 
 
 # ---------------------------------------------------------------------------
@@ -621,6 +655,8 @@ async def run_bots(ns: argparse.Namespace) -> dict[str, Any]:
         "matches": stats.matches,
         "actions": stats.actions,
         "refused": stats.refused,
+        "stale": stats.stale,
+        "wrong": dict(stats.wrong),
         "errors": stats.errors,
         "codes": dict(stats.codes),
         "last_over": next((b.last_over for b in bots if b.last_over), None),
