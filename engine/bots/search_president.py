@@ -1069,8 +1069,9 @@ class SearchPresidentBot:
                 leader = next((s for s in range(n) if int(QH) in hs[s]), me)
                 sim.turn = leader  # T3
                 _rollout(sim, random.Random(seed).random)
-                budget.used_steps += sim.steps + 8
+                budget.used_steps += sim.steps + 40  # building each candidate's round costs more here
                 out.append(sim.result(me) if sim.done else 0.0)
+            budget.used_steps += 30
             return out
 
         result = race(len(options), evaluate, budget)
