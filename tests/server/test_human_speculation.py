@@ -4,16 +4,25 @@ English, TERM=dumb: the person turns cards when told, bids in other players' auc
 an offer for face-down cards, and keeps or sells its own best trumps, all by typing the short
 commands of docs/playing.md. The screen must stay pure ASCII without escape sequences, fit
 60 columns, and show the end of the match.
+
+The first deal is fixed (a bot deals, no trump ace among its cards) and the person bids only
+once it has turned a card: it cannot hold the best trump before its first turn, and the deal
+cannot end before it (S8, S10), so it is asked to turn whatever the timing. With random deals
+it sometimes dealt, or bought the dealer's trump, held it to the end and never turned.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import shutil
 from typing import Any
 
 import pytest
 
+from engine.seeds import seed_from_int
+from engine.speculation.match import SpeculationMatch
+from server import room as room_module
 from server.text.style import display_width
 
 from .conftest import start_server
@@ -24,6 +33,38 @@ pexpect = pytest.importorskip("pexpect")
 pytestmark = pytest.mark.e2e
 
 COLUMNS = 60
+STEP = 60  # seconds allowed for one step of the match (it takes about one; only a hang reaches it)
+
+
+def deal_cards(seed: bytes) -> tuple[int, set[str], str]:
+    """The dealer, the ten cards dealt (trump card included) and the trump suit of a first deal
+    with the test's chips; the deal is played out (every auction kept, every card turned) to see them."""
+    match = SpeculationMatch(seats=3, chips=[200, 1000, 1000], ante=1, deals=2)
+    events = list(match.apply(match.deal_action(seed, present=(0, 1, 2))))
+    while match.pending():
+        events += match.apply(match.pending()[0].on_timeout)
+    dealer, cards, suit = -1, set(), ""
+    for ev in (e.to_dict() for e in events):
+        if ev["event"] == "dealt":
+            dealer = ev["dealer"]
+        elif ev["event"] == "trump":
+            suit = ev["suit"]
+        if "card" in ev:
+            cards.add(ev["card"])
+        for stack in ev.get("stacks", ()):
+            cards.update(stack)
+    return dealer, cards, suit
+
+
+def first_deal_seed() -> bytes:
+    """A first deal dealt by a bot (the person, seat 0, does not hold the first trump) without
+    the trump ace (which would end the deal at once, S6/S12b)."""
+    for i in itertools.count():
+        seed = seed_from_int(i)
+        dealer, cards, suit = deal_cards(seed)
+        if dealer != 0 and "A" + suit not in cards:
+            return seed
+    raise AssertionError("unreachable")
 
 
 def play(port: int) -> tuple[dict[str, int], Screen]:
@@ -40,7 +81,7 @@ def play(port: int) -> tuple[dict[str, int], Screen]:
         encoding="utf-8",
         codec_errors="replace",
         dimensions=(30, COLUMNS),
-        timeout=15,
+        timeout=STEP,
     )
     child.logfile_read = screen
     seen = {"turned": 0, "kept": 0, "sold": 0, "bids": 0, "offers": 0}
@@ -55,7 +96,7 @@ def play(port: int) -> tuple[dict[str, int], Screen]:
             r"The match is over",
         ]
         while True:
-            i = child.expect(patterns, timeout=20)
+            i = child.expect(patterns, timeout=STEP)
             if i == 3:
                 break
             if i == 0:
@@ -71,12 +112,12 @@ def play(port: int) -> tuple[dict[str, int], Screen]:
                 else:
                     child.sendline("keep")
                     seen["kept"] += 1
-            elif seen["bids"] < 2:
+            elif seen["turned"] and seen["bids"] < 2:  # before its first turn it must not buy the trump
                 child.sendline("1" if seen["bids"] == 0 else "bid 2")
                 seen["bids"] += 1
         child.sendline("quit")
         child.expect("Goodbye")
-        child.expect(pexpect.EOF, timeout=10)
+        child.expect(pexpect.EOF, timeout=STEP)
         return seen, screen
     finally:
         child.close(force=True)
@@ -100,11 +141,13 @@ def as_shown(line: str) -> str:
 
 
 @pytest.mark.skipif(shutil.which("ssh") is None, reason="OpenSSH client (ssh) not installed: run make tools")
-async def test_human_plays_speculation_on_a_dumb_terminal(tmp_path: Any) -> None:
+async def test_human_plays_speculation_on_a_dumb_terminal(tmp_path: Any, monkeypatch: Any) -> None:
+    seeds = itertools.chain([first_deal_seed()], (seed_from_int(10_000 + i) for i in itertools.count()))
+    monkeypatch.setattr(room_module, "draw_seed", lambda: next(seeds))
     running = await start_server(tmp_path, turn_seconds=8.0, flip_seconds=8.0, auction_seconds=1.0,
                                  bot_delay=0.0, round_pause=0.0)
     try:
-        seen, screen = await asyncio.wait_for(asyncio.to_thread(play, running.ssh_port), 90)
+        seen, screen = await asyncio.wait_for(asyncio.to_thread(play, running.ssh_port), 300)
     finally:
         await asyncio.wait_for(running.stop(), 20)
     raw = "".join(screen.parts)
