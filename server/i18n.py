@@ -1336,11 +1336,23 @@ def extract_catalog(source_dir: Path = SOURCE_DIR) -> Any:
     return catalog
 
 
-def write_pot(path: Path | None = None) -> Path:
-    from babel.messages.pofile import write_po
+def _messages(catalog: Any) -> set[tuple[Any, ...]]:
+    return {
+        (m.context, m.id if isinstance(m.id, str) else tuple(m.id), tuple(m.auto_comments)) for m in catalog if m.id
+    }
+
+
+def write_pot(path: Path | None = None, catalog: Any = None) -> Path:
+    """Write ``donne.pot``; when its messages did not change, the file (and its date) stays as it is."""
+    from babel.messages.pofile import read_po, write_po
 
     path = path or CATALOG_DIR / f"{DOMAIN}.pot"
-    catalog = extract_catalog()
+    catalog = catalog if catalog is not None else extract_catalog()
+    if path.exists():
+        with path.open("rb") as f:
+            old = read_po(f)
+        if _messages(old) == _messages(catalog):
+            catalog.creation_date = old.creation_date
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
         write_po(f, catalog, width=100, no_location=True, omit_header=False, sort_output=True)
@@ -1352,8 +1364,8 @@ def update_catalogs() -> None:
     from babel.messages.catalog import Catalog
     from babel.messages.pofile import read_po, write_po
 
-    write_pot()
     template = extract_catalog()
+    write_pot(catalog=template)  # keeps the template's date when its messages did not change
     for lang in LANGS:
         path = po_path(lang)
         if path.exists():
