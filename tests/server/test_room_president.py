@@ -174,14 +174,17 @@ async def test_classic_time_out_passes_or_plays_for_the_player(tmp_path):
         room = (await alice.request("create", game="president", rules="classic", seats=3,
                                     turn_seconds=1))["room"]
         await bob.request("join", room=room)
-        await carol.request("join", room=room)
         seen = []
         alice.on_push = seen.append
-        state = await alice.next_state(lambda s: s.get("phase") == "play", timeout=10, current=True)
-        assert 0 < state["deadline"] <= 1
+        # waiting from before the deal: the first time-out comes a second after it, however slowly
+        # this test runs
+        first_timeout = asyncio.ensure_future(alice.next_event("timeout", timeout=30))
+        await carol.request("join", room=room)
         # nobody moves: the clock acts for the player on turn (a lead is a play, P5)
-        ev = await alice.next_event("timeout", timeout=10, predicate=lambda e: e["seat"] == state["turn"])
-        assert ev["passive"] is False and ev["text"]
+        ev = await first_timeout
+        state = next(m for m in seen if m.get("type") == "state" and m.get("phase") == "play")  # the deal
+        assert 0 < state["deadline"] <= 1
+        assert ev["seat"] == state["turn"] and ev["passive"] is False and ev["text"]
         await alice.next_state(lambda s: s.get("turn") != state["turn"], timeout=10, current=True)
         moves = [m for m in seen if m.get("event") in ("played", "passed")]
         assert moves and moves[0]["seat"] == state["turn"] and moves[0]["event"] == "played"
