@@ -50,13 +50,14 @@ async def test_T9_cut_then_T14_time_out_makes_the_cutter_passive(tmp_path, fixed
         dealt = [asyncio.ensure_future(c.next_state(lambda s: s.get("phase") == "play" and s.get("hand"),
                                                     timeout=10, current=True)) for c in clients]
         states = [await d for d in dealt]
-        assert states[0]["stake"] == 2 and [s["seat"] for s in states[0]["seats"]] == [0, 1, 2]
-        # T13: every playing seat's stake went into the round's escrow
-        assert (await clients[0].request("whoami"))["chips"] == 198
         cut_seen = [asyncio.ensure_future(c.next_event("cut", timeout=10)) for c in clients]
         timeout_seen = asyncio.ensure_future(clients[leader].next_event("timeout", timeout=15))
+        # the lead and the cut go first, well within their 3 s (nothing else in between)
         await clients[leader].request("play", cards=[card])
         await clients[cutter].request("cut", cards=cut_cards)
+        assert states[0]["stake"] == 2 and [s["seat"] for s in states[0]["seats"]] == [0, 1, 2]
+        # T13: every playing seat's stake went into the round's escrow (paid back when it ends)
+        assert (await clients[0].request("whoami"))["chips"] == 198
         for fut in cut_seen:
             ev = await fut
             assert (ev["seat"], sorted(ev["cards"])) == (cutter, sorted(cut_cards)) and ev["text"]
