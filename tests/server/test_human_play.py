@@ -135,7 +135,7 @@ def play_as_a_person(child: Any, w: Words, screen: Screen) -> dict[str, int]:
     seen = {"turns": 0, "plays": 0, "passes": 0, "typo": 0}
     patterns = [w.lead, w.beat, w.that_or_nothing, w.over]
     while True:
-        i = child.expect(patterns, timeout=20)
+        i = child.expect(patterns, timeout=60)
         if i == 3:
             break
         seen["turns"] += 1
@@ -173,7 +173,7 @@ def play_as_a_person(child: Any, w: Words, screen: Screen) -> dict[str, int]:
             seen["passes"] += 1
     child.sendline(w.quit)
     child.expect(w.goodbye)
-    child.expect(pexpect.EOF, timeout=10)
+    child.expect(pexpect.EOF, timeout=60)
     return seen
 
 
@@ -207,7 +207,7 @@ def run_ssh(port: int) -> tuple[dict[str, int], Screen]:
         encoding="utf-8",
         codec_errors="replace",
         dimensions=(40, COLUMNS),
-        timeout=15,
+        timeout=60,
     )
     child.logfile_read = screen
     try:
@@ -225,7 +225,7 @@ def run_telnet(port: int) -> tuple[dict[str, int], Screen]:
         encoding="utf-8",
         codec_errors="replace",
         dimensions=(40, NARROW),
-        timeout=15,
+        timeout=60,
     )
     child.logfile_read = screen
     try:
@@ -239,10 +239,12 @@ def run_telnet(port: int) -> tuple[dict[str, int], Screen]:
 
 
 async def _play(tmp_path: Any, runner: Any, port_of: str) -> tuple[dict[str, int], Screen, float]:
-    running = await start_server(tmp_path, turn_seconds=8.0, bot_delay=0.0, round_pause=0.0)
+    # the person must never be overtaken by the clock (a late move would be refused, and the
+    # screen is checked for refusals): 60 s a decision, where a move takes a few milliseconds
+    running = await start_server(tmp_path, turn_seconds=60.0, bot_delay=0.0, round_pause=0.0)
     try:
         started = time.monotonic()
-        seen, screen = await asyncio.wait_for(asyncio.to_thread(runner, getattr(running, port_of)), 90)
+        seen, screen = await asyncio.wait_for(asyncio.to_thread(runner, getattr(running, port_of)), 300)
         return seen, screen, time.monotonic() - started
     finally:
         await asyncio.wait_for(running.stop(), 20)
