@@ -876,6 +876,8 @@ class SearchPresidentBot:
     :mod:`engine.bots.search_common`); ``rollouts``: a fixed number of
     rollouts per decision instead; ``clock``: an optional wall clock for a
     hard bound. ``give_candidates``: how many exchange choices to weigh (T12).
+    ``infer``: read the other seats' play when sampling worlds (:class:`Tracker`),
+    with up to ``tries`` draws per seat and world.
     """
 
     observes = True

@@ -276,14 +276,15 @@ def test_the_true_hands_explain_greedy_opponents_play(rules: str) -> None:
 
 @pytest.mark.parametrize("rules,seats", [("classic", 4), ("tdc", 3), ("tdc", 5)])
 def test_search_bots_always_play_legal_actions(rules: str, seats: int) -> None:
-    match = PresidentMatch(rules, seats=seats, stake=2, rounds=2)
-    seed = seed_from_int(seats)
-    bots = [
-        SearchPresidentBot(s, derive(seed, f"bot-{s}"), rollouts=8) if s % 2 == 0 else GreedyPresidentBot(s)
-        for s in range(seats)
-    ]
-    stats = play_match(match, bots, seed)  # raises on any refused action
-    assert match.over and stats.checks > 0
+    for game in range(3):
+        match = PresidentMatch(rules, seats=seats, stake=2, rounds=2)
+        seed = seed_from_int(100 * seats + game)
+        bots = [
+            SearchPresidentBot(s, derive(seed, f"bot-{s}"), rollouts=8) if (s + game) % 2 == 0 else GreedyPresidentBot(s)
+            for s in range(seats)
+        ]
+        stats = play_match(match, bots, seed)  # raises on any refused action
+        assert match.over and stats.checks > 0
 
 
 def test_registry_and_levels_make_search_bots() -> None:
