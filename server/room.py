@@ -297,7 +297,12 @@ class Room:
         return f"{self.id}-{self.uid}-{seat.index}"
 
     async def _seat_bot(self, seat: Seat) -> None:
-        bot = make_bot(self.game, self.opts.bot_level, seat.index, derive(self._bot_seed, f"bot-{seat.index}"))
+        # a search bot's budget counts simulated moves; on a loaded server the
+        # wall clock caps it too, so a bot never holds a table beyond its budget
+        options = {"clock": time.monotonic} if LEVELS.get(self.opts.bot_level, self.opts.bot_level) == "search" else {}
+        bot = make_bot(
+            self.game, self.opts.bot_level, seat.index, derive(self._bot_seed, f"bot-{seat.index}"), **options
+        )
         if self.rules in ("tdc", "speculation"):
             display = self._bot_ledger_name(seat)
             await self.lobby.store.accounts.fund_bot(display, self.config.bot_chips)  # may refuse: seat stays free
