@@ -287,8 +287,13 @@ async def _seat_loop(opts: LoadOptions, table: _Table, seat: int, client: Any, b
                 else:
                     room = await asyncio.wait_for(asyncio.shield(table.room), timeout)
                     await client.request("join", room=room, timeout=timeout)
-            except (ClientError, TimeoutError) as exc:
-                stats.error("setup_" + getattr(exc, "code", "timeout"))
+            except TimeoutError:  # ClientTimeout included
+                if not first:
+                    return  # the wait was cut at the end of the measured window: not an error
+                stats.error("setup_timeout")
+                return
+            except ClientError as exc:
+                stats.error("setup_" + exc.code)
                 return
             bot.room = room
             client.send("state")

@@ -430,16 +430,19 @@ class WireBot:
         done = 0
         while True:
             timeout = self.idle_timeout
+            stopping = False  # the wait below ends at ``stop_at``, not after ``idle_timeout``
             if isinstance(stop_at, Deadline):
                 stop_at = stop_at.at if stop_at.at != math.inf else stop_at
             if isinstance(stop_at, float | int):
-                timeout = min(timeout, stop_at - time.perf_counter())
-                if timeout <= 0:
+                left = stop_at - time.perf_counter()
+                if left <= 0:
                     return "stopped"
+                if left <= timeout:
+                    timeout, stopping = left, True
             try:
                 batch = await self._next_batch(timeout)
             except ClientTimeout:
-                if isinstance(stop_at, float | int) and time.perf_counter() >= stop_at:
+                if stopping:  # (a timer may fire a hair before the clock reads ``stop_at``)
                     return "stopped"
                 self.stats.error("idle")
                 return "idle"
