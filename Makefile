@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test lint typecheck pytest tools bench clean
+.PHONY: serve test lint typecheck pytest tools bench i18n clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -33,6 +33,12 @@ pytest: $(STAMP)
 	$(BIN)/python -m pytest
 
 test: $(STAMP) tools lint typecheck pytest
+
+# After changing or adding a message in server/: extract, merge, then translate
+# the new entries in i18n/*/LC_MESSAGES/donne.po (docs/i18n.md).
+i18n: $(STAMP)
+	$(BIN)/python -m server.i18n update
+	$(BIN)/python -m server.i18n check
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
