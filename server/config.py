@@ -31,7 +31,7 @@ class Config:
     data_dir: Path = field(default_factory=lambda: Path("data"))
     db_file: str = "donne.sqlite3"
     host_key_file: str = "ssh_host_ed25519_key"
-    default_lang: str = "en"
+    default_lang: str = "fr"
     log_level: str = "INFO"
     # [limits]
     max_line: int = 1024

@@ -60,7 +60,7 @@ def test_clean_text_limit():
 
 def test_config_defaults_file_and_overrides(tmp_path):
     cfg = load_config()
-    assert (cfg.ssh_port, cfg.telnet_port) == (2222, 2323)
+    assert (cfg.ssh_port, cfg.telnet_port, cfg.default_lang) == (2222, 2323, "fr")
     f = tmp_path / "donne.toml"
     f.write_text('[server]\nssh_port = 2022\n[timers]\nturn_seconds = 12\n')
     cfg = load_config(f, telnet_port=0, host=None)
