@@ -711,10 +711,10 @@ class Room:
         await self._vacate_leavers()
 
     async def _deal_over(self, ev: Any) -> None:
+        # S12h: the undealt cards are never shown, and the seed would show
+        # them (anyone can re-run the shuffle), so a Speculation seed is never
+        # published; its commitment was, and the stored record keeps both.
         d = ev.to_dict()
-        if self.deal_seed is not None:
-            self._publish_server({"event": "seed", "round": d.get("round"), "seed": self.deal_seed.hex(),
-                                  "commitment": commitment(self.deal_seed)})
         await self._record(d)
         self.round_stakes = {}
         self.round_id = None

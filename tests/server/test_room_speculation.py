@@ -1,6 +1,7 @@
 """Speculation rooms: antes in escrow, an auction (S7), a trade (S9), the pool (S10), all through the ledger."""
 
 import asyncio
+import json
 
 import pytest
 
@@ -97,12 +98,15 @@ async def test_speculation_deal_with_an_auction_and_a_trade(tmp_path, seed):
         assert after[buyer] == before[buyer] - 2 and after[seller] == before[seller] + 2
         # everyone turns until the deal ends; the pool goes to the best trump's holder (S10)
         won_seen = asyncio.ensure_future(clients[0].next_event("pool_won", timeout=30))
-        seed_seen = asyncio.ensure_future(clients[0].next_event("seed", timeout=30))
+        seen: list[str] = []
+        clients[0].on_push = lambda msg: seen.append(json.dumps(msg))
         await asyncio.wait_for(asyncio.gather(*(play_turns(c, lambda s: s.get("round", 0) > 1 or
                                                            not s.get("in_deal")) for c in clients)), 30)
         won = await won_seen
         assert won["amount"] == 4
-        assert (await seed_seen)["seed"] == seed.hex()
+        # S12h: the seed would show the undealt cards: it never leaves the server
+        assert seen and not any(seed.hex() in line for line in seen)
+        assert not any('"event": "seed"' in line for line in seen)
         balances = [(await c.request("whoami"))["chips"] for c in clients]
         assert sum(balances) == 600
         audit = await server.store.ledger.audit()
