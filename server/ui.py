@@ -3,7 +3,7 @@
 Sessions call only these functions: how a message is worded and drawn lives
 in the i18n/text modules (per session language, at send time). The few
 events only the server core emits and i18n does not word (``hello``,
-``notice``, ``replaced``, ``commitment``, ``seed``) are written here with
+``notice``, ``replaced``, ``commitment``) are written here with
 literal msgids, so Babel extracts them into the same catalogs.
 """
 
@@ -65,7 +65,7 @@ def error_message(lang: str, code: str, **params: Any) -> str:
 
 # -- server-only events ----------------------------------------------------------
 
-OWN_EVENTS = frozenset({"hello", "notice", "replaced", "commitment", "seed"})
+OWN_EVENTS = frozenset({"hello", "notice", "replaced", "commitment"})
 
 
 def _own_event_text(lang: str, event: Mapping[str, Any]) -> str:
@@ -78,9 +78,6 @@ def _own_event_text(lang: str, event: Mapping[str, Any]) -> str:
     if kind == "commitment":
         return _("Deal {round}: the server committed to its shuffle ({commitment}).").format(
             round=event.get("round", ""), commitment=str(event.get("commitment", ""))[:16])
-    if kind == "seed":
-        return _("Deal {round}: the shuffle's seed is {seed}; check it against the commitment.").format(
-            round=event.get("round", ""), seed=event.get("seed", ""))
     code = str(event.get("code", ""))
     texts = {
         "login_timeout": _("Too slow to log in; goodbye."),
