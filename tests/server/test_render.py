@@ -346,10 +346,22 @@ def test_state_of_an_empty_room_and_odd_values():
 
 
 def test_context_and_render_agree_on_give_count(states):
+    """T12: the command context and the screen agree on how many cards the viewer still gives."""
+    givers = waiters = 0
     for state in states:
         if state.get("phase") == "exchange" and state.get("you") is not None:
             ctx = context_from_state(state)
-            assert ctx.phase in ("give", "waiting")
+            text = strip_ansi(render_state(state, "en", TermStyle(100, True, False)))
+            if ctx.phase == "give":
+                givers += 1
+                k = ctx.give_count
+                assert k in (1, 2), ctx
+                assert f"choose {k} card" in text, text
+            else:
+                waiters += 1
+                assert ctx.phase == "waiting" and ctx.give_count is None, ctx
+                assert "Exchange in progress" in text and "choose" not in text, text
+    assert givers and waiters, (givers, waiters)  # the samples reach both sides of the exchange
 
 
 def test_no_non_ascii_escape_slips_through_ascii_mode():
