@@ -69,7 +69,7 @@ from .events import (
     Turned,
     Withdrawn,
 )
-from .rules import CARD_STRENGTH, DEFAULT_CHIPS, MAX_PLAYERS, MIN_PLAYERS, STACK, is_trump_ace
+from .rules import CARD_STRENGTH, DEFAULT_CHIPS, MAX_PLAYERS, MIN_PLAYERS, STACK, beats, is_trump_ace
 from .view import AuctionView, OfferView, SeatView, SpeculationView
 
 _DECK = tuple(range(52))
@@ -547,7 +547,7 @@ class SpeculationMatch:
         self._shown += 1
         best = self._best
         assert best is not None
-        new_best = (card & 3) == (best & 3) and CARD_STRENGTH[card] > CARD_STRENGTH[best]
+        new_best = beats(card, best)  # S8
         events: list[SpeculationEvent] = [Turned(seat, card, new_best)]
         if self._offers:
             self._lapse_cards(seat, events)
@@ -556,8 +556,9 @@ class SpeculationMatch:
             return tuple(events)
         self._best = card
         self._holder = seat
-        if is_trump_ace(card, card & 3) or self._next_turner(seat) is None:  # S12b, S10
-            self._end_deal(seat, "ace" if is_trump_ace(card, card & 3) else "end", events)
+        ace = is_trump_ace(card, card & 3)
+        if ace or self._next_turner(seat) is None:  # S12b, S10
+            self._end_deal(seat, "ace" if ace else "end", events)
         else:
             self._open_auction(seat, card, events)
         return tuple(events)
