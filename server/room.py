@@ -203,7 +203,6 @@ class Room:
         self.log: list[dict[str, Any]] = []
         self.round_id: str | None = None  # open escrow (tdc round, Speculation deal)
         self.round_stakes: dict[int, str] = {}  # seat -> account that staked this round
-        self.deal_seed: bytes | None = None
         self.deal_commitment: str | None = None  # published with the deal; the seed after it
         self.deadlines: dict[Any, float] = {}
         self.next_deal_at = 0.0
@@ -652,9 +651,9 @@ class Room:
                 await self._end_early()  # seats are not refilled mid-match (S11): the match ends here
                 return False
             table = {"present": tuple(present)}
-            self._publish_server({"event": "commitment", "round": match.round + 1, "commitment": commitment(seed)})
-        self.deal_seed = seed
         self.deal_commitment = commitment(seed)
+        if self.rules == "speculation":
+            self._broadcast({"event": "commitment", "round": match.round + 1, "commitment": self.deal_commitment})
         for s in self.seats:
             s.optional_actions = 0
         try:
@@ -732,7 +731,7 @@ class Room:
             config={**self.opts.to_dict(), "match": _jsonable(getattr(self.match, "config", {}))},
             log=list(self.log),
             result=result,
-            commitment=commitment(self.deal_seed) if self.deal_seed else "",
+            commitment=self.deal_commitment or "",
             finished_at=time.time(),
             extra={"room": self.id},
         )
@@ -1025,9 +1024,6 @@ class Room:
             if player.session is not None:
                 player.session.push_shared(shared, seat)
 
-    def _publish_server(self, event: dict[str, Any]) -> None:
-        self._broadcast(event)
-
     def _publish(self, events: tuple[Any, ...]) -> None:
         """Engine events, each in the form its receiver may see; bots observe theirs."""
         if not events:
@@ -1074,20 +1070,9 @@ class Room:
                     state.pop("hand")
         if seat is None:
             state.pop("hand", None)
-        for entry in state.get("seats", []):
-            s = self.seats[entry["seat"]]
-            entry["name"] = s.name
-            entry["connected"] = s.connected and s.grace_until is None
-            entry["bot"] = s.bot is not None and s.player is None
-            if s.leaving:
-                entry["leaving"] = True
-        deadline = None
+        self._decorate_seats(state)
         pending = self.match.pending() if self.match is not None and self.status == "playing" else ()
-        mine = [p for p in pending if seat is not None and p.seat == seat]
-        chosen = mine or [p for p in pending if p.seat is not None and p.seat == state.get("turn")] or list(pending)
-        dues = [self.deadlines[p.key] for p in chosen if p.key in self.deadlines]
-        if dues:
-            deadline = round(max(0.0, min(dues) - now), 1)
+        deadline = self._deadline(seat, pending, state.get("turn"), now)
         auction = state.get("auction")
         if isinstance(auction, dict):
             keys = [p.key for p in pending if p.kind == "auction" and p.key in self.deadlines]
@@ -1098,6 +1083,23 @@ class Room:
             state["stake"] = self.opts.stake
             state["give"] = self._give_count(seat, pending)
         return state
+
+    def _decorate_seats(self, state: dict[str, Any]) -> None:
+        """The room's facts about each seat in a state: name, connection, bot, leaving."""
+        for entry in state.get("seats", []):
+            s = self.seats[entry["seat"]]
+            entry["name"] = s.name
+            entry["connected"] = s.connected and s.grace_until is None
+            entry["bot"] = s.bot is not None and s.player is None
+            if s.leaving:
+                entry["leaving"] = True
+
+    def _deadline(self, seat: int | None, pending: Any, turn: Any, now: float) -> float | None:
+        """Seconds left on the decision ``seat`` cares about: its own, else the turn's, else any."""
+        mine = [p for p in pending if seat is not None and p.seat == seat]
+        chosen = mine or [p for p in pending if p.seat is not None and p.seat == turn] or list(pending)
+        dues = [self.deadlines[p.key] for p in chosen if p.key in self.deadlines]
+        return round(max(0.0, min(dues) - now), 1) if dues else None
 
     def _give_count(self, seat: int | None, pending: Any) -> int:
         """T12: how many cards ``seat`` must choose to give back now (0: none)."""
@@ -1161,13 +1163,7 @@ class _StateBatch:
         self.now = time.monotonic()
         self.pending = tuple(match.pending()) if room.status == "playing" else ()
         public = match.view(None).to_dict()
-        for entry in public.get("seats", []):
-            s = room.seats[entry["seat"]]
-            entry["name"] = s.name
-            entry["connected"] = s.connected and s.grace_until is None
-            entry["bot"] = s.bot is not None and s.player is None
-            if s.leaving:
-                entry["leaving"] = True
+        room._decorate_seats(public)
         self.public = public
         self.tail = {"room": room.id, "status": room.status, "deadline": None, "spectators": len(room.spectators),
                      "commitment": room.deal_commitment}
@@ -1209,12 +1205,7 @@ class _StateBatch:
         state["hand"] = format_cards(view.hand)
         state.update(self.tail)
         pending = self.pending
-        mine = [p for p in pending if p.seat == seat]
-        turn = state.get("turn")
-        chosen = mine or [p for p in pending if p.seat is not None and p.seat == turn] or list(pending)
-        dues = [room.deadlines[p.key] for p in chosen if p.key in room.deadlines]
-        if dues:
-            state["deadline"] = round(max(0.0, min(dues) - self.now), 1)
+        state["deadline"] = room._deadline(seat, pending, state.get("turn"), self.now)
         values = [seat, state["cut"], state["exchange"], state["hand"], state["deadline"]]
         if room.rules == "tdc":
             state["give"] = room._give_count(seat, pending)
