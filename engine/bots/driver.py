@@ -99,6 +99,11 @@ def play_match(
     return _Driver(match, bots, seed, on_step, check_every, table, reactions, max_actions, ask_forced).run()
 
 
+def _refused(seat: int, action: Action, refusal: Refusal) -> DriverError:
+    """The error for a bot whose chosen action the rules refuse (a bot bug)."""
+    return DriverError(f"bot of seat {seat} chose {action.to_dict()} which the rules refuse: {refusal.code} {refusal}")
+
+
 class _Driver:
     __slots__ = (
         "ask_forced",
@@ -188,9 +193,7 @@ class _Driver:
         try:
             self.apply(action)
         except Refusal as refusal:
-            raise DriverError(
-                f"bot of seat {seat} chose {action.to_dict()} which the rules refuse: {refusal.code} {refusal}"
-            ) from refusal
+            raise _refused(seat, action, refusal) from refusal
 
     # -- the loop ---------------------------------------------------------
 
@@ -290,9 +293,7 @@ class _Driver:
             try:
                 events = apply(action)
             except Refusal as refusal:
-                raise DriverError(
-                    f"bot of seat {seat} chose {action.to_dict()} which the rules refuse: {refusal.code} {refusal}"
-                ) from refusal
+                raise _refused(seat, action, refusal) from refusal
             actions += 1
             if actions > max_actions:
                 raise DriverError(f"match not over after {max_actions} actions")
