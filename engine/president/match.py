@@ -970,18 +970,20 @@ class PresidentMatch:
         return ev
 
     def _do_give(self, seat: int, m: int, chosen: bool) -> list[Event]:
-        receiver, k = self._gives.pop(seat)
-        cards = cards_of_mask(m)
-        self._move(seat, receiver, m)
-        self._add_exchange(seat, receiver, cards)
-        ev: list[Event] = [Exchange(seat, receiver, k, cards, chosen)]
+        receiver, _ = self._gives.pop(seat)  # _check_give / _weakest: m holds exactly the cards due
+        ev: list[Event] = []
+        self._transfer(seat, receiver, m, ev, chosen)
         if not self._gives:
             self._start_play()
         return ev
 
-    def _add_exchange(self, giver: int, receiver: int, cards: tuple[Card, ...]) -> None:
+    def _transfer(self, giver: int, receiver: int, m: int, ev: list[Event], chosen: bool = False) -> None:
+        """One exchange move (P13, T12): the cards of mask ``m`` change hands, recorded and announced."""
+        self._move(giver, receiver, m)
+        cards = cards_of_mask(m)
         self._exchanges.append((giver, receiver, cards))
         self._exchange_views = [None] * self._n
+        ev.append(Exchange(giver, receiver, len(cards), cards, chosen))
 
     def _move(self, giver: int, receiver: int, m: int) -> None:
         self._hands[giver] &= ~m
@@ -1079,18 +1081,11 @@ class PresidentMatch:
                 moves.append((lo, hi, _strongest(hands[lo], k)))
                 moves.append((hi, lo, _weakest(hands[hi], k)))
             for giver, receiver, m in moves:
-                self._move(giver, receiver, m)
-                cards = cards_of_mask(m)
-                self._add_exchange(giver, receiver, cards)
-                ev.append(Exchange(giver, receiver, len(cards), cards))
+                self._transfer(giver, receiver, m, ev)
             return
         # T12: the strongest go up at once; the Président / VP then choose what to give back.
         for hi, lo, k in pairs:
-            m = _strongest(hands[lo], k)
-            self._move(lo, hi, m)
-            cards = cards_of_mask(m)
-            self._add_exchange(lo, hi, cards)
-            ev.append(Exchange(lo, hi, len(cards), cards))
+            self._transfer(lo, hi, _strongest(hands[lo], k), ev)
             self._gives[hi] = (lo, min(k, self._hands[hi].bit_count()))
         self._phase = EXCHANGE
         self._exchange_since = self._version
