@@ -17,6 +17,7 @@ import pytest
 from engine.bots.president_random import RandomPresidentBot
 from engine.cards import RANKS, SUITS, Card, parse_cards
 from engine.president import Cut, PresidentMatch
+from engine.president.view import cards_of_mask
 from engine.seeds import seed_from_int
 
 CARD_CODES = {r + s for r in RANKS for s in SUITS}
@@ -41,11 +42,17 @@ def card_codes(obj: Any) -> set[str]:
 def allowed(m: PresidentMatch, seat: int | None) -> set[str]:
     """What ``seat`` may know of: its hand, public plays, its own exchanges."""
     v = m.view(seat)
-    out = {str(c) for c in v.played}
+    # from the match's own state, not the view under test: a view that put another
+    # seat's card among its "played" cards would otherwise allow it to itself
+    out = {str(c) for c in cards_of_mask(m._played)}
+    assert v.played_mask == m._played
     if seat is not None:
         out |= {str(c) for c in m.hand(seat)}
-        for _, _, cs in v.exchange:
+        for giver, taker, cs in v.exchange:
+            assert seat in (giver, taker), (seat, giver, taker)  # only its own exchanges
             out |= {str(c) for c in cs}
+    else:
+        assert not v.exchange
     return out
 
 
