@@ -91,6 +91,7 @@ def test_golden_shows_only_what_seat_0_may_see():
     """Invariant 2 in the transcripts: other seats' dealt hands and others' exchanges never appear."""
     text = transcript("president_tdc", "en")
     assert "Round 1: you are dealt" in text
-    for line in text.splitlines():
-        if " gives " in line and "you" not in line.lower():
-            assert not any(sym in line for sym in "♣♦♥♠"), line
+    others = [line for line in text.splitlines() if " gives " in line and "you" not in line.lower()]
+    assert len(others) >= 2, "the transcript must show exchanges between other seats for this check to bite"
+    for line in others:
+        assert not any(sym in line for sym in "♣♦♥♠"), line
