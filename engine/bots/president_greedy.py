@@ -102,13 +102,6 @@ class GreedyPresidentBot:
 
     # ------------------------------------------------------------------ helpers
 
-    @staticmethod
-    def _counts(hand: Sequence[int]) -> list[int]:
-        cnt = [0] * 13
-        for c in hand:
-            cnt[c >> 2] += 1
-        return cnt
-
     def _cut_ok(self, view: PresidentView, cut: Action) -> bool:
         """T9 / T8: cut unless it leaves a forbidden finish."""
         hand = view.hand or ()
@@ -117,7 +110,7 @@ class GreedyPresidentBot:
         forb = RANK_3 if view.reversed else RANK_2
         if left == 0:
             return cards[0] >> 2 != forb
-        cnt = self._counts(hand)
+        cnt = self._facts(hand)[0]
         # do not strand ourselves with nothing but forbidden cards
         return cnt[forb] != left
 
@@ -127,7 +120,7 @@ class GreedyPresidentBot:
         """T12: the weakest cards that break no set; never a 2 (while anything else is left)."""
         k = len(first.cards)  # type: ignore[attr-defined]
         hand = view.hand or ()
-        cnt = self._counts(hand)
+        cnt = self._facts(hand)[0]
         by_rank: list[list[Card]] = [[] for _ in _RANKS]
         for c in hand:
             by_rank[c >> 2].append(c)
