@@ -312,8 +312,9 @@ class Room:
         seat.player = None
 
     async def _release_bots(self) -> None:
+        staked = self._staked_bot_displays()
         for seat in self.seats:
-            if seat.bot_display is not None and seat.bot_display not in self._staked_bot_displays():
+            if seat.bot_display is not None and seat.bot_display not in staked:
                 try:
                     await self.lobby.store.accounts.release_bot(seat.bot_display)
                 except Exception:
@@ -595,8 +596,10 @@ class Room:
         if self.game != "speculation":
             return
         for ev in events:
-            d = ev.to_dict()
             name = ev.name
+            if name not in ("ante", "pool_won", "sold", "traded"):
+                continue
+            d = ev.to_dict()
             try:
                 if name == "ante":
                     stakes = {self._account(p["seat"]): p["amount"] for p in d["payments"] if p["amount"] > 0}
@@ -971,6 +974,7 @@ class Room:
                 await self._free_seat(seat, "grace")
                 player.room = None
                 player.seat = None
+                self._last_state.pop(player.key, None)
                 self._broadcast({"event": "left", "room": self.id, "name": player.name, "seat": seat.index})
                 await self.lobby.release(player)
                 changed = True
