@@ -59,8 +59,13 @@ def random_action(m: SpeculationMatch, rng: random.Random):
     return a
 
 
-def play(m: SpeculationMatch, rng: random.Random, seed: int, deep: bool, max_actions: int = 100_000):
-    """Play ``m`` to its end; returns (log, events as JSON). ``deep``: check every view and event."""
+def play(
+    m: SpeculationMatch, rng: random.Random, seed: int, deep: bool, max_actions: int = 100_000, refused=None
+):
+    """Play ``m`` to its end; returns (log, events as JSON). ``deep``: check every view and event.
+
+    ``refused``: a list that receives the refusal codes checked against invariant 5.
+    """
     log, events = [], []
     total = sum(m.chips)
     seats = [*range(m.seats), None]
@@ -80,6 +85,9 @@ def play(m: SpeculationMatch, rng: random.Random, seed: int, deep: bool, max_act
         except Refusal:
             # invariant 5: a refusal changes nothing
             assert before is None or json.dumps(m.view(None).to_dict()) == before
+            if refused is not None and before is not None:
+                assert not m.can(action), action
+                refused.append(action.__class__.__name__)
             continue
         log.append(action.to_dict())
         m.check_invariants()
@@ -113,10 +121,11 @@ def test_invariants_random_deals_deep():
     rng = random.Random(2024)
     deals = 0
     seen: set[str] = set()
+    refused: list[object] = []
     for i in range(40):
         n = rng.randint(3, 9)
         m = SpeculationMatch(seats=n, chips=[rng.randint(0, 25) for _ in range(n)], ante=rng.randint(1, 2))
-        log, events = play(m, rng, i, deep=True)
+        log, events = play(m, rng, i, deep=True, refused=refused)
         deals += m.round
         seen |= {e["event"] for e in events}
         seen |= {"lapsed-" + e["reason"] for e in events if e["event"] == "lapsed"}
@@ -124,6 +133,8 @@ def test_invariants_random_deals_deep():
         replayed = SpeculationMatch.replay(m.config, json.loads(json.dumps(log)))
         assert replayed.view(None).to_dict() == m.view(None).to_dict()
     assert deals >= 300
+    # invariant 5 was checked on refusals of every kind of wild action
+    assert len(refused) > 100 and {"Turn", "Bid", "Offer"} <= set(refused), set(refused)
     # the loop reached every kind of event, so the checks above covered them
     assert seen >= {
         "ante", "dealt", "trump", "turned", "auction", "bid", "sold", "kept", "offered", "declined",
