@@ -1069,11 +1069,9 @@ class Room:
             state = {"game": self.game, "rules": self.rules, "round": 0, "you": seat, "turn": None,
                      "seats": [{"seat": s.index, "cards": 0} for s in self.seats]}
             if self.game == "president":
-                state.update(hand=[] if seat is not None else None, trick=[], order="normal")
-                if seat is None:
-                    state.pop("hand")
+                state.update(hand=[], trick=[], order="normal")
         if seat is None:
-            state.pop("hand", None)
+            state.pop("hand", None)  # a spectator sees no hand
         self._decorate_seats(state)
         pending = self.match.pending() if self.match is not None and self.status == "playing" else ()
         deadline = self._deadline(seat, pending, state.get("turn"), now)
