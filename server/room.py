@@ -384,27 +384,18 @@ class Room:
         assert future is not None
         try:
             result, events = await self._command(player, item.cmd, item.args)
-        except CommandError as exc:
-            self._deferred.clear()
-            if not future.done():
-                future.set_exception(exc)
-            return
-        except Refusal as exc:
-            self._deferred.clear()
-            if not future.done():
-                future.set_exception(CommandError(exc.code, **{**exc.params, "detail": exc.detail}))
-            return
-        except StorageError as exc:  # e.g. the house cannot fund a bot any more
-            self._deferred.clear()
-            log.warning("room %s: %s refused by the store: %s", self.id, item.cmd, exc)
-            if not future.done():
-                future.set_exception(CommandError(exc.code))
-            return
         except Exception as exc:
-            self._deferred.clear()
-            log.exception("room %s: %s failed", self.id, item.cmd)
+            self._deferred.clear()  # a refused command pushes nothing
+            error: Exception = exc
+            if isinstance(exc, Refusal):
+                error = CommandError(exc.code, **{**exc.params, "detail": exc.detail})
+            elif isinstance(exc, StorageError):  # e.g. the house cannot fund a bot any more
+                log.warning("room %s: %s refused by the store: %s", self.id, item.cmd, exc)
+                error = CommandError(exc.code)
+            elif not isinstance(exc, CommandError):
+                log.exception("room %s: %s failed", self.id, item.cmd)
             if not future.done():
-                future.set_exception(exc)
+                future.set_exception(error)
             return
         if not future.done():
             future.set_result(result)
