@@ -16,7 +16,8 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from server.commands import CommandError, Context, load
+from server.commands import Context, load
+from server.protocol import CommandError
 
 if TYPE_CHECKING:
     from server.session import Session

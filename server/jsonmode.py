@@ -8,34 +8,15 @@ once this mode starts (the transport stops negotiating).
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from server import ui
 from server.dispatch import dispatch, rate_ok
+from server.protocol import decode, plain_id
 from server.transports.lines import TOO_LONG
 
 if TYPE_CHECKING:
     from server.session import Session
-
-
-def encode(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
-
-
-def plain_id(value: Any) -> bool:
-    """Ids echoed back: null, numbers, short strings (anything else is answered with id null)."""
-    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
-        return True
-    return isinstance(value, str) and len(value) <= 200
-
-
-def decode(line: str) -> dict[str, Any] | None:
-    try:
-        obj = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    return obj if isinstance(obj, dict) else None
 
 
 async def run_json(session: Session) -> None:

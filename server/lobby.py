@@ -18,15 +18,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from server.commands import CommandError
+from server.claims import SeatClaims
 from server.limits import clean_text
-from server.session import SharedEvent
+from server.protocol import CommandError, Shared
 from server.storage.api import StorageError
 from server.storage.names import clean_name as _storage_clean_name
 from server.storage.names import name_key
 
 if TYPE_CHECKING:
     from server.app import Running
+    from server.games import TableOptions
     from server.room import Room
     from server.session import Session
 
@@ -136,6 +137,7 @@ class Lobby:
         self.app = app
         self.players: dict[str, Player] = {}
         self.rooms: dict[str, Room] = {}
+        self.seats = SeatClaims()  # one account, at most one seat in the server
         self._room_ids = itertools.count(1)
         self._login_lock = asyncio.Lock()
         self.closing = False
@@ -317,7 +319,7 @@ class Lobby:
             return
         news, self._news = self._news, []
         self._news_sent = asyncio.get_running_loop().time()
-        shared = [(seq, SharedEvent(event)) for seq, event in news]
+        shared = [(seq, Shared(event)) for seq, event in news]
         first = shared[0][0]
         for player in self.players.values():
             spans = player.lobby_spans
@@ -326,16 +328,16 @@ class Lobby:
                 spans.clear()  # only news from now on can concern it
                 continue
             if len(spans) == 1 and spans[0][0] <= first:  # in the lobby all along
-                session.send_raw("".join([ev.line_for(session) for _, ev in shared]))
+                session.send_raw("".join([session.shared_line(ev) for _, ev in shared]))
             else:
-                session.send_raw("".join([ev.line_for(session) for seq, ev in shared if player.heard(seq)]))
+                session.send_raw("".join([session.shared_line(ev) for seq, ev in shared if player.heard(seq)]))
                 if spans:
                     del spans[:-1]
 
     def _send_lobby(self, events: list[Mapping[str, Any]]) -> None:
-        shared = [SharedEvent(event) for event in events]
+        shared = [Shared(event) for event in events]
         for session in self.lobby_sessions():
-            session.send_raw("".join([ev.line_for(session) for ev in shared]))
+            session.send_raw("".join([session.shared_line(ev) for ev in shared]))
 
     def new_room_id(self) -> str:
         while True:
@@ -354,10 +356,24 @@ class Lobby:
             raise CommandError("no_such_room", room=str(room_id)[:20])
         return room
 
+    def open_room(self, opts: TableOptions, owner: str) -> Room:
+        """A new room with its table, running (nobody seated yet)."""
+        from server.room import Room
+
+        room = Room(self, self.new_room_id(), opts, owner=owner)
+        self.rooms[room.id] = room
+        room.start()
+        return room
+
+    def announce(self, room: Room, name: str) -> None:
+        """Tell the lobby a room opened (news)."""
+        room.announced = True
+        self.broadcast({**room.summary(), "event": "room_created", "name": name}, news=True)
+
     def room_closed(self, room: Room) -> None:
         if self.rooms.get(room.id) is room:
             del self.rooms[room.id]
-            if not self.closing:
+            if not self.closing and room.announced:
                 self.broadcast({"event": "room_closed", "room": room.id, "reason": "closed"}, news=True)
 
     # -- shutdown -----------------------------------------------------------------

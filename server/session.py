@@ -25,10 +25,10 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from server import ui
-from server.commands import CommandError
 from server.dispatch import dispatch, rate_ok
-from server.jsonmode import encode, run_json
+from server.jsonmode import run_json
 from server.limits import RateLimiter
+from server.protocol import CommandError, Shared, encode
 from server.transports.lines import TOO_LONG
 
 if TYPE_CHECKING:
@@ -77,51 +77,6 @@ def term_caps(term: str | None) -> tuple[bool, bool]:
 
 
 _encode_str = json.encoder.encode_basestring  # type: ignore[attr-defined]  # a str as json.dumps writes it
-
-
-class SharedEvent:
-    """One event pushed to many sessions: encoded once, worded once per kind of reader.
-
-    :meth:`line_for` gives exactly what ``session.push_event(event, names, you)``
-    would queue, cached per (:meth:`Session.render_key`, ``you``): the words of an
-    event depend only on the language (and, in text mode, the drawing) and on who
-    reads it. In JSON mode the event's fields are encoded once and each reader's
-    ``text`` is spliced in after them (same bytes as encoding the whole object).
-    """
-
-    __slots__ = ("_lines", "_prefix", "event", "names", "source")
-
-    def __init__(self, event: Mapping[str, Any], names: list[str] | None = None) -> None:
-        self.event = event
-        self.names = names
-        self._lines: dict[tuple[Any, ...], str] = {}
-        self._prefix: str | None = None
-        self.source: Any = None  # what the event was made from (rooms: the engine event's form)
-
-    def _json_prefix(self) -> str:
-        """``{"type":"event",<fields>,"text":`` ("" when the event cannot be spliced)."""
-        if self._prefix is None:
-            event = self.event
-            if not event or "type" in event or "text" in event:
-                self._prefix = ""
-            else:
-                self._prefix = '{"type":"event",' + encode(event)[1:-2] + ',"text":'
-        return self._prefix
-
-    def line_for(self, session: Session, you: int | None = None) -> str:
-        key = (session.render_key(), you)
-        line = self._lines.get(key)
-        if line is None:
-            prefix = self._json_prefix() if session.mode == "json" else ""
-            text: Any = None
-            if prefix:
-                text = session._render(ui.event_text, session.lang, self.event, self.names or [], you)
-            if isinstance(text, str):
-                line = prefix + _encode_str(text) + "}\n"
-            else:
-                line = session.event_line(self.event, self.names, you)
-            self._lines[key] = line
-        return line
 
 
 class Session:
@@ -274,9 +229,42 @@ class Session:
             return encode({"type": "event", **event, "text": text})
         return self._text_line(self._render(ui.render_event, event, self.lang, self.style, names or [], you))
 
-    def push_shared(self, shared: SharedEvent, you: int | None = None) -> None:
-        """An event pushed to many sessions at once (see :class:`SharedEvent`)."""
-        self.send_raw(shared.line_for(self, you))
+    def push_shared(self, shared: Shared, you: int | None = None) -> None:
+        """An event pushed to many sessions at once (see :class:`server.protocol.Shared`)."""
+        self.send_raw(self.shared_line(shared, you))
+
+    def shared_line(self, shared: Shared, you: int | None = None) -> str:
+        """Exactly what ``push_event(shared.event, shared.names, you)`` would queue, made once per
+        (:meth:`render_key`, ``you``): the words of an event depend only on the language (and, in
+        text mode, the drawing) and on who reads it. In JSON mode the event's fields are encoded
+        once and each reader's ``text`` is spliced in after them (the same bytes as encoding the
+        whole object)."""
+        key = (self.render_key(), you)
+        line = shared.cache.get(key)
+        if line is None:
+            prefix = self._json_prefix(shared) if self.mode == "json" else ""
+            text: Any = None
+            if prefix:
+                text = self._render(ui.event_text, self.lang, shared.event, shared.names or [], you)
+            if isinstance(text, str):
+                line = prefix + _encode_str(text) + "}\n"
+            else:
+                line = self.event_line(shared.event, list(shared.names) if shared.names else None, you)
+            shared.cache[key] = line
+        return line
+
+    @staticmethod
+    def _json_prefix(shared: Shared) -> str:
+        """``{"type":"event",<fields>,"text":`` ("" when the event cannot be spliced)."""
+        prefix = shared.cache.get("json-prefix")
+        if prefix is None:
+            event = shared.event
+            if not event or "type" in event or "text" in event:
+                prefix = ""
+            else:
+                prefix = '{"type":"event",' + encode(event)[1:-2] + ',"text":'
+            shared.cache["json-prefix"] = prefix
+        return prefix
 
     def render_key(self) -> tuple[Any, ...]:
         """Sessions with the same key are shown the same words for the same event and reader."""

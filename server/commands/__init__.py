@@ -30,6 +30,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from server.protocol import CommandError, arg_bool, arg_int, arg_str
+
+__all__ = ["COMMANDS", "CommandError", "Context", "Spec", "arg_bool", "arg_int", "arg_str", "command", "load"]
+
 if TYPE_CHECKING:
     from server.app import Running
     from server.lobby import Lobby
@@ -38,15 +42,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Handler = Callable[["Context", Mapping[str, Any]], Awaitable[dict[str, Any] | None]]
-
-
-class CommandError(Exception):
-    """A refused command: ``code`` is a protocol error code, ``params`` fill its message."""
-
-    def __init__(self, code: str, **params: Any) -> None:
-        super().__init__(code)
-        self.code = code
-        self.params = params
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,33 +108,3 @@ def load() -> dict[str, Spec]:
     return COMMANDS
 
 
-# Argument helpers: each raises CommandError("bad_argument", arg=...) on bad input.
-
-
-def arg_str(args: Mapping[str, Any], key: str, *, default: str | None = None, limit: int = 200) -> str:
-    value = args.get(key, default)
-    if not isinstance(value, str) or not value or len(value) > limit:
-        raise CommandError("bad_argument", arg=key)
-    return value
-
-
-def arg_int(args: Mapping[str, Any], key: str, *, default: int | None = None,
-            lo: int | None = None, hi: int | None = None) -> int:
-    value = args.get(key, default)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise CommandError("bad_argument", arg=key)
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise CommandError("bad_argument", arg=key)
-    return value
-
-
-def arg_bool(args: Mapping[str, Any], key: str, *, default: bool | None = None) -> bool:
-    value = args.get(key, default)
-    if isinstance(value, str):
-        value = {"on": True, "true": True, "yes": True, "1": True,
-                 "off": False, "false": False, "no": False, "0": False}.get(value.lower(), value)
-    if not isinstance(value, bool):
-        raise CommandError("bad_argument", arg=key)
-    return value

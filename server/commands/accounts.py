@@ -19,7 +19,8 @@ import datetime as _dt
 from collections.abc import Mapping
 from typing import Any
 
-from server.commands import CommandError, Context, arg_int, arg_str, command
+from server.commands import Context, command
+from server.protocol import CommandError, arg_int, arg_str
 from server.storage import passwords as _pw
 from server.storage.api import (
     BadKey,

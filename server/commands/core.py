@@ -6,8 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from server import ui
-from server.commands import COMMANDS, CommandError, Context, arg_bool, arg_int, arg_str, command
+from server.commands import COMMANDS, Context, command
+from server.games import adapter, parse_options
 from server.limits import clean_text
+from server.protocol import CommandError, arg_bool, arg_int, arg_str
 
 
 @command("login", login=False)
@@ -61,9 +63,27 @@ async def rooms(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 @command("create")
 async def create(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
-    from server.room import create_room
-
-    room = await create_room(ctx, args)
+    """A new room with the creator on seat 0 and the bots on the last seats."""
+    lobby = ctx.lobby
+    player = ctx.session.player
+    assert player is not None
+    if player.room is not None:
+        raise CommandError("already_in_room", room=player.room.id)
+    opts = parse_options(args, ctx.config)
+    if len([r for r in lobby.rooms.values() if not r.closed]) >= ctx.config.max_rooms:
+        raise CommandError("not_allowed", reason="too_many_rooms")
+    need = adapter(opts.rules).chips_to_sit(opts)
+    if need > 0:
+        chips = await ctx.store.ledger.balance(player.name)
+        if chips < need:
+            raise CommandError("insufficient_chips", need=need, chips=chips)
+    room = lobby.open_room(opts, owner=player.name)
+    try:
+        await room.submit(player, "join", {"seat": 0})
+    except BaseException:
+        await room.stop()
+        raise
+    lobby.announce(room, player.name)
     return {"room": room.id, "seat": 0}
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from server.commands import CommandError, Context, command
-from server.room import GAME_COMMANDS
+from server.commands import Context, command
+from server.protocol import PLAY_COMMANDS, CommandError
 
 
 def _forward(cmd: str) -> Any:
@@ -30,5 +30,5 @@ def _forward(cmd: str) -> Any:
     return handler
 
 
-for _cmd in sorted(GAME_COMMANDS):
+for _cmd in sorted(PLAY_COMMANDS):
     command(_cmd)(_forward(_cmd))

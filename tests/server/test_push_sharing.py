@@ -1,8 +1,9 @@
 """Pushes built once for many readers say exactly what building them per reader said.
 
-The room encodes each form of an event once and splices each reader's words in
-(:class:`server.session.SharedEvent`); Président states share their public
-part (:class:`server.room._StateBatch`); the lobby words its news once per
+A table's event goes out as one :class:`server.protocol.Shared` message whose
+words and encoding each session makes once per kind of reader
+(:meth:`server.session.Session.shared_line`); Président states share their public
+part (:class:`server.table.states.StateSet`); the lobby words its news once per
 language. These tests check, on real matches, every shared push against the
 per-reader way of building it.
 """
@@ -11,61 +12,42 @@ import asyncio
 import json
 from typing import Any
 
-import server.room as room_mod
 import server.session as session_mod
-from server.jsonmode import encode
+from server.protocol import encode
+from server.table import states as states_mod
 from tests.server.conftest import connect, play_simply
 
 
 def _same_state(fast: dict[str, Any], slow: dict[str, Any]) -> None:
-    """Equal, keys in the same order (deadlines included: both were read at the same moment)."""
+    """Equal, keys in the same order (deadlines included: both are built for the same moment)."""
     assert list(fast) == list(slow)
     for key in fast:
         assert fast[key] == slow[key], key
 
 
-class _StoppedClock:
-    """``time`` as ``server.room`` reads it, stopped at one moment."""
-
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def monotonic(self) -> float:
-        return self.now
-
-
 def _checking(monkeypatch: Any) -> dict[str, int]:
     counts = {"states": 0, "events": 0}
-    batch_state = room_mod._StateBatch.state
+    build = states_mod.StateSet._build
 
-    def state(self: Any, seat: Any) -> Any:
-        # Both ways read the clock at the batch's moment: the deadlines must then be equal, however
-        # long building the states takes (a tolerance on two clock reads failed on a loaded machine).
-        # Nothing awaits in between, so no other coroutine sees the stopped clock.
-        clock = room_mod.time
-        room_mod.time = _StoppedClock(self.now)
-        try:
-            got, line = batch_state(self, seat)
-            slow = self.room.state_for(seat)
-        finally:
-            room_mod.time = clock
-        _same_state(got, slow)
+    def checked_build(self: Any, seat: Any) -> Any:
+        got, line = build(self, seat)
+        _same_state(got, states_mod.build_state(self.table, seat, self.now))
         if line is not None:
             assert line == encode({"type": "state", **got})
             assert list(json.loads(line)) == ["type", *got]
             counts["states"] += 1
         return got, line
 
-    line_for = session_mod.SharedEvent.line_for
+    shared_line = session_mod.Session.shared_line
 
-    def shared_line(self: Any, session: Any, you: Any = None) -> str:
-        line = line_for(self, session, you)
-        assert line == session.event_line(self.event, self.names, you)
+    def checked_line(self: Any, shared: Any, you: Any = None) -> str:
+        line = shared_line(self, shared, you)
+        assert line == self.event_line(shared.event, list(shared.names) if shared.names else None, you)
         counts["events"] += 1
         return line
 
-    monkeypatch.setattr(room_mod._StateBatch, "state", state)
-    monkeypatch.setattr(session_mod.SharedEvent, "line_for", shared_line)
+    monkeypatch.setattr(states_mod.StateSet, "_build", checked_build)
+    monkeypatch.setattr(session_mod.Session, "shared_line", checked_line)
     return counts
 
 

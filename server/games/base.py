@@ -1,0 +1,184 @@
+"""What a table needs to know about a game: the :class:`GameAdapter` contract.
+
+A table runs any game through its adapter and never compares a game's name.
+The adapter answers: which options a creator may set and how they are checked
+(:meth:`GameAdapter.options`), the seat range, how a match is made and rebuilt,
+what a deal needs from the table (the seats present, a stake), which events move
+chips and how (:meth:`GameAdapter.money`, in seat terms: the table knows the
+accounts), which decisions are timed and for how long, and how a state is
+decorated for a reader. Adding a table kind is one adapter plus, when it is a new
+game, its engine module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engine.api import Match, Pending
+
+# -- what a creator chose -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TableOptions:
+    """A table's configuration, checked by its adapter (``create`` arguments, PROTOCOL.md)."""
+
+    game: str
+    rules: str  # the table kind: the adapter's name
+    seats: int
+    bots: int = 0
+    bot_level: str = "normal"
+    turn_seconds: float = 30.0
+    stake: int = 0  # chips each seat stakes per round (tdc, T13)
+    ante: int = 1  # chips each seat antes per deal (Speculation, S3)
+    rounds: int | None = None  # rounds or deals to play (None: the game's default)
+    extra: Mapping[str, Any] = field(default_factory=dict)  # adapter-specific options
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"game": self.game, "rules": self.rules, "seats": self.seats, "bots": self.bots,
+                "bot_level": self.bot_level, "turn_seconds": self.turn_seconds, "stake": self.stake,
+                "ante": self.ante, "rounds": self.rounds, **dict(self.extra)}
+
+
+class Settings(Protocol):
+    """The server settings an adapter reads (a subset of :class:`server.config.Config`)."""
+
+    @property
+    def turn_seconds(self) -> float: ...
+
+    @property
+    def auction_seconds(self) -> float: ...
+
+    @property
+    def flip_seconds(self) -> float: ...
+
+    @property
+    def default_stake(self) -> int: ...
+
+    @property
+    def default_ante(self) -> int: ...
+
+
+# -- chips, in seat terms -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Stakes:
+    """Seats put chips into the escrow of the round being played (all or nothing)."""
+
+    amounts: Mapping[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Payout:
+    """The round's escrow is paid out: what each seat receives (sums to the escrow)."""
+
+    amounts: Mapping[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    """Chips from one seat to another during the round (a sale, a trade)."""
+
+    payer: int
+    payee: int
+    amount: int
+    reason: str
+
+
+Money = Stakes | Payout | Payment
+
+
+@dataclass(frozen=True, slots=True)
+class RoundMoney:
+    """What an adapter knows of the round being settled: its stake and who staked."""
+
+    stake: int
+    staked: Sequence[int]  # seats that put the stake in (tdc) or antes (Speculation)
+
+
+# -- the adapter --------------------------------------------------------------------------------
+
+
+class GameAdapter:
+    """Base of every adapter; subclasses set the class attributes and override what differs."""
+
+    name: str = ""  # the table kind (``rules`` in summaries): unique
+    game: str = ""  # the engine game (``engine.game_class``)
+    min_seats: int = 3
+    max_seats: int = 8
+    min_players: int = 3  # fewer present than this: no deal
+    funded_bots: bool = False  # bots sit on chips funded by the house
+    chips_in_match: bool = False  # the match is made with each seat's chips (and keeps count of them)
+    joins_between_rounds: bool = False  # people may sit down while the match goes on (T1)
+    presence_per_deal: bool = False  # who plays is decided again at every deal (T1, S12a)
+    too_few_ends_match: bool = False  # fewer than min_players at a deal: the match ends (else: waits)
+    replace_leaver: bool = False  # a person leaving mid-match is replaced by a bot for good (P16)
+    announce_commitment: bool = False  # the deal's commitment is an event of its own (else: in the state)
+    round_end: str = "round_over"  # the engine event that ends a round (history, pause)
+    batch_states: bool = False  # per-seat states share a public part (see private_fields)
+
+    # options -----------------------------------------------------------------------------------
+
+    def options(self, args: Mapping[str, Any], settings: Settings) -> TableOptions:
+        """The ``create`` arguments checked for this table (raises ``CommandError``)."""
+        raise NotImplementedError
+
+    def chips_to_sit(self, opts: TableOptions) -> int:
+        """Chips a person needs to take a seat (0: none)."""
+        return 0
+
+    def deal_stake(self, opts: TableOptions) -> int:
+        """Chips the table escrows from each present seat before a deal (0: none)."""
+        return 0
+
+    def timer_seconds(self, kind: str, opts: TableOptions, settings: Settings) -> float:
+        """How long a pending decision of ``kind`` (``engine.api.Pending.kind``) may take."""
+        return opts.turn_seconds
+
+    # matches -----------------------------------------------------------------------------------
+
+    def new_match(self, opts: TableOptions, chips: Sequence[int]) -> Match:
+        raise NotImplementedError
+
+    def replay(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> Match:
+        """The match rebuilt from its configuration and log (same state, byte for byte)."""
+        raise NotImplementedError
+
+    def deal_table(self, opts: TableOptions, present: Sequence[int] | None) -> dict[str, Any]:
+        """The table facts of ``match.deal_action(seed, **facts)``."""
+        return {}
+
+    def in_round(self, match: Match, seat: int) -> bool:
+        """``seat`` holds cards in the round or deal being played (beyond any stake)."""
+        return False
+
+    def money(self, event: Any, round_money: RoundMoney) -> list[Money]:
+        """The chip movements an engine event causes (in seat terms)."""
+        return []
+
+    # states --------------------------------------------------------------------------------------
+
+    def empty_state(self, opts: TableOptions, seat: int | None) -> dict[str, Any]:
+        """A reader's state before the match starts."""
+        return {"game": opts.game, "rules": opts.rules, "round": 0, "you": seat, "turn": None,
+                "seats": [{"seat": s, "cards": 0} for s in range(opts.seats)]}
+
+    def decorate(self, state: dict[str, Any], opts: TableOptions, match: Match | None, seat: int | None,
+                 pending: Sequence[Pending]) -> None:
+        """The table's own fields of a reader's state, added last."""
+
+    def private_fields(self, view: Any) -> dict[str, Any] | None:
+        """The fields of a seat's state that differ from the spectator's (``batch_states``), taken
+        from the seat's view; ``None`` when this view cannot be built that way."""
+        return None
+
+    def private_keys(self) -> tuple[str, ...]:
+        """The keys :meth:`private_fields` returns, in that order."""
+        return ()
+
+    def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> Any:
+        """An action the server takes for a person who asked for it (``autocut``), or ``None``."""
+        return None

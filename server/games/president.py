@@ -1,0 +1,123 @@
+"""Président's two tables: "classic" (RULES P1–P16) and "trou du cul" (T1–T15)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.api import Match, Pending
+from engine.cards import format_cards
+from engine.president import Cut, PresidentMatch, RoundOver
+from server.games import common
+from server.games.base import GameAdapter, Money, Payout, RoundMoney, Settings, TableOptions
+from server.protocol import CommandError, arg_int
+
+
+class PresidentAdapter(GameAdapter):
+    game = "president"
+    min_seats = 3
+    max_seats = 8
+    batch_states = True
+
+    def options(self, args: Mapping[str, Any], settings: Settings) -> TableOptions:
+        seats, bots = common.seats_and_bots(args, self.min_seats, self.max_seats)
+        level = common.bot_level(args, self.game)
+        turn = common.turn_seconds(args, settings.turn_seconds)
+        stake = self._stake(args, settings)
+        common.refuse_unless_absent(args, "ante")
+        return TableOptions(self.game, self.name, seats, bots, level, turn, stake, 1, common.rounds(args))
+
+    def _stake(self, args: Mapping[str, Any], settings: Settings) -> int:
+        common.refuse_unless_absent(args, "stake", 0)
+        return 0
+
+    def new_match(self, opts: TableOptions, chips: Sequence[int]) -> Match:
+        return PresidentMatch(self.name, seats=opts.seats, stake=opts.stake, rounds=opts.rounds)
+
+    def replay(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> Match:
+        match, _ = PresidentMatch.replay(config, log)
+        return match
+
+    def in_round(self, match: Match, seat: int) -> bool:
+        view = match.view(None)
+        return bool(view.present[seat]) and view.counts[seat] > 0  # type: ignore[attr-defined]
+
+    def empty_state(self, opts: TableOptions, seat: int | None) -> dict[str, Any]:
+        state = super().empty_state(opts, seat)
+        state.update(hand=[], trick=[], order="normal")
+        return state
+
+    # A seat's state is the spectator's with these fields of its own view put in (same keys, same
+    # order as building it from the seat's view; see server.table.states).
+    _PRIVATE = ("you", "cut", "exchange", "hand")
+
+    def private_keys(self) -> tuple[str, ...]:
+        return self._PRIVATE
+
+    def private_fields(self, view: Any) -> dict[str, Any] | None:
+        if view.hand is None:
+            return None
+        return {"you": view.you, "cut": None if view.cut is None else format_cards(view.cut),
+                "exchange": [{"from": g, "to": r, "cards": format_cards(c)} for g, r, c in view.exchange],
+                "hand": format_cards(view.hand)}
+
+
+class ClassicAdapter(PresidentAdapter):
+    """RULES P: five rounds among fixed seats; a leaver is replaced by a bot (P16)."""
+
+    name = "classic"
+    replace_leaver = True
+
+
+class TdcAdapter(PresidentAdapter):
+    """RULES T: a stake every round (T13), people come and go between rounds (T1), the cut (T9)."""
+
+    name = "tdc"
+    funded_bots = True
+    joins_between_rounds = True
+    presence_per_deal = True
+
+    def _stake(self, args: Mapping[str, Any], settings: Settings) -> int:
+        stake = arg_int(args, "stake", default=settings.default_stake, lo=0, hi=1_000_000)
+        if stake % 2:
+            raise CommandError("bad_argument", arg="stake")  # T13: an even number
+        return stake
+
+    def chips_to_sit(self, opts: TableOptions) -> int:
+        return opts.stake
+
+    def deal_stake(self, opts: TableOptions) -> int:
+        return opts.stake
+
+    def deal_table(self, opts: TableOptions, present: Sequence[int] | None) -> dict[str, Any]:
+        return {"present": tuple(present or ()), "stake": opts.stake}
+
+    def money(self, event: Any, round_money: RoundMoney) -> list[Money]:
+        if not isinstance(event, RoundOver) or round_money.stake <= 0:
+            return []
+        chips = event.chips or ()
+        return [Payout({s: round_money.stake + (chips[s] if s < len(chips) and chips[s] is not None else 0)
+                        for s in round_money.staked})]
+
+    def decorate(self, state: dict[str, Any], opts: TableOptions, match: Match | None, seat: int | None,
+                 pending: Sequence[Pending]) -> None:
+        state["stake"] = opts.stake
+        state["give"] = _give_count(match, seat, pending)
+
+    def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> Any:
+        if not prefs.get("autocut"):
+            return None
+        if seat not in match.cut_options():  # type: ignore[attr-defined]
+            return None
+        return next((a for a in match.legal_actions(seat) if isinstance(a, Cut)), None)
+
+
+def _give_count(match: Match | None, seat: int | None, pending: Sequence[Pending]) -> int:
+    """T12: how many cards ``seat`` must choose to give back now (0: none)."""
+    if match is None or seat is None or not any(p.kind == "give" and p.seat == seat for p in pending):
+        return 0
+    for action in match.legal_actions(seat):
+        cards = getattr(action, "cards", None)
+        if cards is not None:
+            return len(cards)
+    return 0

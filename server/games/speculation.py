@@ -1,0 +1,60 @@
+"""Speculation (RULES S1–S12): antes, the auction of the best trump, trades of unseen cards."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.api import Match
+from engine.speculation import Ante, PoolWon, Sold, SpeculationMatch, Traded
+from server.games import common
+from server.games.base import GameAdapter, Money, Payment, Payout, RoundMoney, Settings, Stakes, TableOptions
+from server.protocol import arg_int
+
+
+class SpeculationAdapter(GameAdapter):
+    name = "speculation"
+    game = "speculation"
+    min_seats = 3
+    max_seats = 9
+    funded_bots = True
+    chips_in_match = True
+    presence_per_deal = True
+    too_few_ends_match = True  # seats are not refilled mid-match (S11)
+    announce_commitment = True
+    round_end = "deal_over"
+
+    def options(self, args: Mapping[str, Any], settings: Settings) -> TableOptions:
+        seats, bots = common.seats_and_bots(args, self.min_seats, self.max_seats)
+        level = common.bot_level(args, self.game)
+        turn = common.turn_seconds(args, settings.auction_seconds)
+        common.refuse_unless_absent(args, "stake", 0)
+        ante = arg_int(args, "ante", default=settings.default_ante, lo=1, hi=1_000_000)
+        return TableOptions(self.game, self.name, seats, bots, level, turn, 0, ante, common.rounds(args))
+
+    def chips_to_sit(self, opts: TableOptions) -> int:
+        return opts.ante
+
+    def timer_seconds(self, kind: str, opts: TableOptions, settings: Settings) -> float:
+        return opts.turn_seconds if kind == "auction" else settings.flip_seconds
+
+    def new_match(self, opts: TableOptions, chips: Sequence[int]) -> Match:
+        return SpeculationMatch(seats=opts.seats, chips=list(chips), ante=opts.ante, deals=opts.rounds)
+
+    def replay(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> Match:
+        return SpeculationMatch.replay(config, log)
+
+    def deal_table(self, opts: TableOptions, present: Sequence[int] | None) -> dict[str, Any]:
+        return {"present": tuple(present or ())}
+
+    def money(self, event: Any, round_money: RoundMoney) -> list[Money]:
+        # S3 antes into the pool, S10 the pool to its winner, S7 and S9 prices between players
+        if isinstance(event, Ante):
+            return [Stakes({seat: amount for seat, amount in event.payments if amount > 0})]
+        if isinstance(event, PoolWon):
+            return [Payout({event.seat: event.amount})] if event.amount > 0 else []
+        if isinstance(event, Sold):
+            return [Payment(event.to, event.seat, event.price, "sold")]
+        if isinstance(event, Traded):
+            return [Payment(event.buyer, event.seller, event.price, "traded")]
+        return []

@@ -1,0 +1,151 @@
+"""The wire: how commands, replies and pushes are written, and the words they share.
+
+Everything that crosses the boundary between donne and its clients is named here,
+once: the JSON line encoding (``PROTOCOL.md``), the refusal type every layer raises
+(:class:`CommandError`, a stable error code plus the parameters of its sentence),
+the argument readers every command uses, and the names of the commands a table
+understands. This module imports nothing of the server: transports, sessions,
+presenters, the lobby, rooms and tables all import it, never the other way round.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+VERSION = "0.1.0"
+
+# -- encoding ----------------------------------------------------------------------------------
+
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def encode(obj: Any) -> str:
+    """One JSON line: compact UTF-8 text ending in ``\\n`` (PROTOCOL.md)."""
+    return _encoder.encode(obj) + "\n"
+
+
+def decode(line: str) -> dict[str, Any] | None:
+    """The JSON object of a line, or ``None`` for anything else (bad JSON, a list, too deep)."""
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def plain_id(value: Any) -> bool:
+    """Ids echoed back: null, numbers, short strings (anything else is answered with id null)."""
+    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return True
+    return isinstance(value, str) and len(value) <= 200
+
+
+# -- refusals ------------------------------------------------------------------------------------
+
+
+class CommandError(Exception):
+    """A refused command: ``code`` is a protocol error code, ``params`` fill its sentence.
+
+    Raised anywhere below a session (argument checks, the lobby, a table); the
+    session's presenter turns it into ``{"type": "error", ...}`` or a sentence in
+    the reader's language. A refusal changes nothing.
+    """
+
+    def __init__(self, code: str, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+# -- arguments -----------------------------------------------------------------------------------
+
+
+def parse_int(text: str) -> int | None:
+    """An integer written with ASCII digits (an optional ``-``), else ``None``.
+
+    ``str.isdigit`` also accepts "²" or "٣", which ``int()`` then refuses or reads
+    as another number: every number a client sends is read here instead.
+    """
+    body = text.strip()
+    digits = body[1:] if body.startswith("-") else body
+    if not digits or not digits.isascii() or not digits.isdigit() or len(digits) > 18:
+        return None
+    return int(body)
+
+
+def arg_str(args: Mapping[str, Any], key: str, *, default: str | None = None, limit: int = 200) -> str:
+    value = args.get(key, default)
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise CommandError("bad_argument", arg=key)
+    return value
+
+
+def arg_int(args: Mapping[str, Any], key: str, *, default: int | None = None,
+            lo: int | None = None, hi: int | None = None) -> int:
+    value = args.get(key, default)
+    if isinstance(value, str):
+        parsed = parse_int(value)
+        if parsed is None:
+            raise CommandError("bad_argument", arg=key)
+        value = parsed
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise CommandError("bad_argument", arg=key)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise CommandError("bad_argument", arg=key)
+    return value
+
+
+def arg_number(args: Mapping[str, Any], key: str, *, default: float, lo: float, hi: float) -> float:
+    """A number of seconds or a similar quantity (int or float, never a bool)."""
+    value = args.get(key, default)
+    if isinstance(value, str):
+        parsed = parse_int(value)
+        value = parsed if parsed is not None else value
+    if isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi:
+        raise CommandError("bad_argument", arg=key)
+    return float(value)
+
+
+_SWITCH_WORDS = {"on": True, "true": True, "yes": True, "1": True,
+                 "off": False, "false": False, "no": False, "0": False}
+
+
+def arg_bool(args: Mapping[str, Any], key: str, *, default: bool | None = None) -> bool:
+    value = args.get(key, default)
+    if isinstance(value, str):
+        value = _SWITCH_WORDS.get(value.lower(), value)
+    if not isinstance(value, bool):
+        raise CommandError("bad_argument", arg=key)
+    return value
+
+
+# -- names ---------------------------------------------------------------------------------------
+
+PLAY_COMMANDS = frozenset({"play", "pass", "cut", "give", "bid", "sell", "keep", "turn", "offer", "accept",
+                           "decline", "withdraw"})
+"""Moves: forwarded to the player's table, checked by the engine (PROTOCOL.md)."""
+
+TABLE_COMMANDS = PLAY_COMMANDS | {"join", "watch", "leave", "say", "state", "autocut"}
+"""Everything a table itself answers."""
+
+
+# -- pushes ----------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True, eq=False)
+class Shared:
+    """One event pushed to many readers: its protocol fields and the seats' names.
+
+    ``cache`` belongs to the presenters: they keep there what they made of it for one
+    kind of reader (language, terminal, seat), so the words and the encoding are made
+    once per kind. ``source`` is what it was made from (a table: the engine event's
+    form shared by several seats).
+    """
+
+    event: Mapping[str, Any]
+    names: tuple[str, ...] | None = None
+    source: Any = None
+    cache: dict[Any, str] = field(default_factory=dict)

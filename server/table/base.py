@@ -1,0 +1,223 @@
+"""The state every part of a table shares, and how it speaks to its readers.
+
+:class:`TableBase` holds a table's facts (options, seats, spectators, the match and
+its log, the open round, the timers) and the helpers every part uses: applying an
+engine action, the account of a seat, and the messages — engine events in the form
+each reader may see, the table's own events, every reader's state. The seating
+(:mod:`server.table.people`) and the round cycle (:mod:`server.table.rounds`) build
+on it; :class:`server.table.core.Table` puts them together.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Generator, Mapping
+from typing import Any, Protocol
+
+from server.games.base import GameAdapter, TableOptions
+from server.protocol import Shared
+from server.table.io import Effect, Member, Outputs, Send
+from server.table.seats import Seat
+from server.table.states import StateSet, build_state
+
+log = logging.getLogger("server.table")
+
+Step = Generator[Effect, Any, Any]
+"""A step of the table's logic: yields the effects it waits for, receives their results."""
+
+
+class TableSettings(Protocol):
+    """The server settings a table reads (a subset of :class:`server.config.Config`)."""
+
+    @property
+    def turn_seconds(self) -> float: ...
+    @property
+    def auction_seconds(self) -> float: ...
+    @property
+    def flip_seconds(self) -> float: ...
+    @property
+    def default_stake(self) -> int: ...
+    @property
+    def default_ante(self) -> int: ...
+    @property
+    def grace_seconds(self) -> float: ...
+    @property
+    def round_pause(self) -> float: ...
+    @property
+    def bot_delay(self) -> float: ...
+    @property
+    def close_after_over(self) -> float: ...
+    @property
+    def bot_chips(self) -> int: ...
+
+
+
+class TableBase:
+    def __init__(self, table_id: str, adapter: GameAdapter, opts: TableOptions, settings: TableSettings, *,
+                 owner: str, uid: str, draw_seed: Callable[[], bytes], bot_seed: bytes,
+                 bot_options: Mapping[str, Any] | None = None) -> None:
+        self.id = table_id
+        self.uid = uid
+        self.adapter = adapter
+        self.opts = opts
+        self.settings = settings
+        self.owner = owner
+        self.seats = [Seat(i) for i in range(opts.seats)]
+        self.spectators: dict[str, Member] = {}
+        self.match: Any = None
+        self.status = "waiting"  # waiting | playing | over
+        self.closed: str | None = None
+        self.log: list[dict[str, Any]] = []
+        self.round_id: str | None = None  # open escrow (a staked round, a deal)
+        self.round_stakes: dict[int, str] = {}  # seat -> account that staked this round
+        self.commitment: str | None = None  # published with the deal; the seed after it
+        self.deadlines: dict[Any, float] = {}
+        self.next_deal_at = 0.0
+        self.over_at: float | None = None
+        self.bot_due: float | None = None
+        self._draw_seed = draw_seed
+        self._bot_seed = bot_seed
+        self._bot_options = dict(bot_options or {})
+        self._now = 0.0
+        self._out = Outputs()
+        self._gen: Step | None = None
+        self._deferred: list[Callable[[], None]] = []
+
+    # -- public face -------------------------------------------------------------------------------
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "room": self.id,
+            "game": self.opts.game,
+            "rules": self.opts.rules,
+            "seats": self.opts.seats,
+            "players": [s.name for s in self.seats if not s.empty],
+            "bots": sum(1 for s in self.seats if s.bot is not None and s.member is None),
+            "spectators": len(self.spectators),
+            "status": self.status,
+            "stake": self.opts.stake,
+            "ante": self.opts.ante,
+            "rounds": self.opts.rounds,
+            "turn_seconds": self.opts.turn_seconds,
+            "round": self.match.round if self.match is not None else 0,
+        }
+
+    def state_for(self, seat: int | None, now: float) -> dict[str, Any]:
+        return build_state(self, seat, now)
+
+    def seat_of(self, key: str) -> int | None:
+        for seat in self.seats:
+            if seat.member == key:
+                return seat.index
+        return None
+
+    def people(self) -> list[str]:
+        """Members in the room: seated people, then spectators."""
+        return [s.member for s in self.seats if s.member is not None] + list(self.spectators)
+
+    # -- the engine --------------------------------------------------------------------------------
+
+    def _apply(self, action: Any) -> tuple[Any, ...]:
+        """Apply one action to the match (raises Refusal, changing nothing)."""
+        events = tuple(self.match.apply(action))
+        self.log.append(action.to_dict())
+        return events
+
+    def _revert_last(self) -> None:
+        """Undo the last action: the match rebuilt from its log without it (invariant 3)."""
+        self.log.pop()
+        self.match = self.adapter.replay(self.match.config, self.log)
+
+    def _account(self, seat: int) -> str:
+        account = self.seats[seat].account or self.round_stakes.get(seat)
+        if account is None:
+            raise RuntimeError(f"seat {seat} has no account")
+        return account
+
+    def _in_round(self, seat: Seat) -> bool:
+        """The seat holds cards or stakes in the round or deal being played."""
+        if self.match is None or self.status != "playing" or self.match.needs_deal():
+            return False
+        return seat.index in self.round_stakes or self.adapter.in_round(self.match, seat.index)
+
+    def _timer_seconds(self, kind: str) -> float:
+        return self.adapter.timer_seconds(kind, self.opts, self.settings)
+
+    # -- what people receive ---------------------------------------------------------------------
+
+    def _audience(self) -> tuple[tuple[str, int | None], ...]:
+        """Everyone in the room now, with the seat each reads as (spectators: ``None``)."""
+        out: list[tuple[str, int | None]] = [(s.member, s.index) for s in self.seats if s.member is not None]
+        out += [(key, None) for key in self.spectators]
+        return tuple(out)
+
+    def _to_member(self, key: str, msg: Any) -> None:
+        self._out.items.append(Send(((key, self.seat_of(key)),), msg))
+
+    def _names(self) -> tuple[str, ...]:
+        return tuple(s.name or "" for s in self.seats)
+
+    def _broadcast(self, event: dict[str, Any]) -> None:
+        """A table event (chat, joined, left...) to everyone in the room."""
+        audience = self._audience()
+        if audience:
+            self._out.items.append(Send(audience, Shared({**event, "room": self.id}, self._names())))
+
+    def _publish(self, events: tuple[Any, ...]) -> None:
+        """Engine events, each in the form its receiver may see; bots observe theirs."""
+        if not events:
+            return
+        names = self._names()
+        audience = self._audience()
+        for ev in events:
+            for seat in self.seats:
+                if seat.bot is not None:
+                    seen = ev.for_seat(seat.index)
+                    if seen is not None:
+                        try:
+                            seat.bot.observe(seen)
+                        except Exception:
+                            log.debug("table %s: bot %d could not observe %s", self.id, seat.index, ev.name)
+            # one message per form of the event (a public event: one for everybody)
+            forms: dict[int | None, Any] = {}
+            groups: list[tuple[Any, list[tuple[str, int | None]]]] = []
+            for key, seat_no in audience:
+                if seat_no in forms:
+                    seen = forms[seat_no]
+                else:
+                    seen = forms[seat_no] = ev.for_seat(seat_no)
+                if seen is None:
+                    continue
+                for form, readers in groups:
+                    if form is seen:
+                        readers.append((key, seat_no))
+                        break
+                else:
+                    groups.append((seen, [(key, seat_no)]))
+            for seen, readers in groups:
+                self._out.items.append(Send(tuple(readers), Shared({**seen.to_dict(), "room": self.id}, names,
+                                                                    source=seen)))
+
+    def _push_state(self, key: str) -> None:
+        if key in self.spectators or self.seat_of(key) is not None:
+            self._to_member(key, StateSet(self, self._now))
+
+    def _push_states(self) -> None:
+        """Everyone's own state, each built and encoded once (see :class:`StateSet`)."""
+        audience = self._audience()
+        if audience:
+            self._out.items.append(Send(audience, StateSet(self, self._now)))
+
+    # -- provided by the seating and the round cycle ---------------------------------------------
+
+    def _close(self, reason: str) -> Step:
+        raise NotImplementedError
+
+    def _schedule_bots(self) -> None:
+        raise NotImplementedError
+
+    def _vacate_leavers(self) -> Step:
+        raise NotImplementedError
+
+    def _expire_graces(self, now: float) -> Step:
+        raise NotImplementedError

@@ -1,0 +1,225 @@
+"""Who sits at a table: joining, watching, leaving, disconnections and their grace, bots' seats.
+
+One account holds at most one seat in the whole server: a seat is claimed
+(:class:`~server.table.io.Claim`) before anyone sits and released
+(:class:`~server.table.io.Released`) when it ends — for a person who leaves in the
+middle of a staked round, only once that round is over (T1, S11).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.bots import LEVELS, make_bot
+from engine.seeds import derive
+from server.protocol import CommandError
+from server.table.base import Step, TableBase
+from server.table.io import Balance, Claim, FundBot, Gone, Member, Placed, Released
+from server.table.seats import Seat
+
+
+class Seating(TableBase):
+    def _join(self, member: Member, args: Mapping[str, Any]) -> Step:
+        seat_no = self.seat_of(member.key)
+        if seat_no is not None:
+            raise CommandError("not_allowed", reason="already_seated")
+        if self.status == "over":
+            raise CommandError("not_allowed", reason="over")
+        joinable = (self.status == "waiting" and self.match is None) or self.adapter.joins_between_rounds
+        free = [s for s in self.seats if s.empty]
+        if not joinable or not free:
+            raise CommandError("room_full", room=self.id)
+        wanted = args.get("seat")
+        if wanted is not None:
+            if isinstance(wanted, bool) or not isinstance(wanted, int) or not 0 <= wanted < len(self.seats):
+                raise CommandError("bad_argument", arg="seat")
+            if not self.seats[wanted].empty:
+                raise CommandError("room_full", room=self.id)
+            seat = self.seats[wanted]
+        else:
+            seat = free[0]
+        elsewhere = yield Claim(member.account, self.id)
+        if elsewhere is not None:
+            raise CommandError("already_in_room", room=elsewhere)
+        try:
+            need = self.adapter.chips_to_sit(self.opts)
+            if need > 0:
+                chips = yield Balance(member.account)
+                if chips < need:
+                    raise CommandError("insufficient_chips", need=need, chips=chips)
+        except BaseException:
+            self._out.items.append(Released(member.account))
+            raise
+        self.spectators.pop(member.key, None)
+        seat.clear()
+        seat.member, seat.name, seat.account = member.key, member.name, member.account
+        seat.present = True
+        seat.prefs = dict(member.prefs)
+        self._out.items.append(Placed(member.key, seat.index))
+        self._broadcast({"event": "joined", "room": self.id, "name": member.name, "seat": seat.index})
+        if self.status == "waiting" and self.match is None:
+            yield from self._fill_bots()
+            if all(not s.empty for s in self.seats):
+                yield from self._start_match()
+        elif self.status == "waiting":
+            self.status = "playing"  # enough players again (T1)
+            self.next_deal_at = self._now + self.settings.round_pause
+            self.over_at = None
+        self._deferred.append(self._push_states)
+        return {"seat": seat.index}
+
+    def _seat_bot(self, seat: Seat) -> Step:
+        options = self._bot_options if LEVELS.get(self.opts.bot_level, self.opts.bot_level) == "search" else {}
+        bot = make_bot(self.opts.game, self.opts.bot_level, seat.index,
+                       derive(self._bot_seed, f"bot-{seat.index}"), **options)
+        if self.adapter.funded_bots:
+            display = f"{self.id}-{self.uid}-{seat.index}"
+            account = yield FundBot(display, self.settings.bot_chips)  # may refuse: the seat stays free
+            seat.bot_display = display
+            seat.account = account
+        seat.bot = bot
+        seat.name = f"bot{seat.index}"
+        seat.member = None
+
+    def _fill_bots(self) -> Step:
+        """Bots take their seats at once: the last ``bots`` seats."""
+        have = sum(1 for s in self.seats if s.bot is not None)
+        for seat in reversed(self.seats):
+            if have >= self.opts.bots:
+                break
+            if seat.empty:
+                yield from self._seat_bot(seat)
+                have += 1
+                self._broadcast({"event": "joined", "room": self.id, "name": seat.name, "seat": seat.index,
+                                 "bot": True})
+
+    def _start_match(self) -> Step:
+        chips = []
+        if self.adapter.chips_in_match:
+            for s in self.seats:
+                chips.append((yield Balance(self._account(s.index))))
+        self.match = self.adapter.new_match(self.opts, chips)
+        self.status = "playing"
+        self.next_deal_at = self._now
+        self._broadcast({"event": "match_started", "room": self.id})
+
+    def _watch(self, member: Member) -> dict[str, Any]:
+        if self.seat_of(member.key) is not None:
+            raise CommandError("not_allowed", reason="already_seated")
+        self.spectators[member.key] = member
+        self._out.items.append(Placed(member.key, None))
+        self._broadcast({"event": "joined", "room": self.id, "name": member.name, "seat": None, "watch": True})
+        self._deferred.append(lambda: self._push_state(member.key))
+        return {"room": self.id}
+
+    def _leave(self, member: Member) -> Step:
+        seat_no = self.seat_of(member.key)
+        if seat_no is None and member.key not in self.spectators:
+            raise CommandError("not_in_room")
+        if seat_no is None:
+            del self.spectators[member.key]
+        else:
+            self._free_seat(self.seats[seat_no])
+        self._out.items.append(Gone(member.key))
+        self._broadcast({"event": "left", "room": self.id, "name": member.name})
+        self._push_states()
+        yield from self._maybe_close()
+        return {"room": self.id}
+
+    def _free_seat(self, seat: Seat) -> None:
+        """A person leaves their seat (command, or grace expired)."""
+        account = seat.account
+        if self.match is not None and self.adapter.replace_leaver and self.status == "playing":
+            # P16: a built-in bot takes over; the points stay with the seat
+            seat.bot = make_bot(self.opts.game, "normal", seat.index, derive(self._bot_seed, f"sub-{seat.index}"))
+            seat.member = None
+            seat.present = False
+            seat.grace_until = None
+            seat.prefs = {}
+            self._broadcast({"event": "replaced", "room": self.id, "name": seat.name, "seat": seat.index})
+            self._schedule_bots()
+        elif self._in_round(seat):
+            # T1/T12 (tdc), S11 (Speculation): leaves at the end of this round or deal; meanwhile the
+            # clock plays for the seat (tdc: passive after one time-out, T14; Speculation: auto-turn)
+            seat.leaving = True
+            seat.member = None
+            seat.present = False
+            seat.grace_until = None
+            seat.prefs = {}
+            return  # the account stays at stake until the round ends
+        else:
+            seat.clear()
+        if account is not None:
+            self._out.items.append(Released(account))
+
+    def _vacate_leavers(self) -> Step:
+        for seat in self.seats:
+            if seat.leaving and not self._in_round(seat):
+                if seat.account is not None:
+                    self._out.items.append(Released(seat.account))
+                seat.clear()
+        if self.status == "playing" and not any(s.human for s in self.seats):
+            yield from self._close("empty")
+
+    def _on_disconnected(self, member: Member) -> Step:
+        seat_no = self.seat_of(member.key)
+        if seat_no is None:
+            if self.spectators.pop(member.key, None) is not None:
+                self._out.items.append(Gone(member.key))
+            return
+        seat = self.seats[seat_no]
+        if self.match is None:
+            self._free_seat(seat)
+            self._out.items.append(Gone(member.key))
+            self._broadcast({"event": "left", "room": self.id, "name": member.name})
+            self._push_states()
+            yield from self._maybe_close()
+            return
+        if self.status == "over":
+            if seat.account is not None:
+                self._out.items.append(Released(seat.account))
+            seat.member = None
+            seat.present = False
+            self._out.items.append(Gone(member.key))
+            yield from self._maybe_close()
+            return
+        seat.present = False
+        seat.grace_until = self._now + self.settings.grace_seconds
+        self._broadcast({"event": "disconnected", "room": self.id, "name": member.name, "seat": seat.index,
+                         "grace": self.settings.grace_seconds})
+        self._push_states()
+
+    def _on_connected(self, member: Member) -> None:
+        seat_no = self.seat_of(member.key)
+        if seat_no is not None:
+            seat = self.seats[seat_no]
+            seat.present = True
+            if seat.grace_until is not None:
+                seat.grace_until = None
+                self._broadcast({"event": "reconnected", "room": self.id, "name": member.name, "seat": seat.index})
+            self._push_states()
+        elif member.key in self.spectators:
+            self._push_state(member.key)
+
+    def _expire_graces(self, now: float) -> Step:
+        changed = False
+        for seat in self.seats:
+            if seat.grace_until is not None and now >= seat.grace_until and seat.member is not None:
+                key, name = seat.member, seat.name
+                seat.grace_until = None
+                self._free_seat(seat)
+                self._out.items.append(Gone(key))
+                self._broadcast({"event": "left", "room": self.id, "name": name, "seat": seat.index})
+                changed = True
+        if changed:
+            self._push_states()
+            yield from self._maybe_close()
+        return changed and not self.closed
+
+    def _maybe_close(self) -> Step:
+        """A room closes when no person is left in it (bots alone do not play on)."""
+        people = any(s.member is not None for s in self.seats) or bool(self.spectators)
+        busy = self.match is not None and self.status == "playing" and any(s.leaving for s in self.seats)
+        if not people and not self.closed and not busy:
+            yield from self._close("empty")

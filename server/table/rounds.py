@@ -1,0 +1,378 @@
+"""A table's round cycle: deals, time-outs, bots, automatic moves, chips, the end of rounds and matches.
+
+Chips move through ledger effects: a staked round's stakes are escrowed before
+its deal (T13), Speculation's antes with the deal (S3); the escrow is paid out from
+the round's end (T13, S10), sale and trade prices are payments of the round (S7,
+S9). A refused ledger operation undoes the action that caused it; a round that
+cannot finish is voided (every chip movement of it undone).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.bots import LEVELS
+from engine.errors import Refusal
+from engine.seeds import commitment
+from server.games.base import Payment, Payout, RoundMoney, Stakes
+from server.protocol import CommandError
+from server.storage.api import RoundRecord, StorageError
+from server.table.base import Step, TableBase, log
+from server.table.io import (
+    Closed,
+    Escrow,
+    FundBot,
+    Gone,
+    Pause,
+    Pay,
+    Record,
+    ReleaseBot,
+    Released,
+    Settle,
+    Think,
+    Void,
+)
+
+MAX_OPTIONAL_BOT_ACTIONS = 12  # per bot and round: offers, cuts... that nobody waits for
+
+
+class Rounds(TableBase):
+    def _advance(self) -> Step:
+        for _ in range(500):  # everything due now; bounded so a bug cannot spin forever
+            yield Pause()  # a table of fast bots must not hold everybody else up
+            now = self._now
+            if self.closed:
+                return
+            if self.over_at is not None and now >= self.over_at:
+                yield from self._close("over")
+                return
+            if (yield from self._expire_graces(now)):
+                continue
+            if self.status != "playing" or self.match is None:
+                return
+            if self.match.needs_deal():
+                if self.match.over or now < self.next_deal_at:
+                    return
+                if not (yield from self._deal()):
+                    return
+                continue
+            if (yield from self._timeouts(now)):
+                continue
+            if self.bot_due is not None and now >= self.bot_due:
+                self.bot_due = None
+                if (yield from self._bots_act()):
+                    continue
+            return
+
+    def _timeouts(self, now: float) -> Step:
+        for pending in self.match.pending():
+            due = self.deadlines.get(pending.key)
+            if due is not None and now >= due:
+                self.deadlines.pop(pending.key, None)
+                try:
+                    events = self._apply(pending.on_timeout)
+                except Refusal as exc:  # an engine bug: log it, try again later rather than stall silently
+                    log.error("table %s: time-out action refused (%s)", self.id, exc.code)
+                    self.deadlines[pending.key] = now + self._timer_seconds(pending.kind)
+                    continue
+                if not (yield from self._money(events, refuse=False)):
+                    yield from self._void_and_close()
+                    return True
+                yield from self._after(events, paid=True)
+                return True
+        return False
+
+    def _bots_act(self) -> Step:
+        """Ask the bots, the awaited ones first; apply the first action one of them chooses."""
+        match = self.match
+        awaited = [p.seat for p in match.pending() if p.seat is not None]
+        order = [s for s in self.seats if s.bot is not None and s.index in awaited]
+        order += [s for s in self.seats if s.bot is not None and s.index not in awaited
+                  and s.optional_actions < MAX_OPTIONAL_BOT_ACTIONS]
+        for seat in order:
+            legal = match.legal_actions(seat.index)
+            if not legal:
+                continue
+            view = match.view(seat.index)
+            try:
+                if LEVELS.get(self.opts.bot_level, self.opts.bot_level) == "search":
+                    action = yield Think(seat.bot, view, legal)
+                else:
+                    action = seat.bot.decide(view, legal)
+            except Exception:
+                log.exception("table %s: bot %d failed", self.id, seat.index)
+                action = None
+            if action is None:
+                continue
+            try:
+                events = self._apply(action)
+            except Refusal as exc:
+                log.warning("table %s: bot %d chose a refused action (%s)", self.id, seat.index, exc.code)
+                continue
+            if not (yield from self._money(events, refuse=False)):
+                continue
+            if seat.index not in awaited:
+                seat.optional_actions += 1
+            yield from self._after(events, paid=True)
+            return True
+        return False
+
+    def _automatic(self) -> Any:
+        """The first move a person asked the server to make for them (``autocut``), or ``None``."""
+        if self.match is None or self.status != "playing":
+            return None
+        for seat in self.seats:
+            if seat.member is not None and seat.prefs:
+                action = self.adapter.automatic(self.match, seat.index, seat.prefs)
+                if action is not None:
+                    return action
+        return None
+
+    def _refresh_deadlines(self) -> None:
+        pending = self.match.pending() if self.match is not None else ()
+        keys = {p.key for p in pending}
+        for key in list(self.deadlines):
+            if key not in keys:
+                del self.deadlines[key]
+        for p in pending:
+            if p.key not in self.deadlines:
+                self.deadlines[p.key] = self._now + self._timer_seconds(p.kind)
+
+    def _schedule_bots(self) -> None:
+        if any(s.bot is not None for s in self.seats) and self.status == "playing":
+            due = self._now + self.settings.bot_delay
+            if self.bot_due is None or due < self.bot_due:
+                self.bot_due = due
+
+    def _after(self, events: tuple[Any, ...], *, paid: bool = False) -> Step:
+        """Chips, pushes, round and match ends, deadlines, automatic moves, bots."""
+        for _ in range(64):
+            if not paid and not (yield from self._money(events, refuse=False)):
+                break
+            paid = False
+            self._publish(events)
+            for ev in events:
+                if ev.name == self.adapter.round_end:
+                    yield from self._round_end(ev)
+                elif ev.name == "match_over":
+                    yield from self._match_over()
+            self._refresh_deadlines()
+            self._push_states()
+            action = self._automatic()
+            if action is None:
+                break
+            try:
+                events = self._apply(action)
+            except Refusal:
+                break
+        self._schedule_bots()
+
+    def _money(self, events: tuple[Any, ...], *, refuse: bool) -> Step:
+        """The ledger effects of the events of the last action. If the ledger refuses one, the action
+        is undone: ``refuse`` raises the refusal (a person's command), else the table logs it."""
+        moves = [m for ev in events for m in self.adapter.money(ev, RoundMoney(self.opts.stake, list(self.round_stakes)))]
+        if not moves:
+            return True
+        try:
+            for move in moves:
+                if isinstance(move, Stakes):
+                    self.round_stakes = {s: self._account(s) for s in self._ante_seats(events)}
+                    if move.amounts and self.round_id is not None:
+                        yield Escrow(self.round_id, {self._account(s): a for s, a in move.amounts.items()})
+                elif isinstance(move, Payout):
+                    assert self.round_id is not None
+                    payouts: dict[str, int] = {}
+                    for s, amount in move.amounts.items():
+                        account = self._account(s)
+                        payouts[account] = payouts.get(account, 0) + amount
+                    yield Settle(self.round_id, payouts)
+                    self.round_stakes = {}
+                elif isinstance(move, Payment):
+                    yield Pay(self._account(move.payer), self._account(move.payee), move.amount, move.reason,
+                              self.round_id or "")
+        except Exception as exc:
+            code = getattr(exc, "code", "not_allowed")
+            log.warning("table %s: the ledger refused %s (%s); the action is undone", self.id,
+                        type(moves[0]).__name__, exc)
+            self._revert_last()
+            if refuse:
+                raise CommandError(code) from None
+            return False
+        return True
+
+    def _ante_seats(self, events: tuple[Any, ...]) -> list[int]:
+        for ev in events:
+            if ev.name == "ante":
+                return [p["seat"] for p in ev.to_dict()["payments"]]
+        return []
+
+    def _deal(self) -> Step:
+        """Start a round or a deal: who plays, the stakes, the seed."""
+        match, adapter = self.match, self.adapter
+        yield from self._vacate_leavers()
+        if self.closed:
+            return False
+        seed = self._draw_seed()
+        self.round_id = f"{self.id}-{self.uid}-{match.round + 1}"
+        present: list[int] | None = None
+        if adapter.presence_per_deal:
+            present = [s.index for s in self.seats if not s.empty and not s.leaving]
+            if adapter.funded_bots:
+                for s in self.seats:
+                    if s.index in present and s.bot is not None and s.bot_display is not None:
+                        yield FundBot(s.bot_display, self.settings.bot_chips)
+            stake = adapter.deal_stake(self.opts)
+            if stake > 0 and len(present) >= adapter.min_players:
+                wanted = {self._account(s): stake for s in present}
+                try:
+                    covered = yield Escrow(self.round_id, wanted, partial=True)
+                except StorageError:
+                    # a balance moved since it was read: this round waits, the next deal checks again
+                    log.info("table %s: the stakes could not be escrowed; the round waits", self.id)
+                    self.round_id = None
+                    self.next_deal_at = self._now + max(self.settings.round_pause, 1.0)
+                    return False
+                present = [s for s in present if self._account(s) in covered]
+                self.round_stakes = {s: self._account(s) for s in present}
+            if len(present) < adapter.min_players:
+                if self.round_stakes:
+                    yield from self._void_round()
+                if adapter.too_few_ends_match:
+                    yield from self._end_early()  # seats are not refilled mid-match (S11): the match ends here
+                else:
+                    self._pause("waiting")
+                return False
+        self.commitment = commitment(seed)
+        if adapter.announce_commitment:
+            self._broadcast({"event": "commitment", "round": match.round + 1, "commitment": self.commitment})
+        for s in self.seats:
+            s.optional_actions = 0
+        try:
+            events = self._apply(match.deal_action(seed, **adapter.deal_table(self.opts, present)))
+        except Refusal as exc:
+            log.info("table %s: no deal possible (%s)", self.id, exc.code)
+            yield from self._void_round()
+            if adapter.too_few_ends_match:
+                yield from self._end_early()
+            else:
+                self._pause("waiting")
+            return False
+        if match.round == 1:
+            log.info("table %s: match started (%s, %d seats)", self.id, self.opts.rules, len(self.seats))
+        if not (yield from self._money(events, refuse=False)):
+            yield from self._void_and_close()
+            return False
+        yield from self._after(events, paid=True)
+        return True
+
+    def _pause(self, status: str) -> None:
+        """Not enough players for a round: wait for someone to join."""
+        self.status = status
+        self.round_id = None
+        if not any(s.human for s in self.seats):
+            self.over_at = self._now
+        self._push_states()
+
+    def _round_end(self, ev: Any) -> Step:
+        yield from self._record(ev.to_dict())
+        self.round_stakes = {}
+        self.round_id = None
+        self.next_deal_at = self._now + self.settings.round_pause
+        yield from self._vacate_leavers()
+
+    def _record(self, result: dict[str, Any]) -> Step:
+        record = RoundRecord(
+            round_id=self.round_id or f"{self.id}-{self.uid}-{self.match.round}",
+            game=self.opts.game,
+            rules=self.opts.rules,
+            seats=[s.name or "" for s in self.seats],
+            config={**self.opts.to_dict(), "match": _jsonable(getattr(self.match, "config", {}))},
+            log=list(self.log),
+            result=result,
+            commitment=self.commitment or "",
+            finished_at=0.0,
+            extra={"room": self.id},
+        )
+        try:
+            yield Record(record)
+        except Exception:
+            log.exception("table %s: could not record round %s", self.id, record.round_id)
+
+    def _match_over(self) -> Step:
+        self.status = "over"
+        self.deadlines.clear()
+        self.bot_due = None
+        log.info("table %s: match over", self.id)
+        yield from self._release_bots()
+        if not any(s.human and s.present for s in self.seats):
+            self.over_at = self._now
+        else:
+            self.over_at = self._now + self.settings.close_after_over
+
+    def _end_early(self) -> Step:
+        """Fewer than three players can go on (S3, S12a): the match ends with the chips as they are."""
+        self._broadcast({"event": "notice", "code": "not_enough_players"})
+        yield from self._match_over()
+        self._push_states()
+
+    def _void_round(self) -> Step:
+        """The open round will not finish: every chip movement of it is undone."""
+        round_id, self.round_id = self.round_id, None
+        self.round_stakes = {}
+        if round_id is None:
+            return
+        try:
+            yield Void(round_id)
+        except Exception:
+            log.exception("table %s: could not void round %s", self.id, round_id)
+
+    def _void_and_close(self) -> Step:
+        log.error("table %s: a round could not settle; voided, table closed", self.id)
+        yield from self._close("error")
+
+    def _release_bots(self) -> Step:
+        staked = self._staked_bots()
+        for seat in self.seats:
+            if seat.bot_display is not None and seat.bot_display not in staked:
+                try:
+                    yield ReleaseBot(seat.bot_display)
+                except Exception:
+                    log.exception("table %s: could not release bot %s", self.id, seat.bot_display)
+
+    def _staked_bots(self) -> set[str]:
+        if self.round_id is None:
+            return set()
+        return {s.bot_display for s in self.seats if s.bot_display and s.index in self.round_stakes}
+
+    def _close(self, reason: str) -> Step:
+        if self.closed:
+            return
+        self.closed = reason
+        self.deadlines.clear()
+        self.bot_due = None
+        yield from self._void_round()
+        yield from self._release_bots()
+        self._broadcast({"event": "room_closed", "room": self.id, "reason": reason})
+        self._out.items.append(Closed(reason))
+        self._out.closed = reason
+        for seat in self.seats:
+            if seat.member is not None or seat.leaving:
+                if seat.account is not None:
+                    self._out.items.append(Released(seat.account))
+                if seat.member is not None:
+                    self._out.items.append(Gone(seat.member))
+                seat.member = None
+        for key in self.spectators:
+            self._out.items.append(Gone(key))
+        self.spectators.clear()
+        log.info("table %s closed (%s)", self.id, reason)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, bytes):
+        return value.hex()
+    return value

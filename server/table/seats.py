@@ -1,0 +1,44 @@
+"""A seat of a table: who sits there (a person, a bot, nobody) and on which account."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(eq=False, slots=True)
+class Seat:
+    index: int
+    name: str | None = None  # display name
+    account: str | None = None  # ledger account (people: their name; bots: their bot account)
+    member: str | None = None  # the key of the person sitting here (None: a bot or nobody)
+    present: bool = False  # the person's connection is up
+    prefs: dict[str, bool] = field(default_factory=dict)  # the person's automatic moves (autocut)
+    bot: Any = None  # the engine bot playing this seat (bots, and people replaced after leaving)
+    bot_display: str | None = None  # ledger display name of a funded bot
+    grace_until: float | None = None  # disconnected person: the seat is kept until then
+    leaving: bool = False  # the person left; the seat ends with the round being played
+    optional_actions: int = 0  # this round's actions nobody waited for (offers, cuts...)
+
+    @property
+    def empty(self) -> bool:
+        """Free for someone to sit: no person, no bot, nobody finishing a round on it."""
+        return self.member is None and self.bot is None and not self.leaving
+
+    @property
+    def human(self) -> bool:
+        return self.member is not None
+
+    @property
+    def connected(self) -> bool:
+        if self.member is not None:
+            return self.present
+        return self.bot is not None
+
+    def clear(self) -> None:
+        """Nobody sits here any more."""
+        self.name = self.account = self.member = self.bot_display = None
+        self.bot = None
+        self.present = self.leaving = False
+        self.grace_until = None
+        self.prefs = {}
