@@ -37,8 +37,8 @@ test: $(STAMP) tools lint typecheck pytest
 # After changing or adding a message in server/: extract, merge, then translate
 # the new entries in i18n/*/LC_MESSAGES/donne.po (docs/i18n.md).
 i18n: $(STAMP)
-	$(BIN)/python -m server.i18n update
-	$(BIN)/python -m server.i18n check
+	$(BIN)/python -m server.catalogs update
+	$(BIN)/python -m server.catalogs check
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

@@ -95,7 +95,7 @@ async def start(config: Config) -> Running:
     from server.transports.telnet import start_telnet
 
     load()
-    from server.i18n import load_translations
+    from server.messages import load_translations
 
     load_translations()  # compile the fr/es/en catalogs now (~50 ms), not on a player's first line
     config.data_dir.mkdir(parents=True, exist_ok=True)

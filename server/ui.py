@@ -13,11 +13,12 @@ import gettext
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server import i18n
+from server import messages as i18n
+from server.messages import translations
+from server.terminal import TermStyle
 from server.text import commands as text_commands
 from server.text import render
 from server.text.help import help_text as _help_text
-from server.text.style import TermStyle
 
 VERSION = "0.1.0"
 LANGS = i18n.LANGS
@@ -27,7 +28,7 @@ ParseError = text_commands.CommandError
 
 
 def translation(lang: str) -> gettext.NullTranslations:
-    return i18n.translation(lang)
+    return translations.translation(lang)
 
 
 def lang_from_env(env: Mapping[str, str] | None) -> str | None:
@@ -42,7 +43,7 @@ def pick_lang(answer: str) -> str | None:
     a = answer.strip().lower()
     if a in ("1", "2", "3"):
         return ("en", "fr", "es")[int(a) - 1]
-    return i18n.normalize_lang(a)
+    return translations.normalize_lang(a)
 
 
 def language_prompt(lang: str) -> str:
@@ -63,30 +64,9 @@ def error_message(lang: str, code: str, **params: Any) -> str:
         return i18n.error_message(lang, code)
 
 
-# -- server-only events ----------------------------------------------------------
+# -- the server's own events: a plain sentence, never drawn (messages.table_events words them)
 
 OWN_EVENTS = frozenset({"hello", "notice", "replaced", "commitment"})
-
-
-def _own_event_text(lang: str, event: Mapping[str, Any]) -> str:
-    _ = translation(lang).gettext
-    kind = event.get("event")
-    if kind == "hello":
-        return _("Welcome to donne. Type help to see the commands.")
-    if kind == "replaced":
-        return _("A bot now plays for {name}; the points stay with the seat.").format(name=event.get("name", ""))
-    if kind == "commitment":
-        return _("Deal {round}: the server committed to its shuffle ({commitment}).").format(
-            round=event.get("round", ""), commitment=str(event.get("commitment", ""))[:16])
-    code = str(event.get("code", ""))
-    texts = {
-        "login_timeout": _("Too slow to log in; goodbye."),
-        "idle": _("Disconnected after a long time without activity."),
-        "replaced": _("You logged in from somewhere else; this connection ends."),
-        "flood": _("Too many commands at once; disconnected."),
-        "not_enough_players": _("Fewer than three players can play on: the match ends here."),
-    }
-    return texts.get(code, code)
 
 
 def _for_i18n(event: Mapping[str, Any]) -> dict[str, Any]:
@@ -97,15 +77,13 @@ def _for_i18n(event: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def event_text(lang: str, event: Mapping[str, Any], names: Sequence[str], you: int | None) -> str:
-    if event.get("event") in OWN_EVENTS:
-        return _own_event_text(lang, event)
     return i18n.event_text(lang, _for_i18n(event), list(names), you)
 
 
 def render_event(event: Mapping[str, Any], lang: str, style: TermStyle, names: Sequence[str],
                  you: int | None) -> str:
     if event.get("event") in OWN_EVENTS:
-        return _own_event_text(lang, event)
+        return i18n.event_text(lang, event, list(names), you)
     return render.render_event(_for_i18n(event), lang, style, list(names), you) or ""
 
 

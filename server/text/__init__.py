@@ -4,5 +4,5 @@
 * :mod:`server.text.render` — :func:`render_state`, :func:`render_event`,
   :func:`render_reply`, alerts and countdowns;
 * :mod:`server.text.help` — :func:`help_text` in context;
-* :mod:`server.text.style` — :class:`TermStyle` and width-aware string helpers.
+* :mod:`server.terminal` — :class:`TermStyle` and width-aware string helpers.
 """

@@ -33,7 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.i18n import error_message, normalize_lang, translation
+from server.messages.errors import error_message
+from server.messages.translations import normalize_lang, translation
 
 RANKS = "3456789TJQKA2"
 SUITS = "cdhs"
@@ -434,7 +435,7 @@ def _resolve(specs: Sequence[_CardSpec], hand: Sequence[str] | None, lang: str) 
 
 
 def _rank_text(lang: str, rank: str) -> str:
-    from server.i18n import rank_label
+    from server.messages.labels import rank_label
 
     return rank_label(lang, rank)
 

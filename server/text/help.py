@@ -9,9 +9,9 @@ disagree.
 
 from __future__ import annotations
 
-from server.i18n import translation
+from server.messages.translations import translation
+from server.terminal import BOLD, PLAIN, TermStyle, display_width, finish, paint, wrap_text
 from server.text.commands import VERBS, CommandContext, fold, verb
-from server.text.style import BOLD, PLAIN, TermStyle, display_width, finish, paint, wrap_text
 
 
 def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: str | None = None) -> str:

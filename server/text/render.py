@@ -18,22 +18,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.i18n import (
-    N_,
+from server.messages.events import event_text
+from server.messages.labels import (
     SUIT_SYMBOLS,
     card_label,
-    event_text,
     game_name,
     ordinal,
     rank_label,
     rules_name,
     suit_name,
     title_name,
-    translation,
 )
-from server.text.commands import give_count
-from server.text.help import help_text
-from server.text.style import (
+from server.messages.translations import N_, translation
+from server.terminal import (
     BOLD,
     CYAN,
     DIM,
@@ -50,6 +47,8 @@ from server.text.style import (
     wrap_items,
     wrap_text,
 )
+from server.text.commands import give_count
+from server.text.help import help_text
 
 __all__ = [
     "COUNTDOWN_MARKS",
@@ -839,7 +838,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     if cmd == "leave":
         return finish(wrap_text(t.gettext("You are back in the lobby."), width), style)
     if cmd == "lang":
-        from server.i18n import LANG_NAMES
+        from server.messages.translations import LANG_NAMES
 
         code = reply.get("lang")
         return finish([t.gettext("Language: {lang}.").format(lang=LANG_NAMES.get(str(code), str(code)))], style)

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from server.text.style import display_width, strip_ansi
+from server.terminal import display_width, strip_ansi
 
 from .conftest import start_server
 

@@ -8,17 +8,17 @@ import re
 import pytest
 from babel.messages.pofile import read_po
 
-from server import i18n
-from server.i18n import (
+from server import catalogs
+from server.catalogs import extract_catalog, missing_messages, placeholders
+from server.messages import (
     LANGS,
     error_message,
     event_text,
-    extract_catalog,
+    labels,
     lang_from_env,
-    missing_messages,
     normalize_lang,
-    placeholders,
     translation,
+    translations,
 )
 
 NAMES = ["Zoé", "Bob", "Carmen", "Dmitri"]
@@ -35,14 +35,14 @@ def extracted():
 @pytest.mark.parametrize("lang", LANGS)
 def test_catalog_complete(lang, extracted):
     """Every message of server/ is translated, not fuzzy, with the header's plural count and
-    the msgid's placeholders (STYLE 17). Fix with: python -m server.i18n update, then translate."""
+    the msgid's placeholders (STYLE 17). Fix with: python -m server.catalogs update, then translate."""
     problems = missing_messages(lang, extracted)
     assert not problems, "\n".join(problems[:40])
 
 
 def test_pot_up_to_date(extracted):
-    """i18n/donne.pot holds exactly the messages of the code (python -m server.i18n update)."""
-    with (i18n.CATALOG_DIR / "donne.pot").open("rb") as f:
+    """i18n/donne.pot holds exactly the messages of the code (python -m server.catalogs update)."""
+    with (translations.CATALOG_DIR / "donne.pot").open("rb") as f:
         pot = read_po(f)
     in_code = {(m.context, m.id if isinstance(m.id, str) else tuple(m.id)) for m in extracted if m.id}
     in_pot = {(m.context, m.id if isinstance(m.id, str) else tuple(m.id)) for m in pot if m.id}
@@ -53,7 +53,7 @@ def test_pot_up_to_date(extracted):
 @pytest.mark.parametrize("lang", ["fr", "es"])
 def test_plural_headers_are_two_form(lang):
     """TECH.md §5: Babel writes 3-form CLDR headers for fr/es; ours are the classic 2-form ones."""
-    with i18n.po_path(lang).open("rb") as f:
+    with translations.po_path(lang).open("rb") as f:
         cat = read_po(f, locale=lang)
     assert cat.num_plurals == 2
     assert cat.plural_expr == {"fr": "(n > 1)", "es": "(n != 1)"}[lang]
@@ -91,28 +91,28 @@ def test_placeholders_helper():
 
 def test_vocabulary_of_the_seeds():
     """Titles, ranks and the game words as the user's seeds name them."""
-    assert [i18n.title_name("fr", t) for t in ("president", "vice_president", "vice_last", "last")] == [
+    assert [labels.title_name("fr", t) for t in ("president", "vice_president", "vice_last", "last")] == [
         "Président",
         "Vice-président",
         "Vice-trou du cul",
         "Trou du cul",
     ]
-    assert [i18n.title_name("es", t) for t in ("president", "vice_president", "vice_last", "last")] == [
+    assert [labels.title_name("es", t) for t in ("president", "vice_president", "vice_last", "last")] == [
         "Presidente",
         "Vicepresidente",
         "Viceculo",
         "Culo",
     ]
-    assert [i18n.title_name("en", t) for t in ("president", "vice_president", "vice_last", "last")] == [
+    assert [labels.title_name("en", t) for t in ("president", "vice_president", "vice_last", "last")] == [
         "President",
         "Vice-President",
         "Vice-Scum",
         "Scum",
     ]
-    assert [i18n.rank_name("fr", r) for r in "JQKA"] == ["valet", "dame", "roi", "as"]
-    assert [i18n.rank_name("es", r) for r in "JQKA"] == ["jota", "dama", "rey", "as"]
-    assert i18n.card_label("Qh", "fr") == "D♥"
-    assert i18n.card_label("Th", "es") == "10♥"
+    assert [labels.rank_name("fr", r) for r in "JQKA"] == ["valet", "dame", "roi", "as"]
+    assert [labels.rank_name("es", r) for r in "JQKA"] == ["jota", "dama", "rey", "as"]
+    assert labels.card_label("Qh", "fr") == "D♥"
+    assert labels.card_label("Th", "es") == "10♥"
     assert "Ça ou rien" in error_message("fr", "illegal_play", reason="ca_ou_rien", rank="7")
     assert "o eso o nada" in error_message("es", "illegal_play", reason="ca_ou_rien", rank="7").lower()
 
@@ -225,7 +225,7 @@ def engine_reasons() -> set[tuple[str, str]]:
     from pathlib import Path
 
     found = set()
-    root = Path(i18n.__file__).resolve().parent.parent / "engine"
+    root = Path(catalogs.__file__).resolve().parent.parent / "engine"
     for path in root.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ENGINE_CODES:
@@ -368,9 +368,9 @@ def test_dealt_tells_only_the_own_hand_size():
 
 
 def test_ordinals():
-    assert [i18n.ordinal("fr", n) for n in (1, 2)] == ["1er", "2e"]
-    assert i18n.ordinal("es", 3) == "3.º"
-    assert [i18n.ordinal("en", n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22)] == [
+    assert [labels.ordinal("fr", n) for n in (1, 2)] == ["1er", "2e"]
+    assert labels.ordinal("es", 3) == "3.º"
+    assert [labels.ordinal("en", n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22)] == [
         "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd"]
     out = {"event": "out", "seat": 1, "place": 1, "forbidden": False}
     assert event_text("fr", out, NAMES, 0) == "Bob sort au 1er rang."
@@ -383,7 +383,7 @@ def test_bad_arguments_are_named_in_the_language():
     assert error_message("fr", "bad_argument", arg="turn_seconds") == "Temps par décision\u00a0: de 1 à 600 secondes."
     assert "«mesa»" in error_message("es", "bad_argument", arg="room")
     # every argument name the server reports gets a sentence or a translated name
-    root = pathlib.Path(i18n.__file__).resolve().parent
+    root = pathlib.Path(catalogs.__file__).resolve().parent
     args = set()
     for path in root.rglob("*.py"):
         args |= set(re.findall(r'arg="([a-z_]+)"', path.read_text(encoding="utf-8")))

@@ -11,7 +11,8 @@ from engine import game_class
 from engine.bots import make_bot
 from engine.bots.driver import play_match
 from engine.seeds import seed_from_int
-from server.i18n import LANGS
+from server.messages import LANGS
+from server.terminal import TermStyle, display_width, fit, strip_ansi, wrap_items
 from server.text.commands import CommandContext, context_from_state
 from server.text.help import help_text
 from server.text.render import (
@@ -27,7 +28,6 @@ from server.text.render import (
     state_update,
     your_turn_alert,
 )
-from server.text.style import TermStyle, display_width, fit, strip_ansi, wrap_items
 
 from .test_i18n import EVENTS
 

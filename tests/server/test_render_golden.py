@@ -20,9 +20,9 @@ from engine import game_class
 from engine.bots import make_bot
 from engine.bots.driver import play_match
 from engine.seeds import seed_from_int
-from server.i18n import LANGS
+from server.messages import LANGS
+from server.terminal import TermStyle
 from server.text.render import render_event, state_update
-from server.text.style import TermStyle
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("DONNE_UPDATE_GOLDEN") == "1"

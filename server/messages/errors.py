@@ -1,0 +1,410 @@
+"""The sentences of refusals: one per protocol error code, with the engine's reason when it helps."""
+
+from __future__ import annotations
+
+import gettext
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from server.messages.labels import (
+    cards_param,
+    plays_param,
+    rank_label,
+)
+from server.messages.translations import translation
+from server.terminal import PLAIN, TermStyle
+
+
+def error_message(lang: str, code: str, style: TermStyle = PLAIN, **params: Any) -> str:
+    """A sentence telling what went wrong, and what would be legal when ``params`` say so.
+
+    ``code`` is a protocol error code; ``params`` may hold ``reason`` (the engine's refusal
+    detail: ``too_weak``, ``must_follow_count``, ``ca_ou_rien``, ``must_lead``,
+    ``not_in_hand``, ``mixed_ranks``, ``bid_too_low``…) and the facts to cite
+    (``count``, ``rank``, ``cards``, ``legal`` (plays as lists of card codes), ``min``,
+    ``max``, ``need``, ``have``, ``name``, ``room``, ``cmd``, ``suggestion``…).
+    Unknown codes or missing facts give a shorter, still true, sentence.
+    """
+    t = translation(lang)
+    p = dict(params)
+    detail = p.pop("detail", None)
+    reason = p.pop("reason", None) or _DETAIL_REASONS.get(str(detail))
+    if code == "insufficient_chips" and "have" not in p and isinstance(p.get("chips"), int):
+        p["have"] = p["chips"]
+    if code == "illegal_play" and reason is None and isinstance(p.get("min"), int):
+        reason = "bid_too_low"
+    text = _reason_text(t, lang, code, reason, p, style) or _code_text(t, lang, code, p, style)
+    extra = _legal_suffix(t, lang, code, p, style)
+    return f"{text} {extra}".strip() if extra else text
+
+
+_DETAIL_REASONS = {
+    # Refusals of the Speculation engine carry English details and no reason code:
+    # the detail only picks the sentence, it is never shown.
+    "no deal in progress": "no_deal",
+    "no auction": "no_auction",
+    "not playing this deal": "sitting_out",
+    "the owner does not bid": "own_auction",
+    "a bid beats the best bid by at least 1 chip": "bid_too_low",
+    "only the owner sells or keeps": "not_owner",
+    "no bid to sell to": "no_bid",
+    "no such offer": "no_such_offer",
+    "only the buyer withdraws an offer": "not_buyer",
+    "only the seller accepts or declines an offer": "not_party",
+    "no trade while an auction is open (S12c)": "auction_open",
+    "no offer while an auction is open (S12c)": "auction_open",
+    "offers go to another player of this deal": "bad_target",
+    "that many face-down cards are not there": "bad_count",
+    "a price is at least 1 chip": "price_too_low",
+    "the match is over": "match_over",
+    "no such seat": "no_such_seat",
+}
+
+
+def _has(p: Mapping[str, Any], *keys: str) -> bool:
+    return all(p.get(k) is not None and p.get(k) != "" for k in keys)
+
+
+def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, Any], style: TermStyle) -> str:
+    if code == "bad_json":
+        return t.gettext("That line is not a JSON object.")
+    if code == "unknown_command":
+        if _has(p, "cmd", "suggestion"):
+            return t.gettext("Unknown command “{cmd}”. Did you mean “{suggestion}”?").format(
+                cmd=p["cmd"], suggestion=p["suggestion"]
+            )
+        if _has(p, "cmd"):
+            return t.gettext("Unknown command “{cmd}”. Type help to see what you can do.").format(cmd=p["cmd"])
+        return t.gettext("Unknown command. Type help to see what you can do.")
+    if code == "bad_argument":
+        if _has(p, "value", "expected"):
+            return t.gettext("“{value}” is not understood here; expected: {expected}.").format(
+                value=p["value"], expected=p["expected"]
+            )
+        if _has(p, "value", "suggestion"):
+            return t.gettext("“{value}” is not understood. Did you mean “{suggestion}”?").format(
+                value=p["value"], suggestion=p["suggestion"]
+            )
+        if _has(p, "value"):
+            return t.gettext("“{value}” is not understood here.").format(value=p["value"])
+        if _has(p, "arg"):
+            specific = _argument_text(t, str(p["arg"]))
+            if specific:
+                return specific
+            return t.gettext("Missing or wrong value for “{arg}”.").format(arg=_argument_name(t, str(p["arg"])))
+        return t.gettext("Missing or wrong argument.")
+    if code == "not_logged_in":
+        return t.gettext("Log in first: login NAME (or register NAME).")
+    if code == "already_logged_in":
+        return t.gettext("You are already logged in.")
+    if code == "no_such_room":
+        if _has(p, "room"):
+            return t.gettext("There is no room {room}. Type rooms to see the open rooms.").format(room=p["room"])
+        return t.gettext("There is no such room. Type rooms to see the open rooms.")
+    if code == "room_full":
+        if _has(p, "room"):
+            return t.gettext("Room {room} is full; you can watch it: watch {room}.").format(room=p["room"])
+        return t.gettext("That room is full; you can still watch it.")
+    if code == "not_in_room":
+        return t.gettext("You are not at a table. Type rooms, then join a room or create one.")
+    if code == "already_in_room":
+        if _has(p, "room"):
+            return t.gettext("You are already in room {room}; leave it first.").format(room=p["room"])
+        return t.gettext("You are already in a room; leave it first.")
+    if code == "not_your_turn":
+        if _has(p, "name"):
+            return t.gettext("It is not your turn: {name} is to play.").format(name=p["name"])
+        return t.gettext("It is not your turn.")
+    if code == "illegal_play":
+        return t.gettext("The rules do not allow that.")
+    if code == "not_allowed":
+        return t.gettext("You cannot do that now.")
+    if code == "insufficient_chips":
+        if _has(p, "need", "have"):
+            need, have = int(p["need"]), int(p["have"])
+            return t.ngettext(
+                "Not enough chips: this needs {need} chip and you have {have}.",
+                "Not enough chips: this needs {need} chips and you have {have}.",
+                need,
+            ).format(need=need, have=have)
+        if _has(p, "have"):
+            have = int(p["have"])
+            return t.ngettext(
+                "Not enough chips: you have only {have} chip.",
+                "Not enough chips: you have only {have} chips.",
+                have,
+            ).format(have=have)
+        return t.gettext("You do not have enough chips for that.")
+    if code == "rate_limited":
+        return t.gettext("Too many commands at once: wait a moment.")
+    if code == "name_taken":
+        if _has(p, "name"):
+            return t.gettext("The name {name} is taken; choose another one.").format(name=p["name"])
+        return t.gettext("That name is taken; choose another one.")
+    if code == "bad_name":
+        if _has(p, "max"):
+            return t.gettext(
+                "A name has 1 to {max} letters, digits, “-” or “_”, and starts with a letter."
+            ).format(max=p["max"])
+        return t.gettext("A name has letters, digits, “-” or “_”, and starts with a letter.")
+    if code == "bad_password":
+        return t.gettext("Wrong name or password.")
+    if code == "weak_password":
+        if _has(p, "min"):
+            return t.gettext("A password needs at least {min} characters.").format(min=p["min"])
+        return t.gettext("That password is too short.")
+    if code == "account_needed":
+        return t.gettext("This needs an account: register NAME first.")
+    if code == "no_such_player":
+        if _has(p, "name"):
+            return t.gettext("There is nobody called {name} here.").format(name=p["name"])
+        return t.gettext("There is nobody by that name here.")
+    if code == "no_such_offer":
+        if _has(p, "offer"):
+            return t.gettext("There is no open offer #{offer}.").format(offer=p["offer"])
+        return t.gettext("There is no such open offer.")
+    if code == "bad_lang":
+        return t.gettext("Languages: fr (français), es (español), en (English).")
+    if code == "line_too_long":
+        if _has(p, "limit") and not _has(p, "max"):
+            p["max"] = p["limit"]
+        if _has(p, "max"):
+            return t.gettext("That line is too long (at most {max} characters).").format(max=p["max"])
+        return t.gettext("That line is too long.")
+    if code == "too_many_rooms":
+        return t.gettext("The server has too many rooms open; join one of them or try later.")
+    if code == "match_over":
+        return t.gettext("This match is over.")
+    if code == "spectator":
+        return t.gettext("You are watching this table; join a free seat to play.")
+    if code == "shutting_down":
+        return t.gettext("The server is shutting down; no new games now.")
+    if code == "internal_error":
+        return t.gettext("Something went wrong on the server; nothing was changed.")
+    # TRANSLATORS: the last resort for an error code without a sentence of its own.
+    return t.gettext("Refused ({code}).").format(code=code)
+
+
+def _argument_text(t: gettext.NullTranslations, arg: str) -> str | None:
+    """What a command argument must be, for the arguments people get wrong."""
+    if arg == "seats":
+        return t.gettext("Président is played by 3 to 8 players, Speculation by 3 to 9.")
+    if arg == "bots":
+        return t.gettext("Bots: from 0 to one less than the number of seats.")
+    if arg == "turn_seconds":
+        return t.gettext("Time per decision: 1 to 600 seconds.")
+    if arg == "stake":
+        return t.gettext("The stake is an even number of chips.")
+    if arg == "bot_level":
+        return t.gettext("Bot levels: easy, normal, hard.")
+    if arg == "rules":
+        return t.gettext("The Président rules are classic or tdc.")
+    if arg == "game":
+        return t.gettext("Games: president, speculation.")
+    if arg in ("password", "new"):
+        return t.gettext("The two passwords differ, or the password is empty.")
+    if arg == "text":
+        return t.gettext("Say something after the command.")
+    if arg == "on":
+        return t.gettext("Say on or off.")
+    if arg == "width":
+        return t.gettext("A width is a number of columns from 20 to 400.")
+    if arg == "lang":
+        return t.gettext("Languages: fr (français), es (español), en (English).")
+    return None
+
+
+def _argument_name(t: gettext.NullTranslations, arg: str) -> str:
+    """An argument's name in the language (the protocol's name when it has no word)."""
+    names = {
+        "name": t.pgettext("argument", "name"),
+        "room": t.pgettext("argument", "room"),
+        "key": t.pgettext("argument", "key"),
+        "old": t.pgettext("argument", "old password"),
+        "seat": t.pgettext("argument", "seat"),
+        "ante": t.pgettext("argument", "ante"),
+        "rounds": t.pgettext("argument", "rounds"),
+        "limit": t.pgettext("argument", "count"),
+        "width": t.pgettext("argument", "width"),
+        "amount": t.pgettext("argument", "amount"),
+        "price": t.pgettext("argument", "price"),
+        "cards": t.pgettext("argument", "cards"),
+        "offer": t.pgettext("argument", "offer"),
+        "to": t.pgettext("argument", "player"),
+    }
+    return names.get(arg, arg)
+
+
+def _reason_text(
+    t: gettext.NullTranslations, lang: str, code: str, reason: str | None, p: dict[str, Any], style: TermStyle
+) -> str | None:
+    if not reason:
+        return None
+    rank = rank_label(lang, p["rank"]) if _has(p, "rank") else None
+    if reason == "must_lead":
+        return t.gettext("You lead this trick: you must play, you cannot pass.")
+    if reason == "must_follow_count":
+        if _has(p, "count"):
+            n = int(p["count"])
+            return t.ngettext(
+                "Play {count} card, like the top of the trick, or pass.",
+                "Play {count} cards, like the top of the trick, or pass.",
+                n,
+            ).format(count=n)
+        return t.gettext("Play as many cards as the top of the trick, or pass.")
+    if reason == "too_weak":
+        if rank:
+            return t.gettext("Too weak: play {rank} or stronger, or pass.").format(rank=rank)
+        return t.gettext("Too weak: play as strong as the top of the trick or stronger, or pass.")
+    if reason == "ca_ou_rien":
+        if rank:
+            return t.gettext("“That or nothing”: play {rank} or pass.").format(rank=rank)
+        return t.gettext("“That or nothing”: play the same rank again or pass.")
+    if reason == "not_in_hand":
+        if _has(p, "cards"):
+            return t.gettext("You do not hold {cards}.").format(cards=cards_param(p["cards"], lang, style))
+        return t.gettext("You do not hold those cards.")
+    if reason == "not_enough":
+        if rank and _has(p, "have"):
+            have = int(p["have"])
+            return t.ngettext(
+                "You hold only {have} card of rank {rank}.",
+                "You hold only {have} cards of rank {rank}.",
+                have,
+            ).format(have=have, rank=rank)
+        return t.gettext("You do not hold that many cards of that rank.")
+    if reason == "mixed_ranks":
+        return t.gettext("All the cards of a play must have the same rank.")
+    if reason in ("empty", "no_cards"):
+        return t.gettext("Say which cards, for example: 7 7.")
+    if reason in ("too_many", "count"):
+        return t.gettext("A play has 1 to 4 cards of one rank.")
+    if reason == "duplicate":
+        return t.gettext("The same card is named twice.")
+    if reason == "no_cut":
+        return t.gettext("There is no cut at this table (classic rules).")
+    if reason == "cannot_cut" and rank and _has(p, "count"):
+        n = int(p["count"])
+        return t.ngettext(
+            "No cut for you: it takes the last card of rank {rank}, and you do not hold it.",
+            "No cut for you: it takes the {count} remaining cards of rank {rank}, and you do not hold them all.",
+            n,
+        ).format(count=n, rank=rank)
+    if reason == "cannot_cut":
+        return t.gettext(
+            "No cut possible now: a cut plays the remaining cards of the rank of a single or a pair on top of the trick."
+        )
+    if reason == "cut_cards":
+        if rank and _has(p, "count"):
+            n = int(p["count"])
+            return t.ngettext(
+                "A cut here is the {count} remaining card of rank {rank}.",
+                "A cut here is the {count} remaining cards of rank {rank}.",
+                n,
+            ).format(count=n, rank=rank)
+        return t.gettext("A cut plays all the remaining cards of the rank on top of the trick.")
+    if reason == "not_awaited":
+        return t.gettext("Nothing is expected from you now.")
+    if reason == "phase":
+        return t.gettext("Not now: wait for the round to be under way.")
+    if reason == "cards":
+        return t.gettext("Cards are written like 7h, Th, Qs (rank then suit c, d, h, s).")
+    if reason in ("too_few_players", "not_enough_players"):
+        return t.gettext("Not enough players for a round.")
+    if reason == "no_dealer":
+        return t.gettext("Nobody can pay the dealer's double ante: no deal.")
+    if reason == "deal_in_progress":
+        return t.gettext("A deal is in progress.")
+    if reason == "stake":
+        return t.gettext("The stake is an even number of chips.")
+    if reason == "seats":
+        return t.gettext("Président is played by 3 to 8 players, Speculation by 3 to 9.")
+    if reason == "rounds":
+        return t.gettext("The number of rounds is a positive number.")
+    if reason == "rules":
+        return t.gettext("The Président rules are classic or tdc.")
+    if reason == "fixed_seats":
+        return t.gettext("The seats of a classic table are fixed for the whole match.")
+    if reason == "passive":
+        return t.gettext("You let your time run out: you are passive until the end of the round.")
+    if reason == "give_count":
+        if _has(p, "count"):
+            n = int(p["count"])
+            return t.ngettext("Give exactly {count} card.", "Give exactly {count} cards.", n).format(count=n)
+        return t.gettext("Give the number of cards the exchange asks for.")
+    if reason in ("no_exchange", "no_give"):
+        return t.gettext("You have no cards to give now.")
+    if reason == "no_cards_to_turn":
+        return t.gettext("You have no face-down card left to turn.")
+    if reason == "holder_turns_not":
+        return t.gettext("You hold the best trump: you do not turn.")
+    if reason == "auction_open":
+        return t.gettext("Wait: an auction is open. Bid, or let it close first.")
+    if reason == "no_auction":
+        return t.gettext("No auction is open.")
+    if reason == "own_auction":
+        return t.gettext("You cannot bid on your own card: sell or keep it.")
+    if reason == "not_owner":
+        return t.gettext("Only the owner of the card on sale can sell or keep it.")
+    if reason == "no_bid":
+        return t.gettext("Nobody has bid yet: you can only keep the card.")
+    if reason == "bid_too_low":
+        if _has(p, "min"):
+            n = int(p["min"])
+            return t.ngettext("Bid at least {min} chip.", "Bid at least {min} chips.", n).format(min=n)
+        return t.gettext("Bid more than the best bid.")
+    if reason in ("bid_over_chips", "price_over_chips"):
+        if _has(p, "max"):
+            n = int(p["max"])
+            return t.ngettext(
+                "You can offer at most {max} chip.", "You can offer at most {max} chips.", n
+            ).format(max=n)
+        return t.gettext("You cannot offer more chips than you have.")
+    if reason == "price_too_low":
+        return t.gettext("A price is at least 1 chip.")
+    if reason == "bad_count":
+        if _has(p, "max"):
+            n = int(p["max"])
+            return t.ngettext(
+                "That player has {max} face-down card: ask for 1 to {max}.",
+                "That player has {max} face-down cards: ask for 1 to {max}.",
+                n,
+            ).format(max=n)
+        return t.gettext("Ask for at least one of that player's face-down cards.")
+    if reason == "no_deal":
+        return t.gettext("No deal is being played now.")
+    if reason == "no_such_offer":
+        if _has(p, "offer"):
+            return t.gettext("There is no open offer #{offer}.").format(offer=p["offer"])
+        return t.gettext("There is no such open offer.")
+    if reason == "bad_target":
+        return t.gettext("Offers go to another player of this deal.")
+    if reason == "match_over":
+        return t.gettext("This match is over.")
+    if reason in ("no_such_seat", "seat"):
+        return t.gettext("There is no such seat at this table.")
+    if reason == "self_offer":
+        return t.gettext("You cannot trade with yourself.")
+    if reason == "not_party":
+        return t.gettext("That offer is not yours to answer.")
+    if reason == "not_buyer":
+        return t.gettext("Only the player who made the offer can withdraw it.")
+    if reason == "sitting_out":
+        return t.gettext("You sit this deal out.")
+    if reason == "no_trading":
+        return t.gettext("Trading is only possible while cards are being turned.")
+    return None
+
+
+def _legal_suffix(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, Any], style: TermStyle) -> str:
+    if "legal" not in p:
+        return ""
+    legal = p["legal"]
+    if isinstance(legal, Sequence) and not isinstance(legal, str):
+        plays = [x for x in legal if x]
+        if not plays:
+            return t.gettext("You can only pass.")
+        return t.gettext("You can play: {plays}.").format(plays=plays_param(plays, lang, style))
+    return ""
+
+

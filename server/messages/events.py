@@ -1,0 +1,37 @@
+"""One sentence per event, as its reader sees it (the JSON ``text`` field, and text mode's news).
+
+The wording of each event lives with its kind: :mod:`~server.messages.shared_events`
+(every game), :mod:`~server.messages.president_events`,
+:mod:`~server.messages.speculation_events`, :mod:`~server.messages.table_events`
+(tables, the lobby, the server). Each registers itself by event name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from server.messages import president_events, shared_events, speculation_events, table_events
+from server.messages.kit import EVENTS
+from server.messages.translations import translation
+from server.terminal import PLAIN, TermStyle
+
+WORDED = (shared_events, president_events, speculation_events, table_events)
+"""The modules whose events are worded (imported for their registrations)."""
+
+
+def event_text(lang: str, event: Mapping[str, Any], names: Sequence[str], you: int | None,
+               style: TermStyle = PLAIN) -> str:
+    """One sentence telling ``event`` (a protocol event dict) as seat ``you`` sees it.
+
+    ``names[seat]`` are the players' names; ``you`` is the reader's seat (``None``:
+    spectator). Sentences speak to the reader ("You play 7♣") about their own moves.
+    """
+    t = translation(lang)
+    name = event.get("event", "")
+    fn = EVENTS.get(name)
+    if fn is not None:
+        text = fn(t, lang, event, names, you, style)
+        if text:
+            return text
+    return t.gettext("Event: {event}.").format(event=name)

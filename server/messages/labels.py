@@ -1,0 +1,213 @@
+"""How cards, ranks, suits, titles, games and tables are named in each language."""
+
+from __future__ import annotations
+
+import gettext
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from server.messages.translations import normalize_lang, translation
+from server.terminal import PLAIN, RED, TermStyle, paint
+
+RANK_CODES = "3456789TJQKA2"
+SUIT_CODES = "cdhs"
+SUIT_SYMBOLS = "♣♦♥♠"
+
+_rank_labels: dict[str, tuple[str, ...]] = {}
+
+
+def rank_labels(lang: str) -> tuple[str, ...]:
+    """Short rank labels in Président order (``3`` … ``2``), as printed on cards in ``lang``."""
+    code = normalize_lang(lang) or "en"
+    labels = _rank_labels.get(code)
+    if labels is None:
+        t = translation(code)
+        labels = (
+            "3",
+            "4",
+            "5",
+            "6",
+            "7",
+            "8",
+            "9",
+            "10",
+            # TRANSLATORS: the letter printed on a jack (fr V, es J).
+            t.pgettext("rank", "J"),
+            # TRANSLATORS: the letter printed on a queen (fr D, es Q).
+            t.pgettext("rank", "Q"),
+            # TRANSLATORS: the letter printed on a king (fr R, es K).
+            t.pgettext("rank", "K"),
+            # TRANSLATORS: the letter printed on an ace.
+            t.pgettext("rank", "A"),
+            "2",
+        )
+        _rank_labels[code] = labels
+    return labels
+
+
+def rank_label(lang: str, rank: str | int) -> str:
+    """The short label of a rank given as a code (``"T"``, ``"Q"``), an index or ``"10"``."""
+    if isinstance(rank, int):
+        return rank_labels(lang)[rank]
+    r = str(rank).strip().upper()
+    if r == "10":
+        r = "T"
+    i = RANK_CODES.find(r) if len(r) == 1 else -1
+    return rank_labels(lang)[i] if i >= 0 else str(rank)
+
+
+def rank_name(lang: str, rank: str | int) -> str:
+    """The word for a rank (``dame``, ``jota``, ``ace``; digits stay digits)."""
+    i = rank if isinstance(rank, int) else RANK_CODES.find("T" if str(rank) == "10" else str(rank).upper()[:1])
+    t = translation(lang)
+    if i == RANK_CODES.index("J"):
+        return t.pgettext("rank name", "jack")
+    if i == RANK_CODES.index("Q"):
+        return t.pgettext("rank name", "queen")
+    if i == RANK_CODES.index("K"):
+        return t.pgettext("rank name", "king")
+    if i == RANK_CODES.index("A"):
+        return t.pgettext("rank name", "ace")
+    return rank_label(lang, i) if i >= 0 else str(rank)
+
+
+def suit_name(lang: str, suit: str) -> str:
+    """The word for a suit given as its letter (``h`` → cœur / corazones / hearts)."""
+    t = translation(lang)
+    s = suit.lower()[:1]
+    if s == "c":
+        return t.pgettext("suit", "clubs")
+    if s == "d":
+        return t.pgettext("suit", "diamonds")
+    if s == "h":
+        return t.pgettext("suit", "hearts")
+    if s == "s":
+        return t.pgettext("suit", "spades")
+    return suit
+
+
+def card_label(code: str, lang: str, style: TermStyle = PLAIN) -> str:
+    """How a card looks: ``D♥`` (fr), ``Q♥`` (en), red when colour is on; ``Dh`` in ASCII."""
+    if len(code) != 2:
+        return code
+    rank = rank_label(lang, code[0])
+    suit = code[1].lower()
+    i = SUIT_CODES.find(suit)
+    if i < 0:
+        return code
+    if style.unicode:
+        text = rank + SUIT_SYMBOLS[i]
+    else:
+        text = rank + suit
+    if suit in "dh":
+        text = paint(text, RED, style)
+    return text
+
+
+def cards_label(codes: Sequence[str], lang: str, style: TermStyle = PLAIN, sep: str = " ") -> str:
+    return sep.join(card_label(c, lang, style) for c in codes)
+
+
+def ordinal(lang: str, n: int) -> str:
+    """``1er``/``2e`` (fr), ``1.º`` (es), ``1st``/``2nd`` (en)."""
+    code = normalize_lang(lang) or "en"
+    if code == "fr":
+        return "1er" if n == 1 else f"{n}e"
+    if code == "es":
+        return f"{n}.º"
+    if 10 <= n % 100 <= 20:
+        suffix = "th"
+    else:
+        suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def join_names(lang: str, items: Sequence[str]) -> str:
+    """``a, b and c`` in the language."""
+    items = list(items)
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    t = translation(lang)
+    # TRANSLATORS: joins the last two items of a list: "Ana, Bob and Carl".
+    return t.gettext("{items} and {last}").format(items=", ".join(items[:-1]), last=items[-1])
+
+
+TITLES = ("president", "vice_president", "neutral", "vice_last", "last")
+
+
+_TITLES: dict[str, Callable[[gettext.NullTranslations], str]] = {
+    "president": lambda t: t.pgettext("title", "President"),
+    "vice_president": lambda t: t.pgettext("title", "Vice-President"),
+    "neutral": lambda t: t.pgettext("title", "Neutral"),
+    "vice_last": lambda t: t.pgettext("title", "Vice-Scum"),
+    "last": lambda t: t.pgettext("title", "Scum"),
+}
+
+
+def title_name(lang: str, title: str | None) -> str:
+    """A Président title in ``lang`` (``last`` → Trou du cul / Culo / Scum)."""
+    word = _TITLES.get(title or "")
+    return word(translation(lang)) if word is not None else ""
+
+
+_GAMES: dict[str, Callable[[gettext.NullTranslations], str]] = {
+    "president": lambda t: t.pgettext("game", "Président"),
+    "speculation": lambda t: t.pgettext("game", "Speculation"),
+}
+
+
+def game_name(lang: str, game: str | None) -> str:
+    word = _GAMES.get(game or "")
+    return word(translation(lang)) if word is not None else game or ""
+
+
+_TABLES: dict[str, Callable[[gettext.NullTranslations], str] | None] = {
+    "classic": lambda t: t.pgettext("rules", "classic"),
+    # TRANSLATORS: the Président table rules with cut, revolution and money (seed 004).
+    "tdc": lambda t: t.pgettext("rules", "trou du cul"),
+    "speculation": None,  # the game's only table: the game's name says it
+}
+
+
+def rules_name(lang: str, rules: str | None) -> str:
+    """The name of a game's table rules (``""`` for a game with one table)."""
+    if rules not in _TABLES:
+        return rules or ""
+    word = _TABLES[rules]
+    return word(translation(lang)) if word is not None else ""
+
+
+def table_name(lang: str, game: str | None, rules: str | None) -> str:
+    """A game with its table rules: ``Président trou du cul``, ``Speculation``."""
+    name, table = game_name(lang, game), rules_name(lang, rules)
+    return f"{name} {table}" if table else name
+
+
+def order_name(lang: str, order: str | None) -> str:
+    t = translation(lang)
+    if order == "reversed":
+        return t.pgettext("order", "reversed")
+    return t.pgettext("order", "normal")
+
+
+
+
+def cards_param(value: Any, lang: str, style: TermStyle) -> str:
+    """Cards given as codes (a list, or a string of codes) as they look in ``lang``."""
+    if isinstance(value, str):
+        return cards_label(value.split(), lang, style)
+    if isinstance(value, Sequence):
+        return cards_label([str(v) for v in value], lang, style)
+    return str(value)
+
+
+def plays_param(value: Any, lang: str, style: TermStyle, limit: int = 4) -> str:
+    """Several plays (lists of codes) joined: ``7♣ 7♦ / 9♣ 9♥ / …``."""
+    plays = [p for p in value if p] if isinstance(value, Sequence) and not isinstance(value, str) else []
+    shown = [cards_param(p, lang, style) for p in plays[:limit]]
+    text = " / ".join(shown)
+    if len(plays) > limit:
+        text += " / …"
+    return text

@@ -1,0 +1,114 @@
+"""The news of tables and the lobby as sentences: chat, people coming and going, rooms opening and closing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from server.messages.kit import T, event, seat_name
+from server.messages.labels import table_name
+from server.terminal import TermStyle
+
+
+@event("chat")
+def _ev_chat(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    who = e.get("name") or seat_name(names, e.get("seat"), lang)
+    return t.gettext("{name}: {text}").format(name=who, text=e.get("text", e.get("message", "")))
+
+
+@event("joined")
+def _ev_joined(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    who = e.get("name") or seat_name(names, e.get("seat"), lang)
+    if e.get("watch") or e.get("spectator"):
+        return t.gettext("{name} is watching.").format(name=who)
+    if e.get("seat") is not None:
+        return t.gettext("{name} sits at seat {seat}.").format(name=who, seat=e["seat"])
+    return t.gettext("{name} joins.").format(name=who)
+
+
+@event("left")
+def _ev_left(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    who = e.get("name") or seat_name(names, e.get("seat"), lang)
+    if e.get("bot") or e.get("replaced_by_bot"):
+        return t.gettext("{name} leaves; a bot takes the seat.").format(name=who)
+    return t.gettext("{name} leaves.").format(name=who)
+
+
+@event("disconnected")
+def _ev_disconnected(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    who = e.get("name") or seat_name(names, e.get("seat"), lang)
+    if e.get("grace"):
+        n = round(float(e["grace"]))
+        return t.ngettext(
+            "{name} lost the connection; the seat is kept for {n} second.",
+            "{name} lost the connection; the seat is kept for {n} seconds.",
+            n,
+        ).format(name=who, n=n)
+    return t.gettext("{name} lost the connection; the seat is kept for a while.").format(name=who)
+
+
+@event("reconnected")
+def _ev_reconnected(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    who = e.get("name") or seat_name(names, e.get("seat"), lang)
+    return t.gettext("{name} is back.").format(name=who)
+
+
+@event("room_created")
+def _ev_room_created(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    game = table_name(lang, e.get("game"), e.get("rules"))
+    who = e.get("name") or e.get("by") or "?"
+    if e.get("seats"):
+        n = int(e["seats"])
+        return t.ngettext(
+            "{name} opens room {room}: {game}, {n} seat (join {room}).",
+            "{name} opens room {room}: {game}, {n} seats (join {room}).",
+            n,
+        ).format(name=who, room=e.get("room"), game=game, n=n)
+    return t.gettext("{name} opens room {room}: {game}.").format(name=who, room=e.get("room"), game=game)
+
+
+@event("room_closed")
+def _ev_room_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    return t.gettext("Room {room} is closed.").format(room=e.get("room"))
+
+
+@event("match_started", "started")
+def _ev_started(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    return t.gettext("Every seat is taken: the match begins.")
+
+
+@event("shutdown")
+def _ev_shutdown(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    return t.gettext("The server is shutting down. Stakes in play are given back.")
+
+
+# -- the server's own news
+
+
+@event("hello")
+def _ev_hello(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    return t.gettext("Welcome to donne. Type help to see the commands.")
+
+
+@event("replaced")
+def _ev_replaced(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    return t.gettext("A bot now plays for {name}; the points stay with the seat.").format(name=e.get("name", ""))
+
+
+@event("commitment")
+def _ev_commitment(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    return t.gettext("Deal {round}: the server committed to its shuffle ({commitment}).").format(
+        round=e.get("round", ""), commitment=str(e.get("commitment", ""))[:16])
+
+
+@event("notice")
+def _ev_notice(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    code = str(e.get("code", ""))
+    texts = {
+        "login_timeout": t.gettext("Too slow to log in; goodbye."),
+        "idle": t.gettext("Disconnected after a long time without activity."),
+        "replaced": t.gettext("You logged in from somewhere else; this connection ends."),
+        "flood": t.gettext("Too many commands at once; disconnected."),
+        "not_enough_players": t.gettext("Fewer than three players can play on: the match ends here."),
+    }
+    return texts.get(code, code)
