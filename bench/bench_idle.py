@@ -2,7 +2,7 @@
 
     python bench/bench_idle.py [--clients 1000] [--transports tcp,ssh] [--quick]
 
-For each transport a fresh donne server (subprocess, ``server.load.ServerProcess``)
+For each transport a fresh donne server (subprocess, ``server.clients.load.ServerProcess``)
 is started; its RSS is read from ``/proc`` before any connection, then N clients
 connect (telnet: raw TCP + ``json`` + ``login`` as a guest; SSH: exec ``json``
 as a guest name) and stay idle; after a settle time the RSS is read again.
@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import EchoProcess, close_all, connect_many, machine, today
 
-from server.client import Client
-from server.load import ServerProcess, proc_cpu_s, proc_rss_mb
+from server.clients.client import Client
+from server.clients.load import ServerProcess, proc_cpu_s, proc_rss_mb
 
 
 async def measure(pid: int, connect: Any, n: int, settle: float) -> dict[str, Any]:

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import machine, today
 
-from server.load import LoadOptions, run_load
+from server.clients.load import LoadOptions, run_load
 
 
 async def main(argv: list[str] | None = None) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from server.load import LoadOptions, percentile, proc_cpu_s, proc_rss_mb, run_load, summarize_ms
+from server.clients.load import LoadOptions, percentile, proc_cpu_s, proc_rss_mb, run_load, summarize_ms
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = {"clients", "actions_per_s", "p50_ms", "p95_ms", "p99_ms", "max_ms", "errors", "disconnects",

@@ -8,7 +8,7 @@ one address and no pause between rounds), learns the ports from the server's
 ready file or log, and reads the server's memory and CPU from ``/proc``.
 With ``--host/--port`` it targets a running server (loopback only).
 
-The tables are filled with wire bots (:mod:`server.wirebot`) that answer every
+The tables are filled with wire bots (:mod:`server.clients.wirebot`) that answer every
 decision as soon as its state arrives. The latency of an action is the time
 from sending it to receiving the next ``state`` push on the same connection.
 When a table's match ends, its bots open a new room and play on until the
@@ -35,9 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from server.wirebot import Deadline
+from server.clients.common import Deadline, check_loopback
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 SETUP_TIMEOUT = 180.0
 """Seconds allowed to seat every client (connections, creates and joins are not measured)."""
 
@@ -122,7 +121,7 @@ def self_cpu_s() -> float:
 class ServerProcess:
     """The donne server in a subprocess on free loopback ports, with a temporary data dir.
 
-    The child is ``python -m server.load --serve-child``: ``server.app.start()``
+    The child is ``python -m server.clients.load --serve-child``: ``server.app.start()``
     with ``load_config(config file, telnet_port=0, ssh_port=0)``, which writes
     the ports it got to a ready file (and, with ``profile``, dumps cProfile
     statistics there when it stops).
@@ -152,11 +151,11 @@ class ServerProcess:
         config.write_text(self.config_text)
         ready = tmp / "ready.json"
         self.log_path = tmp / "server.log"
-        cmd = [sys.executable, "-m", "server.load", "--serve-child", "--config", str(config),
+        cmd = [sys.executable, "-m", "server.clients.load", "--serve-child", "--config", str(config),
                "--ready-file", str(ready), "--data-dir", str(self.data_dir)]
         if self.profile:
             cmd += ["--profile", str(Path(self.profile).resolve())]
-        root = Path(__file__).resolve().parent.parent
+        root = Path(__file__).resolve().parents[2]
         env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=tmp, env=env,
@@ -213,11 +212,6 @@ class ServerProcess:
         await self.stop()
 
 
-def check_loopback(host: str) -> None:
-    if host not in LOOPBACK and not host.startswith("127."):
-        raise SystemExit(f"donne load only targets this machine (127.0.0.1), not {host!r}")
-
-
 # ---------------------------------------------------------------------------
 # the load run
 
@@ -241,7 +235,7 @@ class LoadOptions:
 
 
 async def _connect(opts: LoadOptions, port: int, name: str) -> Any:
-    from server.client import Client
+    from server.clients.client import Client
 
     if opts.transport == "ssh":
         return await Client.connect_ssh(opts.host, port, name, timeout=60)
@@ -267,7 +261,7 @@ async def _seat_loop(opts: LoadOptions, table: _Table, seat: int, client: Any, b
     ``ready()`` is called once the first seating was tried: the measured window
     starts when every seat is at its table, so the set-up is not in the figures.
     """
-    from server.client import ClientError
+    from server.clients.client import ClientError
 
     create: dict[str, Any] = {"game": opts.game, "seats": table.seats}
     if opts.game == "president":
@@ -322,7 +316,7 @@ async def _seat_loop(opts: LoadOptions, table: _Table, seat: int, client: Any, b
 
 async def run_load(opts: LoadOptions) -> dict[str, Any]:
     """One load run; returns the figures (see ``donne load --help``)."""
-    from server.wirebot import WireBot, WireStats
+    from server.clients.wirebot import WireBot, WireStats
 
     check_loopback(opts.host)
     if opts.tables < 1 or opts.clients < opts.tables:
@@ -505,7 +499,7 @@ async def _child_main(config: str, ready: str, data_dir: str, profile: str | Non
 
 
 def _child(argv: Sequence[str]) -> None:
-    p = argparse.ArgumentParser(prog="python -m server.load --serve-child")
+    p = argparse.ArgumentParser(prog="python -m server.clients.load --serve-child")
     p.add_argument("--serve-child", action="store_true")
     p.add_argument("--config", required=True)
     p.add_argument("--ready-file", required=True)
