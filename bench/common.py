@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from server.clients.client import Client, ClientError
-from server.clients.load import proc_cpu_s, proc_rss_mb, summarize_ms
+from server.clients.figures import proc_cpu_s, proc_rss_mb, summarize_ms
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent

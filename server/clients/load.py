@@ -2,10 +2,11 @@
 
     donne load --clients 1000 --tables 250 --game president --rules classic --duration 60
 
-Without ``--port`` it starts its own server in a subprocess (``python -m
-server.cli serve`` on free ports, a temporary data directory, limits raised for
-one address and no pause between rounds), learns the ports from the server's
-ready file or log, and reads the server's memory and CPU from ``/proc``.
+Without ``--port`` it starts the real ``donne serve`` in a subprocess
+(:class:`~server.clients.serverproc.ServerProcess`: free ports, a temporary
+data folder, limits raised for one address and no pause between rounds),
+learns its ports from the server's ready file and reads its memory and CPU
+from ``/proc``.
 With ``--host/--port`` it targets a running server (loopback only).
 
 The tables are filled with wire bots (:mod:`server.clients.wirebot`) that answer every
@@ -23,194 +24,17 @@ import asyncio
 import contextlib
 import hashlib
 import json
-import math
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from server.clients.common import Deadline, check_loopback
+from server.clients.figures import self_cpu_s, summarize_ms
+from server.clients.serverproc import ServerProcess
 
 SETUP_TIMEOUT = 180.0
 """Seconds allowed to seat every client (connections, creates and joins are not measured)."""
-
-LOAD_CONFIG = """\
-# written by donne load: one address opens every connection, bots play at once
-[limits]
-max_connections_per_address = 100000
-max_rooms = 100000
-commands_per_second = 1000.0
-command_burst = 1000
-outbound_queue = 100000
-idle_timeout = 3600
-login_timeout = 120
-
-[timers]
-round_pause = 0
-bot_delay = 0
-turn_seconds = 60
-close_after_over = 5
-"""
-
-
-# ---------------------------------------------------------------------------
-# figures
-
-
-def percentile(sorted_values: Sequence[float], q: float) -> float:
-    """The ``q`` quantile (0..1) of an already sorted sequence, nearest-rank; 0.0 when empty."""
-    if not sorted_values:
-        return 0.0
-    k = max(0, min(len(sorted_values) - 1, math.ceil(q * len(sorted_values) - 1e-9) - 1))
-    return float(sorted_values[k])
-
-
-def summarize_ms(values: Sequence[float]) -> dict[str, float]:
-    """p50/p95/p99/max of latencies given in seconds, as milliseconds rounded to 0.01."""
-    s = sorted(values)
-    return {
-        "p50_ms": round(percentile(s, 0.50) * 1000, 2),
-        "p95_ms": round(percentile(s, 0.95) * 1000, 2),
-        "p99_ms": round(percentile(s, 0.99) * 1000, 2),
-        "max_ms": round((s[-1] if s else 0.0) * 1000, 2),
-    }
-
-
-_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def proc_rss_mb(pid: int) -> float | None:
-    """Resident memory of ``pid`` in MiB (``VmRSS`` of ``/proc/PID/status``), or ``None``."""
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-def proc_cpu_s(pid: int) -> float | None:
-    """User + system CPU seconds of ``pid`` (``/proc/PID/stat`` fields 14 and 15), or ``None``."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            data = fh.read()
-    except OSError:
-        return None
-    fields = data[data.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / _CLK_TCK
-
-
-def self_cpu_s() -> float:
-    t = os.times()
-    return t.user + t.system
-
-
-# ---------------------------------------------------------------------------
-# a server in a subprocess
-
-
-@dataclass
-class ServerProcess:
-    """The donne server in a subprocess on free loopback ports, with a temporary data dir.
-
-    The child is ``python -m server.clients.load --serve-child``: ``server.app.start()``
-    with ``load_config(config file, telnet_port=0, ssh_port=0)``, which writes
-    the ports it got to a ready file (and, with ``profile``, dumps cProfile
-    statistics there when it stops).
-    """
-
-    config_text: str = LOAD_CONFIG
-    profile: str | None = None
-    startup_timeout: float = 30.0
-    telnet_port: int = 0
-    ssh_port: int = 0
-    proc: subprocess.Popen[bytes] | None = None
-    data_dir: Path | None = None
-    log_path: Path | None = None
-    _tmp: str | None = field(default=None, repr=False)
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    async def start(self) -> ServerProcess:
-        self._tmp = tempfile.mkdtemp(prefix="donne-load-")
-        tmp = Path(self._tmp)
-        self.data_dir = tmp / "data"
-        self.data_dir.mkdir()
-        config = tmp / "load.toml"
-        config.write_text(self.config_text)
-        ready = tmp / "ready.json"
-        self.log_path = tmp / "server.log"
-        cmd = [sys.executable, "-m", "server.clients.load", "--serve-child", "--config", str(config),
-               "--ready-file", str(ready), "--data-dir", str(self.data_dir)]
-        if self.profile:
-            cmd += ["--profile", str(Path(self.profile).resolve())]
-        root = Path(__file__).resolve().parents[2]
-        env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=tmp, env=env,
-                                         start_new_session=True)
-        deadline = time.monotonic() + self.startup_timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited with {self.proc.returncode}: {self.log_tail()}")
-            if self._read_ports(ready):
-                return self
-            await asyncio.sleep(0.05)
-        await self.stop()
-        raise RuntimeError(f"server did not report its ports in {self.startup_timeout}s: {self.log_tail()}")
-
-    def _read_ports(self, ready: Path) -> bool:
-        if ready.exists():
-            with contextlib.suppress(ValueError, OSError, KeyError):
-                info = json.loads(ready.read_text())
-                self.telnet_port = int(info["telnet_port"])
-                self.ssh_port = int(info["ssh_port"])
-                return True
-        return False
-
-    def log_tail(self, n: int = 2000) -> str:
-        if self.log_path is None or not self.log_path.exists():
-            return ""
-        return self.log_path.read_text(errors="replace")[-n:]
-
-    def rss_mb(self) -> float | None:
-        return proc_rss_mb(self.pid)
-
-    def cpu_s(self) -> float | None:
-        return proc_cpu_s(self.pid)
-
-    async def stop(self) -> None:
-        proc, self.proc = self.proc, None
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            for _ in range(600):
-                if proc.poll() is not None:
-                    break
-                await asyncio.sleep(0.05)
-            else:
-                proc.kill()
-                proc.wait()
-        if self._tmp is not None:
-            shutil.rmtree(self._tmp, ignore_errors=True)
-            self._tmp = None
-
-    async def __aenter__(self) -> ServerProcess:
-        return await self.start()
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
-
 
 # ---------------------------------------------------------------------------
 # the load run
@@ -463,51 +287,3 @@ def run(args: argparse.Namespace) -> int:
     result = asyncio.run(run_load(opts))
     print(json.dumps(result))
     return 0
-
-
-# ---------------------------------------------------------------------------
-# the server child: server.app.start() on port 0, ports written to a ready file
-
-
-async def _child_main(config: str, ready: str, data_dir: str, profile: str | None) -> None:
-    import cProfile
-    import signal
-
-    from server.app import start
-    from server.config import load_config
-
-    profiler = cProfile.Profile() if profile else None
-    if profiler is not None:
-        profiler.enable()
-    cfg = load_config(config, host="127.0.0.1", telnet_port=0, ssh_port=0, data_dir=data_dir)
-    running = await start(cfg)
-    info = {"telnet_port": running.telnet_port, "ssh_port": running.ssh_port, "pid": os.getpid()}
-    tmp = Path(ready + ".tmp")
-    tmp.write_text(json.dumps(info))
-    tmp.replace(ready)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    try:
-        await asyncio.wait_for(running.stop(), 20)
-    finally:
-        if profiler is not None:
-            profiler.disable()
-            profiler.dump_stats(str(profile))
-
-
-def _child(argv: Sequence[str]) -> None:
-    p = argparse.ArgumentParser(prog="python -m server.clients.load --serve-child")
-    p.add_argument("--serve-child", action="store_true")
-    p.add_argument("--config", required=True)
-    p.add_argument("--ready-file", required=True)
-    p.add_argument("--data-dir", required=True)
-    p.add_argument("--profile")
-    ns = p.parse_args(argv)
-    asyncio.run(_child_main(ns.config, ns.ready_file, ns.data_dir, ns.profile))
-
-
-if __name__ == "__main__":
-    _child(sys.argv[1:])
