@@ -1,20 +1,32 @@
 """``donne load``: many wire bots against one server, one JSON object of figures.
 
-    donne load --clients 1000 --tables 250 --game president --rules classic --duration 60
+    donne load --clients 1000 --tables 250 --game president --rules classic --duration 60 --procs 2
 
 Without ``--port`` it starts the real ``donne serve`` in a subprocess
 (:class:`~server.clients.serverproc.ServerProcess`: free ports, a temporary
 data folder, limits raised for one address and no pause between rounds),
 learns its ports from the server's ready file and reads its memory and CPU
-from ``/proc``.
-With ``--host/--port`` it targets a running server (loopback only).
+from ``/proc``. With ``--host/--port`` it targets a running server (loopback
+only).
 
-The tables are filled with wire bots (:mod:`server.clients.wirebot`) that answer every
-decision as soon as its state arrives. The latency of an action is the time
-from sending it to receiving the next ``state`` push on the same connection.
-When a table's match ends, its bots open a new room and play on until the
-duration is over. Everything stops by itself: bounded duration, bounded
-connection and request time-outs.
+The clients are spread over ``--procs`` worker processes
+(:mod:`server.clients.loadworker`), whole tables each, every worker on its
+own asyncio loop; this process only starts them, steps them through
+connect → seat → measure, and gathers their figures. The wire bots
+(:mod:`server.clients.wirebot`) answer every decision as soon as its state
+arrives (or after ``--think`` seconds, jittered). The latency of an action is
+the time from sending it to receiving the next ``state`` push on the same
+connection. When a table's match ends, its bots open a new room and play on
+until the duration is over. Everything stops by itself: bounded duration,
+bounded connection, request and phase time-outs.
+
+The load generator must not be what is measured: each worker reports its
+CPU share of its core and the lag of its event loop (a periodic timer:
+scheduled against actual time, p99 and max). A worker whose lag p99 passes
+``--max-lag-ms`` (20 ms) or whose CPU share passes ``--max-worker-cpu``
+(0.85) is named in ``flagged``, and the run's latency figures then move to
+``suspect_latency`` (the top-level ``p50_ms`` … ``max_ms`` are ``null``):
+they measured the load generator, not the server.
 """
 
 from __future__ import annotations
@@ -24,20 +36,26 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import os
+import shutil
+import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from server.clients.common import Deadline, check_loopback
-from server.clients.figures import self_cpu_s, summarize_ms
-from server.clients.serverproc import ServerProcess
+from server.clients.common import check_loopback
+from server.clients.figures import summarize_ms
+from server.clients.loadworker import SETUP_TIMEOUT, WorkerSpec
+from server.clients.serverproc import ROOT, ServerFailed, ServerProcess
 
-SETUP_TIMEOUT = 180.0
-"""Seconds allowed to seat every client (connections, creates and joins are not measured)."""
+PHASE_SLACK = 60.0
+"""Seconds a worker may take beyond its own time-outs to answer a phase before the run gives up."""
 
-# ---------------------------------------------------------------------------
-# the load run
+LATENCY_KEYS = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
 
 
 @dataclass
@@ -56,210 +74,243 @@ class LoadOptions:
     turn_seconds: float | None = None
     think: float = 0.0
     profile: str | None = None
+    procs: int = 1
+    max_lag_ms: float = 20.0
+    max_worker_cpu: float = 0.85
+    test_burn_ms: float = 0.0
+    """Tests only: worker 0 blocks its loop this many ms out of every 100 ms of the window."""
 
 
-async def _connect(opts: LoadOptions, port: int, name: str) -> Any:
-    from server.clients.client import Client
-
-    if opts.transport == "ssh":
-        return await Client.connect_ssh(opts.host, port, name, timeout=60)
-    client = await Client.connect_tcp(opts.host, port, timeout=60)
-    await client.login(name)
-    return client
+# ---------------------------------------------------------------------------
+# pure parts: splitting the tables, flagging the workers, the latency figures
 
 
-class _Table:
-    """The seats of one table; the first seat creates each match's room, the others join it."""
-
-    def __init__(self, index: int, seats: int) -> None:
-        self.index = index
-        self.seats = seats
-        self.room: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self.barrier = asyncio.Barrier(seats)
-
-
-async def _seat_loop(opts: LoadOptions, table: _Table, seat: int, client: Any, bot: Any, stats: Any,
-                     deadline: Deadline, ready: Callable[[], None]) -> None:
-    """Seat ``client`` at ``table`` and play matches until the deadline (a new room for each match).
-
-    ``ready()`` is called once the first seating was tried: the measured window
-    starts when every seat is at its table, so the set-up is not in the figures.
-    """
-    from server.clients.client import ClientError
-
-    create: dict[str, Any] = {"game": opts.game, "seats": table.seats}
-    if opts.game == "president":
-        create["rules"] = opts.rules
-    if opts.turn_seconds:
-        create["turn_seconds"] = opts.turn_seconds
-    first = True
-    try:
-        while time.perf_counter() < deadline.at:
-            client.clear_pushes()
-            timeout = SETUP_TIMEOUT if first else deadline.remaining()
-            try:
-                if seat == 0:
-                    reply = await client.request("create", timeout=timeout, **create)
-                    room = str(reply["room"])
-                    table.room.set_result(room)
-                else:
-                    room = await asyncio.wait_for(asyncio.shield(table.room), timeout)
-                    await client.request("join", room=room, timeout=timeout)
-            except TimeoutError:  # ClientTimeout included
-                if not first:
-                    return  # the wait was cut at the end of the measured window: not an error
-                stats.error("setup_timeout")
-                return
-            except ClientError as exc:
-                stats.error("setup_" + exc.code)
-                return
-            bot.room = room
-            client.send("state")
-            if first:
-                first = False
-                ready()
-            result = await bot.play(deadline, matches=1)
-            if result != "over":
-                if result == "closed":
-                    stats.disconnects += 1
-                return
-            # a new room for the next match, once every seat of this one is done
-            with contextlib.suppress(ClientError):
-                await client.request("leave")
-            try:
-                await asyncio.wait_for(table.barrier.wait(), deadline.remaining())
-                if seat == 0:
-                    table.room = asyncio.get_running_loop().create_future()
-                await asyncio.wait_for(table.barrier.wait(), deadline.remaining())
-            except (TimeoutError, asyncio.BrokenBarrierError):
-                return
-    finally:
-        if first:
-            ready()
+def split_tables(tables: int, procs: int) -> list[list[int]]:
+    """``tables`` table indices in ``procs`` contiguous groups whose sizes differ by one at most."""
+    base, extra = divmod(tables, procs)
+    out: list[list[int]] = []
+    start = 0
+    for w in range(procs):
+        n = base + (1 if w < extra else 0)
+        out.append(list(range(start, start + n)))
+        start += n
+    return out
 
 
-async def run_load(opts: LoadOptions) -> dict[str, Any]:
-    """One load run; returns the figures (see ``donne load --help``)."""
-    from server.clients.wirebot import WireBot, WireStats
+def flag_workers(workers: Sequence[dict[str, Any]], max_lag_ms: float, max_cpu: float) -> list[str]:
+    """Why the run's latencies are the load generator's: one reason per worker over a threshold."""
+    reasons: list[str] = []
+    for w in workers:
+        if w["lag_p99_ms"] > max_lag_ms:
+            reasons.append(f"worker {w['worker']}: event-loop lag p99 {w['lag_p99_ms']:g} ms > {max_lag_ms:g} ms"
+                           f" (max {w['lag_max_ms']:g} ms)")
+        if w["cpu_share"] > max_cpu:
+            reasons.append(f"worker {w['worker']}: {w['cpu_share']:.0%} of its core busy > {max_cpu:.0%}")
+    return reasons
 
+
+def latency_figures(latencies_s: Sequence[float], flagged: Sequence[str]) -> dict[str, Any]:
+    """``p50_ms`` … ``max_ms`` when no worker is flagged; else those are ``None`` and the figures
+    are under ``suspect_latency`` (``None`` otherwise)."""
+    figures = summarize_ms(latencies_s)
+    if flagged:
+        return {**dict.fromkeys(LATENCY_KEYS), "suspect_latency": figures}
+    return {**figures, "suspect_latency": None}
+
+
+def check_options(opts: LoadOptions) -> int:
+    """Refuse (``SystemExit`` with the reason) options that cannot make a run; the seats per table."""
     check_loopback(opts.host)
     if opts.tables < 1 or opts.clients < opts.tables:
         raise SystemExit("need at least one table and one client per table")
     seats = opts.clients // opts.tables
     if seats < 3:
         raise SystemExit(f"{opts.clients} clients for {opts.tables} tables is {seats} a table; 3 at least")
+    if opts.procs < 1:
+        raise SystemExit("--procs must be at least 1")
+    if opts.procs > opts.tables:
+        raise SystemExit(f"--procs {opts.procs} needs at least {opts.procs} tables (a table's seats share one "
+                         f"worker), not {opts.tables}")
+    if not opts.duration > 0:
+        raise SystemExit("--duration must be positive")
+    if opts.profile and opts.port is not None:
+        raise SystemExit("--profile profiles the server donne load starts: not with --port")
+    if opts.transport not in ("tcp", "ssh"):
+        raise SystemExit(f"unknown transport {opts.transport!r}: tcp or ssh")
+    return seats
+
+
+# ---------------------------------------------------------------------------
+# worker processes
+
+
+class WorkerFailed(RuntimeError):
+    """A worker process died, answered out of turn, or not in time."""
+
+
+class _WorkerProcess:
+    """One ``python -m server.clients.loadworker`` child: lines to its stdin, JSON lines from its stdout."""
+
+    def __init__(self, spec: WorkerSpec, log_path: Path) -> None:
+        self.spec = spec
+        self.log_path = log_path
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH"))
+                                                             if p)}
+        with open(self.log_path, "wb") as log:
+            self.proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "server.clients.loadworker", self.spec.to_json(),
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=log, env=env,
+                limit=1 << 28,  # the result line carries every latency of the window
+                start_new_session=True,  # a ^C reaches the parent, which stops the workers itself
+            )
+
+    def tell(self, word: str) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        self.proc.stdin.write(word.encode() + b"\n")
+
+    async def expect(self, phase: str, timeout: float) -> dict[str, Any]:
+        assert self.proc is not None and self.proc.stdout is not None
+        try:
+            line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        except TimeoutError:
+            raise WorkerFailed(f"worker {self.spec.index}: no {phase!r} in {timeout:g}s{self.log_tail()}") from None
+        if not line:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.proc.wait(), 5)
+            raise WorkerFailed(f"worker {self.spec.index} exited ({self.proc.returncode}) before {phase!r}"
+                               f"{self.log_tail()}")
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            raise WorkerFailed(f"worker {self.spec.index}: not JSON: {line[:200]!r}") from None
+        if not isinstance(msg, dict) or msg.get("phase") != phase:
+            raise WorkerFailed(f"worker {self.spec.index}: expected {phase!r}, got {line[:200]!r}")
+        return msg
+
+    def log_tail(self, n: int = 1500) -> str:
+        with contextlib.suppress(OSError):
+            text = self.log_path.read_text(errors="replace").strip()
+            if text:
+                return ": " + text[-n:]
+        return ""
+
+    async def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.stdin is not None:
+            with contextlib.suppress(Exception):
+                proc.stdin.close()  # a worker still waiting for a line ends at the end of its stdin
+        try:
+            await asyncio.wait_for(proc.wait(), 10)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+
+
+# ---------------------------------------------------------------------------
+# the load run
+
+
+def _sum(results: Sequence[dict[str, Any]], key: str) -> Any:
+    return sum(r[key] for r in results)
+
+
+async def run_load(opts: LoadOptions) -> dict[str, Any]:
+    """One load run; returns the figures (see ``bench/README.md``, section load)."""
+    seats = check_options(opts)
+    groups = split_tables(opts.tables, opts.procs)
     server: ServerProcess | None = None
-    port = opts.port
-    if port is None:
-        server = await ServerProcess(profile=opts.profile).start()
-        port = server.ssh_port if opts.transport == "ssh" else server.telnet_port
-    stats = WireStats()
-    clients: list[Any] = []
-    tasks: list[asyncio.Task[None]] = []
+    workers: list[_WorkerProcess] = []
+    tmp = Path(tempfile.mkdtemp(prefix="donne-load-"))
     token = hashlib.sha256(f"{opts.seed}{time.time()}".encode()).hexdigest()[:4]
     try:
+        port = opts.port
+        if port is None:
+            server = await ServerProcess(profile=opts.profile).start()
+            port = server.ssh_port if opts.transport == "ssh" else server.telnet_port
         rss0 = server.rss_mb() if server else None
-        sem = asyncio.Semaphore(opts.connect_parallel)
-        connect_failures = 0
-
-        async def one(i: int) -> Any:
-            nonlocal connect_failures
-            async with sem:
-                try:
-                    return await _connect(opts, port, f"L{token}t{i // seats}s{i % seats}")
-                except Exception as exc:  # any failure to connect is a figure, not a crash
-                    connect_failures += 1
-                    stats.codes[f"connect:{type(exc).__name__}"] += 1
-                    return None
-
-        t_connect = time.perf_counter()
-        got = await asyncio.gather(*(one(i) for i in range(opts.tables * seats)))
-        connect_s = time.perf_counter() - t_connect
-        clients = [c for c in got if c is not None]
-        connected = len(clients)
+        parallel = max(1, -(-opts.connect_parallel // opts.procs))
+        for w, group in enumerate(groups):
+            spec = WorkerSpec(index=w, port=port, tables=group, seats=seats, host=opts.host,
+                              transport=opts.transport, game=opts.game, rules=opts.rules,
+                              strategy=opts.strategy, seed=opts.seed, token=token, connect_parallel=parallel,
+                              turn_seconds=opts.turn_seconds, think=opts.think, duration=opts.duration,
+                              burn_ms=opts.test_burn_ms if w == 0 else 0.0)
+            workers.append(_WorkerProcess(spec, tmp / f"worker{w}.log"))
+        for wp in workers:
+            await wp.start()
+        # connect (not measured)
+        connected = await asyncio.gather(*(wp.expect("connected", SETUP_TIMEOUT + PHASE_SLACK) for wp in workers))
         rss_connected = server.rss_mb() if server else None
-        deadline = Deadline()
-        expected = sum(1 for c in got if c is not None)
-        all_ready = asyncio.Event()
-        ready_count = 0
-
-        def ready() -> None:
-            nonlocal ready_count
-            ready_count += 1
-            if ready_count >= expected:
-                all_ready.set()
-
+        # seat (not measured)
         t_setup = time.perf_counter()
-        for t in range(opts.tables):
-            table = _Table(t, seats)
-            for s in range(seats):
-                client = got[t * seats + s]
-                if client is None:
-                    continue  # the table waits for a seat that never comes: its other seats idle
-                bot = WireBot(client, opts.strategy, f"{opts.seed}/{t}/{s}".encode(), stats,
-                              idle_timeout=SETUP_TIMEOUT + opts.duration, think=opts.think)
-                tasks.append(asyncio.create_task(_seat_loop(opts, table, s, client, bot, stats, deadline, ready)))
-        if expected:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(all_ready.wait(), SETUP_TIMEOUT)
+        for wp in workers:
+            wp.tell("seat")
+        await asyncio.gather(*(wp.expect("ready", SETUP_TIMEOUT + PHASE_SLACK) for wp in workers))
         setup_s = time.perf_counter() - t_setup
-        # the measured window: every seat is at its table
+        # the measured window: every seat of every worker is at its table
         cpu0 = server.cpu_s() if server else None
-        client_cpu0 = self_cpu_s()
-        received0 = sum(c.received for c in clients)
-        sent0 = sum(c.sent for c in clients)
-        actions0, lat0, matches0, refused0 = stats.actions, len(stats.latencies), stats.matches, stats.refused
         t0 = time.perf_counter()
-        deadline.at = t0 + opts.duration
-        await asyncio.wait(tasks, timeout=opts.duration + 30)
-        elapsed = min(time.perf_counter(), deadline.at) - t0
+        for wp in workers:
+            wp.tell("go")
+        await asyncio.sleep(opts.duration)
+        elapsed = time.perf_counter() - t0
         cpu1 = server.cpu_s() if server else None
-        received = sum(c.received for c in clients) - received0
-        sent = sum(c.sent for c in clients) - sent0
-        actions = stats.actions - actions0
-        client_cpu = self_cpu_s() - client_cpu0
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        results = await asyncio.gather(*(wp.expect("result", 30 + PHASE_SLACK) for wp in workers))
         rss1 = server.rss_mb() if server else None
-        still = sum(1 for c in clients if not c.closed.is_set())
-        result: dict[str, Any] = {
-            "clients": connected,
-            "connected_at_end": still,
-            "tables": opts.tables,
-            "seats": seats,
-            "game": opts.game,
-            "rules": opts.rules if opts.game == "president" else None,
-            "transport": opts.transport,
-            "strategy": opts.strategy,
-            "think_s": opts.think,
-            "duration_s": round(elapsed, 2),
-            "connect_s": round(connect_s, 2),
-            "setup_s": round(setup_s, 2),
-            "actions": actions,
-            "actions_per_s": round(actions / elapsed, 1) if elapsed > 0 else 0.0,
-            **summarize_ms(stats.latencies[lat0:]),
-            "matches": round((stats.matches - matches0) / seats, 1),  # each bot of a table sees its end
-            "lines_in_per_s": round(received / elapsed, 1) if elapsed > 0 else 0.0,
-            "lines_out_per_s": round(sent / elapsed, 1) if elapsed > 0 else 0.0,
-            "errors": stats.errors + connect_failures,
-            "refused": stats.refused - refused0,
-            "disconnects": stats.disconnects + sum(1 for c in clients if c.closed.is_set()),
-            "codes": dict(stats.codes),
-            "client_cpu_s": round(client_cpu, 2),
-            "server_rss_mb": None if rss1 is None else round(rss1, 1),
-            "server_rss_start_mb": None if rss0 is None else round(rss0, 1),
-            "server_rss_connected_mb": None if rss_connected is None else round(rss_connected, 1),
-            "server_cpu_s": None if cpu0 is None or cpu1 is None else round(cpu1 - cpu0, 2),
-            "server_cpu_share": None if cpu0 is None or cpu1 is None else round((cpu1 - cpu0) / elapsed, 3),
-        }
-        return result
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+        await asyncio.gather(*(wp.stop() for wp in workers), return_exceptions=True)
         if server is not None:
             await server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    latencies = [us / 1e6 for r in results for us in r["latencies_us"]]
+    per_worker = [{k: v for k, v in r.items() if k not in ("phase", "latencies_us")} for r in results]
+    flagged = flag_workers(per_worker, opts.max_lag_ms, opts.max_worker_cpu)
+    codes: Counter[str] = Counter()
+    for r in results:
+        codes.update(r["codes"])
+    actions = _sum(results, "actions")
+    server_cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+    return {
+        "clients": _sum(connected, "clients"),
+        "connected_at_end": _sum(results, "connected_at_end"),
+        "tables": opts.tables,
+        "seats": seats,
+        "game": opts.game,
+        "rules": opts.rules if opts.game == "president" else None,
+        "transport": opts.transport,
+        "strategy": opts.strategy,
+        "think_s": opts.think,
+        "procs": opts.procs,
+        "duration_s": round(elapsed, 2),
+        "connect_s": round(max(c["connect_s"] for c in connected), 2),
+        "setup_s": round(setup_s, 2),
+        "actions": actions,
+        "actions_per_s": round(actions / elapsed, 1),
+        **latency_figures(latencies, flagged),
+        "matches": round(_sum(results, "matches"), 1),
+        "lines_in_per_s": round(_sum(results, "received") / elapsed, 1),
+        "lines_out_per_s": round(_sum(results, "sent") / elapsed, 1),
+        "errors": _sum(results, "errors"),
+        "refused": _sum(results, "refused"),
+        "disconnects": _sum(results, "disconnects"),
+        "codes": dict(codes),
+        "client_cpu_s": round(_sum(results, "cpu_s"), 2),
+        "server_rss_mb": None if rss1 is None else round(rss1, 1),
+        "server_rss_start_mb": None if rss0 is None else round(rss0, 1),
+        "server_rss_connected_mb": None if rss_connected is None else round(rss_connected, 1),
+        "server_cpu_s": None if server_cpu is None else round(server_cpu, 2),
+        "server_cpu_share": None if server_cpu is None else round(server_cpu / elapsed, 3),
+        "workers": per_worker,
+        "thresholds": {"lag_p99_ms": opts.max_lag_ms, "worker_cpu_share": opts.max_worker_cpu},
+        "flagged": flagged,
+    }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -274,16 +325,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", default="tcp", choices=["tcp", "ssh"])
     parser.add_argument("--strategy", default="greedy")
     parser.add_argument("--seed", default="load")
-    parser.add_argument("--connect-parallel", type=int, default=32, help="handshakes at once")
+    parser.add_argument("--connect-parallel", type=int, default=32, help="handshakes at once (all workers)")
     parser.add_argument("--turn-seconds", type=float, help="turn time of the rooms created")
     parser.add_argument("--think", type=float, default=0.0,
                         help="seconds a bot waits before each action (jittered 0.5x-1.5x); 0: as fast as the "
                              "server answers")
     parser.add_argument("--profile", help="cProfile the started server into this file")
+    parser.add_argument("--procs", type=int, default=1,
+                        help="worker processes the tables are spread over (each its own event loop)")
+    parser.add_argument("--max-lag-ms", type=float, default=20.0,
+                        help="flag a worker whose event-loop lag p99 is above this (its latencies are suspect)")
+    parser.add_argument("--max-worker-cpu", type=float, default=0.85,
+                        help="flag a worker busier than this share of its core")
+    parser.add_argument("--test-burn-ms", type=float, default=0.0, help=argparse.SUPPRESS)  # tests only
 
 
 def run(args: argparse.Namespace) -> int:
     opts = LoadOptions(**{k: v for k, v in vars(args).items() if k in LoadOptions.__dataclass_fields__})
-    result = asyncio.run(run_load(opts))
+    try:
+        result = asyncio.run(run_load(opts))
+    except (WorkerFailed, ServerFailed) as exc:
+        print(f"donne load: {exc}", file=sys.stderr)
+        return 1
     print(json.dumps(result))
     return 0

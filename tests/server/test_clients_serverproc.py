@@ -134,7 +134,7 @@ async def test_a_server_that_cannot_start_is_a_clear_failure() -> None:
 
 
 def test_the_tools_import_nothing_else_of_server() -> None:
-    code = ("import sys, server.clients.load, server.clients.wirebot; "
+    code = ("import sys, server.clients.load, server.clients.wirebot, server.clients.loadworker; "
             "print(sorted(m for m in sys.modules if m.startswith('server.') and not m.startswith('server.clients')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
