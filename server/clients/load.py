@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.bots import LEVELS, strategies
 from server.clients.common import check_loopback
 from server.clients.figures import summarize_ms
 from server.clients.loadworker import SETUP_TIMEOUT, WorkerSpec
@@ -135,6 +136,11 @@ def check_options(opts: LoadOptions) -> int:
         raise SystemExit("--duration must be positive")
     if opts.profile and opts.port is not None:
         raise SystemExit("--profile profiles the server donne load starts: not with --port")
+    if opts.game not in ("president", "speculation"):
+        raise SystemExit(f"unknown game {opts.game!r}: president or speculation")
+    known = strategies(opts.game)
+    if LEVELS.get(opts.strategy, opts.strategy) not in known:
+        raise SystemExit(f"no strategy {opts.strategy!r} for {opts.game}: {', '.join(known)}")
     if opts.transport not in ("tcp", "ssh"):
         raise SystemExit(f"unknown transport {opts.transport!r}: tcp or ssh")
     return seats
@@ -220,6 +226,15 @@ def _sum(results: Sequence[dict[str, Any]], key: str) -> Any:
     return sum(r[key] for r in results)
 
 
+async def _phase(workers: Sequence[_WorkerProcess], phase: str, timeout: float) -> list[dict[str, Any]]:
+    """Every worker's ``phase`` message; the first failure raised once all have answered or failed."""
+    got = await asyncio.gather(*(wp.expect(phase, timeout) for wp in workers), return_exceptions=True)
+    for item in got:
+        if isinstance(item, BaseException):
+            raise item
+    return [item for item in got if not isinstance(item, BaseException)]
+
+
 async def run_load(opts: LoadOptions) -> dict[str, Any]:
     """One load run; returns the figures (see ``bench/README.md``, section load)."""
     seats = check_options(opts)
@@ -245,13 +260,13 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         for wp in workers:
             await wp.start()
         # connect (not measured)
-        connected = await asyncio.gather(*(wp.expect("connected", SETUP_TIMEOUT + PHASE_SLACK) for wp in workers))
+        connected = await _phase(workers, "connected", SETUP_TIMEOUT + PHASE_SLACK)
         rss_connected = server.rss_mb() if server else None
         # seat (not measured)
         t_setup = time.perf_counter()
         for wp in workers:
             wp.tell("seat")
-        await asyncio.gather(*(wp.expect("ready", SETUP_TIMEOUT + PHASE_SLACK) for wp in workers))
+        await _phase(workers, "ready", SETUP_TIMEOUT + PHASE_SLACK)
         setup_s = time.perf_counter() - t_setup
         # the measured window: every seat of every worker is at its table
         cpu0 = server.cpu_s() if server else None
@@ -261,7 +276,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         await asyncio.sleep(opts.duration)
         elapsed = time.perf_counter() - t0
         cpu1 = server.cpu_s() if server else None
-        results = await asyncio.gather(*(wp.expect("result", 30 + PHASE_SLACK) for wp in workers))
+        results = await _phase(workers, "result", 30 + PHASE_SLACK)
         rss1 = server.rss_mb() if server else None
     finally:
         await asyncio.gather(*(wp.stop() for wp in workers), return_exceptions=True)

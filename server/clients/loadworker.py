@@ -32,6 +32,7 @@ import dataclasses
 import json
 import sys
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -267,6 +268,7 @@ class LoadWorker:
         elapsed = max(1e-9, min(time.perf_counter(), self.deadline.at) - t0)
         cpu = self_cpu_s() - cpu0
         lag = self.monitor.summary()
+        self._count_crashes()
         if self._burn is not None:
             self._burn.cancel()
         latencies = stats.latencies[lat0:]
@@ -290,6 +292,13 @@ class LoadWorker:
             **lag,
             **summarize_ms(latencies),
         }
+
+    def _count_crashes(self) -> None:
+        """A seat whose task died of an exception is an error (``crash:Type``), its traceback on stderr."""
+        for task in self.tasks:
+            if task.done() and not task.cancelled() and (exc := task.exception()) is not None:
+                self.stats.error(f"crash:{type(exc).__name__}")
+                traceback.print_exception(exc, file=sys.stderr)
 
     async def close(self) -> None:
         if self._burn is not None:

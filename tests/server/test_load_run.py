@@ -20,7 +20,7 @@ from server.clients.load import (
     run_load,
     split_tables,
 )
-from server.clients.loadworker import WorkerSpec
+from server.clients.loadworker import LoadWorker, WorkerSpec
 from server.clients.loadworker import main as worker_main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,6 +78,8 @@ def test_flagged_latencies_are_reported_as_suspect_not_as_the_servers() -> None:
     ({"duration": 0}, "positive"),
     ({"profile": "x.prof", "port": 2323}, "not with --port"),
     ({"transport": "udp"}, "unknown transport"),
+    ({"game": "poker"}, "unknown game"),
+    ({"strategy": "nosuch"}, "no strategy 'nosuch' for president"),
 ])
 def test_options_that_cannot_make_a_run_are_refused(changes: dict[str, Any], says: str) -> None:
     with pytest.raises(SystemExit) as info:
@@ -89,6 +91,7 @@ def test_options_that_cannot_make_a_run_are_refused(changes: dict[str, Any], say
 
 def test_check_options_gives_the_seats_per_table() -> None:
     assert check_options(LoadOptions(clients=40, tables=10, procs=2)) == 4
+    assert check_options(LoadOptions(clients=9, tables=3, game="speculation", strategy="easy")) == 3
 
 
 def test_a_worker_refuses_a_bad_spec(capsys: pytest.CaptureFixture[str]) -> None:
@@ -175,6 +178,22 @@ async def test_a_deliberately_busy_worker_is_flagged_and_its_latencies_are_suspe
     assert any(r.startswith("worker 0: event-loop lag p99") for r in result["flagged"]), result["flagged"]
     assert result["workers"][0]["lag_p99_ms"] >= 50
     assert result["p99_ms"] is None and result["suspect_latency"]["p99_ms"] > 0
+
+
+@pytest.mark.e2e
+async def test_a_bot_that_crashes_is_an_error_not_silence(server: Any) -> None:
+    # a worker in this process against the test's server; a strategy the engine does not know
+    # (donne load refuses it up front) makes every bot fail on its first state
+    spec = WorkerSpec(index=0, port=server.telnet_port, tables=[0], seats=3, strategy="nosuch", duration=0.5)
+    worker = LoadWorker(spec)
+    try:
+        assert (await worker.connect())["clients"] == 3
+        assert (await worker.seat())["seated"] == 3
+        result = await worker.measure()
+    finally:
+        await worker.close()
+    assert result["actions"] == 0
+    assert result["errors"] == 3 and result["codes"] == {"crash:KeyError": 3}
 
 
 @pytest.mark.e2e
