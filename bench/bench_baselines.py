@@ -29,8 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import EchoProcess, close_all, connect_many, echo_round_trips, machine, setup_cycles, today
 
-from server.client import Client
-from server.load import LoadOptions, ServerProcess, run_load
+from server.clients.client import Client
+from server.clients.load import LoadOptions, run_load
+from server.clients.serverproc import ServerProcess
 
 
 async def echo_throughput(kind: str, clients: int, duration: float) -> dict[str, Any]:
@@ -79,6 +80,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--clients", type=int, default=1000)
     p.add_argument("--duration", type=float, default=10.0)
     p.add_argument("--ssh-cycles", type=int, default=100)
+    p.add_argument("--procs", type=int, default=1, help="worker processes of donne load's play run")
     p.add_argument("--quick", action="store_true", help="100 clients, 3 s, 20 cycles")
     args = p.parse_args(argv)
     if args.quick:
@@ -87,7 +89,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     result: dict[str, Any] = {"bench": "baselines", "date": today(), "machine": machine(), "clients": n}
     for kind in ("asyncio", "telnet", "ssh"):
         result[f"echo_{kind}"] = await echo_throughput(kind, n, args.duration)
-    play = await run_load(LoadOptions(clients=n, tables=n // 4, duration=args.duration))
+    play = await run_load(LoadOptions(clients=n, tables=n // 4, duration=args.duration, procs=args.procs))
     result["donne_play"] = play
     result["ssh_setup"] = await ssh_setup(args.ssh_cycles)
     telnet = result["echo_telnet"]["lines_per_s"]

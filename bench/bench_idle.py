@@ -2,10 +2,10 @@
 
     python bench/bench_idle.py [--clients 1000] [--transports tcp,ssh] [--quick]
 
-For each transport a fresh donne server (subprocess, ``server.load.ServerProcess``)
-is started; its RSS is read from ``/proc`` before any connection, then N clients
-connect (telnet: raw TCP + ``json`` + ``login`` as a guest; SSH: exec ``json``
-as a guest name) and stay idle; after a settle time the RSS is read again.
+For each transport a fresh ``donne serve`` (a subprocess,
+``server.clients.serverproc.ServerProcess``) is started; its RSS is read from
+``/proc`` before any connection, then N clients connect (telnet: raw TCP +
+``json`` + ``login`` as a guest; SSH: exec ``json`` as a guest name) and stay idle; after a settle time the RSS is read again.
 ``kib_per_connection`` = (RSS with N idle − RSS before) / N. Target (printed,
 not asserted): at most 64 KiB. The same is measured for the bare telnetlib3 and
 asyncssh echo servers, for comparison.
@@ -24,8 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import EchoProcess, close_all, connect_many, machine, today
 
-from server.client import Client
-from server.load import ServerProcess, proc_cpu_s, proc_rss_mb
+from server.clients.client import Client
+from server.clients.figures import proc_cpu_s, proc_rss_mb
+from server.clients.serverproc import ServerProcess
 
 
 async def measure(pid: int, connect: Any, n: int, settle: float) -> dict[str, Any]:

@@ -3,12 +3,16 @@
     python bench/bench_load.py [--sizes 100,500,1000] [--duration 30] [--rules classic] [--quick]
     python bench/bench_load.py --sizes 1000 --think 1.0                 # bots decide in 0.5-1.5 s
     python bench/bench_load.py --sizes 1000 --profile /tmp/donne.prof   # cProfile the server
+    python bench/bench_load.py --sizes 1000 --procs 2                   # bots in 2 worker processes
 
-Each size is a fresh server (subprocess) with ``clients/4`` tables of 4 wire bots
-(greedy), playing as fast as the server answers for ``--duration`` seconds.
-Target (printed, not asserted): 1,000 bots in 250 classic tables with p99
-action latency < 100 ms. With ``--profile`` the server's cProfile statistics are
-written to that file and the top functions printed to stderr.
+Each size is a fresh server (``donne serve`` in a subprocess) with ``clients/4``
+tables of 4 wire bots (greedy) spread over ``--procs`` worker processes, playing
+as fast as the server answers for ``--duration`` seconds. Target (printed, not
+asserted): 1,000 bots in 250 classic tables with p99 action latency < 100 ms.
+A run whose workers lagged is ``flagged`` and its latencies are under
+``suspect_latency`` (not the server's). With ``--profile`` the server's
+cProfile statistics are written to that file and the top functions printed to
+stderr.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import machine, today
 
-from server.load import LoadOptions, run_load
+from server.clients.load import LoadOptions, run_load
 
 
 async def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -38,6 +42,8 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--seats", type=int, default=4)
     p.add_argument("--think", type=float, default=0.0, help="seconds per decision (0: at once)")
     p.add_argument("--profile")
+    p.add_argument("--procs", type=int, default=1, help="worker processes of the load generator")
+    p.add_argument("--max-lag-ms", type=float, default=20.0, help="flag a worker whose loop lag p99 is above")
     p.add_argument("--quick", action="store_true", help="sizes 40 and 200, 5 s")
     args = p.parse_args(argv)
     if args.quick:
@@ -46,7 +52,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     for size in (int(x) for x in args.sizes.split(",")):
         opts = LoadOptions(clients=size, tables=size // args.seats, game=args.game, rules=args.rules,
                            duration=args.duration, transport=args.transport, think=args.think,
-                           profile=args.profile)
+                           profile=args.profile, procs=args.procs, max_lag_ms=args.max_lag_ms)
         run = await run_load(opts)
         run["target_p99_ms"] = 100
         out["runs"].append(run)

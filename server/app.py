@@ -4,6 +4,12 @@
 lobby, the store) whose ``stop()`` shuts down cleanly: stop accepting, tell
 everyone, end every room (refunding the chips of unfinished rounds), close
 the sessions, the listeners and the store. ``stop()`` is idempotent.
+
+``donne serve --ready-file PATH`` writes ``{"telnet_port", "ssh_port",
+"pid"}`` as JSON to PATH once both servers listen (whole, by a rename, so a
+reader never sees half of it) and removes it when the server stops: a
+script that started it on ports ``0`` learns the ports there
+(``server/clients/serverproc.py``).
 """
 
 from __future__ import annotations
@@ -11,9 +17,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
+import os
 import signal
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from server.config import Config, ConfigError, load_config
@@ -124,22 +133,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", help="folder for the SQLite file and the SSH host key")
     parser.add_argument("--config", help="TOML file overriding config/default.toml")
     parser.add_argument("--log-level", help="DEBUG, INFO, WARNING...")
+    parser.add_argument("--ready-file", metavar="PATH",
+                        help='once listening, write {"telnet_port", "ssh_port", "pid"} as JSON to PATH '
+                             "(removed at stop)")
 
 
-async def serve(config: Config) -> None:
+def write_ready_file(path: Path, running: Running) -> None:
+    """Write the listening ports and this process's id to ``path``, whole (a temporary file renamed)."""
+    info = {"telnet_port": running.telnet_port, "ssh_port": running.ssh_port, "pid": os.getpid()}
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(info))
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise ConfigError(f"cannot write the ready file {path}: {exc.strerror}") from None
+
+
+async def serve(config: Config, ready_file: str | Path | None = None) -> None:
     running = await start(config)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
+    ready: Path | None = None
     try:
+        if ready_file is not None:
+            write_ready_file(Path(ready_file), running)
+            ready = Path(ready_file)
         await stop.wait()
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(sig)
         await running.stop()
+        if ready is not None:
+            with contextlib.suppress(OSError):
+                ready.unlink()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -157,6 +189,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     logging.basicConfig(level=config.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(config))
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serve(config, getattr(args, "ready_file", None)))
+    except ConfigError as exc:
+        print(f"donne serve: {exc}")
+        return 2
     return 0

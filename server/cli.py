@@ -15,8 +15,8 @@ from collections.abc import Sequence
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("server.app", "Start the SSH and telnet servers."),
     "simulate": ("server.simulate", "Play matches between engine bots in-process; print JSON figures."),
-    "bot": ("server.wirebot", "Play over the wire with engine strategies."),
-    "load": ("server.load", "Load generator: many wire bots against a server; print JSON figures."),
+    "bot": ("server.clients.wirebot", "Play over the wire with engine strategies."),
+    "load": ("server.clients.load", "Load generator: many wire bots against a server; print JSON figures."),
     "audit": ("server.storage.cli", "Check the chip ledger of a data folder (balances + escrow = granted - retired)."),
 }
 

@@ -53,9 +53,9 @@ async def server(tmp_path: Any) -> AsyncIterator[Running]:
         await asyncio.wait_for(running.stop(), 20)
 
 
-# -- scripted JSON players (server/client.py) ------------------------------------------------
+# -- scripted JSON players (server/clients/client.py) ------------------------------------------------
 
-from server.client import Client  # noqa: E402
+from server.clients.client import Client  # noqa: E402
 
 
 async def connect(running: Running, name: str, *, timeout: float = 10.0) -> Client:

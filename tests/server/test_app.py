@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from server.client import Client
+from server.clients.client import Client
 from tests.server.conftest import start_server
 
 ROOT = Path(__file__).resolve().parents[2]

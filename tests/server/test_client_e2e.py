@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from server.client import Client, ClientClosed, ClientError
+from server.clients.client import Client, ClientClosed, ClientError
 
 pytestmark = pytest.mark.e2e
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from server.client import Client
+from server.clients.client import Client
 from server.storage import open_store
 from server.storage.api import HOUSE
 from server.storage.cli import audit_file

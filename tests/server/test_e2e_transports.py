@@ -8,7 +8,7 @@ import asyncssh
 import pytest
 import telnetlib3
 
-from server.client import Client
+from server.clients.client import Client
 
 pytestmark = pytest.mark.e2e
 

@@ -5,7 +5,7 @@ import contextlib
 import json
 import os
 
-from server.client import Client
+from server.clients.client import Client
 from tests.server.conftest import start_server
 
 IAC = 0xFF

@@ -10,7 +10,7 @@ import json
 
 import asyncssh
 
-from server.client import Client
+from server.clients.client import Client
 from server.lobby import Lobby
 
 HOST = "127.0.0.1"

@@ -9,7 +9,7 @@ import asyncssh
 import pytest
 
 from server.app import Running
-from server.client import Client, ClientError
+from server.clients.client import Client, ClientError
 
 HOST = "127.0.0.1"
 

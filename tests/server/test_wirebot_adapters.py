@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from engine.seeds import seed_from_int
-from server.wirebot import ADAPTERS, JsonEvent, command_of
+from server.clients.adapters import ADAPTERS
+from server.clients.wirebot import JsonEvent, command_of
 
 
 def as_pushed(match: Any, seat: int) -> dict[str, Any]:

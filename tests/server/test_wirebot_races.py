@@ -20,8 +20,8 @@ from typing import Any
 
 from engine.president import PresidentMatch
 from engine.seeds import seed_from_int
-from server.client import Client, _Transport
-from server.wirebot import WireBot
+from server.clients.client import Client, _Transport
+from server.clients.wirebot import WireBot
 
 from .test_wirebot_adapters import as_pushed
 

@@ -1,0 +1,366 @@
+"""``donne load``: many wire bots against one server, one JSON object of figures.
+
+    donne load --clients 1000 --tables 250 --game president --rules classic --duration 60 --procs 2
+
+Without ``--port`` it starts the real ``donne serve`` in a subprocess
+(:class:`~server.clients.serverproc.ServerProcess`: free ports, a temporary
+data folder, limits raised for one address and no pause between rounds),
+learns its ports from the server's ready file and reads its memory and CPU
+from ``/proc``. With ``--host/--port`` it targets a running server (loopback
+only).
+
+The clients are spread over ``--procs`` worker processes
+(:mod:`server.clients.loadworker`), whole tables each, every worker on its
+own asyncio loop; this process only starts them, steps them through
+connect → seat → measure, and gathers their figures. The wire bots
+(:mod:`server.clients.wirebot`) answer every decision as soon as its state
+arrives (or after ``--think`` seconds, jittered). The latency of an action is
+the time from sending it to receiving the next ``state`` push on the same
+connection. When a table's match ends, its bots open a new room and play on
+until the duration is over. Everything stops by itself: bounded duration,
+bounded connection, request and phase time-outs.
+
+The load generator must not be what is measured: each worker reports its
+CPU share of its core and the lag of its event loop (a periodic timer:
+scheduled against actual time, p99 and max). A worker whose lag p99 passes
+``--max-lag-ms`` (20 ms) or whose CPU share passes ``--max-worker-cpu``
+(0.85) is named in ``flagged``, and the run's latency figures then move to
+``suspect_latency`` (the top-level ``p50_ms`` … ``max_ms`` are ``null``):
+they measured the load generator, not the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.bots import LEVELS, strategies
+from server.clients.common import check_loopback
+from server.clients.figures import summarize_ms
+from server.clients.loadworker import SETUP_TIMEOUT, WorkerSpec
+from server.clients.serverproc import ROOT, ServerFailed, ServerProcess
+
+PHASE_SLACK = 60.0
+"""Seconds a worker may take beyond its own time-outs to answer a phase before the run gives up."""
+
+LATENCY_KEYS = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
+
+
+@dataclass
+class LoadOptions:
+    clients: int = 8
+    tables: int = 2
+    game: str = "president"
+    rules: str = "classic"
+    duration: float = 10.0
+    host: str = "127.0.0.1"
+    port: int | None = None
+    transport: str = "tcp"
+    strategy: str = "greedy"
+    seed: str = "load"
+    connect_parallel: int = 32
+    turn_seconds: float | None = None
+    think: float = 0.0
+    profile: str | None = None
+    procs: int = 1
+    max_lag_ms: float = 20.0
+    max_worker_cpu: float = 0.85
+    test_burn_ms: float = 0.0
+    """Tests only: worker 0 blocks its loop this many ms out of every 100 ms of the window."""
+
+
+# ---------------------------------------------------------------------------
+# pure parts: splitting the tables, flagging the workers, the latency figures
+
+
+def split_tables(tables: int, procs: int) -> list[list[int]]:
+    """``tables`` table indices in ``procs`` contiguous groups whose sizes differ by one at most."""
+    base, extra = divmod(tables, procs)
+    out: list[list[int]] = []
+    start = 0
+    for w in range(procs):
+        n = base + (1 if w < extra else 0)
+        out.append(list(range(start, start + n)))
+        start += n
+    return out
+
+
+def flag_workers(workers: Sequence[dict[str, Any]], max_lag_ms: float, max_cpu: float) -> list[str]:
+    """Why the run's latencies are the load generator's: one reason per worker over a threshold."""
+    reasons: list[str] = []
+    for w in workers:
+        if w["lag_p99_ms"] > max_lag_ms:
+            reasons.append(f"worker {w['worker']}: event-loop lag p99 {w['lag_p99_ms']:g} ms > {max_lag_ms:g} ms"
+                           f" (max {w['lag_max_ms']:g} ms)")
+        if w["cpu_share"] > max_cpu:
+            reasons.append(f"worker {w['worker']}: {w['cpu_share']:.0%} of its core busy > {max_cpu:.0%}")
+    return reasons
+
+
+def latency_figures(latencies_s: Sequence[float], flagged: Sequence[str]) -> dict[str, Any]:
+    """``p50_ms`` … ``max_ms`` when no worker is flagged; else those are ``None`` and the figures
+    are under ``suspect_latency`` (``None`` otherwise)."""
+    figures = summarize_ms(latencies_s)
+    if flagged:
+        return {**dict.fromkeys(LATENCY_KEYS), "suspect_latency": figures}
+    return {**figures, "suspect_latency": None}
+
+
+def check_options(opts: LoadOptions) -> int:
+    """Refuse (``SystemExit`` with the reason) options that cannot make a run; the seats per table."""
+    check_loopback(opts.host)
+    if opts.tables < 1 or opts.clients < opts.tables:
+        raise SystemExit("need at least one table and one client per table")
+    seats = opts.clients // opts.tables
+    if seats < 3:
+        raise SystemExit(f"{opts.clients} clients for {opts.tables} tables is {seats} a table; 3 at least")
+    if opts.procs < 1:
+        raise SystemExit("--procs must be at least 1")
+    if opts.procs > opts.tables:
+        raise SystemExit(f"--procs {opts.procs} needs at least {opts.procs} tables (a table's seats share one "
+                         f"worker), not {opts.tables}")
+    if not opts.duration > 0:
+        raise SystemExit("--duration must be positive")
+    if opts.profile and opts.port is not None:
+        raise SystemExit("--profile profiles the server donne load starts: not with --port")
+    if opts.game not in ("president", "speculation"):
+        raise SystemExit(f"unknown game {opts.game!r}: president or speculation")
+    known = strategies(opts.game)
+    if LEVELS.get(opts.strategy, opts.strategy) not in known:
+        raise SystemExit(f"no strategy {opts.strategy!r} for {opts.game}: {', '.join(known)}")
+    if opts.transport not in ("tcp", "ssh"):
+        raise SystemExit(f"unknown transport {opts.transport!r}: tcp or ssh")
+    return seats
+
+
+# ---------------------------------------------------------------------------
+# worker processes
+
+
+class WorkerFailed(RuntimeError):
+    """A worker process died, answered out of turn, or not in time."""
+
+
+class _WorkerProcess:
+    """One ``python -m server.clients.loadworker`` child: lines to its stdin, JSON lines from its stdout."""
+
+    def __init__(self, spec: WorkerSpec, log_path: Path) -> None:
+        self.spec = spec
+        self.log_path = log_path
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH"))
+                                                             if p)}
+        with open(self.log_path, "wb") as log:
+            self.proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "server.clients.loadworker", self.spec.to_json(),
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=log, env=env,
+                limit=1 << 28,  # the result line carries every latency of the window
+                start_new_session=True,  # a ^C reaches the parent, which stops the workers itself
+            )
+
+    def tell(self, word: str) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        self.proc.stdin.write(word.encode() + b"\n")
+
+    async def expect(self, phase: str, timeout: float) -> dict[str, Any]:
+        assert self.proc is not None and self.proc.stdout is not None
+        try:
+            line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        except TimeoutError:
+            raise WorkerFailed(f"worker {self.spec.index}: no {phase!r} in {timeout:g}s{self.log_tail()}") from None
+        if not line:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.proc.wait(), 5)
+            raise WorkerFailed(f"worker {self.spec.index} exited ({self.proc.returncode}) before {phase!r}"
+                               f"{self.log_tail()}")
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            raise WorkerFailed(f"worker {self.spec.index}: not JSON: {line[:200]!r}") from None
+        if not isinstance(msg, dict) or msg.get("phase") != phase:
+            raise WorkerFailed(f"worker {self.spec.index}: expected {phase!r}, got {line[:200]!r}")
+        return msg
+
+    def log_tail(self, n: int = 1500) -> str:
+        with contextlib.suppress(OSError):
+            text = self.log_path.read_text(errors="replace").strip()
+            if text:
+                return ": " + text[-n:]
+        return ""
+
+    async def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.stdin is not None:
+            with contextlib.suppress(Exception):
+                proc.stdin.close()  # a worker still waiting for a line ends at the end of its stdin
+        try:
+            await asyncio.wait_for(proc.wait(), 10)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+
+
+# ---------------------------------------------------------------------------
+# the load run
+
+
+def _sum(results: Sequence[dict[str, Any]], key: str) -> Any:
+    return sum(r[key] for r in results)
+
+
+async def _phase(workers: Sequence[_WorkerProcess], phase: str, timeout: float) -> list[dict[str, Any]]:
+    """Every worker's ``phase`` message; the first failure raised once all have answered or failed."""
+    got = await asyncio.gather(*(wp.expect(phase, timeout) for wp in workers), return_exceptions=True)
+    for item in got:
+        if isinstance(item, BaseException):
+            raise item
+    return [item for item in got if not isinstance(item, BaseException)]
+
+
+async def run_load(opts: LoadOptions) -> dict[str, Any]:
+    """One load run; returns the figures (see ``bench/README.md``, section load)."""
+    seats = check_options(opts)
+    groups = split_tables(opts.tables, opts.procs)
+    server: ServerProcess | None = None
+    workers: list[_WorkerProcess] = []
+    tmp = Path(tempfile.mkdtemp(prefix="donne-load-"))
+    token = hashlib.sha256(f"{opts.seed}{time.time()}".encode()).hexdigest()[:4]
+    try:
+        port = opts.port
+        if port is None:
+            server = await ServerProcess(profile=opts.profile).start()
+            port = server.ssh_port if opts.transport == "ssh" else server.telnet_port
+        rss0 = server.rss_mb() if server else None
+        parallel = max(1, -(-opts.connect_parallel // opts.procs))
+        for w, group in enumerate(groups):
+            spec = WorkerSpec(index=w, port=port, tables=group, seats=seats, host=opts.host,
+                              transport=opts.transport, game=opts.game, rules=opts.rules,
+                              strategy=opts.strategy, seed=opts.seed, token=token, connect_parallel=parallel,
+                              turn_seconds=opts.turn_seconds, think=opts.think, duration=opts.duration,
+                              burn_ms=opts.test_burn_ms if w == 0 else 0.0)
+            workers.append(_WorkerProcess(spec, tmp / f"worker{w}.log"))
+        for wp in workers:
+            await wp.start()
+        # connect (not measured)
+        connected = await _phase(workers, "connected", SETUP_TIMEOUT + PHASE_SLACK)
+        rss_connected = server.rss_mb() if server else None
+        # seat (not measured)
+        t_setup = time.perf_counter()
+        for wp in workers:
+            wp.tell("seat")
+        await _phase(workers, "ready", SETUP_TIMEOUT + PHASE_SLACK)
+        setup_s = time.perf_counter() - t_setup
+        # the measured window: every seat of every worker is at its table
+        cpu0 = server.cpu_s() if server else None
+        t0 = time.perf_counter()
+        for wp in workers:
+            wp.tell("go")
+        await asyncio.sleep(opts.duration)
+        elapsed = time.perf_counter() - t0
+        cpu1 = server.cpu_s() if server else None
+        results = await _phase(workers, "result", 30 + PHASE_SLACK)
+        rss1 = server.rss_mb() if server else None
+    finally:
+        await asyncio.gather(*(wp.stop() for wp in workers), return_exceptions=True)
+        if server is not None:
+            await server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    latencies = [us / 1e6 for r in results for us in r["latencies_us"]]
+    per_worker = [{k: v for k, v in r.items() if k not in ("phase", "latencies_us")} for r in results]
+    flagged = flag_workers(per_worker, opts.max_lag_ms, opts.max_worker_cpu)
+    codes: Counter[str] = Counter()
+    for r in results:
+        codes.update(r["codes"])
+    actions = _sum(results, "actions")
+    server_cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+    return {
+        "clients": _sum(connected, "clients"),
+        "connected_at_end": _sum(results, "connected_at_end"),
+        "tables": opts.tables,
+        "seats": seats,
+        "game": opts.game,
+        "rules": opts.rules if opts.game == "president" else None,
+        "transport": opts.transport,
+        "strategy": opts.strategy,
+        "think_s": opts.think,
+        "procs": opts.procs,
+        "duration_s": round(elapsed, 2),
+        "connect_s": round(max(c["connect_s"] for c in connected), 2),
+        "setup_s": round(setup_s, 2),
+        "actions": actions,
+        "actions_per_s": round(actions / elapsed, 1),
+        **latency_figures(latencies, flagged),
+        "matches": round(_sum(results, "matches"), 1),
+        "lines_in_per_s": round(_sum(results, "received") / elapsed, 1),
+        "lines_out_per_s": round(_sum(results, "sent") / elapsed, 1),
+        "errors": _sum(results, "errors"),
+        "refused": _sum(results, "refused"),
+        "disconnects": _sum(results, "disconnects"),
+        "codes": dict(codes),
+        "client_cpu_s": round(_sum(results, "cpu_s"), 2),
+        "server_rss_mb": None if rss1 is None else round(rss1, 1),
+        "server_rss_start_mb": None if rss0 is None else round(rss0, 1),
+        "server_rss_connected_mb": None if rss_connected is None else round(rss_connected, 1),
+        "server_cpu_s": None if server_cpu is None else round(server_cpu, 2),
+        "server_cpu_share": None if server_cpu is None else round(server_cpu / elapsed, 3),
+        "workers": per_worker,
+        "thresholds": {"lag_p99_ms": opts.max_lag_ms, "worker_cpu_share": opts.max_worker_cpu},
+        "flagged": flagged,
+    }
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--clients", type=int, default=8, help="wire bots (connections)")
+    parser.add_argument("--tables", type=int, default=2, help="tables; seats per table = clients // tables")
+    parser.add_argument("--game", default="president", choices=["president", "speculation"])
+    parser.add_argument("--rules", default="classic", help="president rules: classic or tdc")
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds of play")
+    parser.add_argument("--host", default="127.0.0.1", help="target host (loopback only)")
+    parser.add_argument("--port", type=int, help="target a running server (telnet port, or SSH with "
+                                                  "--transport ssh); default: start one")
+    parser.add_argument("--transport", default="tcp", choices=["tcp", "ssh"])
+    parser.add_argument("--strategy", default="greedy")
+    parser.add_argument("--seed", default="load")
+    parser.add_argument("--connect-parallel", type=int, default=32, help="handshakes at once (all workers)")
+    parser.add_argument("--turn-seconds", type=float, help="turn time of the rooms created")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="seconds a bot waits before each action (jittered 0.5x-1.5x); 0: as fast as the "
+                             "server answers")
+    parser.add_argument("--profile", help="cProfile the started server into this file")
+    parser.add_argument("--procs", type=int, default=1,
+                        help="worker processes the tables are spread over (each its own event loop)")
+    parser.add_argument("--max-lag-ms", type=float, default=20.0,
+                        help="flag a worker whose event-loop lag p99 is above this (its latencies are suspect)")
+    parser.add_argument("--max-worker-cpu", type=float, default=0.85,
+                        help="flag a worker busier than this share of its core")
+    parser.add_argument("--test-burn-ms", type=float, default=0.0, help=argparse.SUPPRESS)  # tests only
+
+
+def run(args: argparse.Namespace) -> int:
+    opts = LoadOptions(**{k: v for k, v in vars(args).items() if k in LoadOptions.__dataclass_fields__})
+    try:
+        result = asyncio.run(run_load(opts))
+    except (WorkerFailed, ServerFailed) as exc:
+        print(f"donne load: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(result))
+    return 0
