@@ -94,4 +94,5 @@ async def play_simply(client: Client, *, timeout: float = 20.0,
             reply = await client.request_raw("play", cards=[state["hand"][0]])
         else:
             reply = await client.request_raw("pass")
-        assert reply["type"] == "ok" or reply.get("code") == "not_your_turn", reply
+        # a state can go stale before the move reaches the table (a trick closed: now I lead)
+        assert reply["type"] == "ok" or reply.get("code") in ("not_your_turn", "illegal_play"), reply
