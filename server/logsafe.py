@@ -13,7 +13,8 @@ handlers by :func:`install`, rewrites every record before it is written:
   exception's message and notes); tracebacks are kept for our own bugs (a
   record of our loggers, or an exception raised in our code), while an
   exception raised inside a library and logged by it (a bogus charset, a
-  malformed packet) is one line: its type and escaped message;
+  malformed packet) is one line: its type and escaped message (telnetlib3
+  logs such tracebacks one line per record: its frame lines are dropped);
 * each connection may cause ``per_connection`` records; the next one says
   "further log messages suppressed" and the rest are dropped until the
   connection ends.
@@ -156,6 +157,9 @@ class LogHygiene(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if getattr(record, "donne_clean", None) is self:
             return True  # this filter already saw it (installed on several handlers)
+        if record.name.startswith("telnetlib3") and isinstance(record.msg, str) \
+                and record.msg.startswith("  ") and record.levelno == logging.WARNING:
+            return False  # a traceback frame telnetlib3 logs line by line; its last line stays
         key = self._key(record)
         if key is not None and not getattr(record, "donne_exempt", False):
             count = self._counts.pop(key, 0) + 1
