@@ -15,13 +15,16 @@ $(STAMP): pyproject.toml
 serve: $(STAMP)
 	$(BIN)/donne serve
 
-# Real clients the end-to-end tests drive (OpenSSH, telnet, tmux). Installed
-# when missing and possible; the tests that need one skip with a reason otherwise.
+# Real clients and tools the end-to-end tests drive (OpenSSH, telnet, tmux, PuTTY's plink,
+# ssh-audit). Installed when missing and possible; the tests that need one skip with a reason otherwise.
+TOOLS := ssh:openssh-client telnet:telnet tmux:tmux plink:putty-tools ssh-audit:ssh-audit
 tools:
-	@command -v ssh >/dev/null && command -v telnet >/dev/null && command -v tmux >/dev/null || \
+	@missing=""; for t in $(TOOLS); do command -v $${t%%:*} >/dev/null || missing="$$missing $${t#*:}"; done; \
+	if [ -n "$$missing" ]; then \
 	  { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && \
-	    (apt-get update -qq && apt-get install -y -qq openssh-client telnet tmux >/dev/null) || \
-	    echo "note: could not install ssh/telnet/tmux; tests needing them will be skipped"; }
+	    (apt-get update -qq && apt-get install -y -qq $$missing >/dev/null); } || \
+	  echo "note: could not install$$missing; tests needing them will be skipped"; \
+	fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from server import logsafe
 from server.config import Config, ConfigError, load_config
 from server.limits import ConnectionCounter
 from server.lobby import Lobby
@@ -189,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     logging.basicConfig(level=config.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logsafe.install(config.log_per_connection)  # client data escaped, records per connection capped
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve(config, getattr(args, "ready_file", None)))

@@ -1,7 +1,7 @@
 """Server configuration: embedded defaults, then a TOML file, then overrides.
 
 ``config/default.toml`` holds every key with its default, grouped in sections
-(``[server]``, ``[limits]``, ``[timers]``, ``[chips]``). A configuration file
+(``[server]``, ``[limits]``, ``[ssh]``, ``[timers]``, ``[chips]``). A configuration file
 given with ``--config`` uses the same sections and keys; keyword overrides
 (command-line flags, tests) use the bare key names, which are unique across
 sections. Unknown keys are refused, so a typo never goes unnoticed.
@@ -33,6 +33,7 @@ class Config:
     host_key_file: str = "ssh_host_ed25519_key"
     default_lang: str = "fr"
     log_level: str = "INFO"
+    log_per_connection: int = 100
     # [limits]
     max_line: int = 1024
     input_bytes_per_second: int = 16384
@@ -50,6 +51,14 @@ class Config:
     max_chat: int = 300
     ssh_keepalive: float = 30.0
     telnet_connect_maxwait: float = 0.4
+    # [ssh] (algorithm lists: empty = our defaults, see server/transports/ssh.py)
+    kex: tuple[str, ...] = ()
+    ciphers: tuple[str, ...] = ()
+    macs: tuple[str, ...] = ()
+    signature_algs: tuple[str, ...] = ()
+    compression: tuple[str, ...] = ()
+    ssh_max_sessions: int = 3
+    ssh_window: int = 16384
     # [timers]
     turn_seconds: float = 30.0
     auction_seconds: float = 10.0
@@ -114,6 +123,10 @@ def _coerce(name: str, value: Any) -> Any:
             if not isinstance(value, str):
                 raise ValueError(value)
             return value
+        if kind == "tuple[str, ...]":
+            if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):
+                raise ValueError(value)
+            return tuple(value)
     except (TypeError, ValueError):
         raise ConfigError(f"{name}: expected {kind}, got {value!r}") from None
     return value
@@ -133,7 +146,8 @@ def _check(cfg: Config) -> None:
         if not 0 <= port <= 65535:
             raise ConfigError(f"port out of range: {port}")
     positive = ("max_line", "input_bytes_per_second", "input_burst", "commands_per_second", "command_burst", "outbound_queue", "drain_timeout",
-                "max_name", "max_chat", "turn_seconds", "auction_seconds", "login_timeout")
+                "max_name", "max_chat", "turn_seconds", "auction_seconds", "login_timeout",
+                "log_per_connection", "ssh_max_sessions")
     for name in positive:
         if getattr(cfg, name) <= 0:
             raise ConfigError(f"{name} must be positive")
@@ -141,6 +155,8 @@ def _check(cfg: Config) -> None:
                  "close_after_over", "ssh_keepalive", "telnet_connect_maxwait"):
         if getattr(cfg, name) < 0:
             raise ConfigError(f"{name} must not be negative")
+    if not 1024 <= cfg.ssh_window <= 2**21:
+        raise ConfigError("ssh_window must be between 1024 and 2097152 bytes")
     if cfg.default_stake < 0 or cfg.default_stake % 2:
         raise ConfigError("default_stake must be an even number of chips (T13)")
     if cfg.starting_chips < 0 or cfg.guest_chips < 0:

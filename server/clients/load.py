@@ -242,7 +242,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
     server: ServerProcess | None = None
     workers: list[_WorkerProcess] = []
     tmp = Path(tempfile.mkdtemp(prefix="donne-load-"))
-    token = hashlib.sha256(f"{opts.seed}{time.time()}".encode()).hexdigest()[:4]
+    token = "".join("abdefghjkpqstxyz"[b % 16] for b in hashlib.sha256(f"{opts.seed}{time.time()}".encode()).digest()[:4])
     try:
         port = opts.port
         if port is None:

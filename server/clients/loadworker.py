@@ -52,6 +52,20 @@ BURN_PERIOD = 0.1
 """With ``burn_ms`` (tests): the loop is blocked ``burn_ms`` out of every ``BURN_PERIOD`` seconds."""
 
 
+
+DISTINCT_LETTERS = "abdefghjkpqstxyz"
+"""Letters no two of which look alike, nor form look-alikes together (no digits: 6 and 8 look alike)."""
+
+
+def distinct(n: int) -> str:
+    """``n`` written in :data:`DISTINCT_LETTERS`: load clients' names never look like each other."""
+    out = ""
+    while True:
+        out = DISTINCT_LETTERS[n % 16] + out
+        n //= 16
+        if n == 0:
+            return out
+
 @dataclass
 class WorkerSpec:
     """What one worker plays: its tables (global indices), their seats, the target, the bots' settings."""
@@ -138,7 +152,7 @@ class LoadWorker:
         async def one(table: int, seat: int) -> Client | None:
             async with sem:
                 try:
-                    return await self._connect_one(f"L{spec.token}t{table}s{seat}")
+                    return await self._connect_one(f"L{spec.token}-{distinct(table)}-{distinct(seat)}")
                 except Exception as exc:  # any failure to connect is a figure, not a crash
                     self.connect_failures += 1
                     self.stats.codes[f"connect:{type(exc).__name__}"] += 1

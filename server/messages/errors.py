@@ -144,9 +144,13 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
     if code == "bad_name":
         if _has(p, "max"):
             return t.gettext(
-                "A name has 1 to {max} letters, digits, “-” or “_”, and starts with a letter."
+                "A name has 2 to {max} characters: letters, digits, “-”, “_” or “.”; it starts with "
+                "a letter and does not look like a reserved name (admin, bot1…)."
             ).format(max=p["max"])
-        return t.gettext("A name has letters, digits, “-” or “_”, and starts with a letter.")
+        return t.gettext(
+            "A name has letters, digits, “-”, “_” or “.”; it starts with a letter and does not "
+            "look like a reserved name (admin, bot1…)."
+        )
     if code == "bad_password":
         return t.gettext("Wrong name or password.")
     if code == "weak_password":

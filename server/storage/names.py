@@ -3,12 +3,24 @@
 * :func:`clean_name` turns what a person typed into the display form, or
   raises :class:`~server.storage.api.BadName`: Unicode NFKC, 2 to 20
   characters, letters and digits of any script plus ``_ - .``, starting with
-  a letter or a digit.
+  a letter; not a reserved word and not a bot seat's name, by look.
 * :func:`name_key` is the identity of a name: two names with the same key are
   the same account (``Zoé`` and ``ZOÉ``).
 * :func:`skeleton` is what a name looks like: two names with the same
-  skeleton are confusable (``alice`` and ``аlice`` with a Cyrillic ``а``,
-  ``bob`` and ``b0b``, ``Iris`` and ``lris``) and cannot both exist.
+  skeleton are confusable (``alice`` and ``ɑlice``, ``bob`` and ``b0b``,
+  ``Iris`` and ``lris``, ``system`` and ``5ystem``) and cannot both exist.
+
+The skeleton is the one of Unicode Technical Standard #39 (section 4,
+"Confusable Detection"), computed from the Unicode Consortium's own
+``confusables.txt`` shipped beside this module (:data:`CONFUSABLES_VERSION`),
+followed by a few folds of our own, each documented at :func:`skeleton`:
+case, accents, and the ASCII digits and letters that look alike in terminal
+fonts (:data:`ASCII_FOLD`). Every check uses it: other players' names, the
+reserved words and the bot seats.
+
+Skeletons are stored with the accounts (a unique index among live ones): a
+change to the table or the folds changes :data:`SKELETON_VERSION`, and stored
+skeletons must then be computed again.
 
 System accounts (the house bankroll ``bot:house``, bots ``bot:NAME``) have a
 ``:`` in their names, which no player name can contain, so they never collide
@@ -17,8 +29,10 @@ with a person.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
+from pathlib import Path
 
 from server.storage.api import BadName
 
@@ -27,53 +41,48 @@ MAX_LENGTH = 20
 PUNCTUATION = frozenset("_-.")
 SYSTEM_MARK = ":"
 
-# Words no person may take (compared by skeleton, so "H0use" is refused too).
+# Words no person may take (compared by skeleton, so "H0use" and "ɑdmin" are refused too).
 RESERVED = frozenset(
     {"admin", "administrator", "bot", "donne", "guest", "house", "root", "server", "system", "sysop"}
 )
 
-# Capital letters that look like a different lower-case letter than their own
-# (capital Greek eta looks like H, its lower case like n), mapped before case folding.
-_UPPER_CONFUSABLES = {
-    "I": "l",  # Latin capital I vs small l
-    "Ι": "l",  # Greek capital iota
-    "І": "l",  # Cyrillic capital byelorussian-ukrainian i
-    "Ӏ": "l",  # Cyrillic palochka
-    "Η": "h",  # Greek capital eta
-    "Ν": "n",  # Greek capital nu
-    "Ρ": "p",  # Greek capital rho
-    "Τ": "t",  # Greek capital tau
-    "Χ": "x",  # Greek capital chi
-    "Υ": "y",  # Greek capital upsilon
-    "Ζ": "z",  # Greek capital zeta
-    "Κ": "k",  # Greek capital kappa
-    "Μ": "m",  # Greek capital mu
-    "Β": "b",  # Greek capital beta
-    "Α": "a",  # Greek capital alpha
-    "Ε": "e",  # Greek capital epsilon
-    "Ο": "o",  # Greek capital omicron
-    "В": "b",  # Cyrillic capital ve
-    "Н": "h",  # Cyrillic capital en
-    "М": "m",  # Cyrillic capital em
-    "Т": "t",  # Cyrillic capital te
-    "К": "k",  # Cyrillic capital ka
-}
+CONFUSABLES_FILE = Path(__file__).with_name("confusables.txt")
+CONFUSABLES_VERSION = "13.0.0"
+"""The version of Unicode's ``confusables.txt`` shipped (its ``# Version:`` line)."""
 
-# Lower-case (after case folding) look-alikes of Latin letters, and digits.
-_CONFUSABLES = {
-    # Cyrillic
-    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
-    "с": "c", "т": "t", "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j", "ѕ": "s", "ԁ": "d",
-    "ԛ": "q", "ԝ": "w", "һ": "h", "ӏ": "l", "ь": "b", "г": "r", "п": "n", "з": "3",
-    # Greek
-    "α": "a", "β": "b", "γ": "y", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o",
-    "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ω": "w", "μ": "u", "ς": "c", "σ": "o",
-    # Latin look-alikes
-    "ı": "i", "ȷ": "j", "ł": "l", "ø": "o", "đ": "d", "ħ": "h", "ŀ": "l",
-    # digits
-    "0": "o", "1": "l", "|": "l",
+SKELETON_VERSION = 2
+"""Bumped whenever :func:`skeleton` gives other results (1: the hand-made table before UTS #39)."""
+
+ASCII_FOLD = {
+    "i": "l",  # 1, l, I and i: one stroke (UTS #39 already maps 1 and I to l)
+    "2": "z",
+    "5": "s",
+    "6": "b",
+    "8": "b",
+    "9": "g",
 }
-_SEQUENCES = (("rn", "m"), ("vv", "w"))
+"""Look-alikes UTS #39 leaves apart, applied last (so after its ``0`` → ``O`` and ``1`` → ``l``).
+
+Its table compares single characters as a careful reader sees them; in a
+terminal, at a glance, ``gue5ty1`` passes for ``guestyl``. ``w`` also becomes
+``vv`` (UTS #39 maps ``m`` to ``rn`` but has no two-letter ``w``).
+"""
+
+
+@functools.cache
+def confusables() -> dict[str, str]:
+    """``confusables.txt`` as a mapping: one character -> its prototype (one or more characters)."""
+    table: dict[str, str] = {}
+    with CONFUSABLES_FILE.open(encoding="utf-8-sig") as fh:
+        for line in fh:
+            data = line.split("#", 1)[0].strip()
+            if not data:
+                continue
+            source, target, kind = (field.strip() for field in data.split(";"))
+            if kind != "MA":
+                raise ValueError(f"{CONFUSABLES_FILE.name}: unexpected mapping type {kind!r}")
+            table[chr(int(source, 16))] = "".join(chr(int(cp, 16)) for cp in target.split())
+    return table
 
 
 def clean_name(raw: str) -> str:
@@ -88,9 +97,10 @@ def clean_name(raw: str) -> str:
     for ch in name:
         if not (ch.isalnum() or ch in PUNCTUATION) or not ch.isprintable():
             raise BadName("a name has only letters, digits and _ - .")
-    if not name[0].isalnum():
-        raise BadName("a name starts with a letter or a digit")
-    if skeleton(name) in _RESERVED_SKELETONS or _BOT_SEAT.fullmatch(name_key(name)):
+    if not name[0].isalpha():
+        raise BadName("a name starts with a letter")
+    look = skeleton(name)
+    if look in _RESERVED_SKELETONS or _BOT_SEAT.fullmatch(look):
         raise BadName("this name is reserved")
     return name
 
@@ -102,19 +112,26 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).strip().casefold())
 
 
+def uts39_skeleton(text: str) -> str:
+    """UTS #39 ``skeleton(X)``: NFD, each character replaced by its prototype, NFD again."""
+    table = confusables()
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFD", "".join(table.get(ch, ch) for ch in decomposed))
+
+
 def skeleton(name: str) -> str:
-    """What a name looks like: equal skeletons are confusable names. System names are their own."""
+    """What a name looks like: equal skeletons are confusable names. System names are their own.
+
+    1. UTS #39 skeleton of the name as typed (``I`` -> ``l``, Greek ``Α`` -> ``A``...);
+    2. case folded, the UTS #39 skeleton again (the small letters' look-alikes), case folded;
+    3. accents and other combining marks dropped (``Zoé`` looks like ``Zoe``);
+    4. :data:`ASCII_FOLD`, and ``w`` -> ``vv``.
+    """
     if is_system_name(name):
         return name
-    decomposed = unicodedata.normalize("NFKD", name)
-    base = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    base = "".join(_UPPER_CONFUSABLES.get(ch, ch) for ch in base)
-    folded = unicodedata.normalize("NFKD", base.casefold())
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    mapped = "".join(_CONFUSABLES.get(ch, ch) for ch in folded)
-    for seq, repl in _SEQUENCES:
-        mapped = mapped.replace(seq, repl)
-    return mapped
+    look = uts39_skeleton(uts39_skeleton(name).casefold()).casefold()
+    look = "".join(ch for ch in look if not unicodedata.combining(ch))
+    return "".join(ASCII_FOLD.get(ch, ch) for ch in look).replace("w", "vv")
 
 
 def is_system_name(name: str) -> bool:
@@ -123,5 +140,13 @@ def is_system_name(name: str) -> bool:
 
 
 _RESERVED_SKELETONS = frozenset(skeleton(word) for word in RESERVED)
-# Rooms show bots as "bot0", "bot1"...: no person may look like one of them.
-_BOT_SEAT = re.compile(r"b[o0]t[-_.]?[0-9]+")
+
+
+def _bot_seat_pattern() -> re.Pattern[str]:
+    """Rooms show bots as ``bot0``, ``bot1``...: no person may look like one of them."""
+    digits = "".join(sorted({skeleton(d) for d in "0123456789"}))
+    separators = "".join(sorted({skeleton(p) for p in PUNCTUATION}))
+    return re.compile(re.escape(skeleton("bot")) + f"[{re.escape(separators)}]?[{re.escape(digits)}]+")
+
+
+_BOT_SEAT = _bot_seat_pattern()

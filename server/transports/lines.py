@@ -18,6 +18,7 @@ chunks with ``reader.read(4096)`` and feeds them here.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -33,6 +34,35 @@ class _TooLong:
 
 TOO_LONG = _TooLong()
 """Marker in :attr:`Fed.lines` for a line that passed ``max_line`` (its text is dropped)."""
+
+
+INPUT_FLOOD = "input_flood"
+"""Why a transport cuts a client: more raw input than ``input_burst`` / ``input_bytes_per_second``."""
+
+CUT_GRACE = 5.0
+"""Seconds a cut connection stays open for the session to say why; then the transport closes it."""
+
+_CUT_TEXT = {
+    INPUT_FLOOD: (
+        "Too much input at once: disconnected. / Trop de données d'un coup : déconnexion."
+        " / Demasiados datos de golpe: desconexión."
+    ),
+}
+
+
+def cut_notice(reason: str, *, machine: bool, crlf: bool = False) -> str:
+    """What a transport says by itself when it cuts a client no session listens for.
+
+    Machine mode gets one JSON error line (PROTOCOL.md: ``code`` and a
+    ``message``); people get one line in the three languages, since the
+    transport does not know the session's. A session that sets the
+    transport's ``on_cut`` hook says it instead, in its own language.
+    """
+    text = _CUT_TEXT.get(reason, reason)
+    if machine:
+        return json.dumps({"type": "error", "id": None, "code": reason, "message": text},
+                          ensure_ascii=False) + "\n"
+    return "\r\n" + text + "\r\n" if crlf else "\n" + text + "\n"
 
 
 @dataclass(slots=True)

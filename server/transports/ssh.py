@@ -13,6 +13,21 @@
 
 ``errors="replace"`` keeps a latin-1 terminal from tearing the connection
 down; keepalive notices dead peers.
+
+The edge, against clients that do not play by the rules:
+
+* only modern algorithms are offered (:func:`algorithms`, ``[ssh]`` in the
+  configuration): ML-KEM/sntrup761 hybrids and curve25519 key exchange, AEAD
+  ciphers, encrypt-then-MAC MACs, no compression, no SHA-1 signatures;
+* at most ``ssh_max_sessions`` session channels at once per connection, each
+  with a small receive window (``ssh_window``): a channel the server does not
+  read holds that much, not asyncssh's default 2 MB;
+* a channel (and a connection) that has not started a shell or a command
+  within ``login_timeout`` is closed;
+* the raw input of every channel is metered against the connection's byte
+  budget (``input_bytes_per_second``, ``input_burst``) *before* asyncssh's
+  line editor sees it (:class:`MeteredChannel`); over budget, the input is
+  dropped and the session is told why (:attr:`SSHConn.on_cut`).
 """
 
 from __future__ import annotations
@@ -21,15 +36,23 @@ import asyncio
 import contextlib
 import logging
 import os
+import stat
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import asyncssh
+from asyncssh.compression import get_compression_algs
+from asyncssh.encryption import get_encryption_algs
+from asyncssh.kex import get_kex_algs
+from asyncssh.mac import get_mac_algs
+from asyncssh.public_key import get_public_key_algs
 
+from server import logsafe
+from server.config import Config, ConfigError
 from server.limits import TokenBucket
-from server.transports.lines import TOO_LONG, LineAssembler
+from server.transports.lines import CUT_GRACE, INPUT_FLOOD, TOO_LONG, LineAssembler, cut_notice
 
 if TYPE_CHECKING:
     from server.app import Running
@@ -43,6 +66,91 @@ GUEST_START = "donne_guest_start"
 """Connection extra-info key: the guest account opened during authentication, if any."""
 
 _background: set[asyncio.Future[None]] = set()  # clean-ups running on their own
+
+# Offered when the configuration leaves a list empty, in this order, keeping those asyncssh supports
+# here (the sntrup761 hybrids need liboqs). No NIST curves or finite-field groups for key exchange,
+# no CBC/CTR ciphers (AEAD only), no encrypt-and-MAC or 64-bit-tag MACs, nothing with SHA-1.
+DEFAULT_KEX = ("mlkem768x25519-sha256", "sntrup761x25519-sha512", "sntrup761x25519-sha512@openssh.com",
+               "curve25519-sha256", "curve25519-sha256@libssh.org")
+DEFAULT_CIPHERS = ("chacha20-poly1305@openssh.com", "aes256-gcm@openssh.com", "aes128-gcm@openssh.com")
+DEFAULT_MACS = ("hmac-sha2-256-etm@openssh.com", "hmac-sha2-512-etm@openssh.com", "umac-128-etm@openssh.com")
+DEFAULT_SIGNATURES = ("ssh-ed25519", "sk-ssh-ed25519@openssh.com", "ecdsa-sha2-nistp256",
+                      "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "sk-ecdsa-sha2-nistp256@openssh.com",
+                      "rsa-sha2-512", "rsa-sha2-256")
+DEFAULT_COMPRESSION = ("none",)
+
+_ALGORITHMS: tuple[tuple[str, str, tuple[str, ...], Callable[[], Sequence[bytes]]], ...] = (
+    ("kex", "kex_algs", DEFAULT_KEX, get_kex_algs),
+    ("ciphers", "encryption_algs", DEFAULT_CIPHERS, get_encryption_algs),
+    ("macs", "mac_algs", DEFAULT_MACS, get_mac_algs),
+    ("signature_algs", "signature_algs", DEFAULT_SIGNATURES, get_public_key_algs),
+    ("compression", "compression_algs", DEFAULT_COMPRESSION, get_compression_algs),
+)
+
+
+def algorithms(cfg: Config) -> dict[str, list[str]]:
+    """asyncssh's algorithm options from ``[ssh]``: each configured list, or our defaults.
+
+    A configured name asyncssh does not know (or cannot use here) is a
+    :class:`ConfigError`, so a typo never silently weakens or breaks the offer.
+    """
+    options: dict[str, list[str]] = {}
+    for key, option, defaults, supported_fn in _ALGORITHMS:
+        supported = {alg.decode() for alg in supported_fn()}
+        configured: tuple[str, ...] = getattr(cfg, key)
+        if configured:
+            unknown = [alg for alg in configured if alg not in supported]
+            if unknown:
+                raise ConfigError(f"ssh {key}: not supported here: {', '.join(unknown)}")
+            options[option] = list(configured)
+        else:
+            options[option] = [alg for alg in defaults if alg in supported]
+    return options
+
+
+class MeteredChannel(asyncssh.SSHServerChannel):  # type: ignore[type-arg]
+    """A session channel whose raw input is metered before asyncssh's line editor sees it.
+
+    Made by :meth:`DonneSSHServer.session_requested` from the channel
+    asyncssh creates (``create_server_channel``), by giving it this class:
+    asyncssh offers no public hook below its line editor. ``_accept_data`` is
+    where every data packet of the channel arrives (asyncssh 2.14 to 2.24).
+    Over the connection's byte budget the data is dropped (so the client's
+    window is never opened again: it cannot send more) and :meth:`cut` is called.
+    """
+
+    budget: TokenBucket | None
+    cut_reason: str | None
+    on_cut: Callable[[str], None] | None
+    started: bool
+    peer: str
+
+    def _setup(self, budget: TokenBucket | None, peer: str) -> None:
+        self.budget = budget
+        self.cut_reason = None
+        self.on_cut = None
+        self.started = False
+        self.peer = peer
+
+    def _accept_data(self, data: bytes, datatype: int | None = None) -> None:
+        if self.cut_reason is None and data and self.budget is not None \
+                and not self.budget.take(time.monotonic(), len(data)):
+            self.cut(INPUT_FLOOD)
+        if self.cut_reason is not None:
+            return
+        super()._accept_data(data, datatype)
+
+    def cut(self, reason: str) -> None:
+        """Stop taking input; whoever reads the channel is told (``on_cut``), or it is closed."""
+        if self.cut_reason is not None:
+            return
+        self.cut_reason = reason
+        log.info("ssh: %s sent too much input; cutting", self.peer)
+        hook = self.on_cut
+        if hook is not None:
+            hook(reason)
+        else:
+            self.close()  # nobody reads it yet: nobody to tell
 
 
 class SSHAuth:
@@ -90,15 +198,24 @@ class SSHAuth:
 
 
 class DonneSSHServer(asyncssh.SSHServer):
-    """Connection-level callbacks: limits per address, and authentication via :class:`SSHAuth`."""
+    """Connection-level callbacks: limits per address, session channels, and authentication via :class:`SSHAuth`."""
 
-    def __init__(self, app: Running, auth: SSHAuth) -> None:
+    def __init__(self, app: Running, auth: SSHAuth,
+                 handle: Callable[[asyncssh.SSHServerProcess[str], MeteredChannel], Awaitable[None]]
+                 | None = None) -> None:
         self.app = app
         self.auth = auth
+        self.handle = handle
         self.conn: asyncssh.SSHServerConnection | None = None
         self.peer = "?"
         self.counted = False
         self.guest_start: Any = None  # server.lobby.GuestStart
+        self.log_key = logsafe.new_key("ssh")
+        cfg = app.config
+        self.input_budget = TokenBucket(cfg.input_bytes_per_second, cfg.input_burst)
+        self.channels: set[MeteredChannel] = set()  # open session channels
+        self.started = False  # a channel started a shell or a command
+        self._timers: list[asyncio.TimerHandle] = []
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -106,16 +223,68 @@ class DonneSSHServer(asyncssh.SSHServer):
         self.peer = str(peer[0]) if peer else "?"
         conn.set_extra_info(**{VERIFIED: False})
         if self.app.stopping or not self.app.connections.acquire(self.peer):
-            log.info("ssh: refusing %s (limit or shutdown)", self.peer)
+            log.info("ssh: refusing %s (limit or shutdown)", self.peer, extra=self.log_key.extra)
             conn.close()
             return
         self.counted = True
+        self._later(self.app.config.login_timeout, self._check_started)
+
+    def _later(self, delay: float, fn: Callable[[], None]) -> None:
+        self._timers.append(asyncio.get_running_loop().call_later(delay, fn))
+
+    def _check_started(self) -> None:
+        if not self.started and self.conn is not None:
+            log.info("ssh: %s started no session in time; closing", self.peer, extra=self.log_key.extra)
+            self.conn.close()
+
+    def session_requested(self) -> Any:
+        """A session channel: refused beyond ``ssh_max_sessions``; small window; closed if it never starts."""
+        cfg = self.app.config
+        conn = self.conn
+        if conn is None or self.handle is None:
+            return False
+        if len(self.channels) >= cfg.ssh_max_sessions:
+            log.info("ssh: %s asked for more than %d sessions; refused", self.peer, cfg.ssh_max_sessions,
+                     extra=self.log_key.extra)
+            raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, "Too many sessions")
+        chan = conn.create_server_channel(window=cfg.ssh_window, max_pktsize=min(cfg.ssh_window, 32768))
+        chan.__class__ = MeteredChannel
+        assert isinstance(chan, MeteredChannel)
+        chan._setup(self.input_budget, self.peer)
+        self.channels.add(chan)
+        waiter = asyncio.ensure_future(chan.wait_closed())
+        _background.add(waiter)
+
+        def closed(task: asyncio.Future[None]) -> None:
+            _background.discard(task)
+            self.channels.discard(chan)
+
+        waiter.add_done_callback(closed)
+
+        def check() -> None:
+            if not chan.started:
+                log.info("ssh: %s left a session unstarted; closing it", self.peer, extra=self.log_key.extra)
+                chan.close()
+
+        self._later(cfg.login_timeout, check)
+        handle = self.handle
+
+        async def start(process: asyncssh.SSHServerProcess[str]) -> None:
+            chan.started = self.started = True
+            with logsafe.scope(self.log_key):
+                await handle(process, chan)
+
+        return chan, asyncssh.SSHServerProcess(start, None, 0, False)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        for timer in self._timers:
+            timer.cancel()
+        self._timers.clear()
         if self.counted:
             self.counted = False
             self.app.connections.release(self.peer)
         self._drop_guest_start()
+        logsafe.forget(self.log_key)
 
     def _drop_guest_start(self) -> None:
         start, self.guest_start = self.guest_start, None
@@ -154,15 +323,22 @@ class DonneSSHServer(asyncssh.SSHServer):
 
 
 class SSHConn:
-    """A :class:`server.session.Conn` over an asyncssh server process."""
+    """A :class:`server.session.Conn` over an asyncssh server process.
+
+    ``on_cut``: set by the session to be told, once, that the client sent more
+    input than the byte budget allows (reason :data:`INPUT_FLOOD`). The input
+    is dropped from then on and :meth:`readline` returns ``None``; the session
+    should tell the person why (in their language, or as a JSON error line),
+    then close. Without a hook, a notice in the three languages (or a JSON
+    error line in machine mode) is written here.
+    """
 
     kind = "ssh"
     crlf = False  # the PTY maps \n to \r\n itself; scripts without a PTY get \n
 
     def __init__(self, process: asyncssh.SSHServerProcess[str], peer: str, max_line: int,
-                 budget: TokenBucket | None = None) -> None:
+                 channel: MeteredChannel | None = None) -> None:
         self.process = process
-        self.budget = budget
         self.peer = peer
         self.max_line = max_line
         self.pty = process.term_type is not None
@@ -173,8 +349,29 @@ class SSHConn:
         env = process.env or {}
         self.env: Mapping[str, str] = {str(k): str(v) for k, v in env.items()}
         self.on_resize: Callable[[int, int], None] | None = None
+        self.on_cut: Callable[[str], None] | None = None
+        self.cut_reason: str | None = None
+        self.machine = (process.command or "").strip() == "json"
         self._lines = LineAssembler(max_line)
         self._ready: list[Any] = []
+        self.channel = channel  # the channel itself (process.channel may be the line editor's wrapper)
+        if channel is not None:
+            channel.on_cut = self._cut
+            if channel.cut_reason is not None:  # flooded before the shell or command started
+                self._cut(channel.cut_reason)
+
+    def _cut(self, reason: str) -> None:
+        if self.cut_reason is not None:
+            return
+        self.cut_reason = reason
+        hook = self.on_cut
+        if hook is not None:
+            hook(reason)
+        else:
+            self.write(cut_notice(reason, machine=self.machine))
+        with contextlib.suppress(Exception):
+            self.process.eof_received()  # wake a read waiting for input that will not come
+        asyncio.get_running_loop().call_later(CUT_GRACE, self.process.channel.close)
 
     def _resized(self, width: int, height: int) -> None:
         if width > 0 and height > 0:
@@ -183,6 +380,8 @@ class SSHConn:
                 self.on_resize(width, height)
 
     async def readline(self) -> Any:
+        if self.cut_reason is not None:
+            return None
         stdin = self.process.stdin
         if self.pty:
             while True:
@@ -195,7 +394,7 @@ class SSHConn:
                     continue
                 except asyncssh.DisconnectError:
                     return None
-                if not line or not self._within_budget(len(line)):
+                if not line or self.cut_reason is not None:
                     return None
                 text = line.rstrip("\r\n")
                 return TOO_LONG if len(text) >= self.max_line else text
@@ -206,16 +405,10 @@ class SSHConn:
                 continue
             except asyncssh.DisconnectError:
                 return None
-            if not data or not self._within_budget(len(data)):
+            if not data or self.cut_reason is not None:
                 return None
             self._ready.extend(self._lines.feed(data).lines)
         return self._ready.pop(0)
-
-    def _within_budget(self, size: int) -> bool:
-        if self.budget is None or self.budget.take(time.monotonic(), size):
-            return True
-        log.info("ssh: %s sent too much input; closing", self.peer)
-        return False
 
     def write(self, text: str) -> None:
         self.process.stdout.write(text)
@@ -225,6 +418,7 @@ class SSHConn:
 
     def set_machine(self) -> None:
         """JSON mode over a PTY (``ssh -t HOST json``): the line editor must not echo requests back."""
+        self.machine = True
         self.set_secret(True)
 
     def set_secret(self, secret: bool) -> None:
@@ -238,7 +432,11 @@ class SSHConn:
 
 
 def host_key(path: Path) -> asyncssh.SSHKey:
-    """The server's ed25519 host key, generated once (mode 0600) and reused."""
+    """The server's ed25519 host key, generated once (mode 0600) and reused.
+
+    A key file others may read is made private again (0600) before use, with
+    a warning; one that cannot be is refused, as OpenSSH does.
+    """
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         key = asyncssh.generate_private_key("ssh-ed25519")
@@ -247,19 +445,27 @@ def host_key(path: Path) -> asyncssh.SSHKey:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         log.info("generated SSH host key %s", path)
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        log.warning("SSH host key %s was readable by others (mode %o); making it 0600", path, mode)
+        try:
+            os.chmod(path, 0o600)
+        except OSError as exc:
+            raise ConfigError(f"SSH host key {path} is readable by others and cannot be made private: "
+                              f"{exc.strerror}") from None
     return asyncssh.read_private_key(str(path))
 
 
 async def start_ssh(app: Running, auth: SSHAuth | None = None) -> asyncssh.SSHAcceptor:
     cfg = app.config
     auth = auth or SSHAuth(app)
+    algs = algorithms(cfg)
 
-    async def handle(process: asyncssh.SSHServerProcess[str]) -> None:
+    async def handle(process: asyncssh.SSHServerProcess[str], channel: MeteredChannel) -> None:
         from server.session import serve_ssh
 
         peer = process.get_extra_info("peername")
-        conn = SSHConn(process, str(peer[0]) if peer else "?", cfg.max_line,
-                       TokenBucket(cfg.input_bytes_per_second, cfg.input_burst))
+        conn = SSHConn(process, str(peer[0]) if peer else "?", cfg.max_line, channel)
         command = (process.command or "").strip() or None
         try:
             await serve_ssh(app, conn, name=str(process.get_extra_info("username") or ""),
@@ -271,11 +477,10 @@ async def start_ssh(app: Running, auth: SSHAuth | None = None) -> asyncssh.SSHAc
             conn.close()
 
     return await asyncssh.create_server(
-        lambda: DonneSSHServer(app, auth),
+        lambda: DonneSSHServer(app, auth, handle),
         cfg.host,
         cfg.ssh_port,
         server_host_keys=[host_key(cfg.host_key_path)],
-        process_factory=handle,
         encoding="utf-8",
         errors="replace",
         keepalive_interval=cfg.ssh_keepalive,
@@ -283,7 +488,10 @@ async def start_ssh(app: Running, auth: SSHAuth | None = None) -> asyncssh.SSHAc
         login_timeout=cfg.login_timeout,
         line_editor=True,
         max_line_length=cfg.max_line,
+        window=cfg.ssh_window,
+        max_pktsize=min(cfg.ssh_window, 32768),
         allow_scp=False,
         agent_forwarding=False,
         x11_forwarding=False,
+        **algs,
     )

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 import telnetlib3
 from telnetlib3.telopt import ECHO, WILL, WONT
 
+from server import logsafe
 from server.limits import TokenBucket
-from server.transports.lines import LineAssembler
+from server.transports.lines import CUT_GRACE, INPUT_FLOOD, LineAssembler, cut_notice
 
 if TYPE_CHECKING:
     from server.app import Running
@@ -40,10 +41,16 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
     telnetlib3 parses input byte by byte in Python (about 10 µs a byte here),
     so a client streaming megabytes would cost seconds of CPU: the raw input
     is metered *before* telnetlib3 sees it (``input_bytes_per_second``,
-    ``input_burst``) and a connection over budget is closed.
+    ``input_burst``). Over budget, input is dropped unparsed and the connection is cut:
+    ``cut_hook`` (the :class:`TelnetConn`) is told first so that the client
+    hears why; without one, a notice in the three languages is written here.
+
+    Every callback runs in the connection's log scope (:mod:`server.logsafe`),
+    so telnetlib3's own records about it share its log budget.
     """
 
     resize_hook: Callable[[int, int], None] | None = None
+    cut_hook: Callable[[str], None] | None = None
     input_rate: float = 16384.0
     input_burst: float = 131072.0
 
@@ -51,18 +58,88 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
         super().__init__(*args, **kwargs)
         self.input_budget = TokenBucket(self.input_rate, self.input_burst)
         self.over_budget = False
+        self.log_key = logsafe.new_key("telnet")
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        with logsafe.scope(self.log_key):
+            super().connection_made(transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        with logsafe.scope(self.log_key):
+            super().connection_lost(exc)
+        logsafe.forget(self.log_key)
 
     def data_received(self, data: bytes) -> None:
         if self.over_budget:
             return
-        if not self.input_budget.take(time.monotonic(), len(data)):
-            self.over_budget = True
-            log.info("telnet: %s sent too much input; closing", self.get_extra_info("peername"))
-            transport = getattr(self, "_transport", None)
-            if transport is not None:
-                transport.close()
+        with logsafe.scope(self.log_key):
+            if not self.input_budget.take(time.monotonic(), len(data)):
+                self._cut(INPUT_FLOOD)
+                return
+            super().data_received(data)
+
+    def _cut(self, reason: str) -> None:
+        self.over_budget = True
+        log.info("telnet: %s sent too much input; cutting", self.get_extra_info("peername"))
+        transport = getattr(self, "_transport", None)
+        if transport is None:
             return
-        super().data_received(data)
+        # Input is still read, and dropped unparsed (data_received): left unread, it would turn
+        # the close into a reset that loses the notice on its way to the client.
+        hook = self.cut_hook
+        if hook is not None:
+            hook(reason)
+            asyncio.get_running_loop().call_later(CUT_GRACE, transport.close)
+        else:  # still negotiating: nobody else to say it
+            transport.write(cut_notice(reason, machine=False, crlf=True).encode())
+            self.linger_close()
+
+    def linger_close(self) -> None:
+        """Close a cut connection without a reset: send our end (FIN), drop what still comes in.
+
+        Closing a socket with unread input makes the kernel answer with a reset,
+        which can destroy the notice before the client reads it; so the write
+        side is shut first and the transport closed when the client closes, or
+        after :data:`CUT_GRACE` seconds.
+        """
+        transport = getattr(self, "_transport", None)
+        if transport is None or transport.is_closing():
+            return
+        try:
+            if transport.can_write_eof():
+                transport.write_eof()
+                asyncio.get_running_loop().call_later(CUT_GRACE, transport.close)
+                return
+        except (OSError, RuntimeError):
+            pass
+        transport.close()
+
+    def on_charset(self, charset: str) -> None:
+        """A CHARSET the client accepted: only one Python knows (telnetlib3 takes any name).
+
+        telnetlib3 decodes NEW_ENVIRON and all later input with it; an unknown
+        name (``utf-8\nCRITICAL...``) raised ``LookupError`` in the reader and
+        ended the connection with a traceback. It is ignored instead.
+        """
+        try:
+            codecs.lookup(charset)
+        except (LookupError, ValueError):
+            log.info("telnet: %s accepted an unknown charset %r; ignored", self.get_extra_info("peername"),
+                     charset)
+            writer = getattr(self, "writer", None)
+            if writer is not None:
+                writer.environ_encoding = "ascii"  # telnetlib3's own default, set before this callback
+            return
+        super().on_charset(charset)
+
+    def encoding(self, outgoing: bool | None = None, incoming: bool | None = None) -> str:
+        """telnetlib3's choice (LANG, then CHARSET, then ours), never a codec Python does not know."""
+        chosen = str(super().encoding(outgoing=outgoing, incoming=incoming))
+        try:
+            codecs.lookup(chosen)
+        except (LookupError, ValueError):
+            return str(self.default_encoding)
+        return chosen
 
     def on_naws(self, rows: int, cols: int) -> None:  # telnetlib3 order: rows, cols
         super().on_naws(rows, cols)
@@ -77,6 +154,12 @@ class TelnetConn:
     crlf = True
 
     def __init__(self, reader: Any, writer: Any, peer: str, max_line: int) -> None:
+        """``on_cut``: set by the session to be told, once, that the client sent more input
+        than the byte budget allows (reason :data:`~server.transports.lines.INPUT_FLOOD`).
+        The input stops and :meth:`readline` returns ``None``; the session should tell the
+        person why (in their language, or a JSON error line), then close. Without a hook,
+        a notice in the three languages (or a JSON error line in machine mode) is written here.
+        """
         self.reader = reader
         self.writer = writer
         self.peer = peer
@@ -87,6 +170,8 @@ class TelnetConn:
         lang = writer.get_extra_info("LANG")
         self.env: Mapping[str, str] = {"LANG": lang} if isinstance(lang, str) and lang else {}
         self.on_resize: Callable[[int, int], None] | None = None
+        self.on_cut: Callable[[str], None] | None = None
+        self.cut_reason: str | None = None
         self.machine = False  # JSON mode: no echo, no negotiation
         self._direct: tuple[Any, str, str, Any] | None = None  # JSON mode: see _direct_output
         self._lines = LineAssembler(max_line)
@@ -95,6 +180,19 @@ class TelnetConn:
         protocol = getattr(writer, "protocol", None)
         if isinstance(protocol, DonneTelnetServer):
             protocol.resize_hook = self._resized
+            protocol.cut_hook = self._cut
+
+    def _cut(self, reason: str) -> None:
+        if self.cut_reason is not None:
+            return
+        self.cut_reason = reason
+        hook = self.on_cut
+        if hook is not None:
+            hook(reason)
+        else:
+            self.write(cut_notice(reason, machine=self.machine, crlf=True))
+        with contextlib.suppress(Exception):
+            self.reader.feed_eof()  # wake a read waiting for input that will not come
 
     def _resized(self, width: int, height: int) -> None:
         self.width, self.height = width, height
@@ -103,8 +201,10 @@ class TelnetConn:
 
     async def readline(self) -> Any:
         while not self._ready:
+            if self.cut_reason is not None:
+                return None
             data = await self.reader.read(4096)
-            if not data:
+            if not data or self.cut_reason is not None:
                 return None
             fed = self._lines.feed(data)
             if fed.echo and not self.machine and getattr(self.writer, "will_echo", False):
@@ -184,6 +284,10 @@ class TelnetConn:
             self._iac_secret = False
 
     def close(self) -> None:
+        protocol = getattr(self.writer, "protocol", None)
+        if self.cut_reason is not None and isinstance(protocol, DonneTelnetServer):
+            protocol.linger_close()
+            return
         with contextlib.suppress(Exception):
             self.writer.close()
 
@@ -203,16 +307,25 @@ async def start_telnet(app: Running) -> Any:
     cfg = app.config
 
     async def shell(reader: Any, writer: Any) -> None:
+        protocol = getattr(writer, "protocol", None)
+        key = protocol.log_key if isinstance(protocol, DonneTelnetServer) else logsafe.new_key("telnet")
+        with logsafe.scope(key):
+            await serve(reader, writer)
+
+    async def serve(reader: Any, writer: Any) -> None:
         from server.session import serve_telnet
 
         peername = writer.get_extra_info("peername")
         peer = str(peername[0]) if peername else "?"
+        log.info("telnet: %s connected (term %s, %sx%s, charset %s)", peer, writer.get_extra_info("TERM"),
+                 writer.get_extra_info("cols"), writer.get_extra_info("rows"), writer.get_extra_info("charset"))
         if app.stopping or not app.connections.acquire(peer):
             writer.write("Too many connections / Trop de connexions / Demasiadas conexiones.\r\n")
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(writer.drain(), 2)
             writer.close()
             return
+        conn: TelnetConn | None = None
         try:
             conn = TelnetConn(reader, writer, peer, cfg.max_line)
             await serve_telnet(app, conn)
@@ -221,7 +334,10 @@ async def start_telnet(app: Running) -> Any:
         finally:
             app.connections.release(peer)
             with contextlib.suppress(Exception):
-                writer.close()
+                if conn is not None:
+                    conn.close()
+                else:
+                    writer.close()
 
     protocol = type("BoundTelnetServer", (DonneTelnetServer,),
                     {"input_rate": float(cfg.input_bytes_per_second), "input_burst": float(cfg.input_burst)})
