@@ -43,6 +43,8 @@ MAX_CONTRIBUTION_BYTES = 64
 """A contribution is at most this many bytes of UTF-8 (after normalisation)."""
 DECKS = 16
 """Speculation: decks committed per deal; one is dealt, the other 15 are opened as a spot check."""
+SALT_BYTES = 16
+"""Speculation: the secret salt of each committed position."""
 STACK = 3
 """Speculation: face-down cards per player (S4)."""
 
@@ -59,6 +61,7 @@ TAG_MIX = b"donne/speculation/mix/v1"
 CODES: tuple[str, ...] = tuple(str(c) for c in CARDS)
 """Card id → code (``"3c"`` … ``"2s"``): the only card notation in records and hash inputs."""
 _CARD_ID: dict[str, int] = {code: i for i, code in enumerate(CODES)}
+_CODE_BYTES: tuple[bytes, ...] = tuple(c.encode("ascii") for c in CODES)
 
 PASS, FAIL, NOTE = "pass", "fail", "note"
 """Results of a verification :class:`Step`; ``note`` informs and never fails a report."""
@@ -73,6 +76,11 @@ Contributions = Sequence[str | None]
 def _tag(tag: bytes) -> bytes:
     """A domain-separation tag with its length in front: ``u8(len) ‖ tag``."""
     return bytes([len(tag)]) + tag
+
+
+_POSITION = hashlib.sha256(_tag(TAG_POSITION))
+"""The position hash with its tag already absorbed (copied for each position: the hot path of a commitment)."""
+_BYTE = tuple(bytes([i]) for i in range(256))
 
 
 def _hmac(key: bytes, tag: bytes, data: bytes = b"") -> bytes:
@@ -165,13 +173,13 @@ def deal_seed(server_seed: bytes, contributions: Contributions) -> bytes:
     return _hmac(_check_seed(server_seed), TAG_DEAL_SEED, encode_contributions(contributions))
 
 
-def president_hands(seed: bytes, dealer: int, present: Sequence[int], seats: int) -> list[list[int] | None]:
+def president_hands(seed: bytes, dealer: int, present: Sequence[int], seats: int) -> list[list[int]]:
     """The hands ``engine.president`` deals from ``seed`` (P3): ``shuffled(0..51, seed)`` one card at
-    a time from the first present seat after ``dealer``; per seat sorted card ids, ``None`` if absent."""
+    a time from the first present seat after ``dealer``; per seat sorted card ids (none if absent)."""
     cards = shuffled(list(range(52)), seed)
     present = sorted(present)
     after = [s for s in present if s > dealer] + [s for s in present if s <= dealer]
-    hands: list[list[int] | None] = [None] * seats
+    hands: list[list[int]] = [[] for _ in range(seats)]
     for i, seat in enumerate(after):
         hands[seat] = sorted(cards[i :: len(after)])
     return hands
@@ -217,7 +225,7 @@ def president_reveal(
         "dealer": dealer,
         "present": present,
         "dealer_drawn": bool(dealer_drawn),
-        "hands": [None if h is None else [CODES[c] for c in h] for h in hands],
+        "hands": [[CODES[c] for c in h] for h in hands],
     }
 
 
@@ -232,22 +240,29 @@ class CommittedDeck:
     cards: tuple[int, ...]
     salts: tuple[bytes, ...]
     hashes: tuple[bytes, ...]
-    """``H_i = SHA-256(u8(len(tag)) ‖ tag ‖ u8(i) ‖ salt_i ‖ code(card_i))``."""
+    """``H_i = SHA-256(u8(len(tag)) ‖ tag ‖ u8(i) ‖ salt_i ‖ code(card_i))``, salts of :data:`SALT_BYTES`."""
     root: bytes
     """``SHA-256(u8(len(tag)) ‖ tag ‖ H_0 ‖ … ‖ H_51)``."""
 
 
 def committed_deck(deck_seed: bytes) -> CommittedDeck:
-    """The deck, salts, position hashes and root that ``deck_seed`` defines."""
+    """The deck, salts, position hashes and root that ``deck_seed`` defines: the cards are
+    ``shuffled(0..51, HMAC(deck_seed, tag))``, the salts the first 52 × 16 bytes of
+    ``SeedStream(HMAC(deck_seed, tag))``."""
     cards = tuple(shuffled(list(range(52)), _hmac(deck_seed, TAG_SHUFFLE)))
-    salts = tuple(_hmac(deck_seed, TAG_SALT, bytes([i])) for i in range(52))
-    hashes = tuple(position_hash(i, salts[i], cards[i]) for i in range(52))
-    return CommittedDeck(deck_seed, cards, salts, hashes, _sha(TAG_DECK_ROOT, b"".join(hashes)))
+    raw = SeedStream(_hmac(deck_seed, TAG_SALT)).read(52 * SALT_BYTES)
+    salts = tuple(raw[i : i + SALT_BYTES] for i in range(0, 52 * SALT_BYTES, SALT_BYTES))
+    hashes = []
+    for i in range(52):
+        h = _POSITION.copy()
+        h.update(_BYTE[i] + salts[i] + _CODE_BYTES[cards[i]])
+        hashes.append(h.digest())
+    return CommittedDeck(deck_seed, cards, salts, tuple(hashes), _sha(TAG_DECK_ROOT, b"".join(hashes)))
 
 
 def position_hash(position: int, salt: bytes, card: int) -> bytes:
-    """``H_i`` of one committed position."""
-    return _sha(TAG_POSITION, bytes([position]) + salt + CODES[card].encode("ascii"))
+    """``H_i = SHA-256(u8(len(tag)) ‖ tag ‖ u8(i) ‖ salt_i ‖ code(card_i))`` of one committed position."""
+    return _sha(TAG_POSITION, bytes([position]) + salt + _CODE_BYTES[card])
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,9 +323,9 @@ class SpeculationDeal:
         return speculation_dealer_draw(self.mix, seats)
 
 
-def speculation_deal(server_seed: bytes, contributions: Contributions) -> SpeculationDeal:
-    """The deal of ``server_seed`` and the contributions (what ``SpeculationMatch`` deals from)."""
-    commit = speculation_commit(server_seed)
+def speculation_deal(commit: SpeculationCommitment, contributions: Contributions) -> SpeculationDeal:
+    """The deal of a commitment (:func:`speculation_commit` of the server seed) once the
+    contributions are in: what ``SpeculationMatch`` deals from (it recomputes it from the seed)."""
     mix = speculation_mix(commit.root, contributions)
     chosen = chosen_deck(mix)
     perm = tuple(permutation(mix))
@@ -319,8 +334,7 @@ def speculation_deal(server_seed: bytes, contributions: Contributions) -> Specul
 
 
 def speculation_reveal(
-    server_seed: bytes,
-    contributions: Contributions,
+    deal: SpeculationDeal,
     *,
     round: int,
     dealer: int,
@@ -331,8 +345,9 @@ def speculation_reveal(
     ante: int | None = None,
     bots: Iterable[int] = (),
 ) -> dict[str, Any]:
-    """The record published after a Speculation deal. Publish it only once the deal is over:
-    it names every card of ``shown``.
+    """The record published after a Speculation deal (``deal``: :func:`speculation_deal` of the
+    deal's commitment and contributions). Publish it only once the deal is over: it names every
+    card of ``shown``.
 
     ``order``: the players in dealing order, dealer last (``dealt.players[1:] + players[:1]``);
     ``shown``: the dealt indices everyone has seen (``SpeculationMatch.shown_positions()``: after
@@ -340,7 +355,6 @@ def speculation_reveal(
     dealer from the seed (first deal of a match without ``first_dealer``), then ``chips`` (every
     seat's chips before the deal) and ``ante`` let anyone redo S12a. Only the openings of
     ``shown`` positions of the dealt deck are included; its other salts never leave the server."""
-    deal = speculation_deal(server_seed, contributions)
     order = [int(s) for s in order]
     dealt = STACK * len(order) + 1
     indices = sorted(set(shown))
@@ -576,7 +590,7 @@ def verify_president(record: Mapping[str, Any], seen: Mapping[str, Any] | None =
         if dealer not in present:
             raise _Bad("dealer")
         hands_field = _list(record, "hands", seats)
-        claimed_hands = [None if h is None else sorted(_codes(h, "hands")) for h in hands_field]
+        claimed_hands = [sorted(_codes(h, "hands")) for h in hands_field]
     except _Bad as bad:
         return Report("president", (Step("format", FAIL, {"field": bad.field}),))
     steps.append(Step("format", PASS, {"round": record["round"], "seats": seats}))
@@ -657,7 +671,7 @@ def verify_speculation(record: Mapping[str, Any], seen: Mapping[str, Any] | None
             card = o.get("card")
             if not isinstance(card, str) or card not in _CARD_ID:
                 raise _Bad("shown")
-            openings.append((index, position, card, _hex(o.get("salt"), "shown")))
+            openings.append((index, position, card, _hex(o.get("salt"), "shown", SALT_BYTES)))
     except _Bad as bad:
         return Report("speculation", (Step("format", FAIL, {"field": bad.field}),))
     steps.append(Step("format", PASS, {"round": record["round"], "seats": seats}))

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from engine.api import Action, Pending
 from engine.errors import BadArgument, IllegalPlay, InsufficientChips, NotAllowed, NotYourTurn, Refusal
-from engine.fairness import SpeculationDeal, encode_contributions, speculation_deal
+from engine.fairness import SpeculationDeal, encode_contributions, speculation_commit, speculation_deal
 from engine.seeds import SeedStream, derive
 
 from .actions import (
@@ -472,7 +472,7 @@ class SpeculationMatch:
             return None
         key = (action.seed, action.contributions)
         if self._fair is None or self._fair[0] != key:
-            self._fair = (key, speculation_deal(action.seed, action.contributions))
+            self._fair = (key, speculation_deal(speculation_commit(action.seed), action.contributions))
         return self._fair[1]
 
     # -- changes ------------------------------------------------------------
