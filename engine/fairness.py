@@ -577,7 +577,7 @@ def verify_president(record: Mapping[str, Any], seen: Mapping[str, Any] | None =
     """Check a :func:`president_reveal` record step by step; ``seen`` holds what the player saw:
     ``commitment`` (announced before the window), ``seat`` and ``contribution`` (what he sent,
     ``None`` for nothing), ``hands`` (the ``hands`` of the ``dealt`` event he received)."""
-    seen = seen or {}
+    seen = seen if isinstance(seen, Mapping) else {}
     steps: list[Step] = []
     try:
         seats, contributions, bots = _common(record, "president")
@@ -635,7 +635,7 @@ def verify_speculation(record: Mapping[str, Any], seen: Mapping[str, Any] | None
     """Check a :func:`speculation_reveal` record step by step; ``seen`` holds what the player saw:
     ``commitment`` (the root announced before the window), ``seat`` and ``contribution``, and
     ``events`` (the deal's events as received, see :func:`shown_cards`)."""
-    seen = seen or {}
+    seen = seen if isinstance(seen, Mapping) else {}
     steps: list[Step] = []
     try:
         seats, contributions, bots = _common(record, "speculation")

@@ -222,3 +222,16 @@ def test_the_script_computes_the_worked_example() -> None:
     assert deck0_seed.hex() == v["deck0_seed"] and [vd.CODES[c] for c in cards[:5]] == v["deck0_cards"]
     assert (salts[0].hex(), hashes[0].hex(), root.hex()) == (v["deck0_salt0"], v["deck0_h0"], v["deck0_root"])
     assert vd.bot_contribution(v["root"], 1) == v["bot1"]
+
+
+def test_the_script_detects_a_speculation_server_that_changed_its_seed() -> None:
+    case = speculation_case(22)
+    record, seen = case["record"], case["seen"]
+    other = F.speculation_commit(bytes(range(32)))
+    assert fails(both(record, dict(seen, commitment=other.root.hex()))) == {"commitment_seen"}
+    dealt_elsewhere = F.speculation_reveal(
+        F.speculation_deal(other, case["contributions"]), round=1, dealer=record["dealer"], order=record["order"],
+        shown=[o["index"] for o in record["shown"]], bots=record["bots"],
+    )
+    assert fails(both(dealt_elsewhere, seen)) >= {"commitment_seen", "cards_seen"}
+    assert fails(both(record, [1, 2])) == set()  # a malformed "seen" is ignored, not a crash
