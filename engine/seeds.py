@@ -56,6 +56,12 @@ class SeedStream:
         self._pos = pos + n
         return buf[pos : pos + n]
 
+    def read(self, n: int) -> bytes:
+        """The next ``n`` bytes of the stream (salts, keys: docs/fairness.md)."""
+        if n < 0:
+            raise ValueError("n must not be negative")
+        return self._bytes(n)
+
     def below(self, n: int) -> int:
         """Uniform integer in ``[0, n)`` (rejection sampling, no modulo bias)."""
         if n <= 0:

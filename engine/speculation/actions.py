@@ -25,11 +25,17 @@ class Deal:
     left, three rounds, then the trump card, S4/S5); a prefix is enough, the
     rest of the deck follows in card order and is never shown. Without it the
     deck is ``engine.seeds.shuffled(deck, derive(seed, "deck"))``.
+
+    ``contributions``: the players' entropy, one text or ``None`` per seat
+    (docs/fairness.md). With it ``seed`` is the server seed (32 bytes) and the
+    deck is the committed deal :func:`engine.fairness.speculation_deal`, which
+    also draws the first dealer; it excludes ``cards``.
     """
 
     seed: bytes
     cards: tuple[int, ...] | None = None
     present: tuple[int, ...] | None = None
+    contributions: tuple[str | None, ...] | None = None
 
     @property
     def seat(self) -> None:
@@ -41,6 +47,8 @@ class Deal:
             d["cards"] = [str(Card(c)) for c in self.cards]
         if self.present is not None:
             d["present"] = list(self.present)
+        if self.contributions is not None:
+            d["contributions"] = list(self.contributions)
         return d
 
 
@@ -193,7 +201,15 @@ def action_from_dict(d: Mapping[str, Any]) -> SpeculationAction:
             raise BadArgument(f"bad deal record: {exc}") from None
         raw_present = d.get("present")
         present = None if raw_present is None else tuple(int(s) for s in raw_present)
-        return Deal(seed, cards, present)
+        raw_contributions = d.get("contributions")
+        contributions = None
+        if raw_contributions is not None:
+            if not isinstance(raw_contributions, list) or any(
+                c is not None and not isinstance(c, str) for c in raw_contributions
+            ):
+                raise BadArgument("bad deal record: contributions", reason="contributions")
+            contributions = tuple(raw_contributions)
+        return Deal(seed, cards, present, contributions)
     if cmd == "close":
         return CloseAuction()
     seat = d.get("seat")

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from engine.api import Action, Pending
 from engine.errors import BadArgument, IllegalPlay, InsufficientChips, NotAllowed, NotYourTurn, Refusal
+from engine.fairness import SpeculationDeal, encode_contributions, speculation_commit, speculation_deal
 from engine.seeds import SeedStream, derive
 
 from .actions import (
@@ -200,6 +201,10 @@ class SpeculationMatch:
         """Cached public record of each seat; ``None`` once the seat's chips or cards changed."""
         self._shown = 0
         """Cards face up on the table this deal (turned, trump)."""
+        self._dealt: tuple[int, ...] = ()
+        """The cards dealt this deal (or the last), in the order they left the deck (trump last)."""
+        self._fair: tuple[tuple[bytes, tuple[str | None, ...]], SpeculationDeal] | None = None
+        """The committed deal of the last checked :class:`Deal` with contributions (computed once)."""
 
     # -- facts ------------------------------------------------------------
 
@@ -247,14 +252,18 @@ class SpeculationMatch:
         return not self._in_deal and not self._over
 
     def deal_action(self, seed: bytes, **table: Any) -> Deal:
-        """The chance step. ``table`` may hold ``present`` (seats at the table, S11/S12a) and,
-        for tests only, ``cards`` (an explicit deck order, see :class:`Deal`)."""
+        """The chance step. ``table`` may hold ``present`` (seats at the table, S11/S12a),
+        ``contributions`` (the players' entropy, one text or ``None`` per seat: ``seed`` is then
+        the server seed, docs/fairness.md) and, for tests only, ``cards`` (an explicit deck order,
+        see :class:`Deal`)."""
         present = table.get("present")
         cards = table.get("cards")
+        contributions = table.get("contributions")
         return Deal(
             bytes(seed),
             None if cards is None else tuple(int(c) for c in cards),
             None if present is None else tuple(int(s) for s in present),
+            None if contributions is None else tuple(contributions),
         )
 
     def action_from(self, seat: int, cmd: str, args: Mapping[str, Any]) -> SpeculationAction:
@@ -409,14 +418,16 @@ class SpeculationMatch:
         if action.price > self._chips[action.seat]:
             raise InsufficientChips("not enough chips", chips=self._chips[action.seat])
 
-    def _plan_deal(self, seed: bytes, present: tuple[int, ...] | None) -> tuple[int, list[int]]:
+    def _plan_deal(self, action: Deal) -> tuple[int, list[int]]:
         """S2/S3/S12a: the dealer and the players, dealer's left first and the dealer last."""
         n = self._n
+        present = action.present
         at = [True] * n if present is None else [s in present for s in range(n)]
         chips = self._chips
         start = self._next_dealer
-        if start is None:
-            start = SeedStream(derive(seed, "dealer")).below(n)  # S2: drawn from the first deal's seed
+        if start is None:  # S2: drawn from the first deal's seed (with contributions: from their mix)
+            fair = self._fair_deal(action)
+            start = SeedStream(derive(action.seed, "dealer")).below(n) if fair is None else fair.dealer_draw(n)
         dealer = -1
         for i in range(n):
             s = (start + i) % n
@@ -446,19 +457,39 @@ class SpeculationMatch:
             cards = action.cards
             if len(set(cards)) != len(cards) or any(not isinstance(c, int) or not 0 <= c < 52 for c in cards):
                 raise BadArgument("cards: distinct card ids")
-        self._plan_deal(action.seed, action.present)
+        if action.contributions is not None:
+            if action.cards is not None:
+                raise BadArgument("a committed deal has no explicit cards", reason="contributions")
+            if len(action.contributions) != self._n:
+                raise BadArgument("one contribution (or None) per seat", reason="contributions")
+            encode_contributions(action.contributions)  # normalised texts, or a refusal
+        self._fair_deal(action)  # refuses a server seed that is not 32 bytes
+        self._plan_deal(action)
+
+    def _fair_deal(self, action: Deal) -> SpeculationDeal | None:
+        """The committed deal of a :class:`Deal` with contributions (``None`` without), computed once."""
+        if action.contributions is None:
+            return None
+        key = (action.seed, action.contributions)
+        if self._fair is None or self._fair[0] != key:
+            self._fair = (key, speculation_deal(speculation_commit(action.seed), action.contributions))
+        return self._fair[1]
 
     # -- changes ------------------------------------------------------------
 
     def _do_deal(self, action: Deal) -> tuple[SpeculationEvent, ...]:
-        dealer, order = self._plan_deal(action.seed, action.present)
+        dealer, order = self._plan_deal(action)
         n = self._n
         need = STACK * len(order) + 1
-        if action.cards is not None:
+        fair = self._fair_deal(action)
+        if fair is not None:
+            deck = list(fair.dealt)
+        elif action.cards is not None:
             given = set(action.cards)
             deck = list(action.cards) + [c for c in _DECK if c not in given]
         else:
             deck = _deal_order(derive(action.seed, "deck"), need)
+        self._dealt = tuple(deck[:need])
         self._round += 1
         self._dealer = dealer
         self._seat_views = [None] * n
@@ -718,6 +749,16 @@ class SpeculationMatch:
             return p
         return SpeculationView(p[0], seat, *p[2:])
 
+
+    def shown_positions(self) -> tuple[int, ...]:
+        """The dealt indices (0: the first card dealt … ``3p``: the trump) of the current or last
+        deal whose card everyone has seen: the trump and the turned cards during a deal; after it
+        (S12h) every dealt card. Never an undealt one (what ``engine.fairness.speculation_reveal``
+        may open)."""
+        if not self._in_deal:
+            return tuple(range(len(self._dealt)))
+        up = {c for cards in self._faceup for c in cards}
+        return tuple(k for k, c in enumerate(self._dealt) if c in up)
 
     # -- invariants -----------------------------------------------------------
 

@@ -215,8 +215,12 @@ SPECULATION_DETAILS = [
 
 ENGINE_CODES = {"IllegalPlay": "illegal_play", "NotAllowed": "not_allowed", "NotYourTurn": "not_your_turn",
                 "InsufficientChips": "insufficient_chips", "BadArgument": "bad_argument"}
-INTERNAL_REASONS = {"action", "hands", "log", "present", "seed", "unknown_command", "table"}
+INTERNAL_REASONS = {"action", "hands", "log", "present", "seed", "unknown_command", "table",
+                    "contributions", "shown", "dealer"}
 """Reasons only a program can trigger (a bad log, deal facts); people never see them."""
+INTERNAL_REASONS |= {"contribution", "contribution_characters", "contribution_too_long"}
+"""engine.fairness refusals of a player's entropy text: no command reaches them yet; they need
+sentences when the table's ``entropy`` command is wired in (then drop them from this set)."""
 
 
 def engine_reasons() -> set[tuple[str, str]]:
