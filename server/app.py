@@ -49,7 +49,7 @@ class Running:
     _stop_task: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
-        self.lobby = Lobby(self)
+        self.lobby = Lobby(self.config, self.store, self.sessions)
         self.connections = ConnectionCounter(self.config.max_connections_per_address)
 
     async def stop(self) -> None:
@@ -101,6 +101,7 @@ async def open_store(config: Config) -> Any:
 async def start(config: Config) -> Running:
     """Create the data folder, open the store, refund unsettled rounds, start both listeners."""
     from server.commands import load
+    from server.frontdoor import serve_ssh, serve_telnet
     from server.transports.ssh import start_ssh
     from server.transports.telnet import start_telnet
 
@@ -110,14 +111,14 @@ async def start(config: Config) -> Running:
     load_translations()  # compile the fr/es/en catalogs now (~50 ms), not on a player's first line
     config.data_dir.mkdir(parents=True, exist_ok=True)
     running = Running(config)
-    running.store = await open_store(config)
+    running.store = running.lobby.store = await open_store(config)
     try:
         refunded = await running.store.ledger.refund_unsettled()
         if refunded:
             log.info("refunded %d unsettled rounds from the last run", len(refunded))
-        running._telnet = await start_telnet(running)
+        running._telnet = await start_telnet(running, serve_telnet)
         running.telnet_port = running._telnet.sockets[0].getsockname()[1]
-        running._ssh = await start_ssh(running)
+        running._ssh = await start_ssh(running, serve_ssh)
         running.ssh_port = running._ssh.sockets[0].getsockname()[1]
     except BaseException:
         await running.stop()

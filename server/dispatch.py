@@ -1,7 +1,7 @@
 """The one command dispatcher, shared by JSON and text mode.
 
 Both modes turn a line into ``(cmd, args)`` — JSON mode by decoding the
-object, text mode with ``server.text.commands.parse_line`` — and call
+object, text mode with the text presenter's parser (``server.presenters.text.parse``) — and call
 :func:`dispatch`, which applies the session's rate limit, finds the handler
 in the registry (``server.commands``), checks the login, runs it and sends
 exactly one reply. Nothing a client sends may escape from here: a handler's
@@ -14,18 +14,15 @@ import asyncio
 import logging
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from server.commands import Context, load
+from server.commands import Caller, Context, load
 from server.protocol import CommandError
-
-if TYPE_CHECKING:
-    from server.session import Session
 
 log = logging.getLogger(__name__)
 
 
-def rate_ok(session: Session) -> bool:
+def rate_ok(session: Caller) -> bool:
     """Take one command from the session's budget; a flood ends the session."""
     if session.limiter.allow(time.monotonic()):
         return True
@@ -36,7 +33,7 @@ def rate_ok(session: Session) -> bool:
     return False
 
 
-async def dispatch(session: Session, cmd: str, args: Mapping[str, Any], req_id: Any = None) -> None:
+async def dispatch(session: Caller, cmd: str, args: Mapping[str, Any], req_id: Any = None) -> None:
     """Run one command for ``session`` and send its one reply (``ok`` or ``error``)."""
     spec = load().get(cmd)
     if (spec is None or spec.rate) and not rate_ok(session):

@@ -15,21 +15,20 @@ import asyncio
 import itertools
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from server.claims import SeatClaims
 from server.limits import clean_text
+from server.players import Client, GuestStart, Player, news_now, take_news_seq
 from server.protocol import CommandError, Shared
+from server.room import Room
 from server.storage.api import StorageError
 from server.storage.names import clean_name as _storage_clean_name
 from server.storage.names import name_key
 
 if TYPE_CHECKING:
-    from server.app import Running
+    from server.config import Config
     from server.games import TableOptions
-    from server.room import Room
-    from server.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -47,94 +46,11 @@ def clean_name(raw: str, limit: int) -> str:
         raise CommandError("bad_name", max=limit) from None
 
 
-_news_clock = itertools.count()
-_news_next = 0  # sequence number of the next room-list news event (all lobbies of the process)
-
-
-def _take_news_seq() -> int:
-    global _news_next
-    _news_next = next(_news_clock) + 1
-    return _news_next - 1
-
-
-def _news_now() -> int:
-    return _news_next
-
-
-@dataclass(eq=False)
-class Player:
-    name: str
-    guest: bool
-    session: Session | None = None
-    _room: Room | None = field(default=None, repr=False)
-    seat: int | None = None  # None with a room: spectator
-    autocut: bool = False  # tdc: cut for this player as soon as possible (T9)
-    extra: dict[str, Any] = field(default_factory=dict)
-    lobby_spans: list[list[Any]] = field(default_factory=lambda: [[_news_now(), None]])
-    """When this player was in the lobby, as ``[first, end)`` ranges of news sequence numbers (``end``
-    None: still there); room-list news go to whoever was in the lobby when they happened."""
-
-    @property
-    def room(self) -> Room | None:
-        return self._room
-
-    @room.setter
-    def room(self, value: Room | None) -> None:
-        old = self._room
-        self._room = value
-        spans = self.lobby_spans
-        if value is None and old is not None:
-            spans.append([_news_now(), None])  # back in the lobby
-        elif value is not None and old is None and spans and spans[-1][1] is None:
-            spans[-1][1] = _news_now()
-            if spans[-1][0] == spans[-1][1]:
-                spans.pop()  # no news while in the lobby: nothing to remember
-
-    def heard(self, seq: int) -> bool:
-        """Was this player in the lobby when the news numbered ``seq`` happened?"""
-        return any(first <= seq and (end is None or seq < end) for first, end in self.lobby_spans)
-
-    @property
-    def key(self) -> str:
-        return name_key(self.name)
-
-    @property
-    def seated(self) -> bool:
-        return self.room is not None and self.seat is not None
-
-    @property
-    def connected(self) -> bool:
-        return self.session is not None and not self.session.closed.is_set()
-
-    @property
-    def lang(self) -> str:
-        return self.session.lang if self.session is not None else "en"
-
-
-class GuestStart:
-    """A guest's account opened early (SSH: during authentication, before the channel opens).
-
-    The grant is a durable write; started while the key exchange and the
-    authentication go on, it is usually done when the session logs in.
-    Exactly one side :meth:`claim` s it: the login that uses it, or the clean-up
-    (:meth:`Lobby.drop_guest_start`) that retires it when no login did.
-    """
-
-    def __init__(self, key: str, task: asyncio.Future[Any]) -> None:
-        self.key = key
-        self.task = task
-        self.claimed = False
-
-    def claim(self) -> bool:
-        if self.claimed:
-            return False
-        self.claimed = True
-        return True
-
-
 class Lobby:
-    def __init__(self, app: Running) -> None:
-        self.app = app
+    def __init__(self, config: Config, store: Any, sessions: set[Any]) -> None:
+        self.config = config
+        self.store = store
+        self.sessions = sessions  # every open connection (logged in or not), for shutdown
         self.players: dict[str, Player] = {}
         self.rooms: dict[str, Room] = {}
         self.seats = SeatClaims()  # one account, at most one seat in the server
@@ -144,10 +60,6 @@ class Lobby:
         self._news: list[tuple[int, Mapping[str, Any]]] = []  # room-list events waiting (see broadcast)
         self._news_timer: asyncio.TimerHandle | None = None
         self._news_sent = float("-inf")
-
-    @property
-    def store(self) -> Any:
-        return self.app.store
 
     # -- logging in --------------------------------------------------------------
 
@@ -159,10 +71,10 @@ class Lobby:
 
     def start_guest(self, name: str) -> GuestStart | None:
         """Open ``name``'s guest account now (see :class:`GuestStart`); None when login will decide."""
-        if self.closing or not getattr(self.app.config, "allow_guests", True):
+        if self.closing or not self.config.allow_guests:
             return None
         try:
-            display = clean_name(name, self.app.config.max_name)
+            display = clean_name(name, self.config.max_name)
         except CommandError:
             return None
         key = name_key(display)
@@ -185,7 +97,7 @@ class Lobby:
         except Exception:
             log.exception("could not retire guest %s", account.name)
 
-    async def login(self, session: Session, name: str, *, password: str | None = None,
+    async def login(self, session: Client, name: str, *, password: str | None = None,
                     verified: bool = False, guest_start: GuestStart | None = None) -> Player:
         """Log ``session`` in as ``name`` (a guest unless the name has an account).
 
@@ -198,7 +110,7 @@ class Lobby:
             raise CommandError("already_logged_in")
         if self.closing:
             raise CommandError("not_allowed")
-        display = clean_name(name, self.app.config.max_name)
+        display = clean_name(name, self.config.max_name)
         accounts = self.store.accounts
         # Passwords are checked outside the lock: a wrong one is answered slowly (back-off) and
         # must not hold up everybody else's login.
@@ -231,7 +143,7 @@ class Lobby:
                     old.close("replaced")
                 player.session = session
                 if player.room is None:
-                    player.lobby_spans[:] = [[_news_now(), None]]  # this connection: news from now on
+                    player.lobby_spans[:] = [[news_now(), None]]  # this connection: news from now on
                 session.player = player
                 session.logged(player.name, player.guest)
                 log.info("%s is back (%s)", player.name, session.conn.kind)
@@ -256,7 +168,7 @@ class Lobby:
                      session.conn.kind)
             return player
 
-    async def detach(self, session: Session) -> None:
+    async def detach(self, session: Client) -> None:
         """The session ended (called once by :meth:`Session.close`)."""
         player = session.player
         session.player = None
@@ -286,7 +198,7 @@ class Lobby:
     def online(self) -> list[Player]:
         return [p for p in self.players.values() if p.connected]
 
-    def lobby_sessions(self) -> list[Session]:
+    def lobby_sessions(self) -> list[Client]:
         """Connected sessions not in a room (they receive lobby chat)."""
         return [p.session for p in self.players.values()
                 if p.session is not None and p.room is None and not p.session.closed.is_set()]
@@ -301,7 +213,7 @@ class Lobby:
         (chat) go out at once, after any news still waiting (order is kept).
         """
         if news:
-            self._news.append((_take_news_seq(), event))
+            self._news.append((take_news_seq(), event))
             if self._news_timer is None:
                 loop = asyncio.get_running_loop()
                 at = max(loop.time(), self._news_sent + NEWS_INTERVAL)
@@ -358,8 +270,6 @@ class Lobby:
 
     def open_room(self, opts: TableOptions, owner: str) -> Room:
         """A new room with its table, running (nobody seated yet)."""
-        from server.room import Room
-
         room = Room(self, self.new_room_id(), opts, owner=owner)
         self.rooms[room.id] = room
         room.start()
@@ -387,7 +297,7 @@ class Lobby:
                 player.session.push_event({"event": "shutdown"})
         rooms = list(self.rooms.values())
         await asyncio.gather(*(room.stop() for room in rooms), return_exceptions=True)
-        sessions = list(self.app.sessions)
+        sessions = list(self.sessions)
         for session in sessions:
             session.close("shutdown")
         for session in sessions:

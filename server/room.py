@@ -20,9 +20,12 @@ import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from server.claims import SeatClaims
+from server.config import Config
 from server.games import TableOptions, adapter
+from server.players import Player
 from server.protocol import CommandError
 from server.storage.api import InsufficientChips, bot_account
 from server.table import (
@@ -56,8 +59,24 @@ from server.table import (
     Void,
 )
 
-if TYPE_CHECKING:
-    from server.lobby import Lobby, Player
+
+class Host(Protocol):
+    """What a room needs of the lobby that opened it."""
+
+    @property
+    def config(self) -> Config: ...
+    @property
+    def store(self) -> Any: ...
+    @property
+    def players(self) -> Mapping[str, Player]: ...
+    @property
+    def seats(self) -> SeatClaims: ...
+
+    async def release(self, player: Player) -> None:
+        """The room no longer holds ``player`` (the lobby may forget them)."""
+        ...
+
+    def room_closed(self, room: Room) -> None: ...
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +96,9 @@ class _Item:
 
 
 class Room:
-    def __init__(self, lobby: Lobby, rid: str, opts: TableOptions, owner: str) -> None:
+    def __init__(self, lobby: Host, rid: str, opts: TableOptions, owner: str) -> None:
         self.lobby = lobby
-        self.config = lobby.app.config
+        self.config = lobby.config
         self.id = rid
         self.table = Table(rid, adapter(opts.rules), opts, self.config, owner=owner, uid=secrets.token_hex(4),
                            draw_seed=lambda: draw_seed(), bot_seed=os.urandom(16),
@@ -90,7 +109,6 @@ class Room:
         self.announced = False  # the lobby was told it opened
         self._queue: asyncio.Queue[_Item] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
-        self._last_state: dict[str, dict[str, Any]] = {}
 
     # -- public face -------------------------------------------------------------------------------
 
@@ -141,9 +159,6 @@ class Room:
             self._task.cancel()
             with contextlib.suppress(BaseException):
                 await self._task
-
-    def last_state_for(self, player: Player) -> dict[str, Any] | None:
-        return self._last_state.get(player.key)
 
     # -- the task ------------------------------------------------------------------------------------
 
@@ -284,7 +299,6 @@ class Room:
                     player.seat = item.seat
             elif isinstance(item, Gone):
                 player = players.get(item.member)
-                self._last_state.pop(item.member, None)
                 if player is not None and player.room is self:
                     player.room = None
                     player.seat = None
@@ -303,8 +317,6 @@ class Room:
             if session is None:
                 continue
             if isinstance(msg, StateSet):
-                state = msg.state(seat)
-                self._last_state[key] = state
-                session.push_state(state, msg.line(seat) if session.mode == "json" else None)
+                session.push_states(msg, seat)
             elif isinstance(msg, Shared):
                 session.push_shared(msg, seat)

@@ -1,15 +1,20 @@
 """One person or program connected, whatever the transport.
 
-A :class:`Session` knows who it is (name, guest, language), how to show
-things (text or JSON mode, terminal width, colour, Unicode) and owns an
-outbound queue drained by its own writer task: rooms and the lobby only ever
-*enqueue*, so a slow or stuck client can never block them. When the queue
-passes ``outbound_queue`` messages, or a drain takes longer than
-``drain_timeout``, the client is too slow and is disconnected.
+A :class:`Session` knows who it is (name, guest, language), what its terminal
+can show (width, colour, Unicode), and owns an outbound queue drained by its own
+writer task: rooms and the lobby only ever *enqueue*, so a slow or stuck client
+can never block them. When the queue passes ``outbound_queue`` messages, or a
+drain takes longer than ``drain_timeout``, the client is too slow and is
+disconnected.
+
+How things are shown and how input lines are read is the job of one presenter
+(:mod:`server.presenters`), chosen with the mode: text for a person, JSON for a
+program. :meth:`Session.run` reads lines until the end, hands each to the
+presenter, and runs the commands it makes through :func:`server.dispatch.dispatch`.
 
 Transports (``server/transports/``) give the session a :class:`Conn`: line
-input, raw output, echo control and terminal facts. :func:`serve_telnet` and
-:func:`serve_ssh` run a connection from its first byte to its end.
+input, raw output, echo control and terminal facts. Logging in and choosing the
+mode and language happen before, in :mod:`server.frontdoor`.
 """
 
 from __future__ import annotations
@@ -17,23 +22,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
-import json.encoder
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-from server import ui
 from server.dispatch import dispatch, rate_ok
-from server.jsonmode import run_json
 from server.limits import RateLimiter
-from server.protocol import CommandError, Shared, encode
+from server.messages.translations import lang_from_env, translation
+from server.players import Player
+from server.presenters import Local, Presenter, Quit, Request
+from server.presenters.json import JsonPresenter
+from server.presenters.text import TextPresenter
+from server.protocol import Shared, encode
+from server.terminal import TermStyle
 from server.transports.lines import TOO_LONG
-
-if TYPE_CHECKING:
-    from server.app import Running
-    from server.lobby import Player
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +68,17 @@ class Conn(Protocol):
     def close(self) -> None: ...
 
 
+class Host(Protocol):
+    """What a session needs of the server: its settings, the lobby to leave, the open sessions."""
+
+    @property
+    def config(self) -> Any: ...
+    @property
+    def lobby(self) -> Any: ...
+    @property
+    def sessions(self) -> set[Any]: ...
+
+
 def term_caps(term: str | None) -> tuple[bool, bool]:
     """(colour, unicode) for a terminal type: dumb or unknown terminals get plain ASCII."""
     t = (term or "").lower()
@@ -76,27 +90,23 @@ def term_caps(term: str | None) -> tuple[bool, bool]:
     return color, color
 
 
-_encode_str = json.encoder.encode_basestring  # type: ignore[attr-defined]  # a str as json.dumps writes it
-
-
 class Session:
     _ids = itertools.count(1)
 
-    def __init__(self, app: Running, conn: Conn, *, mode: str = "text") -> None:
+    def __init__(self, app: Host, conn: Conn, *, mode: str = "text") -> None:
         cfg = app.config
         self.id = next(self._ids)
         self.app = app
         self.conn = conn
-        self.mode = mode  # "text" | "json"
         self.name: str | None = None
         self.guest = True
-        self.lang = ui.lang_from_env(conn.env) or cfg.default_lang
+        self.lang = lang_from_env(conn.env) or cfg.default_lang
         self.width = conn.width or 80
         self.height = conn.height or 24
         self.color, self.unicode = term_caps(conn.term)
         self.player: Player | None = None
-        self.shown_state: Mapping[str, Any] | None = None  # text mode: the last state drawn
-        self._countdowns: list[asyncio.TimerHandle] = []
+        self.presenter: Presenter = JsonPresenter(self) if mode == "json" else TextPresenter(self)
+        self._last_state: Mapping[str, Any] | None = None  # the last state received (text: for the parser)
         self._reading: asyncio.Future[Any] | None = None
         self.limiter = RateLimiter.of(cfg.commands_per_second, cfg.command_burst, cfg.flood_disconnect)
         self.closed = asyncio.Event()
@@ -117,15 +127,37 @@ class Session:
     # -- facts ----------------------------------------------------------------
 
     @property
+    def mode(self) -> str:
+        return self.presenter.mode
+
+    @mode.setter
+    def mode(self, mode: str) -> None:
+        """Choose the presenter (``text`` or ``json``)."""
+        if mode != self.presenter.mode:
+            self.presenter.close()
+            self.presenter = JsonPresenter(self) if mode == "json" else TextPresenter(self)
+
+    @property
     def logged_in(self) -> bool:
         return self.name is not None
 
     @property
-    def style(self) -> Any:
-        return ui.term_style(self.width, self.unicode, self.color)
+    def style(self) -> TermStyle:
+        return TermStyle(width=self.width, unicode=self.unicode, color=self.color)
 
     def gettext(self, msgid: str) -> str:
-        return ui.translation(self.lang).gettext(msgid)
+        return translation(self.lang).gettext(msgid)
+
+    def where(self) -> tuple[Mapping[str, Any] | None, str]:
+        """The last state received at the reader's table (None before the first), and where they are."""
+        player = self.player
+        room = player.room if player is not None else None
+        if room is None:
+            return None, "lobby"
+        state = self._last_state
+        if state is None or state.get("room") != room.id:
+            return None, "room"
+        return state, "room"
 
     def _resized(self, width: int, height: int) -> None:
         if width > 0 and height > 0:
@@ -142,7 +174,7 @@ class Session:
         """Queue text for the client (``\\n`` line ends); drops the client if it cannot keep up."""
         if self.closed.is_set() or not text:
             return
-        if self.mode == "text" and self.conn.crlf:
+        if self.presenter.mode == "text" and self.conn.crlf:
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
         try:
             self._queue.put_nowait(text)
@@ -154,8 +186,8 @@ class Session:
         self.send_raw(encode(obj))
 
     def send_text(self, text: str) -> None:
-        """A message for a person (text mode); ignored in JSON mode."""
-        self.send_raw(self._text_line(text))
+        """A sentence for a person (text mode); nothing in JSON mode."""
+        self.send_raw(self.presenter.text(text))
 
     async def _write_loop(self) -> None:
         timeout = self.app.config.drain_timeout
@@ -185,49 +217,28 @@ class Session:
             log.exception("%r: writer failed", self)
             self.close("error")
 
-    # -- pushes used by the lobby and rooms -------------------------------------
+    # -- what the lobby, rooms and the dispatcher push ------------------------------
 
     def push_state(self, state: Mapping[str, Any], line: str | None = None) -> None:
         """``line``: ``state`` already encoded as its JSON-mode line (``{"type": "state", ...}``)."""
-        if self.mode == "json":
-            self.send_raw(line if line is not None else encode({"type": "state", **state}))
-        else:
-            # Text mode: the table only when it matters (the reader's turn, a new round...);
-            # nothing drawn yet (or asked for): the whole table, with the alert if it is our turn.
-            text = self._render(ui.state_update, self.shown_state or {}, state, self.lang, self.style)
-            self.shown_state = state
-            if text:
-                self.send_text(text)
-            self._countdown(state)
+        self._last_state = state
+        self.send_raw(self.presenter.state(state, line))
 
-    def _countdown(self, state: Mapping[str, Any]) -> None:
-        """Text mode: announce the time left on the reader's own decision at a few marks (30, 10, 5 s)."""
-        for handle in self._countdowns:
-            handle.cancel()
-        self._countdowns = []
-        deadline = state.get("deadline")
-        if not isinstance(deadline, int | float) or deadline <= 0 or not ui.my_decision(state):
-            return
-        loop = asyncio.get_running_loop()
-        for mark in ui.countdown_marks(deadline):
-            self._countdowns.append(loop.call_later(deadline - mark, self._announce, state, mark))
+    def push_states(self, states: Any, seat: int | None) -> None:
+        """This reader's state out of a table's :class:`~server.table.states.StateSet`."""
+        state = states.state(seat)
+        self._last_state = state
+        self.send_raw(self.presenter.state(state, states.line(seat) if self.presenter.mode == "json" else None))
 
-    def _announce(self, state: Mapping[str, Any], seconds: int) -> None:
-        if self.shown_state is state and not self.closed.is_set():
-            self.send_text(ui.countdown_line(self.lang, self.style, seconds))
-
-    def push_event(self, event: Mapping[str, Any], names: list[str] | None = None,
+    def push_event(self, event: Mapping[str, Any], names: tuple[str, ...] | list[str] | None = None,
                    you: int | None = None) -> None:
         """An event as ``{"event": NAME, ...}``; its ``text`` is written in the session's language."""
         self.send_raw(self.event_line(event, names, you))
 
-    def event_line(self, event: Mapping[str, Any], names: list[str] | None = None,
+    def event_line(self, event: Mapping[str, Any], names: tuple[str, ...] | list[str] | None = None,
                    you: int | None = None) -> str:
         """What :meth:`push_event` queues for ``event`` (``""``: nothing to say)."""
-        if self.mode == "json":
-            text = self._render(ui.event_text, self.lang, event, names or [], you)
-            return encode({"type": "event", **event, "text": text})
-        return self._text_line(self._render(ui.render_event, event, self.lang, self.style, names or [], you))
+        return self.presenter.event(event, tuple(names) if names is not None else None, you)
 
     def push_shared(self, shared: Shared, you: int | None = None) -> None:
         """An event pushed to many sessions at once (see :class:`server.protocol.Shared`)."""
@@ -235,71 +246,37 @@ class Session:
 
     def shared_line(self, shared: Shared, you: int | None = None) -> str:
         """Exactly what ``push_event(shared.event, shared.names, you)`` would queue, made once per
-        (:meth:`render_key`, ``you``): the words of an event depend only on the language (and, in
-        text mode, the drawing) and on who reads it. In JSON mode the event's fields are encoded
-        once and each reader's ``text`` is spliced in after them (the same bytes as encoding the
-        whole object)."""
-        key = (self.render_key(), you)
-        line = shared.cache.get(key)
-        if line is None:
-            prefix = self._json_prefix(shared) if self.mode == "json" else ""
-            text: Any = None
-            if prefix:
-                text = self._render(ui.event_text, self.lang, shared.event, shared.names or [], you)
-            if isinstance(text, str):
-                line = prefix + _encode_str(text) + "}\n"
-            else:
-                line = self.event_line(shared.event, list(shared.names) if shared.names else None, you)
-            shared.cache[key] = line
-        return line
-
-    @staticmethod
-    def _json_prefix(shared: Shared) -> str:
-        """``{"type":"event",<fields>,"text":`` ("" when the event cannot be spliced)."""
-        prefix = shared.cache.get("json-prefix")
-        if prefix is None:
-            event = shared.event
-            if not event or "type" in event or "text" in event:
-                prefix = ""
-            else:
-                prefix = '{"type":"event",' + encode(event)[1:-2] + ',"text":'
-            shared.cache["json-prefix"] = prefix
-        return prefix
+        kind of reader (:meth:`render_key`) and seat."""
+        return self.presenter.shared(shared, you)
 
     def render_key(self) -> tuple[Any, ...]:
         """Sessions with the same key are shown the same words for the same event and reader."""
-        if self.mode == "json":
-            return ("json", self.lang)
-        return ("text", self.lang, self.width, self.unicode, self.color)
-
-    def _text_line(self, text: str) -> str:
-        """What :meth:`send_text` queues for ``text``."""
-        if self.mode == "text" and text:
-            return ui.fit_text(text.rstrip("\n"), self.style) + "\n"  # every line within the terminal
-        return ""
+        return self.presenter.render_key()
 
     def reply_ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> None:
-        if self.mode == "json":
-            self.send_json({"type": "ok", "id": req_id, **(result or {})})
-        else:
-            text = self._render(ui.render_reply, cmd, {"type": "ok", **(result or {})}, self.lang, self.style)
-            if text:
-                self.send_text(text)
-
-    def _render(self, fn: Callable[..., str], *args: Any) -> str:
-        """Words for people; a rendering bug costs a sentence, never a room or a session."""
-        try:
-            return fn(*args) or ""
-        except Exception:
-            log.exception("%r: rendering with %s failed", self, getattr(fn, "__name__", fn))
-            return ""
+        self.send_raw(self.presenter.ok(req_id, cmd, result))
 
     def reply_error(self, req_id: Any, code: str, **params: Any) -> None:
-        message = ui.error_message(self.lang, code, **params)
-        if self.mode == "json":
-            self.send_json({"type": "error", "id": req_id, "code": code, "message": message})
-        else:
-            self.send_text(message)
+        params.pop("style", None)
+        self.send_raw(self.presenter.error(req_id, code, params))
+
+    def notice(self, what: str, **params: Any) -> None:
+        """A server notice (``{"event": "notice", "code": what}``) in the session's language."""
+        self.push_event({"event": "notice", "code": what, **params})
+
+    async def ask_secret(self, prompt: str) -> str | None:
+        """A person types something without echo (a password), prompted with ``prompt`` (a sentence
+        in the session's language); ``None`` for a program, which gives it as an argument."""
+        if self.presenter.mode != "text":
+            return None
+        self.conn.set_secret(True)
+        self.send_raw(prompt)
+        try:
+            line = await self.readline()
+        finally:
+            self.conn.set_secret(False)
+        self.send_raw("\n")
+        return line if isinstance(line, str) else ""
 
     # -- lifetime ---------------------------------------------------------------
 
@@ -345,10 +322,6 @@ class Session:
         self.touch()
         self._arm_timer()
 
-    def notice(self, what: str, **params: Any) -> None:
-        """A server notice (``{"event": "notice", "code": what}``) in the session's language."""
-        self.push_event({"event": "notice", "code": what, **params})
-
     def close(self, reason: str = "closed") -> None:
         """End the session. Idempotent; queued output is flushed for a short while first."""
         if self.closed.is_set():
@@ -358,8 +331,7 @@ class Session:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        for handle in self._countdowns:
-            handle.cancel()
+        self.presenter.close()
         if self._reading is not None:
             self._reading.cancel()
         self._closer = asyncio.get_running_loop().create_task(self._finish(reason), name=f"close-{self.id}")
@@ -412,10 +384,12 @@ class Session:
             self.touch()
         return line
 
-    async def run_text(self) -> None:
-        """People: commands typed in their language, tables drawn for their terminal."""
-        self.mode = "text"
-        self.send_text(ui.welcome_text(self.lang, self.name or ""))
+    async def run(self) -> None:
+        """Read lines until the end: each is a command, an answer of the presenter's own, or nothing."""
+        machine = getattr(self.conn, "set_machine", None)
+        if self.presenter.mode == "json" and machine is not None:
+            machine()  # no echo (telnet, SSH PTY), and over telnet nothing but JSON lines from now on
+        self.send_raw(self.presenter.start())
         while True:
             line = await self.readline()
             if line is None:
@@ -425,119 +399,13 @@ class Session:
                     self.reply_error(None, "line_too_long", limit=self.app.config.max_line)
                 continue
             assert isinstance(line, str)
-            state, where = self.text_context()
-            parsed = ui.parse_line(line, self.lang, state, where)
-            if isinstance(parsed, ui.ParseError):
+            action = self.presenter.read(line)
+            if isinstance(action, Request):
+                await dispatch(self, action.cmd, action.args, action.req_id)
+            elif isinstance(action, Local):
                 if rate_ok(self):
-                    self.send_text(parsed.message)
-                continue
-            if parsed.cmd == "quit":
-                self.send_text(ui.goodbye_text(self.lang))
+                    self.send_raw(action.text)
+            elif isinstance(action, Quit):
+                self.send_raw(action.text)
                 self.close("quit")
                 return
-            if parsed.cmd == "help":
-                if rate_ok(self):
-                    topic = parsed.args.get("topic")
-                    self.send_text(ui.help_text(self.lang, state, where, self.style,
-                                                topic if isinstance(topic, str) else None))
-                continue
-            if parsed.cmd == "state" and where == "lobby":
-                continue  # an empty line in the lobby: nothing to redraw
-            if parsed.cmd == "state":
-                self.shown_state = None  # asked for: draw the whole table
-            await dispatch(self, parsed.cmd, parsed.args)
-
-    def text_context(self) -> tuple[dict[str, Any] | None, str]:
-        """The last state this person was shown, and where they are (``room`` or ``lobby``)."""
-        player = self.player
-        room = player.room if player else None
-        if room is None or player is None:
-            return None, "lobby"
-        return room.last_state_for(player), "room"
-
-    async def text_login(self) -> bool:
-        """Ask a person for language, name and (for an account) password. True when logged in."""
-        _ = self.gettext
-        while not self.closed.is_set():
-            self.send_raw(_("Name: "))
-            line = await self.readline()
-            if line is None:
-                return False
-            if line is TOO_LONG or not isinstance(line, str) or not line.strip():
-                continue
-            name = line.strip()
-            password: str | None = None
-            if await self.app.lobby.needs_password(name):
-                self.conn.set_secret(True)
-                self.send_raw(_("Password: "))
-                try:
-                    pline = await self.readline()
-                finally:
-                    self.conn.set_secret(False)
-                self.send_raw("\n")
-                if pline is None:
-                    return False
-                password = pline if isinstance(pline, str) else ""
-            try:
-                await self.app.lobby.login(self, name, password=password)
-            except CommandError as exc:
-                self.send_text(ui.error_message(self.lang, exc.code, **exc.params))
-                continue
-            return True
-        return False
-
-
-async def serve_telnet(app: Running, conn: Conn) -> None:
-    """A telnet or raw TCP connection: the first line ``json`` selects machine mode.
-
-    People are asked their language first (the answer ``json`` switches to
-    machine mode instead), then their name.
-    """
-    session = Session(app, conn)
-    session.start()
-    try:
-        session.send_raw(ui.language_prompt(session.lang))
-        first = await session.readline()
-        if first is None:
-            return
-        answer = first.strip().lower() if isinstance(first, str) else ""
-        if answer == "json":
-            await run_json(session)
-            return
-        lang = ui.pick_lang(answer)
-        if lang:
-            session.lang = lang
-        if await session.text_login():
-            await session.run_text()
-    finally:
-        session.close(session.close_reason or "eof")
-        await session.done.wait()
-
-
-async def serve_ssh(app: Running, conn: Conn, *, name: str, verified: bool, command: str | None,
-                    guest_start: Any = None) -> None:
-    """An SSH channel: ``json`` exec request = machine mode; a shell = a person (or a script).
-
-    ``guest_start``: the guest account opened during authentication (:class:`server.lobby.GuestStart`).
-    """
-    session = Session(app, conn, mode="json" if command == "json" else "text")
-    session.start()
-    try:
-        try:
-            await app.lobby.login(session, name, verified=verified, guest_start=guest_start)
-        except CommandError as exc:
-            if command == "json":
-                session.reply_error(None, exc.code, **exc.params)
-            else:
-                session.send_text(ui.error_message(session.lang, exc.code, **exc.params))
-            return
-        if command == "json":
-            await run_json(session)
-        elif command is None:
-            await session.run_text()
-        else:
-            session.send_text(session.gettext("Unknown command. Connect without a command to play, "
-                                              "or with the command json for the machine protocol."))
-    finally:
-        session.close(session.close_reason or "eof")
-        await session.done.wait()

@@ -9,7 +9,7 @@ A command is an async handler registered by name::
         return {"name": ctx.session.name, ...}
 
 * ``args`` are exactly the JSON-protocol arguments (the text-mode parser of
-  ``server.text.commands`` produces the same dict), never containing ``cmd``
+  ``server.presenters.text.parse`` produces the same dict), never containing ``cmd``
   or ``id``.
 * The handler returns the fields of the ``ok`` reply (or ``None``), or raises
   :class:`CommandError` with a protocol error code (and ``params`` for the
@@ -24,20 +24,21 @@ replace ``core``'s ``login``/``whoami``, being loaded after it).
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from server.protocol import CommandError, arg_bool, arg_int, arg_str
 
-__all__ = ["COMMANDS", "CommandError", "Context", "Spec", "arg_bool", "arg_int", "arg_str", "command", "load"]
+__all__ = ["COMMANDS", "Caller", "CommandError", "Context", "Server", "Spec", "arg_bool", "arg_int", "arg_str", "command", "load"]
 
 if TYPE_CHECKING:
-    from server.app import Running
+    from server.config import Config
     from server.lobby import Lobby
-    from server.session import Session
+    from server.players import Player
 
 log = logging.getLogger(__name__)
 
@@ -52,12 +53,54 @@ class Spec:
     rate: bool = True  # counts against the session's command rate
 
 
+class Caller(Protocol):
+    """The session a command came from (a :class:`server.session.Session`), as handlers use it."""
+
+    name: str | None
+    guest: bool
+    lang: str
+    width: int
+    color: bool
+    unicode: bool
+    player: Player | None
+    limiter: Any
+    conn: Any
+
+    @property
+    def logged_in(self) -> bool: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def closed(self) -> asyncio.Event: ...
+
+    def gettext(self, msgid: str) -> str: ...
+    def notice(self, what: str, **params: Any) -> None: ...
+    def reply_ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> None: ...
+    def reply_error(self, req_id: Any, code: str, **params: Any) -> None: ...
+    def send_text(self, text: str) -> None: ...
+    def logged(self, name: str, guest: bool) -> None: ...
+    def close(self, reason: str = "closed") -> None: ...
+
+    async def ask_secret(self, prompt: str) -> str | None: ...
+
+
+class Server(Protocol):
+    """The running server as handlers use it."""
+
+    @property
+    def config(self) -> Config: ...
+    @property
+    def store(self) -> Any: ...
+    @property
+    def lobby(self) -> Lobby: ...
+
+
 @dataclass(slots=True)
 class Context:
     """What a handler may touch: its session, the lobby, the store, the config."""
 
-    session: Session
-    app: Running
+    session: Caller
+    app: Server
 
     @property
     def lobby(self) -> Lobby:
@@ -68,7 +111,7 @@ class Context:
         return self.app.store
 
     @property
-    def config(self) -> Any:
+    def config(self) -> Config:
         return self.app.config
 
 

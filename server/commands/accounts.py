@@ -50,29 +50,25 @@ def _storage_error(exc: StorageError, name: str = "") -> CommandError:
     return CommandError(exc.code)
 
 
-async def _ask_secret(ctx: Context) -> str:
-    """Text mode: read one line with echo off (PTY or telnet), prompted with "Password: "."""
-    session = ctx.session
-    session.conn.set_secret(True)
-    session.send_raw(session.gettext("Password: "))
-    try:
-        line = await session.readline()
-    finally:
-        session.conn.set_secret(False)
-    session.send_raw("\n")
-    if not isinstance(line, str) or not line:
+async def _secret(ctx: Context, prompt: str) -> str | None:
+    """A person types a secret without echo after ``prompt``; ``None`` for a program (it gives
+    secrets as arguments)."""
+    line = await ctx.session.ask_secret(prompt)
+    if line is not None and not line:
         raise CommandError("bad_argument", arg="password")
     return line
 
 
 async def _password(ctx: Context, args: Mapping[str, Any], key: str = "password") -> str:
     value = args.get(key)
-    if value is None and ctx.session.mode == "text":
-        first = await _ask_secret(ctx)
-        second = await _ask_secret(ctx)  # asked twice: a typo would lock the person out
-        if first != second:
-            raise CommandError("bad_argument", arg=key)
-        value = first
+    if value is None:
+        _ = ctx.session.gettext
+        first = await _secret(ctx, _("Password: "))
+        if first is not None:
+            second = await _secret(ctx, _("Again: "))  # asked twice: a typo would lock the person out
+            if first != second:
+                raise CommandError("bad_argument", arg=key)
+            value = first
     if not isinstance(value, str) or not value:
         raise CommandError("bad_argument", arg=key)
     if len(value) < _pw.MIN_PASSWORD:
@@ -136,8 +132,8 @@ async def passwd(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if session.guest:
         raise CommandError("account_needed")
     old = args.get("old")
-    if old is None and session.mode == "text":
-        old = await _ask_secret(ctx)
+    if old is None:
+        old = await _secret(ctx, session.gettext("Password: "))
     if not isinstance(old, str) or not old:
         raise CommandError("bad_argument", arg="old")
     if await ctx.store.accounts.verify_password(session.name, old, session.conn.peer) is None:

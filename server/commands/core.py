@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from server import ui
 from server.commands import COMMANDS, Context, command
+from server.frontdoor import pick_lang
 from server.games import adapter, parse_options
 from server.limits import clean_text
+from server.messages.translations import LANGS
 from server.protocol import CommandError, arg_bool, arg_int, arg_str
 
 
@@ -37,8 +38,8 @@ async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 @command("lang", login=False)
 async def lang(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if args.get("lang") is None:
-        return {"lang": ctx.session.lang, "langs": list(ui.LANGS)}
-    value = ui.pick_lang(str(args.get("lang", "")))
+        return {"lang": ctx.session.lang, "langs": list(LANGS)}
+    value = pick_lang(str(args.get("lang", "")))
     if value is None:
         raise CommandError("bad_argument", arg="lang")
     ctx.session.lang = value

@@ -146,3 +146,11 @@ def lang_from_env(env: Mapping[str, str]) -> str | None:
     return normalize_lang(locale) if locale else None
 
 
+
+
+def pick_lang(answer: str) -> str | None:
+    """A language chosen by a person: ``fr``, ``français``, or ``1``/``2``/``3`` at the telnet prompt."""
+    a = answer.strip().lower()
+    if a in ("1", "2", "3"):
+        return ("en", "fr", "es")[int(a) - 1]
+    return normalize_lang(a)

@@ -55,7 +55,7 @@ from server.limits import TokenBucket
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, TOO_LONG, LineAssembler, cut_notice
 
 if TYPE_CHECKING:
-    from server.app import Running
+    from server.transports import Server
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +160,7 @@ class SSHAuth:
     names; guests get in with no authentication at all.
     """
 
-    def __init__(self, app: Running) -> None:
+    def __init__(self, app: Server) -> None:
         self.app = app
 
     @property
@@ -200,7 +200,7 @@ class SSHAuth:
 class DonneSSHServer(asyncssh.SSHServer):
     """Connection-level callbacks: limits per address, session channels, and authentication via :class:`SSHAuth`."""
 
-    def __init__(self, app: Running, auth: SSHAuth,
+    def __init__(self, app: Server, auth: SSHAuth,
                  handle: Callable[[asyncssh.SSHServerProcess[str], MeteredChannel], Awaitable[None]]
                  | None = None) -> None:
         self.app = app
@@ -456,14 +456,14 @@ def host_key(path: Path) -> asyncssh.SSHKey:
     return asyncssh.read_private_key(str(path))
 
 
-async def start_ssh(app: Running, auth: SSHAuth | None = None) -> asyncssh.SSHAcceptor:
+async def start_ssh(app: Server, serve_ssh: Callable[..., Awaitable[None]],
+                    auth: SSHAuth | None = None) -> asyncssh.SSHAcceptor:
+    """Start listening, handing each session channel to ``serve_ssh`` (see :func:`server.frontdoor.serve_ssh`)."""
     cfg = app.config
     auth = auth or SSHAuth(app)
     algs = algorithms(cfg)
 
     async def handle(process: asyncssh.SSHServerProcess[str], channel: MeteredChannel) -> None:
-        from server.session import serve_ssh
-
         peer = process.get_extra_info("peername")
         conn = SSHConn(process, str(peer[0]) if peer else "?", cfg.max_line, channel)
         command = (process.command or "").strip() or None

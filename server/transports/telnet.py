@@ -19,7 +19,7 @@ import codecs
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import telnetlib3
@@ -30,7 +30,7 @@ from server.limits import TokenBucket
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, LineAssembler, cut_notice
 
 if TYPE_CHECKING:
-    from server.app import Running
+    from server.transports import Server
 
 log = logging.getLogger(__name__)
 
@@ -302,8 +302,9 @@ def _term(value: Any) -> str | None:
     return value
 
 
-async def start_telnet(app: Running) -> Any:
-    """Start listening; returns telnetlib3's server (``.sockets``, ``.close()``)."""
+async def start_telnet(app: Server, serve_telnet: Callable[[Server, TelnetConn], Awaitable[None]]) -> Any:
+    """Start listening, handing each connection to ``serve_telnet``; returns telnetlib3's server
+    (``.sockets``, ``.close()``)."""
     cfg = app.config
 
     async def shell(reader: Any, writer: Any) -> None:
@@ -313,8 +314,6 @@ async def start_telnet(app: Running) -> Any:
             await serve(reader, writer)
 
     async def serve(reader: Any, writer: Any) -> None:
-        from server.session import serve_telnet
-
         peername = writer.get_extra_info("peername")
         peer = str(peername[0]) if peername else "?"
         log.info("telnet: %s connected (term %s, %sx%s, charset %s)", peer, writer.get_extra_info("TERM"),

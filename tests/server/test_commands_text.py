@@ -6,16 +6,10 @@ import pytest
 
 from engine import game_class
 from engine.seeds import seed_from_int
-from server.text.commands import (
-    VERBS,
-    Command,
-    CommandContext,
-    CommandError,
-    context_from_state,
-    fold,
-    parse_line,
-    verb,
-)
+from server.presenters.text.cards import parse_card_token
+from server.presenters.text.context import Command, CommandContext, ParseError, context_from_state
+from server.presenters.text.parse import parse_line
+from server.presenters.text.words import VERBS, fold, verb
 
 HAND = ("3c", "3h", "7c", "7h", "7s", "Tc", "Td", "Qh", "Kd", "Ac", "Ah", "2s")
 LOBBY = CommandContext()
@@ -31,9 +25,9 @@ def cmd(line: str, lang: str = "en", ctx: CommandContext = MY_TURN) -> Command:
     return got
 
 
-def err(line: str, lang: str = "en", ctx: CommandContext = MY_TURN) -> CommandError:
+def err(line: str, lang: str = "en", ctx: CommandContext = MY_TURN) -> ParseError:
     got = parse_line(line, lang, ctx)
-    assert isinstance(got, CommandError), got
+    assert isinstance(got, ParseError), got
     return got
 
 
@@ -66,7 +60,7 @@ def test_play_a_pair_in_every_language(lang, line):
 def test_ranks_letters_and_words(lang, line, cards):
     got = parse_line(line, lang, MY_TURN)
     if cards is None:
-        assert isinstance(got, CommandError), got  # a rank the hand does not hold
+        assert isinstance(got, ParseError), got  # a rank the hand does not hold
         assert got.code == "illegal_play"
     else:
         assert got == Command("play", {"cards": cards}), got
@@ -399,7 +393,7 @@ def test_follow_check_agrees_with_the_engine():
             for code in sorted({c[0] for c in state["hand"]}):
                 got = parse_line(code if code != "T" else "10", "en", ctx)
                 engine_ok = isinstance(got, Command) and m.can(m.action_from(turn, got.cmd, got.args))
-                if isinstance(got, CommandError):
+                if isinstance(got, ParseError):
                     # refused by the parser: the engine refuses the same single card
                     card = next(c for c in ctx.hand if c[0] == code)
                     assert not m.can(m.action_from(turn, "play", {"cards": [card]})), (state, code)
@@ -415,7 +409,7 @@ def test_game_commands_in_the_lobby_say_where_to_go():
     for line, lang in (("jugar 7", "es"), ("7 7", "fr"), ("passe", "fr"), ("turn", "en"), ("bid 3", "en"),
                        ("offer bob 1 2", "en"), ("accept 2", "en"), ("cut", "en")):
         got = parse_line(line, lang, LOBBY)
-        assert isinstance(got, CommandError) and got.code in ("not_in_room", "unknown_command"), (line, got)
+        assert isinstance(got, ParseError) and got.code in ("not_in_room", "unknown_command"), (line, got)
     assert "mesas" in err("jugar 7", "es", LOBBY).message
 
 
@@ -474,8 +468,6 @@ def test_cut_typed_by_a_person_is_what_the_engine_expects():
 def test_no_word_means_two_commands(lang):
     """With English always accepted, a word must name one command only, and never be a card
     (except 't', a ten at a Président table and 'turn' at a Speculation table)."""
-    from server.text.commands import _parse_card_token
-
     seen: dict[str, str] = {}
     for code in ("en", lang):
         for name, words in VERBS[code].items():
@@ -483,7 +475,7 @@ def test_no_word_means_two_commands(lang):
                 f = fold(w)
                 assert seen.get(f, name) == name, (lang, w, seen[f], name)
                 seen[f] = name
-    card_like = {f for f in seen if _parse_card_token(f, lang) is not None}
+    card_like = {f for f in seen if parse_card_token(f, lang) is not None}
     assert card_like <= {"t"}, card_like
 
 
@@ -505,7 +497,7 @@ CONTEXTS = [LOBBY, MY_TURN, SPEC,
 def test_any_line_gets_a_command_or_a_sentence(line, lang, ctx):
     """Bad input gets a clear error and never an exception."""
     got = parse_line(line, lang, ctx)
-    if isinstance(got, CommandError):
+    if isinstance(got, ParseError):
         assert got.code and got.message and "{" not in got.message
     else:
         assert got.cmd in VERBS["en"] or got.cmd in ("bid", "play", "cut", "give"), got

@@ -18,6 +18,7 @@ import pytest
 
 from server import logsafe
 from server.transports.lines import INPUT_FLOOD
+from tests.server.conftest import start_server
 
 pytestmark = pytest.mark.e2e
 
@@ -156,7 +157,7 @@ async def test_text_flood_is_told_in_three_languages_then_cut(server):
     assert "Too much input" in text and "Trop de données" in text and "Demasiados datos" in text
 
 
-async def test_the_session_hook_is_told_instead_of_the_fallback(server, monkeypatch):
+async def test_the_session_hook_is_told_instead_of_the_fallback(tmp_path, monkeypatch):
     """Transport side of the cut: ``on_cut`` is called once, readline then ends, nothing else is said."""
     told: list[str] = []
 
@@ -168,7 +169,8 @@ async def test_the_session_hook_is_told_instead_of_the_fallback(server, monkeypa
         conn.write(f"told {told}\r\n")
         await conn.drain()
 
-    monkeypatch.setattr("server.session.serve_telnet", fake_serve_telnet)
+    monkeypatch.setattr("server.frontdoor.serve_telnet", fake_serve_telnet)  # what start() hands telnet
+    server = await start_server(tmp_path)
     reader, writer = await raw(server)
     try:
         writer.write(bytes([IAC, DONT, TTYPE]))
@@ -179,6 +181,7 @@ async def test_the_session_hook_is_told_instead_of_the_fallback(server, monkeypa
         out = await read_to_eof(reader)
     finally:
         writer.close()
+        await server.stop()
     assert told == [INPUT_FLOOD]
     assert out.decode().strip() == f"told {[INPUT_FLOOD]}"
 

@@ -12,22 +12,20 @@ from engine.bots import make_bot
 from engine.bots.driver import play_match
 from engine.seeds import seed_from_int
 from server.messages import LANGS
-from server.terminal import TermStyle, display_width, fit, strip_ansi, wrap_items
-from server.text.commands import CommandContext, context_from_state
-from server.text.help import help_text
-from server.text.render import (
+from server.presenters.text.alerts import (
     countdown_due,
     countdown_line,
     countdown_marks,
-    fit_text,
-    render_event,
-    render_reply,
-    render_rooms,
-    render_state,
-    sort_hand,
     state_update,
     your_turn_alert,
 )
+from server.presenters.text.context import CommandContext, context_from_state
+from server.presenters.text.draw import sort_hand
+from server.presenters.text.games import render_state
+from server.presenters.text.help import help_text
+from server.presenters.text.news import fit_text, render_event
+from server.presenters.text.replies import render_reply, render_rooms
+from server.terminal import TermStyle, display_width, fit, strip_ansi, wrap_items
 
 from .test_i18n import EVENTS
 

@@ -3,15 +3,16 @@
 :func:`help_text` lists the commands that make sense where the player is (lobby,
 a Président table on their turn, a tdc exchange, a Speculation auction or
 turning), each with a typed example and one line of explanation. The command
-words come from :data:`server.text.commands.VERBS`, so help and parser never
+words come from :data:`server.presenters.text.words.VERBS`, so help and parser never
 disagree.
 """
 
 from __future__ import annotations
 
 from server.messages.translations import translation
+from server.presenters.text.context import CommandContext
+from server.presenters.text.words import VERBS, fold, verb
 from server.terminal import BOLD, PLAIN, TermStyle, display_width, finish, paint, wrap_text
-from server.text.commands import VERBS, CommandContext, fold, verb
 
 
 def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: str | None = None) -> str:

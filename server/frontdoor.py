@@ -1,0 +1,115 @@
+"""The way in: from a new connection to a logged-in session in its mode and language.
+
+Telnet or raw TCP (:func:`serve_telnet`): the first line ``json`` selects machine
+mode; people are asked their language, then their name (and password when the
+name has an account). SSH (:func:`serve_ssh`): the SSH authentication already
+said who it is; an exec request ``json`` is machine mode, a shell is a person.
+Then the session runs (:meth:`server.session.Session.run`) until the end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.messages.translations import pick_lang
+from server.protocol import CommandError
+from server.session import Conn, Host, Session
+from server.transports.lines import TOO_LONG, cut_notice
+
+
+def language_prompt(lang: str) -> str:
+    # Shown before the language is known, so in every language at once (not a catalog message).
+    return ("donne — Président, trou du cul, Спекуляция\n"
+            "Language / Langue / Idioma: 1 English, 2 Français, 3 Español [" + lang + "]: ")
+
+
+def _cut(session: Session) -> Any:
+    """The transport cuts a flooding connection: the session says why first, in its mode and language
+    (before a person chose one: in all three, as the transport would)."""
+
+    def cut(reason: str) -> None:
+        if session.mode == "text" and not session.logged_in:
+            session.send_raw(cut_notice(reason, machine=False))
+        else:
+            session.reply_error(None, reason)
+        session.close(reason)
+
+    return cut
+
+
+async def text_login(session: Session) -> bool:
+    """Ask a person for their name and (for an account) password. True when logged in."""
+    _ = session.gettext
+    lobby = session.app.lobby
+    while not session.closed.is_set():
+        session.send_raw(_("Name: "))
+        line = await session.readline()
+        if line is None:
+            return False
+        if line is TOO_LONG or not isinstance(line, str) or not line.strip():
+            continue
+        name = line.strip()
+        password: str | None = None
+        if await lobby.needs_password(name):
+            password = await session.ask_secret(_("Password: "))
+            if session.closed.is_set():
+                return False
+        try:
+            await lobby.login(session, name, password=password)
+        except CommandError as exc:
+            session.reply_error(None, exc.code, **exc.params)
+            continue
+        return True
+    return False
+
+
+async def serve_telnet(app: Host, conn: Conn) -> None:
+    """A telnet or raw TCP connection, from its first byte to its end."""
+    session = Session(app, conn)
+    if hasattr(conn, "on_cut"):
+        conn.on_cut = _cut(session)
+    session.start()
+    try:
+        session.send_raw(language_prompt(session.lang))
+        first = await session.readline()
+        if first is None:
+            return
+        answer = first.strip().lower() if isinstance(first, str) else ""
+        if answer == "json":
+            session.mode = "json"
+            await session.run()
+            return
+        lang = pick_lang(answer)
+        if lang:
+            session.lang = lang
+        if await text_login(session):
+            await session.run()
+    finally:
+        session.close(session.close_reason or "eof")
+        await session.done.wait()
+
+
+async def serve_ssh(app: Host, conn: Conn, *, name: str, verified: bool, command: str | None,
+                    guest_start: Any = None) -> None:
+    """An SSH channel: ``json`` exec request = machine mode; a shell = a person (or a script).
+
+    ``guest_start``: the guest account opened during authentication (:class:`server.players.GuestStart`).
+    """
+    session = Session(app, conn, mode="json" if command == "json" else "text")
+    if hasattr(conn, "on_cut"):
+        conn.on_cut = _cut(session)
+    session.start()
+    try:
+        try:
+            await app.lobby.login(session, name, verified=verified, guest_start=guest_start)
+        except CommandError as exc:
+            session.reply_error(None, exc.code, **exc.params)
+            return
+        if command in ("json", None):
+            await session.run()
+        else:
+            session.send_text(session.gettext("Unknown command. Connect without a command to play, "
+                                              "or with the command json for the machine protocol."))
+    finally:
+        session.close(session.close_reason or "eof")
+        await session.done.wait()

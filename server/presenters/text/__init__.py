@@ -1,0 +1,164 @@
+"""A person's terminal: words typed in their language in, tables and news drawn for them out.
+
+:class:`TextPresenter` reads a typed line with :func:`~server.presenters.text.parse.parse_line`
+(in the context of the last state the person received), answers help and lines that
+are not commands itself, and draws what arrives: the table when it matters
+(:func:`~server.presenters.text.alerts.state_update`), news
+(:func:`~server.presenters.text.news.render_event`), replies
+(:func:`~server.presenters.text.replies.render_reply`) and refusals, every line within
+the terminal's width. While the person has a decision to make it announces the
+time left at a few marks (30, 10, 5 s).
+
+The modules: ``words`` (the vocabulary of each language), ``cards`` (cards as people
+type them), ``context`` (what the parser knows of the reader's situation), ``parse``,
+``help``, ``draw`` (what drawings share), ``president`` and ``speculation`` (each
+game's table, found through ``games``), ``alerts``, ``news``, ``replies``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from server.messages.errors import error_message
+from server.messages.events import event_text
+from server.messages.translations import translation
+from server.presenters import Action, Local, Quit, Request, Viewer
+from server.presenters.text import alerts, news, replies
+from server.presenters.text.context import ParseError, context_from_state, give_count
+from server.presenters.text.help import help_text
+from server.presenters.text.parse import parse_line
+from server.protocol import Shared
+
+log = logging.getLogger(__name__)
+
+OWN_EVENTS = frozenset({"hello", "notice", "replaced", "commitment"})
+"""The server's own news: said in one plain sentence, never drawn."""
+
+
+class TextPresenter:
+    mode = "text"
+
+    def __init__(self, viewer: Viewer) -> None:
+        self.viewer = viewer
+        self.shown_state: Mapping[str, Any] | None = None  # the last state drawn
+        self._countdowns: list[asyncio.TimerHandle] = []
+
+    @property
+    def lang(self) -> str:
+        return self.viewer.lang
+
+    def render_key(self) -> tuple[Any, ...]:
+        style = self.viewer.style
+        return ("text", self.viewer.lang, style.width, style.unicode, style.color)
+
+    def _render(self, fn: Callable[..., str | None], *args: Any) -> str:
+        """Words for people; a rendering bug costs a sentence, never a session."""
+        try:
+            return fn(*args) or ""
+        except Exception:
+            log.exception("rendering with %s failed", getattr(fn, "__name__", fn))
+            return ""
+
+    def text(self, text: str) -> str:
+        """``text`` made fit for the terminal (every line within its width), ``""`` for nothing."""
+        if not text:
+            return ""
+        return news.fit_text(text.rstrip("\n"), self.viewer.style) + "\n"
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def start(self) -> str:
+        _ = translation(self.lang).gettext
+        return self.text(_("Hello {name}! Type help to see the commands.").format(name=self.viewer.name or ""))
+
+    def read(self, line: str) -> Action:
+        state, where = self.viewer.where()
+        parsed = parse_line(line, self.lang, context_from_state(state, where))
+        if isinstance(parsed, ParseError):
+            return Local(self.text(parsed.message))
+        if parsed.cmd == "quit":
+            return Quit(self.text(translation(self.lang).gettext("Goodbye!")))
+        if parsed.cmd == "help":
+            topic = parsed.args.get("topic")
+            return Local(self.text(help_text(self.lang, context_from_state(state, where), self.viewer.style,
+                                             topic if isinstance(topic, str) else None)))
+        if parsed.cmd == "state":
+            if where == "lobby":
+                return None  # an empty line in the lobby: nothing to redraw
+            self.shown_state = None  # asked for: draw the whole table
+        return Request(parsed.cmd, parsed.args)
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> str:
+        return self.text(self._render(replies.render_reply, cmd, {"type": "ok", **(result or {})}, self.lang,
+                                      self.viewer.style))
+
+    def error(self, req_id: Any, code: str, params: Mapping[str, Any]) -> str:
+        try:
+            message = error_message(self.lang, code, **params)
+        except Exception:  # a message must never break a reply
+            message = error_message(self.lang, code)
+        return self.text(message)
+
+    def event(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str:
+        if event.get("event") in OWN_EVENTS:
+            return self.text(self._render(event_text, self.lang, event, list(names or ()), you))
+        if event.get("event") == "chat" and "text" not in event:
+            event = {**event, "text": event.get("message", "")}
+        return self.text(self._render(news.render_event, event, self.lang, self.viewer.style, list(names or ()),
+                                      you))
+
+    def shared(self, shared: Shared, you: int | None) -> str:
+        key = (self.render_key(), you)
+        line = shared.cache.get(key)
+        if line is None:
+            line = shared.cache[key] = self.event(shared.event, shared.names, you)
+        return line
+
+    def state(self, state: Mapping[str, Any], line: str | None = None) -> str:
+        # The table only when it matters (the reader's turn, a new round...); nothing drawn yet (or
+        # asked for): the whole table, with the alert if it is the reader's turn.
+        text = self._render(alerts.state_update, self.shown_state or {}, state, self.lang, self.viewer.style)
+        self.shown_state = state
+        self._countdown(state)
+        return self.text(text)
+
+    def _countdown(self, state: Mapping[str, Any]) -> None:
+        """Announce the time left on the reader's own decision at a few marks (30, 10, 5 s)."""
+        self._cancel_countdowns()
+        deadline = state.get("deadline")
+        if not isinstance(deadline, int | float) or deadline <= 0 or not my_decision(state):
+            return
+        loop = asyncio.get_running_loop()
+        for mark in alerts.countdown_marks(deadline):
+            self._countdowns.append(loop.call_later(deadline - mark, self._announce, state, mark))
+
+    def _announce(self, state: Mapping[str, Any], seconds: int) -> None:
+        if self.shown_state is state:
+            self.viewer.send_raw(self.text(alerts.countdown_line(self.lang, self.viewer.style, seconds, mine=True)))
+
+    def _cancel_countdowns(self) -> None:
+        for handle in self._countdowns:
+            handle.cancel()
+        self._countdowns = []
+
+    def close(self) -> None:
+        self._cancel_countdowns()
+
+
+def my_decision(state: Mapping[str, Any]) -> bool:
+    """The reader must decide something now: their turn, their exchange choice, their card on sale."""
+    you = state.get("you")
+    if you is None or state.get("status") not in (None, "playing"):
+        return False
+    auction = state.get("auction")
+    if isinstance(auction, Mapping):
+        return bool(auction.get("seat") == you)
+    return bool(state.get("turn") == you) or bool(give_count(state))
+
+
+__all__ = ["OWN_EVENTS", "TextPresenter", "my_decision"]

@@ -1,0 +1,209 @@
+"""When a state arrives: what to draw, the alert when the reader must decide, and countdowns."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from server.messages.labels import (
+    rank_label,
+)
+from server.messages.translations import translation
+from server.presenters.text.context import give_count
+from server.presenters.text.draw import cards_text, seconds_of, seconds_text, sort_hand
+from server.presenters.text.games import render_state
+from server.presenters.text.words import verb
+from server.terminal import (
+    BOLD,
+    RED,
+    REVERSE,
+    YELLOW,
+    TermStyle,
+    finish,
+    paint,
+    wrap_text,
+)
+
+
+def _decision(state: Mapping[str, Any]) -> str | None:
+    """What the reader must decide now (``play``, ``lead``, ``give``, ``turn``, ``sell``), or ``None``."""
+    you = state.get("you")
+    if you is None:
+        return None
+    if state.get("game") == "speculation":
+        auction = state.get("auction")
+        if auction:
+            return "sell" if auction.get("seat") == you else None
+        return "turn" if state.get("turn") == you else None
+    phase = state.get("phase")
+    if phase == "exchange":
+        return "give" if give_count(state) else None
+    if phase == "play" and state.get("turn") == you:
+        return "lead" if not any(p.get("cards") for p in state.get("trick") or []) else "play"
+    return None
+
+
+def _signature(state: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (
+        state.get("room"),
+        state.get("round"),
+        state.get("phase"),
+        state.get("turn"),
+        repr(state.get("trick")),
+        repr(state.get("hand")),
+        repr(state.get("cut")),
+        repr((state.get("auction") or {}).get("card")),
+        state.get("order"),
+        # cards on the table: a Speculation turn that comes back to the same player
+        tuple((s.get("cards"), repr(s.get("faceup")), s.get("facedown")) for s in state.get("seats") or []),
+    )
+
+
+def _lead_example(state: Mapping[str, Any], lang: str) -> str | None:
+    """The weakest rank of the reader's hand as they would type it (``3``, ``v``, ``10``)."""
+    hand = sort_hand(state.get("hand") or [], state.get("order") or "normal")
+    if not hand:
+        return None
+    rank = hand[0][0]
+    n = sum(1 for c in hand if c[0] == rank)
+    label = rank_label(lang, rank).lower()
+    return " ".join([label] * n)
+
+
+def state_update(
+    previous: Mapping[str, Any] | None, state: Mapping[str, Any], lang: str, style: TermStyle
+) -> str:
+    """What a person's terminal shows when a new ``state`` arrives after ``previous``.
+
+    Rooms push a state after every change; drawing the whole table each time would
+    flood the screen while the events already tell the story. The table is drawn when
+    the reader has a decision to make (with a bell and a highlighted line, see
+    :func:`your_turn_alert`), when a cut becomes possible (tdc, T9), when a round or a
+    deal starts, when an auction opens, and the first time (``previous is None``; pass
+    ``None`` to force it, e.g. for the ``state`` command). Otherwise ``""``.
+    """
+    if state.get("status") == "playing" and not state.get("round") and not state.get("hand"):
+        return ""  # the match starts: the cards come with the next state
+    if previous is None:
+        return render_state(state, lang, style)
+    now, before = _decision(state), _decision(previous)
+    changed = _signature(state) != _signature(previous)
+    can_cut = bool(state.get("cut")) and state.get("cut") != previous.get("cut")
+    new_round = (state.get("round"), state.get("room")) != (previous.get("round"), previous.get("room")) or (
+        state.get("phase") != previous.get("phase") and state.get("phase") in ("exchange", "play")
+    )
+    new_auction = bool(state.get("auction")) and (state.get("auction") or {}).get("card") != (
+        previous.get("auction") or {}
+    ).get("card")
+    alert = now if now and (now != before or changed) else "cut" if can_cut else None
+    parts: list[str] = []
+    if alert or new_round or new_auction:
+        parts.append(render_state(state, lang, style, status=alert is None))
+    if alert:
+        secs = seconds_of((state.get("auction") or {}).get("deadline") if alert == "sell" else state.get("deadline"))
+        plays = [item["cards"] for item in state.get("trick") or [] if item.get("cards")]
+        top = plays[-1] if plays else None
+        must = plays[-1][0][0] if len(plays) >= 2 and plays[-1][0][0] == plays[-2][0][0] else None
+        parts.append(
+            your_turn_alert(
+                lang, style, alert, secs, top=top, count=give_count(state) or None, must=must,
+                example=_lead_example(state, lang),
+            )
+        )
+    return "\n".join(parts)
+
+
+
+COUNTDOWN_MARKS = (30, 10, 5)
+"""Remaining-seconds marks announced during a long wait (not more: no flood)."""
+
+
+def countdown_due(previous: float | None, remaining: float, total: float | None = None) -> int | None:
+    """The mark to announce when the remaining time went from ``previous`` to ``remaining``.
+
+    A mark is announced once, when it is crossed (``remaining <= mark < previous``), and
+    only when the decision had more time than that mark (``total``), so a 20-second turn
+    never shows "30 s". Returns the smallest crossed mark, or ``None``.
+    """
+    crossed = None
+    for mark in COUNTDOWN_MARKS:
+        if total is not None and total <= mark:
+            continue
+        if remaining <= mark and (previous is None or previous > mark):
+            crossed = mark
+    return crossed
+
+
+def countdown_marks(total: float) -> tuple[int, ...]:
+    """The marks a wait of ``total`` seconds will announce."""
+    return tuple(m for m in COUNTDOWN_MARKS if total > m)
+
+
+def countdown_line(lang: str, style: TermStyle, seconds: int, mine: bool = True) -> str:
+    t = translation(lang)
+    if mine:
+        text = t.ngettext("{n} second left to decide.", "{n} seconds left to decide.", seconds).format(n=seconds)
+    else:
+        text = t.ngettext("{n} second left.", "{n} seconds left.", seconds).format(n=seconds)
+    return finish([paint(text, YELLOW if seconds > 5 else RED, style)], style)
+
+
+def your_turn_alert(
+    lang: str,
+    style: TermStyle,
+    what: str = "play",
+    seconds: int | None = None,
+    top: Sequence[str] | None = None,
+    count: int | None = None,
+    must: str | None = None,
+    example: str | None = None,
+) -> str:
+    """A bell and one highlighted line: it is your turn (``what``: play, lead, cut, give, turn, sell, bid).
+
+    ``seconds``: the time left, shown at the end; ``top``: the play to beat (``what="play"``);
+    ``count``: the cards to give (``what="give"``); ``must``: the rank that "that or nothing"
+    imposes (RULES P7, T6).
+    """
+    t = translation(lang)
+
+    if what == "lead":
+        text = t.gettext("Your turn: you lead (for example {example}).").format(example=example or "7 7")
+    elif what == "cut":
+        text = t.gettext("You can cut! Type {cut}.").format(cut=verb(lang, "cut"))
+    elif what == "give" and count:
+        text = t.ngettext(
+            "Exchange: choose {n} card to give back ({give} followed by the card).",
+            "Exchange: choose {n} cards to give back ({give} followed by the cards).",
+            count,
+        ).format(n=count, give=verb(lang, "give"))
+    elif what == "give":
+        text = t.gettext("Choose the cards to give back: {give} followed by the cards.").format(
+            give=verb(lang, "give")
+        )
+    elif what == "turn":
+        text = t.gettext("Your turn: turn your top card ({turn} or t).").format(turn=verb(lang, "turn"))
+    elif what == "sell":
+        text = t.gettext("Your card is on sale: {sell} or {keep}.").format(
+            sell=verb(lang, "sell"), keep=verb(lang, "keep")
+        )
+    elif what == "bid":
+        text = t.gettext("An auction is open: {bid} N to bid.").format(bid=verb(lang, "bid"))
+    elif must:
+        text = t.gettext("Your turn, “that or nothing”: {rank} or {pass_}.").format(
+            rank=rank_label(lang, must), pass_=verb(lang, "pass")
+        )
+    elif top:
+        text = t.ngettext(
+            "Your turn: beat {cards} ({n} card) or {pass_}.",
+            "Your turn: beat {cards} ({n} cards) or {pass_}.",
+            len(top),
+        ).format(cards=cards_text(top, lang, style.plain), n=len(top), pass_=verb(lang, "pass"))
+    else:
+        text = t.gettext("Your turn: play cards (for example {example}) or {pass_}.").format(
+            example="7 7", pass_=verb(lang, "pass")
+        )
+    if seconds is not None:
+        text += " " + seconds_text(t, seconds)
+    mark = "▶ " if style.unicode else "> "
+    lines = wrap_text(mark + text, style.width, indent="  ")  # wrapped, never cut: it says what to do
+    return "\a" + finish([paint(line, REVERSE + BOLD if style.color else "", style) for line in lines], style)

@@ -1,0 +1,157 @@
+"""What every drawing of a table shares: hands in order, seat lines, headers, seconds, card text."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from server.messages.labels import (
+    card_label,
+    game_name,
+    rules_name,
+)
+from server.messages.translations import translation
+from server.presenters.text.words import verb
+from server.terminal import (
+    BOLD,
+    YELLOW,
+    TermStyle,
+    display_width,
+    fit,
+    pad,
+    paint,
+)
+
+RANKS = "3456789TJQKA2"
+SUITS = "cdhs"
+
+
+def sort_hand(cards: Sequence[str], order: str = "normal") -> list[str]:
+    """Cards weakest first in the order in force (RULES P2, T2); suits c < d < h < s."""
+
+    def key(c: str) -> tuple[int, int]:
+        r = RANKS.find(c[0].upper())
+        return (12 - r if order == "reversed" else r, SUITS.find(c[1:2].lower()))
+
+    return sorted(cards, key=key)
+
+
+def sep(style: TermStyle) -> str:
+    return " · " if style.unicode else " | "
+
+
+def seconds_of(value: Any) -> int | None:
+    if value is None:
+        return None
+    try:
+        return max(0, round(float(value)))
+    except (TypeError, ValueError):
+        return None
+
+
+def seconds_text(t: Any, n: int) -> str:
+    """``(12 s)``, kept on one line when wrapped."""
+    return str(t.gettext("({n} s)").format(n=n)).replace(" ", "\u00a0")
+
+
+def seat_names(state: Mapping[str, Any], lang: str) -> list[str]:
+    t = translation(lang)
+    out = []
+    for s in state.get("seats") or []:
+        name = s.get("name")
+        out.append(str(name) if name else t.gettext("(free seat)"))
+    return out
+
+
+def header(state: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+    t = translation(lang)
+    parts = [paint(game_name(lang, state.get("game")), BOLD, style)]
+    if state.get("game") == "president" and state.get("rules"):
+        parts.append(rules_name(lang, state.get("rules")))
+    rnd = state.get("round")
+    if rnd:
+        rounds = state.get("rounds") or (state.get("deals") if state.get("game") == "speculation" else None)
+        if state.get("game") == "speculation":
+            parts.append(
+                t.gettext("deal {n}/{total}").format(n=rnd, total=rounds)
+                if rounds
+                else t.gettext("deal {n}").format(n=rnd)
+            )
+        else:
+            parts.append(
+                t.gettext("round {n}/{total}").format(n=rnd, total=rounds)
+                if rounds
+                else t.gettext("round {n}").format(n=rnd)
+            )
+    if state.get("room") is not None:
+        parts.append(t.gettext("room {room}").format(room=state["room"]))
+    if state.get("stake"):
+        n = int(state["stake"])
+        parts.append(t.ngettext("stake {n} chip", "stake {n} chips", n).format(n=n))
+    return sep(style).join(str(p) for p in parts)
+
+
+def seat_marker(state: Mapping[str, Any], seat: int, style: TermStyle) -> str:
+    if state.get("turn") == seat:
+        return paint("▶", YELLOW, style) if style.unicode else ">"
+    return " "
+
+
+def seat_lines(
+    state: Mapping[str, Any], lang: str, style: TermStyle, columns: list[list[str]], flags: list[str]
+) -> list[str]:
+    """Lay out one line per seat: marker, name, then ``columns`` aligned, then ``flags`` free text."""
+    names = seat_names(state, lang)
+    width = style.width
+    you = state.get("you")
+    name_w = min(max((display_width(n) for n in names), default=4), 14 if width >= 60 else 10)
+    col_w = [max((display_width(c[i]) for c in columns), default=0) for i in range(len(columns[0]))] if columns else []
+    lines = []
+    for seat, name in enumerate(names):
+        shown = pad(name, name_w)
+        if seat == you:
+            shown = paint(shown, BOLD, style)
+        parts = [seat_marker(state, seat, style), shown]
+        for i, cell in enumerate(columns[seat] if columns else []):
+            if col_w[i]:
+                parts.append(pad(cell, col_w[i]))
+        line = " ".join(parts).rstrip()
+        if flags[seat]:
+            line += "  " + flags[seat]
+        lines.append(fit(line, width, style))
+    return lines
+
+
+
+def digits(values: Any) -> int:
+    """The widest number among ``values`` (``None`` skipped), for right-aligned columns."""
+    return max((len(str(int(v))) for v in values if v is not None), default=1)
+
+
+def verb_word(lang: str, cmd: str) -> str:
+
+    return verb(lang, cmd)
+
+
+def short_title(lang: str, title: str | None) -> str:
+    t = translation(lang)
+    if title == "president":
+        return t.pgettext("short title", "Pres")
+    if title == "vice_president":
+        return t.pgettext("short title", "VP")
+    if title == "vice_last":
+        return t.pgettext("short title", "V-Scum")
+    if title == "last":
+        return t.pgettext("short title", "Scum")
+    return ""
+
+
+def cards_text(cards: Sequence[str], lang: str, style: TermStyle) -> str:
+    return " ".join(card_label(c, lang, style) for c in cards)
+
+
+def deadline_text(state: Mapping[str, Any], lang: str) -> str:
+    secs = seconds_of(state.get("deadline"))
+    if secs is None:
+        return ""
+    return " " + seconds_text(translation(lang), secs)

@@ -1,0 +1,27 @@
+"""Each game's drawing of its table, found by the game's name (the one place the text presenter
+tells games apart)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from server.presenters.text import president, speculation
+from server.terminal import TermStyle, finish
+
+TableLines = Callable[[Mapping[str, Any], str, TermStyle, bool], list[str]]
+
+TABLES: dict[str, TableLines] = {
+    "president": president.table_lines,
+    "speculation": speculation.table_lines,
+}
+"""Game -> the lines of its table."""
+
+
+def render_state(state: Mapping[str, Any], lang: str, style: TermStyle, *, status: bool = True) -> str:
+    """The table as a compact block fitting ``style.width`` (40 columns and more).
+
+    ``status=False`` leaves out the last line (whose turn it is), for when an alert follows.
+    """
+    lines = TABLES.get(str(state.get("game")), president.table_lines)(state, lang, style, status)
+    return finish(lines, style)

@@ -1,0 +1,127 @@
+"""News as lines for a person: one event as its reader sees it, score tables, any sentence fitted."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from server.messages.events import event_text
+from server.messages.translations import translation
+from server.terminal import (
+    BOLD,
+    CYAN,
+    YELLOW,
+    TermStyle,
+    display_width,
+    finish,
+    pad,
+    paint,
+    wrap_items,
+    wrap_text,
+)
+
+
+def fit_text(text: str, style: TermStyle) -> str:
+    """Any text made fit for a terminal: long lines word-wrapped, ASCII and colour promises kept.
+
+    The renderers here already fit; this is for sentences written elsewhere (server
+    notices, error messages) before they reach a person's screen.
+    """
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if display_width(line) <= style.width:
+            lines.append(line)
+        else:
+            indent = "  " + " " * min(len(line) - len(line.lstrip(" ")), style.width // 4)
+            room = max(1, style.width - len(indent))
+            words: list[str] = []
+            for word in line.strip(" ").split(" "):
+                # a long word (a seed, a key) is broken, never cut
+                while display_width(word) > room and word.isascii():
+                    words.append(word[:room])
+                    word = word[room:]
+                words.append(word)
+            lines += wrap_items([w for w in words if w], style.width, indent=indent)
+    return finish(lines, style)
+
+
+
+def render_event(
+    event: Mapping[str, Any], lang: str, style: TermStyle, names: Sequence[str], you: int | None
+) -> str | None:
+    """One event as lines for the reader, or ``None`` when it needs no line of its own."""
+    name = event.get("event")
+    if name in ("state",):
+        return None
+    text = event_text(lang, event, names, you, style)
+    if name == "chat":
+        who = _printable(str(event.get("name") or ""))
+        body = _printable(str(event.get("text", "")))
+        text = f"{paint(who, CYAN, style)}: {body}" if who else body
+    elif name in ("round_over", "match_over"):
+        lines = wrap_text(paint(text, BOLD, style), style.width)
+        lines += _score_table(event, lang, style, names)
+        return finish(lines, style)
+    elif name in ("cut", "revolution"):
+        text = paint(text, YELLOW, style)
+    elif _about(event, you):
+        text = paint(text, BOLD, style)
+    return finish(wrap_text(text, style.width, indent="  "), style)
+
+
+def _printable(text: str) -> str:
+    """Someone else's words without control characters: a chat line cannot clear a screen,
+    move the cursor or ring bells on the other players' terminals."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else " " for ch in text)
+
+
+def _about(event: Mapping[str, Any], you: int | None) -> bool:
+    if you is None:
+        return False
+    return any(event.get(k) == you for k in ("seat", "to", "from", "leader"))
+
+
+def _score_table(event: Mapping[str, Any], lang: str, style: TermStyle, names: Sequence[str]) -> list[str]:
+    """One aligned line per player: this round's points (classic) or chips (tdc, T13), and totals."""
+    t = translation(lang)
+    totals = event.get("totals") or []
+    scores = event.get("scores") or []
+    chips = event.get("chips")
+    changes = event.get("changes")
+    if not totals and not chips:
+        return []
+    order = list(event.get("ranking") or range(len(totals)))
+    if event.get("event") == "match_over":
+        order = sorted(range(len(totals)), key=lambda s: -int(totals[s] or 0))
+
+    def at(values: Any, s: int) -> int | None:
+        return int(values[s]) if values and s < len(values) and values[s] is not None else None
+
+    def width(values: Any, sign: bool) -> int:
+        return max((len(f"{v:+d}" if sign else str(v)) for s in order if (v := at(values, s)) is not None), default=1)
+
+    round_points = event.get("event") == "round_over" and not chips and bool(scores)
+    cw, pw, tw, gw = width(chips, True), width(scores, False), width(totals, False), width(changes, True)
+    rows: list[list[str]] = []
+    for s in order:
+        row = [names[s] if s < len(names) else "?"]
+        if chips:
+            c = at(chips, s)
+            row.append("" if c is None else t.ngettext("{n} chip", "{n} chips", abs(c)).format(n=f"{c:+d}".rjust(cw)))
+        elif round_points:
+            p = at(scores, s)
+            row.append("" if p is None else t.ngettext("+{n} pt", "+{n} pts", p).format(n=str(p).rjust(pw)))
+        total = at(totals, s)
+        if changes and total is not None:
+            row.append(
+                t.ngettext("{n} chip", "{n} chips", total).format(n=str(total).rjust(tw))
+                + f" ({(at(changes, s) or 0):+d})".rjust(gw + 3)
+            )
+        elif total is not None and not chips:
+            row.append(t.ngettext("total {n} pt", "total {n} pts", total).format(n=str(total).rjust(tw)))
+        rows.append(row)
+    widths = [max(display_width(r[i]) for r in rows if i < len(r)) for i in range(max(len(r) for r in rows))]
+    widths[0] = min(widths[0], 14)
+    return [("  " + "  ".join(pad(cell, widths[i]) for i, cell in enumerate(row))).rstrip() for row in rows]

@@ -1,0 +1,259 @@
+"""Replies to commands as a person reads them: rooms, who is online, accounts, history, leaderboards."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from server.messages.labels import (
+    game_name,
+    ordinal,
+    rules_name,
+    title_name,
+)
+from server.messages.translations import N_, translation
+from server.presenters.text.words import verb
+from server.terminal import (
+    BOLD,
+    TermStyle,
+    display_width,
+    finish,
+    fit,
+    pad,
+    paint,
+    wrap_items,
+    wrap_text,
+)
+
+
+def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle) -> str:
+    """The list of rooms: number, game, rules, players/seats, status."""
+    t = translation(lang)
+    if not rooms:
+        return finish(
+            wrap_text(t.gettext("No room is open. Create one, for example: {example}").format(
+                example=_create_example(lang)
+            ), style.width),
+            style,
+        )
+    lines = [paint(t.gettext("Rooms:"), BOLD, style)]
+    for r in rooms:
+        game = game_name(lang, r.get("game"))
+        rules = rules_name(lang, r.get("rules")) if r.get("game") == "president" else ""
+        players = r.get("players")
+        if isinstance(players, Sequence) and not isinstance(players, str):
+            count = len(players)
+            who = ", ".join(str(p.get("name") if isinstance(p, Mapping) else p) for p in players)
+        else:
+            count = int(players or 0)
+            who = ""
+        seats = r.get("seats")
+        status = _room_status(lang, r.get("status"))
+        head = f"{r.get('room')!s:>3}  {game}" + (f" {rules}" if rules else "")
+        if seats:
+            head += f"  {count}/{seats}"
+        if status:
+            head += f"  {status}"
+        lines.append(fit(head, style.width, style))
+        if who:
+            lines += ["     " + w for w in wrap_text(who, style.width - 5)[:2]]
+    return finish(lines, style)
+
+
+def _create_example(lang: str) -> str:
+    from server.presenters.text.help import _word
+
+    return f"{verb(lang, 'create')} {_word(lang, 'president')} {_word(lang, 'classic')} 4 bots=3"
+
+
+def _room_status(lang: str, status: Any) -> str:
+    t = translation(lang)
+    if status == "waiting":
+        return t.pgettext("room status", "waiting for players")
+    if status == "playing":
+        return t.pgettext("room status", "playing")
+    if status == "over":
+        return t.pgettext("room status", "over")
+    return str(status or "")
+
+
+def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+    """The reply to ``cmd`` for a person; ``""`` when the events and the state say it all."""
+    t = translation(lang)
+    width = style.width
+    if cmd == "rooms":
+        return render_rooms(reply.get("rooms") or [], lang, style)
+    if cmd == "who":
+        people = reply.get("players") or reply.get("who") or reply.get("people") or []
+        if not people:
+            return finish([t.gettext("Nobody else is here.")], style)
+        items = []
+        for p in people:
+            if isinstance(p, Mapping):
+                item = str(p.get("name"))
+                if p.get("room") is not None:
+                    item += " " + t.gettext("(room {room})").format(room=p["room"])
+            else:
+                item = str(p)
+            items.append(item)
+        n = len(items)
+        head = t.ngettext("{n} player online:", "{n} players online:", n).format(n=n)
+        return finish(wrap_items([i + "," for i in items[:-1]] + items[-1:], width, indent="  ", first=head + " "), style)
+    if cmd == "whoami":
+        name = reply.get("name")
+        parts = [t.gettext("You are {name}.").format(name=name)]
+        if reply.get("guest"):
+            parts.append(t.gettext("Guest (register to keep your chips)."))
+        if reply.get("chips") is not None:
+            n = int(reply["chips"])
+            parts.append(t.ngettext("{n} chip.", "{n} chips.", n).format(n=n))
+        if reply.get("lang"):
+            parts.append(t.gettext("Language: {lang}.").format(lang=reply["lang"]))
+        return finish(wrap_text(" ".join(parts), width), style)
+    if cmd == "create":
+        return finish(wrap_text(t.gettext("Room {room} is open; you sit at it.").format(room=reply.get("room")), width), style)
+    if cmd == "join":
+        if reply.get("seat") is not None:
+            text = t.gettext("You sit in room {room}, seat {seat}.").format(room=reply.get("room"), seat=reply["seat"])
+        else:
+            text = t.gettext("You sit in room {room}.").format(room=reply.get("room"))
+        return finish(wrap_text(text, width), style)
+    if cmd == "watch":
+        return finish(wrap_text(t.gettext("You watch room {room}.").format(room=reply.get("room")), width), style)
+    if cmd == "leave":
+        return finish(wrap_text(t.gettext("You are back in the lobby."), width), style)
+    if cmd == "lang":
+        from server.messages.translations import LANG_NAMES
+
+        code = reply.get("lang")
+        return finish([t.gettext("Language: {lang}.").format(lang=LANG_NAMES.get(str(code), str(code)))], style)
+    if cmd in ("login", "register"):
+        name = reply.get("name")
+        text = (
+            t.gettext("Account {name} created. Welcome!").format(name=name)
+            if cmd == "register"
+            else t.gettext("Welcome back, {name}.").format(name=name)
+        )
+        if reply.get("chips") is not None:
+            n = int(reply["chips"])
+            text += " " + t.ngettext("You have {n} chip.", "You have {n} chips.", n).format(n=n)
+        return finish(wrap_text(text, width), style)
+    if cmd == "history":
+        return _render_history(reply, lang, style)
+    if cmd == "leaderboard":
+        return _render_leaderboard(reply, lang, style)
+    if cmd == "offer" and reply.get("offer") is not None:
+        return finish([t.gettext("Offer #{offer} made.").format(offer=reply["offer"])], style)
+    if cmd in ("colour", "color"):
+        return finish([t.gettext("Colours on.") if reply.get("on", style.color) else t.gettext("Colours off.")], style)
+    if cmd == "unicode":
+        return finish(
+            [t.gettext("Unicode symbols on.") if reply.get("on", style.unicode) else t.gettext("Plain ASCII from now on.")],
+            style,
+        )
+    if cmd == "autocut":
+        return finish(
+            [t.gettext("Automatic cut on.") if reply.get("on") else t.gettext("Automatic cut off.")], style
+        )
+    if cmd == "width":
+        return finish([t.gettext("Width: {n} columns.").format(n=reply.get("width", width))], style)
+    if cmd == "addkey":
+        return finish(wrap_text(t.gettext("Key added: you can now log in with it over SSH."), width), style)
+    if cmd == "delkey":
+        return finish(wrap_text(t.gettext("Key removed."), width), style)
+    if cmd == "keys":
+        keys = reply.get("keys") or []
+        if isinstance(keys, int) or not keys:
+            n = keys if isinstance(keys, int) else 0
+            return finish([t.ngettext("{n} SSH key.", "{n} SSH keys.", n).format(n=n)], style)
+        lines = [paint(t.gettext("Your SSH keys:"), BOLD, style)]
+        lines += [fit("  " + str(k), width, style) for k in keys]
+        return finish(lines, style)
+    if cmd == "passwd":
+        return finish(wrap_text(t.gettext("Password changed."), width), style)
+    if cmd == "balance":
+        n = int(reply.get("chips") or 0)
+        lines = wrap_text(t.ngettext("Balance: {n} chip.", "Balance: {n} chips.", n).format(n=n), width)
+        for e in reply.get("entries") or []:
+            when = str(e.get("at") or "")[:16].replace("T", " ")
+            delta = int(e.get("delta") or 0)
+            lines.append(fit(f"  {when}  {delta:+d}  {_ledger_kind(lang, e.get('kind'))}", width, style))
+        return finish(lines, style)
+    if cmd == "ping":
+        return finish(["pong"], style)
+    if cmd == "limits":
+        items = [f"{k}={v}" for k, v in sorted(reply.items()) if k not in ("type", "id")]
+        return finish(wrap_items(items, width, indent="  "), style)
+    return ""
+
+
+_LEDGER_KINDS = {
+    # the ledger's kinds (server/storage/api.py), translated when shown
+    "grant": N_("chips granted"),
+    "retire": N_("chips retired"),
+    "stake": N_("stake paid"),
+    "payout": N_("winnings"),
+    "refund": N_("refund"),
+    "transfer": N_("transfer"),
+}
+
+
+def _ledger_kind(lang: str, kind: Any) -> str:
+    """A chip movement's kind in words."""
+    msgid = _LEDGER_KINDS.get(str(kind or ""))
+    return translation(lang).gettext(msgid) if msgid else str(kind or "")
+
+
+def _render_history(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+    t = translation(lang)
+    items = reply.get("history") or reply.get("matches") or []
+    if not items:
+        return finish([t.gettext("No finished match yet.")], style)
+    lines = [paint(t.gettext("Your last matches:"), BOLD, style)]
+    for m in items:
+        game = game_name(lang, m.get("game"))
+        when = str(m.get("ended") or m.get("when") or m.get("at") or "")[:16].replace("T", " ")
+        parts = [when, game]
+        if m.get("rules") and m.get("game") == "president":
+            parts.append(rules_name(lang, m["rules"]))
+        if m.get("place") is not None:
+            parts.append(t.gettext("place {place}").format(place=ordinal(lang, int(m["place"]))))
+        if m.get("title") and m.get("title") != "neutral":
+            parts.append(title_name(lang, m["title"]))
+        if m.get("points") is not None:
+            p = int(m["points"])
+            parts.append(t.ngettext("+{n} pt", "+{n} pts", p).format(n=p))
+        if m.get("chips") is not None:
+            parts.append(t.ngettext("{n:+d} chip", "{n:+d} chips", abs(int(m["chips"]))).format(n=int(m["chips"])))
+        if m.get("won"):
+            parts.append(t.gettext("won"))
+        lines.append(fit("  " + "  ".join(p for p in parts if p), style.width, style))
+    return finish(lines, style)
+
+
+def _render_leaderboard(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+    t = translation(lang)
+    items = reply.get("leaderboard") or reply.get("players") or []
+    game = reply.get("game")
+    head = t.gettext("Leaderboard:")
+    if game:
+        what = game_name(lang, game) + (f" {rules_name(lang, reply.get('rules'))}" if game == "president" else "")
+        head = t.gettext("Leaderboard, {what}:").format(what=what)
+    if not items:
+        return finish([t.gettext("Nobody is ranked yet.")], style)
+    lines = [paint(head, BOLD, style)]
+    by = reply.get("by") or ("chips" if "chips" in items[0] else "points")
+    name_w = min(max((display_width(str(p.get("name"))) for p in items), default=4), 16)
+    for i, p in enumerate(items, 1):
+        n = int(p.get("score") if p.get("score") is not None else p.get(by) or 0)
+        score = (
+            t.ngettext("{n} pt", "{n} pts", n).format(n=n)
+            if by == "points"
+            else t.ngettext("{n} chip", "{n} chips", n).format(n=n)
+        )
+        line = f"{i:>3}. {pad(str(p.get('name')), name_w)}  {score}"
+        if p.get("matches") is not None:
+            m = int(p["matches"])
+            line += "  " + t.ngettext("{n} round", "{n} rounds", m).format(n=m)
+        lines.append(fit(line, style.width, style))
+    return finish(lines, style)

@@ -1,0 +1,252 @@
+"""The words people type, per language: verbs, ranks, games, tables, options, on/off.
+
+The first word of each tuple in :data:`VERBS` is the one shown in help texts and messages;
+English words are always accepted as well.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from server.messages.translations import normalize_lang
+
+RANKS = "3456789TJQKA2"
+SUITS = "cdhs"
+TYPED_SUITS = {"♣": "c", "♧": "c", "♦": "d", "♢": "d", "♥": "h", "♡": "h", "♠": "s", "♤": "s"}
+
+# --------------------------------------------------------------------------- vocabulary
+
+VERBS: dict[str, dict[str, tuple[str, ...]]] = {
+    # The first word of each tuple is the one shown in help texts and messages.
+    "en": {
+        "play": ("play", "pl"),
+        "pass": ("pass", "p"),
+        "cut": ("cut",),
+        "give": ("give",),
+        "bid": ("bid",),
+        "sell": ("sell",),
+        "keep": ("keep",),
+        "turn": ("turn", "flip", "t"),
+        "offer": ("offer", "buy"),
+        "accept": ("accept",),
+        "decline": ("decline", "refuse", "reject"),
+        "withdraw": ("withdraw", "cancel"),
+        "create": ("create", "new"),
+        "join": ("join", "sit"),
+        "watch": ("watch", "spectate", "observe"),
+        "leave": ("leave", "stand"),
+        "say": ("say", "chat"),
+        "rooms": ("rooms", "tables", "list"),
+        "who": ("who",),
+        "whoami": ("whoami", "me"),
+        "state": ("look", "state", "l"),
+        "lang": ("lang", "language"),
+        "help": ("help", "?", "commands"),
+        "quit": ("quit", "exit", "bye", "logout"),
+        "autocut": ("autocut",),
+        "colour": ("colour", "color", "colours", "colors"),
+        "unicode": ("unicode",),
+        "width": ("width",),
+        "register": ("register", "signup"),
+        "login": ("login",),
+        "history": ("history",),
+        "leaderboard": ("leaderboard", "top", "ranking"),
+        "addkey": ("addkey",),
+        "keys": ("keys",),
+        "delkey": ("delkey",),
+        "passwd": ("passwd", "password"),
+        "balance": ("balance", "chips"),
+        "ping": ("ping",),
+        "limits": ("limits",),
+    },
+    "fr": {
+        "play": ("jouer", "joue", "poser", "pose", "entamer", "entame"),
+        "pass": ("passe", "passer", "p"),
+        "cut": ("couper", "coupe"),
+        "give": ("donner", "donne"),
+        "bid": ("enchérir", "enchère", "enchere", "miser"),
+        "sell": ("vendre", "vends"),
+        "keep": ("garder", "garde"),
+        "turn": ("retourner", "retourne", "tourner", "tourne", "t"),
+        "offer": ("offrir", "offre", "proposer", "propose", "acheter", "achète"),
+        "accept": ("accepter", "accepte"),
+        "decline": ("refuser", "refuse"),
+        "withdraw": ("retirer", "retire", "annuler", "annule"),
+        "create": ("créer", "crée", "nouvelle", "ouvrir"),
+        "join": ("rejoindre", "asseoir", "s'asseoir", "entrer"),
+        "watch": ("regarder", "regarde", "observer", "observe"),
+        "leave": ("partir", "pars", "lever"),
+        "say": ("dire", "dis"),
+        "rooms": ("tables", "salles", "salons"),
+        "who": ("qui",),
+        "whoami": ("moi", "quisuisje"),
+        "state": ("voir", "état", "l"),
+        "lang": ("langue",),
+        "help": ("aide", "?"),
+        "quit": ("quitter", "quitte", "bye"),
+        "autocut": ("autocoupe", "coupeauto"),
+        "colour": ("couleur", "couleurs"),
+        "unicode": ("unicode",),
+        "width": ("largeur",),
+        "register": ("inscrire", "s'inscrire", "inscription"),
+        "login": ("connexion", "connecter"),
+        "history": ("historique",),
+        "leaderboard": ("classement", "palmarès"),
+        "addkey": ("ajoutercle", "ajouterclé"),
+        "keys": ("clés", "cles"),
+        "delkey": ("supprimercle", "supprimerclé", "retirercle"),
+        "passwd": ("motdepasse", "mdp"),
+        "balance": ("solde", "jetons"),
+        "ping": ("ping",),
+        "limits": ("limites",),
+    },
+    "es": {
+        "play": ("jugar", "juego", "juega", "echar", "echo", "tirar", "tiro", "abrir", "abro"),
+        "pass": ("paso", "pasar", "p"),
+        "cut": ("cortar", "corto", "corte"),
+        "give": ("dar", "doy"),
+        "bid": ("pujar", "pujo", "puja"),
+        "sell": ("vender", "vendo"),
+        "keep": ("quedar", "quedo", "quedarse", "guardar", "guardo"),
+        "turn": ("destapar", "destapo", "girar", "giro", "voltear", "t"),
+        "offer": ("ofrecer", "ofrezco", "oferta", "comprar", "compro"),
+        "accept": ("aceptar", "acepto"),
+        "decline": ("rechazar", "rechazo"),
+        "withdraw": ("retirar", "retiro", "anular", "anulo"),
+        "create": ("crear", "creo", "nueva"),
+        "join": ("sentarse", "unirse", "entrar", "siento"),
+        "watch": ("mirar", "miro", "observar"),
+        "leave": ("levantarse", "irse", "dejar"),
+        "say": ("decir", "digo"),
+        "rooms": ("mesas", "salas"),
+        "who": ("quién", "quien"),
+        "whoami": ("yo", "quiensoy"),
+        "state": ("ver", "estado", "l"),
+        "lang": ("idioma", "lengua"),
+        "help": ("ayuda", "?"),
+        "quit": ("salir", "adiós", "chao"),
+        "autocut": ("autocorte",),
+        "colour": ("color", "colores"),
+        "unicode": ("unicode",),
+        "width": ("ancho", "anchura"),
+        "register": ("registrarse", "registrar", "registro"),
+        "login": ("acceder", "identificarse"),
+        "history": ("historial",),
+        "leaderboard": ("clasificación", "ranking"),
+        "addkey": ("añadirclave", "anadirclave"),
+        "keys": ("claves",),
+        "delkey": ("borrarclave", "quitarclave"),
+        "passwd": ("contraseña", "clavenueva"),
+        "balance": ("saldo", "fichas"),
+        "ping": ("ping",),
+        "limits": ("límites", "limites"),
+    },
+}
+
+RANK_WORDS: dict[str, dict[str, str]] = {
+    # Letters and words for ranks, per language (folded: lower case, no accents).
+    "en": {"t": "T", "j": "J", "q": "Q", "k": "K", "a": "A", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"},
+    "fr": {"v": "J", "d": "Q", "r": "K", "valet": "J", "dame": "Q", "roi": "K", "as": "A", "dix": "T"},
+    "es": {
+        "d": "Q",
+        "r": "K",
+        "jota": "J",
+        "dama": "Q",
+        "reina": "Q",
+        "rey": "K",
+        "as": "A",
+        "diez": "T",
+    },
+}
+
+GAME_WORDS = {
+    "president": "president",
+    "pres": "president",
+    "presidente": "president",
+    "speculation": "speculation",
+    "spec": "speculation",
+    "especulacion": "speculation",
+    "spekulyatsiya": "speculation",
+}
+RULE_WORDS = {
+    "classic": "classic",
+    "classique": "classic",
+    "clasica": "classic",
+    "clasico": "classic",
+    "tdc": "tdc",
+    "trou": "tdc",
+    "troudcul": "tdc",
+    "trouducul": "tdc",
+    "culo": "tdc",
+}
+LEVEL_WORDS = {
+    "easy": "easy",
+    "facile": "easy",
+    "facil": "easy",
+    "normal": "normal",
+    "moyen": "normal",
+    "hard": "hard",
+    "difficile": "hard",
+    "dificil": "hard",
+}
+CREATE_KEYS = {
+    "seats": "seats",
+    "places": "seats",
+    "sieges": "seats",
+    "joueurs": "seats",
+    "asientos": "seats",
+    "plazas": "seats",
+    "jugadores": "seats",
+    "players": "seats",
+    "bots": "bots",
+    "robots": "bots",
+    "level": "bot_level",
+    "niveau": "bot_level",
+    "nivel": "bot_level",
+    "bot_level": "bot_level",
+    "time": "turn_seconds",
+    "turn": "turn_seconds",
+    "temps": "turn_seconds",
+    "tiempo": "turn_seconds",
+    "turn_seconds": "turn_seconds",
+    "stake": "stake",
+    "mise": "stake",
+    "apuesta": "stake",
+    "ante": "ante",
+    "rounds": "rounds",
+    "manches": "rounds",
+    "rondas": "rounds",
+    "deals": "rounds",
+    "donnes": "rounds",
+    "manos": "rounds",
+}
+ON_WORDS = {"on", "oui", "si", "yes", "1", "true", "activer", "activar", "y", "o", "s"}
+OFF_WORDS = {"off", "non", "no", "0", "false", "desactiver", "desactivar", "n"}
+
+
+def fold(word: str) -> str:
+    """Lower case, accents and apostrophes dropped: ``"Enchère"`` → ``"enchere"``."""
+    w = unicodedata.normalize("NFKD", word.strip().lower())
+    return "".join(c for c in w if not unicodedata.combining(c)).replace("'", "").replace("’", "")
+
+
+def lang_code(lang: str) -> str:
+    return normalize_lang(lang) or "en"
+
+
+def verb_table(lang: str) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for code in ("en", lang_code(lang)):  # the session's language wins
+        for cmd, words in VERBS[code].items():
+            for w in words:
+                table[fold(w)] = cmd
+    return table
+
+
+VERB_TABLES = {code: verb_table(code) for code in VERBS}
+
+
+def verb(lang: str, cmd: str) -> str:
+    """The word shown for ``cmd`` in ``lang`` (``verb("fr", "pass") == "passe"``)."""
+    words = VERBS[lang_code(lang)].get(cmd) or VERBS["en"].get(cmd) or (cmd,)
+    return words[0]
