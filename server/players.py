@@ -26,6 +26,9 @@ class Client(Protocol):
     def closed(self) -> asyncio.Event: ...
     @property
     def lang(self) -> str: ...
+    @property
+    def logged_in(self) -> bool: ...
+    conn: Any  # the transport's connection (its ``peer``, ``kind``)
     player: Player | None
 
     def push_event(self, event: Mapping[str, Any], names: tuple[str, ...] | None = None,
@@ -49,10 +52,18 @@ class Client(Protocol):
 
 
 class Place(Protocol):
-    """Where a player is: a room (only its id matters here)."""
+    """Where a player is: a room (:class:`server.room.Room`), as commands and the lobby use it."""
 
     @property
     def id(self) -> str: ...
+
+    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any]) -> Any: ...
+
+    def refresh(self, player: Player) -> None: ...
+
+    async def reconnect(self, player: Player) -> None: ...
+
+    async def disconnected(self, player: Player) -> None: ...
 
 
 _news_clock = itertools.count()

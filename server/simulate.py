@@ -22,6 +22,7 @@ figures (but for the timings).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -171,7 +172,7 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
             left = args.rounds
             while left > 0:
                 r = min(per, left)
-                plans.append(((lambda r=r: cls("classic", seats=players, rounds=r)), r))
+                plans.append((functools.partial(cls, "classic", seats=players, rounds=r), r))
                 left -= r
         else:
             stake = args.stake

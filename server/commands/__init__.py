@@ -24,7 +24,6 @@ replace ``core``'s ``login``/``whoami``, being loaded after it).
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
@@ -35,10 +34,11 @@ from server.protocol import CommandError, arg_bool, arg_int, arg_str
 
 __all__ = ["COMMANDS", "Caller", "CommandError", "Context", "Server", "Spec", "arg_bool", "arg_int", "arg_str", "command", "load"]
 
+from server.players import Client
+
 if TYPE_CHECKING:
     from server.config import Config
     from server.lobby import Lobby
-    from server.players import Player
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class Spec:
     rate: bool = True  # counts against the session's command rate
 
 
-class Caller(Protocol):
+class Caller(Client, Protocol):
     """The session a command came from (a :class:`server.session.Session`), as handlers use it."""
 
     name: str | None
@@ -62,24 +62,16 @@ class Caller(Protocol):
     width: int
     color: bool
     unicode: bool
-    player: Player | None
     limiter: Any
-    conn: Any
+    app: Any
 
-    @property
-    def logged_in(self) -> bool: ...
     @property
     def mode(self) -> str: ...
-    @property
-    def closed(self) -> asyncio.Event: ...
 
     def gettext(self, msgid: str) -> str: ...
-    def notice(self, what: str, **params: Any) -> None: ...
     def reply_ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> None: ...
     def reply_error(self, req_id: Any, code: str, **params: Any) -> None: ...
     def send_text(self, text: str) -> None: ...
-    def logged(self, name: str, guest: bool) -> None: ...
-    def close(self, reason: str = "closed") -> None: ...
 
     async def ask_secret(self, prompt: str) -> str | None: ...
 

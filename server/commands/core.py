@@ -6,10 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from server.commands import COMMANDS, Context, command
-from server.frontdoor import pick_lang
 from server.games import adapter, parse_options
 from server.limits import clean_text
-from server.messages.translations import LANGS
+from server.messages.translations import LANGS, pick_lang
 from server.protocol import CommandError, arg_bool, arg_int, arg_str
 
 

@@ -21,7 +21,7 @@ from server.protocol import VERSION, Shared, decode, encode, plain_id
 
 log = logging.getLogger(__name__)
 
-_encode_str = json.encoder.encode_basestring  # type: ignore[attr-defined]  # a str as json.dumps writes it
+_encode_str = json.encoder.encode_basestring  # a str as json.dumps writes it
 
 
 class JsonPresenter:

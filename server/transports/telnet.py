@@ -302,7 +302,7 @@ def _term(value: Any) -> str | None:
     return value
 
 
-async def start_telnet(app: Server, serve_telnet: Callable[[Server, TelnetConn], Awaitable[None]]) -> Any:
+async def start_telnet(app: Server, serve_telnet: Callable[[Any, Any], Awaitable[None]]) -> Any:
     """Start listening, handing each connection to ``serve_telnet``; returns telnetlib3's server
     (``.sockets``, ``.close()``)."""
     cfg = app.config
