@@ -49,8 +49,10 @@ class Rounds(TableBase):
             if (yield from self._expire_graces(now)):
                 continue
             if self.status != "playing" or self.match is None:
+                self.bot_due = None
                 return
             if self.match.needs_deal():
+                self.bot_due = None  # no bot has anything to do between deals; the deal schedules them
                 if self.match.over or now < self.next_deal_at:
                     return
                 if not (yield from self._deal()):
