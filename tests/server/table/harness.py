@@ -147,6 +147,7 @@ class Ledger:
 
     def __init__(self, balances: Mapping[str, int] | None = None, *, house: int = 1_000_000) -> None:
         self.balances: dict[str, int] = {HOUSE: house, **dict(balances or {})}
+        self.expected = sum(self.balances.values())  # every chip granted: what total() must stay
         self.rounds: dict[str, RoundBook] = {}
         self.transfers: list[Transfer] = []
         self.settle_calls: dict[str, int] = defaultdict(int)
@@ -154,6 +155,12 @@ class Ledger:
         self.records: list[RoundRecord] = []
         self.bots_funded: dict[str, int] = defaultdict(int)
         self.bots_released: dict[str, int] = defaultdict(int)
+
+    def grant(self, account: str, chips: int) -> None:
+        """A new account with ``chips`` (new chips, counted in ``expected``)."""
+        assert account not in self.balances
+        self.balances[account] = chips
+        self.expected += chips
 
     # reading ---------------------------------------------------------------------------------
 
@@ -316,9 +323,9 @@ class Harness:
         self.settings: Config = load_config(None, **{**TIMERS, **dict(settings or {})})
         self.adapter = ADAPTERS[rules]
         self.opts = parse_options({"game": self.adapter.game, "rules": rules, **create}, self.settings)
-        self.clock = clock or FakeClock()
-        self.ledger = ledger or Ledger()
-        self.claims = claims or SeatClaims()
+        self.clock = clock if clock is not None else FakeClock()
+        self.ledger = ledger if ledger is not None else Ledger()
+        self.claims = claims if claims is not None else SeatClaims()
         self.chips = chips
         self.probe = probe
         self._seeds: list[bytes] = list(seeds)
@@ -337,19 +344,17 @@ class Harness:
         self.closed: str | None = None
         self.calls = 0
         self._req = itertools.count(1)
-        self._total = self.ledger.total()
         self.after_call: list[Callable[[Harness], None]] = []  # extra checks after every call
 
     # -- people ----------------------------------------------------------------------------------
 
-    def member(self, key: str, *, account: str | None = None, name: str | None = None,
+    def member(self, key: str, *, account: str | None = None, name: str | None = None, chips: int | None = None,
                **prefs: bool) -> Member:
-        """``key``'s member (made on first use, with ``chips`` on a new ledger account)."""
+        """``key``'s member (made on first use; a new ledger account gets ``chips``, else the harness's)."""
         if key not in self.members:
             account = account or key
             if account not in self.ledger.balances:
-                self.ledger.balances[account] = self.chips
-                self._total += self.chips
+                self.ledger.grant(account, self.chips if chips is None else chips)
             self.members[key] = Member(key, name or key.capitalize(), account, dict(prefs))
         return self.members[key]
 
@@ -578,7 +583,7 @@ class Harness:
         assert not table.waiting
         wake = table.wake
         assert wake is None or wake > self.clock.now, f"due now and not done: wake {wake} at {self.clock.now}"
-        assert self.ledger.total() == self._total, "chips were created or lost"
+        assert self.ledger.total() == self.ledger.expected, "chips were created or lost"
         for round_id, calls in self.ledger.settle_calls.items():
             assert calls == 1, f"round {round_id} settled {calls} times"
         for check in self.after_call:
