@@ -345,6 +345,7 @@ class Harness:
         self.calls = 0
         self._req = itertools.count(1)
         self.after_call: list[Callable[[Harness], None]] = []  # extra checks after every call
+        self.on_deliver: list[Callable[[Harness, str, Received], None]] = []  # checks of each message, as it goes
 
     # -- people ----------------------------------------------------------------------------------
 
@@ -568,6 +569,8 @@ class Harness:
                 inbox.items.append(Received("event", seat, _plain(dict(msg.event))))
             else:
                 raise AssertionError(f"unknown message {msg!r}")
+            for check in self.on_deliver:
+                check(self, key, inbox.items[-1])
 
     # -- checks ----------------------------------------------------------------------------------------
 
