@@ -219,7 +219,7 @@ class Rounds(TableBase):
         present: list[int] | None = None
         if adapter.presence_per_deal:
             present = [s.index for s in self.seats if not s.empty and not s.leaving]
-            if adapter.funded_bots:
+            if adapter.funded_bots and not adapter.chips_in_match:  # the match counts its bots' chips (S11)
                 for s in self.seats:
                     if s.index in present and s.bot is not None and s.bot_display is not None:
                         yield FundBot(s.bot_display, self.settings.bot_chips)
