@@ -173,3 +173,29 @@ def _engine_chips_are_the_ledgers(h: Harness) -> None:
     open_rounds = h.ledger.open_rounds()
     pool = sum(sum(h.ledger.rounds[r].stakes.values()) for r in open_rounds)
     assert view.pool == (pool if not m.needs_deal() else 0)
+
+
+def test_S11_speculation_bots_play_on_the_chips_the_match_counts() -> None:
+    """A bot's chips are the house's stake for the whole match: the ledger and the match agree on them
+    after every deal (no top-up between deals behind the match's back), and its result is the ledger's."""
+    h = Harness("speculation", seats=3, bots=1, rounds=6, turn_seconds=5, settings={"flip_seconds": 2})
+    h.after_call.append(_every_seats_chips_are_the_ledgers)
+    h.join("alice", "bob")
+    h.run(lambda: h.table.status == "over")  # the clock plays for the people (S7 keep, S12f turn)
+    over = h.events("alice", "match_over")[0]
+    bot = next(s for s in h.table.seats if s.bot is not None)
+    assert over["changes"][bot.index] != 0  # the bot's chips did move (a weaker test otherwise)
+    released = h.effects_of(ReleaseBot)
+    assert [r.display for r in released] == [bot.bot_display]
+    assert h.ledger.bots_released[bot.bot_display] == 1
+    assert h.ledger.balances[HOUSE] == 1_000_000 - over["changes"][h.seat("alice")] - over["changes"][h.seat("bob")]
+
+
+def _every_seats_chips_are_the_ledgers(h: Harness) -> None:
+    m = h.table.match
+    if m is None or h.table.status != "playing":
+        return
+    view = m.view(None)
+    for seat in h.table.seats:
+        if seat.account is not None:
+            assert view.seats[seat.index].chips == h.ledger.balance(seat.account), seat
