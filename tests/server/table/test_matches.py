@@ -199,3 +199,44 @@ def _every_seats_chips_are_the_ledgers(h: Harness) -> None:
     for seat in h.table.seats:
         if seat.account is not None:
             assert view.seats[seat.index].chips == h.ledger.balance(seat.account), seat
+
+
+def _simple_round(m: Any) -> Any:
+    """The round ``simple_president`` people would play on this copy of the match: its round_over."""
+    while True:
+        pending = m.pending()
+        if not pending:
+            raise AssertionError("the round stopped")
+        seat = pending[0].seat
+        legal = [a for a in m.legal_actions(seat) if a.cmd != "cut"]
+        action = next((a for a in legal if a.cmd in ("play", "give")), None) or next(a for a in legal if a.cmd == "pass")
+        for ev in m.apply(action):
+            if ev.name == "round_over":
+                return ev
+
+
+def test_T13_T12_a_player_who_cannot_cover_the_stake_sits_the_round_out_and_exchanges_nothing() -> None:
+    keys = ["alice", "bob", "carol", "dave"]
+    h = Harness("tdc", seats=4, stake=10, turn_seconds=20)
+    h.member("alice", chips=10)  # one stake, no more
+    for seat, key in enumerate(keys[1:], start=1):
+        h.ok(key, "join", seat=seat)
+    h.seed_for_next_deal(lambda m, events: _simple_round(m).ranking[-1] == 0, present=(0, 1, 2, 3))
+    h.ok("alice", "join", seat=0)
+    act = simple_president(keys)
+    h.run(lambda: bool(h.events("bob", "round_over")), act=act)
+    first = h.events("bob", "round_over")[0]
+    assert first["titles"][0] == "last" and h.balance("alice") == 0
+    h.tick_wake()  # round 2
+    assert h.events("bob", "dealt")[-1]["present"] == [1, 2, 3]
+    assert "alice" not in h.ledger.rounds["t1-u1-2"].stakes and len(h.ledger.rounds["t1-u1-2"].stakes) == 3
+    assert h.table.seat_of("alice") == 0 and "alice" not in h.released  # still seated, just not playing
+    assert h.state("alice")["seats"][0]["playing"] is False and h.state("alice")["hand"] == []
+    h.run(lambda: len(h.events("bob", "round_over")) == 2, act=act)
+    # T12: alice's pair (last -> Président) is skipped, the Vice pair still exchanged, both ways
+    exchanges = [(e["from"], e["to"]) for e in h.events("bob", "exchange")]
+    vp, vl = first["titles"].index("vice_president"), first["titles"].index("vice_last")
+    assert exchanges == [(vl, vp), (vp, vl)]
+    second = h.events("bob", "round_over")[1]
+    assert second["titles"][0] is None and second["chips"][0] == 0 and sum(second["chips"]) == 0
+    assert h.balance("alice") == 0
