@@ -319,7 +319,8 @@ class Harness:
     def __init__(self, rules: str, *, table_id: str = "t1", ledger: Ledger | None = None,
                  claims: SeatClaims | None = None, clock: FakeClock | None = None,
                  settings: Mapping[str, Any] | None = None, seeds: Iterable[bytes] = (),
-                 chips: int = 1000, probe: bool = True, bot_seed: bytes = b"table-tests-bots", **create: Any) -> None:
+                 chips: int = 1000, probe: bool = True, bot_seed: bytes = b"table-tests-bots",
+                 bot_options: Mapping[str, Any] | None = None, **create: Any) -> None:
         self.settings: Config = load_config(None, **{**TIMERS, **dict(settings or {})})
         self.adapter = ADAPTERS[rules]
         self.opts = parse_options({"game": self.adapter.game, "rules": rules, **create}, self.settings)
@@ -332,7 +333,7 @@ class Harness:
         self._fallback = itertools.count(10_000)
         self.drawn: list[bytes] = []
         self.table = Table(table_id, self.adapter, self.opts, self.settings, owner="owner", uid="u1",
-                           draw_seed=self._draw, bot_seed=bot_seed)
+                           draw_seed=self._draw, bot_seed=bot_seed, bot_options=bot_options)
         self.members: dict[str, Member] = {}
         self.inbox: dict[str, Inbox] = defaultdict(Inbox)
         self.replies: dict[int, Reply | Refused] = {}
