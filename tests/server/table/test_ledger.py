@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from server.storage.api import BadAmount, InsufficientChips
-from server.table import Closed, Escrow, FundBot, Gone, Pay, Refused, Released, Settle, Void
+from server.table import Closed, Escrow, FundBot, Gone, Pay, Record, Refused, Released, Settle, Void
 from tests.server.table.harness import Harness, simple_president
 
 P3 = ["alice", "bob", "carol"]
@@ -185,3 +185,24 @@ def test_a_bot_the_house_cannot_fund_leaves_its_seat_free_and_the_join_stands() 
     h.join("bob")
     bots = [s.index for s in h.table.seats if s.bot is not None]
     assert len(bots) == 1 and h.table.match is not None  # the next join seated the bot, the match started
+
+
+def test_S3_antes_the_store_refuses_void_the_deal_and_close_the_table_with_every_chip_home() -> None:
+    h = Harness("speculation", seats=3, turn_seconds=60)
+    h.join("alice", "bob")
+    h.refuse(Escrow, InsufficientChips("the store says no"))
+    h.join("carol")  # the match starts; its first deal's antes are refused
+    assert h.closed == "error"
+    assert h.table.log == [] and h.events("alice", "dealt") == []  # the deal was undone
+    assert {k: h.balance(k) for k in P3} == dict.fromkeys(P3, 1000) and h.ledger.escrowed() == 0
+    assert sorted(h.released) == sorted(P3) and len(h.claims) == 0 and h.where == {}
+
+
+def test_a_round_the_history_cannot_record_is_played_on() -> None:
+    h = Harness("classic", seats=3, rounds=2)
+    h.refuse(Record, RuntimeError("history is down"))
+    h.join(*P3)
+    h.run(lambda: h.table.status == "over", act=simple_president(P3))
+    assert len(h.events("alice", "round_over")) == 2
+    assert [r.record.result["round"] for r in h.effects_of(Record)] == [1, 2]
+    assert [r.result["round"] for r in h.ledger.records] == [2]  # only the first failed
