@@ -159,7 +159,6 @@ class Rounds(TableBase):
                 elif ev.name == "match_over":
                     yield from self._match_over()
             self._refresh_deadlines()
-            self._push_states()
             action = self._automatic()
             if action is None:
                 break
@@ -167,6 +166,7 @@ class Rounds(TableBase):
                 events = self._apply(action)
             except Refusal:
                 break
+        self._push_states()  # once the automatic moves are made: a state is one moment of the match
         self._schedule_bots()
 
     def _money(self, events: tuple[Any, ...], *, refuse: bool) -> Step:
