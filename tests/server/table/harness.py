@@ -310,6 +310,14 @@ def _plain(obj: Any) -> Any:
     return json.loads(encode(obj))
 
 
+def _consistent(state: dict[str, Any]) -> None:
+    """A state is one moment of the table: a reader's own hand is as big as its seat's count says."""
+    you, hand = state.get("you"), state.get("hand")
+    if you is not None and hand is not None and state.get("seats"):
+        assert state["seats"][you]["cards"] == len(hand), f"seat {you}: {len(hand)} cards in hand, " \
+            f"{state['seats'][you]['cards']} in the seats (a state made of two moments)"
+
+
 # -- the driver ------------------------------------------------------------------------------------
 
 
@@ -565,6 +573,7 @@ class Harness:
                 state = _plain(msg.state(seat))
                 line = msg.line(seat)
                 assert json.loads(line) == {"type": "state", **state}
+                _consistent(state)
                 inbox.items.append(Received("state", seat, state, line))
             elif isinstance(msg, Shared):
                 inbox.items.append(Received("event", seat, _plain(dict(msg.event))))
