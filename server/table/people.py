@@ -14,7 +14,8 @@ from typing import Any
 from engine.bots import LEVELS, make_bot
 from engine.seeds import derive
 from server.protocol import CommandError
-from server.table.base import Step, TableBase
+from server.storage.api import StorageError
+from server.table.base import Step, TableBase, log
 from server.table.io import Balance, Claim, FundBot, Gone, Member, Placed, Released
 from server.table.seats import Seat
 
@@ -83,13 +84,18 @@ class Seating(TableBase):
         seat.member = None
 
     def _fill_bots(self) -> Step:
-        """Bots take their seats at once: the last ``bots`` seats."""
+        """Bots take their seats at once: the last ``bots`` seats (one the house cannot fund stays free)."""
         have = sum(1 for s in self.seats if s.bot is not None)
         for seat in reversed(self.seats):
             if have >= self.opts.bots:
                 break
             if seat.empty:
-                yield from self._seat_bot(seat)
+                try:
+                    yield from self._seat_bot(seat)
+                except StorageError as exc:
+                    log.warning("table %s: no bot for seat %d (%s); the next join tries again", self.id,
+                                seat.index, exc)
+                    return
                 have += 1
                 self._broadcast({"event": "joined", "room": self.id, "name": seat.name, "seat": seat.index,
                                  "bot": True})

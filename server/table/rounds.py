@@ -49,8 +49,10 @@ class Rounds(TableBase):
             if (yield from self._expire_graces(now)):
                 continue
             if self.status != "playing" or self.match is None:
+                self.bot_due = None
                 return
             if self.match.needs_deal():
+                self.bot_due = None  # no bot has anything to do between deals; the deal schedules them
                 if self.match.over or now < self.next_deal_at:
                     return
                 if not (yield from self._deal()):
@@ -157,7 +159,6 @@ class Rounds(TableBase):
                 elif ev.name == "match_over":
                     yield from self._match_over()
             self._refresh_deadlines()
-            self._push_states()
             action = self._automatic()
             if action is None:
                 break
@@ -165,6 +166,7 @@ class Rounds(TableBase):
                 events = self._apply(action)
             except Refusal:
                 break
+        self._push_states()  # once the automatic moves are made: a state is one moment of the match
         self._schedule_bots()
 
     def _money(self, events: tuple[Any, ...], *, refuse: bool) -> Step:
@@ -217,7 +219,7 @@ class Rounds(TableBase):
         present: list[int] | None = None
         if adapter.presence_per_deal:
             present = [s.index for s in self.seats if not s.empty and not s.leaving]
-            if adapter.funded_bots:
+            if adapter.funded_bots and not adapter.chips_in_match:  # the match counts its bots' chips (S11)
                 for s in self.seats:
                     if s.index in present and s.bot is not None and s.bot_display is not None:
                         yield FundBot(s.bot_display, self.settings.bot_chips)

@@ -1,0 +1,686 @@
+"""A harness for the sans-I/O table core: a fake clock, an in-memory ledger and seat registry, a driver.
+
+:class:`Harness` owns one :class:`server.table.Table` (or several sharing one
+:class:`server.claims.SeatClaims` and one :class:`Ledger`) and plays the part of
+``server.room.Room``: it feeds inputs with the fake time, performs every effect
+the table asks for the way ``Room._perform`` does (balances, escrows per round,
+a settlement exactly once, transfers, voids, bot accounts funded by a house,
+records), hands the results back with ``resume`` until no effect is left, and
+carries out the items the way ``Room._deliver`` does (messages to members, seat
+claims released, who is in the room, closing).
+
+What each member received is kept in order (:class:`Inbox`): events as plain
+dicts, each state as the reader's dict and its JSON line, replies and refusals.
+
+After every call the harness checks what must always hold: the table waits for
+no effect, ``wake`` is ``None`` or later than now (a table due now would make its
+room spin), and the chips of the ledger (balances + escrows) never change.
+With ``probe=True`` it also ticks just before ``wake`` and checks that nothing
+at all happens then.
+
+Deals are explicit: the table draws its seeds from a queue (:meth:`Harness.queue_seed`,
+:meth:`Harness.seed_for_next_deal`), then from ``seed_from_int`` numbers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.seeds import seed_from_int
+from server.claims import SeatClaims
+from server.config import Config, load_config
+from server.games import ADAPTERS, parse_options
+from server.protocol import encode
+from server.storage.api import (
+    HOUSE,
+    BadAmount,
+    InsufficientChips,
+    NoSuchAccount,
+    RoundRecord,
+    UnknownRound,
+    bot_account,
+)
+from server.table import (
+    Balance,
+    Claim,
+    Closed,
+    Command,
+    Connected,
+    Disconnected,
+    Effect,
+    Escrow,
+    FundBot,
+    Gone,
+    Input,
+    Member,
+    Outputs,
+    Pause,
+    Pay,
+    Placed,
+    Record,
+    Refused,
+    ReleaseBot,
+    Released,
+    Reply,
+    Send,
+    Settle,
+    Shared,
+    Shutdown,
+    StateSet,
+    Table,
+    Think,
+    Void,
+)
+
+TIMERS: dict[str, Any] = {
+    "turn_seconds": 30.0,
+    "auction_seconds": 10.0,
+    "flip_seconds": 5.0,
+    "grace_seconds": 60.0,
+    "round_pause": 3.0,
+    "bot_delay": 1.0,
+    "close_after_over": 120.0,
+    "bot_chips": 1000,
+}
+"""Settings of the tests (every timer positive, so each one is a distinct moment of the fake clock)."""
+
+START = 1000.0
+
+
+# -- the clock -------------------------------------------------------------------------------------
+
+
+class FakeClock:
+    def __init__(self, now: float = START) -> None:
+        self.now = now
+
+    def set(self, when: float) -> float:
+        assert when >= self.now, f"the clock goes back: {when} < {self.now}"
+        self.now = when
+        return when
+
+
+# -- the ledger ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Transfer:
+    src: str
+    dst: str
+    amount: int
+    reason: str
+    round_id: str
+    undone: bool = False
+
+
+@dataclass
+class RoundBook:
+    """One round's escrow in the ledger."""
+
+    stakes: dict[str, int]
+    state: str = "open"  # open | settled | voided
+    payouts: dict[str, int] | None = None
+
+
+@dataclass
+class Refusal:
+    """Refuse effects of ``kind`` (matching ``when``) ``times`` times, raising ``error``."""
+
+    kind: type
+    error: BaseException
+    when: Callable[[Any], bool]
+    times: int
+    hits: int = 0
+
+
+class Ledger:
+    """Chips in memory, with the storage contract of ``server.storage.api.Ledger`` (SQLite's semantics).
+
+    ``void`` undoes every chip movement of a round: its escrow goes back to the payers and its
+    transfers are reversed (``server.table.io.Void``).
+    """
+
+    def __init__(self, balances: Mapping[str, int] | None = None, *, house: int = 1_000_000) -> None:
+        self.balances: dict[str, int] = {HOUSE: house, **dict(balances or {})}
+        self.expected = sum(self.balances.values())  # every chip granted: what total() must stay
+        self.rounds: dict[str, RoundBook] = {}
+        self.transfers: list[Transfer] = []
+        self.settle_calls: dict[str, int] = defaultdict(int)
+        self.void_calls: dict[str, int] = defaultdict(int)
+        self.records: list[RoundRecord] = []
+        self.bots_funded: dict[str, int] = defaultdict(int)
+        self.bots_released: dict[str, int] = defaultdict(int)
+
+    def grant(self, account: str, chips: int) -> None:
+        """A new account with ``chips`` (new chips, counted in ``expected``)."""
+        assert account not in self.balances
+        self.balances[account] = chips
+        self.expected += chips
+
+    # reading ---------------------------------------------------------------------------------
+
+    def balance(self, account: str) -> int:
+        if account not in self.balances:
+            raise NoSuchAccount(account)
+        return self.balances[account]
+
+    def escrowed(self) -> int:
+        return sum(sum(b.stakes.values()) for b in self.rounds.values() if b.state == "open")
+
+    def total(self) -> int:
+        """Every chip there is: balances + open escrows (invariant 4)."""
+        return sum(self.balances.values()) + self.escrowed()
+
+    def open_rounds(self) -> list[str]:
+        return [r for r, b in self.rounds.items() if b.state == "open"]
+
+    def round_transfers(self, round_id: str) -> list[Transfer]:
+        return [t for t in self.transfers if t.round_id == round_id]
+
+    # the operations ------------------------------------------------------------------------------
+
+    def _move(self, account: str, delta: int) -> None:
+        self.balances[account] = self.balance(account) + delta
+        assert self.balances[account] >= 0, f"{account} would go below zero"
+
+    def escrow(self, round_id: str, stakes: Mapping[str, int], partial: bool) -> list[str]:
+        """``Escrow`` as ``Room._perform`` does it (``partial``: only those who can cover)."""
+        wanted = dict(stakes)
+        if partial:
+            wanted = {a: n for a, n in wanted.items() if self.balance(a) >= n}
+        if not wanted:
+            return []
+        if round_id in self.rounds:
+            raise BadAmount(f"round {round_id} was already opened")
+        if any(n <= 0 for n in wanted.values()):
+            raise BadAmount("a stake must be positive")
+        short = [a for a, n in wanted.items() if self.balance(a) < n]
+        if short:
+            raise InsufficientChips(f"not enough chips: {short}")
+        for account, amount in wanted.items():
+            self._move(account, -amount)
+        self.rounds[round_id] = RoundBook(wanted)
+        return list(wanted)
+
+    def settle(self, round_id: str, payouts: Mapping[str, int]) -> bool:
+        self.settle_calls[round_id] += 1
+        book = self.rounds.get(round_id)
+        if book is None:
+            raise UnknownRound(round_id)
+        if book.state != "open":
+            return False
+        if any(n < 0 for n in payouts.values()) or sum(payouts.values()) != sum(book.stakes.values()):
+            raise BadAmount(f"payouts {dict(payouts)} do not add up to the escrow {book.stakes}")
+        for account, amount in payouts.items():
+            self._move(account, amount)
+        book.state, book.payouts = "settled", dict(payouts)
+        return True
+
+    def transfer(self, src: str, dst: str, amount: int, reason: str, round_id: str) -> None:
+        if amount <= 0 or src == dst:
+            raise BadAmount("a transfer moves a positive amount between two accounts")
+        if self.balance(src) < amount:
+            raise InsufficientChips(f"{src} has {self.balances[src]} chips, not {amount}")
+        self.balance(dst)
+        self._move(src, -amount)
+        self._move(dst, amount)
+        self.transfers.append(Transfer(src, dst, amount, reason, round_id))
+
+    def void(self, round_id: str) -> bool:
+        """Every chip movement of the round undone: transfers reversed, escrow refunded."""
+        self.void_calls[round_id] += 1
+        book = self.rounds.get(round_id)
+        if book is not None and book.state != "open":
+            return False
+        undone = False
+        for t in reversed(self.round_transfers(round_id)):
+            if not t.undone:
+                self._move(t.dst, -t.amount)
+                self._move(t.src, t.amount)
+                t.undone = undone = True
+        if book is not None:
+            for account, amount in book.stakes.items():
+                self._move(account, amount)
+            book.state = "voided"
+            undone = True
+        return undone
+
+    def fund_bot(self, display: str, chips: int) -> str:
+        """The bot's account topped up from the house to ``chips`` (its surplus goes back)."""
+        account = bot_account(display)
+        have = self.balances.setdefault(account, 0)
+        need = chips - have
+        if need > self.balances[HOUSE]:
+            raise InsufficientChips(f"the house cannot fund {need} chips")
+        self._move(HOUSE, -need)
+        self._move(account, need)
+        self.bots_funded[display] += 1
+        return account
+
+    def release_bot(self, display: str) -> int:
+        account = bot_account(display)
+        amount = self.balances.get(account, 0)
+        if amount:
+            self._move(account, -amount)
+            self._move(HOUSE, amount)
+        self.bots_released[display] += 1
+        return amount
+
+
+# -- what members receive --------------------------------------------------------------------------
+
+
+@dataclass
+class Received:
+    kind: str  # event | state | reply | refused
+    seat: int | None  # the seat the member read it as
+    body: Any  # event dict, state dict, Reply, Refused
+    line: str | None = None  # a state's JSON line
+
+
+@dataclass
+class Inbox:
+    items: list[Received] = field(default_factory=list)
+
+    def events(self, name: str | None = None) -> list[dict[str, Any]]:
+        return [r.body for r in self.items if r.kind == "event" and (name is None or r.body.get("event") == name)]
+
+    def states(self) -> list[dict[str, Any]]:
+        return [r.body for r in self.items if r.kind == "state"]
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        states = self.states()
+        return states[-1] if states else None
+
+    def refusals(self) -> list[Refused]:
+        return [r.body for r in self.items if r.kind == "refused"]
+
+    def clear(self) -> None:
+        self.items.clear()
+
+
+def _plain(obj: Any) -> Any:
+    """What a JSON client would read of ``obj``."""
+    return json.loads(encode(obj))
+
+
+def _consistent(state: dict[str, Any]) -> None:
+    """A state is one moment of the table: a reader's own hand is as big as its seat's count says."""
+    you, hand = state.get("you"), state.get("hand")
+    if you is not None and hand is not None and state.get("seats"):
+        assert state["seats"][you]["cards"] == len(hand), f"seat {you}: {len(hand)} cards in hand, " \
+            f"{state['seats'][you]['cards']} in the seats (a state made of two moments)"
+
+
+# -- the driver ------------------------------------------------------------------------------------
+
+
+class Harness:
+    """One table driven by inputs and the fake clock (see the module's documentation)."""
+
+    def __init__(self, rules: str, *, table_id: str = "t1", ledger: Ledger | None = None,
+                 claims: SeatClaims | None = None, clock: FakeClock | None = None,
+                 settings: Mapping[str, Any] | None = None, seeds: Iterable[bytes] = (),
+                 chips: int = 1000, probe: bool = True, bot_seed: bytes = b"table-tests-bots",
+                 bot_options: Mapping[str, Any] | None = None, **create: Any) -> None:
+        self.settings: Config = load_config(None, **{**TIMERS, **dict(settings or {})})
+        self.adapter = ADAPTERS[rules]
+        self.opts = parse_options({"game": self.adapter.game, "rules": rules, **create}, self.settings)
+        self.clock = clock if clock is not None else FakeClock()
+        self.ledger = ledger if ledger is not None else Ledger()
+        self.claims = claims if claims is not None else SeatClaims()
+        self.chips = chips
+        self.probe = probe
+        self._seeds: list[bytes] = list(seeds)
+        self._fallback = itertools.count(10_000)
+        self.drawn: list[bytes] = []
+        self.table = Table(table_id, self.adapter, self.opts, self.settings, owner="owner", uid="u1",
+                           draw_seed=self._draw, bot_seed=bot_seed, bot_options=bot_options)
+        self.members: dict[str, Member] = {}
+        self.inbox: dict[str, Inbox] = defaultdict(Inbox)
+        self.replies: dict[int, Reply | Refused] = {}
+        self.where: dict[str, int | None] = {}  # Placed / Gone: who is in the room, on which seat
+        self.released: list[str] = []  # accounts, in the order their claims were released
+        self.items: list[Any] = []  # every item, in order
+        self.effects: list[Effect] = []  # every effect performed, in order
+        self.refusals: list[Refusal] = []
+        self.closed: str | None = None
+        self.calls = 0
+        self._req = itertools.count(1)
+        self.after_call: list[Callable[[Harness], None]] = []  # extra checks after every call
+        self.on_deliver: list[Callable[[Harness, str, Received], None]] = []  # checks of each message, as it goes
+
+    # -- people ----------------------------------------------------------------------------------
+
+    def member(self, key: str, *, account: str | None = None, name: str | None = None, chips: int | None = None,
+               **prefs: bool) -> Member:
+        """``key``'s member (made on first use; a new ledger account gets ``chips``, else the harness's)."""
+        if key not in self.members:
+            account = account or key
+            if account not in self.ledger.balances:
+                self.ledger.grant(account, self.chips if chips is None else chips)
+            self.members[key] = Member(key, name or key.capitalize(), account, dict(prefs))
+        return self.members[key]
+
+    # -- inputs ------------------------------------------------------------------------------------
+
+    def cmd(self, key: str, cmd: str, **args: Any) -> Reply | Refused:
+        """``key``'s command now; its reply or refusal."""
+        req = next(self._req)
+        self._call(lambda now: self.table.handle(now, Command(self.member(key), cmd, args, req)))
+        answer = self.replies.pop(req, None)
+        assert answer is not None, f"{cmd} got no answer"
+        return answer
+
+    def ok(self, key: str, cmd: str, **args: Any) -> Any:
+        """A command that must succeed: its result fields."""
+        answer = self.cmd(key, cmd, **args)
+        assert isinstance(answer, Reply), f"{key} {cmd} {args}: {answer}"
+        return answer.result
+
+    def refused(self, key: str, cmd: str, **args: Any) -> Refused:
+        answer = self.cmd(key, cmd, **args)
+        assert isinstance(answer, Refused), f"{key} {cmd} {args} was not refused"
+        return answer
+
+    def join(self, *keys: str, **args: Any) -> None:
+        for key in keys:
+            self.ok(key, "join", **args)
+
+    def connected(self, key: str) -> None:
+        self._call(lambda now: self.table.handle(now, Connected(self.member(key))))
+
+    def disconnected(self, key: str) -> None:
+        self._call(lambda now: self.table.handle(now, Disconnected(self.member(key))))
+
+    def shutdown(self) -> None:
+        self._call(lambda now: self.table.handle(now, Shutdown()))
+
+    def handle(self, inp: Input) -> None:
+        self._call(lambda now: self.table.handle(now, inp))
+
+    # -- time --------------------------------------------------------------------------------------
+
+    def tick(self, at: float | None = None) -> None:
+        if at is not None:
+            self.clock.set(at)
+        self._call(lambda now: self.table.tick(now))
+
+    def advance(self, seconds: float) -> None:
+        self.tick(self.clock.now + seconds)
+
+    def tick_wake(self) -> None:
+        """Tick at ``wake``; something must change then."""
+        wake = self.table.wake
+        assert wake is not None, "the table waits for nothing"
+        before = self.fingerprint()
+        self.tick(wake)
+        assert self.fingerprint() != before, f"nothing happened at wake {wake}"
+
+    def run(self, until: Callable[[], bool], *, act: Callable[[Harness], bool] | None = None,
+            limit: int = 20_000) -> None:
+        """Let people act (``act`` returns whether it sent something) and time pass, until ``until()``."""
+        for _ in range(limit):
+            if until():
+                return
+            if act is not None and act(self):
+                continue
+            if self.table.wake is None:
+                raise AssertionError("the table waits for nothing and the condition does not hold")
+            self.tick_wake()
+        raise AssertionError(f"not done after {limit} steps")
+
+    # -- seeds ---------------------------------------------------------------------------------------
+
+    def _draw(self) -> bytes:
+        seed = self._seeds.pop(0) if self._seeds else seed_from_int(next(self._fallback))
+        self.drawn.append(seed)
+        return seed
+
+    def queue_seed(self, seed: bytes) -> None:
+        self._seeds.append(seed)
+
+    def present_next(self) -> tuple[int, ...]:
+        """The seats the next deal would seat (before their stakes are checked)."""
+        return tuple(s.index for s in self.table.seats if not s.empty and not s.leaving)
+
+    def preview(self, seed: bytes, present: Sequence[int] | None = None) -> tuple[Any, tuple[Any, ...]]:
+        """A copy of the match after dealing ``seed`` next (the table's match is untouched). Before
+        the match starts: a new match of the table's options, every seat on ``chips``."""
+        table = self.table
+        if table.match is None:
+            match = table.adapter.new_match(table.opts, [self.chips] * table.opts.seats)
+            default: tuple[int, ...] = tuple(range(table.opts.seats))
+        else:
+            match = table.adapter.replay(table.match.config, table.log)
+            default = self.present_next()
+        facts = table.adapter.deal_table(table.opts, tuple(present) if present is not None else default)
+        events = match.apply(match.deal_action(seed, **facts))
+        return match, tuple(events)
+
+    def seed_for_next_deal(self, wanted: Callable[[Any, tuple[Any, ...]], bool], *,
+                           present: Sequence[int] | None = None, tries: int = 5000) -> bytes:
+        """The first ``seed_from_int`` seed whose next deal pleases ``wanted(match, events)``; queued."""
+        for i in range(tries):
+            seed = seed_from_int(i)
+            match, events = self.preview(seed, present)
+            if wanted(match, events):
+                self.queue_seed(seed)
+                return seed
+        raise AssertionError(f"no seed in {tries}")
+
+    # -- the room's part -------------------------------------------------------------------------------
+
+    def refuse(self, kind: type, error: BaseException | None = None, *, when: Callable[[Any], bool] | None = None,
+               times: int = 1) -> Refusal:
+        """The next ``times`` effects of ``kind`` (matching ``when``) fail with ``error``."""
+        rule = Refusal(kind, error or InsufficientChips("refused by the test"), when or (lambda e: True), times)
+        self.refusals.append(rule)
+        return rule
+
+    def _call(self, call: Callable[[float], Outputs]) -> None:
+        assert not self.table.waiting
+        self.calls += 1
+        self._drain(call(self.clock.now))
+        self._check()
+        if self.probe:
+            self._probe()
+
+    def _drain(self, out: Outputs) -> None:
+        while True:
+            self._deliver(out)
+            effect = out.effect
+            if effect is None:
+                return
+            try:
+                result = self._perform(effect)
+            except Exception as exc:
+                out = self.table.resume(self.clock.now, error=exc)
+            else:
+                out = self.table.resume(self.clock.now, result)
+
+    def _perform(self, effect: Effect) -> Any:
+        if not isinstance(effect, Pause):
+            self.effects.append(effect)
+        for rule in self.refusals:
+            if rule.times > 0 and isinstance(effect, rule.kind) and rule.when(effect):
+                rule.times -= 1
+                rule.hits += 1
+                raise rule.error
+        ledger = self.ledger
+        if isinstance(effect, Pause):
+            return None
+        if isinstance(effect, Claim):
+            return self.claims.claim(effect.account, effect.table)
+        if isinstance(effect, Balance):
+            return ledger.balance(effect.account)
+        if isinstance(effect, Escrow):
+            try:
+                return ledger.escrow(effect.round_id, effect.stakes, effect.partial)
+            except InsufficientChips:
+                if not effect.partial:
+                    raise
+                return []
+        if isinstance(effect, Settle):
+            return ledger.settle(effect.round_id, effect.payouts)
+        if isinstance(effect, Pay):
+            return ledger.transfer(effect.src, effect.dst, effect.amount, effect.reason, effect.round_id)
+        if isinstance(effect, Void):
+            return ledger.void(effect.round_id)
+        if isinstance(effect, FundBot):
+            return ledger.fund_bot(effect.display, effect.chips)
+        if isinstance(effect, ReleaseBot):
+            return ledger.release_bot(effect.display)
+        if isinstance(effect, Record):
+            ledger.records.append(effect.record)
+            return None
+        if isinstance(effect, Think):
+            return effect.bot.decide(effect.view, effect.legal)
+        raise TypeError(f"unknown effect {effect!r}")
+
+    def _deliver(self, out: Outputs) -> None:
+        for item in out.items:
+            self.items.append(item)
+            if isinstance(item, Send):
+                self._send(item)
+            elif isinstance(item, Placed):
+                self.where[item.member] = item.seat
+            elif isinstance(item, Gone):
+                self.where.pop(item.member, None)
+            elif isinstance(item, Released):
+                self.claims.release(item.account, self.table.id)
+                self.released.append(item.account)
+            elif isinstance(item, Closed):
+                self.closed = item.reason
+
+    def _send(self, send: Send) -> None:
+        msg = send.msg
+        for key, seat in send.recipients:
+            inbox = self.inbox[key]
+            if isinstance(msg, Reply):
+                self.replies[msg.req] = msg
+                inbox.items.append(Received("reply", seat, msg))
+            elif isinstance(msg, Refused):
+                self.replies[msg.req] = msg
+                inbox.items.append(Received("refused", seat, msg))
+            elif isinstance(msg, StateSet):
+                state = _plain(msg.state(seat))
+                line = msg.line(seat)
+                assert json.loads(line) == {"type": "state", **state}
+                _consistent(state)
+                inbox.items.append(Received("state", seat, state, line))
+            elif isinstance(msg, Shared):
+                inbox.items.append(Received("event", seat, _plain(dict(msg.event))))
+            else:
+                raise AssertionError(f"unknown message {msg!r}")
+            for check in self.on_deliver:
+                check(self, key, inbox.items[-1])
+
+    # -- checks ----------------------------------------------------------------------------------------
+
+    def fingerprint(self) -> tuple[Any, ...]:
+        """What time can change at a table."""
+        t = self.table
+        seats = tuple((s.member, s.bot is not None, s.leaving, s.present, s.grace_until) for s in t.seats)
+        return (len(t.log), t.status, t.closed, tuple(sorted(map(repr, t.deadlines.items()))), t.bot_due,
+                t.next_deal_at, t.over_at, seats, t.wake)
+
+    def _check(self) -> None:
+        table = self.table
+        assert not table.waiting
+        wake = table.wake
+        assert wake is None or wake > self.clock.now, f"due now and not done: wake {wake} at {self.clock.now}"
+        assert self.ledger.total() == self.ledger.expected, "chips were created or lost"
+        for round_id, calls in self.ledger.settle_calls.items():
+            assert calls == 1, f"round {round_id} settled {calls} times"
+        for check in self.after_call:
+            check(self)
+
+    def _probe(self) -> None:
+        """Ticking before ``wake`` changes nothing and sends nothing."""
+        wake = self.table.wake
+        if wake is None or self.table.closed:
+            return
+        now = self.clock.now
+        before = self.fingerprint()
+        for at in (now, (now + wake) / 2, wake - 1e-6):
+            if at < now:
+                continue
+            out = self.table.tick(at)
+            assert out.effect is None or isinstance(out.effect, Pause)
+            items = list(out.items)
+            while out.effect is not None:
+                out = self.table.resume(at, None)
+                items += out.items
+            assert items == [], f"ticking at {at}, before wake {wake}, produced {items}"
+            assert self.fingerprint() == before, f"ticking at {at}, before wake {wake}, changed the table"
+
+    # -- reading -------------------------------------------------------------------------------------
+
+    def state(self, key: str) -> dict[str, Any]:
+        state = self.inbox[key].state
+        assert state is not None, f"{key} received no state"
+        return state
+
+    def events(self, key: str, name: str | None = None) -> list[dict[str, Any]]:
+        return self.inbox[key].events(name)
+
+    def seat(self, key: str) -> int:
+        seat = self.table.seat_of(key)
+        assert seat is not None, f"{key} has no seat"
+        return seat
+
+    def account(self, seat: int) -> str:
+        return self.table._account(seat)
+
+    def balance(self, key: str) -> int:
+        return self.ledger.balance(self.member(key).account)
+
+    def effects_of(self, kind: type) -> list[Any]:
+        return [e for e in self.effects if isinstance(e, kind)]
+
+    def items_of(self, kind: type) -> list[Any]:
+        return [i for i in self.items if isinstance(i, kind)]
+
+
+# -- people who play -----------------------------------------------------------------------------
+
+
+def command_of(action: Any) -> tuple[str, dict[str, Any]]:
+    """The protocol command of an engine action (what a person would type)."""
+    d = action.to_dict()
+    cmd = d.pop("cmd")
+    d.pop("seat", None)
+    return cmd, d
+
+
+def simple_president(keys: Sequence[str]) -> Callable[[Harness], bool]:
+    """People who, when a decision is theirs, play their weakest legal play (else pass) or give their
+    first legal choice; they never cut."""
+
+    def act(h: Harness) -> bool:
+        match = h.table.match
+        if match is None or h.table.status != "playing" or match.needs_deal():
+            return False
+        awaited = {p.seat for p in match.pending()}
+        for key in keys:
+            seat = h.table.seat_of(key)
+            if seat is None or seat not in awaited:
+                continue
+            legal = [a for a in match.legal_actions(seat) if a.cmd != "cut"]
+            choice = next((a for a in legal if a.cmd in ("play", "give")), None) or next(
+                (a for a in legal if a.cmd == "pass"), None)
+            if choice is None:
+                continue
+            cmd, args = command_of(choice)
+            h.ok(key, cmd, **args)
+            return True
+        return False
+
+    return act

@@ -1,0 +1,102 @@
+"""The cut (T9): out of turn, the first valid cut to reach the table wins; a later play ends the chance,
+a pass does not; ``autocut`` cuts the moment it becomes possible."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.president import Play
+from tests.server.table.harness import Harness
+
+P3 = ["alice", "bob", "carol"]
+
+
+def _cut_by_the_third(m: Any, events: tuple[Any, ...]) -> bool:
+    """The leader's weakest single can be cut by the player after next only, and the next player can
+    beat it."""
+    leader = m.turn
+    m.apply(Play(leader, (m.hand(leader)[0],)))
+    nxt = m.turn
+    third = next(s for s in range(3) if s not in (leader, nxt))
+    return set(m.cut_options()) == {third} and any(a.cmd == "play" for a in m.legal_actions(nxt))
+
+
+def _table(**prefs: bool) -> tuple[Harness, dict[str, Any]]:
+    h = Harness("tdc", seats=3, stake=2, turn_seconds=20)
+    h.join("alice", "bob")
+    h.seed_for_next_deal(_cut_by_the_third)
+    h.member("carol", **prefs)
+    h.join("carol")
+    m = h.table.match
+    leader = m.turn
+    seats = {"leader": leader, "next": (leader + 1) % 3, "third": (leader + 2) % 3}
+    keys = {role: h.table.seats[s].member for role, s in seats.items()}
+    card = str(m.hand(leader)[0])
+    return h, {**{f"{r}_key": k for r, k in keys.items()}, **seats, "card": card}
+
+
+def test_T9_a_cut_closes_the_trick_the_cutter_leads_and_a_second_cut_is_refused() -> None:
+    h, t = _table()
+    h.ok(t["leader_key"], "play", cards=[t["card"]])
+    cut = h.state(t["third_key"])["cut"]
+    assert cut is not None and len(cut) == 3 and h.state(t["next_key"])["cut"] is None
+    # the third cuts out of turn, although the next player is on turn
+    h.ok(t["third_key"], "cut", cards=cut)
+    remaining = len(h.table.match.hand(t["third"]))
+    assert h.events("alice", "cut") == h.events("bob", "cut") == [
+        {"event": "cut", "seat": t["third"], "cards": cut, "remaining": remaining, "room": "t1"}]
+    closed = h.events("alice", "trick_closed")
+    assert closed[-1]["reason"] == "cut" and closed[-1]["leader"] == t["third"]
+    state = h.state("alice")
+    assert state["turn"] == t["third"] and state["trick"] == []
+    # the same cut again (sent twice, or by a slower player): refused, nothing changes
+    log, view = list(h.table.log), h.table.match.view(None).to_dict()
+    h.inbox["alice"].clear()
+    refused = h.refused(t["third_key"], "cut", cards=cut)
+    assert refused.code == "not_allowed" and refused.params["reason"] == "cannot_cut"
+    assert h.table.log == log and h.table.match.view(None).to_dict() == view
+    assert h.events("alice") == [] and h.inbox["alice"].states() == []  # a refusal pushes nothing
+
+
+def test_T9_a_pass_leaves_the_chance_open_a_play_ends_it() -> None:
+    h, t = _table()
+    h.ok(t["leader_key"], "play", cards=[t["card"]])
+    cut = h.state(t["third_key"])["cut"]
+    h.ok(t["next_key"], "pass")  # a pass is not a play
+    assert h.state(t["third_key"])["cut"] == cut
+    h.ok(t["third_key"], "cut", cards=cut)
+    assert h.events("bob", "cut")[-1]["seat"] == t["third"]
+
+    h, t = _table()
+    h.ok(t["leader_key"], "play", cards=[t["card"]])
+    cut = h.state(t["third_key"])["cut"]
+    m = h.table.match
+    beat = next(a for a in m.legal_actions(t["next"]) if a.cmd == "play")
+    h.ok(t["next_key"], "play", cards=[str(c) for c in beat.cards])  # any later play ends the chance
+    assert h.state(t["third_key"])["cut"] is None
+    refused = h.refused(t["third_key"], "cut", cards=cut)
+    assert refused.code == "not_allowed" and not h.events("alice", "cut")
+
+
+def test_T9_autocut_cuts_in_the_same_moment_as_the_play_it_cuts() -> None:
+    h, t = _table(autocut=True)
+    assert h.table.seats[t["third"]].prefs == {"autocut": True}
+    h.inbox["alice"].clear()
+    h.ok(t["leader_key"], "play", cards=[t["card"]])
+    names = [e["event"] for e in h.events("alice")]
+    assert names[:3] == ["played", "cut", "trick_closed"]
+    assert h.events("alice", "cut")[0]["seat"] == t["third"]
+    assert h.state("alice")["turn"] == t["third"]  # the next player never had the chance to play
+
+
+def test_T9_autocut_command_turns_it_on_for_the_seat() -> None:
+    h, t = _table()
+    h.ok(t["third_key"], "autocut", on=True)
+    h.ok(t["leader_key"], "play", cards=[t["card"]])
+    assert [e["seat"] for e in h.events("alice", "cut")] == [t["third"]]
+    # turned off, it cuts no more
+    h2, t2 = _table()
+    h2.ok(t2["third_key"], "autocut", on=True)
+    h2.ok(t2["third_key"], "autocut", on=False)
+    h2.ok(t2["leader_key"], "play", cards=[t2["card"]])
+    assert h2.events("alice", "cut") == [] and h2.state(t2["third_key"])["cut"] is not None
