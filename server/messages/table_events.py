@@ -92,7 +92,22 @@ def _ev_hello(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: 
 
 @event("replaced")
 def _ev_replaced(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    if e.get("until") == "round_end":
+        return t.gettext("{name} left: a bot plays the seat to the end of the round.").format(name=e.get("name", ""))
     return t.gettext("A bot now plays for {name}; the points stay with the seat.").format(name=e.get("name", ""))
+
+
+@event("round_result")
+def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    n = int(e.get("chips") or 0)
+    room = e.get("room", "")
+    if n > 0:
+        return t.ngettext("The round you left at {room} is over: you win {n} chip.",
+                          "The round you left at {room} is over: you win {n} chips.", n).format(room=room, n=n)
+    if n < 0:
+        return t.ngettext("The round you left at {room} is over: you lose {n} chip.",
+                          "The round you left at {room} is over: you lose {n} chips.", -n).format(room=room, n=-n)
+    return t.gettext("The round you left at {room} is over: you break even.").format(room=room)
 
 
 @event("commitment")

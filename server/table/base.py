@@ -70,6 +70,7 @@ class TableBase:
         self.log: list[dict[str, Any]] = []
         self.round_id: str | None = None  # open escrow (a staked round, a deal)
         self.round_stakes: dict[int, str] = {}  # seat -> account that staked this round
+        self.round_escrow: dict[int, int] = {}  # seat -> chips it has in the round's escrow
         self.commitment: str | None = None  # published with the deal; the seed after it
         self.deadlines: dict[Any, float] = {}
         self.next_deal_at = 0.0
@@ -82,6 +83,7 @@ class TableBase:
         self._out = Outputs()
         self._gen: Step | None = None
         self._deferred: list[Callable[[], None]] = []
+        self._round_chips: tuple[int, ...] = ()  # each seat's chips when the round began
 
     # -- public face -------------------------------------------------------------------------------
 

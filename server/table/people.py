@@ -123,18 +123,29 @@ class Seating(TableBase):
         seat_no = self.seat_of(member.key)
         if seat_no is None and member.key not in self.spectators:
             raise CommandError("not_in_room")
+        result: dict[str, Any] = {"room": self.id}
         if seat_no is None:
             del self.spectators[member.key]
         else:
-            self._free_seat(self.seats[seat_no])
+            seat = self.seats[seat_no]
+            at_stake = self.round_escrow.get(seat_no, 0)
+            self._free_seat(seat)
+            if seat.leaving:  # a bot plays on with the stake; the person hears how the round ends
+                result.update(until="round_end", at_stake=at_stake)
         self._out.items.append(Gone(member.key))
         self._broadcast({"event": "left", "room": self.id, "name": member.name})
         self._push_states()
         yield from self._maybe_close()
-        return {"room": self.id}
+        return result
 
     def _free_seat(self, seat: Seat) -> None:
-        """A person leaves their seat (command, or grace expired)."""
+        """A person leaves their seat (command, or grace expired).
+
+        In a match whose seats are fixed (P16) a built-in bot takes the seat for good; in a
+        round where the person has chips at stake (T1, T13, S11) a bot plays the seat to the end
+        of that round with their stake, and the seat (and its claim) ends with the round; the
+        person is told how it ended. Otherwise the seat is free at once.
+        """
         account = seat.account
         if self.match is not None and self.adapter.replace_leaver and self.status == "playing":
             # P16: a built-in bot takes over; the points stay with the seat
@@ -146,13 +157,18 @@ class Seating(TableBase):
             self._broadcast({"event": "replaced", "room": self.id, "name": seat.name, "seat": seat.index})
             self._schedule_bots()
         elif self._in_round(seat):
-            # T1/T12 (tdc), S11 (Speculation): leaves at the end of this round or deal; meanwhile the
-            # clock plays for the seat (tdc: passive after one time-out, T14; Speculation: auto-turn)
+            # a bot plays the seat to the end of this round or deal, on the person's stake; it makes
+            # only the moves the table waits for (no offer, no bid with someone else's chips)
             seat.leaving = True
+            seat.departed = seat.member
+            seat.bot = make_bot(self.opts.game, "normal", seat.index, derive(self._bot_seed, f"sub-{seat.index}"))
             seat.member = None
             seat.present = False
             seat.grace_until = None
             seat.prefs = {}
+            self._broadcast({"event": "replaced", "room": self.id, "name": seat.name, "seat": seat.index,
+                             "until": "round_end"})
+            self._schedule_bots()
             return  # the account stays at stake until the round ends
         else:
             seat.clear()

@@ -15,7 +15,7 @@ from engine.bots import LEVELS
 from engine.errors import Refusal
 from engine.seeds import commitment
 from server.games.base import Payment, Payout, RoundMoney, Stakes
-from server.protocol import CommandError
+from server.protocol import CommandError, Shared
 from server.storage.api import RoundRecord, StorageError
 from server.table.base import Step, TableBase, log
 from server.table.io import (
@@ -28,6 +28,7 @@ from server.table.io import (
     Record,
     ReleaseBot,
     Released,
+    Send,
     Settle,
     Think,
     Void,
@@ -89,7 +90,7 @@ class Rounds(TableBase):
         match = self.match
         awaited = [p.seat for p in match.pending() if p.seat is not None]
         order = [s for s in self.seats if s.bot is not None and s.index in awaited]
-        order += [s for s in self.seats if s.bot is not None and s.index not in awaited
+        order += [s for s in self.seats if s.bot is not None and s.index not in awaited and not s.leaving
                   and s.optional_actions < MAX_OPTIONAL_BOT_ACTIONS]
         for seat in order:
             legal = match.legal_actions(seat.index)
@@ -179,6 +180,7 @@ class Rounds(TableBase):
             for move in moves:
                 if isinstance(move, Stakes):
                     self.round_stakes = {s: self._account(s) for s in self._ante_seats(events)}
+                    self.round_escrow = dict(move.amounts)
                     if move.amounts and self.round_id is not None:
                         yield Escrow(self.round_id, {self._account(s): a for s, a in move.amounts.items()})
                 elif isinstance(move, Payout):
@@ -188,7 +190,7 @@ class Rounds(TableBase):
                         account = self._account(s)
                         payouts[account] = payouts.get(account, 0) + amount
                     yield Settle(self.round_id, payouts)
-                    self.round_stakes = {}
+                    self.round_stakes, self.round_escrow = {}, {}
                 elif isinstance(move, Payment):
                     yield Pay(self._account(move.payer), self._account(move.payee), move.amount, move.reason,
                               self.round_id or "")
@@ -236,6 +238,7 @@ class Rounds(TableBase):
                     return False
                 present = [s for s in present if self._account(s) in covered]
                 self.round_stakes = {s: self._account(s) for s in present}
+                self.round_escrow = dict.fromkeys(present, stake)
             if len(present) < adapter.min_players:
                 if self.round_stakes:
                     yield from self._void_round()
@@ -249,6 +252,7 @@ class Rounds(TableBase):
             self._broadcast({"event": "commitment", "round": match.round + 1, "commitment": self.commitment})
         for s in self.seats:
             s.optional_actions = 0
+        self._round_chips = tuple(getattr(match, "chips", ()) or ())
         try:
             events = self._apply(match.deal_action(seed, **adapter.deal_table(self.opts, present)))
         except Refusal as exc:
@@ -276,11 +280,24 @@ class Rounds(TableBase):
         self._push_states()
 
     def _round_end(self, ev: Any) -> Step:
+        self._tell_departed()
         yield from self._record(ev.to_dict())
-        self.round_stakes = {}
+        self.round_stakes, self.round_escrow = {}, {}
         self.round_id = None
         self.next_deal_at = self._now + self.settings.round_pause
         yield from self._vacate_leavers()
+
+    def _tell_departed(self) -> None:
+        """People who left during the round hear how it ended for them (their chips' change)."""
+        before = self._round_chips
+        after = tuple(getattr(self.match, "chips", ()) or ())
+        for seat in self.seats:
+            if seat.leaving and seat.departed is not None:
+                i = seat.index
+                change = after[i] - before[i] if i < len(after) and i < len(before) else 0
+                self._out.items.append(Send(((seat.departed, None),), Shared(
+                    {"event": "round_result", "room": self.id, "round": self.match.round, "seat": i,
+                     "chips": change})))
 
     def _record(self, result: dict[str, Any]) -> Step:
         record = RoundRecord(
@@ -320,7 +337,7 @@ class Rounds(TableBase):
     def _void_round(self) -> Step:
         """The open round will not finish: every chip movement of it is undone."""
         round_id, self.round_id = self.round_id, None
-        self.round_stakes = {}
+        self.round_stakes, self.round_escrow = {}, {}
         if round_id is None:
             return
         try:

@@ -18,6 +18,7 @@ class Seat:
     bot_display: str | None = None  # ledger display name of a funded bot
     grace_until: float | None = None  # disconnected person: the seat is kept until then
     leaving: bool = False  # the person left; the seat ends with the round being played
+    departed: str | None = None  # who left (leaving): told how the round ended for them
     optional_actions: int = 0  # this round's actions nobody waited for (offers, cuts...)
 
     @property
@@ -40,5 +41,6 @@ class Seat:
         self.name = self.account = self.member = self.bot_display = None
         self.bot = None
         self.present = self.leaving = False
+        self.departed = None
         self.grace_until = None
         self.prefs = {}

@@ -43,6 +43,8 @@ class Table(Protocol):
     def deadlines(self) -> Mapping[Any, float]: ...
     @property
     def commitment(self) -> str | None: ...
+    @property
+    def round_escrow(self) -> Mapping[int, int]: ...
 
 
 def decorate_seats(table: Table, state: dict[str, Any]) -> None:
@@ -89,6 +91,8 @@ def build_state(table: Table, seat: int | None, now: float) -> dict[str, Any]:
     state.update(room=table.id, status=table.status, deadline=deadline(table, seat, pending, state.get("turn"), now),
                  spectators=len(table.spectators), commitment=table.commitment)
     adapter.decorate(state, table.opts, match, seat, pending)
+    if seat is not None:
+        state["at_stake"] = table.round_escrow.get(seat, 0)  # chips of the reader's in this round
     return state
 
 
@@ -143,6 +147,7 @@ class StateSet:
         state.update(self.tail)
         state["deadline"] = deadline(table, seat, self.pending, state.get("turn"), self.now)
         table.adapter.decorate(state, table.opts, table.match, seat, self.pending)
+        state["at_stake"] = table.round_escrow.get(seat, 0)
         keys = self._keys(state)
         parts = self._template(state, keys)
         out = [parts[0]]

@@ -30,11 +30,12 @@ from server.presenters.text import alerts, news, replies
 from server.presenters.text.context import ParseError, context_from_state, give_count
 from server.presenters.text.help import help_text
 from server.presenters.text.parse import parse_line
+from server.presenters.text.words import verb
 from server.protocol import Shared
 
 log = logging.getLogger(__name__)
 
-OWN_EVENTS = frozenset({"hello", "notice", "replaced", "commitment"})
+OWN_EVENTS = frozenset({"hello", "notice", "replaced", "commitment", "round_result"})
 """The server's own news: said in one plain sentence, never drawn."""
 
 
@@ -44,6 +45,7 @@ class TextPresenter:
     def __init__(self, viewer: Viewer) -> None:
         self.viewer = viewer
         self.shown_state: Mapping[str, Any] | None = None  # the last state drawn
+        self._leaving = False  # asked to confirm leaving a round with chips at stake
         self._countdowns: list[asyncio.TimerHandle] = []
 
     @property
@@ -89,6 +91,12 @@ class TextPresenter:
             if where == "lobby":
                 return None  # an empty line in the lobby: nothing to redraw
             self.shown_state = None  # asked for: draw the whole table
+        confirming, self._leaving = self._leaving, False
+        if parsed.cmd == "leave" and not confirming and state is not None:
+            at_stake = state.get("at_stake")
+            if isinstance(at_stake, int) and at_stake > 0 and state.get("status") == "playing":
+                self._leaving = True  # say what leaving costs first; the same command again confirms
+                return Local(self.text(_leave_cost(self.lang, at_stake)))
         return Request(parsed.cmd, parsed.args)
 
     # -- writing ----------------------------------------------------------------------------------
@@ -138,7 +146,9 @@ class TextPresenter:
             self._countdowns.append(loop.call_later(deadline - mark, self._announce, state, mark))
 
     def _announce(self, state: Mapping[str, Any], seconds: int) -> None:
-        if self.shown_state is state:
+        current, _ = self.viewer.where()
+        if self.shown_state is state and current is not None and current.get("room") == state.get("room"):
+            # still at that table (never "10 seconds left" once back in the lobby)
             self.viewer.send_raw(self.text(alerts.countdown_line(self.lang, self.viewer.style, seconds, mine=True)))
 
     def _cancel_countdowns(self) -> None:
@@ -148,6 +158,16 @@ class TextPresenter:
 
     def close(self) -> None:
         self._cancel_countdowns()
+
+
+def _leave_cost(lang: str, at_stake: int) -> str:
+    t = translation(lang)
+    return t.ngettext(
+        "A round is being played with {n} chip of yours at stake. If you leave now, a bot plays your seat "
+        "to the end of the round with it, and you hear how it ends. Type {leave} again to leave.",
+        "A round is being played with {n} chips of yours at stake. If you leave now, a bot plays your seat "
+        "to the end of the round with them, and you hear how it ends. Type {leave} again to leave.",
+        at_stake).format(n=at_stake, leave=verb(lang, "leave"))
 
 
 def my_decision(state: Mapping[str, Any]) -> bool:
