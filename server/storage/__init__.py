@@ -36,6 +36,7 @@ async def open_store(
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     clock: Callable[[], float] = time.time,
     exclusive: bool = True,
+    lock_wait: float = 15.0,
 ) -> SQLStore:
     """The store for a data folder, a ``.sqlite3``/``.db`` file path, or a ``postgresql://`` URL.
 
@@ -45,7 +46,8 @@ async def open_store(
     recovery (tests, maintenance tools). One server per store: SQLite takes an
     exclusive lock on ``donne.sqlite3.lock`` (dropped by the kernel even on
     ``kill -9``), PostgreSQL a session advisory lock (``exclusive=False``
-    skips it: tools and tests that share a database); a second ``open_store``
+    skips it: tools and tests that share a database; ``lock_wait``: how long to
+    wait for a killed server's connection to go); a second ``open_store``
     raises :class:`~server.storage.api.StorageError`. ``donne audit`` reads
     without them, beside a live server.
     """
@@ -55,7 +57,7 @@ async def open_store(
         from server.storage.postgres import open_postgres
 
         return await open_postgres(
-            str(where), settings, recover=recover, sleep=sleep, clock=clock, exclusive=exclusive
+            str(where), settings, recover=recover, sleep=sleep, clock=clock, exclusive=exclusive, lock_wait=lock_wait
         )
     return await open_sqlite(where, settings, recover=recover, sleep=sleep, clock=clock)
 
