@@ -133,6 +133,13 @@ async def test_T13_partial_round_skips_who_cannot_cover_the_stake(store: SQLStor
     assert await store.apply([SettleRound("r1", {"alice": 0, "bob": 20})]) == [True]
 
 
+async def test_a_partial_round_nobody_covers_opens_empty(store: SQLStore) -> None:
+    await players(store, "alice")
+    [opened] = await store.apply([OpenRound("r", {"alice": 500}, partial=True)])
+    assert opened == RoundOpened("r", (), ("alice",), 0)
+    assert await store.apply([SettleRound("r", {})]) == [True]
+
+
 async def test_an_account_is_staked_at_one_table_at_a_time(store: SQLStore) -> None:
     await players(store, "alice", "bob")
     await store.ledger.open_round("t1-r1", {"alice": 2, "bob": 2})
@@ -318,6 +325,29 @@ async def test_applies_of_one_loop_turn_share_one_commit(store: SQLStore) -> Non
     assert results[0] == [RoundOpened("t1-1", ("alice", "bob"), (), 10)] and results[2] == [None]
     assert store._thread.commits == commits + 1
     assert await balances(store, "carol", "dave") == [93, 107]
+
+
+@pytest.mark.parametrize("where", ["sqlite"], indirect=True)
+async def test_a_job_failing_for_a_passing_reason_runs_again_alone(store: SQLStore) -> None:
+    """PostgreSQL deadlocks and serialization failures: the job is undone alone and run again."""
+
+    class Passing(Exception):
+        pass
+
+    store.backend.transient = lambda exc: isinstance(exc, Passing)  # type: ignore[method-assign]
+    calls: list[int] = []
+
+    def flaky(tx: Any) -> int:
+        tx.execute("INSERT INTO counters (name, value) VALUES ('flaky', ?)", (len(calls),))
+        calls.append(1)
+        if len(calls) < 3:
+            raise Passing("deadlock detected")
+        return 7
+
+    await players(store, "alice")
+    results = await asyncio.gather(store.run_write(flaky), store.apply([Hold("h", "alice", 5)]))
+    assert results == [7, [None]] and len(calls) == 3 and store._thread.retries == 2
+    assert await store.read(lambda c: c.execute("SELECT value FROM counters WHERE name = 'flaky'").fetchone()[0]) == 2
 
 
 # --------------------------------------------------------------------- tables
