@@ -104,6 +104,40 @@ async def test_open_store_accepts_a_file_path_and_a_config_mapping(tmp_path: Pat
     assert db_path(tmp_path / "x.sqlite3") == tmp_path / "x.sqlite3"
 
 
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+async def test_data_folder_is_0700_and_database_files_0600(tmp_path: Path) -> None:
+    """The file holds password hashes: only the server's user may read it (and its WAL, SHM, lock)."""
+    data = tmp_path / "data" / "deeper"
+    s = await open_store(data, FAST)
+    try:
+        await s.accounts.register("alice", "secret")
+        files = [data / "donne.sqlite3", *(data / f"donne.sqlite3{x}" for x in ("-wal", "-shm", ".lock"))]
+        assert [_mode(data), _mode(data.parent)] == [0o700, 0o700]
+        assert [_mode(f) for f in files] == [0o600] * 4
+    finally:
+        await s.close()
+    # files left readable by an older version (or by hand) are made private at the next open
+    data.chmod(0o755)
+    (data / "donne.sqlite3").chmod(0o644)
+    (data / "donne.sqlite3.lock").chmod(0o666)
+    s = await open_store(data, FAST)
+    try:
+        assert _mode(data) == 0o700
+        assert [_mode(f) for f in files] == [0o600] * 4
+    finally:
+        await s.close()
+    # a database file given by its path: the file is private, the folder it is in is left alone
+    tmp_path.chmod(0o755)
+    s = await open_store(tmp_path / "x.sqlite3", FAST)
+    try:
+        assert (_mode(tmp_path), _mode(tmp_path / "x.sqlite3")) == (0o755, 0o600)
+    finally:
+        await s.close()
+
+
 async def test_house_account_is_granted_once(where: str) -> None:
     s = await open_store(where, FAST)
     assert await s.ledger.balance(HOUSE) == 10_000
