@@ -452,7 +452,7 @@ async def test_every_movement_is_an_entry(store: SQLStore) -> None:
 
 
 async def test_concurrent_settlements_keep_the_invariant(store: SQLStore) -> None:
-    names = [f"p{i}" for i in range(36)]
+    names = [f"user{chr(97 + i // 6)}{chr(97 + i % 6)}" for i in range(36)]  # no two look alike
     await _players(store, *names)
     before = await total(store)
     rounds = [f"round-{i}" for i in range(12)]
