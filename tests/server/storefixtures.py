@@ -44,6 +44,7 @@ def postgres() -> Iterator[PgServer]:
             migrate(conn)
         finally:
             conn.close()
+        server.prefetch(TEMPLATE)
         yield server
     finally:
         server.stop()
