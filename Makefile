@@ -16,13 +16,17 @@ serve: $(STAMP)
 	$(BIN)/donne serve
 
 # Real clients and tools the end-to-end tests drive (OpenSSH, telnet, tmux, PuTTY's plink,
-# ssh-audit). Installed when missing and possible; the tests that need one skip with a reason otherwise.
-TOOLS := ssh:openssh-client telnet:telnet tmux:tmux plink:putty-tools ssh-audit:ssh-audit
+# ssh-audit) and the real services the storage and cluster tests start (PostgreSQL, Redis).
+# Installed when missing and possible; the tests that need one skip with a reason otherwise.
+TOOLS := ssh:openssh-client telnet:telnet tmux:tmux plink:putty-tools ssh-audit:ssh-audit redis-server:redis-server
+# PostgreSQL's initdb is not on PATH: look where the tests look (pg_config --bindir, /usr/lib/postgresql/*/bin)
+HAVE_PG = { [ -x "$$(pg_config --bindir 2>/dev/null)/initdb" ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }
 tools:
 	@missing=""; for t in $(TOOLS); do command -v $${t%%:*} >/dev/null || missing="$$missing $${t#*:}"; done; \
+	$(HAVE_PG) || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 	  { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] && \
-	    (apt-get update -qq && apt-get install -y -qq $$missing >/dev/null); } || \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null); } || \
 	  echo "note: could not install$$missing; tests needing them will be skipped"; \
 	fi
 

@@ -93,9 +93,10 @@ class Running:
 async def open_store(config: Config) -> Any:
     from server.storage import open_store as _open
 
-    return await _open(config.db_path, {"starting_chips": config.starting_chips,
-                                        "guest_chips": config.guest_chips,
-                                        "allow_guests": config.allow_guests})
+    return await _open(config.url or config.db_path, {"starting_chips": config.starting_chips,
+                                                      "guest_chips": config.guest_chips,
+                                                      "allow_guests": config.allow_guests,
+                                                      "registrations_per_hour": config.registrations_per_hour})
 
 
 async def start(config: Config) -> Running:
@@ -109,7 +110,9 @@ async def start(config: Config) -> Running:
     from server.messages import load_translations
 
     load_translations()  # compile the fr/es/en catalogs now (~50 ms), not on a player's first line
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    from server.storage import ensure_private_dir
+
+    ensure_private_dir(config.data_dir)  # 0700: the host key and the database
     running = Running(config)
     running.store = running.lobby.store = await open_store(config)
     try:

@@ -1,4 +1,4 @@
-"""The ``donne`` command: ``serve``, ``simulate``, ``bot``, ``load``.
+"""The ``donne`` command: ``serve``, ``simulate``, ``bot``, ``load``, ``audit``, ``migrate``.
 
 Each sub-command lives in its own module, imported only when used, so that
 ``donne simulate`` never loads the network stack.
@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bot": ("server.clients.wirebot", "Play over the wire with engine strategies."),
     "load": ("server.clients.load", "Load generator: many wire bots against a server; print JSON figures."),
     "audit": ("server.storage.cli", "Check the chip ledger of a data folder (balances + escrow = granted - retired)."),
+    "migrate": ("server.storage.migrate", "Copy a community to another store (SQLite, PostgreSQL); prove no chip was lost."),
 }
 
 

@@ -1,7 +1,7 @@
 """Server configuration: embedded defaults, then a TOML file, then overrides.
 
 ``config/default.toml`` holds every key with its default, grouped in sections
-(``[server]``, ``[limits]``, ``[ssh]``, ``[timers]``, ``[chips]``). A configuration file
+(``[server]``, ``[limits]``, ``[ssh]``, ``[timers]``, ``[chips]``, ``[storage]``). A configuration file
 given with ``--config`` uses the same sections and keys; keyword overrides
 (command-line flags, tests) use the bare key names, which are unique across
 sections. Unknown keys are refused, so a typo never goes unnoticed.
@@ -51,6 +51,7 @@ class Config:
     max_chat: int = 300
     ssh_keepalive: float = 30.0
     telnet_connect_maxwait: float = 0.4
+    registrations_per_hour: int = 3
     # [ssh] (algorithm lists: empty = our defaults, see server/transports/ssh.py)
     kex: tuple[str, ...] = ()
     ciphers: tuple[str, ...] = ()
@@ -74,6 +75,8 @@ class Config:
     bot_chips: int = 1000
     default_stake: int = 2
     default_ante: int = 1
+    # [storage]
+    url: str = ""
 
     @property
     def db_path(self) -> Path:
@@ -161,6 +164,10 @@ def _check(cfg: Config) -> None:
         raise ConfigError("default_stake must be an even number of chips (T13)")
     if cfg.starting_chips < 0 or cfg.guest_chips < 0:
         raise ConfigError("starting_chips and guest_chips must not be negative")
+    if cfg.registrations_per_hour < 0:
+        raise ConfigError("registrations_per_hour must not be negative (0: no limit)")
+    if cfg.url and not cfg.url.startswith(("postgresql://", "postgres://")):
+        raise ConfigError("storage url must be empty (SQLite in the data folder) or a postgresql:// URL")
     if cfg.default_ante < 1 or cfg.bot_chips < 0:
         raise ConfigError("default_ante must be at least 1 and bot_chips not negative")
 

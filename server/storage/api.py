@@ -1,8 +1,18 @@
 """The storage contract the rest of the server codes against.
 
 Rooms and commands never see SQL: they call these async methods. The SQLite
-backend (``server/storage/sqlite.py``) is the default; another backend
-(PostgreSQL) implements the same Protocols without touching rooms.
+backend (``server/storage/sqlite/``) is the default; the PostgreSQL backend
+(``server/storage/postgres/``) implements the same Protocols; both share the
+SQL of ``server/storage/sql/``. ``docs/storage.md`` describes the operations.
+
+One atomic operation API: ``await store.apply([op, ...])`` performs a
+sequence of the operation records below (:class:`OpenRound`,
+:class:`SettleRound`, :class:`Transfer`, :class:`RefundRound`, :class:`Hold`,
+:class:`ReleaseHold`, :class:`FundBot`, :class:`ReleaseBot`,
+:class:`TableOpened`, :class:`TableLog`, :class:`TableClosed`) in ONE
+transaction: all of them or none (a refusal raises its :class:`StorageError`
+and nothing changed). It returns one result per operation, in order (see
+:data:`OpResult`). The older methods below are one-operation ``apply`` calls.
 
 Chips: every movement is a ledger entry written in one transaction.
 * Staked rounds (tdc T13) and Speculation deals (S3) put their chips into an
@@ -20,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 
 class StorageError(Exception):
@@ -30,7 +40,20 @@ class StorageError(Exception):
 
 
 class InsufficientChips(StorageError):
+    """An account cannot cover a stake, a transfer or a hold from its *available* chips.
+
+    ``account``: the first account that was short; ``names``: all of them (a round)."""
+
     code = "insufficient_chips"
+
+    def __init__(self, message: str = "", *, account: str | None = None, names: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.names: list[str] = list(names) or ([account] if account is not None else [])
+        self.account: str | None = account if account is not None else (self.names[0] if self.names else None)
+
+
+class AlreadyStaked(InsufficientChips):
+    """The account's stake is in another unsettled round (one table at a time): it cannot cover this one."""
 
 
 class NameTaken(StorageError):
@@ -57,6 +80,38 @@ class GuestsForbidden(StorageError):
 
 class UnknownRound(StorageError):
     code = "not_allowed"
+
+
+class RoundNotOpen(StorageError):
+    """A round-scoped movement or hold for a round that is settled or voided."""
+
+    code = "not_allowed"
+
+
+class UnknownHold(StorageError):
+    code = "not_allowed"
+
+
+class UnknownTable(StorageError):
+    code = "not_allowed"
+
+
+class BadSequence(StorageError):
+    """A table log append that leaves a gap or overlaps what is stored."""
+
+    code = "bad_argument"
+
+
+class BadRecord(StorageError):
+    """A table record that cannot be stored (not JSON, a bad status, a table opened twice)."""
+
+    code = "bad_argument"
+
+
+class TooManyRegistrations(StorageError):
+    """More new accounts from one address in an hour than ``registrations_per_hour``."""
+
+    code = "too_many_registrations"
 
 
 class BadKey(StorageError):
@@ -94,6 +149,196 @@ class Audit:
     granted: int  # chips ever granted
     retired: int  # chips taken back (guest sessions ended)
     problems: tuple[str, ...] = ()  # what failed, one sentence each (empty when ok)
+    held: int = 0  # chips reserved by holds (part of the balances)
+    tables_aside: tuple[tuple[str, str], ...] = ()  # (table_id, reason) of tables set aside
+    tables_unfinished: tuple[str, ...] = ()  # tables neither over nor set aside
+
+
+@dataclass(frozen=True, slots=True)
+class AuditSummary:
+    """The O(1) audit from maintained totals (what players may ask; the full audit is an operator's)."""
+
+    ok: bool  # balances + escrow == granted - retired, and holds within balances
+    balances: int
+    escrow: int
+    granted: int
+    retired: int
+    held: int
+    problems: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------- operations for apply()
+
+
+@dataclass(frozen=True, slots=True)
+class OpenRound:
+    """Escrow each account's stake (T13 stakes, S3 antes) from its available chips.
+
+    ``partial=False``: all or nothing (:class:`InsufficientChips` naming who is short).
+    ``partial=True``: escrow every stake that can be covered, skip the others
+    (T13: who cannot cover the stake sits the round out); the result says who.
+    An account already staked in another unsettled round cannot cover a stake
+    (:class:`AlreadyStaked`; skipped when partial). Result: :class:`RoundOpened`."""
+
+    round_id: str
+    stakes: Mapping[str, int]
+    table: str | None = None
+    partial: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RoundOpened:
+    round_id: str
+    covered: tuple[str, ...]  # the names (as given in stakes) whose stake is in escrow
+    skipped: tuple[str, ...] = ()  # the names that could not cover it (partial only)
+    escrow: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SettleRound:
+    """Pay an open round's escrow out (payouts >= 0 summing to the escrow). Exactly once.
+
+    Result: True when settled now, False when it was already settled or voided.
+    Round-scoped transfers stay; the round's holds are released."""
+
+    round_id: str
+    payouts: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class RefundRound:
+    """Void an open round: its stakes go back AND every transfer scoped to it is reversed.
+
+    Every account is then exactly as before the round. Result: True when voided
+    now, False when already settled or voided (idempotent)."""
+
+    round_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """``amount`` chips from ``src`` to ``dst`` (S7 auction, S9 trade prices). Result: None.
+
+    ``round_id``: the transfer belongs to that open round (reversed if it is voided;
+    the receiver cannot spend those chips outside the round until it settles).
+    ``hold_id``: paid from that hold of ``src`` (amount <= the hold), which is consumed;
+    a hold of a round makes the transfer belong to that round."""
+
+    src: str
+    dst: str
+    amount: int
+    reason: str
+    round_id: str | None = None
+    hold_id: str | None = None
+    ref: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """Reserve ``amount`` of an account's available chips (an open Speculation offer's price).
+
+    Result: None. Released by :class:`ReleaseHold`, consumed by a Transfer with its
+    ``hold_id``, released when its round settles or is voided, and at start."""
+
+    hold_id: str
+    account: str
+    amount: int
+    round_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseHold:
+    """Result: True when released now, False when there was no such hold (idempotent)."""
+
+    hold_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class FundBot:
+    """Top the bot's account up (or down) to ``chips`` from the house. Result: :class:`Account`."""
+
+    display: str
+    chips: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseBot:
+    """Give the bot's available chips back to the house. Result: how many (int)."""
+
+    display: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableOpened:
+    """A new table and its configuration (JSON-able). Result: None."""
+
+    table_id: str
+    config: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TableLog:
+    """Append ``entries`` (JSON-able dicts) numbered from ``seq`` (refused: a gap or an overlap).
+
+    Result: the next sequence number (``seq + len(entries)``)."""
+
+    table_id: str
+    seq: int
+    entries: Sequence[Mapping[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class TableClosed:
+    """The table is finished (``over``) or set aside (``aside``: could not be replayed...).
+
+    Result: True when closed now, False when it was already closed."""
+
+    table_id: str
+    status: Literal["over", "aside"]
+    reason: str = ""
+
+
+Op = (
+    OpenRound
+    | SettleRound
+    | RefundRound
+    | Transfer
+    | Hold
+    | ReleaseHold
+    | FundBot
+    | ReleaseBot
+    | TableOpened
+    | TableLog
+    | TableClosed
+)
+OP_TYPES: tuple[type, ...] = (
+    OpenRound,
+    SettleRound,
+    RefundRound,
+    Transfer,
+    Hold,
+    ReleaseHold,
+    FundBot,
+    ReleaseBot,
+    TableOpened,
+    TableLog,
+    TableClosed,
+)
+# What apply() returns for each operation, in order: RoundOpened | bool | None | Account | int.
+OpResult = Any
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTable:
+    """A durable table: its configuration and log, as the server appended them."""
+
+    table_id: str
+    config: Mapping[str, Any]
+    entries: Sequence[Mapping[str, Any]]
+    opened_at: float
+    status: str = "open"  # open | over | aside
+    reason: str = ""
+    closed_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,9 +373,14 @@ class RoundRecord:
 class Accounts(Protocol):
     async def exists(self, name: str) -> bool: ...
 
-    async def register(self, name: str, password: str, *, replacing_guest: str | None = None) -> Account:
+    async def register(
+        self, name: str, password: str, *, replacing_guest: str | None = None, address: str = ""
+    ) -> Account:
         """A new account with the starting grant (``replacing_guest``: retire that live guest first,
-        in the same transaction, so a guest can register the name he plays under)."""
+        in the same transaction, so a guest can register the name he plays under).
+
+        ``address`` (the client's IP): at most ``registrations_per_hour`` new accounts
+        per address per hour (:class:`TooManyRegistrations`); empty: not counted."""
         ...
 
     async def verify_password(self, name: str, password: str, address: str = "") -> Account | None:
@@ -165,7 +415,14 @@ class Accounts(Protocol):
 
 
 class Ledger(Protocol):
-    async def balance(self, name: str) -> int: ...
+    async def balance(self, name: str) -> int:
+        """The whole balance (holds and round-scoped receipts included)."""
+        ...
+
+    async def available(self, name: str) -> int:
+        """What the account may stake, pay or hold now: balance − holds − chips received in
+        transfers of unsettled rounds (those go back if the round is voided)."""
+        ...
 
     async def open_round(self, round_id: str, stakes: Mapping[str, int]) -> None:
         """Move each stake from its balance into the round's escrow, all or nothing."""
@@ -181,7 +438,17 @@ class Ledger(Protocol):
         """Refund every open escrow to its payers; returns the round ids refunded."""
         ...
 
-    async def audit(self) -> Audit: ...
+    async def audit(self) -> Audit:
+        """The full audit (an operator's tool: it reads every entry)."""
+        ...
+
+    async def audit_summary(self) -> AuditSummary:
+        """The cheap audit from maintained totals (O(1))."""
+        ...
+
+    async def refund_round(self, round_id: str) -> bool:
+        """Void one open round (see :class:`RefundRound`); False when not open."""
+        ...
 
     async def grant(self, name: str, amount: int, reason: str) -> None:
         """New chips for an account (counted in ``Audit.granted``)."""
@@ -202,6 +469,18 @@ class History(Protocol):
     async def standings(self, game: str, rules: str, limit: int = 10) -> list[dict[str, Any]]: ...
 
 
+class Tables(Protocol):
+    async def next_table_number(self) -> int:
+        """A durable number, strictly increasing across restarts (table ids never repeat)."""
+        ...
+
+    async def unfinished(self) -> list[StoredTable]:
+        """Tables neither over nor set aside, oldest first, each with its whole log."""
+        ...
+
+    async def get(self, table_id: str) -> StoredTable | None: ...
+
+
 class Store(Protocol):
     # Read-only members, so that a backend may hold its own subclasses of these Protocols.
     @property
@@ -212,5 +491,12 @@ class Store(Protocol):
 
     @property
     def history(self) -> History: ...
+
+    @property
+    def tables(self) -> Tables: ...
+
+    async def apply(self, ops: Sequence[Op]) -> list[OpResult]:
+        """Perform the operations in one transaction, all or nothing; one result per operation."""
+        ...
 
     async def close(self) -> None: ...

@@ -1,10 +1,12 @@
 """``donne audit``: prove that no chip was created or lost (RULES invariant 4).
 
-Opens the data folder's database (safe beside a running server: the audit is
-one read transaction of a WAL database and nothing is recovered or changed),
-prints the figures as JSON and exits 0 when the ledger holds, 1 otherwise::
+Opens the store read-only (safe beside a running server: the audit is one
+read transaction and nothing is recovered or changed), prints the figures as
+JSON — with the tables set aside (and why) and the unfinished ones — and
+exits 0 when the ledger holds, 1 otherwise, 2 when there is nothing to read::
 
     donne audit --data-dir data
+    donne audit --url postgresql://donne@db.example/donne
     python -m server.storage.cli --data-dir data
 """
 
@@ -19,20 +21,22 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from server.storage.api import Audit
+from server.storage.api import Audit, StorageError
 from server.storage.sqlite import audit_connection, db_path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
         "--data-dir",
         default="data",
-        help="the server's data folder, or the database file itself (default: data)",
+        help="the server's data folder, or the SQLite file itself (default: data)",
     )
+    where.add_argument("--url", help="a postgresql:// URL instead of a data folder")
 
 
 def audit_file(path: str | Path) -> Audit:
-    """The audit of a database file, read-only (the file must exist)."""
+    """The audit of a SQLite database file, read-only (the file must exist)."""
     file = db_path(path)
     if not file.exists():
         raise FileNotFoundError(f"no database at {file}")
@@ -49,14 +53,26 @@ def audit_file(path: str | Path) -> Audit:
         conn.close()
 
 
+def audit_location(where: str | Path) -> Audit:
+    """The audit of a data folder, a SQLite file or a ``postgresql://`` URL."""
+    from server.storage import is_postgres_url
+
+    if is_postgres_url(str(where)):
+        from server.storage.postgres import audit_url
+
+        return audit_url(str(where))
+    return audit_file(where)
+
+
 async def audit_async(path: str | Path) -> Audit:
-    return await asyncio.to_thread(audit_file, path)
+    return await asyncio.to_thread(audit_location, path)
 
 
 def run(args: argparse.Namespace) -> int:
+    where = args.url or args.data_dir
     try:
-        result = audit_file(args.data_dir)
-    except (FileNotFoundError, sqlite3.Error) as exc:
+        result = audit_location(where)
+    except (FileNotFoundError, sqlite3.Error, StorageError) as exc:
         print(json.dumps({"ok": False, "error": str(exc)}), file=sys.stderr)
         return 2
     print(json.dumps(asdict(result), indent=2))
@@ -64,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="donne audit", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="donne audit", description=(__doc__ or "").splitlines()[0])
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

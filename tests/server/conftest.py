@@ -96,3 +96,8 @@ async def play_simply(client: Client, *, timeout: float = 20.0,
             reply = await client.request_raw("pass")
         # a state can go stale before the move reaches the table (a trick closed: now I lead)
         assert reply["type"] == "ok" or reply.get("code") in ("not_your_turn", "illegal_play"), reply
+
+
+# -- storage on both back-ends (tests/server/storefixtures.py) -------------------------------
+
+from tests.server.storefixtures import postgres, where  # noqa: E402, F401

@@ -1,0 +1,200 @@
+"""The audit: RULES invariant 4 (chips are never created or lost), and everything that would hide a breach.
+
+:func:`audit` reads everything (an operator's tool: ``donne audit``);
+:func:`summary` reads the maintained totals only (O(1): what players may ask).
+Both run in one read transaction (a consistent snapshot).
+"""
+
+from __future__ import annotations
+
+from server.storage.api import Audit, AuditSummary
+from server.storage.sql.tx import Tx
+
+
+def _totals(tx: Tx) -> dict[str, int]:
+    row = tx.one(
+        """SELECT SUM(balances), SUM(escrow), SUM(held), SUM(granted), SUM(retired) FROM ledger_totals"""
+    )
+    keys = ("balances", "escrow", "held", "granted", "retired")
+    return {k: int(row[i] or 0) if row is not None else 0 for i, k in enumerate(keys)}
+
+
+def summary(tx: Tx) -> AuditSummary:
+    t = _totals(tx)
+    problems: list[str] = []
+    if t["balances"] + t["escrow"] != t["granted"] - t["retired"]:
+        problems.append(
+            f"balances {t['balances']} + escrow {t['escrow']} = {t['balances'] + t['escrow']}, "
+            f"but granted {t['granted']} - retired {t['retired']} = {t['granted'] - t['retired']}"
+        )
+    if t["held"] < 0 or t["held"] > t["balances"]:
+        problems.append(f"holds {t['held']} are not within the balances {t['balances']}")
+    return AuditSummary(ok=not problems, problems=tuple(problems), **t)
+
+
+def audit(tx: Tx) -> Audit:
+    """Invariant 4 on the ledger, checked every way a breach could hide.
+
+    1. balances + open escrows == granted − retired;
+    2. every balance equals the sum of its account's entries; none is negative;
+    3. every open round's escrow equals its stakes and its stake entries; a settled
+       round paid out exactly its escrow, a voided one refunded it; the entries of a
+       finished round add up to zero, and for a voided round, per account (every
+       round-scoped transfer reversed);
+    4. no account is staked in two unsettled rounds at once;
+    5. holds: within their accounts' balances, of open rounds, of live accounts; what
+       unsettled rounds' transfers brought in is not spent elsewhere (available >= 0);
+    6. the per-round receipts and the maintained totals agree with the entries;
+    7. retire entries only on guests, only negative.
+    Tables set aside (with their reason) and unfinished tables are reported beside.
+    """
+    problems: list[str] = []
+    balances = tx.integer("SELECT SUM(balance) FROM accounts")
+    escrow = tx.integer("SELECT SUM(escrow) FROM rounds WHERE state = 'open'")
+    granted = tx.integer("SELECT SUM(delta) FROM entries WHERE kind = 'grant'")
+    retired = -tx.integer("SELECT SUM(delta) FROM entries WHERE kind = 'retire'")
+    held = tx.integer("SELECT SUM(amount) FROM holds")
+    if balances + escrow != granted - retired:
+        problems.append(
+            f"balances {balances} + escrow {escrow} = {balances + escrow}, "
+            f"but granted {granted} - retired {retired} = {granted - retired}"
+        )
+    for r in tx.rows(
+        """SELECT a.name, a.balance, (SELECT SUM(e.delta) FROM entries e WHERE e.account_id = a.id) AS total
+           FROM accounts a"""
+    ):
+        total = int(r["total"] or 0)
+        if int(r["balance"]) != total:
+            problems.append(f"account {r['name']}: balance {r['balance']}, entries add up to {total}")
+        if int(r["balance"]) < 0:
+            problems.append(f"account {r['name']}: negative balance {r['balance']}")
+    for r in tx.rows(
+        """SELECT r.round_id, r.escrow, r.state,
+                  (SELECT SUM(amount) FROM stakes s WHERE s.round_id = r.round_id) AS staked,
+                  (SELECT -SUM(delta) FROM entries e WHERE e.round_id = r.round_id AND e.kind = 'stake') AS debited,
+                  (SELECT SUM(delta) FROM entries e WHERE e.round_id = r.round_id AND e.kind = 'payout') AS paid,
+                  (SELECT SUM(delta) FROM entries e WHERE e.round_id = r.round_id AND e.kind = 'refund') AS refunded,
+                  (SELECT SUM(delta) FROM entries e WHERE e.round_id = r.round_id AND e.kind != 'retire') AS net
+           FROM rounds r"""
+    ):
+        rid, state = r["round_id"], r["state"]
+        esc, staked, debited = int(r["escrow"]), int(r["staked"] or 0), int(r["debited"] or 0)
+        paid, refunded, net = int(r["paid"] or 0), int(r["refunded"] or 0), int(r["net"] or 0)
+        if esc != staked or staked != debited:
+            problems.append(f"round {rid}: escrow {esc}, stakes {staked}, debited {debited}")
+        if state == "settled" and (paid != esc or refunded):
+            problems.append(f"round {rid} (settled): payouts {paid} and refunds {refunded}, its escrow was {esc}")
+        if state == "refunded" and (refunded != esc or paid):
+            problems.append(f"round {rid} (voided): refunds {refunded} and payouts {paid}, its escrow was {esc}")
+        if state == "open" and (paid or refunded):
+            problems.append(f"round {rid} (open): already paid {paid} and refunded {refunded}")
+        if state != "open" and net != 0:
+            problems.append(f"round {rid} ({state}): its entries add up to {net}, not 0")
+    for r in tx.rows(
+        """SELECT e.round_id, a.name, SUM(e.delta) AS net
+           FROM entries e JOIN rounds r ON r.round_id = e.round_id JOIN accounts a ON a.id = e.account_id
+           WHERE r.state = 'refunded' AND e.kind != 'retire'
+           GROUP BY e.round_id, a.id, a.name"""
+    ):
+        if int(r["net"]):
+            problems.append(
+                f"round {r['round_id']} was voided but {r['name']} is {int(r['net']):+d} by it "
+                "(a transfer of the round not reversed)"
+            )
+    for r in tx.rows(
+        """SELECT a.name, COUNT(*) AS n FROM stakes s
+           JOIN rounds r ON r.round_id = s.round_id AND r.state = 'open'
+           JOIN accounts a ON a.id = s.account_id
+           GROUP BY a.id, a.name"""
+    ):
+        if int(r["n"]) > 1:
+            rounds = [
+                x[0]
+                for x in tx.rows(
+                    """SELECT s.round_id FROM stakes s JOIN rounds r ON r.round_id = s.round_id
+                       JOIN accounts a ON a.id = s.account_id
+                       WHERE r.state = 'open' AND a.name = ? ORDER BY s.round_id""",
+                    (r["name"],),
+                )
+            ]
+            problems.append(f"account {r['name']} is staked in {r['n']} unsettled rounds at once: {', '.join(rounds)}")
+    _holds(tx, problems)
+    _receipts(tx, problems)
+    t = _totals(tx)
+    actual = {"balances": balances, "escrow": escrow, "held": held, "granted": granted, "retired": retired}
+    for key, value in actual.items():
+        if t[key] != value:
+            problems.append(f"maintained total {key} is {t[key]}, the ledger says {value}")
+    retire_bad = tx.integer(
+        """SELECT COUNT(*) FROM entries e JOIN accounts a ON a.id = e.account_id
+           WHERE e.kind = 'retire' AND (a.kind != 'guest' OR e.delta > 0)"""
+    )
+    if retire_bad:
+        problems.append(f"{retire_bad} retire entries on non-guest accounts or with positive amounts")
+    aside = tuple(
+        (r[0], r[1]) for r in tx.rows("SELECT table_id, reason FROM tables WHERE status = 'aside' ORDER BY table_id")
+    )
+    unfinished = tuple(r[0] for r in tx.rows("SELECT table_id FROM tables WHERE status = 'open' ORDER BY table_id"))
+    return Audit(
+        ok=not problems,
+        balances=balances,
+        escrow=escrow,
+        granted=granted,
+        retired=retired,
+        problems=tuple(problems),
+        held=held,
+        tables_aside=aside,
+        tables_unfinished=unfinished,
+    )
+
+
+def _holds(tx: Tx, problems: list[str]) -> None:
+    for r in tx.rows(
+        """SELECT a.name, a.balance, SUM(h.amount) AS held FROM holds h JOIN accounts a ON a.id = h.account_id
+           GROUP BY a.id, a.name, a.balance"""
+    ):
+        if int(r["held"]) > int(r["balance"]):
+            problems.append(f"account {r['name']}: holds {int(r['held'])} above its balance {r['balance']}")
+    for r in tx.rows(
+        """SELECT h.hold_id, h.round_id, r.state, a.live, a.name FROM holds h
+           LEFT JOIN rounds r ON r.round_id = h.round_id
+           LEFT JOIN accounts a ON a.id = h.account_id"""
+    ):
+        if r["name"] is None:
+            problems.append(f"hold {r['hold_id']}: no such account (orphaned)")
+        elif r["round_id"] is not None and r["state"] != "open":
+            state = r["state"] or "unknown"
+            problems.append(f"hold {r['hold_id']} of {r['name']}: its round {r['round_id']} is {state} (orphaned)")
+        elif r["round_id"] is None and not r["live"]:
+            problems.append(f"hold {r['hold_id']}: its account {r['name']} is gone (orphaned)")
+
+
+def _receipts(tx: Tx, problems: list[str]) -> None:
+    from server.storage.sql.accounts import available
+
+    flows: dict[tuple[str, int], int] = {
+        (r[0], int(r[1])): int(r[2]) for r in tx.rows("SELECT round_id, account_id, net FROM round_flows") if int(r[2])
+    }
+    entries: dict[tuple[str, int], int] = {
+        (r[0], int(r[1])): int(r[2])
+        for r in tx.rows(
+            """SELECT e.round_id, e.account_id, SUM(e.delta) FROM entries e
+               JOIN rounds r ON r.round_id = e.round_id AND r.state = 'open'
+               WHERE e.kind IN ('transfer', 'reverse') GROUP BY e.round_id, e.account_id"""
+        )
+        if int(r[2])
+    }
+    if flows != entries:
+        for key in sorted(set(flows) | set(entries)):
+            if flows.get(key, 0) != entries.get(key, 0):
+                problems.append(
+                    f"round {key[0]}, account #{key[1]}: receipts recorded {flows.get(key, 0)}, "
+                    f"its transfers add up to {entries.get(key, 0)}"
+                )
+    for account_id in sorted({k[1] for k in flows} | {int(r[0]) for r in tx.rows("SELECT DISTINCT account_id FROM holds")}):
+        free = available(tx, account_id)
+        if free < 0:
+            name = tx.scalar("SELECT name FROM accounts WHERE id = ?", (account_id,))
+            problems.append(
+                f"account {name}: {-free} chips more are held or owed to unsettled rounds than it has"
+            )

@@ -1,0 +1,258 @@
+"""History: finished rounds and deals, enough to replay them; standings."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from server.storage import names as _names
+from server.storage.api import RoundRecord
+from server.storage.sql.accounts import find
+from server.storage.sql.tx import Row, Tx
+
+if TYPE_CHECKING:
+    from server.storage.sql.store import SQLStore
+
+log = logging.getLogger("donne.storage")
+
+
+def _per_seat(value: Any, seats: int) -> list[int]:
+    if isinstance(value, Mapping):
+        out = [0] * seats
+        for k, v in value.items():
+            try:
+                i = int(k)
+            except (TypeError, ValueError):
+                continue
+            if 0 <= i < seats and isinstance(v, int):
+                out[i] = v
+        return out
+    if isinstance(value, list | tuple):
+        return [int(v) if isinstance(v, int) and not isinstance(v, bool) else 0 for v in value][:seats] + [0] * max(
+            0, seats - len(value)
+        )
+    return [0] * seats
+
+
+def _presidents(result: Mapping[str, Any], seats: int) -> list[int]:
+    titles = result.get("titles")
+    if isinstance(titles, list | tuple):
+        return [1 if i < len(titles) and titles[i] == "president" else 0 for i in range(seats)]
+    return [0] * seats
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _log_hashes(actions: list[str], prefix: int) -> tuple[str, str]:
+    """SHA-256 of the first ``prefix`` canonical actions, and of all of them."""
+    h = hashlib.sha256()
+    head = h.hexdigest() if prefix == 0 else ""
+    for i, action in enumerate(actions, start=1):
+        h.update(action.encode())
+        h.update(b"\n")
+        if i == prefix:
+            head = h.hexdigest()
+    return head, h.hexdigest()
+
+
+def _full_log(tx: Tx, round_id: str) -> list[Any]:
+    """A record's log: its own actions after those of its chain of bases."""
+    rows = tx.all(
+        """WITH RECURSIVE chain(rid, base, start, log, depth) AS (
+               SELECT round_id, log_base, log_start, log, 0 FROM history WHERE round_id = ?
+               UNION ALL
+               SELECT h.round_id, h.log_base, h.log_start, h.log, c.depth + 1
+               FROM history h JOIN chain c ON h.round_id = c.base
+           )
+           SELECT start, log FROM chain ORDER BY depth DESC""",
+        (round_id,),
+    )
+    actions: list[Any] = []
+    for start, text in rows:
+        del actions[start:]  # a base is only ever extended; never trust more than 'start' of it
+        actions.extend(json.loads(text))
+    return actions
+
+
+def _record_from_row(tx: Tx, row: Row, with_log: bool = True) -> RoundRecord:
+    if not with_log:
+        actions: list[Any] = []
+    elif row["log_base"] is None:
+        actions = json.loads(row["log"])
+    else:
+        actions = _full_log(tx, row["round_id"])
+    return RoundRecord(
+        round_id=row["round_id"],
+        game=row["game"],
+        rules=row["rules"],
+        seats=json.loads(row["seats"]),
+        config=json.loads(row["config"]),
+        log=actions,
+        result=json.loads(row["result"]),
+        commitment=row["commitment"],
+        finished_at=row["finished_at"],
+        extra=json.loads(row["extra"]),
+    )
+
+
+class SQLHistory:
+    def __init__(self, store: SQLStore) -> None:
+        self._store = store
+
+    async def record_round(self, record: RoundRecord) -> None:
+        """Store a finished round (a second record with the same round id is ignored).
+
+        Per-seat figures for the standings: ``result["scores"]`` (classic
+        points, P14); chip changes from ``extra["chips"]`` or else
+        ``result["chips"]`` (tdc T13); Président from ``result["titles"]``.
+        """
+        seats = list(record.seats)
+        n = len(seats)
+        points = _per_seat(record.result.get("scores"), n)
+        given_chips = record.extra.get("chips", record.result.get("chips"))
+        chips = _per_seat(given_chips, n)
+        presidents = _presidents(record.result, n)
+        if record.game == "speculation" and isinstance(record.result.get("seat"), int):
+            winner = record.result["seat"]  # pool_won (S10): counted like a Président title
+            presidents = [1 if i == winner else 0 for i in range(n)]
+        actions = [dict(a) for a in record.log]
+        canonical = [_canonical(a) for a in actions]
+        config_json = json.dumps(dict(record.config), ensure_ascii=False, default=str)
+        match_key = hashlib.sha256(
+            _canonical([record.game, record.rules, dict(record.config), record.extra.get("room")]).encode()
+        ).hexdigest()
+
+        def tx(t: Tx) -> None:
+            if t.one("SELECT 1 FROM history WHERE round_id = ?", (record.round_id,)):
+                log.warning("round %s was already recorded", record.round_id)
+                return
+            # The match's previous record, if this log extends its log: keep only the new actions.
+            base = t.one(
+                f"SELECT round_id, log_len, log_hash FROM history WHERE match_key = ? ORDER BY {t.rowid} DESC LIMIT 1",
+                (match_key,),
+            )
+            start = 0
+            if base is not None and 0 < base["log_len"] <= len(canonical):
+                head, full = _log_hashes(canonical, base["log_len"])
+                if head == base["log_hash"]:
+                    start = base["log_len"]
+            else:
+                _, full = _log_hashes(canonical, 0)
+            if start == 0:
+                base = None
+            t.execute(
+                """INSERT INTO history
+                   (round_id, game, rules, seats, config, log, result, commitment, finished_at, extra,
+                    log_base, log_start, log_len, log_hash, match_key)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                (
+                    record.round_id,
+                    record.game,
+                    record.rules,
+                    json.dumps(seats, ensure_ascii=False),
+                    config_json,
+                    json.dumps(actions[start:], ensure_ascii=False, default=str),
+                    json.dumps(dict(record.result), ensure_ascii=False, default=str),
+                    record.commitment,
+                    record.finished_at or t.now(),
+                    json.dumps(dict(record.extra), ensure_ascii=False, default=str),
+                    None if base is None else base["round_id"],
+                    start,
+                    len(canonical),
+                    full,
+                    match_key,
+                ),
+            )
+            for seat, name in enumerate(seats):
+                row = find(t, name) if name else None
+                registered = 1 if row is not None and row["kind"] == "player" else 0
+                if given_chips is None and row is not None:
+                    # No per-seat figures given (Speculation deals): the ledger knows the
+                    # seat's net change in this round: stakes, payouts, and transfers with
+                    # this round as their reference (S3, S7, S9).
+                    chips[seat] = t.integer(
+                        """SELECT SUM(delta) FROM entries
+                           WHERE account_id = ? AND kind != 'retire'
+                             AND (round_id = ? OR (kind = 'transfer' AND ref = ?))""",
+                        (row["id"], record.round_id, record.round_id),
+                    )
+                t.execute(
+                    """INSERT INTO history_seats (round_id, seat, name, key, registered, points, chips, president)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+                    (
+                        record.round_id,
+                        seat,
+                        name or "",
+                        _names.name_key(name or ""),
+                        registered,
+                        points[seat],
+                        chips[seat],
+                        presidents[seat],
+                    ),
+                )
+
+        await self._store.run_write(tx)
+
+    async def recent(self, name: str, limit: int = 10, *, with_log: bool = True) -> list[RoundRecord]:
+        """The player's latest rounds, newest first (``with_log=False``: summaries, an empty log)."""
+
+        def q(t: Tx) -> list[RoundRecord]:
+            rows = t.all(
+                f"""SELECT h.* FROM history h
+                   WHERE h.round_id IN (SELECT round_id FROM history_seats WHERE key = ?)
+                   ORDER BY h.finished_at DESC, h.{t.rowid} DESC LIMIT ?""",
+                (_names.name_key(name), int(limit)),
+            )
+            return [_record_from_row(t, r, with_log) for r in rows]
+
+        return await self._store.run_read(q)
+
+    async def get(self, round_id: str) -> RoundRecord | None:
+        def q(t: Tx) -> RoundRecord | None:
+            row = t.one("SELECT * FROM history WHERE round_id = ?", (round_id,))
+            return None if row is None else _record_from_row(t, row)
+
+        return await self._store.run_read(q)
+
+    async def standings(
+        self, game: str, rules: str, limit: int = 10, include_guests: bool = False
+    ) -> list[dict[str, Any]]:
+        """The leaderboard: classic by points (P14), tdc and speculation by chips won.
+
+        Each row: ``rank, name, rounds, points, chips, president`` (rounds as Président).
+        Registered players only unless ``include_guests`` (guest names are reused by strangers).
+        """
+        order = "points" if rules == "classic" else "chips"
+
+        def q(t: Tx) -> list[dict[str, Any]]:
+            rows = t.all(
+                f"""SELECT s.key, MAX(s.name) AS name, COUNT(*) AS rounds, SUM(s.points) AS points,
+                           SUM(s.chips) AS chips, SUM(s.president) AS president
+                    FROM history_seats s JOIN history h ON h.round_id = s.round_id
+                    WHERE h.game = ? AND h.rules = ? AND (s.registered = 1 OR ? = 1)
+                    GROUP BY s.key
+                    ORDER BY {order} DESC, president DESC, rounds ASC, s.key ASC
+                    LIMIT ?""",
+                (game, rules, 1 if include_guests else 0, int(limit)),
+            )
+            out: list[dict[str, Any]] = []
+            for r in rows:
+                account = find(t, r["key"]) if r["key"] else None
+                out.append(
+                    {
+                        "rank": len(out) + 1,
+                        "name": account["name"] if account is not None else r["name"],
+                        "rounds": int(r["rounds"]),
+                        "points": int(r["points"] or 0),
+                        "chips": int(r["chips"] or 0),
+                        "president": int(r["president"] or 0),
+                    }
+                )
+            return out
+
+        return await self._store.run_read(q)

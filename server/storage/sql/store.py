@@ -1,0 +1,290 @@
+"""The store both SQL backends share: the database thread, ``apply``, recovery, the ledger facade."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from server.storage import names as _names
+from server.storage import passwords as _pw
+from server.storage.api import (
+    OP_TYPES,
+    Accounts,
+    Audit,
+    AuditSummary,
+    BadAmount,
+    BadName,
+    Entry,
+    History,
+    Ledger,
+    Op,
+    OpenRound,
+    OpResult,
+    RefundRound,
+    SettleRound,
+    StorageError,
+    Store,
+    Tables,
+    Transfer,
+)
+from server.storage.settings import StoreSettings
+from server.storage.sql import audit as _audit
+from server.storage.sql import ledger as _ledger
+from server.storage.sql import tables as _tables
+from server.storage.sql.accounts import SQLAccounts, available, create, find, logout_guest, move, require
+from server.storage.sql.history import SQLHistory
+from server.storage.sql.tables import SQLTables
+from server.storage.sql.thread import Backend, DatabaseThread, Job
+from server.storage.sql.tx import Tx
+
+log = logging.getLogger("donne.storage")
+
+T = TypeVar("T")
+
+
+class SQLStore:
+    """A :class:`server.storage.api.Store` on a SQL database (see the backends' packages)."""
+
+    backend: Backend
+
+    def __init__(
+        self,
+        backend: Backend,
+        settings: StoreSettings | None = None,
+        *,
+        name: str = "donne-db",
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.backend = backend
+        self.settings = settings or StoreSettings()
+        self.sleep = sleep  # replaced by tests to record the back-off without waiting
+        self.clock = clock  # timestamps, and the registration window (tests: a fake clock)
+        self.backoff = _pw.Backoff(
+            base=self.settings.backoff_base,
+            maximum=self.settings.backoff_max,
+            window=self.settings.backoff_window,
+        )
+        self._thread = DatabaseThread(name, backend)
+        self._closed = False
+        self._buffers: dict[asyncio.AbstractEventLoop, list[Job]] = {}
+        self.accounts = SQLAccounts(self)
+        self.ledger = SQLLedger(self)
+        self.history = SQLHistory(self)
+        self.tables = SQLTables(self)
+
+    # -- plumbing
+    def _submit(self, kind: str, fn: Callable[..., Any]) -> asyncio.Future[Any]:
+        """Queue a job; the jobs of one event-loop turn reach the thread together (group commit)."""
+        if self._closed and kind != "call":
+            raise StorageError("the store is closed")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        buffer = self._buffers.get(loop)
+        if buffer is None:
+            buffer = self._buffers[loop] = []
+            loop.call_soon(self._flush, loop)
+        buffer.append(Job(kind, fn, loop, future))
+        return future
+
+    def _flush(self, loop: asyncio.AbstractEventLoop) -> None:
+        jobs = self._buffers.pop(loop, None)
+        if jobs:
+            self._thread.submit(jobs)
+
+    async def run_write(self, fn: Callable[[Tx], T], *, relaxed: bool = False) -> T:
+        """Run ``fn(tx)`` atomically in the database thread; durable when it returns.
+
+        Writes waiting together share one transaction and one fsync (group
+        commit), each inside its own savepoint: a write that raises is undone
+        alone, and no caller hears of success before the COMMIT returned.
+        ``relaxed``: atomic and ordered, but without waiting for its own fsync
+        (guest sessions opening and closing; any later durable write syncs it)."""
+        result: T = await self._submit("relaxed" if relaxed else "write", fn)
+        return result
+
+    async def run_read(self, fn: Callable[[Tx], T]) -> T:
+        """Run ``fn(tx)`` in one read transaction (a consistent snapshot)."""
+        result: T = await self._submit("read", fn)
+        return result
+
+    async def write(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(connection, *args)`` as a write (the backend's own connection; tests, tools)."""
+        return await self.run_write(lambda tx: fn(tx.conn, *args))
+
+    async def write_relaxed(self, fn: Callable[..., T], *args: Any) -> T:
+        return await self.run_write(lambda tx: fn(tx.conn, *args), relaxed=True)
+
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(connection, *args)`` in one read transaction."""
+        return await self.run_read(lambda tx: fn(tx.conn, *args))
+
+    async def call(self, fn: Callable[[], T]) -> T:
+        """Run ``fn()`` in the database thread, outside any transaction."""
+        result: T = await self._submit("call", fn)
+        return result
+
+    # -- the one atomic operation API
+    async def apply(self, ops: Sequence[Op]) -> list[OpResult]:
+        """Perform ``ops`` in ONE transaction, all or nothing; one result per operation, in order.
+
+        Results: :class:`~server.storage.api.RoundOpened` (OpenRound), bool
+        (SettleRound, RefundRound, ReleaseHold, TableClosed: done now), None
+        (Transfer, Hold, TableOpened), :class:`~server.storage.api.Account`
+        (FundBot), int (ReleaseBot: chips returned; TableLog: the next sequence
+        number). A refusal raises its :class:`~server.storage.api.StorageError`
+        and nothing changed. Calls made together (one event-loop turn, or while
+        the thread is busy) share one commit, each in its own savepoint."""
+        ops = list(ops)
+        for op in ops:
+            if not isinstance(op, OP_TYPES):
+                raise BadAmount(f"not a storage operation: {op!r}")
+            _ledger.check(op)
+            _tables.check(op)
+        if not ops:
+            return []
+        return await self.run_write(functools.partial(_ledger.run, ops=ops))
+
+    # -- opening, recovery, closing
+    async def _open(self) -> None:
+        self._thread.start()
+        await self.call(self.backend.open)
+        await self.run_write(self._ensure_house)
+        await self.accounts.load_registered()
+
+    def _ensure_house(self, tx: Tx) -> None:
+        name = self.settings.house_account
+        if not _names.is_system_name(name):
+            raise BadName(f"the house account {name!r} must contain ':'")
+        if find(tx, name) is None:
+            account_id = create(tx, name, "house")
+            if self.settings.house_chips > 0:
+                move(tx, account_id, self.settings.house_chips, "grant", note="house bankroll")
+            log.info("house account %s created with %d chips", name, self.settings.house_chips)
+
+    async def recover(self) -> dict[str, Any]:
+        """At start: void unsettled rounds, release holds, retire guests left over, bring bots' chips home."""
+        refunded = await self.ledger.refund_unsettled()
+
+        def sweep(tx: Tx) -> tuple[int, int, int]:
+            holds = _ledger.release_all_holds(tx)
+            guests = tx.all("SELECT * FROM accounts WHERE live = 1 AND kind = 'guest'")
+            for row in guests:
+                logout_guest(tx, row)
+            house = require(tx, self.settings.house_account)
+            bots = tx.all("SELECT * FROM accounts WHERE live = 1 AND kind = 'bot' AND balance > 0")
+            for row in bots:
+                amount = int(row["balance"])
+                move(tx, row["id"], -amount, "transfer", ref=row["name"], note="bot_release")
+                move(tx, house["id"], amount, "transfer", ref=row["name"], note="bot_release")
+            return len(guests), len(bots), holds
+
+        guests, bots, holds = await self.run_write(sweep)
+        if refunded or guests or bots or holds:
+            log.warning(
+                "recovery: voided %d unsettled round(s) %s, released %d hold(s), retired %d guest(s), "
+                "released %d bot(s)",
+                len(refunded),
+                refunded,
+                holds,
+                guests,
+                bots,
+            )
+        return {"refunded": refunded, "guests": guests, "bots": bots, "holds": holds}
+
+    async def close(self) -> None:
+        """Finish the queued work, close the connection and stop the thread. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._thread.is_alive():
+                await self.call(self.backend.close)
+        finally:
+            await asyncio.to_thread(self._thread.stop)
+
+
+class SQLLedger:
+    """The :class:`~server.storage.api.Ledger` of a SQL store (movements are ``apply`` operations)."""
+
+    def __init__(self, store: SQLStore) -> None:
+        self._store = store
+
+    async def balance(self, name: str) -> int:
+        def q(tx: Tx) -> int:
+            return int(require(tx, name)["balance"])
+
+        return await self._store.run_read(q)
+
+    async def available(self, name: str) -> int:
+        def q(tx: Tx) -> int:
+            row = require(tx, name)
+            return available(tx, int(row["id"]), int(row["balance"]))
+
+        return await self._store.run_read(q)
+
+    async def grant(self, name: str, amount: int, reason: str) -> None:
+        _ledger.positive(amount, "a grant")
+        await self._store.run_write(functools.partial(_ledger.grant, name=name, amount=amount, reason=reason))
+        log.info("granted %d chips to %s (%s)", amount, name, reason)
+
+    async def open_round(self, round_id: str, stakes: Mapping[str, int]) -> None:
+        """All or nothing: InsufficientChips (naming who is short) and nothing moves."""
+        await self._store.apply([OpenRound(str(round_id), stakes)])
+
+    async def settle_round(self, round_id: str, payouts: Mapping[str, int]) -> bool:
+        result: bool = (await self._store.apply([SettleRound(str(round_id), payouts)]))[0]
+        return result
+
+    async def transfer(self, src: str, dst: str, amount: int, reason: str, ref: str = "") -> None:
+        await self._store.apply([Transfer(src, dst, amount, reason, ref=ref)])
+
+    async def refund_round(self, round_id: str) -> bool:
+        """Void one open round: stakes back, its transfers reversed; False if not open."""
+        result: bool = (await self._store.apply([RefundRound(str(round_id))]))[0]
+        return result
+
+    async def refund_unsettled(self) -> list[str]:
+        ids = await self._store.run_write(_ledger.refund_unsettled)
+        for round_id in ids:
+            log.warning("round %s never settled: its stakes went back to their payers", round_id)
+        return ids
+
+    async def audit(self) -> Audit:
+        return await self._store.run_read(_audit.audit)
+
+    async def audit_summary(self) -> AuditSummary:
+        return await self._store.run_read(_audit.summary)
+
+    async def statement(self, name: str, limit: int = 20) -> list[Entry]:
+        def q(tx: Tx) -> list[Entry]:
+            row = require(tx, name)
+            rows = tx.all("SELECT * FROM entries WHERE account_id = ? ORDER BY id DESC LIMIT ?", (row["id"], int(limit)))
+            return [
+                Entry(
+                    id=int(r["id"]),
+                    ts=float(r["ts"]),
+                    account=row["name"],
+                    delta=int(r["delta"]),
+                    kind=r["kind"],
+                    round_id=r["round_id"],
+                    ref=r["note"] + (":" + r["ref"] if r["ref"] else "") if r["note"] else r["ref"],
+                )
+                for r in rows
+            ]
+
+        return await self._store.run_read(q)
+
+
+def _conforms(store: SQLStore) -> None:
+    """mypy proves here that the SQL classes implement the Protocols of api.py."""
+    a: Accounts = store.accounts
+    b: Ledger = store.ledger
+    c: History = store.history
+    d: Tables = store.tables
+    e: Store = store
+    del a, b, c, d, e

@@ -1,0 +1,166 @@
+"""Tables that survive a restart: configuration, log, status; a durable table counter.
+
+The server writes a table's configuration when it opens, then every entry of
+its log (each deal's seed, every applied action) before the resulting events
+leave the server, in the same ``apply`` as the chip movements they cause; at
+start it rebuilds the unfinished tables by replaying them. The store does not
+interpret entries: they are JSON-able dicts, stored and given back in order.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from server.storage.api import (
+    BadRecord,
+    BadSequence,
+    StoredTable,
+    TableClosed,
+    TableLog,
+    TableOpened,
+    UnknownTable,
+)
+from server.storage.sql.tx import Row, Tx
+
+if TYPE_CHECKING:
+    from server.storage.sql.store import SQLStore
+
+MAX_ENTRIES = 10_000  # entries of one TableLog
+MAX_ENTRY = 65_536  # characters of one entry, as JSON
+
+
+def _json(value: Any, what: str) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as exc:
+        raise BadRecord(f"{what} is not JSON: {exc}") from None
+    return text
+
+
+def _table_id(value: Any) -> str:
+    if not isinstance(value, str) or not value or len(value) > 200:
+        raise BadRecord(f"a table id must be a non-empty string of at most 200 characters, not {value!r}")
+    return value
+
+
+def check(op: Any) -> None:
+    """The refusals that need no database: ids, JSON, sequence numbers, statuses."""
+    if isinstance(op, TableOpened):
+        _table_id(op.table_id)
+        if not isinstance(op.config, Mapping):
+            raise BadRecord("a table's configuration is a dict")
+        _json(dict(op.config), "the configuration")
+    elif isinstance(op, TableLog):
+        _table_id(op.table_id)
+        if isinstance(op.seq, bool) or not isinstance(op.seq, int) or op.seq < 0:
+            raise BadSequence(f"a sequence number is a whole number >= 0, not {op.seq!r}")
+        if not isinstance(op.entries, list | tuple) or len(op.entries) > MAX_ENTRIES:
+            raise BadRecord(f"entries are a list of at most {MAX_ENTRIES} dicts")
+        for entry in op.entries:
+            if not isinstance(entry, Mapping):
+                raise BadRecord(f"a log entry is a dict, not {type(entry).__name__}")
+            if len(_json(dict(entry), "a log entry")) > MAX_ENTRY:
+                raise BadRecord(f"a log entry is at most {MAX_ENTRY} characters of JSON")
+    elif isinstance(op, TableClosed):
+        _table_id(op.table_id)
+        if op.status not in ("over", "aside"):
+            raise BadRecord(f"a table closes 'over' or 'aside', not {op.status!r}")
+        if not isinstance(op.reason, str):
+            raise BadRecord("a reason is a string")
+
+
+def _table(tx: Tx, table_id: str) -> Row:
+    row = tx.one("SELECT * FROM tables WHERE table_id = ?" + tx.lock, (table_id,))
+    if row is None:
+        raise UnknownTable(f"no table {table_id}")
+    return row
+
+
+def table_opened(tx: Tx, op: TableOpened) -> None:
+    if tx.one("SELECT 1 FROM tables WHERE table_id = ?", (op.table_id,)) is not None:
+        raise BadRecord(f"table {op.table_id} was already opened")
+    tx.execute(
+        "INSERT INTO tables (table_id, config, status, reason, opened_at, next_seq) VALUES (?, ?, 'open', '', ?, 0)",
+        (op.table_id, _json(dict(op.config), "the configuration"), tx.now()),
+    )
+
+
+def table_log(tx: Tx, op: TableLog) -> int:
+    row = _table(tx, op.table_id)
+    if row["status"] != "open":
+        raise BadRecord(f"table {op.table_id} is {row['status']}: its log is closed")
+    expected = int(row["next_seq"])
+    if op.seq != expected:
+        kind = "a gap" if op.seq > expected else "an overlap"
+        raise BadSequence(f"table {op.table_id}: entries from {op.seq} would leave {kind} (next is {expected})")
+    for i, entry in enumerate(op.entries):
+        tx.execute(
+            "INSERT INTO table_log (table_id, seq, entry) VALUES (?, ?, ?)",
+            (op.table_id, expected + i, _json(dict(entry), "a log entry")),
+        )
+    after = expected + len(op.entries)
+    tx.execute("UPDATE tables SET next_seq = ? WHERE table_id = ?", (after, op.table_id))
+    return after
+
+
+def table_closed(tx: Tx, op: TableClosed) -> bool:
+    row = _table(tx, op.table_id)
+    if row["status"] != "open":
+        return False
+    tx.execute(
+        "UPDATE tables SET status = ?, reason = ?, closed_at = ? WHERE table_id = ?",
+        (op.status, op.reason[:1000], tx.now(), op.table_id),
+    )
+    return True
+
+
+RUNNERS: dict[type, Any] = {TableOpened: table_opened, TableLog: table_log, TableClosed: table_closed}
+
+
+def next_table_number(tx: Tx) -> int:
+    row = tx.one(
+        """INSERT INTO counters (name, value) VALUES ('table', 1)
+           ON CONFLICT (name) DO UPDATE SET value = counters.value + 1 RETURNING value"""
+    )
+    assert row is not None
+    return int(row[0])
+
+
+def stored(tx: Tx, row: Row) -> StoredTable:
+    entries = [json.loads(r[0]) for r in tx.rows("SELECT entry FROM table_log WHERE table_id = ? ORDER BY seq", (row["table_id"],))]
+    closed = row["closed_at"]
+    return StoredTable(
+        table_id=row["table_id"],
+        config=json.loads(row["config"]),
+        entries=entries,
+        opened_at=float(row["opened_at"]),
+        status=row["status"],
+        reason=row["reason"],
+        closed_at=None if closed is None or (isinstance(closed, float) and math.isnan(closed)) else float(closed),
+    )
+
+
+class SQLTables:
+    def __init__(self, store: SQLStore) -> None:
+        self._store = store
+
+    async def next_table_number(self) -> int:
+        """Persisted, strictly increasing across restarts (a durable write)."""
+        return await self._store.run_write(next_table_number)
+
+    async def unfinished(self) -> list[StoredTable]:
+        def q(tx: Tx) -> list[StoredTable]:
+            rows = tx.all("SELECT * FROM tables WHERE status = 'open' ORDER BY opened_at, table_id")
+            return [stored(tx, r) for r in rows]
+
+        return await self._store.run_read(q)
+
+    async def get(self, table_id: str) -> StoredTable | None:
+        def q(tx: Tx) -> StoredTable | None:
+            row = tx.one("SELECT * FROM tables WHERE table_id = ?", (table_id,))
+            return None if row is None else stored(tx, row)
+
+        return await self._store.run_read(q)

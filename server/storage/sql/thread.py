@@ -1,0 +1,214 @@
+"""The one thread that talks to the database, and group commit.
+
+Every call of the store becomes a job handed to this thread, so the event
+loop never blocks on disk and one store's transactions never interleave.
+The jobs submitted during one turn of the event loop arrive together (the
+store hands them over at the end of the turn); the thread runs consecutive
+writes waiting together (up to ``MAX_BATCH``) in ONE transaction, each job
+in its own savepoint: one commit and one fsync for the group, a job that
+raises undone alone, and no caller told "done" before the COMMIT returned.
+
+A job that fails for a passing reason (PostgreSQL: deadlock, serialization
+failure, lock timeout) is undone alone and run again after the group's
+commit, in a new transaction; a connection that broke is opened again for
+the next group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from server.storage.api import StorageError
+from server.storage.sql.tx import Tx
+
+log = logging.getLogger("donne.storage")
+
+WRITES = ("write", "relaxed")
+
+
+class Backend(Protocol):
+    """What a database (SQLite file, PostgreSQL server) gives the thread."""
+
+    def open(self) -> None:
+        """Connect, lock, migrate (in the database thread)."""
+
+    def tx(self) -> Tx:
+        """A handle on the current connection (opened again if it broke)."""
+
+    def begin_write(self, tx: Tx, relaxed: bool) -> None: ...
+
+    def begin_read(self, tx: Tx) -> None: ...
+
+    def commit(self, tx: Tx) -> None: ...
+
+    def rollback(self, tx: Tx) -> None: ...
+
+    def transient(self, exc: BaseException) -> bool:
+        """A failure worth running the job again for (deadlock, serialization failure)."""
+
+    def lost(self, exc: BaseException) -> bool:
+        """The connection is unusable: drop it (the next job connects again)."""
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class Job:
+    kind: str  # "write" | "relaxed" (need not reach the disk alone) | "read" | "call"
+    fn: Callable[[Tx], Any] | Callable[[], Any]
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[Any]
+    attempts: int = 0
+
+
+def _reply(job: Job, ok: bool, value: Any) -> None:
+    """Hand a result to the job's event loop (from the database thread)."""
+    try:
+        job.loop.call_soon_threadsafe(_deliver, job.future, ok, value)
+    except RuntimeError:  # that loop is closed: nobody is waiting any more
+        log.debug("result of a database job dropped: its event loop is closed")
+
+
+def _deliver(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    if future.cancelled():
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
+class DatabaseThread(threading.Thread):
+    MAX_BATCH = 64
+    MAX_ATTEMPTS = 30  # runs of one job that failed for a passing reason
+
+    def __init__(self, name: str, backend: Backend) -> None:
+        super().__init__(name=name, daemon=True)
+        self.backend = backend
+        self._jobs: queue.SimpleQueue[list[Job] | None] = queue.SimpleQueue()
+        self.commits = 0  # write transactions committed
+        self.writes = 0  # write jobs run (>= commits: the difference is what grouping saved)
+        self.retries = 0  # jobs run again after a passing failure
+
+    def submit(self, jobs: list[Job]) -> None:
+        self._jobs.put(jobs)
+
+    def stop(self) -> None:
+        if self.is_alive():
+            self._jobs.put(None)
+            self.join()
+
+    def run(self) -> None:
+        pending: collections.deque[Job] = collections.deque()
+        stopping = False
+        while True:
+            if not pending:
+                if stopping:
+                    return
+                item = self._jobs.get()
+                if item is None:
+                    return
+                pending.extend(item)
+            while not stopping:
+                try:
+                    item = self._jobs.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    stopping = True
+                else:
+                    pending.extend(item)
+            job = pending.popleft()
+            if job.kind not in WRITES:
+                self._single(job)
+                continue
+            batch = [job]
+            while pending and pending[0].kind in WRITES and len(batch) < self.MAX_BATCH:
+                batch.append(pending.popleft())
+            again = self._batch(batch)
+            if again:
+                self.retries += len(again)
+                time.sleep(random.uniform(0.001, 0.005) * min(max(j.attempts for j in again), 10))
+                pending.extendleft(reversed(again))
+
+    def _single(self, job: Job) -> None:
+        try:
+            if job.kind == "call":
+                value = job.fn()  # type: ignore[call-arg]
+            else:
+                tx = self.backend.tx()
+                self.backend.begin_read(tx)
+                try:
+                    value = job.fn(tx)  # type: ignore[call-arg]
+                finally:
+                    self.backend.commit(tx)
+        except BaseException as exc:  # handed to the awaiting coroutine
+            self._forget_if_lost(exc)
+            _reply(job, False, exc)
+        else:
+            _reply(job, True, value)
+
+    def _forget_if_lost(self, exc: BaseException) -> None:
+        if self.backend.lost(exc):
+            log.error("database connection lost: %s", exc)
+
+    def _batch(self, batch: list[Job]) -> list[Job]:
+        """Run the jobs in one transaction; returns the jobs to run again."""
+        results: list[tuple[Job, bool, Any]] = []
+        again: list[Job] = []
+        tx: Tx | None = None
+        try:
+            tx = self.backend.tx()
+            # A batch made only of relaxed writes commits without its own fsync
+            # (SQLite synchronous=NORMAL, PostgreSQL synchronous_commit=off); the
+            # next full commit syncs everything before it, so a power cut can only
+            # forget a suffix of transactions, never one from the middle.
+            self.backend.begin_write(tx, all(job.kind == "relaxed" for job in batch))
+            for job in batch:
+                tx.begin_job()
+                tx.execute("SAVEPOINT job")
+                try:
+                    value = job.fn(tx)  # type: ignore[call-arg]
+                    tx.end_job()
+                except BaseException as exc:
+                    tx.execute("ROLLBACK TO SAVEPOINT job")
+                    tx.execute("RELEASE SAVEPOINT job")
+                    job.attempts += 1
+                    if self.backend.transient(exc) and job.attempts < self.MAX_ATTEMPTS:
+                        again.append(job)
+                    else:
+                        results.append((job, False, exc))
+                else:
+                    tx.execute("RELEASE SAVEPOINT job")
+                    results.append((job, True, value))
+            self.backend.commit(tx)
+            self.commits += 1
+            self.writes += len(results)
+        except BaseException as exc:  # BEGIN, a savepoint or the COMMIT failed: nothing happened
+            if tx is not None:
+                with contextlib.suppress(Exception):
+                    self.backend.rollback(tx)
+            self._forget_if_lost(exc)
+            if self.backend.transient(exc):
+                for job in batch:
+                    job.attempts += 1
+                again = [job for job in batch if job.attempts < self.MAX_ATTEMPTS]
+                results = [(job, False, exc) for job in batch if job.attempts >= self.MAX_ATTEMPTS]
+            else:
+                if not isinstance(exc, StorageError) and self.backend.lost(exc):
+                    exc = StorageError(f"the database is unreachable: {exc}")
+                results = [(job, False, exc) for job in batch]
+                again = []
+        for job, ok, value in results:
+            _reply(job, ok, value)
+        return again
