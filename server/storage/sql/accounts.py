@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
 
 from server.storage import names as _names
 from server.storage import passwords as _pw
@@ -16,10 +15,7 @@ from server.storage.api import (
     NoSuchAccount,
     TooManyRegistrations,
 )
-from server.storage.sql.tx import Row, Tx
-
-if TYPE_CHECKING:
-    from server.storage.sql.store import SQLStore
+from server.storage.sql.tx import Row, Runner, Tx
 
 log = logging.getLogger("donne.storage")
 auth_log = logging.getLogger("donne.storage.auth")
@@ -150,7 +146,7 @@ def logout_guest(tx: Tx, row: Row) -> int:
 
 
 class SQLAccounts:
-    def __init__(self, store: SQLStore) -> None:
+    def __init__(self, store: Runner) -> None:
         self._store = store
         self._locks: dict[str, asyncio.Lock] = {}
         self._lock_users: dict[str, int] = {}  # attempts holding or waiting for each name's lock

@@ -6,15 +6,12 @@ import hashlib
 import json
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from server.storage import names as _names
 from server.storage.api import RoundRecord
 from server.storage.sql.accounts import find
-from server.storage.sql.tx import Row, Tx
-
-if TYPE_CHECKING:
-    from server.storage.sql.store import SQLStore
+from server.storage.sql.tx import Row, Runner, Tx
 
 log = logging.getLogger("donne.storage")
 
@@ -101,7 +98,7 @@ def _record_from_row(tx: Tx, row: Row, with_log: bool = True) -> RoundRecord:
 
 
 class SQLHistory:
-    def __init__(self, store: SQLStore) -> None:
+    def __init__(self, store: Runner) -> None:
         self._store = store
 
     async def record_round(self, record: RoundRecord) -> None:

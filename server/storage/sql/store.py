@@ -35,7 +35,16 @@ from server.storage.settings import StoreSettings
 from server.storage.sql import audit as _audit
 from server.storage.sql import ledger as _ledger
 from server.storage.sql import tables as _tables
-from server.storage.sql.accounts import SQLAccounts, available, create, find, logout_guest, move, require
+from server.storage.sql.accounts import (
+    SQLAccounts,
+    available,
+    create,
+    find,
+    logout_guest,
+    move,
+    require,
+    retire_gone,
+)
 from server.storage.sql.history import SQLHistory
 from server.storage.sql.tables import SQLTables
 from server.storage.sql.thread import Backend, DatabaseThread, Job
@@ -69,7 +78,7 @@ class SQLStore:
             maximum=self.settings.backoff_max,
             window=self.settings.backoff_window,
         )
-        self._thread = DatabaseThread(name, backend)
+        self._thread = DatabaseThread(name, backend, retire_gone)  # chips reaching a guest gone: retired
         self._closed = False
         self._buffers: dict[asyncio.AbstractEventLoop, list[Job]] = {}
         self.accounts = SQLAccounts(self)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from server.storage.api import (
     BadRecord,
@@ -23,10 +23,7 @@ from server.storage.api import (
     TableOpened,
     UnknownTable,
 )
-from server.storage.sql.tx import Row, Tx
-
-if TYPE_CHECKING:
-    from server.storage.sql.store import SQLStore
+from server.storage.sql.tx import Row, Runner, Tx
 
 MAX_ENTRIES = 10_000  # entries of one TableLog
 MAX_ENTRY = 65_536  # characters of one entry, as JSON
@@ -144,7 +141,7 @@ def stored(tx: Tx, row: Row) -> StoredTable:
 
 
 class SQLTables:
-    def __init__(self, store: SQLStore) -> None:
+    def __init__(self, store: Runner) -> None:
         self._store = store
 
     async def next_table_number(self) -> int:

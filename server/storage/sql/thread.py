@@ -92,9 +92,10 @@ class DatabaseThread(threading.Thread):
     MAX_BATCH = 64
     MAX_ATTEMPTS = 30  # runs of one job that failed for a passing reason
 
-    def __init__(self, name: str, backend: Backend) -> None:
+    def __init__(self, name: str, backend: Backend, on_job_end: Callable[[Tx], None] = lambda tx: None) -> None:
         super().__init__(name=name, daemon=True)
         self.backend = backend
+        self.on_job_end = on_job_end  # run inside each write job's savepoint, after the job
         self._jobs: queue.SimpleQueue[list[Job] | None] = queue.SimpleQueue()
         self.commits = 0  # write transactions committed
         self.writes = 0  # write jobs run (>= commits: the difference is what grouping saved)
@@ -179,6 +180,7 @@ class DatabaseThread(threading.Thread):
                 tx.execute("SAVEPOINT job")
                 try:
                     value = job.fn(tx)  # type: ignore[call-arg]
+                    self.on_job_end(tx)
                     tx.end_job()
                 except BaseException as exc:
                     tx.execute("ROLLBACK TO SAVEPOINT job")

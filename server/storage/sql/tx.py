@@ -11,12 +11,13 @@ sums (PostgreSQL's ``SUM`` of integers is a ``numeric``: rows give ints).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from server.storage.settings import StoreSettings
 
+T = TypeVar("T")
 Row = Any  # a row: r["column"] and r[0] both work (sqlite3.Row, or PgRow)
 Params = Sequence[Any]
 
@@ -98,9 +99,6 @@ class Tx:
 
     def end_job(self) -> None:
         """Inside the job's savepoint: write what the job changed of the totals."""
-        from server.storage.sql.accounts import retire_gone
-
-        retire_gone(self)
         if not any(self.totals.values()):
             return
         values = [self.totals.get(k, 0) for k in TOTALS]
@@ -116,3 +114,17 @@ class Tx:
             (self.shard, *values),
         )
         self.totals = {}
+
+
+class Runner(Protocol):
+    """What the accounts, history and tables of a store run their SQL through (a ``SQLStore``)."""
+
+    settings: StoreSettings
+    backoff: Any
+    sleep: Callable[[float], Awaitable[None]]
+
+    async def run_write(self, fn: Callable[[Tx], T], *, relaxed: bool = False) -> T: ...
+
+    async def run_read(self, fn: Callable[[Tx], T]) -> T: ...
+
+    async def apply(self, ops: Sequence[Any]) -> list[Any]: ...
