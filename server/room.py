@@ -27,7 +27,8 @@ from server.config import Config
 from server.games import TableOptions, adapter
 from server.players import Player
 from server.protocol import CommandError
-from server.storage.api import InsufficientChips, bot_account
+from server.storage import api
+from server.storage.api import bot_account
 from server.table import (
     Balance,
     Claim,
@@ -39,6 +40,7 @@ from server.table import (
     Escrow,
     FundBot,
     Gone,
+    HoldChips,
     Member,
     Outputs,
     Pause,
@@ -47,6 +49,7 @@ from server.table import (
     Record,
     Refused,
     ReleaseBot,
+    ReleaseChips,
     Released,
     Reply,
     Send,
@@ -229,51 +232,26 @@ class Room:
                 out = self.table.resume(time.monotonic(), result)
 
     async def _perform(self, effect: Effect) -> Any:
+        """One effect the table waits for; chip movements are one atomic ``store.apply`` each."""
         store = self.lobby.store
-        ledger = store.ledger
         if isinstance(effect, Pause):
             await asyncio.sleep(0)
             return None
         if isinstance(effect, Claim):
             return self.lobby.seats.claim(effect.account, effect.table)
         if isinstance(effect, Balance):
-            return await ledger.balance(effect.account)
-        if isinstance(effect, Escrow):
-            stakes = dict(effect.stakes)
-            if effect.partial:
-                stakes = {a: n for a, n in stakes.items() if await ledger.balance(a) >= n}
-            if stakes:
-                try:
-                    await ledger.open_round(effect.round_id, stakes)
-                except InsufficientChips:
-                    if not effect.partial:
-                        raise
-                    return []  # a balance moved since it was read: nobody is covered this time
-            return list(stakes)
-        if isinstance(effect, Settle):
-            return await ledger.settle_round(effect.round_id, dict(effect.payouts))
-        if isinstance(effect, Pay):
-            return await ledger.transfer(effect.src, effect.dst, effect.amount, effect.reason, ref=effect.round_id)
-        if isinstance(effect, Void):
-            refund = getattr(ledger, "refund_round", None)
-            if refund is None:
-                return False
-            try:
-                return await refund(effect.round_id)
-            except Exception as exc:
-                if type(exc).__name__ == "UnknownRound":
-                    return False
-                raise
-        if isinstance(effect, FundBot):
-            await store.accounts.fund_bot(effect.display, effect.chips)
-            return bot_account(effect.display)
-        if isinstance(effect, ReleaseBot):
-            return await store.accounts.release_bot(effect.display)
-        if isinstance(effect, Record):
-            return await store.history.record_round(dataclasses.replace(effect.record, finished_at=time.time()))
+            return await store.ledger.available(effect.account)
         if isinstance(effect, Think):
             return await asyncio.to_thread(effect.bot.decide, effect.view, effect.legal)
-        raise TypeError(f"unknown effect {effect!r}")
+        if isinstance(effect, Record):
+            return await store.history.record_round(dataclasses.replace(effect.record, finished_at=time.time()))
+        op = _store_op(effect, self.id)
+        (result,) = await store.apply([op])
+        if isinstance(effect, Escrow):
+            return list(result.covered)
+        if isinstance(effect, FundBot):
+            return bot_account(effect.display)
+        return result
 
     async def _deliver(self, out: Outputs) -> None:
         """Carry out the table's items in order: messages, who is in the room, seat claims, closing."""
@@ -320,3 +298,25 @@ class Room:
                 session.push_states(msg, seat)
             elif isinstance(msg, Shared):
                 session.push_shared(msg, seat)
+
+
+def _store_op(effect: Effect, table: str) -> Any:
+    """The store's operation for a table's chip effect."""
+    if isinstance(effect, Escrow):
+        return api.OpenRound(effect.round_id, dict(effect.stakes), table=table, partial=effect.partial)
+    if isinstance(effect, Settle):
+        return api.SettleRound(effect.round_id, dict(effect.payouts))
+    if isinstance(effect, Pay):
+        return api.Transfer(effect.src, effect.dst, effect.amount, effect.reason, round_id=effect.round_id or None,
+                            hold_id=effect.hold_id)
+    if isinstance(effect, HoldChips):
+        return api.Hold(effect.hold_id, effect.account, effect.amount, round_id=effect.round_id or None)
+    if isinstance(effect, ReleaseChips):
+        return api.ReleaseHold(effect.hold_id)
+    if isinstance(effect, Void):
+        return api.RefundRound(effect.round_id)
+    if isinstance(effect, FundBot):
+        return api.FundBot(effect.display, effect.chips)
+    if isinstance(effect, ReleaseBot):
+        return api.ReleaseBot(effect.display)
+    raise TypeError(f"unknown effect {effect!r}")

@@ -80,15 +80,31 @@ class Payout:
 
 @dataclass(frozen=True, slots=True)
 class Payment:
-    """Chips from one seat to another during the round (a sale, a trade)."""
+    """Chips from one seat to another during the round (a sale, a trade); ``reserved``: paid from
+    the chips reserved under that key."""
 
     payer: int
     payee: int
     amount: int
     reason: str
+    reserved: str | None = None
 
 
-Money = Stakes | Payout | Payment
+@dataclass(frozen=True, slots=True)
+class Reserve:
+    """Chips of a seat set aside for a promise it made (an open offer): the ledger's hold."""
+
+    key: str
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Unreserve:
+    key: str
+
+
+Money = Stakes | Payout | Payment | Reserve | Unreserve
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +194,10 @@ class GameAdapter:
     def private_keys(self) -> tuple[str, ...]:
         """The keys :meth:`private_fields` returns, in that order."""
         return ()
+
+    def on_leave(self, match: Match, seat: int) -> list[Any]:
+        """Actions that undo what a person who leaves had promised (their open offers)."""
+        return []
 
     def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> Any:
         """An action the server takes for a person who asked for it (``autocut``), or ``None``."""

@@ -6,9 +6,32 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.api import Match
-from engine.speculation import Ante, PoolWon, Sold, SpeculationMatch, Traded
+from engine.speculation import (
+    Ante,
+    Decline,
+    Declined,
+    Lapsed,
+    Offered,
+    PoolWon,
+    Sold,
+    SpeculationMatch,
+    Traded,
+    Withdraw,
+    Withdrawn,
+)
 from server.games import common
-from server.games.base import GameAdapter, Money, Payment, Payout, RoundMoney, Settings, Stakes, TableOptions
+from server.games.base import (
+    GameAdapter,
+    Money,
+    Payment,
+    Payout,
+    Reserve,
+    RoundMoney,
+    Settings,
+    Stakes,
+    TableOptions,
+    Unreserve,
+)
 from server.protocol import arg_int
 
 
@@ -55,6 +78,25 @@ class SpeculationAdapter(GameAdapter):
             return [Payout({event.seat: event.amount})] if event.amount > 0 else []
         if isinstance(event, Sold):
             return [Payment(event.to, event.seat, event.price, "sold")]
+        # an open offer holds its price of the buyer's chips until it is taken up or lapses (S9, S12d)
+        if isinstance(event, Offered):
+            return [Reserve(_offer_key(event.offer), event.buyer, event.price)]
+        if isinstance(event, Declined | Withdrawn | Lapsed):
+            return [Unreserve(_offer_key(event.offer))]
         if isinstance(event, Traded):
-            return [Payment(event.buyer, event.seller, event.price, "traded")]
+            return [Payment(event.buyer, event.seller, event.price, "traded", reserved=_offer_key(event.offer))]
         return []
+
+    def on_leave(self, match: Match, seat: int) -> list[Any]:
+        """A player who leaves withdraws his offers and declines those made to him."""
+        out: list[Any] = []
+        for offer in match.view(None).offers:  # type: ignore[attr-defined]
+            if offer.buyer == seat:
+                out.append(Withdraw(seat, offer.offer))
+            elif offer.seller == seat:
+                out.append(Decline(seat, offer.offer))
+        return out
+
+
+def _offer_key(offer: int) -> str:
+    return f"offer{offer}"

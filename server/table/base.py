@@ -223,3 +223,6 @@ class TableBase:
 
     def _expire_graces(self, now: float) -> Step:
         raise NotImplementedError
+
+    def _money(self, events: tuple[Any, ...], *, refuse: bool) -> Step:
+        raise NotImplementedError

@@ -152,13 +152,30 @@ class Settle:
 
 @dataclass(frozen=True, slots=True)
 class Pay:
-    """Chips from one account to another, belonging to a round (undone if the round is voided)."""
+    """Chips from one account to another, belonging to a round (undone if the round is voided);
+    ``hold_id``: paid from that hold."""
 
     src: str
     dst: str
     amount: int
     reason: str
     round_id: str
+    hold_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HoldChips:
+    """Set ``amount`` of an account's chips aside for a promise (an open offer) of the round."""
+
+    hold_id: str
+    account: str
+    amount: int
+    round_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseChips:
+    hold_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +219,8 @@ class Pause:
     """Let the rest of the server run before going on (result: None)."""
 
 
-Effect = Claim | Balance | Escrow | Settle | Pay | Void | FundBot | ReleaseBot | Record | Think | Pause
+Effect = (Claim | Balance | Escrow | Settle | Pay | HoldChips | ReleaseChips | Void | FundBot | ReleaseBot | Record
+          | Think | Pause)
 
 # -- outputs -------------------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.bots import LEVELS, make_bot
+from engine.errors import Refusal
 from engine.seeds import derive
 from server.protocol import CommandError
 from server.storage.api import StorageError
@@ -129,6 +130,7 @@ class Seating(TableBase):
         else:
             seat = self.seats[seat_no]
             at_stake = self.round_escrow.get(seat_no, 0)
+            yield from self._release_promises(seat)
             self._free_seat(seat)
             if seat.leaving:  # a bot plays on with the stake; the person hears how the round ends
                 result.update(until="round_end", at_stake=at_stake)
@@ -137,6 +139,19 @@ class Seating(TableBase):
         self._push_states()
         yield from self._maybe_close()
         return result
+
+    def _release_promises(self, seat: Seat) -> Step:
+        """A person leaving during a round: what they promised lapses first (their open offers, S9),
+        so no chip of theirs stays promised at a table they left."""
+        if self.match is None or self.status != "playing":
+            return
+        for action in self.adapter.on_leave(self.match, seat.index):
+            try:
+                events = self._apply(action)
+            except Refusal:
+                continue
+            if (yield from self._money(events, refuse=False)):
+                self._publish(events)
 
     def _free_seat(self, seat: Seat) -> None:
         """A person leaves their seat (command, or grace expired).
@@ -230,6 +245,7 @@ class Seating(TableBase):
             if seat.grace_until is not None and now >= seat.grace_until and seat.member is not None:
                 key, name = seat.member, seat.name
                 seat.grace_until = None
+                yield from self._release_promises(seat)
                 self._free_seat(seat)
                 self._out.items.append(Gone(key))
                 self._broadcast({"event": "left", "room": self.id, "name": name, "seat": seat.index})

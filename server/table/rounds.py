@@ -14,7 +14,7 @@ from typing import Any
 from engine.bots import LEVELS
 from engine.errors import Refusal
 from engine.seeds import commitment
-from server.games.base import Payment, Payout, RoundMoney, Stakes
+from server.games.base import Payment, Payout, Reserve, RoundMoney, Stakes, Unreserve
 from server.protocol import CommandError, Shared
 from server.storage.api import RoundRecord, StorageError
 from server.table.base import Step, TableBase, log
@@ -23,10 +23,12 @@ from server.table.io import (
     Escrow,
     FundBot,
     Gone,
+    HoldChips,
     Pause,
     Pay,
     Record,
     ReleaseBot,
+    ReleaseChips,
     Released,
     Send,
     Settle,
@@ -192,8 +194,14 @@ class Rounds(TableBase):
                     yield Settle(self.round_id, payouts)
                     self.round_stakes, self.round_escrow = {}, {}
                 elif isinstance(move, Payment):
+                    hold = None if move.reserved is None else f"{self.round_id}-{move.reserved}"
                     yield Pay(self._account(move.payer), self._account(move.payee), move.amount, move.reason,
-                              self.round_id or "")
+                              self.round_id or "", hold)
+                elif isinstance(move, Reserve):
+                    yield HoldChips(f"{self.round_id}-{move.key}", self._account(move.seat), move.amount,
+                                    self.round_id or "")
+                elif isinstance(move, Unreserve):
+                    yield ReleaseChips(f"{self.round_id}-{move.key}")
         except Exception as exc:
             code = getattr(exc, "code", "not_allowed")
             log.warning("table %s: the ledger refused %s (%s); the action is undone", self.id,

@@ -56,6 +56,7 @@ from server.table import (
     Escrow,
     FundBot,
     Gone,
+    HoldChips,
     Input,
     Member,
     Outputs,
@@ -65,6 +66,7 @@ from server.table import (
     Record,
     Refused,
     ReleaseBot,
+    ReleaseChips,
     Released,
     Reply,
     Send,
@@ -155,6 +157,7 @@ class Ledger:
         self.records: list[RoundRecord] = []
         self.bots_funded: dict[str, int] = defaultdict(int)
         self.bots_released: dict[str, int] = defaultdict(int)
+        self.holds: dict[str, tuple[str, int, str]] = {}  # hold id -> (account, amount, round id)
 
     def grant(self, account: str, chips: int) -> None:
         """A new account with ``chips`` (new chips, counted in ``expected``)."""
@@ -168,6 +171,10 @@ class Ledger:
         if account not in self.balances:
             raise NoSuchAccount(account)
         return self.balances[account]
+
+    def available(self, account: str) -> int:
+        """The chips an account may stake, pay or hold: its balance less what it holds."""
+        return self.balance(account) - sum(n for a, n, _ in self.holds.values() if a == account)
 
     def escrowed(self) -> int:
         return sum(sum(b.stakes.values()) for b in self.rounds.values() if b.state == "open")
@@ -192,14 +199,14 @@ class Ledger:
         """``Escrow`` as ``Room._perform`` does it (``partial``: only those who can cover)."""
         wanted = dict(stakes)
         if partial:
-            wanted = {a: n for a, n in wanted.items() if self.balance(a) >= n}
+            wanted = {a: n for a, n in wanted.items() if self.available(a) >= n}
         if not wanted:
             return []
         if round_id in self.rounds:
             raise BadAmount(f"round {round_id} was already opened")
         if any(n <= 0 for n in wanted.values()):
             raise BadAmount("a stake must be positive")
-        short = [a for a, n in wanted.items() if self.balance(a) < n]
+        short = [a for a, n in wanted.items() if self.available(a) < n]
         if short:
             raise InsufficientChips(f"not enough chips: {short}")
         for account, amount in wanted.items():
@@ -219,12 +226,33 @@ class Ledger:
         for account, amount in payouts.items():
             self._move(account, amount)
         book.state, book.payouts = "settled", dict(payouts)
+        self._release_round_holds(round_id)
         return True
 
-    def transfer(self, src: str, dst: str, amount: int, reason: str, round_id: str) -> None:
+    def hold(self, hold_id: str, account: str, amount: int, round_id: str) -> None:
+        if amount <= 0 or hold_id in self.holds:
+            raise BadAmount("a hold sets a positive amount aside, once")
+        if self.available(account) < amount:
+            raise InsufficientChips(f"{account} has {self.available(account)} chips free, not {amount}")
+        self.holds[hold_id] = (account, amount, round_id)
+
+    def release(self, hold_id: str) -> bool:
+        return self.holds.pop(hold_id, None) is not None
+
+    def _release_round_holds(self, round_id: str) -> None:
+        for hold_id in [h for h, (_, _, r) in self.holds.items() if r == round_id]:
+            del self.holds[hold_id]
+
+    def transfer(self, src: str, dst: str, amount: int, reason: str, round_id: str,
+                 hold_id: str | None = None) -> None:
         if amount <= 0 or src == dst:
             raise BadAmount("a transfer moves a positive amount between two accounts")
-        if self.balance(src) < amount:
+        if hold_id is not None:
+            held = self.holds.get(hold_id)
+            if held is None or held[0] != src or held[1] < amount:
+                raise InsufficientChips(f"no hold {hold_id} of {src} for {amount}")
+            del self.holds[hold_id]
+        if self.available(src) < amount:
             raise InsufficientChips(f"{src} has {self.balances[src]} chips, not {amount}")
         self.balance(dst)
         self._move(src, -amount)
@@ -248,6 +276,7 @@ class Ledger:
                 self._move(account, amount)
             book.state = "voided"
             undone = True
+        self._release_round_holds(round_id)
         return undone
 
     def fund_bot(self, display: str, chips: int) -> str:
@@ -519,7 +548,7 @@ class Harness:
         if isinstance(effect, Claim):
             return self.claims.claim(effect.account, effect.table)
         if isinstance(effect, Balance):
-            return ledger.balance(effect.account)
+            return ledger.available(effect.account)
         if isinstance(effect, Escrow):
             try:
                 return ledger.escrow(effect.round_id, effect.stakes, effect.partial)
@@ -530,7 +559,12 @@ class Harness:
         if isinstance(effect, Settle):
             return ledger.settle(effect.round_id, effect.payouts)
         if isinstance(effect, Pay):
-            return ledger.transfer(effect.src, effect.dst, effect.amount, effect.reason, effect.round_id)
+            return ledger.transfer(effect.src, effect.dst, effect.amount, effect.reason, effect.round_id,
+                                   effect.hold_id)
+        if isinstance(effect, HoldChips):
+            return ledger.hold(effect.hold_id, effect.account, effect.amount, effect.round_id)
+        if isinstance(effect, ReleaseChips):
+            return ledger.release(effect.hold_id)
         if isinstance(effect, Void):
             return ledger.void(effect.round_id)
         if isinstance(effect, FundBot):
