@@ -169,6 +169,8 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
         return t.gettext("There is no such open offer.")
     if code == "bad_lang":
         return t.gettext("Languages: fr (français), es (español), en (English).")
+    if code == "too_many_registrations":
+        return t.gettext("Too many new accounts from your address lately; try again later, or play as a guest.")
     if code == "input_flood":
         return t.gettext("Too much input at once: disconnected.")
     if code == "line_too_long":

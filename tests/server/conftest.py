@@ -31,6 +31,7 @@ FAST = {
     "ssh_keepalive": 0.0,
     "commands_per_second": 200.0,
     "command_burst": 400,
+    "registrations_per_hour": 0,  # tests register many accounts from 127.0.0.1 (test_storage_commands sets one)
     "default_lang": "en",  # the tests read English; the embedded default is French (test_limits)
 }
 """Test settings: long decision timers (tests drive every move, or set short timers themselves)."""

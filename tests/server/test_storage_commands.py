@@ -159,3 +159,27 @@ async def test_text_mode_register_asks_the_password_then_again(server: Running) 
         writer.close()
     account: Any = await server.store.accounts.verify_password("frank", "open-sesame")
     assert account is not None and not account.guest
+
+
+async def test_registrations_are_limited_per_address_and_hour(tmp_path: Any) -> None:
+    """Each account brings starting chips that trades could funnel to one: an address may open only
+    ``registrations_per_hour`` of them an hour; the next is refused with a clear reason."""
+    from tests.server.conftest import connect, start_server
+
+    running = await start_server(tmp_path / "limited", registrations_per_hour=2)
+    clients = []
+    try:
+        for name in ("una", "dos"):
+            c = await connect(running, name)
+            clients.append(c)
+            assert (await c.request("register", password="secret-pw"))["name"] == name
+        c = await connect(running, "tres")
+        clients.append(c)
+        r = await c.request_raw("register", password="secret-pw")
+        assert r["code"] == "too_many_registrations" and "address" in r["message"]
+        assert not await running.store.accounts.exists("tres")  # nothing changed
+        assert (await c.request("whoami"))["guest"] is True
+    finally:
+        for c in clients:
+            await c.close()
+        await running.stop()
