@@ -68,6 +68,9 @@ class Config:
     round_pause: float = 3.0
     bot_delay: float = 0.8
     close_after_over: float = 120.0
+    cut_window: float = 3.0
+    trade_window: float = 6.0
+    autopass_delay: float = 1.0
     # [chips]
     starting_chips: int = 1000
     guest_chips: int = 200
@@ -155,7 +158,8 @@ def _check(cfg: Config) -> None:
         if getattr(cfg, name) <= 0:
             raise ConfigError(f"{name} must be positive")
     for name in ("flip_seconds", "grace_seconds", "round_pause", "bot_delay", "idle_timeout",
-                 "close_after_over", "ssh_keepalive", "telnet_connect_maxwait"):
+                 "close_after_over", "ssh_keepalive", "telnet_connect_maxwait", "cut_window", "trade_window",
+                 "autopass_delay"):
         if getattr(cfg, name) < 0:
             raise ConfigError(f"{name} must not be negative")
     if not 1024 <= cfg.ssh_window <= 2**21:

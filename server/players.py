@@ -87,7 +87,7 @@ class Player:
     session: Client | None = None
     _room: Place | None = field(default=None, repr=False)
     seat: int | None = None  # None with a room: spectator
-    autocut: bool = False  # tdc: cut for this player as soon as possible (T9)
+    prefs: dict[str, bool] = field(default_factory=dict)  # automatic moves asked for (autocut, autopass)
     extra: dict[str, Any] = field(default_factory=dict)
     lobby_spans: list[list[Any]] = field(default_factory=lambda: [[news_now(), None]])
     """When this player was in the lobby, as ``[first, end)`` ranges of news sequence numbers (``end``

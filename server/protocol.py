@@ -128,7 +128,11 @@ PLAY_COMMANDS = frozenset({"play", "pass", "cut", "give", "bid", "sell", "keep",
                            "decline", "withdraw"})
 """Moves: forwarded to the player's table, checked by the engine (PROTOCOL.md)."""
 
-TABLE_COMMANDS = PLAY_COMMANDS | {"join", "watch", "leave", "say", "state", "autocut"}
+AUTOMATIC = frozenset({"autocut", "autopass"})
+"""Moves a person may ask the server to make for them: cut as soon as possible (T9), pass when
+passing is all they can do."""
+
+TABLE_COMMANDS = PLAY_COMMANDS | AUTOMATIC | {"join", "watch", "leave", "say", "state"}
 """Everything a table itself answers."""
 
 

@@ -202,7 +202,7 @@ class Room:
             return Shutdown()
         player = item.player
         assert player is not None
-        member = Member(player.key, player.name, player.name, {"autocut": player.autocut})
+        member = Member(player.key, player.name, player.name, dict(player.prefs))
         if item.kind == "connected":
             return Connected(member)
         if item.kind == "disconnected":

@@ -146,16 +146,26 @@ async def state(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
     return result
 
 
+async def _automatic(ctx: Context, args: Mapping[str, Any], which: str) -> dict[str, Any]:
+    player = ctx.session.player
+    assert player is not None
+    on = arg_bool(args, "on", default=not player.prefs.get(which, False))
+    player.prefs[which] = on
+    if player.room is not None:
+        await player.room.submit(player, which, {"on": on})
+    return {"on": on}
+
+
 @command("autocut")
 async def autocut(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     """tdc: let the server cut for me as soon as a cut is possible (T9)."""
-    on = arg_bool(args, "on", default=not (ctx.session.player and ctx.session.player.autocut))
-    player = ctx.session.player
-    assert player is not None
-    player.autocut = on
-    if player.room is not None:
-        await player.room.submit(player, "autocut", {"on": on})
-    return {"on": on}
+    return await _automatic(ctx, args, "autocut")
+
+
+@command("autopass")
+async def autopass(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Let the server pass for me, after a short pause, when passing is all I can do."""
+    return await _automatic(ctx, args, "autopass")
 
 
 @command("colour", login=False)

@@ -199,6 +199,17 @@ class GameAdapter:
         """Actions that undo what a person who leaves had promised (their open offers)."""
         return []
 
-    def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> Any:
-        """An action the server takes for a person who asked for it (``autocut``), or ``None``."""
+    def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> tuple[Any, bool] | None:
+        """A move the server makes for a person who asked for it (``prefs``: autocut, autopass):
+        ``(action, at_once)`` — at once, or after a short pause — or ``None``."""
         return None
+
+    def window_after(self, events: Sequence[Any], match: Match) -> str | None:
+        """After these events, a window people get before any bot or clock moves on: its kind
+        (``"cut"``: a cut may follow, T9; ``"trade"``: between auctions, S9), ``"close"`` when the
+        events end the open window, or ``None`` (no change)."""
+        return None
+
+    def window_seconds(self, kind: str, opts: TableOptions, settings: Any) -> float:
+        """How long a window of ``kind`` lasts at this table (0: none)."""
+        return 0.0

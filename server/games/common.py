@@ -46,3 +46,10 @@ def refuse_unless_absent(args: Mapping[str, Any], key: str, *absent: Any) -> Non
     """An option this table does not have may only be left out (or given as one of ``absent``)."""
     if key in args and args[key] not in (None, *absent):
         raise CommandError("bad_argument", arg=key)
+
+
+def window_option(args: Mapping[str, Any], key: str) -> dict[str, float]:
+    """A table's own length for a window (``cut_window``, ``trade_window``), 0 to 60 s; absent: the server's."""
+    if args.get(key) is None:
+        return {}
+    return {key: arg_number(args, key, default=0.0, lo=0, hi=60)}

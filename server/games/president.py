@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.api import Match, Pending
 from engine.cards import format_cards
-from engine.president import Cut, PresidentMatch, RoundOver
+from engine.president import Cut, Pass, PresidentMatch, RoundOver
 from server.games import common
 from server.games.base import GameAdapter, Money, Payout, RoundMoney, Settings, TableOptions
 from server.protocol import CommandError, arg_int
@@ -37,6 +37,14 @@ class PresidentAdapter(GameAdapter):
     def replay(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> Match:
         match, _ = PresidentMatch.replay(config, log)
         return match
+
+    def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> tuple[Any, bool] | None:
+        # autopass: passing is all the seat can do on its turn (nothing it holds can follow)
+        if prefs.get("autopass"):
+            legal = match.legal_actions(seat)
+            if len(legal) == 1 and isinstance(legal[0], Pass):
+                return legal[0], False
+        return None
 
     def in_round(self, match: Match, seat: int) -> bool:
         view = match.view(None)
@@ -104,12 +112,12 @@ class TdcAdapter(PresidentAdapter):
         state["stake"] = opts.stake
         state["give"] = _give_count(match, seat, pending)
 
-    def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> Any:
-        if not prefs.get("autocut"):
-            return None
-        if seat not in match.cut_options():  # type: ignore[attr-defined]
-            return None
-        return next((a for a in match.legal_actions(seat) if isinstance(a, Cut)), None)
+    def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> tuple[Any, bool] | None:
+        if prefs.get("autocut") and seat in match.cut_options():  # type: ignore[attr-defined]
+            cut = next((a for a in match.legal_actions(seat) if isinstance(a, Cut)), None)
+            if cut is not None:
+                return cut, True
+        return super().automatic(match, seat, prefs)
 
 
 def _give_count(match: Match | None, seat: int | None, pending: Sequence[Pending]) -> int:

@@ -53,7 +53,8 @@ class SpeculationAdapter(GameAdapter):
         turn = common.turn_seconds(args, settings.auction_seconds)
         common.refuse_unless_absent(args, "stake", 0)
         ante = arg_int(args, "ante", default=settings.default_ante, lo=1, hi=1_000_000)
-        return TableOptions(self.game, self.name, seats, bots, level, turn, 0, ante, common.rounds(args))
+        extra = common.window_option(args, "trade_window")
+        return TableOptions(self.game, self.name, seats, bots, level, turn, 0, ante, common.rounds(args), extra)
 
     def chips_to_sit(self, opts: TableOptions) -> int:
         return opts.ante
@@ -86,6 +87,18 @@ class SpeculationAdapter(GameAdapter):
         if isinstance(event, Traded):
             return [Payment(event.buyer, event.seller, event.price, "traded", reserved=_offer_key(event.offer))]
         return []
+
+    def window_after(self, events: Sequence[Any], match: Match) -> str | None:
+        # after an auction closes, people get time to offer before the next card turns (S9)
+        names = {ev.name for ev in events}
+        if names & {"turned", "auction", "deal_over", "dealt"}:
+            return "close"
+        if names & {"sold", "kept"}:
+            return "trade"
+        return None
+
+    def window_seconds(self, kind: str, opts: TableOptions, settings: Any) -> float:
+        return float(opts.extra.get("trade_window", settings.trade_window)) if kind == "trade" else 0.0
 
     def on_leave(self, match: Match, seat: int) -> list[Any]:
         """A player who leaves withdraws his offers and declines those made to him."""

@@ -49,6 +49,12 @@ class TableSettings(Protocol):
     def close_after_over(self) -> float: ...
     @property
     def bot_chips(self) -> int: ...
+    @property
+    def cut_window(self) -> float: ...
+    @property
+    def trade_window(self) -> float: ...
+    @property
+    def autopass_delay(self) -> float: ...
 
 
 
@@ -76,6 +82,8 @@ class TableBase:
         self.next_deal_at = 0.0
         self.over_at: float | None = None
         self.bot_due: float | None = None
+        self.window: tuple[str, float] | None = None  # (kind, until): people's time before bots or clocks move on
+        self.auto_at: float | None = None  # when a delayed automatic move (autopass) is due
         self._draw_seed = draw_seed
         self._bot_seed = bot_seed
         self._bot_options = dict(bot_options or {})

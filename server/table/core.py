@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.errors import Refusal
-from server.protocol import PLAY_COMMANDS, CommandError
+from server.protocol import AUTOMATIC, PLAY_COMMANDS, CommandError
 from server.storage.api import StorageError
 from server.table import io
 from server.table.base import Step, TableSettings, log
@@ -81,6 +81,10 @@ class Table(Seating, Rounds):
             times.append(self.next_deal_at)
         if self.over_at is not None:
             times.append(self.over_at)
+        if self.window is not None:
+            times.append(self.window[1])
+        if self.auto_at is not None:
+            times.append(self.auto_at)
         return min(times) if times else None
 
     def _start(self, now: float, gen: Step) -> Outputs:
@@ -164,10 +168,10 @@ class Table(Seating, Rounds):
         if cmd == "state":
             self._deferred.append(lambda: self._push_state(member.key))
             return None, None
-        if cmd == "autocut":
+        if cmd in AUTOMATIC:
             seat = self.seat_of(member.key)
             if seat is not None:
-                self.seats[seat].prefs["autocut"] = bool(c.args.get("on"))
+                self.seats[seat].prefs[cmd] = bool(c.args.get("on"))
             return None, ()  # _after runs the automatic moves
         if cmd in PLAY_COMMANDS:
             return (yield from self._play(member, cmd, c.args))

@@ -61,6 +61,13 @@ class Rounds(TableBase):
                 if not (yield from self._deal()):
                     return
                 continue
+            if self.window is not None and now >= self.window[1]:
+                self.window = None  # people's time is up: show it (a turn held back is prompted now)
+                self._push_states()
+            if self.auto_at is not None and now >= self.auto_at:
+                self.auto_at = None
+                if (yield from self._automatic_move(delayed=True)):
+                    continue
             if (yield from self._timeouts(now)):
                 continue
             if self.bot_due is not None and now >= self.bot_due:
@@ -122,16 +129,48 @@ class Rounds(TableBase):
             return True
         return False
 
-    def _automatic(self) -> Any:
-        """The first move a person asked the server to make for them (``autocut``), or ``None``."""
+    def _automatic(self, *, delayed: bool = False) -> Any:
+        """The first move a person asked the server to make for them now (``autocut`` at once;
+        ``autopass`` after a short pause: asked with ``delayed``), or ``None``. A move that waits
+        for its pause sets :attr:`auto_at`."""
         if self.match is None or self.status != "playing":
             return None
         for seat in self.seats:
             if seat.member is not None and seat.prefs:
-                action = self.adapter.automatic(self.match, seat.index, seat.prefs)
-                if action is not None:
+                got = self.adapter.automatic(self.match, seat.index, seat.prefs)
+                if got is None:
+                    continue
+                action, at_once = got
+                if at_once != delayed:
                     return action
+                if not at_once and self.auto_at is None:
+                    self.auto_at = self._now + self.settings.autopass_delay
         return None
+
+    def _automatic_move(self, *, delayed: bool) -> Step:
+        action = self._automatic(delayed=delayed)
+        if action is None:
+            return False
+        try:
+            events = self._apply(action)
+        except Refusal:
+            return False
+        if (yield from self._money(events, refuse=False)):
+            yield from self._after(events, paid=True)
+        return True
+
+    def _update_window(self, events: tuple[Any, ...]) -> None:
+        """Open or close people's window after these events (a cut may follow; time to trade)."""
+        change = self.adapter.window_after(events, self.match)
+        if change == "close":
+            self.window = None
+        elif change is not None and any(s.human for s in self.seats):
+            length = self.adapter.window_seconds(change, self.opts, self.settings)
+            if length > 0:
+                until = self._now + length
+                self.window = (change, until)
+                if self.bot_due is not None:
+                    self.bot_due = max(self.bot_due, until)  # no bot acts until it has passed
 
     def _refresh_deadlines(self) -> None:
         pending = self.match.pending() if self.match is not None else ()
@@ -139,13 +178,16 @@ class Rounds(TableBase):
         for key in list(self.deadlines):
             if key not in keys:
                 del self.deadlines[key]
+        start = self._now if self.window is None else max(self._now, self.window[1])  # full time after it
         for p in pending:
             if p.key not in self.deadlines:
-                self.deadlines[p.key] = self._now + self._timer_seconds(p.kind)
+                self.deadlines[p.key] = start + self._timer_seconds(p.kind)
 
     def _schedule_bots(self) -> None:
         if any(s.bot is not None for s in self.seats) and self.status == "playing":
             due = self._now + self.settings.bot_delay
+            if self.window is not None:
+                due = max(due, self.window[1])
             if self.bot_due is None or due < self.bot_due:
                 self.bot_due = due
 
@@ -161,6 +203,7 @@ class Rounds(TableBase):
                     yield from self._round_end(ev)
                 elif ev.name == "match_over":
                     yield from self._match_over()
+            self._update_window(events)
             self._refresh_deadlines()
             action = self._automatic()
             if action is None:

@@ -45,6 +45,8 @@ class Table(Protocol):
     def commitment(self) -> str | None: ...
     @property
     def round_escrow(self) -> Mapping[int, int]: ...
+    @property
+    def window(self) -> tuple[str, float] | None: ...
 
 
 def decorate_seats(table: Table, state: dict[str, Any]) -> None:
@@ -65,6 +67,14 @@ def deadline(table: Table, seat: int | None, pending: Sequence[Pending], turn: A
     chosen = mine or [p for p in pending if p.seat is not None and p.seat == turn] or list(pending)
     dues = [table.deadlines[p.key] for p in chosen if p.key in table.deadlines]
     return round(max(0.0, min(dues) - now), 1) if dues else None
+
+
+def window_of(table: Table, now: float) -> dict[str, Any] | None:
+    """People's window, if one is open: ``{"kind": "cut" | "trade", "left": seconds}``."""
+    if table.window is None:
+        return None
+    kind, until = table.window
+    return {"kind": kind, "left": round(max(0.0, until - now), 1)}
 
 
 def pending_now(table: Table) -> Sequence[Pending]:
@@ -89,7 +99,7 @@ def build_state(table: Table, seat: int | None, now: float) -> dict[str, Any]:
         keys = [p.key for p in pending if p.kind == "auction" and p.key in table.deadlines]
         auction["deadline"] = round(max(0.0, table.deadlines[keys[0]] - now), 1) if keys else None
     state.update(room=table.id, status=table.status, deadline=deadline(table, seat, pending, state.get("turn"), now),
-                 spectators=len(table.spectators), commitment=table.commitment)
+                 spectators=len(table.spectators), commitment=table.commitment, window=window_of(table, now))
     adapter.decorate(state, table.opts, match, seat, pending)
     if seat is not None:
         state["at_stake"] = table.round_escrow.get(seat, 0)  # chips of the reader's in this round
@@ -115,7 +125,8 @@ class StateSet:
             decorate_seats(table, public)
             self.public = public
             self.tail = {"room": table.id, "status": table.status, "deadline": None,
-                         "spectators": len(table.spectators), "commitment": table.commitment}
+                         "spectators": len(table.spectators), "commitment": table.commitment,
+                         "window": window_of(table, now)}
 
     def state(self, seat: int | None) -> dict[str, Any]:
         return self._get(seat)[0]

@@ -26,6 +26,8 @@ FAST = {
     "grace_seconds": 30.0,
     "round_pause": 0.0,
     "bot_delay": 0.0,
+    "cut_window": 0.0,  # tests that need people's windows set them
+    "trade_window": 0.0,
     "login_timeout": 30.0,
     "telnet_connect_maxwait": 0.3,
     "ssh_keepalive": 0.0,

@@ -88,6 +88,9 @@ TIMERS: dict[str, Any] = {
     "bot_delay": 1.0,
     "close_after_over": 120.0,
     "bot_chips": 1000,
+    "cut_window": 0.0,  # people's windows: their own tests set them (test_windows)
+    "trade_window": 0.0,
+    "autopass_delay": 2.0,
 }
 """Settings of the tests (every timer positive, so each one is a distinct moment of the fake clock)."""
 

@@ -1,0 +1,83 @@
+"""People's windows and the moves the server makes for them, on the fake clock.
+
+A Speculation table where a person sits leaves a trade window after every auction
+(S9: time to offer before the next card turns); autopass passes for a person after a
+short pause when passing is all they can do.
+"""
+
+from __future__ import annotations
+
+from engine.president import Pass
+from tests.server.table.harness import Harness
+from tests.server.table.test_timeouts import _spec, key_of
+
+
+def test_S9_a_trade_window_follows_every_auction_before_any_turn() -> None:
+    h = Harness("speculation", seats=3, turn_seconds=10, settings={"flip_seconds": 4, "trade_window": 6})
+    dealer = _spec(h)
+    owner = key_of(h, dealer)
+    h.ok(owner, "keep")
+    state = h.state("alice")
+    assert state["window"] == {"kind": "trade", "left": 6.0}
+    # the turner's own time starts once the window has passed: 6 + 4 s
+    turner = key_of(h, state["turn"])
+    assert h.state(turner)["deadline"] == 10.0
+    kept_at = h.clock.now
+    # a person offers during the window: the window stays open
+    seller = next(s for s in range(3) if s != state["turn"])
+    h.ok(turner, "offer", to=seller, cards=1, price=1)
+    assert h.state("alice")["window"]["kind"] == "trade"
+    h.tick_wake()  # the window ends: shown, the turn is now the turner's alone
+    assert h.clock.now == kept_at + 6 and h.state("alice")["window"] is None
+    assert not h.events("alice", "turned")
+    h.tick_wake()  # then the flip time
+    assert h.clock.now == kept_at + 10 and len(h.events("alice", "turned")) == 1
+
+
+def test_S9_the_person_on_turn_may_turn_at_once_and_the_window_closes() -> None:
+    h = Harness("speculation", seats=3, turn_seconds=10, settings={"flip_seconds": 4, "trade_window": 6})
+    dealer = _spec(h)
+    h.ok(key_of(h, dealer), "keep")
+    turner = key_of(h, h.state("alice")["turn"])
+    h.ok(turner, "turn")
+    assert h.state("alice")["window"] is None and len(h.events("alice", "turned")) == 1
+
+
+def test_autopass_passes_after_the_pause_when_passing_is_all_one_can_do() -> None:
+    h = Harness("classic", seats=3, turn_seconds=30, settings={"autopass_delay": 2.0})
+    h.join("alice", "bob", "carol")
+    match = h.table.match
+    # play until someone on turn can only pass, with autopass asked by everyone
+    for key in ("alice", "bob", "carol"):
+        h.ok(key, "autopass", on=True)
+    for _ in range(200):
+        turn = match.turn
+        if turn is None:
+            h.tick_wake()
+            continue
+        legal = match.legal_actions(turn)
+        if len(legal) == 1 and isinstance(legal[0], Pass):
+            break
+        key = key_of(h, turn)
+        # the strongest play: the others soon have nothing to follow with
+        plays = [a for a in legal if not isinstance(a, Pass)]
+        h.ok(key, "play", cards=[str(c) for c in plays[-1].cards])
+    else:
+        raise AssertionError("nobody was ever left with a pass only")
+    # the server waits the pause, then passes for the seat (it asked for it)
+    stuck = match.turn
+    asked_at = h.clock.now
+    assert h.table.auto_at == asked_at + 2.0
+    before = len(h.events("alice", "passed"))
+    h.tick(asked_at + 1.9)
+    assert match.turn == stuck  # not before the pause
+    h.tick(h.table.auto_at)
+    passed = h.events("alice", "passed")[before:]
+    assert passed and passed[0]["seat"] == stuck
+
+
+def test_autopass_off_by_default_the_clock_decides() -> None:
+    h = Harness("classic", seats=3, turn_seconds=30, settings={"autopass_delay": 2.0})
+    h.join("alice", "bob", "carol")
+    assert h.table.auto_at is None
+    assert all(not s.prefs.get("autopass") for s in h.table.seats)
