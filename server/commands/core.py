@@ -119,6 +119,17 @@ async def leave(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
     return result
 
 
+@command("rematch")
+async def rematch(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """At a finished table: a new match with the same options, for the people still seated."""
+    player = ctx.session.player
+    assert player is not None
+    if player.room is None:
+        raise CommandError("not_in_room")
+    result: dict[str, Any] | None = await player.room.submit(player, "rematch", args)
+    return result
+
+
 @command("say")
 async def say(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
     text = args.get("text")

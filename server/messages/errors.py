@@ -249,6 +249,19 @@ def _reason_text(
     if not reason:
         return None
     rank = rank_label(lang, p["rank"]) if _has(p, "rank") else None
+    # the table's own refusals
+    if reason == "not_seated":
+        return t.gettext("You are watching this table: only its players can do that.")
+    if reason == "not_started":
+        return t.gettext("The match has not begun: it begins when every seat is taken.")
+    if reason == "already_seated":
+        return t.gettext("You already have a seat at this table.")
+    if reason == "over":
+        return t.gettext("This match is over: type rematch to play again at this table, or leave.")
+    if reason == "not_over":
+        return t.gettext("A rematch comes once the match is over.")
+    if reason == "too_many_rooms":
+        return t.gettext("The server has as many rooms open as it allows; join one of them, or try again later.")
     if reason == "must_lead":
         return t.gettext("You lead this trick: you must play, you cannot pass.")
     if reason == "must_follow_count":

@@ -127,3 +127,9 @@ def _ev_notice(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
         "not_enough_players": t.gettext("Fewer than three players can play on: the match ends here."),
     }
     return texts.get(code, code)
+
+
+@event("rematch")
+def _ev_rematch(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    return t.gettext("{name} asks for a rematch: the same table again; empty seats wait for players.").format(
+        name=e.get("name", ""))

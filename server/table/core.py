@@ -162,6 +162,8 @@ class Table(Seating, Rounds):
             return self._watch(member), None
         if cmd == "leave":
             return (yield from self._leave(member)), None
+        if cmd == "rematch":
+            return (yield from self._rematch(member)), None
         if cmd == "say":
             self._broadcast({"event": "chat", "room": self.id, "name": member.name, "message": c.args["text"]})
             return None, None

@@ -111,6 +111,29 @@ class Seating(TableBase):
         self.next_deal_at = self._now
         self._broadcast({"event": "match_started", "room": self.id})
 
+    def _rematch(self, member: Member) -> Step:
+        """A new match at this finished table: the same options, the people still seated, fresh bots."""
+        if self.seat_of(member.key) is None:
+            raise CommandError("not_allowed", reason="not_seated")
+        if self.status != "over":
+            raise CommandError("not_allowed", reason="not_over")
+        for seat in self.seats:
+            if seat.member is None:
+                seat.clear()  # bots (their chips went back to the house at the end) and seats left
+        self.match = None
+        self.status = "waiting"
+        self.over_at = None
+        self.log = []
+        self.commitment = None
+        self.deadlines.clear()
+        self.window = None
+        self._broadcast({"event": "rematch", "room": self.id, "name": member.name})
+        yield from self._fill_bots()
+        if all(not s.empty for s in self.seats):
+            yield from self._start_match()
+        self._deferred.append(self._push_states)
+        return {"room": self.id}
+
     def _watch(self, member: Member) -> dict[str, Any]:
         if self.seat_of(member.key) is not None:
             raise CommandError("not_allowed", reason="already_seated")

@@ -1,8 +1,8 @@
-"""People's windows and the moves the server makes for them, on the fake clock.
+"""People's windows, the moves the server makes for them, and rematches, on the fake clock.
 
 A Speculation table where a person sits leaves a trade window after every auction
 (S9: time to offer before the next card turns); autopass passes for a person after a
-short pause when passing is all they can do.
+short pause when passing is all they can do; a finished table plays again on `rematch`.
 """
 
 from __future__ import annotations
@@ -81,3 +81,19 @@ def test_autopass_off_by_default_the_clock_decides() -> None:
     h.join("alice", "bob", "carol")
     assert h.table.auto_at is None
     assert all(not s.prefs.get("autopass") for s in h.table.seats)
+
+
+def test_rematch_plays_a_new_match_at_the_same_table_with_fresh_bots() -> None:
+    from tests.server.table.harness import simple_president
+
+    h = Harness("classic", seats=3, rounds=1, bots=1)
+    h.join("alice", "bob")
+    h.run(lambda: h.table.status == "over", act=simple_president(("alice", "bob")))
+    assert h.refused("alice", "play", cards=["3c"]).code in ("not_allowed", "not_your_turn")
+    first = h.table.match
+    h.ok("alice", "rematch")
+    assert h.table.status == "playing" and h.table.match is not first and h.table.match.round == 1
+    assert [s.member for s in h.table.seats[:2]] == ["alice", "bob"] and h.table.seats[2].bot is not None
+    assert h.events("bob", "rematch")[-1]["name"] == "Alice"
+    # a rematch is for a finished match only, and for its players
+    assert h.refused("bob", "rematch").params["reason"] == "not_over"
