@@ -27,27 +27,106 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import combinations
 from typing import Any
 
 from engine.bots.search_common import Budget, RaceResult, make_rng, race
 from engine.cards import CARDS, RANK_2, RANK_3, Card
+from engine.president.rules import RULESETS, PresidentRules
 
 N_RANKS = 13
 QH = Card.parse("Qh")
 FULL_MASK = (1 << 52) - 1
+_NO_UNDEALT = (0,) * 13
 
 
 # --------------------------------------------------------------------------
 # The round model used by rollouts
 
 
+class _Model:
+    """The switches of one :class:`PresidentRules` that the round model reads, checked once.
+
+    Every switch of :class:`PresidentRules` is either read here (it changes how a
+    round is played or scored) or known not to matter within a round; a rule
+    set with a switch the model does not know (turned away from its default),
+    or with a combination it does not play, is refused with a
+    :class:`ValueError` that names it.
+    """
+
+    __slots__ = (
+        "close_on_empty",
+        "close_on_four_of_rank",
+        "close_on_quad",
+        "cut",
+        "exchange_choice",
+        "forbidden_last",
+        "forced_passes",
+        "money",
+        "pass_leaves_trick",
+        "qh_leads",
+        "revolution",
+        "rules",
+    )
+
+    READ = frozenset({
+        "pass_leaves_trick", "close_on_quad", "close_on_four_of_rank", "forced_passes", "close_on_empty",
+        "revolution", "cut", "forbidden_last", "passive_on_timeout", "money", "exchange_choice", "first_lead",
+    })  # fmt: skip
+    """Switches the model plays by (``passive_on_timeout``: passive seats come from the view, T14)."""
+    OUTSIDE = frozenset({"name", "min_seats", "max_seats", "seats_change", "default_rounds"})
+    """Switches about the table, not about playing a round."""
+
+    def __init__(self, rules: PresidentRules) -> None:
+        defaults = PresidentRules(name=rules.name)
+        for f in fields(PresidentRules):
+            if f.name not in self.READ and f.name not in self.OUTSIDE and getattr(rules, f.name) != getattr(
+                defaults, f.name
+            ):
+                raise ValueError(f"the search model does not play the rule switch {f.name!r} (rules {rules.name!r})")
+        if rules.first_lead not in ("3c", "qh"):
+            raise ValueError(f"the search model does not know first_lead={rules.first_lead!r}")
+        if rules.passive_on_timeout and not rules.pass_leaves_trick:
+            # T14 skips passive seats through the T5 trick membership; without T5 the engine
+            # would still give them the turn, which the model does not play
+            raise ValueError("the search model plays passive_on_timeout only with pass_leaves_trick")
+        self.rules = rules
+        self.pass_leaves_trick = rules.pass_leaves_trick
+        self.close_on_quad = rules.close_on_quad
+        self.close_on_four_of_rank = rules.close_on_four_of_rank
+        self.forced_passes = rules.forced_passes
+        self.close_on_empty = rules.close_on_empty
+        self.revolution = rules.revolution
+        self.cut = rules.cut
+        self.forbidden_last = rules.forbidden_last
+        self.money = rules.money
+        self.exchange_choice = rules.exchange_choice
+        self.qh_leads = rules.first_lead == "qh"
+
+
+_MODELS: dict[PresidentRules, _Model] = {}
+
+
+def model_of(rules: PresidentRules | str) -> _Model:
+    """The round model's reading of ``rules`` (a :class:`PresidentRules` or a standard name),
+    checked once per rule set; :class:`ValueError` when the model cannot play it."""
+    if isinstance(rules, str):
+        if rules not in RULESETS:
+            raise ValueError(f"unknown Président rules {rules!r}: give the search bot its PresidentRules")
+        rules = RULESETS[rules]
+    got = _MODELS.get(rules)
+    if got is None:
+        got = _MODELS[rules] = _Model(rules)
+    return got
+
+
 class _Sim:
     """One Président round in progress, as rank counts (suits never matter in play, P2).
 
-    Classic (P5–P11) or tdc (T3–T9, T14, T15) after the exchange. Mutable;
-    :meth:`copy` is the only way to branch.
+    Played by the switches of a :class:`PresidentRules` (``model``, see
+    :class:`_Model`): classic (P5–P11) and tdc (T3–T9, T14, T15, after the
+    exchange) are two configurations. Mutable; :meth:`copy` is the only way to branch.
     """
 
     __slots__ = (
@@ -58,6 +137,7 @@ class _Sim:
         "holders",
         "last",
         "left",
+        "model",
         "n",
         "noise",
         "out",
@@ -67,20 +147,22 @@ class _Sim:
         "remaining",
         "rev",
         "steps",
-        "tdc",
         "top_count",
         "top_played",
         "top_rank",
         "turn",
+        "undealt",
     )
 
-    def __init__(self, n: int, tdc: bool) -> None:
+    def __init__(self, n: int, rules: PresidentRules | str | _Model) -> None:
         self.n = n
-        self.tdc = tdc
+        self.model = rules if isinstance(rules, _Model) else model_of(rules)
         self.hands: list[list[int]] = [[0] * N_RANKS for _ in range(n)]
         self.left = [0] * n
         self.remaining = [0] * N_RANKS
         """Cards of each rank still in some hand."""
+        self.undealt: Sequence[int] = _NO_UNDEALT
+        """Cards of each rank in no hand and never played (explicit deals of fewer than 52 cards)."""
         self.noise = 0.0
         self.turn = 0
         self.top_rank = -1
@@ -101,10 +183,11 @@ class _Sim:
     def copy(self) -> _Sim:
         s = _Sim.__new__(_Sim)
         s.n = self.n
-        s.tdc = self.tdc
+        s.model = self.model
         s.hands = [h[:] for h in self.hands]
         s.left = self.left[:]
         s.remaining = self.remaining[:]
+        s.undealt = self.undealt
         s.noise = self.noise
         s.turn = self.turn
         s.top_rank = self.top_rank
@@ -150,16 +233,15 @@ class _Sim:
 
     def _over(self) -> bool:
         h = self.holders
-        if h & (h - 1) == 0:  # at most one seat holds cards (P11)
-            return True
-        return self.tdc and h & ~self.passive == 0  # T14 decision
+        # at most one seat holds cards (P11); every holder is passive (T14 Decision)
+        return h & (h - 1) == 0 or h & ~self.passive == 0
 
     def _advance(self, seat: int) -> None:
         """The turn after ``seat``'s move, or the close of the trick (P9c, T7d).
 
         The seats that may still act: holding cards, not passive (T14), and
-        not passed since the last play (classic: the mask is reset by each
-        play, P8; tdc: a pass is for the whole trick, T5). When the next of
+        not passed since the last play (without T5 the mask is reset by each
+        play, P8; with T5 a pass is for the whole trick). When the next of
         them is the one who made the top play, everybody else passed.
         """
         n = self.n
@@ -180,7 +262,7 @@ class _Sim:
         self.remaining[rank] -= k
         left = self.left[seat] - k
         self.left[seat] = left
-        tdc = self.tdc
+        m = self.model
         strongest = RANK_3 if self.rev else RANK_2
         if rank == self.top_rank:
             self.forced = True  # ça ou rien (P7, T6)
@@ -191,29 +273,32 @@ class _Sim:
         self.top_rank = rank
         self.top_count = k
         self.last = seat
-        if not tdc:
-            self.passed = 0
+        if not m.pass_leaves_trick:
+            self.passed = 0  # P9c counts the passes since the last play
         emptied = left == 0
         if emptied:
             self.holders &= ~(1 << seat)
-            if tdc and rank == strongest:
+            if m.forbidden_last and rank == strongest:
                 self.forbidden.append(seat)  # T8: the order before this play counts
             else:
                 self.out.append(seat)
-        if tdc and k == 4:
+        if k == 4 and m.revolution:
             self.rev = not self.rev  # T10
         if self._over():
             self.done = True
             return
-        if tdc:
-            if emptied:
-                self._close((seat + 1) % self.n)  # T7c
-            elif cut or rank == strongest or self.top_played == 4:
-                self._close(seat)  # T9, T7a, T7b
-            else:
-                self._advance(seat)
-        elif rank == RANK_2 or k == 4:
-            self._close(seat)  # P9a, P9b (P10 when emptied: _lead_from)
+        if emptied and m.close_on_empty:
+            self._close((seat + 1) % self.n)  # T7c: the next seat that can leads
+        elif (
+            cut
+            or rank == strongest  # P9a, T7a
+            or (k == 4 and m.close_on_quad)  # P9b
+            or (m.close_on_four_of_rank and self.top_played == 4)  # T7b
+            or (m.forced_passes and self.forced and not self.remaining[rank] and not self.undealt[rank])
+        ):
+            # T9 (a cut closes), or P9 Decision: "ça ou rien" on a rank whose four cards
+            # are all played, the others pass at once; the last player leads (P10)
+            self._close(seat)
         else:
             self._advance(seat)
 
@@ -225,7 +310,7 @@ class _Sim:
     def cutter(self) -> int:
         """The seat that may cut the top play now (T9), or -1."""
         k = self.top_count
-        if not self.tdc or k > 2 or self.top_played != k or self.top_rank < 0:
+        if not self.model.cut or k > 2 or self.top_played != k or self.top_rank < 0:
             return -1
         rank = self.top_rank
         if rank == (RANK_3 if self.rev else RANK_2):
@@ -240,20 +325,18 @@ class _Sim:
     # -- the end ------------------------------------------------------------
 
     def ranking(self) -> list[int]:
-        """First to last (P11; T15 in tdc)."""
-        if not self.tdc:
-            rest = [s for s in range(self.n) if self.holders >> s & 1]
-            return self.out + rest
+        """First to last (P11; T15: out without a forbidden card, holders, passive holders
+        latest first, forbidden finishers latest first; without T8/T14 the last two are empty)."""
         active = [s for s in range(self.n) if self.holders >> s & 1 and not self.passive >> s & 1]
         passive = [s for s in reversed(self.passive_order) if self.holders >> s & 1]
         return self.out + active + passive + self.forbidden[::-1]
 
     def result(self, seat: int) -> float:
-        """``seat``'s result of the finished round: P14 points, or T13 chips in stakes."""
+        """``seat``'s result of the finished round: P14 points, or T13 chips in stakes (``money``)."""
         ranking = self.ranking()
         n = len(ranking)
         place = ranking.index(seat)
-        if not self.tdc:
+        if not self.model.money:
             return float(n - 1 - place)
         if place == 0:
             return 1.0
@@ -278,15 +361,18 @@ def _policy(sim: _Sim, seat: int, rnd: Any) -> int:
     on rank counts: lead the weakest set whole and keep control plays (the
     strongest rank, quads) to win the lead when the hand is nearly done;
     follow with the weakest play that breaks no set; block with "ça ou rien"
-    when nobody can follow (P7); in tdc never go out on, nor keep only,
-    forbidden cards (T8), and revolt with a quad on a weak hand (T10).
+    when nobody can follow (P7); with T8 never go out on, nor keep only,
+    forbidden cards, and with T10 revolt with a quad on a weak hand. The
+    heuristics follow the rule switches (``sim.model``), so on the two
+    standard tables they are the greedy bot's exactly.
     ``sim.noise`` is the chance of a random pass instead of a follow.
     """
     h = sim.hands[seat]
     rev = sim.rev
-    tdc = sim.tdc
+    m = sim.model
+    fl = m.forbidden_last
     strongest = RANK_3 if rev else RANK_2
-    forb = strongest if tdc else -1
+    forb = strongest if fl else -1
     n = sim.left[seat]
     top = sim.top_rank
     if top < 0:
@@ -299,7 +385,7 @@ def _policy(sim: _Sim, seat: int, rnd: Any) -> int:
                     controls.append(r)
                 else:
                     others.append(r)
-        if tdc and len(others) >= 2:
+        if m.revolution and len(others) >= 2:
             for r in controls:
                 if h[r] == 4 and r != strongest:
                     low = high = 0
@@ -323,22 +409,19 @@ def _policy(sim: _Sim, seat: int, rnd: Any) -> int:
                     if h[c] != 4:
                         r = c
                         break
-            if tdc and others and h[r] == 4 and others[0] == (RANK_2 if rev else RANK_3):
+            if fl and m.revolution and others and h[r] == 4 and others[0] == (RANK_2 if rev else RANK_3):
                 return others[0] * 8 + h[others[0]]
             return r * 8 + h[r]
         if others:
             r = others[0]
-            if tdc and forb >= 0 and h[forb] and n == h[r] + h[forb]:
+            if fl and h[forb] and n == h[r] + h[forb]:
                 return forb * 8 + h[forb]
             return r * 8 + h[r]
         r = controls[0]
         return r * 8 + h[r]
     k = sim.top_count
     left = n - k
-    if tdc:
-        fcnt = h[forb]
-    else:
-        fcnt = 0
+    fcnt = h[forb] if fl else 0
     if sim.forced:
         ranks: Sequence[int] = (top,)
     elif rev:
@@ -350,7 +433,7 @@ def _policy(sim: _Sim, seat: int, rnd: Any) -> int:
         c = h[r]
         if c < k:
             continue
-        if tdc:
+        if fl:
             if left == 0 and r == forb:
                 continue  # T8
             if left and fcnt == left and r != forb:
@@ -372,7 +455,7 @@ def _policy(sim: _Sim, seat: int, rnd: Any) -> int:
         return natural * 8 + k
     if broken >= 0:
         st = 12 - broken if rev else broken
-        if st < (10 if tdc else 9) or n <= 6:
+        if st < (10 if m.pass_leaves_trick else 9) or n <= 6:
             return broken * 8 + k
     if control >= 0:
         top_st = 12 - top if rev else top
@@ -403,7 +486,7 @@ def _rollout(sim: _Sim, rnd: Any) -> None:
         seat = sim.turn
         if seat < 0:
             return  # nobody can move (defensive: the engine ended the round already)
-        if sim.tdc and sim.passive >> seat & 1:
+        if sim.passive >> seat & 1:
             sim.pass_(seat)  # T14; never happens: passive seats never get the turn
             continue
         move = _policy(sim, seat, rnd)
@@ -416,7 +499,7 @@ def _rollout(sim: _Sim, rnd: Any) -> None:
 
 def _maybe_cut(sim: _Sim, rnd: Any) -> None:
     """Rollout cuts (T9): whoever can cut the play just made usually does."""
-    if sim.tdc and not sim.done and sim.top_count <= 2 and sim.top_rank >= 0:
+    if sim.model.cut and not sim.done and sim.top_count <= 2 and sim.top_rank >= 0:
         cutter = sim.cutter()
         if cutter >= 0 and _cut_ok(sim, cutter):
             sim.play(cutter, sim.top_rank, 4 - sim.top_count, cut=True)
@@ -441,13 +524,14 @@ class Knowledge:
     above: dict[int, int]
 
     @classmethod
-    def from_view(cls, view: Any) -> Knowledge:
+    def from_view(cls, view: Any, rules: PresidentRules | None = None) -> Knowledge:
+        """``rules``: the table's (default: the standard set named by ``view.rules``)."""
         me = view.you
         located: dict[int, int] = {}
         below: dict[int, int] = {}
         above: dict[int, int] = {}
         titles = view.titles
-        automatic = view.rules != "tdc"
+        automatic = not model_of(view.rules if rules is None else rules).exchange_choice
         for giver, receiver, cards in view.exchange:
             if not cards:
                 continue
@@ -536,11 +620,13 @@ def _bits(mask: int) -> list[int]:
 
 
 def sim_from_view(view: Any, hands: Sequence[Sequence[int]], forbidden: Sequence[int] = (),
-                  passive_order: Sequence[int] = ()) -> _Sim:
-    """The round of ``view`` with ``hands`` (card ints per seat) for the hidden cards."""
+                  passive_order: Sequence[int] = (), rules: PresidentRules | _Model | None = None) -> _Sim:
+    """The round of ``view`` with ``hands`` (card ints per seat) for the hidden cards.
+
+    ``rules``: the table's rule set (default: the standard set named by ``view.rules``).
+    """
     n = len(view.counts)
-    tdc = view.rules == "tdc"
-    sim = _Sim(n, tdc)
+    sim = _Sim(n, view.rules if rules is None else rules)
     remaining = sim.remaining
     for s in range(n):
         row = sim.hands[s]
@@ -550,6 +636,11 @@ def sim_from_view(view: Any, hands: Sequence[Sequence[int]], forbidden: Sequence
         sim.left[s] = len(hands[s])
         if hands[s]:
             sim.holders |= 1 << s
+    played = view.played_mask
+    if any(remaining[r] + (played >> (4 * r) & 15).bit_count() != 4 for r in range(N_RANKS)):
+        # cards in no hand and never played: an explicit deal of fewer than 52 cards (P9 Decision
+        # looks at the cards played, so a rank with an undealt card is never "all played")
+        sim.undealt = tuple(4 - remaining[r] - (played >> (4 * r) & 15).bit_count() for r in range(N_RANKS))
     sim.passive = view.passive_mask
     # T15: latest passive first; seats passive without an observed order keep seat order
     order = [s for s in passive_order if view.passive_mask >> s & 1]
@@ -604,6 +695,7 @@ class Tracker:
         "counts",
         "forced",
         "me",
+        "model",
         "n",
         "passive",
         "pending_cut",
@@ -611,7 +703,6 @@ class Tracker:
         "remaining",
         "rev",
         "scratch",
-        "tdc",
         "top_count",
         "top_rank",
     )
@@ -620,7 +711,7 @@ class Tracker:
         self.me = me
         self.active = False
         self.n = 0
-        self.tdc = False
+        self.model = model_of("classic")
         self.records: list[list[tuple[Any, ...]]] = []
         self.counts: list[int] = []
         self.remaining = [4] * N_RANKS
@@ -630,7 +721,7 @@ class Tracker:
         self.rev = False
         self.passive = 0
         self.pending_cut: tuple[int, int, bool, int] | None = None
-        self.scratch = _Sim(1, False)
+        self.scratch = _Sim(1, self.model)
 
     def start(self, n: int, counts: Sequence[int]) -> None:
         self.active = True
@@ -644,13 +735,15 @@ class Tracker:
         self.rev = False
         self.passive = 0
         self.pending_cut = None
-        self.scratch = _Sim(n, self.tdc)
+        self.scratch = _Sim(n, self.model)
 
-    def set_rules(self, tdc: bool) -> None:
-        """The table's rules, learnt from the first view (events do not name them)."""
-        if self.tdc != tdc or self.scratch.n != self.n:
-            self.tdc = tdc
-            self.scratch = _Sim(self.n, tdc)
+    def set_rules(self, rules: PresidentRules | str) -> None:
+        """The table's rules (a :class:`PresidentRules` or a standard name), learnt from the
+        first view or given to the bot (events do not name them)."""
+        model = model_of(rules)
+        if self.model is not model or self.scratch.n != self.n:
+            self.model = model
+            self.scratch = _Sim(self.n, model)
 
     def _flush_cut(self, cutter: int = -1) -> None:
         """Nobody but ``cutter`` took the cut chance of the last single or pair (T9)."""
@@ -743,7 +836,7 @@ class Tracker:
             h[c >> 2] += 1
         left = len(hand)
         sim.hands[seat] = h
-        tdc = self.tdc
+        cuts = self.model.cut
         for rec in reversed(self.records[seat]):
             checks += 1
             if rec[0] == 2:
@@ -751,8 +844,8 @@ class Tracker:
                 left += rec[2]
                 continue
             if rec[0] == 1:
-                if not tdc:
-                    continue  # no cut at a classic table (P)
+                if not cuts:
+                    continue  # no cut at this table (P: classic)
                 _, rank, need, rev = rec
                 if h[rank] == need:
                     sim.rev = rev
@@ -877,7 +970,10 @@ class SearchPresidentBot:
     rollouts per decision instead; ``clock``: an optional wall clock for a
     hard bound. ``give_candidates``: how many exchange choices to weigh (T12).
     ``infer``: read the other seats' play when sampling worlds (:class:`Tracker`),
-    with up to ``tries`` draws per seat and world.
+    with up to ``tries`` draws per seat and world. ``rules``: the table's
+    :class:`PresidentRules` (or a standard name); by default the standard set
+    the view names. A rule set the round model cannot play is refused here
+    (:class:`ValueError`), or at the first decision for a view's name.
     """
 
     observes = True
@@ -892,8 +988,10 @@ class SearchPresidentBot:
         give_candidates: int = 8,
         infer: bool = True,
         tries: int = 12,
+        rules: PresidentRules | str | None = None,
         **opts: Any,
     ) -> None:
+        self.model = None if rules is None else model_of(rules)
         self.seat = seat
         self.seed = bytes(seed)
         self.budget_ms = float(budget_ms)
@@ -961,23 +1059,24 @@ class SearchPresidentBot:
 
     def _search(self, view: Any, cands: list[_Cand]) -> Any:
         me = self.seat
-        knowledge = Knowledge.from_view(view)
+        model = self._model(view)
+        knowledge = Knowledge.from_view(view, model.rules)
         rng = make_rng(self.seed, f"decide-{self.decisions}")
         # the prior favourite (candidate 0): what the rollout policy itself would do
         first = sample_hands(view, knowledge, make_rng(self.seed, f"prior-{self.decisions}"))
-        base = sim_from_view(view, first or self._own_only(view), self.forbidden, self.passive_order)
+        base = sim_from_view(view, first or self._own_only(view), self.forbidden, self.passive_order, model)
         cands = self._order(base, cands)
         budget = Budget.make(self.budget_ms, self.rollouts, self.clock)
         tracker = self.tracker if self.infer and self.tracker.active else None
         if tracker is not None:
-            tracker.set_rules(view.rules == "tdc")
+            tracker.set_rules(model.rules)
 
         def evaluate(w: int, alive: Sequence[int]) -> list[float]:
             hands, work = draw_world(view, knowledge, tracker, rng, self.tries)
             budget.used_steps += work
             if hands is None:
                 hands = self._own_only(view)
-            world = sim_from_view(view, hands, self.forbidden, self.passive_order)
+            world = sim_from_view(view, hands, self.forbidden, self.passive_order, model)
             seed = rng.getrandbits(64)
             out = []
             for c in alive:
@@ -993,6 +1092,12 @@ class SearchPresidentBot:
         result = race(len(cands), evaluate, budget)
         self._account(result)
         return cands[result.best].action
+
+    def _model(self, view: Any) -> _Model:
+        """The round model of this table: the bot's ``rules``, else the standard set the view names."""
+        if self.model is None:
+            self.model = model_of(view.rules)
+        return self.model
 
     def _account(self, result: RaceResult) -> None:
         self.last_result = result
@@ -1042,7 +1147,8 @@ class SearchPresidentBot:
         if len(options) == 1 or receiver is None:
             return type(give)(self.seat, tuple(CARDS[c] for c in options[0]))
         me = self.seat
-        knowledge = Knowledge.from_view(view)
+        model = self._model(view)
+        knowledge = Knowledge.from_view(view, model.rules)
         rng = make_rng(self.seed, f"give-{self.decisions}")
         budget = Budget.make(self.budget_ms, self.rollouts, self.clock)
         n = len(view.counts)
@@ -1059,7 +1165,7 @@ class SearchPresidentBot:
                 mine = [x for x in hs[me] if x not in gift]
                 hs[me] = mine
                 hs[receiver] = hs[receiver] + list(gift)
-                sim = _Sim(n, True)
+                sim = _Sim(n, model)
                 for s in range(n):
                     row = sim.hands[s]
                     for x in hs[s]:
@@ -1068,8 +1174,11 @@ class SearchPresidentBot:
                     sim.left[s] = len(hs[s])
                     if hs[s]:
                         sim.holders |= 1 << s
-                leader = next((s for s in range(n) if int(QH) in hs[s]), me)
-                sim.turn = leader  # T3
+                if model.qh_leads:
+                    leader = next((s for s in range(n) if int(QH) in hs[s]), me)  # T3
+                else:
+                    leader = next((s for s, t in enumerate(view.titles) if t == "last"), me)  # P4
+                sim.turn = leader
                 _rollout(sim, random.Random(seed).random)
                 budget.used_steps += sim.steps + 40  # building each candidate's round costs more here
                 out.append(sim.result(me) if sim.done else 0.0)

@@ -885,6 +885,9 @@ class PresidentMatch:
         if reason is not None:
             self._close(seat, self._lead_after(seat), reason, ev)
             return ev
+        if self._must and rules.forced_passes and self._played >> (r * 4) & 15 == 15:
+            self._forced_passes(seat, ev)  # P9 Decision: nobody can play that rank any more
+            return ev
         if rules.pass_leaves_trick:
             in_trick = holding & ~self._passed & ~self._passive
             if in_trick & ~(1 << seat) == 0:  # T7d: every other player in the trick has passed
@@ -895,6 +898,22 @@ class PresidentMatch:
             self._turn = self._next_tab[seat << 8 | holding]
         self._turn_since = self._version
         return ev
+
+    def _forced_passes(self, seat: int, ev: list[Event]) -> None:
+        """P9 Decision: "ça ou rien" demands a rank whose four cards are all played, so nobody can
+        play; every seat still to answer ``seat``'s play passes at once, in seat order (each an
+        automatic ``passed`` event), and the trick closes by P9c: ``seat`` leads (P10)."""
+        waiting = self._holding & ~self._passed & ~(1 << seat)
+        if self._rules.pass_leaves_trick:
+            waiting &= ~self._passive
+        passed = self._passed
+        for s in _AFTER[self._n][seat]:
+            if waiting >> s & 1:
+                passed |= 1 << s
+                self._trick.append((s, None))
+                ev.append(_PASSED[s << 1 | 1])
+        self._passed = passed
+        self._close(seat, self._lead_after(seat), "all_passed", ev)
 
     def _do_pass(self, seat: int, auto: bool) -> list[Event]:
         passed = self._passed | 1 << seat

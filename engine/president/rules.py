@@ -28,6 +28,9 @@ class PresidentRules:
     """P9b: a play of four cards closes the trick."""
     close_on_four_of_rank: bool = False
     """T7b: the trick closes once all four cards of a rank were played in it."""
+    forced_passes: bool = True
+    """P9 Decision: when "ça ou rien" (P7) demands a rank whose four cards are all played,
+    nobody can play: the remaining passes are applied at once and the trick closes (P9c)."""
     close_on_empty: bool = False
     """T7c: a play that empties a hand closes the trick; the next seat leads."""
     revolution: bool = False
@@ -68,6 +71,7 @@ TDC = replace(
     pass_leaves_trick=True,
     close_on_quad=False,
     close_on_four_of_rank=True,
+    forced_passes=False,
     close_on_empty=True,
     revolution=True,
     cut=True,

@@ -262,7 +262,7 @@ def test_the_true_hands_explain_greedy_opponents_play(rules: str) -> None:
             nonlocal checked
             tracker = bots[0].tracker  # type: ignore[attr-defined]
             if tracker.active and m.phase == "play":
-                tracker.set_rules(rules == "tdc")
+                tracker.set_rules(rules)
                 hands = [[int(c) for c in m.hand(s)] for s in range(4)]
                 assert tracker.mismatches(hands, 99)[0] == 0
                 checked += 1

@@ -163,11 +163,111 @@ def test_P7_ca_ou_rien_and_its_persistence() -> None:
     assert [a for a in m.legal_actions(2)] == [Play(2, cards("7h")), Pass(2)]
     play(m, 2, "7h")  # Decision: persists while the top equals the play under it
     refused(m, Play(3, cards("8s")), IllegalPlay, "ca_ou_rien")
-    play(m, 3, "7s")
-    refused(m, Play(0, cards("3c")), IllegalPlay)
-    pas(m, 0), pas(m, 1)
-    assert pas(m, 2) == ["passed", "trick_closed"]
+    play(m, 3, "7s")  # the fourth 7: nobody can follow (P9 Decision, below)
     assert m.view(3).must_rank is None and m.turn == 3
+
+
+def test_P7_ca_ou_rien_ends_with_a_different_play() -> None:
+    m = PresidentMatch.from_hands("classic", ["7c 3c", "7d 8d", "9h 4h", "8s 5s"], leader=0)
+    play(m, 0, "7c")
+    play(m, 1, "7d")
+    refused(m, Play(2, cards("9h")), IllegalPlay, "ca_ou_rien")
+    pas(m, 2)
+    pas(m, 3)
+    refused(m, Play(0, cards("3c")), IllegalPlay, "ca_ou_rien")
+    assert pas(m, 0) == ["passed", "trick_closed"]  # P9c: a seven left, nobody played it
+    assert m.turn == 1 and m.view(1).must_rank is None
+
+
+def passes(evs: tuple[object, ...]) -> list[tuple[int, bool]]:
+    return [(e.seat, e.auto) for e in evs if e.name == "passed"]  # type: ignore[attr-defined]
+
+
+def test_P9_decision_four_single_fives_pass_everyone_at_once() -> None:
+    """P9 Decision: "ça ou rien" on the fourth 5: nobody can play, the passes are applied at once."""
+    m = PresidentMatch.from_hands("classic", ["5c 9c", "5d Tc", "5h Jc", "5s Qc"], leader=0)
+    play(m, 0, "5c")
+    play(m, 1, "5d")  # ça ou rien: 5 or nothing
+    play(m, 2, "5h")
+    evs = m.apply(Play(3, cards("5s")))
+    assert [e.name for e in evs] == ["played", "passed", "passed", "passed", "trick_closed"]
+    assert passes(evs) == [(0, True), (1, True), (2, True)]  # in seat order, marked automatic
+    assert evs[-1].to_dict() == {"event": "trick_closed", "by": 3, "leader": 3, "reason": "all_passed"}
+    assert [e.to_dict() for e in evs[1:4]] == [{"event": "passed", "seat": s, "auto": True} for s in (0, 1, 2)]
+    assert m.turn == 3 and m.view(None).trick == () and m.view(3).leading  # P10: the last player leads
+    assert [p.seat for p in m.pending()] == [3]
+    assert m.legal_actions(0) == [] and m.legal_actions(3)[0] == Play(3, cards("Qc"))
+
+
+def test_P9_decision_a_pair_of_fives_on_a_pair_of_fives() -> None:
+    m = PresidentMatch.from_hands("classic", ["5c 5d 9c", "6c Tc", "5h 5s Jc"], leader=0)
+    play(m, 0, "5c 5d")
+    pas(m, 1)
+    evs = m.apply(Play(2, cards("5h 5s")))  # P7 on a rank with no card left: seats 0 and 1 pass
+    assert passes(evs) == [(0, True), (1, True)] and evs[-1].to_dict()["leader"] == 2
+    assert m.turn == 2 and m.pending()[0].seat == 2
+
+
+def test_P9_decision_counts_the_fours_played_in_earlier_tricks() -> None:
+    """The fourth 8 went in an earlier trick: after 8 8 8 in this one nobody can follow either."""
+    m = PresidentMatch.from_hands("classic", ["8c 3c 9c", "2c 8d Tc", "8h 4h", "8s 3s Jc"], leader=0)
+    play(m, 0, "8c")
+    play(m, 1, "2c")  # P9a: the 2 closes; seat 1 leads
+    play(m, 1, "8d")
+    pas(m, 2)
+    play(m, 3, "8s")  # ça ou rien on the 8s, and seat 2 still holds the 8h
+    evs = m.apply(Pass(0))
+    assert passes(evs) == [(0, False)] and m.turn == 1
+    pas(m, 1)
+    evs = m.apply(Play(2, cards("8h")))  # the last 8: every 8 is out, seats 3, 0 and 1 pass at once
+    assert passes(evs) == [(3, True), (0, True), (1, True)]
+    assert evs[-1].to_dict() == {"event": "trick_closed", "by": 2, "leader": 2, "reason": "all_passed"}
+
+
+def test_P9_decision_the_player_who_went_out_leaves_the_lead_to_the_next_seat() -> None:
+    """P10/P11 Decisions still apply: the player of the fourth card went out, the next seat with cards leads."""
+    m = PresidentMatch.from_hands("classic", ["6c 9c", "6d Tc Kc", "6h Jc", "6s"], leader=0)
+    play(m, 0, "6c")
+    play(m, 1, "6d")
+    play(m, 2, "6h")
+    evs = m.apply(Play(3, cards("6s")))
+    assert [e.name for e in evs] == ["played", "out", "passed", "passed", "passed", "trick_closed"]
+    assert passes(evs) == [(0, True), (1, True), (2, True)]
+    assert evs[-1].to_dict() == {"event": "trick_closed", "by": 3, "leader": 0, "reason": "all_passed"}
+    assert m.turn == 0
+
+
+def test_P9_decision_no_forced_pass_while_a_card_of_the_rank_is_out() -> None:
+    m = PresidentMatch.from_hands("classic", ["6c 9c", "6d Tc", "6h Jc", "Qc 6s"], leader=0)
+    play(m, 0, "6c")
+    evs = m.apply(Play(1, cards("6d")))
+    assert passes(evs) == [] and m.turn == 2  # two 6s are still held: seat 2 is asked
+    play(m, 2, "6h")
+    assert m.turn == 3 and m.legal_actions(3) == [Play(3, cards("6s")), Pass(3)]
+
+
+def test_P9_decision_undealt_cards_are_not_played() -> None:
+    """An explicit deal without the 4th card: the rank is not "all played", seats are asked in turn."""
+    m = PresidentMatch.from_hands("classic", ["7c 9c", "7d Tc", "7h Jc"], leader=0)
+    play(m, 0, "7c")
+    play(m, 1, "7d")
+    evs = m.apply(Play(2, cards("7h")))
+    assert passes(evs) == [] and m.turn == 0
+
+
+def test_P9_decision_is_not_tdc() -> None:
+    """tdc: T7b closes four of a rank in the trick; with one in an earlier trick the passes are asked (T5)."""
+    from engine.president import TDC
+
+    assert PresidentMatch("classic").rules.forced_passes and not TDC.forced_passes
+    m = PresidentMatch.from_hands("tdc", ["8c 3c 9c", "Kc 8d Tc", "8h 4h Qh", "8s 3s Jc"], leader=0)
+    play(m, 0, "8c")
+    play(m, 1, "Kc")
+    pas(m, 2), pas(m, 3), pas(m, 0)  # T7d: seat 1 leads
+    play(m, 1, "8d")
+    play(m, 2, "8h")
+    evs = m.apply(Play(3, cards("8s")))  # every 8 is out, but only three in this trick
+    assert passes(evs) == [] and m.turn == 0 and [p.seat for p in m.pending()] == [0]
 
 
 def test_P7_no_constraint_when_ranks_differ() -> None:

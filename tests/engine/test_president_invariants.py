@@ -105,6 +105,10 @@ def drive(
                 action: Any = Cut(seat, options[seat])
             else:
                 pending = m.pending()
+                must = m.view(None).must_rank
+                if must is not None and m.rules.forced_passes:
+                    # P9 Decision: nobody is asked about a "ça ou rien" that nobody can play
+                    assert m._played >> (4 * must) & 15 != 15, "a turn on a dead ça ou rien"
                 p = pending[rng.randrange(len(pending))]
                 if rng.random() < 0.04:
                     action = p.on_timeout
