@@ -8,6 +8,7 @@ by ``bench/bench_search.py``, never asserted here.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -15,9 +16,16 @@ from engine.bots import make_bot
 from engine.bots.driver import play_match
 from engine.bots.president_greedy import GreedyPresidentBot
 from engine.bots.search_common import Budget, race
-from engine.bots.search_president import Knowledge, SearchPresidentBot, _policy, sample_hands, sim_from_view
+from engine.bots.search_president import (
+    Knowledge,
+    SearchPresidentBot,
+    _policy,
+    _Sim,
+    sample_hands,
+    sim_from_view,
+)
 from engine.cards import RANK_2, parse_cards
-from engine.president import Cut, Give, Pass, Play, PresidentMatch
+from engine.president import CLASSIC, TDC, Cut, Give, Pass, Play, PresidentMatch, PresidentRules
 from engine.seeds import derive, seed_from_int
 
 SEED = b"search-test"
@@ -51,23 +59,28 @@ def tdc_after_round_one(hands2: list[str]) -> PresidentMatch:
 # ------------------------------------------------------------------ the rules model
 
 
+MIXED = replace(CLASSIC, name="mixed", cut=True, revolution=True, close_on_four_of_rank=True, forbidden_last=True)
+"""A third rule set: classic passing (P8), P9b/P9 Decision, with the tdc cut, revolution, T7b and T8."""
+
+
 def _sim_of(m: PresidentMatch, forbidden: list[int]) -> object:
     hands = [[int(c) for c in m.hand(s)] for s in range(m.seats)]
-    return sim_from_view(m.view(0), hands, forbidden)
+    return sim_from_view(m.view(0), hands, forbidden, rules=m.rules)
 
 
-@pytest.mark.parametrize("rules", ["classic", "tdc"])
-def test_rollout_model_follows_the_engine_move_for_move(rules: str) -> None:
-    """The rollout model plays P5–P11 / T3–T9, T15 exactly as the engine does (random legal games)."""
+@pytest.mark.parametrize("rules", [CLASSIC, TDC, MIXED], ids=lambda r: r.name)
+def test_rollout_model_follows_the_engine_move_for_move(rules: PresidentRules) -> None:
+    """The rollout model plays P5–P11 / T3–T9, T15 exactly as the engine does (random legal games),
+    under each rule set's switches: the two tables and a mixed one."""
     rng = random.Random(7)
-    moves = 0
+    moves = forced = 0
     for game in range(6):
         n = 3 + game % 3
         m = PresidentMatch(rules, seats=n, stake=2, rounds=2)
         forbidden: list[int] = []
         while not m.over:
             if m.needs_deal():
-                table = {"present": tuple(range(n)), "stake": 2} if rules == "tdc" else {}
+                table = {"present": tuple(range(n)), "stake": 2} if rules.seats_change else {}
                 m.apply(m.deal_action(seed_from_int(100 * game + m.round), **table))
                 forbidden = []
                 continue
@@ -87,6 +100,7 @@ def test_rollout_model_follows_the_engine_move_for_move(rules: str) -> None:
                 action = rng.choice(m.legal_actions(m.turn))  # type: ignore[arg-type]
             events = m.apply(action)  # type: ignore[arg-type]
             forbidden += [e.seat for e in events if e.name == "out" and e.forbidden]  # type: ignore[attr-defined]
+            forced += sum(e.name == "passed" and e.auto for e in events)  # type: ignore[attr-defined]
             if isinstance(action, Pass):
                 sim.pass_(action.seat)  # type: ignore[attr-defined]
             else:
@@ -102,6 +116,33 @@ def test_rollout_model_follows_the_engine_move_for_move(rules: str) -> None:
                 for field in ("turn", "top_rank", "top_count", "rev", "holders", "hands", "remaining"):
                     assert getattr(sim, field) == getattr(fresh, field), field
     assert moves > 500
+    assert forced > 0 or not rules.forced_passes  # the P9 Decision was met
+
+
+def test_the_model_refuses_rule_switches_it_does_not_play() -> None:
+    """A rule set the round model cannot play is refused when the model (or the bot) is built."""
+    odd = replace(TDC, name="odd", pass_leaves_trick=False)  # T14 passivity without T5
+    with pytest.raises(ValueError, match="passive_on_timeout"):
+        _Sim(4, odd)
+    with pytest.raises(ValueError, match="passive_on_timeout"):
+        SearchPresidentBot(0, SEED, rules=odd)
+    with pytest.raises(ValueError, match="first_lead"):
+        _Sim(4, replace(CLASSIC, name="odd", first_lead="7h"))
+    with pytest.raises(ValueError, match="unknown"):
+        _Sim(4, "nonsense")
+    assert isinstance(SearchPresidentBot(0, SEED, rules=MIXED), SearchPresidentBot)
+
+
+def test_search_bots_play_a_mixed_rule_set() -> None:
+    """Given its rule set, the search bot plays legal actions at a table of neither standard kind."""
+    match = PresidentMatch(MIXED, seats=4, rounds=2)
+    seed = seed_from_int(77)
+    bots = [
+        SearchPresidentBot(s, derive(seed, f"bot-{s}"), rollouts=6, rules=MIXED) if s % 2 == 0 else GreedyPresidentBot(s)
+        for s in range(4)
+    ]
+    stats = play_match(match, bots, seed)  # raises on any refused action
+    assert match.over and stats.checks > 0
 
 
 @pytest.mark.parametrize("rules", ["classic", "tdc"])
