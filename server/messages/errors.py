@@ -315,6 +315,33 @@ def _reason_text(
         return t.gettext(
             "No cut possible now: a cut plays the remaining cards of the rank of a single or a pair on top of the trick."
         )
+    if reason == "cut_ca_ou_rien":
+        if rank:
+            return t.gettext(
+                "No cut after “that or nothing” on {rank}: nobody can hold the three others. "
+                "Play your cards of that rank in turn."
+            ).format(rank=rank)
+        return t.gettext("No cut after “that or nothing”: play your cards of that rank in turn.")
+    if reason == "cut_triple":
+        return t.gettext("No cut after a triple: the fourth card of the rank can only follow in turn.")
+    if reason == "cut_own":
+        return t.gettext("You cannot cut your own play.")
+    if reason == "cut_short":
+        if rank:
+            return t.gettext(
+                "No cut on rank {rank}: some of its cards were played before, so nobody holds all the others."
+            ).format(rank=rank)
+        return t.gettext("No cut: some cards of that rank were played before, so nobody holds all the others.")
+    if reason == "cut_closing":
+        return t.gettext("No cut on a play that closed the trick.")
+    if reason == "cut_moved_on":
+        if rank:
+            return t.gettext("Too late to cut the {rank}: the trick has moved on.").format(rank=rank)
+        return t.gettext("Too late to cut: the trick has moved on.")
+    if reason == "not_your_turn":
+        return t.gettext("It is not your turn: wait until the play comes round to you.")
+    if reason == "number":
+        return t.gettext("That must be a whole number.")
     if reason == "cut_cards":
         if rank and _has(p, "count"):
             n = int(p["count"])
