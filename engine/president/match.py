@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from engine.api import Action as ApiAction
 from engine.api import Pending
-from engine.cards import CARDS, RANK_2, RANK_3, RANK_Q, Card, parse_cards
+from engine.cards import CARDS, RANK_2, RANK_3, RANK_Q, RANKS, Card, format_cards, parse_cards
 from engine.errors import BadArgument, IllegalPlay, NotAllowed, NotYourTurn, Refusal
 from engine.seeds import SeedStream, commitment, derive
 
@@ -141,6 +141,9 @@ _CLOSED: dict[tuple[int, int | None, str], TrickClosed] = {}
 _PASSED: tuple[Passed, ...] = tuple(Passed(i >> 1, bool(i & 1)) for i in range(16))
 
 
+_CLOSING = frozenset({"twos", "strongest", "quad", "four_of_rank", "emptied"})
+"""``trick_closed`` reasons where the last play itself closed the trick (T9: no cut on a closing play)."""
+
 _DRAWS = tuple((i, i + 1, (1 << i.bit_length()) - 1) for i in range(51, 0, -1))
 """Fisher–Yates draws of a 52-card shuffle: ``(position, bound, bit mask of a byte)``."""
 _BLOCKS = tuple(c.to_bytes(8, "big") for c in range(8))
@@ -202,6 +205,8 @@ class PresidentMatch:
         "_actions",
         "_checks",
         "_chips",
+        "_closed_reason",
+        "_closed_trick",
         "_counts",
         "_cut_cache",
         "_cut_version",
@@ -320,6 +325,9 @@ class PresidentMatch:
         self._turn: int | None = None
         self._turn_since = 0
         self._trick: list[tuple[int, tuple[Card, ...] | None]] = []
+        self._closed_trick: list[tuple[int, tuple[Card, ...] | None]] = []
+        """The last closed trick of this round and why it closed (to tell a late cut why not, T9)."""
+        self._closed_reason = ""
         self._trick_mask = 0
         self._top_seat = -1
         self._top_rank = 0
@@ -617,8 +625,12 @@ class PresidentMatch:
         if self._phase != PLAY:
             raise NotAllowed("no play now", reason="phase", phase=self._phase)
         if seat != self._turn:
-            raise NotYourTurn("not your turn", turn=self._turn)
+            raise NotYourTurn("not your turn", reason="not_your_turn", turn=self._turn)
         return seat
+
+    def _legal(self, seat: int) -> dict[str, Any] | None:
+        """``seat``'s legal moves now in the view's compact form (for the params of a refusal)."""
+        return self.view(seat).legal
 
     def _check_play(self, a: Play) -> tuple[int, int, int]:
         seat = self._check_turn(a.seat)
@@ -627,7 +639,7 @@ class PresidentMatch:
             cards = _valid_cards(cards)
         k = len(cards)
         if not 1 <= k <= 4:
-            raise IllegalPlay("a play is 1 to 4 cards", reason="count")
+            raise IllegalPlay("a play is 1 to 4 cards", reason="count", legal=self._legal(seat))
         r = -1
         m = 0
         for c in cards:
@@ -635,28 +647,33 @@ class PresidentMatch:
                 raise BadArgument("not a card", reason="cards")
             if r != c >> 2:
                 if r >= 0:
-                    raise IllegalPlay("cards of one rank only", reason="mixed_ranks")
+                    raise IllegalPlay("cards of one rank only", reason="mixed_ranks", legal=self._legal(seat))
                 r = c >> 2
             m |= 1 << c
         if m.bit_count() != k:
-            raise IllegalPlay("the same card twice", reason="duplicate")
+            raise IllegalPlay("the same card twice", reason="duplicate", legal=self._legal(seat))
         if self._hands[seat] & m != m:
-            raise IllegalPlay("you do not hold these cards", reason="not_in_hand")
+            raise IllegalPlay("you do not hold these cards", reason="not_in_hand", legal=self._legal(seat))
         tc = self._top_count
         if tc:
-            if k != tc:
-                raise IllegalPlay("play as many cards as the top play", reason="must_follow_count", count=tc)
             tr = self._top_rank
+            if k != tc:
+                raise IllegalPlay(
+                    "play as many cards as the top play",
+                    reason="must_follow_count",
+                    count=tc,
+                    legal=self._legal(seat),
+                )
             if self._must and r != tr:
-                raise IllegalPlay("that or nothing", reason="ca_ou_rien", rank=str(CARDS[tr * 4])[0])
+                raise IllegalPlay("that or nothing", reason="ca_ou_rien", rank=RANKS[tr], count=tc, legal=self._legal(seat))
             if (r > tr) if self._reversed else (r < tr):
-                raise IllegalPlay("too weak", reason="too_weak")
+                raise IllegalPlay("too weak", reason="too_weak", rank=RANKS[tr], count=tc, legal=self._legal(seat))
         return r, m, k
 
     def _check_pass(self, a: Pass) -> int:
         seat = self._check_turn(a.seat)
         if self._top_count == 0:
-            raise IllegalPlay("the leader must play", reason="must_lead")
+            raise IllegalPlay("the leader must play", reason="must_lead", legal=self._legal(seat))
         return seat
 
     def _check_cut(self, a: Cut) -> tuple[int, int]:
@@ -668,23 +685,76 @@ class PresidentMatch:
             raise NotAllowed("no play now", reason="phase", phase=self._phase)
         options = self.cut_options()
         if seat not in options:
-            raise NotAllowed("you cannot cut now", reason="cannot_cut")
+            raise self._cut_refusal(seat, cards)
         m = _mask(cards)
-        if m != _mask(options[seat]) or len(cards) != len(options[seat]):
-            raise IllegalPlay("a cut plays all the remaining cards of the rank", reason="cut_cards")
+        mine = options[seat]
+        if m != _mask(mine) or len(cards) != len(mine):
+            raise IllegalPlay(
+                "a cut plays all the remaining cards of the rank",
+                reason="cut_cards",
+                rank=RANKS[self._top_rank],
+                count=len(mine),
+                cut=format_cards(mine),
+                legal=self._legal(seat),
+            )
         return seat, m
+
+    def _cut_refusal(self, seat: int, cards: tuple[Card, ...]) -> Refusal:
+        """Why ``seat`` may not cut now (T9, T14), the true reason, from public facts and its own hand.
+
+        ``cards``: the cut it asked for (their rank tells which play it meant to cut).
+        """
+        legal = self._legal(seat)
+        if self._passive >> seat & 1:
+            return NotAllowed("a passive player never cuts (T14)", reason="passive", legal=legal)
+        rank = cards[0] >> 2 if cards and all(c >> 2 == cards[0] >> 2 for c in cards) else None
+        tc, tr = self._top_count, self._top_rank
+        if tc and (rank is None or rank == tr):
+            code = RANKS[tr]
+            need = 4 - tc
+            if tc == 3:
+                return NotAllowed("never after a triple (T9)", reason="cut_triple", rank=code, legal=legal)
+            if seat == self._top_seat:
+                return NotAllowed("a cut is another player's (T9)", reason="cut_own", rank=code, legal=legal)
+            if self._must:
+                # T9 Decision: two singles of the rank are in the trick, nobody holds the three others
+                return NotAllowed("no cut after ça ou rien (T9)", reason="cut_ca_ou_rien", rank=code, legal=legal)
+            left = 4 - _POP[self._played >> (tr * 4) & 15]
+            if left < need:
+                return NotAllowed(
+                    "fewer cards of the rank remain than a cut needs",
+                    reason="cut_short",
+                    rank=code,
+                    count=need,
+                    left=left,
+                    legal=legal,
+                )
+            return NotAllowed("you do not hold all the remaining cards of the rank", reason="cannot_cut",
+                              rank=code, count=need, legal=legal)  # fmt: skip
+        if rank is not None:
+            # a play of that rank is no longer the top: covered in this trick, or its trick closed
+            code = RANKS[rank]
+            for _, played in self._trick[:-1]:
+                if played is not None and played[0] >> 2 == rank and len(played) <= 2:
+                    return NotAllowed("the trick moved on", reason="cut_moved_on", rank=code, legal=legal)
+            closed = [played for _, played in self._closed_trick if played is not None]
+            if closed and closed[-1][0] >> 2 == rank and len(closed[-1]) <= 2 and self._closed_reason in _CLOSING:
+                return NotAllowed("never on a closing play (T9)", reason="cut_closing", rank=code, legal=legal)
+            if any(played[0] >> 2 == rank and len(played) <= 2 for played in closed):
+                return NotAllowed("the trick moved on", reason="cut_moved_on", rank=code, legal=legal)
+        return NotAllowed("you cannot cut now", reason="cannot_cut", legal=legal)
 
     def _check_give(self, a: Give) -> tuple[int, int]:
         seat = self._check_seat(a.seat)
         cards = _valid_cards(a.cards)
         if self._phase != EXCHANGE or seat not in self._gives:
-            raise NotAllowed("nothing to give now", reason="no_give")
+            raise NotAllowed("nothing to give now", reason="no_give", give=0)
         _, k = self._gives[seat]
         m = _mask(cards)
         if len(cards) != k or m.bit_count() != k:
-            raise IllegalPlay("give exactly the number of cards due", reason="give_count", count=k)
+            raise IllegalPlay("give exactly the number of cards due", reason="give_count", count=k, legal={"give": k})
         if self._hands[seat] & m != m:
-            raise IllegalPlay("you do not hold these cards", reason="not_in_hand")
+            raise IllegalPlay("you do not hold these cards", reason="not_in_hand", legal={"give": k})
         return seat, m
 
     def _check_timeout(self, a: Timeout) -> tuple[int, str]:
@@ -813,6 +883,8 @@ class PresidentMatch:
         self._passed = 0
 
     def _close(self, by: int, leader: int | None, reason: str, ev: list[Event]) -> None:
+        self._closed_trick = self._trick
+        self._closed_reason = reason
         self._new_trick()
         key = (by, leader, reason)
         closed = _CLOSED.get(key)

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from engine.cards import CARDS, Card, format_cards
+from engine.cards import CARDS, RANKS, Card, format_cards
 
 _BYTE_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
     tuple(tuple(CARDS[8 * i + b] for b in range(8) if byte >> b & 1 and 8 * i + b < 52) for byte in range(256))
     for i in range(7)
 )
 """``_BYTE_CARDS[i][byte]``: the cards of bits ``8i .. 8i+7`` set in ``byte``."""
+
+
+_UP = tuple(range(13))
+_DOWN = tuple(range(12, -1, -1))
+_GIVES = {"president": 2, "vice_president": 1}
+"""T12: how many cards the Président and the Vice-président give back."""
 
 
 def cards_of_mask(mask: int) -> tuple[Card, ...]:
@@ -73,7 +79,10 @@ class PresidentView(NamedTuple):
 
     An immutable named tuple (a view is built for nearly every decision, and
     a tuple is the cheapest immutable record to build); its fields are
-    ``table, you, hand, cut, exchange``.
+    ``table, you, hand, cut, exchange``. What the viewer may do now is
+    computed from them on demand: ``decision``, ``legal``, ``give``, ``must``
+    (also in ``to_dict()``), the same answers as the match's ``pending()`` and
+    ``legal_actions()``.
     """
 
     table: TableState
@@ -191,6 +200,94 @@ class PresidentView(NamedTuple):
     def passive(self, seat: int) -> bool:
         return bool(self.table.passive_mask >> seat & 1)
 
+    # -- what the viewer may do now (computed on demand from the fields above) --
+
+    @property
+    def must(self) -> str | None:
+        """The rank code "ça ou rien" demands now (P7/T6), e.g. ``"5"``, or ``None``; public."""
+        r = self.table.must_rank
+        return None if r is None else RANKS[r]
+
+    @property
+    def decision(self) -> str | None:
+        """What is awaited from the viewer now: ``"lead"`` (on turn, empty table: he must play,
+        P5), ``"follow"`` (on turn, a play to beat: play or pass, P6–P8), ``"give"`` (his T12
+        choice), or ``None`` (nothing; a spectator). A cut (T9) is never awaited: see ``cut``."""
+        you = self.you
+        if you is None:
+            return None
+        t = self.table
+        if t.phase == "play":
+            if t.turn != you:
+                return None
+            for _, cards in t.trick:
+                if cards is not None:
+                    return "follow"
+            return "lead"
+        if t.phase == "exchange" and self.give:
+            return "give"
+        return None
+
+    @property
+    def give(self) -> int:
+        """How many cards the viewer must choose to give back now (T12), ``0`` when none.
+
+        In the exchange phase the Président gives back 2 cards and the Vice-président 1,
+        once they received their partner's strongest and until they gave: the exchange
+        moves the viewer took part in (``exchange``) say both (a pair whose partner sits
+        the round out never gave, so nothing is due).
+        """
+        you = self.you
+        t = self.table
+        if you is None or t.phase != "exchange":
+            return 0
+        received = False
+        for giver, receiver, _ in self.exchange:
+            if giver == you:
+                return 0
+            if receiver == you:
+                received = True
+        if not received or you >= len(t.titles):
+            return 0
+        return min(_GIVES.get(t.titles[you] or "", 0), len(self.hand or ()))
+
+    @property
+    def legal(self) -> dict[str, Any] | None:
+        """The viewer's legal moves now, compactly, or ``None`` when nothing is awaited from him.
+
+        ``{"plays": [[rank, count], ...], "pass": bool}`` on his turn: a play is any
+        ``count`` cards of ``rank`` from his hand (suits never matter for legality, P2),
+        ranks listed weakest to strongest in the order in force (T10); leading (P5) every
+        size of every rank he holds and no pass; following (P6, P7/T6) the top play's
+        count, of a rank at least as strong, or only the "ça ou rien" rank, and a pass.
+        ``{"give": k}`` in his T12 choice: any ``k`` cards of his hand. A cut is in ``cut``.
+        """
+        decision = self.decision
+        if decision is None:
+            return None
+        if decision == "give":
+            return {"give": self.give}
+        counts = [0] * 13
+        for c in self.hand or ():
+            counts[c >> 2] += 1
+        t = self.table
+        top = self.top
+        if top is None:
+            return {
+                "plays": [[RANKS[r], k] for r in (_DOWN if t.reversed else _UP) for k in range(1, counts[r] + 1)],
+                "pass": False,
+            }
+        k = len(top)
+        tr = top[0] >> 2
+        ranks: Any
+        if t.must_rank is not None:
+            ranks = (t.must_rank,)
+        elif t.reversed:
+            ranks = range(tr, -1, -1)
+        else:
+            ranks = range(tr, 13)
+        return {"plays": [[RANKS[r], k] for r in ranks if counts[r] >= k], "pass": True}
+
     def to_dict(self) -> dict[str, Any]:
         t = self.table
         seats = []
@@ -223,6 +320,10 @@ class PresidentView(NamedTuple):
             "order": self.order,
             "dealer": t.dealer,
             "cut": None if self.cut is None else format_cards(self.cut),
+            "decision": self.decision,
+            "legal": self.legal,
+            "give": self.give,
+            "must": self.must,
             "played": format_cards(self.played),
             "exchange": [{"from": g, "to": r, "cards": format_cards(c)} for g, r, c in self.exchange],
             "stake": t.stake,

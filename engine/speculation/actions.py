@@ -158,14 +158,14 @@ def _int(args: Mapping[str, Any], key: str) -> int:
     """An integer argument: a JSON int, or a string of digits (text commands)."""
     value = args.get(key)
     if isinstance(value, bool):
-        raise BadArgument(f"{key} must be a number", arg=key)
+        raise BadArgument(f"{key} must be a number", reason="number", arg=key)
     if isinstance(value, int):
         return value
     if isinstance(value, str):
         text = value.strip()
         if text.lstrip("-").isdigit() and len(text) <= 12:
             return int(text)
-    raise BadArgument(f"{key} must be a number", arg=key)
+    raise BadArgument(f"{key} must be a number", reason="number", arg=key)
 
 
 def action_from(seat: int, cmd: str, args: Mapping[str, Any]) -> SpeculationAction:
@@ -186,7 +186,7 @@ def action_from(seat: int, cmd: str, args: Mapping[str, Any]) -> SpeculationActi
         return Decline(seat, _int(args, "offer"))
     if cmd == "withdraw":
         return Withdraw(seat, _int(args, "offer"))
-    raise BadArgument(f"not a Speculation command: {cmd!r}", cmd=cmd)
+    raise BadArgument(f"not a Speculation command: {cmd!r}", reason="unknown_command", cmd=cmd)
 
 
 def action_from_dict(d: Mapping[str, Any]) -> SpeculationAction:
@@ -198,7 +198,7 @@ def action_from_dict(d: Mapping[str, Any]) -> SpeculationAction:
             raw_cards = d.get("cards")
             cards = None if raw_cards is None else tuple(int(Card.parse(c)) for c in raw_cards)
         except (ValueError, CardError, TypeError) as exc:
-            raise BadArgument(f"bad deal record: {exc}") from None
+            raise BadArgument(f"bad deal record: {exc}", reason="log") from None
         raw_present = d.get("present")
         present = None if raw_present is None else tuple(int(s) for s in raw_present)
         raw_contributions = d.get("contributions")
@@ -214,7 +214,7 @@ def action_from_dict(d: Mapping[str, Any]) -> SpeculationAction:
         return CloseAuction()
     seat = d.get("seat")
     if not isinstance(seat, int) or isinstance(seat, bool):
-        raise BadArgument("action record without a seat")
+        raise BadArgument("action record without a seat", reason="log")
     if not isinstance(cmd, str):
-        raise BadArgument("action record without a command")
+        raise BadArgument("action record without a command", reason="log")
     return action_from(seat, cmd, d)

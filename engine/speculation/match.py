@@ -355,7 +355,7 @@ class SpeculationMatch:
 
     def _check(self, action: Action) -> None:
         if not isinstance(action, _KINDS):
-            raise BadArgument(f"not a Speculation action: {action!r}")
+            raise BadArgument(f"not a Speculation action: {action!r}", reason="action")
         if isinstance(action, Deal):
             self._check_deal(action)
             return
@@ -371,52 +371,94 @@ class SpeculationMatch:
         a = self._auction
         if isinstance(action, Turn):
             if a is not None or self._turn != seat:
-                raise NotYourTurn("not your turn to turn a card")
+                raise NotYourTurn("not your turn to turn a card", **self._turn_refusal(seat))
         elif isinstance(action, Bid):
             if a is None:
-                raise NotAllowed("no auction", reason="no_auction")
+                raise NotAllowed("no auction", reason="no_auction", can=self._can(seat))
             if seat == a.owner:
-                raise NotAllowed("the owner does not bid", reason="own_auction")
+                raise NotAllowed("the owner does not bid", reason="own_auction", can=self._can(seat))
             if not isinstance(action.amount, int) or action.amount < 1 or action.amount <= a.best_bid:
-                raise IllegalPlay("a bid beats the best bid by at least 1 chip", reason="bid_too_low", min=a.best_bid + 1)
+                raise IllegalPlay(
+                    "a bid beats the best bid by at least 1 chip",
+                    reason="bid_too_low",
+                    min=a.best_bid + 1,
+                    max=self._chips[seat],
+                    can=self._can(seat),
+                )
             if action.amount > self._chips[seat]:
-                raise InsufficientChips("not enough chips", chips=self._chips[seat])
+                raise InsufficientChips(
+                    "not enough chips",
+                    reason="bid_over_chips",
+                    chips=self._chips[seat],
+                    max=self._chips[seat],
+                    can=self._can(seat),
+                )
         elif isinstance(action, (Sell, Keep)):
             if a is None:
-                raise NotAllowed("no auction", reason="no_auction")
+                raise NotAllowed("no auction", reason="no_auction", can=self._can(seat))
             if seat != a.owner:
-                raise NotAllowed("only the owner sells or keeps", reason="not_owner")
+                raise NotAllowed("only the owner sells or keeps", reason="not_owner", can=self._can(seat))
             if isinstance(action, Sell) and a.bidder is None:
-                raise NotAllowed("no bid to sell to", reason="no_bid")
+                raise NotAllowed("no bid to sell to", reason="no_bid", can=self._can(seat))
         elif isinstance(action, Offer):
             self._check_offer(action, a)
         elif isinstance(action, (Accept, Decline, Withdraw)):
             o = self._offers.get(action.offer) if isinstance(action.offer, int) else None
             if o is None:
-                raise NotAllowed("no such offer", reason="no_such_offer")
+                raise NotAllowed("no such offer", reason="no_such_offer", offer=action.offer, can=self._can(seat))
             if isinstance(action, Withdraw):
                 if seat != o.buyer:
-                    raise NotAllowed("only the buyer withdraws an offer", reason="not_buyer")
+                    raise NotAllowed("only the buyer withdraws an offer", reason="not_buyer", can=self._can(seat))
             elif seat != o.seller:
-                raise NotAllowed("only the seller accepts or declines an offer", reason="not_party")
+                raise NotAllowed("only the seller accepts or declines an offer", reason="not_party", can=self._can(seat))
             elif isinstance(action, Accept) and a is not None:
-                raise NotAllowed("no trade while an auction is open (S12c)", reason="auction_open")
+                raise NotAllowed("no trade while an auction is open (S12c)", reason="auction_open", can=self._can(seat))
+
+    def _can(self, seat: int) -> dict[str, Any] | None:
+        """What ``seat`` may do now, in the view's compact form (for the params of a refusal)."""
+        return self.view(seat).can
+
+    def _turn_refusal(self, seat: int) -> dict[str, Any]:
+        """Why ``seat`` may not turn a card now (S7, S8, S12c), as refusal params."""
+        if self._auction is not None:
+            reason = "auction_open"  # S12c: nobody is on turn while an auction is open
+        elif seat == self._holder:
+            reason = "holder_turns_not"  # S8: the holder of the best trump never turns
+        elif not self._stacks[seat]:
+            reason = "no_cards_to_turn"
+        else:
+            reason = "not_your_turn"
+        return {"reason": reason, "turn": self._turn, "can": self._can(seat)}
 
     def _check_offer(self, action: Offer, a: _Auction | None) -> None:
+        seat = action.seat
         if a is not None:
-            raise NotAllowed("no offer while an auction is open (S12c)", reason="auction_open")
+            raise NotAllowed("no offer while an auction is open (S12c)", reason="auction_open", can=self._can(seat))
         to = action.to
         if not isinstance(to, int) or not 0 <= to < self._n:
             raise BadArgument("no such seat", reason="no_such_seat", to=to)
-        if to == action.seat or not self._playing[to]:
-            raise NotAllowed("offers go to another player of this deal", reason="bad_target")
+        if to == seat:
+            raise NotAllowed("offers go to another player of this deal", reason="self_offer", can=self._can(seat))
+        if not self._playing[to]:
+            raise NotAllowed("offers go to another player of this deal", reason="bad_target", can=self._can(seat))
         k = action.cards
         if not isinstance(k, int) or not 1 <= k <= len(self._stacks[to]):
-            raise IllegalPlay("that many face-down cards are not there", reason="bad_count", max=len(self._stacks[to]))
+            raise IllegalPlay(
+                "that many face-down cards are not there",
+                reason="bad_count",
+                max=len(self._stacks[to]),
+                can=self._can(seat),
+            )
         if not isinstance(action.price, int) or action.price < 1:
-            raise IllegalPlay("a price is at least 1 chip", reason="price_too_low")
-        if action.price > self._chips[action.seat]:
-            raise InsufficientChips("not enough chips", chips=self._chips[action.seat])
+            raise IllegalPlay("a price is at least 1 chip", reason="price_too_low", can=self._can(seat))
+        if action.price > self._chips[seat]:
+            raise InsufficientChips(
+                "not enough chips",
+                reason="price_over_chips",
+                chips=self._chips[seat],
+                max=self._chips[seat],
+                can=self._can(seat),
+            )
 
     def _plan_deal(self, action: Deal) -> tuple[int, list[int]]:
         """S2/S3/S12a: the dealer and the players, dealer's left first and the dealer last."""
@@ -448,15 +490,15 @@ class SpeculationMatch:
         if self._over:
             raise NotAllowed("the match is over", reason="match_over")
         if not isinstance(action.seed, bytes):
-            raise BadArgument("a deal needs a seed")
+            raise BadArgument("a deal needs a seed", reason="seed")
         if action.present is not None and any(
             not isinstance(s, int) or not 0 <= s < self._n for s in action.present
         ):
-            raise BadArgument("present: seat numbers")
+            raise BadArgument("present: seat numbers", reason="present")
         if action.cards is not None:
             cards = action.cards
             if len(set(cards)) != len(cards) or any(not isinstance(c, int) or not 0 <= c < 52 for c in cards):
-                raise BadArgument("cards: distinct card ids")
+                raise BadArgument("cards: distinct card ids", reason="cards")
         if action.contributions is not None:
             if action.cards is not None:
                 raise BadArgument("a committed deal has no explicit cards", reason="contributions")

@@ -83,6 +83,61 @@ class SpeculationView(NamedTuple):
     ante: int
     over: bool
 
+    # -- what the viewer may do now (computed on demand from the fields above) --
+
+    def _playing(self) -> bool:
+        you = self.you
+        return you is not None and self.in_deal and 0 <= you < len(self.seats) and self.seats[you].playing
+
+    @property
+    def decision(self) -> str | None:
+        """What is awaited from the viewer now: ``"turn"`` (turn his top card, S8), ``"auction"``
+        (he owns the card on sale: sell or keep, S7), or ``None`` (nothing; a spectator)."""
+        if not self._playing():
+            return None
+        a = self.auction
+        if a is not None:
+            return "auction" if a.seat == self.you else None
+        return "turn" if self.turn == self.you else None
+
+    @property
+    def can(self) -> dict[str, Any] | None:
+        """What the viewer may do now, compactly (``None`` for a spectator).
+
+        ``turn``: turn his top card (S8); ``sell`` / ``keep``: the owner of the card on
+        sale (``sell`` needs a bid, S7); ``bid``: the least bid he may make (best bid + 1,
+        at most his chips, S7), or ``None``; ``offer``: he may offer for other players'
+        face-down cards (S9: during turning, a price of 1 to his chips), to the seats of
+        ``offer_to`` (each for 1 to its ``facedown`` cards); ``accept`` / ``decline``: ids of
+        the open offers to him (no ``accept`` during an auction, S12c); ``withdraw``: ids of
+        his own open offers.
+        """
+        you = self.you
+        if you is None:
+            return None
+        playing = self._playing()
+        a = self.auction
+        owner = playing and a is not None and a.seat == you
+        chips = self.seats[you].chips if 0 <= you < len(self.seats) else 0
+        bid = None
+        if playing and a is not None and not owner and chips > a.best_bid:
+            bid = a.best_bid + 1
+        offer_to: list[int] = []
+        if playing and a is None and chips >= 1:
+            offer_to = [s.seat for s in self.seats if s.seat != you and s.facedown > 0]
+        mine = self.offers if playing else ()
+        return {
+            "turn": playing and a is None and self.turn == you,
+            "sell": owner and a is not None and a.bidder is not None,
+            "keep": owner,
+            "bid": bid,
+            "offer": bool(offer_to),
+            "offer_to": offer_to,
+            "accept": [o.offer for o in mine if o.seller == you] if a is None else [],
+            "decline": [o.offer for o in mine if o.seller == you],
+            "withdraw": [o.offer for o in mine if o.buyer == you],
+        }
+
     def to_dict(self) -> dict[str, Any]:
         best = self.best
         return {
@@ -103,4 +158,6 @@ class SpeculationView(NamedTuple):
             "deals": self.deals,
             "ante": self.ante,
             "over": self.over,
+            "decision": self.decision,
+            "can": self.can,
         }

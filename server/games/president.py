@@ -57,7 +57,7 @@ class PresidentAdapter(GameAdapter):
 
     # A seat's state is the spectator's with these fields of its own view put in (same keys, same
     # order as building it from the seat's view; see server.table.states).
-    _PRIVATE = ("you", "cut", "exchange", "hand")
+    _PRIVATE = ("you", "cut", "decision", "legal", "give", "exchange", "hand")
 
     def private_keys(self) -> tuple[str, ...]:
         return self._PRIVATE
@@ -66,6 +66,7 @@ class PresidentAdapter(GameAdapter):
         if view.hand is None:
             return None
         return {"you": view.you, "cut": None if view.cut is None else format_cards(view.cut),
+                "decision": view.decision, "legal": view.legal, "give": view.give,
                 "exchange": [{"from": g, "to": r, "cards": format_cards(c)} for g, r, c in view.exchange],
                 "hand": format_cards(view.hand)}
 

@@ -198,8 +198,9 @@ def test_view_keys_and_helpers() -> None:
     d = v.to_dict()
     assert set(d) == {
         "game", "rules", "round", "phase", "you", "hand", "seats", "turn", "trick",
-        "order", "dealer", "cut", "played", "exchange", "stake",
+        "order", "dealer", "cut", "decision", "legal", "give", "must", "played", "exchange", "stake",
     }  # fmt: skip
+    assert (d["decision"], d["legal"], d["give"], d["must"]) == ("follow", {"plays": [["K", 1]], "pass": True}, 0, None)
     assert set(d["seats"][0]) == {"seat", "cards", "place", "title", "score", "passive", "playing", "passed", "chips"}
     assert d["hand"] == ["4d", "Ks"] and d["trick"] == [{"seat": 0, "cards": ["7c"]}] and d["played"] == ["7c"]
     assert v.top == (Card.parse("7c"),) and not v.leading and v.turn == 1 and v.you == 1

@@ -278,14 +278,14 @@ def test_T9_no_cut_after_a_triple_by_the_player_himself_or_after_a_later_play() 
     m = tdc("7c 7d 7h 9c", "7s 4d Kd", "8d Jd")
     play(m, 0, "7c 7d 7h")
     assert m.cut_options() == {}
-    refused(m, Cut(1, cards("7s")), NotAllowed, "cannot_cut")
+    refused(m, Cut(1, cards("7s")), NotAllowed, "cut_triple")  # holding the fourth is only ça ou rien
     m = tdc("7c 7d 7h 7s 9c", "4d Kd", "8d Jd")
     play(m, 0, "9c")
     play(m, 1, "Kd")
     m = tdc("7c 9c", "9d Kd", "7d 7h 7s Jd")
     play(m, 0, "7c")
     play(m, 1, "9d")  # a later play ends the chance
-    refused(m, Cut(2, cards("7d 7h 7s")), NotAllowed, "cannot_cut")
+    refused(m, Cut(2, cards("7d 7h 7s")), NotAllowed, "cut_moved_on")
     m = tdc("7c 7d 7h 7s 2c", "9d Kd", "8d Jd")
     play(m, 0, "7c")
     assert m.cut_options() == {}  # the player who just played holds the rest: no cut
@@ -298,7 +298,7 @@ def test_T9_passive_player_never_cuts() -> None:
     play(m, 2, "7c")
     assert m.cut_options() == {}
     assert m.legal_actions(1) == []
-    refused(m, Cut(1, cards("7d 7h 7s")), NotAllowed, "cannot_cut")
+    refused(m, Cut(1, cards("7d 7h 7s")), NotAllowed, "passive")
 
 
 def test_T9_no_cut_in_revolution_on_a_closing_3() -> None:
@@ -307,6 +307,7 @@ def test_T9_no_cut_in_revolution_on_a_closing_3() -> None:
     evs = m.apply(Play(0, cards("3c")))
     assert evs[-1].to_dict()["reason"] == "strongest"  # T7a in revolution: the 3 closes
     assert m.cut_options() == {}
+    refused(m, Cut(1, cards("3d 3h 3s")), NotAllowed, "cut_closing")
 
 
 def test_T10_revolution_then_a_second_one_and_normal_next_round() -> None:

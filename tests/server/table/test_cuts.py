@@ -53,7 +53,7 @@ def test_T9_a_cut_closes_the_trick_the_cutter_leads_and_a_second_cut_is_refused(
     log, view = list(h.table.log), h.table.match.view(None).to_dict()
     h.inbox["alice"].clear()
     refused = h.refused(t["third_key"], "cut", cards=cut)
-    assert refused.code == "not_allowed" and refused.params["reason"] == "cannot_cut"
+    assert refused.code == "not_allowed" and refused.params["reason"] == "cut_moved_on"  # its trick closed
     assert h.table.log == log and h.table.match.view(None).to_dict() == view
     assert h.events("alice") == [] and h.inbox["alice"].states() == []  # a refusal pushes nothing
 
