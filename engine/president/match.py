@@ -13,12 +13,12 @@ tdc only) → ``play`` → ``round_over`` (waiting for the next deal) … →
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import fields
+from collections.abc import Iterable, Mapping, Sequence
 from hashlib import sha256
 from itertools import combinations, compress
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from engine._records import record_maker
 from engine.api import Action as ApiAction
 from engine.api import Pending
 from engine.cards import CARDS, RANK_2, RANK_3, RANK_Q, RANKS, Card, format_cards, parse_cards
@@ -72,6 +72,45 @@ _LEADS: tuple[tuple[tuple[Play, ...], ...], ...] = tuple(
     tuple(tuple(row[_LOW[nib][k]] for k in range(1, _POP[nib] + 1)) for nib in range(16)) for row in PLAYS
 )
 """``_LEADS[seat * 13 + rank][nibble]``: the representative leads of that rank, single to quad."""
+_Rows = tuple[tuple[tuple[Play, ...], ...], ...]
+_SEAT_TABLES: dict[int, tuple[_Rows, tuple[_Rows, ...]]] = {}
+
+
+def _seat_tables(seat: int) -> tuple[_Rows, tuple[_Rows, ...]]:
+    """``(leads, follows)`` of ``seat``, built on first use: ``leads[i][byte]`` are the representative
+    leads of ranks ``2i`` and ``2i + 1`` whose suit bits are the byte, ``follows[k][i][byte]`` their
+    plays of ``k`` cards (a hand is read a byte, two ranks, at a time)."""
+    got = _SEAT_TABLES.get(seat)
+    if got is None:
+        leads = _LEADS[seat * 13 : seat * 13 + 13]
+        row = PLAYS[seat * 13 : seat * 13 + 13]
+        got = _SEAT_TABLES[seat] = tuple(
+            tuple(
+                tuple(p for j in (0, 1) if 2 * i + j < 13 for p in leads[2 * i + j][byte >> 4 * j & 15])
+                for byte in range(256)
+            )
+            for i in range(7)
+        ), tuple(
+            tuple(
+                tuple(
+                    tuple(
+                        row[2 * i + j][_LOW[byte >> 4 * j & 15][k]]
+                        for j in (0, 1)
+                        if 2 * i + j < 13 and _POP[byte >> 4 * j & 15] >= k
+                    )
+                    for byte in range(256)
+                )
+                for i in range(7)
+            )
+            if k
+            else ()
+            for k in range(5)
+        )
+    return got
+
+
+_BELOW = tuple((1 << 4 * r) - 1 for r in range(14))
+"""``_BELOW[r]``: the bits of the ranks under ``r``."""
 
 
 _AFTER: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
@@ -84,34 +123,16 @@ _tuple_new = tuple.__new__
 
 
 
-def _pending_maker() -> Callable[[Hashable, str, int | None, ApiAction], Pending]:
-    """A faster constructor of :class:`engine.api.Pending` (a frozen slotted dataclass, whose
-    generated ``__init__`` costs more than the rest of ``pending()``): the object is created and
-    its slots filled directly. Falls back to the class itself if it is not built that way."""
-    try:
-        setters = [getattr(Pending, f.name).__set__ for f in fields(Pending)]
-        set_key, set_kind, set_seat, set_timeout = setters
-    except (AttributeError, TypeError, ValueError):
-        return Pending
-    new = object.__new__
-
-    def make(key: Hashable, kind: str, seat: int | None, on_timeout: ApiAction) -> Pending:
-        p = new(Pending)
-        set_key(p, key)
-        set_kind(p, kind)
-        set_seat(p, seat)
-        set_timeout(p, on_timeout)
-        return p
-
-    probe = make(("turn", 1, 2), "turn", 3, TIMEOUTS[3])
-    if probe != Pending(("turn", 1, 2), "turn", 3, TIMEOUTS[3]) or repr(probe) != repr(
-        Pending(("turn", 1, 2), "turn", 3, TIMEOUTS[3])
-    ):
-        return Pending
-    return make
-
-
-_pending = _pending_maker()
+_pending = record_maker(Pending)
+"""Builds a :class:`engine.api.Pending` filling its slots directly (its frozen ``__init__`` costs more
+than the rest of ``pending()``); the same for the records below (see :mod:`engine._records`)."""
+_dealt = record_maker(Dealt)
+_round_over = record_maker(RoundOver)
+_exchange_event = record_maker(Exchange)
+_deal = record_maker(Deal)
+_OUT: dict[int, Out] = {}
+_REVOLUTION: dict[tuple[int, str], Revolution] = {}
+_TIMEOUT: dict[tuple[int, bool, str], TimeoutEvent] = {}
 
 _NEXT: dict[int, tuple[int | None, ...]] = {}
 
@@ -146,8 +167,17 @@ _CLOSING = frozenset({"twos", "strongest", "quad", "four_of_rank", "emptied"})
 
 _DRAWS = tuple((i, i + 1, (1 << i.bit_length()) - 1) for i in range(51, 0, -1))
 """Fisher–Yates draws of a 52-card shuffle: ``(position, bound, bit mask of a byte)``."""
+_DRAW_MASKS = tuple((1 << i.bit_length()) - 1 for i in range(52))
 _BLOCKS = tuple(c.to_bytes(8, "big") for c in range(8))
 _BIT = tuple(1 << c for c in range(52))
+
+
+def _timeout_event(seat: int, passive: bool, kind: str) -> TimeoutEvent:
+    key = (seat, passive, kind)
+    got = _TIMEOUT.get(key)
+    if got is None:
+        got = _TIMEOUT[key] = TimeoutEvent(seat, passive, kind)
+    return got
 
 
 def shuffled_deck(seed: bytes) -> list[int]:
@@ -160,19 +190,21 @@ def shuffled_deck(seed: bytes) -> list[int]:
     """
     out = list(range(52))
     stream = b"".join([sha256(seed + block).digest() for block in _BLOCKS[:3]])
-    size = len(stream)
-    pos = 0
-    for i, n, mask in _DRAWS:
-        while True:
-            if pos == size:
-                stream += sha256(seed + (size // 32).to_bytes(8, "big")).digest()
-                size += 32
-            x = stream[pos] & mask
-            pos += 1
+    counter = 3
+    i, n, mask = _DRAWS[0]
+    masks = _DRAW_MASKS
+    while True:
+        for x in stream:  # one byte per draw, rejected while not below the bound
+            x &= mask
             if x < n:
-                break
-        out[i], out[x] = out[x], out[i]
-    return out
+                out[i], out[x] = out[x], out[i]
+                if i == 1:
+                    return out
+                n = i
+                i -= 1
+                mask = masks[i]
+        stream = sha256(seed + counter.to_bytes(8, "big")).digest()
+        counter += 1
 
 
 def _mask(cards: Iterable[int]) -> int:
@@ -223,6 +255,8 @@ class PresidentMatch:
         "_last_titles",
         "_leader_override",
         "_legal_cache",
+        "_legal_list",
+        "_legal_seat",
         "_legal_version",
         "_must",
         "_n",
@@ -249,6 +283,7 @@ class PresidentMatch:
         "_stake",
         "_stake_default",
         "_table",
+        "_tables",
         "_top_count",
         "_top_rank",
         "_top_seat",
@@ -260,6 +295,7 @@ class PresidentMatch:
         "_undealt",
         "_version",
         "_view_cache",
+        "_view_last",
         "_view_version",
         "rules_name",
     )
@@ -285,6 +321,7 @@ class PresidentMatch:
         self.rules_name = rules.name
         self._n = seats
         self._next_tab = _next_table(seats)
+        self._tables = tuple(_seat_tables(s) for s in range(seats))
         self._checks = 3 * seats + 1  # card checks per call: 3 per seat and the partition
         self._stake_default = stake
         self._rounds = rounds if rounds is not None else rules.default_rounds
@@ -308,12 +345,16 @@ class PresidentMatch:
         self._holding = 0
         self._played = 0
         self._hand_cache: list[tuple[int, tuple[Card, ...]]] = [(0, ())] * seats
+        # per state version: the first seat asked and its answer, then a dict for the others
         self._legal_version = -1
-        self._legal_cache: dict[int, list[Action]] = {}
+        self._legal_seat = -1
+        self._legal_list: list[Action] = []
+        self._legal_cache: dict[int, list[Action]] | None = None
         self._cut_version = -1
         self._cut_cache: dict[int, tuple[Card, ...]] = {}
         self._view_version = -1
-        self._view_cache: dict[int | None, PresidentView] = {}
+        self._view_last: PresidentView | None = None
+        self._view_cache: dict[int | None, PresidentView] | None = None
         self._pending_version = -1
         self._pending_turn: list[Pending] = []
         self._table: TableState | None = None
@@ -478,10 +519,8 @@ class PresidentMatch:
         if unknown:
             raise BadArgument(f"unknown table facts {sorted(unknown)}", reason="table")
         present = table.get("present")
-        return Deal(
-            bytes(seed),
-            present=None if present is None else tuple(sorted(present)),
-            stake=table.get("stake"),
+        return _deal(
+            bytes(seed), None if present is None else tuple(sorted(present)), table.get("stake"), None, None, None
         )
 
     # ------------------------------------------------------------------ decisions awaited
@@ -501,6 +540,12 @@ class PresidentMatch:
                 for s in sorted(self._gives)
             ]
         return []
+
+    def awaited_turn(self) -> int | None:
+        """A cheap form of :meth:`pending` for drivers: the seat whose turn of play the table
+        waits for, or ``None`` when it waits for something else or nothing (ask ``pending()``).
+        That seat's every action ends the decision; its time-out is ``Timeout(seat)``."""
+        return self._turn if self._phase == PLAY else None
 
     def cut_options(self) -> dict[int, tuple[Card, ...]]:
         """T9: seat → the cards it may cut with now (empty when nobody can)."""
@@ -531,13 +576,15 @@ class PresidentMatch:
         — the weakest suits of that rank — plus :class:`Pass`, a :class:`Cut` (out of
         turn, T9) or every :class:`Give` choice (T12). ``can()`` accepts any other
         suit choice too. Timeouts are the room's, not listed."""
-        if self._legal_version == self._version:
-            got = self._legal_cache.get(seat)
-            if got is not None:
-                return got
-        else:
-            self._legal_cache = {}
-            self._legal_version = self._version
+        version = self._version
+        if self._legal_version == version:
+            if self._legal_seat == seat:
+                return self._legal_list
+            more = self._legal_cache
+            if more is not None:
+                got = more.get(seat)
+                if got is not None:
+                    return got
         out: list[Action] = []
         phase = self._phase
         if phase == PLAY:
@@ -551,41 +598,51 @@ class PresidentMatch:
             _, k = self._gives[seat]
             for combo in combinations(self.hand(seat), k):
                 out.append(Give(seat, combo))
-        self._legal_cache[seat] = out
+        if self._legal_version != version:
+            self._legal_version = version
+            self._legal_seat = seat
+            self._legal_list = out
+            self._legal_cache = None
+        else:
+            more = self._legal_cache
+            if more is None:
+                more = self._legal_cache = {}
+            more[seat] = out
         return out
 
     def _plays(self, seat: int, out: list[Action]) -> None:
+        # the hand is read a byte (two ranks) at a time through tables of the shared plays
         hand = self._hands[seat]
-        base = seat * 13
         tc = self._top_count
+        i = 0
         if tc == 0:
-            r = 0
+            leads = self._tables[seat][0]
             while hand:
-                nib = hand & 15
-                if nib:
-                    out.extend(_LEADS[base + r][nib])
-                hand >>= 4
-                r += 1
+                byte = hand & 255
+                if byte:
+                    out += leads[i][byte]
+                hand >>= 8
+                i += 1
             return
         tr = self._top_rank
         if self._must:  # P7: that rank or nothing
             nib = hand >> (tr * 4) & 15
             if _POP[nib] >= tc:
-                out.append(PLAYS[base + tr][_LOW[nib][tc]])
+                out.append(PLAYS[seat * 13 + tr][_LOW[nib][tc]])
         else:
             # P6 / T4: at least as strong in the order in force
+            follows = self._tables[seat][1][tc]
             if self._reversed:
-                h = hand & ((1 << (tr * 4 + 4)) - 1)
-                r = 0
+                h = hand & _BELOW[tr + 1]
             else:
-                h = hand >> (tr * 4)
-                r = tr
+                i = tr >> 1
+                h = (hand & ~_BELOW[tr]) >> (i * 8)
             while h:
-                nib = h & 15
-                if _POP[nib] >= tc:
-                    out.append(PLAYS[base + r][_LOW[nib][tc]])
-                h >>= 4
-                r += 1
+                byte = h & 255
+                if byte:
+                    out += follows[i][byte]
+                h >>= 8
+                i += 1
         out.append(PASSES[seat])
 
     def can(self, action: Action) -> bool:
@@ -842,6 +899,9 @@ class PresidentMatch:
         return tuple(ev)
 
     def _apply_other(self, action: Any) -> list[Event]:
+        if isinstance(action, Deal):  # once a round; the others are rarer still
+            present, stake, hands = self._check_deal(action)
+            return self._do_deal(action, present, stake, hands)
         if isinstance(action, Play):
             r, m, k = self._check_play(action)
             return self._do_play(action.seat, r, m, k, False)
@@ -856,9 +916,6 @@ class PresidentMatch:
         if isinstance(action, Timeout):
             seat, kind = self._check_timeout(action)
             return self._do_timeout(seat, kind)
-        if isinstance(action, Deal):
-            present, stake, hands = self._check_deal(action)
-            return self._do_deal(action, present, stake, hands)
         raise BadArgument("not a Président action", reason="action")
 
     def _next_in(self, seat: int, mask: int) -> int | None:
@@ -911,17 +968,33 @@ class PresidentMatch:
             forbidden = r == (RANK_3 if self._reversed else RANK_2)
             if forbidden:
                 self._forbidden.append(seat)
-        ev.append(Out(seat, place, forbidden))
+        key = seat << 5 | place << 1 | forbidden
+        out = _OUT.get(key)
+        if out is None:
+            out = _OUT[key] = Out(seat, place, forbidden)
+        ev.append(out)
 
     def _do_play(self, seat: int, r: int, m: int, k: int, auto: bool) -> list[Event]:
         rules = self._rules
-        hand = self._hands[seat] & ~m
-        self._hands[seat] = hand
-        left = self._counts[seat] - k
-        self._counts[seat] = left
+        hands = self._hands
+        before = hands[seat]
+        hand = before & ~m
+        hands[seat] = hand
+        cache = self._hand_cache
+        cached, cards = cache[seat]
+        if cached == before:
+            # the hand's cards without rebuilding them: the played cards are all of rank r, so
+            # they lie in the block of that rank, after the cards of the ranks below it
+            start = (before & _BELOW[r]).bit_count()
+            shift = r * 4
+            end = start + _POP[before >> shift & 15]
+            cache[seat] = (hand, cards[:start] + RANK_CARDS[r][hand >> shift & 15] + cards[end:])
+        counts = self._counts
+        left = counts[seat] - k
+        counts[seat] = left
         self._played |= m
-        trick_mask = self._trick_mask | m
-        self._trick_mask = trick_mask
+        if rules.close_on_four_of_rank:
+            self._trick_mask |= m  # T7b looks at the cards of this trick
         key = m << 10 | left << 4 | seat << 1 | auto
         played = _PLAYED.get(key)
         if played is None:
@@ -940,7 +1013,11 @@ class PresidentMatch:
             self._go_out(seat, r, ev)  # T8 judged in the order before this play
         if k == 4 and rules.revolution:  # T10
             self._reversed = not self._reversed
-            ev.append(Revolution(seat, "reversed" if self._reversed else "normal"))
+            order = "reversed" if self._reversed else "normal"
+            revolution = _REVOLUTION.get((seat, order))
+            if revolution is None:
+                revolution = _REVOLUTION[seat, order] = Revolution(seat, order)
+            ev.append(revolution)
         holding = self._holding
         if holding & (holding - 1) == 0 or holding & ~self._passive == 0:  # _round_should_end()
             self._end_round(ev)
@@ -952,7 +1029,7 @@ class PresidentMatch:
             reason = "strongest" if rules.revolution else "twos"  # T7a / P9a
         elif k == 4 and rules.close_on_quad:
             reason = "quad"  # P9b
-        elif rules.close_on_four_of_rank and trick_mask >> (r * 4) & 15 == 15:
+        elif rules.close_on_four_of_rank and self._trick_mask >> (r * 4) & 15 == 15:
             reason = "four_of_rank"  # T7b
         if reason is not None:
             self._close(seat, self._lead_after(seat), reason, ev)
@@ -1032,14 +1109,14 @@ class PresidentMatch:
         if kind == "give":
             _, k = self._gives[seat]
             m = _weakest(self._hands[seat], k)  # T12 Decision: the weakest cards go
-            ev: list[Event] = [TimeoutEvent(seat, False, "give")]
+            ev: list[Event] = [_timeout_event(seat, False, "give")]
             ev.extend(self._do_give(seat, m, False))
             return ev
         if self._rules.passive_on_timeout:
             # T14: passive for the rest of the round; the time-out counts as a pass.
             self._passive |= 1 << seat
             self._passive_order.append(seat)
-            ev = [TimeoutEvent(seat, True, "turn")]
+            ev = [_timeout_event(seat, True, "turn")]
             if self._round_should_end():
                 self._end_round(ev)
                 return ev
@@ -1050,7 +1127,7 @@ class PresidentMatch:
             ev.extend(self._do_pass(seat, True))
             return ev
         # classic (the server's timer rule): pass, or play the weakest single when leading
-        ev = [TimeoutEvent(seat, False, "turn")]
+        ev = [_timeout_event(seat, False, "turn")]
         if self._top_count == 0:
             hand = self._hands[seat]
             low = hand & -hand
@@ -1074,7 +1151,7 @@ class PresidentMatch:
         cards = cards_of_mask(m)
         self._exchanges.append((giver, receiver, cards))
         self._exchange_views = [None] * self._n
-        ev.append(Exchange(giver, receiver, len(cards), cards, chosen))
+        ev.append(_exchange_event(giver, receiver, len(cards), cards, chosen))
 
     def _move(self, giver: int, receiver: int, m: int) -> None:
         self._hands[giver] &= ~m
@@ -1104,8 +1181,10 @@ class PresidentMatch:
             assert nxt is not None
             dealer = nxt
         self._dealer = dealer
+        dealt_cards: tuple[tuple[Card, ...], ...] | None = None
         if hands is None:
             hands = [0] * n
+            dealt_list: list[tuple[Card, ...]] = [()] * n
             left = self._next_in(dealer, self._present_mask)
             assert left is not None
             start = present.index(left)
@@ -1113,7 +1192,10 @@ class PresidentMatch:
             p = len(order)
             cards = shuffled_deck(self._seed)
             for i, seat in enumerate(order):  # one card at a time from the dealer's left
-                hands[seat] = sum(map(_BIT.__getitem__, cards[i::p]))
+                mine = sorted(cards[i::p])
+                hands[seat] = sum(map(_BIT.__getitem__, mine))
+                dealt_list[seat] = tuple(map(CARDS.__getitem__, mine))
+            dealt_cards = tuple(dealt_list)
         self._hands = hands
         self._counts = [h.bit_count() for h in hands]
         self._holding = sum(1 << s for s in present)
@@ -1124,12 +1206,12 @@ class PresidentMatch:
         self._undealt = FULL & ~dealt
         self._leader_override = a.leader
         ev: list[Event] = [
-            Dealt(
+            _dealt(
                 self._round,
                 dealer,
                 present,
                 tuple(self._counts),
-                self._dealt_hands(hands),
+                self._dealt_hands(hands, dealt_cards),
                 commitment(self._seed),
                 stake,
             )
@@ -1140,9 +1222,12 @@ class PresidentMatch:
             self._start_play()
         return ev
 
-    def _dealt_hands(self, hands: list[int]) -> tuple[tuple[Card, ...], ...]:
-        """Each seat's cards as dealt (for the ``dealt`` event), remembered for :meth:`hand`."""
-        out = tuple(cards_of_mask(h) if h else () for h in hands)
+    def _dealt_hands(
+        self, hands: list[int], dealt: tuple[tuple[Card, ...], ...] | None = None
+    ) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's cards as dealt (for the ``dealt`` event; ``dealt`` when already known),
+        remembered for :meth:`hand`."""
+        out = tuple(cards_of_mask(h) if h else () for h in hands) if dealt is None else dealt
         self._hand_cache = list(zip(hands, out, strict=True))
         return out
 
@@ -1237,7 +1322,7 @@ class PresidentMatch:
         self._turn = None
         self._new_trick()
         ev.append(
-            RoundOver(
+            _round_over(
                 self._round,
                 tuple(ranking),
                 tuple(titles),
@@ -1259,14 +1344,21 @@ class PresidentMatch:
 
     def view(self, seat: int | None) -> PresidentView:
         """What ``seat`` (``None``: a spectator) may know now; never another seat's cards."""
-        if self._view_version != self._version:
-            self._view_cache = {}
+        version = self._version
+        if self._view_version != version:
+            self._view_version = version
+            self._view_last = None
+            self._view_cache = None
             self._table = None
-            self._view_version = self._version
         else:
-            got = self._view_cache.get(seat)
-            if got is not None:
-                return got
+            last = self._view_last
+            if last is not None and last.you == seat:
+                return last
+            cache = self._view_cache
+            if cache is not None:
+                got = cache.get(seat)
+                if got is not None:
+                    return got
         if seat is not None and (seat.__class__ is not int or not 0 <= seat < self._n):
             seat = self._check_seat(seat)
         table = self._table
@@ -1285,7 +1377,13 @@ class PresidentMatch:
                 PresidentView,
                 (table, seat, hand, self.cut_options().get(seat) if self._rules.cut else None, exchange),
             )
-        self._view_cache[seat] = v
+        if self._view_last is None:
+            self._view_last = v
+        else:
+            cache = self._view_cache
+            if cache is None:
+                cache = self._view_cache = {}
+            cache[seat] = v
         return v
 
     def _make_table(self) -> TableState:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import FrozenInstanceError, fields
 from typing import Any
 
 import pytest
@@ -55,3 +56,26 @@ def digest(rules: str, seats: int, rounds: int, names: tuple[str, ...], seed: in
 def test_seeded_bot_games_are_pinned_event_for_event(name: str) -> None:
     args, expected = CASES[name]
     assert digest(*args) == expected
+
+
+def test_fast_record_constructors_build_equal_records() -> None:
+    """engine._records fills the slots of the frozen events and actions the engine builds on its hot path."""
+    from engine._records import record_maker
+    from engine.api import Pending
+    from engine.cards import parse_cards
+    from engine.president import Deal, Dealt, Exchange, RoundOver, Timeout
+
+    hands = (parse_cards("3c 4d"), ())
+    samples: list[tuple[type, tuple[Any, ...]]] = [
+        (Pending, (("turn", 1, 2), "turn", 3, Timeout(3))),
+        (Dealt, (1, 2, (0, 1), (2, 0), hands, "ab", 4)),
+        (Exchange, (0, 1, 2, parse_cards("5h 6s"), True)),
+        (RoundOver, (1, (1, 0), ("president", "last"), (1, 0), (1, 0), None, hands, 0, "cd")),
+        (Deal, (b"seed", (0, 1, 2), 4, None, None, None)),
+    ]
+    for cls, values in samples:
+        made = record_maker(cls)(*values)
+        plain = cls(*values)
+        assert type(made) is cls and made == plain and repr(made) == repr(plain) and hash(made) == hash(plain)
+        with pytest.raises(FrozenInstanceError):
+            setattr(made, fields(cls)[0].name, 9)

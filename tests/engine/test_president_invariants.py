@@ -119,6 +119,9 @@ def drive(
             round_actions += 1
             assert round_actions < 400, "a round that does not end"
         m.check_invariants()
+        for s in range(seats):  # the hand cards kept up to date play by play (white-box)
+            mask, held = m._hand_cache[s]
+            assert mask != m._hands[s] or held == cards_of_mask(mask), s
         for e in evs:
             if e.name == "round_over":
                 d = e.to_dict()
