@@ -211,6 +211,8 @@ class _Driver:
         max_reactions = self.max_reactions
         max_actions = self.max_actions
         pending_of = match.pending
+        # Optional fast form of pending() (Président): the seat whose turn is awaited, or None.
+        turn_of = getattr(match, "awaited_turn", None)
         view_of = match.view
         legal_of = match.legal_actions
         apply = match.apply
@@ -225,60 +227,65 @@ class _Driver:
         forced = 0  # added to stats at the end (the hot loop keeps its counters local)
         checks = 0
         while True:
-            pending: Sequence[Pending] = pending_of()
-            if not pending:
-                if match.over:
-                    break
-                if not match.needs_deal():
-                    raise DriverError("the match is not over but awaits nothing")
-                rounds += 1
-                stats.actions = actions
-                self.since_check = since
-                self.apply(match.deal_action(derive(self.seed, f"round-{rounds}"), **self.table(match)))
-                actions = stats.actions
-                since = self.since_check
-                stats.deals += 1
-                last_seat = None
-                if reactive:
-                    stats.actions = actions
-                    last_seat = self.react(last_seat)
-                    actions = stats.actions
-                    since = self.since_check
-                continue
-            awaited = pending[0]
-            seat = awaited.seat
+            awaited: Pending | None = None
+            # A turn of play (Président, awaited_turn()) always ends with the seat's action:
+            # no Pending to build and no progress to check.
+            seat = turn_of() if turn_of is not None else None
             if seat is None:
-                for p in pending:
-                    if p.seat is not None:
-                        awaited = p
-                        seat = p.seat
+                pending: Sequence[Pending] = pending_of()
+                if not pending:
+                    if match.over:
                         break
-                else:
-                    # Only a seatless decision (a Speculation auction): the others
-                    # may act; when nobody does, time runs out (S7). Each bid renews
-                    # the decision's key, so a bidding war is bounded here too.
+                    if not match.needs_deal():
+                        raise DriverError("the match is not over but awaits nothing")
+                    rounds += 1
                     stats.actions = actions
                     self.since_check = since
-                    seatless += 1
-                    if seatless > 16 * max_reactions:
-                        stats.timeouts += 1
-                        self.apply(awaited.on_timeout)
-                    else:
-                        last_seat = self.react(last_seat, closing=awaited)
+                    self.apply(match.deal_action(derive(self.seed, f"round-{rounds}"), **self.table(match)))
                     actions = stats.actions
                     since = self.since_check
+                    stats.deals += 1
+                    last_seat = None
+                    if reactive:
+                        stats.actions = actions
+                        last_seat = self.react(last_seat)
+                        actions = stats.actions
+                        since = self.since_check
                     continue
+                awaited = pending[0]
+                seat = awaited.seat
+                if seat is None:
+                    for p in pending:
+                        if p.seat is not None:
+                            awaited = p
+                            seat = p.seat
+                            break
+                    else:
+                        # Only a seatless decision (a Speculation auction): the others
+                        # may act; when nobody does, time runs out (S7). Each bid renews
+                        # the decision's key, so a bidding war is bounded here too.
+                        stats.actions = actions
+                        self.since_check = since
+                        seatless += 1
+                        if seatless > 16 * max_reactions:
+                            stats.timeouts += 1
+                            self.apply(awaited.on_timeout)
+                        else:
+                            last_seat = self.react(last_seat, closing=awaited)
+                        actions = stats.actions
+                        since = self.since_check
+                        continue
+                # Progress: a seat that keeps acting without ending its decision
+                # (a Speculation trade offer instead of turning) gets the time-out.
+                key = awaited.key
+                if key == stuck_key:
+                    stuck += 1
+                else:
+                    stuck_key = key
+                    stuck = 0
             seatless = 0
-            # Progress: a seat that keeps acting without ending its decision
-            # (a Speculation trade offer instead of turning) gets the time-out.
-            key = awaited.key
-            if key == stuck_key:
-                stuck += 1
-            else:
-                stuck_key = key
-                stuck = 0
             action: Action | None
-            if stuck > max_reactions:
+            if awaited is not None and stuck > max_reactions:
                 action = None
             else:
                 legal = legal_of(seat)
@@ -289,6 +296,8 @@ class _Driver:
                     action = bots[seat].decide(view_of(seat), legal)
             if action is None:
                 stats.timeouts += 1
+                if awaited is None:
+                    awaited = next(p for p in pending_of() if p.seat == seat)
                 action = awaited.on_timeout
             try:
                 events = apply(action)
