@@ -51,6 +51,8 @@ _LOW: tuple[tuple[int, ...], ...] = tuple(
     tuple(sum(1 << b for b in [s for s in range(4) if nib >> s & 1][:k]) for k in range(5)) for nib in range(16)
 )
 """``_LOW[suits][k]``: the ``k`` weakest suits of a 4-bit suit mask (the engine's representative play)."""
+_RANK_BIT = tuple((c >> 2, 1 << (c & 3)) for c in range(52))
+"""``_RANK_BIT[card]``: the card's rank and its suit's bit."""
 
 
 class GreedyPresidentBot:
@@ -154,11 +156,11 @@ class GreedyPresidentBot:
         if hand is self._hand:
             return self._cnt, self._nib
         nib = [0] * 13
-        cnt = [0] * 13
+        rank_bit = _RANK_BIT
         for c in hand:
-            r = c >> 2
-            nib[r] |= 1 << (c & 3)
-            cnt[r] += 1
+            r, b = rank_bit[c]  # a table: arithmetic on a Card (an int subclass) is slow
+            nib[r] |= b
+        cnt = [_POP[x] for x in nib]
         self._hand, self._cnt, self._nib = hand, cnt, nib
         return cnt, nib
 
@@ -174,8 +176,14 @@ class GreedyPresidentBot:
         forb = strongest if tdc else -1  # T8: forbidden last card
         if hand is self._hand:
             cnt, nib = self._cnt, self._nib
-        else:
-            cnt, nib = self._facts(hand)
+        else:  # self._facts(hand), inlined: nearly every decision follows a play of ours
+            nib = [0] * 13
+            rank_bit = _RANK_BIT
+            for c in hand:
+                r, b = rank_bit[c]
+                nib[r] |= b
+            cnt = [_POP[x] for x in nib]
+            self._hand, self._cnt, self._nib = hand, cnt, nib
         n = len(hand)
         top = None
         for _, cards in reversed(t.trick):
@@ -194,7 +202,7 @@ class GreedyPresidentBot:
                         return a
                     break
         k = len(top)
-        r = self._follow(t.must_rank, t.played_mask, cnt, n, k, top[0] >> 2, strongest, forb, tdc, rev)
+        r = self._follow(t.must_rank, t.played_mask, cnt, n, k, _RANK_BIT[top[0]][0], strongest, forb, tdc, rev)
         if r >= 0:
             return PLAYS[seat * 13 + r][_LOW[nib[r]][k]]
         return PASSES[seat]  # P8/T5: anyone may pass onto a play
