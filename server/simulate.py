@@ -67,6 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, metavar="FILE", help="also write the JSON figures to FILE")
 
 
+_PRESIDENT_TALLIED = frozenset({"round_over", "out", "cut", "revolution"})
+
+
 class _Tally:
     """Figures gathered from the events of every applied action (the global, uncensored form)."""
 
@@ -105,6 +108,8 @@ class _Tally:
     def president_step(self, action: Any, events: tuple[Any, ...]) -> None:
         for e in events:
             name = e.name
+            if name not in _PRESIDENT_TALLIED:
+                continue  # most events (played, passed, trick_closed) count for nothing here
             if name == "round_over":
                 self.rounds += 1
                 points = self.points
