@@ -1434,6 +1434,12 @@ class PresidentMatch:
         if cmd == "pass":
             return Pass(seat)
         if cmd == "cut":
+            if not args.get("cards"):  # "cut" alone: with the cards the seat holds for it (T9)
+                mine = self.cut_options().get(seat) if self._phase == PLAY else None
+                if mine is None:
+                    self._check_cut(Cut(seat, ()))  # raises the true reason there is no cut now
+                    raise NotAllowed("you cannot cut now", reason="cannot_cut")
+                return Cut(seat, mine)
             return Cut(seat, _cards(args.get("cards")))
         if cmd == "give":
             return Give(seat, _cards(args.get("cards")))

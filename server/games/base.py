@@ -135,6 +135,7 @@ class GameAdapter:
     announce_commitment: bool = False  # the deal's commitment is an event of its own (else: in the state)
     round_end: str = "round_over"  # the engine event that ends a round (history, pause)
     batch_states: bool = False  # per-seat states share a public part (see private_fields)
+    moves: tuple[str, ...] = ()  # the commands a seat may send at this table (the state's "moves")
 
     # options -----------------------------------------------------------------------------------
 

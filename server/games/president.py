@@ -76,12 +76,14 @@ class ClassicAdapter(PresidentAdapter):
 
     name = "classic"
     replace_leaver = True
+    moves = ("play", "pass", "autopass")
 
 
 class TdcAdapter(PresidentAdapter):
     """RULES T: a stake every round (T13), people come and go between rounds (T1), the cut (T9)."""
 
     name = "tdc"
+    moves = ("play", "pass", "cut", "give", "autocut", "autopass")
     funded_bots = True
     joins_between_rounds = True
     presence_per_deal = True
@@ -111,7 +113,6 @@ class TdcAdapter(PresidentAdapter):
     def decorate(self, state: dict[str, Any], opts: TableOptions, match: Match | None, seat: int | None,
                  pending: Sequence[Pending]) -> None:
         state["stake"] = opts.stake
-        state["give"] = _give_count(match, seat, pending)
 
     def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> tuple[Any, bool] | None:
         if prefs.get("autocut") and seat in match.cut_options():  # type: ignore[attr-defined]
@@ -119,14 +120,3 @@ class TdcAdapter(PresidentAdapter):
             if cut is not None:
                 return cut, True
         return super().automatic(match, seat, prefs)
-
-
-def _give_count(match: Match | None, seat: int | None, pending: Sequence[Pending]) -> int:
-    """T12: how many cards ``seat`` must choose to give back now (0: none)."""
-    if match is None or seat is None or not any(p.kind == "give" and p.seat == seat for p in pending):
-        return 0
-    for action in match.legal_actions(seat):
-        cards = getattr(action, "cards", None)
-        if cards is not None:
-            return len(cards)
-    return 0

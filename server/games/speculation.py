@@ -46,6 +46,7 @@ class SpeculationAdapter(GameAdapter):
     too_few_ends_match = True  # seats are not refilled mid-match (S11)
     announce_commitment = True
     round_end = "deal_over"
+    moves = ("bid", "sell", "keep", "turn", "offer", "accept", "decline", "withdraw")
 
     def options(self, args: Mapping[str, Any], settings: Settings) -> TableOptions:
         seats, bots = common.seats_and_bots(args, self.min_seats, self.max_seats)

@@ -444,10 +444,29 @@ def _reason_text(
     return None
 
 
+def _rank_plays(plays: Sequence[Any], lang: str, limit: int = 4) -> str:
+    """Plays as people type them: ``9 9 / D D / …`` (any cards of that rank: suits never matter)."""
+    shown = []
+    for play in plays[:limit]:
+        if isinstance(play, Sequence) and len(play) == 2 and isinstance(play[1], int):
+            shown.append(" ".join([rank_label(lang, str(play[0]))] * play[1]))
+    text = " / ".join(shown)
+    if len(plays) > limit:
+        text += " / …"
+    return text
+
+
 def _legal_suffix(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, Any], style: TermStyle) -> str:
     if "legal" not in p:
         return ""
     legal = p["legal"]
+    if isinstance(legal, Mapping):  # the engine's compact form: {"plays": [[rank, count]...], "pass": bool}
+        plays = legal.get("plays")
+        if not isinstance(plays, Sequence):
+            return ""
+        if not plays:
+            return t.gettext("You can only pass.") if legal.get("pass") else ""
+        return t.gettext("You can play: {plays}.").format(plays=_rank_plays(plays, lang))
     if isinstance(legal, Sequence) and not isinstance(legal, str):
         plays = [x for x in legal if x]
         if not plays:

@@ -99,7 +99,8 @@ def build_state(table: Table, seat: int | None, now: float) -> dict[str, Any]:
         keys = [p.key for p in pending if p.kind == "auction" and p.key in table.deadlines]
         auction["deadline"] = round(max(0.0, table.deadlines[keys[0]] - now), 1) if keys else None
     state.update(room=table.id, status=table.status, deadline=deadline(table, seat, pending, state.get("turn"), now),
-                 spectators=len(table.spectators), commitment=table.commitment, window=window_of(table, now))
+                 spectators=len(table.spectators), commitment=table.commitment, window=window_of(table, now),
+                 moves=list(adapter.moves))
     adapter.decorate(state, table.opts, match, seat, pending)
     if seat is not None:
         state["at_stake"] = table.round_escrow.get(seat, 0)  # chips of the reader's in this round
@@ -126,7 +127,7 @@ class StateSet:
             self.public = public
             self.tail = {"room": table.id, "status": table.status, "deadline": None,
                          "spectators": len(table.spectators), "commitment": table.commitment,
-                         "window": window_of(table, now)}
+                         "window": window_of(table, now), "moves": list(table.adapter.moves)}
 
     def state(self, seat: int | None) -> dict[str, Any]:
         return self._get(seat)[0]

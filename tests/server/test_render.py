@@ -11,6 +11,7 @@ from engine import game_class
 from engine.bots import make_bot
 from engine.bots.driver import play_match
 from engine.seeds import seed_from_int
+from server.games import ADAPTERS
 from server.messages import LANGS
 from server.presenters.text.alerts import (
     countdown_due,
@@ -184,15 +185,15 @@ def test_chat_is_not_translated_and_state_events_are_skipped():
 
 HELP_CONTEXTS = [
     CommandContext(),
-    CommandContext(where="room", game="president", rules="classic", phase="play", hand=("3c",), your_turn=True,
+    CommandContext(where="room", moves=frozenset(ADAPTERS["classic"].moves), phase="play", hand=("3c",), your_turn=True,
                    you=0, top=("5d",)),
-    CommandContext(where="room", game="president", rules="tdc", phase="play", hand=("3c",), your_turn=True, you=0,
+    CommandContext(where="room", moves=frozenset(ADAPTERS["tdc"].moves), phase="play", hand=("3c",), your_turn=True, you=0,
                    top=("5d", "5h")),
-    CommandContext(where="room", game="president", rules="tdc", phase="give", hand=("3c",), you=0, give_count=2),
-    CommandContext(where="room", game="president", rules="classic", phase="play", you=None),
-    CommandContext(where="room", game="speculation", phase="auction", you=0, auction={"seat": 0, "card": "Qh"}),
-    CommandContext(where="room", game="speculation", phase="auction", you=1, auction={"seat": 0, "card": "Qh"}),
-    CommandContext(where="room", game="speculation", phase="turning", you=1, your_turn=True),
+    CommandContext(where="room", moves=frozenset(ADAPTERS["tdc"].moves), phase="give", hand=("3c",), you=0, give=2),
+    CommandContext(where="room", moves=frozenset(ADAPTERS["classic"].moves), phase="play", you=None),
+    CommandContext(where="room", moves=frozenset(ADAPTERS["speculation"].moves), phase="auction", you=0, auction={"seat": 0, "card": "Qh"}),
+    CommandContext(where="room", moves=frozenset(ADAPTERS["speculation"].moves), phase="auction", you=1, auction={"seat": 0, "card": "Qh"}),
+    CommandContext(where="room", moves=frozenset(ADAPTERS["speculation"].moves), phase="turning", you=1, your_turn=True),
 ]
 
 
@@ -352,12 +353,12 @@ def test_context_and_render_agree_on_give_count(states):
             text = strip_ansi(render_state(state, "en", TermStyle(100, True, False)))
             if ctx.phase == "give":
                 givers += 1
-                k = ctx.give_count
+                k = ctx.give
                 assert k in (1, 2), ctx
                 assert f"choose {k} card" in text, text
             else:
                 waiters += 1
-                assert ctx.phase == "waiting" and ctx.give_count is None, ctx
+                assert ctx.phase == "waiting" and ctx.give == 0, ctx
                 assert "Exchange in progress" in text and "choose" not in text, text
     assert givers and waiters, (givers, waiters)  # the samples reach both sides of the exchange
 
@@ -371,6 +372,7 @@ def test_no_non_ascii_escape_slips_through_ascii_mode():
 
 
 def _table(**changes):
+    """A tdc state as a table sends it; tests add what the reader's view says (decision, must, give)."""
     state = {
         "game": "president", "rules": "tdc", "round": 1, "phase": "play", "you": 0, "turn": 1, "room": 3,
         "deadline": 20, "order": "normal", "hand": ["3c", "7c", "7h", "7s", "Kd"], "cut": None,
@@ -390,16 +392,17 @@ def test_state_update_draws_the_table_only_when_it_matters():
     assert state_update(first, other, "en", style) == ""
     assert state_update(other, dict(other), "en", style) == ""
     # the reader's turn: table, bell, one highlighted line with the play to beat and the time left
-    mine = _table(turn=0, trick=[{"seat": 3, "cards": ["5c"]}, {"seat": 1, "cards": ["9d"]}])
+    mine = _table(turn=0, trick=[{"seat": 3, "cards": ["5c"]}, {"seat": 1, "cards": ["9d"]}], decision="follow")
     text = state_update(other, mine, "fr", style)
     assert "Votre main" in text and "\a" in text
     assert "battez 9♦ (1 carte) ou tapez passe. (20 s)" in text.replace("\u00a0", " ")
     assert "jouez ou passez" not in text  # the status line gives way to the alert
     # "that or nothing" (P7, T6)
-    same = _table(turn=0, trick=[{"seat": 2, "cards": ["9c"]}, {"seat": 1, "cards": ["9d"]}])
+    same = _table(turn=0, trick=[{"seat": 2, "cards": ["9c"]}, {"seat": 1, "cards": ["9d"]}], decision="follow",
+                  must="9")
     assert "ça ou rien" in state_update(other, same, "fr", style)
     # leading
-    lead = _table(turn=0, trick=[])
+    lead = _table(turn=0, trick=[], decision="lead")
     assert "vous entamez" in state_update(other, lead, "fr", style)
     # a cut becomes possible out of turn (T9)
     cut = _table(turn=2, trick=[{"seat": 1, "cards": ["7d"]}], cut=["7c", "7h", "7s"])
@@ -410,7 +413,7 @@ def test_state_update_draws_the_table_only_when_it_matters():
     text = state_update(other, new_round, "en", style)
     assert "Your hand" in text and "\a" not in text
     # exchange: choose the cards to give back (T12)
-    give = _table(round=2, phase="exchange", turn=None, trick=[],
+    give = _table(round=2, phase="exchange", turn=None, trick=[], decision="give", give=2,
                   seats=[{"seat": 0, "name": "Zoé", "cards": 5, "title": "president"}])
     assert "choose 2 cards to give back (give followed by the cards)" in state_update(other, give, "en", style)
 
@@ -420,11 +423,11 @@ def test_state_update_in_speculation():
     base = {"game": "speculation", "round": 1, "you": 0, "turn": 1, "auction": None, "offers": [],
             "seats": [{"seat": i, "name": n, "chips": 10, "faceup": [], "facedown": 3} for i, n in
                       enumerate(["Zoé", "Bob", "Carmen"])], "trump": "h", "pool": 4}
-    mine = {**base, "turn": 0}
+    mine = {**base, "turn": 0, "decision": "turn"}
     text = state_update(base, mine, "en", style)
     assert "\a" in text and "turn your top card" in text
-    sale = {**base, "turn": None, "auction": {"seat": 0, "card": "Qh", "best_bid": 0, "bidder": None,
-                                              "deadline": 8}}
+    sale = {**base, "turn": None, "decision": "auction",
+            "auction": {"seat": 0, "card": "Qh", "best_bid": 0, "bidder": None, "deadline": 8}}
     text = state_update(base, sale, "fr", style)
     assert "\a" in text and "vendre" in text and "garder" in text and "(8 s)" in text
     theirs = {**base, "turn": None, "auction": {"seat": 1, "card": "Qh", "best_bid": 0, "bidder": None}}
@@ -468,7 +471,8 @@ def test_state_update_alerts_again_when_the_turn_comes_back():
     style = TermStyle(60, True, False)
     seats = [{"seat": 0, "name": "Zoé", "chips": 10, "faceup": ["4c"], "facedown": 2},
              {"seat": 1, "name": "Bob", "chips": 10, "faceup": ["Qh"], "facedown": 0}]
-    before = {"game": "speculation", "round": 1, "you": 0, "turn": 0, "auction": None, "seats": seats}
+    before = {"game": "speculation", "round": 1, "you": 0, "turn": 0, "auction": None, "seats": seats,
+              "decision": "turn"}
     after = {**before, "seats": [dict(seats[0], faceup=["4c", "9d"], facedown=1), seats[1]]}
     assert "\a" in state_update(before, after, "en", style)
     assert state_update(after, dict(after), "en", style) == ""

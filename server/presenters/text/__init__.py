@@ -27,7 +27,7 @@ from server.messages.events import event_text
 from server.messages.translations import translation
 from server.presenters import Action, Local, Quit, Request, Viewer
 from server.presenters.text import alerts, news, replies
-from server.presenters.text.context import ParseError, context_from_state, give_count
+from server.presenters.text.context import ParseError, context_from_state
 from server.presenters.text.help import help_text
 from server.presenters.text.parse import parse_line
 from server.presenters.text.words import verb
@@ -171,14 +171,9 @@ def _leave_cost(lang: str, at_stake: int) -> str:
 
 
 def my_decision(state: Mapping[str, Any]) -> bool:
-    """The reader must decide something now: their turn, their exchange choice, their card on sale."""
-    you = state.get("you")
-    if you is None or state.get("status") not in (None, "playing"):
-        return False
-    auction = state.get("auction")
-    if isinstance(auction, Mapping):
-        return bool(auction.get("seat") == you)
-    return bool(state.get("turn") == you) or bool(give_count(state))
+    """The reader must decide something now (the view's ``decision``): their turn, their exchange
+    choice, their card on sale."""
+    return state.get("status") in (None, "playing") and state.get("decision") is not None
 
 
 __all__ = ["OWN_EVENTS", "TextPresenter", "my_decision"]

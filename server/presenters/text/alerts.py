@@ -24,23 +24,22 @@ from server.terminal import (
     wrap_text,
 )
 
+_ALERTS = {"lead": "lead", "follow": "play", "give": "give", "turn": "turn", "auction": "sell"}
+"""The view's decision -> the alert that tells the reader (RULES P5/P6, T12, S7, S8)."""
+
 
 def _decision(state: Mapping[str, Any]) -> str | None:
-    """What the reader must decide now (``play``, ``lead``, ``give``, ``turn``, ``sell``), or ``None``."""
-    you = state.get("you")
-    if you is None:
+    """What the reader must decide now (``play``, ``lead``, ``give``, ``turn``, ``sell``), or ``None``.
+
+    The view's ``decision``, held back while a cut window is open: a turn a cut may still take away
+    is prompted once the window has passed (T9)."""
+    decision = state.get("decision")
+    if not isinstance(decision, str):
         return None
-    if state.get("game") == "speculation":
-        auction = state.get("auction")
-        if auction:
-            return "sell" if auction.get("seat") == you else None
-        return "turn" if state.get("turn") == you else None
-    phase = state.get("phase")
-    if phase == "exchange":
-        return "give" if give_count(state) else None
-    if phase == "play" and state.get("turn") == you:
-        return "lead" if not any(p.get("cards") for p in state.get("trick") or []) else "play"
-    return None
+    window = state.get("window")
+    if isinstance(window, Mapping) and window.get("kind") == "cut" and decision in ("lead", "follow"):
+        return None
+    return _ALERTS.get(decision)
 
 
 def _signature(state: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -102,12 +101,10 @@ def state_update(
     if alert:
         secs = seconds_of((state.get("auction") or {}).get("deadline") if alert == "sell" else state.get("deadline"))
         plays = [item["cards"] for item in state.get("trick") or [] if item.get("cards")]
-        top = plays[-1] if plays else None
-        must = plays[-1][0][0] if len(plays) >= 2 and plays[-1][0][0] == plays[-2][0][0] else None
         parts.append(
             your_turn_alert(
-                lang, style, alert, secs, top=top, count=give_count(state) or None, must=must,
-                example=_lead_example(state, lang),
+                lang, style, alert, secs, top=plays[-1] if plays else None, count=give_count(state) or None,
+                must=state.get("must"), example=_lead_example(state, lang),
             )
         )
     return "\n".join(parts)

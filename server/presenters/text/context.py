@@ -28,29 +28,37 @@ class ParseError:
 
 @dataclass(frozen=True, slots=True)
 class CommandContext:
-    """What the parser knows of the player's situation (see :func:`context_from_state`).
+    """What the parser knows of the player's situation (see :func:`context_from_state`): what the
+    last state said, never worked out again from the rules.
 
-    ``where``: ``"lobby"`` or ``"room"``; ``phase``: ``"play"`` (Président tricks),
-    ``"give"`` (tdc exchange choice, T12), ``"auction"`` / ``"turning"`` (Speculation),
-    ``"waiting"`` (before the start, between rounds), ``"over"``, or ``None``. ``hand``:
-    the reader's cards (``None`` when unknown: spectators, Speculation). ``top``: the play
-    to beat in the trick; ``must``: the rank "that or nothing" imposes (P7, T6);
-    ``order``: ``"normal"`` or ``"reversed"`` (T10). ``names``: the seats' names, for
-    offers by name; ``offers``/``auction``/``facedown``: Speculation facts.
+    ``where``: ``"lobby"`` or ``"room"``; ``moves``: the commands a seat may send at this table
+    (the state's ``moves``: ``play``/``cut``/``give``... at a Président table, ``bid``/``turn``...
+    at a Speculation table); ``phase``: ``"play"`` (tricks), ``"give"`` (the reader's exchange
+    choice, T12), ``"auction"`` / ``"turning"`` (Speculation), ``"waiting"`` (before the start,
+    between rounds), ``"over"``, or ``None``. ``hand``: the reader's cards (``None`` when unknown:
+    spectators, Speculation). From the reader's view: ``decision`` (what is awaited from them:
+    ``lead``, ``follow``, ``give``, ``turn``, ``auction``), ``legal`` (their legal moves, compact),
+    ``must`` (the rank "that or nothing" imposes, P7/T6), ``cut`` (the cards they may cut with
+    now, T9), ``give`` (cards to give back, T12), ``can`` (Speculation). ``top``: the play to beat
+    (the last one of the trick, for examples and help); ``names``: the seats' names, for offers by
+    name; ``offers``/``auction``/``facedown``: Speculation facts.
     """
 
     where: str = "lobby"
-    game: str | None = None
-    rules: str | None = None
+    moves: frozenset[str] = frozenset()
     phase: str | None = None
     hand: tuple[str, ...] | None = None
     your_turn: bool = False
     you: int | None = None
     names: tuple[str, ...] = ()
-    top: tuple[str, ...] | None = None
+    decision: str | None = None
+    legal: Mapping[str, Any] | None = None
     must: str | None = None
+    cut: tuple[str, ...] | None = None
+    give: int = 0
+    can: Mapping[str, Any] | None = None
+    top: tuple[str, ...] | None = None
     order: str = "normal"
-    give_count: int | None = None
     auction: Mapping[str, Any] | None = None
     offers: tuple[Mapping[str, Any], ...] = ()
     facedown: tuple[int, ...] = ()
@@ -59,6 +67,15 @@ class CommandContext:
     def spectator(self) -> bool:
         return self.where == "room" and self.you is None
 
+    @property
+    def cards_table(self) -> bool:
+        """Moves here are cards from a hand (Président): a line of cards is a move."""
+        return "play" in self.moves
+
+    @property
+    def bids_table(self) -> bool:
+        """Moves here are bids and turns (Speculation): a bare number is a bid."""
+        return "bid" in self.moves
 
 
 # --------------------------------------------------------------------------- context
@@ -71,19 +88,15 @@ def context_from_state(state: Mapping[str, Any] | None, where: str | None = None
     you = state.get("you")
     seats = state.get("seats") or []
     names = tuple(str(s.get("name") or "") for s in seats)
-    game = state.get("game")
-    turn = state.get("turn")
     hand = state.get("hand")
-    trick = state.get("trick") or []
-    plays = [tuple(item["cards"]) for item in trick if item.get("cards") and not item.get("pass")]
-    top = plays[-1] if plays else None
-    # "that or nothing" (P7, T6): the top play covers one of the same rank
-    must = plays[-1][0][0] if len(plays) >= 2 and plays[-1][0][0] == plays[-2][0][0] else None
+    plays = [tuple(item["cards"]) for item in state.get("trick") or [] if item.get("cards")]
     auction = state.get("auction")
-    give = give_count(state)
+    given = state.get("give")
+    give = given if isinstance(given, int) else 0
+    cut = state.get("cut")
     raw_phase = state.get("phase")
     phase: str | None
-    if game == "speculation":
+    if "auction" in state:  # a Speculation table: its phase is the deal's
         if state.get("over"):
             phase = "over"
         elif auction:
@@ -100,44 +113,29 @@ def context_from_state(state: Mapping[str, Any] | None, where: str | None = None
         phase = "over"
     else:
         phase = raw_phase if isinstance(raw_phase, str) else None
-    facedown = tuple(int(s.get("facedown") or 0) for s in seats)
     return CommandContext(
         where=where or "room",
-        game=game,
-        rules=state.get("rules"),
+        moves=frozenset(state.get("moves") or ()),
         phase=phase,
         hand=tuple(hand) if hand is not None else None,
-        your_turn=you is not None and turn == you,
+        your_turn=you is not None and state.get("turn") == you,
         you=you,
         names=names,
-        top=top,
-        must=must,
+        decision=state.get("decision"),
+        legal=state.get("legal"),
+        must=state.get("must"),
+        cut=tuple(cut) if cut else None,
+        give=give,
+        can=state.get("can"),
+        top=plays[-1] if plays else None,
         order=state.get("order") or "normal",
-        give_count=give or None,
         auction=auction,
         offers=tuple(state.get("offers") or ()),
-        facedown=facedown,
+        facedown=tuple(int(s.get("facedown") or 0) for s in seats),
     )
 
 
 def give_count(state: Mapping[str, Any]) -> int:
-    """How many cards the viewer still has to give back in a tdc exchange (T12), from a state.
-
-    The Président and the Vice-président choose 2 and 1 cards; once their exchange event
-    lists a gift from them, nothing is due. A ``give`` field in the state, when the server
-    adds one, wins.
-    """
-    if state.get("phase") != "exchange":
-        return 0
+    """How many cards the reader must give back now (T12): the view's ``give``."""
     given = state.get("give")
-    if isinstance(given, int):
-        return given
-    you = state.get("you")
-    seats = state.get("seats") or []
-    if not isinstance(you, int) or you >= len(seats):
-        return 0
-    title = seats[you].get("title")
-    k = 2 if title == "president" else 1 if title == "vice_president" else 0
-    if k and any(e.get("from") == you for e in state.get("exchange") or []):
-        return 0
-    return k
+    return given if isinstance(given, int) else 0

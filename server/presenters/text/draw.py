@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import gettext
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from server.messages.labels import (
@@ -63,15 +64,17 @@ def seat_names(state: Mapping[str, Any], lang: str) -> list[str]:
     return out
 
 
-def header(state: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+def header(state: Mapping[str, Any], lang: str, style: TermStyle, *, deals: bool = False) -> str:
+    """The table's first line: game and table, round (``deals``: deal) n/total, room, stake."""
     t = translation(lang)
     parts = [paint(game_name(lang, state.get("game")), BOLD, style)]
-    if state.get("game") == "president" and state.get("rules"):
-        parts.append(rules_name(lang, state.get("rules")))
+    table = rules_name(lang, state.get("rules"))  # "" for a game with one table
+    if table:
+        parts.append(table)
     rnd = state.get("round")
     if rnd:
-        rounds = state.get("rounds") or (state.get("deals") if state.get("game") == "speculation" else None)
-        if state.get("game") == "speculation":
+        rounds = state.get("rounds") or state.get("deals")
+        if deals:
             parts.append(
                 t.gettext("deal {n}/{total}").format(n=rnd, total=rounds)
                 if rounds
@@ -133,16 +136,18 @@ def verb_word(lang: str, cmd: str) -> str:
     return verb(lang, cmd)
 
 
+_SHORT_TITLES: dict[str, Callable[[gettext.NullTranslations], str]] = {
+    "president": lambda t: t.pgettext("short title", "Pres"),
+    "vice_president": lambda t: t.pgettext("short title", "VP"),
+    "vice_last": lambda t: t.pgettext("short title", "V-Scum"),
+    "last": lambda t: t.pgettext("short title", "Scum"),
+}
+
+
 def short_title(lang: str, title: str | None) -> str:
-    t = translation(lang)
-    if title == "president":
-        return t.pgettext("short title", "Pres")
-    if title == "vice_president":
-        return t.pgettext("short title", "VP")
-    if title == "vice_last":
-        return t.pgettext("short title", "V-Scum")
-    if title == "last":
-        return t.pgettext("short title", "Scum")
+    word = _SHORT_TITLES.get(title or "")
+    if word is not None:
+        return word(translation(lang))
     return ""
 
 

@@ -44,7 +44,7 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
             (v("leaderboard"), t.gettext("the best players")),
             (f"{v('register')}", t.gettext("create an account to keep your chips")),
         ]
-    elif ctx.game == "speculation":
+    elif ctx.bids_table:
         entries += _speculation_entries(lang, ctx)
     else:
         entries += _president_entries(lang, ctx)
@@ -101,7 +101,7 @@ def _president_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:
     if ctx.spectator:
         return [(f"{v('join')} N", t.gettext("take a free seat, if there is one"))]
     if ctx.phase == "give":
-        k = ctx.give_count or 2
+        k = ctx.give or 2
         out.append(
             (
                 f"{v('give')} 3 4" if k == 2 else f"{v('give')} 3",
@@ -129,7 +129,7 @@ def _president_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:
     else:
         out.append(("7 7", t.gettext("play when your turn comes (cards typed as ranks)")))
         out.append((f"{v('pass')}  " + t.gettext("or") + "  p", t.gettext("pass when your turn comes")))
-    if ctx.rules == "tdc":
+    if "cut" in ctx.moves:
         out.append(
             (
                 v("cut"),
@@ -175,7 +175,7 @@ def _speculation_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]
 
 def _cards_hint(lang: str, ctx: CommandContext) -> str:
     t = translation(lang)
-    if ctx.where == "room" and ctx.game == "speculation":
+    if ctx.where == "room" and not ctx.cards_table:
         return ""
     if lang == "fr":
         ranks = "3 … 10 V D R A 2"

@@ -31,6 +31,7 @@ import difflib
 from collections.abc import Sequence
 from typing import Any
 
+from server.games import ADAPTERS
 from server.messages.errors import error_message
 from server.messages.translations import normalize_lang, translation
 from server.presenters.text.cards import CardSpec, parse_cards, resolve_cards
@@ -41,15 +42,14 @@ from server.presenters.text.words import (
     LEVEL_WORDS,
     OFF_WORDS,
     ON_WORDS,
-    RANKS,
     RULE_WORDS,
-    SUITS,
     VERB_TABLES,
     VERBS,
     fold,
     lang_code,
     verb,
 )
+from server.protocol import parse_int
 
 # --------------------------------------------------------------------------- parsing
 
@@ -71,14 +71,15 @@ def parse_line(line: str, lang: str, ctx: CommandContext) -> Command | ParseErro
     rest = tokens[1:]
     table = VERB_TABLES[lang]
 
-    # A line of cards (Président) — checked before verbs so that "t", "d", "r" are ranks.
-    if ctx.where == "room" and ctx.game == "president":
+    # A line of cards where moves are cards — checked before verbs so that "t", "d", "r" are ranks.
+    if ctx.where == "room" and ctx.cards_table:
         specs, bad = parse_cards(tokens, lang)
         if bad is None:
             return _cards_command(None, specs, lang, ctx)
-    # A bare number in a Speculation auction is a bid.
-    if ctx.game == "speculation" and head.isdigit() and not rest:
-        return Command("bid", {"amount": int(head)})
+    # A bare number where moves are bids is a bid.
+    amount = parse_int(head) if ctx.bids_table and not rest else None
+    if amount is not None:
+        return Command("bid", {"amount": amount})
 
     cmd = table.get(head)
     if cmd is None and head.strip("¿¡?!.,;:") in table:  # "¿ayuda?", "passe."
@@ -101,7 +102,7 @@ def _unknown(word: str, lang: str, ctx: CommandContext) -> ParseError:
             "unknown_command", error_message(lang, "unknown_command", cmd=word, suggestion=folded[match[0]])
         )
     t = translation(lang)
-    if ctx.where == "room" and ctx.game == "president" and _looks_like_cards(word):
+    if ctx.where == "room" and ctx.cards_table and _looks_like_cards(word):
         return ParseError(
             "bad_argument",
             t.gettext("“{value}” is not a card. Cards are typed like 7, 10, {ranks}, or with a suit: 7h.").format(
@@ -149,11 +150,11 @@ def _h_cards(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCo
     t = translation(lang)
     if (refused := _not_at_a_table(ctx, lang)) is not None:
         return refused
-    if ctx.game is not None and ctx.game != "president":
+    if ctx.moves and cmd not in ctx.moves:
         return ParseError("not_allowed", error_message(lang, "not_allowed"))
     if not rest:
         if cmd == "cut":
-            return _auto_cut(lang, ctx)
+            return Command("cut", {})  # the cards held for it, or the table says why there is no cut
         example = "7 7" if cmd != "give" else "3 4"
         return ParseError(
             "bad_argument",
@@ -185,80 +186,10 @@ def _cards_command(
     if isinstance(cards, ParseError):
         return cards
     if cmd is None:
-        cmd = "cut" if _is_cut(cards, ctx) else "play"
-    if cmd == "play":
-        refused = _check_follow(cards, lang, ctx)
-        if refused is not None:
-            return refused
+        # the cards the reader may cut with now (the view's cut): a cut; else a play (the table
+        # decides whether it follows)
+        cmd = "cut" if ctx.cut is not None and sorted(cards) == sorted(ctx.cut) else "play"
     return Command(cmd, {"cards": cards})
-
-
-def _strength(rank: str, order: str) -> int:
-    i = RANKS.index(rank)
-    return 12 - i if order == "reversed" else i
-
-
-def _check_follow(cards: Sequence[str], lang: str, ctx: CommandContext) -> ParseError | None:
-    """A play that cannot follow the trick (P6, P7; T4, T6), refused here with what would be legal.
-
-    Only when the answer is certain: it is your turn in a Président trick with a top play
-    and the hand is known. The engine still decides everything else.
-    """
-    if ctx.game != "president" or ctx.phase != "play" or not ctx.your_turn or not ctx.top or ctx.hand is None:
-        return None
-    n = len(ctx.top)
-    top_rank = ctx.top[0][0]
-    rank = cards[0][0]
-    if len(cards) == n and (rank == ctx.must if ctx.must else _strength(rank, ctx.order) >= _strength(top_rank, ctx.order)):
-        return None
-    legal = []
-    for r in sorted({c[0] for c in ctx.hand}, key=lambda x: _strength(x, ctx.order)):
-        held = sorted((c for c in ctx.hand if c[0] == r), key=lambda c: SUITS.index(c[1]))
-        if len(held) < n:
-            continue
-        if ctx.must and r != ctx.must:
-            continue
-        if not ctx.must and _strength(r, ctx.order) < _strength(top_rank, ctx.order):
-            continue
-        legal.append(held[:n])
-    if ctx.must:
-        reason = "ca_ou_rien"
-    elif len(cards) != n:
-        reason = "must_follow_count"
-    else:
-        reason = "too_weak"
-    return ParseError(
-        "illegal_play", error_message(lang, "illegal_play", reason=reason, count=n, rank=ctx.must or top_rank, legal=legal)
-    )
-
-
-def _cut_possible(ctx: CommandContext) -> tuple[str, int] | None:
-    """The rank and number of cards a cut needs now (RULES T9), or ``None``."""
-    if ctx.rules != "tdc" or not ctx.top or len(ctx.top) > 2:
-        return None
-    rank = ctx.top[0][0]
-    strongest = "3" if ctx.order == "reversed" else "2"
-    if rank == strongest:
-        return None
-    return rank, 4 - len(ctx.top)
-
-
-def _is_cut(cards: Sequence[str], ctx: CommandContext) -> bool:
-    need = _cut_possible(ctx)
-    return need is not None and len(cards) == need[1] and all(c[0] == need[0] for c in cards)
-
-
-def _auto_cut(lang: str, ctx: CommandContext) -> Command | ParseError:
-    need = _cut_possible(ctx)
-    if need is None or ctx.hand is None:
-        return ParseError("illegal_play", error_message(lang, "illegal_play", reason="cannot_cut"))
-    rank, count = need
-    mine = [c for c in ctx.hand if c[0] == rank]
-    if len(mine) != count:
-        return ParseError(
-            "illegal_play", error_message(lang, "illegal_play", reason="cannot_cut", rank=rank, count=count)
-        )
-    return Command("cut", {"cards": mine})
 
 
 def _h_bid(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
@@ -274,13 +205,11 @@ def _h_bid(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCont
 
 
 def _int(token: str) -> int | None:
+    """A number typed by a person: ASCII digits only (``#3``, ``3.`` too); "²" or "٣" are no number."""
     tok = token.strip().rstrip(".,;")
     if tok.startswith("#"):
         tok = tok[1:]
-    try:
-        return int(tok)
-    except ValueError:
-        return None
+    return parse_int(tok)
 
 
 def _seat_of(token: str, ctx: CommandContext) -> int | None:
@@ -399,11 +328,7 @@ def _h_create(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
         args.setdefault("bots", numbers.pop(0))
     if numbers:
         return ParseError("bad_argument", _create_usage(t, lang))
-    if args["game"] == "president":
-        args.setdefault("rules", "classic")
-    else:
-        args.pop("rules", None)
-    args.setdefault("seats", 4)
+    args.setdefault("seats", 4)  # the game's default table when no rules are named: the server's choice
     return Command("create", args)
 
 
@@ -496,10 +421,12 @@ def _h_leaderboard(
             args["limit"] = _int(tok)
         else:
             return ParseError("bad_argument", error_message(lang, "bad_argument", value=raw))
-    if args.get("game") == "speculation":
-        args["rules"] = "speculation"
-    elif "rules" in args:
-        args.setdefault("game", "president")
+    if "rules" in args:
+        args.setdefault("game", ADAPTERS[args["rules"]].game)
+    elif "game" in args:
+        tables = [a.name for a in ADAPTERS.values() if a.game == args["game"]]
+        if len(tables) == 1:  # a game with one table: its board
+            args["rules"] = tables[0]
     return Command(cmd, args)
 
 
@@ -539,7 +466,7 @@ def _h_spec_simple(
 ) -> Command | ParseError:
     if (refused := _not_at_a_table(ctx, lang)) is not None:
         return refused
-    if ctx.game is not None and ctx.game != "speculation":
+    if ctx.moves and cmd not in ctx.moves:
         return ParseError("not_allowed", error_message(lang, "not_allowed"))
     if ctx.spectator:
         return ParseError("not_allowed", error_message(lang, "spectator"))
@@ -549,7 +476,7 @@ def _h_spec_simple(
 def _h_pass(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
     if (refused := _not_at_a_table(ctx, lang)) is not None:
         return refused
-    if ctx.game is not None and ctx.game != "president":
+    if ctx.moves and cmd not in ctx.moves:
         return ParseError("not_allowed", error_message(lang, "not_allowed"))
     if ctx.spectator:
         return ParseError("not_allowed", error_message(lang, "spectator"))

@@ -43,7 +43,7 @@ def table_lines(state: Mapping[str, Any], lang: str, style: TermStyle, status: b
     seats = state.get("seats") or []
     names = seat_names(state, lang)
     you = state.get("you")
-    lines = wrap_text(header(state, lang, style), width)
+    lines = wrap_text(header(state, lang, style, deals=True), width)
     facts = []
     trump = state.get("trump")
     if trump:
