@@ -547,6 +547,13 @@ class PresidentMatch:
         That seat's every action ends the decision; its time-out is ``Timeout(seat)``."""
         return self._turn if self._phase == PLAY else None
 
+    def cut_open(self) -> bool:
+        """T9: a cut may follow the top play now, whoever holds the cards — a single or a pair that
+        did not close the trick, not after "ça ou rien" (nobody can hold the others). A public fact:
+        a table waits the same whether or not someone can cut, so waiting tells nobody anything."""
+        return (self._rules.cut and self._phase == PLAY and (self._top_count == 1 or self._top_count == 2)
+                and not self._must)
+
     def cut_options(self) -> dict[int, tuple[Card, ...]]:
         """T9: seat → the cards it may cut with now (empty when nobody can)."""
         if self._cut_version == self._version:

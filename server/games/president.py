@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -88,6 +89,10 @@ class TdcAdapter(PresidentAdapter):
     joins_between_rounds = True
     presence_per_deal = True
 
+    def options(self, args: Mapping[str, Any], settings: Settings) -> TableOptions:
+        opts = super().options(args, settings)
+        return dataclasses.replace(opts, extra=common.window_option(args, "cut_window"))
+
     def _stake(self, args: Mapping[str, Any], settings: Settings) -> int:
         stake = arg_int(args, "stake", default=settings.default_stake, lo=0, hi=1_000_000)
         if stake % 2:
@@ -113,6 +118,18 @@ class TdcAdapter(PresidentAdapter):
     def decorate(self, state: dict[str, Any], opts: TableOptions, match: Match | None, seat: int | None,
                  pending: Sequence[Pending]) -> None:
         state["stake"] = opts.stake
+
+    def window_after(self, events: Sequence[Any], match: Match) -> str | None:
+        # T9: after a single or a pair that did not close the trick a cut may follow; people get
+        # time to type it before any bot moves on, and the next turn is prompted after it
+        if any(ev.name in ("cut", "trick_closed", "round_over") for ev in events):
+            return "close"
+        if any(ev.name == "played" for ev in events):
+            return "cut" if match.cut_open() else "close"  # type: ignore[attr-defined]
+        return None
+
+    def window_seconds(self, kind: str, opts: TableOptions, settings: Any) -> float:
+        return float(opts.extra.get("cut_window", settings.cut_window)) if kind == "cut" else 0.0
 
     def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> tuple[Any, bool] | None:
         if prefs.get("autocut") and seat in match.cut_options():  # type: ignore[attr-defined]

@@ -99,7 +99,14 @@ def state_update(
     if alert or new_round or new_auction:
         parts.append(render_state(state, lang, style, status=alert is None))
     if alert:
-        secs = seconds_of((state.get("auction") or {}).get("deadline") if alert == "sell" else state.get("deadline"))
+        raw = state.get("window")
+        window: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        if alert == "sell":
+            secs = seconds_of((state.get("auction") or {}).get("deadline"))
+        elif alert == "cut":  # the real time left for a cut: the window's, not the turn's
+            secs = seconds_of(window.get("left")) if window.get("kind") == "cut" else None
+        else:
+            secs = seconds_of(state.get("deadline"))
         plays = [item["cards"] for item in state.get("trick") or [] if item.get("cards")]
         parts.append(
             your_turn_alert(

@@ -160,3 +160,22 @@ def deadline_text(state: Mapping[str, Any], lang: str) -> str:
     if secs is None:
         return ""
     return " " + seconds_text(translation(lang), secs)
+
+
+def window_line(state: Mapping[str, Any], lang: str, style: TermStyle) -> str | None:
+    """People's window, if one is open: a cut may follow (T9), or time to trade (S9)."""
+    window = state.get("window")
+    if not isinstance(window, Mapping):
+        return None
+    t = translation(lang)
+    n = seconds_of(window.get("left")) or 0
+    if window.get("kind") == "cut":
+        text = t.ngettext("A cut may follow: {n} second before the game goes on.",
+                          "A cut may follow: {n} seconds before the game goes on.", n).format(n=n)
+    elif window.get("kind") == "trade":
+        text = t.ngettext("Time to trade: {n} second before the next card turns ({turn} to go on now).",
+                          "Time to trade: {n} seconds before the next card turns ({turn} to go on now).",
+                          n).format(n=n, turn=verb(lang, "turn"))
+    else:
+        return None
+    return paint(text, YELLOW, style)

@@ -23,6 +23,7 @@ from server.presenters.text.draw import (
     short_title,
     sort_hand,
     verb_word,
+    window_line,
 )
 from server.terminal import (
     DIM,
@@ -137,6 +138,9 @@ def status_lines(
         return [t.gettext("The match is over.")]
     if turn is None:
         return []
+    window = window_line(state, lang, style)
+    if window is not None:
+        return [window]  # the turn is prompted once the cut window has passed
     if turn == you:
         trick = state.get("trick") or []
         lead = not any(p.get("cards") for p in trick)

@@ -22,6 +22,7 @@ from server.presenters.text.draw import (
     seconds_of,
     seconds_text,
     sep,
+    window_line,
 )
 from server.terminal import (
     DIM,
@@ -142,11 +143,13 @@ def status_lines(
         return []
     turn = state.get("turn")
     dl = deadline_text(state, lang)
+    window = window_line(state, lang, style)
     if turn is None:
         if state.get("over") or state.get("phase") in ("over", "match_over"):
             return [t.gettext("The match is over.")]
         return []
+    lines = [window] if window is not None else []
     if turn == you:
-        return [paint(t.gettext("Your turn: turn your top card (turn).") + dl, REVERSE, style)]
+        return [*lines, paint(t.gettext("Your turn: turn your top card (turn).") + dl, REVERSE, style)]
     who = names[turn] if 0 <= turn < len(names) else "?"
-    return [t.gettext("{name} turns next.").format(name=who) + dl]
+    return [*lines, t.gettext("{name} turns next.").format(name=who) + dl]

@@ -100,3 +100,64 @@ def test_T9_autocut_command_turns_it_on_for_the_seat() -> None:
     h2.ok(t2["third_key"], "autocut", on=False)
     h2.ok(t2["leader_key"], "play", cards=[t2["card"]])
     assert h2.events("alice", "cut") == [] and h2.state(t2["third_key"])["cut"] is not None
+
+
+# -- the cut window (a person sits: no bot acts before people had time to cut) ---------------------
+
+
+def _bot_cuts_the_persons_lead(m: Any, events: tuple[Any, ...]) -> bool:
+    """Seat 0 (a person) leads; its weakest single can be cut by the bot on seat 2 only."""
+    if m.turn != 0:
+        return False
+    m.apply(Play(0, (m.hand(0)[0],)))
+    return set(m.cut_options()) == {2}
+
+
+def _nobody_cuts_the_persons_lead(m: Any, events: tuple[Any, ...]) -> bool:
+    if m.turn != 0:
+        return False
+    m.apply(Play(0, (m.hand(0)[0],)))
+    return m.cut_open() and not m.cut_options()
+
+
+def _window_table(wanted: Any) -> Harness:
+    h = Harness("tdc", seats=3, bots=1, stake=2, turn_seconds=20, settings={"cut_window": 3.0, "bot_delay": 1.0})
+    h.join("alice")
+    h.seed_for_next_deal(wanted)
+    h.join("bob")
+    assert h.table.seats[2].bot is not None and h.table.match.turn == 0
+    return h
+
+
+def test_T9_no_bot_cuts_before_the_cut_window_has_passed_and_the_next_turn_waits_for_it() -> None:
+    h = _window_table(_bot_cuts_the_persons_lead)
+    card = str(h.table.match.hand(0)[0])
+    played_at = h.clock.now
+    h.ok("alice", "play", cards=[card])
+    state = h.state("bob")
+    assert state["window"] == {"kind": "cut", "left": 3.0}
+    assert state["turn"] == 1 and state["deadline"] == 23.0  # bob's 20 s start after the window
+    h.tick(played_at + 1.0)  # the bot's usual pause: it does not cut yet
+    assert not h.events("alice", "cut")
+    h.tick_wake()
+    assert h.clock.now == played_at + 3.0
+    cut = h.events("alice", "cut")
+    assert len(cut) == 1 and cut[0]["seat"] == 2  # at the end of the window, not before
+
+
+def test_T9_the_window_is_the_same_whether_or_not_anyone_can_cut() -> None:
+    h = _window_table(_nobody_cuts_the_persons_lead)
+    card = str(h.table.match.hand(0)[0])
+    h.ok("alice", "play", cards=[card])
+    assert h.state("bob")["window"] == {"kind": "cut", "left": 3.0}
+    assert h.state("alice")["window"] == h.state("bob")["window"]
+    h.tick_wake()
+    assert h.state("bob")["window"] is None and not h.events("alice", "cut")
+
+
+def test_no_cut_window_at_the_classic_table() -> None:
+    h = Harness("classic", seats=3, turn_seconds=20, settings={"cut_window": 3.0})
+    h.join(*P3)
+    leader = h.table.match.turn
+    h.ok(h.table.seats[leader].member, "play", cards=[str(h.table.match.hand(leader)[0])])
+    assert h.state("alice")["window"] is None
