@@ -26,7 +26,7 @@ from server.messages.errors import error_message
 from server.messages.events import event_text
 from server.messages.translations import translation
 from server.presenters import Action, Local, Quit, Request, Viewer
-from server.presenters.text import alerts, news, replies
+from server.presenters.text import alerts, games, news, replies
 from server.presenters.text.context import ParseError, context_from_state
 from server.presenters.text.help import help_text
 from server.presenters.text.parse import parse_line
@@ -34,6 +34,9 @@ from server.presenters.text.words import verb
 from server.protocol import Shared
 
 log = logging.getLogger(__name__)
+
+_OVERTAKEN = frozenset({"not_your_turn", "cut_moved_on", "phase"})
+"""Refusals that mean the situation changed under the person's fingers."""
 
 OWN_EVENTS = frozenset({"hello", "notice", "replaced", "commitment", "round_result"})
 """The server's own news: said in one plain sentence, never drawn."""
@@ -110,6 +113,14 @@ class TextPresenter:
             message = error_message(self.lang, code, **params)
         except Exception:  # a message must never break a reply
             message = error_message(self.lang, code)
+        if code in _OVERTAKEN or params.get("reason") in _OVERTAKEN:
+            # the table moved on while the person typed (a bot played, a cut came): the new situation
+            # first, drawn whole, then why the command was refused
+            state, _ = self.viewer.where()
+            if state is not None:
+                self.shown_state = state
+                table = self._render(games.render_state, state, self.lang, self.viewer.style)
+                return self.text(table) + self.text(message)
         return self.text(message)
 
     def event(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str:

@@ -1,0 +1,67 @@
+"""The text presenter as a session uses it: reading lines, answering, drawing what arrives."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from server.presenters import Local, Request
+from server.presenters.text import TextPresenter
+from server.terminal import TermStyle
+
+
+class Viewer:
+    def __init__(self, state: Mapping[str, Any] | None = None, lang: str = "fr") -> None:
+        self.lang = lang
+        self.name = "zoé"
+        self.guest = True
+        self.logged_in = True
+        self.style = TermStyle(80, True, False)
+        self.state = state
+        self.sent: list[str] = []
+
+    def send_raw(self, text: str) -> None:
+        self.sent.append(text)
+
+    def where(self) -> tuple[Mapping[str, Any] | None, str]:
+        return self.state, "room" if self.state is not None else "lobby"
+
+
+def _state(**changes: Any) -> dict[str, Any]:
+    state = {"game": "president", "rules": "tdc", "round": 1, "phase": "play", "you": 0, "turn": 1, "room": "r3",
+             "status": "playing", "deadline": 20, "order": "normal", "hand": ["3c", "7c", "Kd"], "cut": None,
+             "trick": [{"seat": 2, "cards": ["5c"]}], "decision": None, "moves": ["play", "pass", "cut", "give"],
+             "seats": [{"seat": i, "name": n, "cards": 3} for i, n in enumerate(["Zoé", "Bob", "Carmen"])]}
+    state.update(changes)
+    return state
+
+
+def test_a_move_overtaken_by_the_table_shows_the_new_situation_then_the_refusal() -> None:
+    """A bot's play lands just after the person's prompt: the table is drawn again, then why."""
+    p = TextPresenter(Viewer(_state()))
+    out = p.error(None, "not_your_turn", {"turn": 1})
+    assert out.index("Votre main") < out.index("pas votre tour")
+    plain = TextPresenter(Viewer(_state()))
+    assert "Votre main" not in plain.error(None, "illegal_play", {"reason": "too_weak"})
+
+
+def test_leaving_a_round_with_chips_at_stake_asks_first() -> None:
+    p = TextPresenter(Viewer(_state(at_stake=10)))
+    first = p.read("partir")
+    assert isinstance(first, Local) and "10 de vos jetons" in first.text and "partir" in first.text
+    assert p.read("partir") == Request("leave", {})
+    nothing_at_stake = TextPresenter(Viewer(_state(at_stake=0)))
+    assert nothing_at_stake.read("partir") == Request("leave", {})
+
+
+async def test_a_turn_is_not_prompted_while_a_cut_window_is_open() -> None:
+    """T9: a turn that a cut may still take away is prompted once the window has passed."""
+    p = TextPresenter(Viewer())
+    p.state(_state(turn=2))
+    during = p.state(_state(turn=0, decision="follow", window={"kind": "cut", "left": 3.0},
+                            trick=[{"seat": 2, "cards": ["5c"]}, {"seat": 1, "cards": ["6c"]}]))
+    assert "\a" not in during
+    after = p.state(_state(turn=0, decision="follow", window=None,
+                           trick=[{"seat": 2, "cards": ["5c"]}, {"seat": 1, "cards": ["6c"]}]))
+    assert "\a" in after
+    p.close()
