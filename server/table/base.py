@@ -210,13 +210,13 @@ class TableBase:
 
     def _push_state(self, key: str) -> None:
         if key in self.spectators or self.seat_of(key) is not None:
-            self._to_member(key, StateSet(self, self._now))
+            self._to_member(key, StateSet(self, self._now, (self.seat_of(key),)))
 
     def _push_states(self) -> None:
         """Everyone's own state, each built and encoded once (see :class:`StateSet`)."""
         audience = self._audience()
         if audience:
-            self._out.items.append(Send(audience, StateSet(self, self._now)))
+            self._out.items.append(Send(audience, StateSet(self, self._now, {seat for _, seat in audience})))
 
     # -- provided by the seating and the round cycle ---------------------------------------------
 

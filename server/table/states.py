@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from engine.api import Pending
@@ -108,11 +108,15 @@ def build_state(table: Table, seat: int | None, now: float) -> dict[str, Any]:
 
 
 class StateSet:
-    """Every reader's state at one moment, each built (and encoded) at most once."""
+    """Every reader's state at one moment, each built (and encoded) at most once.
+
+    The states of ``seats`` (``None``: the spectators) are built when the set is made: the table
+    may move on in the same step before the set is delivered, and a state is one moment of it.
+    Their JSON lines are made when first asked for."""
 
     __slots__ = ("_cache", "_parts", "now", "pending", "public", "table", "tail")
 
-    def __init__(self, table: Table, now: float) -> None:
+    def __init__(self, table: Table, now: float, seats: Iterable[int | None] = ()) -> None:
         self.table = table
         self.now = now
         self._cache: dict[int | None, tuple[dict[str, Any], str | None]] = {}
@@ -128,6 +132,9 @@ class StateSet:
             self.tail = {"room": table.id, "status": table.status, "deadline": None,
                          "spectators": len(table.spectators), "commitment": table.commitment,
                          "window": window_of(table, now), "moves": list(table.adapter.moves)}
+        for seat in seats:
+            if seat not in self._cache:
+                self._cache[seat] = self._build(seat)
 
     def state(self, seat: int | None) -> dict[str, Any]:
         return self._get(seat)[0]

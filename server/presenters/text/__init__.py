@@ -30,7 +30,6 @@ from server.presenters.text import alerts, games, news, replies
 from server.presenters.text.context import ParseError, context_from_state
 from server.presenters.text.help import help_text
 from server.presenters.text.parse import parse_line
-from server.presenters.text.words import verb
 from server.protocol import Shared
 
 log = logging.getLogger(__name__)
@@ -99,7 +98,7 @@ class TextPresenter:
             at_stake = state.get("at_stake")
             if isinstance(at_stake, int) and at_stake > 0 and state.get("status") == "playing":
                 self._leaving = True  # say what leaving costs first; the same command again confirms
-                return Local(self.text(_leave_cost(self.lang, at_stake)))
+                return Local(self.text(_leave_cost(self.lang, at_stake, line.split()[0])))
         return Request(parsed.cmd, parsed.args)
 
     # -- writing ----------------------------------------------------------------------------------
@@ -171,14 +170,15 @@ class TextPresenter:
         self._cancel_countdowns()
 
 
-def _leave_cost(lang: str, at_stake: int) -> str:
+def _leave_cost(lang: str, at_stake: int, word: str) -> str:
+    """What leaving now costs; ``word``: the command as the person typed it (they type it again)."""
     t = translation(lang)
     return t.ngettext(
         "A round is being played with {n} chip of yours at stake. If you leave now, a bot plays your seat "
         "to the end of the round with it, and you hear how it ends. Type {leave} again to leave.",
         "A round is being played with {n} chips of yours at stake. If you leave now, a bot plays your seat "
         "to the end of the round with them, and you hear how it ends. Type {leave} again to leave.",
-        at_stake).format(n=at_stake, leave=verb(lang, "leave"))
+        at_stake).format(n=at_stake, leave=word)
 
 
 def my_decision(state: Mapping[str, Any]) -> bool:
