@@ -11,16 +11,36 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.messages.translations import pick_lang
+from server.messages.greetings import LANGUAGE_HINT, language_prompt, welcome_back
+from server.messages.translations import lang_from_env, pick_lang
 from server.protocol import CommandError
 from server.session import Conn, Host, Session
 from server.transports.lines import TOO_LONG, cut_notice
 
+__all__ = ["language_prompt", "serve_ssh", "serve_telnet", "text_login"]
 
-def language_prompt(lang: str) -> str:
-    # Shown before the language is known, so in every language at once (not a catalog message).
-    return ("donne — Président, trou du cul, Спекуляция\n"
-            "Language / Langue / Idioma: 1 English, 2 Français, 3 Español [" + lang + "]: ")
+LANG_WORDS = frozenset({"lang", "language", "langue", "idioma", "lengua"})
+"""At the menu, ``langue fr`` is ``fr`` too (the menu says so)."""
+
+
+def menu_lang(answer: str) -> str | None:
+    """The language chosen at the telnet menu: ``2``, ``fr``, ``français``, ``langue fr``…"""
+    words = answer.split()
+    if len(words) == 2 and words[0].lower() in LANG_WORDS:
+        return pick_lang(words[1])
+    return pick_lang(answer)
+
+
+async def _welcome_back(session: Session) -> None:
+    """An account (not a guest) logging in again hears its chips first."""
+    player = session.player
+    if player is None or player.guest or session.mode != "text":
+        return
+    try:
+        chips = int(await session.app.lobby.store.ledger.balance(player.name))
+    except Exception:
+        return  # a greeting must never cost the login
+    session.send_text(welcome_back(session.lang, player.name, chips))
 
 
 def _cut(session: Session) -> Any:
@@ -59,6 +79,7 @@ async def text_login(session: Session) -> bool:
         except CommandError as exc:
             session.reply_error(None, exc.code, **exc.params)
             continue
+        await _welcome_back(session)
         return True
     return False
 
@@ -79,7 +100,7 @@ async def serve_telnet(app: Host, conn: Conn) -> None:
             session.mode = "json"
             await session.run()
             return
-        lang = pick_lang(answer)
+        lang = menu_lang(answer)
         if lang:
             session.lang = lang
         if await text_login(session):
@@ -105,6 +126,10 @@ async def serve_ssh(app: Host, conn: Conn, *, name: str, verified: bool, command
         except CommandError as exc:
             session.reply_error(None, exc.code, **exc.params)
             return
+        if command is None:
+            if lang_from_env(conn.env) is None:
+                session.send_text(LANGUAGE_HINT)  # the client said nothing of its language
+            await _welcome_back(session)
         if command in ("json", None):
             await session.run()
         else:

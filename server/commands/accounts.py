@@ -10,6 +10,11 @@ Loaded after ``server.commands.core`` (see :data:`server.commands.MODULES`);
   who gives no password is asked for it twice, without echo.
 * ``history`` and ``leaderboard`` give summaries only: never a deal seed or
   an action log (a Speculation seed would show the undealt cards, S12h).
+  A history line is a round (or deal) or a whole match (``match: true``), with
+  the figures the leaderboard adds up: points where the table ranks by points,
+  else the chip change (never a balance).
+* ``leaderboard`` without a game gives every table's board (``boards``), the
+  default one (classic) also as the reply's own fields.
 """
 
 from __future__ import annotations
@@ -28,12 +33,16 @@ from server.storage.api import (
     BadPassword,
     NameTaken,
     NoSuchAccount,
-    RoundRecord,
+    Played,
     StorageError,
+    is_match,
 )
 from server.storage.names import MAX_LENGTH, clean_name, name_key
 
 GAMES = {"president": ("classic", "tdc"), "speculation": ("speculation",)}
+"""Each game's tables (the first is the default), in the order the boards are shown."""
+SCORED_BY = {"classic": "points", "tdc": "chips", "speculation": "chips"}
+"""What each table's leaderboard adds up (classic P14 points; tdc T13 and Speculation chips won)."""
 
 
 def _storage_error(exc: StorageError, name: str = "") -> CommandError:
@@ -204,61 +213,94 @@ def _iso(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def summarize(record: RoundRecord, name: str) -> dict[str, Any]:
-    """One finished round seen by one player: no seed, no log."""
-    key = name_key(name)
-    seats = list(record.seats)
-    seat = next((i for i, s in enumerate(seats) if s and name_key(s) == key), None)
+def summarize(played: Played) -> dict[str, Any]:
+    """One finished round, deal or match seen from one player's seat: no seed, no log.
+
+    ``points`` where the table ranks by points, else ``chips``: the change at that seat
+    (a match: over the match, when the engine counts it). ``place``: the rank out
+    (a match: by its changes, else its totals; ties share the place); ``won``: Président,
+    the deal's pool, or among the match's winners.
+    """
+    record, seat = played.record, played.seat
     result = record.result
+    by = SCORED_BY.get(record.rules, "chips")
     out: dict[str, Any] = {
         "round": record.round_id,
         "game": record.game,
         "rules": record.rules,
         "ended": _iso(record.finished_at),
-        "players": seats,
+        "players": list(record.seats),
         "seat": seat,
+        "match": is_match(record.round_id),
     }
-    if seat is None:
+    if out["match"]:
+        # placed by what the match did: its changes when it counts chips (a seat's totals then
+        # include what it sat down with), else its totals of points
+        totals = result.get("changes", result.get("totals"))
+        if isinstance(totals, list) and seat < len(totals):
+            out["place"] = 1 + sum(1 for t in totals if t > totals[seat])
+        winners = result.get("winners")
+        out["won"] = isinstance(winners, list) and seat in winners
+        if by == "points":
+            out["points"] = played.points
+        elif isinstance(result.get("changes"), list):
+            out["chips"] = played.chips
         return out
     ranking = result.get("ranking")
     if isinstance(ranking, list) and seat in ranking:
         out["place"] = ranking.index(seat) + 1
-    for field in ("scores", "chips", "titles"):
-        values = record.extra.get(field, result.get(field))
-        if isinstance(values, list) and seat < len(values):
-            out[{"scores": "points", "titles": "title"}.get(field, field)] = values[seat]
-    if record.game == "speculation":
-        out["won"] = result.get("seat") == seat
-    elif "title" in out:
-        out["won"] = out["title"] == "president"
+    titles = result.get("titles")
+    if isinstance(titles, list) and seat < len(titles) and titles[seat]:
+        out["title"] = titles[seat]
+    out[by] = played.points if by == "points" else played.chips
+    out["won"] = played.president
     return out
 
 
 @command("history")
 async def history(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
-    """One's latest finished rounds (or another player's: ``name``)."""
+    """One's latest finished rounds and matches (or another player's: ``name``).
+
+    ``yours`` says whether they are the asker's own (the text reads "your last games"
+    or "NAME's last games")."""
     limit = arg_int(args, "limit", default=10, lo=1, hi=50)
-    name = args.get("name", ctx.session.name)
+    me = ctx.session.name
+    name = args.get("name", me)
     if not isinstance(name, str) or not name.strip() or len(name) > 100:
         raise CommandError("bad_argument", arg="name")
-    records = await ctx.store.history.recent(name, limit, with_log=False)
-    return {"name": name, "history": [summarize(r, name) for r in records]}
+    name = name.strip()
+    yours = me is not None and name_key(name) == name_key(me)
+    account = await ctx.store.accounts.get(name)
+    if account is not None:
+        name = account.name  # the account's own spelling
+    played = await ctx.store.history.played(name, limit)
+    return {"name": name, "yours": yours, "history": [summarize(p) for p in played]}
+
+
+async def _board(ctx: Context, game: str, rules: str, limit: int) -> dict[str, Any]:
+    rows = await ctx.store.history.standings(game, rules, limit)
+    by = SCORED_BY[rules]
+    return {"game": game, "rules": rules, "by": by, "leaderboard": [{**row, "score": row[by]} for row in rows]}
 
 
 @command("leaderboard")
 async def leaderboard(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
-    """Registered players ranked: classic by points (P14), tdc and speculation by chips won."""
-    game = args.get("game", "president")
-    if game not in GAMES:
-        raise CommandError("bad_argument", arg="game")
-    rules = args.get("rules", GAMES[game][0])
-    if rules not in GAMES[game]:
-        raise CommandError("bad_argument", arg="rules")
+    """Registered players ranked: classic by points (P14), tdc and speculation by chips won.
+
+    Without ``game`` (nor ``rules``): every table's board in ``boards``, and the default
+    one (classic) as the reply's own fields."""
     limit = arg_int(args, "limit", default=10, lo=1, hi=50)
-    rows = await ctx.store.history.standings(game, rules, limit)
-    by = "points" if rules == "classic" else "chips"
-    board = [{**row, "score": row[by], "matches": row["rounds"]} for row in rows]
-    return {"game": game, "rules": rules, "by": by, "leaderboard": board}
+    if args.get("game") is None and args.get("rules") is None:
+        boards = [await _board(ctx, game, rules, limit) for game, tables in GAMES.items() for rules in tables]
+        return {**boards[0], "boards": boards}
+    rules = args.get("rules")
+    game = args.get("game", next((g for g, tables in GAMES.items() if rules in tables), "president"))
+    if not isinstance(game, str) or game not in GAMES:
+        raise CommandError("bad_argument", arg="game")
+    rules = GAMES[game][0] if rules is None else rules
+    if not isinstance(rules, str) or rules not in GAMES[game]:
+        raise CommandError("bad_argument", arg="rules")
+    return await _board(ctx, game, rules, limit)
 
 
 @command("audit")

@@ -1,7 +1,8 @@
-"""Session and lobby commands: login, lang, whoami, who, rooms, create, join, watch, leave, say, state."""
+"""Session and lobby commands: login, quit, lang, whoami, who, rooms, create, join, watch, leave, say, state."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,19 +20,38 @@ async def login(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if password is not None and not isinstance(password, str):
         raise CommandError("bad_argument", arg="password")
     player = await ctx.lobby.login(ctx.session, name, password=password or None)
-    return {"name": player.name, "guest": player.guest, "lang": ctx.session.lang,
+    chips = await ctx.store.ledger.balance(player.name)
+    return {"name": player.name, "guest": player.guest, "lang": ctx.session.lang, "chips": chips,
             "room": player.room.id if player.room else None, "seat": player.seat}
+
+
+@command("quit", login=False, rate=False)
+async def quit_(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Machine mode: the ``ok`` reply, then the server closes the connection. (A person's ``quit``
+    never gets here: the text presenter says goodbye and closes.)"""
+    # after the reply is queued (the dispatcher queues it as soon as this returns); the session
+    # flushes what is queued before it closes
+    asyncio.get_running_loop().call_soon(ctx.session.close, "quit")
+    return {}
 
 
 @command("whoami")
 async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Who I am, my balance, and where I sit. Seated: ``at_stake``, my chips in the round being
+    played (tdc stakes, Speculation antes), as my last state said; they are not in ``chips``."""
     session = ctx.session
     assert session.name is not None
     player = session.player
     chips = await ctx.store.ledger.balance(session.name)
-    return {"name": session.name, "guest": session.guest, "chips": chips, "lang": session.lang,
-            "room": player.room.id if player and player.room else None,
-            "seat": player.seat if player else None}
+    out: dict[str, Any] = {"name": session.name, "guest": session.guest, "chips": chips, "lang": session.lang,
+                           "room": player.room.id if player and player.room else None,
+                           "seat": player.seat if player else None}
+    if player is not None and player.room is not None and player.seat is not None:
+        where = getattr(session, "where", None)  # the session's last state at its table
+        state = where()[0] if callable(where) else None
+        at_stake = state.get("at_stake") if isinstance(state, Mapping) else None
+        out["at_stake"] = at_stake if isinstance(at_stake, int) and not isinstance(at_stake, bool) else 0
+    return out
 
 
 @command("lang", login=False)

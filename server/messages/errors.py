@@ -94,7 +94,10 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
             return t.gettext("Missing or wrong value for “{arg}”.").format(arg=_argument_name(t, str(p["arg"])))
         return t.gettext("Missing or wrong argument.")
     if code == "not_logged_in":
-        return t.gettext("Log in first: login NAME (or register NAME).")
+        # only machine mode can ask before logging in (a person logs in at the door)
+        return t.gettext("Log in first: send the command \"login\" with the field \"name\", and \"password\" "
+                         "when the name has an account. A new name plays as a guest; \"register\", with "
+                         "the same fields, creates an account.")
     if code == "already_logged_in":
         return t.gettext("You are already logged in.")
     if code == "no_such_room":

@@ -6,6 +6,8 @@ import gettext
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from babel.numbers import format_decimal
+
 from server.messages.translations import normalize_lang, translation
 from server.terminal import PLAIN, RED, TermStyle, paint
 
@@ -120,6 +122,11 @@ def ordinal(lang: str, n: int) -> str:
     else:
         suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+def number(lang: str, n: int) -> str:
+    """``n`` written the way the language groups digits: ``1,234`` (en), ``1 234`` (fr), ``1.234`` (es)."""
+    return format_decimal(n, locale=normalize_lang(lang) or "en")
 
 
 def join_names(lang: str, items: Sequence[str]) -> str:

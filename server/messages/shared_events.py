@@ -60,7 +60,8 @@ def _ev_timeout(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you
     # The move made for the player (a pass, or the weakest card when leading) follows as its own event.
     if e.get("passive"):
         if mine:
-            return t.gettext("Time is up: you are passive until the end of the round (T14).")
+            return t.gettext("Time is up: you pass, and you will pass at every turn, without leading or "
+                             "cutting, until the end of the round.")
         return t.gettext("Time is up for {name}, passive until the end of the round.").format(name=who)
     if mine:
         return t.gettext("Time is up: the server moves for you.")

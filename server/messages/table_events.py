@@ -7,6 +7,7 @@ from typing import Any
 
 from server.messages.kit import T, event, seat_name
 from server.messages.labels import table_name
+from server.messages.translations import translation
 from server.terminal import TermStyle
 
 
@@ -114,6 +115,18 @@ def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
 def _ev_commitment(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("Deal {round}: the server committed to its shuffle ({commitment}).").format(
         round=e.get("round", ""), commitment=str(e.get("commitment", ""))[:16])
+
+
+def commitment_explained(lang: str) -> str:
+    """What the commitment shown before a deal is and how a deal is checked against it (said
+    once per session, after the first one)."""
+    return translation(lang).gettext(
+        "That code is the fingerprint (SHA-256) of the secret that shuffles the deal, published before "
+        "the cards are dealt: the deal can no longer be changed. At Président the secret comes with "
+        "the end of each round: its SHA-256 gives this code again, and anyone can deal the same cards "
+        "from it. At Speculation it stays secret, since it would show the cards nobody was dealt; the "
+        "server keeps it with the deal, so the deal can be proven against this code."
+    )
 
 
 @event("notice")

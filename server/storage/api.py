@@ -354,9 +354,18 @@ class Entry:
     ref: str = ""
 
 
+MATCH_SUFFIX = "-match"
+"""A record whose round id ends so is a whole match's result (the ``match_over`` event)."""
+
+
+def is_match(round_id: str) -> bool:
+    return round_id.endswith(MATCH_SUFFIX)
+
+
 @dataclass(frozen=True, slots=True)
 class RoundRecord:
-    """One finished round or deal, enough to replay it through the engine."""
+    """One finished round or deal, enough to replay it through the engine; or a finished match
+    (round id ending in :data:`MATCH_SUFFIX`, ``result`` its ``match_over`` event)."""
 
     round_id: str
     game: str  # "president" | "speculation"
@@ -364,10 +373,22 @@ class RoundRecord:
     seats: Sequence[str]  # names, by seat number
     config: Mapping[str, Any]  # what the match was created with (seats, stake, ante, rounds, ...)
     log: Sequence[Mapping[str, Any]]  # the engine actions (to_dict()) from match start to this round's end
-    result: Mapping[str, Any]  # the round_over / pool_won event (to_dict())
+    result: Mapping[str, Any]  # the round_over / deal_over / match_over event (to_dict())
     commitment: str = ""
     finished_at: float = 0.0
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """One record seen from one player's seat: the record (without its log) and the figures the
+    history keeps for that seat, those the standings add up."""
+
+    record: RoundRecord
+    seat: int
+    points: int  # classic points (P14); a match: its total
+    chips: int  # the chip change (never a balance); a match: over the match, when the engine says
+    president: bool  # this seat was Président (Speculation: won the pool)
 
 
 class Accounts(Protocol):
@@ -463,6 +484,10 @@ class History(Protocol):
     async def record_round(self, record: RoundRecord) -> None: ...
 
     async def recent(self, name: str, limit: int = 10) -> list[RoundRecord]: ...
+
+    async def played(self, name: str, limit: int = 10) -> list[Played]:
+        """The player's latest records, newest first, without their logs, with the player's figures."""
+        ...
 
     async def get(self, round_id: str) -> RoundRecord | None: ...
 

@@ -202,6 +202,7 @@ class Rounds(TableBase):
                 if ev.name == self.adapter.round_end:
                     yield from self._round_end(ev)
                 elif ev.name == "match_over":
+                    yield from self._record(ev.to_dict(), f"{self.id}-{self.uid}-match")  # the match's own line
                     yield from self._match_over()
             self._update_window(events)
             self._refresh_deadlines()
@@ -350,9 +351,9 @@ class Rounds(TableBase):
                     {"event": "round_result", "room": self.id, "round": self.match.round, "seat": i,
                      "chips": change})))
 
-    def _record(self, result: dict[str, Any]) -> Step:
+    def _record(self, result: dict[str, Any], round_id: str | None = None) -> Step:
         record = RoundRecord(
-            round_id=self.round_id or f"{self.id}-{self.uid}-{self.match.round}",
+            round_id=round_id or self.round_id or f"{self.id}-{self.uid}-{self.match.round}",
             game=self.opts.game,
             rules=self.opts.rules,
             seats=[s.name or "" for s in self.seats],

@@ -238,7 +238,8 @@ REPLIES = [
     ("history", {"history": [{"game": "president", "rules": "classic", "ended": "2026-11-30T10:00:00",
                               "place": 1, "chips": 4, "won": True}]}),
     ("history", {"history": []}),
-    ("leaderboard", {"leaderboard": [{"name": n, "chips": 100 * i, "matches": i} for i, n in enumerate(LONG_NAMES)]}),
+    ("leaderboard", {"leaderboard": [{"name": n, "chips": 100 * i, "rounds": 7 * i, "matches": i}
+                                     for i, n in enumerate(LONG_NAMES)]}),
     ("offer", {"offer": 3}),
     ("colour", {"on": False}),
     ("unicode", {"on": False}),
@@ -255,7 +256,7 @@ REPLIES = [
     ("ping", {"pong": True}),
     ("limits", {"max_line": 1024, "commands_per_second": 8.0}),
     ("leaderboard", {"game": "president", "rules": "classic", "by": "points",
-                     "leaderboard": [{"name": "Zoé", "points": 12, "score": 12, "matches": 3}]}),
+                     "leaderboard": [{"name": "Zoé", "points": 12, "score": 12, "rounds": 3, "matches": 1}]}),
     ("history", {"name": "Zoé", "history": [{"round": 3, "game": "president", "rules": "tdc",
                                              "ended": "2026-11-30T10:00:00Z", "place": 2, "points": 3,
                                              "chips": 1, "title": "vice_president", "won": False}]}),
@@ -461,7 +462,7 @@ def test_replies_read_naturally():
     text = render_reply("balance", balance, "fr", style).replace("\u00a0", " ")
     assert "Solde : 96 jetons." in text and "-2  mise payée" in text and "+4  gains" in text
     board = render_reply("leaderboard", REPLIES[-2][1], "es", style)
-    assert "Clasificación, Presidente clásica:" in board and "12 ptos" in board and "3 rondas" in board
+    assert "Clasificación, Presidente clásica:" in board and "12 ptos" in board and "3 rondas, 1 partida" in board
     hist = render_reply("history", REPLIES[-1][1], "fr", style)
     assert "Vice-président" in hist and "classé 2e" in hist
 

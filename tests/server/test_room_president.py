@@ -34,6 +34,8 @@ async def test_full_classic_match_among_scripted_json_players(server):
             assert hashlib.sha256(bytes.fromhex(end["seed"])).hexdigest() == d["commitment"]
         # every round is in the history and replays to the same result through the engine
         records = await server.store.history.recent("alice", limit=10)
+        match, *records = records  # newest first: the match's own record, then its five rounds
+        assert match.round_id.endswith("-match") and match.result == {k: over[0][k] for k in ("event", "winners", "totals")}
         assert len(records) == 5
         last = max(records, key=lambda r: r.finished_at)
         replayed, events = PresidentMatch.replay(last.config["match"], last.log)

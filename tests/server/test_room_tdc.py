@@ -129,7 +129,8 @@ async def test_tdc_with_bots_plays_rounds_and_conserves_chips(server):
         assert final["status"] == "over" and final["round"] == 2
         audit = await server.store.ledger.audit()
         assert audit.ok and audit.escrow == 0
-        assert len(await server.store.history.recent("alice")) == 2
+        records = await server.store.history.recent("alice")
+        assert [r.result["event"] for r in records] == ["match_over", "round_over", "round_over"]
         assert room
     finally:
         await alice.close()

@@ -29,8 +29,11 @@ from server.storage.api import (
     InsufficientChips,
     NameTaken,
     NoSuchAccount,
+    OpenRound,
     RoundRecord,
+    SettleRound,
     StorageError,
+    Transfer,
     UnknownRound,
     bot_account,
 )
@@ -615,6 +618,44 @@ async def test_standings_by_game(store: SQLStore) -> None:
     with_guests = await store.history.standings("president", "tdc", include_guests=True)
     assert [r["name"] for r in with_guests] == ["alice", "bob", "gus"]
     assert await store.history.standings("speculation", "speculation") == []
+
+
+async def test_a_match_has_its_own_record_counted_as_a_match_not_a_round(store: SQLStore) -> None:
+    """P15: a classic match's record keeps its totals; the standings count it once, as a match."""
+    await _players(store, "alice", "bob", "carol")
+    seats = ["alice", "bob", "carol"]
+    await store.history.record_round(_record("m-1", "classic", seats, {"event": "round_over", "scores": [2, 1, 0],
+                                                                       "titles": ["president", "neutral", "last"]}))
+    await store.history.record_round(_record("m-2", "classic", seats, {"event": "round_over", "scores": [0, 2, 1],
+                                                                       "titles": ["last", "president", "neutral"]}))
+    await store.history.record_round(_record("m-match", "classic", seats,
+                                             {"event": "match_over", "winners": [1], "totals": [2, 3, 1]}))
+    played = await store.history.played("Bob")
+    assert [(p.record.round_id, p.seat, p.points, p.chips) for p in played] == [
+        ("m-match", 1, 3, 0), ("m-2", 1, 2, 0), ("m-1", 1, 1, 0)]
+    assert played[0].record.log == [] and played[1].president and not played[0].president
+    board = await store.history.standings("president", "classic")
+    assert [(r["name"], r["points"], r["rounds"], r["matches"], r["president"]) for r in board] == [
+        ("bob", 3, 2, 1, 1), ("alice", 2, 2, 1, 1), ("carol", 1, 2, 1, 0)]
+
+
+async def test_a_speculation_deal_keeps_each_seat_s_change_not_its_chips(store: SQLStore) -> None:
+    """S10: ``deal_over.chips`` are the chips after the deal; history and standings keep the change
+    (antes, the pool, prices of the deal), from the ledger."""
+    await _players(store, "alice", "bob", "carol")
+    await store.apply([OpenRound("d-1", {"alice": 2, "bob": 1, "carol": 1}),
+                       Transfer("bob", "carol", 3, "sold", round_id="d-1")])
+    await store.apply([SettleRound("d-1", {"carol": 4})])
+    after = [998, 996, 1006]
+    rec = RoundRecord(round_id="d-1", game="speculation", rules="speculation", seats=["alice", "bob", "carol"],
+                      config={"seats": 3, "ante": 1}, log=[], result={"event": "deal_over", "round": 1,
+                                                                        "winner": 2, "chips": after})
+    await store.history.record_round(rec)
+    assert [(p.chips, p.president) for p in await store.history.played("carol")] == [(6, True)]
+    assert [p.chips for p in await store.history.played("bob")] == [-4]
+    board = await store.history.standings("speculation", "speculation")
+    assert [(r["name"], r["chips"], r["president"]) for r in board] == [("carol", 6, 1), ("alice", -2, 0),
+                                                                         ("bob", -4, 0)]
 
 
 async def test_donne_audit_subcommand(where: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -153,7 +153,7 @@ async def test_text_mode_register_asks_the_password_then_again(server: Running) 
         writer.write(b"open-sesame\r\n")
         seen.clear()
         await _read_until(reader, b"frank", seen)
-        await _read_until(reader, b"1000", seen)
+        await _read_until(reader, b"1,000", seen)  # grouped digits
         assert b"open-sesame" not in seen
     finally:
         writer.close()

@@ -24,6 +24,7 @@ from typing import Any
 
 from server.messages.errors import error_message
 from server.messages.events import event_text
+from server.messages.table_events import commitment_explained
 from server.messages.translations import translation
 from server.presenters import Action, Local, Quit, Request, Viewer
 from server.presenters.text import alerts, games, news, replies
@@ -49,6 +50,7 @@ class TextPresenter:
         self.shown_state: Mapping[str, Any] | None = None  # the last state drawn
         self._leaving = False  # asked to confirm leaving a round with chips at stake
         self._countdowns: list[asyncio.TimerHandle] = []
+        self._commitment_told = False  # what a deal's commitment is: said once per session
 
     @property
     def lang(self) -> str:
@@ -124,13 +126,19 @@ class TextPresenter:
 
     def event(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str:
         if event.get("event") in OWN_EVENTS:
-            return self.text(self._render(event_text, self.lang, event, list(names or ()), you))
+            text = self._render(event_text, self.lang, event, list(names or ()), you)
+            if event.get("event") == "commitment" and not self._commitment_told and text:
+                self._commitment_told = True
+                text += "\n" + self._render(commitment_explained, self.lang)
+            return self.text(text)
         if event.get("event") == "chat" and "text" not in event:
             event = {**event, "text": event.get("message", "")}
         return self.text(self._render(news.render_event, event, self.lang, self.viewer.style, list(names or ()),
                                       you))
 
     def shared(self, shared: Shared, you: int | None) -> str:
+        if shared.event.get("event") == "commitment" and not self._commitment_told:
+            return self.event(shared.event, shared.names, you)  # with what it is, for this reader only
         key = (self.render_key(), you)
         line = shared.cache.get(key)
         if line is None:

@@ -2,7 +2,7 @@
 
 :func:`help_text` lists the commands that make sense where the player is (lobby,
 a Président table on their turn, a tdc exchange, a Speculation auction or
-turning), each with a typed example and one line of explanation. The command
+turning, a finished table), each with a typed example and one line of explanation. The command
 words come from :data:`server.presenters.text.words.VERBS`, so help and parser never
 disagree.
 """
@@ -25,7 +25,15 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
     entries: list[tuple[str, str]] = []
     title = t.gettext("What you can do now:")
 
-    if ctx.where != "room":
+    over = ctx.where == "room" and ctx.phase == "over"
+    if over:
+        if not ctx.spectator:
+            entries.append((v("rematch"), t.gettext("a new match at this table, same options, same players")))
+        entries += [
+            (v("leave"), t.gettext("leave the table, back to the lobby")),
+            (v("rooms"), t.gettext("list the open rooms")),
+        ]
+    elif ctx.where != "room":
         entries += [
             (v("rooms"), t.gettext("list the open rooms")),
             (
@@ -40,7 +48,7 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
             (f"{v('watch')} 3", t.gettext("watch room 3 without playing")),
             (v("who"), t.gettext("who is online")),
             (v("whoami"), t.gettext("your name, chips and language")),
-            (v("history"), t.gettext("your last matches")),
+            (v("history"), t.gettext("your last rounds and matches (history NAME: another player's)")),
             (v("leaderboard"), t.gettext("the best players")),
             (f"{v('register')}", t.gettext("create an account to keep your chips")),
         ]
@@ -49,7 +57,7 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
     else:
         entries += _president_entries(lang, ctx)
 
-    if ctx.where == "room":
+    if ctx.where == "room" and not over:
         entries += [
             (v("state") + " " + t.gettext("(or an empty line)"), t.gettext("show the table again")),
             (v("leave"), t.gettext("leave the table (a bot takes your seat during a match)")),
@@ -76,7 +84,8 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
         else:
             lines += ["  " + paint(c, BOLD, style) for c in wrap_text(cmd, width - 2)]
             lines += ["    " + b for b in wrap_text(text, width - 4)]
-    lines += wrap_text(_cards_hint(lang, ctx), width)
+    if not over:
+        lines += wrap_text(_cards_hint(lang, ctx), width)
     return finish(lines, style)
 
 
@@ -106,7 +115,9 @@ def _president_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:
             (
                 f"{v('give')} 3 4" if k == 2 else f"{v('give')} 3",
                 t.ngettext(
-                    "give back {n} card of your choice (T12)", "give back {n} cards of your choice (T12)", k
+                    "give back {n} card of your choice, in return for the strongest you received",
+                    "give back {n} cards of your choice, in return for the strongest you received",
+                    k,
                 ).format(n=k),
             )
         )
@@ -133,7 +144,8 @@ def _president_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:
         out.append(
             (
                 v("cut"),
-                t.gettext("cut out of turn with the remaining cards of the rank just played (T9)"),
+                t.gettext("cut out of turn: play every remaining card of the rank of the single or "
+                          "pair just played"),
             )
         )
         out.append((f"{v('autocut')} on|off", t.gettext("cut automatically whenever you can")))

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from server.messages.greetings import welcome_back
 from server.messages.labels import (
     game_name,
+    number,
     ordinal,
     rules_name,
     title_name,
@@ -106,7 +108,12 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
             parts.append(t.gettext("Guest (register to keep your chips)."))
         if reply.get("chips") is not None:
             n = int(reply["chips"])
-            parts.append(t.ngettext("{n} chip.", "{n} chips.", n).format(n=n))
+            parts.append(t.ngettext("{n} chip.", "{n} chips.", abs(n)).format(n=number(lang, n)))
+        at_stake = reply.get("at_stake")
+        if isinstance(at_stake, int) and at_stake > 0:
+            parts.append(t.ngettext("{n} more chip is at stake in this round.",
+                                    "{n} more chips are at stake in this round.", at_stake).format(
+                                        n=number(lang, at_stake)))
         if reply.get("lang"):
             parts.append(t.gettext("Language: {lang}.").format(lang=reply["lang"]))
         return finish(wrap_text(" ".join(parts), width), style)
@@ -134,16 +141,18 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
 
         code = reply.get("lang")
         return finish([t.gettext("Language: {lang}.").format(lang=LANG_NAMES.get(str(code), str(code)))], style)
+    if cmd == "login" and not reply.get("guest") and reply.get("chips") is not None:
+        return finish(wrap_text(welcome_back(lang, str(reply.get("name")), int(reply["chips"])), width), style)
     if cmd in ("login", "register"):
         name = reply.get("name")
         text = (
             t.gettext("Account {name} created. Welcome!").format(name=name)
             if cmd == "register"
-            else t.gettext("Welcome back, {name}.").format(name=name)
+            else t.gettext("Hello {name}! Type help to see the commands.").format(name=name)
         )
         if reply.get("chips") is not None:
             n = int(reply["chips"])
-            text += " " + t.ngettext("You have {n} chip.", "You have {n} chips.", n).format(n=n)
+            text += " " + t.ngettext("You have {n} chip.", "You have {n} chips.", abs(n)).format(n=number(lang, n))
         return finish(wrap_text(text, width), style)
     if cmd == "history":
         return _render_history(reply, lang, style)
@@ -211,56 +220,88 @@ def _ledger_kind(lang: str, kind: Any) -> str:
     return translation(lang).gettext(msgid) if msgid else str(kind or "")
 
 
+def _chips_change(t: Any, n: int) -> str:
+    """``+4 chips``, ``-10 chips``, ``+1 chip``: a change, the plural chosen by its size."""
+    return str(t.ngettext("{n:+d} chip", "{n:+d} chips", abs(n)).format(n=n))
+
+
 def _render_history(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
     t = translation(lang)
     items = reply.get("history") or reply.get("matches") or []
+    name = reply.get("name")
+    yours = reply.get("yours", True) or not name
     if not items:
-        return finish([t.gettext("No finished match yet.")], style)
-    lines = [paint(t.gettext("Your last matches:"), BOLD, style)]
+        if yours:
+            return finish(wrap_text(t.gettext("No finished game yet."), style.width), style)
+        return finish(wrap_text(t.gettext("{name} has no finished game yet.").format(name=name), style.width), style)
+    head = t.gettext("Your last games:") if yours else t.gettext("{name}'s last games:").format(name=name)
+    lines = [paint(head, BOLD, style)]
     for m in items:
         game = game_name(lang, m.get("game"))
         when = str(m.get("ended") or m.get("when") or m.get("at") or "")[:16].replace("T", " ")
         parts = [when, game]
-        if m.get("rules") and m.get("game") == "president":
+        if m.get("rules") and m.get("rules") != m.get("game"):
             parts.append(rules_name(lang, m["rules"]))
+        if m.get("match"):
+            parts.append(t.pgettext("history", "whole match"))
         if m.get("place") is not None:
             parts.append(t.gettext("place {place}").format(place=ordinal(lang, int(m["place"]))))
         if m.get("title") and m.get("title") != "neutral":
             parts.append(title_name(lang, m["title"]))
         if m.get("points") is not None:
             p = int(m["points"])
-            parts.append(t.ngettext("+{n} pt", "+{n} pts", p).format(n=p))
+            if m.get("match"):
+                parts.append(t.ngettext("{n} pt", "{n} pts", p).format(n=p))  # the match's total
+            else:
+                parts.append(t.ngettext("+{n} pt", "+{n} pts", p).format(n=p))
         if m.get("chips") is not None:
-            parts.append(t.ngettext("{n:+d} chip", "{n:+d} chips", abs(int(m["chips"]))).format(n=int(m["chips"])))
+            parts.append(_chips_change(t, int(m["chips"])))
         if m.get("won"):
-            parts.append(t.gettext("won"))
+            parts.append(t.pgettext("history", "winner") if m.get("match") else t.gettext("won"))
         lines.append(fit("  " + "  ".join(p for p in parts if p), style.width, style))
     return finish(lines, style)
 
 
 def _render_leaderboard(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
     t = translation(lang)
+    boards = reply.get("boards")
+    if not isinstance(boards, Sequence) or isinstance(boards, str):
+        boards = [reply]
+    lines: list[str] = []
+    for board in boards:
+        if isinstance(board, Mapping) and (board.get("leaderboard") or board.get("players")):
+            if lines:
+                lines.append("")
+            lines += _board_lines(board, lang, style)
+    if not lines:
+        return finish([t.gettext("Nobody is ranked yet.")], style)
+    return finish(lines, style)
+
+
+def _board_lines(reply: Mapping[str, Any], lang: str, style: TermStyle) -> list[str]:
+    t = translation(lang)
     items = reply.get("leaderboard") or reply.get("players") or []
     game = reply.get("game")
     head = t.gettext("Leaderboard:")
     if game:
-        what = game_name(lang, game) + (f" {rules_name(lang, reply.get('rules'))}" if game == "president" else "")
+        rules = reply.get("rules")
+        what = game_name(lang, game) + (f" {rules_name(lang, rules)}" if rules and rules != game else "")
         head = t.gettext("Leaderboard, {what}:").format(what=what)
-    if not items:
-        return finish([t.gettext("Nobody is ranked yet.")], style)
     lines = [paint(head, BOLD, style)]
     by = reply.get("by") or ("chips" if "chips" in items[0] else "points")
     name_w = min(max((display_width(str(p.get("name"))) for p in items), default=4), 16)
     for i, p in enumerate(items, 1):
         n = int(p.get("score") if p.get("score") is not None else p.get(by) or 0)
-        score = (
-            t.ngettext("{n} pt", "{n} pts", n).format(n=n)
-            if by == "points"
-            else t.ngettext("{n} chip", "{n} chips", n).format(n=n)
-        )
+        score = t.ngettext("{n} pt", "{n} pts", abs(n)).format(n=n) if by == "points" else _chips_change(t, n)
         line = f"{i:>3}. {pad(str(p.get('name')), name_w)}  {score}"
-        if p.get("matches") is not None:
+        counts = []
+        if p.get("rounds") is not None:
+            r = int(p["rounds"])
+            counts.append(t.ngettext("{n} round", "{n} rounds", r).format(n=r))
+        if p.get("matches"):
             m = int(p["matches"])
-            line += "  " + t.ngettext("{n} round", "{n} rounds", m).format(n=m)
+            counts.append(t.ngettext("{n} match", "{n} matches", m).format(n=m))
+        if counts:
+            line += "  " + ", ".join(counts)
         lines.append(fit(line, style.width, style))
-    return finish(lines, style)
+    return lines

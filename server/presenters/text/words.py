@@ -41,7 +41,7 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "who": ("who",),
         "whoami": ("whoami", "me"),
         "state": ("look", "state", "l"),
-        "lang": ("lang", "language"),
+        "lang": ("lang", "language", "langue", "idioma"),  # the language hint's words, understood everywhere
         "help": ("help", "?", "commands"),
         "quit": ("quit", "exit", "bye", "logout"),
         "autocut": ("autocut",),

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from server.storage import names as _names
-from server.storage.api import RoundRecord
+from server.storage.api import MATCH_SUFFIX, Played, RoundRecord, is_match
 from server.storage.sql.accounts import find
 from server.storage.sql.tx import Row, Runner, Tx
 
@@ -38,7 +38,29 @@ def _presidents(result: Mapping[str, Any], seats: int) -> list[int]:
     titles = result.get("titles")
     if isinstance(titles, list | tuple):
         return [1 if i < len(titles) and titles[i] == "president" else 0 for i in range(seats)]
+    winner = result.get("winner")  # a Speculation deal (S10): its winner counts like a Président
+    if isinstance(winner, int) and not isinstance(winner, bool):
+        return [1 if i == winner else 0 for i in range(seats)]
     return [0] * seats
+
+
+def _chip_changes(record: RoundRecord) -> Any:
+    """The per-seat chip changes the record gives, or None (then the ledger tells).
+
+    ``extra["chips"]``, else the result's ``chips`` — except a Speculation deal's
+    (``deal_over``), which are the chips each seat holds after the deal, not what it
+    won or lost. A match gives its ``changes`` (Speculation S11), else none (zeros).
+    """
+    if "chips" in record.extra:
+        return record.extra["chips"]
+    if is_match(record.round_id):
+        return record.result.get("changes") or []
+    if record.result.get("event") == "deal_over":
+        return None
+    return record.result.get("chips")
+
+
+_NOT_MATCH = f"h.round_id NOT LIKE '%{MATCH_SUFFIX}'"
 
 
 def _canonical(obj: Any) -> str:
@@ -106,17 +128,19 @@ class SQLHistory:
 
         Per-seat figures for the standings: ``result["scores"]`` (classic
         points, P14); chip changes from ``extra["chips"]`` or else
-        ``result["chips"]`` (tdc T13); Président from ``result["titles"]``.
+        ``result["chips"]`` (tdc T13), or else from the ledger (Speculation
+        deals); Président from ``result["titles"]`` (Speculation: the deal's
+        ``winner``). A match's record (:func:`~server.storage.api.is_match`)
+        keeps its totals and changes; the standings count it as a match, not
+        as a round.
         """
         seats = list(record.seats)
         n = len(seats)
-        points = _per_seat(record.result.get("scores"), n)
-        given_chips = record.extra.get("chips", record.result.get("chips"))
+        match = is_match(record.round_id)
+        points = _per_seat(record.result.get("totals" if match else "scores"), n)
+        given_chips = _chip_changes(record)
         chips = _per_seat(given_chips, n)
-        presidents = _presidents(record.result, n)
-        if record.game == "speculation" and isinstance(record.result.get("seat"), int):
-            winner = record.result["seat"]  # pool_won (S10): counted like a Président title
-            presidents = [1 if i == winner else 0 for i in range(n)]
+        presidents = [0] * n if match else _presidents(record.result, n)
         actions = [dict(a) for a in record.log]
         canonical = [_canonical(a) for a in actions]
         config_json = json.dumps(dict(record.config), ensure_ascii=False, default=str)
@@ -209,6 +233,27 @@ class SQLHistory:
 
         return await self._store.run_read(q)
 
+    async def played(self, name: str, limit: int = 10) -> list[Played]:
+        """The player's latest records (rounds, deals, matches), newest first, without their logs,
+        each with the figures kept for the player's seat."""
+
+        def q(t: Tx) -> list[Played]:
+            rows = t.all(
+                f"""SELECT h.*, s.seat AS seat_no, s.points AS seat_points, s.chips AS seat_chips,
+                           s.president AS seat_president
+                    FROM history_seats s JOIN history h ON h.round_id = s.round_id
+                    WHERE s.key = ?
+                    ORDER BY h.finished_at DESC, h.{t.rowid} DESC, s.seat ASC LIMIT ?""",
+                (_names.name_key(name), int(limit)),
+            )
+            return [
+                Played(_record_from_row(t, r, False), int(r["seat_no"]), int(r["seat_points"]),
+                       int(r["seat_chips"]), bool(r["seat_president"]))
+                for r in rows
+            ]
+
+        return await self._store.run_read(q)
+
     async def get(self, round_id: str) -> RoundRecord | None:
         def q(t: Tx) -> RoundRecord | None:
             row = t.one("SELECT * FROM history WHERE round_id = ?", (round_id,))
@@ -221,15 +266,21 @@ class SQLHistory:
     ) -> list[dict[str, Any]]:
         """The leaderboard: classic by points (P14), tdc and speculation by chips won.
 
-        Each row: ``rank, name, rounds, points, chips, president`` (rounds as Président).
+        Each row: ``rank, name, rounds, points, chips, president, matches`` (``president``:
+        rounds as Président; ``matches``: finished matches). A match's own record counts as a
+        match, never as a round, and adds nothing to the sums (its rounds did).
         Registered players only unless ``include_guests`` (guest names are reused by strangers).
         """
         order = "points" if rules == "classic" else "chips"
 
         def q(t: Tx) -> list[dict[str, Any]]:
             rows = t.all(
-                f"""SELECT s.key, MAX(s.name) AS name, COUNT(*) AS rounds, SUM(s.points) AS points,
-                           SUM(s.chips) AS chips, SUM(s.president) AS president
+                f"""SELECT s.key, MAX(s.name) AS name,
+                           SUM(CASE WHEN {_NOT_MATCH} THEN 1 ELSE 0 END) AS rounds,
+                           SUM(CASE WHEN {_NOT_MATCH} THEN s.points ELSE 0 END) AS points,
+                           SUM(CASE WHEN {_NOT_MATCH} THEN s.chips ELSE 0 END) AS chips,
+                           SUM(CASE WHEN {_NOT_MATCH} THEN s.president ELSE 0 END) AS president,
+                           SUM(CASE WHEN {_NOT_MATCH} THEN 0 ELSE 1 END) AS matches
                     FROM history_seats s JOIN history h ON h.round_id = s.round_id
                     WHERE h.game = ? AND h.rules = ? AND (s.registered = 1 OR ? = 1)
                     GROUP BY s.key
@@ -248,6 +299,7 @@ class SQLHistory:
                         "points": int(r["points"] or 0),
                         "chips": int(r["chips"] or 0),
                         "president": int(r["president"] or 0),
+                        "matches": int(r["matches"] or 0),
                     }
                 )
             return out

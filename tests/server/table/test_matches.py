@@ -38,9 +38,12 @@ def test_P15_classic_plays_five_rounds_and_names_the_winners() -> None:
     assert over[0]["winners"] == [s for s in range(4) if totals[s] == max(totals)]  # P15 (ties share)
     assert h.state("alice")["status"] == "over" and h.state("bob")["status"] == "over"
     # every round went to the history, with its log
-    records = [e.record for e in h.effects_of(Record)]
+    *records, match = [e.record for e in h.effects_of(Record)]
     assert [r.result["round"] for r in records] == [1, 2, 3, 4, 5]
     assert all(r.rules == "classic" and r.seats[:2] == ["Alice", "Bob"] for r in records)
+    # and the match its own record, last: the match_over event, under the match's id
+    assert match.round_id == "t1-u1-match" and match.result == {k: over[0][k] for k in ("event", "winners", "totals")}
+    assert match.rules == "classic" and list(match.seats) == list(records[-1].seats)
     assert not h.effects_of(Escrow) and not h.effects_of(Pay)  # classic moves no chips
     # the room closes close_after_over later; everyone's seat claim ends then, not before
     assert h.claims.holder("alice") == "t1" and h.claims.holder("bob") == "t1"
