@@ -41,6 +41,7 @@ async def _welcome_back(session: Session) -> None:
     except Exception:
         return  # a greeting must never cost the login
     session.send_text(welcome_back(session.lang, player.name, chips))
+    session.welcomed = True  # the presenter's own hello would say it twice
 
 
 def _cut(session: Session) -> Any:

@@ -105,6 +105,7 @@ class Session:
         self.height = conn.height or 24
         self.color, self.unicode = term_caps(conn.term)
         self.player: Player | None = None
+        self.welcomed = False  # greeted at the door already (an account coming back)
         self.presenter: Presenter = JsonPresenter(self) if mode == "json" else TextPresenter(self)
         self._last_state: Mapping[str, Any] | None = None  # the last state received (text: for the parser)
         self._reading: asyncio.Future[Any] | None = None

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from server.commands import Context, command
+from server.games import ADAPTERS, TABLES
 from server.protocol import CommandError, arg_int, arg_str
 from server.storage import passwords as _pw
 from server.storage.api import (
@@ -39,10 +40,14 @@ from server.storage.api import (
 )
 from server.storage.names import MAX_LENGTH, clean_name, name_key
 
-GAMES = {"president": ("classic", "tdc"), "speculation": ("speculation",)}
+GAMES = TABLES
 """Each game's tables (the first is the default), in the order the boards are shown."""
-SCORED_BY = {"classic": "points", "tdc": "chips", "speculation": "chips"}
-"""What each table's leaderboard adds up (classic P14 points; tdc T13 and Speculation chips won)."""
+
+
+def _scored_by(rules: str) -> str:
+    """What a table's leaderboard adds up (classic: P14 points; tdc T13 and Speculation: chips won)."""
+    table = ADAPTERS.get(rules)
+    return table.scored_by if table is not None else "chips"
 
 
 def _storage_error(exc: StorageError, name: str = "") -> CommandError:
@@ -223,7 +228,7 @@ def summarize(played: Played) -> dict[str, Any]:
     """
     record, seat = played.record, played.seat
     result = record.result
-    by = SCORED_BY.get(record.rules, "chips")
+    by = _scored_by(record.rules)
     out: dict[str, Any] = {
         "round": record.round_id,
         "game": record.game,
@@ -278,8 +283,8 @@ async def history(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 async def _board(ctx: Context, game: str, rules: str, limit: int) -> dict[str, Any]:
-    rows = await ctx.store.history.standings(game, rules, limit)
-    by = SCORED_BY[rules]
+    by = _scored_by(rules)
+    rows = await ctx.store.history.standings(game, rules, limit, by=by)
     return {"game": game, "rules": rules, "by": by, "leaderboard": [{**row, "score": row[by]} for row in rows]}
 
 

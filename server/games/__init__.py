@@ -21,6 +21,10 @@ ADAPTERS: dict[str, GameAdapter] = {a.name: a for a in (ClassicAdapter(), TdcAda
 DEFAULT_RULES: dict[str, str] = {"president": "classic", "speculation": "speculation"}
 """The table a game gets when ``create`` names no rules."""
 
+TABLES: dict[str, tuple[str, ...]] = {game: tuple(a.name for a in ADAPTERS.values() if a.game == game)
+                                     for game in DEFAULT_RULES}
+"""Game -> its tables, the default first."""
+
 
 def adapter(rules: str) -> GameAdapter:
     return ADAPTERS[rules]
@@ -39,4 +43,4 @@ def parse_options(args: Mapping[str, Any], settings: Settings) -> TableOptions:
     return chosen.options(args, settings)
 
 
-__all__ = ["ADAPTERS", "DEFAULT_RULES", "GameAdapter", "TableOptions", "adapter", "parse_options"]
+__all__ = ["ADAPTERS", "DEFAULT_RULES", "TABLES", "GameAdapter", "TableOptions", "adapter", "parse_options"]

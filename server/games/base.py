@@ -136,6 +136,7 @@ class GameAdapter:
     round_end: str = "round_over"  # the engine event that ends a round (history, pause)
     batch_states: bool = False  # per-seat states share a public part (see private_fields)
     moves: tuple[str, ...] = ()  # the commands a seat may send at this table (the state's "moves")
+    scored_by: str = "chips"  # what ranks its players on the leaderboard: "points" (P14) or "chips" won
 
     # options -----------------------------------------------------------------------------------
 

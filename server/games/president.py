@@ -78,6 +78,7 @@ class ClassicAdapter(PresidentAdapter):
     name = "classic"
     replace_leaver = True
     moves = ("play", "pass", "autopass")
+    scored_by = "points"  # P14
 
 
 class TdcAdapter(PresidentAdapter):

@@ -491,7 +491,9 @@ class History(Protocol):
 
     async def get(self, round_id: str) -> RoundRecord | None: ...
 
-    async def standings(self, game: str, rules: str, limit: int = 10) -> list[dict[str, Any]]: ...
+    async def standings(self, game: str, rules: str, limit: int = 10, *, by: str = "chips") -> list[dict[str, Any]]:
+        """A table's leaderboard, ranked ``by`` ``"points"`` or ``"chips"`` won."""
+        ...
 
 
 class Tables(Protocol):

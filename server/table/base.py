@@ -63,7 +63,9 @@ class TableBase:
                  owner: str, uid: str, draw_seed: Callable[[], bytes], bot_seed: bytes,
                  bot_options: Mapping[str, Any] | None = None) -> None:
         self.id = table_id
-        self.uid = uid
+        self.uid = uid  # this match's part of round ids (a rematch gets its own)
+        self.first_uid = uid
+        self.matches = 1
         self.adapter = adapter
         self.opts = opts
         self.settings = settings

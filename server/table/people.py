@@ -123,6 +123,8 @@ class Seating(TableBase):
         self.match = None
         self.status = "waiting"
         self.over_at = None
+        self.matches += 1  # a new match: new round ids and bot accounts (a round id is used once)
+        self.uid = f"{self.first_uid}.{self.matches}"
         self.log = []
         self.commitment = None
         self.deadlines.clear()

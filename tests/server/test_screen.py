@@ -145,6 +145,7 @@ async def test_a_finished_classic_match_has_its_line_and_the_table_says_what_to_
         shown = await person.ask("help", "this help")
         assert "rematch" in shown and "leave" in shown and "rooms" in shown
         assert "7 7" not in shown and "Cards:" not in shown and "pass" not in shown
+        assert "Hello alice" not in person.flat  # welcomed back once, not greeted twice
 
         lines = await person.reply_lines("history", "Your last games:")
         assert len(lines) == 3, lines

@@ -77,6 +77,8 @@ class TextPresenter:
     # -- reading ----------------------------------------------------------------------------------
 
     def start(self) -> str:
+        if self.viewer.welcomed:
+            return ""
         _ = translation(self.lang).gettext
         return self.text(_("Hello {name}! Type help to see the commands.").format(name=self.viewer.name or ""))
 

@@ -41,7 +41,7 @@ def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle
     lines = [paint(t.gettext("Rooms:"), BOLD, style)]
     for r in rooms:
         game = game_name(lang, r.get("game"))
-        rules = rules_name(lang, r.get("rules")) if r.get("game") == "president" else ""
+        rules = rules_name(lang, r.get("rules"))  # "" for a game with one table
         players = r.get("players")
         if isinstance(players, Sequence) and not isinstance(players, str):
             count = len(players)

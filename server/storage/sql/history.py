@@ -34,10 +34,14 @@ def _per_seat(value: Any, seats: int) -> list[int]:
     return [0] * seats
 
 
+TOP_TITLE = "president"
+"""The title of the first out (RULES P12): the rounds a player won."""
+
+
 def _presidents(result: Mapping[str, Any], seats: int) -> list[int]:
     titles = result.get("titles")
     if isinstance(titles, list | tuple):
-        return [1 if i < len(titles) and titles[i] == "president" else 0 for i in range(seats)]
+        return [1 if i < len(titles) and titles[i] == TOP_TITLE else 0 for i in range(seats)]
     winner = result.get("winner")  # a Speculation deal (S10): its winner counts like a Président
     if isinstance(winner, int) and not isinstance(winner, bool):
         return [1 if i == winner else 0 for i in range(seats)]
@@ -262,16 +266,16 @@ class SQLHistory:
         return await self._store.run_read(q)
 
     async def standings(
-        self, game: str, rules: str, limit: int = 10, include_guests: bool = False
+        self, game: str, rules: str, limit: int = 10, include_guests: bool = False, *, by: str = "chips"
     ) -> list[dict[str, Any]]:
-        """The leaderboard: classic by points (P14), tdc and speculation by chips won.
+        """The leaderboard, ranked ``by`` ``"points"`` (classic, P14) or ``"chips"`` won (tdc, Speculation).
 
         Each row: ``rank, name, rounds, points, chips, president, matches`` (``president``:
         rounds as Président; ``matches``: finished matches). A match's own record counts as a
         match, never as a round, and adds nothing to the sums (its rounds did).
         Registered players only unless ``include_guests`` (guest names are reused by strangers).
         """
-        order = "points" if rules == "classic" else "chips"
+        order = "points" if by == "points" else "chips"  # a column name: one of the two, never a raw argument
 
         def q(t: Tx) -> list[dict[str, Any]]:
             rows = t.all(

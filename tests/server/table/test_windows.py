@@ -90,10 +90,14 @@ def test_rematch_plays_a_new_match_at_the_same_table_with_fresh_bots() -> None:
     h.join("alice", "bob")
     h.run(lambda: h.table.status == "over", act=simple_president(("alice", "bob")))
     assert h.refused("alice", "play", cards=["3c"]).code in ("not_allowed", "not_your_turn")
-    first = h.table.match
+    first, first_rounds = h.table.match, [r.round_id for r in h.ledger.records]
     h.ok("alice", "rematch")
     assert h.table.status == "playing" and h.table.match is not first and h.table.match.round == 1
     assert [s.member for s in h.table.seats[:2]] == ["alice", "bob"] and h.table.seats[2].bot is not None
     assert h.events("bob", "rematch")[-1]["name"] == "Alice"
     # a rematch is for a finished match only, and for its players
     assert h.refused("bob", "rematch").params["reason"] == "not_over"
+    # its rounds are new rounds: their ids are not the first match's (a round id is recorded once)
+    h.run(lambda: h.table.status == "over", act=simple_president(("alice", "bob")))
+    second = [r.round_id for r in h.ledger.records if r.round_id not in first_rounds]
+    assert len(second) == 2 and not set(second) & set(first_rounds)  # a round and the match

@@ -16,6 +16,7 @@ class Viewer:
         self.name = "zoé"
         self.guest = True
         self.logged_in = True
+        self.welcomed = False
         self.style = TermStyle(80, True, False)
         self.state = state
         self.sent: list[str] = []
