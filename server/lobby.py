@@ -12,7 +12,6 @@ retired by the store).
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -54,7 +53,6 @@ class Lobby:
         self.players: dict[str, Player] = {}
         self.rooms: dict[str, Room] = {}
         self.seats = SeatClaims()  # one account, at most one seat in the server
-        self._room_ids = itertools.count(1)
         self._login_lock = asyncio.Lock()
         self.closing = False
         self._news: list[tuple[int, Mapping[str, Any]]] = []  # room-list events waiting (see broadcast)
@@ -251,9 +249,11 @@ class Lobby:
         for session in self.lobby_sessions():
             session.send_raw("".join([session.shared_line(ev) for ev in shared]))
 
-    def new_room_id(self) -> str:
+    async def new_room_id(self) -> str:
+        """A room id never used before, on this server or an earlier run of it (history and replays
+        name rooms): the store keeps the counter."""
         while True:
-            rid = f"r{next(self._room_ids)}"
+            rid = f"r{await self.store.tables.next_table_number()}"
             if rid not in self.rooms:
                 return rid
 
@@ -268,9 +268,9 @@ class Lobby:
             raise CommandError("no_such_room", room=str(room_id)[:20])
         return room
 
-    def open_room(self, opts: TableOptions, owner: str) -> Room:
+    async def open_room(self, opts: TableOptions, owner: str) -> Room:
         """A new room with its table, running (nobody seated yet)."""
-        room = Room(self, self.new_room_id(), opts, owner=owner)
+        room = Room(self, await self.new_room_id(), opts, owner=owner)
         self.rooms[room.id] = room
         room.start()
         return room

@@ -97,7 +97,7 @@ async def create(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         chips = await ctx.store.ledger.balance(player.name)
         if chips < need:
             raise CommandError("insufficient_chips", need=need, chips=chips)
-    room = lobby.open_room(opts, owner=player.name)
+    room = await lobby.open_room(opts, owner=player.name)
     try:
         await room.submit(player, "join", {"seat": 0})
     except BaseException:

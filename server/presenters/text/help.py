@@ -149,6 +149,8 @@ def _president_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:
             )
         )
         out.append((f"{v('autocut')} on|off", t.gettext("cut automatically whenever you can")))
+    if "autopass" in ctx.moves:
+        out.append((f"{v('autopass')} on|off", t.gettext("pass automatically when passing is all you can do")))
     return out
 
 

@@ -502,6 +502,7 @@ _HANDLERS = {
     "say": _h_say,
     "lang": _h_lang,
     "autocut": _h_switch,
+    "autopass": _h_switch,
     "colour": _h_switch,
     "unicode": _h_switch,
     "width": _h_width,

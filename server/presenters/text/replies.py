@@ -171,6 +171,11 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         return finish(
             [t.gettext("Automatic cut on.") if reply.get("on") else t.gettext("Automatic cut off.")], style
         )
+    if cmd == "autopass":
+        return finish(
+            [t.gettext("Automatic pass on: when passing is all you can do, the server passes for you.")
+             if reply.get("on") else t.gettext("Automatic pass off.")], style
+        )
     if cmd == "width":
         return finish([t.gettext("Width: {n} columns.").format(n=reply.get("width", width))], style)
     if cmd == "addkey":

@@ -1,0 +1,23 @@
+"""The lobby: rooms opened under ids that never repeat, news to the lobby only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.server.conftest import connect, start_server
+
+
+async def test_room_ids_never_repeat_after_a_restart(tmp_path: Any) -> None:
+    """History and replays name rooms: a room opened after a restart gets a new id, never an old one."""
+    ids = []
+    for _ in range(2):
+        running = await start_server(tmp_path)
+        alice = await connect(running, "alice")
+        try:
+            ids.append((await alice.request("create", game="president", rules="classic", seats=4))["room"])
+            await alice.request("leave")
+            ids.append((await alice.request("create", game="president", rules="classic", seats=4))["room"])
+        finally:
+            await alice.close()
+            await running.stop()
+    assert len(set(ids)) == 4, ids
