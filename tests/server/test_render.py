@@ -27,8 +27,7 @@ from server.presenters.text.help import help_text
 from server.presenters.text.news import fit_text, render_event
 from server.presenters.text.replies import render_reply, render_rooms
 from server.terminal import TermStyle, display_width, fit, strip_ansi, wrap_items
-
-from .test_i18n import EVENTS
+from tests.server.messages.test_events import EVENTS
 
 WIDTHS = (40, 80, 120)
 STYLES = [TermStyle(w, u, c) for w, u, c in itertools.product(WIDTHS, (True, False), (True, False))]
