@@ -1,0 +1,399 @@
+"""Witnesses of the attack round: what one person in the lobby feels while others abuse the server.
+
+    python bench/bench_abuse.py [--quick] [--only slots,bots] [--out FILE]
+    python bench/bench_abuse.py --only slots --addresses 120 --per-address 5 --listeners 300
+    python bench/bench_abuse.py --only bots --tables 20 --duration 20
+
+Every scenario starts the real ``donne serve`` in a subprocess
+(``server/clients/serverproc.py``) with its own configuration, and a *witness*:
+one JSON client in the lobby that sends ``ping`` every 10 ms and times each
+reply. Its latency percentiles, per phase, are the figures; the server's
+memory (RSS) and CPU are read from ``/proc``; this process's own event-loop
+lag is printed too (a lagging bench would inflate the witness's figures).
+Nothing is asserted: it prints one JSON object on stdout.
+
+* ``slots``: guests from many addresses (``127.0.0.N``, ``--per-address``
+  connections each) each open a room nobody else will join, as fast as they
+  can, while ``--listeners`` guests wait in the lobby and hear the room-list
+  news. Then a registered player tries to open a room (the refusal's message
+  is printed), the ``rooms`` reply is measured (bytes), and every attacker
+  drops its connection at once: hundreds of rooms close in the same second
+  and their news go to every listener. Phases: ``idle``, ``flood``, ``close``.
+* ``bots``: ``--tables`` tables of one wire bot (greedy, in this process) and
+  three ``hard`` (search) bots each, playing for ``--duration`` seconds with no
+  pause between moves. Phases: ``idle`` (before the tables), ``play``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from common import machine, today
+
+from server.clients.client import Client, ClientError
+from server.clients.figures import LagMonitor, summarize_ms
+from server.clients.serverproc import ServerProcess
+from server.clients.wirebot import WireBot, WireStats
+
+# Only keys every version of the server knows: the same script witnesses the server before and after a fix.
+SLOTS_LIMITS = """\
+[limits]
+idle_timeout = 3600
+login_timeout = 120
+[timers]
+round_pause = 0
+"""
+
+BOTS_LIMITS = """\
+[limits]
+idle_timeout = 3600
+login_timeout = 120
+max_connections_per_address = 1000
+commands_per_second = 1000.0
+command_burst = 1000
+[timers]
+round_pause = 0
+bot_delay = 0
+close_after_over = 1
+"""
+
+
+class Witness:
+    """The witness: its own process (this script with ``--witness-port``), so the bench's busy loop
+    never delays its pings. It pings every 10 ms until its stdin closes, then writes its samples
+    ``(sent at, round trip)`` (``time.perf_counter``, the system's monotonic clock: the same in
+    both processes) and its own loop's lag to a file."""
+
+    def __init__(self, port: int, local: str = "127.0.1.1") -> None:
+        self.port = port
+        self.local = local
+        self.samples: list[tuple[float, float]] = []
+        self.own_lag: dict[str, Any] = {}
+        self.failures = 0
+        self._proc: asyncio.subprocess.Process | None = None
+        self._out = ""
+
+    async def start(self) -> None:
+        fd, self._out = tempfile.mkstemp(prefix="donne-witness-", suffix=".json")
+        os.close(fd)
+        ready = self._out + ".ready"
+        self._proc = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, "--witness-port", str(self.port), "--witness-from", self.local,
+            "--witness-out", self._out, stdin=asyncio.subprocess.PIPE)
+        for _ in range(600):
+            if os.path.exists(ready):
+                os.unlink(ready)
+                return
+            await asyncio.sleep(0.05)
+        raise RuntimeError("the witness did not start")
+
+    async def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        assert proc.stdin is not None
+        proc.stdin.close()
+        await asyncio.wait_for(proc.wait(), 60)
+        data = json.loads(Path(self._out).read_text())
+        os.unlink(self._out)
+        self.samples = [tuple(x) for x in data["samples"]]  # type: ignore[misc]
+        self.own_lag = data["lag"]
+        self.failures = data["failures"]
+
+    def window(self, start: float, end: float) -> dict[str, Any]:
+        got = [rtt for at, rtt in self.samples if start <= at < end]
+        return {**summarize_ms(got), "pings": len(got)}
+
+
+async def witness_main(port: int, local: str, out: str) -> None:
+    client = await Client.connect_tcp("127.0.0.1", port, timeout=60, local_addr=local)
+    await client.login("witness")
+    loop = asyncio.get_running_loop()
+    lag = LagMonitor(loop)
+    lag.start()
+    samples: list[tuple[float, float]] = []
+    failures = 0
+    stdin_closed = asyncio.Event()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+
+    async def watch_stdin() -> None:
+        while await reader.read(1024):
+            pass
+        stdin_closed.set()
+
+    watcher = loop.create_task(watch_stdin())
+    Path(out + ".ready").write_text("")
+    while not stdin_closed.is_set():
+        t0 = time.perf_counter()
+        try:
+            await client.request_raw("ping", timeout=30)
+        except ClientError:
+            failures += 1
+        else:
+            samples.append((t0, time.perf_counter() - t0))
+        await asyncio.sleep(max(0.0, 0.01 - (time.perf_counter() - t0)))
+    watcher.cancel()
+    Path(out).write_text(json.dumps({"samples": samples, "lag": lag.summary(), "failures": failures}))
+    await client.close()
+
+
+_LETTERS = "acdefhjknpqrtxyz"  # no two of them look alike, nor do their pairs (server/storage/names.py)
+
+
+def nick(prefix: str, i: int) -> str:
+    """A guest name no other one looks like (names with digits fold: ``l8`` and ``l6`` are the same look)."""
+    word = ""
+    while True:
+        i, d = divmod(i, len(_LETTERS))
+        word += _LETTERS[d]
+        if i == 0:
+            return prefix + word
+
+
+async def connect(port: int, name: str, local: str | None = None, *, register: str | None = None) -> Client:
+    client = await Client.connect_tcp("127.0.0.1", port, timeout=60, local_addr=local, keep_pushes=100_000)
+    try:
+        if register is not None:
+            await client.register(name, register)
+        else:
+            await client.login(name)
+    except BaseException:
+        await client.close()
+        raise
+    return client
+
+
+async def gather_limited(coros: list[Any], parallel: int) -> list[Any]:
+    sem = asyncio.Semaphore(parallel)
+
+    async def one(coro: Any) -> Any:
+        async with sem:
+            try:
+                return await coro
+            except Exception as exc:  # a figure, not a failure of the bench
+                return exc
+
+    return await asyncio.gather(*(one(c) for c in coros))
+
+
+class Phases:
+    """Named windows of time; the witness's figures of each are read once it has stopped."""
+
+    def __init__(self, lag: LagMonitor) -> None:
+        self.lag = lag
+        self.marks: list[tuple[str, float, float, dict[str, Any]]] = []
+        self._start = 0.0
+
+    def begin(self) -> None:
+        self.lag.reset()
+        self._start = time.perf_counter()
+
+    def end(self, name: str) -> None:
+        self.marks.append((name, self._start, time.perf_counter(), self.lag.summary()))
+
+    def figures(self, witness: Witness) -> list[dict[str, Any]]:
+        return [{"phase": name, "seconds": round(end - start, 2), **witness.window(start, end), "bench_loop": lag}
+                for name, start, end, lag in self.marks]
+
+
+# ---------------------------------------------------------------------------
+# slots
+
+
+async def slots(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {"scenario": "slots", "addresses": args.addresses, "per_address": args.per_address,
+                           "listeners": args.listeners}
+    async with ServerProcess(SLOTS_LIMITS) as srv:
+        port = srv.telnet_port
+        loop = asyncio.get_running_loop()
+        lag = LagMonitor(loop)
+        lag.start()
+        phases = Phases(lag)
+        witness = Witness(port, "127.0.1.1")
+        await witness.start()
+        legit = await connect(port, "legit", "127.0.1.2", register="a long password")
+        listeners = [r for r in await gather_limited(
+            [connect(port, nick("lis", i), f"127.0.2.{1 + i // 15}") for i in range(args.listeners)], 32)
+            if isinstance(r, Client)]
+        out["listeners_connected"] = len(listeners)
+        out["rss_mb_start"] = srv.rss_mb()
+        phases.begin()
+        await asyncio.sleep(args.idle)
+        phases.end("idle")
+
+        # the flood: every attacker opens a room of 8 seats that nobody will join
+        attackers: list[Client] = []
+        refusals: dict[str, int] = {}
+        first_refusal: float | None = None
+        created = 0
+
+        async def attack(i: int) -> None:
+            nonlocal created, first_refusal
+            addr = f"127.0.{3 + i // (args.per_address * 250)}.{1 + (i // args.per_address) % 250}"
+            client = await connect(port, nick("att", i), addr)
+            attackers.append(client)
+            reply = await client.request_raw("create", game="president", rules="classic", seats=8, timeout=60)
+            if reply.get("type") == "ok":
+                created += 1
+            else:
+                key = f"{reply.get('code')}: {reply.get('message')}"
+                refusals[key] = refusals.get(key, 0) + 1
+                if first_refusal is None:
+                    first_refusal = time.perf_counter()
+
+        phases.begin()
+        t_flood = time.perf_counter()
+        results = await gather_limited([attack(i) for i in range(args.addresses * args.per_address)], 64)
+        t_flooded = time.perf_counter()
+        phases.end("flood")
+        out.update(created=created, refusals=refusals,
+                   attack_errors=sum(1 for r in results if isinstance(r, Exception)),
+                   flood_s=round(t_flooded - t_flood, 2),
+                   first_refusal_s=None if first_refusal is None else round(first_refusal - t_flood, 2))
+        reply = await legit.request_raw("create", game="president", rules="classic", seats=4, bots=3)
+        out["registered_player_create"] = ({"ok": True} if reply.get("type") == "ok" else
+                                           {"code": reply.get("code"), "message": reply.get("message")})
+        if reply.get("type") == "ok":
+            await legit.request_raw("leave")
+        listing = await legit.request_raw("rooms")
+        out["rooms_reply_bytes"] = len(json.dumps(listing, ensure_ascii=False, separators=(",", ":")))
+        out["rooms_reply_listed"] = len(listing.get("rooms") or [])
+        out["rooms_reply_total"] = listing.get("total", len(listing.get("rooms") or []))
+        out["rss_mb_flooded"] = srv.rss_mb()
+
+        # every attacker leaves at once: their rooms close together
+        news_before = sum(1 for m in listeners[0]._pushes if m.get("event") == "room_closed") if listeners else 0
+        phases.begin()
+        cpu0 = srv.cpu_s()
+        t_close = time.perf_counter()
+        await asyncio.gather(*(c.close() for c in attackers), return_exceptions=True)
+
+        async def all_heard() -> None:
+            if not listeners:
+                return
+            while True:
+                heard = sum(1 for m in listeners[0]._pushes if m.get("event") == "room_closed") - news_before
+                if heard >= created:
+                    return
+                await asyncio.sleep(0.05)
+
+        try:
+            await asyncio.wait_for(all_heard(), 60)
+            out["close_news_heard"] = True
+        except TimeoutError:
+            out["close_news_heard"] = False
+        out["close_s"] = round(time.perf_counter() - t_close, 2)
+        await asyncio.sleep(0.5)
+        phases.end("close")
+        cpu1 = srv.cpu_s()
+        out["close_server_cpu_s"] = None if cpu0 is None or cpu1 is None else round(cpu1 - cpu0, 2)
+        out["rss_mb_end"] = srv.rss_mb()
+        await witness.stop()
+        out["phases"] = phases.figures(witness)
+        out["witness_loop"] = witness.own_lag
+        await asyncio.gather(*(c.close() for c in [legit, *listeners]), return_exceptions=True)
+        lag.stop()
+    return out
+
+
+# ---------------------------------------------------------------------------
+# bots
+
+
+async def bots(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {"scenario": "bots", "tables": args.tables, "duration_s": args.duration}
+    async with ServerProcess(BOTS_LIMITS) as srv:
+        port = srv.telnet_port
+        loop = asyncio.get_running_loop()
+        lag = LagMonitor(loop)
+        lag.start()
+        phases = Phases(lag)
+        witness = Witness(port)
+        await witness.start()
+        out["rss_mb_start"] = srv.rss_mb()
+        phases.begin()
+        await asyncio.sleep(args.idle)
+        phases.end("idle")
+        stats = WireStats()
+        people = [await connect(port, nick("pla", i)) for i in range(args.tables)]
+        stop_at = time.perf_counter() + args.duration
+
+        async def table(i: int, client: Client) -> None:
+            bot = WireBot(client, "greedy", f"abuse-{i}".encode(), stats, idle_timeout=120)
+            while time.perf_counter() < stop_at:
+                await client.request("create", game="president", rules="classic", seats=4, bots=3,
+                                     bot_level="hard", turn_seconds=60)
+                outcome = await bot.play(stop_at=stop_at, matches=1)
+                with contextlib.suppress(ClientError):
+                    await client.request_raw("leave")
+                if outcome != "over":
+                    return
+
+        cpu0 = srv.cpu_s()
+        phases.begin()
+        t_play = time.perf_counter()
+        results = await asyncio.gather(*(table(i, c) for i, c in enumerate(people)), return_exceptions=True)
+        t_played = time.perf_counter()
+        phases.end("play")
+        cpu1 = srv.cpu_s()
+        out.update(people_actions=stats.actions, matches=stats.matches,
+                   errors=dict(stats.codes) | {"exceptions": sum(1 for r in results if isinstance(r, Exception))},
+                   server_cpu_s=None if cpu0 is None or cpu1 is None else round(cpu1 - cpu0, 2),
+                   server_cpu_share=None if cpu0 is None or cpu1 is None else
+                   round((cpu1 - cpu0) / (t_played - t_play), 2),
+                   rss_mb_end=srv.rss_mb(), load_avg=os.getloadavg()[0])
+        await witness.stop()
+        out["phases"] = phases.figures(witness)
+        out["witness_loop"] = witness.own_lag
+        await asyncio.gather(*(c.close() for c in people), return_exceptions=True)
+        lag.stop()
+    return out
+
+
+async def main(argv: list[str] | None = None) -> dict[str, Any]:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--only", default="slots,bots")
+    p.add_argument("--addresses", type=int, default=120, help="slots: attacking addresses")
+    p.add_argument("--per-address", type=int, default=5, help="slots: attackers per address")
+    p.add_argument("--listeners", type=int, default=300, help="slots: guests waiting in the lobby")
+    p.add_argument("--tables", type=int, default=20, help="bots: tables of hard bots")
+    p.add_argument("--duration", type=float, default=20.0, help="bots: seconds of play")
+    p.add_argument("--idle", type=float, default=2.0, help="seconds of the idle phase")
+    p.add_argument("--label", default="", help="a word printed with the figures (before/after)")
+    p.add_argument("--quick", action="store_true", help="small sizes, a few seconds")
+    p.add_argument("--witness-port", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--witness-from", default="127.0.1.1", help=argparse.SUPPRESS)
+    p.add_argument("--witness-out", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.witness_port:
+        await witness_main(args.witness_port, args.witness_from, args.witness_out)
+        return {}
+    if args.quick:
+        args.addresses, args.per_address, args.listeners = 20, 5, 40
+        args.tables, args.duration, args.idle = 4, 5.0, 1.0
+    out: dict[str, Any] = {"bench": "abuse", "label": args.label, "date": today(), "machine": machine(),
+                           "runs": []}
+    for name in args.only.split(","):
+        run = await {"slots": slots, "bots": bots}[name.strip()](args)
+        print(json.dumps(run), file=sys.stderr)
+        out["runs"].append(run)
+    return out
+
+
+if __name__ == "__main__":
+    result = asyncio.run(main(sys.argv[1:]))
+    if result:
+        print(json.dumps(result))
