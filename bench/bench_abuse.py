@@ -70,6 +70,11 @@ close_after_over = 1
 """
 
 
+def extra(args: argparse.Namespace) -> str:
+    """``--set KEY=VALUE`` lines, added to the last section (the loader takes a key in any section)."""
+    return "".join(f"{item}\n" for item in args.set)
+
+
 class Witness:
     """The witness: its own process (this script with ``--witness-port``), so the bench's busy loop
     never delays its pings. It pings every 10 ms until its stdin closes, then writes its samples
@@ -113,8 +118,9 @@ class Witness:
         self.failures = data["failures"]
 
     def window(self, start: float, end: float) -> dict[str, Any]:
-        got = [rtt for at, rtt in self.samples if start <= at < end]
-        return {**summarize_ms(got), "pings": len(got)}
+        got = [(rtt, at) for at, rtt in self.samples if start <= at < end]
+        worst = max(got, default=(0.0, start))
+        return {**summarize_ms([rtt for rtt, _ in got]), "max_at_s": round(worst[1] - start, 2), "pings": len(got)}
 
 
 async def witness_main(port: int, local: str, out: str) -> None:
@@ -216,7 +222,7 @@ class Phases:
 async def slots(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"scenario": "slots", "addresses": args.addresses, "per_address": args.per_address,
                            "listeners": args.listeners}
-    async with ServerProcess(SLOTS_LIMITS) as srv:
+    async with ServerProcess(SLOTS_LIMITS + extra(args)) as srv:
         port = srv.telnet_port
         loop = asyncio.get_running_loop()
         lag = LagMonitor(loop)
@@ -315,7 +321,7 @@ async def slots(args: argparse.Namespace) -> dict[str, Any]:
 
 async def bots(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"scenario": "bots", "tables": args.tables, "duration_s": args.duration}
-    async with ServerProcess(BOTS_LIMITS) as srv:
+    async with ServerProcess(BOTS_LIMITS + extra(args)) as srv:
         port = srv.telnet_port
         loop = asyncio.get_running_loop()
         lag = LagMonitor(loop)
@@ -372,6 +378,8 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--tables", type=int, default=20, help="bots: tables of hard bots")
     p.add_argument("--duration", type=float, default=20.0, help="bots: seconds of play")
     p.add_argument("--idle", type=float, default=2.0, help="seconds of the idle phase")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a configuration key for the server (TOML value), e.g. --set bot_processes=2")
     p.add_argument("--label", default="", help="a word printed with the figures (before/after)")
     p.add_argument("--quick", action="store_true", help="small sizes, a few seconds")
     p.add_argument("--witness-port", type=int, help=argparse.SUPPRESS)

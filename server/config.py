@@ -34,6 +34,7 @@ class Config:
     default_lang: str = "fr"
     log_level: str = "INFO"
     log_per_connection: int = 100
+    bot_processes: int = 0
     # [limits]
     max_line: int = 1024
     input_bytes_per_second: int = 16384
@@ -168,6 +169,8 @@ def _check(cfg: Config) -> None:
         raise ConfigError("default_stake must be an even number of chips (T13)")
     if cfg.starting_chips < 0 or cfg.guest_chips < 0:
         raise ConfigError("starting_chips and guest_chips must not be negative")
+    if cfg.bot_processes < 0:
+        raise ConfigError("bot_processes must not be negative (0: one less than the machine's cores)")
     if cfg.registrations_per_hour < 0:
         raise ConfigError("registrations_per_hour must not be negative (0: no limit)")
     if cfg.url and not cfg.url.startswith(("postgresql://", "postgres://")):

@@ -24,6 +24,7 @@ from server.room import Room
 from server.storage.api import StorageError
 from server.storage.names import clean_name as _storage_clean_name
 from server.storage.names import name_key
+from server.thinking import Thinkers
 
 if TYPE_CHECKING:
     from server.config import Config
@@ -53,6 +54,7 @@ class Lobby:
         self.players: dict[str, Player] = {}
         self.rooms: dict[str, Room] = {}
         self.seats = SeatClaims()  # one account, at most one seat in the server
+        self.thinkers = Thinkers(config.bot_processes)  # where search bots think (processes, started lazily)
         self._login_lock = asyncio.Lock()
         self.closing = False
         self._news: list[tuple[int, Mapping[str, Any]]] = []  # room-list events waiting (see broadcast)
@@ -297,6 +299,10 @@ class Lobby:
                 player.session.push_event({"event": "shutdown"})
         rooms = list(self.rooms.values())
         await asyncio.gather(*(room.stop() for room in rooms), return_exceptions=True)
+        try:
+            await self.thinkers.shutdown()
+        except Exception:
+            log.exception("stopping the thinking processes failed")
         sessions = list(self.sessions)
         for session in sessions:
             session.close("shutdown")

@@ -61,6 +61,7 @@ from server.table import (
     Think,
     Void,
 )
+from server.thinking import Thinkers
 
 
 class Host(Protocol):
@@ -74,6 +75,8 @@ class Host(Protocol):
     def players(self) -> Mapping[str, Player]: ...
     @property
     def seats(self) -> SeatClaims: ...
+    @property
+    def thinkers(self) -> Thinkers: ...
 
     async def release(self, player: Player) -> None:
         """The room no longer holds ``player`` (the lobby may forget them)."""
@@ -241,8 +244,8 @@ class Room:
             return self.lobby.seats.claim(effect.account, effect.table)
         if isinstance(effect, Balance):
             return await store.ledger.available(effect.account)
-        if isinstance(effect, Think):
-            return await asyncio.to_thread(effect.bot.decide, effect.view, effect.legal)
+        if isinstance(effect, Think):  # a search bot: in the server's thinking processes, off the loop's GIL
+            return await self.lobby.thinkers.decide(effect.bot, effect.view, effect.legal)
         if isinstance(effect, Record):
             return await store.history.record_round(dataclasses.replace(effect.record, finished_at=time.time()))
         op = _store_op(effect, self.id)
