@@ -350,6 +350,7 @@ def test_every_room_closed_reason_is_documented() -> None:
     for text in sources:
         reasons |= set(re.findall(r'_clos(?:e|ing)\("(\w+)"\)', text))
         reasons |= set(re.findall(r'"event": "room_closed"[^}]*"reason": "(\w+)"', text))
+        reasons |= set(re.findall(r'class Shutdown:[^@]*?reason: str = "(\w+)"', text))  # its default
     assert {"empty", "over", "shutdown", "error"} <= reasons, reasons
     doc = (ROOT / "docs" / "protocol.md").read_text()
     row = next(line for line in doc.splitlines() if line.startswith("| `room_closed`"))
