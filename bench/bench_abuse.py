@@ -156,6 +156,99 @@ async def witness_main(port: int, local: str, out: str) -> None:
     await client.close()
 
 
+class Listeners:
+    """Guests waiting in the lobby, in their own process (this script with ``--listeners-port``): raw
+    sockets that log in and then only count the ``room_closed`` news they receive, noting when each chunk
+    of them arrived (``time.perf_counter``) at the first listener."""
+
+    def __init__(self, port: int, count: int) -> None:
+        self.port = port
+        self.count = count
+        self.connected = 0
+        self.heard: list[int] = []  # room_closed news heard by each listener
+        self.arrivals: list[tuple[float, int]] = []  # (when, how many) at the first listener
+        self._proc: asyncio.subprocess.Process | None = None
+        self._out = ""
+
+    async def start(self) -> None:
+        fd, self._out = tempfile.mkstemp(prefix="donne-listeners-", suffix=".json")
+        os.close(fd)
+        ready = self._out + ".ready"
+        self._proc = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, "--listeners-port", str(self.port), "--listeners-count", str(self.count),
+            "--witness-out", self._out, stdin=asyncio.subprocess.PIPE)
+        for _ in range(1200):
+            if os.path.exists(ready):
+                self.connected = int(Path(ready).read_text() or 0)
+                os.unlink(ready)
+                return
+            await asyncio.sleep(0.05)
+        raise RuntimeError("the listeners did not start")
+
+    async def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        assert proc.stdin is not None
+        proc.stdin.close()
+        await asyncio.wait_for(proc.wait(), 60)
+        data = json.loads(Path(self._out).read_text())
+        os.unlink(self._out)
+        self.heard = data["heard"]
+        self.arrivals = [tuple(x) for x in data["arrivals"]]  # type: ignore[misc]
+
+
+async def listeners_main(port: int, count: int, out: str) -> None:
+    heard = [0] * count
+    arrivals: list[tuple[float, int]] = []
+    tasks: list[asyncio.Task[None]] = []
+    writers: list[asyncio.StreamWriter] = []
+
+    async def one(i: int) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(f"127.0.2.{1 + i // 15}", 0))
+        writers.append(writer)
+        writer.write(b"\xff\xfc\x18json\n" + json.dumps({"cmd": "login", "name": nick("lis", i)}).encode() + b"\n")
+        buf = b""
+        while b'"type":"ok"' not in buf.replace(b" ", b""):
+            chunk = await reader.read(65536)
+            if not chunk:
+                return
+            buf += chunk
+        logged.append(i)
+        while True:
+            chunk = await reader.read(65536)
+            if not chunk:
+                return
+            n = chunk.count(b'"room_closed"')
+            if n:
+                heard[i] += n
+                if i == 0:
+                    arrivals.append((time.perf_counter(), n))
+
+    logged: list[int] = []
+    sem = asyncio.Semaphore(32)
+
+    async def limited(i: int) -> None:
+        async with sem:
+            task = asyncio.get_running_loop().create_task(one(i))
+            tasks.append(task)
+            while i not in logged and not task.done():
+                await asyncio.sleep(0.01)
+
+    await asyncio.gather(*(limited(i) for i in range(count)), return_exceptions=True)
+    Path(out + ".ready").write_text(str(len(logged)))
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while await reader.read(1024):
+        pass
+    Path(out).write_text(json.dumps({"heard": heard, "arrivals": arrivals}))
+    for w in writers:
+        w.close()
+    for t in tasks:
+        t.cancel()
+
+
 _LETTERS = "acdefhjknpqrtxyz"  # no two of them look alike, nor do their pairs (server/storage/names.py)
 
 
@@ -222,7 +315,7 @@ class Phases:
 async def slots(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"scenario": "slots", "addresses": args.addresses, "per_address": args.per_address,
                            "listeners": args.listeners}
-    async with ServerProcess(SLOTS_LIMITS + extra(args)) as srv:
+    async with ServerProcess(SLOTS_LIMITS + extra(args), profile=args.profile) as srv:
         port = srv.telnet_port
         loop = asyncio.get_running_loop()
         lag = LagMonitor(loop)
@@ -231,10 +324,9 @@ async def slots(args: argparse.Namespace) -> dict[str, Any]:
         witness = Witness(port, "127.0.1.1")
         await witness.start()
         legit = await connect(port, "legit", "127.0.1.2", register="a long password")
-        listeners = [r for r in await gather_limited(
-            [connect(port, nick("lis", i), f"127.0.2.{1 + i // 15}") for i in range(args.listeners)], 32)
-            if isinstance(r, Client)]
-        out["listeners_connected"] = len(listeners)
+        listeners = Listeners(port, args.listeners)
+        await listeners.start()
+        out["listeners_connected"] = listeners.connected
         out["rss_mb_start"] = srv.rss_mb()
         phases.begin()
         await asyncio.sleep(args.idle)
@@ -280,37 +372,29 @@ async def slots(args: argparse.Namespace) -> dict[str, Any]:
         out["rooms_reply_total"] = listing.get("total", len(listing.get("rooms") or []))
         out["rss_mb_flooded"] = srv.rss_mb()
 
-        # every attacker leaves at once: their rooms close together
-        news_before = sum(1 for m in listeners[0]._pushes if m.get("event") == "room_closed") if listeners else 0
+        # every attacker leaves at once: their rooms close together, the news go to every listener
+        await asyncio.sleep(1.5)  # the flood's own news are out (at most one batch a second)
         phases.begin()
         cpu0 = srv.cpu_s()
         t_close = time.perf_counter()
         await asyncio.gather(*(c.close() for c in attackers), return_exceptions=True)
-
-        async def all_heard() -> None:
-            if not listeners:
-                return
-            while True:
-                heard = sum(1 for m in listeners[0]._pushes if m.get("event") == "room_closed") - news_before
-                if heard >= created:
-                    return
-                await asyncio.sleep(0.05)
-
-        try:
-            await asyncio.wait_for(all_heard(), 60)
-            out["close_news_heard"] = True
-        except TimeoutError:
-            out["close_news_heard"] = False
-        out["close_s"] = round(time.perf_counter() - t_close, 2)
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(args.close_wait)
         phases.end("close")
         cpu1 = srv.cpu_s()
         out["close_server_cpu_s"] = None if cpu0 is None or cpu1 is None else round(cpu1 - cpu0, 2)
         out["rss_mb_end"] = srv.rss_mb()
+        await listeners.stop()
         await witness.stop()
+        closing = [(at, n) for at, n in listeners.arrivals if at >= t_close]
+        out["close_news_heard"] = {"first_listener": sum(n for _, n in closing), "rooms": created,
+                                   "listeners_heard_all": sum(1 for h in listeners.heard if h >= created)}
+        if closing:
+            big_at = max(closing, key=lambda x: x[1])[0]  # the chunk with the most news: the big batch
+            out["close_news_batches"] = [(round(at - t_close, 3), n) for at, n in closing][:20]
+            phases.marks.append(("close_news", big_at - 0.3, big_at + 0.3, {}))
         out["phases"] = phases.figures(witness)
         out["witness_loop"] = witness.own_lag
-        await asyncio.gather(*(c.close() for c in [legit, *listeners]), return_exceptions=True)
+        await legit.close()
         lag.stop()
     return out
 
@@ -321,7 +405,7 @@ async def slots(args: argparse.Namespace) -> dict[str, Any]:
 
 async def bots(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"scenario": "bots", "tables": args.tables, "duration_s": args.duration}
-    async with ServerProcess(BOTS_LIMITS + extra(args)) as srv:
+    async with ServerProcess(BOTS_LIMITS + extra(args), profile=args.profile) as srv:
         port = srv.telnet_port
         loop = asyncio.get_running_loop()
         lag = LagMonitor(loop)
@@ -380,14 +464,21 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--idle", type=float, default=2.0, help="seconds of the idle phase")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a configuration key for the server (TOML value), e.g. --set bot_processes=2")
+    p.add_argument("--profile", help="cProfile the server into this file")
     p.add_argument("--label", default="", help="a word printed with the figures (before/after)")
     p.add_argument("--quick", action="store_true", help="small sizes, a few seconds")
+    p.add_argument("--close-wait", type=float, default=4.0, help="slots: seconds watched after the drop")
     p.add_argument("--witness-port", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--listeners-port", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--listeners-count", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--witness-from", default="127.0.1.1", help=argparse.SUPPRESS)
     p.add_argument("--witness-out", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.witness_port:
         await witness_main(args.witness_port, args.witness_from, args.witness_out)
+        return {}
+    if args.listeners_port:
+        await listeners_main(args.listeners_port, args.listeners_count, args.witness_out)
         return {}
     if args.quick:
         args.addresses, args.per_address, args.listeners = 20, 5, 40
