@@ -48,6 +48,9 @@ class Config:
     outbound_queue: int = 2000
     drain_timeout: float = 20.0
     max_rooms: int = 500
+    rooms_per_account: int = 2
+    rooms_per_address: int = 5
+    guest_room_share: float = 0.8
     max_name: int = 20
     max_chat: int = 300
     ssh_keepalive: float = 30.0
@@ -72,6 +75,7 @@ class Config:
     cut_window: float = 3.0
     trade_window: float = 6.0
     autopass_delay: float = 1.0
+    room_wait_seconds: float = 600.0
     # [chips]
     starting_chips: int = 1000
     guest_chips: int = 200
@@ -160,7 +164,7 @@ def _check(cfg: Config) -> None:
             raise ConfigError(f"{name} must be positive")
     for name in ("flip_seconds", "grace_seconds", "round_pause", "bot_delay", "idle_timeout",
                  "close_after_over", "ssh_keepalive", "telnet_connect_maxwait", "cut_window", "trade_window",
-                 "autopass_delay"):
+                 "autopass_delay", "room_wait_seconds"):
         if getattr(cfg, name) < 0:
             raise ConfigError(f"{name} must not be negative")
     if not 1024 <= cfg.ssh_window <= 2**21:
@@ -169,6 +173,12 @@ def _check(cfg: Config) -> None:
         raise ConfigError("default_stake must be an even number of chips (T13)")
     if cfg.starting_chips < 0 or cfg.guest_chips < 0:
         raise ConfigError("starting_chips and guest_chips must not be negative")
+    if cfg.max_rooms < 1:
+        raise ConfigError("max_rooms must be at least 1")
+    if cfg.rooms_per_account < 0 or cfg.rooms_per_address < 0:
+        raise ConfigError("rooms_per_account and rooms_per_address must not be negative (0: no limit)")
+    if not 0.0 <= cfg.guest_room_share <= 1.0:
+        raise ConfigError("guest_room_share must be between 0 and 1")
     if cfg.bot_processes < 0:
         raise ConfigError("bot_processes must not be negative (0: one less than the machine's cores)")
     if cfg.registrations_per_hour < 0:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from server.claims import SeatClaims
-from server.limits import clean_text
+from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.players import Client, GuestStart, Player, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
@@ -55,6 +55,9 @@ class Lobby:
         self.rooms: dict[str, Room] = {}
         self.seats = SeatClaims()  # one account, at most one seat in the server
         self.thinkers = Thinkers(config.bot_processes)  # where search bots think (processes, started lazily)
+        self.slots = RoomSlots(RoomLimits(config.max_rooms, config.rooms_per_account, config.rooms_per_address,
+                                          config.guest_room_share))  # the open rooms, by who opened them
+        self._openers: dict[str, Opener | None] = {}  # room id -> who opened it (what slots counted)
         self._login_lock = asyncio.Lock()
         self.closing = False
         self._news: list[tuple[int, Mapping[str, Any]]] = []  # room-list events waiting (see broadcast)
@@ -270,9 +273,34 @@ class Lobby:
             raise CommandError("no_such_room", room=str(room_id)[:20])
         return room
 
-    async def open_room(self, opts: TableOptions, owner: str) -> Room:
-        """A new room with its table, running (nobody seated yet)."""
-        room = Room(self, await self.new_room_id(), opts, owner=owner)
+    @staticmethod
+    def opener(player: Player) -> Opener:
+        """Who ``player`` is when opening a room: account, address (its connection's), guest or not."""
+        session = player.session
+        peer = str(getattr(getattr(session, "conn", None), "peer", "") or "?")
+        return Opener(player.key, address_key(peer), player.guest)
+
+    async def open_room(self, opts: TableOptions, owner: str, opener: Opener | None = None) -> Room:
+        """A new room with its table, running (nobody seated yet).
+
+        The room slots are checked and taken in one synchronous step, before
+        anything is awaited (:class:`server.limits.RoomSlots`): ``max_rooms`` for
+        every room, and for ``opener`` its account's and (a guest) its address's
+        rooms and the guests' share. A refusal is ``not_allowed`` with the limit's
+        ``reason`` and ``max``. The slot is given back when the room closes.
+        """
+        if self.closing:
+            raise CommandError("shutting_down")
+        refused = self.slots.take(opener)
+        if refused is not None:
+            reason, limit = refused
+            raise CommandError("not_allowed", reason=reason, max=limit)
+        try:
+            room = Room(self, await self.new_room_id(), opts, owner=owner)
+        except BaseException:
+            self.slots.give_back(opener)
+            raise
+        self._openers[room.id] = opener
         self.rooms[room.id] = room
         room.start()
         return room
@@ -285,6 +313,8 @@ class Lobby:
     def room_closed(self, room: Room) -> None:
         if self.rooms.get(room.id) is room:
             del self.rooms[room.id]
+            if room.id in self._openers:
+                self.slots.give_back(self._openers.pop(room.id))
             if not self.closing and room.announced:
                 self.broadcast({"event": "room_closed", "room": room.id, "reason": "closed"}, news=True)
 

@@ -2,9 +2,15 @@
 
 One queue, one task. The task waits for the next input or the table's next
 wake-up, hands it to the table with the time, performs the effect the table asks
-for (a ledger operation, a balance, a seat claim, a slow bot's thinking) and hands
-the result back, then delivers the table's messages to the sessions of their
-readers. Everything that changes a room goes through its queue, one thing at a
+for (a ledger operation, a balance, a seat claim, a slow bot's thinking, in the
+server's thinking processes: :mod:`server.thinking`) and hands the result back,
+then delivers the table's messages to the sessions of their readers.
+
+A room is a slot of the server (``max_rooms``, :class:`server.limits.RoomSlots`):
+one where nobody plays (its table ``waiting`` for players) is closed
+``room_wait_seconds`` after it began to wait or after the last person sat down
+in it, whichever is later (``Shutdown("waited")``), so an idle creator cannot
+hold a slot for ever. Everything that changes a room goes through its queue, one thing at a
 time, so the table needs no locks and "the first valid cut to reach the server
 wins" (T9) is queue order.
 """
@@ -115,6 +121,8 @@ class Room:
         self.announced = False  # the lobby was told it opened
         self._queue: asyncio.Queue[_Item] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        self._waiting_since: float | None = None  # the table waits for players since (monotonic)
+        self._sat_at = 0.0  # when a person last sat down here
 
     # -- public face -------------------------------------------------------------------------------
 
@@ -173,13 +181,20 @@ class Room:
         try:
             while not self.closed:
                 wake = table.wake
+                idle_at = self.idle_at
+                if idle_at is not None:
+                    wake = idle_at if wake is None else min(wake, idle_at)
                 timeout = None if wake is None else max(0.0, wake - time.monotonic())
                 try:
                     item: _Item | None = await asyncio.wait_for(self._queue.get(), timeout)
                 except TimeoutError:
                     item = None
                 now = time.monotonic()
-                if item is None:
+                if item is None and idle_at is not None and now >= idle_at:
+                    log.info("room %s: nobody sat down for %.0f s; closing it", self.id,
+                             self.config.room_wait_seconds)
+                    out = table.handle(now, Shutdown("waited"))
+                elif item is None:
                     out = table.tick(now)
                 elif item.kind == "disconnected" and item.player is not None and item.player.room is not self:
                     await self.lobby.release(item.player)  # no longer here: the lobby may forget them
@@ -218,12 +233,28 @@ class Room:
             if item.future is not None and not item.future.done():
                 item.future.set_exception(CommandError("no_such_room", room=self.id))
 
+    @property
+    def idle_at(self) -> float | None:
+        """When this room, waiting for players, closes (``room_wait_seconds``); None while it plays."""
+        wait = self.config.room_wait_seconds
+        if wait <= 0 or self._waiting_since is None or self.closed:
+            return None
+        return max(self._waiting_since, self._sat_at) + wait
+
+    def _note_waiting(self) -> None:
+        if self.table.status == "waiting" and not self.table.closed:
+            if self._waiting_since is None:
+                self._waiting_since = time.monotonic()
+        else:
+            self._waiting_since = None
+
     async def _drain(self, out: Outputs) -> None:
         """Deliver what the table produced; perform its effects and hand it their results."""
         while True:
             await self._deliver(out)
             effect = out.effect
             if effect is None:
+                self._note_waiting()
                 return
             try:
                 result = await self._perform(effect)
@@ -274,6 +305,8 @@ class Room:
                 else:
                     self._send(players, item)
             elif isinstance(item, Placed):
+                if item.seat is not None:
+                    self._sat_at = time.monotonic()
                 player = players.get(item.member)
                 if player is not None:
                     player.room = self

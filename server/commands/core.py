@@ -90,14 +90,18 @@ async def create(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if player.room is not None:
         raise CommandError("already_in_room", room=player.room.id)
     opts = parse_options(args, ctx.config)
-    if len([r for r in lobby.rooms.values() if not r.closed]) >= ctx.config.max_rooms:
-        raise CommandError("not_allowed", reason="too_many_rooms")
+    opener = lobby.opener(player)
+    refused = lobby.slots.refusal(opener)  # said before the chips are read; open_room checks again
+    if refused is not None:
+        raise CommandError("not_allowed", reason=refused[0], max=refused[1])
     need = adapter(opts.rules).chips_to_sit(opts)
     if need > 0:
         chips = await ctx.store.ledger.balance(player.name)
         if chips < need:
             raise CommandError("insufficient_chips", need=need, chips=chips)
-    room = await lobby.open_room(opts, owner=player.name)
+    if player.room is not None:  # seated elsewhere while the chips were read
+        raise CommandError("already_in_room", room=player.room.id)
+    room = await lobby.open_room(opts, owner=player.name, opener=opener)
     try:
         await room.submit(player, "join", {"seat": 0})
     except BaseException:

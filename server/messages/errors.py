@@ -434,6 +434,26 @@ def _reason_text(
         return t.gettext("This match is over.")
     if reason in ("no_such_seat", "seat"):
         return t.gettext("There is no such seat at this table.")
+    if reason == "rooms_per_account":
+        if _has(p, "max"):
+            n = int(p["max"])
+            return t.ngettext(
+                "You already have {max} room open; join a room, or wait until yours closes.",
+                "You already have {max} rooms open; join a room, or wait until one of yours closes.",
+                n,
+            ).format(max=n)
+        return t.gettext("You already have rooms open; join a room, or wait until one of yours closes.")
+    if reason == "rooms_per_address":
+        if _has(p, "max"):
+            n = int(p["max"])
+            return t.ngettext(
+                "Guests from your address already have {max} room open; join an open room, or register to open one.",
+                "Guests from your address already have {max} rooms open; join an open room, or register to open one.",
+                n,
+            ).format(max=n)
+        return t.gettext("Guests from your address already have rooms open; join an open room, or register to open one.")
+    if reason == "guest_rooms":
+        return t.gettext("All the rooms guests may open are taken; join an open room, or register to open one.")
     if reason == "self_offer":
         return t.gettext("You cannot trade with yourself.")
     if reason == "not_party":
