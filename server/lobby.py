@@ -12,6 +12,7 @@ retired by the store).
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,10 @@ log = logging.getLogger(__name__)
 
 NEWS_INTERVAL = 1.0
 """Seconds: the lobby's room-list news (``room_created``, ``room_closed``) go out at most this often."""
+
+NEWS_SLICE = 32
+"""Sessions handed the news per turn of the event loop: hundreds of rooms closing at once are kilobytes
+for every session in the lobby, and the other sessions' replies go out between the slices."""
 
 def clean_name(raw: str, limit: int) -> str:
     """The display form of a typed name (controls and escapes stripped first), or ``bad_name``."""
@@ -62,6 +67,8 @@ class Lobby:
         self.closing = False
         self._news: list[tuple[int, Mapping[str, Any]]] = []  # room-list events waiting (see broadcast)
         self._news_timer: asyncio.TimerHandle | None = None
+        self._slices: collections.deque[tuple[Client, str]] = collections.deque()  # news being handed out
+        self._slice_handle: asyncio.Handle | None = None
         self._news_sent = float("-inf")
 
     # -- logging in --------------------------------------------------------------
@@ -223,19 +230,23 @@ class Lobby:
                 self._news_timer = loop.call_at(at, self.flush_news)
             return
         self.flush_news()
+        self._finish_slices()
         self._send_lobby([event])
 
     def flush_news(self) -> None:
-        """Send the room-list news waiting (see :meth:`broadcast`)."""
+        """Send the room-list news waiting (see :meth:`broadcast`): worded once per kind of reader, handed
+        to the sessions :data:`NEWS_SLICE` at a time, one turn of the event loop after another."""
         if self._news_timer is not None:
             self._news_timer.cancel()
             self._news_timer = None
+        self._finish_slices()  # the previous news first, to everyone
         if not self._news:
             return
         news, self._news = self._news, []
         self._news_sent = asyncio.get_running_loop().time()
         shared = [(seq, Shared(event)) for seq, event in news]
         first = shared[0][0]
+        whole: dict[Any, str] = {}  # all the news, worded once per kind of reader (render key)
         for player in self.players.values():
             spans = player.lobby_spans
             session = player.session
@@ -243,11 +254,36 @@ class Lobby:
                 spans.clear()  # only news from now on can concern it
                 continue
             if len(spans) == 1 and spans[0][0] <= first:  # in the lobby all along
-                session.send_raw("".join([session.shared_line(ev) for _, ev in shared]))
+                key = session.render_key()
+                text = whole.get(key)
+                if text is None:
+                    text = whole[key] = "".join([session.shared_line(ev) for _, ev in shared])
             else:
-                session.send_raw("".join([session.shared_line(ev) for seq, ev in shared if player.heard(seq)]))
+                text = "".join([session.shared_line(ev) for seq, ev in shared if player.heard(seq)])
                 if spans:
                     del spans[:-1]
+            if text:
+                self._slices.append((session, text))
+        self._send_slice()
+
+    def _send_slice(self) -> None:
+        self._slice_handle = None
+        for _ in range(NEWS_SLICE):
+            if not self._slices:
+                return
+            session, text = self._slices.popleft()
+            session.send_raw(text)
+        if self._slices:
+            self._slice_handle = asyncio.get_running_loop().call_soon(self._send_slice)
+
+    def _finish_slices(self) -> None:
+        """Hand out at once the news still being sliced (something else for the lobby must follow it)."""
+        if self._slice_handle is not None:
+            self._slice_handle.cancel()
+            self._slice_handle = None
+        slices, self._slices = self._slices, collections.deque()
+        for session, text in slices:
+            session.send_raw(text)
 
     def _send_lobby(self, events: list[Mapping[str, Any]]) -> None:
         shared = [Shared(event) for event in events]
@@ -324,6 +360,7 @@ class Lobby:
         """Tell everyone, end every room (refunding unsettled chips), close every session."""
         self.closing = True
         self.flush_news()
+        self._finish_slices()
         for player in list(self.players.values()):
             if player.session is not None:
                 player.session.push_event({"event": "shutdown"})

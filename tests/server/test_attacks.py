@@ -1,5 +1,5 @@
 """Attacks on the room slots, against a real server: guests from many addresses filling ``max_rooms``,
-rooms nobody comes to play at.
+rooms nobody comes to play at, hundreds of rooms closing at once.
 
 Every connection is a real JSON client (``server/clients/client.py``) on the telnet port, from its own
 loopback address (``127.0.0.N``) when the attack needs many addresses.
@@ -14,6 +14,7 @@ from typing import Any
 
 from server.clients.client import Client
 from server.messages.errors import error_message
+from server.session import Session
 from tests.server.conftest import start_server
 
 LANGS = ("fr", "es", "en")
@@ -144,4 +145,49 @@ async def test_a_room_nobody_comes_to_play_at_closes_and_frees_its_slot(tmp_path
     finally:
         await zoe.close()
         await bob.close()
+        await server.stop()
+
+
+async def test_hundreds_of_rooms_closing_at_once_are_worded_once_per_kind_of_reader(tmp_path: Any,
+                                                                                    monkeypatch: Any) -> None:
+    """200 rooms close in the same moment (their creators drop their connections): every listener in the
+    lobby hears each close once, in one write per interval, worded once for all listeners of a kind,
+    never once per listener and event."""
+    server = await start_server(tmp_path, rooms_per_address=5)
+    listeners = [await guest(server, nick("lis", i), f"127.0.1.{1 + i // 10}") for i in range(30)]
+    attackers = []
+    for batch in range(10):
+        attackers += await asyncio.gather(*(guest(server, nick("att", batch * 20 + i),
+                                                  f"127.0.2.{1 + (batch * 20 + i) // 5}") for i in range(20)))
+    try:
+        rooms = [r["room"] for r in await asyncio.gather(*(c.request("create", **waiting_room())
+                                                           for c in attackers))]
+        assert len(set(rooms)) == 200 and counted(server) == (200, 200)
+        for c in listeners:
+            c.clear_pushes()
+        calls = collections.Counter()
+        original = Session.shared_line
+
+        def counting(self: Session, shared: Any, you: int | None = None) -> str:
+            calls[shared.event.get("event")] += 1
+            return original(self, shared, you)
+
+        monkeypatch.setattr(Session, "shared_line", counting)
+        await asyncio.gather(*(c.close() for c in attackers))
+
+        async def heard_all(c: Client) -> None:
+            seen: list[str] = []
+            async for msg in c.pushes(timeout=20):
+                if msg.get("event") == "room_closed":
+                    seen.append(msg["room"])
+                    if len(seen) == 200:
+                        break
+            assert sorted(seen) == sorted(rooms)
+
+        await asyncio.gather(*(heard_all(c) for c in listeners))
+        assert counted(server) == (0, 0)
+        assert calls["room_closed"] <= 2 * 200  # once per event and kind of reader, not 30 x 200
+    finally:
+        monkeypatch.undo()
+        await asyncio.gather(*(c.close() for c in listeners + attackers))
         await server.stop()
