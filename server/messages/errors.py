@@ -222,6 +222,12 @@ def _argument_text(t: gettext.NullTranslations, arg: str) -> str | None:
         return t.gettext("A width is a number of columns from 20 to 400.")
     if arg == "lang":
         return t.gettext("Languages: fr (français), es (español), en (English).")
+    if arg == "page":
+        return t.gettext("Pages of the room list are numbered from 1.")
+    if arg == "free":
+        return t.gettext("free is on (only the rooms with a free seat) or off (all of them).")
+    if arg == "status":
+        return t.gettext("A room is waiting, playing or over.")
     return None
 
 

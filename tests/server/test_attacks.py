@@ -1,5 +1,5 @@
 """Attacks on the room slots, against a real server: guests from many addresses filling ``max_rooms``,
-rooms nobody comes to play at, hundreds of rooms closing at once.
+rooms nobody comes to play at, hundreds of rooms closing at once, a ``rooms`` reply as big as the server.
 
 Every connection is a real JSON client (``server/clients/client.py``) on the telnet port, from its own
 loopback address (``127.0.0.N``) when the attack needs many addresses.
@@ -14,7 +14,9 @@ from typing import Any
 
 from server.clients.client import Client
 from server.messages.errors import error_message
+from server.presenters.text.replies import render_rooms
 from server.session import Session
+from server.terminal import TermStyle
 from tests.server.conftest import start_server
 
 LANGS = ("fr", "es", "en")
@@ -191,3 +193,48 @@ async def test_hundreds_of_rooms_closing_at_once_are_worded_once_per_kind_of_rea
         monkeypatch.undo()
         await asyncio.gather(*(c.close() for c in listeners + attackers))
         await server.stop()
+
+
+async def test_rooms_comes_in_pages_free_seats_first_with_filters(tmp_path: Any) -> None:
+    server = await start_server(tmp_path)
+    names = ["ann", "ben", "cat", "dan"]
+    clients = [await member(server, n) for n in names]
+    try:
+        full1 = (await clients[0].request("create", game="president", rules="classic", seats=3, bots=2))["room"]
+        tdc = (await clients[1].request("create", game="president", rules="tdc", seats=4, stake=2))["room"]
+        spec = (await clients[2].request("create", game="speculation", seats=3))["room"]
+        full2 = (await clients[3].request("create", game="president", rules="classic", seats=3, bots=2))["room"]
+        everything = await clients[0].request("rooms")
+        assert (everything["total"], everything["page"], everything["pages"], everything["limit"]) == (4, 1, 1, 50)
+        assert [r["room"] for r in everything["rooms"]] == [tdc, spec, full1, full2]  # free seats first
+        assert {"room", "game", "rules", "seats", "players", "status"} <= set(everything["rooms"][0])
+        one = await clients[0].request("rooms", limit=3)
+        two = await clients[0].request("rooms", limit=3, page=2)
+        assert [r["room"] for r in one["rooms"] + two["rooms"]] == [tdc, spec, full1, full2]
+        assert (one["pages"], two["page"], (await clients[0].request("rooms", page=9))["rooms"]) == (2, 2, [])
+        assert [r["room"] for r in (await clients[0].request("rooms", free=True))["rooms"]] == [tdc, spec]
+        assert [r["room"] for r in (await clients[0].request("rooms", game="speculation"))["rooms"]] == [spec]
+        assert [r["room"] for r in (await clients[0].request("rooms", rules="tdc"))["rooms"]] == [tdc]
+        playing = await clients[0].request("rooms", status="playing")
+        assert [r["room"] for r in playing["rooms"]] == [full1, full2] and playing["total"] == 2
+        await clients[0].request("lang", lang="es")
+        for bad in ({"page": 0}, {"limit": 101}, {"limit": "x"}, {"status": "nope"}, {"free": "maybe"},
+                    {"game": 3}, {"rules": "poker"}):
+            reply = await clients[0].request_raw("rooms", **bad)
+            (arg,) = bad
+            assert reply["code"] == "bad_argument" and reply["message"] == error_message("es", "bad_argument",
+                                                                                         arg=arg), bad
+    finally:
+        for c in clients:
+            await c.close()
+        await server.stop()
+
+
+def test_the_text_listing_says_how_many_rooms_it_does_not_show() -> None:
+    style = TermStyle(80, True, False)
+    rooms = [{"room": f"r{i}", "game": "president", "rules": "classic", "seats": 4, "players": ["a"],
+              "status": "waiting"} for i in range(3)]
+    text = render_rooms(rooms, "fr", style, 120)
+    assert "r2" in text and "3 tables ouvertes sur 120 affichées, celles qui ont une place libre d’abord." in text
+    assert "affich" not in render_rooms(rooms, "fr", style, 3) and "affich" not in render_rooms(rooms, "fr", style)
+    assert "Hay 120 mesas abiertas." in render_rooms([], "es", style, 120)

@@ -28,9 +28,13 @@ from server.terminal import (
 )
 
 
-def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle) -> str:
-    """The list of rooms: number, game, rules, players/seats, status."""
+def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle, total: Any = None) -> str:
+    """The list of rooms: number, game, rules, players/seats, status; when the server sent one page of
+    ``total`` rooms (those with a free seat first), how many are not shown."""
     t = translation(lang)
+    if not rooms and isinstance(total, int) and total > 0:
+        return finish(wrap_text(t.ngettext("{n} room is open.", "{n} rooms are open.", total).format(n=total),
+                                style.width), style)
     if not rooms:
         return finish(
             wrap_text(t.gettext("No room is open. Create one, for example: {example}").format(
@@ -59,6 +63,11 @@ def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle
         lines.append(fit(head, style.width, style))
         if who:
             lines += ["     " + w for w in wrap_text(who, style.width - 5)[:2]]
+    if isinstance(total, int) and total > len(rooms):
+        lines += wrap_text(t.ngettext(
+            "{shown} of {n} open room shown, those with a free seat first.",
+            "{shown} of {n} open rooms shown, those with a free seat first.", total,
+        ).format(shown=len(rooms), n=total), style.width)
     return finish(lines, style)
 
 
@@ -84,7 +93,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     t = translation(lang)
     width = style.width
     if cmd == "rooms":
-        return render_rooms(reply.get("rooms") or [], lang, style)
+        return render_rooms(reply.get("rooms") or [], lang, style, reply.get("total"))
     if cmd == "who":
         people = reply.get("players") or reply.get("who") or reply.get("people") or []
         if not people:
