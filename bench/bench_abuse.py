@@ -31,6 +31,8 @@ import asyncio
 import contextlib
 import json
 import os
+import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -46,6 +48,8 @@ from server.clients.client import Client, ClientError
 from server.clients.figures import LagMonitor, summarize_ms
 from server.clients.serverproc import ServerProcess
 from server.clients.wirebot import WireBot, WireStats
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # Only keys every version of the server knows: the same script witnesses the server before and after a fix.
 SLOTS_LIMITS = """\
@@ -68,6 +72,35 @@ round_pause = 0
 bot_delay = 0
 close_after_over = 1
 """
+
+
+CHIPS_LIMITS = """\
+[limits]
+idle_timeout = 3600
+login_timeout = 120
+max_connections_per_address = 1000
+commands_per_second = 1000.0
+command_burst = 1000
+registrations_per_hour = 0
+[timers]
+round_pause = 60
+flip_seconds = 30
+auction_seconds = 30
+"""
+
+PASSWORD = "a long password"
+
+
+def audit(srv: ServerProcess) -> dict[str, Any]:
+    """``donne audit --data-dir`` on the server's data folder (read-only, beside the running server)."""
+    proc = subprocess.run([sys.executable, "-m", "server.cli", "audit", "--data-dir", str(srv.data_dir)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    try:
+        got = json.loads(proc.stdout)
+    except ValueError:
+        return {"exit": proc.returncode, "error": (proc.stdout + proc.stderr)[-500:]}
+    return {"exit": proc.returncode, **{k: got.get(k) for k in ("ok", "balances", "escrow", "held", "granted",
+                                                                 "retired", "problems")}}
 
 
 def extra(args: argparse.Namespace) -> str:
@@ -262,13 +295,14 @@ def nick(prefix: str, i: int) -> str:
             return prefix + word
 
 
-async def connect(port: int, name: str, local: str | None = None, *, register: str | None = None) -> Client:
+async def connect(port: int, name: str, local: str | None = None, *, register: str | None = None,
+                  password: str | None = None) -> Client:
     client = await Client.connect_tcp("127.0.0.1", port, timeout=60, local_addr=local, keep_pushes=100_000)
     try:
         if register is not None:
             await client.register(name, register)
         else:
-            await client.login(name)
+            await client.login(name, password)
     except BaseException:
         await client.close()
         raise
@@ -395,6 +429,9 @@ async def slots(args: argparse.Namespace) -> dict[str, Any]:
         out["phases"] = phases.figures(witness)
         out["witness_loop"] = witness.own_lag
         await legit.close()
+        out["audit"] = audit(srv)
+        if os.environ.get("PYTHONASYNCIODEBUG"):  # the server's slow callbacks, logged by asyncio's debug mode
+            print(srv.log_tail(200_000), file=sys.stderr)
         lag.stop()
     return out
 
@@ -449,19 +486,159 @@ async def bots(args: argparse.Namespace) -> dict[str, Any]:
         out["phases"] = phases.figures(witness)
         out["witness_loop"] = witness.own_lag
         await asyncio.gather(*(c.close() for c in people), return_exceptions=True)
+        out["audit"] = audit(srv)
+        lag.stop()
+    return out
+
+
+# ---------------------------------------------------------------------------
+# seats: one account, two connections, two tables at once
+
+
+async def seats(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {"scenario": "seats", "accounts": args.accounts, "rounds": args.rounds}
+    async with ServerProcess(CHIPS_LIMITS + extra(args), profile=args.profile) as srv:
+        port = srv.telnet_port
+        lag = LagMonitor(asyncio.get_running_loop())
+        lag.start()
+        phases = Phases(lag)
+        witness = Witness(port)
+        await witness.start()
+        hosts = [await connect(port, nick("hos", i), register=PASSWORD) for i in range(args.accounts)]
+        tables = [(await h.request("create", game="president", rules="tdc", seats=4, stake=2))["room"] for h in hosts]
+        names = [nick("dup", i) for i in range(args.accounts)]
+        for name in names:
+            await (await connect(port, name, register=PASSWORD)).close()
+        out["rss_mb_start"] = srv.rss_mb()
+        phases.begin()
+        await asyncio.sleep(args.idle)
+        phases.end("idle")
+        outcomes: dict[str, int] = {}
+        most_seats = 0
+        rng = random.Random(7)
+
+        async def attacker(name: str) -> None:
+            nonlocal most_seats
+            for _ in range(args.rounds):
+                first, second = rng.sample(tables, 2)
+                tel = await connect(port, name, password=PASSWORD)
+                tel.send("join", room=first)
+                other = await Client.connect_ssh("127.0.0.1", srv.ssh_port, name, PASSWORD, timeout=60)
+                try:
+                    reply = await other.request_raw("join", room=second)
+                    key = "ok" if reply.get("type") == "ok" else str(reply.get("code"))
+                    outcomes[key] = outcomes.get(key, 0) + 1
+                    listing = await other.request("rooms", limit=100)
+                    most_seats = max(most_seats, sum(1 for r in listing["rooms"] if name in r["players"]))
+                    if (await other.request("whoami"))["room"] is not None:
+                        await other.request_raw("leave")
+                finally:
+                    await other.close()
+                    await tel.close()
+
+        phases.begin()
+        results = await asyncio.gather(*(attacker(n) for n in names), return_exceptions=True)
+        phases.end("attack")
+        out.update(joins=outcomes, most_seats_of_one_account=most_seats,
+                   errors=[repr(r) for r in results if isinstance(r, Exception)][:5], rss_mb_end=srv.rss_mb())
+        await witness.stop()
+        out["phases"] = phases.figures(witness)
+        out["witness_loop"] = witness.own_lag
+        await asyncio.gather(*(h.close() for h in hosts), return_exceptions=True)
+        out["audit"] = audit(srv)
+        lag.stop()
+    return out
+
+
+# ---------------------------------------------------------------------------
+# offers: a Speculation buyer leaves with an open offer, to stake the chips at a tdc table
+
+
+async def offers(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {"scenario": "offers", "tables": args.offer_tables}
+    async with ServerProcess(CHIPS_LIMITS + extra(args), profile=args.profile) as srv:
+        port = srv.telnet_port
+        lag = LagMonitor(asyncio.get_running_loop())
+        lag.start()
+        phases = Phases(lag)
+        witness = Witness(port)
+        await witness.start()
+        out["rss_mb_start"] = srv.rss_mb()
+        phases.begin()
+        await asyncio.sleep(args.idle)
+        phases.end("idle")
+        counts: dict[str, int] = {}
+
+        def count(key: str) -> None:
+            counts[key] = counts.get(key, 0) + 1
+
+        async def table(i: int) -> list[Client]:
+            people = [await connect(port, nick(f"sp{c}", i), register=PASSWORD) for c in "xyz"]
+            host = await connect(port, nick("tdh", i), register=PASSWORD)
+            tdc = (await host.request("create", game="president", rules="tdc", seats=3, stake=100, bots=1))["room"]
+            room = (await people[0].request("create", game="speculation", seats=3, ante=1))["room"]
+            for c in people[1:]:
+                await c.request("join", room=room)
+            state: dict[str, Any] = {}
+            try:  # a moment to trade: a deal under way, no auction open (the owner keeps the card)
+                for _ in range(6):
+                    state = await people[0].next_state(lambda s: bool(s.get("in_deal")), timeout=10, current=True)
+                    if not state.get("auction"):
+                        break
+                    await people[state["auction"]["seat"]].request_raw("keep")
+                    await people[0].next_state(lambda s: not s.get("auction"), timeout=10)
+            except ClientError:
+                pass
+            if not state.get("in_deal") or state.get("auction") or state.get("turn") is None:
+                count("no_trading_moment")  # the deal was won at once (a face-up ace, S6): nothing to trade
+                return [*people, host]
+            buyer = next(s for s in range(3) if s != state["turn"])
+            seller = next((s for s in range(3) if s != buyer and state["seats"][s]["facedown"] > 0), None)
+            if seller is None:
+                count("no_card_to_buy")
+                return [*people, host]
+            chips = state["seats"][buyer]["chips"]
+            reply = await people[buyer].request_raw("offer", to=seller, cards=1, price=max(1, chips - 5))
+            if reply.get("type") != "ok":
+                count("offer_refused:" + str(reply.get("code")))
+                return [*people, host]
+            count("offers")
+            await people[buyer].request("leave")
+            joined = await people[buyer].request_raw("join", room=tdc)
+            count("tdc_join_" + ("ok" if joined.get("type") == "ok" else str(joined.get("code"))))
+            accepted = await people[seller].request_raw("accept", offer=reply["offer"])
+            count("accept_" + ("ok" if accepted.get("type") == "ok" else str(accepted.get("code"))))
+            return [*people, host]
+
+        phases.begin()
+        results = await asyncio.gather(*(table(i) for i in range(args.offer_tables)), return_exceptions=True)
+        phases.end("attack")
+        everyone = [c for r in results if isinstance(r, list) for c in r]
+        out.update(outcomes=counts, errors=[repr(r) for r in results if isinstance(r, Exception)][:5],
+                   audit_while_open=audit(srv))
+        await asyncio.gather(*(c.close() for c in everyone), return_exceptions=True)
+        await asyncio.sleep(1.0)
+        out["rss_mb_end"] = srv.rss_mb()
+        await witness.stop()
+        out["phases"] = phases.figures(witness)
+        out["witness_loop"] = witness.own_lag
+        out["audit"] = audit(srv)
         lag.stop()
     return out
 
 
 async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--only", default="slots,bots")
+    p.add_argument("--only", default="slots,bots,seats,offers")
     p.add_argument("--addresses", type=int, default=120, help="slots: attacking addresses")
     p.add_argument("--per-address", type=int, default=5, help="slots: attackers per address")
     p.add_argument("--listeners", type=int, default=300, help="slots: guests waiting in the lobby")
     p.add_argument("--tables", type=int, default=20, help="bots: tables of hard bots")
     p.add_argument("--duration", type=float, default=20.0, help="bots: seconds of play")
     p.add_argument("--idle", type=float, default=2.0, help="seconds of the idle phase")
+    p.add_argument("--accounts", type=int, default=20, help="seats: accounts, each on two connections at once")
+    p.add_argument("--rounds", type=int, default=10, help="seats: double joins per account")
+    p.add_argument("--offer-tables", type=int, default=10, help="offers: Speculation tables")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a configuration key for the server (TOML value), e.g. --set bot_processes=2")
     p.add_argument("--profile", help="cProfile the server into this file")
@@ -483,10 +660,11 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.quick:
         args.addresses, args.per_address, args.listeners = 20, 5, 40
         args.tables, args.duration, args.idle = 4, 5.0, 1.0
+        args.accounts, args.rounds, args.offer_tables = 4, 3, 3
     out: dict[str, Any] = {"bench": "abuse", "label": args.label, "date": today(), "machine": machine(),
                            "runs": []}
     for name in args.only.split(","):
-        run = await {"slots": slots, "bots": bots}[name.strip()](args)
+        run = await {"slots": slots, "bots": bots, "seats": seats, "offers": offers}[name.strip()](args)
         print(json.dumps(run), file=sys.stderr)
         out["runs"].append(run)
     return out
