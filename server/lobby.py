@@ -36,6 +36,12 @@ log = logging.getLogger(__name__)
 NEWS_INTERVAL = 1.0
 """Seconds: the lobby's room-list news (``room_created``, ``room_closed``) go out at most this often."""
 
+NEWS_DIGEST = 8
+"""Room-list news one reader is given one by one in a flush; beyond, one ``rooms_changed`` event counts
+them instead (opened, closed, open now): when thousands reconnect at once and open hundreds of rooms a
+second, every news to every session in the lobby was O(sessions × rooms) lines, most of the server's
+work while seating them, and more lines a second than a person can read."""
+
 NEWS_SLICE = 32
 """Sessions handed the news per turn of the event loop: hundreds of rooms closing at once are kilobytes
 for every session in the lobby, and the other sessions' replies go out between the slices."""
@@ -247,6 +253,7 @@ class Lobby:
         shared = [(seq, Shared(event)) for seq, event in news]
         first = shared[0][0]
         whole: dict[Any, str] = {}  # all the news, worded once per kind of reader (render key)
+        digests: dict[tuple[int, int], Shared] = {}
         for player in self.players.values():
             spans = player.lobby_spans
             session = player.session
@@ -257,14 +264,27 @@ class Lobby:
                 key = session.render_key()
                 text = whole.get(key)
                 if text is None:
-                    text = whole[key] = "".join([session.shared_line(ev) for _, ev in shared])
+                    text = whole[key] = self._told(session, [ev for _, ev in shared], digests)
             else:
-                text = "".join([session.shared_line(ev) for seq, ev in shared if player.heard(seq)])
+                text = self._told(session, [ev for seq, ev in shared if player.heard(seq)], digests)
                 if spans:
                     del spans[:-1]
             if text:
                 self._slices.append((session, text))
         self._send_slice()
+
+    def _told(self, session: Client, news: list[Shared], digests: dict[tuple[int, int], Shared]) -> str:
+        """The lines of ``news`` for ``session``: each one, or beyond :data:`NEWS_DIGEST` one
+        ``rooms_changed`` (shared by every reader of the same counts)."""
+        if len(news) <= NEWS_DIGEST:
+            return "".join([session.shared_line(ev) for ev in news])
+        opened = sum(1 for ev in news if ev.event.get("event") == "room_created")
+        closed = len(news) - opened
+        digest = digests.get((opened, closed))
+        if digest is None:
+            digest = digests[opened, closed] = Shared({"event": "rooms_changed", "opened": opened,
+                                                       "closed": closed, "open": len(self.rooms)})
+        return session.shared_line(digest)
 
     def _send_slice(self) -> None:
         self._slice_handle = None
