@@ -75,6 +75,8 @@ class LoadOptions:
     turn_seconds: float | None = None
     think: float = 0.0
     profile: str | None = None
+    profile_workers: str | None = None
+    """cProfile each worker into ``PREFIX.N`` (N: the worker's index)."""
     procs: int = 1
     max_lag_ms: float = 20.0
     max_worker_cpu: float = 0.85
@@ -222,6 +224,10 @@ class _WorkerProcess:
 # the load run
 
 
+def _diff(later: float | None, earlier: float | None) -> float | None:
+    return None if later is None or earlier is None else round(later - earlier, 2)
+
+
 def _sum(results: Sequence[dict[str, Any]], key: str) -> Any:
     return sum(r[key] for r in results)
 
@@ -249,19 +255,22 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
             server = await ServerProcess(profile=opts.profile).start()
             port = server.ssh_port if opts.transport == "ssh" else server.telnet_port
         rss0 = server.rss_mb() if server else None
+        cpu_start = server.cpu_s() if server else None
         parallel = max(1, -(-opts.connect_parallel // opts.procs))
         for w, group in enumerate(groups):
             spec = WorkerSpec(index=w, port=port, tables=group, seats=seats, host=opts.host,
                               transport=opts.transport, game=opts.game, rules=opts.rules,
                               strategy=opts.strategy, seed=opts.seed, token=token, connect_parallel=parallel,
                               turn_seconds=opts.turn_seconds, think=opts.think, duration=opts.duration,
-                              burn_ms=opts.test_burn_ms if w == 0 else 0.0)
+                              burn_ms=opts.test_burn_ms if w == 0 else 0.0,
+                              profile=f"{Path(opts.profile_workers).resolve()}.{w}" if opts.profile_workers else None)
             workers.append(_WorkerProcess(spec, tmp / f"worker{w}.log"))
         for wp in workers:
             await wp.start()
         # connect (not measured)
         connected = await _phase(workers, "connected", SETUP_TIMEOUT + PHASE_SLACK)
         rss_connected = server.rss_mb() if server else None
+        cpu_connected = server.cpu_s() if server else None
         # seat (not measured)
         t_setup = time.perf_counter()
         for wp in workers:
@@ -322,6 +331,9 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         "server_rss_connected_mb": None if rss_connected is None else round(rss_connected, 1),
         "server_cpu_s": None if server_cpu is None else round(server_cpu, 2),
         "server_cpu_share": None if server_cpu is None else round(server_cpu / elapsed, 3),
+        "server_cpu_connect_s": _diff(cpu_connected, cpu_start),
+        "server_cpu_setup_s": _diff(cpu0, cpu_connected),
+        "server_cpu_ms_per_action": None if server_cpu is None or not actions else round(1000 * server_cpu / actions, 3),
         "workers": per_worker,
         "thresholds": {"lag_p99_ms": opts.max_lag_ms, "worker_cpu_share": opts.max_worker_cpu},
         "flagged": flagged,
@@ -346,6 +358,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds a bot waits before each action (jittered 0.5x-1.5x); 0: as fast as the "
                              "server answers")
     parser.add_argument("--profile", help="cProfile the started server into this file")
+    parser.add_argument("--profile-workers", metavar="PREFIX",
+                        help="cProfile each load worker into PREFIX.N (its own cost, not the server's)")
     parser.add_argument("--procs", type=int, default=1,
                         help="worker processes the tables are spread over (each its own event loop)")
     parser.add_argument("--max-lag-ms", type=float, default=20.0,

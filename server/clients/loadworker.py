@@ -51,6 +51,9 @@ LAG_INTERVAL = 0.01
 BURN_PERIOD = 0.1
 """With ``burn_ms`` (tests): the loop is blocked ``burn_ms`` out of every ``BURN_PERIOD`` seconds."""
 
+LOBBY_NEWS = ("room_created", "room_closed")
+"""Pushed events the bots never read (:meth:`Client.skip_events`): counted, not parsed."""
+
 
 
 DISTINCT_LETTERS = "abdefghjkpqstxyz"
@@ -87,6 +90,8 @@ class WorkerSpec:
     duration: float = 10.0
     lag_interval: float = LAG_INTERVAL
     burn_ms: float = 0.0
+    profile: str | None = None
+    """cProfile this worker into that file (``donne load --profile-workers``)."""
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -135,13 +140,15 @@ class LoadWorker:
     async def _connect_one(self, name: str) -> Client:
         spec = self.spec
         if spec.transport == "ssh":
-            return await Client.connect_ssh(spec.host, spec.port, name, timeout=60)
-        client = await Client.connect_tcp(spec.host, spec.port, timeout=60)
-        try:
-            await client.login(name)
-        except BaseException:
-            await client.close()
-            raise
+            client = await Client.connect_ssh(spec.host, spec.port, name, timeout=60)
+        else:
+            client = await Client.connect_tcp(spec.host, spec.port, timeout=60)
+            try:
+                await client.login(name)
+            except BaseException:
+                await client.close()
+                raise
+        client.skip_events(*LOBBY_NEWS)
         return client
 
     async def connect(self) -> dict[str, Any]:
@@ -374,10 +381,20 @@ def main(argv: list[str]) -> int:
     except (ValueError, TypeError) as exc:
         print(f"load worker: bad spec: {exc}", file=sys.stderr)
         return 2
+    profiler = None
+    if spec.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
     try:
         return asyncio.run(worker_main(spec))
     except BrokenPipeError:  # the parent is gone
         return 1
+    finally:
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(spec.profile)
 
 
 if __name__ == "__main__":
