@@ -38,11 +38,13 @@ from server.presenters.text.cards import CardSpec, parse_cards, resolve_cards
 from server.presenters.text.context import Command, CommandContext, ParseError
 from server.presenters.text.words import (
     CREATE_KEYS,
+    FREE_WORDS,
     GAME_WORDS,
     LEVEL_WORDS,
     OFF_WORDS,
     ON_WORDS,
     RULE_WORDS,
+    STATUS_WORDS,
     VERB_TABLES,
     VERBS,
     fold,
@@ -430,6 +432,26 @@ def _h_leaderboard(
     return Command(cmd, args)
 
 
+def _h_rooms(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
+    """``rooms [PAGE] [game] [rules] [free|waiting|playing|over]``, in any order."""
+    args: dict[str, Any] = {}
+    for raw in rest:
+        tok = fold(raw)
+        if _int(tok) is not None:
+            args["page"] = _int(tok)
+        elif tok in GAME_WORDS:
+            args["game"] = GAME_WORDS[tok]
+        elif tok in RULE_WORDS:
+            args["rules"] = RULE_WORDS[tok]
+        elif tok in FREE_WORDS:
+            args["free"] = True
+        elif tok in STATUS_WORDS:
+            args["status"] = STATUS_WORDS[tok]
+        else:
+            return ParseError("bad_argument", error_message(lang, "bad_argument", value=raw))
+    return Command(cmd, args)
+
+
 def _h_history(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
     args: dict[str, Any] = {}
     for raw in rest:
@@ -509,6 +531,7 @@ _HANDLERS = {
     "register": _h_account,
     "login": _h_account,
     "history": _h_history,
+    "rooms": _h_rooms,
     "help": _h_help,
     "addkey": _h_rest_key,
     "delkey": _h_rest_key,

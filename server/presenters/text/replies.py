@@ -28,9 +28,10 @@ from server.terminal import (
 )
 
 
-def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle, total: Any = None) -> str:
+def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle, total: Any = None,
+                 page: Any = None, pages: Any = None) -> str:
     """The list of rooms: number, game, rules, players/seats, status; when the server sent one page of
-    ``total`` rooms (those with a free seat first), how many are not shown."""
+    ``total`` rooms (those with a free seat first), which page it is and how to see the next."""
     t = translation(lang)
     if not rooms and isinstance(total, int) and total > 0:
         return finish(wrap_text(t.ngettext("{n} room is open.", "{n} rooms are open.", total).format(n=total),
@@ -68,6 +69,9 @@ def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle
             "{shown} of {n} open room shown, those with a free seat first.",
             "{shown} of {n} open rooms shown, those with a free seat first.", total,
         ).format(shown=len(rooms), n=total), style.width)
+        if isinstance(page, int) and isinstance(pages, int) and page < pages:
+            lines += wrap_text(t.gettext("Page {page} of {pages}: type {command} for the next.").format(
+                page=page, pages=pages, command=f"{verb(lang, 'rooms')} {page + 1}"), style.width)
     return finish(lines, style)
 
 
@@ -93,7 +97,8 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     t = translation(lang)
     width = style.width
     if cmd == "rooms":
-        return render_rooms(reply.get("rooms") or [], lang, style, reply.get("total"))
+        return render_rooms(reply.get("rooms") or [], lang, style, reply.get("total"),
+                            reply.get("page"), reply.get("pages"))
     if cmd == "who":
         people = reply.get("players") or reply.get("who") or reply.get("people") or []
         if not people:

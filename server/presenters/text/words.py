@@ -226,6 +226,26 @@ CREATE_KEYS = {
     "donnes": "rounds",
     "manos": "rounds",
 }
+FREE_WORDS = {"free", "open", "libre", "libres", "libro", "disponible", "disponibles"}
+"""``rooms free``: only the rooms with a seat one may take now."""
+
+STATUS_WORDS = {
+    "waiting": "waiting",
+    "attente": "waiting",
+    "espera": "waiting",
+    "playing": "playing",
+    "jeu": "playing",
+    "encours": "playing",
+    "juego": "playing",
+    "over": "over",
+    "finie": "over",
+    "fini": "over",
+    "terminee": "over",
+    "terminada": "over",
+    "acabada": "over",
+}
+"""``rooms waiting`` and the like: the rooms in that status."""
+
 ON_WORDS = {"on", "oui", "si", "yes", "1", "true", "activer", "activar", "y", "o", "s"}
 OFF_WORDS = {"off", "non", "no", "0", "false", "desactiver", "desactivar", "n"}
 

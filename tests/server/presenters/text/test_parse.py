@@ -268,6 +268,25 @@ def test_general_commands(lang, line, expected):
     assert parse_line(line, lang, ctx) == expected
 
 
+@pytest.mark.parametrize(
+    ("lang", "line", "args"),
+    [
+        ("en", "rooms 2", {"page": 2}),
+        ("fr", "tables libres", {"free": True}),
+        ("es", "mesas 3 especulación espera", {"page": 3, "game": "speculation", "status": "waiting"}),
+        ("fr", "salles tdc 2", {"rules": "tdc", "page": 2}),
+        ("en", "rooms playing free", {"status": "playing", "free": True}),
+    ],
+)
+def test_rooms_takes_a_page_and_filters(lang, line, args):
+    assert parse_line(line, lang, LOBBY) == Command("rooms", args)
+
+
+def test_rooms_refuses_a_word_it_does_not_know():
+    e = parse_line("tables bleues", "fr", LOBBY)
+    assert isinstance(e, ParseError) and e.code == "bad_argument" and "bleues" in e.message
+
+
 def test_english_is_always_understood():
     for lang in ("fr", "es"):
         assert cmd("pass", lang) == Command("pass", {})
