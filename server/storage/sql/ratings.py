@@ -28,9 +28,10 @@ def rate_in_tx(t: Tx, record: RoundRecord, rated: RatedRound, registered: Sequen
     if not people and not bots:
         return
     game, rules = rated.game, rated.rules
-    keys = sorted({k for _, k, _, _ in people + bots})
+    movers = (people if len(people) >= 2 else []) + (bots if len(people) + len(bots) >= 2 else [])
+    keys = {k for _, k, _, _ in movers}
     now = record.finished_at or t.now()
-    for _, key, name, _ in people + bots:  # every entrant has a row (two servers may race to make it)
+    for _, key, name, _ in movers:  # every entrant that moves has a row (two servers may race to make it)
         t.execute(
             """INSERT INTO ratings (key, name, kind, game, rules, mu, sigma, games, updated)
                VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?) ON CONFLICT (key, game, rules) DO NOTHING""",
@@ -38,16 +39,16 @@ def rate_in_tx(t: Tx, record: RoundRecord, rated: RatedRound, registered: Sequen
              _model.MU, _model.SIGMA, now),
         )
     current: dict[str, tuple[float, float]] = {}
-    for key in keys:  # locked in key order (PostgreSQL), read
-        row = t.one("SELECT mu, sigma FROM ratings WHERE key = ? AND game = ? AND rules = ?" + t.lock,
-                    (key, game, rules))
-        assert row is not None
-        current[key] = (float(row["mu"]), float(row["sigma"]))
+    for key in sorted({k for _, k, _, _ in people + bots}):  # in key order; those that move locked (PostgreSQL)
+        row = t.one("SELECT mu, sigma FROM ratings WHERE key = ? AND game = ? AND rules = ?"
+                    + (t.lock if key in keys else ""), (key, game, rules))
+        if row is not None:
+            current[key] = (float(row["mu"]), float(row["sigma"]))
     new = _model.update(current, [(k, s) for _, k, _, s in people], [(k, s) for _, k, _, s in bots])
     for seat, key, _, score in people + bots:
         if key not in new:
             continue
-        (mu0, s0), (mu1, s1) = current[key], new[key]
+        (mu0, s0), (mu1, s1) = current.get(key, (_model.MU, _model.SIGMA)), new[key]
         t.execute(
             """INSERT INTO rating_history (round_id, key, game, rules, seat, score, mu_before, sigma_before,
                                            mu_after, sigma_after, ts)
