@@ -91,6 +91,10 @@ class Host(Protocol):
 
     def room_closed(self, room: Room) -> None: ...
 
+    def seated(self, player: Player, room: Room) -> None:
+        """``player`` took a seat here (their friends may hear of it)."""
+        ...
+
 log = logging.getLogger(__name__)
 
 
@@ -324,6 +328,7 @@ class Room:
                 if player is not None:
                     player.room = self
                     player.seat = item.seat
+                    self.lobby.seated(player, self)
             elif isinstance(item, Gone):
                 player = players.get(item.member)
                 if player is not None and player.room is self:

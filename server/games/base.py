@@ -137,6 +137,7 @@ class GameAdapter:
     batch_states: bool = False  # per-seat states share a public part (see private_fields)
     moves: tuple[str, ...] = ()  # the commands a seat may send at this table (the state's "moves")
     scored_by: str = "chips"  # what ranks its players on the leaderboard: "points" (P14) or "chips" won
+    seed_published: bool = False  # a finished round's seed is public (its end event reveals it; replays show it)
 
     # options -----------------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ class PresidentAdapter(GameAdapter):
     min_seats = 3
     max_seats = 8
     batch_states = True
+    seed_published = True  # round_over reveals it (P3); Speculation's never is (S12h)
 
     def options(self, args: Mapping[str, Any], settings: Settings) -> TableOptions:
         seats, bots = common.seats_and_bots(args, self.min_seats, self.max_seats)
