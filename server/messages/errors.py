@@ -283,6 +283,12 @@ def _argument_name(t: gettext.NullTranslations, arg: str) -> str:
         "cards": t.pgettext("argument", "cards"),
         "offer": t.pgettext("argument", "offer"),
         "to": t.pgettext("argument", "player"),
+        "min_games": t.pgettext("argument", "minimum of games"),
+        "id": t.pgettext("argument", "seek number"),
+        "round": t.pgettext("argument", "round"),
+        "notify": t.pgettext("argument", "notices"),
+        "fill": t.pgettext("argument", "fill with bots"),
+        "rated": t.pgettext("argument", "rated"),
     }
     return names.get(arg, arg)
 
