@@ -475,7 +475,7 @@ class Lobby:
     def _tell_seek(self, seek: Seek, what: str, *, but: str | None = None) -> None:
         """The seek's owner, the person challenged and those who accepted hear what became of it."""
         keys = [seek.owner_key, *([seek.to] if seek.to else []), *seek.accepted]
-        event = {"event": "seek_over", "id": seek.id, "reason": what, "name": seek.owner,
+        event = {"event": "seek_over", "seek": seek.id, "reason": what, "name": seek.owner,
                  "challenge": seek.challenge}
         self.tell_keys([k for k in dict.fromkeys(keys) if k != but], event)
 
@@ -512,7 +512,7 @@ class Lobby:
                 await room.submit(person, "join", {"seat": seat})
             except CommandError as exc:
                 if person.session is not None:
-                    person.session.push_event({"event": "seek_over", "id": seek.id, "reason": "refused",
+                    person.session.push_event({"event": "seek_over", "seek": seek.id, "reason": "refused",
                                                "name": seek.owner, "code": exc.code, "challenge": seek.challenge})
                 if seat == 0:
                     await room.stop()
@@ -520,7 +520,7 @@ class Lobby:
                     return None
                 continue
             if person.session is not None:
-                person.session.push_event({"event": "seek_started", "id": seek.id, "room": room.id,
+                person.session.push_event({"event": "seek_started", "seek": seek.id, "room": room.id,
                                            "seat": seat, "name": seek.owner})
         self.announce(room, seek.owner)
         return room

@@ -51,7 +51,7 @@ class Seek:
         return self.to is None or key in (self.to, self.owner_key)
 
     def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "name": self.owner, "game": self.opts.game, "rules": self.opts.rules,
+        out: dict[str, Any] = {"seek": self.id, "name": self.owner, "game": self.opts.game, "rules": self.opts.rules,
                                "seats": self.opts.seats, "bots": self.opts.bots, "stake": self.opts.stake,
                                "ante": self.opts.ante, "rounds": self.opts.rounds,
                                "rated": bool(self.opts.extra.get("rated")), "fill": self.fill,

@@ -16,7 +16,7 @@ the earlier modules' (``who`` keeps a person's table to themselves when they hid
   logs in or sits down, on or off).
 * ``seek`` and ``challenge`` (``name``) take ``create``'s arguments (+ ``fill``: a seek that
   lapses opens with bots in its empty seats); ``seeks`` lists what you may accept;
-  ``accept_seek`` / ``decline_seek`` / ``cancel_seek`` (``id``).
+  ``accept_seek`` / ``decline_seek`` / ``cancel_seek`` (``seek``).
 * ``replay`` (``round``; none: your last round): the round as a spectator saw it, then the
   hands; Président also the stored log and the round's seed (``server/replays.py``).
 """
@@ -286,7 +286,7 @@ def _in_lobby(player: Player) -> None:
 
 
 def _seek_options(ctx: Context, args: Mapping[str, Any], people: int | None) -> tuple[dict[str, Any], Any]:
-    table_args = {k: v for k, v in args.items() if k not in ("name", "fill", "id")}
+    table_args = {k: v for k, v in args.items() if k not in ("name", "fill", "seek")}
     table_args.setdefault("game", "president")
     if people is not None:  # a challenge: two people, the other seats bots
         seats = arg_int(table_args, "seats", default=4, lo=2, hi=10)
@@ -364,15 +364,15 @@ async def seeks(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 def _pick(ctx: Context, me: Player, args: Mapping[str, Any], *, own: bool) -> Any:
     registry = ctx.lobby.seeks
-    if args.get("id") is None:
+    if args.get("seek") is None:
         choices = [registry.owned_by(me.key)] if own else registry.offered_to(me.key)
         choices = [c for c in choices if c is not None]
         if len(choices) != 1:
-            raise CommandError("no_such_seek") if not choices else CommandError("bad_argument", arg="id")
+            raise CommandError("no_such_seek") if not choices else CommandError("bad_argument", arg="seek")
         return choices[0]
-    found = registry.get(arg_int(args, "id", lo=1))
+    found = registry.get(arg_int(args, "seek", lo=1))
     if found is None or not found.visible_to(me.key) or (own and found.owner_key != me.key):
-        raise CommandError("no_such_seek", id=args.get("id"))
+        raise CommandError("no_such_seek", seek=args.get("seek"))
     return found
 
 
@@ -388,12 +388,12 @@ async def accept_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     await _check_chips(ctx, me, found.opts)
     lobby = ctx.lobby
     if not lobby.seeks.accept(found, me.key, me.name):
-        lobby.tell_keys([found.owner_key], {"event": "seek_accepted", "id": found.id, "name": me.name,
+        lobby.tell_keys([found.owner_key], {"event": "seek_accepted", "seek": found.id, "name": me.name,
                                             "missing": found.missing})
         return {**found.summary(), "room": None}
     room = await lobby.open_seek(found)
     if room is None:
-        raise CommandError("no_such_seek", id=found.id)
+        raise CommandError("no_such_seek", seek=found.id)
     return {**found.summary(), "room": room.id, "seat": me.seat}
 
 
@@ -402,24 +402,24 @@ async def decline_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     """Decline a challenge (its owner hears it), or give back a seat of a seek you accepted."""
     me = _me(ctx)
     lobby = ctx.lobby
-    if args.get("id") is None:
+    if args.get("seek") is None:
         choices = [s for s in lobby.seeks.visible(me.key)
                    if s.owner_key != me.key and (s.challenge or me.key in s.accepted)]
         if len(choices) != 1:
-            raise CommandError("no_such_seek") if not choices else CommandError("bad_argument", arg="id")
+            raise CommandError("no_such_seek") if not choices else CommandError("bad_argument", arg="seek")
         found = choices[0]
     else:
         found = _pick(ctx, me, args, own=False)
     if found.challenge:
         lobby.seeks.remove(found)
         lobby.arm_seeks()
-        lobby.tell_keys([found.owner_key], {"event": "seek_over", "id": found.id, "reason": "declined",
+        lobby.tell_keys([found.owner_key], {"event": "seek_over", "seek": found.id, "reason": "declined",
                                             "name": me.name, "challenge": True})
     elif me.key in found.accepted:
         found.accepted.remove(me.key)
     else:
-        raise CommandError("no_such_seek", id=found.id)
-    return {"id": found.id}
+        raise CommandError("no_such_seek", seek=found.id)
+    return {"seek": found.id}
 
 
 @command("cancel_seek")
@@ -430,9 +430,9 @@ async def cancel_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     lobby.seeks.remove(found)
     lobby.arm_seeks()
     keys = [*([found.to] if found.to else []), *found.accepted]
-    lobby.tell_keys(keys, {"event": "seek_over", "id": found.id, "reason": "cancelled", "name": me.name,
+    lobby.tell_keys(keys, {"event": "seek_over", "seek": found.id, "reason": "cancelled", "name": me.name,
                            "challenge": found.challenge})
-    return {"id": found.id}
+    return {"seek": found.id}
 
 
 # -- replays and ratings ----------------------------------------------------------------------------

@@ -218,8 +218,8 @@ def _social_text(t: gettext.NullTranslations, code: str, p: dict[str, Any]) -> s
     if code == "no_reply":
         return t.gettext("Nobody has told you anything yet: tell NAME TEXT.")
     if code == "no_such_seek":
-        if _has(p, "id"):
-            return t.gettext("There is no open seek or challenge #{id}. Type seeks to list them.").format(id=p["id"])
+        if _has(p, "seek"):
+            return t.gettext("There is no open seek or challenge #{id}. Type seeks to list them.").format(id=p["seek"])
         return t.gettext("There is no open seek or challenge for you. Type seeks to list them.")
     if code == "already_seeking":
         return t.gettext("You already have an open seek or challenge; cancel it first.")
@@ -284,7 +284,7 @@ def _argument_name(t: gettext.NullTranslations, arg: str) -> str:
         "offer": t.pgettext("argument", "offer"),
         "to": t.pgettext("argument", "player"),
         "min_games": t.pgettext("argument", "minimum of games"),
-        "id": t.pgettext("argument", "seek number"),
+        "seek": t.pgettext("argument", "seek number"),
         "round": t.pgettext("argument", "round"),
         "notify": t.pgettext("argument", "notices"),
         "fill": t.pgettext("argument", "fill with bots"),

@@ -48,7 +48,7 @@ def _ev_seek(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: i
     return t.ngettext(
         "{name} seeks {n} player for {game}, {seats} seats (accept {id}).",
         "{name} seeks {n} players for {game}, {seats} seats (accept {id}).", n,
-    ).format(name=e.get("name") or "?", n=n, game=_what(lang, e), seats=e.get("seats"), id=e.get("id"))
+    ).format(name=e.get("name") or "?", n=n, game=_what(lang, e), seats=e.get("seats"), id=e.get("seek"))
 
 
 @event("challenge")
@@ -81,9 +81,9 @@ def _ev_seek_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], y
     if reason == "declined":
         return t.gettext("{name} declines your challenge.").format(name=name)
     if reason == "cancelled":
-        return t.gettext("{name} withdraws the seek or challenge #{id}.").format(name=name, id=e.get("id"))
+        return t.gettext("{name} withdraws the seek or challenge #{id}.").format(name=name, id=e.get("seek"))
     if reason == "lapsed":
-        return t.gettext("Seek or challenge #{id} lapsed: nobody took it up in time.").format(id=e.get("id"))
+        return t.gettext("Seek or challenge #{id} lapsed: nobody took it up in time.").format(id=e.get("seek"))
     if reason == "gone":
-        return t.gettext("Seek or challenge #{id} ended: a player it needed is gone.").format(id=e.get("id"))
-    return t.gettext("Seek or challenge #{id} could not open its table.").format(id=e.get("id"))
+        return t.gettext("Seek or challenge #{id} ended: a player it needed is gone.").format(id=e.get("seek"))
+    return t.gettext("Seek or challenge #{id} could not open its table.").format(id=e.get("seek"))

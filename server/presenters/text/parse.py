@@ -335,7 +335,7 @@ def _h_offer_answer(
         n = _int(rest[0]) if rest else None
         if rest and n is None:
             return ParseError("bad_argument", error_message(lang, "bad_argument", value=rest[0]))
-        return Command(_SEEK_ANSWERS[cmd], {} if n is None else {"id": n})
+        return Command(_SEEK_ANSWERS[cmd], {} if n is None else {"seek": n})
     if (refused := _not_at_a_table(ctx, lang)) is not None:
         return refused
     t = translation(lang)

@@ -111,7 +111,7 @@ def _friends(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) ->
 def _seek_line(s: Mapping[str, Any], lang: str, style: TermStyle) -> str:
     t = translation(lang)
     what = table_name(lang, s.get("game"), s.get("rules"))
-    head = f"#{s.get('id')} {s.get('name')}"
+    head = f"#{s.get('seek')} {s.get('name')}"
     if s.get("to"):
         head += " → " + str(s["to"]) if style.unicode else " -> " + str(s["to"])
     n = int(s.get("missing") or 0)
@@ -141,5 +141,5 @@ def _seeks(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> s
         text = t.gettext("Seek or challenge #{id} declined.")
     else:
         text = t.gettext("Seek or challenge #{id} withdrawn.")
-    return finish(wrap_text(text.format(id=reply.get("id"), to=reply.get("to"), room=reply.get("room"),
+    return finish(wrap_text(text.format(id=reply.get("seek"), to=reply.get("to"), room=reply.get("room"),
                                         cancel=verb(lang, "withdraw")), style.width), style)

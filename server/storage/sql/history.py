@@ -342,3 +342,20 @@ class SQLHistory:
             return out
 
         return await self._store.run_read(q)
+
+
+def read_record(tx: Tx, round_id: str) -> RoundRecord | None:
+    """One record with its log, in a transaction of the caller's (``donne export``)."""
+    row = tx.one("SELECT * FROM history WHERE round_id = ?", (round_id,))
+    return None if row is None else _record_from_row(tx, row)
+
+
+def read_recent(tx: Tx, name: str, limit: int) -> list[RoundRecord]:
+    """A player's latest round records (not the matches'), newest first, with their logs."""
+    rows = tx.all(
+        f"""SELECT h.* FROM history h
+           WHERE h.round_id IN (SELECT round_id FROM history_seats WHERE key = ?) AND {_NOT_MATCH}
+           ORDER BY h.finished_at DESC, h.{tx.rowid} DESC LIMIT ?""",
+        (_names.name_key(name), int(limit)),
+    )
+    return [_record_from_row(tx, r) for r in rows]
