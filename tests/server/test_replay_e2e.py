@@ -54,7 +54,7 @@ async def _played_round(tmp_path: Any) -> tuple[Any, list[Client], Client, str, 
 
 
 async def test_a_replay_is_what_a_spectator_saw_and_the_engine_gives_the_result(tmp_path: Any) -> None:
-    running, people, watcher, room, seen = await _played_round(tmp_path)
+    running, people, watcher, _room, seen = await _played_round(tmp_path)
     alice = people[0]
     try:
         history = (await alice.request("history"))["history"]
@@ -72,7 +72,7 @@ async def test_a_replay_is_what_a_spectator_saw_and_the_engine_gives_the_result(
         dealt = next(e for e in replay["revealed"] if e["event"] == "dealt")
         assert all(len(h) == 17 or len(h) == 18 for h in dealt["hands"])
         # the stored log, run again through the engine, gives the stored result
-        match, events = PresidentMatch.replay(replay["config"]["match"], replay["log"])
+        _match, events = PresidentMatch.replay(replay["config"]["match"], replay["log"])
         ends = [e.to_dict() for e in events if e.name == "round_over"]
         assert json.dumps(ends[-1]) == json.dumps(replay["result"]) and replay["seed"] == replay["result"]["seed"]
         assert await refused(alice, "replay", round="r999-x-1") == "no_such_round"
@@ -114,7 +114,7 @@ async def test_a_replay_is_what_a_spectator_saw_and_the_engine_gives_the_result(
 
 @pytest.mark.skipif(shutil.which("ssh") is None, reason="ssh client not installed: run make tools")
 async def test_the_text_viewer_steps_through_a_round_in_spanish(tmp_path: Any) -> None:
-    running, people, watcher, room, seen = await _played_round(tmp_path)
+    running, people, watcher, _room, _seen = await _played_round(tmp_path)
     try:
         round_id = next(h["round"] for h in (await people[0].request("history"))["history"] if not h["match"])
         child = await asyncio.to_thread(_ssh, running.ssh_port)
