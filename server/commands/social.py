@@ -291,7 +291,7 @@ def _seek_options(ctx: Context, args: Mapping[str, Any], people: int | None) -> 
     if people is not None:  # a challenge: two people, the other seats bots
         seats = arg_int(table_args, "seats", default=4, lo=2, hi=10)
         table_args["seats"] = seats
-        table_args.setdefault("bots", max(0, seats - people))
+        table_args["bots"] = max(0, seats - people)
     opts = parse_options(table_args, ctx.config)
     if opts.seats - opts.bots < 2:
         raise CommandError("bad_argument", arg="bots")
