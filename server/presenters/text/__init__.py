@@ -27,7 +27,7 @@ from server.messages.events import event_text
 from server.messages.table_events import commitment_explained
 from server.messages.translations import translation
 from server.presenters import Action, Local, Quit, Request, Viewer
-from server.presenters.text import alerts, games, news, replies
+from server.presenters.text import alerts, games, news, parse_social, replies
 from server.presenters.text.context import ParseError, context_from_state
 from server.presenters.text.help import help_text
 from server.presenters.text.parse import _int, parse_line
@@ -280,4 +280,4 @@ def my_decision(state: Mapping[str, Any]) -> bool:
     return state.get("status") in (None, "playing") and state.get("decision") is not None
 
 
-__all__ = ["OWN_EVENTS", "TextPresenter", "my_decision"]
+__all__ = ["OWN_EVENTS", "TextPresenter", "my_decision", "parse_social"]

@@ -37,9 +37,7 @@ from server.messages.translations import normalize_lang, translation
 from server.presenters.text.cards import CardSpec, parse_cards, resolve_cards
 from server.presenters.text.context import Command, CommandContext, ParseError
 from server.presenters.text.words import (
-    ADD_WORDS,
     CREATE_KEYS,
-    FILL_WORDS,
     FREE_WORDS,
     GAME_WORDS,
     LEVEL_WORDS,
@@ -47,7 +45,6 @@ from server.presenters.text.words import (
     ON_WORDS,
     RATED_WORDS,
     RATING_WORDS,
-    REMOVE_WORDS,
     RULE_WORDS,
     STATUS_WORDS,
     TO_WORDS,
@@ -145,76 +142,9 @@ def _say(text: str, lang: str) -> Command | ParseError:
 
 def _h_say(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
     if lang != "en" and len(rest) >= 3 and fold(rest[0]) in TO_WORDS:  # dire à bob …, decir a ana …
-        return _h_tell("tell", rest[1:], text.split(None, 2)[2], lang, ctx)
+        return _HANDLERS["tell"]("tell", rest[1:], text.split(None, 2)[2], lang, ctx)
     body = text.split(None, 1)
     return _say(body[1].strip() if len(body) > 1 else "", lang)
-
-
-def _usage(lang: str, example: str) -> ParseError:
-    return ParseError("bad_argument", translation(lang).gettext("Write it like this: {example}").format(
-        example=example))
-
-
-def _h_tell(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
-    """``tell NAME TEXT``, ``message NAME TEXT``: ``text`` is the line from the name on when the
-    verb is already gone (``dire à``), else the whole line."""
-    body = text.split(None, 2) if fold(text.split(None, 1)[0]) in VERB_TABLES[lang] else ["", *text.split(None, 1)]
-    if len(rest) < 2 or len(body) < 3 or not body[2].strip():
-        return _usage(lang, f"{verb(lang, cmd)} ana …")
-    return Command(cmd, {"name": rest[0], "text": body[2].strip()})
-
-
-def _h_text(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
-    body = text.split(None, 1)
-    if len(body) < 2 or not body[1].strip():
-        if cmd == "bio":
-            return Command("bio", {})
-        return _usage(lang, f"{verb(lang, cmd)} …")
-    value = body[1].strip()
-    return Command(cmd, {"text": "" if cmd == "bio" and value == "-" else value})
-
-
-def _h_name(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
-    return Command(cmd, {"name": rest[0]} if rest else {})
-
-
-def _h_friend(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
-    words = list(rest)
-    which = "friend"
-    if words and fold(words[0]) in ADD_WORDS:
-        words = words[1:]
-    elif words and fold(words[0]) in REMOVE_WORDS:
-        which, words = "unfriend", words[1:]
-    if len(words) != 1:
-        return _usage(lang, f"{verb(lang, 'friend')} ana")
-    return Command(which, {"name": words[0]})
-
-
-def _h_friends(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
-    got = _h_switch(cmd, rest, text, lang, ctx)
-    if isinstance(got, Command) and "on" in got.args:
-        return Command("friends", {"notify": got.args["on"]})
-    return got
-
-
-def _h_seek(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
-    words = list(rest)
-    args: dict[str, Any] = {}
-    if cmd == "challenge":
-        if not words:
-            return _usage(lang, f"{verb(lang, 'challenge')} ana president classic 4")
-        args["name"], words = words[0], words[1:]
-    if any(fold(w) in FILL_WORDS for w in words):
-        args["fill"] = True
-        words = [w for w in words if fold(w) not in FILL_WORDS]
-    made = _h_create("create", words, text, lang, ctx)
-    if isinstance(made, ParseError):
-        return made
-    return Command(cmd, {**made.args, **args})
-
-
-def _h_replay(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
-    return Command("replay", {"round": rest[0]} if rest else {})
 
 
 def _not_at_a_table(ctx: CommandContext, lang: str) -> ParseError | None:
@@ -633,15 +563,7 @@ _HANDLERS = {
     "delkey": _h_rest_key,
     "leaderboard": _h_leaderboard,
     "balance": _h_history,
-    "tell": _h_tell,
-    "message": _h_tell,
-    "reply": _h_text,
-    "bio": _h_text,
-    "finger": _h_name,
     "hide": _h_switch,
-    "friend": _h_friend,
-    "friends": _h_friends,
-    "seek": _h_seek,
-    "challenge": _h_seek,
-    "replay": _h_replay,
 }
+"""Verb -> the handler of its words; ``parse_social`` adds the social commands' (tell, friend,
+seek, replay...) when the text presenter's package is imported."""
