@@ -43,8 +43,11 @@ from server.presenters.text.words import (
     LEVEL_WORDS,
     OFF_WORDS,
     ON_WORDS,
+    RATED_WORDS,
+    RATING_WORDS,
     RULE_WORDS,
     STATUS_WORDS,
+    TO_WORDS,
     VERB_TABLES,
     VERBS,
     fold,
@@ -138,6 +141,8 @@ def _say(text: str, lang: str) -> Command | ParseError:
 
 
 def _h_say(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
+    if lang != "en" and len(rest) >= 3 and fold(rest[0]) in TO_WORDS:  # dire à bob …, decir a ana …
+        return _HANDLERS["tell"]("tell", rest[1:], text.split(None, 2)[2], lang, ctx)
     body = text.split(None, 1)
     return _say(body[1].strip() if len(body) > 1 else "", lang)
 
@@ -250,9 +255,17 @@ def _h_offer(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCo
 _FILLERS = {"for", "pour", "por", "cards", "cartes", "cartas", "chips", "jetons", "fichas", "a", "to", "x"}
 
 
+_SEEK_ANSWERS = {"accept": "accept_seek", "decline": "decline_seek", "withdraw": "cancel_seek"}
+
+
 def _h_offer_answer(
     cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext
 ) -> Command | ParseError:
+    if ctx.where == "lobby":  # in the lobby there is no offer: a seek or a challenge is answered
+        n = _int(rest[0]) if rest else None
+        if rest and n is None:
+            return ParseError("bad_argument", error_message(lang, "bad_argument", value=rest[0]))
+        return Command(_SEEK_ANSWERS[cmd], {} if n is None else {"seek": n})
     if (refused := _not_at_a_table(ctx, lang)) is not None:
         return refused
     t = translation(lang)
@@ -284,6 +297,17 @@ def _h_create(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
         tok = fold(raw)
         key: str | None = None
         value: str | None = None
+        if tok in RATED_WORDS:
+            args["rated"] = RATED_WORDS[tok]
+            i += 1
+            continue
+        if "=" in tok and tok.partition("=")[0] in RATED_WORDS:
+            flag = tok.partition("=")[2]
+            if flag not in ON_WORDS and flag not in OFF_WORDS:
+                return ParseError("bad_argument", error_message(lang, "bad_argument", value=raw))
+            args["rated"] = flag in ON_WORDS
+            i += 1
+            continue
         if "=" in tok or ":" in tok:
             key_text, _, value = tok.replace(":", "=").partition("=")
             key = CREATE_KEYS.get(key_text)
@@ -419,6 +443,8 @@ def _h_leaderboard(
             args["game"] = GAME_WORDS[tok]
         elif tok in RULE_WORDS:
             args["rules"] = RULE_WORDS[tok]
+        elif tok in RATING_WORDS:
+            args["by"] = "rating"
         elif _int(tok) is not None:
             args["limit"] = _int(tok)
         else:
@@ -537,4 +563,7 @@ _HANDLERS = {
     "delkey": _h_rest_key,
     "leaderboard": _h_leaderboard,
     "balance": _h_history,
+    "hide": _h_switch,
 }
+"""Verb -> the handler of its words; ``parse_social`` adds the social commands' (tell, friend,
+seek, replay...) when the text presenter's package is imported."""

@@ -402,10 +402,13 @@ def test_the_parser_never_refuses_a_play_of_held_cards():
 
 def test_game_commands_in_the_lobby_say_where_to_go():
     for line, lang in (("jugar 7", "es"), ("7 7", "fr"), ("passe", "fr"), ("turn", "en"), ("bid 3", "en"),
-                       ("offer bob 1 2", "en"), ("accept 2", "en"), ("cut", "en")):
+                       ("offer bob 1 2", "en"), ("cut", "en")):
         got = parse_line(line, lang, LOBBY)
         assert isinstance(got, ParseError) and got.code in ("not_in_room", "unknown_command"), (line, got)
     assert "mesas" in err("jugar 7", "es", LOBBY).message
+    # in the lobby there is no offer to answer: accept, decline and withdraw answer seeks and challenges
+    assert parse_line("accept 2", "en", LOBBY) == Command("accept_seek", {"seek": 2})
+    assert parse_line("refuser", "fr", LOBBY) == Command("decline_seek", {})
 
 
 def test_gift_typed_in_an_exchange_is_what_the_engine_expects():
