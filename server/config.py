@@ -85,6 +85,15 @@ class Config:
     default_ante: int = 1
     # [storage]
     url: str = ""
+    # [social]
+    rate_bot_tables: bool = False
+    rating_min_games: int = 5
+    mail_per_sender: int = 5
+    mail_per_recipient: int = 50
+    max_friends: int = 200
+    max_bio: int = 300
+    challenge_seconds: float = 60.0
+    seek_seconds: float = 300.0
 
     @property
     def db_path(self) -> Path:
@@ -185,6 +194,11 @@ def _check(cfg: Config) -> None:
         raise ConfigError("registrations_per_hour must not be negative (0: no limit)")
     if cfg.url and not cfg.url.startswith(("postgresql://", "postgres://")):
         raise ConfigError("storage url must be empty (SQLite in the data folder) or a postgresql:// URL")
+    for name in ("rating_min_games", "mail_per_sender", "mail_per_recipient", "max_friends", "max_bio"):
+        if getattr(cfg, name) < 0:
+            raise ConfigError(f"{name} must not be negative")
+    if cfg.challenge_seconds <= 0 or cfg.seek_seconds <= 0:
+        raise ConfigError("challenge_seconds and seek_seconds must be positive")
     if cfg.default_ante < 1 or cfg.bot_chips < 0:
         raise ConfigError("default_ante must be at least 1 and bot_chips not negative")
 

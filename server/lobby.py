@@ -1,4 +1,5 @@
-"""The lobby: who is online, the rooms, logging in, coming back after a disconnection.
+"""The lobby: who is online, the rooms, logging in, coming back after a disconnection; the social
+side of being online: offline messages at login, friends' notices, seeks and challenges.
 
 A :class:`Player` is a name's presence on the server. It outlives its
 connection while it holds a seat: when the connection drops, the room keeps
@@ -13,15 +14,17 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import datetime as _dt
 import logging
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from server.claims import SeatClaims
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.players import Client, GuestStart, Player, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
+from server.seeks import Seek, Seeks
 from server.storage.api import StorageError
 from server.storage.names import clean_name as _storage_clean_name
 from server.storage.names import name_key
@@ -45,6 +48,30 @@ work while seating them, and more lines a second than a person can read."""
 NEWS_SLICE = 32
 """Sessions handed the news per turn of the event loop: hundreds of rooms closing at once are kilobytes
 for every session in the lobby, and the other sessions' replies go out between the slices."""
+
+
+class Moderation(Protocol):
+    """Who may speak to whom: the operators' mutes and ``ignore`` lists plug in here
+    (:attr:`Lobby.moderation`). Tells and offline messages ask it before anything is sent."""
+
+    def muted(self, name: str) -> bool:
+        """``name`` may not talk to anyone now."""
+        ...
+
+    def ignores(self, who: str, whom: str) -> bool:
+        """``who`` does not want to hear from ``whom``."""
+        ...
+
+
+class NoModeration:
+    """Nobody is muted, nobody ignores anyone (until the operators' moderation is wired in)."""
+
+    def muted(self, name: str) -> bool:
+        return False
+
+    def ignores(self, who: str, whom: str) -> bool:
+        return False
+
 
 def clean_name(raw: str, limit: int) -> str:
     """The display form of a typed name (controls and escapes stripped first), or ``bad_name``."""
@@ -76,6 +103,10 @@ class Lobby:
         self._slices: collections.deque[tuple[Client, str]] = collections.deque()  # news being handed out
         self._slice_handle: asyncio.Handle | None = None
         self._news_sent = float("-inf")
+        self.moderation: Moderation = NoModeration()
+        self.seeks = Seeks()
+        self._seek_timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- logging in --------------------------------------------------------------
 
@@ -165,6 +196,7 @@ class Lobby:
                 log.info("%s is back (%s)", player.name, session.conn.kind)
                 if player.room is not None:
                     await player.room.reconnect(player)
+                self._welcome(player)
                 return player
             if not registered:
                 try:
@@ -182,6 +214,7 @@ class Lobby:
             session.logged(player.name, player.guest)
             log.info("%s logged in (%s, %s)", player.name, "guest" if player.guest else "account",
                      session.conn.kind)
+            self._welcome(player)
             return player
 
     async def detach(self, session: Client) -> None:
@@ -203,6 +236,9 @@ class Lobby:
         if self.players.get(player.key) is player:
             del self.players[player.key]
             log.info("%s left", player.name)
+            self._drop_seeks(player)
+            if not player.guest:
+                self._spawn(self._seen(player.name))
             if player.guest:
                 try:
                     await self.store.accounts.logout_guest(player.name)
@@ -374,11 +410,149 @@ class Lobby:
             if not self.closing and room.announced:
                 self.broadcast({"event": "room_closed", "room": room.id, "reason": "closed"}, news=True)
 
+    # -- the social side: messages at login, friends' notices ---------------------------------
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _seen(self, name: str) -> None:
+        try:
+            await self.store.social.seen(name)
+        except Exception:
+            log.exception("could not note when %s was last seen", name)
+
+    def _welcome(self, player: Player) -> None:
+        """After a login (its reply and greeting go first): the account's offline messages, and a
+        notice to the friends online who want one."""
+        if not player.guest:
+            self._spawn(self._welcome_account(player))
+
+    async def _welcome_account(self, player: Player) -> None:
+        social = self.store.social
+        try:
+            profile = await social.profile(player.name)
+            if profile is not None:
+                player.extra["hide_where"] = profile.hide_where
+            await social.seen(player.name)
+            letters = await social.take_mail(player.name) if player.connected else []
+            watchers = await social.watchers(player.name)
+        except Exception:
+            log.exception("social welcome of %s failed", player.name)
+            return
+        session = player.session
+        if session is not None:
+            for letter in letters:
+                session.push_event({"event": "message", "from": letter.sender, "message": letter.text,
+                                    "sent": _iso(letter.sent)})
+        self.tell_keys(watchers, {"event": "friend_online", "name": player.name}, but=player)
+
+    def tell_keys(self, keys: list[str], event: Mapping[str, Any], but: Player | None = None) -> None:
+        """``event`` to each of these name keys that is online (except ``but``)."""
+        for key in keys:
+            other = self.players.get(key)
+            if other is not None and other is not but and other.session is not None and other.connected:
+                other.session.push_event(event)
+
+    def seated(self, player: Player, room: Room) -> None:
+        """``player`` sat down at ``room`` (the room says so): their friends hear where, unless
+        they hide it."""
+        if player.guest or player.extra.get("hide_where") or player.seat is None:
+            return
+
+        async def notify() -> None:
+            try:
+                watchers = await self.store.social.watchers(player.name)
+            except Exception:
+                log.exception("could not tell %s's friends", player.name)
+                return
+            self.tell_keys(watchers, {"event": "friend_seated", "name": player.name, "room": room.id},
+                           but=player)
+
+        self._spawn(notify())
+
+    # -- seeks and challenges (server/seeks.py) ------------------------------------------
+
+    def arm_seeks(self) -> None:
+        """One timer, for the next seek or challenge to lapse."""
+        if self._seek_timer is not None:
+            self._seek_timer.cancel()
+            self._seek_timer = None
+        at = self.seeks.next_deadline()
+        if at is not None and not self.closing:
+            self._seek_timer = asyncio.get_running_loop().call_at(at, self._seeks_due)
+
+    def _seeks_due(self) -> None:
+        self._seek_timer = None
+        for seek in self.seeks.expire(asyncio.get_running_loop().time()):
+            if seek.fill and seek.accepted and not seek.challenge:
+                self._spawn(self.open_seek(seek))
+            else:
+                self._tell_seek(seek, "lapsed")
+        self.arm_seeks()
+
+    def _tell_seek(self, seek: Seek, what: str, *, but: str | None = None) -> None:
+        """The seek's owner, the person challenged and those who accepted hear what became of it."""
+        keys = [seek.owner_key, *([seek.to] if seek.to else []), *seek.accepted]
+        event = {"event": "seek_over", "seek": seek.id, "reason": what, "name": seek.owner,
+                 "challenge": seek.challenge}
+        self.tell_keys([k for k in dict.fromkeys(keys) if k != but], event)
+
+    def _drop_seeks(self, player: Player) -> None:
+        own, _ = self.seeks.drop(player.key)
+        for seek in own:
+            self._tell_seek(seek, "gone", but=player.key)
+        if own:
+            self.arm_seeks()
+
+    async def open_seek(self, seek: Seek) -> Room | None:
+        """The seek's table: its owner on seat 0, then the people who accepted, the empty seats to
+        bots. People no longer free to sit (gone, at a table) are left out; without its owner the
+        seek ends. A person who cannot sit (chips) is told why; the others still play."""
+        from server.games import parse_options
+
+        self.seeks.remove(seek)
+        self.arm_seeks()
+        people = [self.players.get(k) for k in [seek.owner_key, *seek.accepted]]
+        free = [p for p in people if p is not None and p.connected and p.room is None]
+        if not free or free[0].key != seek.owner_key or len(free) < 2:
+            self._tell_seek(seek, "gone")
+            return None
+        free = free[: seek.opts.seats]
+        args = {**seek.args, "bots": seek.opts.seats - len(free)}
+        try:
+            opts = parse_options(args, self.config)
+            room = await self.open_room(opts, owner=seek.owner)
+        except CommandError:
+            self._tell_seek(seek, "refused")
+            return None
+        for seat, person in enumerate(free):
+            try:
+                await room.submit(person, "join", {"seat": seat})
+            except CommandError as exc:
+                if person.session is not None:
+                    person.session.push_event({"event": "seek_over", "seek": seek.id, "reason": "refused",
+                                               "name": seek.owner, "code": exc.code, "challenge": seek.challenge})
+                if seat == 0:
+                    await room.stop()
+                    self._tell_seek(seek, "refused", but=person.key)
+                    return None
+                continue
+            if person.session is not None:
+                person.session.push_event({"event": "seek_started", "seek": seek.id, "room": room.id,
+                                           "seat": seat, "name": seek.owner})
+        self.announce(room, seek.owner)
+        return room
+
     # -- shutdown -----------------------------------------------------------------
 
     async def shutdown(self) -> None:
         """Tell everyone, end every room (refunding unsettled chips), close every session."""
         self.closing = True
+        if self._seek_timer is not None:
+            self._seek_timer.cancel()
+            self._seek_timer = None
         self.flush_news()
         self._finish_slices()
         for player in list(self.players.values()):
@@ -402,3 +576,7 @@ class Lobby:
             player.room = None
             player.seat = None
             await self.release(player)
+
+
+def _iso(ts: float) -> str:
+    return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

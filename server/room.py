@@ -33,6 +33,7 @@ from server.config import Config
 from server.games import TableOptions, adapter
 from server.players import Player
 from server.protocol import CommandError
+from server.ratings import rated_round
 from server.storage import api
 from server.storage.api import bot_account
 from server.table import (
@@ -89,6 +90,10 @@ class Host(Protocol):
         ...
 
     def room_closed(self, room: Room) -> None: ...
+
+    def seated(self, player: Player, room: Room) -> None:
+        """``player`` took a seat here (their friends may hear of it)."""
+        ...
 
 log = logging.getLogger(__name__)
 
@@ -278,7 +283,8 @@ class Room:
         if isinstance(effect, Think):  # a search bot: in the server's thinking processes, off the loop's GIL
             return await self.lobby.thinkers.decide(effect.bot, effect.view, effect.legal)
         if isinstance(effect, Record):
-            return await store.history.record_round(dataclasses.replace(effect.record, finished_at=time.time()))
+            record, rated = self._rated(effect.record)
+            return await store.history.record_round(record, rated=rated)
         op = _store_op(effect, self.id)
         (result,) = await store.apply([op])
         if isinstance(effect, Escrow):
@@ -286,6 +292,17 @@ class Room:
         if isinstance(effect, FundBot):
             return bot_account(effect.display)
         return result
+
+    def _rated(self, record: api.RoundRecord) -> tuple[api.RoundRecord, api.RatedRound | None]:
+        """The record as stored (its time; whether the table is rated, which seats a bot played) and
+        what the ratings learn from it (``server.ratings``; None: nothing)."""
+        table = self.table
+        bots = [s.index for s in table.seats
+                if s.bot is not None and (s.account is None or s.account.startswith(api.BOT_PREFIX))]
+        record = dataclasses.replace(record, finished_at=time.time(),
+                                     extra={**record.extra, "rated": bool(table.opts.extra.get("rated")),
+                                            "bots": bots})
+        return record, rated_round(record, table.adapter)
 
     async def _deliver(self, out: Outputs) -> None:
         """Carry out the table's items in order: messages, who is in the room, seat claims, closing."""
@@ -311,6 +328,7 @@ class Room:
                 if player is not None:
                     player.room = self
                     player.seat = item.seat
+                    self.lobby.seated(player, self)
             elif isinstance(item, Gone):
                 player = players.get(item.member)
                 if player is not None and player.room is self:
