@@ -45,6 +45,9 @@ class Running:
     sessions: set[Any] = field(default_factory=set)  # every open Session, logged in or not
     _telnet: Any = None
     _ssh: Any = None
+    _metrics: Any = None  # the metrics endpoint's asyncio.Server ([metrics] port), None when off
+    _lag: Any = None  # server.metrics.LoopWatch
+    metrics_port: int = 0
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
     _stop_task: asyncio.Task[None] | None = None
 
@@ -67,6 +70,10 @@ class Running:
             stop_listening(self._telnet)
         if self._ssh is not None:
             self._ssh.close()
+        if self._metrics is not None:
+            self._metrics.close()
+        if self._lag is not None:
+            self._lag.stop()
         try:
             await self.lobby.shutdown()
         except Exception:
@@ -83,6 +90,9 @@ class Running:
                 await self.store.close()
             except Exception:
                 log.exception("closing the store failed")
+        from server import metrics
+
+        metrics.forget_server(self)
         self._stopped.set()
         log.info("stopped")
 
@@ -123,12 +133,26 @@ async def start(config: Config) -> Running:
         running.telnet_port = running._telnet.sockets[0].getsockname()[1]
         running._ssh = await start_ssh(running, serve_ssh)
         running.ssh_port = running._ssh.sockets[0].getsockname()[1]
+        await _start_metrics(running)
     except BaseException:
         await running.stop()
         raise
     log.info("listening: telnet %s:%d, ssh %s:%d, data in %s", config.host, running.telnet_port,
              config.host, running.ssh_port, config.data_dir)
     return running
+
+
+async def _start_metrics(running: Running) -> None:
+    """Event-loop lag always; the live counts and the HTTP endpoint when ``[metrics] port`` is set."""
+    from server import metrics
+
+    running._lag = metrics.LoopWatch()
+    metrics.watch_server(running)
+    cfg = running.config
+    if cfg.metrics_port:
+        running._metrics = await metrics.serve(cfg.metrics_host, cfg.metrics_port)
+        running.metrics_port = running._metrics.sockets[0].getsockname()[1]
+        log.info("metrics on http://%s:%d/metrics", cfg.metrics_host, running.metrics_port)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -94,6 +94,9 @@ class Config:
     max_bio: int = 300
     challenge_seconds: float = 60.0
     seek_seconds: float = 300.0
+    # [metrics] (its keys are host and port in the file: see _SECTION_KEYS)
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = 0
 
     @property
     def db_path(self) -> Path:
@@ -108,6 +111,8 @@ class Config:
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Config)}
+_SECTION_KEYS = {("metrics", "host"): "metrics_host", ("metrics", "port"): "metrics_port"}
+"""Keys a section names like another section's: ``[metrics] host`` is ``metrics_host``."""
 
 
 def _flatten(doc: dict[str, Any], source: str) -> dict[str, Any]:
@@ -116,6 +121,7 @@ def _flatten(doc: dict[str, Any], source: str) -> dict[str, Any]:
         if not isinstance(values, dict):
             raise ConfigError(f"{source}: top-level key {section!r} must be a [section]")
         for key, value in values.items():
+            key = _SECTION_KEYS.get((section, key), key)
             if key not in _FIELDS:
                 raise ConfigError(f"{source}: unknown key {section}.{key}")
             flat[key] = value
@@ -162,7 +168,7 @@ def _build(values: dict[str, Any]) -> Config:
 
 
 def _check(cfg: Config) -> None:
-    for port in (cfg.ssh_port, cfg.telnet_port):
+    for port in (cfg.ssh_port, cfg.telnet_port, cfg.metrics_port):
         if not 0 <= port <= 65535:
             raise ConfigError(f"port out of range: {port}")
     positive = ("max_line", "input_bytes_per_second", "input_burst", "commands_per_second", "command_burst", "outbound_queue", "drain_timeout",
