@@ -392,7 +392,7 @@ def main(argv: list[str]) -> int:
     except BrokenPipeError:  # the parent is gone
         return 1
     finally:
-        if profiler is not None:
+        if profiler is not None and spec.profile:
             profiler.disable()
             profiler.dump_stats(spec.profile)
 

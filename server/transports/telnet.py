@@ -386,7 +386,7 @@ async def start_telnet(app: Server, serve_telnet: Callable[[Any, Any], Awaitable
                     writer.close()
 
     listener = TelnetListener()
-    protocol = type("BoundTelnetServer", (DonneTelnetServer,),
+    protocol: type[DonneTelnetServer] = type("BoundTelnetServer", (DonneTelnetServer,),
                     {"input_rate": float(cfg.input_bytes_per_second), "input_burst": float(cfg.input_burst),
                      "listener": listener})
 
