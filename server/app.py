@@ -47,6 +47,7 @@ class Running:
     _ssh: Any = None
     _metrics: Any = None  # the metrics endpoint's asyncio.Server ([metrics] port), None when off
     _lag: Any = None  # server.metrics.LoopWatch
+    _gc: Any = None  # server.gcpolicy.GcPolicy
     metrics_port: int = 0
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
     _stop_task: asyncio.Task[None] | None = None
@@ -74,6 +75,8 @@ class Running:
             self._metrics.close()
         if self._lag is not None:
             self._lag.stop()
+        if self._gc is not None:
+            self._gc.stop()
         try:
             await self.lobby.shutdown()
         except Exception:
@@ -134,6 +137,10 @@ async def start(config: Config) -> Running:
         running._ssh = await start_ssh(running, serve_ssh)
         running.ssh_port = running._ssh.sockets[0].getsockname()[1]
         await _start_metrics(running)
+        from server.gcpolicy import GcPolicy
+
+        running._gc = GcPolicy(config.gc_freeze_seconds, config.gc_full_seconds, config.gc_young)
+        running._gc.start()
     except BaseException:
         await running.stop()
         raise
@@ -147,6 +154,7 @@ async def _start_metrics(running: Running) -> None:
     from server import metrics
 
     running._lag = metrics.LoopWatch()
+    metrics.watch_gc()
     metrics.watch_server(running)
     cfg = running.config
     if cfg.metrics_port:

@@ -17,6 +17,9 @@ answer a second later, a turn timer) are not its own.
 **Event-loop lag**: :class:`LoopWatch` runs a timer every ``LAG_INTERVAL``
 seconds; how late it runs goes into ``donne_loop_lag_seconds``.
 
+**Garbage-collector pauses** (:func:`watch_gc`): every collection, by generation, in
+``donne_gc_pause_seconds``.
+
 **The endpoint** (:func:`serve`) is a tiny asyncio HTTP/1.0 handler on the
 server's own loop (no thread): ``GET /metrics`` answers
 ``prometheus_client.generate_latest``, anything else 404.
@@ -27,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import gc
 import time
 import weakref
 from collections import Counter as _Tally
@@ -71,6 +75,9 @@ _COMMIT = Histogram("donne_ledger_commit_seconds", "One store.apply: chip moveme
                     buckets=LATENCY_BUCKETS, registry=REGISTRY)
 _DB_ERRORS = Counter("donne_db_errors", "Transactions the database failed (not refusals such as "
                      "insufficient chips)", registry=REGISTRY)
+
+_GC = Histogram("donne_gc_pause_seconds", "Garbage-collector pauses, by generation (the whole loop stops)",
+                 ["generation"], buckets=LATENCY_BUCKETS, registry=REGISTRY)
 
 for _reason in ("queue_full", "drain_timeout"):
     _SLOW.labels(_reason)
@@ -195,6 +202,24 @@ class LoopWatch:
 
     def stop(self) -> None:
         self.handle.cancel()
+
+
+# -- garbage-collector pauses -----------------------------------------------------------------------
+
+_gc_started = [0.0]
+
+
+def _on_gc(phase: str, info: dict[str, Any]) -> None:
+    if phase == "start":
+        _gc_started[0] = time.perf_counter()
+    else:
+        _GC.labels(str(info.get("generation", "?"))).observe(time.perf_counter() - _gc_started[0])
+
+
+def watch_gc() -> None:
+    """Time every collection of this process into ``donne_gc_pause_seconds`` (once per process)."""
+    if _on_gc not in gc.callbacks:
+        gc.callbacks.append(_on_gc)
 
 
 # -- live counts, read at scrape time ---------------------------------------------------------------
