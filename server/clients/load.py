@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.bots import LEVELS, strategies
+from server.clients import scrape
 from server.clients.common import check_loopback
 from server.clients.figures import summarize_ms
 from server.clients.loadworker import SETUP_TIMEOUT, WorkerSpec
@@ -75,6 +76,8 @@ class LoadOptions:
     turn_seconds: float | None = None
     think: float = 0.0
     profile: str | None = None
+    server_keys: tuple[str, ...] = ()
+    """``KEY = VALUE`` lines for the started server's ``[server]`` section (``--server-key``)."""
     profile_workers: str | None = None
     """cProfile each worker into ``PREFIX.N`` (N: the worker's index)."""
     procs: int = 1
@@ -228,6 +231,29 @@ def _diff(later: float | None, earlier: float | None) -> float | None:
     return None if later is None or earlier is None else round(later - earlier, 2)
 
 
+async def _scrape(server: ServerProcess | None) -> dict[str, float] | None:
+    if server is None or not server.metrics_port:
+        return None
+    try:
+        return await scrape.fetch(server.metrics_port)
+    except (OSError, TimeoutError):
+        return None
+
+
+def _server_side(m0: dict[str, float] | None, m1: dict[str, float] | None) -> dict[str, Any] | None:
+    """The server's own figures over the window (its metrics endpoint): action latency from reading the
+    line to writing its last line, event-loop lag, collector pauses by generation."""
+    if m0 is None or m1 is None:
+        return None
+    gc = {g: scrape.histogram_delta(m0, m1, "donne_gc_pause_seconds", f'generation="{g}"') for g in "012"}
+    return {
+        "action_latency": scrape.histogram_delta(m0, m1, "donne_command_seconds", 'kind="action"'),
+        "loop_lag": scrape.histogram_delta(m0, m1, "donne_loop_lag_seconds"),
+        "gc": {g: {"count": v["count"], "sum_s": v["sum_s"], "max_bucket_ms": v.get("max_bucket_ms")}
+               for g, v in gc.items()},
+    }
+
+
 def _sum(results: Sequence[dict[str, Any]], key: str) -> Any:
     return sum(r[key] for r in results)
 
@@ -252,7 +278,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
     try:
         port = opts.port
         if port is None:
-            server = await ServerProcess(profile=opts.profile).start()
+            server = await ServerProcess(profile=opts.profile, server_keys=opts.server_keys).start()
             port = server.ssh_port if opts.transport == "ssh" else server.telnet_port
         rss0 = server.rss_mb() if server else None
         cpu_start = server.cpu_s() if server else None
@@ -278,6 +304,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         await _phase(workers, "ready", SETUP_TIMEOUT + PHASE_SLACK)
         setup_s = time.perf_counter() - t_setup
         # the measured window: every seat of every worker is at its table
+        m0 = await _scrape(server)
         cpu0 = server.cpu_s() if server else None
         t0 = time.perf_counter()
         for wp in workers:
@@ -285,6 +312,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         await asyncio.sleep(opts.duration)
         elapsed = time.perf_counter() - t0
         cpu1 = server.cpu_s() if server else None
+        m1 = await _scrape(server)
         results = await _phase(workers, "result", 30 + PHASE_SLACK)
         rss1 = server.rss_mb() if server else None
     finally:
@@ -334,6 +362,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         "server_cpu_connect_s": _diff(cpu_connected, cpu_start),
         "server_cpu_setup_s": _diff(cpu0, cpu_connected),
         "server_cpu_ms_per_action": None if server_cpu is None or not actions else round(1000 * server_cpu / actions, 3),
+        "server_side": _server_side(m0, m1),
         "workers": per_worker,
         "thresholds": {"lag_p99_ms": opts.max_lag_ms, "worker_cpu_share": opts.max_worker_cpu},
         "flagged": flagged,
@@ -358,6 +387,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds a bot waits before each action (jittered 0.5x-1.5x); 0: as fast as the "
                              "server answers")
     parser.add_argument("--profile", help="cProfile the started server into this file")
+    parser.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'",
+                        help="a line of the started server's [server] section (TOML), e.g. 'gc_freeze_seconds = 0'")
     parser.add_argument("--profile-workers", metavar="PREFIX",
                         help="cProfile each load worker into PREFIX.N (its own cost, not the server's)")
     parser.add_argument("--procs", type=int, default=1,
