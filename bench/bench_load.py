@@ -71,6 +71,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--max-lag-ms", type=float, default=20.0, help="flag a worker whose loop lag p99 is above")
     p.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'",
                    help="a line of the server's [server] section, e.g. 'gc_freeze_seconds = 0'")
+    p.add_argument("--worker-gc-freeze", type=float, default=10.0, help="0: CPython's collector in the workers")
     p.add_argument("--profile-workers", metavar="PREFIX", help="cProfile each load worker into PREFIX.N")
     p.add_argument("--baseline", action="store_true", help="the bare telnetlib3 echo server first, same clients")
     p.add_argument("--baseline-seconds", type=float, default=10.0)
@@ -83,7 +84,8 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
         opts = LoadOptions(clients=size, tables=size // args.seats, game=args.game, rules=args.rules,
                            duration=args.duration, transport=args.transport, think=args.think,
                            profile=args.profile, procs=args.procs, max_lag_ms=args.max_lag_ms,
-                           server_keys=tuple(args.server_key), profile_workers=args.profile_workers)
+                           server_keys=tuple(args.server_key), profile_workers=args.profile_workers,
+                           worker_gc_freeze=args.worker_gc_freeze)
         baseline = await _baseline(size, args.baseline_seconds) if args.baseline else None
         run = await run_load(opts)
         run["target_p99_ms"] = 100

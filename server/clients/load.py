@@ -76,6 +76,8 @@ class LoadOptions:
     turn_seconds: float | None = None
     think: float = 0.0
     profile: str | None = None
+    worker_gc_freeze: float = 10.0
+    """The workers' collector policy (``server/gcpolicy.py``): freeze every that many seconds; 0: CPython's."""
     server_keys: tuple[str, ...] = ()
     """``KEY = VALUE`` lines for the started server's ``[server]`` section (``--server-key``)."""
     profile_workers: str | None = None
@@ -288,7 +290,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
                               transport=opts.transport, game=opts.game, rules=opts.rules,
                               strategy=opts.strategy, seed=opts.seed, token=token, connect_parallel=parallel,
                               turn_seconds=opts.turn_seconds, think=opts.think, duration=opts.duration,
-                              burn_ms=opts.test_burn_ms if w == 0 else 0.0,
+                              burn_ms=opts.test_burn_ms if w == 0 else 0.0, gc_freeze_seconds=opts.worker_gc_freeze,
                               profile=f"{Path(opts.profile_workers).resolve()}.{w}" if opts.profile_workers else None)
             workers.append(_WorkerProcess(spec, tmp / f"worker{w}.log"))
         for wp in workers:
@@ -387,6 +389,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds a bot waits before each action (jittered 0.5x-1.5x); 0: as fast as the "
                              "server answers")
     parser.add_argument("--profile", help="cProfile the started server into this file")
+    parser.add_argument("--worker-gc-freeze", type=float, default=10.0, metavar="SECONDS",
+                        help="the workers' collector: freeze the long-lived heap this often (0: CPython's policy)")
     parser.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'",
                         help="a line of the started server's [server] section (TOML), e.g. 'gc_freeze_seconds = 0'")
     parser.add_argument("--profile-workers", metavar="PREFIX",

@@ -41,6 +41,7 @@ from server.clients.client import Client, ClientError
 from server.clients.common import Deadline
 from server.clients.figures import LagMonitor, self_cpu_s, summarize_ms
 from server.clients.wirebot import WireBot, WireStats
+from server.gcpolicy import GcPolicy
 
 SETUP_TIMEOUT = 180.0
 """Seconds allowed to seat every client (connections, creates and joins are not measured)."""
@@ -90,6 +91,8 @@ class WorkerSpec:
     duration: float = 10.0
     lag_interval: float = LAG_INTERVAL
     burn_ms: float = 0.0
+    gc_freeze_seconds: float = 10.0
+    """The worker's collector policy (:class:`server.gcpolicy.GcPolicy`); 0: CPython's."""
     profile: str | None = None
     """cProfile this worker into that file (``donne load --profile-workers``)."""
 
@@ -359,6 +362,10 @@ async def _expect(inbox: asyncio.StreamReader, word: str) -> bool:
 async def worker_main(spec: WorkerSpec) -> int:
     inbox = await _open_stdin()
     worker = LoadWorker(spec)
+    # the server's collector policy here too: thousands of clients are a heap whose full collections
+    # (a second each) stopped this loop, and the late reads were counted as the server's latency
+    collector = GcPolicy(spec.gc_freeze_seconds, 0.0, 10000)
+    collector.start()
     try:
         _send({"phase": "connected", **await worker.connect()})
         if not await _expect(inbox, "seat"):
@@ -368,6 +375,7 @@ async def worker_main(spec: WorkerSpec) -> int:
             return 1
         _send({"phase": "result", **await worker.measure()})
     finally:
+        collector.stop()
         await worker.close()
     return 0
 
