@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -211,6 +212,21 @@ async def serve(config: Config, ready_file: str | Path | None = None) -> None:
                 ready.unlink()
 
 
+def loop_factory(config: Config) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """``[server] event_loop``: ``uvloop`` (refused at start when not installed), ``asyncio`` (the
+    standard loop), ``auto`` (uvloop when installed, else the standard loop)."""
+    if config.event_loop == "asyncio":
+        return None
+    try:
+        import uvloop  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        if config.event_loop == "uvloop":
+            raise ConfigError("event_loop = \"uvloop\" but uvloop is not installed (pip install donne[fast])") from None
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         config = load_config(
@@ -228,8 +244,8 @@ def run(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logsafe.install(config.log_per_connection)  # client data escaped, records per connection capped
     try:
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serve(config, getattr(args, "ready_file", None)))
+        with contextlib.suppress(KeyboardInterrupt), asyncio.Runner(loop_factory=loop_factory(config)) as runner:
+            runner.run(serve(config, getattr(args, "ready_file", None)))
     except ConfigError as exc:
         print(f"donne serve: {exc}")
         return 2

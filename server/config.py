@@ -35,6 +35,7 @@ class Config:
     log_level: str = "INFO"
     log_per_connection: int = 100
     bot_processes: int = 0
+    event_loop: str = "auto"
     gc_freeze_seconds: float = 10.0
     gc_full_seconds: float = 3600.0
     gc_young: int = 10000
@@ -197,6 +198,8 @@ def _check(cfg: Config) -> None:
         raise ConfigError("rooms_per_account and rooms_per_address must not be negative (0: no limit)")
     if not 0.0 <= cfg.guest_room_share <= 1.0:
         raise ConfigError("guest_room_share must be between 0 and 1")
+    if cfg.event_loop not in ("auto", "uvloop", "asyncio"):
+        raise ConfigError("event_loop must be auto, uvloop or asyncio")
     if cfg.gc_freeze_seconds < 0 or cfg.gc_full_seconds < 0 or cfg.gc_young < 0:
         raise ConfigError("gc_freeze_seconds, gc_full_seconds and gc_young must not be negative (0: off)")
     if cfg.bot_processes < 0:
