@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+import time
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from server.claims import SeatClaims
@@ -21,9 +22,10 @@ from server.limits import clean_text
 from server.players import Client, GuestStart, Player, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
-from server.storage.api import StorageError
+from server.storage.api import StorageError, StoredTable, TableClosed
 from server.storage.names import clean_name as _storage_clean_name
 from server.storage.names import name_key
+from server.table.durable import Unreplayable
 
 if TYPE_CHECKING:
     from server.config import Config
@@ -286,15 +288,83 @@ class Lobby:
             if not self.closing and room.announced:
                 self.broadcast({"event": "room_closed", "room": room.id, "reason": "closed"}, news=True)
 
+    # -- a restart ------------------------------------------------------------------
+
+    async def restore(self, stored: Sequence[StoredTable]) -> list[tuple[str, str]]:
+        """Rebuild the rooms of the tables a restart found unfinished (``docs/restart.md``).
+
+        Each table is replayed from its log; its people get their seats back as players away
+        (their grace runs; logging in again takes the seat back) and their seat claims. A table
+        whose log does not replay is set aside (its unsettled round voided, its bots' chips sent
+        home) and the operator told. Returns the tables set aside, with their reason."""
+        aside: list[tuple[str, str]] = []
+        now = time.monotonic()
+        for t in stored:
+            try:
+                room = Room.restored_from(self, t, now)
+            except Unreplayable as exc:
+                aside.append((t.table_id, exc.reason))
+                continue
+            except Exception as exc:  # a bug: the table is set aside rather than the server kept down
+                log.exception("table %s could not be rebuilt", t.table_id)
+                aside.append((t.table_id, f"rebuilding failed ({type(exc).__name__})"))
+                continue
+            if not await self._seat_again(room):
+                aside.append((t.table_id, "a seat's account is held elsewhere"))
+                continue
+            self.rooms[room.id] = room
+            room.announced = True
+        for table_id, reason in aside:
+            log.error("table %s is set aside: %s; its unsettled round is voided (donne audit lists it)",
+                      table_id, reason)
+            try:
+                await self.store.apply([TableClosed(table_id, "aside", reason)])
+            except Exception:
+                log.exception("could not set table %s aside", table_id)
+        for room in self.rooms.values():
+            room.start()
+        if self.rooms:
+            log.info("%d table(s) resumed: %s", len(self.rooms), " ".join(sorted(self.rooms)))
+        return aside
+
+    async def _seat_again(self, room: Room) -> bool:
+        """A rebuilt table's people: their seat claims, and a player away for each person seated."""
+        table = room.table
+        accounts = [s.account for s in table.seats if s.account is not None and (s.member is not None or s.leaving)]
+        if any(self.seats.holder(a) not in (None, room.id) for a in accounts):
+            return False
+        for account in accounts:
+            self.seats.claim(account, room.id)
+        people = [s for s in table.seats if s.member is not None]
+        found = await asyncio.gather(*(self.store.accounts.get(s.account or "") for s in people),
+                                     return_exceptions=True)
+        for seat, got in zip(people, found, strict=True):
+            assert seat.member is not None
+            guest = not isinstance(got, BaseException) and got is not None and got.guest
+            if got is None or isinstance(got, BaseException):
+                try:  # a guest's account ended meanwhile: open it again (the store keeps it otherwise)
+                    guest = (await self.store.accounts.login_guest(seat.name or "")).guest
+                except Exception:
+                    log.warning("table %s: no account for %s", room.id, seat.name)
+            player = Player(name=seat.name or seat.member, guest=guest, prefs=dict(seat.prefs))
+            player.room = room
+            player.seat = seat.index
+            self.players[seat.member] = player
+        return True
+
     # -- shutdown -----------------------------------------------------------------
 
     async def shutdown(self) -> None:
-        """Tell everyone, end every room (refunding unsettled chips), close every session."""
+        """Tell everyone, end every room, close every session.
+
+        Durable tables stop where they are and resume at the next start (their people keep
+        their seats, guests their accounts); other rooms end, refunding unsettled chips."""
         self.closing = True
         self.flush_news()
+        resume = self.config.durable_tables
         for player in list(self.players.values()):
             if player.session is not None:
-                player.session.push_event({"event": "shutdown"})
+                player.session.push_event({"event": "shutdown", "resume": resume})
         rooms = list(self.rooms.values())
         await asyncio.gather(*(room.stop() for room in rooms), return_exceptions=True)
         sessions = list(self.sessions)
@@ -306,6 +376,9 @@ class Lobby:
             except TimeoutError:
                 log.warning("%r did not close in time", session)
         for player in list(self.players.values()):
+            room = player.room
+            if isinstance(room, Room) and room.suspended:
+                continue  # the seat lives on in the table's log: the next start gives it back
             player.room = None
             player.seat = None
             await self.release(player)
