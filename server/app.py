@@ -26,13 +26,14 @@ import logging
 import os
 import signal
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from server import logsafe
 from server.config import Config, ConfigError, load_config
-from server.limits import ConnectionCounter
+from server.limits import ConnectionCounter, clean_text
 from server.lobby import Lobby
 
 log = logging.getLogger("donne")
@@ -57,6 +58,7 @@ class Running:
     _stop_task: asyncio.Task[None] | None = None
     _countdown: asyncio.Task[None] | None = None
     shutdown_at: float | None = None  # a shutdown is scheduled for then (time.monotonic())
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # the countdown's (tests: a fake clock)
 
     def __post_init__(self) -> None:
         self.lobby = Lobby(self.config, self.store, self.sessions)
@@ -69,6 +71,7 @@ class Running:
         self.cancel_shutdown(quiet=True)
         if self.stopping:
             return
+        reason = clean_text(str(reason))[:200]  # an operator's words, shown to everyone
         delay = max(0.0, float(delay))
         self.shutdown_at = time.monotonic() + delay
         self._countdown = asyncio.get_running_loop().create_task(self._count_down(delay, reason),
@@ -100,7 +103,7 @@ class Running:
                 self._tell_everyone({"event": "shutdown_warning", "seconds": round(left), "reason": reason,
                                      "resume": resume})
             after = marks[i + 1] if i + 1 < len(marks) else 0.0
-            await asyncio.sleep(left - after)
+            await self.sleep(left - after)
         self._countdown = None
         self.shutdown_at = None
         await self.stop()

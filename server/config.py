@@ -84,6 +84,7 @@ class Config:
     durable_tables: bool = True
     resume_window: float = 20.0
     shutdown_in: float = 0.0
+    check_hashes: bool = True
 
     @property
     def db_path(self) -> Path:

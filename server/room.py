@@ -145,7 +145,7 @@ class Room:
         :class:`~server.table.durable.Unreplayable`)."""
         table = durable.restore(stored.table_id, stored.config, stored.entries, lobby.config, now=now,
                                 resume_window=lobby.config.resume_window, draw_seed=lambda: draw_seed(),
-                                bot_options=BOT_OPTIONS)
+                                bot_options=BOT_OPTIONS, check=lobby.config.check_hashes)
         people = [s.member for s in table.seats if s.member is not None]
         return cls(lobby, stored.table_id, table.opts, table.owner, table=table, seq=len(stored.entries),
                    facts=durable.last_facts(stored.entries), restored=people)

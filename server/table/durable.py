@@ -14,11 +14,17 @@ table's own facts, never the engine's state:
     moves, time-outs, cuts, automatic moves, bots' moves;
 ``{"k": "u"}``
     the action before was undone (the ledger refused the chips it moved);
-``{"k": "s", "h": "...", "f": {...}}``
+``{"k": "s", "h": "...", "hh": "...", "f": {...}}``
     a step ends: ``h`` is the hash of the match's public state after the entries
-    before it (:func:`state_hash`, checked on replay), ``f`` the table's own facts
+    before it (:func:`state_hash`, checked on replay), ``hh`` (a step that dealt) the
+    hash of every seat's view, hands included; ``f`` the table's own facts
     (:func:`facts`: its seats, whose they are, bots, the round's escrow...) when they
     changed since the last ``f``.
+
+The hashes are of the views as the engine shows them (``to_dict()``): an upgrade
+that changes what a view holds changes them too, and the operator resumes across
+it with ``check_hashes = false`` (then only an action the engine refuses stops a
+replay).
 
 :func:`restore` rebuilds a :class:`~server.table.core.Table` from a stored table: the
 match replayed action by action (each hash checked), the last facts put back, the
@@ -73,10 +79,17 @@ def table_config(table: TableBase) -> dict[str, Any]:
             "owner": table.owner, "uid": table.first_uid, "bot_seed": table._bot_seed.hex()}
 
 
-def state_hash(match: Any) -> str:
-    """A short hash of the match's public state (what a spectator's view says)."""
-    text = json.dumps(match.view(None).to_dict(), sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
+
+
+def state_hash(match: Any, *, every_seat: bool = False) -> str:
+    """A short hash of the match's public state (what a spectator's view says); ``every_seat``:
+    of every seat's view too (their hands: after a deal)."""
+    seats: list[int | None] = [None]
+    if every_seat:
+        seats += list(range(match.seats))
+    text = "\n".join(_encode(match.view(seat).to_dict()) for seat in seats)
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
 def facts(table: TableBase) -> dict[str, Any]:
@@ -125,6 +138,8 @@ class Journal:
         match = self.table.match
         if match is not None and any(e["k"] != "s" for e in entries):
             step["h"] = state_hash(match)
+            if any(e["k"] == "a" and e["a"].get("cmd") == "deal" for e in entries):
+                step["hh"] = state_hash(match, every_seat=True)  # the hands dealt
         entries.append(step)
         self._taken = entries
         return entries
@@ -186,10 +201,11 @@ def _options(config: Mapping[str, Any]) -> TableOptions:
                         dict(config.get("extra") or {}))
 
 
-def replay(config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]]) -> tuple[Any, list[dict[str, Any]],
-                                                                                      list[tuple[Any, ...]]]:
+def replay(config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], *,
+           check: bool = True) -> tuple[Any, list[dict[str, Any]], list[tuple[Any, ...]]]:
     """The last match of a stored table: (match or None, its actions, the events of each), every
-    state hash checked. Raises :class:`Unreplayable`."""
+    state hash checked (``check``; else only what the engine refuses stops it). Raises
+    :class:`Unreplayable`."""
     if config.get("v") != FORMAT:
         raise Unreplayable(f"format {config.get('v')!r} is not {FORMAT}")
     adapter = ADAPTERS.get(str(config.get("rules")))
@@ -216,11 +232,12 @@ def replay(config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]]) -> t
                 r.actions.pop()
                 r.events.pop()
                 r.match = adapter.replay(r.config, r.actions)
-            elif kind == "s":
-                wanted = entry.get("h")
-                if wanted is not None and (r.match is None or state_hash(r.match) != wanted):
-                    raise Unreplayable(f"entry {i}: the replayed state differs from the one stored")
-            else:
+            elif kind == "s" and check:
+                for key, every_seat in (("h", False), ("hh", True)):
+                    wanted = entry.get(key)
+                    if wanted is not None and (r.match is None or state_hash(r.match, every_seat=every_seat) != wanted):
+                        raise Unreplayable(f"entry {i}: the replayed state differs from the one stored")
+            elif kind != "s":
                 raise Unreplayable(f"entry {i}: unknown kind {kind!r}")
         except Unreplayable:
             raise
@@ -233,10 +250,10 @@ def replay(config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]]) -> t
 
 def restore(table_id: str, config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]],
             settings: TableSettings, *, now: float, resume_window: float, draw_seed: Callable[[], bytes],
-            bot_options: Mapping[str, Any] | None = None) -> Table:
+            bot_options: Mapping[str, Any] | None = None, check: bool = True) -> Table:
     """The table as its log left it, durable, every person away, every clock held until
     ``now + resume_window`` (see the module's documentation). Raises :class:`Unreplayable`."""
-    match, actions, events = replay(config, entries)
+    match, actions, events = replay(config, entries, check=check)
     try:
         opts = _options(config)
         bot_seed = bytes.fromhex(str(config["bot_seed"]))

@@ -92,7 +92,10 @@ class ServerProcess:
         assert self.proc is not None
         with contextlib.suppress(ProcessLookupError):
             self.proc.send_signal(sig)
-        rc = await asyncio.wait_for(self.proc.wait(), 30)
+        try:
+            rc = await asyncio.wait_for(self.proc.wait(), 30)
+        except TimeoutError:
+            raise AssertionError(f"the server did not end on signal {sig}:\n" + "".join(self.log[-40:])) from None
         if self._drain is not None:
             await asyncio.wait_for(self._drain, 5)
         return rc

@@ -73,7 +73,10 @@ class Server:
         assert self.proc is not None
         with contextlib.suppress(ProcessLookupError):
             self.proc.send_signal(sig)
-        rc = await asyncio.wait_for(self.proc.wait(), 20)
+        try:
+            rc = await asyncio.wait_for(self.proc.wait(), 30)
+        except TimeoutError:
+            raise AssertionError(f"the server did not end on signal {sig}:\n" + "".join(self.log[-40:])) from None
         if self._drain is not None:
             await asyncio.wait_for(self._drain, 5)
         return rc
@@ -117,8 +120,11 @@ async def test_T13_kill_9_of_the_server_mid_round_the_table_resumes(tmp_path: Pa
             assert (await c.request("whoami"))["chips"] == 990  # the stake is still in escrow: no refund
             assert (await c.request("audit"))["escrow"] == 30
             over = asyncio.ensure_future(c.next_event("round_over", timeout=60))
-            await asyncio.wait_for(play_simply(c, until=lambda s: s.get("round", 1) > 1 or s.get("phase") != "play"),
-                                   60)
+            try:
+                await asyncio.wait_for(play_simply(c, until=lambda s: s.get("round", 1) > 1
+                                                   or s.get("phase") != "play"), 60)
+            except TimeoutError:
+                raise AssertionError(f"the round did not end: {c.state}\n" + "".join(second.log[-40:])) from None
             result = await over
             assert (await c.request("whoami"))["chips"] == 1000 + result["chips"][before["you"]]
             audit = await c.request("audit")
