@@ -1,4 +1,4 @@
-"""The ``donne`` command: ``serve``, ``simulate``, ``bot``, ``load``, ``audit``, ``migrate``.
+"""The ``donne`` command: ``serve``, ``simulate``, ``bot``, ``load``, ``audit``, ``migrate``, ``export``.
 
 Each sub-command lives in its own module, imported only when used, so that
 ``donne simulate`` never loads the network stack.
@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "load": ("server.clients.load", "Load generator: many wire bots against a server; print JSON figures."),
     "audit": ("server.storage.cli", "Check the chip ledger of a data folder (balances + escrow = granted - retired)."),
     "migrate": ("server.storage.migrate", "Copy a community to another store (SQLite, PostgreSQL); prove no chip was lost."),
+    "export": ("server.export", "Write rounds as self-contained JSON records the engine replays byte for byte."),
 }
 
 

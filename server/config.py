@@ -34,6 +34,7 @@ class Config:
     default_lang: str = "fr"
     log_level: str = "INFO"
     log_per_connection: int = 100
+    bot_processes: int = 0
     # [limits]
     max_line: int = 1024
     input_bytes_per_second: int = 16384
@@ -47,6 +48,9 @@ class Config:
     outbound_queue: int = 2000
     drain_timeout: float = 20.0
     max_rooms: int = 500
+    rooms_per_account: int = 2
+    rooms_per_address: int = 5
+    guest_room_share: float = 0.8
     max_name: int = 20
     max_chat: int = 300
     ssh_keepalive: float = 30.0
@@ -71,6 +75,7 @@ class Config:
     cut_window: float = 3.0
     trade_window: float = 6.0
     autopass_delay: float = 1.0
+    room_wait_seconds: float = 600.0
     # [chips]
     starting_chips: int = 1000
     guest_chips: int = 200
@@ -85,6 +90,15 @@ class Config:
     resume_window: float = 20.0
     shutdown_in: float = 0.0
     check_hashes: bool = True
+    # [social]
+    rate_bot_tables: bool = False
+    rating_min_games: int = 5
+    mail_per_sender: int = 5
+    mail_per_recipient: int = 50
+    max_friends: int = 200
+    max_bio: int = 300
+    challenge_seconds: float = 60.0
+    seek_seconds: float = 300.0
 
     @property
     def db_path(self) -> Path:
@@ -164,7 +178,7 @@ def _check(cfg: Config) -> None:
             raise ConfigError(f"{name} must be positive")
     for name in ("flip_seconds", "grace_seconds", "round_pause", "bot_delay", "idle_timeout",
                  "close_after_over", "ssh_keepalive", "telnet_connect_maxwait", "cut_window", "trade_window",
-                 "autopass_delay", "resume_window", "shutdown_in"):
+                 "autopass_delay", "resume_window", "shutdown_in", "room_wait_seconds"):
         if getattr(cfg, name) < 0:
             raise ConfigError(f"{name} must not be negative")
     if not 1024 <= cfg.ssh_window <= 2**21:
@@ -173,10 +187,23 @@ def _check(cfg: Config) -> None:
         raise ConfigError("default_stake must be an even number of chips (T13)")
     if cfg.starting_chips < 0 or cfg.guest_chips < 0:
         raise ConfigError("starting_chips and guest_chips must not be negative")
+    if cfg.max_rooms < 1:
+        raise ConfigError("max_rooms must be at least 1")
+    if cfg.rooms_per_account < 0 or cfg.rooms_per_address < 0:
+        raise ConfigError("rooms_per_account and rooms_per_address must not be negative (0: no limit)")
+    if not 0.0 <= cfg.guest_room_share <= 1.0:
+        raise ConfigError("guest_room_share must be between 0 and 1")
+    if cfg.bot_processes < 0:
+        raise ConfigError("bot_processes must not be negative (0: one less than the machine's cores)")
     if cfg.registrations_per_hour < 0:
         raise ConfigError("registrations_per_hour must not be negative (0: no limit)")
     if cfg.url and not cfg.url.startswith(("postgresql://", "postgres://")):
         raise ConfigError("storage url must be empty (SQLite in the data folder) or a postgresql:// URL")
+    for name in ("rating_min_games", "mail_per_sender", "mail_per_recipient", "max_friends", "max_bio"):
+        if getattr(cfg, name) < 0:
+            raise ConfigError(f"{name} must not be negative")
+    if cfg.challenge_seconds <= 0 or cfg.seek_seconds <= 0:
+        raise ConfigError("challenge_seconds and seek_seconds must be positive")
     if cfg.default_ante < 1 or cfg.bot_chips < 0:
         raise ConfigError("default_ante must be at least 1 and bot_chips not negative")
 

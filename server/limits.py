@@ -1,4 +1,4 @@
-"""Limits at the edge: command rate, connections per address, clean text.
+"""Limits at the edge: command rate, connections per address, rooms per opener, clean text.
 
 Everything here is pure (the clock is passed in), so it is tested without a
 network. Sessions and transports apply these limits before any command
@@ -7,6 +7,7 @@ reaches the lobby or a room.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import unicodedata
 from collections import Counter
@@ -126,3 +127,129 @@ class ConnectionCounter:
 
     def count(self, address: str) -> int:
         return self._open[address]
+
+
+def address_key(peer: str) -> str:
+    """Whom an address stands for when counting what it opened: an IPv4 address, or an IPv6 /64.
+
+    One IPv6 host is given a whole /64, so counting its addresses one by one
+    would count nothing; an IPv4 address seen through IPv6 (``::ffff:a.b.c.d``)
+    is that IPv4 address. Anything else (``"?"``, a name) is its own key.
+    """
+    try:
+        addr = ipaddress.ip_address(peer.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return peer
+    if isinstance(addr, ipaddress.IPv6Address):
+        if addr.ipv4_mapped is not None:
+            return str(addr.ipv4_mapped)
+        return str(ipaddress.IPv6Network((addr, 64), strict=False))
+    return str(addr)
+
+
+@dataclass(frozen=True, slots=True)
+class Opener:
+    """Who opened a room: the account's name key, the address key (:func:`address_key`), a guest or not."""
+
+    account: str
+    address: str
+    guest: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RoomLimits:
+    """How many rooms may be open at once: in all, per account, per address and for guests (0: no limit
+    for the per-account and per-address counts). Guests are counted per address and against their
+    share of ``max_rooms``; the rest of the rooms is kept for registered accounts."""
+
+    max_rooms: int
+    per_account: int
+    per_address: int
+    guest_share: float
+
+    @property
+    def guest_rooms(self) -> int:
+        return int(self.max_rooms * self.guest_share)
+
+
+class RoomSlots:
+    """The open rooms, counted by who opened them; :meth:`take` checks and counts in one step.
+
+    Pure (no clock, no I/O): the lobby calls :meth:`take` when it begins to
+    open a room (before anything is awaited) and :meth:`give_back` with the
+    same opener when that room closes, or when opening it failed. A refusal
+    names its ``reason`` (a protocol ``not_allowed`` reason with a sentence in
+    every language) and the limit (``max``).
+    """
+
+    def __init__(self, limits: RoomLimits) -> None:
+        self.limits = limits
+        self._open = 0
+        self._by_account: Counter[str] = Counter()
+        self._by_address: Counter[str] = Counter()
+        self._guests = 0
+
+    def __len__(self) -> int:
+        return self._open
+
+    def refusal(self, opener: Opener | None) -> tuple[str, int] | None:
+        """Why ``opener`` may not open a room now (reason, limit), or None."""
+        lim = self.limits
+        if self._open >= lim.max_rooms:
+            return "too_many_rooms", lim.max_rooms
+        if opener is None:
+            return None
+        if lim.per_account and self._by_account[opener.account] >= lim.per_account:
+            return "rooms_per_account", lim.per_account
+        if opener.guest:
+            if lim.per_address and self._by_address[opener.address] >= lim.per_address:
+                return "rooms_per_address", lim.per_address
+            if self._guests >= lim.guest_rooms:
+                return "guest_rooms", lim.guest_rooms
+        return None
+
+    def take(self, opener: Opener | None) -> tuple[str, int] | None:
+        """Count a room opened by ``opener`` unless a limit refuses it: None, or (reason, limit)."""
+        refused = self.refusal(opener)
+        if refused is not None:
+            return refused
+        self._open += 1
+        if opener is not None:
+            self._by_account[opener.account] += 1
+            if opener.guest:
+                self._by_address[opener.address] += 1
+                self._guests += 1
+        return None
+
+    def restored(self) -> None:
+        """Count a room a restart brought back: it was counted before, so no limit refuses it
+        (it is given back with ``give_back(None)``)."""
+        self._open += 1
+
+    def give_back(self, opener: Opener | None) -> None:
+        """A room :meth:`take` counted for ``opener`` closed (or was never opened)."""
+        if self._open <= 0:
+            raise ValueError("no room is counted")
+        self._open -= 1
+        if opener is None:
+            return
+        _drop(self._by_account, opener.account)
+        if opener.guest:
+            _drop(self._by_address, opener.address)
+            self._guests -= 1
+
+    def opened_by(self, account: str) -> int:
+        return self._by_account[account]
+
+    def opened_from(self, address: str) -> int:
+        return self._by_address[address]
+
+    @property
+    def guests(self) -> int:
+        return self._guests
+
+
+def _drop(counter: Counter[str], key: str) -> None:
+    counter[key] -= 1
+    if counter[key] <= 0:
+        del counter[key]

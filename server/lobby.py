@@ -1,4 +1,5 @@
-"""The lobby: who is online, the rooms, logging in, coming back after a disconnection.
+"""The lobby: who is online, the rooms, logging in, coming back after a disconnection; the social
+side of being online: offline messages at login, friends' notices, seeks and challenges.
 
 A :class:`Player` is a name's presence on the server. It outlives its
 connection while it holds a seat: when the connection drops, the room keeps
@@ -12,20 +13,23 @@ retired by the store).
 from __future__ import annotations
 
 import asyncio
+import collections
+import datetime as _dt
 import logging
-import time
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
+from server import restored
 from server.claims import SeatClaims
-from server.limits import clean_text
+from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.players import Client, GuestStart, Player, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
-from server.storage.api import StorageError, StoredTable, TableClosed
+from server.seeks import Seek, Seeks
+from server.storage.api import StorageError, StoredTable
 from server.storage.names import clean_name as _storage_clean_name
 from server.storage.names import name_key
-from server.table.durable import Unreplayable
+from server.thinking import Thinkers
 
 if TYPE_CHECKING:
     from server.config import Config
@@ -35,6 +39,34 @@ log = logging.getLogger(__name__)
 
 NEWS_INTERVAL = 1.0
 """Seconds: the lobby's room-list news (``room_created``, ``room_closed``) go out at most this often."""
+
+NEWS_SLICE = 32
+"""Sessions handed the news per turn of the event loop: hundreds of rooms closing at once are kilobytes
+for every session in the lobby, and the other sessions' replies go out between the slices."""
+
+
+class Moderation(Protocol):
+    """Who may speak to whom: the operators' mutes and ``ignore`` lists plug in here
+    (:attr:`Lobby.moderation`). Tells and offline messages ask it before anything is sent."""
+
+    def muted(self, name: str) -> bool:
+        """``name`` may not talk to anyone now."""
+        ...
+
+    def ignores(self, who: str, whom: str) -> bool:
+        """``who`` does not want to hear from ``whom``."""
+        ...
+
+
+class NoModeration:
+    """Nobody is muted, nobody ignores anyone (until the operators' moderation is wired in)."""
+
+    def muted(self, name: str) -> bool:
+        return False
+
+    def ignores(self, who: str, whom: str) -> bool:
+        return False
+
 
 def clean_name(raw: str, limit: int) -> str:
     """The display form of a typed name (controls and escapes stripped first), or ``bad_name``."""
@@ -55,11 +87,21 @@ class Lobby:
         self.players: dict[str, Player] = {}
         self.rooms: dict[str, Room] = {}
         self.seats = SeatClaims()  # one account, at most one seat in the server
+        self.thinkers = Thinkers(config.bot_processes)  # where search bots think (processes, started lazily)
+        self.slots = RoomSlots(RoomLimits(config.max_rooms, config.rooms_per_account, config.rooms_per_address,
+                                          config.guest_room_share))  # the open rooms, by who opened them
+        self._openers: dict[str, Opener | None] = {}  # room id -> who opened it (what slots counted)
         self._login_lock = asyncio.Lock()
         self.closing = False
         self._news: list[tuple[int, Mapping[str, Any]]] = []  # room-list events waiting (see broadcast)
         self._news_timer: asyncio.TimerHandle | None = None
+        self._slices: collections.deque[tuple[Client, str]] = collections.deque()  # news being handed out
+        self._slice_handle: asyncio.Handle | None = None
         self._news_sent = float("-inf")
+        self.moderation: Moderation = NoModeration()
+        self.seeks = Seeks()
+        self._seek_timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- logging in --------------------------------------------------------------
 
@@ -149,6 +191,7 @@ class Lobby:
                 log.info("%s is back (%s)", player.name, session.conn.kind)
                 if player.room is not None:
                     await player.room.reconnect(player)
+                self._welcome(player)
                 return player
             if not registered:
                 try:
@@ -166,6 +209,7 @@ class Lobby:
             session.logged(player.name, player.guest)
             log.info("%s logged in (%s, %s)", player.name, "guest" if player.guest else "account",
                      session.conn.kind)
+            self._welcome(player)
             return player
 
     async def detach(self, session: Client) -> None:
@@ -187,6 +231,9 @@ class Lobby:
         if self.players.get(player.key) is player:
             del self.players[player.key]
             log.info("%s left", player.name)
+            self._drop_seeks(player)
+            if not player.guest:
+                self._spawn(self._seen(player.name))
             if player.guest:
                 try:
                     await self.store.accounts.logout_guest(player.name)
@@ -220,19 +267,23 @@ class Lobby:
                 self._news_timer = loop.call_at(at, self.flush_news)
             return
         self.flush_news()
+        self._finish_slices()
         self._send_lobby([event])
 
     def flush_news(self) -> None:
-        """Send the room-list news waiting (see :meth:`broadcast`)."""
+        """Send the room-list news waiting (see :meth:`broadcast`): worded once per kind of reader, handed
+        to the sessions :data:`NEWS_SLICE` at a time, one turn of the event loop after another."""
         if self._news_timer is not None:
             self._news_timer.cancel()
             self._news_timer = None
+        self._finish_slices()  # the previous news first, to everyone
         if not self._news:
             return
         news, self._news = self._news, []
         self._news_sent = asyncio.get_running_loop().time()
         shared = [(seq, Shared(event)) for seq, event in news]
         first = shared[0][0]
+        whole: dict[Any, str] = {}  # all the news, worded once per kind of reader (render key)
         for player in self.players.values():
             spans = player.lobby_spans
             session = player.session
@@ -240,11 +291,36 @@ class Lobby:
                 spans.clear()  # only news from now on can concern it
                 continue
             if len(spans) == 1 and spans[0][0] <= first:  # in the lobby all along
-                session.send_raw("".join([session.shared_line(ev) for _, ev in shared]))
+                key = session.render_key()
+                text = whole.get(key)
+                if text is None:
+                    text = whole[key] = "".join([session.shared_line(ev) for _, ev in shared])
             else:
-                session.send_raw("".join([session.shared_line(ev) for seq, ev in shared if player.heard(seq)]))
+                text = "".join([session.shared_line(ev) for seq, ev in shared if player.heard(seq)])
                 if spans:
                     del spans[:-1]
+            if text:
+                self._slices.append((session, text))
+        self._send_slice()
+
+    def _send_slice(self) -> None:
+        self._slice_handle = None
+        for _ in range(NEWS_SLICE):
+            if not self._slices:
+                return
+            session, text = self._slices.popleft()
+            session.send_raw(text)
+        if self._slices:
+            self._slice_handle = asyncio.get_running_loop().call_soon(self._send_slice)
+
+    def _finish_slices(self) -> None:
+        """Hand out at once the news still being sliced (something else for the lobby must follow it)."""
+        if self._slice_handle is not None:
+            self._slice_handle.cancel()
+            self._slice_handle = None
+        slices, self._slices = self._slices, collections.deque()
+        for session, text in slices:
+            session.send_raw(text)
 
     def _send_lobby(self, events: list[Mapping[str, Any]]) -> None:
         shared = [Shared(event) for event in events]
@@ -270,9 +346,34 @@ class Lobby:
             raise CommandError("no_such_room", room=str(room_id)[:20])
         return room
 
-    async def open_room(self, opts: TableOptions, owner: str) -> Room:
-        """A new room with its table, running (nobody seated yet)."""
-        room = Room(self, await self.new_room_id(), opts, owner=owner)
+    @staticmethod
+    def opener(player: Player) -> Opener:
+        """Who ``player`` is when opening a room: account, address (its connection's), guest or not."""
+        session = player.session
+        peer = str(getattr(getattr(session, "conn", None), "peer", "") or "?")
+        return Opener(player.key, address_key(peer), player.guest)
+
+    async def open_room(self, opts: TableOptions, owner: str, opener: Opener | None = None) -> Room:
+        """A new room with its table, running (nobody seated yet).
+
+        The room slots are checked and taken in one synchronous step, before
+        anything is awaited (:class:`server.limits.RoomSlots`): ``max_rooms`` for
+        every room, and for ``opener`` its account's and (a guest) its address's
+        rooms and the guests' share. A refusal is ``not_allowed`` with the limit's
+        ``reason`` and ``max``. The slot is given back when the room closes.
+        """
+        if self.closing:
+            raise CommandError("shutting_down")
+        refused = self.slots.take(opener)
+        if refused is not None:
+            reason, limit = refused
+            raise CommandError("not_allowed", reason=reason, max=limit)
+        try:
+            room = Room(self, await self.new_room_id(), opts, owner=owner)
+        except BaseException:
+            self.slots.give_back(opener)
+            raise
+        self._openers[room.id] = opener
         self.rooms[room.id] = room
         room.start()
         return room
@@ -285,72 +386,158 @@ class Lobby:
     def room_closed(self, room: Room) -> None:
         if self.rooms.get(room.id) is room:
             del self.rooms[room.id]
+            if room.id in self._openers:
+                self.slots.give_back(self._openers.pop(room.id))
             if not self.closing and room.announced:
                 self.broadcast({"event": "room_closed", "room": room.id, "reason": "closed"}, news=True)
 
     # -- a restart ------------------------------------------------------------------
 
+    def adopt(self, room: Room) -> None:
+        """A room rebuilt after a restart joins the open rooms (counted, already announced)."""
+        self.rooms[room.id] = room
+        self.slots.restored()
+        self._openers[room.id] = None
+        room.announced = True
+
     async def restore(self, stored: Sequence[StoredTable]) -> list[tuple[str, str]]:
-        """Rebuild the rooms of the tables a restart found unfinished (``docs/restart.md``).
+        """Rebuild the rooms of the tables a restart found unfinished (:func:`server.restored.restore`)."""
+        return await restored.restore(self, stored)
 
-        Each table is replayed from its log; its people get their seats back as players away
-        (their grace runs; logging in again takes the seat back) and their seat claims. A table
-        whose log does not replay is set aside (its unsettled round voided, its bots' chips sent
-        home) and the operator told. Returns the tables set aside, with their reason."""
-        aside: list[tuple[str, str]] = []
-        now = time.monotonic()
-        for t in stored:
+    # -- the social side: messages at login, friends' notices ---------------------------------
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _seen(self, name: str) -> None:
+        try:
+            await self.store.social.seen(name)
+        except Exception:
+            log.exception("could not note when %s was last seen", name)
+
+    def _welcome(self, player: Player) -> None:
+        """After a login (its reply and greeting go first): the account's offline messages, and a
+        notice to the friends online who want one."""
+        if not player.guest:
+            self._spawn(self._welcome_account(player))
+
+    async def _welcome_account(self, player: Player) -> None:
+        social = self.store.social
+        try:
+            profile = await social.profile(player.name)
+            if profile is not None:
+                player.extra["hide_where"] = profile.hide_where
+            await social.seen(player.name)
+            letters = await social.take_mail(player.name) if player.connected else []
+            watchers = await social.watchers(player.name)
+        except Exception:
+            log.exception("social welcome of %s failed", player.name)
+            return
+        session = player.session
+        if session is not None:
+            for letter in letters:
+                session.push_event({"event": "message", "from": letter.sender, "message": letter.text,
+                                    "sent": _iso(letter.sent)})
+        self.tell_keys(watchers, {"event": "friend_online", "name": player.name}, but=player)
+
+    def tell_keys(self, keys: list[str], event: Mapping[str, Any], but: Player | None = None) -> None:
+        """``event`` to each of these name keys that is online (except ``but``)."""
+        for key in keys:
+            other = self.players.get(key)
+            if other is not None and other is not but and other.session is not None and other.connected:
+                other.session.push_event(event)
+
+    def seated(self, player: Player, room: Room) -> None:
+        """``player`` sat down at ``room`` (the room says so): their friends hear where, unless
+        they hide it."""
+        if player.guest or player.extra.get("hide_where") or player.seat is None:
+            return
+
+        async def notify() -> None:
             try:
-                room = Room.restored_from(self, t, now)
-            except Unreplayable as exc:
-                aside.append((t.table_id, exc.reason))
-                continue
-            except Exception as exc:  # a bug: the table is set aside rather than the server kept down
-                log.exception("table %s could not be rebuilt", t.table_id)
-                aside.append((t.table_id, f"rebuilding failed ({type(exc).__name__})"))
-                continue
-            if not await self._seat_again(room):
-                aside.append((t.table_id, "a seat's account is held elsewhere"))
-                continue
-            self.rooms[room.id] = room
-            room.announced = True
-        for table_id, reason in aside:
-            log.error("table %s is set aside: %s; its unsettled round is voided (donne audit lists it)",
-                      table_id, reason)
-            try:
-                await self.store.apply([TableClosed(table_id, "aside", reason)])
+                watchers = await self.store.social.watchers(player.name)
             except Exception:
-                log.exception("could not set table %s aside", table_id)
-        for room in self.rooms.values():
-            room.start()
-        if self.rooms:
-            log.info("%d table(s) resumed: %s", len(self.rooms), " ".join(sorted(self.rooms)))
-        return aside
+                log.exception("could not tell %s's friends", player.name)
+                return
+            self.tell_keys(watchers, {"event": "friend_seated", "name": player.name, "room": room.id},
+                           but=player)
 
-    async def _seat_again(self, room: Room) -> bool:
-        """A rebuilt table's people: their seat claims, and a player away for each person seated."""
-        table = room.table
-        accounts = [s.account for s in table.seats if s.account is not None and (s.member is not None or s.leaving)]
-        if any(self.seats.holder(a) not in (None, room.id) for a in accounts):
-            return False
-        for account in accounts:
-            self.seats.claim(account, room.id)
-        people = [s for s in table.seats if s.member is not None]
-        found = await asyncio.gather(*(self.store.accounts.get(s.account or "") for s in people),
-                                     return_exceptions=True)
-        for seat, got in zip(people, found, strict=True):
-            assert seat.member is not None
-            guest = not isinstance(got, BaseException) and got is not None and got.guest
-            if got is None or isinstance(got, BaseException):
-                try:  # a guest's account ended meanwhile: open it again (the store keeps it otherwise)
-                    guest = (await self.store.accounts.login_guest(seat.name or "")).guest
-                except Exception:
-                    log.warning("table %s: no account for %s", room.id, seat.name)
-            player = Player(name=seat.name or seat.member, guest=guest, prefs=dict(seat.prefs))
-            player.room = room
-            player.seat = seat.index
-            self.players[seat.member] = player
-        return True
+        self._spawn(notify())
+
+    # -- seeks and challenges (server/seeks.py) ------------------------------------------
+
+    def arm_seeks(self) -> None:
+        """One timer, for the next seek or challenge to lapse."""
+        if self._seek_timer is not None:
+            self._seek_timer.cancel()
+            self._seek_timer = None
+        at = self.seeks.next_deadline()
+        if at is not None and not self.closing:
+            self._seek_timer = asyncio.get_running_loop().call_at(at, self._seeks_due)
+
+    def _seeks_due(self) -> None:
+        self._seek_timer = None
+        for seek in self.seeks.expire(asyncio.get_running_loop().time()):
+            if seek.fill and seek.accepted and not seek.challenge:
+                self._spawn(self.open_seek(seek))
+            else:
+                self._tell_seek(seek, "lapsed")
+        self.arm_seeks()
+
+    def _tell_seek(self, seek: Seek, what: str, *, but: str | None = None) -> None:
+        """The seek's owner, the person challenged and those who accepted hear what became of it."""
+        keys = [seek.owner_key, *([seek.to] if seek.to else []), *seek.accepted]
+        event = {"event": "seek_over", "seek": seek.id, "reason": what, "name": seek.owner,
+                 "challenge": seek.challenge}
+        self.tell_keys([k for k in dict.fromkeys(keys) if k != but], event)
+
+    def _drop_seeks(self, player: Player) -> None:
+        own, _ = self.seeks.drop(player.key)
+        for seek in own:
+            self._tell_seek(seek, "gone", but=player.key)
+        if own:
+            self.arm_seeks()
+
+    async def open_seek(self, seek: Seek) -> Room | None:
+        """The seek's table: its owner on seat 0, then the people who accepted, the empty seats to
+        bots. People no longer free to sit (gone, at a table) are left out; without its owner the
+        seek ends. A person who cannot sit (chips) is told why; the others still play."""
+        from server.games import parse_options
+
+        self.seeks.remove(seek)
+        self.arm_seeks()
+        people = [self.players.get(k) for k in [seek.owner_key, *seek.accepted]]
+        free = [p for p in people if p is not None and p.connected and p.room is None]
+        if not free or free[0].key != seek.owner_key or len(free) < 2:
+            self._tell_seek(seek, "gone")
+            return None
+        free = free[: seek.opts.seats]
+        args = {**seek.args, "bots": seek.opts.seats - len(free)}
+        try:
+            opts = parse_options(args, self.config)
+            room = await self.open_room(opts, owner=seek.owner)
+        except CommandError:
+            self._tell_seek(seek, "refused")
+            return None
+        for seat, person in enumerate(free):
+            try:
+                await room.submit(person, "join", {"seat": seat})
+            except CommandError as exc:
+                if person.session is not None:
+                    person.session.push_event({"event": "seek_over", "seek": seek.id, "reason": "refused",
+                                               "name": seek.owner, "code": exc.code, "challenge": seek.challenge})
+                if seat == 0:
+                    await room.stop()
+                    self._tell_seek(seek, "refused", but=person.key)
+                    return None
+                continue
+            if person.session is not None:
+                person.session.push_event({"event": "seek_started", "seek": seek.id, "room": room.id,
+                                           "seat": seat, "name": seek.owner})
+        self.announce(room, seek.owner)
+        return room
 
     # -- shutdown -----------------------------------------------------------------
 
@@ -360,13 +547,26 @@ class Lobby:
         Durable tables stop where they are and resume at the next start (their people keep
         their seats, guests their accounts); other rooms end, refunding unsettled chips."""
         self.closing = True
+        if self._seek_timer is not None:
+            self._seek_timer.cancel()
+            self._seek_timer = None
         self.flush_news()
+        self._finish_slices()
         resume = self.config.durable_tables
         for player in list(self.players.values()):
             if player.session is not None:
                 player.session.push_event({"event": "shutdown", "resume": resume})
         rooms = list(self.rooms.values())
         await asyncio.gather(*(room.stop() for room in rooms), return_exceptions=True)
+        for room in rooms:  # stopped where they are, to resume at the next start: no longer open here
+            if room.suspended and self.rooms.get(room.id) is room:
+                del self.rooms[room.id]
+                if room.id in self._openers:
+                    self.slots.give_back(self._openers.pop(room.id))
+        try:
+            await self.thinkers.shutdown()
+        except Exception:
+            log.exception("stopping the thinking processes failed")
         sessions = list(self.sessions)
         for session in sessions:
             session.close("shutdown")
@@ -382,3 +582,7 @@ class Lobby:
             player.room = None
             player.seat = None
             await self.release(player)
+
+
+def _iso(ts: float) -> str:
+    return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

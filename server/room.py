@@ -2,9 +2,15 @@
 
 One queue, one task. The task waits for the next input or the table's next
 wake-up, hands it to the table with the time, performs the effect the table asks
-for (a ledger operation, a balance, a seat claim, a slow bot's thinking) and hands
-the result back, then delivers the table's messages to the sessions of their
-readers. Everything that changes a room goes through its queue, one thing at a
+for (a ledger operation, a balance, a seat claim, a slow bot's thinking, in the
+server's thinking processes: :mod:`server.thinking`) and hands the result back,
+then delivers the table's messages to the sessions of their readers.
+
+A room is a slot of the server (``max_rooms``, :class:`server.limits.RoomSlots`):
+one where nobody plays (its table ``waiting`` for players) is closed
+``room_wait_seconds`` after it began to wait or after the last person sat down
+in it, whichever is later (``Shutdown("waited")``), so an idle creator cannot
+hold a slot for ever. Everything that changes a room goes through its queue, one thing at a
 time, so the table needs no locks and "the first valid cut to reach the server
 wins" (T9) is queue order.
 
@@ -35,6 +41,7 @@ from server.config import Config
 from server.games import TableOptions, adapter
 from server.players import Player
 from server.protocol import CommandError
+from server.ratings import rated_round
 from server.storage import api
 from server.storage.api import bot_account
 from server.table import (
@@ -71,6 +78,7 @@ from server.table import (
     durable,
 )
 from server.table.io import Item
+from server.thinking import Thinkers
 
 
 class Host(Protocol):
@@ -84,12 +92,18 @@ class Host(Protocol):
     def players(self) -> Mapping[str, Player]: ...
     @property
     def seats(self) -> SeatClaims: ...
+    @property
+    def thinkers(self) -> Thinkers: ...
 
     async def release(self, player: Player) -> None:
         """The room no longer holds ``player`` (the lobby may forget them)."""
         ...
 
     def room_closed(self, room: Room) -> None: ...
+
+    def seated(self, player: Player, room: Room) -> None:
+        """``player`` took a seat here (their friends may hear of it)."""
+        ...
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +152,8 @@ class Room:
         self.announced = False  # the lobby was told it opened
         self._queue: asyncio.Queue[_Item] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        self._waiting_since: float | None = None  # the table waits for players since (monotonic)
+        self._sat_at = 0.0  # when a person last sat down here
 
     @classmethod
     def restored_from(cls, lobby: Host, stored: api.StoredTable, now: float) -> Room:
@@ -212,13 +228,20 @@ class Room:
         try:
             while not self.closed:
                 wake = table.wake
+                idle_at = self.idle_at
+                if idle_at is not None:
+                    wake = idle_at if wake is None else min(wake, idle_at)
                 timeout = None if wake is None else max(0.0, wake - time.monotonic())
                 try:
                     item: _Item | None = await asyncio.wait_for(self._queue.get(), timeout)
                 except TimeoutError:
                     item = None
                 now = time.monotonic()
-                if item is None:
+                if item is None and idle_at is not None and now >= idle_at:
+                    log.info("room %s: nobody sat down for %.0f s; closing it", self.id,
+                             self.config.room_wait_seconds)
+                    out = table.handle(now, Shutdown("waited"))
+                elif item is None:
                     out = table.tick(now)
                 elif item.kind == "stop" and self.journal is not None:
                     self.suspended = True  # its log is written: the table resumes at the next start
@@ -272,6 +295,21 @@ class Room:
             if item.future is not None and not item.future.done():
                 item.future.set_exception(CommandError("no_such_room", room=self.id))
 
+    @property
+    def idle_at(self) -> float | None:
+        """When this room, waiting for players, closes (``room_wait_seconds``); None while it plays."""
+        wait = self.config.room_wait_seconds
+        if wait <= 0 or self._waiting_since is None or self.closed:
+            return None
+        return max(self._waiting_since, self._sat_at) + wait
+
+    def _note_waiting(self) -> None:
+        if self.table.status == "waiting" and not self.table.closed:
+            if self._waiting_since is None:
+                self._waiting_since = time.monotonic()
+        else:
+            self._waiting_since = None
+
     async def _drain(self, out: Outputs) -> None:
         """Deliver what the table produced; perform its effects and hand it their results.
 
@@ -296,6 +334,7 @@ class Room:
                     await self._deliver(held)
                     held = []
             if effect is None:
+                self._note_waiting()
                 return
             if op is None:
                 try:
@@ -359,11 +398,23 @@ class Room:
             return self.lobby.seats.claim(effect.account, effect.table)
         if isinstance(effect, Balance):
             return await store.ledger.available(effect.account)
-        if isinstance(effect, Think):
-            return await asyncio.to_thread(effect.bot.decide, effect.view, effect.legal)
+        if isinstance(effect, Think):  # a search bot: in the server's thinking processes, off the loop's GIL
+            return await self.lobby.thinkers.decide(effect.bot, effect.view, effect.legal)
         if isinstance(effect, Record):
-            return await store.history.record_round(dataclasses.replace(effect.record, finished_at=time.time()))
+            record, rated = self._rated(effect.record)
+            return await store.history.record_round(record, rated=rated)
         raise TypeError(f"unknown effect {effect!r}")
+
+    def _rated(self, record: api.RoundRecord) -> tuple[api.RoundRecord, api.RatedRound | None]:
+        """The record as stored (its time; whether the table is rated, which seats a bot played) and
+        what the ratings learn from it (``server.ratings``; None: nothing)."""
+        table = self.table
+        bots = [s.index for s in table.seats
+                if s.bot is not None and (s.account is None or s.account.startswith(api.BOT_PREFIX))]
+        record = dataclasses.replace(record, finished_at=time.time(),
+                                     extra={**record.extra, "rated": bool(table.opts.extra.get("rated")),
+                                            "bots": bots})
+        return record, rated_round(record, table.adapter)
 
     async def _deliver(self, items: list[Item]) -> None:
         """Carry out the table's items in order: messages, who is in the room, seat claims, closing."""
@@ -383,10 +434,13 @@ class Room:
                 else:
                     self._send(players, item)
             elif isinstance(item, Placed):
+                if item.seat is not None:
+                    self._sat_at = time.monotonic()
                 player = players.get(item.member)
                 if player is not None:
                     player.room = self
                     player.seat = item.seat
+                    self.lobby.seated(player, self)
             elif isinstance(item, Gone):
                 player = players.get(item.member)
                 if player is not None and player.room is self:

@@ -184,18 +184,22 @@ class Client:
 
     @classmethod
     async def connect_tcp(
-        cls, host: str, port: int, *, timeout: float = 10.0, keep_pushes: int = 10_000
+        cls, host: str, port: int, *, timeout: float = 10.0, keep_pushes: int = 10_000,
+        local_addr: str | None = None,
     ) -> Client:
         """Connect to the telnet port as a raw TCP client and enter JSON mode.
 
         Sends ``IAC WONT TTYPE`` (the telnet server starts the shell at once
         instead of waiting for a negotiation) then the line ``json``; telnet
-        commands the server sends are skipped, never answered.
+        commands the server sends are skipped, never answered. ``local_addr``:
+        the address to connect from (tests and benchmarks play many addresses
+        with ``127.0.0.N``).
         """
         client = cls(timeout=timeout, keep_pushes=keep_pushes)
+        local = None if local_addr is None else (local_addr, 0)
 
         async def connect() -> _Transport:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, local_addr=local), timeout)
             writer.write(WONT_TTYPE + b"json\r\n")
             return _TcpTransport(reader, writer)
 

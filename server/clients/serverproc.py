@@ -36,6 +36,9 @@ LOAD_LIMITS = """\
 [limits]
 max_connections_per_address = 100000
 max_rooms = 100000
+rooms_per_account = 0
+rooms_per_address = 0
+guest_room_share = 1.0
 commands_per_second = 1000.0
 command_burst = 1000
 outbound_queue = 100000

@@ -19,7 +19,9 @@ A command is an async handler registered by name::
 Handlers live in per-topic modules imported by :func:`load`: ``core``
 (session and lobby), ``game`` (moves, forwarded to the room), and
 ``accounts`` when present (accounts, history, leaderboard; its handlers may
-replace ``core``'s ``login``/``whoami``, being loaded after it).
+replace ``core``'s ``login``/``whoami``, being loaded after it), and ``social``
+(tells, profiles, friends, seeks, replays; its ``who`` and ``leaderboard`` replace
+the earlier ones).
 """
 
 from __future__ import annotations
@@ -109,7 +111,7 @@ class Context:
 
 COMMANDS: dict[str, Spec] = {}
 
-MODULES = ("server.commands.core", "server.commands.game", "server.commands.accounts")
+MODULES = ("server.commands.core", "server.commands.game", "server.commands.accounts", "server.commands.social")
 """Loaded in this order; a later module may replace an earlier module's command."""
 
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from server.commands import COMMANDS, Context, command
 from server.games import adapter, parse_options
 from server.limits import clean_text
 from server.messages.translations import LANGS, pick_lang
 from server.protocol import CommandError, arg_bool, arg_int, arg_str
+
+if TYPE_CHECKING:
+    from server.room import Room
 
 
 @command("login", login=False)
@@ -76,9 +79,61 @@ async def who(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
                          "seat": p.seat if p.room else None} for p in players]}
 
 
+ROOMS_PAGE = 50
+"""Rooms in one ``rooms`` reply unless ``limit`` says otherwise (at most :data:`ROOMS_PAGE_MAX`)."""
+ROOMS_PAGE_MAX = 100
+ROOM_STATUSES = ("waiting", "playing", "over")
+
+
 @command("rooms")
 async def rooms(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
-    return {"rooms": [room.summary() for room in ctx.lobby.rooms.values() if not room.closed]}
+    """One page of the open rooms, those with a seat free to take first, then in the order they opened.
+
+    ``page`` (from 1), ``limit`` (1 to 100, default 50); filters: ``game``, ``rules``,
+    ``status`` (waiting, playing, over), ``free`` (true: only rooms with a seat one may take
+    now). The reply says how many rooms match (``total``) and how many pages they fill.
+    """
+    page = arg_int(args, "page", default=1, lo=1, hi=1_000_000)
+    limit = arg_int(args, "limit", default=ROOMS_PAGE, lo=1, hi=ROOMS_PAGE_MAX)
+    game = _choice(args, "game", ("president", "speculation"))
+    rules = _choice(args, "rules", ("classic", "tdc", "speculation"))
+    status = _choice(args, "status", ROOM_STATUSES)
+    only_free = arg_bool(args, "free", default=False)
+    free_first: list[dict[str, Any]] = []
+    others: list[dict[str, Any]] = []
+    for room in ctx.lobby.rooms.values():
+        if room.closed:
+            continue
+        summary = room.summary()
+        if (game and summary["game"] != game) or (rules and summary["rules"] != rules) or \
+                (status and summary["status"] != status):
+            continue
+        if _has_free_seat(room, summary):
+            free_first.append(summary)
+        elif not only_free:
+            others.append(summary)
+    matching = free_first + others
+    total = len(matching)
+    start = (page - 1) * limit
+    return {"rooms": matching[start:start + limit], "total": total, "page": page, "limit": limit,
+            "pages": max(1, -(-total // limit))}
+
+
+def _choice(args: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> str | None:
+    value = args.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or value.strip().lower() not in allowed:
+        raise CommandError("bad_argument", arg=key)
+    return value.strip().lower()
+
+
+def _has_free_seat(room: Room, summary: Mapping[str, Any]) -> bool:
+    """A person may sit down there now: a free seat, before the match or between rounds where joining is allowed."""
+    if summary["status"] == "over" or len(summary["players"]) >= summary["seats"]:
+        return False
+    return bool(summary["status"] == "waiting" and room.table.match is None) or \
+        bool(room.table.adapter.joins_between_rounds)
 
 
 @command("create")
@@ -90,14 +145,18 @@ async def create(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if player.room is not None:
         raise CommandError("already_in_room", room=player.room.id)
     opts = parse_options(args, ctx.config)
-    if len([r for r in lobby.rooms.values() if not r.closed]) >= ctx.config.max_rooms:
-        raise CommandError("not_allowed", reason="too_many_rooms")
+    opener = lobby.opener(player)
+    refused = lobby.slots.refusal(opener)  # said before the chips are read; open_room checks again
+    if refused is not None:
+        raise CommandError("not_allowed", reason=refused[0], max=refused[1])
     need = adapter(opts.rules).chips_to_sit(opts)
     if need > 0:
         chips = await ctx.store.ledger.balance(player.name)
         if chips < need:
             raise CommandError("insufficient_chips", need=need, chips=chips)
-    room = await lobby.open_room(opts, owner=player.name)
+    if player.room is not None:  # seated elsewhere while the chips were read
+        raise CommandError("already_in_room", room=player.room.id)
+    room = await lobby.open_room(opts, owner=player.name, opener=opener)
     try:
         await room.submit(player, "join", {"seat": 0})
     except BaseException:

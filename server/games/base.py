@@ -137,6 +137,7 @@ class GameAdapter:
     batch_states: bool = False  # per-seat states share a public part (see private_fields)
     moves: tuple[str, ...] = ()  # the commands a seat may send at this table (the state's "moves")
     scored_by: str = "chips"  # what ranks its players on the leaderboard: "points" (P14) or "chips" won
+    seed_published: bool = False  # a finished round's seed is public (its end event reveals it; replays show it)
 
     # options -----------------------------------------------------------------------------------
 
@@ -168,6 +169,28 @@ class GameAdapter:
     def deal_table(self, opts: TableOptions, present: Sequence[int] | None) -> dict[str, Any]:
         """The table facts of ``match.deal_action(seed, **facts)``."""
         return {}
+
+    def action_from_dict(self, entry: Mapping[str, Any]) -> Any:
+        """A log entry (an action's ``to_dict()``) read back as the engine's action."""
+        raise NotImplementedError
+
+    def replay_steps(self, config: Mapping[str, Any],
+                     log: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], tuple[Any, ...]]]:
+        """Each logged action with the engine events it caused, replayed from the match's start
+        (``config``: the match's engine configuration). Same events, byte for byte (RULES invariant 3)."""
+        match = self.replay(config, [])
+        return [(entry, tuple(match.apply(self.action_from_dict(entry)))) for entry in log]
+
+    def round_scores(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]],
+                     result: Mapping[str, Any]) -> dict[int, float]:
+        """What ranks a finished round's players for the ratings: ``{seat: score}``, higher is
+        better, for the seats that played it (``config``, ``log``, ``result``: its history record).
+        By default the round's ``ranking``, first to last."""
+        ranking = result.get("ranking")
+        if not isinstance(ranking, list):
+            return {}
+        seats = [s for s in ranking if isinstance(s, int) and not isinstance(s, bool)]
+        return {seat: float(len(seats) - place) for place, seat in enumerate(seats)}
 
     def in_round(self, match: Match, seat: int) -> bool:
         """``seat`` holds cards in the round or deal being played (beyond any stake)."""

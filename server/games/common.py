@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.bots import LEVELS, make_bot
-from server.protocol import CommandError, arg_int, arg_number, arg_str
+from server.protocol import CommandError, arg_bool, arg_int, arg_number, arg_str
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,13 @@ def rounds(args: Mapping[str, Any]) -> int | None:
     if args.get("rounds") is None:
         return None
     return arg_int(args, "rounds", lo=1, hi=1000)
+
+
+def rated(args: Mapping[str, Any], bots: int, settings: Any) -> bool:
+    """``rated``: the table's rounds move its players' ratings. By default yes, except at a table
+    with bots (unless the server's ``rate_bot_tables`` says so)."""
+    default = bots == 0 or bool(getattr(settings, "rate_bot_tables", False))
+    return arg_bool(args, "rated", default=default)
 
 
 def refuse_unless_absent(args: Mapping[str, Any], key: str, *absent: Any) -> None:

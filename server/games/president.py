@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.api import Match, Pending
 from engine.cards import format_cards
-from engine.president import Cut, Pass, PresidentMatch, RoundOver
+from engine.president import Cut, Pass, PresidentMatch, RoundOver, action_from_dict
 from server.games import common
 from server.games.base import GameAdapter, Money, Payout, RoundMoney, Settings, TableOptions
 from server.protocol import CommandError, arg_int
@@ -19,6 +19,7 @@ class PresidentAdapter(GameAdapter):
     min_seats = 3
     max_seats = 8
     batch_states = True
+    seed_published = True  # round_over reveals it (P3); Speculation's never is (S12h)
 
     def options(self, args: Mapping[str, Any], settings: Settings) -> TableOptions:
         seats, bots = common.seats_and_bots(args, self.min_seats, self.max_seats)
@@ -26,7 +27,8 @@ class PresidentAdapter(GameAdapter):
         turn = common.turn_seconds(args, settings.turn_seconds)
         stake = self._stake(args, settings)
         common.refuse_unless_absent(args, "ante")
-        return TableOptions(self.game, self.name, seats, bots, level, turn, stake, 1, common.rounds(args))
+        return TableOptions(self.game, self.name, seats, bots, level, turn, stake, 1, common.rounds(args),
+                            {"rated": common.rated(args, bots, settings)})
 
     def _stake(self, args: Mapping[str, Any], settings: Settings) -> int:
         common.refuse_unless_absent(args, "stake", 0)
@@ -38,6 +40,11 @@ class PresidentAdapter(GameAdapter):
     def replay(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> Match:
         match, _ = PresidentMatch.replay(config, log)
         return match
+
+    def action_from_dict(self, entry: Mapping[str, Any]) -> Any:
+        return action_from_dict(dict(entry))
+
+    # round_scores: the base's, from round_over's ranking (classic: the order out, P12; tdc: T15)
 
     def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> tuple[Any, bool] | None:
         # autopass: passing is all the seat can do on its turn (nothing it holds can follow)
@@ -92,7 +99,7 @@ class TdcAdapter(PresidentAdapter):
 
     def options(self, args: Mapping[str, Any], settings: Settings) -> TableOptions:
         opts = super().options(args, settings)
-        return dataclasses.replace(opts, extra=common.window_option(args, "cut_window"))
+        return dataclasses.replace(opts, extra={**opts.extra, **common.window_option(args, "cut_window")})
 
     def _stake(self, args: Mapping[str, Any], settings: Settings) -> int:
         stake = arg_int(args, "stake", default=settings.default_stake, lo=0, hi=1_000_000)

@@ -18,6 +18,7 @@ from engine.speculation import (
     Traded,
     Withdraw,
     Withdrawn,
+    action_from_dict,
 )
 from server.games import common
 from server.games.base import (
@@ -54,7 +55,7 @@ class SpeculationAdapter(GameAdapter):
         turn = common.turn_seconds(args, settings.auction_seconds)
         common.refuse_unless_absent(args, "stake", 0)
         ante = arg_int(args, "ante", default=settings.default_ante, lo=1, hi=1_000_000)
-        extra = common.window_option(args, "trade_window")
+        extra = {"rated": common.rated(args, bots, settings), **common.window_option(args, "trade_window")}
         return TableOptions(self.game, self.name, seats, bots, level, turn, 0, ante, common.rounds(args), extra)
 
     def chips_to_sit(self, opts: TableOptions) -> int:
@@ -71,6 +72,23 @@ class SpeculationAdapter(GameAdapter):
 
     def deal_table(self, opts: TableOptions, present: Sequence[int] | None) -> dict[str, Any]:
         return {"present": tuple(present or ())}
+
+    def action_from_dict(self, entry: Mapping[str, Any]) -> Any:
+        return action_from_dict(dict(entry))
+
+    def round_scores(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]],
+                     result: Mapping[str, Any]) -> dict[int, float]:
+        """A deal ranks its players by the chips each won in it (S10; antes, sales and trades
+        included): the chips after it (``deal_over``) less those before its deal."""
+        after = result.get("chips")
+        deals = [i for i, entry in enumerate(log) if entry.get("cmd") == "deal"]
+        if not isinstance(after, list) or not deals:
+            return {}
+        match = self.replay(config, log[: deals[-1]])
+        before = list(match.chips)  # type: ignore[attr-defined]
+        events = match.apply(self.action_from_dict(log[deals[-1]]))
+        players = next((list(getattr(ev, "players", ())) for ev in events if ev.name == "dealt"), [])
+        return {s: float(after[s] - before[s]) for s in players if s < len(after) and s < len(before)}
 
     def money(self, event: Any, round_money: RoundMoney) -> list[Money]:
         # S3 antes into the pool, S10 the pool to its winner, S7 and S9 prices between players

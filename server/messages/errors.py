@@ -192,8 +192,43 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
         return t.gettext("The server is shutting down; no new games now.")
     if code == "internal_error":
         return t.gettext("Something went wrong on the server; nothing was changed.")
+    social = _social_text(t, code, p)
+    if social is not None:
+        return social
     # TRANSLATORS: the last resort for an error code without a sentence of its own.
     return t.gettext("Refused ({code}).").format(code=code)
+
+
+def _social_text(t: gettext.NullTranslations, code: str, p: dict[str, Any]) -> str | None:
+    """Tells, messages, friends, seeks and replays."""
+    if code == "not_online":
+        if _has(p, "name"):
+            return t.gettext("{name} is not online. To leave a message for their next login: message {name} "
+                             "TEXT").format(name=p["name"])
+        return t.gettext("That player is not online.")
+    if code == "ignored":
+        return t.gettext("{name} does not want to hear from you.").format(name=p.get("name") or "?")
+    if code == "muted":
+        return t.gettext("You are muted: you cannot talk to anyone for now.")
+    if code == "mailbox_full":
+        return t.gettext("Too many of your messages are already waiting for {name}.").format(
+            name=p.get("name") or "?")
+    if code == "too_many_friends":
+        return t.gettext("Your friends list is full ({max} names).").format(max=p.get("max") or "?")
+    if code == "no_reply":
+        return t.gettext("Nobody has told you anything yet: tell NAME TEXT.")
+    if code == "no_such_seek":
+        if _has(p, "seek"):
+            return t.gettext("There is no open seek or challenge #{id}. Type seeks to list them.").format(id=p["seek"])
+        return t.gettext("There is no open seek or challenge for you. Type seeks to list them.")
+    if code == "already_seeking":
+        return t.gettext("You already have an open seek or challenge; cancel it first.")
+    if code == "no_such_round":
+        if _has(p, "round"):
+            return t.gettext("There is no finished round {round}. Type history to see round ids.").format(
+                round=p["round"])
+        return t.gettext("You have no finished round to replay yet.")
+    return None
 
 
 def _argument_text(t: gettext.NullTranslations, arg: str) -> str | None:
@@ -222,6 +257,12 @@ def _argument_text(t: gettext.NullTranslations, arg: str) -> str | None:
         return t.gettext("A width is a number of columns from 20 to 400.")
     if arg == "lang":
         return t.gettext("Languages: fr (français), es (español), en (English).")
+    if arg == "page":
+        return t.gettext("Pages of the room list are numbered from 1.")
+    if arg == "free":
+        return t.gettext("free is on (only the rooms with a free seat) or off (all of them).")
+    if arg == "status":
+        return t.gettext("A room is waiting, playing or over.")
     return None
 
 
@@ -242,6 +283,12 @@ def _argument_name(t: gettext.NullTranslations, arg: str) -> str:
         "cards": t.pgettext("argument", "cards"),
         "offer": t.pgettext("argument", "offer"),
         "to": t.pgettext("argument", "player"),
+        "min_games": t.pgettext("argument", "minimum of games"),
+        "seek": t.pgettext("argument", "seek number"),
+        "round": t.pgettext("argument", "round"),
+        "notify": t.pgettext("argument", "notices"),
+        "fill": t.pgettext("argument", "fill with bots"),
+        "rated": t.pgettext("argument", "rated"),
     }
     return names.get(arg, arg)
 
@@ -434,6 +481,26 @@ def _reason_text(
         return t.gettext("This match is over.")
     if reason in ("no_such_seat", "seat"):
         return t.gettext("There is no such seat at this table.")
+    if reason == "rooms_per_account":
+        if _has(p, "max"):
+            n = int(p["max"])
+            return t.ngettext(
+                "You already have {max} room open; join a room, or wait until yours closes.",
+                "You already have {max} rooms open; join a room, or wait until one of yours closes.",
+                n,
+            ).format(max=n)
+        return t.gettext("You already have rooms open; join a room, or wait until one of yours closes.")
+    if reason == "rooms_per_address":
+        if _has(p, "max"):
+            n = int(p["max"])
+            return t.ngettext(
+                "Guests from your address already have {max} room open; join an open room, or register to open one.",
+                "Guests from your address already have {max} rooms open; join an open room, or register to open one.",
+                n,
+            ).format(max=n)
+        return t.gettext("Guests from your address already have rooms open; join an open room, or register to open one.")
+    if reason == "guest_rooms":
+        return t.gettext("All the rooms guests may open are taken; join an open room, or register to open one.")
     if reason == "self_offer":
         return t.gettext("You cannot trade with yourself.")
     if reason == "not_party":

@@ -70,6 +70,8 @@ def _ev_room_created(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
 
 @event("room_closed")
 def _ev_room_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    if e.get("reason") == "waited":
+        return t.gettext("Room {room} is closed: nobody came to play for a long while.").format(room=e.get("room"))
     return t.gettext("Room {room} is closed.").format(room=e.get("room"))
 
 

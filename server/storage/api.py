@@ -1,4 +1,4 @@
-"""The storage contract the rest of the server codes against.
+"""The storage contract the rest of the server codes against (its social side: ``api_social``).
 
 Rooms and commands never see SQL: they call these async methods. The SQLite
 backend (``server/storage/sqlite/``) is the default; the PostgreSQL backend
@@ -28,9 +28,17 @@ Chips: every movement is a ledger entry written in one transaction.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+
+from server.storage.api_social import Letter as Letter
+from server.storage.api_social import Profile as Profile
+from server.storage.api_social import RatedRound as RatedRound
+from server.storage.api_social import Rating as Rating
+from server.storage.api_social import RatingChange as RatingChange
+from server.storage.api_social import Ratings as Ratings
+from server.storage.api_social import Social as Social
 
 
 class StorageError(Exception):
@@ -116,6 +124,16 @@ class TooManyRegistrations(StorageError):
 
 class BadKey(StorageError):
     code = "bad_argument"
+
+
+class MailboxFull(StorageError):
+    """Too many offline messages waiting: from this sender for this recipient, or for the recipient."""
+
+    code = "mailbox_full"
+
+
+class TooManyFriends(StorageError):
+    code = "too_many_friends"
 
 
 class BadAmount(StorageError):
@@ -490,9 +508,16 @@ class Ledger(Protocol):
 
 
 class History(Protocol):
-    async def record_round(self, record: RoundRecord) -> None: ...
+    async def record_round(self, record: RoundRecord, rated: RatedRound | None = None) -> None:
+        """Store a finished round; ``rated``: and update the ratings from it, in the same transaction
+        (so the ratings' order is the history's, and :func:`server.ratings.recompute` finds the same)."""
+        ...
 
     async def recent(self, name: str, limit: int = 10) -> list[RoundRecord]: ...
+
+    def each_record(self, batch: int = 200) -> AsyncIterator[tuple[RoundRecord, list[bool]]]:
+        """Every record with its log, oldest first, with which seats were registered accounts then."""
+        ...
 
     async def played(self, name: str, limit: int = 10) -> list[Played]:
         """The player's latest records, newest first, without their logs, with the player's figures."""
@@ -530,6 +555,12 @@ class Store(Protocol):
 
     @property
     def tables(self) -> Tables: ...
+
+    @property
+    def social(self) -> Social: ...
+
+    @property
+    def ratings(self) -> Ratings: ...
 
     async def apply(self, ops: Sequence[Op]) -> list[OpResult]:
         """Perform the operations in one transaction, all or nothing; one result per operation."""

@@ -49,6 +49,12 @@ TABLES: list[tuple[str, tuple[str, ...]]] = [
     ("tables", ("table_id", "config", "status", "reason", "opened_at", "closed_at", "next_seq")),
     ("table_log", ("table_id", "seq", "entry")),
     ("counters", ("name", "value")),
+    ("profiles", ("key", "bio", "hide_where", "notify", "last_seen")),
+    ("friends", ("key", "friend", "name", "added")),
+    ("mail", ("id", "recipient", "sender", "sender_key", "text", "sent")),
+    ("ratings", ("key", "name", "kind", "game", "rules", "mu", "sigma", "games", "updated")),
+    ("rating_history", ("id", "round_id", "key", "game", "rules", "seat", "score", "mu_before", "sigma_before",
+                        "mu_after", "sigma_after", "ts")),
 ]
 TOTALS = ("balances", "escrow", "held", "granted", "retired")
 CHUNK = 1000

@@ -127,7 +127,7 @@ class Table(Seating, Rounds, Resuming):
         elif isinstance(inp, Disconnected):
             yield from self._on_disconnected(inp.member)
         elif isinstance(inp, Shutdown):
-            yield from self._close("shutdown")
+            yield from self._close(inp.reason)
             return
         yield from self._advance()
 

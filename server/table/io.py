@@ -52,7 +52,10 @@ class Disconnected:
 
 @dataclass(frozen=True, slots=True)
 class Shutdown:
-    """The server stops: end now, giving back the chips of an unfinished round."""
+    """End now, giving back the chips of an unfinished round: the server stops (``reason``
+    ``shutdown``), or the room is closed for another reason (``waited``: nobody came to play)."""
+
+    reason: str = "shutdown"
 
 
 Input = Command | Connected | Disconnected | Shutdown

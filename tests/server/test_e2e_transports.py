@@ -213,8 +213,8 @@ async def test_a_person_plays_in_text_over_ssh_with_a_countdown(server):
     async with ssh_connect(server, "lena") as conn:
         proc = await conn.create_process(term_type="xterm", term_size=(100, 40))
         await read_until(proc.stdout, "lena")
-        # four seats, three bots that act at once; six seconds a decision: a "5 seconds left" mark
-        proc.stdin.write("create president classic seats=4 bots=3 turn_seconds=6\n")
+        # four seats, three bots that act at once; ten seconds a decision: a "5 seconds left" mark (a wait twice the mark)
+        proc.stdin.write("create president classic seats=4 bots=3 turn_seconds=10\n")
         text = await read_until(proc.stdout, "5 seconds left to decide.", timeout=20)
         assert "Room r1" in text and "Your hand" in text
         assert "\a" in text and "Your turn" in text  # the table drawn on her turn, with a bell

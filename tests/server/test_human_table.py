@@ -107,7 +107,7 @@ async def test_leaving_a_staked_round_asks_first_then_a_bot_plays_it_out(tmp_pat
         state = await bea.next_state(timeout=10, current=True)
         assert state["seats"][0]["name"] == "Ana" and not state["seats"][0].get("leaving")  # nothing happened
         await asyncio.to_thread(child.sendline, "irse")
-        await asyncio.to_thread(child.expect, re.compile(r"Has vuelto al vestíbulo\.\s+Un bot juega tu\s+puesto"), 15)
+        await asyncio.to_thread(child.expect, re.compile(r"Has vuelto al vestíbulo\.\s+Un bot juega en\s+tu\s+lugar"), 15)
         state = await bea.next_state(lambda s: s["seats"][0].get("leaving"), timeout=10, current=True)
         assert state["seats"][0]["bot"] is True
         # bea plays the round out with the bots; the person hears how it ended, in the lobby

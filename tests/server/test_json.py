@@ -68,7 +68,7 @@ async def test_raw_socket_json_session_every_request_one_reply(server):
         r = await c.ask({"cmd": "lang", "lang": "es", "id": 3})
         assert r == {"type": "ok", "id": 3, "lang": "es"}
         r = await c.ask(b'{"cmd": "rooms"}\r\n')  # no id: echoed as null; CRLF accepted
-        assert r == {"type": "ok", "id": None, "rooms": []}
+        assert r == {"type": "ok", "id": None, "rooms": [], "total": 0, "page": 1, "pages": 1, "limit": 50}
         r = await c.ask({"cmd": "nope", "id": 4})
         assert (r["type"], r["code"], r["id"]) == ("error", "unknown_command", 4)
         r = await c.ask({"cmd": "join", "room": "r99", "id": 5})

@@ -14,7 +14,6 @@ from engine.seeds import seed_from_int
 from server.games import ADAPTERS
 from server.messages import LANGS
 from server.presenters.text.alerts import (
-    countdown_due,
     countdown_line,
     countdown_marks,
     state_update,
@@ -27,8 +26,7 @@ from server.presenters.text.help import help_text
 from server.presenters.text.news import fit_text, render_event
 from server.presenters.text.replies import render_reply, render_rooms
 from server.terminal import TermStyle, display_width, fit, strip_ansi, wrap_items
-
-from .test_i18n import EVENTS
+from tests.server.messages.test_events import EVENTS
 
 WIDTHS = (40, 80, 120)
 STYLES = [TermStyle(w, u, c) for w, u, c in itertools.product(WIDTHS, (True, False), (True, False))]
@@ -294,19 +292,9 @@ def test_your_turn_alert_rings_and_fits(lang, what):
 
 def test_countdown_marks_do_not_flood():
     assert countdown_marks(60) == (30, 10, 5)
+    assert countdown_marks(33) == (10, 5)  # a 30 s turn after a 3 s cut window: no "30 s left" at once
     assert countdown_marks(20) == (10, 5)
-    assert countdown_marks(5) == ()
-    # crossing marks once each, as the seconds go by
-    shown = []
-    previous = None
-    for remaining in [59.5, 45, 31, 29.9, 20, 11, 9.8, 9.1, 6, 4.9, 3, 1, 0]:
-        mark = countdown_due(previous, remaining, total=60)
-        if mark is not None:
-            shown.append(mark)
-        previous = remaining
-    assert shown == [30, 10, 5]
-    assert countdown_due(None, 18, total=20) is None
-    assert countdown_due(12, 4, total=20) == 5  # two marks crossed at once: the latest one
+    assert countdown_marks(9) == ()
     for lang in LANGS:
         for style in STYLES:
             check(countdown_line(lang, style, 10), style)
@@ -495,3 +483,12 @@ def test_chat_cannot_drive_other_terminals():
         text = render_event(nasty, "en", style, LONG_NAMES, 0)
         assert "\x07" not in text and "\x1b[2J" not in text and "\x1b]" not in text and "\r" not in text
         assert "hi" in text and "there" in text
+
+
+def test_a_page_of_rooms_says_what_to_type_for_the_next():
+    style = TermStyle(80, True, False)
+    rooms = [{"room": f"r{i}", "game": "president", "rules": "classic", "seats": 4, "players": ["a"],
+              "status": "waiting"} for i in range(50)]
+    assert "Page 1 sur 3 : tapez tables 2 pour la suivante." in render_rooms(rooms, "fr", style, 120, 1, 3)
+    assert "Página 2 de 3: escribe mesas 3 para la siguiente." in render_rooms(rooms, "es", style, 120, 2, 3)
+    assert "suivante" not in render_rooms(rooms, "fr", style, 120, 3, 3)

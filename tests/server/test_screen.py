@@ -346,11 +346,14 @@ async def test_not_logged_in_names_the_login_command_and_its_fields(server: Runn
 def test_every_room_closed_reason_is_documented() -> None:
     sources = [p.read_text() for p in (ROOT / "server" / "table").glob("*.py")]
     sources.append((ROOT / "server" / "lobby.py").read_text())
+    sources.append((ROOT / "server" / "room.py").read_text())  # the room closes its table: Shutdown("waited")
     reasons: set[str] = set()
     for text in sources:
         reasons |= set(re.findall(r'_clos(?:e|ing)\("(\w+)"\)', text))
         reasons |= set(re.findall(r'"event": "room_closed"[^}]*"reason": "(\w+)"', text))
-    assert {"empty", "over", "shutdown", "error"} <= reasons, reasons
+        reasons |= set(re.findall(r'Shutdown\("(\w+)"\)', text))
+        reasons |= set(re.findall(r'class Shutdown:[^@]*?reason: str = "(\w+)"', text))  # its default
+    assert {"empty", "over", "shutdown", "error", "waited"} <= reasons, reasons
     doc = (ROOT / "docs" / "protocol.md").read_text()
     row = next(line for line in doc.splitlines() if line.startswith("| `room_closed`"))
     assert all(f"`{reason}`" in row for reason in reasons), (reasons, row)

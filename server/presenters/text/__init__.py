@@ -27,10 +27,12 @@ from server.messages.events import event_text
 from server.messages.table_events import commitment_explained
 from server.messages.translations import translation
 from server.presenters import Action, Local, Quit, Request, Viewer
-from server.presenters.text import alerts, games, news, replies
+from server.presenters.text import alerts, games, news, parse_social, replies
 from server.presenters.text.context import ParseError, context_from_state
 from server.presenters.text.help import help_text
-from server.presenters.text.parse import parse_line
+from server.presenters.text.parse import _int, parse_line
+from server.presenters.text.replay import ReplayViewer, help_line, pace
+from server.presenters.text.words import REPLAY_WORDS, VERB_TABLES, fold
 from server.protocol import Shared
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,8 @@ class TextPresenter:
         self._leaving = False  # asked to confirm leaving a round with chips at stake
         self._countdowns: list[asyncio.TimerHandle] = []
         self._commitment_told = False  # what a deal's commitment is: said once per session
+        self.replay: ReplayViewer | None = None  # the replay being looked at (``replay``)
+        self._playing: asyncio.TimerHandle | None = None
 
     @property
     def lang(self) -> str:
@@ -84,7 +88,12 @@ class TextPresenter:
 
     def read(self, line: str) -> Action:
         state, where = self.viewer.where()
-        parsed = parse_line(line, self.lang, context_from_state(state, where))
+        context = context_from_state(state, where)
+        if self.replay is not None:
+            local = self._replay_line(line, context)
+            if local is not None:
+                return Local(local)
+        parsed = parse_line(line, self.lang, context)
         if isinstance(parsed, ParseError):
             return Local(self.text(parsed.message))
         if parsed.cmd == "quit":
@@ -108,6 +117,10 @@ class TextPresenter:
     # -- writing ----------------------------------------------------------------------------------
 
     def ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> str:
+        if cmd == "replay" and result is not None:
+            self._stop_playing()
+            self.replay = ReplayViewer(result)
+            return self.text(self._render(self.replay.page, self.lang, self.viewer.style))
         return self.text(self._render(replies.render_reply, cmd, {"type": "ok", **(result or {})}, self.lang,
                                       self.viewer.style))
 
@@ -176,8 +189,78 @@ class TextPresenter:
             handle.cancel()
         self._countdowns = []
 
+    # -- the replay viewer ----------------------------------------------------------------------
+
+    def _replay_line(self, line: str, context: Any) -> str | None:
+        """A line for the open replay (``next``, ``go 5``, ``replay play 2``...), or None: not one."""
+        words = line.split()
+        if not words:
+            return None
+        if len(words) > 1 and VERB_TABLES[self.lang].get(fold(words[0])) == "replay" \
+                and fold(words[1]) in REPLAY_WORDS:
+            words = words[1:]  # "replay next": always the viewer's
+        elif context.where == "room" and context.cards_table and not context.spectator:
+            return None  # at a table where moves are typed, only "replay next" and the like
+        what = REPLAY_WORDS.get(fold(words[0]))
+        if what is None or len(words) > 2:
+            return None
+        arg = _int(words[1]) if len(words) > 1 else None
+        if len(words) > 1 and arg is None and what != "play":
+            return None
+        viewer = self.replay
+        assert viewer is not None
+        if what == "play":
+            seconds = arg if arg is not None else _seconds(words[1]) if len(words) > 1 else None
+            if len(words) > 1 and seconds is None:
+                return None
+            self._stop_playing()
+            if viewer.at >= viewer.last:
+                viewer.move(0)
+            self._play_next(pace(None if seconds is None else float(seconds)))
+            return ""
+        self._stop_playing()
+        if what == "stop":
+            return self.text(help_line(self.lang))
+        if what == "next":
+            viewer.move(viewer.at + (arg or 1))
+        elif what == "prev":
+            viewer.move(viewer.at - (arg or 1))
+        elif what == "go":
+            if arg is None:
+                return self.text(help_line(self.lang))
+            viewer.move(arg)
+        elif what == "end":
+            viewer.move(viewer.last)
+        return self.text(self._render(viewer.page, self.lang, self.viewer.style))
+
+    def _play_next(self, seconds: float) -> None:
+        viewer = self.replay
+        if viewer is None:
+            return
+        viewer.move(viewer.at + 1)
+        self.viewer.send_raw(self.text(self._render(viewer.page, self.lang, self.viewer.style)))
+        if viewer.at < viewer.last:
+            self._playing = asyncio.get_running_loop().call_later(seconds, self._play_next, seconds)
+        else:
+            self._playing = None
+
+    def _stop_playing(self) -> None:
+        if self._playing is not None:
+            self._playing.cancel()
+            self._playing = None
+
     def close(self) -> None:
         self._cancel_countdowns()
+        self._stop_playing()
+
+
+def _seconds(word: str) -> float | None:
+    """``0.5``, ``2``, ``1,5``: a pace typed by a person."""
+    try:
+        value = float(word.replace(",", "."))
+    except ValueError:
+        return None
+    return value if value == value and value not in (float("inf"), float("-inf")) else None
 
 
 def _leave_cost(lang: str, at_stake: int, word: str) -> str:
@@ -197,4 +280,4 @@ def my_decision(state: Mapping[str, Any]) -> bool:
     return state.get("status") in (None, "playing") and state.get("decision") is not None
 
 
-__all__ = ["OWN_EVENTS", "TextPresenter", "my_decision"]
+__all__ = ["OWN_EVENTS", "TextPresenter", "my_decision", "parse_social"]

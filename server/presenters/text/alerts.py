@@ -122,25 +122,11 @@ COUNTDOWN_MARKS = (30, 10, 5)
 """Remaining-seconds marks announced during a long wait (not more: no flood)."""
 
 
-def countdown_due(previous: float | None, remaining: float, total: float | None = None) -> int | None:
-    """The mark to announce when the remaining time went from ``previous`` to ``remaining``.
-
-    A mark is announced once, when it is crossed (``remaining <= mark < previous``), and
-    only when the decision had more time than that mark (``total``), so a 20-second turn
-    never shows "30 s". Returns the smallest crossed mark, or ``None``.
-    """
-    crossed = None
-    for mark in COUNTDOWN_MARKS:
-        if total is not None and total <= mark:
-            continue
-        if remaining <= mark and (previous is None or previous > mark):
-            crossed = mark
-    return crossed
-
-
 def countdown_marks(total: float) -> tuple[int, ...]:
-    """The marks a wait of ``total`` seconds will announce."""
-    return tuple(m for m in COUNTDOWN_MARKS if total > m)
+    """The marks a wait of ``total`` seconds will announce: those it is at least twice as long as, so
+    a 30-second turn (or one that starts after a 3-second cut window, 33 s) never says "30 s left"
+    as it begins."""
+    return tuple(m for m in COUNTDOWN_MARKS if total >= 2 * m)
 
 
 def countdown_line(lang: str, style: TermStyle, seconds: int, mine: bool = True) -> str:

@@ -51,6 +51,12 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
             (v("history"), t.gettext("your last rounds and matches (history NAME: another player's)")),
             (v("leaderboard"), t.gettext("the best players")),
             (f"{v('register')}", t.gettext("create an account to keep your chips")),
+            (f"{v('finger')} ana", t.gettext("who ana is: tables, ratings, where she plays")),
+            (f"{v('friend')} ana, {v('friends')}", t.gettext("keep ana on your friends list; who of them is on")),
+            (f"{v('message')} ana …", t.gettext("a message ana reads at her next login")),
+            (f"{v('seek')} {_word(lang, 'president')} {_word(lang, 'tdc')} 4",
+             t.gettext("a table for whoever accepts first (challenge ana …: for ana)")),
+            (f"{v('replay')}", t.gettext("your last round again, step by step")),
         ]
     elif ctx.bids_table:
         entries += _speculation_entries(lang, ctx)
@@ -64,6 +70,7 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
         ]
     entries += [
         (f"{v('say')} …  " + t.gettext("or") + " '…", t.gettext("talk to the table or the lobby")),
+        (f"{v('tell')} ana …, {v('reply')} …", t.gettext("talk to one person, wherever they are")),
         (f"{v('lang')} fr|es|en", t.gettext("change language")),
         (f"{v('colour')} on|off, {v('unicode')} on|off", t.gettext("colours and card symbols")),
         (f"{v('help')} ", t.gettext("this help")),

@@ -38,11 +38,16 @@ from server.presenters.text.cards import CardSpec, parse_cards, resolve_cards
 from server.presenters.text.context import Command, CommandContext, ParseError
 from server.presenters.text.words import (
     CREATE_KEYS,
+    FREE_WORDS,
     GAME_WORDS,
     LEVEL_WORDS,
     OFF_WORDS,
     ON_WORDS,
+    RATED_WORDS,
+    RATING_WORDS,
     RULE_WORDS,
+    STATUS_WORDS,
+    TO_WORDS,
     VERB_TABLES,
     VERBS,
     fold,
@@ -136,6 +141,8 @@ def _say(text: str, lang: str) -> Command | ParseError:
 
 
 def _h_say(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
+    if lang != "en" and len(rest) >= 3 and fold(rest[0]) in TO_WORDS:  # dire à bob …, decir a ana …
+        return _HANDLERS["tell"]("tell", rest[1:], text.split(None, 2)[2], lang, ctx)
     body = text.split(None, 1)
     return _say(body[1].strip() if len(body) > 1 else "", lang)
 
@@ -248,9 +255,17 @@ def _h_offer(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCo
 _FILLERS = {"for", "pour", "por", "cards", "cartes", "cartas", "chips", "jetons", "fichas", "a", "to", "x"}
 
 
+_SEEK_ANSWERS = {"accept": "accept_seek", "decline": "decline_seek", "withdraw": "cancel_seek"}
+
+
 def _h_offer_answer(
     cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext
 ) -> Command | ParseError:
+    if ctx.where == "lobby":  # in the lobby there is no offer: a seek or a challenge is answered
+        n = _int(rest[0]) if rest else None
+        if rest and n is None:
+            return ParseError("bad_argument", error_message(lang, "bad_argument", value=rest[0]))
+        return Command(_SEEK_ANSWERS[cmd], {} if n is None else {"seek": n})
     if (refused := _not_at_a_table(ctx, lang)) is not None:
         return refused
     t = translation(lang)
@@ -282,6 +297,17 @@ def _h_create(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
         tok = fold(raw)
         key: str | None = None
         value: str | None = None
+        if tok in RATED_WORDS:
+            args["rated"] = RATED_WORDS[tok]
+            i += 1
+            continue
+        if "=" in tok and tok.partition("=")[0] in RATED_WORDS:
+            flag = tok.partition("=")[2]
+            if flag not in ON_WORDS and flag not in OFF_WORDS:
+                return ParseError("bad_argument", error_message(lang, "bad_argument", value=raw))
+            args["rated"] = flag in ON_WORDS
+            i += 1
+            continue
         if "=" in tok or ":" in tok:
             key_text, _, value = tok.replace(":", "=").partition("=")
             key = CREATE_KEYS.get(key_text)
@@ -417,6 +443,8 @@ def _h_leaderboard(
             args["game"] = GAME_WORDS[tok]
         elif tok in RULE_WORDS:
             args["rules"] = RULE_WORDS[tok]
+        elif tok in RATING_WORDS:
+            args["by"] = "rating"
         elif _int(tok) is not None:
             args["limit"] = _int(tok)
         else:
@@ -427,6 +455,26 @@ def _h_leaderboard(
         tables = [a.name for a in ADAPTERS.values() if a.game == args["game"]]
         if len(tables) == 1:  # a game with one table: its board
             args["rules"] = tables[0]
+    return Command(cmd, args)
+
+
+def _h_rooms(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
+    """``rooms [PAGE] [game] [rules] [free|waiting|playing|over]``, in any order."""
+    args: dict[str, Any] = {}
+    for raw in rest:
+        tok = fold(raw)
+        if _int(tok) is not None:
+            args["page"] = _int(tok)
+        elif tok in GAME_WORDS:
+            args["game"] = GAME_WORDS[tok]
+        elif tok in RULE_WORDS:
+            args["rules"] = RULE_WORDS[tok]
+        elif tok in FREE_WORDS:
+            args["free"] = True
+        elif tok in STATUS_WORDS:
+            args["status"] = STATUS_WORDS[tok]
+        else:
+            return ParseError("bad_argument", error_message(lang, "bad_argument", value=raw))
     return Command(cmd, args)
 
 
@@ -509,9 +557,13 @@ _HANDLERS = {
     "register": _h_account,
     "login": _h_account,
     "history": _h_history,
+    "rooms": _h_rooms,
     "help": _h_help,
     "addkey": _h_rest_key,
     "delkey": _h_rest_key,
     "leaderboard": _h_leaderboard,
     "balance": _h_history,
+    "hide": _h_switch,
 }
+"""Verb -> the handler of its words; ``parse_social`` adds the social commands' (tell, friend,
+seek, replay...) when the text presenter's package is imported."""

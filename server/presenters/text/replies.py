@@ -14,6 +14,7 @@ from server.messages.labels import (
     title_name,
 )
 from server.messages.translations import N_, translation
+from server.presenters.text import social
 from server.presenters.text.words import verb
 from server.terminal import (
     BOLD,
@@ -28,9 +29,14 @@ from server.terminal import (
 )
 
 
-def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle) -> str:
-    """The list of rooms: number, game, rules, players/seats, status."""
+def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle, total: Any = None,
+                 page: Any = None, pages: Any = None) -> str:
+    """The list of rooms: number, game, rules, players/seats, status; when the server sent one page of
+    ``total`` rooms (those with a free seat first), which page it is and how to see the next."""
     t = translation(lang)
+    if not rooms and isinstance(total, int) and total > 0:
+        return finish(wrap_text(t.ngettext("{n} room is open.", "{n} rooms are open.", total).format(n=total),
+                                style.width), style)
     if not rooms:
         return finish(
             wrap_text(t.gettext("No room is open. Create one, for example: {example}").format(
@@ -59,6 +65,14 @@ def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle
         lines.append(fit(head, style.width, style))
         if who:
             lines += ["     " + w for w in wrap_text(who, style.width - 5)[:2]]
+    if isinstance(total, int) and total > len(rooms):
+        lines += wrap_text(t.ngettext(
+            "{shown} of {n} open room shown, those with a free seat first.",
+            "{shown} of {n} open rooms shown, those with a free seat first.", total,
+        ).format(shown=len(rooms), n=total), style.width)
+        if isinstance(page, int) and isinstance(pages, int) and page < pages:
+            lines += wrap_text(t.gettext("Page {page} of {pages}: type {command} for the next.").format(
+                page=page, pages=pages, command=f"{verb(lang, 'rooms')} {page + 1}"), style.width)
     return finish(lines, style)
 
 
@@ -83,8 +97,11 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     """The reply to ``cmd`` for a person; ``""`` when the events and the state say it all."""
     t = translation(lang)
     width = style.width
+    if cmd in social.COMMANDS:
+        return social.render_social(cmd, reply, lang, style)
     if cmd == "rooms":
-        return render_rooms(reply.get("rooms") or [], lang, style)
+        return render_rooms(reply.get("rooms") or [], lang, style, reply.get("total"),
+                            reply.get("page"), reply.get("pages"))
     if cmd == "who":
         people = reply.get("players") or reply.get("who") or reply.get("people") or []
         if not people:
@@ -263,6 +280,8 @@ def _render_history(reply: Mapping[str, Any], lang: str, style: TermStyle) -> st
             parts.append(_chips_change(t, int(m["chips"])))
         if m.get("won"):
             parts.append(t.pgettext("history", "winner") if m.get("match") else t.gettext("won"))
+        if m.get("round") and not m.get("match"):
+            parts.append(f"[{m['round']}]")  # what replay takes
         lines.append(fit("  " + "  ".join(p for p in parts if p), style.width, style))
     return finish(lines, style)
 
@@ -279,6 +298,11 @@ def _render_leaderboard(reply: Mapping[str, Any], lang: str, style: TermStyle) -
                 lines.append("")
             lines += _board_lines(board, lang, style)
     if not lines:
+        if reply.get("by") == "rating":
+            n = int(reply.get("min_games") or 0)
+            return finish(wrap_text(t.ngettext("Nobody has a rating here yet (it takes {n} rated game).",
+                                               "Nobody has a rating here yet (it takes {n} rated games).", n).format(n=n),
+                                    style.width), style)
         return finish([t.gettext("Nobody is ranked yet.")], style)
     return finish(lines, style)
 
@@ -294,8 +318,17 @@ def _board_lines(reply: Mapping[str, Any], lang: str, style: TermStyle) -> list[
         head = t.gettext("Leaderboard, {what}:").format(what=what)
     lines = [paint(head, BOLD, style)]
     by = reply.get("by") or ("chips" if "chips" in items[0] else "points")
+    if by == "rating":
+        lines[0] = paint(t.gettext("Ratings, {what}:").format(
+            what=game_name(lang, game) + (f" {rules_name(lang, reply.get('rules'))}"
+                                          if reply.get("rules") and reply.get("rules") != game else "")), BOLD, style)
     name_w = min(max((display_width(str(p.get("name"))) for p in items), default=4), 16)
     for i, p in enumerate(items, 1):
+        if by == "rating":
+            g = int(p.get("games") or 0)
+            lines.append(fit(f"{i:>3}. {pad(str(p.get('name')), name_w)}  {float(p.get('rating') or 0):6.1f}  "
+                             + t.ngettext("{n} rated game", "{n} rated games", g).format(n=g), style.width, style))
+            continue
         n = int(p.get("score") if p.get("score") is not None else p.get(by) or 0)
         score = t.ngettext("{n} pt", "{n} pts", abs(n)).format(n=n) if by == "points" else _chips_change(t, n)
         line = f"{i:>3}. {pad(str(p.get('name')), name_w)}  {score}"

@@ -60,6 +60,18 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "balance": ("balance", "chips"),
         "ping": ("ping",),
         "limits": ("limits",),
+        "tell": ("tell", "whisper", "msg"),
+        "reply": ("reply", "re"),
+        "message": ("message", "mail"),
+        "finger": ("finger", "profile", "whois"),
+        "bio": ("bio",),
+        "hide": ("hide",),
+        "friend": ("friend",),
+        "friends": ("friends",),
+        "seek": ("seek",),
+        "challenge": ("challenge", "defy"),
+        "seeks": ("seeks", "challenges"),
+        "replay": ("replay",),
     },
     "fr": {
         "play": ("jouer", "joue", "poser", "pose", "entamer", "entame"),
@@ -103,6 +115,18 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "balance": ("solde", "jetons"),
         "ping": ("ping",),
         "limits": ("limites",),
+        "tell": ("susurrer", "chuchoter"),
+        "reply": ("répondre", "réponds"),
+        "message": ("message", "écrire"),
+        "finger": ("profil",),
+        "bio": ("bio",),
+        "hide": ("cacher",),
+        "friend": ("ami",),
+        "friends": ("amis",),
+        "seek": ("chercher", "cherche"),
+        "challenge": ("défier", "défie"),
+        "seeks": ("défis", "annonces"),
+        "replay": ("revoir",),
     },
     "es": {
         "play": ("jugar", "juego", "juega", "echar", "echo", "tirar", "tiro", "abrir", "abro"),
@@ -146,6 +170,18 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "balance": ("saldo", "fichas"),
         "ping": ("ping",),
         "limits": ("límites", "limites"),
+        "tell": ("susurrar", "cuchichear"),
+        "reply": ("responder", "contestar"),
+        "message": ("mensaje", "escribir"),
+        "finger": ("perfil",),
+        "bio": ("bio",),
+        "hide": ("ocultar",),
+        "friend": ("amigo",),
+        "friends": ("amigos",),
+        "seek": ("buscar", "busco"),
+        "challenge": ("desafiar", "retar", "reto"),
+        "seeks": ("desafíos", "retos"),
+        "replay": ("repetir", "repetición"),
     },
 }
 
@@ -226,6 +262,59 @@ CREATE_KEYS = {
     "donnes": "rounds",
     "manos": "rounds",
 }
+FREE_WORDS = {"free", "open", "libre", "libres", "libro", "disponible", "disponibles"}
+"""``rooms free``: only the rooms with a seat one may take now."""
+
+STATUS_WORDS = {
+    "waiting": "waiting",
+    "attente": "waiting",
+    "espera": "waiting",
+    "playing": "playing",
+    "jeu": "playing",
+    "encours": "playing",
+    "juego": "playing",
+    "over": "over",
+    "finie": "over",
+    "fini": "over",
+    "terminee": "over",
+    "terminada": "over",
+    "acabada": "over",
+}
+"""``rooms waiting`` and the like: the rooms in that status."""
+RATED_WORDS = {
+    # a table whose rounds move the ratings, or not (create, seek, challenge)
+    "rated": True,
+    "classee": True,
+    "classe": True,
+    "puntuable": True,
+    "clasificatoria": True,
+    "unrated": False,
+    "amical": False,
+    "amicale": False,
+    "amistosa": False,
+    "amistoso": False,
+}
+RATING_WORDS = {"rating", "ratings", "elo", "cote", "cotes", "niveau", "puntuacion", "valoracion"}
+"""``leaderboard rating``: the board by OpenSkill rating."""
+FILL_WORDS = {"fill", "remplir", "completer", "completar", "rellenar"}
+"""A seek that lapses opens with bots in its empty seats."""
+ADD_WORDS = {"add", "ajouter", "ajoute", "anadir", "agregar"}
+REMOVE_WORDS = {"remove", "delete", "del", "retirer", "retire", "enlever", "supprimer", "quitar", "borrar",
+                "eliminar"}
+TO_WORDS = {"a"}
+"""``dire à bob …`` (fr), ``decir a ana …`` (es): say to one person is a tell."""
+REPLAY_WORDS: dict[str, str] = {
+    # the replay viewer's own words (the text presenter reads them while a replay is open)
+    "next": "next", "n": "next", "suivant": "next", "suivante": "next", "siguiente": "next", "sig": "next",
+    "prev": "prev", "previous": "prev", "back": "prev", "b": "prev", "precedent": "prev",
+    "precedente": "prev", "anterior": "prev", "atras": "prev",
+    "go": "go", "goto": "go", "aller": "go", "va": "go", "ir": "go", "ve": "go",
+    "play": "play", "jouer": "play", "lire": "play", "reproducir": "play", "jugar": "play",
+    "stop": "stop", "pause": "stop", "arreter": "stop", "arrete": "stop", "parar": "stop", "detener": "stop",
+    "pausa": "stop",
+    "end": "end", "fin": "end", "hands": "end", "mains": "end", "manos": "end",
+}
+
 ON_WORDS = {"on", "oui", "si", "yes", "1", "true", "activer", "activar", "y", "o", "s"}
 OFF_WORDS = {"off", "non", "no", "0", "false", "desactiver", "desactivar", "n"}
 

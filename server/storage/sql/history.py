@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from server.storage import names as _names
-from server.storage.api import MATCH_SUFFIX, Played, RoundRecord, is_match
+from server.storage.api import MATCH_SUFFIX, Played, RatedRound, RoundRecord, is_match
+from server.storage.sql import ratings as _ratings
 from server.storage.sql.accounts import find
 from server.storage.sql.tx import Row, Runner, Tx
 
@@ -127,8 +128,9 @@ class SQLHistory:
     def __init__(self, store: Runner) -> None:
         self._store = store
 
-    async def record_round(self, record: RoundRecord) -> None:
-        """Store a finished round (a second record with the same round id is ignored).
+    async def record_round(self, record: RoundRecord, rated: RatedRound | None = None) -> None:
+        """Store a finished round (a second record with the same round id is ignored); ``rated``: and
+        update the ratings from it in the same transaction (:mod:`server.storage.sql.ratings`).
 
         Per-seat figures for the standings: ``result["scores"]`` (classic
         points, P14); chip changes from ``extra["chips"]`` or else
@@ -193,9 +195,11 @@ class SQLHistory:
                     match_key,
                 ),
             )
+            registered_seats: list[bool] = []
             for seat, name in enumerate(seats):
                 row = find(t, name) if name else None
                 registered = 1 if row is not None and row["kind"] == "player" else 0
+                registered_seats.append(bool(registered))
                 if given_chips is None and row is not None:
                     # No per-seat figures given (Speculation deals): the ledger knows the
                     # seat's net change in this round: stakes, payouts, and transfers with
@@ -220,8 +224,37 @@ class SQLHistory:
                         presidents[seat],
                     ),
                 )
+            if rated is not None:
+                _ratings.rate_in_tx(t, record, rated, registered_seats)
 
         await self._store.run_write(tx)
+
+    async def each_record(self, batch: int = 200) -> AsyncIterator[tuple[RoundRecord, list[bool]]]:
+        """Every record with its log, in the order recorded, and which seats were registered accounts
+        then (what :func:`server.ratings.recompute` replays)."""
+        after: Any = None
+        while True:
+            def q(t: Tx, after: Any = after) -> list[tuple[Any, RoundRecord, list[bool]]]:
+                where = "" if after is None else f"WHERE {t.rowid} > ?"
+                rows = t.all(f"SELECT h.*, h.{t.rowid} AS position FROM history h {where} "
+                             f"ORDER BY h.{t.rowid} LIMIT ?", ((after,) if after is not None else ()) + (batch,))
+                out = []
+                for r in rows:
+                    seats = t.all("SELECT seat, registered FROM history_seats WHERE round_id = ? ORDER BY seat",
+                                  (r["round_id"],))
+                    registered = [False] * len(json.loads(r["seats"]))
+                    for s in seats:
+                        if 0 <= int(s["seat"]) < len(registered):
+                            registered[int(s["seat"])] = bool(s["registered"])
+                    out.append((r["position"], _record_from_row(t, r), registered))
+                return out
+
+            chunk = await self._store.run_read(q)
+            if not chunk:
+                return
+            for _, record, registered in chunk:
+                yield record, registered
+            after = chunk[-1][0]
 
     async def recent(self, name: str, limit: int = 10, *, with_log: bool = True) -> list[RoundRecord]:
         """The player's latest rounds, newest first (``with_log=False``: summaries, an empty log)."""
@@ -309,3 +342,20 @@ class SQLHistory:
             return out
 
         return await self._store.run_read(q)
+
+
+def read_record(tx: Tx, round_id: str) -> RoundRecord | None:
+    """One record with its log, in a transaction of the caller's (``donne export``)."""
+    row = tx.one("SELECT * FROM history WHERE round_id = ?", (round_id,))
+    return None if row is None else _record_from_row(tx, row)
+
+
+def read_recent(tx: Tx, name: str, limit: int) -> list[RoundRecord]:
+    """A player's latest round records (not the matches'), newest first, with their logs."""
+    rows = tx.all(
+        f"""SELECT h.* FROM history h
+           WHERE h.round_id IN (SELECT round_id FROM history_seats WHERE key = ?) AND {_NOT_MATCH}
+           ORDER BY h.finished_at DESC, h.{tx.rowid} DESC LIMIT ?""",
+        (_names.name_key(name), int(limit)),
+    )
+    return [_record_from_row(tx, r) for r in rows]

@@ -24,8 +24,10 @@ from server.storage.api import (
     Op,
     OpenRound,
     OpResult,
+    Ratings,
     RefundRound,
     SettleRound,
+    Social,
     StorageError,
     Store,
     Tables,
@@ -47,6 +49,8 @@ from server.storage.sql.accounts import (
     retire_gone,
 )
 from server.storage.sql.history import SQLHistory
+from server.storage.sql.ratings import SQLRatings
+from server.storage.sql.social import SQLSocial
 from server.storage.sql.tables import SQLTables
 from server.storage.sql.thread import Backend, DatabaseThread, Job
 from server.storage.sql.tx import Tx
@@ -86,6 +90,8 @@ class SQLStore:
         self.ledger = SQLLedger(self)
         self.history = SQLHistory(self)
         self.tables = SQLTables(self)
+        self.social = SQLSocial(self)
+        self.ratings = SQLRatings(self)
 
     # -- plumbing
     def _submit(self, kind: str, fn: Callable[..., Any]) -> asyncio.Future[Any]:
@@ -316,4 +322,6 @@ def _conforms(store: SQLStore) -> None:
     c: History = store.history
     d: Tables = store.tables
     e: Store = store
-    del a, b, c, d, e
+    f: Social = store.social
+    g: Ratings = store.ratings
+    del a, b, c, d, e, f, g

@@ -186,6 +186,67 @@ MIGRATIONS: list[str] = [
         value INTEGER NOT NULL
     );
     """,
+    # 4: the social side: profiles (bio, privacy, last seen), friends, offline messages, ratings and
+    #    their history (OpenSkill, per game and table; docs/storage.md)
+    """
+    CREATE TABLE profiles (
+        key        TEXT    PRIMARY KEY,          -- the account's name key
+        bio        TEXT    NOT NULL DEFAULT '',
+        hide_where INTEGER NOT NULL DEFAULT 0,   -- 1: finger, friends and who do not say where
+        notify     INTEGER NOT NULL DEFAULT 1,   -- 0: no notice when a friend logs in or sits down
+        last_seen  REAL
+    );
+
+    CREATE TABLE friends (
+        key     TEXT NOT NULL,                   -- who keeps the list
+        friend  TEXT NOT NULL,                   -- the friend's name key
+        name    TEXT NOT NULL,                   -- the friend's display name
+        added   REAL NOT NULL,
+        PRIMARY KEY (key, friend)
+    );
+    CREATE INDEX friends_friend ON friends(friend);
+
+    CREATE TABLE mail (                          -- messages kept for an account's next login
+        id         INTEGER PRIMARY KEY,
+        recipient  TEXT NOT NULL,                -- name key
+        sender     TEXT NOT NULL,                -- display name
+        sender_key TEXT NOT NULL,
+        text       TEXT NOT NULL,
+        sent       REAL NOT NULL
+    );
+    CREATE INDEX mail_recipient ON mail(recipient, id);
+
+    CREATE TABLE ratings (
+        key     TEXT    NOT NULL,                -- a player's name key, or bot:LEVEL
+        name    TEXT    NOT NULL,
+        kind    TEXT    NOT NULL CHECK (kind IN ('player', 'bot')),
+        game    TEXT    NOT NULL,
+        rules   TEXT    NOT NULL,
+        mu      REAL    NOT NULL,
+        sigma   REAL    NOT NULL,
+        games   INTEGER NOT NULL DEFAULT 0,
+        updated REAL    NOT NULL,
+        PRIMARY KEY (key, game, rules)
+    );
+    CREATE INDEX ratings_board ON ratings(game, rules, kind);
+
+    CREATE TABLE rating_history (                -- one row per rated entrant of a rated round
+        id           INTEGER PRIMARY KEY,
+        round_id     TEXT    NOT NULL,
+        key          TEXT    NOT NULL,
+        game         TEXT    NOT NULL,
+        rules        TEXT    NOT NULL,
+        seat         INTEGER NOT NULL,
+        score        REAL    NOT NULL,           -- what ranked the round (higher is better)
+        mu_before    REAL    NOT NULL,
+        sigma_before REAL    NOT NULL,
+        mu_after     REAL    NOT NULL,
+        sigma_after  REAL    NOT NULL,
+        ts           REAL    NOT NULL
+    );
+    CREATE UNIQUE INDEX rating_history_entrant ON rating_history(round_id, seat);
+    CREATE INDEX rating_history_key ON rating_history(key, game, rules, id);
+    """,
 ]
 
 

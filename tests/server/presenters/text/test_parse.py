@@ -268,6 +268,25 @@ def test_general_commands(lang, line, expected):
     assert parse_line(line, lang, ctx) == expected
 
 
+@pytest.mark.parametrize(
+    ("lang", "line", "args"),
+    [
+        ("en", "rooms 2", {"page": 2}),
+        ("fr", "tables libres", {"free": True}),
+        ("es", "mesas 3 especulación espera", {"page": 3, "game": "speculation", "status": "waiting"}),
+        ("fr", "salles tdc 2", {"rules": "tdc", "page": 2}),
+        ("en", "rooms playing free", {"status": "playing", "free": True}),
+    ],
+)
+def test_rooms_takes_a_page_and_filters(lang, line, args):
+    assert parse_line(line, lang, LOBBY) == Command("rooms", args)
+
+
+def test_rooms_refuses_a_word_it_does_not_know():
+    e = parse_line("tables bleues", "fr", LOBBY)
+    assert isinstance(e, ParseError) and e.code == "bad_argument" and "bleues" in e.message
+
+
 def test_english_is_always_understood():
     for lang in ("fr", "es"):
         assert cmd("pass", lang) == Command("pass", {})
@@ -383,10 +402,13 @@ def test_the_parser_never_refuses_a_play_of_held_cards():
 
 def test_game_commands_in_the_lobby_say_where_to_go():
     for line, lang in (("jugar 7", "es"), ("7 7", "fr"), ("passe", "fr"), ("turn", "en"), ("bid 3", "en"),
-                       ("offer bob 1 2", "en"), ("accept 2", "en"), ("cut", "en")):
+                       ("offer bob 1 2", "en"), ("cut", "en")):
         got = parse_line(line, lang, LOBBY)
         assert isinstance(got, ParseError) and got.code in ("not_in_room", "unknown_command"), (line, got)
     assert "mesas" in err("jugar 7", "es", LOBBY).message
+    # in the lobby there is no offer to answer: accept, decline and withdraw answer seeks and challenges
+    assert parse_line("accept 2", "en", LOBBY) == Command("accept_seek", {"seek": 2})
+    assert parse_line("refuser", "fr", LOBBY) == Command("decline_seek", {})
 
 
 def test_gift_typed_in_an_exchange_is_what_the_engine_expects():

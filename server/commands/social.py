@@ -1,0 +1,487 @@
+"""Players and each other: tells, offline messages, profiles, friends, seeks, challenges, replays.
+
+Loaded last (:data:`server.commands.MODULES`): ``who`` and ``leaderboard`` here replace
+the earlier modules' (``who`` keeps a person's table to themselves when they hide it;
+``leaderboard`` also ranks by rating, ``by: "rating"``). Every text is cleaned like chat
+(:func:`server.limits.clean_text`). Tells and messages ask the lobby's moderation
+(:class:`server.lobby.Moderation`: mutes, ``ignore``) first.
+
+* ``tell`` (``name``, ``text``): to anyone online, wherever they are; ``reply`` (``text``)
+  answers the last person who told you something. ``message`` (``name``, ``text``) keeps
+  it for an account's next login (told at once when they are online), at most
+  ``mail_per_sender`` waiting from one sender and ``mail_per_recipient`` in all.
+* ``finger`` (``name``): registration, last seen, online and where (unless hidden: ``hide``),
+  per table the rounds, matches, titles and rating, and the free text ``bio`` (``text``).
+* ``friend`` / ``unfriend`` (``name``), ``friends`` (``notify``: the notices when a friend
+  logs in or sits down, on or off).
+* ``seek`` and ``challenge`` (``name``) take ``create``'s arguments (+ ``fill``: a seek that
+  lapses opens with bots in its empty seats); ``seeks`` lists what you may accept;
+  ``accept_seek`` / ``decline_seek`` / ``cancel_seek`` (``seek``).
+* ``replay`` (``round``; none: your last round): the round as a spectator saw it, then the
+  hands; Président also the stored log and the round's seed (``server/replays.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+from collections.abc import Mapping
+from typing import Any
+
+from server.commands import Context, command
+from server.commands import accounts as _accounts
+from server.games import ADAPTERS, parse_options
+from server.limits import clean_text
+from server.players import Player
+from server.protocol import CommandError, arg_bool, arg_int, arg_str
+from server.ratings import ordinal
+from server.replays import replay_reply
+from server.storage.api import MailboxFull, NoSuchAccount, StorageError, TooManyFriends, is_match
+from server.storage.names import name_key
+
+
+def _iso(ts: float | None) -> str | None:
+    return None if ts is None else _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _me(ctx: Context) -> Player:
+    player = ctx.session.player
+    assert player is not None
+    return player
+
+
+def _text(ctx: Context, args: Mapping[str, Any], key: str = "text") -> str:
+    raw = args.get(key)
+    if not isinstance(raw, str):
+        raise CommandError("bad_argument", arg="text")
+    text = clean_text(raw, ctx.config.max_chat)
+    if not text:
+        raise CommandError("bad_argument", arg="text")
+    return text
+
+
+def _name(args: Mapping[str, Any]) -> str:
+    name = arg_str(args, "name", limit=100).strip()
+    if not name:
+        raise CommandError("bad_argument", arg="name")
+    return name
+
+
+def _online(ctx: Context, name: str) -> Player | None:
+    player = ctx.lobby.players.get(name_key(name))
+    return player if player is not None and player.connected else None
+
+
+def _may_speak(ctx: Context, sender: Player, recipient: str) -> None:
+    moderation = ctx.lobby.moderation
+    if moderation.muted(sender.name):
+        raise CommandError("muted")
+    if moderation.ignores(recipient, sender.name):
+        raise CommandError("ignored", name=recipient)
+
+
+# -- tells and messages ------------------------------------------------------------------------------
+
+
+def _deliver(ctx: Context, sender: Player, to: Player, text: str, event: str = "tell") -> None:
+    assert to.session is not None
+    to.session.push_event({"event": event, "from": sender.name, "message": text})
+    to.extra["reply_to"] = sender.name
+
+
+@command("tell")
+async def tell(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """A private line to someone online, at whatever table (or none)."""
+    me, name, text = _me(ctx), _name(args), _text(ctx, args)
+    return _tell(ctx, me, name, text)
+
+
+def _tell(ctx: Context, me: Player, name: str, text: str) -> dict[str, Any]:
+    _may_speak(ctx, me, name)
+    to = _online(ctx, name)
+    if to is None:
+        raise CommandError("not_online", name=name[:40])
+    if to is me:
+        raise CommandError("bad_argument", arg="name")
+    _may_speak(ctx, me, to.name)
+    _deliver(ctx, me, to, text)
+    return {"to": to.name, "message": text}
+
+
+@command("reply")
+async def reply(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """A tell to the last person who told you something."""
+    me = _me(ctx)
+    text = _text(ctx, args)
+    name = me.extra.get("reply_to")
+    if not isinstance(name, str):
+        raise CommandError("no_reply")
+    return _tell(ctx, me, name, text)
+
+
+@command("message")
+async def message(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """A message for an account: told now if they are online, else kept for their next login."""
+    me, name, text = _me(ctx), _name(args), _text(ctx, args)
+    if me.guest:
+        raise CommandError("account_needed")
+    _may_speak(ctx, me, name)
+    account = await ctx.store.accounts.get(name)
+    if account is None or account.guest or not await ctx.store.accounts.exists(name):
+        raise CommandError("no_such_player", name=name[:40])
+    to = _online(ctx, account.name)
+    if to is not None and to is not me:
+        _deliver(ctx, me, to, text, "message")
+        return {"to": to.name, "message": text, "kept": False}
+    cfg = ctx.config
+    try:
+        await ctx.store.social.send_mail(me.name, account.name, text, per_sender=cfg.mail_per_sender,
+                                         per_recipient=cfg.mail_per_recipient)
+    except MailboxFull:
+        raise CommandError("mailbox_full", name=account.name) from None
+    return {"to": account.name, "message": text, "kept": True}
+
+
+# -- profiles ----------------------------------------------------------------------------------------
+
+
+def _where(player: Player | None, viewer: Player) -> tuple[str | None, int | None]:
+    if player is None or player.room is None:
+        return None, None
+    if player.extra.get("hide_where") and player is not viewer:
+        return None, None
+    return player.room.id, player.seat
+
+
+@command("finger")
+async def finger(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Who someone is: registration, last seen, where they are, their tables and ratings, their bio."""
+    me = _me(ctx)
+    name = _name(args) if args.get("name") is not None else me.name
+    online = _online(ctx, name)
+    store = ctx.store
+    profile = await store.social.profile(name)
+    if profile is None:
+        if online is None:
+            raise CommandError("no_such_player", name=name[:40])
+        room, seat = _where(online, me)
+        return {"name": online.name, "guest": True, "online": True, "room": room, "seat": seat}
+    ratings = {(r.game, r.rules): r for r in await store.ratings.of(profile.name)}
+    tables = []
+    for t in await store.social.tables_played(profile.name):
+        r = ratings.pop((t["game"], t["rules"]), None)
+        tables.append({**t, **_rating_fields(r)})
+    for (game, rules), r in sorted(ratings.items()):
+        tables.append({"game": game, "rules": rules, "rounds": 0, "matches": 0, "titles": 0, "won": 0,
+                       **_rating_fields(r)})
+    room, seat = _where(online, me)
+    friends = await store.social.friends(me.name) if not me.guest else []
+    return {"name": profile.name, "guest": False, "online": online is not None, "room": room, "seat": seat,
+            "registered": _iso(profile.registered), "last_seen": _iso(profile.last_seen), "bio": profile.bio,
+            "hidden": profile.hide_where, "tables": tables,
+            "friend": any(name_key(f) == name_key(profile.name) for f in friends)}
+
+
+def _rating_fields(r: Any) -> dict[str, Any]:
+    if r is None:
+        return {"rating": None, "rated_games": 0}
+    return {"rating": round(ordinal(r.mu, r.sigma), 2), "mu": round(r.mu, 3), "sigma": round(r.sigma, 3),
+            "rated_games": r.games}
+
+
+def _account_only(ctx: Context) -> Player:
+    me = _me(ctx)
+    if me.guest:
+        raise CommandError("account_needed")
+    return me
+
+
+@command("bio")
+async def bio(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The free text ``finger`` shows: ``text`` sets it ("" clears it); none: what it is."""
+    me = _account_only(ctx)
+    if args.get("text") is None:
+        profile = await ctx.store.social.profile(me.name)
+        return {"bio": profile.bio if profile is not None else ""}
+    raw = args.get("text")
+    if not isinstance(raw, str):
+        raise CommandError("bad_argument", arg="text")
+    text = clean_text(raw, ctx.config.max_bio) if raw.strip() else ""
+    profile = await ctx.store.social.set_profile(me.name, bio=text)
+    return {"bio": profile.bio, "set": True}
+
+
+@command("hide")
+async def hide(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Keep your table to yourself in ``who``, ``finger``, ``friends`` and friends' notices."""
+    me = _account_only(ctx)
+    on = arg_bool(args, "on", default=not me.extra.get("hide_where", False))
+    await ctx.store.social.set_profile(me.name, hide_where=on)
+    me.extra["hide_where"] = on
+    return {"on": on}
+
+
+@command("who")
+async def who(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    me = _me(ctx)
+    players = sorted(ctx.lobby.online(), key=lambda p: p.name.casefold())
+    out = []
+    for p in players:
+        room, seat = _where(p, me)
+        out.append({"name": p.name, "guest": p.guest, "room": room, "seat": seat})
+    return {"players": out}
+
+
+# -- friends -----------------------------------------------------------------------------------------
+
+
+@command("friend")
+async def friend(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    me, name = _account_only(ctx), _name(args)
+    if name_key(name) == me.key:
+        raise CommandError("bad_argument", arg="name")
+    try:
+        added = await ctx.store.social.add_friend(me.name, name, limit=ctx.config.max_friends)
+    except NoSuchAccount:
+        raise CommandError("no_such_player", name=name[:40]) from None
+    except TooManyFriends:
+        raise CommandError("too_many_friends", max=ctx.config.max_friends) from None
+    return {"name": added, **await _friends(ctx, me)}
+
+
+@command("unfriend")
+async def unfriend(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    me, name = _account_only(ctx), _name(args)
+    if not await ctx.store.social.remove_friend(me.name, name):
+        raise CommandError("no_such_player", name=name[:40])
+    return {"name": name, **await _friends(ctx, me)}
+
+
+@command("friends")
+async def friends(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Your friends, who is online and where; ``notify`` switches the notices on or off."""
+    me = _account_only(ctx)
+    if args.get("notify") is not None:
+        await ctx.store.social.set_profile(me.name, notify=arg_bool(args, "notify"))
+    return await _friends(ctx, me)
+
+
+async def _friends(ctx: Context, me: Player) -> dict[str, Any]:
+    names = await ctx.store.social.friends(me.name)
+    profile = await ctx.store.social.profile(me.name)
+    out = []
+    for name in names:
+        other = _online(ctx, name)
+        room, seat = _where(other, me)
+        out.append({"name": name, "online": other is not None, "room": room, "seat": seat})
+    return {"friends": out, "notify": profile.notify if profile is not None else True}
+
+
+# -- seeks and challenges ------------------------------------------------------------------------------
+
+
+def _in_lobby(player: Player) -> None:
+    if player.room is not None:
+        raise CommandError("already_in_room", room=player.room.id)
+
+
+def _seek_options(ctx: Context, args: Mapping[str, Any], people: int | None) -> tuple[dict[str, Any], Any]:
+    table_args = {k: v for k, v in args.items() if k not in ("name", "fill", "seek")}
+    table_args.setdefault("game", "president")
+    if people is not None:  # a challenge: two people, the other seats bots
+        seats = arg_int(table_args, "seats", default=4, lo=2, hi=10)
+        table_args["seats"] = seats
+        table_args["bots"] = max(0, seats - people)
+    opts = parse_options(table_args, ctx.config)
+    if opts.seats - opts.bots < 2:
+        raise CommandError("bad_argument", arg="bots")
+    return table_args, opts
+
+
+async def _check_chips(ctx: Context, player: Player, opts: Any) -> None:
+    need = ADAPTERS[opts.rules].chips_to_sit(opts)
+    if need > 0:
+        chips = await ctx.store.ledger.balance(player.name)
+        if chips < need:
+            raise CommandError("insufficient_chips", need=need, chips=chips)
+
+
+def _new_seek(ctx: Context, me: Player) -> None:
+    _in_lobby(me)
+    if ctx.lobby.seeks.owned_by(me.key) is not None:
+        raise CommandError("already_seeking")
+
+
+@command("seek")
+async def seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """A table for whoever accepts first: the lobby hears of it."""
+    me = _me(ctx)
+    _new_seek(ctx, me)
+    table_args, opts = _seek_options(ctx, args, None)
+    fill = arg_bool(args, "fill", default=False)
+    await _check_chips(ctx, me, opts)
+    lobby = ctx.lobby
+    found = lobby.seeks.add(me.name, me.key, table_args, opts,
+                            asyncio.get_running_loop().time() + ctx.config.seek_seconds, fill=fill)
+    lobby.arm_seeks()
+    event = {"event": "seek", **found.summary()}
+    for session in lobby.lobby_sessions():
+        if session is not ctx.session and session.player is not None \
+                and not lobby.moderation.ignores(session.player.name, me.name):
+            session.push_event(event)
+    return found.summary()
+
+
+@command("challenge")
+async def challenge(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """A table for you and one person; they accept or decline; it lapses after ``challenge_seconds``."""
+    me, name = _me(ctx), _name(args)
+    _new_seek(ctx, me)
+    _may_speak(ctx, me, name)
+    to = _online(ctx, name)
+    if to is None:
+        raise CommandError("not_online", name=name[:40])
+    if to is me:
+        raise CommandError("bad_argument", arg="name")
+    _may_speak(ctx, me, to.name)
+    table_args, opts = _seek_options(ctx, args, 2)
+    await _check_chips(ctx, me, opts)
+    lobby = ctx.lobby
+    found = lobby.seeks.add(me.name, me.key, table_args, opts,
+                            asyncio.get_running_loop().time() + ctx.config.challenge_seconds,
+                            to=to.key, to_name=to.name)
+    lobby.arm_seeks()
+    assert to.session is not None
+    to.session.push_event({"event": "challenge", **found.summary()})
+    return found.summary()
+
+
+@command("seeks")
+async def seeks(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    me = _me(ctx)
+    return {"seeks": [s.summary() for s in ctx.lobby.seeks.visible(me.key)]}
+
+
+def _pick(ctx: Context, me: Player, args: Mapping[str, Any], *, own: bool) -> Any:
+    registry = ctx.lobby.seeks
+    if args.get("seek") is None:
+        choices = [registry.owned_by(me.key)] if own else registry.offered_to(me.key)
+        choices = [c for c in choices if c is not None]
+        if len(choices) != 1:
+            raise CommandError("no_such_seek") if not choices else CommandError("bad_argument", arg="seek")
+        return choices[0]
+    found = registry.get(arg_int(args, "seek", lo=1))
+    if found is None or not found.visible_to(me.key) or (own and found.owner_key != me.key):
+        raise CommandError("no_such_seek", seek=args.get("seek"))
+    return found
+
+
+@command("accept_seek")
+async def accept_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Take a seat of a seek (or accept a challenge): its table opens when its seats are taken."""
+    me = _me(ctx)
+    _in_lobby(me)
+    found = _pick(ctx, me, args, own=False)
+    if found.owner_key == me.key:
+        raise CommandError("not_allowed")
+    _may_speak(ctx, me, found.owner)
+    await _check_chips(ctx, me, found.opts)
+    lobby = ctx.lobby
+    if not lobby.seeks.accept(found, me.key, me.name):
+        lobby.tell_keys([found.owner_key], {"event": "seek_accepted", "seek": found.id, "name": me.name,
+                                            "missing": found.missing})
+        return {**found.summary(), "room": None}
+    room = await lobby.open_seek(found)
+    if room is None:
+        raise CommandError("no_such_seek", seek=found.id)
+    return {**found.summary(), "room": room.id, "seat": me.seat}
+
+
+@command("decline_seek")
+async def decline_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Decline a challenge (its owner hears it), or give back a seat of a seek you accepted."""
+    me = _me(ctx)
+    lobby = ctx.lobby
+    if args.get("seek") is None:
+        choices = [s for s in lobby.seeks.visible(me.key)
+                   if s.owner_key != me.key and (s.challenge or me.key in s.accepted)]
+        if len(choices) != 1:
+            raise CommandError("no_such_seek") if not choices else CommandError("bad_argument", arg="seek")
+        found = choices[0]
+    else:
+        found = _pick(ctx, me, args, own=False)
+    if found.challenge:
+        lobby.seeks.remove(found)
+        lobby.arm_seeks()
+        lobby.tell_keys([found.owner_key], {"event": "seek_over", "seek": found.id, "reason": "declined",
+                                            "name": me.name, "challenge": True})
+    elif me.key in found.accepted:
+        found.accepted.remove(me.key)
+    else:
+        raise CommandError("no_such_seek", seek=found.id)
+    return {"seek": found.id}
+
+
+@command("cancel_seek")
+async def cancel_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    me = _me(ctx)
+    found = _pick(ctx, me, args, own=True)
+    lobby = ctx.lobby
+    lobby.seeks.remove(found)
+    lobby.arm_seeks()
+    keys = [*([found.to] if found.to else []), *found.accepted]
+    lobby.tell_keys(keys, {"event": "seek_over", "seek": found.id, "reason": "cancelled", "name": me.name,
+                           "challenge": found.challenge})
+    return {"seek": found.id}
+
+
+# -- replays and ratings ----------------------------------------------------------------------------
+
+
+@command("replay")
+async def replay(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """A finished round again, as a spectator saw it, then its hands (``server/replays.py``)."""
+    me = _me(ctx)
+    store = ctx.store
+    if args.get("round") is None:
+        mine = [p for p in await store.history.played(me.name, 20) if not is_match(p.record.round_id)]
+        if not mine:
+            raise CommandError("no_such_round")
+        round_id = mine[0].record.round_id
+    else:
+        round_id = arg_str(args, "round", limit=200).strip()
+    record = await store.history.get(round_id)
+    if record is None or record.rules not in ADAPTERS:
+        raise CommandError("no_such_round", round=round_id[:60])
+    if is_match(record.round_id):
+        raise CommandError("bad_argument", arg="round")
+    try:
+        return await asyncio.to_thread(replay_reply, record, ADAPTERS[record.rules])
+    except ValueError:
+        raise CommandError("no_such_round", round=round_id[:60]) from None
+
+
+@command("leaderboard")
+async def leaderboard(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``by: "rating"``: registered players by their OpenSkill rating at one table kind (at least
+    ``min_games`` rated games, default ``rating_min_games``); else the points and chips boards."""
+    if args.get("by") != "rating":
+        return await _accounts.leaderboard(ctx, {k: v for k, v in args.items() if k != "by"})
+    limit = arg_int(args, "limit", default=10, lo=1, hi=50)
+    min_games = arg_int(args, "min_games", default=ctx.config.rating_min_games, lo=0, hi=100_000)
+    rules = args.get("rules")
+    game = args.get("game")
+    if rules is None:
+        game = game if game is not None else "president"
+        rules = next((a.name for a in ADAPTERS.values() if a.game == game), None)
+    adapter = ADAPTERS.get(rules) if isinstance(rules, str) else None
+    if adapter is None or (game is not None and game != adapter.game):
+        raise CommandError("bad_argument", arg="rules")
+    try:
+        rows = await ctx.store.ratings.board(adapter.game, adapter.name, limit, min_games=min_games)
+    except StorageError as exc:
+        raise CommandError(exc.code) from None
+    return {"game": adapter.game, "rules": adapter.name, "by": "rating", "min_games": min_games,
+            "leaderboard": [{"rank": i, "name": r.name, "rating": round(r.rating, 2), "score": round(r.rating, 2),
+                             "mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "games": r.games}
+                            for i, r in enumerate(rows, 1)]}

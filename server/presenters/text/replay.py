@@ -1,0 +1,127 @@
+"""The replay viewer: a stored round, step by step, as a spectator saw it; then the hands.
+
+The server's ``replay`` reply (``server/replays.py``) holds the round's steps: per action,
+its events in the form spectators received them. The viewer shows one step at a time
+(``next``, ``prev``, ``go N``), or all of them at a chosen pace (``play [SECONDS]``,
+``stop``); after the last step, the page of the hands (``end``): what was hidden during
+the round (Président: each hand as dealt and the exchanged cards; Speculation: the
+face-down cards its end showed, S12h). Words in :data:`~server.presenters.text.words.REPLAY_WORDS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from server.messages.labels import cards_label, table_name
+from server.messages.translations import translation
+from server.presenters.text.news import render_event
+from server.presenters.text.words import verb
+from server.terminal import BOLD, TermStyle, finish, fit, paint, wrap_text
+
+MIN_PACE, MAX_PACE, PACE = 0.2, 10.0, 1.5
+"""Seconds between two steps when playing (the range a person may choose, the default)."""
+
+
+class ReplayViewer:
+    def __init__(self, reply: Mapping[str, Any]) -> None:
+        self.round_id = str(reply.get("round") or "")
+        self.game = reply.get("game")
+        self.rules = reply.get("rules")
+        self.names = [str(n) for n in reply.get("seats") or []]
+        self.steps: list[Sequence[Mapping[str, Any]]] = [list(s) for s in reply.get("steps") or []]
+        self.revealed: list[Mapping[str, Any]] = list(reply.get("revealed") or [])
+        self.at = 0  # 0: the title page; 1..len(steps): a step; len(steps) + 1: the hands
+
+    @property
+    def last(self) -> int:
+        return len(self.steps) + 1
+
+    def move(self, to: int) -> bool:
+        """Go to page ``to`` (kept within the replay); False when already there."""
+        to = max(0, min(self.last, to))
+        moved = to != self.at
+        self.at = to
+        return moved
+
+    def page(self, lang: str, style: TermStyle) -> str:
+        if self.at == 0:
+            return self._title(lang, style)
+        if self.at == self.last:
+            return self._hands(lang, style)
+        t = translation(lang)
+        head = t.gettext("Replay {round}, step {n} of {total}").format(round=self.round_id, n=self.at,
+                                                                        total=len(self.steps))
+        lines = [paint(fit(head, style.width, style), BOLD, style)]
+        for event in self.steps[self.at - 1]:
+            text = render_event(event, lang, style, self.names, None)
+            if text:
+                lines.append(text.rstrip("\n"))
+        return finish(lines, style)
+
+    def _title(self, lang: str, style: TermStyle) -> str:
+        t = translation(lang)
+        what = table_name(lang, self.game, self.rules)
+        lines = [paint(fit(t.gettext("Replay of round {round}: {game}").format(round=self.round_id, game=what),
+                           style.width, style), BOLD, style)]
+        lines += wrap_text(t.gettext("Players: {names}.").format(names=", ".join(n or "?" for n in self.names)),
+                           style.width, indent="  ")
+        n = len(self.steps)
+        lines += wrap_text(t.ngettext(
+            "{n} step, as a spectator saw it, then the hands. Type {next} (or n), {prev}, {go} N, {play} [seconds], "
+            "{stop}, {end}.",
+            "{n} steps, as a spectator saw them, then the hands. Type {next} (or n), {prev}, {go} N, {play} "
+            "[seconds], {stop}, {end}.", n).format(n=n, **_words(lang)), style.width)
+        return finish(lines, style)
+
+    def _hands(self, lang: str, style: TermStyle) -> str:
+        t = translation(lang)
+        lines = [paint(fit(t.gettext("Replay {round}: the hands").format(round=self.round_id), style.width, style),
+                       BOLD, style)]
+        for event in self.revealed:
+            if event.get("event") == "dealt" and isinstance(event.get("hands"), list):
+                lines.append("  " + t.gettext("As dealt:"))
+                for seat, hand in enumerate(event["hands"]):
+                    if hand:
+                        lines.append(fit(f"    {self._name(seat, lang)}: {cards_label(hand, lang, style)}",
+                                         style.width, style))
+            elif event.get("event") == "exchange" and event.get("cards"):
+                lines.append(fit("  " + t.gettext("{giver} gives {receiver}: {cards}").format(
+                    giver=self._name(event.get("from"), lang), receiver=self._name(event.get("to"), lang),
+                    cards=cards_label(event["cards"], lang, style)), style.width, style))
+        for step in self.steps:
+            for event in step:
+                if event.get("event") == "revealed" and isinstance(event.get("stacks"), list):
+                    lines.append("  " + t.gettext("Face-down cards at the end:"))
+                    for seat, stack in enumerate(event["stacks"]):
+                        if stack:
+                            lines.append(fit(f"    {self._name(seat, lang)}: {cards_label(stack, lang, style)}",
+                                             style.width, style))
+        if len(lines) == 1:
+            lines.append("  " + t.gettext("Nothing was hidden from the spectators."))
+        return finish(lines, style)
+
+    def _name(self, seat: Any, lang: str) -> str:
+        if isinstance(seat, int) and 0 <= seat < len(self.names) and self.names[seat]:
+            return self.names[seat]
+        return translation(lang).gettext("seat {seat}").format(seat=seat)
+
+
+def _words(lang: str) -> dict[str, str]:
+    t = translation(lang)
+    return {"next": t.pgettext("replay", "next"), "prev": t.pgettext("replay", "prev"),
+            "go": t.pgettext("replay", "go"), "play": t.pgettext("replay", "play"),
+            "stop": t.pgettext("replay", "stop"), "end": t.pgettext("replay", "end")}
+
+
+def pace(value: float | None) -> float:
+    """Seconds between steps when playing, within the allowed range."""
+    if value is None:
+        return PACE
+    return max(MIN_PACE, min(MAX_PACE, value))
+
+
+def help_line(lang: str) -> str:
+    return translation(lang).gettext("A replay takes: {next}, {prev}, {go} N, {play} [seconds], {stop}, {end}; "
+                                     "{replay} ROUND opens another.").format(replay=verb(lang, "replay"),
+                                                                             **_words(lang))

@@ -1,0 +1,145 @@
+"""Replies to the social commands as a person reads them: tells, profiles, friends, seeks, ratings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from server.messages.labels import table_name
+from server.messages.translations import translation
+from server.presenters.text.words import verb
+from server.terminal import BOLD, TermStyle, display_width, finish, fit, pad, paint, wrap_text
+
+COMMANDS = frozenset({"tell", "reply", "message", "finger", "bio", "hide", "friend", "unfriend", "friends",
+                      "seek", "challenge", "seeks", "accept_seek", "decline_seek", "cancel_seek"})
+
+
+def _when(value: Any) -> str:
+    return str(value or "")[:16].replace("T", " ")
+
+
+def render_social(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+    t = translation(lang)
+    width = style.width
+    if cmd in ("tell", "reply"):
+        return finish(wrap_text(t.gettext("You tell {name}: {text}").format(name=reply.get("to"),
+                                                                          text=reply.get("message", "")), width,
+                                indent="  "), style)
+    if cmd == "message":
+        if reply.get("kept"):
+            text = t.gettext("Message kept for {name}: they will read it at their next login.")
+        else:
+            text = t.gettext("{name} is online: your message was told at once.")
+        return finish(wrap_text(text.format(name=reply.get("to")), width), style)
+    if cmd == "finger":
+        return _finger(reply, lang, style)
+    if cmd == "bio":
+        if not reply.get("bio"):
+            text = t.gettext("Your bio is empty.") if not reply.get("set") else t.gettext("Bio cleared.")
+            return finish(wrap_text(text, width), style)
+        return finish(wrap_text(t.gettext("Your bio: {text}").format(text=reply["bio"]), width, indent="  "), style)
+    if cmd == "hide":
+        return finish(wrap_text(t.gettext("Your table is hidden from others now.") if reply.get("on")
+                                else t.gettext("Others can see at which table you are."), width), style)
+    if cmd in ("friend", "unfriend", "friends"):
+        return _friends(cmd, reply, lang, style)
+    if cmd in ("seek", "challenge", "seeks", "accept_seek", "decline_seek", "cancel_seek"):
+        return _seeks(cmd, reply, lang, style)
+    return ""
+
+
+def _finger(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+    t = translation(lang)
+    name = str(reply.get("name"))
+    lines = [paint(name, BOLD, style) + (" " + t.gettext("(guest)") if reply.get("guest") else "")]
+    if reply.get("online"):
+        where = t.gettext("online, in room {room}").format(room=reply["room"]) if reply.get("room") \
+            else t.gettext("online")
+        lines.append("  " + where)
+    elif reply.get("last_seen"):
+        lines.append("  " + t.gettext("last seen {when}").format(when=_when(reply["last_seen"])))
+    if reply.get("registered"):
+        lines.append("  " + t.gettext("registered {when}").format(when=_when(reply["registered"])))
+    if reply.get("bio"):
+        lines += wrap_text("  " + t.gettext("Bio: {text}").format(text=reply["bio"]), style.width, indent="    ")
+    for table in reply.get("tables") or []:
+        what = table_name(lang, table.get("game"), table.get("rules"))
+        parts = [t.ngettext("{n} round", "{n} rounds", int(table.get("rounds") or 0)).format(n=table.get("rounds") or 0)]
+        if table.get("matches"):
+            m = int(table["matches"])
+            parts.append(t.ngettext("{n} match", "{n} matches", m).format(n=m))
+        if table.get("titles"):
+            n = int(table["titles"])
+            parts.append(t.ngettext("{n} time first", "{n} times first", n).format(n=n))
+        if table.get("rating") is not None:
+            parts.append(t.gettext("rating {rating} ({n} rated)").format(rating=f"{float(table['rating']):.1f}",
+                                                                        n=table.get("rated_games") or 0))
+        lines.append(fit(f"  {what}: " + ", ".join(parts), style.width, style))
+    if reply.get("friend"):
+        lines.append("  " + t.gettext("On your friends list."))
+    return finish(lines, style)
+
+
+def _friends(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+    t = translation(lang)
+    lines: list[str] = []
+    if cmd == "friend":
+        lines += wrap_text(t.gettext("{name} is on your friends list.").format(name=reply.get("name")), style.width)
+    elif cmd == "unfriend":
+        lines += wrap_text(t.gettext("{name} is off your friends list.").format(name=reply.get("name")), style.width)
+    people: Sequence[Mapping[str, Any]] = reply.get("friends") or []
+    if cmd == "friends":
+        if not people:
+            lines += wrap_text(t.gettext("Your friends list is empty: {example}").format(
+                example=f"{verb(lang, 'friend')} ana"), style.width)
+        else:
+            lines.append(paint(t.gettext("Your friends:"), BOLD, style))
+            name_w = min(max(display_width(str(p.get("name"))) for p in people), 16)
+            for p in people:
+                if p.get("room"):
+                    state = t.gettext("online, in room {room}").format(room=p["room"])
+                elif p.get("online"):
+                    state = t.gettext("online")
+                else:
+                    state = t.gettext("offline")
+                lines.append(fit(f"  {pad(str(p.get('name')), name_w)}  {state}", style.width, style))
+        lines += wrap_text(t.gettext("Notices when a friend logs in or sits down: on.") if reply.get("notify", True)
+                           else t.gettext("Notices when a friend logs in or sits down: off."), style.width)
+    return finish(lines, style)
+
+
+def _seek_line(s: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+    t = translation(lang)
+    what = table_name(lang, s.get("game"), s.get("rules"))
+    head = f"#{s.get('seek')} {s.get('name')}"
+    if s.get("to"):
+        head += " → " + str(s["to"]) if style.unicode else " -> " + str(s["to"])
+    n = int(s.get("missing") or 0)
+    body = t.ngettext("{game}, {seats} seats, {n} player missing", "{game}, {seats} seats, {n} players missing",
+                      n).format(game=what, seats=s.get("seats"), n=n)
+    return fit(f"  {head}: {body}", style.width, style)
+
+
+def _seeks(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+    t = translation(lang)
+    if cmd == "seeks":
+        items = reply.get("seeks") or []
+        if not items:
+            return finish(wrap_text(t.gettext("No open seek or challenge. Seek players like this: {example}").format(
+                example=f"{verb(lang, 'seek')} president tdc 4 stake=10"), style.width), style)
+        return finish([paint(t.gettext("Open seeks and challenges:"), BOLD, style),
+                       *[_seek_line(s, lang, style) for s in items]], style)
+    if cmd == "seek":
+        text = t.gettext("Seek #{id} is open; the lobby hears of it. {cancel} withdraws it.")
+    elif cmd == "challenge":
+        text = t.gettext("Challenge #{id} sent to {to}. {cancel} withdraws it.")
+    elif cmd == "accept_seek" and reply.get("room"):
+        text = t.gettext("Seek #{id} accepted: the table opens in room {room}.")
+    elif cmd == "accept_seek":
+        text = t.gettext("Seek #{id} accepted: the table opens when its seats are taken.")
+    elif cmd == "decline_seek":
+        text = t.gettext("Seek or challenge #{id} declined.")
+    else:
+        text = t.gettext("Seek or challenge #{id} withdrawn.")
+    return finish(wrap_text(text.format(id=reply.get("seek"), to=reply.get("to"), room=reply.get("room"),
+                                        cancel=verb(lang, "withdraw")), style.width), style)
