@@ -16,16 +16,18 @@ import asyncio
 import collections
 import datetime as _dt
 import logging
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from server import restored
 from server.claims import SeatClaims
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
+from server.newsdigest import news_text
 from server.players import Client, GuestStart, Player, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
 from server.seeks import Seek, Seeks
-from server.storage.api import StorageError
+from server.storage.api import StorageError, StoredTable
 from server.storage.names import clean_name as _storage_clean_name
 from server.storage.names import name_key
 from server.thinking import Thinkers
@@ -38,12 +40,6 @@ log = logging.getLogger(__name__)
 
 NEWS_INTERVAL = 1.0
 """Seconds: the lobby's room-list news (``room_created``, ``room_closed``) go out at most this often."""
-
-NEWS_DIGEST = 8
-"""Room-list news one reader is given one by one in a flush; beyond, one ``rooms_changed`` event counts
-them instead (opened, closed, open now): when thousands reconnect at once and open hundreds of rooms a
-second, every news to every session in the lobby was O(sessions × rooms) lines, most of the server's
-work while seating them, and more lines a second than a person can read."""
 
 NEWS_SLICE = 32
 """Sessions handed the news per turn of the event loop: hundreds of rooms closing at once are kilobytes
@@ -289,7 +285,7 @@ class Lobby:
         shared = [(seq, Shared(event)) for seq, event in news]
         first = shared[0][0]
         whole: dict[Any, str] = {}  # all the news, worded once per kind of reader (render key)
-        digests: dict[tuple[int, int], Shared] = {}
+        digests: dict[tuple[int, int], Shared] = {}  # rooms_changed, once per count (server/newsdigest.py)
         for player in self.players.values():
             spans = player.lobby_spans
             session = player.session
@@ -300,27 +296,15 @@ class Lobby:
                 key = session.render_key()
                 text = whole.get(key)
                 if text is None:
-                    text = whole[key] = self._told(session, [ev for _, ev in shared], digests)
+                    text = whole[key] = news_text(session, [ev for _, ev in shared], digests, len(self.rooms))
             else:
-                text = self._told(session, [ev for seq, ev in shared if player.heard(seq)], digests)
+                text = news_text(session, [ev for seq, ev in shared if player.heard(seq)], digests,
+                                 len(self.rooms))
                 if spans:
                     del spans[:-1]
             if text:
                 self._slices.append((session, text))
         self._send_slice()
-
-    def _told(self, session: Client, news: list[Shared], digests: dict[tuple[int, int], Shared]) -> str:
-        """The lines of ``news`` for ``session``: each one, or beyond :data:`NEWS_DIGEST` one
-        ``rooms_changed`` (shared by every reader of the same counts)."""
-        if len(news) <= NEWS_DIGEST:
-            return "".join([session.shared_line(ev) for ev in news])
-        opened = sum(1 for ev in news if ev.event.get("event") == "room_created")
-        closed = len(news) - opened
-        digest = digests.get((opened, closed))
-        if digest is None:
-            digest = digests[opened, closed] = Shared({"event": "rooms_changed", "opened": opened,
-                                                       "closed": closed, "open": len(self.rooms)})
-        return session.shared_line(digest)
 
     def _send_slice(self) -> None:
         self._slice_handle = None
@@ -409,6 +393,19 @@ class Lobby:
                 self.slots.give_back(self._openers.pop(room.id))
             if not self.closing and room.announced:
                 self.broadcast({"event": "room_closed", "room": room.id, "reason": "closed"}, news=True)
+
+    # -- a restart ------------------------------------------------------------------
+
+    def adopt(self, room: Room) -> None:
+        """A room rebuilt after a restart joins the open rooms (counted, already announced)."""
+        self.rooms[room.id] = room
+        self.slots.restored()
+        self._openers[room.id] = None
+        room.announced = True
+
+    async def restore(self, stored: Sequence[StoredTable]) -> list[tuple[str, str]]:
+        """Rebuild the rooms of the tables a restart found unfinished (:func:`server.restored.restore`)."""
+        return await restored.restore(self, stored)
 
     # -- the social side: messages at login, friends' notices ---------------------------------
 
@@ -548,18 +545,27 @@ class Lobby:
     # -- shutdown -----------------------------------------------------------------
 
     async def shutdown(self) -> None:
-        """Tell everyone, end every room (refunding unsettled chips), close every session."""
+        """Tell everyone, end every room, close every session.
+
+        Durable tables stop where they are and resume at the next start (their people keep
+        their seats, guests their accounts); other rooms end, refunding unsettled chips."""
         self.closing = True
         if self._seek_timer is not None:
             self._seek_timer.cancel()
             self._seek_timer = None
         self.flush_news()
         self._finish_slices()
+        resume = self.config.durable_tables
         for player in list(self.players.values()):
             if player.session is not None:
-                player.session.push_event({"event": "shutdown"})
+                player.session.push_event({"event": "shutdown", "resume": resume})
         rooms = list(self.rooms.values())
         await asyncio.gather(*(room.stop() for room in rooms), return_exceptions=True)
+        for room in rooms:  # stopped where they are, to resume at the next start: no longer open here
+            if room.suspended and self.rooms.get(room.id) is room:
+                del self.rooms[room.id]
+                if room.id in self._openers:
+                    self.slots.give_back(self._openers.pop(room.id))
         try:
             await self.thinkers.shutdown()
         except Exception:
@@ -573,6 +579,9 @@ class Lobby:
             except TimeoutError:
                 log.warning("%r did not close in time", session)
         for player in list(self.players.values()):
+            place = player.room
+            if isinstance(place, Room) and place.suspended:
+                continue  # the seat lives on in the table's log: the next start gives it back
             player.room = None
             player.seat = None
             await self.release(player)

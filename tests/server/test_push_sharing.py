@@ -118,9 +118,9 @@ async def test_lobby_news_once_per_language_and_only_to_the_lobby(server):
 
 async def test_many_news_in_one_flush_are_counted_in_one_digest(server, monkeypatch):
     """Beyond ``NEWS_DIGEST`` news in one flush a reader gets one ``rooms_changed`` that counts them."""
-    import server.lobby as lobby_mod
+    import server.newsdigest as digest_mod
 
-    monkeypatch.setattr(lobby_mod, "NEWS_DIGEST", 2)
+    monkeypatch.setattr(digest_mod, "NEWS_DIGEST", 2)
     alice = await connect(server, "alice")
     bob = await connect(server, "bob")
     seen: list[Any] = []
