@@ -35,7 +35,7 @@ class Config:
     log_level: str = "INFO"
     log_per_connection: int = 100
     bot_processes: int = 0
-    event_loop: str = "auto"
+    event_loop: str = "asyncio"
     gc_freeze_seconds: float = 10.0
     gc_full_seconds: float = 3600.0
     gc_young: int = 10000
