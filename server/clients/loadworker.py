@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import gc
 import json
 import sys
 import time
@@ -41,7 +42,6 @@ from server.clients.client import Client, ClientError
 from server.clients.common import Deadline
 from server.clients.figures import LagMonitor, self_cpu_s, summarize_ms
 from server.clients.wirebot import WireBot, WireStats
-from server.gcpolicy import GcPolicy
 
 SETUP_TIMEOUT = 180.0
 """Seconds allowed to seat every client (connections, creates and joins are not measured)."""
@@ -92,7 +92,7 @@ class WorkerSpec:
     lag_interval: float = LAG_INTERVAL
     burn_ms: float = 0.0
     gc_freeze_seconds: float = 10.0
-    """The worker's collector policy (:class:`server.gcpolicy.GcPolicy`); 0: CPython's."""
+    """The worker's collector policy (:class:`_Collector`); 0: CPython's."""
     profile: str | None = None
     """cProfile this worker into that file (``donne load --profile-workers``)."""
 
@@ -359,13 +359,40 @@ async def _expect(inbox: asyncio.StreamReader, word: str) -> bool:
     return False
 
 
+class _Collector:
+    """The server's collector policy (``server/gcpolicy.py``, not imported: the tools import nothing of
+    the server) in short: thousands of clients are a heap whose full collections (a second each)
+    stopped this loop, and the late reads were counted as the server's latency. Every ``seconds`` the
+    young generations are collected and the survivors frozen; young collections after 10,000
+    allocations. A worker lives for one run: no full collection."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.threshold = gc.get_threshold()
+        self.timer: asyncio.TimerHandle | None = None
+        if seconds > 0:
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(10000, *self.threshold[1:])
+            self.timer = asyncio.get_running_loop().call_later(seconds, self._freeze)
+
+    def _freeze(self) -> None:
+        gc.collect(1)
+        gc.freeze()
+        self.timer = asyncio.get_running_loop().call_later(self.seconds, self._freeze)
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+            gc.unfreeze()
+            gc.set_threshold(*self.threshold)
+
+
 async def worker_main(spec: WorkerSpec) -> int:
     inbox = await _open_stdin()
     worker = LoadWorker(spec)
-    # the server's collector policy here too: thousands of clients are a heap whose full collections
-    # (a second each) stopped this loop, and the late reads were counted as the server's latency
-    collector = GcPolicy(spec.gc_freeze_seconds, 0.0, 10000)
-    collector.start()
+    collector = _Collector(spec.gc_freeze_seconds)
     try:
         _send({"phase": "connected", **await worker.connect()})
         if not await _expect(inbox, "seat"):
