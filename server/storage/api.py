@@ -142,6 +142,25 @@ class BadAmount(StorageError):
     code = "bad_argument"
 
 
+class RegistrationClosed(StorageError):
+    """This server takes no new accounts (``allow_registration = false``)."""
+
+    code = "registration_closed"
+
+
+class Forbidden(StorageError):
+    """A moderation action its target's role or situation does not allow (an admin's account, one's
+    own, a guest's name where an account is needed, an account in the middle of a round)."""
+
+    code = "forbidden"
+
+
+class NoSuchBan(StorageError):
+    """Nothing to lift: no active ban (or mute) of that target."""
+
+    code = "no_such_ban"
+
+
 # System accounts: names no player can take (player names never contain ":").
 HOUSE = "bot:house"  # the bankroll bots play from; granted once, like any account
 BOT_PREFIX = "bot:"  # a bot's own account is BOT_PREFIX + its display name, funded by the house
@@ -159,6 +178,81 @@ class Account:
     chips: int
 
 
+ROLES = ("player", "moderator", "admin")
+"""Roles, weakest first: moderators kick and mute, admins do everything (``docs/operators.md``).
+A guest is always a player."""
+
+
+def role_rank(role: str) -> int:
+    """0 for a player, 1 for a moderator, 2 for an admin (an unknown role counts as a player)."""
+    return ROLES.index(role) if role in ROLES else 0
+
+
+BAN_KINDS = ("account", "address", "key")
+
+
+@dataclass(frozen=True, slots=True)
+class Ban:
+    """A ban: of a registered account, of an address or network (CIDR), or of an SSH public key."""
+
+    id: int
+    kind: str  # account | address | key
+    target: str  # the account's name, the network ("10.0.0.0/8", "192.0.2.7/32"), the key "type base64"
+    reason: str
+    actor: str
+    created: float
+    until: float | None  # None: for good
+
+
+@dataclass(frozen=True, slots=True)
+class Mute:
+    """No chat (lobby, rooms, tells) from that account until ``until``."""
+
+    name: str
+    reason: str
+    actor: str
+    created: float
+    until: float
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why the door refuses a connection: ``banned`` (by ``kind``: account, address, key) or ``locked``."""
+
+    code: str  # "banned" | "locked"
+    kind: str  # account | address | key | lock
+    reason: str
+    until: float | None = None  # None: for good (a lock has no end)
+
+
+@dataclass(frozen=True, slots=True)
+class ModEntry:
+    """One line of the moderation log: who did what to whom, why, when (never a password or a code)."""
+
+    id: int
+    ts: float
+    actor: str
+    action: str
+    target: str
+    reason: str
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """An account as its operators see it: no password hash, no reset code."""
+
+    name: str
+    guest: bool
+    role: str
+    chips: int
+    created: float
+    locked: str | None = None  # the reason, when locked
+    muted_until: float | None = None
+    banned_until: float | None = None  # float("inf"): for good
+    ban_reason: str = ""
+
+
 @dataclass(frozen=True, slots=True)
 class Audit:
     ok: bool
@@ -170,6 +264,8 @@ class Audit:
     held: int = 0  # chips reserved by holds (part of the balances)
     tables_aside: tuple[tuple[str, str], ...] = ()  # (table_id, reason) of tables set aside
     tables_unfinished: tuple[str, ...] = ()  # tables neither over nor set aside
+    admin_granted: int = 0  # part of granted: chips an admin granted (``chips``, ``donne admin chips``)
+    admin_retired: int = 0  # part of retired: chips an admin retired from an account
 
 
 @dataclass(frozen=True, slots=True)
@@ -533,6 +629,97 @@ class Tables(Protocol):
     async def get(self, table_id: str) -> StoredTable | None: ...
 
 
+class Moderation(Protocol):
+    """Roles, bans, mutes, locks, password resets, renames, admins' chips, ignore lists, the message of
+    the day, and the moderation log. Every action that changes something takes its ``actor`` (a
+    player's name, or ``console:USER`` for ``donne admin``) and writes its log line in the same
+    transaction. Reasons are stored as given (at most 200 characters): callers clean them
+    (``server.limits.clean_text``) like chat."""
+
+    async def role(self, name: str) -> str:
+        """``player``, ``moderator`` or ``admin`` (a guest, an unknown name: ``player``)."""
+        ...
+
+    async def set_role(self, name: str, role: str, *, actor: str, reason: str = "") -> str:
+        """Give a registered account a role; returns the role it had (:class:`Forbidden` for a guest)."""
+        ...
+
+    async def door(self, *, name: str | None = None, address: str | None = None,
+                   key: str | None = None) -> Refusal | None:
+        """Whether the door refuses this address, this SSH key or this account (banned or locked)."""
+        ...
+
+    async def ban(self, kind: str, target: str, *, until: float | None, reason: str, actor: str) -> Ban:
+        """Ban an account (``target``: its name), an address or a CIDR network, or an SSH public key
+        (an ``authorized_keys`` line) until ``until`` (None: for good); replaces an active ban of the
+        same target."""
+        ...
+
+    async def unban(self, kind: str, target: str, *, actor: str, reason: str = "") -> Ban:
+        """Lift the active ban of that target (:class:`NoSuchBan` when there is none); ``kind`` may
+        be ``"id"`` (``target``: the ban's number)."""
+        ...
+
+    async def bans(self) -> list[Ban]:
+        """The active bans, newest first."""
+        ...
+
+    async def mute(self, name: str, until: float, *, reason: str, actor: str) -> Mute: ...
+
+    async def unmute(self, name: str, *, actor: str, reason: str = "") -> Mute: ...
+
+    async def muted(self, name: str) -> Mute | None:
+        """The live account's active mute, if any."""
+        ...
+
+    async def mutes(self) -> list[Mute]: ...
+
+    async def lock(self, name: str, *, reason: str, actor: str) -> None: ...
+
+    async def unlock(self, name: str, *, actor: str, reason: str = "") -> None: ...
+
+    async def reset_password(self, name: str, *, actor: str) -> tuple[str, float]:
+        """A one-time code (returned once, stored hashed) that logs the account in and opens
+        ``passwd`` in place of the old password, until it is used there or expires; and when."""
+        ...
+
+    async def rename(self, name: str, new: str, *, actor: str, reason: str = "") -> str:
+        """Rename a registered account (its history follows); returns the new name as stored."""
+        ...
+
+    async def grant_chips(self, name: str, amount: int, *, reason: str, actor: str) -> int:
+        """New chips for a registered account (a ``grant`` entry of its own); returns its balance."""
+        ...
+
+    async def retire_chips(self, name: str, amount: int, *, reason: str, actor: str) -> int:
+        """Take chips out of circulation from an account's available chips (a ``retire`` entry of its
+        own); returns its balance."""
+        ...
+
+    async def record(self, actor: str, action: str, target: str = "", reason: str = "",
+                     detail: Mapping[str, Any] | None = None) -> None:
+        """A line of the moderation log for an action that changes nothing stored (kick, announce)."""
+        ...
+
+    async def log(self, limit: int = 50, name: str | None = None) -> list[ModEntry]:
+        """The latest lines, newest first (``name``: those by or about that name)."""
+        ...
+
+    async def ignores(self, name: str) -> list[str]: ...
+
+    async def ignore(self, name: str, other: str) -> None: ...
+
+    async def unignore(self, name: str, other: str) -> bool: ...
+
+    async def motd(self) -> str | None:
+        """The message of the day an admin set (None: the configuration's)."""
+        ...
+
+    async def set_motd(self, text: str | None, *, actor: str) -> None: ...
+
+    async def whois(self, name: str) -> Standing | None: ...
+
+
 class Store(Protocol):
     # Read-only members, so that a backend may hold its own subclasses of these Protocols.
     @property
@@ -552,6 +739,9 @@ class Store(Protocol):
 
     @property
     def ratings(self) -> Ratings: ...
+
+    @property
+    def moderation(self) -> Moderation: ...
 
     async def apply(self, ops: Sequence[Op]) -> list[OpResult]:
         """Perform the operations in one transaction, all or nothing; one result per operation."""
