@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import signal
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,9 @@ from server.limits import ConnectionCounter
 from server.lobby import Lobby
 
 log = logging.getLogger("donne")
+
+SHUTDOWN_MARKS = (3600, 1800, 900, 600, 300, 120, 60, 30, 10)
+"""Seconds before a planned shutdown at which everyone is warned again (those under the delay)."""
 
 
 @dataclass(eq=False)
@@ -47,10 +51,42 @@ class Running:
     _ssh: Any = None
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
     _stop_task: asyncio.Task[None] | None = None
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # the countdown's (tests: a fake clock)
+    _countdown: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
         self.lobby = Lobby(self.config, self.store, self.sessions)
         self.connections = ConnectionCounter(self.config.max_connections_per_address)
+
+    def schedule_shutdown(self, delay: float, reason: str = "") -> None:
+        """Stop cleanly in ``delay`` seconds: everyone is warned now and at the :data:`SHUTDOWN_MARKS`
+        still ahead (``shutdown_soon`` events, with the reason), then :meth:`stop`. A new call
+        replaces the planned one."""
+        if self._countdown is not None:
+            self._countdown.cancel()
+        self._countdown = asyncio.get_running_loop().create_task(self._count_down(float(delay), reason),
+                                                                 name="shutdown-countdown")
+
+    def cancel_shutdown(self) -> bool:
+        """Call the planned shutdown off (everyone is told); False when none is planned."""
+        task, self._countdown = self._countdown, None
+        if task is None or task.done():
+            return False
+        task.cancel()
+        self.lobby.announce_all({"event": "shutdown_cancelled"})
+        return True
+
+    async def _count_down(self, delay: float, reason: str) -> None:
+        left = delay
+        self.lobby.announce_all({"event": "shutdown_soon", "seconds": round(left), "reason": reason})
+        for mark in (m for m in SHUTDOWN_MARKS if m < delay):
+            await self.sleep(left - mark)
+            left = mark
+            self.lobby.announce_all({"event": "shutdown_soon", "seconds": mark, "reason": reason})
+        await self.sleep(left)
+        self._countdown = None  # too late to cancel: the clean shutdown begins
+        log.info("planned shutdown: %s", reason or "no reason given")
+        await self.stop()
 
     async def stop(self) -> None:
         """Shut down (idempotent; concurrent callers all wait for the same shutdown)."""
@@ -60,6 +96,9 @@ class Running:
 
     async def _shutdown(self) -> None:
         self.stopping = True
+        countdown, self._countdown = self._countdown, None
+        if countdown is not None and countdown is not asyncio.current_task():
+            countdown.cancel()
         log.info("shutting down")
         from server.transports.telnet import stop_listening
 
