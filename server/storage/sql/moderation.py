@@ -15,7 +15,6 @@ ban or a lock made by ``donne admin`` beside a running server holds at the next 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import logging
 from collections.abc import Mapping
@@ -38,6 +37,8 @@ from server.storage.api import (
     Refusal,
     Standing,
 )
+from server.storage.community import in_network
+from server.storage.community import network as _network
 from server.storage.sql.accounts import available, find, lock, move, parse_public_key, require
 from server.storage.sql.tx import Row, Runner, Tx
 
@@ -47,7 +48,6 @@ REASON_MAX = 200
 MOTD_MAX = 2000
 MAX_IGNORES = 200
 MAX_CHIPS = 10**9  # one grant or retirement
-MIN_PREFIX = {4: 8, 6: 16}  # a network banned at once is at most a /8 (IPv4) or a /16 (IPv6)
 
 
 def _reason(text: str) -> str:
@@ -55,41 +55,10 @@ def _reason(text: str) -> str:
 
 
 def network(text: str) -> str:
-    """An address or a CIDR network as stored: ``192.0.2.7/32``, ``10.0.0.0/8``, ``2001:db8::/32``.
-
-    Refused (:class:`BadAmount`, code ``bad_argument``): not an address, or wider than /8 (IPv4) or
-    /16 (IPv6), which would shut out half a continent by a typo."""
     try:
-        net = ipaddress.ip_network(str(text).strip(), strict=False)
-    except ValueError:
-        raise BadAmount(f"{text!r} is not an address or a network") from None
-    if isinstance(net, ipaddress.IPv6Network) and net.prefixlen >= 96 and net.network_address.ipv4_mapped:
-        mapped = net.network_address.ipv4_mapped
-        net = ipaddress.ip_network(f"{mapped}/{net.prefixlen - 96}", strict=False)
-    if net.prefixlen < MIN_PREFIX[net.version]:
-        raise BadAmount(f"{net} is too wide a network to ban (at least /{MIN_PREFIX[net.version]})")
-    return str(net)
-
-
-def address_of(peer: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """A connection's address (an IPv4-mapped IPv6 address as its IPv4 one), or None."""
-    try:
-        ip = ipaddress.ip_address(str(peer).strip().split("%")[0])
-    except ValueError:
-        return None
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return ip.ipv4_mapped
-    return ip
-
-
-def in_network(peer: str, net: str) -> bool:
-    ip = address_of(peer)
-    if ip is None:
-        return False
-    try:
-        return ip in ipaddress.ip_network(net, strict=False)
-    except (ValueError, TypeError):
-        return False
+        return _network(text)
+    except ValueError as exc:
+        raise BadAmount(str(exc)) from None
 
 
 def key_target(text: str) -> str:
@@ -556,7 +525,7 @@ def _amount(value: Any) -> int:
     return value
 
 
-__all__ = ["SQLModeration", "address_of", "door", "in_network", "key_fingerprint", "network", "write_log"]
+__all__ = ["SQLModeration", "door", "key_fingerprint", "network", "write_log"]
 
 
 def _conforms(m: SQLModeration) -> None:
