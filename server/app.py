@@ -135,6 +135,7 @@ async def open_store(config: Config) -> Any:
     return await _open(config.url or config.db_path, {"starting_chips": config.starting_chips,
                                                       "guest_chips": config.guest_chips,
                                                       "allow_guests": config.allow_guests,
+                                                      "allow_registration": config.allow_registration,
                                                       "registrations_per_hour": config.registrations_per_hour})
 
 

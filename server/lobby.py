@@ -16,16 +16,19 @@ import asyncio
 import collections
 import datetime as _dt
 import logging
+import time
 from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from server.claims import SeatClaims
-from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
+from server.limits import Opener, RoomLimits, RoomSlots, TokenBucket, address_key, clean_text
+from server.messages.moderation import refusal_params, when
 from server.players import Client, GuestStart, Player, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
 from server.seeks import Seek, Seeks
-from server.storage.api import StorageError
+from server.storage.api import Refusal, StorageError
+from server.storage.community import in_network
 from server.storage.names import clean_name as _storage_clean_name
 from server.storage.names import name_key
 from server.thinking import Thinkers
@@ -65,6 +68,12 @@ class NoModeration:
 
     def ignores(self, who: str, whom: str) -> bool:
         return False
+
+IGNORES = "ignores"
+"""``Player.extra`` key: the name keys (and names) whose chat and tells the player does not see."""
+
+CHAT = "chat_bucket"
+"""``Player.extra`` key: the player's chat budget (``chat_per_minute``, ``chat_burst``)."""
 
 
 def clean_name(raw: str, limit: int) -> str:
@@ -138,14 +147,29 @@ class Lobby:
         except Exception:
             log.exception("could not retire guest %s", account.name)
 
+    async def door(self, *, name: str | None = None, address: str | None = None,
+                   key: str | None = None) -> Refusal | None:
+        """Whether this address, SSH key or account is refused (banned, locked): read from the store
+        at every connection, so a ban made by ``donne admin`` beside the server holds at once. A
+        store that cannot answer refuses nobody (the login that follows reads it again)."""
+        try:
+            refusal: Refusal | None = await self.store.moderation.door(name=name, address=address, key=key)
+        except Exception:
+            log.exception("could not check the bans")
+            return None
+        return refusal
+
     async def login(self, session: Client, name: str, *, password: str | None = None,
-                    verified: bool = False, guest_start: GuestStart | None = None) -> Player:
+                    verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True) -> Player:
         """Log ``session`` in as ``name`` (a guest unless the name has an account).
 
         ``verified``: the transport already proved the account (SSH key or
         password). A guest name already connected is refused (``name_taken``);
         an account logging in again takes over its old connection. A player
-        still holding a seat gets it back.
+        still holding a seat gets it back. A banned address or account, a locked
+        account are refused (``banned``, ``locked``: the reason and until when).
+        ``greet``: push the message of the day now (the door says it itself, after
+        the session's first line: :meth:`greet`).
         """
         if session.logged_in:
             raise CommandError("already_logged_in")
@@ -167,6 +191,20 @@ class Lobby:
             if account is None:
                 raise CommandError("bad_password")
             display = account.name
+        refusal = await self.door(name=display if registered else None, address=session.conn.peer,
+                                  key=getattr(session.conn, "key", None))
+        if refusal is not None:
+            log.info("refused %s from %s: %s (%s)", display, session.conn.peer, refusal.code, refusal.kind)
+            raise CommandError(refusal.code, **refusal_params(refusal))
+        player = await self._login(session, display, registered, guest_start)
+        await self._load_ignores(player)
+        if greet:
+            await self.greet(session)
+        return player
+
+    async def _login(self, session: Client, display: str, registered: bool,
+                     guest_start: GuestStart | None) -> Player:
+        accounts = self.store.accounts
         async with self._login_lock:
             if session.logged_in or session.closed.is_set():
                 raise CommandError("already_logged_in" if session.logged_in else "not_allowed")
@@ -210,6 +248,89 @@ class Lobby:
                      session.conn.kind)
             self._welcome(player)
             return player
+
+    # -- the message of the day, ignore lists, chat -------------------------------------
+
+    async def motd(self) -> str:
+        """The message of the day: an admin's (``motd set``), else the configuration's (``motd``)."""
+        try:
+            stored = await self.store.moderation.motd()
+        except Exception:
+            log.exception("could not read the message of the day")
+            stored = None
+        text = stored if stored is not None else self.config.motd
+        return "\n".join(clean_text(line, 500) for line in text.splitlines()).strip()
+
+    async def greet(self, session: Client) -> None:
+        """The message of the day, after logging in (nothing when there is none)."""
+        text = await self.motd()
+        if text and not session.closed.is_set():
+            session.push_event({"event": "motd", "message": text})
+
+    async def _load_ignores(self, player: Player) -> None:
+        if IGNORES in player.extra:
+            return
+        names: list[str] = []
+        if not player.guest:
+            try:
+                names = await self.store.moderation.ignores(player.name)
+            except Exception:
+                log.exception("could not read %s's ignore list", player.name)
+        player.extra[IGNORES] = {name_key(n): n for n in names}
+
+    async def check_chat(self, player: Player) -> None:
+        """Refuse a muted player's chat (``muted``, until when) and chat faster than ``chat_per_minute``
+        (``rate_limited``, reason ``chat``). Called before any chat line reaches anyone."""
+        try:
+            mute = await self.store.moderation.muted(player.name)
+        except Exception:
+            log.exception("could not check %s's mutes", player.name)
+            mute = None
+        if mute is not None:
+            raise CommandError("muted", until=when(mute.until), why=mute.reason)
+        cfg = self.config
+        if cfg.chat_per_minute > 0:
+            bucket = player.extra.get(CHAT)
+            if not isinstance(bucket, TokenBucket):
+                bucket = player.extra[CHAT] = TokenBucket(cfg.chat_per_minute / 60.0, cfg.chat_burst)
+            if not bucket.take(time.monotonic()):
+                raise CommandError("rate_limited", reason="chat")
+
+    # -- moderation -----------------------------------------------------------------
+
+    def player(self, name: str) -> Player | None:
+        """The player of that name (connected, or holding a seat), or None."""
+        return self.players.get(name_key(name))
+
+    def disconnect(self, session: Client, event: Mapping[str, Any], reason: str) -> None:
+        """Tell a session why (``event``), then close it (its seat, if any, waits as after a lost
+        connection)."""
+        if session.closed.is_set():
+            return
+        session.push_event(event)
+        session.close(reason)
+
+    def sessions_from(self, network: str) -> list[Client]:
+        """Every open connection (logged in or not) from an address inside ``network``."""
+        return [s for s in list(self.sessions)
+                if not s.closed.is_set() and in_network(str(getattr(s.conn, "peer", "")), network)]
+
+    def sessions_with_key(self, key: str) -> list[Client]:
+        """Every open SSH connection that proved itself with that public key ("type base64")."""
+        return [s for s in list(self.sessions) if not s.closed.is_set() and getattr(s.conn, "key", None) == key]
+
+    def announce_all(self, event: Mapping[str, Any]) -> int:
+        """An event to every logged-in session, at the tables and in the lobby, worded once per kind
+        of reader; how many received it."""
+        self.flush_news()
+        shared = Shared(event)
+        sent = 0
+        for player in list(self.players.values()):
+            session = player.session
+            if session is not None and not session.closed.is_set():
+                session.send_raw(session.shared_line(shared))
+                sent += 1
+        return sent
 
     async def detach(self, session: Client) -> None:
         """The session ended (called once by :meth:`Session.close`)."""
