@@ -49,9 +49,9 @@ from server.storage.sql.accounts import (
     retire_gone,
 )
 from server.storage.sql.history import SQLHistory
+from server.storage.sql.moderation import SQLModeration
 from server.storage.sql.ratings import SQLRatings
 from server.storage.sql.social import SQLSocial
-from server.storage.sql.moderation import SQLModeration
 from server.storage.sql.tables import SQLTables
 from server.storage.sql.thread import Backend, DatabaseThread, Job
 from server.storage.sql.tx import Tx
