@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import getpass
 import json
+import logging
 import sys
 import time
 from collections.abc import Sequence
@@ -241,6 +242,9 @@ def _errors() -> tuple[type[BaseException], ...]:
 
 
 def run(args: argparse.Namespace) -> int:
+    quiet = logging.getLogger("donne")  # the JSON printed says what was done
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
     try:
         result = asyncio.run(perform(args))
     except FileNotFoundError as exc:
@@ -249,6 +253,8 @@ def run(args: argparse.Namespace) -> int:
     except _errors() as exc:
         print(json.dumps({"ok": False, "error": str(exc) or type(exc).__name__}), file=sys.stderr)
         return 1
+    finally:
+        quiet.setLevel(level)
     print(json.dumps({"ok": True, **result}, indent=2, ensure_ascii=False, default=str))
     return 0
 

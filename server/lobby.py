@@ -27,7 +27,7 @@ from server.players import Client, GuestStart, Player, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
 from server.seeks import Seek, Seeks
-from server.storage.api import Refusal, StorageError
+from server.storage.api import NameTaken, Refusal, StorageError
 from server.storage.community import in_network
 from server.storage.names import clean_name as _storage_clean_name
 from server.storage.names import name_key
@@ -74,6 +74,10 @@ IGNORES = "ignores"
 
 CHAT = "chat_bucket"
 """``Player.extra`` key: the player's chat budget (``chat_per_minute``, ``chat_burst``)."""
+
+
+class _NowRegistered(Exception):
+    """A guest login found the name registered by another process: log in again, as the account."""
 
 
 def clean_name(raw: str, limit: int) -> str:
@@ -171,6 +175,14 @@ class Lobby:
         ``greet``: push the message of the day now (the door says it itself, after
         the session's first line: :meth:`greet`).
         """
+        try:
+            return await self._enter(session, name, password, verified, guest_start, greet)
+        except _NowRegistered:
+            # registered meanwhile by another process (donne admin register): log in as the account
+            return await self._enter(session, name, password, verified, None, greet)
+
+    async def _enter(self, session: Client, name: str, password: str | None, verified: bool,
+                     guest_start: GuestStart | None, greet: bool) -> Player:
         if session.logged_in:
             raise CommandError("already_logged_in")
         if self.closing:
@@ -237,6 +249,8 @@ class Lobby:
                     else:
                         account = await accounts.login_guest(display)
                 except StorageError as exc:
+                    if isinstance(exc, NameTaken) and await accounts.exists(display):
+                        raise _NowRegistered from None
                     raise CommandError(exc.code, name=display) from None
                 display = account.name
             player = Player(name=display, guest=not registered)
