@@ -208,7 +208,13 @@ async def serve(config: Config, ready_file: str | Path | None = None) -> None:
         if ready_file is not None:
             write_ready_file(Path(ready_file), running)
             ready = Path(ready_file)
-        await stop.wait()
+        # a signal, or a planned shutdown (the shutdown command) that already stopped the server
+        waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(running.wait_stopped())]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(Exception):

@@ -352,3 +352,50 @@ async def test_french_and_spanish_words(server: Running) -> None:
         fr.close()
         es.close()
         await pat.close()
+
+
+async def test_people_type_ignore_and_read_the_staff_help(server: Running) -> None:
+    await community(server)
+    bob = await json_client(server, "bob")
+    pat = await Text.login(server, "pat", "fr")
+    try:
+        await pat.command("ignorer bob", r"Vous ne voyez plus les messages de bob")
+        await pat.command("ignorer", r"Vous ignorez\W+bob")
+        await bob.request("say", text="psst")
+        await pat.command("désignorer bob", r"Vous voyez de nouveau les messages de bob")
+        assert "psst" not in pat.screen
+        await bob.request("say", text="hello again")
+        await pat.expect("hello again")
+        await pat.command("aide staff", r"Administrateurs, en plus")
+        assert "bannir ana 3d" in pat.screen and "museler ana 10m" in pat.screen
+        await pat.command("aide", r"ignorer NAME")
+    finally:
+        pat.close()
+        await bob.close()
+
+
+async def test_no_staff_reply_carries_a_password_hash_or_someone_s_cards(server: Running) -> None:
+    """whois, modlog, bans of a player seated at a table with cards in hand: no hash, no card."""
+    await community(server)
+    pat, bob, ada = (await json_client(server, "pat"), await json_client(server, "bob"),
+                     await json_client(server, "ada"))
+    try:
+        room = (await pat.request("create", game="president", rules="classic", seats=3, bots=1))["room"]
+        await bob.request("join", room=room)
+        state = await pat.next_state(lambda s: bool(s.get("hand")), timeout=10)
+        hand = list(state["hand"])
+        await ada.request("mute", name="pat", duration="1h", reason="test")
+        await ada.request("resetpw", name="pat")
+        replies = [await ada.request(cmd, **args) for cmd, args in (
+            ("whois", {"name": "pat"}), ("modlog", {"limit": 50}), ("bans", {}), ("whois", {"name": "bob"}))]
+        assert replies[0]["room"] == room and replies[0]["seat"] is not None
+        import json as _json
+
+        for reply in replies:
+            line = _json.dumps(reply)
+            assert "scrypt" not in line and "hand" not in line and "reset_hash" not in line
+            for card in hand:
+                assert f'"{card}"' not in line, (card, reply)
+    finally:
+        for c in (pat, bob, ada):
+            await c.close()

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from typing import Any
 
 from server.app import Running
 from tests.server.staffkit import Text, community, event_of, events, json_client
@@ -80,3 +82,36 @@ async def test_shutdown_cancel(server: Running) -> None:
     finally:
         await ada.close()
         await pat.close()
+
+
+async def test_donne_serve_ends_after_a_planned_shutdown(tmp_path: Any) -> None:
+    """``donne serve`` returns (exit 0) once the shutdown command stopped the server: no signal needed."""
+    from server.app import serve
+    from tests.server.conftest import test_config
+
+    ready = tmp_path / "ready.json"
+    task = asyncio.create_task(serve(test_config(tmp_path), ready))
+    for _ in range(2000):
+        if ready.exists() or task.done():
+            break
+        await asyncio.sleep(0.01)
+    ports = json.loads(ready.read_text())
+    from server.clients.client import Client
+    from server.storage import open_store
+
+    tool = await open_store(tmp_path / "data", recover=False, exclusive=False)
+    try:
+        await tool.accounts.register("ada", "ada-secret")
+        await tool.moderation.set_role("ada", "admin", actor="console:test")
+    finally:
+        await tool.close()
+    ada = await Client.connect_tcp("127.0.0.1", ports["telnet_port"], timeout=10)
+    try:
+        await ada.login("ada", "ada-secret")
+        assert (await ada.request("shutdown", delay="now"))["in"] == 0
+        await asyncio.wait_for(task, 20)
+        assert not ready.exists()
+    finally:
+        await ada.close()
+        if not task.done():
+            task.cancel()

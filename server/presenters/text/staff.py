@@ -387,3 +387,51 @@ def _ignores(t: Any, lang: str, cmd: str, reply: Mapping[str, Any], style: TermS
     if not ignored:
         return _line(t.gettext("You ignore nobody."), style)
     return _line(t.gettext("You ignore: {names}.").format(names=", ".join(str(n) for n in ignored)), style)
+
+
+STAFF_TOPICS = frozenset({"staff", "moderation", "moderator", "moderators", "admin", "admins", "equipe",
+                          "moderateurs", "administrateurs", "equipo", "moderadores", "administradores"})
+"""``help staff`` (and these words, folded): the staff's commands."""
+
+
+def staff_help(lang: str, style: TermStyle) -> str:
+    """The commands of moderators and admins, with examples, in the person's words."""
+    t = translation(lang)
+
+    def v(cmd: str) -> str:
+        return verb(lang, cmd)
+
+    moderators = [
+        (f"{v('kick')} ana …", t.gettext("disconnect someone now (the reason after the name)")),
+        (f"{v('mute')} ana 10m …", t.gettext("no chat from them for 10 minutes (2h, 3d, 1w…)")),
+        (f"{v('unmute')} ana", t.gettext("they may chat again")),
+    ]
+    admins = [
+        (f"{v('ban')} ana 3d …", t.gettext("ban an account, an address (192.0.2.7, 198.51.100.0/24) or an SSH "
+                                           "key, for a time or forever")),
+        (f"{v('unban')} ana", t.gettext("lift a ban (or {unban} #12); the list: {bans}").format(
+            unban=v("unban"), bans=v("bans"))),
+        (f"{v('announce')} …", t.gettext("a message to everyone, at every table")),
+        (f"{v('motd')} set … / clear", t.gettext("the message of the day")),
+        (f"{v('shutdown')} in 5m …", t.gettext("stop the server in 5 minutes, warning everyone ({shutdown} cancel: "
+                                               "call it off)").format(shutdown=v("shutdown"))),
+        (f"{v('grant')} ana moderator", t.gettext("give a role (player, moderator, admin); {revoke} ana: back to "
+                                                  "player").format(revoke=v("revoke"))),
+        (f"{v('grant')} ana 500 …", t.gettext("grant chips, with a reason ({retire} ana 200 …: retire them)").format(
+            retire=v("retire"))),
+        (f"{v('resetpw')} ana", t.gettext("a one-time code for someone who forgot their password")),
+        (f"{v('rename')} ana anna", t.gettext("rename an account (its owner logged out)")),
+        (f"{v('lock')} ana … / {v('unlock')} ana", t.gettext("lock an account, or open it again")),
+        (f"{v('whois')} ana, {v('modlog')}", t.gettext("an account's standing; the moderation log")),
+    ]
+    lines = [paint(t.gettext("Moderators:"), BOLD, style)]
+    lines += [item for cmd, text in moderators for item in _entry(cmd, text, style)]
+    lines.append(paint(t.gettext("Admins, also:"), BOLD, style))
+    lines += [item for cmd, text in admins for item in _entry(cmd, text, style)]
+    lines += wrap_text(t.gettext("A moderator acts only on players; an admin on players and moderators; nobody "
+                                 "on themselves. Every action goes to the moderation log."), style.width)
+    return finish(lines, style)
+
+
+def _entry(cmd: str, text: str, style: TermStyle) -> list[str]:
+    return ["  " + paint(cmd, BOLD, style)] + ["    " + w for w in wrap_text(text, max(10, style.width - 4))]
