@@ -57,7 +57,6 @@ class Config:
     ssh_keepalive: float = 30.0
     telnet_connect_maxwait: float = 0.4
     registrations_per_hour: int = 3
-    max_tables_per_player: int = 3
     chat_per_minute: float = 20.0
     chat_burst: int = 5
     # [ssh] (algorithm lists: empty = our defaults, see server/transports/ssh.py)
@@ -197,8 +196,8 @@ def _check(cfg: Config) -> None:
         raise ConfigError("bot_processes must not be negative (0: one less than the machine's cores)")
     if cfg.registrations_per_hour < 0:
         raise ConfigError("registrations_per_hour must not be negative (0: no limit)")
-    if cfg.max_tables_per_player < 0 or cfg.chat_per_minute < 0:
-        raise ConfigError("max_tables_per_player and chat_per_minute must not be negative (0: no limit)")
+    if cfg.chat_per_minute < 0:
+        raise ConfigError("chat_per_minute must not be negative (0: no limit)")
     if cfg.chat_burst < 1:
         raise ConfigError("chat_burst must be at least 1")
     if cfg.max_connections_per_address < 1:

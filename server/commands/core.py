@@ -314,6 +314,7 @@ async def limits(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
             # what the operator sets for the community (docs/operators.md)
             "allow_guests": cfg.allow_guests, "allow_registration": cfg.allow_registration,
             "max_connections_per_address": cfg.max_connections_per_address,
-            "max_tables_per_player": cfg.max_tables_per_player, "chat_per_minute": cfg.chat_per_minute,
+            "rooms_per_account": cfg.rooms_per_account, "rooms_per_address": cfg.rooms_per_address,
+            "chat_per_minute": cfg.chat_per_minute,
             "chat_burst": cfg.chat_burst, "registrations_per_hour": cfg.registrations_per_hour}
 

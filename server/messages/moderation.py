@@ -97,14 +97,6 @@ def moderation_text(t: gettext.NullTranslations, code: str, reason: str | None, 
         return t.gettext("Nothing to lift: no such ban, mute or lock is in force.")
     if code == "rate_limited" and reason == "chat":
         return t.gettext("You are talking too fast: wait a moment before the next line.")
-    if code == "not_allowed" and reason == "too_many_tables":
-        if _has(p, "max"):
-            n = int(p["max"])
-            return t.ngettext(
-                "You already opened {max} table that is still open: join a table, or wait until yours closes.",
-                "You already opened {max} tables that are still open: join a table, or wait until one closes.",
-                n).format(max=n)
-        return t.gettext("You already opened as many tables as this server allows.")
     if code == "not_allowed" and reason == "online":
         if _has(p, "name"):
             return t.gettext("{name} is connected or holds a seat: that waits until they are gone.").format(
