@@ -8,6 +8,7 @@ rules.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ def network(text: str) -> str:
     return str(net)
 
 
+@functools.lru_cache(maxsize=4096)
 def address_of(peer: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     """A connection's address (an IPv4-mapped IPv6 address as its IPv4 one), or None."""
     try:
@@ -44,14 +46,19 @@ def address_of(peer: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | Non
     return ip
 
 
-def in_network(peer: str, net: str) -> bool:
-    ip = address_of(peer)
-    if ip is None:
-        return False
+@functools.lru_cache(maxsize=4096)
+def _parsed(net: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
     try:
-        return ip in ipaddress.ip_network(net, strict=False)
+        return ipaddress.ip_network(net, strict=False)
     except (ValueError, TypeError):
-        return False
+        return None
+
+
+def in_network(peer: str, net: str) -> bool:
+    """Whether a connection's address is inside a stored network (parsed once: the door asks often)."""
+    ip = address_of(peer)
+    parsed = _parsed(net)
+    return ip is not None and parsed is not None and ip.version == parsed.version and ip in parsed
 
 
 ROLES = ("player", "moderator", "admin")
