@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,13 +29,13 @@ from typing import Any
 
 from server import logsafe
 from server.config import Config, ConfigError, load_config
-from server.limits import ConnectionCounter
+from server.limits import ConnectionCounter, clean_text
 from server.lobby import Lobby
 
 log = logging.getLogger("donne")
 
-SHUTDOWN_MARKS = (3600, 1800, 900, 600, 300, 120, 60, 30, 10)
-"""Seconds before a planned shutdown at which everyone is warned again (those under the delay)."""
+SHUTDOWN_WARNINGS = (60.0, 30.0, 10.0)
+"""Seconds before a scheduled shutdown when everyone is warned (and when it is scheduled)."""
 
 
 @dataclass(eq=False)
@@ -51,41 +52,57 @@ class Running:
     _ssh: Any = None
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
     _stop_task: asyncio.Task[None] | None = None
-    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # the countdown's (tests: a fake clock)
     _countdown: asyncio.Task[None] | None = None
+    shutdown_at: float | None = None  # a shutdown is scheduled for then (time.monotonic())
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # the countdown's (tests: a fake clock)
 
     def __post_init__(self) -> None:
         self.lobby = Lobby(self.config, self.store, self.sessions)
         self.connections = ConnectionCounter(self.config.max_connections_per_address)
 
     def schedule_shutdown(self, delay: float, reason: str = "") -> None:
-        """Stop cleanly in ``delay`` seconds: everyone is warned now and at the :data:`SHUTDOWN_MARKS`
-        still ahead (``shutdown_soon`` events, with the reason), then :meth:`stop`. A new call
-        replaces the planned one."""
-        if self._countdown is not None:
-            self._countdown.cancel()
-        self._countdown = asyncio.get_running_loop().create_task(self._count_down(float(delay), reason),
+        """A clean shutdown in ``delay`` seconds: everyone is warned now and at 60, 30 and 10 s
+        before (``shutdown_warning`` events), then :meth:`stop`. A new call replaces the one
+        scheduled; ``delay <= 0``: at once. (The same names, signatures and events as the durable
+        tables' version, which replaces this minimal one.)"""
+        self.cancel_shutdown(quiet=True)
+        if self.stopping:
+            return
+        reason = clean_text(str(reason))[:200]  # an operator's words, shown to everyone
+        delay = max(0.0, float(delay))
+        self.shutdown_at = time.monotonic() + delay
+        self._countdown = asyncio.get_running_loop().create_task(self._count_down(delay, reason),
                                                                  name="shutdown-countdown")
+        log.warning("shutdown in %.0f s%s", delay, f" ({reason})" if reason else "")
 
-    def cancel_shutdown(self) -> bool:
-        """Call the planned shutdown off (everyone is told); False when none is planned."""
+    def cancel_shutdown(self, *, quiet: bool = False) -> bool:
+        """Call off the scheduled shutdown (everyone is told). False when none was scheduled."""
         task, self._countdown = self._countdown, None
+        self.shutdown_at = None
         if task is None or task.done():
             return False
         task.cancel()
-        self.lobby.announce_all({"event": "shutdown_cancelled"})
+        if not quiet:
+            log.warning("the scheduled shutdown is called off")
+            self._tell_everyone({"event": "shutdown_cancelled"})
         return True
 
+    def _tell_everyone(self, event: dict[str, Any]) -> None:
+        for player in list(self.lobby.players.values()):
+            if player.session is not None and player.connected:
+                player.session.push_event(event)
+
     async def _count_down(self, delay: float, reason: str) -> None:
-        left = delay
-        self.lobby.announce_all({"event": "shutdown_soon", "seconds": round(left), "reason": reason})
-        for mark in (m for m in SHUTDOWN_MARKS if m < delay):
-            await self.sleep(left - mark)
-            left = mark
-            self.lobby.announce_all({"event": "shutdown_soon", "seconds": mark, "reason": reason})
-        await self.sleep(left)
-        self._countdown = None  # too late to cancel: the clean shutdown begins
-        log.info("planned shutdown: %s", reason or "no reason given")
+        marks = [delay] + [m for m in SHUTDOWN_WARNINGS if m < delay]
+        resume = False  # tables do not survive a restart here: stakes in play are given back
+        for i, left in enumerate(marks):
+            if left > 0:
+                self._tell_everyone({"event": "shutdown_warning", "seconds": round(left), "reason": reason,
+                                     "resume": resume})
+            after = marks[i + 1] if i + 1 < len(marks) else 0.0
+            await self.sleep(left - after)
+        self._countdown = None
+        self.shutdown_at = None
         await self.stop()
 
     async def stop(self) -> None:
@@ -208,13 +225,13 @@ async def serve(config: Config, ready_file: str | Path | None = None) -> None:
         if ready_file is not None:
             write_ready_file(Path(ready_file), running)
             ready = Path(ready_file)
-        # a signal, or a planned shutdown (the shutdown command) that already stopped the server
-        waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(running.wait_stopped())]
+        stopped = loop.create_task(running.wait_stopped())  # a scheduled shutdown (the shutdown command)
+        signalled = loop.create_task(stop.wait())
         try:
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({stopped, signalled}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for wait in waits:
-                wait.cancel()
+            stopped.cancel()
+            signalled.cancel()
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(Exception):
