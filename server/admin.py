@@ -14,7 +14,7 @@ writers; PostgreSQL's transactions do), each written to the moderation log with 
     donne admin ban bob --for 3d --reason cheating           # a name, an address or CIDR, a key
     donne admin ban 198.51.100.0/24 --reason botnet          # for good without --for
     donne admin unban bob                         # or: unban '#12'
-    donne admin bans | modlog [--limit N] [--name NAME] | whois bob
+    donne admin bans | modlog [--limit N] [--name NAME] | standing bob
     donne admin motd "Tournament on Sunday" | motd --clear | motd
 
 ``--data-dir DIR`` (default ``data``) or ``--url postgresql://…``. Each prints one JSON object and
@@ -42,7 +42,7 @@ from server.messages.moderation import when
 from server.storage.api import ROLES, StorageError
 
 ACTIONS = ("grant", "revoke", "register", "resetpw", "rename", "lock", "unlock", "chips", "ban", "unban", "bans",
-           "modlog", "whois", "motd")
+           "modlog", "standing", "motd")
 
 
 def actor() -> str:
@@ -77,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--reason", default="")
     p = sub.add_parser("register", help="create an account (even with allow_registration = false)")
     p.add_argument("name")
-    for action in ("resetpw", "whois", "unlock"):
+    for action in ("resetpw", "standing", "unlock"):
         p = sub.add_parser(action)
         p.add_argument("name")
     p = sub.add_parser("rename", help="rename an account (the server must be stopped)")
@@ -205,8 +205,8 @@ async def perform(args: argparse.Namespace) -> dict[str, Any]:
                               for m in await mod.mutes()]}
         if action == "modlog":
             return {"log": [{**asdict(e), "ts": when(e.ts)} for e in await mod.log(args.limit, args.name)]}
-        if action == "whois":
-            standing = await mod.whois(args.name)
+        if action == "standing":
+            standing = await mod.standing(args.name)
             if standing is None:
                 raise ValueError(f"no account {args.name!r}")
             out = asdict(standing)

@@ -16,19 +16,18 @@ import asyncio
 import collections
 import datetime as _dt
 import logging
-import time
 from collections.abc import Coroutine, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from server.claims import SeatClaims
-from server.limits import Opener, RoomLimits, RoomSlots, TokenBucket, address_key, clean_text
-from server.messages.moderation import refusal_params, when
+from server.conduct import Conduct, Moderation, NoModeration
+from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
+from server.messages.moderation import refusal_params
 from server.players import Client, GuestStart, Player, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
 from server.seeks import Seek, Seeks
 from server.storage.api import NameTaken, Refusal, StorageError
-from server.storage.community import in_network
 from server.storage.names import clean_name as _storage_clean_name
 from server.storage.names import name_key
 from server.thinking import Thinkers
@@ -45,35 +44,6 @@ NEWS_INTERVAL = 1.0
 NEWS_SLICE = 32
 """Sessions handed the news per turn of the event loop: hundreds of rooms closing at once are kilobytes
 for every session in the lobby, and the other sessions' replies go out between the slices."""
-
-
-class Moderation(Protocol):
-    """Who may speak to whom: the operators' mutes and ``ignore`` lists plug in here
-    (:attr:`Lobby.moderation`). Tells and offline messages ask it before anything is sent."""
-
-    def muted(self, name: str) -> bool:
-        """``name`` may not talk to anyone now."""
-        ...
-
-    def ignores(self, who: str, whom: str) -> bool:
-        """``who`` does not want to hear from ``whom``."""
-        ...
-
-
-class NoModeration:
-    """Nobody is muted, nobody ignores anyone (until the operators' moderation is wired in)."""
-
-    def muted(self, name: str) -> bool:
-        return False
-
-    def ignores(self, who: str, whom: str) -> bool:
-        return False
-
-IGNORES = "ignores"
-"""``Player.extra`` key: the name keys (and names) whose chat and tells the player does not see."""
-
-CHAT = "chat_bucket"
-"""``Player.extra`` key: the player's chat budget (``chat_per_minute``, ``chat_burst``)."""
 
 
 class _NowRegistered(Exception):
@@ -110,7 +80,8 @@ class Lobby:
         self._slices: collections.deque[tuple[Client, str]] = collections.deque()  # news being handed out
         self._slice_handle: asyncio.Handle | None = None
         self._news_sent = float("-inf")
-        self.moderation: Moderation = NoModeration()
+        self.conduct = Conduct(self)  # mutes, ignore lists, the door, the motd (server/conduct.py)
+        self.moderation: Moderation = self.conduct  # what the social commands ask (tells, messages)
         self.seeks = Seeks()
         self._seek_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -153,15 +124,8 @@ class Lobby:
 
     async def door(self, *, name: str | None = None, address: str | None = None,
                    key: str | None = None) -> Refusal | None:
-        """Whether this address, SSH key or account is refused (banned, locked): read from the store
-        at every connection, so a ban made by ``donne admin`` beside the server holds at once. A
-        store that cannot answer refuses nobody (the login that follows reads it again)."""
-        try:
-            refusal: Refusal | None = await self.store.moderation.door(name=name, address=address, key=key)
-        except Exception:
-            log.exception("could not check the bans")
-            return None
-        return refusal
+        """Whether the door refuses this account, address or SSH key (:meth:`Conduct.door`)."""
+        return await self.conduct.door(name=name, address=address, key=key)
 
     async def login(self, session: Client, name: str, *, password: str | None = None,
                     verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True) -> Player:
@@ -209,7 +173,7 @@ class Lobby:
             log.info("refused %s from %s: %s (%s)", display, session.conn.peer, refusal.code, refusal.kind)
             raise CommandError(refusal.code, **refusal_params(refusal))
         player = await self._login(session, display, registered, guest_start)
-        await self._load_ignores(player)
+        await self.conduct.entered(player)
         if greet:
             await self.greet(session)
         return player
@@ -263,88 +227,19 @@ class Lobby:
             self._welcome(player)
             return player
 
-    # -- the message of the day, ignore lists, chat -------------------------------------
-
-    async def motd(self) -> str:
-        """The message of the day: an admin's (``motd set``), else the configuration's (``motd``)."""
-        try:
-            stored = await self.store.moderation.motd()
-        except Exception:
-            log.exception("could not read the message of the day")
-            stored = None
-        text = stored if stored is not None else self.config.motd
-        return "\n".join(clean_text(line, 500) for line in text.splitlines()).strip()
+    # -- the operators' side (server/conduct.py) -------------------------------------
 
     async def greet(self, session: Client) -> None:
-        """The message of the day, after logging in (nothing when there is none)."""
-        text = await self.motd()
-        if text and not session.closed.is_set():
-            session.push_event({"event": "motd", "message": text})
-
-    async def _load_ignores(self, player: Player) -> None:
-        if IGNORES in player.extra:
-            return
-        names: list[str] = []
-        if not player.guest:
-            try:
-                names = await self.store.moderation.ignores(player.name)
-            except Exception:
-                log.exception("could not read %s's ignore list", player.name)
-        player.extra[IGNORES] = {name_key(n): n for n in names}
+        await self.conduct.greet(session)
 
     async def check_chat(self, player: Player) -> None:
-        """Refuse a muted player's chat (``muted``, until when) and chat faster than ``chat_per_minute``
-        (``rate_limited``, reason ``chat``). Called before any chat line reaches anyone."""
-        try:
-            mute = await self.store.moderation.muted(player.name)
-        except Exception:
-            log.exception("could not check %s's mutes", player.name)
-            mute = None
-        if mute is not None:
-            raise CommandError("muted", until=when(mute.until), why=mute.reason)
-        cfg = self.config
-        if cfg.chat_per_minute > 0:
-            bucket = player.extra.get(CHAT)
-            if not isinstance(bucket, TokenBucket):
-                bucket = player.extra[CHAT] = TokenBucket(cfg.chat_per_minute / 60.0, cfg.chat_burst)
-            if not bucket.take(time.monotonic()):
-                raise CommandError("rate_limited", reason="chat")
+        await self.conduct.check_chat(player)
 
     # -- moderation -----------------------------------------------------------------
 
     def player(self, name: str) -> Player | None:
         """The player of that name (connected, or holding a seat), or None."""
         return self.players.get(name_key(name))
-
-    def disconnect(self, session: Client, event: Mapping[str, Any], reason: str) -> None:
-        """Tell a session why (``event``), then close it (its seat, if any, waits as after a lost
-        connection)."""
-        if session.closed.is_set():
-            return
-        session.push_event(event)
-        session.close(reason)
-
-    def sessions_from(self, network: str) -> list[Client]:
-        """Every open connection (logged in or not) from an address inside ``network``."""
-        return [s for s in list(self.sessions)
-                if not s.closed.is_set() and in_network(str(getattr(s.conn, "peer", "")), network)]
-
-    def sessions_with_key(self, key: str) -> list[Client]:
-        """Every open SSH connection that proved itself with that public key ("type base64")."""
-        return [s for s in list(self.sessions) if not s.closed.is_set() and getattr(s.conn, "key", None) == key]
-
-    def announce_all(self, event: Mapping[str, Any]) -> int:
-        """An event to every logged-in session, at the tables and in the lobby, worded once per kind
-        of reader; how many received it."""
-        self.flush_news()
-        shared = Shared(event)
-        sent = 0
-        for player in list(self.players.values()):
-            session = player.session
-            if session is not None and not session.closed.is_set():
-                session.send_raw(session.shared_line(shared))
-                sent += 1
-        return sent
 
     async def detach(self, session: Client) -> None:
         """The session ended (called once by :meth:`Session.close`)."""
@@ -366,6 +261,7 @@ class Lobby:
             del self.players[player.key]
             log.info("%s left", player.name)
             self._drop_seeks(player)
+            self.conduct.forget(player)
             if not player.guest:
                 self._spawn(self._seen(player.name))
             if player.guest:
@@ -695,3 +591,5 @@ class Lobby:
 
 def _iso(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+__all__ = ["Lobby", "Moderation", "NoModeration", "clean_name"]

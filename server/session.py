@@ -41,8 +41,9 @@ from server.transports.lines import TOO_LONG
 
 log = logging.getLogger(__name__)
 
-IGNORABLE = frozenset({"chat", "tell"})
-"""Events a person never sees from someone they ignore (announcements are not among them)."""
+IGNORABLE = frozenset({"chat", "tell", "message"})
+"""Events a person never sees from someone they ignore: chat, tells, offline messages (announcements
+are not among them)."""
 
 
 class Conn(Protocol):

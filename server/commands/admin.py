@@ -3,7 +3,7 @@
 Moderators: ``kick``, ``mute``, ``unmute``. Admins, also: ``ban``, ``unban``, ``bans``,
 ``announce``, ``motd`` (setting it), ``shutdown``, ``grant`` / ``revoke`` (roles), ``resetpw``,
 ``rename``, ``lock`` / ``unlock``, ``chips`` (grant or retire, with a reason), ``modlog``,
-``whois``. Everyone: ``motd`` (reading it), ``ignore`` / ``unignore``.
+``standing``. Everyone: ``motd`` (reading it), ``ignore`` / ``unignore``.
 
 Who may run what is decided in one place: :func:`staff` registers a command behind
 :data:`server.commands.moderation.ROLE_NEEDED`, reading the caller's role from the store at every
@@ -33,6 +33,7 @@ from server.commands.moderation import (
     parse_duration,
     target_kind,
 )
+from server.conduct import IGNORES
 from server.limits import clean_text
 from server.messages.moderation import when
 from server.players import Player
@@ -132,7 +133,7 @@ async def target(ctx: Context, actor: Actor, raw: str, *, online: bool = False, 
     """Whom an action is for: connected (``online``), or a registered account (``account``), or either;
     refused unless the actor's role is above the target's, and never oneself."""
     player = ctx.lobby.player(raw)
-    standing = await ctx.store.moderation.whois(raw)
+    standing = await ctx.store.moderation.standing(raw)
     if online and (player is None or not player.connected):
         raise CommandError("no_such_player", name=raw)
     if standing is None and player is None:
@@ -189,7 +190,7 @@ async def kick(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str,
     reason = reason_of(args)
     await ctx.store.moderation.record(actor.name, "kick", who.name, reason)
     assert who.player is not None and who.player.session is not None
-    ctx.lobby.disconnect(who.player.session, {"event": "kicked", "reason": reason}, "kicked")
+    ctx.lobby.conduct.disconnect(who.player.session, {"event": "kicked", "reason": reason}, "kicked")
     return {"name": who.name, "reason": reason}
 
 
@@ -204,6 +205,7 @@ async def mute(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str,
         done = await ctx.store.moderation.mute(who.name, time.time() + seconds, reason=reason, actor=actor.name)
     except StorageError as exc:
         raise _storage(exc, who.name) from None
+    ctx.lobby.conduct.noted_mute(who.name, done.until)  # tells and messages refused from now on
     until = when(done.until)
     _tell(who.player, {"event": "muted", "until": until, "reason": reason})
     return {"name": who.name, "until": until, "reason": reason}
@@ -216,6 +218,7 @@ async def unmute(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[st
         await ctx.store.moderation.unmute(who.name, actor=actor.name, reason=reason_of(args))
     except StorageError as exc:
         raise _storage(exc, who.name) from None
+    ctx.lobby.conduct.noted_mute(who.name, None)
     _tell(who.player, {"event": "unmuted"})
     return {"name": who.name}
 
@@ -255,7 +258,7 @@ async def ban(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, 
             raise CommandError("bad_argument", arg="address") from None
         if in_network(_own_address(ctx), net):
             raise CommandError("forbidden", yourself=True)
-        for session in lobby.sessions_from(net):  # nobody of a role not below the actor's is shut out
+        for session in lobby.conduct.sessions_from(net):  # nobody of a role not below the actor's is shut out
             other = session.player
             if other is not None and not other.guest:
                 role = await ctx.store.moderation.role(other.name)
@@ -273,12 +276,12 @@ async def ban(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, 
         player = lobby.player(done.target)
         sessions = [player.session] if player is not None and player.session is not None else []
     elif kind == "address":
-        sessions = lobby.sessions_from(done.target)
+        sessions = lobby.conduct.sessions_from(done.target)
     else:
-        sessions = lobby.sessions_with_key(done.target)
+        sessions = lobby.conduct.sessions_with_key(done.target)
     notice = {"event": "banned", "kind": kind, "until": when(done.until), "reason": reason}
     for session in sessions:
-        lobby.disconnect(session, notice, "banned")
+        lobby.conduct.disconnect(session, notice, "banned")
     return {"ban": done.id, "kind": kind, "target": done.target if kind != "key" else _fingerprint(done.target),
             "until": when(done.until), "reason": reason, "disconnected": len(sessions)}
 
@@ -333,7 +336,7 @@ async def announce(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[
     if not text:
         raise CommandError("bad_argument", arg="text")
     await ctx.store.moderation.record(actor.name, "announce", "", "", {"text": text})
-    sent = ctx.lobby.announce_all({"event": "announcement", "name": actor.name, "message": text})
+    sent = ctx.lobby.conduct.announce_all({"event": "announcement", "name": actor.name, "message": text})
     return {"sent": sent}
 
 
@@ -351,7 +354,7 @@ async def motd(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
                 raise CommandError("bad_argument", arg="text")
             text = clean_text(raw, 1000)
         await ctx.store.moderation.set_motd(text, actor=actor.name)
-    return {"motd": await ctx.lobby.motd()}
+    return {"motd": await ctx.lobby.conduct.motd()}
 
 
 @staff("shutdown")
@@ -430,6 +433,7 @@ async def rename(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[st
         done = await ctx.store.moderation.rename(who.name, new, actor=actor.name, reason=reason_of(args))
     except StorageError as exc:
         raise _storage(exc, new) from None
+    await ctx.lobby.conduct.reload()  # its ignore list, and the lists that name it, moved with it
     return {"name": who.name, "new": done}
 
 
@@ -443,7 +447,7 @@ async def lock(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str,
     except StorageError as exc:
         raise _storage(exc, who.name) from None
     if who.player is not None and who.player.session is not None:
-        ctx.lobby.disconnect(who.player.session, {"event": "locked", "reason": reason}, "locked")
+        ctx.lobby.conduct.disconnect(who.player.session, {"event": "locked", "reason": reason}, "locked")
     return {"name": who.name, "reason": reason}
 
 
@@ -490,11 +494,11 @@ async def modlog(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[st
                      "reason": e.reason, "detail": dict(e.detail)} for e in entries]}
 
 
-@staff("whois")
-async def whois(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+@staff("standing")
+async def standing(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
     """An account's standing (role, chips, lock, mute, ban) and, when connected, where and from where."""
     raw = name_of(args)
-    standing = await ctx.store.moderation.whois(raw)
+    standing = await ctx.store.moderation.standing(raw)
     player = ctx.lobby.player(raw)
     if standing is None and player is None:
         raise CommandError("no_such_account", name=raw)
@@ -520,7 +524,7 @@ async def whois(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str
 
 
 def _ignored_names(player: Player) -> list[str]:
-    ignores = player.extra.get("ignores") or {}
+    ignores = player.extra.get(IGNORES) or {}
     return sorted(ignores.values(), key=str.casefold)
 
 
@@ -529,12 +533,12 @@ async def ignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     """Not to see someone's chat or tells any more (kept with one's account); without a name, the list."""
     player = ctx.session.player
     assert player is not None
-    ignores: dict[str, str] = player.extra.setdefault("ignores", {})
+    ignores = ctx.lobby.conduct.list_of(player)  # the list tells, messages and chat obey
     if args.get("name") is None:
         return {"ignored": _ignored_names(player)}
     name = arg_str(args, "name", limit=100)
     other = ctx.lobby.player(name)
-    standing = await ctx.store.moderation.whois(name)
+    standing = await ctx.store.moderation.standing(name)
     shown = other.name if other is not None else standing.name if standing is not None else clean_text(name, 40)
     key = name_key(shown)
     if not shown or key == player.key:
@@ -552,7 +556,7 @@ async def ignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 async def unignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     player = ctx.session.player
     assert player is not None
-    ignores: dict[str, str] = player.extra.setdefault("ignores", {})
+    ignores = ctx.lobby.conduct.list_of(player)
     name = arg_str(args, "name", limit=100)
     key = name_key(name)
     if key not in ignores:

@@ -43,7 +43,7 @@ ROLE_NEEDED: dict[str, str] = {
     "unlock": ADMIN,
     "chips": ADMIN,
     "modlog": ADMIN,
-    "whois": ADMIN,
+    "standing": ADMIN,
 }
 """Each staff command and the least role that may run it (the only place this is decided)."""
 

@@ -137,7 +137,7 @@ async def test_account_actions_beside_a_running_server(tmp_path: Path, capsys: p
         again = await json_client(server, "gus", guest=True)
         assert (await again.request("motd"))["motd"] == "Hello from the console"
         await again.close()
-        code, out = await admin(capsys, "--data-dir", data, "whois", "carol")
+        code, out = await admin(capsys, "--data-dir", data, "standing", "carol")
         assert (out["role"], out["chips"], out["banned"]) == ("player", 1300, False)
         assert "scrypt" not in json.dumps(out) and "reset" not in json.dumps(out)
     finally:

@@ -102,7 +102,7 @@ CASES = [
     Case("chips", {"name": "pat", "amount": -5, "reason": "given twice"}, "admin", "takeback pat 5 given twice",
          r"5 chips retired from pat\. Balance: [\d,]+ chips"),
     Case("modlog", {}, "admin", "modlog", r"(console:test|log is empty)", logs=0),
-    Case("whois", {"name": "pat"}, "admin", "whois pat", r"pat, player, [\d,]+ chips", logs=0),
+    Case("standing", {"name": "pat"}, "admin", "standing pat", r"pat, player, [\d,]+ chips", logs=0),
 ]
 
 
@@ -245,8 +245,8 @@ async def test_ban_disconnects_and_the_guest_s_address_is_banned(server: Running
         await pat.closed.wait()
         bans = await ada.request("bans")
         assert [b["target"] for b in bans["bans"]] == ["pat", "127.0.0.2/32"]
-        whois = await ada.request("whois", name="pat")
-        assert whois["banned"] and whois["banned_until"] is None and "password" not in str(whois)
+        standing = await ada.request("standing", name="pat")
+        assert standing["banned"] and standing["banned_until"] is None and "password" not in str(standing)
     finally:
         for client in (ada, gus, pat):
             await client.close()
@@ -375,7 +375,7 @@ async def test_people_type_ignore_and_read_the_staff_help(server: Running) -> No
 
 
 async def test_no_staff_reply_carries_a_password_hash_or_someone_s_cards(server: Running) -> None:
-    """whois, modlog, bans of a player seated at a table with cards in hand: no hash, no card."""
+    """standing, modlog, bans of a player seated at a table with cards in hand: no hash, no card."""
     await community(server)
     pat, bob, ada = (await json_client(server, "pat"), await json_client(server, "bob"),
                      await json_client(server, "ada"))
@@ -387,7 +387,7 @@ async def test_no_staff_reply_carries_a_password_hash_or_someone_s_cards(server:
         await ada.request("mute", name="pat", duration="1h", reason="test")
         await ada.request("resetpw", name="pat")
         replies = [await ada.request(cmd, **args) for cmd, args in (
-            ("whois", {"name": "pat"}), ("modlog", {"limit": 50}), ("bans", {}), ("whois", {"name": "bob"}))]
+            ("standing", {"name": "pat"}), ("modlog", {"limit": 50}), ("bans", {}), ("standing", {"name": "bob"}))]
         assert replies[0]["room"] == room and replies[0]["seat"] is not None
         import json as _json
 

@@ -358,6 +358,8 @@ async def test_ignore_lists_are_kept_per_account(store: SQLStore) -> None:
     with pytest.raises(Forbidden):
         await mod.ignore("gwen", "alice")  # a guest's list lives with its connection only
     assert await mod.ignores("gwen") == []
+    await mod.ignore("bob", "alice")
+    assert await mod.ignore_lists() == {"alice": ["gus"], "bob": ["alice"]}  # every list, for the lobby
 
 
 async def test_motd_set_and_cleared(store: SQLStore) -> None:
@@ -370,18 +372,18 @@ async def test_motd_set_and_cleared(store: SQLStore) -> None:
     assert [a for a, _, _ in await actions(store)] == ["motd", "motd"]
 
 
-async def test_whois_shows_standing_without_secrets(store: SQLStore, clock: Clock) -> None:
+async def test_standing_shows_standing_without_secrets(store: SQLStore, clock: Clock) -> None:
     mod = store.moderation
     await mod.set_role("bob", "moderator", actor="alice")
     await mod.mute("bob", clock.now + 60, reason="", actor="alice")
     await mod.ban("account", "bob", until=None, reason="x", actor="alice")
     await mod.reset_password("bob", actor="alice")
-    who = await mod.whois("bob")
+    who = await mod.standing("bob")
     assert who is not None
     assert (who.role, who.chips, who.muted_until, who.banned_until, who.ban_reason) == (
         "moderator", 100, clock.now + 60, float("inf"), "x")
     assert "scrypt" not in repr(who)
-    assert await mod.whois("nobody") is None
+    assert await mod.standing("nobody") is None
 
 
 async def test_registration_switch(where: str) -> None:

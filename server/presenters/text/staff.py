@@ -231,7 +231,7 @@ HANDLERS: dict[str, Handler] = {
     "retire": _grant,
     "revoke": _revoke,
     "resetpw": _name_only,
-    "whois": _name_only,
+    "standing": _name_only,
     "rename": _rename,
     "modlog": _modlog,
     "ignore": _ignore,
@@ -312,8 +312,8 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         return _line(text, style)
     if cmd == "modlog":
         return _modlog_lines(t, reply, style)
-    if cmd == "whois":
-        return _whois(t, lang, reply, style)
+    if cmd == "standing":
+        return _standing(t, lang, reply, style)
     if cmd in ("ignore", "unignore"):
         return _ignores(t, lang, cmd, reply, style)
     return None
@@ -350,7 +350,7 @@ def _modlog_lines(t: Any, reply: Mapping[str, Any], style: TermStyle) -> str:
     return finish(lines, style)
 
 
-def _whois(t: Any, lang: str, reply: Mapping[str, Any], style: TermStyle) -> str:
+def _standing(t: Any, lang: str, reply: Mapping[str, Any], style: TermStyle) -> str:
     head = [str(reply.get("name"))]
     if reply.get("guest"):
         head.append(t.gettext("guest"))
@@ -422,7 +422,7 @@ def staff_help(lang: str, style: TermStyle) -> str:
         (f"{v('resetpw')} ana", t.gettext("a one-time code for someone who forgot their password")),
         (f"{v('rename')} ana anna", t.gettext("rename an account (its owner logged out)")),
         (f"{v('lock')} ana … / {v('unlock')} ana", t.gettext("lock an account, or open it again")),
-        (f"{v('whois')} ana, {v('modlog')}", t.gettext("an account's standing; the moderation log")),
+        (f"{v('standing')} ana, {v('modlog')}", t.gettext("an account's standing; the moderation log")),
     ]
     lines = [paint(t.gettext("Moderators:"), BOLD, style)]
     lines += [item for cmd, text in moderators for item in _entry(cmd, text, style)]

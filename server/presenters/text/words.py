@@ -92,7 +92,7 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "lock": ("lock",),
         "unlock": ("unlock",),
         "modlog": ("modlog",),
-        "whois": ("account", "standing"),  # "whois" and "finger" are the profile's (social)
+        "standing": ("standing", "account"),  # "whois" is the profile's (social: finger)
     },
     "fr": {
         "play": ("jouer", "joue", "poser", "pose", "entamer", "entame"),
@@ -167,7 +167,7 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "lock": ("verrouiller", "bloquer"),
         "unlock": ("déverrouiller", "deverrouiller", "débloquer", "debloquer"),
         "modlog": ("journal",),
-        "whois": ("compte", "situation"),
+        "standing": ("compte", "situation"),
     },
     "es": {
         "play": ("jugar", "juego", "juega", "echar", "echo", "tirar", "tiro", "abrir", "abro"),
@@ -242,7 +242,7 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "lock": ("bloquear",),
         "unlock": ("desbloquear",),
         "modlog": ("bitácora", "bitacora"),
-        "whois": ("cuenta", "situación", "situacion"),
+        "standing": ("cuenta", "situación", "situacion"),
     },
 }
 

@@ -454,6 +454,16 @@ class SQLModeration:
 
         return await self._store.run_read(q)
 
+    async def ignore_lists(self) -> dict[str, list[str]]:
+        def q(tx: Tx) -> dict[str, list[str]]:
+            out: dict[str, list[str]] = {}
+            for r in tx.rows("""SELECT a.name, i.other_name FROM ignores i JOIN accounts a ON a.id = i.account_id
+                               WHERE a.live = 1 AND a.kind = 'player' ORDER BY a.id, i.added, i.other_key"""):
+                out.setdefault(r[0], []).append(r[1])
+            return out
+
+        return await self._store.run_read(q)
+
     async def ignore(self, name: str, other: str) -> None:
         key = _names.name_key(other)
 
@@ -498,7 +508,7 @@ class SQLModeration:
 
         await self._store.run_write(tx)
 
-    async def whois(self, name: str) -> Standing | None:
+    async def standing(self, name: str) -> Standing | None:
         def q(tx: Tx) -> Standing | None:
             row = find(tx, name)
             if row is None or row["kind"] not in ("player", "guest"):
