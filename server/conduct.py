@@ -161,12 +161,12 @@ class Conduct:
         mod = self.lobby.store.moderation
         try:
             stored = await mod.ignores(player.name)
+            names.clear()  # at once: the messages kept for them are handed out next (Lobby._welcome)
+            names.update({name_key(n): n for n in stored})
             mute = await mod.muted(player.name)
         except Exception:
-            log.exception("could not read %s's ignore list", player.name)
+            log.exception("could not read %s's ignore list and mute", player.name)
             return
-        names.clear()
-        names.update({name_key(n): n for n in stored})
         self.noted_mute(player.name, None if mute is None else mute.until)
 
     def forget(self, player: Player) -> None:
