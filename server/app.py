@@ -225,7 +225,7 @@ async def serve(config: Config, ready_file: str | Path | None = None) -> None:
         if ready_file is not None:
             write_ready_file(Path(ready_file), running)
             ready = Path(ready_file)
-        stopped = loop.create_task(running.wait_stopped())  # a scheduled shutdown (the shutdown command)
+        stopped = loop.create_task(running.wait_stopped())
         signalled = loop.create_task(stop.wait())
         try:
             await asyncio.wait({stopped, signalled}, return_when=asyncio.FIRST_COMPLETED)
