@@ -56,7 +56,7 @@ from .events import (
 )
 from .rules import RULESETS, PresidentRules
 from .stakes import settle_stakes, titles_for
-from .view import PresidentView, TableState, cards_of_mask
+from .view import PresidentView, TableState, TurnView, cards_of_mask
 
 DEAL, EXCHANGE, PLAY, ROUND_OVER, MATCH_OVER = "deal", "exchange", "play", "round_over", "match_over"
 FULL = (1 << 52) - 1
@@ -170,6 +170,15 @@ _DRAWS = tuple((i, i + 1, (1 << i.bit_length()) - 1) for i in range(51, 0, -1))
 _DRAW_MASKS = tuple((1 << i.bit_length()) - 1 for i in range(52))
 _BLOCKS = tuple(c.to_bytes(8, "big") for c in range(8))
 _BIT = tuple(1 << c for c in range(52))
+_RANK_OF = bytes(c >> 2 for c in range(52))
+"""``_RANK_OF[card]``: the card's rank index (arithmetic on a ``Card``, an ``int`` subclass, is slow)."""
+_BYTE_RANK_COUNTS = tuple(bytes((_POP[byte & 15], _POP[byte >> 4])) for byte in range(256))
+"""``_BYTE_RANK_COUNTS[byte]``: how many cards of its two ranks a byte of a hand mask holds."""
+
+
+def _rank_counts(hand: int) -> bytearray:
+    """Per rank index, the cards of it in ``hand`` (read a byte, two ranks, at a time)."""
+    return bytearray(b"".join(map(_BYTE_RANK_COUNTS.__getitem__, hand.to_bytes(7, "little")))[:13])
 
 
 def _timeout_event(seat: int, passive: bool, kind: str) -> TimeoutEvent:
@@ -274,6 +283,7 @@ class PresidentMatch:
         "_present",
         "_present_flags",
         "_present_mask",
+        "_ranks",
         "_reversed",
         "_round",
         "_rounds",
@@ -342,6 +352,9 @@ class PresidentMatch:
         self._undealt = FULL
         self._hands = [0] * seats
         self._counts = [0] * seats
+        self._ranks = [bytearray(13) for _ in range(seats)]
+        """Per seat, its cards of each rank index (kept with ``_hands``: the compact hand of
+        :meth:`turn_view`)."""
         self._holding = 0
         self._played = 0
         self._hand_cache: list[tuple[int, tuple[Card, ...]]] = [(0, ())] * seats
@@ -546,6 +559,51 @@ class PresidentMatch:
         waits for, or ``None`` when it waits for something else or nothing (ask ``pending()``).
         That seat's every action ends the decision; its time-out is ``Timeout(seat)``."""
         return self._turn if self._phase == PLAY else None
+
+    def turn_view(self, seat: int) -> TurnView:
+        """The compact view of the seat whose turn of play it is (:meth:`awaited_turn`): its
+        hand as a mask and rank counts, the play to beat, and its only legal action when it
+        has no choice (``TurnView.forced``, the object ``legal_actions(seat)`` would list).
+        Raises :class:`NotYourTurn` for another seat."""
+        if seat != self._turn or self._phase != PLAY:
+            self._check_turn(seat)  # raises the reason
+        ranks = self._ranks[seat]
+        tc = self._top_count
+        tr = self._top_rank
+        cut = self.cut_options().get(seat) if self._rules.cut else None
+        forced: Action | None = None
+        if tc == 0:
+            if self._counts[seat] == 1:  # P5: a lone card is the only lead
+                c = self._hands[seat].bit_length() - 1
+                forced = PLAYS[seat * 13 + (c >> 2)][1 << (c & 3)]
+        else:
+            # the same plays as _plays(): P7 that rank, T4 reversed at most as strong, P6 at least.
+            # (A seat that may cut (T9) holds cards of the top rank, so it can always follow.)
+            if self._must:
+                can_play = ranks[tr] >= tc
+            elif self._reversed:
+                can_play = max(ranks[: tr + 1]) >= tc
+            else:
+                can_play = max(ranks[tr:]) >= tc
+            if not can_play:
+                forced = PASSES[seat]
+        return _tuple_new(
+            TurnView,
+            (
+                seat,
+                self.rules_name,
+                self._hands[seat],
+                bytes(ranks),
+                self._counts[seat],
+                tr,
+                tc,
+                self._must,
+                self._reversed,
+                self._played,
+                cut,
+                forced,
+            ),
+        )
 
     def cut_open(self) -> bool:
         """T9: a cut may follow the top play now, whoever holds the cards — a single or a pair that
@@ -999,6 +1057,7 @@ class PresidentMatch:
         counts = self._counts
         left = counts[seat] - k
         counts[seat] = left
+        self._ranks[seat][r] -= k
         self._played |= m
         if rules.close_on_four_of_rank:
             self._trick_mask |= m  # T7b looks at the cards of this trick
@@ -1101,6 +1160,7 @@ class PresidentMatch:
         self._hands[seat] = hand
         k = m.bit_count()
         self._counts[seat] -= k
+        self._ranks[seat][r] -= k
         self._played |= m
         ev: list[Event] = [CutEvent(seat, RANK_CARDS[r][m >> (r * 4) & 15], self._counts[seat])]
         if hand == 0:
@@ -1154,18 +1214,20 @@ class PresidentMatch:
 
     def _transfer(self, giver: int, receiver: int, m: int, ev: list[Event], chosen: bool = False) -> None:
         """One exchange move (P13, T12): the cards of mask ``m`` change hands, recorded and announced."""
-        self._move(giver, receiver, m)
+        hands = self._hands
+        hands[giver] &= ~m
+        hands[receiver] |= m
         cards = cards_of_mask(m)
-        self._exchanges.append((giver, receiver, cards))
-        self._exchange_views = [None] * self._n
-        ev.append(_exchange_event(giver, receiver, len(cards), cards, chosen))
-
-    def _move(self, giver: int, receiver: int, m: int) -> None:
-        self._hands[giver] &= ~m
-        self._hands[receiver] |= m
-        k = m.bit_count()
+        k = len(cards)
         self._counts[giver] -= k
         self._counts[receiver] += k
+        given, received = self._ranks[giver], self._ranks[receiver]
+        for r in map(_RANK_OF.__getitem__, cards):
+            given[r] -= 1
+            received[r] += 1
+        self._exchanges.append((giver, receiver, cards))
+        self._exchange_views = [None] * self._n
+        ev.append(_exchange_event(giver, receiver, k, cards, chosen))
 
     # ------------------------------------------------------------------ rounds
 
@@ -1205,6 +1267,7 @@ class PresidentMatch:
             dealt_cards = tuple(dealt_list)
         self._hands = hands
         self._counts = [h.bit_count() for h in hands]
+        self._ranks = [_rank_counts(h) for h in hands]
         self._holding = sum(1 << s for s in present)
         self._played = 0
         dealt = 0
