@@ -172,13 +172,28 @@ _BLOCKS = tuple(c.to_bytes(8, "big") for c in range(8))
 _BIT = tuple(1 << c for c in range(52))
 _RANK_OF = bytes(c >> 2 for c in range(52))
 """``_RANK_OF[card]``: the card's rank index (arithmetic on a ``Card``, an ``int`` subclass, is slow)."""
-_BYTE_RANK_COUNTS = tuple(bytes((_POP[byte & 15], _POP[byte >> 4])) for byte in range(256))
-"""``_BYTE_RANK_COUNTS[byte]``: how many cards of its two ranks a byte of a hand mask holds."""
+_RANK_ONE = tuple(1 << 8 * (c >> 2) for c in range(52))
+"""``_RANK_ONE[card]``: one card of its rank in packed rank counts (a byte per rank: rank ``r``
+in bits ``8r`` to ``8r + 7``; a hand holds at most 4 of a rank, so bytes never carry)."""
+_CARD_AND_RANK = tuple(1 << c | _RANK_ONE[c] << 64 for c in range(52))
+"""``_CARD_AND_RANK[card]``: the card's bit (bits 0-51) and one of its rank in packed rank counts
+shifted above the mask (bit 64 on): summed over a hand, its mask and its rank counts at once."""
+_BYTES_UNDER = tuple((1 << 8 * r) - 1 for r in range(14))
+"""``_BYTES_UNDER[r]``: the bytes of the ranks under ``r`` in packed rank counts."""
+_SET_OF = tuple((0x80 - k) * 0x01010101010101010101010101 for k in range(5))
+"""``_SET_OF[k]``: added to packed rank counts, sets the top bit of every rank's byte holding at
+least ``k`` cards (4 + 0x7F never carries into the next byte)."""
+_TOP_BITS = 0x80808080808080808080808080
 
 
-def _rank_counts(hand: int) -> bytearray:
-    """Per rank index, the cards of it in ``hand`` (read a byte, two ranks, at a time)."""
-    return bytearray(b"".join(map(_BYTE_RANK_COUNTS.__getitem__, hand.to_bytes(7, "little")))[:13])
+def _rank_counts(hand: int) -> int:
+    """The packed rank counts of a hand mask (see ``_RANK_ONE``)."""
+    return sum(_POP[hand >> 4 * r & 15] << 8 * r for r in range(13))
+
+
+def _holds_a_set(counts: int, k: int) -> bool:
+    """Whether packed rank counts hold ``k`` cards of some rank."""
+    return (counts + _SET_OF[k]) & _TOP_BITS != 0
 
 
 def _timeout_event(seat: int, passive: bool, kind: str) -> TimeoutEvent:
@@ -352,9 +367,9 @@ class PresidentMatch:
         self._undealt = FULL
         self._hands = [0] * seats
         self._counts = [0] * seats
-        self._ranks = [bytearray(13) for _ in range(seats)]
-        """Per seat, its cards of each rank index (kept with ``_hands``: the compact hand of
-        :meth:`turn_view`)."""
+        self._ranks = [0] * seats
+        """Per seat, its cards of each rank index as packed rank counts (see ``_RANK_ONE``),
+        kept with ``_hands``: the compact hand of :meth:`turn_view`."""
         self._holding = 0
         self._played = 0
         self._hand_cache: list[tuple[int, tuple[Card, ...]]] = [(0, ())] * seats
@@ -580,11 +595,11 @@ class PresidentMatch:
             # the same plays as _plays(): P7 that rank, T4 reversed at most as strong, P6 at least.
             # (A seat that may cut (T9) holds cards of the top rank, so it can always follow.)
             if self._must:
-                can_play = ranks[tr] >= tc
+                can_play = ranks >> 8 * tr & 255 >= tc
             elif self._reversed:
-                can_play = max(ranks[: tr + 1]) >= tc
+                can_play = _holds_a_set(ranks & _BYTES_UNDER[tr + 1], tc)
             else:
-                can_play = max(ranks[tr:]) >= tc
+                can_play = _holds_a_set(ranks >> 8 * tr, tc)
             if not can_play:
                 forced = PASSES[seat]
         return _tuple_new(
@@ -593,7 +608,7 @@ class PresidentMatch:
                 seat,
                 self.rules_name,
                 self._hands[seat],
-                bytes(ranks),
+                ranks.to_bytes(13, "little"),
                 self._counts[seat],
                 tr,
                 tc,
@@ -1042,22 +1057,12 @@ class PresidentMatch:
     def _do_play(self, seat: int, r: int, m: int, k: int, auto: bool) -> list[Event]:
         rules = self._rules
         hands = self._hands
-        before = hands[seat]
-        hand = before & ~m
+        hand = hands[seat] & ~m
         hands[seat] = hand
-        cache = self._hand_cache
-        cached, cards = cache[seat]
-        if cached == before:
-            # the hand's cards without rebuilding them: the played cards are all of rank r, so
-            # they lie in the block of that rank, after the cards of the ranks below it
-            start = (before & _BELOW[r]).bit_count()
-            shift = r * 4
-            end = start + _POP[before >> shift & 15]
-            cache[seat] = (hand, cards[:start] + RANK_CARDS[r][hand >> shift & 15] + cards[end:])
         counts = self._counts
         left = counts[seat] - k
         counts[seat] = left
-        self._ranks[seat][r] -= k
+        self._ranks[seat] -= k << 8 * r
         self._played |= m
         if rules.close_on_four_of_rank:
             self._trick_mask |= m  # T7b looks at the cards of this trick
@@ -1160,7 +1165,7 @@ class PresidentMatch:
         self._hands[seat] = hand
         k = m.bit_count()
         self._counts[seat] -= k
-        self._ranks[seat][r] -= k
+        self._ranks[seat] -= k << 8 * r
         self._played |= m
         ev: list[Event] = [CutEvent(seat, RANK_CARDS[r][m >> (r * 4) & 15], self._counts[seat])]
         if hand == 0:
@@ -1221,10 +1226,9 @@ class PresidentMatch:
         k = len(cards)
         self._counts[giver] -= k
         self._counts[receiver] += k
-        given, received = self._ranks[giver], self._ranks[receiver]
-        for r in map(_RANK_OF.__getitem__, cards):
-            given[r] -= 1
-            received[r] += 1
+        moved = sum(map(_RANK_ONE.__getitem__, cards))
+        self._ranks[giver] -= moved
+        self._ranks[receiver] += moved
         self._exchanges.append((giver, receiver, cards))
         self._exchange_views = [None] * self._n
         ev.append(_exchange_event(giver, receiver, k, cards, chosen))
@@ -1250,10 +1254,9 @@ class PresidentMatch:
             assert nxt is not None
             dealer = nxt
         self._dealer = dealer
-        dealt_cards: tuple[tuple[Card, ...], ...] | None = None
         if hands is None:
             hands = [0] * n
-            dealt_list: list[tuple[Card, ...]] = [()] * n
+            ranks = [0] * n
             left = self._next_in(dealer, self._present_mask)
             assert left is not None
             start = present.index(left)
@@ -1261,13 +1264,14 @@ class PresidentMatch:
             p = len(order)
             cards = shuffled_deck(self._seed)
             for i, seat in enumerate(order):  # one card at a time from the dealer's left
-                mine = sorted(cards[i::p])
-                hands[seat] = sum(map(_BIT.__getitem__, mine))
-                dealt_list[seat] = tuple(map(CARDS.__getitem__, mine))
-            dealt_cards = tuple(dealt_list)
+                both = sum(map(_CARD_AND_RANK.__getitem__, cards[i::p]))
+                hands[seat] = both & FULL
+                ranks[seat] = both >> 64
+        else:
+            ranks = [_rank_counts(h) for h in hands]
         self._hands = hands
+        self._ranks = ranks
         self._counts = [h.bit_count() for h in hands]
-        self._ranks = [_rank_counts(h) for h in hands]
         self._holding = sum(1 << s for s in present)
         self._played = 0
         dealt = 0
@@ -1281,7 +1285,7 @@ class PresidentMatch:
                 dealer,
                 present,
                 tuple(self._counts),
-                self._dealt_hands(hands, dealt_cards),
+                self._dealt_hands(hands),
                 commitment(self._seed),
                 stake,
             )
@@ -1292,12 +1296,9 @@ class PresidentMatch:
             self._start_play()
         return ev
 
-    def _dealt_hands(
-        self, hands: list[int], dealt: tuple[tuple[Card, ...], ...] | None = None
-    ) -> tuple[tuple[Card, ...], ...]:
-        """Each seat's cards as dealt (for the ``dealt`` event; ``dealt`` when already known),
-        remembered for :meth:`hand`."""
-        out = tuple(cards_of_mask(h) if h else () for h in hands) if dealt is None else dealt
+    def _dealt_hands(self, hands: list[int]) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's cards as dealt (for the ``dealt`` event), remembered for :meth:`hand`."""
+        out = tuple([cards_of_mask(h) if h else () for h in hands])
         self._hand_cache = list(zip(hands, out, strict=True))
         return out
 
