@@ -104,14 +104,6 @@ class GreedyPresidentBot:
             return first if self._cut_ok(view, first) else None
         return self._turn(view, legal)
 
-    def decide_turn(self, turn: TurnView) -> Action:
-        """The same choice as :meth:`decide` on this seat's turn of play, from the compact view
-        (``PresidentMatch.turn_view``) instead of the view and the legal list."""
-        cut = turn.cut
-        if cut is not None and self._cut_fits(turn.rank_counts, turn.cards, cut, turn.reversed):
-            return Cut(self.seat, cut)  # T9 on our turn: the cut legal_actions() lists
-        return self._play(turn)
-
     # ------------------------------------------------------------------ helpers
 
     def _cut_ok(self, view: PresidentView, cut: Action) -> bool:
@@ -176,7 +168,8 @@ class GreedyPresidentBot:
         return self._mask, self._cnt
 
     def _turn(self, view: PresidentView, legal: Sequence[Action]) -> Action:
-        """A turn of play decided from the view: its facts as a :class:`TurnView`, then :meth:`_play`."""
+        """A turn of play decided from the view: its facts as a :class:`TurnView` (the cut, if any,
+        decided here), then :meth:`decide_turn`."""
         hand = view.hand or ()
         # the public facts, read once from the view's shared table (the view's own
         # attributes of the same names are properties reading it)
@@ -208,14 +201,19 @@ class GreedyPresidentBot:
             None,
             None,
         )
-        return self._play(turn)
+        return self.decide_turn(turn)
 
-    def _play(self, turn: TurnView) -> Action:
-        """The play (or pass) for a turn, cuts aside: the strategy of this bot."""
+    def decide_turn(self, turn: TurnView) -> Action:
+        """The same choice as :meth:`decide` on this seat's turn of play, from the compact view
+        (``PresidentMatch.turn_view``) instead of the view and the legal list: the strategy of
+        this bot for a turn."""
         seat = self.seat
         cnt = turn.rank_counts
-        tdc = turn.rules == "tdc"
         rev = turn.reversed
+        cut = turn.cut
+        if cut is not None and self._cut_fits(cnt, turn.cards, cut, rev):
+            return Cut(seat, cut)  # T9 on our turn: the cut legal_actions() lists
+        tdc = turn.rules == "tdc"
         strongest = RANK_3 if rev else RANK_2  # T7a; classic: always 2 (P9a)
         forb = strongest if tdc else -1  # T8: forbidden last card
         n = turn.cards

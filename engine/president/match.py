@@ -191,11 +191,6 @@ def _rank_counts(hand: int) -> int:
     return sum(_POP[hand >> 4 * r & 15] << 8 * r for r in range(13))
 
 
-def _holds_a_set(counts: int, k: int) -> bool:
-    """Whether packed rank counts hold ``k`` cards of some rank."""
-    return (counts + _SET_OF[k]) & _TOP_BITS != 0
-
-
 def _timeout_event(seat: int, passive: bool, kind: str) -> TimeoutEvent:
     key = (seat, passive, kind)
     got = _TIMEOUT.get(key)
@@ -582,24 +577,30 @@ class PresidentMatch:
         Raises :class:`NotYourTurn` for another seat."""
         if seat != self._turn or self._phase != PLAY:
             self._check_turn(seat)  # raises the reason
+        # each fact read once (this runs before every decision of a simulated game)
         ranks = self._ranks[seat]
+        hand = self._hands[seat]
+        count = self._counts[seat]
         tc = self._top_count
         tr = self._top_rank
+        must = self._must
+        reverse = self._reversed
         cut = self.cut_options().get(seat) if self._rules.cut else None
         forced: Action | None = None
         if tc == 0:
-            if self._counts[seat] == 1:  # P5: a lone card is the only lead
-                c = self._hands[seat].bit_length() - 1
+            if count == 1:  # P5: a lone card is the only lead
+                c = hand.bit_length() - 1
                 forced = PLAYS[seat * 13 + (c >> 2)][1 << (c & 3)]
         else:
-            # the same plays as _plays(): P7 that rank, T4 reversed at most as strong, P6 at least.
-            # (A seat that may cut (T9) holds cards of the top rank, so it can always follow.)
-            if self._must:
+            # the same plays as _plays(): P7 that rank, T4 reversed at most as strong, P6 at least
+            # (some rank of the range holds tc cards: see _SET_OF). A seat that may cut (T9) holds
+            # cards of the top rank, so it can always follow.
+            if must:
                 can_play = ranks >> 8 * tr & 255 >= tc
-            elif self._reversed:
-                can_play = _holds_a_set(ranks & _BYTES_UNDER[tr + 1], tc)
+            elif reverse:
+                can_play = (ranks & _BYTES_UNDER[tr + 1]) + _SET_OF[tc] & _TOP_BITS != 0
             else:
-                can_play = _holds_a_set(ranks >> 8 * tr, tc)
+                can_play = (ranks >> 8 * tr) + _SET_OF[tc] & _TOP_BITS != 0
             if not can_play:
                 forced = PASSES[seat]
         return _tuple_new(
@@ -607,13 +608,13 @@ class PresidentMatch:
             (
                 seat,
                 self.rules_name,
-                self._hands[seat],
+                hand,
                 ranks.to_bytes(13, "little"),
-                self._counts[seat],
+                count,
                 tr,
                 tc,
-                self._must,
-                self._reversed,
+                must,
+                reverse,
                 self._played,
                 cut,
                 forced,
