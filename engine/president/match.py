@@ -169,9 +169,6 @@ _DRAWS = tuple((i, i + 1, (1 << i.bit_length()) - 1) for i in range(51, 0, -1))
 """Fisher–Yates draws of a 52-card shuffle: ``(position, bound, bit mask of a byte)``."""
 _DRAW_MASKS = tuple((1 << i.bit_length()) - 1 for i in range(52))
 _BLOCKS = tuple(c.to_bytes(8, "big") for c in range(8))
-_BIT = tuple(1 << c for c in range(52))
-_RANK_OF = bytes(c >> 2 for c in range(52))
-"""``_RANK_OF[card]``: the card's rank index (arithmetic on a ``Card``, an ``int`` subclass, is slow)."""
 _RANK_ONE = tuple(1 << 8 * (c >> 2) for c in range(52))
 """``_RANK_ONE[card]``: one card of its rank in packed rank counts (a byte per rank: rank ``r``
 in bits ``8r`` to ``8r + 7``; a hand holds at most 4 of a rank, so bytes never carry)."""
