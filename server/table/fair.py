@@ -101,9 +101,9 @@ class FairDeals(TableBase):
         text = _normalized(args.get("text"))
         e = self.entropy
         if e is None or e.dealt is not None or self._now > e.until:
-            raise CommandError("not_allowed", reason="entropy_closed")
+            raise CommandError("entropy_closed")
         if seat_no in e.given:
-            raise CommandError("not_allowed", reason="entropy_given", round=e.round)
+            raise CommandError("entropy_given", round=e.round)
         self._accept(seat_no, text)
         return {"round": e.round, "seat": seat_no}
 
@@ -183,4 +183,4 @@ def _normalized(text: object) -> str:
     try:
         return normalize_contribution(text)
     except BadArgument as exc:
-        raise CommandError("bad_argument", arg="text", **exc.params) from None
+        raise CommandError("bad_entropy", **exc.params) from None

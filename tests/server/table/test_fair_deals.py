@@ -52,7 +52,7 @@ def test_contributions_are_accepted_once_shown_by_seat_only_and_close_the_window
         assert note == {"event": "contributed", "round": 1, "seat": 0, "room": "t1"}
     assert not any("Zoé" in json.dumps(r.body, default=str) for k in P3 for r in h.inbox[k].items if k != "alice")
     twice = h.refused("alice", "entropy", text="again")
-    assert (twice.code, twice.params["reason"]) == ("not_allowed", "entropy_given")
+    assert twice.code == "entropy_given"
     h.ok("bob", "entropy", text="")  # the empty text is a contribution too
     assert not h.events("alice", "dealt")
     h.ok("carol", "entropy", text="carol's")
@@ -68,21 +68,21 @@ def test_late_malformed_and_unseated_contributions_are_refused_and_change_nothin
     h.member("dave")
     h.ok("dave", "watch")
     cases = [
-        ("alice", {"text": "a\x07b"}, "bad_argument", "contribution_characters"),
-        ("alice", {"text": "x" * 65}, "bad_argument", "contribution_too_long"),
-        ("alice", {"text": 12}, "bad_argument", "contribution"),
-        ("alice", {}, "bad_argument", "contribution"),
+        ("alice", {"text": "a\x07b"}, "bad_entropy", "contribution_characters"),
+        ("alice", {"text": "x" * 65}, "bad_entropy", "contribution_too_long"),
+        ("alice", {"text": 12}, "bad_entropy", "contribution"),
+        ("alice", {}, "bad_entropy", "contribution"),
         ("dave", {"text": "hi"}, "not_allowed", "not_seated"),
     ]
     for key, args, code, reason in cases:
         before = (dict(h.table.entropy.given), h.table.next_deal_at, len(h.inbox["bob"].items))
         refused = h.refused(key, "entropy", **args)
-        assert (refused.code, refused.params["reason"]) == (code, reason), args
+        assert (refused.code, refused.params.get("reason")) == (code, reason), args
         assert (dict(h.table.entropy.given), h.table.next_deal_at, len(h.inbox["bob"].items)) == before
     h.ok("alice", "entropy", text="x" * 64)  # exactly the limit
     h.tick_wake()
     late = h.refused("bob", "entropy", text="too late")
-    assert (late.code, late.params["reason"]) == ("not_allowed", "entropy_closed")
+    assert late.code == "entropy_closed"
     record = _round_over(h)["fairness"]
     assert record["contributions"] == ["x" * 64, None, None]
 
@@ -198,4 +198,4 @@ def test_a_refused_deal_discards_the_window_and_the_next_gets_a_fresh_commitment
     h.ok("alice", "leave")  # before the deal: two players left, the round cannot start
     h.tick_wake()
     assert not h.events("bob", "dealt") and h.table.entropy is None
-    assert h.refused("bob", "entropy", text="late").params["reason"] == "entropy_closed"
+    assert h.refused("bob", "entropy", text="late").code == "entropy_closed"
