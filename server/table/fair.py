@@ -179,6 +179,34 @@ class FairDeals(TableBase):
         return self.fair_record
 
 
+    # -- durable tables: what a restart needs to reveal the deal being played ----------------------
+
+    def fairness_facts(self) -> dict[str, Any] | None:
+        """The deal being played, as JSON facts for a durable table's log (it holds the server seed:
+        the log is private, as the deal action's seed already is). An open window is not kept: after
+        a restart the next deal gets a fresh commitment, nothing having been dealt from the old one."""
+        e = self.entropy
+        if e is None or e.dealt is None:
+            return None
+        return {"round": e.round, "seed": e.server_seed.hex(), "explicit": e.explicit, "commitment": e.commitment,
+                "contributions": list(e.contributions), "bots": list(e.bots), "chips": list(e.chips),
+                "dealt": dict(e.dealt), "first": e.first}
+
+    def restore_fairness(self, facts: Mapping[str, Any] | None) -> None:
+        """The deal being played back from :meth:`fairness_facts` (the match itself is replayed from
+        its log, whose deal action carries what the engine dealt from)."""
+        if not facts:
+            self.entropy = None
+            return
+        seed = bytes.fromhex(str(facts["seed"]))
+        explicit = bool(facts["explicit"])
+        secret = None if explicit else self.adapter.commit(seed)[1]
+        self.entropy = Entropy(int(facts["round"]), seed, str(facts["commitment"]), secret, explicit, self._now,
+                               contributions=tuple(facts["contributions"]), bots=tuple(facts["bots"]),
+                               chips=tuple(facts["chips"]), dealt=dict(facts["dealt"]), first=bool(facts["first"]))
+        self.commitment = self.entropy.commitment
+
+
 def _normalized(text: object) -> str:
     try:
         return normalize_contribution(text)

@@ -199,3 +199,28 @@ def test_a_refused_deal_discards_the_window_and_the_next_gets_a_fresh_commitment
     h.tick_wake()
     assert not h.events("bob", "dealt") and h.table.entropy is None
     assert h.refused("bob", "entropy", text="late").code == "entropy_closed"
+
+
+def test_a_restart_mid_round_replays_the_deal_and_still_reveals_it() -> None:
+    """What a durable table keeps (``fairness_facts`` beside its log) brings the deal back: the match
+    replayed from the log deals the same cards, and the round's end reveals a record that verifies."""
+    h = _classic()
+    h.join(*P3)
+    h.ok("alice", "entropy", text="before the crash")
+    h.tick_wake()
+    hands = h.events("carol", "dealt")[0]["hands"]
+    for _ in range(4):  # a few moves into the round
+        h.tick_wake()
+    table = h.table
+    facts = json.loads(json.dumps(table.fairness_facts()))  # as the log stores them
+    log = json.loads(json.dumps(table.log))
+    replayed = table.adapter.replay(table.match.config, log)
+    assert replayed.view(2).hand == table.match.view(2).hand  # the deal action carries what replay needs
+    table.match = replayed
+    table.entropy = None
+    table.restore_fairness(facts)
+    record = _round_over(h, "carol")["fairness"]
+    assert record["contributions"] == ["before the crash", None, None]
+    seen = {"commitment": h.events("carol", "commitment")[0]["commitment"], "seat": 2, "contribution": None,
+            "hands": hands}
+    assert fairness.verify(record, seen).ok
