@@ -109,6 +109,7 @@ def verify_reply(record: RoundRecord, adapter: GameAdapter, name: str | None) ->
         "game": record.game,
         "rules": record.rules,
         "seat": seat,
+        "names": list(record.seats),
         "ok": report.ok,
         "steps": [{"code": s.code, "result": s.result, "values": dict(s.values)} for s in report.steps],
         "record": fair,

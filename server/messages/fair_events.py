@@ -54,16 +54,23 @@ def not_verifiable(t: gettext.NullTranslations, p: Mapping[str, Any]) -> str:
 # -- verify ---------------------------------------------------------------------------------------
 
 
-def _seats(values: Mapping[str, Any], key: str) -> str:
-    got = values.get(key)
-    return ", ".join(str(s) for s in got) if isinstance(got, list) and got else "-"
-
-
-def step_text(lang: str, code: str, result: str, values: Mapping[str, Any]) -> str:
-    """One step of a ``verify`` report in words: what was checked and what was found."""
+def step_text(lang: str, code: str, result: str, values: Mapping[str, Any], names: Sequence[str] = (),
+              decks: bool = False) -> str:
+    """One step of a ``verify`` report in words: what was checked and what was found (``names``:
+    the round's seats, to name them; ``decks``: the report checks committed decks, not a revealed seed)."""
     t = translation(lang)
     ok = result == "pass"
     v = values
+
+    def _seats(values: Mapping[str, Any], key: str) -> str:
+        got = values.get(key)
+        if not isinstance(got, list) or not got:
+            return "-"
+        return ", ".join(seat_name(names, s, lang) for s in got)
+
+    def _one(key: str) -> str:
+        return seat_name(names, v.get(key), lang)
+
     if code == "format":
         return t.gettext("The record is complete and well formed.") if ok else \
             t.gettext("The record is damaged: field “{field}”.").format(field=v.get("field", ""))
@@ -72,6 +79,9 @@ def step_text(lang: str, code: str, result: str, values: Mapping[str, Any]) -> s
             return t.gettext("No announced commitment to compare with.")
         return t.gettext("The record's commitment is the one announced before the deal.") if ok else \
             t.gettext("The record's commitment differs from the one announced before the deal!")
+    if code == "commitment" and decks:
+        return t.gettext("The 16 committed decks give the announced commitment again.") if ok else \
+            t.gettext("The committed decks do NOT give the announced commitment: the deal was changed after it.")
     if code == "commitment":
         return t.gettext("The revealed secret gives the announced commitment again.") if ok else \
             t.gettext("The revealed secret does NOT give the announced commitment: the deal was changed after it.")
@@ -83,15 +93,17 @@ def step_text(lang: str, code: str, result: str, values: Mapping[str, Any]) -> s
         return t.gettext("The card-by-card fingerprints of the dealt deck match its commitment.") if ok else \
             t.gettext("The card-by-card fingerprints do NOT match the dealt deck's commitment.")
     if code == "contributions":
-        return t.gettext("Contributions from seats {given}; none from seats {none}.").format(
+        if ok and not v.get("none"):
+            return t.gettext("Every seat contributed ({given}).").format(given=_seats(v, "given"))
+        return t.gettext("Contributions from {given}; none from {none}.").format(
             given=_seats(v, "given"), none=_seats(v, "none")) if ok else \
-            t.gettext("The contribution of seat {seat} is malformed.").format(seat=v.get("seat", ""))
+            t.gettext("The contribution of {seat} is malformed.").format(seat=_one("seat"))
     if code == "bots":
-        return t.gettext("The bots' contributions are the public ones (seats {bots}).").format(bots=_seats(v, "bots")) \
-            if ok else t.gettext("Bots of seats {seats} did not give their public contribution!").format(
+        return t.gettext("The bots' contributions are the public ones ({bots}).").format(bots=_seats(v, "bots")) \
+            if ok else t.gettext("Bots {seats} did not give their public contribution!").format(
                 seats=_seats(v, "wrong"))
     if code == "entropy":
-        return t.gettext("Players' randomness went into the deal (seats {seats}).").format(seats=_seats(v, "players")) \
+        return t.gettext("Players' randomness went into the deal ({seats}).").format(seats=_seats(v, "players")) \
             if ok else t.gettext("No player added randomness: the server alone chose this deal.")
     if code == "own_contribution":
         if result == "note":
@@ -109,12 +121,12 @@ def step_text(lang: str, code: str, result: str, values: Mapping[str, Any]) -> s
             t.gettext("The dealing order is wrong!")
     if code == "dealer":
         if result == "note":
-            return t.gettext("The dealer followed from the previous deal (seat {seat}).").format(seat=v.get("dealer", ""))
-        return t.gettext("The dealer was drawn from the deal (seat {seat}).").format(seat=v.get("dealer", "")) \
+            return t.gettext("The dealer followed from the previous deal ({seat}).").format(seat=_one("dealer"))
+        return t.gettext("The dealer was drawn from the deal ({seat}).").format(seat=_one("dealer")) \
             if ok else t.gettext("The dealer is not the one drawn from the deal!")
     if code == "hands":
         return t.gettext("Every hand in the record is the one the shuffle deals.") if ok else \
-            t.gettext("Hands of seats {seats} are not the ones the shuffle deals!").format(seats=_seats(v, "wrong"))
+            t.gettext("The hands of {seats} are not the ones the shuffle deals!").format(seats=_seats(v, "wrong"))
     if code == "hands_seen":
         if result == "note":
             return t.gettext("You held no hand in this round.")

@@ -144,7 +144,9 @@ def _ev_commitment(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], 
     text = t.gettext("Deal {round}: the server committed to its shuffle ({commitment}).").format(
         round=e.get("round", ""), commitment=str(e.get("commitment", ""))[:16])
     window = e.get("window")
-    if you is not None and isinstance(window, int | float) and not isinstance(window, bool) and window > 0:
+    given = e.get("given")
+    if (you is not None and isinstance(window, int | float) and not isinstance(window, bool) and window > 0
+            and not (isinstance(given, list) and you in given)):  # a standing seed already gave
         text += " " + window_hint(lang, float(window))
     return text
 

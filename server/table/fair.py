@@ -55,6 +55,7 @@ class Entropy:
     chips: tuple[int, ...] = ()  # once dealt: every seat's chips before the deal
     dealt: Mapping[str, Any] | None = None  # once dealt: the full form of the deal's ``dealt`` event
     first: bool = False  # the first deal of the match (a dealer drawn from the deal)
+    not_before: float = 0.0  # the deal waits for this too (the pause after the last round)
 
 
 class FairDeals(TableBase):
@@ -63,8 +64,9 @@ class FairDeals(TableBase):
     fair_record: dict[str, Any] | None = None
     """The record of the last finished round (published with its end, stored with it)."""
 
-    def _open_entropy(self) -> None:
-        """Draw the seed, publish its commitment, open the window; bots and standing seeds contribute."""
+    def _open_entropy(self, not_before: float | None = None) -> None:
+        """Draw the seed, publish its commitment, open the window; standing seeds contribute.
+        ``not_before``: the window opens during the pause after a round, which it does not shorten."""
         drawn = self._draw_seed()
         explicit = isinstance(drawn, ExplicitSeed)
         seed = drawn.seed if isinstance(drawn, ExplicitSeed) else drawn
@@ -74,16 +76,25 @@ class FairDeals(TableBase):
         else:
             commit, secret = self.adapter.commit(seed)
         length = max(0.0, float(self.settings.entropy_window))
-        self.entropy = Entropy(round_no, seed, commit, secret, explicit, self._now + length)
+        start = self._now if not_before is None else max(self._now, not_before)
+        self.entropy = Entropy(round_no, seed, commit, secret, explicit, self._now + length, not_before=start)
         self.commitment = commit
-        self.next_deal_at = self.entropy.until
-        self._broadcast({"event": "commitment", "round": round_no, "commitment": commit, "window": length})
+        self.next_deal_at = max(self.entropy.until, start)
         for seat in self.seats:
             if seat.member is not None and not seat.leaving and seat.seed is not None:
                 self.entropy.given[seat.index] = seat.seed
-                self._broadcast({"event": "contributed", "round": round_no, "seat": seat.index})
+        given = sorted(self.entropy.given)
+        self._broadcast({"event": "commitment", "round": round_no, "commitment": commit, "window": length,
+                         "given": given})
+        for i in given:
+            self._broadcast({"event": "contributed", "round": round_no, "seat": i})
         if self._entropy_complete():
-            self.next_deal_at = self._now
+            self.next_deal_at = start
+
+    def _open_between_rounds(self) -> None:
+        """After a round: the next deal's window opens now and runs during the pause."""
+        if self.settings.entropy_window > 0 and not self.closed and self.match is not None and not self.match.over:
+            self._open_entropy(not_before=self.next_deal_at)
 
     def _entropy_open(self) -> bool:
         return self.entropy is not None and self.entropy.dealt is None
@@ -113,7 +124,7 @@ class FairDeals(TableBase):
         e.given[seat_no] = text
         self._broadcast({"event": "contributed", "round": e.round, "seat": seat_no})
         if self._entropy_complete():
-            self.next_deal_at = self._now  # everybody has spoken: deal now
+            self.next_deal_at = max(self._now, e.not_before)  # everybody has spoken: deal now
 
     def _set_seed(self, member: Member, args: Mapping[str, Any]) -> dict[str, Any]:
         """``seed``: a person's standing contribution (``text`` None: none), used at every deal; in an
@@ -147,6 +158,9 @@ class FairDeals(TableBase):
                 out.append(bot_contribution(e.commitment, i))
                 bots.append(i)
             else:
+                if i not in e.given and seat.seed is not None and seat.member is not None:
+                    e.given[i] = seat.seed  # sat down with a standing seed after the window opened
+                    self._broadcast({"event": "contributed", "round": e.round, "seat": i})
                 out.append(e.given.get(i))
         e.contributions, e.bots = tuple(out), tuple(bots)
         e.chips = tuple(getattr(self.match, "chips", ()) or ())

@@ -344,6 +344,7 @@ class Rounds(FairDeals):
         self.round_id = None
         self.next_deal_at = self._now + self.settings.round_pause
         yield from self._vacate_leavers()
+        self._open_between_rounds()
 
     def _tell_departed(self) -> None:
         """People who left during the round hear how it ended for them (their chips' change)."""

@@ -64,11 +64,13 @@ def _verify(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
     width = style.width
     lines = [paint(line, BOLD, style) for line in wrap_text(verify_title(lang, reply), width)]
     steps = reply.get("steps") or []
+    decks = any(isinstance(s, Mapping) and s.get("code") == "decks" for s in steps)
     marks = [result_mark(lang, str(s.get("result"))) for s in steps if isinstance(s, Mapping)]
     w = max((len(m) for m in marks), default=2) + 2
     for step, mark in zip([s for s in steps if isinstance(s, Mapping)], marks, strict=True):
         head = f"  [{mark}]".ljust(w + 3)
-        body = wrap_text(step_text(lang, str(step.get("code")), str(step.get("result")), step.get("values") or {}),
+        body = wrap_text(step_text(lang, str(step.get("code")), str(step.get("result")), step.get("values") or {},
+                                   [str(n or "") for n in reply.get("names") or ()], decks),
                          max(20, width - len(head)))
         lines.append(head + body[0])
         lines += [" " * len(head) + b for b in body[1:]]

@@ -22,9 +22,10 @@ def _classic(window: float = 2.0, **kw: Any) -> Harness:
     return Harness("classic", seats=3, turn_seconds=20, fair=True, settings={"entropy_window": window}, **kw)
 
 
-def _round_over(h: Harness, key: str = "alice") -> dict[str, Any]:
-    h.run(lambda: bool(h.events(key, "round_over")))
-    return h.events(key, "round_over")[-1]
+def _round_over(h: Harness, key: str = "alice", n: int = 1) -> dict[str, Any]:
+    """The ``n``-th ``round_over`` (played to it by the clock)."""
+    h.run(lambda: len(h.events(key, "round_over")) >= n)
+    return h.events(key, "round_over")[n - 1]
 
 
 def test_every_deal_is_announced_then_waits_for_the_window() -> None:
@@ -98,12 +99,18 @@ def test_a_standing_seed_contributes_to_every_deal_until_cleared() -> None:
     assert len(h.events("alice", "dealt")) == 1
     first = _round_over(h)["fairness"]
     assert first["contributions"] == ["my seed", "b", "c"]
-    h.run(lambda: len(h.events("alice", "commitment")) == 2)
-    assert len(h.events("alice", "dealt")) == 2  # every seat had its seed: the second deal did not wait
-    h.ok("carol", "seed")  # no text: cleared
-    assert _round_over(h) is not None
-    h.run(lambda: len(h.events("alice", "commitment")) == 3)
-    assert h.table.entropy.given == {0: "my seed", 1: "b"} and len(h.events("alice", "dealt")) == 2
+    # the next window opens with the round's end and runs during the pause (3 s), which it does not
+    # shorten; every seat had its seed: the deal comes when the pause ends, not the 5 s window
+    ended = h.clock.now
+    assert len(h.events("alice", "commitment")) == 2 and h.table.entropy.given == {0: "my seed", 1: "b", 2: "c"}
+    h.tick_wake()
+    assert h.clock.now == ended + 3 and len(h.events("alice", "dealt")) == 2
+    h.ok("carol", "seed", clear=True)  # cleared (the session's command sends no text)
+    _round_over(h, n=2)
+    ended = h.clock.now
+    assert h.table.entropy.given == {0: "my seed", 1: "b"}
+    h.tick_wake()
+    assert h.clock.now == ended + 5 and len(h.events("alice", "dealt")) == 3  # carol gave nothing: the whole window
     bad = h.refused("alice", "seed", text="\x00")
     assert bad.params["reason"] == "contribution_characters" and h.table.seats[0].seed == "my seed"
 
@@ -224,3 +231,18 @@ def test_a_restart_mid_round_replays_the_deal_and_still_reveals_it() -> None:
     seen = {"commitment": h.events("carol", "commitment")[0]["commitment"], "seat": 2, "contribution": None,
             "hands": hands}
     assert fairness.verify(record, seen).ok
+
+
+def test_every_round_of_a_tdc_match_with_a_bot_verifies() -> None:
+    h = Harness("tdc", seats=4, bots=1, stake=10, turn_seconds=20, fair=True, settings={"entropy_window": 1.0})
+    h.join("alice", "bob", "carol")
+    for n in (1, 2, 3):
+        over = _round_over(h, "bob", n)
+        record = over["fairness"]
+        dealt = h.events("bob", "dealt")[n - 1]
+        commitment = h.events("bob", "commitment")[n - 1]["commitment"]
+        seen = {"commitment": commitment, "seat": 1, "contribution": None, "hands": dealt["hands"]}
+        report = fairness.verify(record, seen)
+        assert report.ok, report.steps
+        assert record["bots"] == [3] and record["dealer_drawn"] == (n == 1)
+        assert h.ledger.records[-1].extra["fairness"] == record
