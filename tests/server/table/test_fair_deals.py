@@ -9,6 +9,9 @@ Speculation deal names an undealt card or its salt.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from engine import fairness
@@ -16,6 +19,7 @@ from engine.seeds import seed_from_int
 from tests.server.table.harness import Harness
 
 P3 = ("alice", "bob", "carol")
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _classic(window: float = 2.0, **kw: Any) -> Harness:
@@ -164,7 +168,7 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def test_speculation_with_bots_reveals_only_shown_cards_and_the_record_verifies() -> None:
+def test_speculation_with_bots_reveals_only_shown_cards_and_the_record_verifies(tmp_path: Path) -> None:
     h = Harness("speculation", seats=4, bots=3, turn_seconds=10, fair=True,
                 settings={"entropy_window": 2.0, "flip_seconds": 1.0})
     h.join("alice")
@@ -192,6 +196,12 @@ def test_speculation_with_bots_reveals_only_shown_cards_and_the_record_verifies(
             text = item.line or json.dumps(body, default=str)
             assert not any(s in text for s in secrets), (key, item.kind)
             assert not undealt & set(_strings(body)), (key, item.kind, undealt & set(_strings(body)))
+    # the stand-alone checker, which trusts nothing of the server's code, agrees
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps({"record": record, "seen": seen}), encoding="utf-8")
+    checked = subprocess.run([sys.executable, str(ROOT / "docs" / "verify_deal.py"), str(path)],
+                             capture_output=True, text=True, check=False)
+    assert checked.returncode == 0 and "OK" in checked.stdout, checked.stdout + checked.stderr
     tampered = json.loads(json.dumps(record))
     tampered["shown"][0]["card"] = next(c for c in fairness.CODES if c != tampered["shown"][0]["card"])
     assert not fairness.verify(tampered, seen).ok
