@@ -296,6 +296,7 @@ def _argument_name(t: gettext.NullTranslations, arg: str) -> str:
         "notify": t.pgettext("argument", "notices"),
         "fill": t.pgettext("argument", "fill with bots"),
         "rated": t.pgettext("argument", "rated"),
+        "clear": t.pgettext("argument", "clear (remove the seed)"),
     }
     return names.get(arg, arg)
 
