@@ -14,8 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from engine import fairness
 from engine.seeds import seed_from_int
+from server.table import durable
 from tests.server.table.harness import Harness
 
 P3 = ("alice", "bob", "carol")
@@ -218,29 +221,48 @@ def test_a_refused_deal_discards_the_window_and_the_next_gets_a_fresh_commitment
     assert h.refused("bob", "entropy", text="late").code == "entropy_closed"
 
 
-def test_a_restart_mid_round_replays_the_deal_and_still_reveals_it() -> None:
-    """What a durable table keeps (``fairness_facts`` beside its log) brings the deal back: the match
-    replayed from the log deals the same cards, and the round's end reveals a record that verifies."""
-    h = _classic()
+@pytest.mark.parametrize(("rules", "create"), [("classic", {"seats": 3}),
+                                              ("speculation", {"seats": 4, "bots": 1, "flip_seconds": 1})])
+def test_a_durable_table_restarted_mid_round_replays_the_deal_and_still_reveals_it(
+        rules: str, create: dict[str, Any]) -> None:
+    """The durable log (server/table/durable.py) brings the deal back byte for byte, and the facts
+    beside it the record: the table rebuilt in the middle of the round ends it with a record that
+    verifies against what a player saw before the restart."""
+    create = dict(create)
+    flip = create.pop("flip_seconds", None)
+    settings = {"entropy_window": 2.0, **({"flip_seconds": flip} if flip else {})}
+    h = Harness(rules, turn_seconds=20, fair=True, settings=settings, **create)
+    durable.enable(h.table)
+    stored: list[dict[str, Any]] = []
+    journal = durable.Journal(h.table)
+
+    def write(h: Harness) -> None:
+        stored.extend(journal.take())
+        journal.written()
+
+    h.after_call.insert(0, write)
     h.join(*P3)
     h.ok("alice", "entropy", text="before the crash")
-    h.tick_wake()
-    hands = h.events("carol", "dealt")[0]["hands"]
-    for _ in range(4):  # a few moves into the round
+    h.ok("bob", "seed", text="bob's standing seed")
+    h.run(lambda: bool(h.events("carol", "dealt")))
+    for _ in range(3):  # a few moves into the round
         h.tick_wake()
-    table = h.table
-    facts = json.loads(json.dumps(table.fairness_facts()))  # as the log stores them
-    log = json.loads(json.dumps(table.log))
-    replayed = table.adapter.replay(table.match.config, log)
-    assert replayed.view(2).hand == table.match.view(2).hand  # the deal action carries what replay needs
-    table.match = replayed
-    table.entropy = None
-    table.restore_fairness(facts)
-    record = _round_over(h, "carol")["fairness"]
-    assert record["contributions"] == ["before the crash", None, None]
+    before = {s: h.table.match.view(s).to_dict() for s in range(h.table.opts.seats)}
+    again = durable.restore(h.table.id, durable.table_config(h.table), list(stored), h.settings, now=h.clock.now,
+                            resume_window=0.0, draw_seed=h._draw)
+    assert {s: again.match.view(s).to_dict() for s in before} == before  # the same cards, byte for byte
+    assert again.seats[1].seed == "bob's standing seed"
+    h.table = again  # the server died; the rebuilt table plays on, its people back
+    for key in P3:
+        h.connected(key)
+    end = h.table.adapter.round_end
+    h.run(lambda: bool(h.events("carol", end)))
+    record = h.events("carol", end)[0]["fairness"]
+    assert record["contributions"][:3] == ["before the crash", "bob's standing seed", None]
     seen = {"commitment": h.events("carol", "commitment")[0]["commitment"], "seat": 2, "contribution": None,
-            "hands": hands}
-    assert fairness.verify(record, seen).ok
+            "hands": h.events("carol", "dealt")[0].get("hands"), "events": h.events("carol")}
+    report = fairness.verify(record, seen)
+    assert report.ok, report.steps
 
 
 def test_every_round_of_a_tdc_match_with_a_bot_verifies() -> None:
