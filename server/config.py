@@ -81,6 +81,7 @@ class Config:
     close_after_over: float = 120.0
     cut_window: float = 3.0
     trade_window: float = 6.0
+    entropy_window: float = 2.0
     autopass_delay: float = 1.0
     room_wait_seconds: float = 600.0
     # [chips]
@@ -192,6 +193,7 @@ def _check(cfg: Config) -> None:
             raise ConfigError(f"{name} must be positive")
     for name in ("flip_seconds", "grace_seconds", "round_pause", "bot_delay", "idle_timeout",
                  "close_after_over", "ssh_keepalive", "telnet_connect_maxwait", "cut_window", "trade_window",
+                 "entropy_window",
                  "autopass_delay", "resume_window", "shutdown_in", "room_wait_seconds"):
         if getattr(cfg, name) < 0:
             raise ConfigError(f"{name} must not be negative")

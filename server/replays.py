@@ -68,12 +68,14 @@ def public_replay(record: RoundRecord, adapter: GameAdapter) -> Replay:
     start = round_start(record.log)
     steps: list[tuple[Mapping[str, Any], ...]] = []
     revealed: list[Mapping[str, Any]] = []
+    fair = record.extra.get("fairness")  # published with the round's end (server.table.fair)
     for _entry, events in played[start:]:
         seen: list[Mapping[str, Any]] = []
         for ev in events:
             public = ev.for_seat(None)
             if public is not None:
-                seen.append(public.to_dict())
+                seen.append(public.to_dict() if fair is None or ev.name != adapter.round_end
+                            else {**public.to_dict(), "fairness": fair})
             full = ev.to_dict()
             if public is None or public.to_dict() != full:
                 revealed.append(full)

@@ -289,7 +289,7 @@ class Room:
             return Shutdown()
         player = item.player
         assert player is not None
-        member = Member(player.key, player.name, player.name, dict(player.prefs))
+        member = Member(player.key, player.name, player.name, dict(player.prefs), player.extra.get("seed"))
         if item.kind == "connected":
             return Connected(member)
         if item.kind == "disconnected":

@@ -49,6 +49,7 @@ login_timeout = 120
 [timers]
 round_pause = 0
 bot_delay = 0
+entropy_window = 0
 turn_seconds = 60
 close_after_over = 5
 """

@@ -113,7 +113,7 @@ class Context:
 COMMANDS: dict[str, Spec] = {}
 
 MODULES = ("server.commands.core", "server.commands.game", "server.commands.accounts", "server.commands.social",
-           "server.commands.admin")
+           "server.commands.admin", "server.commands.fair")
 """Loaded in this order; a later module may replace an earlier module's command."""
 
 

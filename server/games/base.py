@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from engine import fairness
 from engine.api import Match, Pending
 
 # -- what a creator chose -------------------------------------------------------------------------
@@ -132,7 +133,6 @@ class GameAdapter:
     presence_per_deal: bool = False  # who plays is decided again at every deal (T1, S12a)
     too_few_ends_match: bool = False  # fewer than min_players at a deal: the match ends (else: waits)
     replace_leaver: bool = False  # a person leaving mid-match is replaced by a bot for good (P16)
-    announce_commitment: bool = False  # the deal's commitment is an event of its own (else: in the state)
     round_end: str = "round_over"  # the engine event that ends a round (history, pause)
     batch_states: bool = False  # per-seat states share a public part (see private_fields)
     moves: tuple[str, ...] = ()  # the commands a seat may send at this table (the state's "moves")
@@ -228,6 +228,27 @@ class GameAdapter:
         """A move the server makes for a person who asked for it (``prefs``: autocut, autopass):
         ``(action, at_once)`` — at once, or after a short pause — or ``None``."""
         return None
+
+    # fair deals (docs/fairness.md) ---------------------------------------------------------------
+
+    def commit(self, server_seed: bytes) -> tuple[str, Any]:
+        """The commitment published before the contribution window (hex), and the private side of
+        it the table keeps to deal and to reveal (Président: nothing; the seed is enough)."""
+        return fairness.president_commitment(server_seed), None
+
+    def fair_deal_action(self, match: Match, server_seed: bytes, secret: Any,
+                         contributions: Sequence[str | None], facts: Mapping[str, Any]) -> Any:
+        """The deal action made from the server seed and every seat's contribution."""
+        return match.deal_action(fairness.deal_seed(server_seed, contributions), **facts)
+
+    def fair_record(self, match: Match, *, server_seed: bytes, secret: Any, contributions: Sequence[str | None],
+                    bots: Sequence[int], round: int, dealt: Mapping[str, Any], chips: Sequence[int],
+                    first: bool, ante: int) -> dict[str, Any]:
+        """The record published with the round's end (``round_end``) and stored with the round:
+        what ``engine.fairness.verify`` checks. ``dealt``: the full ``dealt`` event of the deal;
+        ``chips``: every seat's chips before it; ``first``: the match's first deal."""
+        return fairness.president_reveal(server_seed, list(contributions), round=round, dealer=int(dealt["dealer"]),
+                                         present=list(dealt["present"]), dealer_drawn=first, bots=bots)
 
     def window_after(self, events: Sequence[Any], match: Match) -> str | None:
         """After these events, a window people get before any bot or clock moves on: its kind

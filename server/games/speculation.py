@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine import fairness
 from engine.api import Match
 from engine.speculation import (
     Ante,
@@ -45,7 +46,6 @@ class SpeculationAdapter(GameAdapter):
     chips_in_match = True
     presence_per_deal = True
     too_few_ends_match = True  # seats are not refilled mid-match (S11)
-    announce_commitment = True
     round_end = "deal_over"
     moves = ("bid", "sell", "keep", "turn", "offer", "accept", "decline", "withdraw")
 
@@ -118,6 +118,27 @@ class SpeculationAdapter(GameAdapter):
 
     def window_seconds(self, kind: str, opts: TableOptions, settings: Any) -> float:
         return float(opts.extra.get("trade_window", settings.trade_window)) if kind == "trade" else 0.0
+
+    # fair deals: committed card by card, only the shown cards opened after the deal (S12h)
+
+    def commit(self, server_seed: bytes) -> tuple[str, Any]:
+        commit = fairness.speculation_commit(server_seed)
+        return commit.root.hex(), commit
+
+    def fair_deal_action(self, match: Match, server_seed: bytes, secret: Any,
+                         contributions: Sequence[str | None], facts: Mapping[str, Any]) -> Any:
+        return match.deal_action(server_seed, **facts, contributions=tuple(contributions))
+
+    def fair_record(self, match: Match, *, server_seed: bytes, secret: Any, contributions: Sequence[str | None],
+                    bots: Sequence[int], round: int, dealt: Mapping[str, Any], chips: Sequence[int],
+                    first: bool, ante: int) -> dict[str, Any]:
+        deal = fairness.speculation_deal(secret, list(contributions))
+        players = [int(s) for s in dealt["players"]]
+        drawn = first and match.config.get("first_dealer") is None  # type: ignore[attr-defined]
+        return fairness.speculation_reveal(
+            deal, round=round, dealer=int(dealt["dealer"]), order=players[1:] + players[:1],
+            shown=match.shown_positions(),  # type: ignore[attr-defined]
+            dealer_drawn=drawn, chips=list(chips) if drawn else None, ante=ante if drawn else None, bots=bots)
 
     def on_leave(self, match: Match, seat: int) -> list[Any]:
         """A player who leaves withdraws his offers and declines those made to him."""

@@ -6,6 +6,7 @@ import gettext
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from server.messages import fair_events
 from server.messages.labels import (
     cards_param,
     plays_param,
@@ -225,6 +226,10 @@ def _social_text(t: gettext.NullTranslations, code: str, p: dict[str, Any]) -> s
         return t.gettext("There is no open seek or challenge for you. Type seeks to list them.")
     if code == "already_seeking":
         return t.gettext("You already have an open seek or challenge; cancel it first.")
+    if (fair := fair_events.refusal(t, code, p)) is not None:
+        return fair
+    if code == "not_verifiable":
+        return fair_events.not_verifiable(t, p)
     if code == "no_such_round":
         if _has(p, "round"):
             return t.gettext("There is no finished round {round}. Type history to see round ids.").format(
@@ -291,6 +296,7 @@ def _argument_name(t: gettext.NullTranslations, arg: str) -> str:
         "notify": t.pgettext("argument", "notices"),
         "fill": t.pgettext("argument", "fill with bots"),
         "rated": t.pgettext("argument", "rated"),
+        "clear": t.pgettext("argument", "clear (remove the seed)"),
     }
     return names.get(arg, arg)
 
@@ -304,6 +310,8 @@ def _reason_text(
     # the table's own refusals
     if reason == "not_seated":
         return t.gettext("You are watching this table: only its players can do that.")
+    if (fair := fair_events.refusal(t, reason, p)) is not None:
+        return fair
     if reason == "not_started":
         return t.gettext("The match has not begun: it begins when every seat is taken.")
     if reason == "already_seated":

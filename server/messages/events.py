@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages import (
+    fair_events,
     moderation,
     president_events,
     shared_events,
@@ -23,7 +24,8 @@ from server.messages.kit import EVENTS
 from server.messages.translations import translation
 from server.terminal import PLAIN, TermStyle
 
-WORDED = (shared_events, president_events, speculation_events, table_events, social_events, moderation)
+WORDED = (shared_events, president_events, speculation_events, table_events, social_events, moderation,
+          fair_events)
 """The modules whose events are worded (imported for their registrations)."""
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from server.messages.fair_events import window_hint
 from server.messages.kit import T, event, seat_name
 from server.messages.labels import table_name
 from server.messages.translations import translation
@@ -147,19 +148,25 @@ def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
 
 @event("commitment")
 def _ev_commitment(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    return t.gettext("Deal {round}: the server committed to its shuffle ({commitment}).").format(
+    text = t.gettext("Deal {round}: the server committed to its shuffle ({commitment}).").format(
         round=e.get("round", ""), commitment=str(e.get("commitment", ""))[:16])
+    window = e.get("window")
+    given = e.get("given")
+    if (you is not None and isinstance(window, int | float) and not isinstance(window, bool) and window > 0
+            and not (isinstance(given, list) and you in given)):  # a standing seed already gave
+        text += " " + window_hint(lang, float(window))
+    return text
 
 
 def commitment_explained(lang: str) -> str:
     """What the commitment shown before a deal is and how a deal is checked against it (said
     once per session, after the first one)."""
     return translation(lang).gettext(
-        "That code is the fingerprint (SHA-256) of the secret that shuffles the deal, published before "
-        "the cards are dealt: the deal can no longer be changed. At Président the secret comes with "
-        "the end of each round: its SHA-256 gives this code again, and anyone can deal the same cards "
-        "from it. At Speculation it stays secret, since it would show the cards nobody was dealt; the "
-        "server keeps it with the deal, so the deal can be proven against this code."
+        "That code binds the server to its secret shuffle before anyone adds randomness: it can no "
+        "longer change it. The deal mixes that secret with every player's seed (seed TEXT), so nobody, "
+        "the server included, can choose it. At Président the secret is revealed with the end of the "
+        "round; at Speculation only the cards that were shown are opened, the undealt ones stay secret. "
+        "Type verify after a round to check it step by step."
     )
 
 

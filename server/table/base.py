@@ -55,12 +55,14 @@ class TableSettings(Protocol):
     def trade_window(self) -> float: ...
     @property
     def autopass_delay(self) -> float: ...
+    @property
+    def entropy_window(self) -> float: ...
 
 
 
 class TableBase:
     def __init__(self, table_id: str, adapter: GameAdapter, opts: TableOptions, settings: TableSettings, *,
-                 owner: str, uid: str, draw_seed: Callable[[], bytes], bot_seed: bytes,
+                 owner: str, uid: str, draw_seed: Callable[[], Any], bot_seed: bytes,
                  bot_options: Mapping[str, Any] | None = None) -> None:
         self.id = table_id
         self.uid = uid  # this match's part of round ids (a rematch gets its own)
@@ -190,8 +192,9 @@ class TableBase:
         if audience:
             self._out.items.append(Send(audience, Shared({**event, "room": self.id}, self._names())))
 
-    def _publish(self, events: tuple[Any, ...]) -> None:
-        """Engine events, each in the form its receiver may see; bots observe theirs."""
+    def _publish(self, events: tuple[Any, ...], extra: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        """Engine events, each in the form its receiver may see; bots observe theirs. ``extra``: the
+        table's own fields to add to events of these names (the round's fairness record)."""
         if not events:
             return
         names = self._names()
@@ -221,8 +224,9 @@ class TableBase:
                         break
                 else:
                     groups.append((seen, [(key, seat_no)]))
+            more = extra.get(ev.name, {}) if extra else {}
             for seen, readers in groups:
-                self._out.items.append(Send(tuple(readers), Shared({**seen.to_dict(), "room": self.id}, names,
+                self._out.items.append(Send(tuple(readers), Shared({**seen.to_dict(), **more, "room": self.id}, names,
                                                                     source=seen)))
 
     def _push_state(self, key: str) -> None:

@@ -168,6 +168,10 @@ class Table(Seating, Rounds, Resuming):
         if cmd == "say":
             self._broadcast({"event": "chat", "room": self.id, "name": member.name, "message": c.args["text"]})
             return None, None
+        if cmd == "entropy":
+            return self._contribute(member, c.args), None
+        if cmd == "seed":
+            return self._set_seed(member, c.args), None
         if cmd == "state":
             self._deferred.append(lambda: self._push_state(member.key))
             return None, None

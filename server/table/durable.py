@@ -51,6 +51,7 @@ from engine.seeds import derive
 from server.games import ADAPTERS, GameAdapter, TableOptions
 from server.table.base import TableBase, TableSettings
 from server.table.core import Table
+from server.table.fair import FairDeals
 
 FORMAT = 1
 """The version of :func:`table_config` and of the entries; a table of another version is set aside."""
@@ -105,12 +106,13 @@ def facts(table: TableBase) -> dict[str, Any]:
         seats.append({"name": s.name, "account": s.account, "member": s.member,
                       "bot": None if s.bot is None else ("sub" if s.substitute else "table"),
                       "display": s.bot_display, "leaving": s.leaving, "departed": s.departed,
-                      "prefs": dict(s.prefs)})
+                      "prefs": dict(s.prefs), "seed": s.seed})
     return {"uid": table.uid, "matches": table.matches, "status": table.status, "match": table.match is not None,
             "round_id": table.round_id, "stakes": sorted([s, a] for s, a in table.round_stakes.items()),
             "escrow": sorted([s, n] for s, n in table.round_escrow.items()), "commitment": table.commitment,
             "round_chips": list(table._round_chips), "window": None if table.window is None else table.window[0],
-            "over": table.over_at is not None, "seats": seats}
+            "over": table.over_at is not None, "seats": seats,
+            "fair": table.fairness_facts() if isinstance(table, FairDeals) else None}
 
 
 @dataclass
@@ -249,7 +251,7 @@ def replay(config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], *,
 
 
 def restore(table_id: str, config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]],
-            settings: TableSettings, *, now: float, resume_window: float, draw_seed: Callable[[], bytes],
+            settings: TableSettings, *, now: float, resume_window: float, draw_seed: Callable[[], Any],
             bot_options: Mapping[str, Any] | None = None, check: bool = True) -> Table:
     """The table as its log left it, durable, every person away, every clock held until
     ``now + resume_window`` (see the module's documentation). Raises :class:`Unreplayable`."""
@@ -300,12 +302,14 @@ def _put_back(table: Table, got: Mapping[str, Any], match: Any, actions: list[di
     if got["window"] is not None:
         table.window = (str(got["window"]), 0.0)  # its length starts again (Resuming._hold_timers)
     table.over_at = 0.0 if got["over"] else None
+    table.restore_fairness(got.get("fair"))  # the deal being played: its record at the round's end
     for seat, s in zip(table.seats, got["seats"], strict=True):
         if s is None:
             continue
         seat.name, seat.account, seat.member = s["name"], s["account"], s["member"]
         seat.bot_display, seat.leaving, seat.departed = s["display"], bool(s["leaving"]), s["departed"]
         seat.prefs = {str(k): bool(v) for k, v in dict(s["prefs"]).items()}
+        seat.seed = s.get("seed")
         if s["bot"] == "table":
             level = opts.bot_level
             options = table._bot_options if LEVELS.get(level, level) == "search" else {}

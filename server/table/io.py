@@ -28,6 +28,7 @@ class Member:
     name: str  # display name
     account: str  # ledger account
     prefs: Mapping[str, bool] = field(default_factory=dict)  # autocut...
+    seed: str | None = None  # a standing contribution to every deal (normalised text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,7 @@ class Seating(TableBase):
         seat.member, seat.name, seat.account = member.key, member.name, member.account
         seat.present = True
         seat.prefs = dict(member.prefs)
+        seat.seed = member.seed
         self._out.items.append(Placed(member.key, seat.index))
         self._broadcast({"event": "joined", "room": self.id, "name": member.name, "seat": seat.index})
         if self.status == "waiting" and self.match is None:

@@ -13,11 +13,11 @@ from typing import Any
 
 from engine.bots import LEVELS
 from engine.errors import Refusal
-from engine.seeds import commitment
 from server.games.base import Payment, Payout, Reserve, RoundMoney, Stakes, Unreserve
 from server.protocol import CommandError, Shared
 from server.storage.api import RoundRecord, StorageError
-from server.table.base import Step, TableBase, log
+from server.table.base import Step, log
+from server.table.fair import FairDeals
 from server.table.io import (
     Closed,
     Escrow,
@@ -39,7 +39,7 @@ from server.table.io import (
 MAX_OPTIONAL_BOT_ACTIONS = 12  # per bot and round: offers, cuts... that nobody waits for
 
 
-class Rounds(TableBase):
+class Rounds(FairDeals):
     def _advance(self) -> Step:
         for _ in range(500):  # everything due now; bounded so a bug cannot spin forever
             yield Pause()  # a table of fast bots must not hold everybody else up
@@ -197,10 +197,11 @@ class Rounds(TableBase):
             if not paid and not (yield from self._money(events, refuse=False)):
                 break
             paid = False
-            self._publish(events)
+            record = self._round_record(events)
+            self._publish(events, {self.adapter.round_end: {"fairness": record}} if record is not None else None)
             for ev in events:
                 if ev.name == self.adapter.round_end:
-                    yield from self._round_end(ev)
+                    yield from self._round_end(ev, record)
                 elif ev.name == "match_over":
                     yield from self._record(ev.to_dict(), f"{self.id}-{self.uid}-match")  # the match's own line
                     yield from self._match_over()
@@ -263,12 +264,16 @@ class Rounds(TableBase):
         return []
 
     def _deal(self) -> Step:
-        """Start a round or a deal: who plays, the stakes, the seed."""
+        """Start a round or a deal: the commitment and the contribution window (server.table.fair),
+        then who plays, the stakes, the deal from the seed and the contributions."""
+        if not self._entropy_open():
+            self._open_entropy()
+            if self._now < self.next_deal_at:
+                return False  # the window is open: the deal comes when it closes (or everyone gave)
         match, adapter = self.match, self.adapter
         yield from self._vacate_leavers()
         if self.closed:
             return False
-        seed = self._draw_seed()
         self.round_id = f"{self.id}-{self.uid}-{match.round + 1}"
         present: list[int] | None = None
         if adapter.presence_per_deal:
@@ -292,6 +297,7 @@ class Rounds(TableBase):
                 self.round_stakes = {s: self._account(s) for s in present}
                 self.round_escrow = dict.fromkeys(present, stake)
             if len(present) < adapter.min_players:
+                self.entropy = None  # the next deal gets a fresh commitment
                 if self.round_stakes:
                     yield from self._void_round()
                 if adapter.too_few_ends_match:
@@ -299,22 +305,22 @@ class Rounds(TableBase):
                 else:
                     self._pause("waiting")
                 return False
-        self.commitment = commitment(seed)
-        if adapter.announce_commitment:
-            self._broadcast({"event": "commitment", "round": match.round + 1, "commitment": self.commitment})
         for s in self.seats:
             s.optional_actions = 0
         self._round_chips = tuple(getattr(match, "chips", ()) or ())
+        self._final_contributions(present)
         try:
-            events = self._apply(match.deal_action(seed, **adapter.deal_table(self.opts, present)))
+            events = self._apply(self._fair_deal_action(adapter.deal_table(self.opts, present)))
         except Refusal as exc:
             log.info("table %s: no deal possible (%s)", self.id, exc.code)
+            self.entropy = None
             yield from self._void_round()
             if adapter.too_few_ends_match:
                 yield from self._end_early()
             else:
                 self._pause("waiting")
             return False
+        self._dealt(events)
         if match.round == 1:
             log.info("table %s: match started (%s, %d seats)", self.id, self.opts.rules, len(self.seats))
         if not (yield from self._money(events, refuse=False)):
@@ -331,13 +337,14 @@ class Rounds(TableBase):
             self.over_at = self._now
         self._push_states()
 
-    def _round_end(self, ev: Any) -> Step:
+    def _round_end(self, ev: Any, fair: dict[str, Any] | None = None) -> Step:
         self._tell_departed()
-        yield from self._record(ev.to_dict())
+        yield from self._record(ev.to_dict(), fair=fair)
         self.round_stakes, self.round_escrow = {}, {}
         self.round_id = None
         self.next_deal_at = self._now + self.settings.round_pause
         yield from self._vacate_leavers()
+        self._open_between_rounds()
 
     def _tell_departed(self) -> None:
         """People who left during the round hear how it ended for them (their chips' change)."""
@@ -351,7 +358,7 @@ class Rounds(TableBase):
                     {"event": "round_result", "room": self.id, "round": self.match.round, "seat": i,
                      "chips": change})))
 
-    def _record(self, result: dict[str, Any], round_id: str | None = None) -> Step:
+    def _record(self, result: dict[str, Any], round_id: str | None = None, *, fair: dict[str, Any] | None = None) -> Step:
         record = RoundRecord(
             round_id=round_id or self.round_id or f"{self.id}-{self.uid}-{self.match.round}",
             game=self.opts.game,
@@ -362,7 +369,7 @@ class Rounds(TableBase):
             result=result,
             commitment=self.commitment or "",
             finished_at=0.0,
-            extra={"room": self.id},
+            extra={"room": self.id} if fair is None else {"room": self.id, "fairness": fair},
         )
         try:
             yield Record(record)

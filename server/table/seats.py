@@ -21,6 +21,7 @@ class Seat:
     departed: str | None = None  # who left (leaving): told how the round ended for them
     optional_actions: int = 0  # this round's actions nobody waited for (offers, cuts...)
     substitute: bool = False  # the bot plays for a person who left (not one of the table's own bots)
+    seed: str | None = None  # the person's standing contribution to every deal (``seed``, docs/fairness.md)
 
     @property
     def empty(self) -> bool:
@@ -45,3 +46,4 @@ class Seat:
         self.departed = None
         self.grace_until = None
         self.prefs = {}
+        self.seed = None

@@ -28,6 +28,7 @@ FAST = {
     "bot_delay": 0.0,
     "cut_window": 0.0,  # tests that need people's windows set them
     "trade_window": 0.0,
+    "entropy_window": 0.0,  # the contribution window: tests that need it set it
     "login_timeout": 30.0,
     "telnet_connect_maxwait": 0.3,
     "ssh_keepalive": 0.0,

@@ -19,6 +19,7 @@ import pytest
 from server import room as room_module
 from server.clients.client import Client, ClientClosed
 from server.room import Room
+from server.table.fair import ExplicitSeed
 from tests.server.conftest import play_simply, start_server
 from tests.server.test_room_speculation import no_ace_seed
 
@@ -222,7 +223,7 @@ async def test_a_ghost_in_a_waiting_room_is_gone_when_its_grace_ends(tmp_path: A
 @pytest.fixture
 def auction_seed(monkeypatch: Any) -> bytes:
     value = no_ace_seed()
-    monkeypatch.setattr(room_module, "draw_seed", lambda: value)
+    monkeypatch.setattr(room_module, "draw_seed", lambda: ExplicitSeed(value))
     return value
 
 

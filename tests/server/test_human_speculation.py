@@ -23,6 +23,7 @@ import pytest
 from engine.seeds import seed_from_int
 from engine.speculation.match import SpeculationMatch
 from server import room as room_module
+from server.table.fair import ExplicitSeed
 from server.terminal import display_width
 
 from .conftest import start_server
@@ -143,7 +144,7 @@ def as_shown(line: str) -> str:
 @pytest.mark.skipif(shutil.which("ssh") is None, reason="OpenSSH client (ssh) not installed: run make tools")
 async def test_human_plays_speculation_on_a_dumb_terminal(tmp_path: Any, monkeypatch: Any) -> None:
     seeds = itertools.chain([first_deal_seed()], (seed_from_int(10_000 + i) for i in itertools.count()))
-    monkeypatch.setattr(room_module, "draw_seed", lambda: next(seeds))
+    monkeypatch.setattr(room_module, "draw_seed", lambda: ExplicitSeed(next(seeds)))
     running = await start_server(tmp_path, turn_seconds=8.0, flip_seconds=8.0, auction_seconds=1.0,
                                  bot_delay=0.0, round_pause=0.0)
     try:

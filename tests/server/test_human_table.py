@@ -23,6 +23,7 @@ import pytest
 from engine.president import Play, PresidentMatch
 from engine.seeds import seed_from_int
 from server import room as room_module
+from server.table.fair import ExplicitSeed
 from server.terminal import strip_ansi
 
 from .conftest import connect, start_server
@@ -65,7 +66,7 @@ def _telnet(port: int) -> Any:
 
 async def _table(tmp_path: Any, monkeypatch: Any, **config: Any) -> tuple[Any, Any, Any, str, str, list[str]]:
     seed, card, cut = _person_cuts_the_lead()
-    monkeypatch.setattr(room_module, "draw_seed", lambda: seed)
+    monkeypatch.setattr(room_module, "draw_seed", lambda: ExplicitSeed(seed))
     settings = {"bot_delay": 0.8, "cut_window": 3.0, "round_pause": 1.0, **config}
     running = await start_server(tmp_path, **settings)
     child = await asyncio.to_thread(_telnet, running.telnet_port)

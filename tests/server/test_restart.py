@@ -24,6 +24,7 @@ from engine.seeds import seed_from_int
 from server import room as room_module
 from server.storage.api import HOUSE
 from server.storage.cli import audit_file
+from server.table.fair import ExplicitSeed
 from tests.server.conftest import connect, start_server
 
 
@@ -45,7 +46,7 @@ def _first_leads_differ() -> bytes:
 async def test_a_log_a_changed_engine_rule_no_longer_replays_is_set_aside_and_its_stakes_refunded(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     seed = _first_leads_differ()
-    monkeypatch.setattr(room_module, "draw_seed", lambda: seed)
+    monkeypatch.setattr(room_module, "draw_seed", lambda: ExplicitSeed(seed))
     running = await start_server(tmp_path)
     alice = await connect(running, "alice")
     try:

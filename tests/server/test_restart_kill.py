@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from engine import fairness
 from server.storage import open_store
 from server.storage.cli import audit_file
 from server.table import durable
@@ -174,9 +175,13 @@ async def _check_results(data: Path, tables: list[TableRun], results: dict[str, 
             _, _, events = durable.replay(stored.config, fresh)
             computed = [ev.to_dict() for evs in events for ev in evs
                         if ev.name in ("round_over", "deal_over", "match_over")]
-            told = [{k: v for k, v in r.items() if k not in ("type", "room", "text")} for r in results[t.label]]
+            told = [{k: v for k, v in r.items() if k not in ("type", "room", "text", "fairness")}  # the table's record
+                    for r in results[t.label]]
             for result in told:
                 assert result in computed, (t.label, result)
+            # every round's deal can still be checked, whenever the server was killed (docs/fairness.md)
+            ends = [r for r in results[t.label] if r.get("event") in ("round_over", "deal_over")]
+            assert ends and all(fairness.verify(r["fairness"]).ok for r in ends), t.label
             assert told[-1]["event"] == "match_over"
             # every account's chips agree with the results
             seats = {p.name: i for i, p in enumerate(t.people)}

@@ -8,6 +8,7 @@ import pytest
 from engine.seeds import commitment, seed_from_int
 from engine.speculation import SpeculationMatch
 from server import room as room_module
+from server.table.fair import ExplicitSeed
 from tests.server.conftest import connect, start_server
 
 
@@ -25,7 +26,7 @@ def no_ace_seed() -> bytes:
 @pytest.fixture
 def seed(monkeypatch):
     value = no_ace_seed()
-    monkeypatch.setattr(room_module, "draw_seed", lambda: value)
+    monkeypatch.setattr(room_module, "draw_seed", lambda: ExplicitSeed(value))
     return value
 
 

@@ -7,6 +7,7 @@ import pytest
 from engine.president import Play, PresidentMatch
 from engine.seeds import seed_from_int
 from server import room as room_module
+from server.table.fair import ExplicitSeed
 from tests.server.conftest import connect, play_simply, start_server
 
 
@@ -29,7 +30,7 @@ def cut_seed() -> tuple[bytes, int, str, int, list[str]]:
 @pytest.fixture
 def fixed_seed(monkeypatch):
     seed, leader, card, cutter, cards = cut_seed()
-    monkeypatch.setattr(room_module, "draw_seed", lambda: seed)
+    monkeypatch.setattr(room_module, "draw_seed", lambda: ExplicitSeed(seed))
     return leader, card, cutter, cards
 
 

@@ -297,7 +297,7 @@ async def test_the_commitment_is_explained_once_per_session(tmp_path: Path) -> N
     server = await start_server(tmp_path, flip_seconds=0.05)
     seated = await Person.arrive(server, "ana")
     watcher = await Person.arrive(server, "bea")
-    explained = "That code is the fingerprint (SHA-256) of the secret that shuffles the deal"
+    explained = "That code binds the server to its secret shuffle before anyone adds randomness"
     third = await connect(server, "cleo")
     try:
         await seated.ask("create speculation 3 bots=1 rounds=2 time=1", "you sit at it")
@@ -419,7 +419,7 @@ def test_a_shared_commitment_is_explained_to_each_reader_once_whoever_renders_it
         return Shared({"event": "commitment", "room": "r1", "round": n, "commitment": "ab" * 32})
 
     early, late = TextPresenter(_Reader()), TextPresenter(_Reader())
-    explained = "That code is the fingerprint"
+    explained = "That code binds the server to its secret shuffle"
     assert explained in early.shared(deal(1), 0)
     second = deal(2)
     assert explained not in early.shared(second, 0)  # told already; its line is the shared one

@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 _OVERTAKEN = frozenset({"not_your_turn", "cut_moved_on", "phase"})
 """Refusals that mean the situation changed under the person's fingers."""
 
-OWN_EVENTS = frozenset({"hello", "notice", "replaced", "commitment", "round_result"})
+OWN_EVENTS = frozenset({"hello", "notice", "replaced", "commitment", "contributed", "round_result"})
 """The server's own news: said in one plain sentence, never drawn."""
 
 

@@ -72,6 +72,9 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
             (v("leave"), t.gettext("leave the table (a bot takes your seat during a match)")),
         ]
     entries += [
+        (f"{v('seed')} …", t.gettext("your own randomness, mixed into every deal you play (seed: show it, seed off: remove it)")),
+        (v("verify") + " [" + t.pgettext("placeholder", "ROUND") + "]",
+         t.gettext("check that your last deal (or ROUND) was fair, step by step")),
         (f"{v('say')} …  " + t.gettext("or") + " '…", t.gettext("talk to the table or the lobby")),
         (f"{v('tell')} ana …, {v('reply')} …", t.gettext("talk to one person, wherever they are")),
         (f"{v('lang')} fr|es|en", t.gettext("change language")),

@@ -93,6 +93,8 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "unlock": ("unlock",),
         "modlog": ("modlog",),
         "standing": ("standing", "account"),  # "whois" is the profile's (social: finger)
+        "seed": ("seed",),
+        "verify": ("verify",),
     },
     "fr": {
         "play": ("jouer", "joue", "poser", "pose", "entamer", "entame"),
@@ -168,6 +170,8 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "unlock": ("déverrouiller", "deverrouiller", "débloquer", "debloquer"),
         "modlog": ("journal",),
         "standing": ("compte", "situation"),
+        "seed": ("graine",),
+        "verify": ("vérifier", "vérifie"),
     },
     "es": {
         "play": ("jugar", "juego", "juega", "echar", "echo", "tirar", "tiro", "abrir", "abro"),
@@ -243,6 +247,8 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "unlock": ("desbloquear",),
         "modlog": ("bitácora", "bitacora"),
         "standing": ("cuenta", "situación", "situacion"),
+        "seed": ("semilla",),
+        "verify": ("verificar", "comprobar"),
     },
 }
 

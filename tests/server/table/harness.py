@@ -78,6 +78,7 @@ from server.table import (
     Think,
     Void,
 )
+from server.table.fair import ExplicitSeed
 
 TIMERS: dict[str, Any] = {
     "turn_seconds": 30.0,
@@ -90,6 +91,7 @@ TIMERS: dict[str, Any] = {
     "bot_chips": 1000,
     "cut_window": 0.0,  # people's windows: their own tests set them (test_windows)
     "trade_window": 0.0,
+    "entropy_window": 0.0,  # the contribution window: its own tests set it (test_fair_deals)
     "autopass_delay": 2.0,
 }
 """Settings of the tests (every timer positive, so each one is a distinct moment of the fake clock)."""
@@ -360,7 +362,7 @@ class Harness:
                  claims: SeatClaims | None = None, clock: FakeClock | None = None,
                  settings: Mapping[str, Any] | None = None, seeds: Iterable[bytes] = (),
                  chips: int = 1000, probe: bool = True, bot_seed: bytes = b"table-tests-bots",
-                 bot_options: Mapping[str, Any] | None = None, **create: Any) -> None:
+                 bot_options: Mapping[str, Any] | None = None, fair: bool = False, **create: Any) -> None:
         self.settings: Config = load_config(None, **{**TIMERS, **dict(settings or {})})
         self.adapter = ADAPTERS[rules]
         self.opts = parse_options({"game": self.adapter.game, "rules": rules, **create}, self.settings)
@@ -370,6 +372,7 @@ class Harness:
         self.chips = chips
         self.probe = probe
         self._seeds: list[bytes] = list(seeds)
+        self.fair = fair  # deals from the seed and the contributions (server.table.fair); else explicit
         self._fallback = itertools.count(10_000)
         self.drawn: list[bytes] = []
         self.table = Table(table_id, self.adapter, self.opts, self.settings, owner="owner", uid="u1",
@@ -470,10 +473,11 @@ class Harness:
 
     # -- seeds ---------------------------------------------------------------------------------------
 
-    def _draw(self) -> bytes:
+    def _draw(self) -> bytes | ExplicitSeed:
+        """The next server seed; explicit (dealt as given, no contributions) unless ``fair``."""
         seed = self._seeds.pop(0) if self._seeds else seed_from_int(next(self._fallback))
         self.drawn.append(seed)
-        return seed
+        return seed if self.fair else ExplicitSeed(seed)
 
     def queue_seed(self, seed: bytes) -> None:
         self._seeds.append(seed)

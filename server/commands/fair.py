@@ -1,0 +1,144 @@
+"""Fair deals, for players (docs/fairness.md): contributions and ``verify``.
+
+* ``entropy`` (``text``): this deal's contribution, during the window after the ``commitment``
+  event only, from a seated player; forwarded to the table (``server.table.fair``).
+* ``seed`` (``text``: set; ``clear``: true to remove; neither: show): a standing contribution kept
+  by the session and given at every deal until changed; at a table it takes effect at once (and
+  counts for an open window where the seat gave nothing yet).
+* ``verify`` (``round``; none: your last round): the stored record of a finished round checked by
+  ``engine.fairness.verify`` with what the asker's seat saw (the announced commitment, its
+  contribution, the events its seat received, recomputed from the stored log). The reply holds
+  every step (``code``, ``result``, ``values``) and the record itself, for a check that does not
+  trust the server (``docs/verify_deal.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from engine import fairness
+from engine.errors import BadArgument
+from server.commands import Context, command
+from server.games import ADAPTERS
+from server.games.base import GameAdapter
+from server.protocol import CommandError, arg_str
+from server.replays import round_start
+from server.storage.api import RoundRecord, is_match
+from server.storage.names import name_key
+
+
+def _player(ctx: Context) -> Any:
+    player = ctx.session.player
+    assert player is not None
+    return player
+
+
+def normalized(text: object) -> str:
+    """A contribution as the table records it, or the refusal ``bad_entropy`` (``reason``: the engine's)."""
+    try:
+        return fairness.normalize_contribution(text)
+    except BadArgument as exc:
+        raise CommandError("bad_entropy", **exc.params) from None
+
+
+@command("entropy")
+async def entropy(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """This deal's contribution (``text``), during the window after the ``commitment`` event."""
+    player = _player(ctx)
+    normalized(args.get("text"))  # a malformed text is refused here, before any table sees it
+    if player.room is None:
+        raise CommandError("not_in_room")
+    result: dict[str, Any] | None = await player.room.submit(player, "entropy", {"text": args.get("text")})
+    return result
+
+
+@command("seed")
+async def seed(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """A standing contribution to every deal: ``text`` sets it, ``clear: true`` removes it, neither shows it."""
+    player = _player(ctx)
+    clear = args.get("clear")
+    if clear is not None and not isinstance(clear, bool):
+        raise CommandError("bad_argument", arg="clear")
+    if "text" not in args and not clear:
+        return {"seed": player.extra.get("seed"), "set": False}
+    text = None if clear else normalized(args.get("text"))
+    if text is None:
+        player.extra.pop("seed", None)
+    else:
+        player.extra["seed"] = text
+    out: dict[str, Any] = {"seed": text, "set": True}
+    if player.room is not None:
+        result = await player.room.submit(player, "seed", {"text": text})
+        if isinstance(result, Mapping) and "round" in result:
+            out["round"] = result["round"]  # it counted for the window open now
+    return out
+
+
+@command("verify")
+async def verify(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """A finished round's deal checked step by step (``round``; none: your last round)."""
+    me = _player(ctx)
+    store = ctx.store
+    if args.get("round") is None:
+        mine = [p for p in await store.history.played(me.name, 20) if not is_match(p.record.round_id)]
+        if not mine:
+            raise CommandError("no_such_round")
+        round_id = mine[0].record.round_id
+    else:
+        round_id = arg_str(args, "round", limit=200).strip()
+    record = await store.history.get(round_id)
+    if record is None or record.rules not in ADAPTERS or is_match(record.round_id):
+        raise CommandError("no_such_round", round=round_id[:60])
+    fair = record.extra.get("fairness")
+    if not isinstance(fair, Mapping):
+        raise CommandError("not_verifiable", round=round_id[:60])
+    return await asyncio.to_thread(verify_reply, record, ADAPTERS[record.rules], me.name)
+
+
+def verify_reply(record: RoundRecord, adapter: GameAdapter, name: str | None) -> dict[str, Any]:
+    """The ``verify`` reply of a stored round for the player ``name`` (their seat's view, if they sat)."""
+    fair = record.extra["fairness"]
+    key = name_key(name) if name else None
+    seat = next((i for i, n in enumerate(record.seats) if n and key is not None and name_key(n) == key), None)
+    seen = seen_by(record, adapter, seat)
+    report = fairness.verify(fair, seen)
+    return {
+        "round": record.round_id,
+        "game": record.game,
+        "rules": record.rules,
+        "seat": seat,
+        "names": list(record.seats),
+        "ok": report.ok,
+        "steps": [{"code": s.code, "result": s.result, "values": dict(s.values)} for s in report.steps],
+        "record": fair,
+    }
+
+
+def seen_by(record: RoundRecord, adapter: GameAdapter, seat: int | None) -> dict[str, Any]:
+    """What ``seat`` (None: a spectator) was shown of the round: the commitment announced before the
+    window, its contribution, and the round's events in its seat's form (from the stored log)."""
+    seen: dict[str, Any] = {"commitment": record.commitment}
+    fair = record.extra.get("fairness") or {}
+    config = record.config.get("match") or {}
+    try:
+        played = adapter.replay_steps(config, record.log)
+    except Exception:  # a log the engine refuses: the record is checked alone
+        return seen
+    events: list[dict[str, Any]] = []
+    for _, evs in played[round_start(record.log):]:
+        for ev in evs:
+            form = ev.for_seat(seat)
+            if form is not None:
+                events.append(form.to_dict())
+    seen["events"] = events
+    if seat is not None:
+        seen["seat"] = seat
+        contributions = fair.get("contributions")
+        if isinstance(contributions, list) and seat < len(contributions):
+            seen["contribution"] = contributions[seat]
+        dealt = next((e for e in events if e.get("event") == "dealt"), None)
+        if dealt is not None and isinstance(dealt.get("hands"), list):
+            seen["hands"] = dealt["hands"]
+    return seen

@@ -1,0 +1,228 @@
+"""Deals nobody can rig (docs/fairness.md): the commitment, the contribution window, the record.
+
+Before every deal the table draws a secret server seed, publishes the adapter's commitment to it
+(``commitment`` event) and opens a short window (``[timers] entropy_window``) in which every
+player of the deal may send a contribution (``entropy``, or a person's standing ``seed``). Bots
+contribute at once with :func:`engine.fairness.bot_contribution`; the window closes early once
+every seat has given one. The deal is then made from the seed and the contributions, in seat
+order; at the round's end (``adapter.round_end``) the adapter's record is published with that
+event (``fairness``) and stored with the round, so ``verify`` can check it later.
+
+During the window nobody learns anything but *that* a seat contributed (``contributed``: the seat,
+never the text); the texts are published with the record. A contribution that comes late, twice,
+from someone not seated, or malformed (:func:`engine.fairness.normalize_contribution`) is
+refused and changes nothing.
+
+Tests that need explicit deals give the table :class:`ExplicitSeed` from its ``draw_seed`` hook:
+the engine deals from that seed as given (the window still runs, the contributions are ignored,
+no record is made: such a deal cannot be verified).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import BadArgument
+from engine.fairness import bot_contribution, normalize_contribution
+from engine.seeds import commitment as sha_commitment
+from server.protocol import CommandError
+from server.table.base import TableBase
+from server.table.io import Member
+
+
+@dataclass(frozen=True, slots=True)
+class ExplicitSeed:
+    """Tests only: deal from ``seed`` exactly as the engine takes it (an unverifiable deal)."""
+
+    seed: bytes
+
+
+@dataclass(slots=True)
+class Entropy:
+    """The open contribution window of the next deal (and, once dealt, the deal being played)."""
+
+    round: int
+    server_seed: bytes
+    commitment: str
+    secret: Any  # the adapter's private side of the commitment (Speculation: the committed decks)
+    explicit: bool
+    until: float
+    given: dict[int, str] = field(default_factory=dict)  # seat -> normalised text (people)
+    contributions: tuple[str | None, ...] = ()  # once dealt: per seat, in seat order
+    bots: tuple[int, ...] = ()  # once dealt: the seats that contributed as bots
+    chips: tuple[int, ...] = ()  # once dealt: every seat's chips before the deal
+    dealt: Mapping[str, Any] | None = None  # once dealt: the full form of the deal's ``dealt`` event
+    first: bool = False  # the first deal of the match (a dealer drawn from the deal)
+    not_before: float = 0.0  # the deal waits for this too (the pause after the last round)
+
+
+class FairDeals(TableBase):
+    entropy: Entropy | None = None
+    """The window being open (``dealt`` None) or the deal being played; None between them."""
+    fair_record: dict[str, Any] | None = None
+    """The record of the last finished round (published with its end, stored with it)."""
+
+    def _open_entropy(self, not_before: float | None = None) -> None:
+        """Draw the seed, publish its commitment, open the window; standing seeds contribute.
+        ``not_before``: the window opens during the pause after a round, which it does not shorten."""
+        drawn = self._draw_seed()
+        explicit = isinstance(drawn, ExplicitSeed)
+        seed = drawn.seed if isinstance(drawn, ExplicitSeed) else drawn
+        round_no = self.match.round + 1
+        if explicit or len(seed) != 32:
+            commit, secret, explicit = sha_commitment(seed), None, True
+        else:
+            commit, secret = self.adapter.commit(seed)
+        length = max(0.0, float(self.settings.entropy_window))
+        start = self._now if not_before is None else max(self._now, not_before)
+        self.entropy = Entropy(round_no, seed, commit, secret, explicit, self._now + length, not_before=start)
+        self.commitment = commit
+        self.next_deal_at = max(self.entropy.until, start)
+        for seat in self.seats:
+            if seat.member is not None and not seat.leaving and seat.seed is not None:
+                self.entropy.given[seat.index] = seat.seed
+        given = sorted(self.entropy.given)
+        self._broadcast({"event": "commitment", "round": round_no, "commitment": commit, "window": length,
+                         "given": given})
+        for i in given:
+            self._broadcast({"event": "contributed", "round": round_no, "seat": i})
+        if self._entropy_complete():
+            self.next_deal_at = start
+
+    def _open_between_rounds(self) -> None:
+        """After a round: the next deal's window opens now and runs during the pause."""
+        if self.settings.entropy_window > 0 and not self.closed and self.match is not None and not self.match.over:
+            self._open_entropy(not_before=self.next_deal_at)
+
+    def _entropy_open(self) -> bool:
+        return self.entropy is not None and self.entropy.dealt is None
+
+    def _entropy_complete(self) -> bool:
+        """Every person who may play the deal has contributed (bots always have)."""
+        e = self.entropy
+        return e is not None and all(s.index in e.given for s in self.seats if s.member is not None and not s.leaving)
+
+    def _contribute(self, member: Member, args: Mapping[str, Any]) -> dict[str, Any]:
+        """``entropy``: this deal's contribution of a seated person, during the window only."""
+        seat_no = self.seat_of(member.key)
+        if seat_no is None or self.seats[seat_no].leaving:
+            raise CommandError("not_allowed", reason="not_seated")
+        text = _normalized(args.get("text"))
+        e = self.entropy
+        if e is None or e.dealt is not None or self._now > e.until:
+            raise CommandError("entropy_closed")
+        if seat_no in e.given:
+            raise CommandError("entropy_given", round=e.round)
+        self._accept(seat_no, text)
+        return {"round": e.round, "seat": seat_no}
+
+    def _accept(self, seat_no: int, text: str) -> None:
+        e = self.entropy
+        assert e is not None
+        e.given[seat_no] = text
+        self._broadcast({"event": "contributed", "round": e.round, "seat": seat_no})
+        if self._entropy_complete():
+            self.next_deal_at = max(self._now, e.not_before)  # everybody has spoken: deal now
+
+    def _set_seed(self, member: Member, args: Mapping[str, Any]) -> dict[str, Any]:
+        """``seed``: a person's standing contribution (``text`` None: none), used at every deal; in an
+        open window where the seat gave nothing yet it is this deal's contribution too."""
+        seat_no = self.seat_of(member.key)
+        raw = args.get("text")
+        text = None if raw is None else _normalized(raw)
+        if seat_no is None:
+            return {"seed": text}
+        seat = self.seats[seat_no]
+        seat.seed = text
+        e = self.entropy
+        if (text is not None and e is not None and e.dealt is None and self._now <= e.until
+                and seat_no not in e.given and not seat.leaving):
+            self._accept(seat_no, text)
+            return {"seed": text, "round": e.round}
+        return {"seed": text}
+
+    def _final_contributions(self, present: list[int] | None) -> None:
+        """Close the window: each seat of the deal gives its text, its bot's, or none."""
+        e = self.entropy
+        assert e is not None
+        playing = set(present) if present is not None else {s.index for s in self.seats if not s.empty}
+        out: list[str | None] = []
+        bots: list[int] = []
+        for seat in self.seats:
+            i = seat.index
+            if i not in playing:
+                out.append(None)
+            elif seat.member is None and seat.bot is not None:
+                out.append(bot_contribution(e.commitment, i))
+                bots.append(i)
+            else:
+                if i not in e.given and seat.seed is not None and seat.member is not None:
+                    e.given[i] = seat.seed  # sat down with a standing seed after the window opened
+                    self._broadcast({"event": "contributed", "round": e.round, "seat": i})
+                out.append(e.given.get(i))
+        e.contributions, e.bots = tuple(out), tuple(bots)
+        e.chips = tuple(getattr(self.match, "chips", ()) or ())
+        e.first = self.match.round == 0
+
+    def _fair_deal_action(self, facts: Mapping[str, Any]) -> Any:
+        e = self.entropy
+        assert e is not None
+        if e.explicit:
+            return self.match.deal_action(e.server_seed, **facts)
+        return self.adapter.fair_deal_action(self.match, e.server_seed, e.secret, e.contributions, facts)
+
+    def _dealt(self, events: tuple[Any, ...]) -> None:
+        e = self.entropy
+        if e is not None:
+            e.dealt = next((ev.to_dict() for ev in events if ev.name == "dealt"), {})
+
+    def _round_record(self, events: tuple[Any, ...]) -> dict[str, Any] | None:
+        """At the round's end: the record to publish with it and to store (None: nothing to prove)."""
+        e = self.entropy
+        if e is None or e.dealt is None or not any(ev.name == self.adapter.round_end for ev in events):
+            return None
+        self.entropy = None
+        if e.explicit:
+            self.fair_record = None
+            return None
+        self.fair_record = self.adapter.fair_record(
+            self.match, server_seed=e.server_seed, secret=e.secret, contributions=e.contributions, bots=e.bots,
+            round=e.round, dealt=e.dealt, chips=e.chips, first=e.first, ante=self.opts.ante)
+        return self.fair_record
+
+
+    # -- durable tables: what a restart needs to reveal the deal being played ----------------------
+
+    def fairness_facts(self) -> dict[str, Any] | None:
+        """The deal being played, as JSON facts for a durable table's log (it holds the server seed:
+        the log is private, as the deal action's seed already is). An open window is not kept: after
+        a restart the next deal gets a fresh commitment, nothing having been dealt from the old one."""
+        e = self.entropy
+        if e is None or e.dealt is None:
+            return None
+        return {"round": e.round, "seed": e.server_seed.hex(), "explicit": e.explicit, "commitment": e.commitment,
+                "contributions": list(e.contributions), "bots": list(e.bots), "chips": list(e.chips),
+                "dealt": dict(e.dealt), "first": e.first}
+
+    def restore_fairness(self, facts: Mapping[str, Any] | None) -> None:
+        """The deal being played back from :meth:`fairness_facts` (the match itself is replayed from
+        its log, whose deal action carries what the engine dealt from)."""
+        if not facts:
+            self.entropy = None
+            return
+        seed = bytes.fromhex(str(facts["seed"]))
+        explicit = bool(facts["explicit"])
+        secret = None if explicit else self.adapter.commit(seed)[1]
+        self.entropy = Entropy(int(facts["round"]), seed, str(facts["commitment"]), secret, explicit, self._now,
+                               contributions=tuple(facts["contributions"]), bots=tuple(facts["bots"]),
+                               chips=tuple(facts["chips"]), dealt=dict(facts["dealt"]), first=bool(facts["first"]))
+        self.commitment = self.entropy.commitment
+
+
+def _normalized(text: object) -> str:
+    try:
+        return normalize_contribution(text)
+    except BadArgument as exc:
+        raise CommandError("bad_entropy", **exc.params) from None
