@@ -50,18 +50,22 @@ CONFUSABLES_FILE = Path(__file__).with_name("confusables.txt")
 CONFUSABLES_VERSION = "13.0.0"
 """The version of Unicode's ``confusables.txt`` shipped (its ``# Version:`` line)."""
 
-SKELETON_VERSION = 2
-"""Bumped whenever :func:`skeleton` gives other results (1: the hand-made table before UTS #39)."""
+SKELETON_VERSION = 3
+"""Bumped whenever :func:`skeleton` gives other results (1: the hand-made table before UTS #39;
+2: ``6`` folded to ``b`` as well as ``8``, so that names differing by a 6 and an 8 clashed). A store
+opened with skeletons of another version computes its live accounts' skeletons again."""
 
 ASCII_FOLD = {
     "i": "l",  # 1, l, I and i: one stroke (UTS #39 already maps 1 and I to l)
     "2": "z",
     "5": "s",
-    "6": "b",
     "8": "b",
     "9": "g",
 }
 """Look-alikes UTS #39 leaves apart, applied last (so after its ``0`` → ``O`` and ``1`` → ``l``).
+
+Names are case-insensitive, so a fold joins whole classes: ``8`` → ``b`` makes ``8``, ``B`` and
+``b`` one; ``6`` is left alone, or ``s16`` and ``s18`` would be one name.
 
 Its table compares single characters as a careful reader sees them; in a
 terminal, at a glance, ``gue5ty1`` passes for ``guestyl``. ``w`` also becomes

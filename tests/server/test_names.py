@@ -131,7 +131,8 @@ def test_skeleton_catches_look_alikes(a: str, b: str) -> None:
     assert skeleton(a) == skeleton(b)
 
 
-@pytest.mark.parametrize(("a", "b"), [("alice", "alicia"), ("bob", "rob"), ("ana", "anna"), ("bob_", "bob-")])
+@pytest.mark.parametrize(("a", "b"), [("alice", "alicia"), ("bob", "rob"), ("ana", "anna"), ("bob_", "bob-"),
+                                      ("s16", "s18"), ("player6", "player8")])
 def test_skeleton_keeps_different_names_apart(a: str, b: str) -> None:
     assert skeleton(a) != skeleton(b)
 
@@ -218,3 +219,25 @@ def test_the_bad_name_message_states_the_rules_clean_name_applies(lang: str) -> 
     for word in ("admin", "bot1"):
         with pytest.raises(BadName):
             clean_name(word)
+
+
+async def test_skeletons_stored_by_an_older_version_are_computed_again_at_open(tmp_path: Path) -> None:
+    """Version 2 folded 6 like 8: account ``s16`` held ``s18`` (and every name differing by a 6 and an 8) away.
+    A store opened with such skeletons computes them again, once."""
+    import sqlite3
+
+    s = await open_store(tmp_path, StoreSettings(scrypt_n=2**10))
+    await s.accounts.register("s16", "secret-pw")
+    await s.close()
+    conn = sqlite3.connect(tmp_path / "donne.sqlite3")
+    with conn:
+        conn.execute("UPDATE accounts SET skeleton = 'slb' WHERE key = 's16'")  # as version 2 stored it
+        conn.execute("DELETE FROM counters WHERE name = 'skeleton'")
+    conn.close()
+    s = await open_store(tmp_path, StoreSettings(scrypt_n=2**10))
+    try:
+        assert (await s.accounts.login_guest("s18")).name == "s18"
+        with pytest.raises(NameTaken):
+            await s.accounts.login_guest("sl6")  # still a look-alike of s16 (1 and l)
+    finally:
+        await s.close()

@@ -178,6 +178,7 @@ class SQLStore:
         self._thread.start()
         await self.call(self.backend.open)
         await self.run_write(self._ensure_house)
+        await self.run_write(_refresh_skeletons)
         await self.accounts.load_registered()
 
     def _ensure_house(self, tx: Tx) -> None:
@@ -334,3 +335,22 @@ def _conforms(store: SQLStore) -> None:
     g: Ratings = store.ratings
     h: Moderation = store.moderation
     del a, b, c, d, e, f, g, h
+
+
+def _refresh_skeletons(tx: Tx) -> int:
+    """Live accounts' skeletons computed again when they were stored by another
+    :data:`~server.storage.names.SKELETON_VERSION` (its number kept in ``counters``). How many changed."""
+    row = tx.one("SELECT value FROM counters WHERE name = 'skeleton'")
+    if row is not None and int(row[0]) == _names.SKELETON_VERSION:
+        return 0
+    changed = 0
+    for account in tx.rows("SELECT id, name, skeleton FROM accounts WHERE live = 1"):
+        skel = _names.skeleton(account[1])
+        if skel != account[2]:
+            tx.execute("UPDATE accounts SET skeleton = ? WHERE id = ?", (skel, account[0]))
+            changed += 1
+    tx.execute("""INSERT INTO counters (name, value) VALUES ('skeleton', ?)
+                  ON CONFLICT (name) DO UPDATE SET value = excluded.value""", (_names.SKELETON_VERSION,))
+    if changed:
+        log.info("names: %d account skeleton(s) computed again (version %d)", changed, _names.SKELETON_VERSION)
+    return changed
