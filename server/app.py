@@ -49,7 +49,12 @@ class Running:
     _stop_task: asyncio.Task[None] | None = None
 
     def __post_init__(self) -> None:
-        self.lobby = Lobby(self.config, self.store, self.sessions)
+        lobby_class = Lobby
+        if self.config.redis_url:  # one node of a cluster (docs/cluster.md)
+            from server.cluster.lobby import ClusterLobby
+
+            lobby_class = ClusterLobby
+        self.lobby = lobby_class(self.config, self.store, self.sessions)
         self.connections = ConnectionCounter(self.config.max_connections_per_address)
 
     async def stop(self) -> None:
@@ -93,10 +98,12 @@ class Running:
 async def open_store(config: Config) -> Any:
     from server.storage import open_store as _open
 
+    cluster = bool(config.redis_url)  # the nodes share the database: no node recovers it alone
     return await _open(config.url or config.db_path, {"starting_chips": config.starting_chips,
                                                       "guest_chips": config.guest_chips,
                                                       "allow_guests": config.allow_guests,
-                                                      "registrations_per_hour": config.registrations_per_hour})
+                                                      "registrations_per_hour": config.registrations_per_hour},
+                       recover=not cluster, exclusive=not cluster)
 
 
 async def start(config: Config) -> Running:
@@ -116,9 +123,15 @@ async def start(config: Config) -> Running:
     running = Running(config)
     running.store = running.lobby.store = await open_store(config)
     try:
-        refunded = await running.store.ledger.refund_unsettled()
-        if refunded:
-            log.info("refunded %d unsettled rounds from the last run", len(refunded))
+        if config.redis_url:
+            from server.cluster.lobby import ClusterLobby
+
+            assert isinstance(running.lobby, ClusterLobby)
+            await running.lobby.open()  # the other nodes' tables are theirs: nothing is refunded here
+        else:
+            refunded = await running.store.ledger.refund_unsettled()
+            if refunded:
+                log.info("refunded %d unsettled rounds from the last run", len(refunded))
         running._telnet = await start_telnet(running, serve_telnet)
         running.telnet_port = running._telnet.sockets[0].getsockname()[1]
         running._ssh = await start_ssh(running, serve_ssh)

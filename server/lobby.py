@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from server.claims import SeatClaims
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
-from server.players import Client, GuestStart, Player, news_now, take_news_seq
+from server.players import Client, GuestStart, Place, Player, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
 from server.seeks import Seek, Seeks
@@ -76,6 +76,14 @@ def clean_name(raw: str, limit: int) -> str:
         return _storage_clean_name(raw)
     except StorageError:
         raise CommandError("bad_name", max=limit) from None
+
+
+def has_free_seat(room: Room, summary: Mapping[str, Any]) -> bool:
+    """A person may sit down there now: a free seat, before the match or between rounds where joining is allowed."""
+    if summary["status"] == "over" or len(summary["players"]) >= summary["seats"]:
+        return False
+    return bool(summary["status"] == "waiting" and room.table.match is None) or \
+        bool(room.table.adapter.joins_between_rounds)
 
 
 class Lobby:
@@ -244,6 +252,21 @@ class Lobby:
     def online(self) -> list[Player]:
         return [p for p in self.players.values() if p.connected]
 
+    def who(self) -> list[dict[str, Any]]:
+        """Everyone online, as ``who`` lists them: name, guest, room, seat (a cluster: every node's)."""
+        return [{"name": p.name, "guest": p.guest, "room": p.room.id if p.room else None,
+                 "seat": p.seat if p.room else None} for p in self.online()]
+
+    def room_list(self) -> list[tuple[dict[str, Any], bool]]:
+        """The open rooms in the order they opened: each one's summary, and whether a person may sit
+        down there now (a cluster: every node's)."""
+        out: list[tuple[dict[str, Any], bool]] = []
+        for room in self.rooms.values():
+            if not room.closed:
+                summary = room.summary()
+                out.append((summary, has_free_seat(room, summary)))
+        return out
+
     def lobby_sessions(self) -> list[Client]:
         """Connected sessions not in a room (they receive lobby chat)."""
         return [p.session for p in self.players.values()
@@ -344,6 +367,10 @@ class Lobby:
         if room is None or room.closed:
             raise CommandError("no_such_room", room=str(room_id)[:20])
         return room
+
+    async def find_place(self, room_id: Any) -> Place:
+        """The room ``room_id`` names, where ``join`` and ``watch`` go (a cluster: on any node)."""
+        return self.find_room(room_id)
 
     @staticmethod
     def opener(player: Player) -> Opener:

@@ -160,6 +160,11 @@ class SQLAccounts:
 
         self._registered = await self._store.run_read(q)
 
+    def share(self) -> None:
+        """Several servers use this database (a cluster): no cache of the registered names, since
+        another server may register one at any time; :meth:`exists` asks the database."""
+        self._registered = None
+
     async def exists(self, name: str) -> bool:
         """True when ``name`` is a registered account (guests and system accounts are not)."""
         registered = self._registered

@@ -1,0 +1,619 @@
+"""The lobby of one node of a cluster (``docs/cluster.md``).
+
+It is the one-process :class:`~server.lobby.Lobby` for the node's own connections and rooms, and
+the cluster's directory for the rest:
+
+* the room list, ``who`` and the seats people hold are each node's keep-alive entries in Redis
+  (per-node hashes that expire with the node), read back every keep-alive into a local view;
+* lobby chat and room-list news cross on the lobby channel;
+* ``join``/``watch`` of a room another node owns gives a :class:`~server.cluster.proxy.RemotePlace`;
+  the owner holds the person as a :class:`~server.cluster.proxy.RemoteClient`;
+* logging in ends the sessions of that name on every other node (``kick``);
+* each room this node opens is held by a lease (:mod:`server.cluster.lease`), renewed by the
+  keep-alive; a room whose lease is lost stops at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from redis.exceptions import RedisError
+
+from server.cluster import wire
+from server.cluster.bus import Bus
+from server.cluster.lease import LeaseBook, Leases
+from server.cluster.proxy import RemoteClient, RemotePlace, RemoteStates
+from server.cluster.routing import Outbox
+from server.lobby import Lobby
+from server.players import Client, GuestStart, Place, Player
+from server.protocol import CommandError, Shared
+from server.room import Room
+from server.storage.names import name_key
+
+if TYPE_CHECKING:
+    from server.config import Config
+    from server.games import TableOptions
+    from server.limits import Opener
+
+log = logging.getLogger("donne.cluster")
+
+
+def room_number(rid: str) -> int:
+    return int(rid[1:]) if rid[1:].isdigit() else 0
+
+
+class ClusterLobby(Lobby):
+    def __init__(self, config: Config, store: Any, sessions: set[Any]) -> None:
+        super().__init__(config, store, sessions)
+        self.node = config.node
+        self.outbox = Outbox()
+        self._outbox_handle: asyncio.Handle | None = None
+        self.pending: dict[str, asyncio.Future[Any]] = {}
+        self.places: dict[str, RemotePlace] = {}
+        self.bus = Bus(config.redis_url, self.node, self._on_message, self._on_health)
+        self.book = LeaseBook(self.node, config.lease_seconds, time.monotonic)
+        self.leases: Leases | None = None
+        self.live: set[str] = {self.node}
+        # what the other nodes wrote at the last keep-alive: rooms, people online, seats held
+        self._rooms: dict[str, tuple[str, dict[str, Any], bool]] = {}
+        self._people: dict[str, dict[str, Any]] = {}
+        self._seats: dict[str, tuple[str, str]] = {}
+        self._tick: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.ticks = 0
+
+    # -- starting and stopping ------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Join the cluster: Redis, this node's channel, the first keep-alive."""
+        share = getattr(self.store.accounts, "share", None)
+        if callable(share):
+            share()  # other nodes register names too
+        await self.bus.start()
+        self.leases = Leases(self.bus.redis, self.book)
+        await self._keepalive()
+        self._tick = asyncio.get_running_loop().create_task(self._tick_loop(), name="cluster-keepalive")
+        log.info("cluster: node %s joined (%d node(s) alive)", self.node, len(self.live))
+
+    async def shutdown(self) -> None:
+        await super().shutdown()
+        self._flush_outbox()
+        await self.bus.flush()
+        if self._tick is not None:
+            self._tick.cancel()
+            with contextlib.suppress(BaseException):
+                await self._tick
+        if self.leases is not None:
+            with contextlib.suppress(RedisError, OSError):
+                for rid in list(self.book.held):
+                    await self.leases.release(rid)
+                r = self.bus.redis
+                await r.delete(wire.node_key(self.node), wire.presence_key(self.node),
+                               wire.rooms_key(self.node), wire.seats_key(self.node))
+        await self.bus.stop()
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- health -----------------------------------------------------------------------------------
+
+    @property
+    def healthy(self) -> bool:
+        return self.bus.healthy
+
+    def _on_health(self, ok: bool) -> None:
+        """Tell the people of this node at a table: the server is having trouble, or is back."""
+        for player in list(self.players.values()):
+            session = player.session
+            if session is None or isinstance(session, RemoteClient) or player.room is None:
+                continue
+            session.notice("server_ok" if ok else "server_trouble")
+        if ok:  # redraw the tables of this node's people at other nodes' tables
+            for player in list(self.players.values()):
+                if isinstance(player.room, RemotePlace) and player.connected:
+                    player.room.refresh(player)
+
+    # -- sending ----------------------------------------------------------------------------------
+
+    def send(self, node: str, msg: Mapping[str, Any]) -> None:
+        if node == self.node:  # a place that moved here: handled as if it came from outside
+            message = {**msg, "from": self.node}
+            asyncio.get_running_loop().call_soon(self._on_message, message)
+            return
+        self.outbox.message(node, msg)
+        self.kick_outbox()
+
+    def kick_outbox(self) -> None:
+        if self._outbox_handle is None:
+            self._outbox_handle = asyncio.get_running_loop().call_soon(self._flush_outbox)
+
+    def _flush_outbox(self) -> None:
+        self._outbox_handle = None
+        for node, msg in self.outbox.drain():
+            self.bus.send(node, msg)
+
+    @staticmethod
+    def member_of(player: Player) -> dict[str, Any]:
+        return wire.member(player.key, player.name, player.guest, player.prefs, player.lang)
+
+    def place(self, rid: str, owner: str) -> RemotePlace:
+        place = self.places.get(rid)
+        if place is None:
+            place = self.places[rid] = RemotePlace(self, rid, owner)
+        else:
+            place.owner = owner
+        return place
+
+    # -- logging in -------------------------------------------------------------------------------
+
+    async def login(self, session: Client, name: str, *, password: str | None = None,
+                    verified: bool = False, guest_start: GuestStart | None = None) -> Player:
+        key = name_key(name.strip()) if name.strip() else ""
+        if key and key in self._people and key not in self.players and not self.closing and \
+                not await self.store.accounts.exists(name.strip()):
+            raise CommandError("name_taken", name=self._people[key].get("name", name))
+        player = await super().login(session, name, password=password, verified=verified, guest_start=guest_start)
+        self.bus.broadcast({"t": "kick", "key": player.key})
+        self._write_presence_soon()
+        if player.room is None:
+            found = await self._locate(player.key)
+            if found is not None and player.room is None and found[0] != self.node:
+                owner, rid = found
+                place = self.place(rid, owner)
+                player.room = place
+                await place.reconnect(player)
+        return player
+
+    async def _locate(self, key: str) -> tuple[str, str] | None:
+        """Where ``key`` holds a seat in the cluster: ``(owner node, room id)``, or None."""
+        nodes = sorted(self.live - {self.node})
+        if not nodes or not self.healthy:
+            return self._seats.get(key)
+        try:
+            pipe = self.bus.redis.pipeline(transaction=False)
+            for node in nodes:
+                pipe.hget(wire.seats_key(node), key)
+            found = await pipe.execute()
+        except (RedisError, OSError):
+            return self._seats.get(key)
+        for node, rid in zip(nodes, found, strict=True):
+            if rid:
+                return node, rid
+        return None
+
+    def _kicked(self, key: str) -> None:
+        """``key`` logged in on another node: its session here ends (as a second login on one node)."""
+        player = self.players.get(key)
+        if player is None:
+            return
+        session = player.session
+        if session is None or isinstance(session, RemoteClient) or session.closed.is_set():
+            return
+        session.player = None
+        player.session = None
+        session.notice("replaced")
+        session.close("replaced")
+        room = player.room
+        if isinstance(room, Room):
+            self._spawn(room.disconnected(player))  # its new front takes the seat back (``conn``)
+            return
+        if isinstance(room, RemotePlace):
+            self.send(room.owner, {"t": "disc", "rid": room.id, "m": self.member_of(player)})
+        player.room = None
+        player.seat = None
+        if self.players.get(key) is player:
+            del self.players[key]  # no guest log-out: the account is in use on the other node
+        self._write_presence_soon()
+
+    async def detach(self, session: Client) -> None:
+        await super().detach(session)
+        self._write_presence_soon()
+
+    async def release(self, player: Player) -> None:
+        front = player.extra.get("front")
+        session = player.session
+        if front is not None and player.room is None and self.players.get(player.key) is player and \
+                (session is None or isinstance(session, RemoteClient)):
+            if isinstance(session, RemoteClient) and not session.closed.is_set():
+                self.send(session.node, {"t": "gone", "rid": player.extra.get("rid"), "key": player.key})
+            del self.players[player.key]  # a remote person's node keeps their account
+            return
+        await super().release(player)
+
+    # -- who and where ----------------------------------------------------------------------------
+
+    def online(self) -> list[Player]:
+        return [p for p in self.players.values() if p.connected and not isinstance(p.session, RemoteClient)]
+
+    def _local_people(self) -> list[dict[str, Any]]:
+        return super().who()
+
+    def who(self) -> list[dict[str, Any]]:
+        here = self._local_people()
+        keys = {name_key(str(p["name"])) for p in here}
+        return here + [dict(entry) for key, entry in self._people.items() if key not in keys]
+
+    def room_list(self) -> list[tuple[dict[str, Any], bool]]:
+        out = super().room_list()
+        local = {summary["room"] for summary, _ in out}
+        out += [(dict(summary), free) for rid, (_, summary, free) in self._rooms.items() if rid not in local]
+        out.sort(key=lambda pair: room_number(str(pair[0]["room"])))
+        return out
+
+    async def find_place(self, room_id: Any) -> Place:
+        try:
+            return self.find_room(room_id)
+        except CommandError:
+            if not isinstance(room_id, str | int):
+                raise
+        rid = str(room_id).strip().lower()
+        if rid.isdigit():
+            rid = "r" + rid
+        owner: str | None = None
+        if rid in self._rooms:
+            owner = self._rooms[rid][0]
+        elif self.leases is not None and self.healthy:
+            try:
+                held = await self.leases.holder(rid)
+            except (RedisError, OSError):
+                held = None
+            owner = held[0] if held is not None else None
+        if owner is None or owner == self.node or owner not in self.live:
+            raise CommandError("no_such_room", room=str(room_id)[:20])
+        return self.place(rid, owner)
+
+    # -- rooms --------------------------------------------------------------------------------------
+
+    async def open_room(self, opts: TableOptions, owner: str, opener: Opener | None = None) -> Room:
+        if not self.healthy or self.leases is None:
+            raise CommandError("server_trouble")
+        room = await super().open_room(opts, owner, opener)
+        try:
+            held = await self.leases.take(room.id)
+        except (RedisError, OSError):
+            held = None
+        if held is None:
+            await room.stop()
+            raise CommandError("server_trouble")
+        return room
+
+    def announce(self, room: Room, name: str) -> None:
+        super().announce(room, name)
+        self._write_rooms_soon()
+
+    def room_closed(self, room: Room) -> None:
+        super().room_closed(room)
+        if self.leases is not None and room.id in self.book.held:
+            self._spawn(self._drop_lease(room.id))
+
+    async def _drop_lease(self, rid: str) -> None:
+        assert self.leases is not None
+        with contextlib.suppress(RedisError, OSError):
+            await self.bus.redis.hdel(wire.rooms_key(self.node), rid)
+            await self.bus.redis.hdel(wire.seats_key(self.node), rid)
+            await self.leases.release(rid)
+
+    def broadcast(self, event: Mapping[str, Any], *, news: bool = False) -> None:
+        super().broadcast(event, news=news)
+        self.bus.broadcast({"t": "news" if news else "chat", "ev": dict(event)})
+
+    # -- messages -----------------------------------------------------------------------------------
+
+    def _on_message(self, msg: dict[str, Any]) -> None:
+        kind, sender = msg["t"], msg["from"]
+        if sender == self.node and kind in ("chat", "news", "kick", "owner"):
+            return  # this node's own lobby message, already handled here
+        handler = getattr(self, f"_on_{kind}")
+        handler(msg, sender)
+
+    # lobby channel
+
+    def _on_chat(self, msg: dict[str, Any], sender: str) -> None:
+        ev = msg.get("ev")
+        if isinstance(ev, dict):
+            Lobby.broadcast(self, ev)
+
+    def _on_news(self, msg: dict[str, Any], sender: str) -> None:
+        ev = msg.get("ev")
+        if not isinstance(ev, dict):
+            return
+        rid = str(ev.get("room", ""))
+        if ev.get("event") == "room_created":
+            summary = {k: v for k, v in ev.items() if k not in ("event", "name")}
+            free = summary.get("status") == "waiting" and len(summary.get("players") or ()) < int(summary.get("seats") or 0)
+            self._rooms[rid] = (sender, summary, free)
+        elif ev.get("event") == "room_closed":
+            self._rooms.pop(rid, None)
+        Lobby.broadcast(self, ev, news=True)
+
+    def _on_kick(self, msg: dict[str, Any], sender: str) -> None:
+        key = msg.get("key")
+        if isinstance(key, str):
+            self._kicked(key)
+
+    def _on_owner(self, msg: dict[str, Any], sender: str) -> None:
+        """``sender`` took table ``rid`` over: this node's people there are connected to it again."""
+        rid = str(msg.get("rid", ""))
+        place = self.places.get(rid)
+        if place is None:
+            return
+        place.owner = sender
+        for player in list(self.players.values()):
+            if player.room is place and player.connected:
+                place.refresh(player)
+
+    # on the owner
+
+    def _owner_player(self, sender: str, m: dict[str, Any], rid: str) -> Player:
+        """The owner's player for a person whose connection is on ``sender``."""
+        key = m["key"]
+        player = self.players.get(key)
+        if player is None:
+            player = self.players[key] = Player(name=m["name"], guest=m["guest"])
+        session = player.session
+        if isinstance(session, RemoteClient) and session.node == sender and not session.closed.is_set():
+            session.lang = m["lang"]
+        else:
+            if session is not None and not session.closed.is_set():
+                if isinstance(session, RemoteClient):
+                    session.closed.set()  # its old node: nothing more goes there
+                else:
+                    session.player = None
+                    session.notice("replaced")
+                    session.close("replaced")
+            remote = RemoteClient(self, sender, key, m["lang"])
+            remote.player = player
+            player.session = remote
+        player.prefs = dict(m["prefs"])
+        player.extra["front"] = sender
+        player.extra["rid"] = rid
+        return player
+
+    def _on_cmd(self, msg: dict[str, Any], sender: str) -> None:
+        req = msg.get("req")
+        rid = str(msg.get("rid", ""))
+        room = self.rooms.get(rid)
+        try:
+            m = wire.read_member(msg)
+        except wire.BadMessage:
+            return
+        cmd, args = msg.get("cmd"), msg.get("args")
+        if room is None or room.closed or not isinstance(cmd, str) or not isinstance(args, dict):
+            self.send(sender, {"t": "reply", "req": req, "err": "no_such_room", "params": {"room": rid}})
+            return
+        player = self._owner_player(sender, m, rid)
+        self._spawn(self._run_cmd(room, player, sender, req, cmd, args))
+
+    async def _run_cmd(self, room: Room, player: Player, sender: str, req: Any, cmd: str,
+                       args: dict[str, Any]) -> None:
+        try:
+            result = await room.submit(player, cmd, args)
+        except CommandError as exc:
+            self.send(sender, {"t": "reply", "req": req, "err": exc.code, "params": exc.params})
+            return
+        except Exception:
+            log.exception("cluster: %s for %s failed", cmd, room.id)
+            self.send(sender, {"t": "reply", "req": req, "err": "internal_error", "params": {}})
+            return
+        if cmd == "leave":
+            await asyncio.sleep(0)  # the room sends ``gone`` first: the front is in the lobby when it reads the reply
+        self.send(sender, {"t": "reply", "req": req, "ok": result})
+
+    def _on_conn(self, msg: dict[str, Any], sender: str) -> None:
+        rid = str(msg.get("rid", ""))
+        try:
+            m = wire.read_member(msg)
+        except wire.BadMessage:
+            return
+        room = self.rooms.get(rid)
+        if room is None or room.closed:
+            self.send(sender, {"t": "gone", "rid": rid, "key": m["key"]})
+            return
+        player = self._owner_player(sender, m, rid)
+        room.refresh(player)
+
+    def _on_disc(self, msg: dict[str, Any], sender: str) -> None:
+        try:
+            m = wire.read_member(msg)
+        except wire.BadMessage:
+            return
+        player = self.players.get(m["key"])
+        if player is None:
+            return
+        session = player.session
+        if not isinstance(session, RemoteClient) or session.node != sender:
+            return  # their connection is elsewhere now (a later login): that node speaks for them
+        self._front_gone(player)
+
+    def _front_gone(self, player: Player) -> None:
+        session = player.session
+        if isinstance(session, RemoteClient):
+            session.closed.set()
+        player.session = None
+        room = player.room
+        if isinstance(room, Room):
+            self._spawn(room.disconnected(player))
+        elif self.players.get(player.key) is player:
+            del self.players[player.key]
+
+    # on the front
+
+    def _local_session(self, key: str) -> tuple[Player, Any] | None:
+        player = self.players.get(key)
+        session = player.session if player is not None else None
+        if player is None or session is None or isinstance(session, RemoteClient) or session.closed.is_set():
+            return None
+        return player, session
+
+    def _on_reply(self, msg: dict[str, Any], sender: str) -> None:
+        future = self.pending.get(str(msg.get("req")))
+        if future is None or future.done():
+            return
+        if "err" in msg:
+            params = msg.get("params")
+            future.set_exception(CommandError(str(msg["err"]), **(params if isinstance(params, dict) else {})))
+        else:
+            future.set_result(msg.get("ok"))
+
+    def _on_st(self, msg: dict[str, Any], sender: str) -> None:
+        states, to = wire.read_states(msg)
+        rid = str(msg.get("rid", ""))
+        place = self.place(rid, sender)
+        shared = RemoteStates(states)
+        for key, seat in to:
+            found = self._local_session(key)
+            if found is None or seat not in states:
+                continue
+            player, session = found
+            if player.room is not place:
+                if player.room is not None:
+                    continue  # somewhere else now: a state from before
+                player.room = place
+            player.seat = seat
+            session.push_states(shared, seat)
+
+    def _on_sh(self, msg: dict[str, Any], sender: str) -> None:
+        ev = msg.get("ev")
+        names = msg.get("names")
+        if not isinstance(ev, dict):
+            return
+        shared = Shared(ev, tuple(str(n) for n in names) if isinstance(names, list) else None)
+        for key, you in wire.read_recipients(msg):
+            found = self._local_session(key)
+            if found is not None:
+                found[1].push_shared(shared, you)
+
+    def _on_ev(self, msg: dict[str, Any], sender: str) -> None:
+        found = self._local_session(str(msg.get("key")))
+        ev, names = msg.get("ev"), msg.get("names")
+        if found is not None and isinstance(ev, dict):
+            found[1].push_event(ev, tuple(names) if isinstance(names, list) else None, msg.get("you"))
+
+    def _on_notice(self, msg: dict[str, Any], sender: str) -> None:
+        found = self._local_session(str(msg.get("key")))
+        params = msg.get("params")
+        if found is not None:
+            found[1].notice(str(msg.get("what")), **(params if isinstance(params, dict) else {}))
+
+    def _on_close(self, msg: dict[str, Any], sender: str) -> None:
+        found = self._local_session(str(msg.get("key")))
+        if found is not None:
+            found[1].close(str(msg.get("reason", "closed")))
+
+    def _on_gone(self, msg: dict[str, Any], sender: str) -> None:
+        player = self.players.get(str(msg.get("key")))
+        room = player.room if player is not None else None
+        if player is None or not isinstance(room, RemotePlace) or room.id != msg.get("rid"):
+            return
+        player.room = None
+        player.seat = None
+        self._spawn(self.release(player))
+
+    # -- keep-alive -----------------------------------------------------------------------------------
+
+    def _write_presence_soon(self) -> None:
+        if self.bus.healthy and self.bus.redis is not None:
+            self._spawn(self._write_entries(presence=True))
+
+    def _write_rooms_soon(self) -> None:
+        if self.bus.healthy and self.bus.redis is not None:
+            self._spawn(self._write_entries(presence=False))
+
+    async def _write_entries(self, *, presence: bool) -> None:
+        with contextlib.suppress(RedisError, OSError):
+            pipe = self.bus.redis.pipeline(transaction=True)
+            self._entries(pipe, presence=presence, rooms=not presence)
+            await pipe.execute()
+
+    def _entries(self, pipe: Any, *, presence: bool = True, rooms: bool = True) -> None:
+        ttl = int(self.config.lease_seconds * 1000)
+        tables: list[tuple[str, Mapping[str, str]]] = []
+        if presence:
+            people = {name_key(str(p["name"])): json.dumps(p) for p in self._local_people()}
+            tables.append((wire.presence_key(self.node), people))
+        if rooms:
+            listed = {str(s["room"]): json.dumps([s, free]) for s, free in Lobby.room_list(self)}
+            seats = {s.member: room.id for room in self.rooms.values() if not room.closed
+                     for s in room.table.seats if s.member is not None}
+            tables += [(wire.rooms_key(self.node), listed), (wire.seats_key(self.node), seats)]
+        for key, mapping in tables:
+            pipe.delete(key)
+            if mapping:
+                pipe.hset(key, mapping=dict(mapping))
+                pipe.pexpire(key, ttl)
+
+    async def _tick_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.keepalive_seconds)
+            try:
+                await self._keepalive()
+            except (RedisError, OSError) as exc:
+                self.bus._health(False, exc)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster: keep-alive failed")
+
+    async def _keepalive(self) -> None:
+        """Say this node is alive, rewrite its entries, renew its leases, read the other nodes'."""
+        assert self.leases is not None
+        self.ticks += 1
+        for rid in self.book.lost():
+            self._lost(rid, "its lease could not be renewed in time")
+        r = self.bus.redis
+        for rid in await self.leases.renew():
+            self._lost(rid, "another node holds its lease")
+        ttl = int(self.config.lease_seconds * 1000)
+        pipe = r.pipeline(transaction=True)
+        pipe.set(wire.node_key(self.node), json.dumps({"pid": os.getpid(), "at": time.time()}), px=ttl)
+        self._entries(pipe)
+        await pipe.execute()
+        nodes = {self.node}
+        prefix = wire.node_key("")
+        async for key in r.scan_iter(match=prefix + "*", count=1000):
+            nodes.add(key[len(prefix):])
+        others = sorted(nodes - {self.node})
+        pipe = r.pipeline(transaction=False)
+        for node in others:
+            pipe.hgetall(wire.presence_key(node))
+            pipe.hgetall(wire.rooms_key(node))
+            pipe.hgetall(wire.seats_key(node))
+        found = await pipe.execute() if others else []
+        people: dict[str, dict[str, Any]] = {}
+        rooms: dict[str, tuple[str, dict[str, Any], bool]] = {}
+        seats: dict[str, tuple[str, str]] = {}
+        for i, node in enumerate(others):
+            for key, raw in found[3 * i].items():
+                people[key] = json.loads(raw)
+            for rid, raw in found[3 * i + 1].items():
+                summary, free = json.loads(raw)
+                rooms[rid] = (node, summary, bool(free))
+            for key, rid in found[3 * i + 2].items():
+                seats[key] = (node, rid)
+        self._people, self._rooms, self._seats = people, rooms, seats
+        dead = self.live - nodes
+        self.live = nodes
+        self.bus._health(True)
+        if dead:
+            log.warning("cluster: node(s) %s stopped answering", ", ".join(sorted(dead)))
+        for player in list(self.players.values()):
+            session = player.session
+            if isinstance(session, RemoteClient) and session.node not in nodes:
+                self._front_gone(player)  # their node died: they are away (their grace runs)
+
+    def _lost(self, rid: str, why: str) -> None:
+        """This node may no longer own ``rid``: the table stops here at once."""
+        self.book.dropped(rid)
+        room = self.rooms.get(rid)
+        log.error("cluster: table %s stops on node %s: %s", rid, self.node, why)
+        if room is not None:
+            self._spawn(room.stop())
