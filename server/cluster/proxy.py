@@ -145,11 +145,15 @@ class RemotePlace:
         lobby.send(self.owner, {"t": "cmd", "rid": self.id, "req": req, "m": lobby.member_of(player),
                                 "cmd": cmd, "args": dict(args)})
         try:
-            return await asyncio.wait_for(future, lobby.config.remote_timeout)
+            result = await asyncio.wait_for(future, lobby.config.remote_timeout)
         except TimeoutError:
             raise CommandError("server_trouble") from None
         finally:
             lobby.pending.pop(req, None)
+        if cmd in ("join", "watch") and player.room is None:  # here now, before its first state arrives
+            player.room = self
+            player.seat = result.get("seat") if cmd == "join" and isinstance(result, Mapping) else None
+        return result
 
     def refresh(self, player: Player) -> None:
         self._lobby.send(self.owner, {"t": "conn", "rid": self.id, "m": self._lobby.member_of(player)})

@@ -84,11 +84,3 @@ class Outbox:
                     out.append((node, item))
         return out
 
-
-def fronts_of(members: Mapping[str, str | None]) -> dict[str, list[str]]:
-    """People by the node holding their connection (``None``: this node) → ``{node: [key, …]}``."""
-    out: dict[str, list[str]] = {}
-    for key, node in members.items():
-        if node is not None:
-            out.setdefault(node, []).append(key)
-    return out
