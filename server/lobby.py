@@ -552,6 +552,20 @@ class Lobby:
         self.announce(room, seek.owner)
         return room
 
+    # -- outages (one process: none; a cluster node: server/cluster/lobby.py) -----------------
+
+    @property
+    def paused(self) -> bool:
+        """A service the rooms need is away: they wait (:meth:`until_running`)."""
+        return False
+
+    async def until_running(self) -> None:
+        return None
+
+    async def outage(self, exc: BaseException) -> bool:
+        """A store operation of a room failed: never retried in one process (the table decides)."""
+        return False
+
     # -- shutdown -----------------------------------------------------------------
 
     async def shutdown(self) -> None:

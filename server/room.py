@@ -95,6 +95,20 @@ class Host(Protocol):
         """``player`` took a seat here (their friends may hear of it)."""
         ...
 
+    @property
+    def paused(self) -> bool:
+        """A service the rooms need is away (a cluster's Redis or PostgreSQL): rooms wait."""
+        ...
+
+    async def until_running(self) -> None:
+        """Return when the rooms may go on (at once unless :attr:`paused`)."""
+        ...
+
+    async def outage(self, exc: BaseException) -> bool:
+        """A store operation failed with ``exc``: True when it is an outage of the store and it is
+        over now (the operation is tried again), False to hand the failure to the table."""
+        ...
+
 log = logging.getLogger(__name__)
 
 
@@ -128,6 +142,11 @@ class Room:
         self._task: asyncio.Task[None] | None = None
         self._waiting_since: float | None = None  # the table waits for players since (monotonic)
         self._sat_at = 0.0  # when a person last sat down here
+        self._lag = 0.0  # seconds the room spent paused (an outage): its table's clock does not count them
+
+    def now(self) -> float:
+        """The table's clock: monotonic, less the time paused, so no deadline runs out during an outage."""
+        return time.monotonic() - self._lag
 
     # -- public face -------------------------------------------------------------------------------
 
@@ -169,7 +188,7 @@ class Room:
         """End the room now (shutdown): give back an unfinished round's chips, release everyone."""
         if self._task is None or self._task.done():
             if not self.closed:
-                await self._drain(self.table.handle(time.monotonic(), Shutdown()))
+                await self._drain(self.table.handle(self.now(), Shutdown()))
             return
         self._queue.put_nowait(_Item("stop"))
         try:
@@ -189,12 +208,14 @@ class Room:
                 idle_at = self.idle_at
                 if idle_at is not None:
                     wake = idle_at if wake is None else min(wake, idle_at)
-                timeout = None if wake is None else max(0.0, wake - time.monotonic())
+                timeout = None if wake is None else max(0.0, wake - self.now())
                 try:
                     item: _Item | None = await asyncio.wait_for(self._queue.get(), timeout)
                 except TimeoutError:
                     item = None
-                now = time.monotonic()
+                if self.lobby.paused:
+                    await self._wait_out()
+                now = self.now()
                 if item is None and idle_at is not None and now >= idle_at:
                     log.info("room %s: nobody sat down for %.0f s; closing it", self.id,
                              self.config.room_wait_seconds)
@@ -210,15 +231,21 @@ class Room:
         except asyncio.CancelledError:
             if not self.closed:
                 table.abort()
-                await self._drain(table.handle(time.monotonic(), Shutdown()))
+                await self._drain(table.handle(self.now(), Shutdown()))
             raise
         except Exception:
             log.exception("room %s failed; closing it", self.id)
             if not self.closed:
                 table.abort()
-                await self._drain(table.handle(time.monotonic(), Shutdown()))
+                await self._drain(table.handle(self.now(), Shutdown()))
         finally:
             self._fail_waiting()
+
+    async def _wait_out(self) -> None:
+        """Hold the table while the lobby is paused; that time is not the table's."""
+        started = time.monotonic()
+        await self.lobby.until_running()
+        self._lag += time.monotonic() - started
 
     def _input(self, item: _Item) -> Any:
         if item.kind == "stop":
@@ -249,7 +276,7 @@ class Room:
     def _note_waiting(self) -> None:
         if self.table.status == "waiting" and not self.table.closed:
             if self._waiting_since is None:
-                self._waiting_since = time.monotonic()
+                self._waiting_since = self.now()
         else:
             self._waiting_since = None
 
@@ -262,13 +289,28 @@ class Room:
                 self._note_waiting()
                 return
             try:
-                result = await self._perform(effect)
+                result = await self._perform_through(effect)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                out = self.table.resume(time.monotonic(), error=exc)
+                out = self.table.resume(self.now(), error=exc)
             else:
-                out = self.table.resume(time.monotonic(), result)
+                out = self.table.resume(self.now(), result)
+
+    async def _perform_through(self, effect: Effect) -> Any:
+        """:meth:`_perform`, tried again after an outage of the store (each try is one whole
+        ``store.apply``: all or nothing); the time waiting is not the table's."""
+        while True:
+            try:
+                return await self._perform(effect)
+            except (asyncio.CancelledError, CommandError):
+                raise
+            except Exception as exc:
+                started = time.monotonic()
+                again = await self.lobby.outage(exc)
+                self._lag += time.monotonic() - started
+                if not again:
+                    raise
 
     async def _perform(self, effect: Effect) -> Any:
         """One effect the table waits for; chip movements are one atomic ``store.apply`` each."""
@@ -323,7 +365,7 @@ class Room:
                     self._send(players, item)
             elif isinstance(item, Placed):
                 if item.seat is not None:
-                    self._sat_at = time.monotonic()
+                    self._sat_at = self.now()
                 player = players.get(item.member)
                 if player is not None:
                     player.room = self

@@ -3,7 +3,7 @@
 One connection publishes (a task empties the queue in pipelines, so messages to one channel leave
 in the order they were made, and Redis hands them to the subscriber in that order); one
 subscription reads this node's channel and the lobby channel and hands each message, in order,
-to ``handler``. When Redis goes away both sides say so (``on_health(False)``, logged once), keep
+to ``handler``; after subscribing again (Redis was away) it calls ``on_subscribed``. When Redis goes away both sides say so (``on_health(False)``, logged once), keep
 trying every ``retry`` seconds, and say so again when it is back (``on_health(True)``). Messages
 made while it is away are dropped (counted in the log): commands are answered by a time-out,
 states are whole and the next one replaces them, and the keep-alives rewrite the lobby's view.
@@ -18,7 +18,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.cluster import wire
 
@@ -29,12 +33,14 @@ MAX_BATCH = 500
 
 class Bus:
     def __init__(self, url: str, node: str, handler: Callable[[dict[str, Any]], None],
-                 on_health: Callable[[bool], None], *, retry: float = 0.5) -> None:
+                 on_health: Callable[[bool], None], *, retry: float = 0.5,
+                 on_subscribed: Callable[[], None] | None = None) -> None:
         self.url = url
         self.node = node
         self.handler = handler
         self.on_health = on_health
         self.retry = retry
+        self.on_subscribed = on_subscribed
         self.redis: Any = None
         self.healthy = False
         self.dropped = 0
@@ -46,8 +52,12 @@ class Bus:
 
     async def start(self) -> None:
         """Connect (Redis must answer now: a node does not start without it) and subscribe."""
+        # a connection of the pool that broke while Redis was away is tried again on a fresh one at
+        # once, rather than failing one command each after Redis is back
         self.redis = aioredis.from_url(self.url, decode_responses=True, socket_connect_timeout=2,
-                                       socket_timeout=5, health_check_interval=2, retry_on_timeout=False)
+                                       socket_timeout=5, health_check_interval=2,
+                                       retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2),
+                                       retry_on_error=[RedisConnectionError, RedisTimeoutError])
         await self.redis.ping()
         self.healthy = True
         loop = asyncio.get_running_loop()
@@ -106,8 +116,11 @@ class Bus:
             pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(*channels)
+                again = self._subscribed.is_set()
                 self._subscribed.set()
                 self._health(True)
+                if again and self.on_subscribed is not None:
+                    self.on_subscribed()  # what was published to this node meanwhile is lost: ask again
                 while True:
                     message = await pubsub.get_message(timeout=1.0)
                     if message is None or message.get("type") != "message":

@@ -16,6 +16,7 @@ the cluster's directory for the rest:
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
@@ -24,6 +25,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import psycopg
 from redis.exceptions import RedisError
 
 from server.cluster import wire
@@ -35,6 +37,7 @@ from server.lobby import Lobby
 from server.players import Client, GuestStart, Place, Player
 from server.protocol import CommandError, Shared
 from server.room import Room
+from server.storage.api import Unreachable
 from server.storage.names import name_key
 
 if TYPE_CHECKING:
@@ -43,6 +46,10 @@ if TYPE_CHECKING:
     from server.limits import Opener
 
 log = logging.getLogger("donne.cluster")
+
+
+ANSWERS_KEPT = 10_000
+"""Replies kept for copies of a request (a front sends a command again after a second unanswered)."""
 
 
 def room_number(rid: str) -> int:
@@ -57,7 +64,8 @@ class ClusterLobby(Lobby):
         self._outbox_handle: asyncio.Handle | None = None
         self.pending: dict[str, asyncio.Future[Any]] = {}
         self.places: dict[str, RemotePlace] = {}
-        self.bus = Bus(config.redis_url, self.node, self._on_message, self._on_health)
+        self.bus = Bus(config.redis_url, self.node, self._on_message, self._on_health,
+                       on_subscribed=self._resubscribed)
         self.book = LeaseBook(self.node, config.lease_seconds, time.monotonic)
         self.leases: Leases | None = None
         self.live: set[str] = {self.node}
@@ -66,8 +74,13 @@ class ClusterLobby(Lobby):
         self._people: dict[str, dict[str, Any]] = {}
         self._seats: dict[str, tuple[str, str]] = {}
         self._tick: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
         self.ticks = 0
+        self._pg_ok = True
+        self._answers: collections.OrderedDict[str, dict[str, Any] | None] = collections.OrderedDict()
+        """Requests from other nodes seen lately: their reply (None: still running), for the copies."""
+        self._running = asyncio.Event()  # set while Redis and PostgreSQL both answer
+        self._running.set()
+        self._healthy_since = time.monotonic()  # the last time Redis and PostgreSQL came back
 
     # -- starting and stopping ------------------------------------------------------------------
 
@@ -99,28 +112,80 @@ class ClusterLobby(Lobby):
                                wire.rooms_key(self.node), wire.seats_key(self.node))
         await self.bus.stop()
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     # -- health -----------------------------------------------------------------------------------
 
     @property
     def healthy(self) -> bool:
-        return self.bus.healthy
+        """Redis and PostgreSQL both answer: tables play, new tables may open."""
+        return self.bus.healthy and self._pg_ok
+
+    @property
+    def paused(self) -> bool:
+        return not self.healthy
+
+    async def until_running(self) -> None:
+        await self._running.wait()
+
+    async def outage(self, exc: BaseException) -> bool:
+        """A room's store operation failed: if PostgreSQL is away, wait until it answers again
+        (the operation, all or nothing, is then tried again)."""
+        if not isinstance(exc, Unreachable | psycopg.OperationalError):
+            return False
+        self._pg_health(False, exc)
+        while not self._pg_ok:
+            await asyncio.sleep(self.config.keepalive_seconds)
+            await self._probe_store()
+        await self._running.wait()
+        return True
+
+    async def _probe_store(self) -> None:
+        try:
+            await self.store.accounts.exists("house:probe")
+        except Exception as exc:
+            self._pg_health(False, exc)
+        else:
+            self._pg_health(True)
+
+    def _pg_health(self, ok: bool, exc: BaseException | None = None) -> None:
+        if ok == self._pg_ok:
+            return
+        self._pg_ok = ok
+        if ok:
+            log.warning("cluster: PostgreSQL answers again")
+        else:
+            log.error("cluster: PostgreSQL is unreachable (%s); tables are paused, no new table opens", exc)
+        self._health_changed()
 
     def _on_health(self, ok: bool) -> None:
-        """Tell the people of this node at a table: the server is having trouble, or is back."""
+        self._health_changed()
+
+    def _health_changed(self) -> None:
+        """Pause or resume the rooms; tell this node's people at a table."""
+        ok = self.healthy
+        if ok == self._running.is_set():
+            return
+        if ok:
+            self._running.set()
+            self._healthy_since = time.monotonic()
+        else:
+            self._running.clear()
         for player in list(self.players.values()):
             session = player.session
             if session is None or isinstance(session, RemoteClient) or player.room is None:
                 continue
             session.notice("server_ok" if ok else "server_trouble")
-        if ok:  # redraw the tables of this node's people at other nodes' tables
-            for player in list(self.players.values()):
-                if isinstance(player.room, RemotePlace) and player.connected:
-                    player.room.refresh(player)
+
+    def _resubscribed(self) -> None:
+        """This node hears its channel again after an outage: what was sent to it meanwhile is lost.
+        Its people at other nodes' tables ask for their table again, and its tables draw themselves
+        again for the people of other nodes (whichever node hears again last, its messages arrive)."""
+        for player in list(self.players.values()):
+            if not player.connected:
+                continue
+            remote_place = isinstance(player.room, RemotePlace)
+            remote_person = isinstance(player.session, RemoteClient) and isinstance(player.room, Room)
+            if player.room is not None and (remote_place or remote_person):
+                player.room.refresh(player)
 
     # -- sending ----------------------------------------------------------------------------------
 
@@ -275,7 +340,7 @@ class ClusterLobby(Lobby):
 
     async def open_room(self, opts: TableOptions, owner: str, opener: Opener | None = None) -> Room:
         if not self.healthy or self.leases is None:
-            raise CommandError("server_trouble")
+            raise CommandError("server_trouble")  # refused while Redis or PostgreSQL is away
         room = await super().open_room(opts, owner, opener)
         try:
             held = await self.leases.take(room.id)
@@ -379,7 +444,12 @@ class ClusterLobby(Lobby):
         return player
 
     def _on_cmd(self, msg: dict[str, Any], sender: str) -> None:
-        req = msg.get("req")
+        req = str(msg.get("req"))
+        if req in self._answers:  # a copy (sent again after a lost message): answered once
+            answer = self._answers[req]
+            if answer is not None:
+                self.send(sender, answer)
+            return
         rid = str(msg.get("rid", ""))
         room = self.rooms.get(rid)
         try:
@@ -391,22 +461,28 @@ class ClusterLobby(Lobby):
             self.send(sender, {"t": "reply", "req": req, "err": "no_such_room", "params": {"room": rid}})
             return
         player = self._owner_player(sender, m, rid)
+        self._answers[req] = None
+        while len(self._answers) > ANSWERS_KEPT:
+            self._answers.popitem(last=False)
         self._spawn(self._run_cmd(room, player, sender, req, cmd, args))
 
-    async def _run_cmd(self, room: Room, player: Player, sender: str, req: Any, cmd: str,
+    async def _run_cmd(self, room: Room, player: Player, sender: str, req: str, cmd: str,
                        args: dict[str, Any]) -> None:
+        answer: dict[str, Any]
         try:
             result = await room.submit(player, cmd, args)
         except CommandError as exc:
-            self.send(sender, {"t": "reply", "req": req, "err": exc.code, "params": exc.params})
-            return
+            answer = {"t": "reply", "req": req, "err": exc.code, "params": exc.params}
         except Exception:
             log.exception("cluster: %s for %s failed", cmd, room.id)
-            self.send(sender, {"t": "reply", "req": req, "err": "internal_error", "params": {}})
-            return
-        if cmd == "leave":
-            await asyncio.sleep(0)  # the room sends ``gone`` first: the front is in the lobby when it reads the reply
-        self.send(sender, {"t": "reply", "req": req, "ok": result})
+            answer = {"t": "reply", "req": req, "err": "internal_error", "params": {}}
+        else:
+            if cmd == "leave":
+                await asyncio.sleep(0)  # the room sends ``gone`` first: the front is in the lobby when it reads the reply
+            answer = {"t": "reply", "req": req, "ok": result}
+        if req in self._answers:
+            self._answers[req] = answer
+        self.send(sender, answer)
 
     def _on_conn(self, msg: dict[str, Any], sender: str) -> None:
         rid = str(msg.get("rid", ""))
@@ -567,11 +643,17 @@ class ClusterLobby(Lobby):
         """Say this node is alive, rewrite its entries, renew its leases, read the other nodes'."""
         assert self.leases is not None
         self.ticks += 1
-        for rid in self.book.lost():
-            self._lost(rid, "its lease could not be renewed in time")
+        await self._probe_store()  # an outage of PostgreSQL pauses the tables even between two writes
+        late = self.book.lost()
+        if late:  # the rooms are paused while Redis is away; the renewal below says whose they are
+            log.warning("cluster: lease(s) of %s not renewed in time", " ".join(late))
         r = self.bus.redis
         for rid in await self.leases.renew():
-            self._lost(rid, "another node holds its lease")
+            holder = await self.leases.holder(rid)
+            if holder is None and rid in self.rooms and await self.leases.take(rid) is not None:
+                log.warning("cluster: table %s: its lease had expired; taken again", rid)
+                continue
+            self._lost(rid, "another node holds its lease" if holder else "its lease could not be taken again")
         ttl = int(self.config.lease_seconds * 1000)
         pipe = r.pipeline(transaction=True)
         pipe.set(wire.node_key(self.node), json.dumps({"pid": os.getpid(), "at": time.time()}), px=ttl)
@@ -600,6 +682,8 @@ class ClusterLobby(Lobby):
             for key, rid in found[3 * i + 2].items():
                 seats[key] = (node, rid)
         self._people, self._rooms, self._seats = people, rooms, seats
+        if time.monotonic() - self._healthy_since < self.config.lease_seconds:
+            nodes |= self.live  # just back from an outage: the others may not have written their keep-alive yet
         dead = self.live - nodes
         self.live = nodes
         self.bus._health(True)

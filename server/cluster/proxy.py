@@ -123,6 +123,10 @@ class RemoteStates:
 
 _requests = itertools.count(1)
 
+RESEND = 1.0
+"""Seconds: a command not answered by then is sent again (a message can be lost while a node
+subscribes again after an outage of Redis); the owner runs it once and answers each copy."""
+
 
 class RemotePlace:
     """On the front: a room owned by node ``owner``, as commands and the lobby use a room."""
@@ -137,19 +141,31 @@ class RemotePlace:
 
     async def submit(self, player: Player, cmd: str, args: Mapping[str, Any]) -> Any:
         lobby = self._lobby
-        if not lobby.healthy:
-            raise CommandError("server_trouble")
+        if not lobby.healthy:  # paused: the command waits a while for Redis and PostgreSQL
+            try:
+                await asyncio.wait_for(lobby.until_running(), lobby.config.remote_timeout)
+            except TimeoutError:
+                raise CommandError("server_trouble") from None
         req = f"{lobby.node}.{next(_requests)}"
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         lobby.pending[req] = future
-        lobby.send(self.owner, {"t": "cmd", "rid": self.id, "req": req, "m": lobby.member_of(player),
-                                "cmd": cmd, "args": dict(args)})
+        msg = {"t": "cmd", "rid": self.id, "req": req, "m": lobby.member_of(player), "cmd": cmd, "args": dict(args)}
+        deadline = asyncio.get_running_loop().time() + lobby.config.remote_timeout
         try:
-            result = await asyncio.wait_for(future, lobby.config.remote_timeout)
-        except TimeoutError:
-            raise CommandError("server_trouble") from None
+            while True:  # sent again until answered: the owner answers each request once (by ``req``)
+                lobby.send(self.owner, msg)
+                left = deadline - asyncio.get_running_loop().time()
+                if left <= 0:
+                    raise CommandError("server_trouble")
+                try:
+                    result = await asyncio.wait_for(asyncio.shield(future), min(left, RESEND))
+                    break
+                except TimeoutError:
+                    continue
         finally:
             lobby.pending.pop(req, None)
+            if not future.done():
+                future.cancel()
         if cmd in ("join", "watch") and player.room is None:  # here now, before its first state arrives
             player.room = self
             player.seat = result.get("seat") if cmd == "join" and isinstance(result, Mapping) else None
