@@ -78,14 +78,6 @@ def clean_name(raw: str, limit: int) -> str:
         raise CommandError("bad_name", max=limit) from None
 
 
-def has_free_seat(room: Room, summary: Mapping[str, Any]) -> bool:
-    """A person may sit down there now: a free seat, before the match or between rounds where joining is allowed."""
-    if summary["status"] == "over" or len(summary["players"]) >= summary["seats"]:
-        return False
-    return bool(summary["status"] == "waiting" and room.table.match is None) or \
-        bool(room.table.adapter.joins_between_rounds)
-
-
 class Lobby:
     def __init__(self, config: Config, store: Any, sessions: set[Any]) -> None:
         self.config = config
@@ -252,10 +244,15 @@ class Lobby:
     def online(self) -> list[Player]:
         return [p for p in self.players.values() if p.connected]
 
-    def who(self) -> list[dict[str, Any]]:
-        """Everyone online, as ``who`` lists them: name, guest, room, seat (a cluster: every node's)."""
-        return [{"name": p.name, "guest": p.guest, "room": p.room.id if p.room else None,
-                 "seat": p.seat if p.room else None} for p in self.online()]
+    def who(self, viewer: Player | None = None) -> list[dict[str, Any]]:
+        """Everyone online as ``who`` lists them: name, guest, room, seat (a cluster: every node's);
+        the table of someone who hides it is shown only to themselves (``viewer``)."""
+        out = []
+        for p in self.online():
+            shown = p.room is not None and (p is viewer or not p.extra.get("hide_where"))
+            out.append({"name": p.name, "guest": p.guest, "room": p.room.id if shown and p.room else None,
+                        "seat": p.seat if shown else None})
+        return out
 
     def room_list(self) -> list[tuple[dict[str, Any], bool]]:
         """The open rooms in the order they opened: each one's summary, and whether a person may sit
@@ -264,7 +261,7 @@ class Lobby:
         for room in self.rooms.values():
             if not room.closed:
                 summary = room.summary()
-                out.append((summary, has_free_seat(room, summary)))
+                out.append((summary, room.has_free_seat(summary)))
         return out
 
     def lobby_sessions(self) -> list[Client]:

@@ -154,6 +154,14 @@ class Room:
     def opts(self) -> TableOptions:
         return self.table.opts
 
+    def has_free_seat(self, summary: Mapping[str, Any]) -> bool:
+        """A person may sit down here now (``summary``: :meth:`summary`): a free seat, before the match
+        or between rounds where joining is allowed."""
+        if summary["status"] == "over" or len(summary["players"]) >= summary["seats"]:
+            return False
+        return bool(summary["status"] == "waiting" and self.table.match is None) or \
+            bool(self.table.adapter.joins_between_rounds)
+
     def summary(self) -> dict[str, Any]:
         return self.table.summary()
 

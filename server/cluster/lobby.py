@@ -18,9 +18,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import json
 import logging
-import os
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -30,12 +28,13 @@ from redis.exceptions import RedisError
 
 from server.cluster import wire
 from server.cluster.bus import Bus
+from server.cluster.keepalive import KeepAlive
 from server.cluster.lease import LeaseBook, Leases
-from server.cluster.proxy import RemoteClient, RemotePlace, RemoteStates
+from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.routing import Outbox
 from server.lobby import Lobby
 from server.players import Client, GuestStart, Place, Player
-from server.protocol import CommandError, Shared
+from server.protocol import CommandError
 from server.room import Room
 from server.storage.api import Unreachable
 from server.storage.names import name_key
@@ -56,7 +55,7 @@ def room_number(rid: str) -> int:
     return int(rid[1:]) if rid[1:].isdigit() else 0
 
 
-class ClusterLobby(Lobby):
+class ClusterLobby(KeepAlive):
     def __init__(self, config: Config, store: Any, sessions: set[Any]) -> None:
         super().__init__(config, store, sessions)
         self.node = config.node
@@ -187,37 +186,6 @@ class ClusterLobby(Lobby):
             if player.room is not None and (remote_place or remote_person):
                 player.room.refresh(player)
 
-    # -- sending ----------------------------------------------------------------------------------
-
-    def send(self, node: str, msg: Mapping[str, Any]) -> None:
-        if node == self.node:  # a place that moved here: handled as if it came from outside
-            message = {**msg, "from": self.node}
-            asyncio.get_running_loop().call_soon(self._on_message, message)
-            return
-        self.outbox.message(node, msg)
-        self.kick_outbox()
-
-    def kick_outbox(self) -> None:
-        if self._outbox_handle is None:
-            self._outbox_handle = asyncio.get_running_loop().call_soon(self._flush_outbox)
-
-    def _flush_outbox(self) -> None:
-        self._outbox_handle = None
-        for node, msg in self.outbox.drain():
-            self.bus.send(node, msg)
-
-    @staticmethod
-    def member_of(player: Player) -> dict[str, Any]:
-        return wire.member(player.key, player.name, player.guest, player.prefs, player.lang)
-
-    def place(self, rid: str, owner: str) -> RemotePlace:
-        place = self.places.get(rid)
-        if place is None:
-            place = self.places[rid] = RemotePlace(self, rid, owner)
-        else:
-            place.owner = owner
-        return place
-
     # -- logging in -------------------------------------------------------------------------------
 
     async def login(self, session: Client, name: str, *, password: str | None = None,
@@ -299,11 +267,8 @@ class ClusterLobby(Lobby):
     def online(self) -> list[Player]:
         return [p for p in self.players.values() if p.connected and not isinstance(p.session, RemoteClient)]
 
-    def _local_people(self) -> list[dict[str, Any]]:
-        return super().who()
-
-    def who(self) -> list[dict[str, Any]]:
-        here = self._local_people()
+    def who(self, viewer: Player | None = None) -> list[dict[str, Any]]:
+        here = self._local_people(viewer)
         keys = {name_key(str(p["name"])) for p in here}
         return here + [dict(entry) for key, entry in self._people.items() if key not in keys]
 
@@ -373,13 +338,6 @@ class ClusterLobby(Lobby):
 
     # -- messages -----------------------------------------------------------------------------------
 
-    def _on_message(self, msg: dict[str, Any]) -> None:
-        kind, sender = msg["t"], msg["from"]
-        if sender == self.node and kind in ("chat", "news", "kick", "owner"):
-            return  # this node's own lobby message, already handled here
-        handler = getattr(self, f"_on_{kind}")
-        handler(msg, sender)
-
     # lobby channel
 
     def _on_chat(self, msg: dict[str, Any], sender: str) -> None:
@@ -415,289 +373,3 @@ class ClusterLobby(Lobby):
         for player in list(self.players.values()):
             if player.room is place and player.connected:
                 place.refresh(player)
-
-    # on the owner
-
-    def _owner_player(self, sender: str, m: dict[str, Any], rid: str) -> Player:
-        """The owner's player for a person whose connection is on ``sender``."""
-        key = m["key"]
-        player = self.players.get(key)
-        if player is None:
-            player = self.players[key] = Player(name=m["name"], guest=m["guest"])
-        session = player.session
-        if isinstance(session, RemoteClient) and session.node == sender and not session.closed.is_set():
-            session.lang = m["lang"]
-        else:
-            if session is not None and not session.closed.is_set():
-                if isinstance(session, RemoteClient):
-                    session.closed.set()  # its old node: nothing more goes there
-                else:
-                    session.player = None
-                    session.notice("replaced")
-                    session.close("replaced")
-            remote = RemoteClient(self, sender, key, m["lang"])
-            remote.player = player
-            player.session = remote
-        player.prefs = dict(m["prefs"])
-        player.extra["front"] = sender
-        player.extra["rid"] = rid
-        return player
-
-    def _on_cmd(self, msg: dict[str, Any], sender: str) -> None:
-        req = str(msg.get("req"))
-        if req in self._answers:  # a copy (sent again after a lost message): answered once
-            answer = self._answers[req]
-            if answer is not None:
-                self.send(sender, answer)
-            return
-        rid = str(msg.get("rid", ""))
-        room = self.rooms.get(rid)
-        try:
-            m = wire.read_member(msg)
-        except wire.BadMessage:
-            return
-        cmd, args = msg.get("cmd"), msg.get("args")
-        if room is None or room.closed or not isinstance(cmd, str) or not isinstance(args, dict):
-            self.send(sender, {"t": "reply", "req": req, "err": "no_such_room", "params": {"room": rid}})
-            return
-        player = self._owner_player(sender, m, rid)
-        self._answers[req] = None
-        while len(self._answers) > ANSWERS_KEPT:
-            self._answers.popitem(last=False)
-        self._spawn(self._run_cmd(room, player, sender, req, cmd, args))
-
-    async def _run_cmd(self, room: Room, player: Player, sender: str, req: str, cmd: str,
-                       args: dict[str, Any]) -> None:
-        answer: dict[str, Any]
-        try:
-            result = await room.submit(player, cmd, args)
-        except CommandError as exc:
-            answer = {"t": "reply", "req": req, "err": exc.code, "params": exc.params}
-        except Exception:
-            log.exception("cluster: %s for %s failed", cmd, room.id)
-            answer = {"t": "reply", "req": req, "err": "internal_error", "params": {}}
-        else:
-            if cmd == "leave":
-                await asyncio.sleep(0)  # the room sends ``gone`` first: the front is in the lobby when it reads the reply
-            answer = {"t": "reply", "req": req, "ok": result}
-        if req in self._answers:
-            self._answers[req] = answer
-        self.send(sender, answer)
-
-    def _on_conn(self, msg: dict[str, Any], sender: str) -> None:
-        rid = str(msg.get("rid", ""))
-        try:
-            m = wire.read_member(msg)
-        except wire.BadMessage:
-            return
-        room = self.rooms.get(rid)
-        if room is None or room.closed:
-            self.send(sender, {"t": "gone", "rid": rid, "key": m["key"]})
-            return
-        player = self._owner_player(sender, m, rid)
-        room.refresh(player)
-
-    def _on_disc(self, msg: dict[str, Any], sender: str) -> None:
-        try:
-            m = wire.read_member(msg)
-        except wire.BadMessage:
-            return
-        player = self.players.get(m["key"])
-        if player is None:
-            return
-        session = player.session
-        if not isinstance(session, RemoteClient) or session.node != sender:
-            return  # their connection is elsewhere now (a later login): that node speaks for them
-        self._front_gone(player)
-
-    def _front_gone(self, player: Player) -> None:
-        session = player.session
-        if isinstance(session, RemoteClient):
-            session.closed.set()
-        player.session = None
-        room = player.room
-        if isinstance(room, Room):
-            self._spawn(room.disconnected(player))
-        elif self.players.get(player.key) is player:
-            del self.players[player.key]
-
-    # on the front
-
-    def _local_session(self, key: str) -> tuple[Player, Any] | None:
-        player = self.players.get(key)
-        session = player.session if player is not None else None
-        if player is None or session is None or isinstance(session, RemoteClient) or session.closed.is_set():
-            return None
-        return player, session
-
-    def _on_reply(self, msg: dict[str, Any], sender: str) -> None:
-        future = self.pending.get(str(msg.get("req")))
-        if future is None or future.done():
-            return
-        if "err" in msg:
-            params = msg.get("params")
-            future.set_exception(CommandError(str(msg["err"]), **(params if isinstance(params, dict) else {})))
-        else:
-            future.set_result(msg.get("ok"))
-
-    def _on_st(self, msg: dict[str, Any], sender: str) -> None:
-        states, to = wire.read_states(msg)
-        rid = str(msg.get("rid", ""))
-        place = self.place(rid, sender)
-        shared = RemoteStates(states)
-        for key, seat in to:
-            found = self._local_session(key)
-            if found is None or seat not in states:
-                continue
-            player, session = found
-            if player.room is not place:
-                if player.room is not None:
-                    continue  # somewhere else now: a state from before
-                player.room = place
-            player.seat = seat
-            session.push_states(shared, seat)
-
-    def _on_sh(self, msg: dict[str, Any], sender: str) -> None:
-        ev = msg.get("ev")
-        names = msg.get("names")
-        if not isinstance(ev, dict):
-            return
-        shared = Shared(ev, tuple(str(n) for n in names) if isinstance(names, list) else None)
-        for key, you in wire.read_recipients(msg):
-            found = self._local_session(key)
-            if found is not None:
-                found[1].push_shared(shared, you)
-
-    def _on_ev(self, msg: dict[str, Any], sender: str) -> None:
-        found = self._local_session(str(msg.get("key")))
-        ev, names = msg.get("ev"), msg.get("names")
-        if found is not None and isinstance(ev, dict):
-            found[1].push_event(ev, tuple(names) if isinstance(names, list) else None, msg.get("you"))
-
-    def _on_notice(self, msg: dict[str, Any], sender: str) -> None:
-        found = self._local_session(str(msg.get("key")))
-        params = msg.get("params")
-        if found is not None:
-            found[1].notice(str(msg.get("what")), **(params if isinstance(params, dict) else {}))
-
-    def _on_close(self, msg: dict[str, Any], sender: str) -> None:
-        found = self._local_session(str(msg.get("key")))
-        if found is not None:
-            found[1].close(str(msg.get("reason", "closed")))
-
-    def _on_gone(self, msg: dict[str, Any], sender: str) -> None:
-        player = self.players.get(str(msg.get("key")))
-        room = player.room if player is not None else None
-        if player is None or not isinstance(room, RemotePlace) or room.id != msg.get("rid"):
-            return
-        player.room = None
-        player.seat = None
-        self._spawn(self.release(player))
-
-    # -- keep-alive -----------------------------------------------------------------------------------
-
-    def _write_presence_soon(self) -> None:
-        if self.bus.healthy and self.bus.redis is not None:
-            self._spawn(self._write_entries(presence=True))
-
-    def _write_rooms_soon(self) -> None:
-        if self.bus.healthy and self.bus.redis is not None:
-            self._spawn(self._write_entries(presence=False))
-
-    async def _write_entries(self, *, presence: bool) -> None:
-        with contextlib.suppress(RedisError, OSError):
-            pipe = self.bus.redis.pipeline(transaction=True)
-            self._entries(pipe, presence=presence, rooms=not presence)
-            await pipe.execute()
-
-    def _entries(self, pipe: Any, *, presence: bool = True, rooms: bool = True) -> None:
-        ttl = int(self.config.lease_seconds * 1000)
-        tables: list[tuple[str, Mapping[str, str]]] = []
-        if presence:
-            people = {name_key(str(p["name"])): json.dumps(p) for p in self._local_people()}
-            tables.append((wire.presence_key(self.node), people))
-        if rooms:
-            listed = {str(s["room"]): json.dumps([s, free]) for s, free in Lobby.room_list(self)}
-            seats = {s.member: room.id for room in self.rooms.values() if not room.closed
-                     for s in room.table.seats if s.member is not None}
-            tables += [(wire.rooms_key(self.node), listed), (wire.seats_key(self.node), seats)]
-        for key, mapping in tables:
-            pipe.delete(key)
-            if mapping:
-                pipe.hset(key, mapping=dict(mapping))
-                pipe.pexpire(key, ttl)
-
-    async def _tick_loop(self) -> None:
-        while True:
-            await asyncio.sleep(self.config.keepalive_seconds)
-            try:
-                await self._keepalive()
-            except (RedisError, OSError) as exc:
-                self.bus._health(False, exc)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("cluster: keep-alive failed")
-
-    async def _keepalive(self) -> None:
-        """Say this node is alive, rewrite its entries, renew its leases, read the other nodes'."""
-        assert self.leases is not None
-        self.ticks += 1
-        await self._probe_store()  # an outage of PostgreSQL pauses the tables even between two writes
-        late = self.book.lost()
-        if late:  # the rooms are paused while Redis is away; the renewal below says whose they are
-            log.warning("cluster: lease(s) of %s not renewed in time", " ".join(late))
-        r = self.bus.redis
-        for rid in await self.leases.renew():
-            holder = await self.leases.holder(rid)
-            if holder is None and rid in self.rooms and await self.leases.take(rid) is not None:
-                log.warning("cluster: table %s: its lease had expired; taken again", rid)
-                continue
-            self._lost(rid, "another node holds its lease" if holder else "its lease could not be taken again")
-        ttl = int(self.config.lease_seconds * 1000)
-        pipe = r.pipeline(transaction=True)
-        pipe.set(wire.node_key(self.node), json.dumps({"pid": os.getpid(), "at": time.time()}), px=ttl)
-        self._entries(pipe)
-        await pipe.execute()
-        nodes = {self.node}
-        prefix = wire.node_key("")
-        async for key in r.scan_iter(match=prefix + "*", count=1000):
-            nodes.add(key[len(prefix):])
-        others = sorted(nodes - {self.node})
-        pipe = r.pipeline(transaction=False)
-        for node in others:
-            pipe.hgetall(wire.presence_key(node))
-            pipe.hgetall(wire.rooms_key(node))
-            pipe.hgetall(wire.seats_key(node))
-        found = await pipe.execute() if others else []
-        people: dict[str, dict[str, Any]] = {}
-        rooms: dict[str, tuple[str, dict[str, Any], bool]] = {}
-        seats: dict[str, tuple[str, str]] = {}
-        for i, node in enumerate(others):
-            for key, raw in found[3 * i].items():
-                people[key] = json.loads(raw)
-            for rid, raw in found[3 * i + 1].items():
-                summary, free = json.loads(raw)
-                rooms[rid] = (node, summary, bool(free))
-            for key, rid in found[3 * i + 2].items():
-                seats[key] = (node, rid)
-        self._people, self._rooms, self._seats = people, rooms, seats
-        if time.monotonic() - self._healthy_since < self.config.lease_seconds:
-            nodes |= self.live  # just back from an outage: the others may not have written their keep-alive yet
-        dead = self.live - nodes
-        self.live = nodes
-        self.bus._health(True)
-        if dead:
-            log.warning("cluster: node(s) %s stopped answering", ", ".join(sorted(dead)))
-        for player in list(self.players.values()):
-            session = player.session
-            if isinstance(session, RemoteClient) and session.node not in nodes:
-                self._front_gone(player)  # their node died: they are away (their grace runs)
-
-    def _lost(self, rid: str, why: str) -> None:
-        """This node may no longer own ``rid``: the table stops here at once."""
-        self.book.dropped(rid)
-        room = self.rooms.get(rid)
-        log.error("cluster: table %s stops on node %s: %s", rid, self.node, why)
-        if room is not None:
-            self._spawn(room.stop())

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from server.protocol import CommandError, Shared, encode
 
 if TYPE_CHECKING:
-    from server.cluster.lobby import ClusterLobby
+    from server.cluster.node import Node
     from server.players import Player
 
 
@@ -35,7 +35,7 @@ class RemoteClient:
 
     logged_in = True
 
-    def __init__(self, lobby: ClusterLobby, node: str, key: str, lang: str) -> None:
+    def __init__(self, lobby: Node, node: str, key: str, lang: str) -> None:
         self._lobby = lobby
         self.node = node
         self.key = key
@@ -131,7 +131,7 @@ subscribes again after an outage of Redis); the owner runs it once and answers e
 class RemotePlace:
     """On the front: a room owned by node ``owner``, as commands and the lobby use a room."""
 
-    def __init__(self, lobby: ClusterLobby, rid: str, owner: str) -> None:
+    def __init__(self, lobby: Node, rid: str, owner: str) -> None:
         self._lobby = lobby
         self.id = rid
         self.owner = owner

@@ -70,7 +70,7 @@ async def lang(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 @command("who")
 async def who(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
-    return {"players": sorted(ctx.lobby.who(), key=lambda p: str(p["name"]).casefold())}
+    return {"players": sorted(ctx.lobby.who(ctx.session.player), key=lambda p: str(p["name"]).casefold())}
 
 
 ROOMS_PAGE = 50
