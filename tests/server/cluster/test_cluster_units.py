@@ -106,3 +106,15 @@ def test_lease_renewal_is_due_every_third_and_lost_before_it_may_expire():
     assert parse(None) is None and parse("n1") is None and parse("a b c 3") == ("a b c", 3)
     with pytest.raises(ValueError):
         LeaseBook("n1", ttl=0, clock=clock)
+
+
+def test_load_spreads_seats_over_the_nodes_ports():
+    from server.clients.loadworker import WorkerSpec
+
+    one = WorkerSpec(index=0, port=2323, tables=[0, 1], seats=3)
+    assert {one.port_for(t, s) for t in range(3) for s in range(3)} == {2323}
+    by_table = WorkerSpec(index=0, port=1, ports=[10, 20], spread="table", tables=[0, 1], seats=3)
+    assert [[by_table.port_for(t, s) for s in range(3)] for t in range(3)] == [[10] * 3, [20] * 3, [10] * 3]
+    by_seat = WorkerSpec(index=0, port=1, ports=[10, 20], spread="seat", tables=[0, 1], seats=3)
+    assert [[by_seat.port_for(t, s) for s in range(3)] for t in range(2)] == [[10, 20, 10], [20, 10, 20]]
+    assert WorkerSpec.from_json(by_seat.to_json()) == by_seat
