@@ -1,9 +1,13 @@
 """``donne serve``: start the SSH and telnet servers around one lobby and one store.
 
-``start(config)`` returns a :class:`Running` server (its real ports, the
-lobby, the store) whose ``stop()`` shuts down cleanly: stop accepting, tell
-everyone, end every room (refunding the chips of unfinished rounds), close
-the sessions, the listeners and the store. ``stop()`` is idempotent.
+``start(config)`` recovers the store and rebuilds every unfinished table
+from its log (``docs/restart.md``), then returns a :class:`Running` server
+(its real ports, the lobby, the store) whose ``stop()`` shuts down cleanly:
+stop accepting, tell everyone, stop every room (a durable table where it is,
+to resume at the next start; others end, refunding the chips of unfinished
+rounds), close the sessions, the listeners and the store. ``stop()`` is
+idempotent; ``schedule_shutdown(delay, reason)`` warns everyone first and
+``cancel_shutdown()`` calls it off.
 
 ``donne serve --ready-file PATH`` writes ``{"telnet_port", "ssh_port",
 "pid"}`` as JSON to PATH once both servers listen (whole, by a rename, so a
@@ -21,16 +25,21 @@ import json
 import logging
 import os
 import signal
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from server import logsafe
 from server.config import Config, ConfigError, load_config
-from server.limits import ConnectionCounter
+from server.limits import ConnectionCounter, clean_text
 from server.lobby import Lobby
 
 log = logging.getLogger("donne")
+
+SHUTDOWN_WARNINGS = (60.0, 30.0, 10.0)
+"""Seconds before a scheduled shutdown when everyone is warned (and when it is scheduled)."""
 
 
 @dataclass(eq=False)
@@ -47,6 +56,9 @@ class Running:
     _ssh: Any = None
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
     _stop_task: asyncio.Task[None] | None = None
+    _countdown: asyncio.Task[None] | None = None
+    shutdown_at: float | None = None  # a shutdown is scheduled for then (time.monotonic())
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # the countdown's (tests: a fake clock)
 
     def __post_init__(self) -> None:
         lobby_class = Lobby
@@ -57,6 +69,50 @@ class Running:
         self.lobby = lobby_class(self.config, self.store, self.sessions)
         self.connections = ConnectionCounter(self.config.max_connections_per_address)
 
+    def schedule_shutdown(self, delay: float, reason: str = "") -> None:
+        """A clean shutdown in ``delay`` seconds: everyone is warned now and at 60, 30 and 10 s
+        before (``shutdown_warning`` events), then :meth:`stop` (tables resume at the next start).
+        A new call replaces the one scheduled; ``delay <= 0``: at once."""
+        self.cancel_shutdown(quiet=True)
+        if self.stopping:
+            return
+        reason = clean_text(str(reason))[:200]  # an operator's words, shown to everyone
+        delay = max(0.0, float(delay))
+        self.shutdown_at = time.monotonic() + delay
+        self._countdown = asyncio.get_running_loop().create_task(self._count_down(delay, reason),
+                                                                 name="shutdown-countdown")
+        log.warning("shutdown in %.0f s%s", delay, f" ({reason})" if reason else "")
+
+    def cancel_shutdown(self, *, quiet: bool = False) -> bool:
+        """Call off the scheduled shutdown (everyone is told). False when none was scheduled."""
+        task, self._countdown = self._countdown, None
+        self.shutdown_at = None
+        if task is None or task.done():
+            return False
+        task.cancel()
+        if not quiet:
+            log.warning("the scheduled shutdown is called off")
+            self._tell_everyone({"event": "shutdown_cancelled"})
+        return True
+
+    def _tell_everyone(self, event: dict[str, Any]) -> None:
+        for player in list(self.lobby.players.values()):
+            if player.session is not None and player.connected:
+                player.session.push_event(event)
+
+    async def _count_down(self, delay: float, reason: str) -> None:
+        marks = [delay] + [m for m in SHUTDOWN_WARNINGS if m < delay]
+        resume = self.config.durable_tables
+        for i, left in enumerate(marks):
+            if left > 0:
+                self._tell_everyone({"event": "shutdown_warning", "seconds": round(left), "reason": reason,
+                                     "resume": resume})
+            after = marks[i + 1] if i + 1 < len(marks) else 0.0
+            await self.sleep(left - after)
+        self._countdown = None
+        self.shutdown_at = None
+        await self.stop()
+
     async def stop(self) -> None:
         """Shut down (idempotent; concurrent callers all wait for the same shutdown)."""
         if self._stop_task is None:
@@ -66,6 +122,9 @@ class Running:
     async def _shutdown(self) -> None:
         self.stopping = True
         log.info("shutting down")
+        countdown, self._countdown = self._countdown, None
+        if countdown is not None and countdown is not asyncio.current_task():
+            countdown.cancel()
         from server.transports.telnet import stop_listening
 
         if self._telnet is not None:
@@ -96,6 +155,7 @@ class Running:
 
 
 async def open_store(config: Config) -> Any:
+    """The store, not recovered yet (:func:`resume_tables` does it, knowing which tables resume)."""
     from server.storage import open_store as _open
 
     cluster = bool(config.redis_url)  # the nodes share the database: no node recovers it alone
@@ -103,7 +163,34 @@ async def open_store(config: Config) -> Any:
                                                       "guest_chips": config.guest_chips,
                                                       "allow_guests": config.allow_guests,
                                                       "registrations_per_hour": config.registrations_per_hour},
-                       recover=not cluster, exclusive=not cluster)
+                       recover=False, exclusive=not cluster)
+
+
+async def resume_tables(running: Running) -> None:
+    """The start-up recovery, then every unfinished table rebuilt from its log (``docs/restart.md``).
+
+    With ``durable_tables``, what belongs to an unfinished table stays as it is (its round's
+    escrow, its offers' holds, its bots' chips, its guests); the rest is recovered as after any
+    crash (unsettled rounds voided, holds released, guests retired, bots' chips home). Without,
+    every table of an earlier run is set aside and its round voided."""
+    from server.storage.api import TableClosed
+    from server.table.durable import accounts_of
+
+    store, config = running.store, running.config
+    started = time.monotonic()
+    stored = await store.tables.unfinished()
+    if not config.durable_tables:
+        await store.recover()
+        for t in stored:
+            await store.apply([TableClosed(t.table_id, "aside", "not resumed: durable_tables is off")])
+        return
+    keep = {account for t in stored for account in accounts_of(t.entries)}
+    await store.recover(keep_tables=True, keep_accounts=keep)
+    if not stored:
+        return
+    aside = await running.lobby.restore(stored)
+    log.info("%d of %d unfinished table(s) resumed in %.3f s (%d set aside)", len(stored) - len(aside),
+             len(stored), time.monotonic() - started, len(aside))
 
 
 async def start(config: Config) -> Running:
@@ -127,11 +214,11 @@ async def start(config: Config) -> Running:
             from server.cluster.lobby import ClusterLobby
 
             assert isinstance(running.lobby, ClusterLobby)
-            await running.lobby.open()  # the other nodes' tables are theirs: nothing is refunded here
+            # the other nodes' tables are theirs: no node recovers the shared database alone; the
+            # unfinished tables nobody owns are taken over by the nodes (server/cluster/takeover.py)
+            await running.lobby.open()
         else:
-            refunded = await running.store.ledger.refund_unsettled()
-            if refunded:
-                log.info("refunded %d unsettled rounds from the last run", len(refunded))
+            await resume_tables(running)
         running._telnet = await start_telnet(running, serve_telnet)
         running.telnet_port = running._telnet.sockets[0].getsockname()[1]
         running._ssh = await start_ssh(running, serve_ssh)
@@ -151,6 +238,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", help="folder for the SQLite file and the SSH host key")
     parser.add_argument("--config", help="TOML file overriding config/default.toml")
     parser.add_argument("--log-level", help="DEBUG, INFO, WARNING...")
+    parser.add_argument("--shutdown-in", type=float, metavar="SECONDS",
+                        help="on SIGTERM, warn everyone and stop this many seconds later (at 60/30/10 s); "
+                             "tables resume at the next start")
     parser.add_argument("--ready-file", metavar="PATH",
                         help='once listening, write {"telnet_port", "ssh_port", "pid"} as JSON to PATH '
                              "(removed at stop)")
@@ -170,18 +260,33 @@ def write_ready_file(path: Path, running: Running) -> None:
 
 
 async def serve(config: Config, ready_file: str | Path | None = None) -> None:
+    """Run until SIGINT or SIGTERM (with ``shutdown_in``: SIGTERM warns everyone first and stops
+    that many seconds later; a second signal stops at once) or a scheduled shutdown."""
     running = await start(config)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+
+    def on_term() -> None:
+        if config.shutdown_in > 0 and running.shutdown_at is None and not running.stopping:
+            running.schedule_shutdown(config.shutdown_in, "")
+        else:
+            stop.set()
+
+    for sig, handler in ((signal.SIGINT, stop.set), (signal.SIGTERM, on_term)):
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, handler)
     ready: Path | None = None
     try:
         if ready_file is not None:
             write_ready_file(Path(ready_file), running)
             ready = Path(ready_file)
-        await stop.wait()
+        stopped = loop.create_task(running.wait_stopped())
+        signalled = loop.create_task(stop.wait())
+        try:
+            await asyncio.wait({stopped, signalled}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            signalled.cancel()
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(Exception):
@@ -201,6 +306,7 @@ def run(args: argparse.Namespace) -> int:
             telnet_port=args.telnet_port,
             data_dir=args.data_dir,
             log_level=args.log_level,
+            shutdown_in=getattr(args, "shutdown_in", None),
         )
     except ConfigError as exc:
         print(f"donne serve: {exc}")

@@ -1,7 +1,8 @@
 """Server configuration: embedded defaults, then a TOML file, then overrides.
 
 ``config/default.toml`` holds every key with its default, grouped in sections
-(``[server]``, ``[limits]``, ``[ssh]``, ``[timers]``, ``[chips]``, ``[storage]``, ``[social]``, ``[cluster]``). A configuration file
+(``[server]``, ``[limits]``, ``[ssh]``, ``[timers]``, ``[chips]``, ``[storage]``, ``[social]``, ``[cluster]``,
+``[restart]``). A configuration file
 given with ``--config`` uses the same sections and keys; keyword overrides
 (command-line flags, tests) use the bare key names, which are unique across
 sections. Unknown keys are refused, so a typo never goes unnoticed.
@@ -85,6 +86,11 @@ class Config:
     default_ante: int = 1
     # [storage]
     url: str = ""
+    # [restart]
+    durable_tables: bool = True
+    resume_window: float = 20.0
+    shutdown_in: float = 0.0
+    check_hashes: bool = True
     # [social]
     rate_bot_tables: bool = False
     rating_min_games: int = 5
@@ -179,7 +185,7 @@ def _check(cfg: Config) -> None:
             raise ConfigError(f"{name} must be positive")
     for name in ("flip_seconds", "grace_seconds", "round_pause", "bot_delay", "idle_timeout",
                  "close_after_over", "ssh_keepalive", "telnet_connect_maxwait", "cut_window", "trade_window",
-                 "autopass_delay", "room_wait_seconds"):
+                 "autopass_delay", "resume_window", "shutdown_in", "room_wait_seconds"):
         if getattr(cfg, name) < 0:
             raise ConfigError(f"{name} must not be negative")
     if not 1024 <= cfg.ssh_window <= 2**21:

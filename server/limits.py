@@ -221,6 +221,11 @@ class RoomSlots:
                 self._guests += 1
         return None
 
+    def restored(self) -> None:
+        """Count a room a restart brought back: it was counted before, so no limit refuses it
+        (it is given back with ``give_back(None)``)."""
+        self._open += 1
+
     def give_back(self, opener: Opener | None) -> None:
         """A room :meth:`take` counted for ``opener`` closed (or was never opened)."""
         if self._open <= 0:

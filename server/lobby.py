@@ -16,16 +16,18 @@ import asyncio
 import collections
 import datetime as _dt
 import logging
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from server import restored
 from server.claims import SeatClaims
+from server.directory import Directory
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
-from server.players import Client, GuestStart, Place, Player, news_now, take_news_seq
+from server.players import Client, GuestStart, Player, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
 from server.seeks import Seek, Seeks
-from server.storage.api import StorageError
+from server.storage.api import StorageError, StoredTable
 from server.storage.names import clean_name as _storage_clean_name
 from server.storage.names import name_key
 from server.thinking import Thinkers
@@ -78,7 +80,7 @@ def clean_name(raw: str, limit: int) -> str:
         raise CommandError("bad_name", max=limit) from None
 
 
-class Lobby:
+class Lobby(Directory):
     def __init__(self, config: Config, store: Any, sessions: set[Any]) -> None:
         self.config = config
         self.store = store
@@ -244,26 +246,6 @@ class Lobby:
     def online(self) -> list[Player]:
         return [p for p in self.players.values() if p.connected]
 
-    def who(self, viewer: Player | None = None) -> list[dict[str, Any]]:
-        """Everyone online as ``who`` lists them: name, guest, room, seat (a cluster: every node's);
-        the table of someone who hides it is shown only to themselves (``viewer``)."""
-        out = []
-        for p in self.online():
-            shown = p.room is not None and (p is viewer or not p.extra.get("hide_where"))
-            out.append({"name": p.name, "guest": p.guest, "room": p.room.id if shown and p.room else None,
-                        "seat": p.seat if shown else None})
-        return out
-
-    def room_list(self) -> list[tuple[dict[str, Any], bool]]:
-        """The open rooms in the order they opened: each one's summary, and whether a person may sit
-        down there now (a cluster: every node's)."""
-        out: list[tuple[dict[str, Any], bool]] = []
-        for room in self.rooms.values():
-            if not room.closed:
-                summary = room.summary()
-                out.append((summary, room.has_free_seat(summary)))
-        return out
-
     def lobby_sessions(self) -> list[Client]:
         """Connected sessions not in a room (they receive lobby chat)."""
         return [p.session for p in self.players.values()
@@ -365,10 +347,6 @@ class Lobby:
             raise CommandError("no_such_room", room=str(room_id)[:20])
         return room
 
-    async def find_place(self, room_id: Any) -> Place:
-        """The room ``room_id`` names, where ``join`` and ``watch`` go (a cluster: on any node)."""
-        return self.find_room(room_id)
-
     @staticmethod
     def opener(player: Player) -> Opener:
         """Who ``player`` is when opening a room: account, address (its connection's), guest or not."""
@@ -413,6 +391,19 @@ class Lobby:
                 self.slots.give_back(self._openers.pop(room.id))
             if not self.closing and room.announced:
                 self.broadcast({"event": "room_closed", "room": room.id, "reason": "closed"}, news=True)
+
+    # -- a restart ------------------------------------------------------------------
+
+    def adopt(self, room: Room) -> None:
+        """A room rebuilt after a restart joins the open rooms (counted, already announced)."""
+        self.rooms[room.id] = room
+        self.slots.restored()
+        self._openers[room.id] = None
+        room.announced = True
+
+    async def restore(self, stored: Sequence[StoredTable]) -> list[tuple[str, str]]:
+        """Rebuild the rooms of the tables a restart found unfinished (:func:`server.restored.restore`)."""
+        return await restored.restore(self, stored)
 
     # -- the social side: messages at login, friends' notices ---------------------------------
 
@@ -549,35 +540,30 @@ class Lobby:
         self.announce(room, seek.owner)
         return room
 
-    # -- outages (one process: none; a cluster node: server/cluster/lobby.py) -----------------
-
-    @property
-    def paused(self) -> bool:
-        """A service the rooms need is away: they wait (:meth:`until_running`)."""
-        return False
-
-    async def until_running(self) -> None:
-        return None
-
-    async def outage(self, exc: BaseException) -> bool:
-        """A store operation of a room failed: never retried in one process (the table decides)."""
-        return False
-
     # -- shutdown -----------------------------------------------------------------
 
     async def shutdown(self) -> None:
-        """Tell everyone, end every room (refunding unsettled chips), close every session."""
+        """Tell everyone, end every room, close every session.
+
+        Durable tables stop where they are and resume at the next start (their people keep
+        their seats, guests their accounts); other rooms end, refunding unsettled chips."""
         self.closing = True
         if self._seek_timer is not None:
             self._seek_timer.cancel()
             self._seek_timer = None
         self.flush_news()
         self._finish_slices()
+        resume = self.config.durable_tables
         for player in list(self.players.values()):
             if player.session is not None:
-                player.session.push_event({"event": "shutdown"})
+                player.session.push_event({"event": "shutdown", "resume": resume})
         rooms = list(self.rooms.values())
         await asyncio.gather(*(room.stop() for room in rooms), return_exceptions=True)
+        for room in rooms:  # stopped where they are, to resume at the next start: no longer open here
+            if room.suspended and self.rooms.get(room.id) is room:
+                del self.rooms[room.id]
+                if room.id in self._openers:
+                    self.slots.give_back(self._openers.pop(room.id))
         try:
             await self.thinkers.shutdown()
         except Exception:
@@ -591,6 +577,9 @@ class Lobby:
             except TimeoutError:
                 log.warning("%r did not close in time", session)
         for player in list(self.players.values()):
+            place = player.room
+            if isinstance(place, Room) and place.suspended:
+                continue  # the seat lives on in the table's log: the next start gives it back
             player.room = None
             player.seat = None
             await self.release(player)

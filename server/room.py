@@ -13,6 +13,14 @@ in it, whichever is later (``Shutdown("waited")``), so an idle creator cannot
 hold a slot for ever. Everything that changes a room goes through its queue, one thing at a
 time, so the table needs no locks and "the first valid cut to reach the server
 wins" (T9) is queue order.
+
+A durable table (``durable_tables``, ``docs/restart.md``) has its log written
+before its messages leave: the entries of a step (:class:`server.table.durable.Journal`)
+go in the same ``store.apply`` as the chip movement the table waits for, or on
+their own before the step's messages are delivered; a room whose write was refused
+holds those messages until the next write that succeeds. At shutdown such a room
+stops where it is (:meth:`Room.stop`): its table resumes at the next start
+(:meth:`Room.restored`).
 """
 
 from __future__ import annotations
@@ -20,11 +28,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -67,7 +76,9 @@ from server.table import (
     Table,
     Think,
     Void,
+    durable,
 )
+from server.table.io import Item
 from server.thinking import Thinkers
 
 
@@ -111,6 +122,9 @@ class Host(Protocol):
 
 log = logging.getLogger(__name__)
 
+BOT_OPTIONS: Mapping[str, Any] = {"clock": time.monotonic}
+"""What a table's search bots are made with (their budget is capped by the wall clock too)."""
+
 
 def draw_seed() -> bytes:
     """A fresh deal seed (32 bytes from the OS); tests replace it to play explicit deals."""
@@ -127,16 +141,29 @@ class _Item:
 
 
 class Room:
-    def __init__(self, lobby: Host, rid: str, opts: TableOptions, owner: str) -> None:
+    def __init__(self, lobby: Host, rid: str, opts: TableOptions, owner: str, *, table: Table | None = None,
+                 seq: int = 0, facts: Mapping[str, Any] | None = None, restored: Iterable[str] = ()) -> None:
         self.lobby = lobby
         self.config = lobby.config
         self.id = rid
-        self.table = Table(rid, adapter(opts.rules), opts, self.config, owner=owner, uid=secrets.token_hex(4),
-                           draw_seed=lambda: draw_seed(), bot_seed=os.urandom(16),
-                           # a search bot's budget counts simulated moves; on a loaded server the wall
-                           # clock caps it too, so a bot never holds a table beyond its budget
-                           bot_options={"clock": time.monotonic})
+        if table is None:
+            table = Table(rid, adapter(opts.rules), opts, self.config, owner=owner, uid=secrets.token_hex(4),
+                          draw_seed=lambda: draw_seed(), bot_seed=os.urandom(16),
+                          # a search bot's budget counts simulated moves; on a loaded server the wall
+                          # clock caps it too, so a bot never holds a table beyond its budget
+                          bot_options=BOT_OPTIONS)
+            if self.config.durable_tables:
+                durable.enable(table)
+        self.table = table
+        # durable: the entries not written yet; ``_opened``: TableOpened is stored
+        self.journal = durable.Journal(table, seq) if table.journal is not None else None
+        if self.journal is not None and facts is not None:
+            self.journal.last_facts = dict(facts)  # what the log says now
+        self._opened = bool(seq) or table.journal is None
+        self._closed_written = False
+        self.restored = set(restored)  # people of a rebuilt table not told yet that it is back
         self.closed = False
+        self.suspended = False  # stopped by a shutdown, its table to resume at the next start
         self.announced = False  # the lobby was told it opened
         self._queue: asyncio.Queue[_Item] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -147,6 +174,17 @@ class Room:
     def now(self) -> float:
         """The table's clock: monotonic, less the time paused, so no deadline runs out during an outage."""
         return time.monotonic() - self._lag
+
+    @classmethod
+    def restored_from(cls, lobby: Host, stored: api.StoredTable, now: float) -> Room:
+        """The room of a table rebuilt from its stored log after a restart (raises
+        :class:`~server.table.durable.Unreplayable`)."""
+        table = durable.restore(stored.table_id, stored.config, stored.entries, lobby.config, now=now,
+                                resume_window=lobby.config.resume_window, draw_seed=lambda: draw_seed(),
+                                bot_options=BOT_OPTIONS, check=lobby.config.check_hashes)
+        people = [s.member for s in table.seats if s.member is not None]
+        return cls(lobby, stored.table_id, table.opts, table.owner, table=table, seq=len(stored.entries),
+                   facts=durable.last_facts(stored.entries), restored=people)
 
     # -- public face -------------------------------------------------------------------------------
 
@@ -167,6 +205,9 @@ class Room:
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"room-{self.id}")
+        if self.journal is not None and self.journal.seq and not any(
+                s.member is not None or s.leaving for s in self.table.seats):
+            self._queue.put_nowait(_Item("close"))  # rebuilt with nobody to play for: it ends at once
 
     async def submit(self, player: Player, cmd: str, args: Mapping[str, Any]) -> Any:
         """Queue a command for the room and wait for its result (or CommandError)."""
@@ -193,9 +234,11 @@ class Room:
         self._queue.put_nowait(_Item("disconnected", player))
 
     async def stop(self) -> None:
-        """End the room now (shutdown): give back an unfinished round's chips, release everyone."""
+        """End the room now (shutdown). A durable table stops where it is, its log written, and
+        resumes at the next start (no refund); any other closes, giving back an unfinished round's
+        chips, and releases everyone."""
         if self._task is None or self._task.done():
-            if not self.closed:
+            if not self.closed and not self.suspended and self.journal is None:
                 await self._drain(self.table.handle(self.now(), Shutdown()))
             return
         self._queue.put_nowait(_Item("stop"))
@@ -221,8 +264,8 @@ class Room:
                     item: _Item | None = await asyncio.wait_for(self._queue.get(), timeout)
                 except TimeoutError:
                     item = None
-                if self.lobby.paused:
-                    await self._wait_out()
+                if self.lobby.paused and (item is None or item.kind != "stop"):
+                    await self._wait_out()  # a stop goes through: a table given up stops at once
                 now = self.now()
                 if item is None and idle_at is not None and now >= idle_at:
                     log.info("room %s: nobody sat down for %.0f s; closing it", self.id,
@@ -230,16 +273,24 @@ class Room:
                     out = table.handle(now, Shutdown("waited"))
                 elif item is None:
                     out = table.tick(now)
+                elif item.kind == "stop" and self.journal is not None:
+                    self.suspended = True  # its log is written: the table resumes at the next start
+                    return
                 elif item.kind == "disconnected" and item.player is not None and item.player.room is not self:
                     await self.lobby.release(item.player)  # no longer here: the lobby may forget them
                     continue
                 else:
+                    if item.kind == "connected" and item.player is not None:
+                        self._tell_resumed(item.player)
                     out = table.handle(now, self._input(item))
                 await self._drain(out)
         except asyncio.CancelledError:
-            if not self.closed:
+            if not self.closed and self.journal is None:
                 table.abort()
                 await self._drain(table.handle(self.now(), Shutdown()))
+            elif not self.closed:
+                table.abort()  # what was written stays the table's truth
+                self.suspended = True
             raise
         except Exception:
             log.exception("room %s failed; closing it", self.id)
@@ -255,8 +306,15 @@ class Room:
         await self.lobby.until_running()
         self._lag += time.monotonic() - started
 
+    def _tell_resumed(self, player: Player) -> None:
+        """The first time someone comes back to a table rebuilt after a restart: it is back."""
+        if player.key in self.restored:
+            self.restored.discard(player.key)
+            if player.session is not None:
+                player.session.push_event({"event": "resumed", "room": self.id, "seat": player.seat})
+
     def _input(self, item: _Item) -> Any:
-        if item.kind == "stop":
+        if item.kind in ("stop", "close"):
             return Shutdown()
         player = item.player
         assert player is not None
@@ -289,28 +347,51 @@ class Room:
             self._waiting_since = None
 
     async def _drain(self, out: Outputs) -> None:
-        """Deliver what the table produced; perform its effects and hand it their results."""
+        """Deliver what the table produced; perform its effects and hand it their results.
+
+        Durable: before any message leaves, the step's log entries are written — with the chip
+        movement the table waits for, in one ``store.apply``; when that is refused, nothing of it
+        is written and the messages wait for the next write."""
+        held: list[Item] = []
         while True:
-            await self._deliver(out)
+            held.extend(out.items)
             effect = out.effect
+            op = None if effect is None or isinstance(effect, LOCAL_EFFECTS) else _store_op(effect, self.id)
+            error: Exception | None = None
+            result: Any = None
+            if op is not None or held or effect is None:
+                try:
+                    result = await self._write(op, held)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    error = exc  # the chip movement was refused: nothing was written
+                if error is None:
+                    await self._deliver(held)
+                    held = []
             if effect is None:
                 self._note_waiting()
                 return
-            try:
-                result = await self._perform_through(effect)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                out = self.table.resume(self.now(), error=exc)
+            if op is None:
+                try:
+                    result = await self._through(functools.partial(self._perform, effect))
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    error = exc
+            elif error is None:
+                result = _op_result(effect, result)
+            if error is not None:
+                out = self.table.resume(self.now(), error=error)
             else:
                 out = self.table.resume(self.now(), result)
 
-    async def _perform_through(self, effect: Effect) -> Any:
-        """:meth:`_perform`, tried again after an outage of the store (each try is one whole
-        ``store.apply``: all or nothing); the time waiting is not the table's."""
+    async def _through(self, attempt: Callable[[], Awaitable[Any]]) -> Any:
+        """``attempt()`` (one whole ``store.apply``, all or nothing, or a read), tried again after an
+        outage of the store (:meth:`Host.outage`); the time waiting is not the table's."""
         while True:
             try:
-                return await self._perform(effect)
+                return await attempt()
             except (asyncio.CancelledError, CommandError):
                 raise
             except Exception as exc:
@@ -320,8 +401,46 @@ class Room:
                 if not again:
                     raise
 
+    async def _write(self, op: Any, held: list[Item]) -> Any:
+        """One transaction: this step's log entries (durable), then ``op`` (a chip movement, or None);
+        the table's end when it closed. ``op``'s result. A refused ``op`` raises and nothing is written;
+        a log that cannot be written without one is logged and the messages go out anyway."""
+        ops: list[Any] = []
+        journal = self.journal
+        entries = journal.take() if journal is not None else []
+        closed: str | None = None
+        if journal is not None:
+            closed = next((i.reason for i in held if isinstance(i, Closed)), None)
+            if not self._opened and (entries or op is not None or closed is not None):
+                ops.append(api.TableOpened(self.id, durable.table_config(self.table)))
+            if entries:
+                ops.append(api.TableLog(self.id, journal.seq, entries))
+        if op is not None:
+            ops.append(op)
+        if journal is not None and closed is not None and not self._closed_written:
+            ops.append(api.TableClosed(self.id, "over", closed))
+        if not ops:
+            return None
+        try:
+            results = await self._through(functools.partial(self.lobby.store.apply, ops))
+        except Exception:
+            if journal is not None and entries:
+                journal.not_written()
+            if op is not None:
+                raise
+            log.exception("room %s: its log could not be written", self.id)
+            return None
+        if journal is not None:
+            self._opened = True
+            if entries:
+                journal.written()
+            if closed is not None:
+                self._closed_written = True
+        return results[ops.index(op)] if op is not None else None
+
     async def _perform(self, effect: Effect) -> Any:
-        """One effect the table waits for; chip movements are one atomic ``store.apply`` each."""
+        """An effect the table waits for that is no chip movement: a pause, a seat claim, a balance,
+        a bot's thinking, a history record."""
         store = self.lobby.store
         if isinstance(effect, Pause):
             await asyncio.sleep(0)
@@ -335,13 +454,7 @@ class Room:
         if isinstance(effect, Record):
             record, rated = self._rated(effect.record)
             return await store.history.record_round(record, rated=rated)
-        op = _store_op(effect, self.id)
-        (result,) = await store.apply([op])
-        if isinstance(effect, Escrow):
-            return list(result.covered)
-        if isinstance(effect, FundBot):
-            return bot_account(effect.display)
-        return result
+        raise TypeError(f"unknown effect {effect!r}")
 
     def _rated(self, record: api.RoundRecord) -> tuple[api.RoundRecord, api.RatedRound | None]:
         """The record as stored (its time; whether the table is rated, which seats a bot played) and
@@ -354,10 +467,10 @@ class Room:
                                             "bots": bots})
         return record, rated_round(record, table.adapter)
 
-    async def _deliver(self, out: Outputs) -> None:
+    async def _deliver(self, items: list[Item]) -> None:
         """Carry out the table's items in order: messages, who is in the room, seat claims, closing."""
         players = self.lobby.players
-        for item in out.items:
+        for item in items:
             if isinstance(item, Send):
                 msg = item.msg
                 if isinstance(msg, Reply):
@@ -402,6 +515,19 @@ class Room:
                 session.push_states(msg, seat)
             elif isinstance(msg, Shared):
                 session.push_shared(msg, seat)
+
+
+LOCAL_EFFECTS = (Pause, Claim, Balance, Think, Record)
+"""Effects that move no chip (every other one is a ``store.apply`` operation)."""
+
+
+def _op_result(effect: Effect, result: Any) -> Any:
+    """What the table gets back for a chip effect."""
+    if isinstance(effect, Escrow):
+        return list(result.covered)
+    if isinstance(effect, FundBot):
+        return bot_account(effect.display)
+    return result
 
 
 def _store_op(effect: Effect, table: str) -> Any:

@@ -82,7 +82,32 @@ def _ev_started(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you
 
 @event("shutdown")
 def _ev_shutdown(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    if e.get("resume"):
+        return t.gettext("The server is restarting: your tables will be back, where they were.")
     return t.gettext("The server is shutting down. Stakes in play are given back.")
+
+
+@event("shutdown_warning")
+def _ev_shutdown_warning(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    n = round(float(e.get("seconds") or 0))
+    if e.get("resume"):
+        text = t.ngettext("The server restarts in {n} second: your tables will be back, where they were.",
+                          "The server restarts in {n} seconds: your tables will be back, where they were.", n)
+    else:
+        text = t.ngettext("The server shuts down in {n} second.", "The server shuts down in {n} seconds.", n)
+    text = text.format(n=n)
+    reason = str(e.get("reason") or "")
+    return f"{text} ({reason})" if reason else text
+
+
+@event("shutdown_cancelled")
+def _ev_shutdown_cancelled(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    return t.gettext("The restart is called off: play on.")
+
+
+@event("resumed")
+def _ev_resumed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    return t.gettext("The server restarted; your table {room} is back, where it was.").format(room=e.get("room", ""))
 
 
 # -- the server's own news

@@ -158,6 +158,13 @@ def bot_account(display_name: str) -> str:
     return BOT_PREFIX + display_name
 
 
+def table_bots(table_id: str) -> str:
+    """How the ledger names of a table's bots begin: a table's bots are seated as
+    ``TABLE-...`` (``bot:r12-ab12cd34-2``), so a restart knows which bots' chips stay at a table
+    that resumes and which go home."""
+    return f"{BOT_PREFIX}{table_id}-"
+
+
 @dataclass(frozen=True, slots=True)
 class Account:
     name: str  # display form, as registered (or as the guest typed it, cleaned)
@@ -315,7 +322,9 @@ class TableLog:
 class TableClosed:
     """The table is finished (``over``) or set aside (``aside``: could not be replayed...).
 
-    Result: True when closed now, False when it was already closed."""
+    Setting a table aside also voids its unsettled rounds (every chip movement of them undone,
+    their holds released) and sends its bots' chips home (:func:`table_bots`), in the same
+    transaction. Result: True when closed now, False when it was already closed."""
 
     table_id: str
     status: Literal["over", "aside"]

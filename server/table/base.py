@@ -94,6 +94,11 @@ class TableBase:
         self._gen: Step | None = None
         self._deferred: list[Callable[[], None]] = []
         self._round_chips: tuple[int, ...] = ()  # each seat's chips when the round began
+        # durable tables (server.table.durable): what to write to the table's log before anything
+        # of it leaves the server (None: the table is not durable); and until when a table rebuilt
+        # after a restart waits for its people (None: it is not waiting)
+        self.journal: list[dict[str, Any]] | None = None
+        self.resume_until: float | None = None
 
     # -- public face -------------------------------------------------------------------------------
 
@@ -132,13 +137,23 @@ class TableBase:
     def _apply(self, action: Any) -> tuple[Any, ...]:
         """Apply one action to the match (raises Refusal, changing nothing)."""
         events = tuple(self.match.apply(action))
-        self.log.append(action.to_dict())
+        entry = action.to_dict()
+        self.log.append(entry)
+        if self.journal is not None:
+            self.journal.append({"k": "a", "a": entry})
         return events
 
     def _revert_last(self) -> None:
         """Undo the last action: the match rebuilt from its log without it (invariant 3)."""
         self.log.pop()
         self.match = self.adapter.replay(self.match.config, self.log)
+        if self.journal is not None:
+            self.journal.append({"k": "u"})
+
+    def _match_made(self) -> None:
+        """A new match (the first, or a rematch): the log starts again from its configuration."""
+        if self.journal is not None:
+            self.journal.append({"k": "m", "config": self.match.config})
 
     def _account(self, seat: int) -> str:
         account = self.seats[seat].account or self.round_stakes.get(seat)
@@ -235,4 +250,7 @@ class TableBase:
         raise NotImplementedError
 
     def _money(self, events: tuple[Any, ...], *, refuse: bool) -> Step:
+        raise NotImplementedError
+
+    def _back_if_all_here(self) -> None:
         raise NotImplementedError

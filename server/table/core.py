@@ -31,12 +31,13 @@ from server.table import io
 from server.table.base import Step, TableSettings, log
 from server.table.io import Command, Connected, Disconnected, Member, Outputs, Refused, Reply, Shutdown
 from server.table.people import Seating
+from server.table.resume import Resuming
 from server.table.rounds import Rounds
 
 __all__ = ["Table", "TableSettings"]
 
 
-class Table(Seating, Rounds):
+class Table(Seating, Rounds, Resuming):
     """One card table (see the module's documentation)."""
 
     # -- the caller's side -------------------------------------------------------------------------

@@ -107,6 +107,7 @@ class Seating(TableBase):
             for s in self.seats:
                 chips.append((yield Balance(self._account(s.index))))
         self.match = self.adapter.new_match(self.opts, chips)
+        self._match_made()
         self.status = "playing"
         self.next_deal_at = self._now
         self._broadcast({"event": "match_started", "room": self.id})
@@ -189,6 +190,7 @@ class Seating(TableBase):
         account = seat.account
         if self.match is not None and self.adapter.replace_leaver and self.status == "playing":
             # P16: a built-in bot takes over; the points stay with the seat
+            seat.substitute = True
             seat.bot = make_bot(self.opts.game, "normal", seat.index, derive(self._bot_seed, f"sub-{seat.index}"))
             seat.member = None
             seat.present = False
@@ -201,6 +203,7 @@ class Seating(TableBase):
             # only the moves the table waits for (no offer, no bid with someone else's chips)
             seat.leaving = True
             seat.departed = seat.member
+            seat.substitute = True
             seat.bot = make_bot(self.opts.game, "normal", seat.index, derive(self._bot_seed, f"sub-{seat.index}"))
             seat.member = None
             seat.present = False
@@ -260,6 +263,7 @@ class Seating(TableBase):
             if seat.grace_until is not None:
                 seat.grace_until = None
                 self._broadcast({"event": "reconnected", "room": self.id, "name": member.name, "seat": seat.index})
+            self._back_if_all_here()  # a table rebuilt after a restart: everyone back, the clocks start
             self._push_states()
         elif member.key in self.spectators:
             self._push_state(member.key)

@@ -20,6 +20,7 @@ class Seat:
     leaving: bool = False  # the person left; the seat ends with the round being played
     departed: str | None = None  # who left (leaving): told how the round ended for them
     optional_actions: int = 0  # this round's actions nobody waited for (offers, cuts...)
+    substitute: bool = False  # the bot plays for a person who left (not one of the table's own bots)
 
     @property
     def empty(self) -> bool:
@@ -40,7 +41,7 @@ class Seat:
         """Nobody sits here any more."""
         self.name = self.account = self.member = self.bot_display = None
         self.bot = None
-        self.present = self.leaving = False
+        self.present = self.leaving = self.substitute = False
         self.departed = None
         self.grace_until = None
         self.prefs = {}

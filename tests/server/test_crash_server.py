@@ -4,9 +4,11 @@ The server runs as its own process (``python -m server.cli serve`` on port 0,
 ports read from its log). A JSON client registers, sits at a tdc table with
 two bots and a stake (T13), and waits until the round is dealt: the stakes
 are in escrow. The server is SIGKILLed; a new server on the same data folder
-refunds the round at start. Every balance is back to what it was before the
-round (the player's and the house's, whose chips the bots played with), and
-the audit holds (RULES invariant 4).
+rebuilds the table from its log (docs/restart.md): the stakes stay in escrow,
+the player logs in again, hears that the table is back, finds the same hand
+and plays the round to its end; the round settles once and the audit holds
+(RULES invariant 4). Without durable tables the round is refunded at start
+instead: every balance is back to what it was before the round.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from server.clients.client import Client
 from server.storage import open_store
 from server.storage.api import HOUSE
 from server.storage.cli import audit_file
+from tests.server.conftest import play_simply
 
 ROOT = Path(__file__).resolve().parents[2]
 LISTENING = re.compile(r"listening: telnet [^:]+:(\d+), ssh [^:]+:(\d+)")
@@ -39,9 +42,9 @@ class Server:
         self.telnet_port = 0
         self._drain: asyncio.Task[None] | None = None
 
-    async def start(self) -> None:
+    async def start(self, extra: str = "", round_pause: float = 0.0) -> None:
         config = self.data.parent / "test.toml"
-        config.write_text("[timers]\nbot_delay = 0.0\nround_pause = 0.0\nturn_seconds = 60\n")
+        config.write_text(f"[timers]\nbot_delay = 0.0\nround_pause = {round_pause}\nturn_seconds = 60\n" + extra)
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "server.cli", "serve", "--data-dir", str(self.data),
             "--ssh-port", "0", "--telnet-port", "0", "--config", str(config), "--log-level", "INFO",
@@ -70,16 +73,19 @@ class Server:
         assert self.proc is not None
         with contextlib.suppress(ProcessLookupError):
             self.proc.send_signal(sig)
-        rc = await asyncio.wait_for(self.proc.wait(), 20)
+        try:
+            rc = await asyncio.wait_for(self.proc.wait(), 30)
+        except TimeoutError:
+            raise AssertionError(f"the server did not end on signal {sig}:\n" + "".join(self.log[-40:])) from None
         if self._drain is not None:
             await asyncio.wait_for(self._drain, 5)
         return rc
 
 
-async def test_T13_kill_9_of_the_server_mid_round_refunds_everything(tmp_path: Path) -> None:
-    data = tmp_path / "data"
+async def _kill_mid_round(data: Path, extra: str = "") -> tuple[dict, dict]:
+    """alice at a tdc table with two bots, the round dealt; then ``kill -9``. (audit before, state)"""
     first = Server(data)
-    await first.start()
+    await first.start(extra)
     try:
         async with await Client.connect_tcp("127.0.0.1", first.telnet_port, timeout=15) as c:
             await c.register("alice", "secret")
@@ -95,9 +101,47 @@ async def test_T13_kill_9_of_the_server_mid_round_refunds_everything(tmp_path: P
     finally:
         if first.proc is not None and first.proc.returncode is None:
             await first.kill(signal.SIGKILL)
+    return audit0, state
 
+
+async def test_T13_kill_9_of_the_server_mid_round_the_table_resumes(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    audit0, before = await _kill_mid_round(data)
     second = Server(data)
-    await second.start()
+    await second.start("[restart]\nresume_window = 0\n", round_pause=60)
+    try:
+        async with await Client.connect_tcp("127.0.0.1", second.telnet_port, timeout=15) as c:
+            told = asyncio.ensure_future(c.next_event("resumed", timeout=15))
+            await c.login("alice", "secret")
+            back = await told
+            assert back["room"] == before["room"] and back["seat"] == before["you"] and back["text"]
+            state = await c.next_state(lambda s: s.get("room") == before["room"], timeout=15, current=True)
+            assert (state["hand"], state["round"]) == (before["hand"], 1)  # the same hand, the same round
+            assert (await c.request("whoami"))["chips"] == 990  # the stake is still in escrow: no refund
+            assert (await c.request("audit"))["escrow"] == 30
+            over = asyncio.ensure_future(c.next_event("round_over", timeout=60))
+            try:
+                await asyncio.wait_for(play_simply(c, until=lambda s: s.get("round", 1) > 1
+                                                   or s.get("phase") != "play"), 60)
+            except TimeoutError:
+                raise AssertionError(f"the round did not end: {c.state}\n" + "".join(second.log[-40:])) from None
+            result = await over
+            assert (await c.request("whoami"))["chips"] == 1000 + result["chips"][before["you"]]
+            audit = await c.request("audit")
+            assert audit["ok"] and audit["escrow"] == 0 and audit["granted"] == audit0["granted"] and audit["retired"] == audit0["retired"]
+    finally:
+        assert await second.kill(signal.SIGTERM) == 0
+    assert not any("never settled" in line for line in second.log), "".join(second.log[-20:])
+    assert any("resumed" in line for line in second.log)
+    assert audit_file(data).ok
+
+
+async def test_T13_kill_9_without_durable_tables_refunds_everything(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    off = "[restart]\ndurable_tables = false\n"
+    audit0, _ = await _kill_mid_round(data, off)
+    second = Server(data)
+    await second.start(off)
     try:
         async with await Client.connect_tcp("127.0.0.1", second.telnet_port, timeout=15) as c:
             await c.login("alice", "secret")

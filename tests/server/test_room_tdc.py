@@ -136,22 +136,71 @@ async def test_tdc_with_bots_plays_rounds_and_conserves_chips(server):
         await alice.close()
 
 
-async def test_shutdown_mid_round_refunds_the_stakes(tmp_path):
+def pushed(client, name):
+    """The pushed events named ``name`` the client received so far (consumed)."""
+    out = []
+    while (msg := client.next_push_nowait()) is not None:
+        if msg.get("event") == name:
+            out.append(msg)
+    return out
+
+
+async def test_T13_a_clean_restart_mid_round_keeps_the_stakes_in_escrow_and_the_round_goes_on(tmp_path):
     running = await start_server(tmp_path)
+    clients, room = await start_tdc(running, ["alice", "bob", "carol"], stake=20)
+    try:
+        before = await clients[0].next_state(lambda s: s.get("phase") == "play", timeout=10, current=True)
+        assert (await clients[0].request("whoami"))["chips"] == 180
+        assert (await running.store.ledger.audit()).escrow == 60
+        told = [asyncio.ensure_future(c.next_event("shutdown", timeout=10)) for c in clients]
+        await running.stop()
+        for fut in told:
+            assert (await fut)["resume"] is True
+    finally:
+        for c in clients:
+            await c.close()
+    # the same data folder: the table is back, its stakes still in escrow (no refund)
+    again = await start_server(tmp_path, round_pause=60.0)
+    try:
+        audit = await again.store.ledger.audit()
+        assert audit.ok and audit.escrow == 60 and audit.tables_unfinished == (room,)
+        assert room in again.lobby.rooms
+        clients = [await connect(again, n) for n in ("alice", "bob", "carol")]
+        states = [await c.next_state(lambda s: s.get("room") == room, timeout=10, current=True) for c in clients]
+        for c, state in zip(clients, states, strict=True):
+            assert [e["room"] for e in pushed(c, "resumed")] == [room]
+            assert state["hand"] == before["hand"] or state["you"] != before["you"]
+        assert states[0]["hand"] == before["hand"] and states[0]["round"] == 1
+        assert (await clients[0].request("whoami"))["chips"] == 180
+        over = asyncio.ensure_future(clients[0].next_event("round_over", timeout=30))
+        await asyncio.wait_for(asyncio.gather(*(play_simply(c, until=lambda s: s.get("round", 1) > 1
+                                                            or s.get("phase") != "play") for c in clients)), 30)
+        result = await over
+        for i, c in enumerate(clients):
+            assert (await c.request("whoami"))["chips"] == 200 + result["chips"][i]
+        audit = await again.store.ledger.audit()
+        assert audit.ok and audit.escrow == 0
+    finally:
+        for c in clients:
+            await c.close()
+        await again.stop()
+
+
+async def test_without_durable_tables_a_shutdown_mid_round_refunds_the_stakes(tmp_path):
+    running = await start_server(tmp_path, durable_tables=False)
     clients, _room = await start_tdc(running, ["alice", "bob", "carol"], stake=20)
     try:
         await clients[0].next_state(lambda s: s.get("phase") == "play", timeout=10, current=True)
-        assert (await clients[0].request("whoami"))["chips"] == 180
         assert (await running.store.ledger.audit()).escrow == 60
         await running.stop()
     finally:
         for c in clients:
             await c.close()
     # reopen the same data folder: the stakes went back (nothing was settled, nothing is lost)
-    again = await start_server(tmp_path)
+    again = await start_server(tmp_path, durable_tables=False)
     try:
         audit = await again.store.ledger.audit()
-        assert audit.ok and audit.escrow == 0
+        assert audit.ok and audit.escrow == 0 and not again.lobby.rooms
     finally:
         await again.stop()
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from server.storage import names as _names
 from server.storage.api import (
+    BOT_PREFIX,
     Account,
     AlreadyStaked,
     BadAmount,
@@ -29,10 +30,12 @@ from server.storage.api import (
     RoundNotOpen,
     RoundOpened,
     SettleRound,
+    TableClosed,
     Transfer,
     UnknownHold,
     UnknownRound,
     bot_account,
+    table_bots,
 )
 from server.storage.sql.accounts import available, create, find, lock, move, require
 from server.storage.sql.tx import Row, Tx, hook
@@ -375,16 +378,33 @@ def release_bot(tx: Tx, op: ReleaseBot) -> int:
     return amount
 
 
-def refund_unsettled(tx: Tx) -> list[str]:
-    """Void every unsettled round (start-up), oldest first."""
-    ids = [r[0] for r in tx.rows("SELECT round_id FROM rounds WHERE state = 'open' ORDER BY opened, round_id")]
+def open_tables(tx: Tx) -> set[str]:
+    """The tables neither over nor set aside (they resume at start)."""
+    return {str(r[0]) for r in tx.rows("SELECT table_id FROM tables WHERE status = 'open'")}
+
+
+def kept_rounds(tx: Tx, tables: set[str]) -> set[str]:
+    """The unsettled rounds of these tables."""
+    if not tables:
+        return set()
+    return {str(r[0]) for r in tx.rows("SELECT round_id, table_id FROM rounds WHERE state = 'open'")
+            if r[1] in tables}
+
+
+def refund_unsettled(tx: Tx, keep: set[str] | None = None) -> list[str]:
+    """Void every unsettled round (start-up), oldest first; but those in ``keep`` (they resume)."""
+    keep = keep or set()
+    ids = [r[0] for r in tx.rows("SELECT round_id FROM rounds WHERE state = 'open' ORDER BY opened, round_id")
+           if r[0] not in keep]
     for round_id in ids:
         void_round(tx, round_id)
     return ids
 
 
-def release_all_holds(tx: Tx) -> int:
-    holds = tx.all("SELECT hold_id, account_id, amount FROM holds")
+def release_all_holds(tx: Tx, keep: set[str] | None = None) -> int:
+    """Release every hold (start-up); but the holds of the rounds in ``keep`` (open offers that resume)."""
+    keep = keep or set()
+    holds = [h for h in tx.all("SELECT hold_id, account_id, amount, round_id FROM holds") if h["round_id"] not in keep]
     if holds:
         lock(tx, {int(h["account_id"]) for h in holds})
     for h in holds:
@@ -392,6 +412,27 @@ def release_all_holds(tx: Tx) -> int:
         tx.bump(held=-int(h["amount"]))
         tx.credited.add(int(h["account_id"]))
     return len(holds)
+
+
+def release_table_bots(tx: Tx, table_id: str) -> int:
+    """The chips of a table's bots (``table_bots(table_id)``) back to the house; how many bots."""
+    prefix = table_bots(table_id)
+    n = 0
+    for row in tx.all("SELECT name FROM accounts WHERE live = 1 AND kind = 'bot' AND balance > 0"):
+        if str(row["name"]).startswith(prefix):
+            n += bool(release_bot(tx, ReleaseBot(str(row["name"])[len(BOT_PREFIX):])))
+    return n
+
+
+def set_aside(tx: Tx, table_id: str) -> list[str]:
+    """A table that will not resume: its unsettled rounds voided (every chip movement undone, holds
+    released) and its bots' chips sent home. The voided rounds, oldest first."""
+    ids = [r[0] for r in tx.rows(
+        "SELECT round_id FROM rounds WHERE state = 'open' AND table_id = ? ORDER BY opened, round_id", (table_id,))]
+    for round_id in ids:
+        void_round(tx, round_id)
+    release_table_bots(tx, table_id)
+    return ids
 
 
 def grant(tx: Tx, name: str, amount: int, reason: str) -> None:
@@ -420,4 +461,8 @@ def run(tx: Tx, ops: Sequence[Any]) -> list[Any]:
     for op in ops:
         runner = RUNNERS.get(type(op)) or TABLE_RUNNERS[type(op)]
         out.append(runner(tx, op))
+        if isinstance(op, TableClosed) and op.status == "aside" and out[-1]:
+            voided = set_aside(tx, op.table_id)  # a table that will not resume gives its chips back
+            if voided:
+                log.warning("table %s set aside: round(s) %s voided", op.table_id, voided)
     return out

@@ -6,7 +6,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
 from server.storage import names as _names
@@ -32,6 +32,7 @@ from server.storage.api import (
     Store,
     Tables,
     Transfer,
+    table_bots,
 )
 from server.storage.settings import StoreSettings
 from server.storage.sql import audit as _audit
@@ -181,24 +182,43 @@ class SQLStore:
                 move(tx, account_id, self.settings.house_chips, "grant", note="house bankroll")
             log.info("house account %s created with %d chips", name, self.settings.house_chips)
 
-    async def recover(self) -> dict[str, Any]:
-        """At start: void unsettled rounds, release holds, retire guests left over, bring bots' chips home."""
-        refunded = await self.ledger.refund_unsettled()
+    async def recover(self, *, keep_tables: bool = False, keep_accounts: Collection[str] = ()) -> dict[str, Any]:
+        """At start: void unsettled rounds, release holds, retire guests left over, bring bots' chips home.
 
-        def sweep(tx: Tx) -> tuple[int, int, int]:
-            holds = _ledger.release_all_holds(tx)
-            guests = tx.all("SELECT * FROM accounts WHERE live = 1 AND kind = 'guest'")
+        ``keep_tables``: what belongs to an unfinished table stays as it is, since the table
+        resumes (``docs/restart.md``): its unsettled rounds (escrow stays escrow), their holds
+        (open offers), its bots' chips (:func:`~server.storage.api.table_bots`), and the guests
+        named in ``keep_accounts`` (people seated there) or staked or holding in those rounds."""
+        keep_keys = {_names.name_key(a) for a in keep_accounts}
+
+        def work(tx: Tx) -> tuple[list[str], int, int, int]:
+            tables = _ledger.open_tables(tx) if keep_tables else set()
+            kept = _ledger.kept_rounds(tx, tables)
+            refunded = _ledger.refund_unsettled(tx, kept)
+            holds = _ledger.release_all_holds(tx, kept)
+            busy = set()
+            for round_id in kept:
+                busy |= {int(r[0]) for r in tx.rows("SELECT account_id FROM stakes WHERE round_id = ?", (round_id,))}
+                busy |= {int(r[0]) for r in tx.rows("SELECT account_id FROM holds WHERE round_id = ?", (round_id,))}
+                busy |= {int(r[0]) for r in tx.rows("SELECT account_id FROM round_flows WHERE round_id = ?",
+                                                    (round_id,))}
+            guests = [row for row in tx.all("SELECT * FROM accounts WHERE live = 1 AND kind = 'guest'")
+                      if row["key"] not in keep_keys and int(row["id"]) not in busy]
             for row in guests:
                 logout_guest(tx, row)
             house = require(tx, self.settings.house_account)
-            bots = tx.all("SELECT * FROM accounts WHERE live = 1 AND kind = 'bot' AND balance > 0")
+            prefixes = tuple(table_bots(t) for t in tables)
+            bots = [row for row in tx.all("SELECT * FROM accounts WHERE live = 1 AND kind = 'bot' AND balance > 0")
+                    if not (prefixes and str(row["name"]).startswith(prefixes))]
             for row in bots:
                 amount = int(row["balance"])
                 move(tx, row["id"], -amount, "transfer", ref=row["name"], note="bot_release")
                 move(tx, house["id"], amount, "transfer", ref=row["name"], note="bot_release")
-            return len(guests), len(bots), holds
+            return refunded, len(guests), len(bots), holds
 
-        guests, bots, holds = await self.run_write(sweep)
+        refunded, guests, bots, holds = await self.run_write(work)
+        for round_id in refunded:
+            log.warning("round %s never settled: its stakes went back to their payers", round_id)
         if refunded or guests or bots or holds:
             log.warning(
                 "recovery: voided %d unsettled round(s) %s, released %d hold(s), retired %d guest(s), "

@@ -1,0 +1,324 @@
+"""Durable tables: what a table writes to its log, and the table rebuilt from that log after a restart.
+
+A table's durable truth is its configuration (:func:`table_config`, written when it
+opens with ``TableOpened``) and its log, written with ``TableLog`` before anything
+it caused leaves the server and in the same transaction as the chip movements it
+caused (the room does the writing: :class:`Journal` gives it the entries of each
+step). The engine is deterministic, so the log holds the engine's actions and the
+table's own facts, never the engine's state:
+
+``{"k": "m", "config": {...}}``
+    a match begins (the engine's configuration: the first match, or a rematch);
+``{"k": "a", "a": {...}}``
+    an engine action applied (``action.to_dict()``): deals with their seed, people's
+    moves, time-outs, cuts, automatic moves, bots' moves;
+``{"k": "u"}``
+    the action before was undone (the ledger refused the chips it moved);
+``{"k": "s", "h": "...", "hh": "...", "f": {...}}``
+    a step ends: ``h`` is the hash of the match's public state after the entries
+    before it (:func:`state_hash`, checked on replay), ``hh`` (a step that dealt) the
+    hash of every seat's view, hands included; ``f`` the table's own facts
+    (:func:`facts`: its seats, whose they are, bots, the round's escrow...) when they
+    changed since the last ``f``.
+
+The hashes are of the views as the engine shows them (``to_dict()``): an upgrade
+that changes what a view holds changes them too, and the operator resumes across
+it with ``check_hashes = false`` (then only an action the engine refuses stops a
+replay).
+
+:func:`restore` rebuilds a :class:`~server.table.core.Table` from a stored table: the
+match replayed action by action (each hash checked), the last facts put back, the
+bots made again from their seeds and fed the events they saw, every person away
+with their grace, and every clock held for the resume window
+(:mod:`server.table.resume`). A log that does not replay raises :class:`Unreplayable`
+with a reason fit for an operator (never a card).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import game_class
+from engine.bots import LEVELS, make_bot
+from engine.errors import Refusal
+from engine.seeds import derive
+from server.games import ADAPTERS, GameAdapter, TableOptions
+from server.table.base import TableBase, TableSettings
+from server.table.core import Table
+
+FORMAT = 1
+"""The version of :func:`table_config` and of the entries; a table of another version is set aside."""
+
+_OPTION_KEYS = ("game", "rules", "seats", "bots", "bot_level", "turn_seconds", "stake", "ante", "rounds")
+
+
+class Unreplayable(Exception):
+    """A stored table that cannot be rebuilt (a bug, a changed engine): ``reason`` says where and why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def enable(table: TableBase) -> None:
+    """From now on the table keeps the entries its log needs (see :class:`Journal`)."""
+    if table.journal is None:
+        table.journal = []
+
+
+def table_config(table: TableBase) -> dict[str, Any]:
+    """What ``TableOpened`` stores: the options, the owner, the table's first match id, the bots' seed."""
+    opts = table.opts
+    return {"v": FORMAT, **{k: getattr(opts, k) for k in _OPTION_KEYS}, "extra": dict(opts.extra),
+            "owner": table.owner, "uid": table.first_uid, "bot_seed": table._bot_seed.hex()}
+
+
+_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
+
+
+def state_hash(match: Any, *, every_seat: bool = False) -> str:
+    """A short hash of the match's public state (what a spectator's view says); ``every_seat``:
+    of every seat's view too (their hands: after a deal)."""
+    seats: list[int | None] = [None]
+    if every_seat:
+        seats += list(range(match.seats))
+    text = "\n".join(_encode(match.view(seat).to_dict()) for seat in seats)
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+def facts(table: TableBase) -> dict[str, Any]:
+    """The table's own state beside the match: what the log must give back after a restart.
+
+    Connections, graces, clocks and spectators are left out: a restart gives everyone a
+    fresh grace and every decision its full time."""
+    seats: list[dict[str, Any] | None] = []
+    for s in table.seats:
+        if s.empty:
+            seats.append(None)
+            continue
+        seats.append({"name": s.name, "account": s.account, "member": s.member,
+                      "bot": None if s.bot is None else ("sub" if s.substitute else "table"),
+                      "display": s.bot_display, "leaving": s.leaving, "departed": s.departed,
+                      "prefs": dict(s.prefs)})
+    return {"uid": table.uid, "matches": table.matches, "status": table.status, "match": table.match is not None,
+            "round_id": table.round_id, "stakes": sorted([s, a] for s, a in table.round_stakes.items()),
+            "escrow": sorted([s, n] for s, n in table.round_escrow.items()), "commitment": table.commitment,
+            "round_chips": list(table._round_chips), "window": None if table.window is None else table.window[0],
+            "over": table.over_at is not None, "seats": seats}
+
+
+@dataclass
+class Journal:
+    """The log entries of one table not written yet, as the room takes them at each step."""
+
+    table: TableBase
+    seq: int = 0  # the number of the next entry in the store
+    last_facts: dict[str, Any] | None = None  # the facts written last (or being written)
+    _taken: list[dict[str, Any]] = field(default_factory=list)
+
+    def take(self) -> list[dict[str, Any]]:
+        """The entries to write before this step's messages leave (empty: nothing changed)."""
+        journal = self.table.journal
+        assert journal is not None, "the table is not durable"
+        entries = list(journal)
+        journal.clear()
+        current = facts(self.table)
+        step: dict[str, Any] = {"k": "s"}
+        if current != self.last_facts:
+            step["f"] = current
+            self.last_facts = current
+        elif not entries:
+            return []
+        match = self.table.match
+        if match is not None and any(e["k"] != "s" for e in entries):
+            step["h"] = state_hash(match)
+            if any(e["k"] == "a" and e["a"].get("cmd") == "deal" for e in entries):
+                step["hh"] = state_hash(match, every_seat=True)  # the hands dealt
+        entries.append(step)
+        self._taken = entries
+        return entries
+
+    def written(self) -> None:
+        """The entries taken last are in the store."""
+        self.seq += len(self._taken)
+        self._taken = []
+
+    def not_written(self) -> None:
+        """The entries taken last could not be written: they go first next time."""
+        journal = self.table.journal
+        assert journal is not None
+        journal[:0] = self._taken
+        self._taken = []
+
+
+# -- rebuilding --------------------------------------------------------------------------------------
+
+
+def last_facts(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The table's facts as the log last wrote them (None: none yet)."""
+    for entry in reversed(entries):
+        if entry.get("k") == "s" and isinstance(entry.get("f"), dict):
+            return dict(entry["f"])
+    return None
+
+
+def accounts_of(entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The people's accounts a stored table still holds a seat for (a restart keeps their guests)."""
+    got = last_facts(entries)
+    if got is None:
+        return []
+    return [s["account"] for s in got.get("seats", []) if s and s.get("account") and s.get("bot") != "table"]
+
+
+def _parser(game: str) -> Callable[[dict[str, Any]], Any]:
+    """The engine's reader of logged actions for ``game`` (each game package has ``action_from_dict``)."""
+    package = game_class(game).__module__.rpartition(".")[0]
+    parse: Callable[[dict[str, Any]], Any] = importlib.import_module(package).action_from_dict
+    return parse
+
+
+@dataclass
+class _Replay:
+    """The current match rebuilt from the log, with the events each of its actions caused."""
+
+    adapter: GameAdapter
+    config: Mapping[str, Any] | None = None
+    match: Any = None
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    events: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+def _options(config: Mapping[str, Any]) -> TableOptions:
+    return TableOptions(str(config["game"]), str(config["rules"]), int(config["seats"]), int(config["bots"]),
+                        str(config["bot_level"]), float(config["turn_seconds"]), int(config["stake"]),
+                        int(config["ante"]), None if config["rounds"] is None else int(config["rounds"]),
+                        dict(config.get("extra") or {}))
+
+
+def replay(config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], *,
+           check: bool = True) -> tuple[Any, list[dict[str, Any]], list[tuple[Any, ...]]]:
+    """The last match of a stored table: (match or None, its actions, the events of each), every
+    state hash checked (``check``; else only what the engine refuses stops it). Raises
+    :class:`Unreplayable`."""
+    if config.get("v") != FORMAT:
+        raise Unreplayable(f"format {config.get('v')!r} is not {FORMAT}")
+    adapter = ADAPTERS.get(str(config.get("rules")))
+    if adapter is None:
+        raise Unreplayable(f"no table kind {config.get('rules')!r}")
+    parse = _parser(adapter.game)
+    r = _Replay(adapter)
+    for i, entry in enumerate(entries):
+        kind = entry.get("k")
+        try:
+            if kind == "m":
+                r.config = dict(entry["config"])
+                r.match = adapter.replay(r.config, [])
+                r.actions, r.events = [], []
+            elif kind == "a":
+                if r.match is None:
+                    raise Unreplayable(f"entry {i}: an action before any match")
+                action = dict(entry["a"])
+                r.events.append(tuple(r.match.apply(parse(dict(action)))))
+                r.actions.append(action)
+            elif kind == "u":
+                if not r.actions or r.config is None:
+                    raise Unreplayable(f"entry {i}: nothing to undo")
+                r.actions.pop()
+                r.events.pop()
+                r.match = adapter.replay(r.config, r.actions)
+            elif kind == "s" and check:
+                for key, every_seat in (("h", False), ("hh", True)):
+                    wanted = entry.get(key)
+                    if wanted is not None and (r.match is None or state_hash(r.match, every_seat=every_seat) != wanted):
+                        raise Unreplayable(f"entry {i}: the replayed state differs from the one stored")
+            elif kind != "s":
+                raise Unreplayable(f"entry {i}: unknown kind {kind!r}")
+        except Unreplayable:
+            raise
+        except Refusal as exc:
+            raise Unreplayable(f"entry {i}: the engine refuses it ({exc.code})") from None
+        except Exception as exc:
+            raise Unreplayable(f"entry {i}: {type(exc).__name__}") from None
+    return r.match, r.actions, r.events
+
+
+def restore(table_id: str, config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]],
+            settings: TableSettings, *, now: float, resume_window: float, draw_seed: Callable[[], bytes],
+            bot_options: Mapping[str, Any] | None = None, check: bool = True) -> Table:
+    """The table as its log left it, durable, every person away, every clock held until
+    ``now + resume_window`` (see the module's documentation). Raises :class:`Unreplayable`."""
+    match, actions, events = replay(config, entries, check=check)
+    try:
+        opts = _options(config)
+        bot_seed = bytes.fromhex(str(config["bot_seed"]))
+        owner, first_uid = str(config["owner"]), str(config["uid"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise Unreplayable(f"the configuration is incomplete ({type(exc).__name__})") from None
+    got = last_facts(entries)
+    table = Table(table_id, ADAPTERS[opts.rules], opts, settings, owner=owner, uid=first_uid, draw_seed=draw_seed,
+                  bot_seed=bot_seed, bot_options=bot_options)
+    table._now = now
+    if got is not None:
+        try:
+            _put_back(table, got, match, actions, events)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise Unreplayable(f"the table's facts do not fit ({type(exc).__name__})") from None
+    enable(table)
+    if any(s.member is not None for s in table.seats):
+        table.resume_until = now + resume_window
+        grace = max(settings.grace_seconds, resume_window)
+        for seat in table.seats:
+            if seat.member is not None:
+                seat.present = False
+                seat.grace_until = now + grace
+    table._hold_timers(now + resume_window)
+    return table
+
+
+def _put_back(table: Table, got: Mapping[str, Any], match: Any, actions: list[dict[str, Any]],
+              events: list[tuple[Any, ...]]) -> None:
+    opts = table.opts
+    table.uid = str(got["uid"])
+    table.matches = int(got["matches"])
+    table.status = str(got["status"])
+    if got["match"]:
+        if match is None:
+            raise ValueError("the facts name a match the log does not have")
+        table.match = match
+        table.log = actions
+    table.round_id = got["round_id"]
+    table.round_stakes = {int(s): str(a) for s, a in got["stakes"]}
+    table.round_escrow = {int(s): int(n) for s, n in got["escrow"]}
+    table.commitment = got["commitment"]
+    table._round_chips = tuple(int(c) for c in got["round_chips"])
+    if got["window"] is not None:
+        table.window = (str(got["window"]), 0.0)  # its length starts again (Resuming._hold_timers)
+    table.over_at = 0.0 if got["over"] else None
+    for seat, s in zip(table.seats, got["seats"], strict=True):
+        if s is None:
+            continue
+        seat.name, seat.account, seat.member = s["name"], s["account"], s["member"]
+        seat.bot_display, seat.leaving, seat.departed = s["display"], bool(s["leaving"]), s["departed"]
+        seat.prefs = {str(k): bool(v) for k, v in dict(s["prefs"]).items()}
+        if s["bot"] == "table":
+            level = opts.bot_level
+            options = table._bot_options if LEVELS.get(level, level) == "search" else {}
+            seat.bot = make_bot(opts.game, level, seat.index, derive(table._bot_seed, f"bot-{seat.index}"), **options)
+        elif s["bot"] == "sub":
+            seat.substitute = True
+            seat.bot = make_bot(opts.game, "normal", seat.index, derive(table._bot_seed, f"sub-{seat.index}"))
+    if table.match is not None:
+        for evs in events:  # the bots saw the match so far
+            for ev in evs:
+                for seat in table.seats:
+                    if seat.bot is not None:
+                        seen = ev.for_seat(seat.index)
+                        if seen is not None:
+                            with contextlib.suppress(Exception):  # a bot's memory is a help, not a duty
+                                seat.bot.observe(seen)
