@@ -21,10 +21,11 @@ from redis.exceptions import RedisError
 
 from server.cluster import wire
 from server.cluster.lease import LeaseBook, Leases
-from server.cluster.proxy import RemoteClient
+from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.relay import Relay
 from server.lobby import Lobby
 from server.players import Player
+from server.room import Room
 from server.storage.names import name_key
 
 log = logging.getLogger("donne.cluster")
@@ -41,6 +42,8 @@ class KeepAlive(Relay):
     _people: dict[str, dict[str, Any]]
     _seats: dict[str, tuple[str, str]]
     _healthy_since: float
+    given_up: dict[str, Room]
+    """Durable tables this node stopped when it lost their lease, until another node takes them."""
 
     async def _probe_store(self) -> None:
         raise NotImplementedError
@@ -112,6 +115,7 @@ class KeepAlive(Relay):
         pipe = r.pipeline(transaction=True)
         pipe.set(wire.node_key(self.node), json.dumps({"pid": os.getpid(), "at": time.time()}), px=ttl)
         self._entries(pipe)
+        self._list_tables(pipe)
         await pipe.execute()
         nodes = {self.node}
         prefix = wire.node_key("")
@@ -147,11 +151,20 @@ class KeepAlive(Relay):
             session = player.session
             if isinstance(session, RemoteClient) and session.node not in nodes:
                 self._front_gone(player)  # their node died: they are away (their grace runs)
+            elif isinstance(player.room, RemotePlace) and player.room.owner in dead and session is not None:
+                session.notice("server_trouble")  # their table's node died: it resumes elsewhere
+
+    def _list_tables(self, pipe: Any) -> None:
+        """Failover (:mod:`server.cluster.takeover`) lists this node's tables."""
 
     def _lost(self, rid: str, why: str) -> None:
-        """This node may no longer own ``rid``: the table stops here at once."""
+        """This node may no longer own ``rid``: the table stops here at once (a durable one where it
+        is, given up to whichever node takes it over: :mod:`server.cluster.takeover`)."""
         self.book.dropped(rid)
         room = self.rooms.get(rid)
         log.error("cluster: table %s stops on node %s: %s", rid, self.node, why)
         if room is not None:
+            if room.journal is not None:
+                del self.rooms[rid]
+                self.given_up[rid] = room
             self._spawn(room.stop())

@@ -28,10 +28,10 @@ from redis.exceptions import RedisError
 
 from server.cluster import wire
 from server.cluster.bus import Bus
-from server.cluster.keepalive import KeepAlive
 from server.cluster.lease import LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.routing import Outbox
+from server.cluster.takeover import FencedStore, Takeover
 from server.lobby import Lobby
 from server.players import Client, GuestStart, Place, Player
 from server.protocol import CommandError
@@ -47,15 +47,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("donne.cluster")
 
 
-ANSWERS_KEPT = 10_000
-"""Replies kept for copies of a request (a front sends a command again after a second unanswered)."""
-
-
 def room_number(rid: str) -> int:
     return int(rid[1:]) if rid[1:].isdigit() else 0
 
 
-class ClusterLobby(KeepAlive):
+class ClusterLobby(Takeover):
     def __init__(self, config: Config, store: Any, sessions: set[Any]) -> None:
         super().__init__(config, store, sessions)
         self.node = config.node
@@ -80,6 +76,11 @@ class ClusterLobby(KeepAlive):
         self._running = asyncio.Event()  # set while Redis and PostgreSQL both answer
         self._running.set()
         self._healthy_since = time.monotonic()  # the last time Redis and PostgreSQL came back
+        # failover (server/cluster/takeover.py)
+        self.fenced: set[str] = set()  # tables given up here: their writes are refused
+        self.given_up: dict[str, Room] = {}
+        self._taking: set[str] = set()
+        self._scan_store = True  # look in PostgreSQL for unfinished tables Redis does not list
 
     # -- starting and stopping ------------------------------------------------------------------
 
@@ -88,6 +89,7 @@ class ClusterLobby(KeepAlive):
         share = getattr(self.store.accounts, "share", None)
         if callable(share):
             share()  # other nodes register names too
+        self.store = FencedStore(self.store, self.fenced)
         await self.bus.start()
         self.leases = Leases(self.bus.redis, self.book)
         await self._keepalive()
@@ -163,6 +165,8 @@ class ClusterLobby(KeepAlive):
         ok = self.healthy
         if ok == self._running.is_set():
             return
+        if ok and self.book.lost():
+            return  # leases not renewed in time: the keep-alive first says whose tables they are
         if ok:
             self._running.set()
             self._healthy_since = time.monotonic()
@@ -177,7 +181,9 @@ class ClusterLobby(KeepAlive):
     def _resubscribed(self) -> None:
         """This node hears its channel again after an outage: what was sent to it meanwhile is lost.
         Its people at other nodes' tables ask for their table again, and its tables draw themselves
-        again for the people of other nodes (whichever node hears again last, its messages arrive)."""
+        again for the people of other nodes (whichever node hears again last, its messages arrive).
+        Redis may have lost the list of tables: the next claim looks in PostgreSQL too."""
+        self._scan_store = True
         for player in list(self.players.values()):
             if not player.connected:
                 continue
@@ -314,6 +320,9 @@ class ClusterLobby(KeepAlive):
         if held is None:
             await room.stop()
             raise CommandError("server_trouble")
+        if room.journal is not None:  # durable: another node takes it over if this one dies
+            with contextlib.suppress(RedisError, OSError):
+                await self.bus.redis.hset(wire.TABLES_KEY, room.id, self.node)
         return room
 
     def announce(self, room: Room, name: str) -> None:
@@ -329,7 +338,7 @@ class ClusterLobby(KeepAlive):
         assert self.leases is not None
         with contextlib.suppress(RedisError, OSError):
             await self.bus.redis.hdel(wire.rooms_key(self.node), rid)
-            await self.bus.redis.hdel(wire.seats_key(self.node), rid)
+            await self.bus.redis.hdel(wire.TABLES_KEY, rid)
             await self.leases.release(rid)
 
     def broadcast(self, event: Mapping[str, Any], *, news: bool = False) -> None:
@@ -366,6 +375,8 @@ class ClusterLobby(KeepAlive):
     def _on_owner(self, msg: dict[str, Any], sender: str) -> None:
         """``sender`` took table ``rid`` over: this node's people there are connected to it again."""
         rid = str(msg.get("rid", ""))
+        if rid in self.rooms or rid in self.given_up:
+            self._follow_owner(rid, sender)  # it was this node's
         place = self.places.get(rid)
         if place is None:
             return

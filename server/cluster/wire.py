@@ -65,6 +65,10 @@ def seats_key(node: str) -> str:
     return f"{PREFIX}seats:{node}"
 
 
+TABLES_KEY = f"{PREFIX}tables"
+"""The cluster's durable tables: room id → the node that owns it (failover looks there)."""
+
+
 def lease_key(rid: str) -> str:
     return f"{PREFIX}lease:{rid}"
 

@@ -118,3 +118,34 @@ def test_load_spreads_seats_over_the_nodes_ports():
     by_seat = WorkerSpec(index=0, port=1, ports=[10, 20], spread="seat", tables=[0, 1], seats=3)
     assert [[by_seat.port_for(t, s) for s in range(3)] for t in range(2)] == [[10, 20, 10], [20, 10, 20]]
     assert WorkerSpec.from_json(by_seat.to_json()) == by_seat
+
+
+async def test_a_table_given_up_cannot_write_through_the_fenced_store():
+    from server.cluster.takeover import Fenced, FencedStore, tables_of
+    from server.storage import api
+
+    class Store:
+        def __init__(self) -> None:
+            self.applied: list = []
+            self.ledger = "the ledger"
+
+        async def apply(self, ops):
+            self.applied.append(list(ops))
+            return [None for _ in ops]
+
+    log_r3 = api.TableLog("r3", 7, [{"k": "a"}])
+    settle_r3 = api.SettleRound("r3-ab12cd34-2", {"alice": 10})
+    log_r4 = api.TableLog("r4", 1, [{"k": "a"}])
+    assert tables_of([log_r3, settle_r3, log_r4]) == {"r3", "r4"}
+    assert tables_of([api.Transfer("alice", "bob", 5, "gift")]) == set()
+    fenced: set[str] = set()
+    inner = Store()
+    store = FencedStore(inner, fenced)
+    assert store.ledger == "the ledger"  # everything else is the store's
+    await store.apply([log_r3])
+    fenced.add("r3")  # its lease was lost
+    for ops in ([log_r3], [settle_r3], [log_r4, settle_r3]):
+        with pytest.raises(Fenced):
+            await store.apply(ops)
+    await store.apply([log_r4])
+    assert inner.applied == [[log_r3], [log_r4]]  # nothing of r3 after it was given up
