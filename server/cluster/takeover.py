@@ -20,6 +20,7 @@ table log's sequence numbers refuse an append that overlaps what the new owner w
 from __future__ import annotations
 
 import logging
+import random
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -34,6 +35,10 @@ from server.room import Room
 from server.storage.api import StorageError
 
 log = logging.getLogger("donne.cluster")
+
+CLAIMS_PER_TICK = 16
+"""Tables one node takes over in one keep-alive at most (a whole cluster starting again claims
+every table: in rounds, so the node's own leases are renewed in between)."""
 
 
 class Fenced(StorageError):
@@ -114,9 +119,11 @@ class Takeover(KeepAlive):
                       and (node not in self.live or node == self.node)]
         if not candidates:
             return
+        random.shuffle(candidates)  # nodes claiming at once spread the tables between them
         leases = await r.mget([wire.lease_key(rid) for rid in candidates])
-        for rid, lease in zip(candidates, leases, strict=True):
-            if lease is None and not self.closing:
+        orphans = [rid for rid, lease in zip(candidates, leases, strict=True) if lease is None]
+        for rid in orphans[:CLAIMS_PER_TICK]:  # the rest at the next keep-alive: this one renews leases too
+            if not self.closing:
                 await self._take_over(rid)
 
     async def _take_over(self, rid: str) -> None:
