@@ -205,3 +205,49 @@ async def check_results(pg_url: str, tables: list[TableRun], results: dict[str, 
                     assert balance == 1000 + change, (t.label, p.name)
     finally:
         await store.close()
+
+
+async def test_a_node_stopping_cleanly_hands_its_tables_over(nodes):
+    """SIGTERM's clean stop: the durable table stops where it is, its lease is released, another
+    node takes it over at its next keep-alive; its people play it to the end from there."""
+    from server.clients.client import Client
+    from tests.server.cluster.test_cluster_lobby import until
+    from tests.server.cluster.test_cluster_play import listed_everywhere
+    from tests.server.conftest import connect, play_simply
+
+    a, b = await nodes(2)
+    alice = await Client.connect_tcp("127.0.0.1", a.telnet_port, timeout=10)
+    await alice.register("alice", "pw-alice-1")
+    bob = await connect(b, "bob")
+    try:
+        room = (await alice.request("create", game="president", rules="tdc", seats=4, bots=2, stake=10,
+                                    rounds=1))["room"]
+        await listed_everywhere([bob], room)
+        await bob.request("join", room=room)
+        await bob.next_state(lambda s: s.get("status") == "playing", timeout=20, current=True)
+        assert room in a.lobby.rooms and room not in b.lobby.rooms
+        told: list[dict] = []
+        bob.on_push = lambda msg: told.append(msg) if msg.get("event") == "resumed" else None
+        await a.stop()
+
+        async def taken() -> bool:
+            return room in b.lobby.rooms
+
+        await until(taken, "b took the table over", tries=500)
+
+        async def heard() -> bool:
+            return bool(told)
+
+        await until(heard, "bob hears his table is back")
+        assert [e["room"] for e in told] == [room]  # bob heard his table is back
+        await alice.close()
+        alice = await Client.connect_tcp("127.0.0.1", b.telnet_port, timeout=10)
+        await alice.login("alice", "pw-alice-1")
+        assert (await alice.request("whoami"))["room"] == room  # her seat, from the other node
+        finals = await asyncio.wait_for(asyncio.gather(play_simply(alice), play_simply(bob)), 90)
+        assert finals[0]["status"] == finals[1]["status"] == "over"
+        audit = await b.store.ledger.audit()
+        assert audit.ok and audit.escrow == 0
+    finally:
+        await alice.close()
+        await bob.close()
