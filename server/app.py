@@ -121,10 +121,10 @@ class Running:
 
     async def _shutdown(self) -> None:
         self.stopping = True
-        log.info("shutting down")
         countdown, self._countdown = self._countdown, None
         if countdown is not None and countdown is not asyncio.current_task():
             countdown.cancel()
+        log.info("shutting down")
         from server.transports.telnet import stop_listening
 
         if self._telnet is not None:
@@ -162,6 +162,7 @@ async def open_store(config: Config) -> Any:
     return await _open(config.url or config.db_path, {"starting_chips": config.starting_chips,
                                                       "guest_chips": config.guest_chips,
                                                       "allow_guests": config.allow_guests,
+                                                      "allow_registration": config.allow_registration,
                                                       "registrations_per_hour": config.registrations_per_hour},
                        recover=False, exclusive=not cluster)
 

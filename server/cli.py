@@ -1,4 +1,5 @@
-"""The ``donne`` command: ``serve``, ``simulate``, ``bot``, ``load``, ``audit``, ``migrate``, ``export``.
+"""The ``donne`` command: ``serve``, ``simulate``, ``bot``, ``load``, ``audit``, ``migrate``, ``export``,
+``admin``, ``backup``.
 
 Each sub-command lives in its own module, imported only when used, so that
 ``donne simulate`` never loads the network stack.
@@ -20,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("server.storage.cli", "Check the chip ledger of a data folder (balances + escrow = granted - retired)."),
     "migrate": ("server.storage.migrate", "Copy a community to another store (SQLite, PostgreSQL); prove no chip was lost."),
     "export": ("server.export", "Write rounds as self-contained JSON records the engine replays byte for byte."),
+    "admin": ("server.admin", "The operator's account actions (roles, bans, locks, chips...), server running or not."),
+    "backup": ("server.storage.backup", "A consistent copy of the SQLite database, even while the server runs."),
 }
 
 

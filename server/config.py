@@ -36,6 +36,7 @@ class Config:
     log_level: str = "INFO"
     log_per_connection: int = 100
     bot_processes: int = 0
+    motd: str = ""
     # [limits]
     max_line: int = 1024
     input_bytes_per_second: int = 16384
@@ -57,6 +58,8 @@ class Config:
     ssh_keepalive: float = 30.0
     telnet_connect_maxwait: float = 0.4
     registrations_per_hour: int = 3
+    chat_per_minute: float = 20.0
+    chat_burst: int = 5
     # [ssh] (algorithm lists: empty = our defaults, see server/transports/ssh.py)
     kex: tuple[str, ...] = ()
     ciphers: tuple[str, ...] = ()
@@ -81,6 +84,7 @@ class Config:
     starting_chips: int = 1000
     guest_chips: int = 200
     allow_guests: bool = True
+    allow_registration: bool = True
     bot_chips: int = 1000
     default_stake: int = 2
     default_ante: int = 1
@@ -204,6 +208,14 @@ def _check(cfg: Config) -> None:
         raise ConfigError("bot_processes must not be negative (0: one less than the machine's cores)")
     if cfg.registrations_per_hour < 0:
         raise ConfigError("registrations_per_hour must not be negative (0: no limit)")
+    if cfg.chat_per_minute < 0:
+        raise ConfigError("chat_per_minute must not be negative (0: no limit)")
+    if cfg.chat_burst < 1:
+        raise ConfigError("chat_burst must be at least 1")
+    if cfg.max_connections_per_address < 1:
+        raise ConfigError("max_connections_per_address must be at least 1")
+    if len(cfg.motd) > 2000:
+        raise ConfigError("motd: at most 2000 characters")
     if cfg.url and not cfg.url.startswith(("postgresql://", "postgres://")):
         raise ConfigError("storage url must be empty (SQLite in the data folder) or a postgresql:// URL")
     for name in ("rating_min_games", "mail_per_sender", "mail_per_recipient", "max_friends", "max_bio"):

@@ -9,15 +9,22 @@ Then the session runs (:meth:`server.session.Session.run`) until the end.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from server.messages.greetings import LANGUAGE_HINT, language_prompt, welcome_back
+from server.messages.moderation import refusal_params
 from server.messages.translations import lang_from_env, pick_lang
 from server.protocol import CommandError
 from server.session import Conn, Host, Session
 from server.transports.lines import TOO_LONG, cut_notice
 
 __all__ = ["language_prompt", "serve_ssh", "serve_telnet", "text_login"]
+
+REFUSED = frozenset({"banned", "locked"})
+"""Login refusals that end the connection (a ban, a lock: trying another name would not help)."""
+
+_greetings: set[asyncio.Future[None]] = set()
 
 LANG_WORDS = frozenset({"lang", "language", "langue", "idioma", "lengua"})
 """At the menu, ``langue fr`` is ``fr`` too (the menu says so)."""
@@ -58,6 +65,24 @@ def _cut(session: Session) -> Any:
     return cut
 
 
+async def refused_at_door(session: Session) -> bool:
+    """A banned address hears why, in the session's language (or as a JSON error line), and goes."""
+    refusal = await session.app.lobby.door(address=session.conn.peer)
+    if refusal is None:
+        return False
+    session.reply_error(None, refusal.code, **refusal_params(refusal))
+    session.close(refusal.code)
+    return True
+
+
+def greet_after_start(session: Session) -> None:
+    """The message of the day once the session has said its first line (``hello``), not before: the
+    greeting runs as a task, and :meth:`Session.run` queues its first line before it first waits."""
+    task = asyncio.ensure_future(session.app.lobby.greet(session))
+    _greetings.add(task)
+    task.add_done_callback(_greetings.discard)
+
+
 async def text_login(session: Session) -> bool:
     """Ask a person for their name and (for an account) password. True when logged in."""
     _ = session.gettext
@@ -76,9 +101,12 @@ async def text_login(session: Session) -> bool:
             if session.closed.is_set():
                 return False
         try:
-            await lobby.login(session, name, password=password)
+            await lobby.login(session, name, password=password, greet=False)
         except CommandError as exc:
             session.reply_error(None, exc.code, **exc.params)
+            if exc.code in REFUSED:
+                session.close(exc.code)
+                return False
             continue
         await _welcome_back(session)
         return True
@@ -99,12 +127,14 @@ async def serve_telnet(app: Host, conn: Conn) -> None:
         answer = first.strip().lower() if isinstance(first, str) else ""
         if answer == "json":
             session.mode = "json"
-            await session.run()
+            if not await refused_at_door(session):
+                await session.run()
             return
         lang = menu_lang(answer)
         if lang:
             session.lang = lang
-        if await text_login(session):
+        if not await refused_at_door(session) and await text_login(session):  # in the chosen language
+            greet_after_start(session)
             await session.run()
     finally:
         session.close(session.close_reason or "eof")
@@ -123,7 +153,7 @@ async def serve_ssh(app: Host, conn: Conn, *, name: str, verified: bool, command
     session.start()
     try:
         try:
-            await app.lobby.login(session, name, verified=verified, guest_start=guest_start)
+            await app.lobby.login(session, name, verified=verified, guest_start=guest_start, greet=False)
         except CommandError as exc:
             session.reply_error(None, exc.code, **exc.params)
             return
@@ -132,6 +162,7 @@ async def serve_ssh(app: Host, conn: Conn, *, name: str, verified: bool, command
                 session.send_text(LANGUAGE_HINT)  # the client said nothing of its language
             await _welcome_back(session)
         if command in ("json", None):
+            greet_after_start(session)
             await session.run()
         else:
             session.send_text(session.gettext("Unknown command. Connect without a command to play, "

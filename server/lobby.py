@@ -17,17 +17,19 @@ import collections
 import datetime as _dt
 import logging
 from collections.abc import Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from server import restored
+from server import restored, seektable
 from server.claims import SeatClaims
+from server.conduct import Conduct, Moderation, NoModeration
 from server.directory import Directory
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
+from server.messages.moderation import refusal_params
 from server.players import Client, GuestStart, Player, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
 from server.seeks import Seek, Seeks
-from server.storage.api import StorageError, StoredTable
+from server.storage.api import NameTaken, Refusal, StorageError, StoredTable
 from server.storage.names import clean_name as _storage_clean_name
 from server.storage.names import name_key
 from server.thinking import Thinkers
@@ -46,27 +48,8 @@ NEWS_SLICE = 32
 for every session in the lobby, and the other sessions' replies go out between the slices."""
 
 
-class Moderation(Protocol):
-    """Who may speak to whom: the operators' mutes and ``ignore`` lists plug in here
-    (:attr:`Lobby.moderation`). Tells and offline messages ask it before anything is sent."""
-
-    def muted(self, name: str) -> bool:
-        """``name`` may not talk to anyone now."""
-        ...
-
-    def ignores(self, who: str, whom: str) -> bool:
-        """``who`` does not want to hear from ``whom``."""
-        ...
-
-
-class NoModeration:
-    """Nobody is muted, nobody ignores anyone (until the operators' moderation is wired in)."""
-
-    def muted(self, name: str) -> bool:
-        return False
-
-    def ignores(self, who: str, whom: str) -> bool:
-        return False
+class _NowRegistered(Exception):
+    """A guest login found the name registered by another process: log in again, as the account."""
 
 
 def clean_name(raw: str, limit: int) -> str:
@@ -99,7 +82,8 @@ class Lobby(Directory):
         self._slices: collections.deque[tuple[Client, str]] = collections.deque()  # news being handed out
         self._slice_handle: asyncio.Handle | None = None
         self._news_sent = float("-inf")
-        self.moderation: Moderation = NoModeration()
+        self.conduct = Conduct(self)  # mutes, ignore lists, the door, the motd (server/conduct.py)
+        self.moderation: Moderation = self.conduct  # what the social commands ask (tells, messages)
         self.seeks = Seeks()
         self._seek_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -140,15 +124,31 @@ class Lobby(Directory):
         except Exception:
             log.exception("could not retire guest %s", account.name)
 
+    async def door(self, *, name: str | None = None, address: str | None = None,
+                   key: str | None = None) -> Refusal | None:
+        """Whether the door refuses this account, address or SSH key (:meth:`Conduct.door`)."""
+        return await self.conduct.door(name=name, address=address, key=key)
+
     async def login(self, session: Client, name: str, *, password: str | None = None,
-                    verified: bool = False, guest_start: GuestStart | None = None) -> Player:
+                    verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True) -> Player:
         """Log ``session`` in as ``name`` (a guest unless the name has an account).
 
         ``verified``: the transport already proved the account (SSH key or
         password). A guest name already connected is refused (``name_taken``);
         an account logging in again takes over its old connection. A player
-        still holding a seat gets it back.
+        still holding a seat gets it back. A banned address or account, a locked
+        account are refused (``banned``, ``locked``: the reason and until when).
+        ``greet``: push the message of the day now (the door says it itself, after
+        the session's first line: :meth:`greet`).
         """
+        try:
+            return await self._enter(session, name, password, verified, guest_start, greet)
+        except _NowRegistered:
+            # registered meanwhile by another process (donne admin register): log in as the account
+            return await self._enter(session, name, password, verified, None, greet)
+
+    async def _enter(self, session: Client, name: str, password: str | None, verified: bool,
+                     guest_start: GuestStart | None, greet: bool) -> Player:
         if session.logged_in:
             raise CommandError("already_logged_in")
         if self.closing:
@@ -169,6 +169,20 @@ class Lobby(Directory):
             if account is None:
                 raise CommandError("bad_password")
             display = account.name
+        refusal = await self.door(name=display if registered else None, address=session.conn.peer,
+                                  key=getattr(session.conn, "key", None))
+        if refusal is not None:
+            log.info("refused %s from %s: %s (%s)", display, session.conn.peer, refusal.code, refusal.kind)
+            raise CommandError(refusal.code, **refusal_params(refusal))
+        player = await self._login(session, display, registered, guest_start)
+        await self.conduct.entered(player)
+        if greet:
+            await self.greet(session)
+        return player
+
+    async def _login(self, session: Client, display: str, registered: bool,
+                     guest_start: GuestStart | None) -> Player:
+        accounts = self.store.accounts
         async with self._login_lock:
             if session.logged_in or session.closed.is_set():
                 raise CommandError("already_logged_in" if session.logged_in else "not_allowed")
@@ -201,6 +215,8 @@ class Lobby(Directory):
                     else:
                         account = await accounts.login_guest(display)
                 except StorageError as exc:
+                    if isinstance(exc, NameTaken) and await accounts.exists(display):
+                        raise _NowRegistered from None
                     raise CommandError(exc.code, name=display) from None
                 display = account.name
             player = Player(name=display, guest=not registered)
@@ -212,6 +228,20 @@ class Lobby(Directory):
                      session.conn.kind)
             self._welcome(player)
             return player
+
+    # -- the operators' side (server/conduct.py) -------------------------------------
+
+    async def greet(self, session: Client) -> None:
+        await self.conduct.greet(session)
+
+    async def check_chat(self, player: Player) -> None:
+        await self.conduct.check_chat(player)
+
+    # -- moderation -----------------------------------------------------------------
+
+    def player(self, name: str) -> Player | None:
+        """The player of that name (connected, or holding a seat), or None."""
+        return self.players.get(name_key(name))
 
     async def detach(self, session: Client) -> None:
         """The session ended (called once by :meth:`Session.close`)."""
@@ -233,6 +263,7 @@ class Lobby(Directory):
             del self.players[player.key]
             log.info("%s left", player.name)
             self._drop_seeks(player)
+            self.conduct.forget(player)
             if not player.guest:
                 self._spawn(self._seen(player.name))
             if player.guest:
@@ -484,10 +515,10 @@ class Lobby(Directory):
             if seek.fill and seek.accepted and not seek.challenge:
                 self._spawn(self.open_seek(seek))
             else:
-                self._tell_seek(seek, "lapsed")
+                self.tell_seek(seek, "lapsed")
         self.arm_seeks()
 
-    def _tell_seek(self, seek: Seek, what: str, *, but: str | None = None) -> None:
+    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None) -> None:
         """The seek's owner, the person challenged and those who accepted hear what became of it."""
         keys = [seek.owner_key, *([seek.to] if seek.to else []), *seek.accepted]
         event = {"event": "seek_over", "seek": seek.id, "reason": what, "name": seek.owner,
@@ -497,48 +528,13 @@ class Lobby(Directory):
     def _drop_seeks(self, player: Player) -> None:
         own, _ = self.seeks.drop(player.key)
         for seek in own:
-            self._tell_seek(seek, "gone", but=player.key)
+            self.tell_seek(seek, "gone", but=player.key)
         if own:
             self.arm_seeks()
 
     async def open_seek(self, seek: Seek) -> Room | None:
-        """The seek's table: its owner on seat 0, then the people who accepted, the empty seats to
-        bots. People no longer free to sit (gone, at a table) are left out; without its owner the
-        seek ends. A person who cannot sit (chips) is told why; the others still play."""
-        from server.games import parse_options
-
-        self.seeks.remove(seek)
-        self.arm_seeks()
-        people = [self.players.get(k) for k in [seek.owner_key, *seek.accepted]]
-        free = [p for p in people if p is not None and p.connected and p.room is None]
-        if not free or free[0].key != seek.owner_key or len(free) < 2:
-            self._tell_seek(seek, "gone")
-            return None
-        free = free[: seek.opts.seats]
-        args = {**seek.args, "bots": seek.opts.seats - len(free)}
-        try:
-            opts = parse_options(args, self.config)
-            room = await self.open_room(opts, owner=seek.owner)
-        except CommandError:
-            self._tell_seek(seek, "refused")
-            return None
-        for seat, person in enumerate(free):
-            try:
-                await room.submit(person, "join", {"seat": seat})
-            except CommandError as exc:
-                if person.session is not None:
-                    person.session.push_event({"event": "seek_over", "seek": seek.id, "reason": "refused",
-                                               "name": seek.owner, "code": exc.code, "challenge": seek.challenge})
-                if seat == 0:
-                    await room.stop()
-                    self._tell_seek(seek, "refused", but=person.key)
-                    return None
-                continue
-            if person.session is not None:
-                person.session.push_event({"event": "seek_started", "seek": seek.id, "room": room.id,
-                                           "seat": seat, "name": seek.owner})
-        self.announce(room, seek.owner)
-        return room
+        """The seek's table, its people seated (:func:`server.seektable.open_seek`)."""
+        return await seektable.open_seek(self, seek)
 
     # -- shutdown -----------------------------------------------------------------
 
@@ -587,3 +583,6 @@ class Lobby(Directory):
 
 def _iso(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+__all__ = ["Lobby", "Moderation", "NoModeration", "clean_name"]

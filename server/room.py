@@ -233,15 +233,15 @@ class Room:
             return
         self._queue.put_nowait(_Item("disconnected", player))
 
-    async def stop(self) -> None:
-        """End the room now (shutdown). A durable table stops where it is, its log written, and
-        resumes at the next start (no refund); any other closes, giving back an unfinished round's
-        chips, and releases everyone."""
+    async def stop(self, *, end: bool = False) -> None:
+        """Stop the room now (shutdown). A durable table stops where it is, its log written, and
+        resumes at the next start (no refund); any other, or any with ``end`` (a table that could
+        not open as asked), closes, giving back an unfinished round's chips, and releases everyone."""
         if self._task is None or self._task.done():
-            if not self.closed and not self.suspended and self.journal is None:
+            if not self.closed and not self.suspended and (self.journal is None or end):
                 await self._drain(self.table.handle(self.now(), Shutdown()))
             return
-        self._queue.put_nowait(_Item("stop"))
+        self._queue.put_nowait(_Item("close" if end else "stop"))
         try:
             await asyncio.wait_for(asyncio.shield(self._task), 10)
         except TimeoutError:
@@ -264,7 +264,7 @@ class Room:
                     item: _Item | None = await asyncio.wait_for(self._queue.get(), timeout)
                 except TimeoutError:
                     item = None
-                if self.lobby.paused and (item is None or item.kind != "stop"):
+                if self.lobby.paused and (item is None or item.kind not in ("stop", "close")):
                     await self._wait_out()  # a stop goes through: a table given up stops at once
                 now = self.now()
                 if item is None and idle_at is not None and now >= idle_at:

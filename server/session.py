@@ -35,10 +35,15 @@ from server.presenters import Local, Presenter, Quit, Request
 from server.presenters.json import JsonPresenter
 from server.presenters.text import TextPresenter
 from server.protocol import Shared, encode
+from server.storage.names import name_key
 from server.terminal import TermStyle
 from server.transports.lines import TOO_LONG
 
 log = logging.getLogger(__name__)
+
+IGNORABLE = frozenset({"chat", "tell", "message"})
+"""Events a person never sees from someone they ignore: chat, tells, offline messages (announcements
+are not among them)."""
 
 
 class Conn(Protocol):
@@ -239,7 +244,19 @@ class Session:
     def event_line(self, event: Mapping[str, Any], names: tuple[str, ...] | list[str] | None = None,
                    you: int | None = None) -> str:
         """What :meth:`push_event` queues for ``event`` (``""``: nothing to say)."""
+        if self._ignored(event):
+            return ""
         return self.presenter.event(event, tuple(names) if names is not None else None, you)
+
+    def _ignored(self, event: Mapping[str, Any]) -> bool:
+        """Chat and tells from someone this person ignores (``ignore NAME``) are not shown to them."""
+        if event.get("event") not in IGNORABLE or self.player is None:
+            return False
+        ignores = self.player.extra.get("ignores")
+        if not ignores:
+            return False
+        speaker = event.get("name") or event.get("from")
+        return isinstance(speaker, str) and name_key(speaker) in ignores
 
     def push_shared(self, shared: Shared, you: int | None = None) -> None:
         """An event pushed to many sessions at once (see :class:`server.protocol.Shared`)."""
@@ -248,6 +265,8 @@ class Session:
     def shared_line(self, shared: Shared, you: int | None = None) -> str:
         """Exactly what ``push_event(shared.event, shared.names, you)`` would queue, made once per
         kind of reader (:meth:`render_key`) and seat."""
+        if self._ignored(shared.event):
+            return ""
         return self.presenter.shared(shared, you)
 
     def render_key(self) -> tuple[Any, ...]:

@@ -195,12 +195,13 @@ class ClusterLobby(Takeover):
     # -- logging in -------------------------------------------------------------------------------
 
     async def login(self, session: Client, name: str, *, password: str | None = None,
-                    verified: bool = False, guest_start: GuestStart | None = None) -> Player:
+                    verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True) -> Player:
         key = name_key(name.strip()) if name.strip() else ""
         if key and key in self._people and key not in self.players and not self.closing and \
                 not await self.store.accounts.exists(name.strip()):
             raise CommandError("name_taken", name=self._people[key].get("name", name))
-        player = await super().login(session, name, password=password, verified=verified, guest_start=guest_start)
+        player = await super().login(session, name, password=password, verified=verified, guest_start=guest_start,
+                                     greet=greet)
         self.bus.broadcast({"t": "kick", "key": player.key})
         self._write_presence_soon()
         if player.room is None:

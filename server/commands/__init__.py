@@ -17,11 +17,12 @@ A command is an async handler registered by name::
 * ``login=False`` marks the few commands allowed before logging in.
 
 Handlers live in per-topic modules imported by :func:`load`: ``core``
-(session and lobby), ``game`` (moves, forwarded to the room), and
+(session and lobby), ``game`` (moves, forwarded to the room),
 ``accounts`` when present (accounts, history, leaderboard; its handlers may
-replace ``core``'s ``login``/``whoami``, being loaded after it), and ``social``
+replace ``core``'s ``login``/``whoami``, being loaded after it), ``social``
 (tells, profiles, friends, seeks, replays; its ``who`` and ``leaderboard`` replace
-the earlier ones).
+the earlier ones), and ``admin`` (running a community: the staff's commands behind one
+role check, ``ignore``, ``motd``).
 """
 
 from __future__ import annotations
@@ -111,7 +112,8 @@ class Context:
 
 COMMANDS: dict[str, Spec] = {}
 
-MODULES = ("server.commands.core", "server.commands.game", "server.commands.accounts", "server.commands.social")
+MODULES = ("server.commands.core", "server.commands.game", "server.commands.accounts", "server.commands.social",
+           "server.commands.admin")
 """Loaded in this order; a later module may replace an earlier module's command."""
 
 

@@ -43,7 +43,9 @@ async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     assert session.name is not None
     player = session.player
     chips = await ctx.store.ledger.balance(session.name)
+    role = "player" if session.guest else await ctx.store.moderation.role(session.name)
     out: dict[str, Any] = {"name": session.name, "guest": session.guest, "chips": chips, "lang": session.lang,
+                           "role": role,
                            "room": player.room.id if player and player.room else None,
                            "seat": player.seat if player else None}
     if player is not None and player.room is not None and player.seat is not None:
@@ -143,7 +145,7 @@ async def create(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     try:
         await room.submit(player, "join", {"seat": 0})
     except BaseException:
-        await room.stop()
+        await room.stop(end=True)
         raise
     lobby.announce(room, player.name)
     return {"room": room.id, "seat": 0}
@@ -202,6 +204,7 @@ async def say(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
         raise CommandError("bad_argument", arg="text")
     player = ctx.session.player
     assert player is not None
+    await ctx.lobby.check_chat(player)  # muted, or talking too fast: the line reaches nobody
     if player.room is not None:
         result: dict[str, Any] | None = await player.room.submit(player, "say", {"text": message})
         return result
@@ -290,5 +293,11 @@ async def limits(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     cfg = ctx.config
     return {"max_line": cfg.max_line, "commands_per_second": cfg.commands_per_second,
             "command_burst": cfg.command_burst, "max_chat": cfg.max_chat, "max_name": cfg.max_name,
-            "idle_timeout": cfg.idle_timeout, "grace_seconds": cfg.grace_seconds}
+            "idle_timeout": cfg.idle_timeout, "grace_seconds": cfg.grace_seconds,
+            # what the operator sets for the community (docs/operators.md)
+            "allow_guests": cfg.allow_guests, "allow_registration": cfg.allow_registration,
+            "max_connections_per_address": cfg.max_connections_per_address,
+            "rooms_per_account": cfg.rooms_per_account, "rooms_per_address": cfg.rooms_per_address,
+            "chat_per_minute": cfg.chat_per_minute,
+            "chat_burst": cfg.chat_burst, "registrations_per_hour": cfg.registrations_per_hour}
 

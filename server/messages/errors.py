@@ -11,6 +11,7 @@ from server.messages.labels import (
     plays_param,
     rank_label,
 )
+from server.messages.moderation import moderation_text
 from server.messages.translations import translation
 from server.terminal import PLAIN, TermStyle
 
@@ -33,7 +34,8 @@ def error_message(lang: str, code: str, style: TermStyle = PLAIN, **params: Any)
         p["have"] = p["chips"]
     if code == "illegal_play" and reason is None and isinstance(p.get("min"), int):
         reason = "bid_too_low"
-    text = _reason_text(t, lang, code, reason, p, style) or _code_text(t, lang, code, p, style)
+    text = (moderation_text(t, code, reason, p) or _reason_text(t, lang, code, reason, p, style)
+            or _code_text(t, lang, code, p, style))
     extra = _legal_suffix(t, lang, code, p, style)
     return f"{text} {extra}".strip() if extra else text
 

@@ -11,12 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.messages import president_events, shared_events, social_events, speculation_events, table_events
+from server.messages import (
+    moderation,
+    president_events,
+    shared_events,
+    social_events,
+    speculation_events,
+    table_events,
+)
 from server.messages.kit import EVENTS
 from server.messages.translations import translation
 from server.terminal import PLAIN, TermStyle
 
-WORDED = (shared_events, president_events, speculation_events, table_events, social_events)
+WORDED = (shared_events, president_events, speculation_events, table_events, social_events, moderation)
 """The modules whose events are worded (imported for their registrations)."""
 
 

@@ -46,7 +46,8 @@ async def open_store(
     recovery (tests, maintenance tools). One server per store: SQLite takes an
     exclusive lock on ``donne.sqlite3.lock`` (dropped by the kernel even on
     ``kill -9``), PostgreSQL a session advisory lock (``exclusive=False``
-    skips it: tools and tests that share a database; ``lock_wait``: how long to
+    skips it: tools and tests that share a database, and ``donne admin`` beside a
+    running server, whose writes the database serialises; ``lock_wait``: how long to
     wait for a killed server's connection to go); a second ``open_store``
     raises :class:`~server.storage.api.StorageError`. ``donne audit`` reads
     without them, beside a live server.
@@ -59,7 +60,7 @@ async def open_store(
         return await open_postgres(
             str(where), settings, recover=recover, sleep=sleep, clock=clock, exclusive=exclusive, lock_wait=lock_wait
         )
-    return await open_sqlite(where, settings, recover=recover, sleep=sleep, clock=clock)
+    return await open_sqlite(where, settings, recover=recover, sleep=sleep, clock=clock, exclusive=exclusive)
 
 
 __all__ = [

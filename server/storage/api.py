@@ -39,6 +39,15 @@ from server.storage.api_social import Rating as Rating
 from server.storage.api_social import RatingChange as RatingChange
 from server.storage.api_social import Ratings as Ratings
 from server.storage.api_social import Social as Social
+from server.storage.community import BAN_KINDS as BAN_KINDS  # re-exported: the whole contract is here
+from server.storage.community import ROLES as ROLES
+from server.storage.community import Ban as Ban
+from server.storage.community import ModEntry as ModEntry
+from server.storage.community import Moderation as Moderation
+from server.storage.community import Mute as Mute
+from server.storage.community import Refusal as Refusal
+from server.storage.community import Standing as Standing
+from server.storage.community import role_rank as role_rank
 
 
 class StorageError(Exception):
@@ -148,6 +157,25 @@ class BadAmount(StorageError):
     code = "bad_argument"
 
 
+class RegistrationClosed(StorageError):
+    """This server takes no new accounts (``allow_registration = false``)."""
+
+    code = "registration_closed"
+
+
+class Forbidden(StorageError):
+    """A moderation action its target's role or situation does not allow (an admin's account, one's
+    own, a guest's name where an account is needed, an account in the middle of a round)."""
+
+    code = "forbidden"
+
+
+class NoSuchBan(StorageError):
+    """Nothing to lift: no active ban (or mute) of that target."""
+
+    code = "no_such_ban"
+
+
 # System accounts: names no player can take (player names never contain ":").
 HOUSE = "bot:house"  # the bankroll bots play from; granted once, like any account
 BOT_PREFIX = "bot:"  # a bot's own account is BOT_PREFIX + its display name, funded by the house
@@ -183,6 +211,8 @@ class Audit:
     held: int = 0  # chips reserved by holds (part of the balances)
     tables_aside: tuple[tuple[str, str], ...] = ()  # (table_id, reason) of tables set aside
     tables_unfinished: tuple[str, ...] = ()  # tables neither over nor set aside
+    admin_granted: int = 0  # part of granted: chips an admin granted (``chips``, ``donne admin chips``)
+    admin_retired: int = 0  # part of retired: chips an admin retired from an account
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,32 +361,10 @@ class TableClosed:
     reason: str = ""
 
 
-Op = (
-    OpenRound
-    | SettleRound
-    | RefundRound
-    | Transfer
-    | Hold
-    | ReleaseHold
-    | FundBot
-    | ReleaseBot
-    | TableOpened
-    | TableLog
-    | TableClosed
-)
-OP_TYPES: tuple[type, ...] = (
-    OpenRound,
-    SettleRound,
-    RefundRound,
-    Transfer,
-    Hold,
-    ReleaseHold,
-    FundBot,
-    ReleaseBot,
-    TableOpened,
-    TableLog,
-    TableClosed,
-)
+Op = (OpenRound | SettleRound | RefundRound | Transfer | Hold | ReleaseHold | FundBot | ReleaseBot
+      | TableOpened | TableLog | TableClosed)
+OP_TYPES: tuple[type, ...] = (OpenRound, SettleRound, RefundRound, Transfer, Hold, ReleaseHold, FundBot,
+                              ReleaseBot, TableOpened, TableLog, TableClosed)
 # What apply() returns for each operation, in order: RoundOpened | bool | None | Account | int.
 OpResult = Any
 
@@ -568,8 +576,12 @@ class Store(Protocol):
     @property
     def ratings(self) -> Ratings: ...
 
+    @property
+    def moderation(self) -> Moderation: ...
+
     async def apply(self, ops: Sequence[Op]) -> list[OpResult]:
         """Perform the operations in one transaction, all or nothing; one result per operation."""
         ...
 
     async def close(self) -> None: ...
+

@@ -5,9 +5,10 @@
     donne migrate --from sqlite:data/donne.sqlite3 --to postgresql://donne@db/donne
     donne migrate --from postgresql://donne@db/donne --to sqlite:backup/donne.sqlite3
 
-Copies every account (with its password hash), SSH key, ledger entry, escrow
+Copies every account (with its password hash and role), SSH key, ledger entry, escrow
 (rounds and stakes), hold, round receipt, history record, table (with its
-log), the counters and the registration window, rows and ids as they are, in
+log), the counters, the registration window, bans, mutes, the moderation
+log, admins' chip entries, ignore lists and notes, rows and ids as they are, in
 ONE transaction on the target. The source must not be in use (its server
 stopped: the same lock a server takes) and its audit must hold; the target
 must be empty (a fresh database or file; its schema is created). Then both
@@ -35,7 +36,8 @@ from server.storage.sql.tx import Tx
 
 # Tables in an order that satisfies their foreign keys, with the columns both schemas share.
 TABLES: list[tuple[str, tuple[str, ...]]] = [
-    ("accounts", ("id", "name", "key", "skeleton", "kind", "live", "password", "balance", "created", "closed")),
+    ("accounts", ("id", "name", "key", "skeleton", "kind", "live", "password", "balance", "created", "closed",
+                  "role", "locked", "reset_hash", "reset_until")),
     ("ssh_keys", ("account_id", "key", "comment", "added")),
     ("rounds", ("round_id", "state", "escrow", "opened", "closed", "table_id")),
     ("stakes", ("round_id", "account_id", "amount")),
@@ -55,6 +57,12 @@ TABLES: list[tuple[str, tuple[str, ...]]] = [
     ("ratings", ("key", "name", "kind", "game", "rules", "mu", "sigma", "games", "updated")),
     ("rating_history", ("id", "round_id", "key", "game", "rules", "seat", "score", "mu_before", "sigma_before",
                         "mu_after", "sigma_after", "ts")),
+    ("bans", ("id", "kind", "account_id", "target", "reason", "actor", "created", "until", "lifted", "lifted_by")),
+    ("mutes", ("id", "account_id", "reason", "actor", "created", "until", "lifted", "lifted_by")),
+    ("modlog", ("id", "ts", "actor", "action", "target", "reason", "detail")),
+    ("admin_chips", ("entry_id", "actor", "reason")),
+    ("ignores", ("account_id", "other_key", "other_name", "added")),
+    ("notes", ("name", "value")),
 ]
 TOTALS = ("balances", "escrow", "held", "granted", "retired")
 CHUNK = 1000

@@ -148,3 +148,20 @@ class Backoff:
             now = self.clock()
             for key in [k for k, (_, last) in self._fails.items() if now - last > self.window]:
                 del self._fails[key]
+
+
+RESET_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: read aloud or copied by hand
+RESET_GROUPS = 3  # of 4 characters: 31^12, about 2^59
+
+
+def new_reset_code() -> str:
+    """A one-time code for ``resetpw``: ``7KQM-XP3A-R9TD`` (random, from :mod:`secrets`)."""
+    import secrets
+
+    chars = [secrets.choice(RESET_ALPHABET) for _ in range(4 * RESET_GROUPS)]
+    return "-".join("".join(chars[i:i + 4]) for i in range(0, len(chars), 4))
+
+
+def normalize_code(text: str) -> str:
+    """A typed reset code as hashed: upper case, without dashes or spaces (``7kqm xp3a r9td``)."""
+    return "".join(ch for ch in str(text).upper() if ch not in "- ")

@@ -26,6 +26,8 @@ class StoreSettings:
     backoff_window: float = 900.0  # failures older than this are forgotten
     max_keys: int = 20  # SSH public keys per account
     registrations_per_hour: int = 3  # new accounts per address per hour (0: no limit)
+    allow_registration: bool = True  # False: register raises RegistrationClosed (accounts made offline only)
+    reset_code_seconds: float = 86400.0  # a resetpw code logs in and opens passwd this long
 
     @classmethod
     def from_mapping(cls, *mappings: Mapping[str, Any] | None) -> StoreSettings:

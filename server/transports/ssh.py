@@ -52,6 +52,8 @@ from asyncssh.public_key import get_public_key_algs
 from server import logsafe
 from server.config import Config, ConfigError
 from server.limits import TokenBucket
+from server.messages.moderation import door_notice, moderation_text, refusal_params
+from server.messages.translations import translation
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, TOO_LONG, LineAssembler, cut_notice
 
 if TYPE_CHECKING:
@@ -64,6 +66,10 @@ VERIFIED = "donne_verified"
 
 GUEST_START = "donne_guest_start"
 """Connection extra-info key: the guest account opened during authentication, if any."""
+
+PROVED_KEY = "donne_key"
+"""Connection extra-info key: the public key ("type base64") the user proved, if any (a key ban
+disconnects the sessions that used it)."""
 
 _background: set[asyncio.Future[None]] = set()  # clean-ups running on their own
 
@@ -215,6 +221,7 @@ class DonneSSHServer(asyncssh.SSHServer):
         self.input_budget = TokenBucket(cfg.input_bytes_per_second, cfg.input_burst)
         self.channels: set[MeteredChannel] = set()  # open session channels
         self.started = False  # a channel started a shell or a command
+        self.refused = False  # banned or locked: every authentication fails, the connection ends
         self._timers: list[asyncio.TimerHandle] = []
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
@@ -293,7 +300,28 @@ class DonneSSHServer(asyncssh.SSHServer):
             _background.add(task)
             task.add_done_callback(_background.discard)
 
+    async def _refused(self, **who: str | None) -> bool:
+        """Refuse a banned address, key or account, or a locked account, before any shell opens: the
+        reason as an authentication banner (in the three languages: the client has not said its
+        language yet), then the connection ends."""
+        if self.refused:
+            return True
+        refusal = await self.app.lobby.door(**who)
+        if refusal is None or self.conn is None:
+            return False
+        self.refused = True
+        conn = self.conn
+        params = refusal_params(refusal)
+        log.info("ssh: refusing %s: %s (%s)", self.peer, refusal.code, refusal.kind, extra=self.log_key.extra)
+        with contextlib.suppress(OSError):
+            conn.send_auth_banner(door_notice(refusal.code, params))
+        reason = moderation_text(translation("en"), refusal.code, None, params) or refusal.code
+        asyncio.get_running_loop().call_soon(conn.disconnect, asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE, reason)
+        return True
+
     async def begin_auth(self, username: str) -> bool:
+        if await self._refused(address=self.peer):
+            return True  # authentication required, and nothing will succeed
         needed = await self.auth.begin_auth(username)
         self._drop_guest_start()  # another user name than a previous attempt's
         if not needed and self.conn is not None and self.counted:
@@ -307,7 +335,11 @@ class DonneSSHServer(asyncssh.SSHServer):
         return True
 
     async def validate_password(self, username: str, password: str) -> bool:
+        if self.refused:
+            return False
         ok = await self.auth.validate_password(username, password, self.peer)
+        if ok and await self._refused(name=username):  # proved who they are: now they hear why not
+            return False
         if ok and self.conn is not None:
             self.conn.set_extra_info(**{VERIFIED: True})
         return ok
@@ -316,9 +348,16 @@ class DonneSSHServer(asyncssh.SSHServer):
         return True
 
     async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        if self.refused:
+            return False
+        offered = " ".join(key.export_public_key("openssh").decode().split()[:2])
+        if await self._refused(key=offered):
+            return False
         ok = await self.auth.validate_public_key(username, key)
+        if ok and await self._refused(name=username):
+            return False
         if ok and self.conn is not None:
-            self.conn.set_extra_info(**{VERIFIED: True})
+            self.conn.set_extra_info(**{VERIFIED: True, PROVED_KEY: offered})
         return ok
 
 
@@ -355,6 +394,7 @@ class SSHConn:
         self._lines = LineAssembler(max_line)
         self._ready: list[Any] = []
         self.channel = channel  # the channel itself (process.channel may be the line editor's wrapper)
+        self.key: str | None = process.get_extra_info(PROVED_KEY)  # the public key the user proved
         if channel is not None:
             channel.on_cut = self._cut
             if channel.cut_reason is not None:  # flooded before the shell or command started

@@ -769,6 +769,6 @@ async def test_schema_1_database_is_migrated(tmp_path: Path) -> None:
         got = await s.history.get("old")
         assert got is not None and list(got.log) == [{"cmd": "pass"}]
         version = await s.read(lambda c: c.execute("SELECT MAX(version) FROM schema_version").fetchone()[0])
-        assert version == len(MIGRATIONS) >= 4  # 4: profiles, friends, mail, ratings
+        assert version == len(MIGRATIONS) >= 5  # 4: profiles, friends, mail, ratings; 5: moderation
     finally:
         await s.close()

@@ -127,6 +127,12 @@ async def _community(where: str) -> dict[str, Any]:
 
         await s.history.record_round(RoundRecord("done", "president", "tdc", ["carol"], {}, [{"cmd": "pass"}],
                                                  {"chips": [0]}))
+        mod = s.moderation  # roles, bans, admins' chips, ignore lists, the motd: copied too
+        await mod.set_role("carol", "admin", actor="console:root")
+        await mod.ban("address", "198.51.100.0/24", until=None, reason="botnet", actor="carol")
+        await mod.grant_chips("carol", 7, reason="prize", actor="carol")
+        await mod.ignore("bob", "carol")
+        await mod.set_motd("hello", actor="carol")
         numbers = [await s.tables.next_table_number() for _ in range(3)]
         audit = await s.ledger.audit()
         return {"audit": audit, "numbers": numbers, "balances": {n: await s.ledger.balance(n) for n in ("Zoé", "bob")},
@@ -157,7 +163,14 @@ async def test_migrate_sqlite_to_postgresql_and_back(tmp_path: Path, url: str, p
         assert list(t.entries) == [{"cmd": "deal", "seed": "ab"}]
         rec = await s.history.get("done")
         assert rec is not None and list(rec.log) == [{"cmd": "pass"}]
-        await s.accounts.register("newcomer", "secret")  # identity sequences moved past the copied ids
+        assert await s.moderation.role("carol") == "admin"
+        assert await s.moderation.door(address="198.51.100.3") is not None
+        assert (await s.ledger.audit()).admin_granted == 7
+        assert await s.moderation.ignores("bob") == ["carol"]
+        assert await s.moderation.motd() == "hello"
+        assert len(await s.moderation.log()) == 4  # role, ban, grant, motd (ignoring is no moderation)
+        await s.moderation.record("carol", "kick", "bob")  # identity sequences moved past the copied ids
+        await s.accounts.register("newcomer", "secret")
         assert await s.ledger.refund_round("t1-1")
         assert (await s.ledger.audit()).ok
     finally:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from server.messages.translations import translation
 from server.presenters.text.context import CommandContext
+from server.presenters.text.staff import STAFF_TOPICS, staff_help
 from server.presenters.text.words import VERBS, fold, verb
 from server.terminal import BOLD, PLAIN, TermStyle, display_width, finish, paint, wrap_text
 
@@ -57,6 +58,8 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
             (f"{v('seek')} {_word(lang, 'president')} {_word(lang, 'tdc')} 4",
              t.gettext("a table for whoever accepts first (challenge ana …: for ana)")),
             (f"{v('replay')}", t.gettext("your last round again, step by step")),
+            (f"{v('ignore')} NAME", t.gettext("no longer see someone's chat ({unignore} NAME: again)").format(
+                unignore=v("unignore"))),
         ]
     elif ctx.bids_table:
         entries += _speculation_entries(lang, ctx)
@@ -74,10 +77,13 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
         (f"{v('lang')} fr|es|en", t.gettext("change language")),
         (f"{v('colour')} on|off, {v('unicode')} on|off", t.gettext("colours and card symbols")),
         (f"{v('help')} ", t.gettext("this help")),
+        (f"{v('help')} staff", t.gettext("the commands of moderators and admins")),
         (v("quit"), t.gettext("disconnect")),
     ]
     lines: list[str] = []
     width = style.width
+    if topic and fold(topic) in STAFF_TOPICS:
+        return staff_help(lang, style)
     if topic:
         lines += _topic_lines(lang, topic, width)
     lines.append(paint(title, BOLD, style))

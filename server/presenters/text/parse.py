@@ -36,6 +36,7 @@ from server.messages.errors import error_message
 from server.messages.translations import normalize_lang, translation
 from server.presenters.text.cards import CardSpec, parse_cards, resolve_cards
 from server.presenters.text.context import Command, CommandContext, ParseError
+from server.presenters.text.staff import HANDLERS as STAFF_HANDLERS
 from server.presenters.text.words import (
     CREATE_KEYS,
     FREE_WORDS,
@@ -564,6 +565,7 @@ _HANDLERS = {
     "leaderboard": _h_leaderboard,
     "balance": _h_history,
     "hide": _h_switch,
+    **STAFF_HANDLERS,  # running a community: kick, mute, ban, announce, motd, ignore... (staff.py)
 }
 """Verb -> the handler of its words; ``parse_social`` adds the social commands' (tell, friend,
 seek, replay...) when the text presenter's package is imported."""

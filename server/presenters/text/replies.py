@@ -13,8 +13,10 @@ from server.messages.labels import (
     rules_name,
     title_name,
 )
+from server.messages.moderation import role_name
 from server.messages.translations import N_, translation
 from server.presenters.text import social
+from server.presenters.text.staff import render_reply as render_staff
 from server.presenters.text.words import verb
 from server.terminal import (
     BOLD,
@@ -95,6 +97,9 @@ def _room_status(lang: str, status: Any) -> str:
 
 def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
     """The reply to ``cmd`` for a person; ``""`` when the events and the state say it all."""
+    staff = render_staff(cmd, reply, lang, style)  # running a community (presenters/text/staff.py)
+    if staff is not None:
+        return staff
     t = translation(lang)
     width = style.width
     if cmd in social.COMMANDS:
@@ -131,6 +136,8 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
             parts.append(t.ngettext("{n} more chip is at stake in this round.",
                                     "{n} more chips are at stake in this round.", at_stake).format(
                                         n=number(lang, at_stake)))
+        if reply.get("role") in ("moderator", "admin"):
+            parts.append(t.gettext("Role: {role}.").format(role=role_name(lang, reply["role"])))
         if reply.get("lang"):
             parts.append(t.gettext("Language: {lang}.").format(lang=reply["lang"]))
         return finish(wrap_text(" ".join(parts), width), style)

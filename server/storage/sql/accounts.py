@@ -13,6 +13,7 @@ from server.storage.api import (
     GuestsForbidden,
     NameTaken,
     NoSuchAccount,
+    RegistrationClosed,
     TooManyRegistrations,
 )
 from server.storage.sql.tx import Row, Runner, Tx
@@ -65,10 +66,11 @@ def move(
     round_id: str | None = None,
     ref: str = "",
     note: str = "",
-) -> None:
-    """One ledger entry and the balance it changes (the caller holds the transaction)."""
-    tx.execute(
-        "INSERT INTO entries (ts, account_id, delta, kind, round_id, ref, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
+) -> int:
+    """One ledger entry and the balance it changes (the caller holds the transaction); the entry's id."""
+    entry = tx.one(
+        "INSERT INTO entries (ts, account_id, delta, kind, round_id, ref, note) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        " RETURNING id",
         (tx.now(), account_id, delta, kind, round_id, ref, note),
     )
     tx.execute("UPDATE accounts SET balance = balance + ? WHERE id = ?", (delta, account_id))
@@ -79,6 +81,8 @@ def move(
         tx.bump(retired=-delta)
     if delta > 0:
         tx.credited.add(account_id)
+    assert entry is not None
+    return int(entry[0])
 
 
 def available(tx: Tx, account_id: int, balance: int | None = None) -> int:
@@ -165,6 +169,16 @@ class SQLAccounts:
         another server may register one at any time; :meth:`exists` asks the database."""
         self._registered = None
 
+    def remember(self, name: str) -> None:
+        """``name`` is a registered account now (a rename, or a change made by another process)."""
+        if self._registered is not None:
+            self._registered.add(_names.name_key(name))
+
+    def forget(self, name: str) -> None:
+        """``name`` is no registered account any more (a rename)."""
+        if self._registered is not None:
+            self._registered.discard(_names.name_key(name))
+
     async def exists(self, name: str) -> bool:
         """True when ``name`` is a registered account (guests and system accounts are not)."""
         registered = self._registered
@@ -208,9 +222,11 @@ class SQLAccounts:
         same transaction his chips are retired and his name freed (so a guest
         can register the name he plays under). ``address``: at most
         ``registrations_per_hour`` new accounts per address per hour."""
+        settings = self._store.settings
+        if not settings.allow_registration:
+            raise RegistrationClosed("this server takes no new accounts")
         clean = _names.clean_name(name)
         _pw.check_new_password(password)
-        settings = self._store.settings
         limit = settings.registrations_per_hour
         address = str(address or "")[:100]
         loop = asyncio.get_running_loop()
@@ -272,6 +288,8 @@ class SQLAccounts:
             return row if row is not None and row["kind"] == "player" else None
 
         row = await store.run_read(q)
+        if row is None and key and self._registered is not None and key in self._registered:
+            self._registered.discard(key)  # renamed by another process (``donne admin``): no account now
         stored = row["password"] if row is not None else _pw.dummy_hash(store.settings.scrypt_n)
         loop = asyncio.get_running_loop()
         ok = isinstance(password, str) and await loop.run_in_executor(None, _pw.verify_password, password, stored)
@@ -279,7 +297,17 @@ class SQLAccounts:
             store.backoff.succeed(key)
             if _pw.needs_rehash(stored, store.settings.scrypt_n):
                 await self._rehash(int(row["id"]), password)
+            if row["reset_hash"] is not None:
+                await self._clear_reset(int(row["id"]))  # remembered after all: the code is no use now
             return as_account(row)
+        if (not ok and row is not None and isinstance(password, str) and row["reset_hash"] is not None
+                and float(row["reset_until"] or 0) > store.clock()):
+            code = _pw.normalize_code(password)
+            if await loop.run_in_executor(None, _pw.verify_password, code, row["reset_hash"]):
+                store.backoff.succeed(key)
+                auth_log.warning("account %r logged in with its one-time reset code from %s", name,
+                                 address or "unknown address")
+                return as_account(row)
         failures, delay = store.backoff.fail(key, address)
         auth_log.warning(
             "wrong password for %r from %s: failure %d, answered after %.2f s",
@@ -290,6 +318,12 @@ class SQLAccounts:
         )
         await store.sleep(delay)
         return None
+
+    async def _clear_reset(self, account_id: int) -> None:
+        def tx(t: Tx) -> None:
+            t.execute("UPDATE accounts SET reset_hash = NULL, reset_until = NULL WHERE id = ?", (account_id,))
+
+        await self._store.run_write(tx)
 
     async def _rehash(self, account_id: int, password: str) -> None:
         loop = asyncio.get_running_loop()
@@ -310,7 +344,9 @@ class SQLAccounts:
             row = require(t, name)
             if row["kind"] != "player":
                 raise NoSuchAccount(f"{name!r} is not a registered account")
-            t.execute("UPDATE accounts SET password = ? WHERE id = ?", (hashed, row["id"]))
+            # a reset code is used up by the new password
+            t.execute("UPDATE accounts SET password = ?, reset_hash = NULL, reset_until = NULL WHERE id = ?",
+                      (hashed, row["id"]))
 
         await self._store.run_write(tx)
 
@@ -325,6 +361,8 @@ class SQLAccounts:
             if row is not None:
                 if row["kind"] == "guest":
                     return as_account(row)  # the same guest again: no second grant
+                if row["kind"] == "player":
+                    self.remember(clean)  # registered by another process: ask for its password next time
                 raise NameTaken(f"{clean!r} is a registered name")
             account_id = create(t, clean, "guest")
             if grant > 0:

@@ -45,7 +45,8 @@ def audit(tx: Tx) -> Audit:
     5. holds: within their accounts' balances, of open rounds, of live accounts; what
        unsettled rounds' transfers brought in is not spent elsewhere (available >= 0);
     6. the per-round receipts and the maintained totals agree with the entries;
-    7. retire entries only on guests, only negative.
+    7. retire entries only negative, and only on guests or by an admin (``admin_chips``), whose
+       grants and retirements are counted apart (``admin_granted``, ``admin_retired``).
     Tables set aside (with their reason) and unfinished tables are reported beside.
     """
     problems: list[str] = []
@@ -127,10 +128,13 @@ def audit(tx: Tx) -> Audit:
             problems.append(f"maintained total {key} is {t[key]}, the ledger says {value}")
     retire_bad = tx.integer(
         """SELECT COUNT(*) FROM entries e JOIN accounts a ON a.id = e.account_id
-           WHERE e.kind = 'retire' AND (a.kind != 'guest' OR e.delta > 0)"""
+           LEFT JOIN admin_chips c ON c.entry_id = e.id
+           WHERE e.kind = 'retire' AND (e.delta > 0 OR (a.kind != 'guest' AND c.entry_id IS NULL))"""
     )
     if retire_bad:
-        problems.append(f"{retire_bad} retire entries on non-guest accounts or with positive amounts")
+        problems.append(f"{retire_bad} retire entries on non-guest accounts (and not by an admin) or with "
+                        "positive amounts")
+    admin_granted, admin_retired = _admin_chips(tx, problems)
     aside = tuple(
         (r[0], r[1]) for r in tx.rows("SELECT table_id, reason FROM tables WHERE status = 'aside' ORDER BY table_id")
     )
@@ -145,7 +149,29 @@ def audit(tx: Tx) -> Audit:
         held=held,
         tables_aside=aside,
         tables_unfinished=unfinished,
+        admin_granted=admin_granted,
+        admin_retired=admin_retired,
     )
+
+
+def _admin_chips(tx: Tx, problems: list[str]) -> tuple[int, int]:
+    """Admins' grants and retirements: each a grant (> 0) or retire (< 0) entry of a registered account,
+    noted ``admin``. Returns what they granted and retired (parts of ``granted`` and ``retired``)."""
+    bad = tx.integer(
+        """SELECT COUNT(*) FROM admin_chips c LEFT JOIN entries e ON e.id = c.entry_id
+           LEFT JOIN accounts a ON a.id = e.account_id
+           WHERE e.id IS NULL OR e.note != 'admin' OR a.kind != 'player'
+              OR NOT ((e.kind = 'grant' AND e.delta > 0) OR (e.kind = 'retire' AND e.delta < 0))"""
+    )
+    if bad:
+        problems.append(f"{bad} admin chip records without their grant or retire entry on a registered account")
+    granted = tx.integer(
+        "SELECT SUM(e.delta) FROM admin_chips c JOIN entries e ON e.id = c.entry_id WHERE e.kind = 'grant'"
+    )
+    retired = -tx.integer(
+        "SELECT SUM(e.delta) FROM admin_chips c JOIN entries e ON e.id = c.entry_id WHERE e.kind = 'retire'"
+    )
+    return granted, retired
 
 
 def _holds(tx: Tx, problems: list[str]) -> None:

@@ -21,6 +21,7 @@ from server.storage.api import (
     Entry,
     History,
     Ledger,
+    Moderation,
     Op,
     OpenRound,
     OpResult,
@@ -49,6 +50,7 @@ from server.storage.sql.accounts import (
     retire_gone,
 )
 from server.storage.sql.history import SQLHistory
+from server.storage.sql.moderation import SQLModeration
 from server.storage.sql.ratings import SQLRatings
 from server.storage.sql.social import SQLSocial
 from server.storage.sql.tables import SQLTables
@@ -92,6 +94,7 @@ class SQLStore:
         self.tables = SQLTables(self)
         self.social = SQLSocial(self)
         self.ratings = SQLRatings(self)
+        self.moderation = SQLModeration(self, self.accounts)
 
     # -- plumbing
     def _submit(self, kind: str, fn: Callable[..., Any]) -> asyncio.Future[Any]:
@@ -324,4 +327,5 @@ def _conforms(store: SQLStore) -> None:
     e: Store = store
     f: Social = store.social
     g: Ratings = store.ratings
-    del a, b, c, d, e, f, g
+    h: Moderation = store.moderation
+    del a, b, c, d, e, f, g, h

@@ -122,6 +122,7 @@ class Runner(Protocol):
     settings: StoreSettings
     backoff: Any
     sleep: Callable[[float], Awaitable[None]]
+    clock: Callable[[], float]
 
     async def run_write(self, fn: Callable[[Tx], T], *, relaxed: bool = False) -> T: ...
 

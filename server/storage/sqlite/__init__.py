@@ -106,6 +106,20 @@ def _lock_data(path: Path) -> IO[bytes] | None:
     return fh
 
 
+def in_use(path: str | os.PathLike[str]) -> bool:
+    """Whether a server holds this database now (the lock of :func:`_lock_data`), without taking it."""
+    file = db_path(path)
+    if not file.exists():
+        return False
+    try:
+        fh = _lock_data(file)
+    except StorageError:
+        return True
+    if fh is not None:
+        fh.close()
+    return False
+
+
 def connect(path: Path) -> sqlite3.Connection:
     """The connection the database thread uses (WAL, synchronous=FULL, foreign keys), files 0600."""
     with private_umask():
@@ -124,16 +138,21 @@ def connect(path: Path) -> sqlite3.Connection:
 class SQLiteBackend:
     """What the database thread needs of a SQLite file."""
 
-    def __init__(self, path: Path, settings: StoreSettings, clock: Callable[[], float]) -> None:
+    def __init__(self, path: Path, settings: StoreSettings, clock: Callable[[], float], *,
+                 exclusive: bool = True) -> None:
         self.path = path
         self.settings = settings
         self.clock = clock
+        self.exclusive = exclusive  # False: beside a running server (donne admin); SQLite serialises writers
         self.conn: sqlite3.Connection | None = None
         self._lock: IO[bytes] | None = None
         self._sync = "FULL"
 
     def open(self) -> None:
-        self._lock = _lock_data(self.path)
+        if self.exclusive:
+            self._lock = _lock_data(self.path)
+        elif not self.path.exists():
+            raise StorageError(f"no database at {self.path}")
         try:
             self.conn = connect(self.path)
             migrate(self.conn)
@@ -190,10 +209,12 @@ class SQLiteStore(SQLStore):
         *,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.time,
+        exclusive: bool = True,
     ) -> None:
         settings = settings or StoreSettings()
         super().__init__(
-            SQLiteBackend(path, settings, clock), settings, name=f"donne-db-{path.name}", sleep=sleep, clock=clock
+            SQLiteBackend(path, settings, clock, exclusive=exclusive), settings, name=f"donne-db-{path.name}",
+            sleep=sleep, clock=clock,
         )
         self.path = path
 
@@ -210,11 +231,14 @@ async def open_sqlite(
     recover: bool = True,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     clock: Callable[[], float] = time.time,
+    exclusive: bool = True,
 ) -> SQLiteStore:
+    """``exclusive=False``: no lock on the data folder, for a tool beside a running server (the file
+    must exist; SQLite serialises the writers)."""
     file = db_path(path)
-    if file != Path(path):
+    if file != Path(path) and exclusive:
         ensure_private_dir(path)  # a data folder: 0700 (it also holds the SSH host key)
-    store = SQLiteStore(file, settings, sleep=sleep, clock=clock)
+    store = SQLiteStore(file, settings, sleep=sleep, clock=clock, exclusive=exclusive)
     try:
         await store._open()
         if recover:
@@ -237,6 +261,7 @@ __all__ = [
     "connect",
     "db_path",
     "ensure_private_dir",
+    "in_use",
     "open_sqlite",
     "parse_public_key",
 ]

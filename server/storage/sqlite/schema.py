@@ -247,6 +247,70 @@ MIGRATIONS: list[str] = [
     CREATE UNIQUE INDEX rating_history_entrant ON rating_history(round_id, seat);
     CREATE INDEX rating_history_key ON rating_history(key, game, rules, id);
     """,
+    # 5: running a community: roles, locks, password resets, bans, mutes, the moderation log,
+    #    admins' chips (each grant or retirement an entry of its own), ignore lists, notes (motd)
+    """
+    ALTER TABLE accounts ADD COLUMN role TEXT NOT NULL DEFAULT 'player'
+        CHECK (role IN ('player', 'moderator', 'admin'));
+    ALTER TABLE accounts ADD COLUMN locked TEXT;                -- NULL: open; else why it is locked
+    ALTER TABLE accounts ADD COLUMN reset_hash TEXT;            -- a one-time code (resetpw), hashed
+    ALTER TABLE accounts ADD COLUMN reset_until REAL;           -- ... valid until then
+
+    CREATE TABLE bans (
+        id         INTEGER PRIMARY KEY,
+        kind       TEXT    NOT NULL CHECK (kind IN ('account', 'address', 'key')),
+        account_id INTEGER REFERENCES accounts(id),            -- kind account (a rename keeps the ban)
+        target     TEXT    NOT NULL,                            -- name then, network, or "type base64"
+        reason     TEXT    NOT NULL DEFAULT '',
+        actor      TEXT    NOT NULL,
+        created    REAL    NOT NULL,
+        until      REAL,                                        -- NULL: for good
+        lifted     REAL,                                        -- NULL: not lifted
+        lifted_by  TEXT
+    );
+    CREATE INDEX bans_active ON bans(kind) WHERE lifted IS NULL;
+
+    CREATE TABLE mutes (
+        id         INTEGER PRIMARY KEY,
+        account_id INTEGER NOT NULL REFERENCES accounts(id),
+        reason     TEXT    NOT NULL DEFAULT '',
+        actor      TEXT    NOT NULL,
+        created    REAL    NOT NULL,
+        until      REAL    NOT NULL,
+        lifted     REAL,
+        lifted_by  TEXT
+    );
+    CREATE INDEX mutes_account ON mutes(account_id) WHERE lifted IS NULL;
+
+    CREATE TABLE modlog (
+        id     INTEGER PRIMARY KEY,
+        ts     REAL    NOT NULL,
+        actor  TEXT    NOT NULL,
+        action TEXT    NOT NULL,
+        target TEXT    NOT NULL DEFAULT '',
+        reason TEXT    NOT NULL DEFAULT '',
+        detail TEXT    NOT NULL DEFAULT '{}'                    -- JSON
+    );
+
+    CREATE TABLE admin_chips (                                  -- the grant/retire entries admins made
+        entry_id INTEGER PRIMARY KEY REFERENCES entries(id),
+        actor    TEXT    NOT NULL,
+        reason   TEXT    NOT NULL DEFAULT ''
+    );
+
+    CREATE TABLE ignores (
+        account_id INTEGER NOT NULL REFERENCES accounts(id),
+        other_key  TEXT    NOT NULL,                            -- names.name_key of the ignored name
+        other_name TEXT    NOT NULL,
+        added      REAL    NOT NULL,
+        PRIMARY KEY (account_id, other_key)
+    );
+
+    CREATE TABLE notes (                                        -- server-wide texts (motd)
+        name  TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """,
 ]
 
 

@@ -501,3 +501,18 @@ def test_any_line_gets_a_command_or_a_sentence(line, lang, ctx):
         assert got.cmd in VERBS["en"] or got.cmd in ("bid", "play", "cut", "give"), got
         if "cards" in got.args and isinstance(got.args["cards"], list):
             assert all(len(c) == 2 for c in got.args["cards"])
+
+
+@pytest.mark.parametrize(
+    ("lang", "line", "expected"),
+    [
+        ("en", "whois bob", Command("finger", {"name": "bob"})),  # the profile's (social)
+        ("fr", "whois bob", Command("finger", {"name": "bob"})),
+        ("en", "standing bob", Command("standing", {"name": "bob"})),  # the staff's look at an account
+        ("en", "account bob", Command("standing", {"name": "bob"})),
+        ("fr", "compte bob", Command("standing", {"name": "bob"})),
+        ("es", "cuenta bob", Command("standing", {"name": "bob"})),
+    ],
+)
+def test_whois_is_finger_and_the_staff_s_look_is_standing(lang, line, expected):
+    assert parse_line(line, lang, LOBBY) == expected

@@ -1,0 +1,71 @@
+"""A seek's table: opened when its seats are taken (or it lapses with ``fill``), its people seated.
+
+The lobby keeps the seeks (:mod:`server.seeks`, pure data) and their timer; this is the one
+step that turns a seek into a room.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from server.config import Config
+from server.games import TableOptions, parse_options
+from server.players import Player
+from server.protocol import CommandError
+from server.room import Room
+from server.seeks import Seek, Seeks
+
+
+class Lobby(Protocol):
+    """What opening a seek's table needs of the lobby."""
+
+    @property
+    def config(self) -> Config: ...
+    @property
+    def players(self) -> Mapping[str, Player]: ...
+    @property
+    def seeks(self) -> Seeks: ...
+
+    def arm_seeks(self) -> None: ...
+    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None) -> None: ...
+    async def open_room(self, opts: TableOptions, owner: str, opener: Any = None) -> Room: ...
+    def announce(self, room: Room, name: str) -> None: ...
+
+
+async def open_seek(lobby: Lobby, seek: Seek) -> Room | None:
+    """The seek's table: its owner on seat 0, then the people who accepted, the empty seats to
+    bots. People no longer free to sit (gone, at a table) are left out; without its owner the
+    seek ends. A person who cannot sit (chips) is told why; the others still play."""
+    lobby.seeks.remove(seek)
+    lobby.arm_seeks()
+    people = [lobby.players.get(k) for k in [seek.owner_key, *seek.accepted]]
+    free = [p for p in people if p is not None and p.connected and p.room is None]
+    if not free or free[0].key != seek.owner_key or len(free) < 2:
+        lobby.tell_seek(seek, "gone")
+        return None
+    free = free[: seek.opts.seats]
+    args = {**seek.args, "bots": seek.opts.seats - len(free)}
+    try:
+        opts = parse_options(args, lobby.config)
+        room = await lobby.open_room(opts, owner=seek.owner)
+    except CommandError:
+        lobby.tell_seek(seek, "refused")
+        return None
+    for seat, person in enumerate(free):
+        try:
+            await room.submit(person, "join", {"seat": seat})
+        except CommandError as exc:
+            if person.session is not None:
+                person.session.push_event({"event": "seek_over", "seek": seek.id, "reason": "refused",
+                                           "name": seek.owner, "code": exc.code, "challenge": seek.challenge})
+            if seat == 0:
+                await room.stop(end=True)
+                lobby.tell_seek(seek, "refused", but=person.key)
+                return None
+            continue
+        if person.session is not None:
+            person.session.push_event({"event": "seek_started", "seek": seek.id, "room": room.id,
+                                       "seat": seat, "name": seek.owner})
+    lobby.announce(room, seek.owner)
+    return room
