@@ -75,9 +75,11 @@ class Bus:
             with contextlib.suppress(Exception):
                 await self.redis.aclose()
 
-    async def flush(self) -> None:
-        """Wait until what was queued so far is published (or dropped)."""
-        while not self._queue.empty():
+    async def flush(self, timeout: float = 5.0) -> None:
+        """Wait until what was queued so far is published (or dropped), ``timeout`` seconds at most."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while not self._queue.empty() and loop.time() < end:
             await asyncio.sleep(0.01)
 
     # -- out -----------------------------------------------------------------------------------
@@ -153,7 +155,10 @@ class Bus:
             log.warning("cluster: Redis is reachable again")
         else:
             log.error("cluster: Redis is unreachable (%s); tables are paused, no new table opens", exc)
-        self.on_health(ok)
+        try:
+            self.on_health(ok)
+        except Exception:  # the reading and sending loops go on whatever the lobby does with it
+            log.exception("cluster: telling the lobby Redis is %s failed", "back" if ok else "away")
 
     async def check(self) -> bool:
         """Ping Redis (the keep-alive does it every turn): the health as it is now."""

@@ -100,7 +100,6 @@ class KeepAlive(Relay):
         """Say this node is alive, rewrite its entries, renew its leases, read the other nodes'."""
         assert self.leases is not None
         self.ticks += 1
-        await self._probe_store()  # an outage of PostgreSQL pauses the tables even between two writes
         late = self.book.lost()
         if late:  # the rooms are paused while Redis is away; the renewal below says whose they are
             log.warning("cluster: lease(s) of %s not renewed in time", " ".join(late))
@@ -145,6 +144,9 @@ class KeepAlive(Relay):
         dead = self.live - nodes
         self.live = nodes
         self.bus._health(True)
+        # an outage of PostgreSQL pauses the tables even between two writes (asked last: a slow
+        # database must not hold this node's keep-alive back until the others think it dead)
+        await self._probe_store()
         if dead:
             log.warning("cluster: node(s) %s stopped answering", ", ".join(sorted(dead)))
         for player in list(self.players.values()):

@@ -103,15 +103,19 @@ class ClusterLobby(Takeover):
         if self._tick is not None:
             self._tick.cancel()
             with contextlib.suppress(BaseException):
-                await self._tick
+                await asyncio.wait_for(self._tick, 5)
         if self.leases is not None:
-            with contextlib.suppress(RedisError, OSError):
-                for rid in list(self.book.held):
-                    await self.leases.release(rid)
-                r = self.bus.redis
-                await r.delete(wire.node_key(self.node), wire.presence_key(self.node),
-                               wire.rooms_key(self.node), wire.seats_key(self.node))
+            with contextlib.suppress(RedisError, OSError, TimeoutError):
+                await asyncio.wait_for(self._leave(), 5)
         await self.bus.stop()
+
+    async def _leave(self) -> None:
+        """Give this node's tables up (the others take them over at once) and its entries."""
+        assert self.leases is not None
+        for rid in list(self.book.held):
+            await self.leases.release(rid)
+        await self.bus.redis.delete(wire.node_key(self.node), wire.presence_key(self.node),
+                                    wire.rooms_key(self.node), wire.seats_key(self.node))
 
     # -- health -----------------------------------------------------------------------------------
 

@@ -22,7 +22,9 @@ from tests.server.pgserver import PgServer
 from tests.server.redisserver import RedisServer, find_redis
 from tests.server.storefixtures import TEMPLATE
 
-CLUSTER = {"keepalive_seconds": 0.2, "lease_seconds": 1.5, "remote_timeout": 10.0}
+CLUSTER = {"keepalive_seconds": 0.2, "lease_seconds": 3.0, "remote_timeout": 10.0}
+"""Keep-alives five times a second; a node missing for 3 s is dead (a loaded machine may hold a
+node's loop back for more than a second: shorter leases would see live nodes die)."""
 
 
 @pytest.fixture(scope="session")

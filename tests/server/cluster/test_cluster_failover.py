@@ -45,7 +45,7 @@ def node_config(pg_url: str, redis_url: str, name: str) -> str:
     return (FAST_TIMERS + "[restart]\nresume_window = 10\n"
             f'[storage]\nurl = "{pg_url}"\n'
             f'[cluster]\nredis_url = "{redis_url}"\nnode = "{name}"\n'
-            "lease_seconds = 1.5\nkeepalive_seconds = 0.25\nremote_timeout = 30\n")
+            "lease_seconds = 2\nkeepalive_seconds = 0.25\nremote_timeout = 30\n")
 
 
 def runs(rng: random.Random) -> list[TableRun]:
@@ -165,7 +165,11 @@ async def test_kill_9_of_the_owner_node_the_tables_resume_on_another(tmp_path: P
             await t.close()
         for server in servers.values():
             if server.proc is not None and server.proc.returncode is None:
-                await server.kill(signal.SIGTERM)
+                try:
+                    assert await server.kill(signal.SIGTERM) == 0
+                except AssertionError:
+                    await server.kill(signal.SIGKILL)  # not left behind to disturb the next tests
+                    raise
     for server in every:
         assert not [line for line in server.log if "Traceback" in line], "".join(server.log[-60:])
     await check_results(pg_url, tables, results)
