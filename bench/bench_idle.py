@@ -26,6 +26,7 @@ from common import EchoProcess, close_all, connect_many, machine, today
 
 from server.clients.client import Client
 from server.clients.figures import proc_cpu_s, proc_rss_mb
+from server.clients.loadworker import distinct
 from server.clients.serverproc import ServerProcess
 
 
@@ -62,18 +63,18 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
         args.clients = 100
     n = args.clients
     out: dict[str, Any] = {"bench": "idle", "date": today(), "machine": machine(), "clients": n,
-                           "target_kib_per_connection": 64}
+                           "target_kib_per_connection": 64, "target_telnet_kib_per_connection": 40}
     for transport in args.transports.split(","):
         async with ServerProcess() as srv:
             if transport == "ssh":
                 async def connect(i: int, port: int = srv.ssh_port) -> Client:
-                    c = await Client.connect_ssh("127.0.0.1", port, f"idle{i}", timeout=60)
+                    c = await Client.connect_ssh("127.0.0.1", port, f"idle{distinct(i)}", timeout=60)
                     await c.request("whoami")
                     return c
             else:
                 async def connect(i: int, port: int = srv.telnet_port) -> Client:
                     c = await Client.connect_tcp("127.0.0.1", port, timeout=60)
-                    await c.login(f"idle{i}")
+                    await c.login(f"idle{distinct(i)}")
                     return c
             out[f"donne_{transport}"] = await measure(srv.pid, connect, n, args.settle)
         kind = "ssh" if transport == "ssh" else "telnet"

@@ -4,6 +4,8 @@
     python bench/bench_load.py --sizes 1000 --think 1.0                 # bots decide in 0.5-1.5 s
     python bench/bench_load.py --sizes 1000 --profile /tmp/donne.prof   # cProfile the server
     python bench/bench_load.py --sizes 1000 --procs 2                   # bots in 2 worker processes
+    python bench/bench_load.py --sizes 1000,2500,5000 --think 1.0 --duration 20 --baseline   # issue 14
+    python bench/bench_load.py --sizes 5000 --think 1.0 --server-key 'gc_freeze_seconds = 0'  # CPython's GC
 
 Each size is a fresh server (``donne serve`` in a subprocess) with ``clients/4``
 tables of 4 wire bots (greedy) spread over ``--procs`` worker processes, playing
@@ -12,7 +14,14 @@ asserted): 1,000 bots in 250 classic tables with p99 action latency < 100 ms.
 A run whose workers lagged is ``flagged`` and its latencies are under
 ``suspect_latency`` (not the server's). With ``--profile`` the server's
 cProfile statistics are written to that file and the top functions printed to
-stderr.
+stderr. ``--baseline`` also runs, right before each size, the bare telnetlib3
+echo server (``bench/echo_servers.py``) with as many clients, each echoing as
+fast as it can for ``--baseline-seconds``: the ratio of the server CPU per line
+written (donne: replies, states, events; echo: echoes) is stable when the
+machine is noisy. The table on stderr at the end has one row per size:
+clients, setup_s, actions/s, p50/p95/p99 (the clients'; ``*`` when a worker
+was flagged), the server's own p99 (reading a move to writing its last line),
+server CPU per action and share, and the flags.
 """
 
 from __future__ import annotations
@@ -32,6 +41,22 @@ from common import machine, today
 from server.clients.load import LoadOptions, run_load
 
 
+def _row(run: dict[str, Any]) -> str:
+    lat = run.get("suspect_latency") or {k: run.get(k) for k in ("p50_ms", "p95_ms", "p99_ms")}
+    star = "*" if run.get("flagged") else ""
+    side = (run.get("server_side") or {}).get("action_latency") or {}
+    base = run.get("baseline") or {}
+    return (f"| {run['clients']:,} | {run['setup_s']} | {run['actions_per_s']} | "
+            f"{lat.get('p50_ms')}{star} / {lat.get('p95_ms')}{star} / {lat.get('p99_ms')}{star} | "
+            f"≤ {side.get('p99_ms')} | {run.get('server_cpu_ms_per_action')} | {run.get('server_cpu_share')} | "
+            f"{base.get('cpu_ratio', '')} | {run['errors']} / {run['disconnects']} | {'; '.join(run['flagged']) or '-'} |")
+
+
+TABLE_HEAD = ("| clients | setup_s | actions/s | p50 / p95 / p99 ms | server p99 ms | server CPU ms/action | "
+              "server CPU share | CPU/line vs echo | errors / disconnects | flags |\n"
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+
 async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sizes", default="100,500,1000")
@@ -44,6 +69,12 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--profile")
     p.add_argument("--procs", type=int, default=1, help="worker processes of the load generator")
     p.add_argument("--max-lag-ms", type=float, default=20.0, help="flag a worker whose loop lag p99 is above")
+    p.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'",
+                   help="a line of the server's [server] section, e.g. 'gc_freeze_seconds = 0'")
+    p.add_argument("--worker-gc-freeze", type=float, default=10.0, help="0: CPython's collector in the workers")
+    p.add_argument("--profile-workers", metavar="PREFIX", help="cProfile each load worker into PREFIX.N")
+    p.add_argument("--baseline", action="store_true", help="the bare telnetlib3 echo server first, same clients")
+    p.add_argument("--baseline-seconds", type=float, default=10.0)
     p.add_argument("--quick", action="store_true", help="sizes 40 and 200, 5 s")
     args = p.parse_args(argv)
     if args.quick:
@@ -52,16 +83,45 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     for size in (int(x) for x in args.sizes.split(",")):
         opts = LoadOptions(clients=size, tables=size // args.seats, game=args.game, rules=args.rules,
                            duration=args.duration, transport=args.transport, think=args.think,
-                           profile=args.profile, procs=args.procs, max_lag_ms=args.max_lag_ms)
+                           profile=args.profile, procs=args.procs, max_lag_ms=args.max_lag_ms,
+                           server_keys=tuple(args.server_key), profile_workers=args.profile_workers,
+                           worker_gc_freeze=args.worker_gc_freeze)
+        baseline = await _baseline(size, args.baseline_seconds) if args.baseline else None
         run = await run_load(opts)
         run["target_p99_ms"] = 100
+        if baseline is not None:
+            run["baseline"] = baseline
+            donne = _cpu_per_line(run.get("server_cpu_s"), run.get("lines_in_per_s"), run.get("duration_s"))
+            echo = baseline.get("server_cpu_us_per_line")
+            baseline["donne_server_cpu_us_per_line"] = donne
+            baseline["cpu_ratio"] = round(donne / echo, 2) if donne and echo else None
         out["runs"].append(run)
         print(json.dumps(run), file=sys.stderr)
+    print("\n" + TABLE_HEAD, file=sys.stderr)
+    for run in out["runs"]:
+        print(_row(run), file=sys.stderr)
     if args.profile and Path(args.profile).exists():
         stats = pstats.Stats(args.profile, stream=sys.stderr)
         stats.sort_stats("cumulative").print_stats(40)
         stats.sort_stats("tottime").print_stats(30)
     return out
+
+
+def _cpu_per_line(cpu_s: float | None, lines_per_s: float | None, seconds: float | None) -> float | None:
+    if not cpu_s or not lines_per_s or not seconds:
+        return None
+    return round(1e6 * cpu_s / (lines_per_s * seconds), 1)
+
+
+async def _baseline(clients: int, seconds: float) -> dict[str, Any]:
+    """The bare telnetlib3 echo server with ``clients`` connections echoing as fast as they can."""
+    from bench_baselines import echo_throughput
+
+    got = await echo_throughput("telnet", clients, seconds)
+    share = got.get("server_cpu_share")
+    per_s = got.get("lines_per_s")
+    got["server_cpu_us_per_line"] = round(1e6 * share / per_s, 1) if share and per_s else None
+    return got
 
 
 if __name__ == "__main__":

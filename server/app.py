@@ -54,6 +54,10 @@ class Running:
     sessions: set[Any] = field(default_factory=set)  # every open Session, logged in or not
     _telnet: Any = None
     _ssh: Any = None
+    _metrics: Any = None  # the metrics endpoint's asyncio.Server ([metrics] port), None when off
+    _lag: Any = None  # server.metrics.LoopWatch
+    _gc: Any = None  # server.gcpolicy.GcPolicy
+    metrics_port: int = 0
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
     _stop_task: asyncio.Task[None] | None = None
     _countdown: asyncio.Task[None] | None = None
@@ -131,6 +135,12 @@ class Running:
             stop_listening(self._telnet)
         if self._ssh is not None:
             self._ssh.close()
+        if self._metrics is not None:
+            self._metrics.close()
+        if self._lag is not None:
+            self._lag.stop()
+        if self._gc is not None:
+            self._gc.stop()
         try:
             await self.lobby.shutdown()
         except Exception:
@@ -147,6 +157,9 @@ class Running:
                 await self.store.close()
             except Exception:
                 log.exception("closing the store failed")
+        from server import metrics
+
+        metrics.forget_server(self)
         self._stopped.set()
         log.info("stopped")
 
@@ -224,12 +237,31 @@ async def start(config: Config) -> Running:
         running.telnet_port = running._telnet.sockets[0].getsockname()[1]
         running._ssh = await start_ssh(running, serve_ssh)
         running.ssh_port = running._ssh.sockets[0].getsockname()[1]
+        await _start_metrics(running)
+        from server.gcpolicy import GcPolicy
+
+        running._gc = GcPolicy(config.gc_freeze_seconds, config.gc_full_seconds, config.gc_young)
+        running._gc.start()
     except BaseException:
         await running.stop()
         raise
     log.info("listening: telnet %s:%d, ssh %s:%d, data in %s", config.host, running.telnet_port,
              config.host, running.ssh_port, config.data_dir)
     return running
+
+
+async def _start_metrics(running: Running) -> None:
+    """Event-loop lag always; the live counts and the HTTP endpoint when ``[metrics] port`` is set."""
+    from server import metrics
+
+    running._lag = metrics.LoopWatch()
+    metrics.watch_gc()
+    metrics.watch_server(running)
+    cfg = running.config
+    if cfg.metrics_port:
+        running._metrics = await metrics.serve(cfg.metrics_host, cfg.metrics_port)
+        running.metrics_port = running._metrics.sockets[0].getsockname()[1]
+        log.info("metrics on http://%s:%d/metrics", cfg.metrics_host, running.metrics_port)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -298,6 +330,21 @@ async def serve(config: Config, ready_file: str | Path | None = None) -> None:
                 ready.unlink()
 
 
+def loop_factory(config: Config) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """``[server] event_loop``: ``uvloop`` (refused at start when not installed), ``asyncio`` (the
+    standard loop), ``auto`` (uvloop when installed, else the standard loop)."""
+    if config.event_loop == "asyncio":
+        return None
+    try:
+        import uvloop  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        if config.event_loop == "uvloop":
+            raise ConfigError("event_loop = \"uvloop\" but uvloop is not installed (pip install donne[fast])") from None
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         config = load_config(
@@ -316,8 +363,8 @@ def run(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logsafe.install(config.log_per_connection)  # client data escaped, records per connection capped
     try:
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serve(config, getattr(args, "ready_file", None)))
+        with contextlib.suppress(KeyboardInterrupt), asyncio.Runner(loop_factory=loop_factory(config)) as runner:
+            runner.run(serve(config, getattr(args, "ready_file", None)))
     except ConfigError as exc:
         print(f"donne serve: {exc}")
         return 2

@@ -36,6 +36,10 @@ class Config:
     log_level: str = "INFO"
     log_per_connection: int = 100
     bot_processes: int = 0
+    event_loop: str = "asyncio"
+    gc_freeze_seconds: float = 10.0
+    gc_full_seconds: float = 3600.0
+    gc_young: int = 10000
     motd: str = ""
     # [limits]
     max_line: int = 1024
@@ -110,6 +114,9 @@ class Config:
     lease_seconds: float = 5.0
     keepalive_seconds: float = 1.0
     remote_timeout: float = 10.0
+    # [metrics] (its keys are host and port in the file: see _SECTION_KEYS)
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = 0
 
     @property
     def db_path(self) -> Path:
@@ -124,6 +131,8 @@ class Config:
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Config)}
+_SECTION_KEYS = {("metrics", "host"): "metrics_host", ("metrics", "port"): "metrics_port"}
+"""Keys a section names like another section's: ``[metrics] host`` is ``metrics_host``."""
 
 
 def _flatten(doc: dict[str, Any], source: str) -> dict[str, Any]:
@@ -132,6 +141,7 @@ def _flatten(doc: dict[str, Any], source: str) -> dict[str, Any]:
         if not isinstance(values, dict):
             raise ConfigError(f"{source}: top-level key {section!r} must be a [section]")
         for key, value in values.items():
+            key = _SECTION_KEYS.get((section, key), key)
             if key not in _FIELDS:
                 raise ConfigError(f"{source}: unknown key {section}.{key}")
             flat[key] = value
@@ -178,7 +188,7 @@ def _build(values: dict[str, Any]) -> Config:
 
 
 def _check(cfg: Config) -> None:
-    for port in (cfg.ssh_port, cfg.telnet_port):
+    for port in (cfg.ssh_port, cfg.telnet_port, cfg.metrics_port):
         if not 0 <= port <= 65535:
             raise ConfigError(f"port out of range: {port}")
     positive = ("max_line", "input_bytes_per_second", "input_burst", "commands_per_second", "command_burst", "outbound_queue", "drain_timeout",
@@ -204,6 +214,10 @@ def _check(cfg: Config) -> None:
         raise ConfigError("rooms_per_account and rooms_per_address must not be negative (0: no limit)")
     if not 0.0 <= cfg.guest_room_share <= 1.0:
         raise ConfigError("guest_room_share must be between 0 and 1")
+    if cfg.event_loop not in ("auto", "uvloop", "asyncio"):
+        raise ConfigError("event_loop must be auto, uvloop or asyncio")
+    if cfg.gc_freeze_seconds < 0 or cfg.gc_full_seconds < 0 or cfg.gc_young < 0:
+        raise ConfigError("gc_freeze_seconds, gc_full_seconds and gc_young must not be negative (0: off)")
     if cfg.bot_processes < 0:
         raise ConfigError("bot_processes must not be negative (0: one less than the machine's cores)")
     if cfg.registrations_per_hour < 0:

@@ -16,8 +16,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from server import metrics
 from server.commands import Caller, Context, load
-from server.protocol import CommandError
+from server.protocol import PLAY_COMMANDS, CommandError
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +27,7 @@ def rate_ok(session: Caller) -> bool:
     """Take one command from the session's budget; a flood ends the session."""
     if session.limiter.allow(time.monotonic()):
         return True
+    metrics.rate_limited()
     if session.limiter.flooding:
         log.info("%r: flooding, disconnecting", session)
         session.notice("flood")
@@ -33,8 +35,17 @@ def rate_ok(session: Caller) -> bool:
     return False
 
 
-async def dispatch(session: Caller, cmd: str, args: Mapping[str, Any], req_id: Any = None) -> None:
-    """Run one command for ``session`` and send its one reply (``ok`` or ``error``)."""
+async def dispatch(session: Caller, cmd: str, args: Mapping[str, Any], req_id: Any = None,
+                   read_at: float | None = None) -> None:
+    """Run one command for ``session`` and send its one reply (``ok`` or ``error``).
+
+    ``read_at`` (:func:`time.perf_counter`): when its line was read, for the server-side latency
+    (:func:`server.metrics.command`: until the last line it caused is written)."""
+    with metrics.command(cmd in PLAY_COMMANDS, read_at):
+        await _dispatch(session, cmd, args, req_id)
+
+
+async def _dispatch(session: Caller, cmd: str, args: Mapping[str, Any], req_id: Any) -> None:
     spec = load().get(cmd)
     if (spec is None or spec.rate) and not rate_ok(session):
         if not session.closed.is_set():

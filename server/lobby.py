@@ -25,6 +25,7 @@ from server.conduct import Conduct, Moderation, NoModeration
 from server.directory import Directory
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.messages.moderation import refusal_params
+from server.newsdigest import news_text
 from server.players import Client, GuestStart, Player, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
@@ -316,6 +317,7 @@ class Lobby(Directory):
         shared = [(seq, Shared(event)) for seq, event in news]
         first = shared[0][0]
         whole: dict[Any, str] = {}  # all the news, worded once per kind of reader (render key)
+        digests: dict[tuple[int, int], Shared] = {}  # rooms_changed, once per count (server/newsdigest.py)
         for player in self.players.values():
             spans = player.lobby_spans
             session = player.session
@@ -326,9 +328,10 @@ class Lobby(Directory):
                 key = session.render_key()
                 text = whole.get(key)
                 if text is None:
-                    text = whole[key] = "".join([session.shared_line(ev) for _, ev in shared])
+                    text = whole[key] = news_text(session, [ev for _, ev in shared], digests, len(self.rooms))
             else:
-                text = "".join([session.shared_line(ev) for seq, ev in shared if player.heard(seq)])
+                text = news_text(session, [ev for seq, ev in shared if player.heard(seq)], digests,
+                                 len(self.rooms))
                 if spans:
                     del spans[:-1]
             if text:

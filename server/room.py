@@ -37,6 +37,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from server import metrics
 from server.claims import SeatClaims
 from server.config import Config
 from server.games import TableOptions, adapter
@@ -138,6 +139,7 @@ class _Item:
     cmd: str = ""
     args: Mapping[str, Any] = field(default_factory=dict)
     future: asyncio.Future[Any] | None = None
+    stamp: metrics.Stamp | None = None  # the command it belongs to, held until the room has handled it
 
 
 class Room:
@@ -214,7 +216,10 @@ class Room:
         if self.closed:
             raise CommandError("no_such_room", room=self.id)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(_Item("cmd", player, cmd, dict(args), future))
+        stamp = metrics.current()
+        if stamp is not None:
+            stamp.hold()
+        self._queue.put_nowait(_Item("cmd", player, cmd, dict(args), future, stamp))
         return await future
 
     async def reconnect(self, player: Player) -> None:
@@ -282,7 +287,9 @@ class Room:
                 else:
                     if item.kind == "connected" and item.player is not None:
                         self._tell_resumed(item.player)
-                    out = table.handle(now, self._input(item))
+                    with metrics.handling(item.stamp):
+                        await self._drain(table.handle(now, self._input(item)))
+                    continue
                 await self._drain(out)
         except asyncio.CancelledError:
             if not self.closed and self.journal is None:
@@ -328,6 +335,8 @@ class Room:
     def _fail_waiting(self) -> None:
         while not self._queue.empty():
             item = self._queue.get_nowait()
+            if item.stamp is not None:
+                item.stamp.release()
             if item.future is not None and not item.future.done():
                 item.future.set_exception(CommandError("no_such_room", room=self.id))
 

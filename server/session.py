@@ -20,6 +20,7 @@ mode and language happen before, in :mod:`server.frontdoor`.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import logging
@@ -27,6 +28,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from server import metrics
 from server.dispatch import dispatch, rate_ok
 from server.limits import RateLimiter
 from server.messages.translations import lang_from_env, translation
@@ -122,6 +124,9 @@ class Session:
         self.last_input = self.connected_at
         self._queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=cfg.outbound_queue)
         self._writer: asyncio.Task[None] | None = None
+        self._queued = 0  # lines put in the queue, ever ...
+        self._written = 0  # ... and written
+        self._stamps: collections.deque[tuple[int, metrics.Stamp]] = collections.deque()  # (line, its command)
         self._timer: asyncio.TimerHandle | None = None
         self._closer: asyncio.Task[None] | None = None
         conn.on_resize = self._resized
@@ -186,7 +191,20 @@ class Session:
             self._queue.put_nowait(text)
         except asyncio.QueueFull:
             log.info("%r: outbound queue full, disconnecting a slow client", self)
+            metrics.queue_drop()
             self.close("slow")
+            return
+        self._queued += 1
+        stamp = metrics.line_queued()
+        if stamp is not None:
+            self._stamps.append((self._queued, stamp))
+
+    def _wrote(self, lines: int) -> None:
+        """``lines`` more were written: the commands waiting for them are told."""
+        self._written += lines
+        stamps = self._stamps
+        while stamps and stamps[0][0] <= self._written:
+            stamps.popleft()[1].release()
 
     def send_json(self, obj: Mapping[str, Any]) -> None:
         self.send_raw(encode(obj))
@@ -211,10 +229,12 @@ class Session:
                 done = item is None
                 if batch:
                     self.conn.write("".join(batch))
+                    self._wrote(len(batch))
                     async with asyncio.timeout(timeout):
                         await self.conn.drain()
         except TimeoutError:
             log.info("%r: client stopped reading, disconnecting", self)
+            metrics.drain_timeout()
             self.close("slow")
         except (ConnectionError, OSError, EOFError) as exc:
             log.debug("%r: write failed: %s", self, exc)
@@ -369,6 +389,7 @@ class Session:
             writer.cancel()
         with contextlib.suppress(Exception):
             self.conn.close()
+        self._wrote(self._queued - self._written)  # never written: the commands waiting are done with it
         try:
             await self.app.lobby.detach(self)
         except Exception:
@@ -412,6 +433,7 @@ class Session:
         self.send_raw(self.presenter.start())
         while True:
             line = await self.readline()
+            read_at = time.perf_counter()
             if line is None:
                 return
             if line is TOO_LONG:
@@ -421,7 +443,7 @@ class Session:
             assert isinstance(line, str)
             action = self.presenter.read(line)
             if isinstance(action, Request):
-                await dispatch(self, action.cmd, action.args, action.req_id)
+                await dispatch(self, action.cmd, action.args, action.req_id, read_at)
             elif isinstance(action, Local):
                 if rate_ok(self):
                     self.send_raw(action.text)

@@ -11,7 +11,10 @@ It plays the part of a room:
 * awaited decisions: every :class:`~engine.api.Pending` with a seat asks
   that seat's bot ``decide(view, legal)`` (unless its only legal action is
   one: then that action is applied without asking); a bot that answers
-  ``None`` gets the pending time-out action, as a room would at its deadline;
+  ``None`` gets the pending time-out action, as a room would at its deadline.
+  A Président turn of play goes to a bot that has ``decide_turn(turn_view)``
+  (the greedy one) through the match's compact ``turn_view(seat)`` instead:
+  the same decision without building a view and a legal list;
 * out-of-turn decisions (tdc cuts, T9; Speculation bids, sales and trades,
   S7/S9): after each applied action the other seats are offered their
   options in seat order starting after the last actor, and the first valid
@@ -97,6 +100,19 @@ def play_match(
     observes the events.
     """
     return _Driver(match, bots, seed, on_step, check_every, table, reactions, max_actions, ask_forced).run()
+
+
+def _turn_decider(bot: Bot) -> Callable[[Any], Action | None] | None:
+    """``bot.decide_turn`` when it answers for the bot's own ``decide`` on a turn of play: both
+    defined by the same class (a subclass that overrides ``decide`` alone is asked through it)."""
+    decide_turn: Callable[[Any], Action | None] | None = getattr(bot, "decide_turn", None)
+    if decide_turn is None:
+        return None
+    mro = type(bot).__mro__
+    owner = next((k for k in mro if "decide" in vars(k)), None)
+    if owner is None or owner is not next((k for k in mro if "decide_turn" in vars(k)), None):
+        return None
+    return decide_turn
 
 
 def _refused(seat: int, action: Action, refusal: Refusal) -> DriverError:
@@ -213,6 +229,9 @@ class _Driver:
         pending_of = match.pending
         # Optional fast form of pending() (Président): the seat whose turn is awaited, or None.
         turn_of = getattr(match, "awaited_turn", None)
+        # Président turns of play for bots that decide from the compact turn view.
+        turn_view_of = getattr(match, "turn_view", None)
+        turn_deciders = [_turn_decider(bot) if turn_view_of is not None else None for bot in bots]
         view_of = match.view
         legal_of = match.legal_actions
         apply = match.apply
@@ -287,6 +306,13 @@ class _Driver:
             action: Action | None
             if awaited is not None and stuck > max_reactions:
                 action = None
+            elif awaited is None and (decide_turn := turn_deciders[seat]) is not None:
+                turn = turn_view_of(seat)  # type: ignore[misc]
+                action = turn.forced if skip_forced else None
+                if action is not None:
+                    forced += 1
+                else:
+                    action = decide_turn(turn)
             else:
                 legal = legal_of(seat)
                 if len(legal) == 1 and skip_forced:

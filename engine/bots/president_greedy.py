@@ -42,7 +42,7 @@ from typing import Any
 from engine.api import Action, Event
 from engine.cards import RANK_2, RANK_3, Card
 from engine.president.actions import PASSES, PLAYS, Cut, Give
-from engine.president.view import PresidentView
+from engine.president.view import PresidentView, TurnView
 
 _RANKS = range(13)
 _DOWN = range(12, -1, -1)
@@ -51,8 +51,10 @@ _LOW: tuple[tuple[int, ...], ...] = tuple(
     tuple(sum(1 << b for b in [s for s in range(4) if nib >> s & 1][:k]) for k in range(5)) for nib in range(16)
 )
 """``_LOW[suits][k]``: the ``k`` weakest suits of a 4-bit suit mask (the engine's representative play)."""
-_RANK_BIT = tuple((c >> 2, 1 << (c & 3)) for c in range(52))
-"""``_RANK_BIT[card]``: the card's rank and its suit's bit."""
+_BIT = tuple(1 << c for c in range(52))
+_RANK_OF = bytes(c >> 2 for c in range(52))
+"""``_RANK_OF[card]``: the card's rank index (a table: arithmetic on a ``Card``, an ``int``
+subclass, takes the interpreter's slow path)."""
 
 
 class GreedyPresidentBot:
@@ -67,7 +69,7 @@ class GreedyPresidentBot:
     observes = False
     """This bot keeps no memory: the driver need not send it events."""
 
-    __slots__ = ("_break_below", "_cnt", "_control_hand", "_hand", "_nib", "seat", "seed")
+    __slots__ = ("_break_below", "_cnt", "_control_hand", "_hand", "_mask", "seat", "seed")
 
     def __init__(
         self,
@@ -82,8 +84,8 @@ class GreedyPresidentBot:
         self._break_below = break_below
         self._control_hand = control_hand
         self._hand: tuple[Card, ...] | None = None
-        self._cnt: list[int] = []
-        self._nib: list[int] = []
+        self._mask = 0
+        self._cnt = bytes(13)
 
     def observe(self, event: Event) -> None:
         """No memory: the view holds everything this bot uses."""
@@ -107,12 +109,16 @@ class GreedyPresidentBot:
     def _cut_ok(self, view: PresidentView, cut: Action) -> bool:
         """T9 / T8: cut unless it leaves a forbidden finish."""
         hand = view.hand or ()
-        cards: tuple[Card, ...] = cut.cards  # type: ignore[attr-defined]
-        left = len(hand) - len(cards)
-        forb = RANK_3 if view.reversed else RANK_2
+        return self._cut_fits(self._facts(hand)[1], len(hand), cut.cards, view.reversed)  # type: ignore[attr-defined]
+
+    @staticmethod
+    def _cut_fits(cnt: bytes, n: int, cards: tuple[Card, ...], rev: bool) -> bool:
+        """T9 / T8: a cut of ``cards`` from a hand of ``n`` cards (rank counts ``cnt``) leaves no
+        forbidden finish."""
+        left = n - len(cards)
+        forb = RANK_3 if rev else RANK_2
         if left == 0:
-            return cards[0] >> 2 != forb
-        cnt = self._facts(hand)[0]
+            return _RANK_OF[cards[0]] != forb
         # do not strand ourselves with nothing but forbidden cards
         return cnt[forb] != left
 
@@ -122,7 +128,7 @@ class GreedyPresidentBot:
         """T12: the weakest cards that break no set; never a 2 (while anything else is left)."""
         k = len(first.cards)  # type: ignore[attr-defined]
         hand = view.hand or ()
-        cnt = self._facts(hand)[0]
+        cnt = self._facts(hand)[1]
         by_rank: list[list[Card]] = [[] for _ in _RANKS]
         for c in hand:
             by_rank[c >> 2].append(c)
@@ -151,65 +157,80 @@ class GreedyPresidentBot:
 
     # ------------------------------------------------------------------ a turn
 
-    def _facts(self, hand: tuple[Card, ...]) -> tuple[list[int], list[int]]:
-        """Per rank: how many cards we hold, and their suits as a 4-bit mask (cached per hand)."""
-        if hand is self._hand:
-            return self._cnt, self._nib
-        nib = [0] * 13
-        rank_bit = _RANK_BIT
-        for c in hand:
-            r, b = rank_bit[c]  # a table: arithmetic on a Card (an int subclass) is slow
-            nib[r] |= b
-        cnt = [_POP[x] for x in nib]
-        self._hand, self._cnt, self._nib = hand, cnt, nib
-        return cnt, nib
+    def _facts(self, hand: tuple[Card, ...]) -> tuple[int, bytes]:
+        """The hand as a mask and its cards per rank index (cached per hand)."""
+        if hand is not self._hand:
+            mask = sum(map(_BIT.__getitem__, hand))
+            cnt = bytearray(13)
+            for r in map(_RANK_OF.__getitem__, hand):
+                cnt[r] += 1
+            self._hand, self._mask, self._cnt = hand, mask, bytes(cnt)
+        return self._mask, self._cnt
 
     def _turn(self, view: PresidentView, legal: Sequence[Action]) -> Action:
+        """A turn of play decided from the view: its facts as a :class:`TurnView` (the cut, if any,
+        decided here), then :meth:`decide_turn`."""
         hand = view.hand or ()
-        seat = self.seat
         # the public facts, read once from the view's shared table (the view's own
         # attributes of the same names are properties reading it)
         t = getattr(view, "table", view)
-        tdc = t.rules == "tdc"
-        rev = t.reversed
-        strongest = RANK_3 if rev else RANK_2  # T7a; classic: always 2 (P9a)
-        forb = strongest if tdc else -1  # T8: forbidden last card
-        if hand is self._hand:
-            cnt, nib = self._cnt, self._nib
-        else:  # self._facts(hand), inlined: nearly every decision follows a play of ours
-            nib = [0] * 13
-            rank_bit = _RANK_BIT
-            for c in hand:
-                r, b = rank_bit[c]
-                nib[r] |= b
-            cnt = [_POP[x] for x in nib]
-            self._hand, self._cnt, self._nib = hand, cnt, nib
-        n = len(hand)
         top = None
         for _, cards in reversed(t.trick):
             if cards is not None:
                 top = cards  # the play to beat
                 break
-        if top is None:
-            # leading (P5): any set of ours is legal; the engine's shared representative play
-            r, k = self._lead(cnt, n, strongest, forb, tdc, rev)
-            return PLAYS[seat * 13 + r][_LOW[nib[r]][k]]
-        if view.cut is not None:
+        if top is not None and view.cut is not None:
             # T9: we may cut on our turn too; the engine lists the cut after the plays
             for a in reversed(legal):
                 if type(a) is Cut:
                     if self._cut_ok(view, a):
                         return a
                     break
-        k = len(top)
-        r = self._follow(t.must_rank, t.played_mask, cnt, n, k, _RANK_BIT[top[0]][0], strongest, forb, tdc, rev)
-        if r >= 0:
-            return PLAYS[seat * 13 + r][_LOW[nib[r]][k]]
-        return PASSES[seat]  # P8/T5: anyone may pass onto a play
+        mask, cnt = self._facts(hand)
+        turn = TurnView(
+            self.seat,
+            t.rules,
+            mask,
+            cnt,
+            len(hand),
+            0 if top is None else _RANK_OF[top[0]],
+            0 if top is None else len(top),
+            t.must_rank is not None,
+            t.reversed,
+            t.played_mask,
+            None,
+            None,
+        )
+        return self.decide_turn(turn)
+
+    def decide_turn(self, turn: TurnView) -> Action:
+        """The same choice as :meth:`decide` on this seat's turn of play, from the compact view
+        (``PresidentMatch.turn_view``) instead of the view and the legal list: the strategy of
+        this bot for a turn."""
+        seat = self.seat
+        cnt = turn.rank_counts
+        rev = turn.reversed
+        cut = turn.cut
+        if cut is not None and self._cut_fits(cnt, turn.cards, cut, rev):
+            return Cut(seat, cut)  # T9 on our turn: the cut legal_actions() lists
+        tdc = turn.rules == "tdc"
+        strongest = RANK_3 if rev else RANK_2  # T7a; classic: always 2 (P9a)
+        forb = strongest if tdc else -1  # T8: forbidden last card
+        n = turn.cards
+        k = turn.top_count
+        if k == 0:
+            # leading (P5): any set of ours is legal; the engine's shared representative play
+            r, k = self._lead(cnt, n, strongest, forb, tdc, rev)
+        else:
+            tr = turn.top_rank
+            r = self._follow(tr if turn.must else None, turn.played_mask, cnt, n, k, tr, strongest, forb, tdc, rev)
+            if r < 0:
+                return PASSES[seat]  # P8/T5: anyone may pass onto a play
+        return PLAYS[seat * 13 + r][_LOW[turn.hand_mask >> 4 * r & 15][k]]
 
     def _lead(
         self,
-        cnt: list[int],
+        cnt: bytes,
         n: int,
         strongest: int,
         forb: int,
@@ -273,7 +294,7 @@ class GreedyPresidentBot:
         self,
         must: int | None,
         played_mask: int,
-        cnt: list[int],
+        cnt: bytes,
         n: int,
         k: int,
         tr: int,

@@ -56,7 +56,7 @@ from .events import (
 )
 from .rules import RULESETS, PresidentRules
 from .stakes import settle_stakes, titles_for
-from .view import PresidentView, TableState, cards_of_mask
+from .view import PresidentView, TableState, TurnView, cards_of_mask
 
 DEAL, EXCHANGE, PLAY, ROUND_OVER, MATCH_OVER = "deal", "exchange", "play", "round_over", "match_over"
 FULL = (1 << 52) - 1
@@ -169,7 +169,23 @@ _DRAWS = tuple((i, i + 1, (1 << i.bit_length()) - 1) for i in range(51, 0, -1))
 """Fisher–Yates draws of a 52-card shuffle: ``(position, bound, bit mask of a byte)``."""
 _DRAW_MASKS = tuple((1 << i.bit_length()) - 1 for i in range(52))
 _BLOCKS = tuple(c.to_bytes(8, "big") for c in range(8))
-_BIT = tuple(1 << c for c in range(52))
+_RANK_ONE = tuple(1 << 8 * (c >> 2) for c in range(52))
+"""``_RANK_ONE[card]``: one card of its rank in packed rank counts (a byte per rank: rank ``r``
+in bits ``8r`` to ``8r + 7``; a hand holds at most 4 of a rank, so bytes never carry)."""
+_CARD_AND_RANK = tuple(1 << c | _RANK_ONE[c] << 64 for c in range(52))
+"""``_CARD_AND_RANK[card]``: the card's bit (bits 0-51) and one of its rank in packed rank counts
+shifted above the mask (bit 64 on): summed over a hand, its mask and its rank counts at once."""
+_BYTES_UNDER = tuple((1 << 8 * r) - 1 for r in range(14))
+"""``_BYTES_UNDER[r]``: the bytes of the ranks under ``r`` in packed rank counts."""
+_SET_OF = tuple((0x80 - k) * 0x01010101010101010101010101 for k in range(5))
+"""``_SET_OF[k]``: added to packed rank counts, sets the top bit of every rank's byte holding at
+least ``k`` cards (4 + 0x7F never carries into the next byte)."""
+_TOP_BITS = 0x80808080808080808080808080
+
+
+def _rank_counts(hand: int) -> int:
+    """The packed rank counts of a hand mask (see ``_RANK_ONE``)."""
+    return sum(_POP[hand >> 4 * r & 15] << 8 * r for r in range(13))
 
 
 def _timeout_event(seat: int, passive: bool, kind: str) -> TimeoutEvent:
@@ -274,6 +290,7 @@ class PresidentMatch:
         "_present",
         "_present_flags",
         "_present_mask",
+        "_ranks",
         "_reversed",
         "_round",
         "_rounds",
@@ -342,6 +359,9 @@ class PresidentMatch:
         self._undealt = FULL
         self._hands = [0] * seats
         self._counts = [0] * seats
+        self._ranks = [0] * seats
+        """Per seat, its cards of each rank index as packed rank counts (see ``_RANK_ONE``),
+        kept with ``_hands``: the compact hand of :meth:`turn_view`."""
         self._holding = 0
         self._played = 0
         self._hand_cache: list[tuple[int, tuple[Card, ...]]] = [(0, ())] * seats
@@ -546,6 +566,57 @@ class PresidentMatch:
         waits for, or ``None`` when it waits for something else or nothing (ask ``pending()``).
         That seat's every action ends the decision; its time-out is ``Timeout(seat)``."""
         return self._turn if self._phase == PLAY else None
+
+    def turn_view(self, seat: int) -> TurnView:
+        """The compact view of the seat whose turn of play it is (:meth:`awaited_turn`): its
+        hand as a mask and rank counts, the play to beat, and its only legal action when it
+        has no choice (``TurnView.forced``, the object ``legal_actions(seat)`` would list).
+        Raises :class:`NotYourTurn` for another seat."""
+        if seat != self._turn or self._phase != PLAY:
+            self._check_turn(seat)  # raises the reason
+        # each fact read once (this runs before every decision of a simulated game)
+        ranks = self._ranks[seat]
+        hand = self._hands[seat]
+        count = self._counts[seat]
+        tc = self._top_count
+        tr = self._top_rank
+        must = self._must
+        reverse = self._reversed
+        cut = self.cut_options().get(seat) if self._rules.cut else None
+        forced: Action | None = None
+        if tc == 0:
+            if count == 1:  # P5: a lone card is the only lead
+                c = hand.bit_length() - 1
+                forced = PLAYS[seat * 13 + (c >> 2)][1 << (c & 3)]
+        else:
+            # the same plays as _plays(): P7 that rank, T4 reversed at most as strong, P6 at least
+            # (some rank of the range holds tc cards: see _SET_OF). A seat that may cut (T9) holds
+            # cards of the top rank, so it can always follow.
+            if must:
+                can_play = ranks >> 8 * tr & 255 >= tc
+            elif reverse:
+                can_play = (ranks & _BYTES_UNDER[tr + 1]) + _SET_OF[tc] & _TOP_BITS != 0
+            else:
+                can_play = (ranks >> 8 * tr) + _SET_OF[tc] & _TOP_BITS != 0
+            if not can_play:
+                forced = PASSES[seat]
+        return _tuple_new(
+            TurnView,
+            (
+                seat,
+                self.rules_name,
+                hand,
+                ranks.to_bytes(13, "little"),
+                count,
+                tr,
+                tc,
+                must,
+                reverse,
+                self._played,
+                cut,
+                forced,
+            ),
+        )
 
     def cut_open(self) -> bool:
         """T9: a cut may follow the top play now, whoever holds the cards — a single or a pair that
@@ -984,21 +1055,12 @@ class PresidentMatch:
     def _do_play(self, seat: int, r: int, m: int, k: int, auto: bool) -> list[Event]:
         rules = self._rules
         hands = self._hands
-        before = hands[seat]
-        hand = before & ~m
+        hand = hands[seat] & ~m
         hands[seat] = hand
-        cache = self._hand_cache
-        cached, cards = cache[seat]
-        if cached == before:
-            # the hand's cards without rebuilding them: the played cards are all of rank r, so
-            # they lie in the block of that rank, after the cards of the ranks below it
-            start = (before & _BELOW[r]).bit_count()
-            shift = r * 4
-            end = start + _POP[before >> shift & 15]
-            cache[seat] = (hand, cards[:start] + RANK_CARDS[r][hand >> shift & 15] + cards[end:])
         counts = self._counts
         left = counts[seat] - k
         counts[seat] = left
+        self._ranks[seat] -= k << 8 * r
         self._played |= m
         if rules.close_on_four_of_rank:
             self._trick_mask |= m  # T7b looks at the cards of this trick
@@ -1101,6 +1163,7 @@ class PresidentMatch:
         self._hands[seat] = hand
         k = m.bit_count()
         self._counts[seat] -= k
+        self._ranks[seat] -= k << 8 * r
         self._played |= m
         ev: list[Event] = [CutEvent(seat, RANK_CARDS[r][m >> (r * 4) & 15], self._counts[seat])]
         if hand == 0:
@@ -1154,18 +1217,19 @@ class PresidentMatch:
 
     def _transfer(self, giver: int, receiver: int, m: int, ev: list[Event], chosen: bool = False) -> None:
         """One exchange move (P13, T12): the cards of mask ``m`` change hands, recorded and announced."""
-        self._move(giver, receiver, m)
+        hands = self._hands
+        hands[giver] &= ~m
+        hands[receiver] |= m
         cards = cards_of_mask(m)
-        self._exchanges.append((giver, receiver, cards))
-        self._exchange_views = [None] * self._n
-        ev.append(_exchange_event(giver, receiver, len(cards), cards, chosen))
-
-    def _move(self, giver: int, receiver: int, m: int) -> None:
-        self._hands[giver] &= ~m
-        self._hands[receiver] |= m
-        k = m.bit_count()
+        k = len(cards)
         self._counts[giver] -= k
         self._counts[receiver] += k
+        moved = sum(map(_RANK_ONE.__getitem__, cards))
+        self._ranks[giver] -= moved
+        self._ranks[receiver] += moved
+        self._exchanges.append((giver, receiver, cards))
+        self._exchange_views = [None] * self._n
+        ev.append(_exchange_event(giver, receiver, k, cards, chosen))
 
     # ------------------------------------------------------------------ rounds
 
@@ -1188,10 +1252,9 @@ class PresidentMatch:
             assert nxt is not None
             dealer = nxt
         self._dealer = dealer
-        dealt_cards: tuple[tuple[Card, ...], ...] | None = None
         if hands is None:
             hands = [0] * n
-            dealt_list: list[tuple[Card, ...]] = [()] * n
+            ranks = [0] * n
             left = self._next_in(dealer, self._present_mask)
             assert left is not None
             start = present.index(left)
@@ -1199,11 +1262,13 @@ class PresidentMatch:
             p = len(order)
             cards = shuffled_deck(self._seed)
             for i, seat in enumerate(order):  # one card at a time from the dealer's left
-                mine = sorted(cards[i::p])
-                hands[seat] = sum(map(_BIT.__getitem__, mine))
-                dealt_list[seat] = tuple(map(CARDS.__getitem__, mine))
-            dealt_cards = tuple(dealt_list)
+                both = sum(map(_CARD_AND_RANK.__getitem__, cards[i::p]))
+                hands[seat] = both & FULL
+                ranks[seat] = both >> 64
+        else:
+            ranks = [_rank_counts(h) for h in hands]
         self._hands = hands
+        self._ranks = ranks
         self._counts = [h.bit_count() for h in hands]
         self._holding = sum(1 << s for s in present)
         self._played = 0
@@ -1218,7 +1283,7 @@ class PresidentMatch:
                 dealer,
                 present,
                 tuple(self._counts),
-                self._dealt_hands(hands, dealt_cards),
+                self._dealt_hands(hands),
                 commitment(self._seed),
                 stake,
             )
@@ -1229,12 +1294,9 @@ class PresidentMatch:
             self._start_play()
         return ev
 
-    def _dealt_hands(
-        self, hands: list[int], dealt: tuple[tuple[Card, ...], ...] | None = None
-    ) -> tuple[tuple[Card, ...], ...]:
-        """Each seat's cards as dealt (for the ``dealt`` event; ``dealt`` when already known),
-        remembered for :meth:`hand`."""
-        out = tuple(cards_of_mask(h) if h else () for h in hands) if dealt is None else dealt
+    def _dealt_hands(self, hands: list[int]) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's cards as dealt (for the ``dealt`` event), remembered for :meth:`hand`."""
+        out = tuple([cards_of_mask(h) if h else () for h in hands])
         self._hand_cache = list(zip(hands, out, strict=True))
         return out
 

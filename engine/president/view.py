@@ -1,15 +1,17 @@
-"""What one seat may know of a Président match (STYLE 7): :class:`PresidentView`.
+"""What one seat may know of a Président match (STYLE 7): :class:`PresidentView`, :class:`TurnView`.
 
 A view is an immutable snapshot built cheaply (plain fields, bit masks);
 ``to_dict()`` turns it into the protocol's state fields only when asked.
 It never holds another seat's cards: only ``hand`` (the viewer's own) and
-what was played in public.
+what was played in public. :class:`TurnView` is the compact form of a seat's
+view on its turn of play, for bots and drivers that decide from counts.
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from engine.api import Action
 from engine.cards import CARDS, RANKS, Card, format_cards
 
 _BYTE_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
@@ -331,3 +333,39 @@ class PresidentView(NamedTuple):
         if self.hand is not None:
             d["hand"] = format_cards(self.hand)
         return d
+
+
+class TurnView(NamedTuple):
+    """What ``seat`` may know on its turn of play, compactly (``PresidentMatch.turn_view``).
+
+    The same facts as its :class:`PresidentView` that a bot needs to choose a
+    play, in the engine's own representation, plus what ``legal_actions()``
+    would say when there is no choice: building it costs a fraction of a
+    view and a legal list, which is what lets a simulator ask a bot for each
+    turn (``engine/bots/driver.py``). Like any view it holds only the
+    seat's own cards and public facts.
+    """
+
+    seat: int
+    rules: str
+    hand_mask: int
+    """The seat's cards (bit ``i`` = card ``i``): ``view.hand`` as a mask."""
+    rank_counts: bytes
+    """Per rank index (0 = ``3`` … 12 = ``2``): how many cards of it the seat holds."""
+    cards: int
+    """How many cards the seat holds."""
+    top_rank: int
+    """The rank index of the play to beat; meaningless when ``top_count`` is 0."""
+    top_count: int
+    """The size of the play to beat (P6: a follower plays as many); 0 when the seat leads."""
+    must: bool
+    """"Ça ou rien" (P7/T6): only ``top_rank`` may follow (``view.must_rank == top_rank``)."""
+    reversed: bool
+    """The order is reversed (revolution, T10)."""
+    played_mask: int
+    """Every card played in public this round."""
+    cut: tuple[Card, ...] | None
+    """The cards the seat may cut with now (T9), as ``view.cut``."""
+    forced: Action | None
+    """The seat's only legal action when it has no choice (``legal_actions(seat)`` is that one
+    action), else ``None``."""

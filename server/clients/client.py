@@ -179,6 +179,9 @@ class Client:
         self._credentials: tuple[str, str | None] | None = None
         self.dropped_pushes = 0
         """Pushes dropped because nobody consumed the queue (``keep_pushes`` oldest are kept)."""
+        self._skip: tuple[bytes, ...] = ()
+        self.skipped = 0
+        """Events left unread (:meth:`skip_events`)."""
 
     # -- connecting -------------------------------------------------------
 
@@ -340,7 +343,23 @@ class Client:
                 await transport.close()
         self._fail_all(reason)
 
+    def skip_events(self, *names: str) -> None:
+        """Leave these pushed events unread: counted in :attr:`received` and :attr:`skipped`, never
+        parsed nor queued (a load client in the lobby is told of every room opened; parsing that
+        news is most of its work while thousands are seated).
+
+        The test is on bytes: a line that starts as an event and holds ``"event":"NAME"`` outside
+        any string (inside one, JSON escapes the quotes), so it costs no parse.
+        """
+        self._skip = tuple(b'"event":' + json.dumps(n).encode() for n in names)
+
     def _dispatch_line(self, line: bytes) -> None:
+        if self._skip and self._json_seen and line.startswith(b'{"type":"event"'):
+            for marker in self._skip:
+                if marker in line:
+                    self.received += 1
+                    self.skipped += 1
+                    return
         msg = parse_line(line, lenient=not self._json_seen)
         if msg is None:
             if line.strip():

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.bots import LEVELS, strategies
+from server.clients import scrape
 from server.clients.common import check_loopback
 from server.clients.figures import summarize_ms
 from server.clients.loadworker import SETUP_TIMEOUT, WorkerSpec
@@ -78,6 +79,12 @@ class LoadOptions:
     turn_seconds: float | None = None
     think: float = 0.0
     profile: str | None = None
+    worker_gc_freeze: float = 10.0
+    """The workers' collector policy (``server/gcpolicy.py``): freeze every that many seconds; 0: CPython's."""
+    server_keys: tuple[str, ...] = ()
+    """``KEY = VALUE`` lines for the started server's ``[server]`` section (``--server-key``)."""
+    profile_workers: str | None = None
+    """cProfile each worker into ``PREFIX.N`` (N: the worker's index)."""
     procs: int = 1
     max_lag_ms: float = 20.0
     max_worker_cpu: float = 0.85
@@ -229,6 +236,33 @@ class _WorkerProcess:
 # the load run
 
 
+def _diff(later: float | None, earlier: float | None) -> float | None:
+    return None if later is None or earlier is None else round(later - earlier, 2)
+
+
+async def _scrape(server: ServerProcess | None) -> dict[str, float] | None:
+    if server is None or not server.metrics_port:
+        return None
+    try:
+        return await scrape.fetch(server.metrics_port)
+    except (OSError, TimeoutError):
+        return None
+
+
+def _server_side(m0: dict[str, float] | None, m1: dict[str, float] | None) -> dict[str, Any] | None:
+    """The server's own figures over the window (its metrics endpoint): action latency from reading the
+    line to writing its last line, event-loop lag, collector pauses by generation."""
+    if m0 is None or m1 is None:
+        return None
+    gc = {g: scrape.histogram_delta(m0, m1, "donne_gc_pause_seconds", f'generation="{g}"') for g in "012"}
+    return {
+        "action_latency": scrape.histogram_delta(m0, m1, "donne_command_seconds", 'kind="action"'),
+        "loop_lag": scrape.histogram_delta(m0, m1, "donne_loop_lag_seconds"),
+        "gc": {g: {"count": v["count"], "sum_s": v["sum_s"], "max_bucket_ms": v.get("max_bucket_ms")}
+               for g, v in gc.items()},
+    }
+
+
 def _sum(results: Sequence[dict[str, Any]], key: str) -> Any:
     return sum(r[key] for r in results)
 
@@ -253,22 +287,25 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
     try:
         port = opts.port if opts.port is not None else (opts.ports[0] if opts.ports else None)
         if port is None:
-            server = await ServerProcess(profile=opts.profile).start()
+            server = await ServerProcess(profile=opts.profile, server_keys=opts.server_keys).start()
             port = server.ssh_port if opts.transport == "ssh" else server.telnet_port
         rss0 = server.rss_mb() if server else None
+        cpu_start = server.cpu_s() if server else None
         parallel = max(1, -(-opts.connect_parallel // opts.procs))
         for w, group in enumerate(groups):
             spec = WorkerSpec(index=w, port=port, ports=list(opts.ports or []), spread=opts.spread, tables=group, seats=seats, host=opts.host,
                               transport=opts.transport, game=opts.game, rules=opts.rules,
                               strategy=opts.strategy, seed=opts.seed, token=token, connect_parallel=parallel,
                               turn_seconds=opts.turn_seconds, think=opts.think, duration=opts.duration,
-                              burn_ms=opts.test_burn_ms if w == 0 else 0.0)
+                              burn_ms=opts.test_burn_ms if w == 0 else 0.0, gc_freeze_seconds=opts.worker_gc_freeze,
+                              profile=f"{Path(opts.profile_workers).resolve()}.{w}" if opts.profile_workers else None)
             workers.append(_WorkerProcess(spec, tmp / f"worker{w}.log"))
         for wp in workers:
             await wp.start()
         # connect (not measured)
         connected = await _phase(workers, "connected", SETUP_TIMEOUT + PHASE_SLACK)
         rss_connected = server.rss_mb() if server else None
+        cpu_connected = server.cpu_s() if server else None
         # seat (not measured)
         t_setup = time.perf_counter()
         for wp in workers:
@@ -276,6 +313,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         await _phase(workers, "ready", SETUP_TIMEOUT + PHASE_SLACK)
         setup_s = time.perf_counter() - t_setup
         # the measured window: every seat of every worker is at its table
+        m0 = await _scrape(server)
         cpu0 = server.cpu_s() if server else None
         t0 = time.perf_counter()
         for wp in workers:
@@ -283,6 +321,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         await asyncio.sleep(opts.duration)
         elapsed = time.perf_counter() - t0
         cpu1 = server.cpu_s() if server else None
+        m1 = await _scrape(server)
         results = await _phase(workers, "result", 30 + PHASE_SLACK)
         rss1 = server.rss_mb() if server else None
     finally:
@@ -329,6 +368,10 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         "server_rss_connected_mb": None if rss_connected is None else round(rss_connected, 1),
         "server_cpu_s": None if server_cpu is None else round(server_cpu, 2),
         "server_cpu_share": None if server_cpu is None else round(server_cpu / elapsed, 3),
+        "server_cpu_connect_s": _diff(cpu_connected, cpu_start),
+        "server_cpu_setup_s": _diff(cpu0, cpu_connected),
+        "server_cpu_ms_per_action": None if server_cpu is None or not actions else round(1000 * server_cpu / actions, 3),
+        "server_side": _server_side(m0, m1),
         "workers": per_worker,
         "thresholds": {"lag_p99_ms": opts.max_lag_ms, "worker_cpu_share": opts.max_worker_cpu},
         "flagged": flagged,
@@ -365,6 +408,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds a bot waits before each action (jittered 0.5x-1.5x); 0: as fast as the "
                              "server answers")
     parser.add_argument("--profile", help="cProfile the started server into this file")
+    parser.add_argument("--worker-gc-freeze", type=float, default=10.0, metavar="SECONDS",
+                        help="the workers' collector: freeze the long-lived heap this often (0: CPython's policy)")
+    parser.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'",
+                        help="a line of the started server's [server] section (TOML), e.g. 'gc_freeze_seconds = 0'")
+    parser.add_argument("--profile-workers", metavar="PREFIX",
+                        help="cProfile each load worker into PREFIX.N (its own cost, not the server's)")
     parser.add_argument("--procs", type=int, default=1,
                         help="worker processes the tables are spread over (each its own event loop)")
     parser.add_argument("--max-lag-ms", type=float, default=20.0,

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import gc
 import json
 import sys
 import time
@@ -50,6 +51,9 @@ LAG_INTERVAL = 0.01
 
 BURN_PERIOD = 0.1
 """With ``burn_ms`` (tests): the loop is blocked ``burn_ms`` out of every ``BURN_PERIOD`` seconds."""
+
+LOBBY_NEWS = ("room_created", "room_closed")
+"""Pushed events the bots never read (:meth:`Client.skip_events`): counted, not parsed."""
 
 
 
@@ -87,6 +91,10 @@ class WorkerSpec:
     duration: float = 10.0
     lag_interval: float = LAG_INTERVAL
     burn_ms: float = 0.0
+    gc_freeze_seconds: float = 10.0
+    """The worker's collector policy (:class:`_Collector`); 0: CPython's."""
+    profile: str | None = None
+    """cProfile this worker into that file (``donne load --profile-workers``)."""
     ports: list[int] = field(default_factory=list)
     """Several nodes of a cluster (empty: ``port`` alone); ``spread`` says which seat goes where."""
     spread: str = "table"
@@ -147,13 +155,15 @@ class LoadWorker:
     async def _connect_one(self, name: str, port: int) -> Client:
         spec = self.spec
         if spec.transport == "ssh":
-            return await Client.connect_ssh(spec.host, port, name, timeout=60)
-        client = await Client.connect_tcp(spec.host, port, timeout=60)
-        try:
-            await client.login(name)
-        except BaseException:
-            await client.close()
-            raise
+            client = await Client.connect_ssh(spec.host, port, name, timeout=60)
+        else:
+            client = await Client.connect_tcp(spec.host, port, timeout=60)
+            try:
+                await client.login(name)
+            except BaseException:
+                await client.close()
+                raise
+        client.skip_events(*LOBBY_NEWS)
         return client
 
     async def connect(self) -> dict[str, Any]:
@@ -362,9 +372,40 @@ async def _expect(inbox: asyncio.StreamReader, word: str) -> bool:
     return False
 
 
+class _Collector:
+    """The server's collector policy (``server/gcpolicy.py``, not imported: the tools import nothing of
+    the server) in short: thousands of clients are a heap whose full collections (a second each)
+    stopped this loop, and the late reads were counted as the server's latency. Every ``seconds`` the
+    young generations are collected and the survivors frozen; young collections after 10,000
+    allocations. A worker lives for one run: no full collection."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.threshold = gc.get_threshold()
+        self.timer: asyncio.TimerHandle | None = None
+        if seconds > 0:
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(10000, *self.threshold[1:])
+            self.timer = asyncio.get_running_loop().call_later(seconds, self._freeze)
+
+    def _freeze(self) -> None:
+        gc.collect(1)
+        gc.freeze()
+        self.timer = asyncio.get_running_loop().call_later(self.seconds, self._freeze)
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+            gc.unfreeze()
+            gc.set_threshold(*self.threshold)
+
+
 async def worker_main(spec: WorkerSpec) -> int:
     inbox = await _open_stdin()
     worker = LoadWorker(spec)
+    collector = _Collector(spec.gc_freeze_seconds)
     try:
         _send({"phase": "connected", **await worker.connect()})
         if not await _expect(inbox, "seat"):
@@ -374,6 +415,7 @@ async def worker_main(spec: WorkerSpec) -> int:
             return 1
         _send({"phase": "result", **await worker.measure()})
     finally:
+        collector.stop()
         await worker.close()
     return 0
 
@@ -387,10 +429,20 @@ def main(argv: list[str]) -> int:
     except (ValueError, TypeError) as exc:
         print(f"load worker: bad spec: {exc}", file=sys.stderr)
         return 2
+    profiler = None
+    if spec.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
     try:
         return asyncio.run(worker_main(spec))
     except BrokenPipeError:  # the parent is gone
         return 1
+    finally:
+        if profiler is not None and spec.profile:
+            profiler.disable()
+            profiler.dump_stats(spec.profile)
 
 
 if __name__ == "__main__":

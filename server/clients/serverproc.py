@@ -21,6 +21,7 @@ import asyncio
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -54,16 +55,27 @@ close_after_over = 5
 """The sections a load run adds to the server's configuration (any section but ``[server]``)."""
 
 
-def server_config(data_dir: Path, limits: str = LOAD_LIMITS, log_level: str = "WARNING") -> str:
-    """The TOML configuration of a server on free loopback ports with its data in ``data_dir``."""
+def server_config(data_dir: Path, limits: str = LOAD_LIMITS, log_level: str = "WARNING",
+                  server_keys: tuple[str, ...] = ()) -> str:
+    """The TOML configuration of a server on free loopback ports with its data in ``data_dir``;
+    ``server_keys``: more ``KEY = VALUE`` lines of its ``[server]`` section."""
     return (
         "[server]\n"
         'host = "127.0.0.1"\n'
         "ssh_port = 0\n"
         "telnet_port = 0\n"
         f"data_dir = {json.dumps(str(data_dir))}\n"  # a JSON string is a valid TOML basic string
-        f"log_level = {json.dumps(log_level)}\n\n" + limits
+        f"log_level = {json.dumps(log_level)}\n" + "".join(f"{line}\n" for line in server_keys) + "\n" + limits
     )
+
+
+def free_port() -> int:
+    """A loopback port free now (the server binds it a moment later: a race only other local programs
+    could lose for us)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
 class ServerFailed(RuntimeError):
@@ -74,14 +86,17 @@ class ServerProcess:
     """``donne serve`` in a subprocess; :attr:`telnet_port`, :attr:`ssh_port`, :attr:`pid` once started."""
 
     def __init__(self, limits: str = LOAD_LIMITS, *, profile: str | None = None,
-                 startup_timeout: float = 30.0, log_level: str = "WARNING") -> None:
+                 startup_timeout: float = 30.0, log_level: str = "WARNING",
+                 server_keys: tuple[str, ...] = ()) -> None:
         self.limits = limits
+        self.server_keys = server_keys
         self.profile = profile
         self.startup_timeout = startup_timeout
         self.log_level = log_level
         self.telnet_port = 0
         self.ssh_port = 0
         self.server_pid = 0
+        self.metrics_port = 0  # the server's metrics endpoint (server/clients/scrape.py reads it)
         self.proc: subprocess.Popen[bytes] | None = None
         self.data_dir: Path | None = None
         self.log_path: Path | None = None
@@ -107,7 +122,9 @@ class ServerProcess:
         tmp = Path(self._tmp)
         self.data_dir = tmp / "data"
         config = tmp / "serve.toml"
-        config.write_text(server_config(self.data_dir, self.limits, self.log_level))
+        self.metrics_port = free_port()
+        config.write_text(server_config(self.data_dir, self.limits + f"\n[metrics]\nport = {self.metrics_port}\n",
+                                        self.log_level, self.server_keys))
         self.ready_path = tmp / "ready.json"
         self.log_path = tmp / "server.log"
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH"))

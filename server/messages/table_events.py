@@ -75,6 +75,13 @@ def _ev_room_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str],
     return t.gettext("Room {room} is closed.").format(room=e.get("room"))
 
 
+@event("rooms_changed")
+def _ev_rooms_changed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    return t.gettext("Rooms: {opened} opened, {closed} closed since the last news, {open} open now "
+                     "(type rooms to see them).").format(opened=e.get("opened", 0), closed=e.get("closed", 0),
+                                                         open=e.get("open", 0))
+
+
 @event("match_started", "started")
 def _ev_started(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("Every seat is taken: the match begins.")

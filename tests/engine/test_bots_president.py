@@ -356,3 +356,49 @@ def test_driver_applies_the_time_out_when_a_bot_does_not_answer():
     stats = play_match(m, [Sleeper(s, b"") for s in range(3)], seed, ask_forced=True)
     # classic time-out: pass, or the weakest single when leading; the match still ends
     assert m.over and stats.timeouts == stats.actions - stats.deals > 0
+
+
+# ---------------------------------------------------------------- the driver's fast path
+
+
+@pytest.mark.parametrize("rules", ["classic", "tdc"])
+def test_decide_turn_is_decide_on_every_turn_of_play(rules):
+    """The compact turn view (PresidentMatch.turn_view) gives the greedy bot's choice of
+    decide(view, legal) on random states of both tables, cuts on one's turn included."""
+    from engine.president import RULESETS
+    from tests.engine.test_views import drive_president
+
+    counted = {"turns": 0, "cuts": 0}
+
+    def on_state(m):
+        seat = m.awaited_turn()
+        if seat is None:
+            return
+        for opts in ({}, {"break_below": 4, "control_hand": 8}):
+            bot = GreedyPresidentBot(seat, b"", **opts)
+            expected = bot.decide(m.view(seat), m.legal_actions(seat))
+            fresh = GreedyPresidentBot(seat, b"", **opts)  # nothing cached from decide()
+            assert fresh.decide_turn(m.turn_view(seat)) == expected
+            counted["cuts"] += isinstance(expected, Cut)
+        counted["turns"] += 1
+
+    for i in range(12):
+        seats = 3 + i % 4
+        drive_president(RULESETS[rules], seats, 77 * seats + i, 3, on_state)
+    assert counted["turns"] > 1000
+    if rules == "tdc":
+        assert counted["cuts"] > 5
+
+
+def test_driver_asks_decide_of_a_bot_that_overrides_it_alone():
+    """A subclass that overrides decide() but not decide_turn() is asked through decide()."""
+    asked = []
+
+    class Logged(GreedyPresidentBot):
+        def decide(self, view, legal):
+            asked.append(self.seat)
+            return super().decide(view, legal)
+
+    seed = seed_from_int(3)
+    play_match(PresidentMatch("classic", seats=3, rounds=1), [Logged(s, b"") for s in range(3)], seed)
+    assert len(asked) > 10

@@ -93,6 +93,38 @@ def check_president_views(m: PresidentMatch) -> int:
     return m.seats
 
 
+def check_turn_view(m: PresidentMatch) -> bool:
+    """The compact view of the seat on turn says what its view and its legal actions say;
+    another seat has none. Whether a turn view was checked."""
+    seat = m.awaited_turn()
+    for other in range(m.seats):
+        if other != seat:
+            with pytest.raises(Refusal):
+                m.turn_view(other)
+    if seat is None:
+        return False
+    t = m.turn_view(seat)
+    v = m.view(seat)
+    legal = m.legal_actions(seat)
+    hand = v.hand or ()
+    assert t.seat == seat and t.rules == v.rules == m.rules_name
+    assert t.hand_mask == sum(1 << c for c in hand) and t.cards == len(hand)
+    assert list(t.rank_counts) == [sum(1 for c in hand if c.rank == r) for r in range(13)]
+    top = v.top
+    assert t.top_count == (0 if top is None else len(top))
+    if top is not None:
+        assert t.top_rank == top[0].rank
+        assert t.must == (v.must_rank is not None) and (not t.must or v.must_rank == t.top_rank)
+    else:
+        assert not t.must
+    assert (t.reversed, t.played_mask, t.cut) == (v.reversed, v.played_mask, v.cut)
+    if len(legal) == 1:
+        assert t.forced is legal[0]  # the very object legal_actions() lists
+    else:
+        assert t.forced is None
+    return True
+
+
 def drive_president(rules: PresidentRules, seats: int, seed: int, rounds: int, on_state: Any) -> None:
     rng = random.Random(seed)
     m = PresidentMatch(rules, seats=seats, stake=2, rounds=rounds)
@@ -127,7 +159,7 @@ MIXED = PresidentRules(
 
 @pytest.mark.parametrize("rules", [CLASSIC, TDC, MIXED], ids=lambda r: r.name)
 def test_president_views_agree_with_the_engine_on_random_states(rules: PresidentRules) -> None:
-    counted = {"states": 0, "views": 0, "give": 0, "follow": 0, "lead": 0, "cut": 0, "must": 0}
+    counted = {"states": 0, "views": 0, "give": 0, "follow": 0, "lead": 0, "cut": 0, "must": 0, "turn_views": 0}
 
     def on_state(m: PresidentMatch) -> None:
         counted["states"] += 1
@@ -138,12 +170,14 @@ def test_president_views_agree_with_the_engine_on_random_states(rules: President
                 counted[v.decision] += 1
             counted["cut"] += v.cut is not None
         counted["must"] += m.view(None).must is not None
+        counted["turn_views"] += check_turn_view(m)
 
     for i in range(20):
         seats = 3 + i % 4
         drive_president(rules, seats, 1000 * seats + i, 3, on_state)
     assert counted["states"] > 3000, counted
     assert counted["follow"] > 500 and counted["lead"] > 100 and counted["must"] > 10
+    assert counted["turn_views"] > 2000
     if rules.exchange_choice:
         assert counted["give"] > 5
     if rules.cut:

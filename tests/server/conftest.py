@@ -35,6 +35,7 @@ FAST = {
     "command_burst": 400,
     "registrations_per_hour": 0,  # tests register many accounts from 127.0.0.1 (test_storage_commands sets one)
     "default_lang": "en",  # the tests read English; the embedded default is French (test_limits)
+    "gc_freeze_seconds": 0.0,  # the test process's collector left alone (test_gcpolicy turns it on)
 }
 """Test settings: long decision timers (tests drive every move, or set short timers themselves)."""
 

@@ -140,6 +140,20 @@ async def test_split_stream_through_the_dispatcher() -> None:
     assert [m["type"] for m in client._pushes] == ["state", "event"]
 
 
+async def test_skipped_events_are_counted_never_parsed_nor_queued() -> None:
+    client = Client()
+    client.skip_events("room_created", "room_closed")
+    lines = [b'{"type":"ok","id":1}',  # JSON seen: skipping starts
+             b'{"type":"event","event":"room_created","room":"r1"}',
+             b'{"type":"event","event":"chat","message":"\\"event\\":\\"room_closed\\""}',  # only in a string
+             b'{"type":"event","event":"room_closed","room":"r1"}',
+             b'{"type":"state","turn":1}']
+    for line in lines:
+        client._dispatch_line(line)
+    assert client.skipped == 2 and client.received == 5
+    assert [m.get("event") or m["type"] for m in client._pushes] == ["chat", "state"]
+
+
 async def test_closing_fails_pending_requests_and_waiters() -> None:
     client = Client()
     fut: asyncio.Future[dict[str, object]] = asyncio.get_running_loop().create_future()

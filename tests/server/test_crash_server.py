@@ -44,7 +44,7 @@ class Server:
 
     async def start(self, extra: str = "", round_pause: float = 0.0) -> None:
         config = self.data.parent / "test.toml"
-        config.write_text(f"[timers]\nbot_delay = 0.0\nround_pause = {round_pause}\nturn_seconds = 60\n" + extra)
+        config.write_text(f"[timers]\nbot_delay = 0.0\ncut_window = 0.2\nround_pause = {round_pause}\nturn_seconds = 60\n" + extra)
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "server.cli", "serve", "--data-dir", str(self.data),
             "--ssh-port", "0", "--telnet-port", "0", "--config", str(config), "--log-level", "INFO",

@@ -258,3 +258,26 @@ def test_install_puts_one_filter_on_each_root_handler() -> None:
     logsafe.install(5, [handler])
     logsafe.install(5, [handler])
     assert sum(isinstance(x, logsafe.LogHygiene) for x in handler.filters) == 1
+
+
+async def test_the_listener_keeps_the_open_connections_and_close_cuts_them(server):
+    """The telnet listener holds exactly the live connections (a set, not telnetlib3's list filtered on
+    every accept) and its ``close()`` cuts every one of them."""
+    listener = server._telnet
+    conns = [await asyncio.open_connection("127.0.0.1", server.telnet_port) for _ in range(3)]
+    for _ in range(100):
+        if len(listener.protocols) == 3:
+            break
+        await asyncio.sleep(0.02)
+    assert len(listener.protocols) == 3
+    conns[0][1].close()
+    for _ in range(100):
+        if len(listener.protocols) == 2:
+            break
+        await asyncio.sleep(0.02)
+    assert len(listener.protocols) == 2
+    listener.close()
+    for reader, writer in conns[1:]:
+        assert await asyncio.wait_for(reader.read(), 5) is not None  # EOF: the server cut it
+        writer.close()
+    assert not listener.is_serving()

@@ -66,7 +66,8 @@ def _telnet(port: int) -> Any:
 async def _table(tmp_path: Any, monkeypatch: Any, **config: Any) -> tuple[Any, Any, Any, str, str, list[str]]:
     seed, card, cut = _person_cuts_the_lead()
     monkeypatch.setattr(room_module, "draw_seed", lambda: seed)
-    running = await start_server(tmp_path, bot_delay=0.8, cut_window=3.0, round_pause=1.0, **config)
+    settings = {"bot_delay": 0.8, "cut_window": 3.0, "round_pause": 1.0, **config}
+    running = await start_server(tmp_path, **settings)
     child = await asyncio.to_thread(_telnet, running.telnet_port)
     await asyncio.to_thread(child.sendline, "crear presidente tdc 3 bots=1 apuesta=10")
     await asyncio.to_thread(child.expect, r"Mesa (\S+) abierta")
@@ -98,7 +99,8 @@ async def test_T9_a_person_has_time_to_cut_a_single_before_the_next_bot_plays(tm
 
 
 async def test_leaving_a_staked_round_asks_first_then_a_bot_plays_it_out(tmp_path: Any, monkeypatch: Any) -> None:
-    running, child, bea, room, _card, _cut = await _table(tmp_path, monkeypatch)
+    # quick bots and windows: the round is played out after the person left, its pace does not matter
+    running, child, bea, room, _card, _cut = await _table(tmp_path, monkeypatch, bot_delay=0.1, cut_window=0.3)
     try:
         await bea.next_state(lambda s: s.get("turn") == 1 and s.get("hand"), timeout=20, current=True)
         await asyncio.to_thread(child.sendline, "irse")

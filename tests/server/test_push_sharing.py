@@ -114,3 +114,28 @@ async def test_lobby_news_once_per_language_and_only_to_the_lobby(server):
     finally:
         for c in (alice, bob, zoe):
             await c.close()
+
+
+async def test_many_news_in_one_flush_are_counted_in_one_digest(server, monkeypatch):
+    """Beyond ``NEWS_DIGEST`` news in one flush a reader gets one ``rooms_changed`` that counts them."""
+    import server.newsdigest as digest_mod
+
+    monkeypatch.setattr(digest_mod, "NEWS_DIGEST", 2)
+    alice = await connect(server, "alice")
+    bob = await connect(server, "bob")
+    seen: list[Any] = []
+    bob.on_push = seen.append
+    try:
+        digest = asyncio.ensure_future(bob.next_event("rooms_changed", timeout=10))
+        await asyncio.sleep(0)
+        for _ in range(3):  # the first news goes out at once; the other five wait for the next flush
+            await alice.request("create", game="president", rules="classic", seats=4)
+            await alice.request("leave")
+        got = await digest
+        assert (got["opened"], got["closed"], got["open"]) == (2, 3, 0)
+        assert "2 opened, 3 closed" in got["text"]
+        news = [e["event"] for e in seen if e.get("event") in ("room_created", "room_closed", "rooms_changed")]
+        assert news == ["room_created", "rooms_changed"]
+    finally:
+        for c in (alice, bob):
+            await c.close()

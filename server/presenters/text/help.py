@@ -58,7 +58,7 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
             (f"{v('seek')} {_word(lang, 'president')} {_word(lang, 'tdc')} 4",
              t.gettext("a table for whoever accepts first (challenge ana …: for ana)")),
             (f"{v('replay')}", t.gettext("your last round again, step by step")),
-            (f"{v('ignore')} NAME", t.gettext("no longer see someone's chat ({unignore} NAME: again)").format(
+            (f"{v('ignore')} ana", t.gettext("no longer see ana's chat and tells ({unignore} ana: again)").format(
                 unignore=v("unignore"))),
         ]
     elif ctx.bids_table:

@@ -394,9 +394,18 @@ STAFF_TOPICS = frozenset({"staff", "moderation", "moderator", "moderators", "adm
 """``help staff`` (and these words, folded): the staff's commands."""
 
 
+_EXAMPLE_WORDS: dict[str, dict[str, str]] = {
+    # the filler words of the examples in each language (the parser knows them all: STAFF_WORDS)
+    "en": {"in": "in", "set": "set", "clear": "clear", "moderator": "moderator"},
+    "fr": {"in": "dans", "set": "mettre", "clear": "effacer", "moderator": "modérateur"},
+    "es": {"in": "en", "set": "poner", "clear": "borrar", "moderator": "moderador"},
+}
+
+
 def staff_help(lang: str, style: TermStyle) -> str:
     """The commands of moderators and admins, with examples, in the person's words."""
     t = translation(lang)
+    w = _EXAMPLE_WORDS.get(lang, _EXAMPLE_WORDS["en"])
 
     def v(cmd: str) -> str:
         return verb(lang, cmd)
@@ -412,10 +421,10 @@ def staff_help(lang: str, style: TermStyle) -> str:
         (f"{v('unban')} ana", t.gettext("lift a ban (or {unban} #12); the list: {bans}").format(
             unban=v("unban"), bans=v("bans"))),
         (f"{v('announce')} …", t.gettext("a message to everyone, at every table")),
-        (f"{v('motd')} set … / clear", t.gettext("the message of the day")),
-        (f"{v('shutdown')} in 5m …", t.gettext("stop the server in 5 minutes, warning everyone ({shutdown} cancel: "
+        (f"{v('motd')} {w['set']} … / {w['clear']}", t.gettext("the message of the day")),
+        (f"{v('shutdown')} {w['in']} 5m …", t.gettext("stop the server in 5 minutes, warning everyone ({shutdown} cancel: "
                                                "call it off)").format(shutdown=v("shutdown"))),
-        (f"{v('grant')} ana moderator", t.gettext("give a role (player, moderator, admin); {revoke} ana: back to "
+        (f"{v('grant')} ana {w['moderator']}", t.gettext("give a role (player, moderator, admin); {revoke} ana: back to "
                                                   "player").format(revoke=v("revoke"))),
         (f"{v('grant')} ana 500 …", t.gettext("grant chips, with a reason ({retire} ana 200 …: retire them)").format(
             retire=v("retire"))),

@@ -9,6 +9,7 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
+from server import metrics
 from server.storage import names as _names
 from server.storage import passwords as _pw
 from server.storage.api import (
@@ -166,7 +167,11 @@ class SQLStore:
             _tables.check(op)
         if not ops:
             return []
-        return await self.run_write(functools.partial(_ledger.run, ops=ops))
+        started = time.perf_counter()
+        try:
+            return await self.run_write(functools.partial(_ledger.run, ops=ops))
+        finally:
+            metrics.ledger_commit(time.perf_counter() - started)
 
     # -- opening, recovery, closing
     async def _open(self) -> None:

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from server import metrics
 from server.storage.api import StorageError, Unreachable
 from server.storage.sql.tx import Tx
 
@@ -183,6 +184,8 @@ class DatabaseThread(threading.Thread):
                     self.on_job_end(tx)
                     tx.end_job()
                 except BaseException as exc:
+                    if not isinstance(exc, StorageError):  # a refusal is not the database failing
+                        metrics.db_error()
                     tx.execute("ROLLBACK TO SAVEPOINT job")
                     tx.execute("RELEASE SAVEPOINT job")
                     job.attempts += 1
@@ -197,6 +200,7 @@ class DatabaseThread(threading.Thread):
             self.commits += 1
             self.writes += len(results)
         except BaseException as exc:  # BEGIN, a savepoint or the COMMIT failed: nothing happened
+            metrics.db_error()
             if tx is not None:
                 with contextlib.suppress(Exception):
                     self.backend.rollback(tx)
