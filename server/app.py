@@ -65,7 +65,12 @@ class Running:
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep  # the countdown's (tests: a fake clock)
 
     def __post_init__(self) -> None:
-        self.lobby = Lobby(self.config, self.store, self.sessions)
+        lobby_class = Lobby
+        if self.config.redis_url:  # one node of a cluster (docs/cluster.md)
+            from server.cluster.lobby import ClusterLobby
+
+            lobby_class = ClusterLobby
+        self.lobby = lobby_class(self.config, self.store, self.sessions)
         self.connections = ConnectionCounter(self.config.max_connections_per_address)
 
     def schedule_shutdown(self, delay: float, reason: str = "") -> None:
@@ -166,12 +171,13 @@ async def open_store(config: Config) -> Any:
     """The store, not recovered yet (:func:`resume_tables` does it, knowing which tables resume)."""
     from server.storage import open_store as _open
 
+    cluster = bool(config.redis_url)  # the nodes share the database: no node recovers it alone
     return await _open(config.url or config.db_path, {"starting_chips": config.starting_chips,
                                                       "guest_chips": config.guest_chips,
                                                       "allow_guests": config.allow_guests,
                                                       "allow_registration": config.allow_registration,
                                                       "registrations_per_hour": config.registrations_per_hour},
-                       recover=False)
+                       recover=False, exclusive=not cluster)
 
 
 async def resume_tables(running: Running) -> None:
@@ -218,7 +224,15 @@ async def start(config: Config) -> Running:
     running = Running(config)
     running.store = running.lobby.store = await open_store(config)
     try:
-        await resume_tables(running)
+        if config.redis_url:
+            from server.cluster.lobby import ClusterLobby
+
+            assert isinstance(running.lobby, ClusterLobby)
+            # the other nodes' tables are theirs: no node recovers the shared database alone; the
+            # unfinished tables nobody owns are taken over by the nodes (server/cluster/takeover.py)
+            await running.lobby.open()
+        else:
+            await resume_tables(running)
         running._telnet = await start_telnet(running, serve_telnet)
         running.telnet_port = running._telnet.sockets[0].getsockname()[1]
         running._ssh = await start_ssh(running, serve_ssh)

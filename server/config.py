@@ -1,7 +1,8 @@
 """Server configuration: embedded defaults, then a TOML file, then overrides.
 
 ``config/default.toml`` holds every key with its default, grouped in sections
-(``[server]``, ``[limits]``, ``[ssh]``, ``[timers]``, ``[chips]``, ``[storage]``, ``[restart]``). A configuration file
+(``[server]``, ``[limits]``, ``[ssh]``, ``[timers]``, ``[chips]``, ``[storage]``, ``[social]``, ``[cluster]``,
+``[restart]``). A configuration file
 given with ``--config`` uses the same sections and keys; keyword overrides
 (command-line flags, tests) use the bare key names, which are unique across
 sections. Unknown keys are refused, so a typo never goes unnoticed.
@@ -108,6 +109,12 @@ class Config:
     max_bio: int = 300
     challenge_seconds: float = 60.0
     seek_seconds: float = 300.0
+    # [cluster] (docs/cluster.md; empty redis_url: one process, the embedded default)
+    redis_url: str = ""
+    node: str = ""
+    lease_seconds: float = 5.0
+    keepalive_seconds: float = 1.0
+    remote_timeout: float = 10.0
     # [metrics] (its keys are host and port in the file: see _SECTION_KEYS)
     metrics_host: str = "127.0.0.1"
     metrics_port: int = 0
@@ -232,6 +239,16 @@ def _check(cfg: Config) -> None:
             raise ConfigError(f"{name} must not be negative")
     if cfg.challenge_seconds <= 0 or cfg.seek_seconds <= 0:
         raise ConfigError("challenge_seconds and seek_seconds must be positive")
+    if cfg.redis_url:
+        if not cfg.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ConfigError("cluster redis_url must be a redis:// URL")
+        if not cfg.url:
+            raise ConfigError("a cluster node keeps its community in PostgreSQL: set [storage] url")
+        if not cfg.node or not all(c.isalnum() or c in "-_." for c in cfg.node) or len(cfg.node) > 64:
+            raise ConfigError("cluster node must be a name (letters, digits, - _ .), unique in the cluster")
+    if cfg.keepalive_seconds <= 0 or cfg.lease_seconds < 3 * cfg.keepalive_seconds or cfg.remote_timeout <= 0:
+        raise ConfigError("keepalive_seconds and remote_timeout must be positive, lease_seconds at least "
+                          "three keep-alives")
     if cfg.default_ante < 1 or cfg.bot_chips < 0:
         raise ConfigError("default_ante must be at least 1 and bot_chips not negative")
 

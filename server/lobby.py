@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from server import restored, seektable
 from server.claims import SeatClaims
 from server.conduct import Conduct, Moderation, NoModeration
+from server.directory import Directory
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.messages.moderation import refusal_params
 from server.newsdigest import news_text
@@ -63,7 +64,7 @@ def clean_name(raw: str, limit: int) -> str:
         raise CommandError("bad_name", max=limit) from None
 
 
-class Lobby:
+class Lobby(Directory):
     def __init__(self, config: Config, store: Any, sessions: set[Any]) -> None:
         self.config = config
         self.store = store

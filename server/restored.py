@@ -42,6 +42,7 @@ async def restore(lobby: Lobby, stored: Sequence[StoredTable]) -> list[tuple[str
     whose log does not replay is set aside (its unsettled round voided, its bots' chips sent
     home) and the operator told. Returns the tables set aside, with their reason."""
     aside: list[tuple[str, str]] = []
+    rebuilt: list[Room] = []
     now = time.monotonic()
     for t in stored:
         try:
@@ -57,6 +58,7 @@ async def restore(lobby: Lobby, stored: Sequence[StoredTable]) -> list[tuple[str
             aside.append((t.table_id, "a seat's account is held elsewhere"))
             continue
         lobby.adopt(room)
+        rebuilt.append(room)
     for table_id, reason in aside:
         log.error("table %s is set aside: %s; its unsettled round is voided (donne audit lists it)",
                   table_id, reason)
@@ -64,10 +66,10 @@ async def restore(lobby: Lobby, stored: Sequence[StoredTable]) -> list[tuple[str
             await lobby.store.apply([TableClosed(table_id, "aside", reason)])
         except Exception:
             log.exception("could not set table %s aside", table_id)
-    for room in lobby.rooms.values():
+    for room in rebuilt:  # only these: a cluster node takes tables over while its own play on
         room.start()
-    if lobby.rooms:
-        log.info("%d table(s) resumed: %s", len(lobby.rooms), " ".join(sorted(lobby.rooms)))
+    if rebuilt:
+        log.info("%d table(s) resumed: %s", len(rebuilt), " ".join(sorted(r.id for r in rebuilt)))
     return aside
 
 async def _seat_again(lobby: Lobby, room: Room) -> bool:

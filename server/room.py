@@ -28,11 +28,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import secrets
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -106,6 +107,20 @@ class Host(Protocol):
         """``player`` took a seat here (their friends may hear of it)."""
         ...
 
+    @property
+    def paused(self) -> bool:
+        """A service the rooms need is away (a cluster's Redis or PostgreSQL): rooms wait."""
+        ...
+
+    async def until_running(self) -> None:
+        """Return when the rooms may go on (at once unless :attr:`paused`)."""
+        ...
+
+    async def outage(self, exc: BaseException) -> bool:
+        """A store operation failed with ``exc``: True when it is an outage of the store and it is
+        over now (the operation is tried again), False to hand the failure to the table."""
+        ...
+
 log = logging.getLogger(__name__)
 
 BOT_OPTIONS: Mapping[str, Any] = {"clock": time.monotonic}
@@ -156,6 +171,11 @@ class Room:
         self._task: asyncio.Task[None] | None = None
         self._waiting_since: float | None = None  # the table waits for players since (monotonic)
         self._sat_at = 0.0  # when a person last sat down here
+        self._lag = 0.0  # seconds the room spent paused (an outage): its table's clock does not count them
+
+    def now(self) -> float:
+        """The table's clock: monotonic, less the time paused, so no deadline runs out during an outage."""
+        return time.monotonic() - self._lag
 
     @classmethod
     def restored_from(cls, lobby: Host, stored: api.StoredTable, now: float) -> Room:
@@ -173,6 +193,14 @@ class Room:
     @property
     def opts(self) -> TableOptions:
         return self.table.opts
+
+    def has_free_seat(self, summary: Mapping[str, Any]) -> bool:
+        """A person may sit down here now (``summary``: :meth:`summary`): a free seat, before the match
+        or between rounds where joining is allowed."""
+        if summary["status"] == "over" or len(summary["players"]) >= summary["seats"]:
+            return False
+        return bool(summary["status"] == "waiting" and self.table.match is None) or \
+            bool(self.table.adapter.joins_between_rounds)
 
     def summary(self) -> dict[str, Any]:
         return self.table.summary()
@@ -216,7 +244,7 @@ class Room:
         not open as asked), closes, giving back an unfinished round's chips, and releases everyone."""
         if self._task is None or self._task.done():
             if not self.closed and not self.suspended and (self.journal is None or end):
-                await self._drain(self.table.handle(time.monotonic(), Shutdown()))
+                await self._drain(self.table.handle(self.now(), Shutdown()))
             return
         self._queue.put_nowait(_Item("close" if end else "stop"))
         try:
@@ -236,12 +264,14 @@ class Room:
                 idle_at = self.idle_at
                 if idle_at is not None:
                     wake = idle_at if wake is None else min(wake, idle_at)
-                timeout = None if wake is None else max(0.0, wake - time.monotonic())
+                timeout = None if wake is None else max(0.0, wake - self.now())
                 try:
                     item: _Item | None = await asyncio.wait_for(self._queue.get(), timeout)
                 except TimeoutError:
                     item = None
-                now = time.monotonic()
+                if self.lobby.paused and (item is None or item.kind not in ("stop", "close")):
+                    await self._wait_out()  # a stop goes through: a table given up stops at once
+                now = self.now()
                 if item is None and idle_at is not None and now >= idle_at:
                     log.info("room %s: nobody sat down for %.0f s; closing it", self.id,
                              self.config.room_wait_seconds)
@@ -264,7 +294,7 @@ class Room:
         except asyncio.CancelledError:
             if not self.closed and self.journal is None:
                 table.abort()
-                await self._drain(table.handle(time.monotonic(), Shutdown()))
+                await self._drain(table.handle(self.now(), Shutdown()))
             elif not self.closed:
                 table.abort()  # what was written stays the table's truth
                 self.suspended = True
@@ -273,9 +303,15 @@ class Room:
             log.exception("room %s failed; closing it", self.id)
             if not self.closed:
                 table.abort()
-                await self._drain(table.handle(time.monotonic(), Shutdown()))
+                await self._drain(table.handle(self.now(), Shutdown()))
         finally:
             self._fail_waiting()
+
+    async def _wait_out(self) -> None:
+        """Hold the table while the lobby is paused; that time is not the table's."""
+        started = time.monotonic()
+        await self.lobby.until_running()
+        self._lag += time.monotonic() - started
 
     def _tell_resumed(self, player: Player) -> None:
         """The first time someone comes back to a table rebuilt after a restart: it is back."""
@@ -315,7 +351,7 @@ class Room:
     def _note_waiting(self) -> None:
         if self.table.status == "waiting" and not self.table.closed:
             if self._waiting_since is None:
-                self._waiting_since = time.monotonic()
+                self._waiting_since = self.now()
         else:
             self._waiting_since = None
 
@@ -347,7 +383,7 @@ class Room:
                 return
             if op is None:
                 try:
-                    result = await self._perform(effect)
+                    result = await self._through(functools.partial(self._perform, effect))
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
@@ -355,9 +391,24 @@ class Room:
             elif error is None:
                 result = _op_result(effect, result)
             if error is not None:
-                out = self.table.resume(time.monotonic(), error=error)
+                out = self.table.resume(self.now(), error=error)
             else:
-                out = self.table.resume(time.monotonic(), result)
+                out = self.table.resume(self.now(), result)
+
+    async def _through(self, attempt: Callable[[], Awaitable[Any]]) -> Any:
+        """``attempt()`` (one whole ``store.apply``, all or nothing, or a read), tried again after an
+        outage of the store (:meth:`Host.outage`); the time waiting is not the table's."""
+        while True:
+            try:
+                return await attempt()
+            except (asyncio.CancelledError, CommandError):
+                raise
+            except Exception as exc:
+                started = time.monotonic()
+                again = await self.lobby.outage(exc)
+                self._lag += time.monotonic() - started
+                if not again:
+                    raise
 
     async def _write(self, op: Any, held: list[Item]) -> Any:
         """One transaction: this step's log entries (durable), then ``op`` (a chip movement, or None);
@@ -380,7 +431,7 @@ class Room:
         if not ops:
             return None
         try:
-            results = await self.lobby.store.apply(ops)
+            results = await self._through(functools.partial(self.lobby.store.apply, ops))
         except Exception:
             if journal is not None and entries:
                 journal.not_written()
@@ -444,7 +495,7 @@ class Room:
                     self._send(players, item)
             elif isinstance(item, Placed):
                 if item.seat is not None:
-                    self._sat_at = time.monotonic()
+                    self._sat_at = self.now()
                 player = players.get(item.member)
                 if player is not None:
                     player.room = self

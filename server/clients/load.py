@@ -69,6 +69,9 @@ class LoadOptions:
     duration: float = 10.0
     host: str = "127.0.0.1"
     port: int | None = None
+    ports: list[int] | None = None
+    """Several nodes of a cluster (``--ports 2323,2324``); ``spread``: ``table`` or ``seat``."""
+    spread: str = "table"
     transport: str = "tcp"
     strategy: str = "greedy"
     seed: str = "load"
@@ -141,7 +144,11 @@ def check_options(opts: LoadOptions) -> int:
                          f"worker), not {opts.tables}")
     if not opts.duration > 0:
         raise SystemExit("--duration must be positive")
-    if opts.profile and opts.port is not None:
+    if opts.ports is not None and (opts.port is not None or not opts.ports):
+        raise SystemExit("--ports is a list of running nodes' ports, instead of --port")
+    if opts.spread not in ("table", "seat"):
+        raise SystemExit(f"unknown spread {opts.spread!r}: table or seat")
+    if opts.profile and (opts.port is not None or opts.ports):
         raise SystemExit("--profile profiles the server donne load starts: not with --port")
     if opts.game not in ("president", "speculation"):
         raise SystemExit(f"unknown game {opts.game!r}: president or speculation")
@@ -278,7 +285,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="donne-load-"))
     token = "".join("abdefghjkpqstxyz"[b % 16] for b in hashlib.sha256(f"{opts.seed}{time.time()}".encode()).digest()[:4])
     try:
-        port = opts.port
+        port = opts.port if opts.port is not None else (opts.ports[0] if opts.ports else None)
         if port is None:
             server = await ServerProcess(profile=opts.profile, server_keys=opts.server_keys).start()
             port = server.ssh_port if opts.transport == "ssh" else server.telnet_port
@@ -286,7 +293,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         cpu_start = server.cpu_s() if server else None
         parallel = max(1, -(-opts.connect_parallel // opts.procs))
         for w, group in enumerate(groups):
-            spec = WorkerSpec(index=w, port=port, tables=group, seats=seats, host=opts.host,
+            spec = WorkerSpec(index=w, port=port, ports=list(opts.ports or []), spread=opts.spread, tables=group, seats=seats, host=opts.host,
                               transport=opts.transport, game=opts.game, rules=opts.rules,
                               strategy=opts.strategy, seed=opts.seed, token=token, connect_parallel=parallel,
                               turn_seconds=opts.turn_seconds, think=opts.think, duration=opts.duration,
@@ -371,6 +378,13 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
     }
 
 
+def _ports(text: str) -> list[int]:
+    try:
+        return [int(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("ports are numbers, comma separated") from None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clients", type=int, default=8, help="wire bots (connections)")
     parser.add_argument("--tables", type=int, default=2, help="tables; seats per table = clients // tables")
@@ -380,6 +394,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="target host (loopback only)")
     parser.add_argument("--port", type=int, help="target a running server (telnet port, or SSH with "
                                                   "--transport ssh); default: start one")
+    parser.add_argument("--ports", type=_ports, help="target the running nodes of a cluster on these ports "
+                                                      "(comma separated), instead of --port")
+    parser.add_argument("--spread", default="table", choices=["table", "seat"],
+                        help="with --ports: a whole table on one node (table), or its seats on different "
+                             "nodes (seat: players across nodes)")
     parser.add_argument("--transport", default="tcp", choices=["tcp", "ssh"])
     parser.add_argument("--strategy", default="greedy")
     parser.add_argument("--seed", default="load")

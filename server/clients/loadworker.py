@@ -95,6 +95,18 @@ class WorkerSpec:
     """The worker's collector policy (:class:`_Collector`); 0: CPython's."""
     profile: str | None = None
     """cProfile this worker into that file (``donne load --profile-workers``)."""
+    ports: list[int] = field(default_factory=list)
+    """Several nodes of a cluster (empty: ``port`` alone); ``spread`` says which seat goes where."""
+    spread: str = "table"
+
+    def port_for(self, table: int, seat: int) -> int:
+        """The port seat ``seat`` of table ``table`` connects to: with several nodes, ``table`` spread puts
+        a whole table on one node (table ``t`` on node ``t % n``), ``seat`` spread puts the seats of a
+        table on different nodes (seat ``s`` on node ``(t + s) % n``: players across nodes)."""
+        if not self.ports:
+            return self.port
+        n = len(self.ports)
+        return self.ports[(table + (seat if self.spread == "seat" else 0)) % n]
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -140,12 +152,12 @@ class LoadWorker:
 
     # -- phase 1: connect -------------------------------------------------------
 
-    async def _connect_one(self, name: str) -> Client:
+    async def _connect_one(self, name: str, port: int) -> Client:
         spec = self.spec
         if spec.transport == "ssh":
-            client = await Client.connect_ssh(spec.host, spec.port, name, timeout=60)
+            client = await Client.connect_ssh(spec.host, port, name, timeout=60)
         else:
-            client = await Client.connect_tcp(spec.host, spec.port, timeout=60)
+            client = await Client.connect_tcp(spec.host, port, timeout=60)
             try:
                 await client.login(name)
             except BaseException:
@@ -162,7 +174,8 @@ class LoadWorker:
         async def one(table: int, seat: int) -> Client | None:
             async with sem:
                 try:
-                    return await self._connect_one(f"L{spec.token}-{distinct(table)}-{distinct(seat)}")
+                    return await self._connect_one(f"L{spec.token}-{distinct(table)}-{distinct(seat)}",
+                                                   spec.port_for(table, seat))
                 except Exception as exc:  # any failure to connect is a figure, not a crash
                     self.connect_failures += 1
                     self.stats.codes[f"connect:{type(exc).__name__}"] += 1

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from server.commands import COMMANDS, Context, command
 from server.games import adapter, parse_options
 from server.limits import clean_text
 from server.messages.translations import LANGS, pick_lang
 from server.protocol import CommandError, arg_bool, arg_int, arg_str
-
-if TYPE_CHECKING:
-    from server.room import Room
 
 
 @command("login", login=False)
@@ -75,10 +72,7 @@ async def lang(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 @command("who")
 async def who(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
-    players = sorted(ctx.lobby.online(), key=lambda p: p.name.casefold())
-    return {"players": [{"name": p.name, "guest": p.guest,
-                         "room": p.room.id if p.room else None,
-                         "seat": p.seat if p.room else None} for p in players]}
+    return {"players": sorted(ctx.lobby.who(ctx.session.player), key=lambda p: str(p["name"]).casefold())}
 
 
 ROOMS_PAGE = 50
@@ -103,14 +97,11 @@ async def rooms(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     only_free = arg_bool(args, "free", default=False)
     free_first: list[dict[str, Any]] = []
     others: list[dict[str, Any]] = []
-    for room in ctx.lobby.rooms.values():
-        if room.closed:
-            continue
-        summary = room.summary()
+    for summary, free in ctx.lobby.room_list():
         if (game and summary["game"] != game) or (rules and summary["rules"] != rules) or \
                 (status and summary["status"] != status):
             continue
-        if _has_free_seat(room, summary):
+        if free:
             free_first.append(summary)
         elif not only_free:
             others.append(summary)
@@ -128,14 +119,6 @@ def _choice(args: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> str 
     if not isinstance(value, str) or value.strip().lower() not in allowed:
         raise CommandError("bad_argument", arg=key)
     return value.strip().lower()
-
-
-def _has_free_seat(room: Room, summary: Mapping[str, Any]) -> bool:
-    """A person may sit down there now: a free seat, before the match or between rounds where joining is allowed."""
-    if summary["status"] == "over" or len(summary["players"]) >= summary["seats"]:
-        return False
-    return bool(summary["status"] == "waiting" and room.table.match is None) or \
-        bool(room.table.adapter.joins_between_rounds)
 
 
 @command("create")
@@ -170,7 +153,7 @@ async def create(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 @command("join")
 async def join(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
-    room = ctx.lobby.find_room(args.get("room"))
+    room = await ctx.lobby.find_place(args.get("room"))
     player = ctx.session.player
     assert player is not None
     if player.room is not None and player.room is not room:
@@ -181,7 +164,7 @@ async def join(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 @command("watch")
 async def watch(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
-    room = ctx.lobby.find_room(args.get("room"))
+    room = await ctx.lobby.find_place(args.get("room"))
     player = ctx.session.player
     assert player is not None
     if player.room is not None and player.room is not room:

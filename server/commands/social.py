@@ -223,13 +223,7 @@ async def hide(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 @command("who")
 async def who(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
-    me = _me(ctx)
-    players = sorted(ctx.lobby.online(), key=lambda p: p.name.casefold())
-    out = []
-    for p in players:
-        room, seat = _where(p, me)
-        out.append({"name": p.name, "guest": p.guest, "room": room, "seat": seat})
-    return {"players": out}
+    return {"players": sorted(ctx.lobby.who(_me(ctx)), key=lambda p: str(p["name"]).casefold())}
 
 
 # -- friends -----------------------------------------------------------------------------------------

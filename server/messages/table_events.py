@@ -179,6 +179,8 @@ def _ev_notice(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
         "replaced": t.gettext("You logged in from somewhere else; this connection ends."),
         "flood": t.gettext("Too many commands at once; disconnected."),
         "not_enough_players": t.gettext("Fewer than three players can play on: the match ends here."),
+        "server_trouble": t.gettext("The server is having trouble; your table is paused. Nothing is lost."),
+        "server_ok": t.gettext("The server is fine again; your table goes on."),
     }
     return texts.get(code, code)
 

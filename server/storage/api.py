@@ -56,6 +56,12 @@ class StorageError(Exception):
     code = "not_allowed"
 
 
+class Unreachable(StorageError):
+    """The database could not be reached (nothing was done): an outage, not a refusal."""
+
+    code = "server_trouble"
+
+
 class InsufficientChips(StorageError):
     """An account cannot cover a stake, a transfer or a hold from its *available* chips.
 

@@ -164,6 +164,11 @@ class SQLAccounts:
 
         self._registered = await self._store.run_read(q)
 
+    def share(self) -> None:
+        """Several servers use this database (a cluster): no cache of the registered names, since
+        another server may register one at any time; :meth:`exists` asks the database."""
+        self._registered = None
+
     def remember(self, name: str) -> None:
         """``name`` is a registered account now (a rename, or a change made by another process)."""
         if self._registered is not None:

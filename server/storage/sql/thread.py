@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from server import metrics
-from server.storage.api import StorageError
+from server.storage.api import StorageError, Unreachable
 from server.storage.sql.tx import Tx
 
 log = logging.getLogger("donne.storage")
@@ -212,7 +212,7 @@ class DatabaseThread(threading.Thread):
                 results = [(job, False, exc) for job in batch if job.attempts >= self.MAX_ATTEMPTS]
             else:
                 if not isinstance(exc, StorageError) and self.backend.lost(exc):
-                    exc = StorageError(f"the database is unreachable: {exc}")
+                    exc = Unreachable(f"the database is unreachable: {exc}")
                 results = [(job, False, exc) for job in batch]
                 again = []
         for job, ok, value in results:

@@ -1,0 +1,171 @@
+"""The node's Redis connection: its own channel and the lobby channel, messages out in order, health.
+
+One connection publishes (a task empties the queue in pipelines, so messages to one channel leave
+in the order they were made, and Redis hands them to the subscriber in that order); one
+subscription reads this node's channel and the lobby channel and hands each message, in order,
+to ``handler``; after subscribing again (Redis was away) it calls ``on_subscribed``. When Redis goes away both sides say so (``on_health(False)``, logged once), keep
+trying every ``retry`` seconds, and say so again when it is back (``on_health(True)``). Messages
+made while it is away are dropped (counted in the log): commands are answered by a time-out,
+states are whole and the next one replaces them, and the keep-alives rewrite the lobby's view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from server.cluster import wire
+
+log = logging.getLogger("donne.cluster")
+
+MAX_BATCH = 500
+
+
+class Bus:
+    def __init__(self, url: str, node: str, handler: Callable[[dict[str, Any]], None],
+                 on_health: Callable[[bool], None], *, retry: float = 0.5,
+                 on_subscribed: Callable[[], None] | None = None) -> None:
+        self.url = url
+        self.node = node
+        self.handler = handler
+        self.on_health = on_health
+        self.retry = retry
+        self.on_subscribed = on_subscribed
+        self.redis: Any = None
+        self.healthy = False
+        self.dropped = 0
+        self.sent = 0
+        self.received = 0
+        self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._subscribed = asyncio.Event()
+
+    async def start(self) -> None:
+        """Connect (Redis must answer now: a node does not start without it) and subscribe."""
+        # a connection of the pool that broke while Redis was away is tried again on a fresh one at
+        # once, rather than failing one command each after Redis is back
+        self.redis = aioredis.from_url(self.url, decode_responses=True, socket_connect_timeout=2,
+                                       socket_timeout=5, health_check_interval=2,
+                                       retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2),
+                                       retry_on_error=[RedisConnectionError, RedisTimeoutError])
+        await self.redis.ping()
+        self.healthy = True
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._read_loop(), name="cluster-read"),
+                       loop.create_task(self._send_loop(), name="cluster-send")]
+        await asyncio.wait_for(self._subscribed.wait(), 10)
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        if self.redis is not None:
+            with contextlib.suppress(Exception):
+                await self.redis.aclose()
+
+    async def flush(self, timeout: float = 5.0) -> None:
+        """Wait until what was queued so far is published (or dropped), ``timeout`` seconds at most."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while not self._queue.empty() and loop.time() < end:
+            await asyncio.sleep(0.01)
+
+    # -- out -----------------------------------------------------------------------------------
+
+    def send(self, node: str, msg: Mapping[str, Any]) -> None:
+        self._put(wire.node_channel(node), msg)
+
+    def broadcast(self, msg: Mapping[str, Any]) -> None:
+        self._put(wire.LOBBY_CHANNEL, msg)
+
+    def _put(self, channel: str, msg: Mapping[str, Any]) -> None:
+        self._queue.put_nowait((channel, wire.encode({**msg, "from": self.node})))
+
+    async def _send_loop(self) -> None:
+        while True:
+            batch = [await self._queue.get()]
+            while len(batch) < MAX_BATCH and not self._queue.empty():
+                batch.append(self._queue.get_nowait())
+            try:
+                pipe = self.redis.pipeline(transaction=False)
+                for channel, payload in batch:
+                    pipe.publish(channel, payload)
+                await pipe.execute()
+                self.sent += len(batch)
+            except (RedisError, OSError) as exc:
+                self.dropped += len(batch)
+                self._health(False, exc)
+                log.warning("cluster: %d message(s) not sent, Redis unreachable", len(batch))
+                await asyncio.sleep(self.retry)
+
+    # -- in ------------------------------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        channels = (wire.node_channel(self.node), wire.LOBBY_CHANNEL)
+        while True:
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(*channels)
+                again = self._subscribed.is_set()
+                self._subscribed.set()
+                self._health(True)
+                if again and self.on_subscribed is not None:
+                    self.on_subscribed()  # what was published to this node meanwhile is lost: ask again
+                while True:
+                    message = await pubsub.get_message(timeout=1.0)
+                    if message is None or message.get("type") != "message":
+                        continue
+                    try:
+                        msg = wire.decode(message["data"])
+                    except wire.BadMessage as exc:
+                        log.warning("cluster: dropped a message on %s: %s", message.get("channel"), exc)
+                        continue
+                    self.received += 1
+                    try:
+                        self.handler(msg)
+                    except Exception:
+                        log.exception("cluster: handling a %r message failed", msg.get("t"))
+            except asyncio.CancelledError:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+                raise
+            except (RedisError, OSError) as exc:
+                self._health(False, exc)
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+                await asyncio.sleep(self.retry)
+
+    def _health(self, ok: bool, exc: BaseException | None = None) -> None:
+        if ok == self.healthy:
+            return
+        self.healthy = ok
+        if ok:
+            log.warning("cluster: Redis is reachable again")
+        else:
+            log.error("cluster: Redis is unreachable (%s); tables are paused, no new table opens", exc)
+        try:
+            self.on_health(ok)
+        except Exception:  # the reading and sending loops go on whatever the lobby does with it
+            log.exception("cluster: telling the lobby Redis is %s failed", "back" if ok else "away")
+
+    async def check(self) -> bool:
+        """Ping Redis (the keep-alive does it every turn): the health as it is now."""
+        try:
+            await self.redis.ping()
+        except (RedisError, OSError) as exc:
+            self._health(False, exc)
+            return False
+        self._health(True)
+        return True

@@ -1,0 +1,172 @@
+"""A node's keep-alive in Redis (``docs/cluster.md``): what it tells the cluster, what it reads back.
+
+Every ``keepalive_seconds`` the node says it is alive (``node:<name>``, expiring after
+``lease_seconds``), rewrites its lobby entries (people online, rooms, seats held: per-node hashes
+that expire with it), renews the leases of its tables, and reads the other nodes' entries into its
+view of the cluster. A node that stops renewing drops out by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from server.cluster import wire
+from server.cluster.lease import LeaseBook, Leases
+from server.cluster.proxy import RemoteClient, RemotePlace
+from server.cluster.relay import Relay
+from server.lobby import Lobby
+from server.players import Player
+from server.room import Room
+from server.storage.names import name_key
+
+log = logging.getLogger("donne.cluster")
+
+
+class KeepAlive(Relay):
+    """The keep-alive part of :class:`~server.cluster.lobby.ClusterLobby` (which makes its state)."""
+
+    book: LeaseBook
+    leases: Leases | None
+    live: set[str]
+    ticks: int
+    _rooms: dict[str, tuple[str, dict[str, Any], bool]]
+    _people: dict[str, dict[str, Any]]
+    _seats: dict[str, tuple[str, str]]
+    _healthy_since: float
+    given_up: dict[str, Room]
+    """Durable tables this node stopped when it lost their lease, until another node takes them."""
+
+    async def _probe_store(self) -> None:
+        raise NotImplementedError
+
+    def _local_people(self, viewer: Player | None = None) -> list[dict[str, Any]]:
+        return Lobby.who(self, viewer)
+
+    # -- keep-alive -----------------------------------------------------------------------------------
+
+    def _write_presence_soon(self) -> None:
+        if self.bus.healthy and self.bus.redis is not None:
+            self._spawn(self._write_entries(presence=True))
+
+    def _write_rooms_soon(self) -> None:
+        if self.bus.healthy and self.bus.redis is not None:
+            self._spawn(self._write_entries(presence=False))
+
+    async def _write_entries(self, *, presence: bool) -> None:
+        with contextlib.suppress(RedisError, OSError):
+            pipe = self.bus.redis.pipeline(transaction=True)
+            self._entries(pipe, presence=presence, rooms=not presence)
+            await pipe.execute()
+
+    def _entries(self, pipe: Any, *, presence: bool = True, rooms: bool = True) -> None:
+        ttl = int(self.config.lease_seconds * 1000)
+        tables: list[tuple[str, Mapping[str, str]]] = []
+        if presence:
+            people = {name_key(str(p["name"])): json.dumps(p) for p in self._local_people()}
+            tables.append((wire.presence_key(self.node), people))
+        if rooms:
+            listed = {str(s["room"]): json.dumps([s, free]) for s, free in Lobby.room_list(self)}
+            seats = {s.member: room.id for room in self.rooms.values() if not room.closed
+                     for s in room.table.seats if s.member is not None}
+            tables += [(wire.rooms_key(self.node), listed), (wire.seats_key(self.node), seats)]
+        for key, mapping in tables:
+            pipe.delete(key)
+            if mapping:
+                pipe.hset(key, mapping=dict(mapping))
+                pipe.pexpire(key, ttl)
+
+    async def _tick_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.keepalive_seconds)
+            try:
+                await self._keepalive()
+            except (RedisError, OSError) as exc:
+                self.bus._health(False, exc)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("cluster: keep-alive failed")
+
+    async def _keepalive(self) -> None:
+        """Say this node is alive, rewrite its entries, renew its leases, read the other nodes'."""
+        assert self.leases is not None
+        self.ticks += 1
+        late = self.book.lost()
+        if late:  # the rooms are paused while Redis is away; the renewal below says whose they are
+            log.warning("cluster: lease(s) of %s not renewed in time", " ".join(late))
+        r = self.bus.redis
+        for rid in await self.leases.renew():
+            holder = await self.leases.holder(rid)
+            if holder is None and rid in self.rooms and await self.leases.take(rid) is not None:
+                log.warning("cluster: table %s: its lease had expired; taken again", rid)
+                continue
+            self._lost(rid, "another node holds its lease" if holder else "its lease could not be taken again")
+        ttl = int(self.config.lease_seconds * 1000)
+        pipe = r.pipeline(transaction=True)
+        pipe.set(wire.node_key(self.node), json.dumps({"pid": os.getpid(), "at": time.time()}), px=ttl)
+        self._entries(pipe)
+        self._list_tables(pipe)
+        await pipe.execute()
+        nodes = {self.node}
+        prefix = wire.node_key("")
+        async for key in r.scan_iter(match=prefix + "*", count=1000):
+            nodes.add(key[len(prefix):])
+        others = sorted(nodes - {self.node})
+        pipe = r.pipeline(transaction=False)
+        for node in others:
+            pipe.hgetall(wire.presence_key(node))
+            pipe.hgetall(wire.rooms_key(node))
+            pipe.hgetall(wire.seats_key(node))
+        found = await pipe.execute() if others else []
+        people: dict[str, dict[str, Any]] = {}
+        rooms: dict[str, tuple[str, dict[str, Any], bool]] = {}
+        seats: dict[str, tuple[str, str]] = {}
+        for i, node in enumerate(others):
+            for key, raw in found[3 * i].items():
+                people[key] = json.loads(raw)
+            for rid, raw in found[3 * i + 1].items():
+                summary, free = json.loads(raw)
+                rooms[rid] = (node, summary, bool(free))
+            for key, rid in found[3 * i + 2].items():
+                seats[key] = (node, rid)
+        self._people, self._rooms, self._seats = people, rooms, seats
+        if time.monotonic() - self._healthy_since < self.config.lease_seconds:
+            nodes |= self.live  # just back from an outage: the others may not have written their keep-alive yet
+        dead = self.live - nodes
+        self.live = nodes
+        self.bus._health(True)
+        # an outage of PostgreSQL pauses the tables even between two writes (asked last: a slow
+        # database must not hold this node's keep-alive back until the others think it dead)
+        await self._probe_store()
+        if dead:
+            log.warning("cluster: node(s) %s stopped answering", ", ".join(sorted(dead)))
+        for player in list(self.players.values()):
+            session = player.session
+            if isinstance(session, RemoteClient) and session.node not in nodes:
+                self._front_gone(player)  # their node died: they are away (their grace runs)
+            elif isinstance(player.room, RemotePlace) and player.room.owner in dead and session is not None:
+                session.notice("server_trouble")  # their table's node died: it resumes elsewhere
+
+    def _list_tables(self, pipe: Any) -> None:
+        """Failover (:mod:`server.cluster.takeover`) lists this node's tables."""
+
+    def _lost(self, rid: str, why: str) -> None:
+        """This node may no longer own ``rid``: the table stops here at once (a durable one where it
+        is, given up to whichever node takes it over: :mod:`server.cluster.takeover`)."""
+        self.book.dropped(rid)
+        room = self.rooms.get(rid)
+        log.error("cluster: table %s stops on node %s: %s", rid, self.node, why)
+        if room is not None:
+            if room.journal is not None:
+                del self.rooms[rid]
+                self.given_up[rid] = room
+            self._spawn(room.stop())

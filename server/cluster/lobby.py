@@ -1,0 +1,391 @@
+"""The lobby of one node of a cluster (``docs/cluster.md``).
+
+It is the one-process :class:`~server.lobby.Lobby` for the node's own connections and rooms, and
+the cluster's directory for the rest:
+
+* the room list, ``who`` and the seats people hold are each node's keep-alive entries in Redis
+  (per-node hashes that expire with the node), read back every keep-alive into a local view;
+* lobby chat and room-list news cross on the lobby channel;
+* ``join``/``watch`` of a room another node owns gives a :class:`~server.cluster.proxy.RemotePlace`;
+  the owner holds the person as a :class:`~server.cluster.proxy.RemoteClient`;
+* logging in ends the sessions of that name on every other node (``kick``);
+* each room this node opens is held by a lease (:mod:`server.cluster.lease`), renewed by the
+  keep-alive; a room whose lease is lost stops at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from redis.exceptions import RedisError
+
+from server.cluster import wire
+from server.cluster.bus import Bus
+from server.cluster.lease import LeaseBook, Leases
+from server.cluster.proxy import RemoteClient, RemotePlace
+from server.cluster.routing import Outbox
+from server.cluster.takeover import FencedStore, Takeover
+from server.lobby import Lobby
+from server.players import Client, GuestStart, Place, Player
+from server.protocol import CommandError
+from server.room import Room
+from server.storage.api import Unreachable
+from server.storage.names import name_key
+
+if TYPE_CHECKING:
+    from server.config import Config
+    from server.games import TableOptions
+    from server.limits import Opener
+
+log = logging.getLogger("donne.cluster")
+
+
+def room_number(rid: str) -> int:
+    return int(rid[1:]) if rid[1:].isdigit() else 0
+
+
+class ClusterLobby(Takeover):
+    def __init__(self, config: Config, store: Any, sessions: set[Any]) -> None:
+        super().__init__(config, store, sessions)
+        self.node = config.node
+        self.outbox = Outbox()
+        self._outbox_handle: asyncio.Handle | None = None
+        self.pending: dict[str, asyncio.Future[Any]] = {}
+        self.places: dict[str, RemotePlace] = {}
+        self.bus = Bus(config.redis_url, self.node, self._on_message, self._on_health,
+                       on_subscribed=self._resubscribed)
+        self.book = LeaseBook(self.node, config.lease_seconds, time.monotonic)
+        self.leases: Leases | None = None
+        self.live: set[str] = {self.node}
+        # what the other nodes wrote at the last keep-alive: rooms, people online, seats held
+        self._rooms: dict[str, tuple[str, dict[str, Any], bool]] = {}
+        self._people: dict[str, dict[str, Any]] = {}
+        self._seats: dict[str, tuple[str, str]] = {}
+        self._tick: asyncio.Task[None] | None = None
+        self.ticks = 0
+        self._pg_ok = True
+        self._answers: collections.OrderedDict[str, dict[str, Any] | None] = collections.OrderedDict()
+        """Requests from other nodes seen lately: their reply (None: still running), for the copies."""
+        self._running = asyncio.Event()  # set while Redis and PostgreSQL both answer
+        self._running.set()
+        self._healthy_since = time.monotonic()  # the last time Redis and PostgreSQL came back
+        # failover (server/cluster/takeover.py)
+        self.fenced: set[str] = set()  # tables given up here: their writes are refused
+        self.given_up: dict[str, Room] = {}
+        self._taking: set[str] = set()
+        self._scan_store = True  # look in PostgreSQL for unfinished tables Redis does not list
+
+    # -- starting and stopping ------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Join the cluster: Redis, this node's channel, the first keep-alive."""
+        share = getattr(self.store.accounts, "share", None)
+        if callable(share):
+            share()  # other nodes register names too
+        self.store = FencedStore(self.store, self.fenced)
+        await self.bus.start()
+        self.leases = Leases(self.bus.redis, self.book)
+        await self._keepalive()
+        self._tick = asyncio.get_running_loop().create_task(self._tick_loop(), name="cluster-keepalive")
+        log.info("cluster: node %s joined (%d node(s) alive)", self.node, len(self.live))
+
+    async def shutdown(self) -> None:
+        await super().shutdown()
+        self._flush_outbox()
+        await self.bus.flush()
+        if self._tick is not None:
+            self._tick.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(self._tick, 5)
+        if self.leases is not None:
+            with contextlib.suppress(RedisError, OSError, TimeoutError):
+                await asyncio.wait_for(self._leave(), 5)
+        await self.bus.stop()
+
+    async def _leave(self) -> None:
+        """Give this node's tables up (the others take them over at once) and its entries."""
+        assert self.leases is not None
+        for rid in list(self.book.held):
+            await self.leases.release(rid)
+        await self.bus.redis.delete(wire.node_key(self.node), wire.presence_key(self.node),
+                                    wire.rooms_key(self.node), wire.seats_key(self.node))
+
+    # -- health -----------------------------------------------------------------------------------
+
+    @property
+    def healthy(self) -> bool:
+        """Redis and PostgreSQL both answer: tables play, new tables may open."""
+        return self.bus.healthy and self._pg_ok
+
+    @property
+    def paused(self) -> bool:
+        return not self.healthy
+
+    async def until_running(self) -> None:
+        await self._running.wait()
+
+    async def outage(self, exc: BaseException) -> bool:
+        """A room's store operation failed: if PostgreSQL is away, wait until it answers again
+        (the operation, all or nothing, is then tried again)."""
+        if not isinstance(exc, Unreachable | psycopg.OperationalError):
+            return False
+        self._pg_health(False, exc)
+        while not self._pg_ok:
+            await asyncio.sleep(self.config.keepalive_seconds)
+            await self._probe_store()
+        await self._running.wait()
+        return True
+
+    async def _probe_store(self) -> None:
+        try:
+            await self.store.accounts.exists("house:probe")
+        except Exception as exc:
+            self._pg_health(False, exc)
+        else:
+            self._pg_health(True)
+
+    def _pg_health(self, ok: bool, exc: BaseException | None = None) -> None:
+        if ok == self._pg_ok:
+            return
+        self._pg_ok = ok
+        if ok:
+            log.warning("cluster: PostgreSQL answers again")
+        else:
+            log.error("cluster: PostgreSQL is unreachable (%s); tables are paused, no new table opens", exc)
+        self._health_changed()
+
+    def _on_health(self, ok: bool) -> None:
+        self._health_changed()
+
+    def _health_changed(self) -> None:
+        """Pause or resume the rooms; tell this node's people at a table."""
+        ok = self.healthy
+        if ok == self._running.is_set():
+            return
+        if ok and self.book.lost():
+            return  # leases not renewed in time: the keep-alive first says whose tables they are
+        if ok:
+            self._running.set()
+            self._healthy_since = time.monotonic()
+        else:
+            self._running.clear()
+        for player in list(self.players.values()):
+            session = player.session
+            if session is None or isinstance(session, RemoteClient) or player.room is None:
+                continue
+            session.notice("server_ok" if ok else "server_trouble")
+
+    def _resubscribed(self) -> None:
+        """This node hears its channel again after an outage: what was sent to it meanwhile is lost.
+        Its people at other nodes' tables ask for their table again, and its tables draw themselves
+        again for the people of other nodes (whichever node hears again last, its messages arrive).
+        Redis may have lost the list of tables: the next claim looks in PostgreSQL too."""
+        self._scan_store = True
+        for player in list(self.players.values()):
+            if not player.connected:
+                continue
+            remote_place = isinstance(player.room, RemotePlace)
+            remote_person = isinstance(player.session, RemoteClient) and isinstance(player.room, Room)
+            if player.room is not None and (remote_place or remote_person):
+                player.room.refresh(player)
+
+    # -- logging in -------------------------------------------------------------------------------
+
+    async def login(self, session: Client, name: str, *, password: str | None = None,
+                    verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True) -> Player:
+        key = name_key(name.strip()) if name.strip() else ""
+        if key and key in self._people and key not in self.players and not self.closing and \
+                not await self.store.accounts.exists(name.strip()):
+            raise CommandError("name_taken", name=self._people[key].get("name", name))
+        player = await super().login(session, name, password=password, verified=verified, guest_start=guest_start,
+                                     greet=greet)
+        self.bus.broadcast({"t": "kick", "key": player.key})
+        self._write_presence_soon()
+        if player.room is None:
+            found = await self._locate(player.key)
+            if found is not None and player.room is None and found[0] != self.node:
+                owner, rid = found
+                place = self.place(rid, owner)
+                player.room = place
+                await place.reconnect(player)
+        return player
+
+    async def _locate(self, key: str) -> tuple[str, str] | None:
+        """Where ``key`` holds a seat in the cluster: ``(owner node, room id)``, or None."""
+        nodes = sorted(self.live - {self.node})
+        if not nodes or not self.healthy:
+            return self._seats.get(key)
+        try:
+            pipe = self.bus.redis.pipeline(transaction=False)
+            for node in nodes:
+                pipe.hget(wire.seats_key(node), key)
+            found = await pipe.execute()
+        except (RedisError, OSError):
+            return self._seats.get(key)
+        for node, rid in zip(nodes, found, strict=True):
+            if rid:
+                return node, rid
+        return None
+
+    def _kicked(self, key: str) -> None:
+        """``key`` logged in on another node: its session here ends (as a second login on one node)."""
+        player = self.players.get(key)
+        if player is None:
+            return
+        session = player.session
+        if session is None or isinstance(session, RemoteClient) or session.closed.is_set():
+            return
+        session.player = None
+        player.session = None
+        session.notice("replaced")
+        session.close("replaced")
+        room = player.room
+        if isinstance(room, Room):
+            self._spawn(room.disconnected(player))  # its new front takes the seat back (``conn``)
+            return
+        if isinstance(room, RemotePlace):
+            self.send(room.owner, {"t": "disc", "rid": room.id, "m": self.member_of(player)})
+        player.room = None
+        player.seat = None
+        if self.players.get(key) is player:
+            del self.players[key]  # no guest log-out: the account is in use on the other node
+        self._write_presence_soon()
+
+    async def detach(self, session: Client) -> None:
+        await super().detach(session)
+        self._write_presence_soon()
+
+    async def release(self, player: Player) -> None:
+        front = player.extra.get("front")
+        session = player.session
+        if front is not None and player.room is None and self.players.get(player.key) is player and \
+                (session is None or isinstance(session, RemoteClient)):
+            if isinstance(session, RemoteClient) and not session.closed.is_set():
+                self.send(session.node, {"t": "gone", "rid": player.extra.get("rid"), "key": player.key})
+            del self.players[player.key]  # a remote person's node keeps their account
+            return
+        await super().release(player)
+
+    # -- who and where ----------------------------------------------------------------------------
+
+    def online(self) -> list[Player]:
+        return [p for p in self.players.values() if p.connected and not isinstance(p.session, RemoteClient)]
+
+    def who(self, viewer: Player | None = None) -> list[dict[str, Any]]:
+        here = self._local_people(viewer)
+        keys = {name_key(str(p["name"])) for p in here}
+        return here + [dict(entry) for key, entry in self._people.items() if key not in keys]
+
+    def room_list(self) -> list[tuple[dict[str, Any], bool]]:
+        out = super().room_list()
+        local = {summary["room"] for summary, _ in out}
+        out += [(dict(summary), free) for rid, (_, summary, free) in self._rooms.items() if rid not in local]
+        out.sort(key=lambda pair: room_number(str(pair[0]["room"])))
+        return out
+
+    async def find_place(self, room_id: Any) -> Place:
+        try:
+            return self.find_room(room_id)
+        except CommandError:
+            if not isinstance(room_id, str | int):
+                raise
+        rid = str(room_id).strip().lower()
+        if rid.isdigit():
+            rid = "r" + rid
+        owner: str | None = None
+        if rid in self._rooms:
+            owner = self._rooms[rid][0]
+        elif self.leases is not None and self.healthy:
+            try:
+                held = await self.leases.holder(rid)
+            except (RedisError, OSError):
+                held = None
+            owner = held[0] if held is not None else None
+        if owner is None or owner == self.node or owner not in self.live:
+            raise CommandError("no_such_room", room=str(room_id)[:20])
+        return self.place(rid, owner)
+
+    # -- rooms --------------------------------------------------------------------------------------
+
+    async def open_room(self, opts: TableOptions, owner: str, opener: Opener | None = None) -> Room:
+        if not self.healthy or self.leases is None:
+            raise CommandError("server_trouble")  # refused while Redis or PostgreSQL is away
+        room = await super().open_room(opts, owner, opener)
+        try:
+            held = await self.leases.take(room.id)
+        except (RedisError, OSError):
+            held = None
+        if held is None:
+            await room.stop()
+            raise CommandError("server_trouble")
+        if room.journal is not None:  # durable: another node takes it over if this one dies
+            with contextlib.suppress(RedisError, OSError):
+                await self.bus.redis.hset(wire.TABLES_KEY, room.id, self.node)
+        return room
+
+    def announce(self, room: Room, name: str) -> None:
+        super().announce(room, name)
+        self._write_rooms_soon()
+
+    def room_closed(self, room: Room) -> None:
+        super().room_closed(room)
+        if self.leases is not None and room.id in self.book.held:
+            self._spawn(self._drop_lease(room.id))
+
+    async def _drop_lease(self, rid: str) -> None:
+        assert self.leases is not None
+        with contextlib.suppress(RedisError, OSError):
+            await self.bus.redis.hdel(wire.rooms_key(self.node), rid)
+            await self.bus.redis.hdel(wire.TABLES_KEY, rid)
+            await self.leases.release(rid)
+
+    def broadcast(self, event: Mapping[str, Any], *, news: bool = False) -> None:
+        super().broadcast(event, news=news)
+        self.bus.broadcast({"t": "news" if news else "chat", "ev": dict(event)})
+
+    # -- messages -----------------------------------------------------------------------------------
+
+    # lobby channel
+
+    def _on_chat(self, msg: dict[str, Any], sender: str) -> None:
+        ev = msg.get("ev")
+        if isinstance(ev, dict):
+            Lobby.broadcast(self, ev)
+
+    def _on_news(self, msg: dict[str, Any], sender: str) -> None:
+        ev = msg.get("ev")
+        if not isinstance(ev, dict):
+            return
+        rid = str(ev.get("room", ""))
+        if ev.get("event") == "room_created":
+            summary = {k: v for k, v in ev.items() if k not in ("event", "name")}
+            free = summary.get("status") == "waiting" and len(summary.get("players") or ()) < int(summary.get("seats") or 0)
+            self._rooms[rid] = (sender, summary, free)
+        elif ev.get("event") == "room_closed":
+            self._rooms.pop(rid, None)
+        Lobby.broadcast(self, ev, news=True)
+
+    def _on_kick(self, msg: dict[str, Any], sender: str) -> None:
+        key = msg.get("key")
+        if isinstance(key, str):
+            self._kicked(key)
+
+    def _on_owner(self, msg: dict[str, Any], sender: str) -> None:
+        """``sender`` took table ``rid`` over: this node's people there are connected to it again."""
+        rid = str(msg.get("rid", ""))
+        if rid in self.rooms or rid in self.given_up:
+            self._follow_owner(rid, sender)  # it was this node's
+        place = self.places.get(rid)
+        if place is None:
+            return
+        place.owner = sender
+        for player in list(self.players.values()):
+            if player.room is place and player.connected:
+                place.refresh(player)

@@ -1,0 +1,35 @@
+"""What a remote person's proxies need of their node's lobby (:class:`Node`), as a protocol.
+
+:mod:`server.cluster.proxy` works against this rather than against
+:class:`~server.cluster.lobby.ClusterLobby`, which builds the proxies (no import circle).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from server.cluster.routing import Outbox
+    from server.config import Config
+    from server.players import Player
+
+
+class Node(Protocol):
+    node: str
+    config: Config
+    outbox: Outbox
+    pending: dict[str, asyncio.Future[Any]]
+
+    @property
+    def healthy(self) -> bool: ...
+
+    async def until_running(self) -> None: ...
+
+    def send(self, node: str, msg: Mapping[str, Any]) -> None: ...
+
+    def kick_outbox(self) -> None: ...
+
+    @staticmethod
+    def member_of(player: Player) -> dict[str, Any]: ...

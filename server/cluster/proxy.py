@@ -1,0 +1,181 @@
+"""A person at a table owned by another node, seen from each side.
+
+On the owner, the person's session is a :class:`RemoteClient`: what the room hands it (states,
+events, notices) goes to the person's node through the :class:`~server.cluster.routing.Outbox`.
+On the person's node (the front), the room is a :class:`RemotePlace`: commands go to the owner
+and their replies come back; the states the owner sends are rendered by the person's own session
+(language, width, text or JSON) from :class:`RemoteStates`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from server.protocol import CommandError, Shared, encode
+
+if TYPE_CHECKING:
+    from server.cluster.node import Node
+    from server.players import Player
+
+
+class RemoteConn:
+    """What the lobby reads of a remote person's connection."""
+
+    kind = "remote"
+
+    def __init__(self, node: str) -> None:
+        self.peer = f"node:{node}"
+
+
+class RemoteClient:
+    """On the owner: the session of a person connected to ``node``."""
+
+    logged_in = True
+
+    def __init__(self, lobby: Node, node: str, key: str, lang: str) -> None:
+        self._lobby = lobby
+        self.node = node
+        self.key = key
+        self._lang = lang
+        self._closed = asyncio.Event()
+        self.conn = RemoteConn(node)
+        self.player: Player | None = None
+
+    @property
+    def closed(self) -> asyncio.Event:
+        return self._closed
+
+    @property
+    def lang(self) -> str:
+        return self._lang
+
+    @lang.setter
+    def lang(self, value: str) -> None:
+        self._lang = value
+
+    def push_states(self, states: Any, seat: int | None) -> None:
+        if not self._closed.is_set():
+            self._lobby.outbox.state(self.node, states.table.id, states, self.key, seat)
+            self._lobby.kick_outbox()
+
+    def push_shared(self, shared: Shared, you: int | None = None) -> None:
+        if not self._closed.is_set():
+            rid = self._rid()
+            self._lobby.outbox.shared(self.node, rid, shared.event, shared.names, shared, self.key, you)
+            self._lobby.kick_outbox()
+
+    def push_event(self, event: Mapping[str, Any], names: tuple[str, ...] | None = None,
+                   you: int | None = None) -> None:
+        self._send({"t": "ev", "key": self.key, "ev": dict(event),
+                    "names": list(names) if names is not None else None, "you": you})
+
+    def notice(self, what: str, **params: Any) -> None:
+        self._send({"t": "notice", "key": self.key, "what": what, "params": params})
+
+    def close(self, reason: str = "closed") -> None:
+        self._send({"t": "close", "key": self.key, "reason": reason})
+        self._closed.set()
+
+    def shared_line(self, shared: Shared, you: int | None = None) -> str:
+        return ""  # lobby news reach a remote person through their own node
+
+    def render_key(self) -> tuple[Any, ...]:
+        return ("remote", self.node)
+
+    def send_raw(self, text: str) -> None:
+        pass  # words are made on the person's node
+
+    def logged(self, name: str, guest: bool) -> None:
+        pass
+
+    def _rid(self) -> str:
+        player = self.player
+        room = player.room if player is not None else None
+        return room.id if room is not None else ""
+
+    def _send(self, msg: dict[str, Any]) -> None:
+        if not self._closed.is_set():
+            self._lobby.outbox.message(self.node, msg)
+            self._lobby.kick_outbox()
+
+
+class RemoteStates:
+    """A table's states of one moment as a front received them (what ``Session.push_states`` reads)."""
+
+    __slots__ = ("_lines", "_states")
+
+    def __init__(self, states: Mapping[int | None, dict[str, Any]]) -> None:
+        self._states = states
+        self._lines: dict[int | None, str] = {}
+
+    def state(self, seat: int | None) -> dict[str, Any]:
+        return self._states[seat]
+
+    def line(self, seat: int | None) -> str:
+        line = self._lines.get(seat)
+        if line is None:
+            line = self._lines[seat] = encode({"type": "state", **self._states[seat]})
+        return line
+
+
+_requests = itertools.count(1)
+
+RESEND = 1.0
+"""Seconds: a command not answered by then is sent again (a message can be lost while a node
+subscribes again after an outage of Redis); the owner runs it once and answers each copy."""
+
+
+class RemotePlace:
+    """On the front: a room owned by node ``owner``, as commands and the lobby use a room."""
+
+    def __init__(self, lobby: Node, rid: str, owner: str) -> None:
+        self._lobby = lobby
+        self.id = rid
+        self.owner = owner
+
+    def __repr__(self) -> str:
+        return f"RemotePlace({self.id} on {self.owner})"
+
+    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any]) -> Any:
+        lobby = self._lobby
+        if not lobby.healthy:  # paused: the command waits a while for Redis and PostgreSQL
+            try:
+                await asyncio.wait_for(lobby.until_running(), lobby.config.remote_timeout)
+            except TimeoutError:
+                raise CommandError("server_trouble") from None
+        req = f"{lobby.node}.{next(_requests)}"
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        lobby.pending[req] = future
+        msg = {"t": "cmd", "rid": self.id, "req": req, "m": lobby.member_of(player), "cmd": cmd, "args": dict(args)}
+        deadline = asyncio.get_running_loop().time() + lobby.config.remote_timeout
+        try:
+            while True:  # sent again until answered: the owner answers each request once (by ``req``)
+                lobby.send(self.owner, msg)
+                left = deadline - asyncio.get_running_loop().time()
+                if left <= 0:
+                    raise CommandError("server_trouble")
+                try:
+                    result = await asyncio.wait_for(asyncio.shield(future), min(left, RESEND))
+                    break
+                except TimeoutError:
+                    continue
+        finally:
+            lobby.pending.pop(req, None)
+            if not future.done():
+                future.cancel()
+        if cmd in ("join", "watch") and player.room is None:  # here now, before its first state arrives
+            player.room = self
+            player.seat = result.get("seat") if cmd == "join" and isinstance(result, Mapping) else None
+        return result
+
+    def refresh(self, player: Player) -> None:
+        self._lobby.send(self.owner, {"t": "conn", "rid": self.id, "m": self._lobby.member_of(player)})
+
+    async def reconnect(self, player: Player) -> None:
+        self.refresh(player)
+
+    async def disconnected(self, player: Player) -> None:
+        self._lobby.send(self.owner, {"t": "disc", "rid": self.id, "m": self._lobby.member_of(player)})

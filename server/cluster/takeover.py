@@ -1,0 +1,200 @@
+"""Failover: the unfinished tables of a node that died are taken over by a live node (``docs/cluster.md``).
+
+Every durable table of the cluster is listed in Redis (``donne:tables``: room id → its owner node),
+written by its owner when it opens or takes a table and again at every keep-alive. At each
+keep-alive a node looks for tables whose lease nobody holds and whose owner is not alive (its
+``node:`` key expired, or it stopped and said so): it takes the lease (``SET NX``, a new epoch),
+reads the table's log from PostgreSQL and rebuilds it exactly as a restart does
+(:meth:`Room.restored_from <server.room.Room.restored_from>`, the same code path), then tells every
+node it owns it now (``owner``): their people at that table are connected to it again, and the
+people of the dead node find their seat from whichever node they log in to. A table PostgreSQL
+knows unfinished that Redis does not list (Redis lost its data) is found by a scan of PostgreSQL
+when the node starts and after an outage of Redis.
+
+A node that can no longer be sure it owns a table (its lease not renewed in time, or another node
+holds it) stops the table at once, and :class:`FencedStore` refuses any write of that table from
+then on, so a late write of a stale owner never reaches PostgreSQL after it gave the table up; the
+table log's sequence numbers refuse an append that overlaps what the new owner wrote.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from server import restored
+from server.cluster import wire
+from server.cluster.keepalive import KeepAlive
+from server.cluster.proxy import RemoteClient
+from server.room import Room
+from server.storage.api import StorageError
+
+log = logging.getLogger("donne.cluster")
+
+CLAIMS_PER_TICK = 16
+"""Tables one node takes over in one keep-alive at most (a whole cluster starting again claims
+every table: in rounds, so the node's own leases are renewed in between)."""
+
+
+class Fenced(StorageError):
+    """A write for a table this node no longer owns (its lease was lost): refused before PostgreSQL."""
+
+
+def tables_of(ops: Sequence[Any]) -> set[str]:
+    """The tables a ``store.apply`` writes for (their log, their rounds: a round id begins with its
+    table's, ``r12-ab12cd34-3``)."""
+    out = set()
+    for op in ops:
+        rid = getattr(op, "table_id", None) or getattr(op, "table", None)
+        if isinstance(rid, str):
+            out.add(rid)
+        round_id = getattr(op, "round_id", None)
+        if isinstance(round_id, str) and "-" in round_id:
+            out.add(round_id.partition("-")[0])
+    return out
+
+
+class FencedStore:
+    """The store as a node's rooms see it: ``apply`` refuses the writes of tables given up here."""
+
+    def __init__(self, store: Any, fenced: set[str]) -> None:
+        self._store = store
+        self._fenced = fenced
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    async def apply(self, ops: Sequence[Any]) -> Any:
+        stale = tables_of(ops) & self._fenced
+        if stale:
+            raise Fenced(f"table(s) {' '.join(sorted(stale))} no longer owned by this node")
+        return await self._store.apply(ops)
+
+
+class Takeover(KeepAlive):
+    """The failover part of :class:`~server.cluster.lobby.ClusterLobby` (which makes its state)."""
+
+    fenced: set[str]
+    _taking: set[str]
+    _scan_store: bool
+
+    def _lost(self, rid: str, why: str) -> None:
+        """This node may no longer own ``rid``: the table stops here at once, its writes are refused."""
+        self.fenced.add(rid)
+        super()._lost(rid, why)
+
+    async def _keepalive(self) -> None:
+        await super()._keepalive()
+        self._health_changed()  # the leases are renewed: the rooms may go on, if they waited for that
+        await self._claim()
+
+    def _health_changed(self) -> None:
+        raise NotImplementedError
+
+    def _list_tables(self, pipe: Any) -> None:
+        """Every table this node holds, in the cluster's list (again at every keep-alive: Redis may
+        have lost it)."""
+        held = {rid: self.node for rid in self.book.held if rid in self.rooms}
+        if held:
+            pipe.hset(wire.TABLES_KEY, mapping=held)
+
+    async def _claim(self) -> None:
+        """Take over every unfinished table whose owner is gone (called by the keep-alive)."""
+        if self.closing or not self.config.durable_tables or not self.healthy or self.leases is None:
+            return
+        if time.monotonic() - self._healthy_since < self.config.lease_seconds:
+            return  # just back from an outage: the owners take their own tables back first
+        r = self.bus.redis
+        listed: dict[str, str] = await r.hgetall(wire.TABLES_KEY)
+        if self._scan_store:
+            self._scan_store = False
+            for t in await self.store.tables.unfinished():
+                listed.setdefault(t.table_id, "")
+        candidates = [rid for rid, node in listed.items() if rid not in self.rooms and rid not in self._taking
+                      and (node not in self.live or node == self.node)]
+        if not candidates:
+            return
+        random.shuffle(candidates)  # nodes claiming at once spread the tables between them
+        leases = await r.mget([wire.lease_key(rid) for rid in candidates])
+        orphans = [rid for rid, lease in zip(candidates, leases, strict=True) if lease is None]
+        for rid in orphans[:CLAIMS_PER_TICK]:  # the rest at the next keep-alive: this one renews leases too
+            if not self.closing:
+                await self._take_over(rid)
+
+    async def _take_over(self, rid: str) -> None:
+        assert self.leases is not None
+        self._taking.add(rid)
+        try:
+            held = await self.leases.take(rid)
+            if held is None:
+                return  # another node was quicker
+            self.fenced.discard(rid)
+            try:
+                room = await self._rebuild(rid)
+            except Exception:
+                log.exception("cluster: table %s could not be taken over", rid)
+                room = None
+            if room is None:
+                await self.leases.release(rid)
+                return
+            await self.bus.redis.hset(wire.TABLES_KEY, rid, self.node)
+            self.bus.broadcast({"t": "owner", "rid": rid, "epoch": held.epoch})
+            self._write_rooms_soon()
+            log.warning("cluster: node %s took table %s over (epoch %d)", self.node, rid, held.epoch)
+        except (RedisError, OSError) as exc:
+            log.warning("cluster: taking table %s over failed: %s", rid, exc)
+        finally:
+            self._taking.discard(rid)
+
+    async def _rebuild(self, rid: str) -> Room | None:
+        """The table ``rid`` rebuilt here from its log, by the restart's code path
+        (:func:`server.restored.restore`); None when it is finished, or set aside because its log
+        does not replay. Its people logged in here (or seen here through another node) keep their
+        player, now at this table; the others wait as players away (their grace runs)."""
+        stored = await self.store.tables.get(rid)
+        if stored is None or stored.status != "open":
+            await self.bus.redis.hdel(wire.TABLES_KEY, rid)
+            return None
+        before = dict(self.players)
+        if await restored.restore(self, [stored]):
+            await self.bus.redis.hdel(wire.TABLES_KEY, rid)  # set aside (logged, its round voided)
+            return None
+        room = self.rooms[rid]
+        self.given_up.pop(rid, None)
+        for key, fresh in list(self.players.items()):
+            old = before.get(key)
+            if old is None or old is fresh or fresh.room is not room:
+                continue
+            self.players[key] = old  # their session stays theirs
+            old.room = room
+            old.seat = fresh.seat
+            old.prefs = fresh.prefs
+            if old.session is not None and not isinstance(old.session, RemoteClient) and old.connected:
+                room.refresh(old)  # here already: back at the table at once
+        return room
+
+    def _follow_owner(self, rid: str, owner: str) -> None:
+        """Node ``owner`` took table ``rid`` over from this node: the room here is given up, and this
+        node's people at it play on through ``owner``."""
+        room = self.given_up.pop(rid, None) or self.rooms.pop(rid, None)
+        if room is None:
+            return
+        self.fenced.add(rid)
+        self.book.dropped(rid)
+        self._spawn(room.stop())
+        place = self.place(rid, owner)
+        for player in list(self.players.values()):
+            if player.room is not room:
+                continue
+            session = player.session
+            if isinstance(session, RemoteClient) or session is None or not player.connected:
+                if self.players.get(player.key) is player:
+                    del self.players[player.key]  # their own node (or their next login) finds the table
+                continue
+            player.room = place
+            place.refresh(player)

@@ -1,0 +1,137 @@
+"""The messages nodes send each other through Redis, and their encoding (no I/O).
+
+Every message is one JSON object with ``t`` (its kind), ``from`` (the sending node) and the
+fields of its kind:
+
+front → owner (the node's channel of the table's owner)
+    ``cmd``  ``rid req m cmd args`` — a person's command for a table; answered by ``reply``
+    ``conn`` ``rid m`` — the person's connection is (back) on that front, or wants a redraw
+    ``disc`` ``rid m`` — the person's connection ended (counts only from their current front)
+owner → front
+    ``reply`` ``req ok`` or ``req err params``
+    ``st``   ``rid states to`` — a table's states of one moment: only the seats this front holds
+             people for (``states``: ``[[seat, state], …]``, seat ``null``: the spectators'),
+             ``to``: ``[[key, seat], …]``
+    ``sh``   ``rid ev names to`` — a table event for the front's readers
+    ``ev``   ``key ev names you`` — an event for one person; ``notice`` ``key what params``
+    ``gone`` ``rid key`` — the person is no longer at the table; ``close`` ``key reason``
+lobby channel (every node)
+    ``chat`` / ``news`` ``ev`` — lobby chat, room-list news
+    ``kick`` ``key`` — that name logged in on the sending node: older sessions end
+    ``owner`` ``rid epoch`` — the sending node owns that table now (after a take-over)
+
+``m`` (a member) is ``{"key", "name", "guest", "prefs", "lang"}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+PREFIX = "donne:"
+
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+
+KINDS = frozenset({"cmd", "conn", "disc", "reply", "st", "sh", "ev", "notice", "gone", "close",
+                   "chat", "news", "kick", "owner"})
+
+
+class BadMessage(ValueError):
+    """Not a message of the cluster (bad JSON, unknown kind, missing field)."""
+
+
+def node_channel(node: str) -> str:
+    return f"{PREFIX}n:{node}"
+
+
+LOBBY_CHANNEL = f"{PREFIX}lobby"
+
+
+def node_key(node: str) -> str:
+    """The node's keep-alive (expires when the node stops renewing it)."""
+    return f"{PREFIX}node:{node}"
+
+
+def presence_key(node: str) -> str:
+    return f"{PREFIX}presence:{node}"
+
+
+def rooms_key(node: str) -> str:
+    return f"{PREFIX}rooms:{node}"
+
+
+def seats_key(node: str) -> str:
+    return f"{PREFIX}seats:{node}"
+
+
+TABLES_KEY = f"{PREFIX}tables"
+"""The cluster's durable tables: room id → the node that owns it (failover looks there)."""
+
+
+def lease_key(rid: str) -> str:
+    return f"{PREFIX}lease:{rid}"
+
+
+def epoch_key(rid: str) -> str:
+    return f"{PREFIX}epoch:{rid}"
+
+
+def encode(msg: Mapping[str, Any]) -> str:
+    return _encoder.encode(msg)
+
+
+def decode(raw: str | bytes) -> dict[str, Any]:
+    """The message in ``raw``; :class:`BadMessage` if it is not one."""
+    try:
+        msg = json.loads(raw)
+    except (ValueError, RecursionError, UnicodeDecodeError) as exc:
+        raise BadMessage(f"not JSON: {exc}") from None
+    if not isinstance(msg, dict) or msg.get("t") not in KINDS or not isinstance(msg.get("from"), str):
+        raise BadMessage("not a cluster message")
+    return msg
+
+
+def member(key: str, name: str, guest: bool, prefs: Mapping[str, bool], lang: str) -> dict[str, Any]:
+    return {"key": key, "name": name, "guest": guest, "prefs": dict(prefs), "lang": lang}
+
+
+def read_member(msg: Mapping[str, Any]) -> dict[str, Any]:
+    m = msg.get("m")
+    if not isinstance(m, dict) or not isinstance(m.get("key"), str) or not isinstance(m.get("name"), str):
+        raise BadMessage("no member")
+    prefs = m.get("prefs")
+    return {"key": m["key"], "name": m["name"], "guest": bool(m.get("guest")),
+            "prefs": {str(k): bool(v) for k, v in prefs.items()} if isinstance(prefs, dict) else {},
+            "lang": str(m.get("lang") or "en")}
+
+
+def states_message(rid: str, states: Mapping[int | None, Mapping[str, Any]],
+                   to: Sequence[tuple[str, int | None]]) -> dict[str, Any]:
+    return {"t": "st", "rid": rid, "states": [[seat, state] for seat, state in states.items()],
+            "to": [[key, seat] for key, seat in to]}
+
+
+def read_states(msg: Mapping[str, Any]) -> tuple[dict[int | None, dict[str, Any]], list[tuple[str, int | None]]]:
+    """The states of an ``st`` message by seat, and its recipients."""
+    out: dict[int | None, dict[str, Any]] = {}
+    for pair in msg.get("states") or ():
+        seat, state = pair
+        if not (seat is None or isinstance(seat, int)) or not isinstance(state, dict):
+            raise BadMessage("bad state")
+        out[seat] = state
+    return out, _recipients(msg)
+
+
+def _recipients(msg: Mapping[str, Any]) -> list[tuple[str, int | None]]:
+    to: list[tuple[str, int | None]] = []
+    for pair in msg.get("to") or ():
+        key, seat = pair
+        if not isinstance(key, str) or not (seat is None or isinstance(seat, int)):
+            raise BadMessage("bad recipient")
+        to.append((key, seat))
+    return to
+
+
+def read_recipients(msg: Mapping[str, Any]) -> list[tuple[str, int | None]]:
+    return _recipients(msg)

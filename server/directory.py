@@ -1,0 +1,65 @@
+"""The lobby as a directory of people and rooms, in one process (``docs/cluster.md``).
+
+:class:`Directory` is what ``who``, ``rooms``, ``join``/``watch`` and the rooms' outage handling
+ask of the lobby: here, the one process's own people and rooms, and never a pause. A node of a
+cluster answers the same questions for the whole cluster
+(:class:`server.cluster.lobby.ClusterLobby`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from server.players import Place, Player
+    from server.room import Room
+
+
+class Directory:
+    """The one-process answers (a base of :class:`server.lobby.Lobby`)."""
+
+    if TYPE_CHECKING:
+        rooms: Mapping[str, Room]
+
+        def online(self) -> list[Player]: ...
+
+        def find_room(self, room_id: Any) -> Room: ...
+
+    def who(self, viewer: Player | None = None) -> list[dict[str, Any]]:
+        """Everyone online as ``who`` lists them: name, guest, room, seat (a cluster: every node's);
+        the table of someone who hides it is shown only to themselves (``viewer``)."""
+        out = []
+        for p in self.online():
+            shown = p.room is not None and (p is viewer or not p.extra.get("hide_where"))
+            out.append({"name": p.name, "guest": p.guest, "room": p.room.id if shown and p.room else None,
+                        "seat": p.seat if shown else None})
+        return out
+
+    def room_list(self) -> list[tuple[dict[str, Any], bool]]:
+        """The open rooms in the order they opened: each one's summary, and whether a person may sit
+        down there now (a cluster: every node's)."""
+        out: list[tuple[dict[str, Any], bool]] = []
+        for room in self.rooms.values():
+            if not room.closed:
+                summary = room.summary()
+                out.append((summary, room.has_free_seat(summary)))
+        return out
+
+    async def find_place(self, room_id: Any) -> Place:
+        """The room ``room_id`` names, where ``join`` and ``watch`` go (a cluster: on any node)."""
+        return self.find_room(room_id)
+
+    # -- outages (one process: none; a cluster node: server/cluster/lobby.py) -----------------
+
+    @property
+    def paused(self) -> bool:
+        """A service the rooms need is away: they wait (:meth:`until_running`)."""
+        return False
+
+    async def until_running(self) -> None:
+        return None
+
+    async def outage(self, exc: BaseException) -> bool:
+        """A store operation of a room failed: never retried in one process (the table decides)."""
+        return False

@@ -1,0 +1,87 @@
+"""Two and three nodes sharing Redis and PostgreSQL: the lobby is one (who, rooms, chat, logins)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.server.cluster.conftest import settle
+from tests.server.conftest import connect
+
+pytestmark = pytest.mark.e2e
+
+
+async def until(check, what: str, tries: int = 300) -> None:
+    """Poll ``check()`` (each node's view follows the keep-alives), a bounded number of times."""
+    for _ in range(tries):
+        if await check():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"never: {what}")
+
+
+async def test_who_rooms_and_lobby_chat_cross_nodes(nodes):
+    a, b, c = await nodes(3)
+    alice = await connect(a, "alice")
+    bob = await connect(b, "bob")
+    carol = await connect(c, "carol")
+    try:
+        async def everyone() -> bool:
+            names = [p["name"] for p in (await bob.request("who"))["players"]]
+            return names == ["alice", "bob", "carol"]
+
+        await until(everyone, "bob sees everyone")
+        room = (await alice.request("create", game="president", rules="classic", seats=4))["room"]
+
+        async def listed() -> bool:
+            rooms = (await carol.request("rooms"))["rooms"]
+            return [r["room"] for r in rooms] == [room] and rooms[0]["players"] == ["alice"]
+
+        await until(listed, "carol sees alice's room")
+        await bob.request("say", text="hello from n1")
+        heard = await carol.next_event("chat", timeout=10)
+        assert heard["name"] == "bob" and heard["message"] == "hello from n1"
+
+        async def seated() -> bool:
+            who = {p["name"]: p for p in (await carol.request("who"))["players"]}
+            return who.get("alice", {}).get("room") == room and who["alice"]["seat"] == 0
+
+        await until(seated, "carol sees where alice sits")
+    finally:
+        for client in (alice, bob, carol):
+            await client.close()
+
+
+async def test_logging_in_on_another_node_ends_the_older_session(nodes):
+    a, b = await nodes(2)
+    first = await connect(a, "dan")
+    try:
+        await first.request("register", password="correct horse 12")
+        await settle([a, b])
+        from server.clients.client import Client
+
+        second = await Client.connect_tcp("127.0.0.1", b.telnet_port, timeout=10)
+        notice = asyncio.ensure_future(first.next_event("notice", timeout=10))
+        await second.login("dan", password="correct horse 12")
+        assert (await notice)["code"] == "replaced"
+        await asyncio.wait_for(first.closed.wait(), 10)
+        assert (await second.request("whoami"))["name"] == "dan"
+        await second.close()
+    finally:
+        await first.close()
+
+
+async def test_a_guest_name_in_use_on_another_node_is_refused(nodes):
+    a, b = await nodes(2)
+    zoe = await connect(a, "zoe")
+    try:
+        await settle([a, b])
+        from server.clients.client import Client
+
+        third = await Client.connect_tcp("127.0.0.1", b.telnet_port, timeout=10)
+        reply = await third.request_raw("login", name="zoe")
+        await third.close()
+        assert reply["type"] == "error" and reply["code"] == "name_taken"
+    finally:
+        await zoe.close()
