@@ -236,6 +236,12 @@ class _Driver:
         legal_of = match.legal_actions
         apply = match.apply
         check = match.check_invariants
+        # Tables where nobody plays out of turn (classic Président), forced moves applied without
+        # asking, every bot deciding from the turn view: after each action the engine applies
+        # the passes of the seats that cannot follow, one call each, without a turn view.
+        forced_pass: Callable[[], tuple[Action, tuple[Event, ...]] | None] | None = None
+        if not reactive and skip_forced and all(d is not None for d in turn_deciders):
+            forced_pass = getattr(match, "forced_pass", None)
         last_seat: int | None = None
         rounds = 0
         stuck_key: Any = None
@@ -347,6 +353,29 @@ class _Driver:
                     since = 0
                     checks += check()
             last_seat = seat
+            if forced_pass is not None:
+                # each pass one action: counted, observed, hooked and checked as above
+                while (step := forced_pass()) is not None:
+                    action, events = step
+                    actions += 1
+                    if actions > max_actions:
+                        raise DriverError(f"match not over after {max_actions} actions")
+                    forced += 1
+                    if observers:
+                        for bot in observers:
+                            s = bot.seat
+                            for event in events:
+                                seen = event.for_seat(s)
+                                if seen is not None:
+                                    bot.observe(seen)
+                    if on_step is not None:
+                        on_step(action, events)
+                    if check_every:
+                        since += 1
+                        if since >= check_every:
+                            since = 0
+                            checks += check()
+                    last_seat = action.seat
             if reactive:
                 stats.actions = actions
                 self.since_check = since
