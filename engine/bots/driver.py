@@ -14,7 +14,11 @@ It plays the part of a room:
   ``None`` gets the pending time-out action, as a room would at its deadline.
   A Président turn of play goes to a bot that has ``decide_turn(turn_view)``
   (the greedy one) through the match's compact ``turn_view(seat)`` instead:
-  the same decision without building a view and a legal list;
+  the same decision without building a view and a legal list. Where nobody
+  plays out of turn (classic) and every bot decides from the turn view, the
+  passes of seats that cannot follow are
+  applied through the match's ``forced_pass()`` without a turn view, each
+  still one action for the observers, the step hook and the checks;
 * out-of-turn decisions (tdc cuts, T9; Speculation bids, sales and trades,
   S7/S9): after each applied action the other seats are offered their
   options in seat order starting after the last actor, and the first valid
