@@ -14,7 +14,11 @@ It plays the part of a room:
   ``None`` gets the pending time-out action, as a room would at its deadline.
   A Président turn of play goes to a bot that has ``decide_turn(turn_view)``
   (the greedy one) through the match's compact ``turn_view(seat)`` instead:
-  the same decision without building a view and a legal list;
+  the same decision without building a view and a legal list. Where nobody
+  plays out of turn (classic) and every bot decides from the turn view, the
+  passes of seats that cannot follow are
+  applied through the match's ``forced_pass()`` without a turn view, each
+  still one action for the observers, the step hook and the checks;
 * out-of-turn decisions (tdc cuts, T9; Speculation bids, sales and trades,
   S7/S9): after each applied action the other seats are offered their
   options in seat order starting after the last actor, and the first valid
@@ -236,6 +240,12 @@ class _Driver:
         legal_of = match.legal_actions
         apply = match.apply
         check = match.check_invariants
+        # Tables where nobody plays out of turn (classic Président), forced moves applied without
+        # asking, every bot deciding from the turn view: after each action the engine applies
+        # the passes of the seats that cannot follow, one call each, without a turn view.
+        forced_pass: Callable[[], tuple[Action, tuple[Event, ...]] | None] | None = None
+        if not reactive and skip_forced and all(d is not None for d in turn_deciders):
+            forced_pass = getattr(match, "forced_pass", None)
         last_seat: int | None = None
         rounds = 0
         stuck_key: Any = None
@@ -347,6 +357,29 @@ class _Driver:
                     since = 0
                     checks += check()
             last_seat = seat
+            if forced_pass is not None:
+                # each pass one action: counted, observed, hooked and checked as above
+                while (step := forced_pass()) is not None:
+                    action, events = step
+                    actions += 1
+                    if actions > max_actions:
+                        raise DriverError(f"match not over after {max_actions} actions")
+                    forced += 1
+                    if observers:
+                        for bot in observers:
+                            s = bot.seat
+                            for event in events:
+                                seen = event.for_seat(s)
+                                if seen is not None:
+                                    bot.observe(seen)
+                    if on_step is not None:
+                        on_step(action, events)
+                    if check_every:
+                        since += 1
+                        if since >= check_every:
+                            since = 0
+                            checks += check()
+                    last_seat = action.seat
             if reactive:
                 stats.actions = actions
                 self.since_check = since

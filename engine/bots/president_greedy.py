@@ -208,25 +208,21 @@ class GreedyPresidentBot:
         (``PresidentMatch.turn_view``) instead of the view and the legal list: the strategy of
         this bot for a turn."""
         seat = self.seat
-        cnt = turn.rank_counts
-        rev = turn.reversed
-        cut = turn.cut
-        if cut is not None and self._cut_fits(cnt, turn.cards, cut, rev):
+        # every field at once: one unpacking costs about half of reading them one by one
+        _, rules, hand_mask, cnt, n, tr, k, must, rev, played_mask, cut, _ = turn
+        if cut is not None and self._cut_fits(cnt, n, cut, rev):
             return Cut(seat, cut)  # T9 on our turn: the cut legal_actions() lists
-        tdc = turn.rules == "tdc"
+        tdc = rules == "tdc"
         strongest = RANK_3 if rev else RANK_2  # T7a; classic: always 2 (P9a)
         forb = strongest if tdc else -1  # T8: forbidden last card
-        n = turn.cards
-        k = turn.top_count
         if k == 0:
             # leading (P5): any set of ours is legal; the engine's shared representative play
             r, k = self._lead(cnt, n, strongest, forb, tdc, rev)
         else:
-            tr = turn.top_rank
-            r = self._follow(tr if turn.must else None, turn.played_mask, cnt, n, k, tr, strongest, forb, tdc, rev)
+            r = self._follow(tr if must else None, played_mask, cnt, n, k, tr, strongest, forb, tdc, rev)
             if r < 0:
                 return PASSES[seat]  # P8/T5: anyone may pass onto a play
-        return PLAYS[seat * 13 + r][_LOW[turn.hand_mask >> 4 * r & 15][k]]
+        return PLAYS[seat * 13 + r][_LOW[hand_mask >> 4 * r & 15][k]]
 
     def _lead(
         self,

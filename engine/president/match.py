@@ -618,6 +618,34 @@ class PresidentMatch:
             ),
         )
 
+    def forced_pass(self) -> tuple[Pass, tuple[Event, ...]] | None:
+        """Apply the pass of the seat on turn when it is its only legal action (it cannot beat
+        the top play, P6/P7/T4: ``turn_view(seat).forced`` is that pass): ``(action, events)``
+        exactly as ``apply(action)`` gives them. ``None``, changing nothing, when the seat on
+        turn has a choice or no turn of play is awaited. For drivers that apply forced moves
+        without asking a bot (``engine/bots/driver.py``) at tables where nobody plays out of
+        turn (no T9 cut): it spares the seat's turn view."""
+        seat = self._turn
+        tc = self._top_count
+        if seat is None or tc == 0 or self._phase != PLAY:
+            return None  # a lead is never forced to pass (P5)
+        ranks = self._ranks[seat]
+        tr = self._top_rank
+        # the test of turn_view(): P7 that rank, T4 reversed at most as strong, P6 at least
+        if self._must:
+            if ranks >> 8 * tr & 255 >= tc:
+                return None
+        elif self._reversed:
+            if (ranks & _BYTES_UNDER[tr + 1]) + _SET_OF[tc] & _TOP_BITS:
+                return None
+        elif (ranks >> 8 * tr) + _SET_OF[tc] & _TOP_BITS:
+            return None
+        action = PASSES[seat]
+        events = tuple(self._do_pass(seat, False))
+        self._version += 1
+        self._actions.append(action)
+        return action, events
+
     def cut_open(self) -> bool:
         """T9: a cut may follow the top play now, whoever holds the cards — a single or a pair that
         did not close the trick, not after "ça ou rien" (nobody can hold the others). A public fact:

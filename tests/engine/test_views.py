@@ -184,6 +184,42 @@ def test_president_views_agree_with_the_engine_on_random_states(rules: President
         assert counted["cut"] > 5
 
 
+def check_forced_pass(m: PresidentMatch) -> bool:
+    """``forced_pass()`` applies the pass ``turn_view().forced`` names exactly as ``apply()`` would
+    (the same events, log, version and views), and changes nothing otherwise. Whether it passed."""
+    seat = m.awaited_turn()
+    forced = None if seat is None else m.turn_view(seat).forced
+    if not isinstance(forced, Pass):
+        version, actions = m.version, len(m.log())
+        assert m.forced_pass() is None
+        assert (m.version, len(m.log())) == (version, actions)
+        return False
+    twin, _ = PresidentMatch.replay(m.config, m.log())
+    expected, _ = PresidentMatch.replay(m.config, m.log())
+    got = twin.forced_pass()
+    events = expected.apply(forced)
+    assert got is not None and got[0] is forced and got[1] == events
+    assert twin.version == expected.version and twin.log() == expected.log()
+    for s in [None, *range(m.seats)]:
+        assert twin.view(s).to_dict() == expected.view(s).to_dict()
+    assert twin.pending() == expected.pending()
+    return True
+
+
+@pytest.mark.parametrize("rules", [CLASSIC, TDC, MIXED], ids=lambda r: r.name)
+def test_P6_P7_T4_forced_pass_is_the_only_legal_pass_applied(rules: PresidentRules) -> None:
+    counted = {"states": 0, "passed": 0}
+
+    def on_state(m: PresidentMatch) -> None:
+        counted["states"] += 1
+        counted["passed"] += check_forced_pass(m)
+
+    for i in range(8):
+        seats = 3 + i % 4
+        drive_president(rules, seats, 2000 * seats + i, 2, on_state)
+    assert counted["passed"] > 100 and counted["states"] > 2 * counted["passed"], counted
+
+
 def test_P5_P6_P7_a_views_legal_moves() -> None:
     m = PresidentMatch.from_hands("classic", ["5c 5d 9c Ks", "7c 7d 7h 8c 3d", "6c 6d 8d 2h"], leader=0)
     lead = m.view(0)
