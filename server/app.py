@@ -208,7 +208,8 @@ async def resume_tables(running: Running) -> None:
 
 
 async def start(config: Config) -> Running:
-    """Create the data folder, open the store, refund unsettled rounds, start both listeners."""
+    """Create the data folder, open the store, bring the unfinished tables back (in a cluster: join
+    the other nodes), start both listeners and the metrics."""
     from server.commands import load
     from server.frontdoor import serve_ssh, serve_telnet
     from server.transports.ssh import start_ssh

@@ -20,7 +20,7 @@ go in the same ``store.apply`` as the chip movement the table waits for, or on
 their own before the step's messages are delivered; a room whose write was refused
 holds those messages until the next write that succeeds. At shutdown such a room
 stops where it is (:meth:`Room.stop`): its table resumes at the next start
-(:meth:`Room.restored`).
+(:meth:`Room.restored_from`).
 """
 
 from __future__ import annotations
