@@ -15,7 +15,7 @@ from engine.bots import LEVELS
 from engine.errors import Refusal
 from server.games.base import Payment, Payout, Reserve, RoundMoney, Stakes, Unreserve
 from server.protocol import CommandError, Shared
-from server.storage.api import RoundRecord, StorageError
+from server.storage.api import RoundRecord, StorageError, UnknownRound
 from server.table.base import Step, log
 from server.table.fair import FairDeals
 from server.table.io import (
@@ -401,6 +401,8 @@ class Rounds(FairDeals):
             return
         try:
             yield Void(round_id)
+        except UnknownRound:
+            pass  # no chip ever moved in it (a classic round, a round nobody could stake): nothing to undo
         except Exception:
             log.exception("table %s: could not void round %s", self.id, round_id)
 

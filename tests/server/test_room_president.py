@@ -205,3 +205,18 @@ async def test_hard_bots_think_in_a_thread_and_play(server):
         assert final["status"] == "over"
     finally:
         await alice.close()
+
+
+async def test_stopping_mid_round_at_a_classic_table_logs_no_error(tmp_path, caplog):
+    """A classic round moves no chip, so the ledger has no round to void when it cannot finish:
+    nothing to undo, and nothing for the operator to read in the log (no traceback per table)."""
+    running = await start_server(tmp_path, durable_tables=False)
+    try:
+        alice = await connect(running, "alice")
+        await alice.request("create", game="president", rules="classic", seats=4, bots=3)
+        await alice.next_state(lambda s: bool(s.get("hand")), timeout=15, current=True)
+        await alice.close()
+    finally:
+        with caplog.at_level("ERROR"):
+            await running.stop()
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], [r.getMessage() for r in caplog.records]
