@@ -130,3 +130,9 @@ def verify_record(export: Mapping[str, Any], adapter: GameAdapter) -> bool:
     return (_canonical(events) == _canonical(export["events"])
             and hashlib.sha256(_canonical(events).encode()).hexdigest() == export["events_sha256"]
             and bool(ends) and _canonical(ends[-1]) == _canonical(export["result"]))
+
+
+async def last_round_id(history: Any, name: str) -> str | None:
+    """The round (not a match) ``name`` played last, from ``history``; None when none is kept."""
+    mine = [p for p in await history.played(name, 20) if not is_match(p.record.round_id)]
+    return mine[0].record.round_id if mine else None

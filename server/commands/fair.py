@@ -24,7 +24,7 @@ from server.commands import Context, command
 from server.games import ADAPTERS
 from server.games.base import GameAdapter
 from server.protocol import CommandError, arg_str
-from server.replays import round_start
+from server.replays import last_round_id, round_start
 from server.storage.api import RoundRecord, is_match
 from server.storage.names import name_key
 
@@ -81,11 +81,11 @@ async def verify(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     """A finished round's deal checked step by step (``round``; none: your last round)."""
     me = _player(ctx)
     store = ctx.store
-    if args.get("round") is None:
-        mine = [p for p in await store.history.played(me.name, 20) if not is_match(p.record.round_id)]
-        if not mine:
+    if args.get("round") is None:  # your last round
+        last = await last_round_id(store.history, me.name)
+        if last is None:
             raise CommandError("no_such_round")
-        round_id = mine[0].record.round_id
+        round_id = last
     else:
         round_id = arg_str(args, "round", limit=200).strip()
     record = await store.history.get(round_id)

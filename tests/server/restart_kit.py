@@ -207,8 +207,10 @@ class TableRun:
             return False
         if kind == "steps":
             return self.steps >= int(self.target[1])
-        if self.steps >= 120:
-            return True  # the situation did not come: stand still anyway (coverage is checked apart)
+        if self.steps >= (400 if kind == "cut" else 120):
+            # the situation did not come: stand still anyway (coverage is checked apart); the deals
+            # are the server's own, and a cut may take a few rounds to come
+            return True
         if kind in ("cut", "revolution"):
             return kind in self.events
         return kind in self.situations()

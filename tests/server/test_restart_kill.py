@@ -158,45 +158,51 @@ def _results(t: TableRun, results: dict[str, list[dict[str, Any]]]) -> None:
                     results[t.label].append(msg)
 
 
+async def check_table_as_told(store: Any, t: TableRun, told_results: list[dict[str, Any]]) -> None:
+    """``t``'s stored log, its actions fed to an uninterrupted engine, gives every result its people
+    were told; every round's deal still verifies; every account's chips agree with the results."""
+    assert t.room is not None
+    stored = await store.tables.get(t.room)
+    assert stored is not None
+    match, actions, _ = durable.replay(stored.config, stored.entries)
+    assert match is not None and match.over, t.label
+    # an uninterrupted engine fed the same actions
+    config = next(e["config"] for e in reversed(stored.entries) if e["k"] == "m")
+    fresh = [{"k": "m", "config": config}] + [{"k": "a", "a": a} for a in actions]
+    _, _, events = durable.replay(stored.config, fresh)
+    computed = [ev.to_dict() for evs in events for ev in evs
+                if ev.name in ("round_over", "deal_over", "match_over")]
+    told = [{k: v for k, v in r.items() if k not in ("type", "room", "text", "fairness")}  # the table's record
+            for r in told_results]
+    for result in told:
+        assert result in computed, (t.label, result)
+    # every round's deal can still be checked, whenever the server was killed (docs/fairness.md)
+    ends = [r for r in told_results if r.get("event") in ("round_over", "deal_over")]
+    assert ends and all(fairness.verify(r["fairness"]).ok for r in ends), t.label
+    assert told[-1]["event"] == "match_over"
+    # every account's chips agree with the results
+    seats = {p.name: i for i, p in enumerate(t.people)}
+    view = match.view(None).to_dict()
+    for p in t.people:
+        if p.password is None:
+            continue  # a guest's chips end with the guest
+        seat = _seat_of(stored, p.name)
+        balance = await store.ledger.balance(p.name)
+        if t.create["game"] == "speculation":
+            assert balance == view["seats"][seat]["chips"], (t.label, p.name)
+        else:
+            change = sum((r.get("chips") or [0] * 8)[seat] or 0 for r in computed
+                         if r["event"] == "round_over")
+            assert balance == 1000 + change, (t.label, p.name, seats)
+
+
 async def _check_results(data: Path, tables: list[TableRun], results: dict[str, list[dict[str, Any]]]) -> None:
     audit = audit_file(data)
     assert audit.ok and audit.escrow == 0 and not audit.tables_aside, audit
     store = await open_store(data, recover=False)
     try:
         for t in tables:
-            assert t.room is not None
-            stored = await store.tables.get(t.room)
-            assert stored is not None
-            match, actions, _ = durable.replay(stored.config, stored.entries)
-            assert match is not None and match.over, t.label
-            # an uninterrupted engine fed the same actions
-            config = next(e["config"] for e in reversed(stored.entries) if e["k"] == "m")
-            fresh = [{"k": "m", "config": config}] + [{"k": "a", "a": a} for a in actions]
-            _, _, events = durable.replay(stored.config, fresh)
-            computed = [ev.to_dict() for evs in events for ev in evs
-                        if ev.name in ("round_over", "deal_over", "match_over")]
-            told = [{k: v for k, v in r.items() if k not in ("type", "room", "text", "fairness")}  # the table's record
-                    for r in results[t.label]]
-            for result in told:
-                assert result in computed, (t.label, result)
-            # every round's deal can still be checked, whenever the server was killed (docs/fairness.md)
-            ends = [r for r in results[t.label] if r.get("event") in ("round_over", "deal_over")]
-            assert ends and all(fairness.verify(r["fairness"]).ok for r in ends), t.label
-            assert told[-1]["event"] == "match_over"
-            # every account's chips agree with the results
-            seats = {p.name: i for i, p in enumerate(t.people)}
-            view = match.view(None).to_dict()
-            for p in t.people:
-                if p.password is None:
-                    continue  # a guest's chips end with the guest
-                seat = _seat_of(stored, p.name)
-                balance = await store.ledger.balance(p.name)
-                if t.create["game"] == "speculation":
-                    assert balance == view["seats"][seat]["chips"], (t.label, p.name)
-                else:
-                    change = sum((r.get("chips") or [0] * 8)[seat] or 0 for r in computed
-                                 if r["event"] == "round_over")
-                    assert balance == 1000 + change, (t.label, p.name, seats)
+            await check_table_as_told(store, t, results[t.label])
     finally:
         await store.close()
 

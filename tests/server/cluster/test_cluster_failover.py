@@ -28,13 +28,11 @@ from typing import Any
 
 import pytest
 
-from engine import fairness
 from server.storage import open_store
 from server.storage.cli import audit_location
-from server.table import durable
 from tests.server.redisserver import RedisServer
 from tests.server.restart_kit import FAST_TIMERS, Person, ServerProcess, TableRun, comparable, quiet
-from tests.server.test_restart_kill import _results, _seat_of
+from tests.server.test_restart_kill import _results, check_table_as_told
 
 pytestmark = pytest.mark.e2e
 
@@ -187,36 +185,7 @@ async def check_results(pg_url: str, tables: list[TableRun], results: dict[str, 
     store = await open_store(pg_url, recover=False, exclusive=False)
     try:
         for t in tables:
-            assert t.room is not None
-            stored = await store.tables.get(t.room)
-            assert stored is not None, t.label
-            match, actions, _ = durable.replay(stored.config, stored.entries)
-            assert match is not None and match.over, t.label
-            config = next(e["config"] for e in reversed(stored.entries) if e["k"] == "m")
-            fresh = [{"k": "m", "config": config}] + [{"k": "a", "a": a} for a in actions]
-            _, _, events = durable.replay(stored.config, fresh)  # an uninterrupted engine, same actions
-            computed = [ev.to_dict() for evs in events for ev in evs
-                        if ev.name in ("round_over", "deal_over", "match_over")]
-            ends = [r for r in results[t.label] if "fairness" in r]
-            told = [{k: v for k, v in r.items() if k not in ("type", "room", "text", "fairness")}  # the table's record
-                    for r in results[t.label]]
-            assert told and told[-1]["event"] == "match_over", t.label
-            # every round's deal can still be checked, whichever node dealt it (docs/fairness.md)
-            assert ends and all(fairness.verify(r["fairness"]).ok for r in ends), t.label
-            for result in told:
-                assert result in computed, (t.label, result)
-            view = match.view(None).to_dict()
-            for p in t.people:
-                if p.password is None:
-                    continue  # a guest's chips end with the guest
-                seat = _seat_of(stored, p.name)
-                balance = await store.ledger.balance(p.name)
-                if t.create["game"] == "speculation":
-                    assert balance == view["seats"][seat]["chips"], (t.label, p.name)
-                else:
-                    change = sum((r.get("chips") or [0] * 8)[seat] or 0 for r in computed
-                                 if r["event"] == "round_over")
-                    assert balance == 1000 + change, (t.label, p.name)
+            await check_table_as_told(store, t, results[t.label])
     finally:
         await store.close()
 
