@@ -375,6 +375,11 @@ async def test_tables_log_and_close(store: SQLStore) -> None:
         await store.apply([TableLog("t7", 3, [{"bad": float("nan")}])])
     with pytest.raises(BadRecord):
         await store.apply([TableLog("t7", 3, ["not a dict"])])  # type: ignore[list-item]
+    before = await store.ledger.balance("alice")
+    with pytest.raises(BadRecord):  # too long: refused where it is written, and the chips beside it with it
+        await store.apply([TableLog("t7", 3, [{"cmd": "pass"}, {"note": "x" * 70_000}]),
+                           Transfer("bob", "alice", 1, "sold", round_id="t7-1")])
+    assert await store.ledger.balance("alice") == before
     with pytest.raises(UnknownTable):
         await store.apply([TableLog("t8", 0, [])])
     [t] = await store.tables.unfinished()

@@ -44,12 +44,12 @@ def _table_id(value: Any) -> str:
 
 
 def check(op: Any) -> None:
-    """The refusals that need no database: ids, JSON, sequence numbers, statuses."""
+    """The refusals that need no database: ids, shapes, sequence numbers, statuses (the JSON of a
+    configuration or an entry is made once, where it is written: a refusal there undoes the op)."""
     if isinstance(op, TableOpened):
         _table_id(op.table_id)
         if not isinstance(op.config, Mapping):
             raise BadRecord("a table's configuration is a dict")
-        _json(dict(op.config), "the configuration")
     elif isinstance(op, TableLog):
         _table_id(op.table_id)
         if isinstance(op.seq, bool) or not isinstance(op.seq, int) or op.seq < 0:
@@ -59,8 +59,6 @@ def check(op: Any) -> None:
         for entry in op.entries:
             if not isinstance(entry, Mapping):
                 raise BadRecord(f"a log entry is a dict, not {type(entry).__name__}")
-            if len(_json(dict(entry), "a log entry")) > MAX_ENTRY:
-                raise BadRecord(f"a log entry is at most {MAX_ENTRY} characters of JSON")
     elif isinstance(op, TableClosed):
         _table_id(op.table_id)
         if op.status not in ("over", "aside"):
@@ -94,10 +92,10 @@ def table_log(tx: Tx, op: TableLog) -> int:
         kind = "a gap" if op.seq > expected else "an overlap"
         raise BadSequence(f"table {op.table_id}: entries from {op.seq} would leave {kind} (next is {expected})")
     for i, entry in enumerate(op.entries):
-        tx.execute(
-            "INSERT INTO table_log (table_id, seq, entry) VALUES (?, ?, ?)",
-            (op.table_id, expected + i, _json(dict(entry), "a log entry")),
-        )
+        text = _json(dict(entry), "a log entry")
+        if len(text) > MAX_ENTRY:
+            raise BadRecord(f"a log entry is at most {MAX_ENTRY} characters of JSON")
+        tx.execute("INSERT INTO table_log (table_id, seq, entry) VALUES (?, ?, ?)", (op.table_id, expected + i, text))
     after = expected + len(op.entries)
     tx.execute("UPDATE tables SET next_seq = ? WHERE table_id = ?", (after, op.table_id))
     return after
