@@ -14,10 +14,7 @@ instead: every balance is back to what it was before the round.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import re
 import signal
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,59 +24,23 @@ from server.storage import open_store
 from server.storage.api import HOUSE
 from server.storage.cli import audit_file
 from tests.server.conftest import play_simply
-
-ROOT = Path(__file__).resolve().parents[2]
-LISTENING = re.compile(r"listening: telnet [^:]+:(\d+), ssh [^:]+:(\d+)")
+from tests.server.restart_kit import ServerProcess
 
 pytestmark = pytest.mark.e2e
 
 
-class Server:
+class Server(ServerProcess):
+    """A real ``donne serve`` on ``data`` (:class:`tests.server.restart_kit.ServerProcess`), its bots
+    answering at once, quick cut windows, and ``round_pause`` between rounds."""
+
     def __init__(self, data: Path) -> None:
-        self.data = data
-        self.proc: asyncio.subprocess.Process | None = None
-        self.log: list[str] = []
-        self.telnet_port = 0
-        self._drain: asyncio.Task[None] | None = None
+        super().__init__(data, "")
 
-    async def start(self, extra: str = "", round_pause: float = 0.0) -> None:
-        config = self.data.parent / "test.toml"
-        config.write_text(f"[timers]\nbot_delay = 0.0\ncut_window = 0.2\nround_pause = {round_pause}\nturn_seconds = 60\n" + extra)
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "server.cli", "serve", "--data-dir", str(self.data),
-            "--ssh-port", "0", "--telnet-port", "0", "--config", str(config), "--log-level", "INFO",
-            cwd=ROOT, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-        )
-        assert self.proc.stderr is not None
-        while True:
-            raw = await asyncio.wait_for(self.proc.stderr.readline(), 20)
-            if not raw:
-                pytest.fail("server ended before listening:\n" + "".join(self.log))
-            line = raw.decode(errors="replace")
-            self.log.append(line)
-            m = LISTENING.search(line)
-            if m:
-                self.telnet_port = int(m.group(1))
-                break
-        self._drain = asyncio.get_running_loop().create_task(self._read_log())
-
-    async def _read_log(self) -> None:
-        assert self.proc is not None and self.proc.stderr is not None
-        while raw := await self.proc.stderr.readline():
-            self.log.append(raw.decode(errors="replace"))
-
-    async def kill(self, sig: int) -> int:
-        assert self.proc is not None
-        with contextlib.suppress(ProcessLookupError):
-            self.proc.send_signal(sig)
-        try:
-            rc = await asyncio.wait_for(self.proc.wait(), 30)
-        except TimeoutError:
-            raise AssertionError(f"the server did not end on signal {sig}:\n" + "".join(self.log[-40:])) from None
-        if self._drain is not None:
-            await asyncio.wait_for(self._drain, 5)
-        return rc
+    async def start(self, extra: str = "", round_pause: float = 0.0) -> Server:  # type: ignore[override]
+        self.config = (f"[timers]\nbot_delay = 0.0\ncut_window = 0.2\nround_pause = {round_pause}\n"
+                       "turn_seconds = 60\n" + extra)
+        await super().start()
+        return self
 
 
 async def _kill_mid_round(data: Path, extra: str = "") -> tuple[dict, dict]:
