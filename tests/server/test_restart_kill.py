@@ -124,12 +124,7 @@ async def test_kill_9_at_24_seeded_moments_every_table_resumes_and_plays_to_the_
                     assert [e["room"] for e in p.resumed] == [t.room], (t.label, p.name, cycle)
                     if not t.restless and before[p.name] is not None:
                         assert comparable(after) == comparable(before[p.name]), (t.label, p.name, cycle)
-        for t in tables:
-            t.aim(("end",))
-        await asyncio.gather(*(t.drive(timeout=120) for t in tables))
-        for t in tables:
-            _results(t, results)
-            assert t.match_over is not None, t.label
+        await play_to_the_end(tables, results)
     finally:
         for t in tables:
             await t.close()
@@ -156,6 +151,16 @@ def _results(t: TableRun, results: dict[str, list[dict[str, Any]]]) -> None:
                 key = (msg["event"], msg.get("round"))
                 if all((r["event"], r.get("round")) != key for r in results[t.label]):
                     results[t.label].append(msg)
+
+
+async def play_to_the_end(tables: list[TableRun], results: dict[str, list[dict[str, Any]]]) -> None:
+    """Every table played to its match's end; the results each one's people were told, collected."""
+    for t in tables:
+        t.aim(("end",))
+    await asyncio.gather(*(t.drive(timeout=120) for t in tables))
+    for t in tables:
+        _results(t, results)
+        assert t.match_over is not None, t.label
 
 
 async def check_table_as_told(store: Any, t: TableRun, told_results: list[dict[str, Any]]) -> None:

@@ -32,7 +32,7 @@ from server.storage import open_store
 from server.storage.cli import audit_location
 from tests.server.redisserver import RedisServer
 from tests.server.restart_kit import FAST_TIMERS, Person, ServerProcess, TableRun, comparable, quiet
-from tests.server.test_restart_kill import _results, check_table_as_told
+from tests.server.test_restart_kill import _results, check_table_as_told, play_to_the_end
 
 pytestmark = pytest.mark.e2e
 
@@ -158,12 +158,7 @@ async def test_kill_9_of_the_owner_node_the_tables_resume_on_another(tmp_path: P
             audit = audit_location(pg_url)
             assert audit.ok, audit.problems
             await start(victim)  # the machine is back: an empty node again
-        for t in tables:
-            t.aim(("end",))
-        await asyncio.gather(*(t.drive(timeout=120) for t in tables))
-        for t in tables:
-            _results(t, results)
-            assert t.match_over is not None, t.label
+        await play_to_the_end(tables, results)
     finally:
         for t in tables:
             await t.close()
