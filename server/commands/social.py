@@ -96,7 +96,8 @@ async def tell(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     return _tell(ctx, me, name, text)
 
 
-def _tell(ctx: Context, me: Player, name: str, text: str) -> dict[str, Any]:
+def _addressee(ctx: Context, me: Player, name: str) -> Player:
+    """The person online ``me`` speaks to or challenges, when nothing (a mute, an ignore) stops it."""
     _may_speak(ctx, me, name)
     to = _online(ctx, name)
     if to is None:
@@ -104,6 +105,11 @@ def _tell(ctx: Context, me: Player, name: str, text: str) -> dict[str, Any]:
     if to is me:
         raise CommandError("bad_argument", arg="name")
     _may_speak(ctx, me, to.name)
+    return to
+
+
+def _tell(ctx: Context, me: Player, name: str, text: str) -> dict[str, Any]:
+    to = _addressee(ctx, me, name)
     _deliver(ctx, me, to, text)
     return {"to": to.name, "message": text}
 
@@ -331,13 +337,7 @@ async def challenge(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     """A table for you and one person; they accept or decline; it lapses after ``challenge_seconds``."""
     me, name = _me(ctx), _name(args)
     _new_seek(ctx, me)
-    _may_speak(ctx, me, name)
-    to = _online(ctx, name)
-    if to is None:
-        raise CommandError("not_online", name=name[:40])
-    if to is me:
-        raise CommandError("bad_argument", arg="name")
-    _may_speak(ctx, me, to.name)
+    to = _addressee(ctx, me, name)
     table_args, opts = _seek_options(ctx, args, 2)
     await _check_chips(ctx, me, opts)
     lobby = ctx.lobby
