@@ -108,44 +108,68 @@ def extra(args: argparse.Namespace) -> str:
     return "".join(f"{item}\n" for item in args.set)
 
 
-class Witness:
+class _Helper:
+    """This script run again in a process of its own with ``args``: it writes ``OUT.ready`` (its
+    text, if any) once it runs, and its figures to ``OUT`` (JSON) once its stdin closes."""
+
+    name = "helper"
+    tries = 600  # ready within tries x 50 ms
+
+    def __init__(self) -> None:
+        self._proc: asyncio.subprocess.Process | None = None
+        self._out = ""
+
+    async def _start(self, *args: str) -> str:
+        """Start it; what it wrote in its ready file."""
+        fd, self._out = tempfile.mkstemp(prefix=f"donne-{self.name}-", suffix=".json")
+        os.close(fd)
+        ready = self._out + ".ready"
+        self._proc = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, *args, "--witness-out", self._out, stdin=asyncio.subprocess.PIPE)
+        for _ in range(self.tries):
+            if os.path.exists(ready):
+                text = Path(ready).read_text()
+                os.unlink(ready)
+                return text
+            await asyncio.sleep(0.05)
+        raise RuntimeError(f"the {self.name} did not start")
+
+    async def _stop(self) -> dict[str, Any] | None:
+        """Close its stdin, wait for it to end; its figures (None: it was not running)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return None
+        assert proc.stdin is not None
+        proc.stdin.close()
+        await asyncio.wait_for(proc.wait(), 60)
+        data: dict[str, Any] = json.loads(Path(self._out).read_text())
+        os.unlink(self._out)
+        return data
+
+
+class Witness(_Helper):
     """The witness: its own process (this script with ``--witness-port``), so the bench's busy loop
     never delays its pings. It pings every 10 ms until its stdin closes, then writes its samples
     ``(sent at, round trip)`` (``time.perf_counter``, the system's monotonic clock: the same in
     both processes) and its own loop's lag to a file."""
 
+    name = "witness"
+
     def __init__(self, port: int, local: str = "127.0.1.1") -> None:
+        super().__init__()
         self.port = port
         self.local = local
         self.samples: list[tuple[float, float]] = []
         self.own_lag: dict[str, Any] = {}
         self.failures = 0
-        self._proc: asyncio.subprocess.Process | None = None
-        self._out = ""
 
     async def start(self) -> None:
-        fd, self._out = tempfile.mkstemp(prefix="donne-witness-", suffix=".json")
-        os.close(fd)
-        ready = self._out + ".ready"
-        self._proc = await asyncio.create_subprocess_exec(
-            sys.executable, __file__, "--witness-port", str(self.port), "--witness-from", self.local,
-            "--witness-out", self._out, stdin=asyncio.subprocess.PIPE)
-        for _ in range(600):
-            if os.path.exists(ready):
-                os.unlink(ready)
-                return
-            await asyncio.sleep(0.05)
-        raise RuntimeError("the witness did not start")
+        await self._start("--witness-port", str(self.port), "--witness-from", self.local)
 
     async def stop(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
+        data = await self._stop()
+        if data is None:
             return
-        assert proc.stdin is not None
-        proc.stdin.close()
-        await asyncio.wait_for(proc.wait(), 60)
-        data = json.loads(Path(self._out).read_text())
-        os.unlink(self._out)
         self.samples = [tuple(x) for x in data["samples"]]  # type: ignore[misc]
         self.own_lag = data["lag"]
         self.failures = data["failures"]
@@ -189,44 +213,31 @@ async def witness_main(port: int, local: str, out: str) -> None:
     await client.close()
 
 
-class Listeners:
+class Listeners(_Helper):
     """Guests waiting in the lobby, in their own process (this script with ``--listeners-port``): raw
-    sockets that log in and then only count the ``room_closed`` news they receive, noting when each chunk
+    sockets that log in and then only count the rooms closed they hear of (``room_closed``, or the
+    ``closed`` count of a ``rooms_changed`` digest), noting when each chunk
     of them arrived (``time.perf_counter``) at the first listener."""
 
+    name = "listeners"
+    tries = 1200
+
     def __init__(self, port: int, count: int) -> None:
+        super().__init__()
         self.port = port
         self.count = count
         self.connected = 0
-        self.heard: list[int] = []  # room_closed news heard by each listener
+        self.heard: list[int] = []  # rooms closed each listener heard of
         self.arrivals: list[tuple[float, int]] = []  # (when, how many) at the first listener
-        self._proc: asyncio.subprocess.Process | None = None
-        self._out = ""
 
     async def start(self) -> None:
-        fd, self._out = tempfile.mkstemp(prefix="donne-listeners-", suffix=".json")
-        os.close(fd)
-        ready = self._out + ".ready"
-        self._proc = await asyncio.create_subprocess_exec(
-            sys.executable, __file__, "--listeners-port", str(self.port), "--listeners-count", str(self.count),
-            "--witness-out", self._out, stdin=asyncio.subprocess.PIPE)
-        for _ in range(1200):
-            if os.path.exists(ready):
-                self.connected = int(Path(ready).read_text() or 0)
-                os.unlink(ready)
-                return
-            await asyncio.sleep(0.05)
-        raise RuntimeError("the listeners did not start")
+        self.connected = int(await self._start("--listeners-port", str(self.port),
+                                               "--listeners-count", str(self.count)) or 0)
 
     async def stop(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is None:
+        data = await self._stop()
+        if data is None:
             return
-        assert proc.stdin is not None
-        proc.stdin.close()
-        await asyncio.wait_for(proc.wait(), 60)
-        data = json.loads(Path(self._out).read_text())
-        os.unlink(self._out)
         self.heard = data["heard"]
         self.arrivals = [tuple(x) for x in data["arrivals"]]  # type: ignore[misc]
 
@@ -248,11 +259,18 @@ async def listeners_main(port: int, count: int, out: str) -> None:
                 return
             buf += chunk
         logged.append(i)
+        rest = b""
         while True:
             chunk = await reader.read(65536)
             if not chunk:
                 return
-            n = chunk.count(b'"room_closed"')
+            *lines, rest = (rest + chunk).split(b"\n")
+            n = 0
+            for line in lines:
+                if b'"room_closed"' in line:
+                    n += 1
+                elif b'"rooms_changed"' in line:  # a digest of the news of one push (docs/protocol.md)
+                    n += int(json.loads(line).get("closed") or 0)
             if n:
                 heard[i] += n
                 if i == 0:
