@@ -65,22 +65,10 @@ def read_only(where: str, fn: Callable[[Tx], T]) -> T:
                 conn.execute("ROLLBACK")
         finally:
             conn.close()
-    from server.storage.sqlite import db_path
+    from server.storage.cli import read_only_sqlite
 
-    file = db_path(where)
-    if not file.exists():
-        raise FileNotFoundError(f"no database at {file}")
-    lite = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True, timeout=10.0)
-    lite.row_factory = sqlite3.Row
-    try:
-        lite.execute("PRAGMA busy_timeout=10000")
-        lite.execute("BEGIN")
-        try:
-            return fn(Tx(lite, StoreSettings()))
-        finally:
-            lite.execute("ROLLBACK")
-    finally:
-        lite.close()
+    with read_only_sqlite(where) as lite:
+        return fn(Tx(lite, StoreSettings()))
 
 
 def _export(record: RoundRecord, check: bool) -> dict[str, Any]:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
@@ -35,8 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--url", help="a postgresql:// URL instead of a data folder")
 
 
-def audit_file(path: str | Path) -> Audit:
-    """The audit of a SQLite database file, read-only (the file must exist)."""
+@contextlib.contextmanager
+def read_only_sqlite(path: str | Path) -> Iterator[sqlite3.Connection]:
+    """A data folder's (or a file's) SQLite database opened read-only, inside one transaction that
+    is rolled back at the end, beside a running server (the file must exist)."""
     file = db_path(path)
     if not file.exists():
         raise FileNotFoundError(f"no database at {file}")
@@ -46,11 +49,17 @@ def audit_file(path: str | Path) -> Audit:
         conn.execute("PRAGMA busy_timeout=10000")
         conn.execute("BEGIN")
         try:
-            return audit_connection(conn)
+            yield conn
         finally:
             conn.execute("ROLLBACK")
     finally:
         conn.close()
+
+
+def audit_file(path: str | Path) -> Audit:
+    """The audit of a SQLite database file, read-only (the file must exist)."""
+    with read_only_sqlite(path) as conn:
+        return audit_connection(conn)
 
 
 def audit_location(where: str | Path) -> Audit:
