@@ -47,6 +47,13 @@ def _tail(text: str, words: int) -> str:
     return parts[words].strip() if len(parts) > words else ""
 
 
+def _add_reason(args: dict[str, Any], text: str, words: int) -> None:
+    """The reason typed after the command's first ``words`` words, if any, into ``args``."""
+    reason = _tail(text, words)
+    if reason:
+        args["reason"] = reason
+
+
 def _number(token: str) -> int | None:
     tok = token.strip().rstrip(".,;")
     sign = -1 if tok.startswith("-") else 1
@@ -67,9 +74,7 @@ def _name_reason(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: Comma
     if not rest:
         return _usage(lang, cmd, "ana")
     args: dict[str, Any] = {"name": rest[0]}
-    reason = _tail(text, 2)
-    if reason:
-        args["reason"] = reason
+    _add_reason(args, text, 2)
     return Command(cmd, args)
 
 
@@ -84,9 +89,7 @@ def _mute(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandConte
     if not rest or duration is None:
         return _usage(lang, cmd, "ana 10m")
     args: dict[str, Any] = {"name": rest[0], "duration": duration}
-    reason = _tail(text, 2 + took)
-    if reason:
-        args["reason"] = reason
+    _add_reason(args, text, 2 + took)
     return Command(cmd, args)
 
 
@@ -107,9 +110,7 @@ def _ban(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContex
     if duration is None:
         return _usage(lang, cmd, "ana 3d")
     args["duration"] = duration
-    reason = _tail(text, 1 + took + dtook)
-    if reason:
-        args["reason"] = reason
+    _add_reason(args, text, 1 + took + dtook)
     return Command(cmd, args)
 
 
@@ -150,9 +151,7 @@ def _shutdown(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
     if delay is None:
         return _usage(lang, cmd, "in 5m")
     args: dict[str, Any] = {"delay": delay}
-    reason = _tail(text, 1 + skip + took)
-    if reason:
-        args["reason"] = reason
+    _add_reason(args, text, 1 + skip + took)
     return Command(cmd, args)
 
 
@@ -164,17 +163,13 @@ def _grant(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCont
     n = _number(rest[1])
     if n is not None and n != 0 and (cmd != "retire" or n > 0):
         args: dict[str, Any] = {"name": rest[0], "amount": -n if cmd == "retire" else n}
-        reason = _tail(text, 3)
-        if reason:
-            args["reason"] = reason
+        _add_reason(args, text, 3)
         return Command("chips", args)
     role = STAFF_WORDS["role"].get(fold(rest[1]))
     if cmd == "retire" or role is None:
         return _usage(lang, cmd, "ana 500 …" if cmd == "retire" else "ana moderator")
     args = {"name": rest[0], "role": role}
-    reason = _tail(text, 3)
-    if reason:
-        args["reason"] = reason
+    _add_reason(args, text, 3)
     return Command("grant", args)
 
 
@@ -183,9 +178,7 @@ def _revoke(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCon
         return _usage(lang, cmd, "ana")
     skip = 1 if len(rest) > 1 and fold(rest[1]) in STAFF_WORDS["role"] else 0
     args: dict[str, Any] = {"name": rest[0]}
-    reason = _tail(text, 2 + skip)
-    if reason:
-        args["reason"] = reason
+    _add_reason(args, text, 2 + skip)
     return Command(cmd, args)
 
 
@@ -193,9 +186,7 @@ def _rename(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCon
     if len(rest) < 2:
         return _usage(lang, cmd, "ana anna")
     args: dict[str, Any] = {"name": rest[0], "new": rest[1]}
-    reason = _tail(text, 3)
-    if reason:
-        args["reason"] = reason
+    _add_reason(args, text, 3)
     return Command(cmd, args)
 
 
