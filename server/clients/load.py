@@ -337,6 +337,8 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
     for r in results:
         codes.update(r["codes"])
     actions = _sum(results, "actions")
+    rounds = _sum(results, "rounds")
+    moves = _sum(results, "card_moves")
     server_cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
     return {
         "clients": _sum(connected, "clients"),
@@ -356,6 +358,9 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         "actions_per_s": round(actions / elapsed, 1),
         **latency_figures(latencies, flagged),
         "matches": round(_sum(results, "matches"), 1),
+        "rounds": round(rounds, 1),
+        "rounds_per_s": round(rounds / elapsed, 2),
+        "card_moves": round(moves),
         "lines_in_per_s": round(_sum(results, "received") / elapsed, 1),
         "lines_out_per_s": round(_sum(results, "sent") / elapsed, 1),
         "errors": _sum(results, "errors"),
@@ -371,6 +376,10 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         "server_cpu_connect_s": _diff(cpu_connected, cpu_start),
         "server_cpu_setup_s": _diff(cpu0, cpu_connected),
         "server_cpu_ms_per_action": None if server_cpu is None or not actions else round(1000 * server_cpu / actions, 3),
+        # a round's work does not depend on how many of its moves the clients sent (P9: forced passes
+        # are the server's own), so these compare servers whose rules differ there
+        "server_cpu_ms_per_card_move": None if server_cpu is None or not moves else round(1000 * server_cpu / moves, 3),
+        "server_cpu_ms_per_round": None if server_cpu is None or not rounds else round(1000 * server_cpu / rounds, 2),
         "server_side": _server_side(m0, m1),
         "workers": per_worker,
         "thresholds": {"lag_p99_ms": opts.max_lag_ms, "worker_cpu_share": opts.max_worker_cpu},

@@ -292,6 +292,7 @@ class LoadWorker:
         received0 = sum(c.received for c in clients)
         sent0 = sum(c.sent for c in clients)
         actions0, lat0, matches0, refused0 = stats.actions, len(stats.latencies), stats.matches, stats.refused
+        rounds0, moves0 = stats.rounds, stats.card_moves
         if spec.burn_ms > 0:
             self._start_burn()
         self.monitor.reset()
@@ -317,6 +318,8 @@ class LoadWorker:
             "actions": stats.actions - actions0,
             "latencies_us": [round(x * 1e6) for x in latencies],
             "matches": (stats.matches - matches0) / spec.seats,  # each bot of a table sees its end
+            "rounds": (stats.rounds - rounds0) / spec.seats,  # every seat sees a round end, and every move
+            "card_moves": (stats.card_moves - moves0) / spec.seats,
             "received": sum(c.received for c in clients) - received0,
             "sent": sum(c.sent for c in clients) - sent0,
             "errors": stats.errors + self.connect_failures,  # set-up failures included

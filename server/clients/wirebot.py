@@ -42,6 +42,12 @@ from server.clients.adapters import ADAPTERS
 from server.clients.client import Client, ClientClosed, ClientError, ClientTimeout
 from server.clients.common import Deadline, check_loopback
 
+ROUND_ENDS = frozenset({"round_over", "deal_over"})
+"""The events that end a round of Président or a deal of Speculation (counted as ``rounds``)."""
+CARD_MOVES = frozenset({"played", "passed", "cut"})
+"""The events of a card move at a Président table, whoever made it (the server's forced passes too,
+RULES P9): counted as ``card_moves``, the work of a round that does not depend on who sent it."""
+
 # ---------------------------------------------------------------------------
 # figures shared by many bots
 
@@ -65,6 +71,8 @@ class WireStats:
     errors: int = 0
     disconnects: int = 0
     matches: int = 0
+    rounds: int = 0  # rounds (Président) and deals (Speculation) seen ending
+    card_moves: int = 0  # CARD_MOVES events seen
     timeouts: int = 0
     latencies: list[float] = field(default_factory=list)
     codes: Counter[str] = field(default_factory=Counter)
@@ -194,7 +202,11 @@ class WireBot:
                     if self.bot is not None and getattr(self.bot, "observes", True):
                         with contextlib.suppress(Exception):
                             self.bot.observe(JsonEvent(msg))
-                    if name == "match_over":
+                    if name in CARD_MOVES:
+                        self.stats.card_moves += 1
+                    elif name in ROUND_ENDS:
+                        self.stats.rounds += 1
+                    elif name == "match_over":
                         self.last_over = msg
                         done += 1
                         self.stats.matches += 1
