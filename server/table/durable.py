@@ -44,6 +44,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from engine import game_class
 from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
@@ -80,7 +82,18 @@ def table_config(table: TableBase) -> dict[str, Any]:
             "owner": table.owner, "uid": table.first_uid, "bot_seed": table._bot_seed.hex()}
 
 
-_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
+_encode_std = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
+
+
+def _encode(view: Any) -> str:
+    """``view`` as the standard library writes it sorted, compact and ASCII (the hashes of logs written
+    by earlier versions must still match): orjson's bytes when they are the same — string keys only,
+    ASCII text — else the standard encoder's."""
+    try:
+        text = orjson.dumps(view, default=str, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:  # int keys (sorted otherwise), an int beyond 64 bits
+        return _encode_std(view)
+    return text if text.isascii() else _encode_std(view)
 
 
 def state_hash(match: Any, *, every_seat: bool = False) -> str:

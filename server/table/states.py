@@ -11,14 +11,13 @@ building it alone.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from engine.api import Pending
 from server.games.base import GameAdapter, TableOptions
-from server.protocol import encode
+from server.protocol import encode, encode_value
 from server.table.seats import Seat
 
 
@@ -114,13 +113,14 @@ class StateSet:
     may move on in the same step before the set is delivered, and a state is one moment of it.
     Their JSON lines are made when first asked for."""
 
-    __slots__ = ("_cache", "_parts", "now", "pending", "public", "table", "tail")
+    __slots__ = ("_cache", "_keys_", "_parts", "now", "pending", "public", "table", "tail")
 
     def __init__(self, table: Table, now: float, seats: Iterable[int | None] = ()) -> None:
         self.table = table
         self.now = now
         self._cache: dict[int | None, tuple[dict[str, Any], str | None]] = {}
         self._parts: list[str] | None = None
+        self._keys_: list[str] | None = None
         self.public: dict[str, Any] | None = None
         self.tail: dict[str, Any] = {}
         self.pending: Sequence[Pending] = ()
@@ -167,7 +167,9 @@ class StateSet:
         state["deadline"] = deadline(table, seat, self.pending, state.get("turn"), self.now)
         table.adapter.decorate(state, table.opts, table.match, seat, self.pending)
         state["at_stake"] = table.round_escrow.get(seat, 0)
-        keys = self._keys(state)
+        keys = self._keys_
+        if keys is None:  # the same for every seat (the template below is cut around them once)
+            keys = self._keys_ = self._keys(state)
         parts = self._template(state, keys)
         out = [parts[0]]
         for key, part in zip(keys, parts[1:], strict=True):
@@ -206,9 +208,6 @@ def _mark_json(key: str) -> str:
     return encode(_mark(key))[:-1]
 
 
-_encode_value = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
-
-
 def _json_value(value: Any) -> str:
     """``value`` as :func:`server.protocol.encode` writes it inside an object (fast for the usual ones)."""
     if value is None:
@@ -225,4 +224,4 @@ def _json_value(value: Any) -> str:
             joined = "".join(value)
             if joined.isascii() and joined.isalnum():  # card codes
                 return '["' + '","'.join(value) + '"]'
-    return _encode_value(value)
+    return encode_value(value)
