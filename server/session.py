@@ -66,6 +66,10 @@ class Conn(Protocol):
 
     def write(self, text: str) -> None: ...
 
+    def backlog(self) -> int:
+        """Bytes written that the network has not taken yet (``drain`` can only wait when there are)."""
+        ...
+
     async def drain(self) -> None: ...
 
     def set_secret(self, secret: bool) -> None:
@@ -228,10 +232,12 @@ class Session:
                     item = self._queue.get_nowait()
                 done = item is None
                 if batch:
-                    self.conn.write("".join(batch))
+                    conn = self.conn
+                    conn.write("".join(batch))
                     self._wrote(len(batch))
-                    async with asyncio.timeout(timeout):
-                        await self.conn.drain()
+                    if conn.backlog():  # (most writes go straight to the socket: no timer to arm)
+                        async with asyncio.timeout(timeout):
+                            await conn.drain()
         except TimeoutError:
             log.info("%r: client stopped reading, disconnecting", self)
             metrics.drain_timeout()

@@ -453,6 +453,12 @@ class SSHConn:
     def write(self, text: str) -> None:
         self.process.stdout.write(text)
 
+    def backlog(self) -> int:
+        try:
+            return int(self.process.channel.get_write_buffer_size())
+        except Exception:  # a closing channel: let drain tell
+            return 1
+
     async def drain(self) -> None:
         await self.process.stdout.drain()
 

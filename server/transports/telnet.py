@@ -274,6 +274,10 @@ class TelnetConn:
             return
         self.writer.write(text)
 
+    def backlog(self) -> int:
+        transport = getattr(self.writer, "transport", None)
+        return 1 if transport is None else int(transport.get_write_buffer_size())
+
     async def drain(self) -> None:
         await self.writer.drain()
 

@@ -34,6 +34,9 @@ class FakeConn:
     def write(self, text: str) -> None:
         self.written.append(text)
 
+    def backlog(self) -> int:
+        return 1 if self.stuck else 0
+
     async def drain(self) -> None:
         if self.stuck:
             await self.unblock.wait()
