@@ -220,7 +220,9 @@ class Rounds(FairDeals):
     def _money(self, events: tuple[Any, ...], *, refuse: bool) -> Step:
         """The ledger effects of the events of the last action. If the ledger refuses one, the action
         is undone: ``refuse`` raises the refusal (a person's command), else the table logs it."""
-        moves = [m for ev in events for m in self.adapter.money(ev, RoundMoney(self.opts.stake, list(self.round_stakes)))]
+        money = self.adapter.money
+        now = RoundMoney(self.opts.stake, list(self.round_stakes))
+        moves = [m for ev in events for m in money(ev, now)]
         if not moves:
             return True
         try:

@@ -62,10 +62,37 @@ def decorate_seats(table: Table, state: dict[str, Any]) -> None:
 
 def deadline(table: Table, seat: int | None, pending: Sequence[Pending], turn: Any, now: float) -> float | None:
     """Seconds left on the decision ``seat`` cares about: its own, else the turn's, else any."""
-    mine = [p for p in pending if seat is not None and p.seat == seat]
-    chosen = mine or [p for p in pending if p.seat is not None and p.seat == turn] or list(pending)
-    dues = [table.deadlines[p.key] for p in chosen if p.key in table.deadlines]
-    return round(max(0.0, min(dues) - now), 1) if dues else None
+    return Dues(table, pending).left(seat, turn, now)
+
+
+class Dues:
+    """When the pending decisions of a moment fall due, by seat: read once for every reader."""
+
+    __slots__ = ("_all", "_by_seat")
+
+    def __init__(self, table: Table, pending: Sequence[Pending]) -> None:
+        deadlines = table.deadlines
+        self._by_seat: dict[int | None, float | None] = {}  # seats with a decision: its earliest due
+        self._all: float | None = None  # the earliest of all (None: no clock runs)
+        for p in pending:
+            due = deadlines.get(p.key)
+            earliest = self._by_seat.get(p.seat)
+            if due is not None and (earliest is None or due < earliest):
+                earliest = due
+            self._by_seat[p.seat] = earliest
+            if due is not None and (self._all is None or due < self._all):
+                self._all = due
+        self._by_seat.pop(None, None)
+
+    def left(self, seat: int | None, turn: Any, now: float) -> float | None:
+        by_seat = self._by_seat
+        if seat is not None and seat in by_seat:
+            due = by_seat[seat]
+        elif turn is not None and turn in by_seat:
+            due = by_seat[turn]
+        else:
+            due = self._all
+        return None if due is None else round(max(0.0, due - now), 1)
 
 
 def window_of(table: Table, now: float) -> dict[str, Any] | None:
@@ -113,7 +140,7 @@ class StateSet:
     may move on in the same step before the set is delivered, and a state is one moment of it.
     Their JSON lines are made when first asked for."""
 
-    __slots__ = ("_cache", "_keys_", "_parts", "now", "pending", "public", "table", "tail")
+    __slots__ = ("_cache", "_dues", "_keys_", "_parts", "now", "pending", "public", "table", "tail")
 
     def __init__(self, table: Table, now: float, seats: Iterable[int | None] = ()) -> None:
         self.table = table
@@ -126,6 +153,7 @@ class StateSet:
         self.pending: Sequence[Pending] = ()
         if table.adapter.batch_states and table.match is not None:
             self.pending = pending_now(table)
+            self._dues = Dues(table, self.pending)
             public = table.match.view(None).to_dict()
             decorate_seats(table, public)
             self.public = public
@@ -164,7 +192,7 @@ class StateSet:
         state = dict(self.public)
         state.update(private)
         state.update(self.tail)
-        state["deadline"] = deadline(table, seat, self.pending, state.get("turn"), self.now)
+        state["deadline"] = self._dues.left(seat, state.get("turn"), self.now)
         table.adapter.decorate(state, table.opts, table.match, seat, self.pending)
         state["at_stake"] = table.round_escrow.get(seat, 0)
         keys = self._keys_
