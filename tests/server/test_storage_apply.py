@@ -386,6 +386,21 @@ async def test_tables_log_and_close(store: SQLStore) -> None:
     assert (t.table_id, t.config, list(t.entries), t.status) == (
         "t7", config, [deal, {"cmd": "bid", "seat": 0}, {"cmd": "sell", "seat": 1}], "open")
     assert t.opened_at > 0
+    # one row per write, numbered by its first entry; a log written one row per entry reads the same
+    rows = await store.read(lambda c: c.execute("SELECT seq FROM table_log WHERE table_id = 't7' ORDER BY seq").fetchall())
+    assert [r[0] for r in rows] == [0, 1]
+
+    def one_row_per_entry(tx: Any) -> None:
+        for seq, cmd in enumerate(["a", "b"]):
+            tx.execute(f"""INSERT INTO table_log (table_id, seq, entry) VALUES ('t6', {seq}, '{{"cmd":"{cmd}"}}')""")
+        tx.execute("UPDATE tables SET next_seq = 2 WHERE table_id = 't6'")
+
+    await store.apply([TableOpened("t6", {"game": "president"})])
+    await store.run_write(one_row_per_entry)
+    assert await store.apply([TableLog("t6", 2, [{"cmd": "c"}, {"cmd": "d"}])]) == [4]
+    assert [list(x.entries) for x in await store.tables.unfinished() if x.table_id == "t6"] == [
+        [{"cmd": "a"}, {"cmd": "b"}, {"cmd": "c"}, {"cmd": "d"}]]
+    await store.apply([TableClosed("t6", "over")])
     await store.apply([TableOpened("t8", {"game": "president"})])
     with pytest.raises(BadRecord):
         await store.apply([TableClosed("t8", "gone", "")])  # type: ignore[arg-type]

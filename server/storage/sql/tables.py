@@ -91,11 +91,15 @@ def table_log(tx: Tx, op: TableLog) -> int:
     if op.seq != expected:
         kind = "a gap" if op.seq > expected else "an overlap"
         raise BadSequence(f"table {op.table_id}: entries from {op.seq} would leave {kind} (next is {expected})")
-    for i, entry in enumerate(op.entries):
+    texts = []
+    for entry in op.entries:
         text = _json(dict(entry), "a log entry")
         if len(text) > MAX_ENTRY:
             raise BadRecord(f"a log entry is at most {MAX_ENTRY} characters of JSON")
-        tx.execute("INSERT INTO table_log (table_id, seq, entry) VALUES (?, ?, ?)", (op.table_id, expected + i, text))
+        texts.append(text)
+    if texts:  # one row for the step: its first entry's number, a JSON array when there are more
+        row_text = texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]"
+        tx.execute("INSERT INTO table_log (table_id, seq, entry) VALUES (?, ?, ?)", (op.table_id, expected, row_text))
     after = expected + len(op.entries)
     tx.execute("UPDATE tables SET next_seq = ? WHERE table_id = ?", (after, op.table_id))
     return after
@@ -125,7 +129,13 @@ def next_table_number(tx: Tx) -> int:
 
 
 def stored(tx: Tx, row: Row) -> StoredTable:
-    entries = [json.loads(r[0]) for r in tx.rows("SELECT entry FROM table_log WHERE table_id = ? ORDER BY seq", (row["table_id"],))]
+    entries: list[Any] = []
+    for r in tx.rows("SELECT entry FROM table_log WHERE table_id = ? ORDER BY seq", (row["table_id"],)):
+        value = json.loads(r[0])  # an entry (a JSON object), or the entries of one write (an array)
+        if isinstance(value, list):
+            entries.extend(value)
+        else:
+            entries.append(value)
     closed = row["closed_at"]
     return StoredTable(
         table_id=row["table_id"],
