@@ -10,8 +10,9 @@ Tested without a network (``tests/server/test_client_bytes.py``):
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+import orjson
 
 IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
 TTYPE = 24
@@ -157,7 +158,7 @@ def parse_line(line: bytes, lenient: bool = False) -> Message | None:
             return None
         text = text[k:]
     try:
-        msg = json.loads(text)
-    except ValueError:
+        msg = orjson.loads(text)  # a third of json.loads's time: the load generator reads every push
+    except ValueError:  # orjson.JSONDecodeError
         return None
     return msg if isinstance(msg, dict) else None
