@@ -265,10 +265,17 @@ class Room:
                 if idle_at is not None:
                     wake = idle_at if wake is None else min(wake, idle_at)
                 timeout = None if wake is None else max(0.0, wake - self.now())
-                try:
-                    item: _Item | None = await asyncio.wait_for(self._queue.get(), timeout)
-                except TimeoutError:
-                    item = None
+                item: _Item | None = None
+                if timeout == 0:  # the table's time has come: it goes before what is queued
+                    await asyncio.sleep(0)  # (and the loop runs others: a wake that stays due cannot spin)
+                elif not self._queue.empty():  # a burst: no timer to arm for what is already here
+                    item = self._queue.get_nowait()
+                else:
+                    try:
+                        async with asyncio.timeout(timeout):
+                            item = await self._queue.get()
+                    except TimeoutError:
+                        item = None
                 if self.lobby.paused and (item is None or item.kind not in ("stop", "close")):
                     await self._wait_out()  # a stop goes through: a table given up stops at once
                 now = self.now()

@@ -7,7 +7,7 @@ Without ``--port`` it starts the real ``donne serve`` in a subprocess
 data folder, limits raised for one address and no pause between rounds),
 learns its ports from the server's ready file and reads its memory and CPU
 from ``/proc``. With ``--host/--port`` it targets a running server (loopback
-only).
+only), whose memory and CPU it reads when ``--server-pid`` names its process.
 
 The clients are spread over ``--procs`` worker processes
 (:mod:`server.clients.loadworker`), whole tables each, every worker on its
@@ -50,7 +50,7 @@ from typing import Any
 from engine.bots import LEVELS, strategies
 from server.clients import scrape
 from server.clients.common import check_loopback
-from server.clients.figures import summarize_ms
+from server.clients.figures import proc_cpu_s, proc_rss_mb, summarize_ms
 from server.clients.loadworker import SETUP_TIMEOUT, WorkerSpec
 from server.clients.serverproc import ROOT, ServerFailed, ServerProcess
 
@@ -79,6 +79,8 @@ class LoadOptions:
     turn_seconds: float | None = None
     think: float = 0.0
     profile: str | None = None
+    server_pid: int | None = None
+    """With ``port``: the target server's process, whose CPU and memory the figures then include."""
     worker_gc_freeze: float = 10.0
     """The workers' collector policy (``server/gcpolicy.py``): freeze every that many seconds; 0: CPython's."""
     server_keys: tuple[str, ...] = ()
@@ -94,6 +96,19 @@ class LoadOptions:
 
 # ---------------------------------------------------------------------------
 # pure parts: splitting the tables, flagging the workers, the latency figures
+
+
+@dataclass(frozen=True)
+class _Watched:
+    """A server started by someone else (``--server-pid``): its figures from ``/proc``."""
+
+    pid: int
+
+    def rss_mb(self) -> float | None:
+        return proc_rss_mb(self.pid)
+
+    def cpu_s(self) -> float | None:
+        return proc_cpu_s(self.pid)
 
 
 def split_tables(tables: int, procs: int) -> list[list[int]]:
@@ -150,6 +165,8 @@ def check_options(opts: LoadOptions) -> int:
         raise SystemExit(f"unknown spread {opts.spread!r}: table or seat")
     if opts.profile and (opts.port is not None or opts.ports):
         raise SystemExit("--profile profiles the server donne load starts: not with --port")
+    if opts.server_pid is not None and opts.port is None:
+        raise SystemExit("--server-pid names the process of the server at --port")
     if opts.game not in ("president", "speculation"):
         raise SystemExit(f"unknown game {opts.game!r}: president or speculation")
     known = strategies(opts.game)
@@ -281,6 +298,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
     seats = check_options(opts)
     groups = split_tables(opts.tables, opts.procs)
     server: ServerProcess | None = None
+    watched: ServerProcess | _Watched | None = None  # the process whose CPU and memory are figures
     workers: list[_WorkerProcess] = []
     tmp = Path(tempfile.mkdtemp(prefix="donne-load-"))
     token = "".join("abdefghjkpqstxyz"[b % 16] for b in hashlib.sha256(f"{opts.seed}{time.time()}".encode()).digest()[:4])
@@ -289,8 +307,9 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         if port is None:
             server = await ServerProcess(profile=opts.profile, server_keys=opts.server_keys).start()
             port = server.ssh_port if opts.transport == "ssh" else server.telnet_port
-        rss0 = server.rss_mb() if server else None
-        cpu_start = server.cpu_s() if server else None
+        watched = server if server is not None else (None if opts.server_pid is None else _Watched(opts.server_pid))
+        rss0 = watched.rss_mb() if watched else None
+        cpu_start = watched.cpu_s() if watched else None
         parallel = max(1, -(-opts.connect_parallel // opts.procs))
         for w, group in enumerate(groups):
             spec = WorkerSpec(index=w, port=port, ports=list(opts.ports or []), spread=opts.spread, tables=group, seats=seats, host=opts.host,
@@ -304,8 +323,8 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
             await wp.start()
         # connect (not measured)
         connected = await _phase(workers, "connected", SETUP_TIMEOUT + PHASE_SLACK)
-        rss_connected = server.rss_mb() if server else None
-        cpu_connected = server.cpu_s() if server else None
+        rss_connected = watched.rss_mb() if watched else None
+        cpu_connected = watched.cpu_s() if watched else None
         # seat (not measured)
         t_setup = time.perf_counter()
         for wp in workers:
@@ -314,16 +333,16 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         setup_s = time.perf_counter() - t_setup
         # the measured window: every seat of every worker is at its table
         m0 = await _scrape(server)
-        cpu0 = server.cpu_s() if server else None
+        cpu0 = watched.cpu_s() if watched else None
         t0 = time.perf_counter()
         for wp in workers:
             wp.tell("go")
         await asyncio.sleep(opts.duration)
         elapsed = time.perf_counter() - t0
-        cpu1 = server.cpu_s() if server else None
+        cpu1 = watched.cpu_s() if watched else None
         m1 = await _scrape(server)
         results = await _phase(workers, "result", 30 + PHASE_SLACK)
-        rss1 = server.rss_mb() if server else None
+        rss1 = watched.rss_mb() if watched else None
     finally:
         await asyncio.gather(*(wp.stop() for wp in workers), return_exceptions=True)
         if server is not None:
@@ -403,6 +422,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="target host (loopback only)")
     parser.add_argument("--port", type=int, help="target a running server (telnet port, or SSH with "
                                                   "--transport ssh); default: start one")
+    parser.add_argument("--server-pid", type=int, help="with --port: the server's process id, to include its "
+                                                        "CPU and memory in the figures")
     parser.add_argument("--ports", type=_ports, help="target the running nodes of a cluster on these ports "
                                                       "(comma separated), instead of --port")
     parser.add_argument("--spread", default="table", choices=["table", "seat"],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -77,6 +78,7 @@ def test_flagged_latencies_are_reported_as_suspect_not_as_the_servers() -> None:
     ({"clients": 12, "tables": 3, "procs": 4}, "at least 4 tables"),
     ({"duration": 0}, "positive"),
     ({"profile": "x.prof", "port": 2323}, "not with --port"),
+    ({"server_pid": 1}, "the server at --port"),
     ({"transport": "udp"}, "unknown transport"),
     ({"game": "poker"}, "unknown game"),
     ({"strategy": "nosuch"}, "no strategy 'nosuch' for president"),
@@ -166,6 +168,8 @@ def test_donne_load_spreads_40_clients_over_2_workers_and_prints_every_figure() 
     check_figures(result, clients=40, tables=10, procs=2)
     assert [w["tables"] for w in result["workers"]] == [5, 5]
     assert result["server_rss_mb"] > 0 and result["server_cpu_s"] > 0
+    # every seat sees each move (the server's forced passes too, P9): at least one move per action
+    assert result["card_moves"] >= result["actions"] * 0.9 > 0 and result["server_cpu_ms_per_card_move"] > 0
     assert result["thresholds"] == {"lag_p99_ms": 20.0, "worker_cpu_share": 0.85}
 
 
@@ -202,3 +206,11 @@ async def test_load_against_a_running_server_over_ssh(server: Any) -> None:
     assert result["clients"] == 3 and result["actions"] > 0 and result["errors"] == 0
     assert result["server_rss_mb"] is None  # not our process: nothing read from /proc
     assert len(result["workers"]) == 1
+
+
+@pytest.mark.e2e
+async def test_load_against_a_running_server_reads_the_process_it_is_told(server: Any) -> None:
+    result = await run_load(LoadOptions(clients=3, tables=1, duration=1.5, port=server.telnet_port,
+                                        server_pid=os.getpid()))  # the test's server runs in this process
+    assert result["actions"] > 0 and result["errors"] == 0
+    assert result["server_rss_mb"] > 0 and result["server_cpu_s"] > 0 and result["server_cpu_ms_per_action"] > 0
