@@ -23,6 +23,8 @@ class Deal:
     ``hands``/``leader``/``dealer``: overrides for tests and puzzles (explicit
     deal, see ``PresidentMatch.from_hands``); ``hands`` is indexed by seat and
     may hold fewer than 52 cards in all (the rest stays undealt).
+    ``newcomers``: seats whose player joined since the last round (T12: they
+    exchange nothing; only the table knows who sits where).
     """
 
     seed: bytes
@@ -31,6 +33,7 @@ class Deal:
     hands: tuple[tuple[Card, ...], ...] | None = None
     leader: int | None = None
     dealer: int | None = None
+    newcomers: tuple[int, ...] = ()
     cmd: ClassVar[str] = "deal"
 
     @property
@@ -57,6 +60,8 @@ class Deal:
             d["leader"] = self.leader
         if self.dealer is not None:
             d["dealer"] = self.dealer
+        if self.newcomers:
+            d["newcomers"] = list(self.newcomers)
         return d
 
 
@@ -150,6 +155,7 @@ def action_from_dict(d: dict[str, Any]) -> Action:
                 hands=None if hands is None else tuple(parse_cards(h) for h in hands),
                 leader=d.get("leader"),
                 dealer=d.get("dealer"),
+                newcomers=tuple(int(s) for s in d.get("newcomers") or ()),
             )
         seat = int(d["seat"])
         if cmd == "play":

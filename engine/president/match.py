@@ -276,6 +276,7 @@ class PresidentMatch:
         "_legal_version",
         "_must",
         "_n",
+        "_newcomer_mask",
         "_next_tab",
         "_out",
         "_passed",
@@ -353,6 +354,7 @@ class PresidentMatch:
         self._last_ranking: tuple[int, ...] = ()
         self._present: tuple[int, ...] = tuple(range(seats))
         self._present_mask = (1 << seats) - 1
+        self._newcomer_mask = 0  # seats whose player joined since the last round (T12)
         self._stake = 0
         self._seed = b""
         self._dealer: int | None = None
@@ -534,13 +536,15 @@ class PresidentMatch:
         return self._phase == DEAL or self._phase == ROUND_OVER
 
     def deal_action(self, seed: bytes, **table: Any) -> Deal:
-        """The chance step: ``present`` (tdc, T1) and ``stake`` (tdc, T13) may come from the table."""
-        unknown = set(table) - {"present", "stake"}
+        """The chance step: ``present`` (tdc, T1), ``stake`` (tdc, T13) and ``newcomers`` (T12) may come
+        from the table."""
+        unknown = set(table) - {"present", "stake", "newcomers"}
         if unknown:
             raise BadArgument(f"unknown table facts {sorted(unknown)}", reason="table")
         present = table.get("present")
         return _deal(
-            bytes(seed), None if present is None else tuple(sorted(present)), table.get("stake"), None, None, None
+            bytes(seed), None if present is None else tuple(sorted(present)), table.get("stake"), None, None, None,
+            tuple(sorted(table.get("newcomers") or ())),
         )
 
     # ------------------------------------------------------------------ decisions awaited
@@ -967,6 +971,11 @@ class PresidentMatch:
         for extra in (a.leader, a.dealer):
             if extra is not None and self._check_seat(extra) not in present:
                 raise BadArgument("leader and dealer must play the round", reason="seat")
+        try:
+            for s in a.newcomers:
+                self._check_seat(s)
+        except TypeError:
+            raise BadArgument("newcomers must be seat numbers", reason="newcomers") from None
         return present, stake, hands
 
     # ------------------------------------------------------------------ apply
@@ -1267,6 +1276,7 @@ class PresidentMatch:
         self._present = present
         self._present_mask = sum(1 << s for s in present)
         self._present_flags = tuple(s in present for s in range(n))
+        self._newcomer_mask = sum(1 << s for s in set(a.newcomers))
         self._stake = stake
         self._seed = bytes(a.seed)
         self._reset_round_state()
@@ -1329,11 +1339,12 @@ class PresidentMatch:
         return out
 
     def _exchange(self, ev: list[Event]) -> None:
-        """P13 / T12: the pairs come from the previous round's titles; absent players skip theirs."""
+        """P13 / T12: the pairs come from the previous round's titles; absent players skip theirs, and
+        so do players who joined since (T12: a newcomer on a seat does not take its title's exchange)."""
         titles = self._last_titles
         if titles is None:
             return
-        pm = self._present_mask
+        pm = self._present_mask & ~self._newcomer_mask
         pairs = []
         for high, low, k in (("president", "last", 2), ("vice_president", "vice_last", 1)):
             hi = lo = -1

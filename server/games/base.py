@@ -166,8 +166,10 @@ class GameAdapter:
         """The match rebuilt from its configuration and log (same state, byte for byte)."""
         raise NotImplementedError
 
-    def deal_table(self, opts: TableOptions, present: Sequence[int] | None) -> dict[str, Any]:
-        """The table facts of ``match.deal_action(seed, **facts)``."""
+    def deal_table(self, opts: TableOptions, present: Sequence[int] | None,
+                   newcomers: Sequence[int] = ()) -> dict[str, Any]:
+        """The table facts of ``match.deal_action(seed, **facts)``; ``newcomers``: the seats of ``present``
+        whose player sat down since the last deal."""
         return {}
 
     def action_from_dict(self, entry: Mapping[str, Any]) -> Any:

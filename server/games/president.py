@@ -113,8 +113,12 @@ class TdcAdapter(PresidentAdapter):
     def deal_stake(self, opts: TableOptions) -> int:
         return opts.stake
 
-    def deal_table(self, opts: TableOptions, present: Sequence[int] | None) -> dict[str, Any]:
-        return {"present": tuple(present or ()), "stake": opts.stake}
+    def deal_table(self, opts: TableOptions, present: Sequence[int] | None,
+                   newcomers: Sequence[int] = ()) -> dict[str, Any]:
+        facts: dict[str, Any] = {"present": tuple(present or ()), "stake": opts.stake}
+        if newcomers:  # T12: they exchange nothing (said only when there are: older logs read the same)
+            facts["newcomers"] = tuple(newcomers)
+        return facts
 
     def money(self, event: Any, round_money: RoundMoney) -> list[Money]:
         if not isinstance(event, RoundOver) or round_money.stake <= 0:

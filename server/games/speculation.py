@@ -70,7 +70,8 @@ class SpeculationAdapter(GameAdapter):
     def replay(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> Match:
         return SpeculationMatch.replay(config, log)
 
-    def deal_table(self, opts: TableOptions, present: Sequence[int] | None) -> dict[str, Any]:
+    def deal_table(self, opts: TableOptions, present: Sequence[int] | None,
+                   newcomers: Sequence[int] = ()) -> dict[str, Any]:
         return {"present": tuple(present or ())}
 
     def action_from_dict(self, entry: Mapping[str, Any]) -> Any:

@@ -11,7 +11,7 @@ on it; :class:`server.table.core.Table` puts them together.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any, Protocol
 
 from server.games.base import GameAdapter, TableOptions
@@ -96,11 +96,25 @@ class TableBase:
         self._gen: Step | None = None
         self._deferred: list[Callable[[], None]] = []
         self._round_chips: tuple[int, ...] = ()  # each seat's chips when the round began
+        self.arrivals = 0  # players (people and the table's bots) who sat down at this table so far
+        self.dealt_arrivals: int | None = None  # ``arrivals`` at the last deal of this match (T12)
         # durable tables (server.table.durable): what to write to the table's log before anything
         # of it leaves the server (None: the table is not durable); and until when a table rebuilt
         # after a restart waits for its people (None: it is not waiting)
         self.journal: list[dict[str, Any]] | None = None
         self.resume_until: float | None = None
+
+    def _arrival(self) -> int:
+        """A player sits down: their number among the table's arrivals (a substitute bot is none)."""
+        self.arrivals += 1
+        return self.arrivals
+
+    def newcomers(self, present: Sequence[int] | None) -> list[int]:
+        """The seats of ``present`` whose player sat down since the last deal of the match (T12)."""
+        since = self.dealt_arrivals
+        if since is None or not present:
+            return []
+        return [s for s in present if self.seats[s].arrived > since]
 
     # -- public face -------------------------------------------------------------------------------
 

@@ -119,12 +119,13 @@ def facts(table: TableBase) -> dict[str, Any]:
         seats.append({"name": s.name, "account": s.account, "member": s.member,
                       "bot": None if s.bot is None else ("sub" if s.substitute else "table"),
                       "display": s.bot_display, "leaving": s.leaving, "departed": s.departed,
-                      "prefs": dict(s.prefs), "seed": s.seed})
+                      "prefs": dict(s.prefs), "seed": s.seed, "arrived": s.arrived})
     return {"uid": table.uid, "matches": table.matches, "status": table.status, "match": table.match is not None,
             "round_id": table.round_id, "stakes": sorted([s, a] for s, a in table.round_stakes.items()),
             "escrow": sorted([s, n] for s, n in table.round_escrow.items()), "commitment": table.commitment,
             "round_chips": list(table._round_chips), "window": None if table.window is None else table.window[0],
             "over": table.over_at is not None, "seats": seats,
+            "arrivals": [table.arrivals, table.dealt_arrivals],
             "fair": table.fairness_facts() if isinstance(table, FairDeals) else None}
 
 
@@ -315,6 +316,8 @@ def _put_back(table: Table, got: Mapping[str, Any], match: Any, actions: list[di
     if got["window"] is not None:
         table.window = (str(got["window"]), 0.0)  # its length starts again (Resuming._hold_timers)
     table.over_at = 0.0 if got["over"] else None
+    arrivals, dealt = got.get("arrivals") or (0, None)
+    table.arrivals, table.dealt_arrivals = int(arrivals), None if dealt is None else int(dealt)
     table.restore_fairness(got.get("fair"))  # the deal being played: its record at the round's end
     for seat, s in zip(table.seats, got["seats"], strict=True):
         if s is None:
@@ -322,6 +325,7 @@ def _put_back(table: Table, got: Mapping[str, Any], match: Any, actions: list[di
         seat.name, seat.account, seat.member = s["name"], s["account"], s["member"]
         seat.bot_display, seat.leaving, seat.departed = s["display"], bool(s["leaving"]), s["departed"]
         seat.prefs = {str(k): bool(v) for k, v in dict(s["prefs"]).items()}
+        seat.arrived = int(s.get("arrived", 0))  # (logs written before T12's newcomers: 0)
         seat.seed = s.get("seed")
         if s["bot"] == "table":
             level = opts.bot_level

@@ -59,6 +59,7 @@ class Seating(TableBase):
         seat.present = True
         seat.prefs = dict(member.prefs)
         seat.seed = member.seed
+        seat.arrived = self._arrival()
         self._out.items.append(Placed(member.key, seat.index))
         self._broadcast({"event": "joined", "room": self.id, "name": member.name, "seat": seat.index})
         if self.status == "waiting" and self.match is None:
@@ -84,6 +85,7 @@ class Seating(TableBase):
         seat.bot = bot
         seat.name = f"bot{seat.index}"
         seat.member = None
+        seat.arrived = self._arrival()
 
     def _fill_bots(self) -> Step:
         """Bots take their seats at once: the last ``bots`` seats (one the house cannot fund stays free)."""
@@ -108,6 +110,7 @@ class Seating(TableBase):
             for s in self.seats:
                 chips.append((yield Balance(self._account(s.index))))
         self.match = self.adapter.new_match(self.opts, chips)
+        self.dealt_arrivals = None  # a new match: no title to exchange yet
         self._match_made()
         self.status = "playing"
         self.next_deal_at = self._now

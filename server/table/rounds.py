@@ -312,7 +312,8 @@ class Rounds(FairDeals):
         self._round_chips = tuple(getattr(match, "chips", ()) or ())
         self._final_contributions(present)
         try:
-            events = self._apply(self._fair_deal_action(adapter.deal_table(self.opts, present)))
+            events = self._apply(self._fair_deal_action(adapter.deal_table(self.opts, present,
+                                                                            self.newcomers(present))))
         except Refusal as exc:
             log.info("table %s: no deal possible (%s)", self.id, exc.code)
             self.entropy = None
@@ -323,6 +324,7 @@ class Rounds(FairDeals):
                 self._pause("waiting")
             return False
         self._dealt(events)
+        self.dealt_arrivals = self.arrivals  # who sits now has played a round of this match (T12)
         if match.round == 1:
             log.info("table %s: match started (%s, %d seats)", self.id, self.opts.rules, len(self.seats))
         if not (yield from self._money(events, refuse=False)):

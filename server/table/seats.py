@@ -22,6 +22,7 @@ class Seat:
     optional_actions: int = 0  # this round's actions nobody waited for (offers, cuts...)
     substitute: bool = False  # the bot plays for a person who left (not one of the table's own bots)
     seed: str | None = None  # the person's standing contribution to every deal (``seed``, docs/fairness.md)
+    arrived: int = 0  # the table's count of arrivals when this player sat down (T12: newcomers)
 
     @property
     def empty(self) -> bool:
@@ -47,3 +48,4 @@ class Seat:
         self.grace_until = None
         self.prefs = {}
         self.seed = None
+        self.arrived = 0

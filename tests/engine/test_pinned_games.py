@@ -71,7 +71,7 @@ def test_fast_record_constructors_build_equal_records() -> None:
         (Dealt, (1, 2, (0, 1), (2, 0), hands, "ab", 4)),
         (Exchange, (0, 1, 2, parse_cards("5h 6s"), True)),
         (RoundOver, (1, (1, 0), ("president", "last"), (1, 0), (1, 0), None, hands, 0, "cd")),
-        (Deal, (b"seed", (0, 1, 2), 4, None, None, None)),
+        (Deal, (b"seed", (0, 1, 2), 4, None, None, None, (1,))),
     ]
     for cls, values in samples:
         made = record_maker(cls)(*values)

@@ -10,6 +10,7 @@ from engine.cards import Card, parse_cards
 from engine.errors import BadArgument, IllegalPlay, NotAllowed, NotYourTurn, Refusal
 from engine.president import (
     Cut,
+    Deal,
     Exchange,
     Give,
     Pass,
@@ -387,6 +388,25 @@ def test_T12_newcomer_and_departed_president() -> None:
     assert [p.seat for p in m.pending()] == [1]
     m.apply(Give(1, cards("5c")))
     assert [str(c) for c in m.hand(3)] == ["3d", "8d", "8s"] and [str(c) for c in m.hand(4)] == ["Jc", "Jd"]
+
+
+def test_T12_a_newcomer_on_the_seat_of_last_rounds_last_exchanges_nothing() -> None:
+    m = ranking_0123_of_4()
+    # round 2: a new player sits on seat 3 (last of round 1): the Président's pair is skipped, the
+    # Vice pair still exchanges; the newcomer keeps every card dealt
+    hands = tuple(parse_cards(h) for h in ["4h 5h", "6h 7h", "8h 9h", "Th Jh Kh"])
+    evs = m.apply(Deal(b"explicit", present=(0, 1, 2, 3), hands=hands, newcomers=(3,)))
+    ex = [e.to_dict() for e in evs if isinstance(e, Exchange)]
+    assert ex == [{"event": "exchange", "from": 2, "to": 1, "count": 1, "cards": ["9h"]}]
+    while m.phase == "exchange":
+        m.apply(m.pending()[0].on_timeout)
+    assert [str(c) for c in m.hand(3)] == ["Th", "Jh", "Kh"]
+    # the deal says so in the log, and the log replays
+    assert [e.get("newcomers") for e in m.log() if e["cmd"] == "deal"] == [None, [3]]
+    again, _ = PresidentMatch.replay(m.config, m.log())
+    assert [str(c) for c in again.hand(3)] == ["Th", "Jh", "Kh"]
+    with pytest.raises(BadArgument):
+        ranking_0123_of_4().apply(Deal(b"explicit", present=(0, 1, 2, 3), hands=hands, newcomers=(9,)))
 
 
 def test_T12_player_who_sat_the_round_out_exchanges_nothing() -> None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from server.storage.api import HOUSE
 from server.table import Closed, Escrow, FundBot, Gone, Pay, Record, ReleaseBot, Released, Settle
 from tests.server.table.harness import Harness, simple_president
@@ -247,8 +245,6 @@ def test_T13_T12_a_player_who_cannot_cover_the_stake_sits_the_round_out_and_exch
     assert h.balance("alice") == 0
 
 
-@pytest.mark.xfail(strict=True, reason="T12: the engine's exchange takes the seat's title from the last round; "
-                   "the deal has no way to say that a seat's player is new (needs an engine/table interface)")
 def test_T12_a_newcomer_on_the_seat_of_last_rounds_last_exchanges_nothing() -> None:
     keys = ["alice", "bob", "carol"]
     h = Harness("tdc", seats=3, stake=2, turn_seconds=20)
