@@ -975,7 +975,7 @@ class PresidentMatch:
             for s in a.newcomers:
                 self._check_seat(s)
         except TypeError:
-            raise BadArgument("newcomers must be seat numbers", reason="newcomers") from None
+            raise BadArgument("newcomers must be seat numbers", reason="seat") from None
         return present, stake, hands
 
     # ------------------------------------------------------------------ apply
