@@ -353,6 +353,24 @@ async def test_a_job_failing_for_a_passing_reason_runs_again_alone(store: SQLSto
 # --------------------------------------------------------------------- tables
 
 
+async def test_a_tables_log_alone_waits_for_no_fsync_of_its_own_chips_always_do(store: SQLStore,
+                                                                               monkeypatch: Any) -> None:
+    kinds: list[str] = []
+    submit = store._submit
+
+    def recording(kind: str, fn: Any) -> Any:
+        kinds.append(kind)
+        return submit(kind, fn)
+
+    await players(store, "alice", "bob")
+    monkeypatch.setattr(store, "_submit", recording)
+    await store.apply([TableOpened("t5", {"game": "president"})])
+    await store.apply([TableLog("t5", 0, [{"cmd": "x"}])])
+    await store.apply([TableLog("t5", 1, [{"cmd": "y"}]), Hold("h5", "alice", 1)])
+    await store.apply([TableClosed("t5", "over")])
+    assert kinds == ["relaxed", "relaxed", "write", "relaxed"]
+
+
 async def test_tables_log_and_close(store: SQLStore) -> None:
     await players(store, "alice", "bob", "carol")
     config: dict[str, Any] = {"game": "speculation", "seats": 3, "ante": 1, "names": ["Zoé", "bob"]}
