@@ -130,6 +130,29 @@ class _SshTransport(_Transport):
             await asyncio.wait_for(self.conn.wait_closed(), 2)
 
 
+async def ssh_connect(host: str, port: int, username: str, password: str | None = None,
+                      client_keys: Sequence[Any] | None = None, *, timeout: float = 10.0) -> Any:
+    """An asyncssh client connection as every scripted client opens one (:meth:`Client.connect_ssh`,
+    the idle connections of ``donne load``): host keys not checked, neither the agent nor ``~/.ssh``
+    keys used unless ``client_keys`` is given."""
+    import asyncssh  # only SSH clients pay for the import
+
+    return await asyncio.wait_for(
+        asyncssh.connect(
+            host,
+            port,
+            username=username,
+            password=password,
+            client_keys=list(client_keys) if client_keys else None,
+            known_hosts=None,
+            agent_path=None,
+            preferred_auth=("publickey,password,keyboard-interactive,none" if client_keys
+                            else "password,keyboard-interactive,none"),
+        ),
+        timeout,
+    )
+
+
 # ---------------------------------------------------------------------------
 # the client
 
@@ -228,25 +251,10 @@ class Client:
         and neither the agent nor ``~/.ssh`` keys are used unless
         ``client_keys`` is given.
         """
-        import asyncssh  # only SSH clients pay for the import
-
         client = cls(timeout=timeout, keep_pushes=keep_pushes)
 
         async def connect() -> _Transport:
-            conn = await asyncio.wait_for(
-                asyncssh.connect(
-                    host,
-                    port,
-                    username=username,
-                    password=password,
-                    client_keys=list(client_keys) if client_keys else None,
-                    known_hosts=None,
-                    agent_path=None,
-                    preferred_auth=("publickey,password,keyboard-interactive,none" if client_keys
-                                    else "password,keyboard-interactive,none"),
-                ),
-                timeout,
-            )
+            conn = await ssh_connect(host, port, username, password, client_keys, timeout=timeout)
             try:
                 process = await asyncio.wait_for(conn.create_process("json", encoding=None), timeout)
             except BaseException:

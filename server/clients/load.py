@@ -27,6 +27,16 @@ scheduled against actual time, p99 and max). A worker whose lag p99 passes
 (0.85) is named in ``flagged``, and the run's latency figures then move to
 ``suspect_latency`` (the top-level ``p50_ms`` … ``max_ms`` are ``null``):
 they measured the load generator, not the server.
+
+``--idle N`` adds N connections that never play (issue 14: "10,000 connections
+of which 5,000 play"): over the same ``--transport``, spread over the same
+workers, each logs in as a person does (a guest name; the bots' telnet
+opening and ``json``) and stays in the lobby for the whole run, so the server
+pushes them the lobby's news (every table opened and closed, lobby chat) like
+anyone there. They are opened before the players connect, so before any
+table opens. The workers only count what they receive (bytes, line ends,
+error replies; :mod:`server.clients.idle`), never parse it. Their figures are
+the ``idle_*`` keys; every figure of the players is as without them.
 """
 
 from __future__ import annotations
@@ -90,6 +100,8 @@ class LoadOptions:
     procs: int = 1
     max_lag_ms: float = 20.0
     max_worker_cpu: float = 0.85
+    idle: int = 0
+    """Connections beside the players that log in, stay in the lobby and never play (``--idle``)."""
     test_burn_ms: float = 0.0
     """Tests only: worker 0 blocks its loop this many ms out of every 100 ms of the window."""
 
@@ -120,6 +132,18 @@ def split_tables(tables: int, procs: int) -> list[list[int]]:
         n = base + (1 if w < extra else 0)
         out.append(list(range(start, start + n)))
         start += n
+    return out
+
+
+def split_count(n: int, procs: int) -> list[tuple[int, int]]:
+    """``n`` things in ``procs`` contiguous runs ``(first, count)`` whose counts differ by one at most."""
+    base, extra = divmod(n, procs)
+    out: list[tuple[int, int]] = []
+    start = 0
+    for w in range(procs):
+        count = base + (1 if w < extra else 0)
+        out.append((start, count))
+        start += count
     return out
 
 
@@ -154,6 +178,8 @@ def check_options(opts: LoadOptions) -> int:
         raise SystemExit(f"{opts.clients} clients for {opts.tables} tables is {seats} a table; 3 at least")
     if opts.procs < 1:
         raise SystemExit("--procs must be at least 1")
+    if opts.idle < 0:
+        raise SystemExit("--idle is a number of connections, 0 or more")
     if opts.procs > opts.tables:
         raise SystemExit(f"--procs {opts.procs} needs at least {opts.procs} tables (a table's seats share one "
                          f"worker), not {opts.tables}")
@@ -284,6 +310,33 @@ def _sum(results: Sequence[dict[str, Any]], key: str) -> Any:
     return sum(r[key] for r in results)
 
 
+def _gauge(m: dict[str, float] | None, name: str) -> int | None:
+    return None if m is None or name not in m else int(m[name])
+
+
+def idle_figures(connected: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]],
+                 elapsed: float) -> dict[str, Any]:
+    """The idle connections' figures of the run, from the workers' ``connected`` and ``result`` phases."""
+    codes: Counter[str] = Counter()
+    for r in results:
+        codes.update(r["idle_codes"])
+    return {
+        "idle_clients": _sum(connected, "idle_clients"),
+        "idle_connect_s": round(max(c["idle_connect_s"] for c in connected), 2),
+        "idle_connected_at_end": _sum(results, "idle_connected_at_end"),
+        "idle_disconnects": _sum(results, "idle_disconnects"),
+        "idle_errors": _sum(results, "idle_errors"),
+        "idle_codes": dict(codes),
+        "idle_silent": _sum(results, "idle_silent"),
+        "idle_lines": _sum(results, "idle_lines"),
+        "idle_bytes": _sum(results, "idle_bytes"),
+        "idle_lines_per_s": round(_sum(results, "idle_lines") / elapsed, 1),
+        "idle_bytes_per_s": round(_sum(results, "idle_bytes") / elapsed, 1),
+        "idle_lines_setup": _sum(results, "idle_lines_setup"),
+        "idle_bytes_setup": _sum(results, "idle_bytes_setup"),
+    }
+
+
 async def _phase(workers: Sequence[_WorkerProcess], phase: str, timeout: float) -> list[dict[str, Any]]:
     """Every worker's ``phase`` message; the first failure raised once all have answered or failed."""
     got = await asyncio.gather(*(wp.expect(phase, timeout) for wp in workers), return_exceptions=True)
@@ -297,6 +350,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
     """One load run; returns the figures (see ``bench/README.md``, section load)."""
     seats = check_options(opts)
     groups = split_tables(opts.tables, opts.procs)
+    idle_runs = split_count(opts.idle, opts.procs)
     server: ServerProcess | None = None
     watched: ServerProcess | _Watched | None = None  # the process whose CPU and memory are figures
     workers: list[_WorkerProcess] = []
@@ -317,6 +371,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
                               strategy=opts.strategy, seed=opts.seed, token=token, connect_parallel=parallel,
                               turn_seconds=opts.turn_seconds, think=opts.think, duration=opts.duration,
                               burn_ms=opts.test_burn_ms if w == 0 else 0.0, gc_freeze_seconds=opts.worker_gc_freeze,
+                              idle_first=idle_runs[w][0], idle=idle_runs[w][1],
                               profile=f"{Path(opts.profile_workers).resolve()}.{w}" if opts.profile_workers else None)
             workers.append(_WorkerProcess(spec, tmp / f"worker{w}.log"))
         for wp in workers:
@@ -400,6 +455,10 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         "server_cpu_ms_per_card_move": None if server_cpu is None or not moves else round(1000 * server_cpu / moves, 3),
         "server_cpu_ms_per_round": None if server_cpu is None or not rounds else round(1000 * server_cpu / rounds, 2),
         "server_side": _server_side(m0, m1),
+        "server_sessions_logged_in": _gauge(m0, "donne_sessions_logged_in"),
+        "server_sessions_logged_in_end": _gauge(m1, "donne_sessions_logged_in"),
+        "idle": opts.idle,
+        **idle_figures(connected, results, elapsed),
         "workers": per_worker,
         "thresholds": {"lag_p99_ms": opts.max_lag_ms, "worker_cpu_share": opts.max_worker_cpu},
         "flagged": flagged,
@@ -450,6 +509,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="flag a worker whose event-loop lag p99 is above this (its latencies are suspect)")
     parser.add_argument("--max-worker-cpu", type=float, default=0.85,
                         help="flag a worker busier than this share of its core")
+    parser.add_argument("--idle", type=int, default=0, metavar="N",
+                        help="N more connections (same transport, spread over the same workers) that log in as "
+                             "guests, stay in the lobby the whole run receiving its news, and never play; opened "
+                             "before the players; figures: idle_* (default 0)")
+    parser.epilog = ("Prints one JSON object. Players' figures: clients, p50_ms ... max_ms (null when a worker "
+                     "is flagged: see suspect_latency), setup_s, actions_per_s, server_cpu_ms_per_action, "
+                     "workers, flagged. With --idle: idle_clients, idle_connected_at_end, idle_disconnects, "
+                     "idle_errors (idle_codes), idle_lines / idle_bytes (received in the measured window; "
+                     "_per_s, and _setup before it), idle_silent (idle connections that heard nothing), and "
+                     "server_sessions_logged_in (the started server's count at the window's start: players "
+                     "+ idle). See bench/README.md, section load.")
     parser.add_argument("--test-burn-ms", type=float, default=0.0, help=argparse.SUPPRESS)  # tests only
 
 

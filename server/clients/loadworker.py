@@ -6,13 +6,15 @@ The parent (:mod:`server.clients.load`) gives each worker whole tables (a
 table's seats share a room future and a barrier, so they live in one
 process) and drives it through three phases, one line each way:
 
-* the worker connects its clients and writes ``{"phase": "connected", ...}``;
+* the worker opens its idle connections (``idle``, :mod:`server.clients.idle`:
+  logged in, left in the lobby, never playing), connects its clients and
+  writes ``{"phase": "connected", ...}``;
 * on the line ``seat`` it seats them (the first seat of a table ``create``s the
   room, the others ``join``), lets them play, and writes ``{"phase": "ready"}``
   once every seat is at its table;
 * on the line ``go`` the measured window starts: ``duration`` seconds of play,
-  then ``{"phase": "result", ...}`` with the window's figures, and the worker
-  closes its clients and exits.
+  then ``{"phase": "result", ...}`` with the window's figures (the idle
+  connections' apart, ``idle_*``), and the worker closes its clients and exits.
 
 A missing line (the parent gone: end of stdin) ends the worker. Every wait
 is bounded. Besides the play figures the worker measures itself: the CPU it
@@ -34,6 +36,7 @@ import json
 import sys
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +44,7 @@ from typing import Any
 from server.clients.client import Client, ClientError
 from server.clients.common import Deadline
 from server.clients.figures import LagMonitor, self_cpu_s, summarize_ms
+from server.clients.idle import IdleConnection
 from server.clients.wirebot import WireBot, WireStats
 
 SETUP_TIMEOUT = 180.0
@@ -98,6 +102,10 @@ class WorkerSpec:
     ports: list[int] = field(default_factory=list)
     """Several nodes of a cluster (empty: ``port`` alone); ``spread`` says which seat goes where."""
     spread: str = "table"
+    idle: int = 0
+    """Idle connections of this worker (``donne load --idle``): in the lobby for the whole run, never playing."""
+    idle_first: int = 0
+    """The run-wide index of this worker's first idle connection (their names are unique across workers)."""
 
     def port_for(self, table: int, seat: int) -> int:
         """The port seat ``seat`` of table ``table`` connects to: with several nodes, ``table`` spread puts
@@ -107,6 +115,10 @@ class WorkerSpec:
             return self.port
         n = len(self.ports)
         return self.ports[(table + (seat if self.spread == "seat" else 0)) % n]
+
+    def idle_port(self, k: int) -> int:
+        """The port of the run's ``k``-th idle connection: the nodes of a cluster in turn."""
+        return self.ports[k % len(self.ports)] if self.ports else self.port
 
     def to_json(self) -> str:
         return json.dumps(dataclasses.asdict(self))
@@ -143,6 +155,9 @@ class LoadWorker:
         self.deadline = Deadline()
         self.monitor = LagMonitor(asyncio.get_running_loop(), spec.lag_interval)
         self.connect_failures = 0
+        self.idle: list[IdleConnection] = []
+        self.idle_failures: Counter[str] = Counter()
+        """Idle connections that could not open or log in, by ``connect:Type`` or ``login:code``."""
         self._burn: asyncio.TimerHandle | None = None
         self._burning = False
 
@@ -166,10 +181,33 @@ class LoadWorker:
         client.skip_events(*LOBBY_NEWS)
         return client
 
+    async def _connect_idle(self, name: str, port: int) -> IdleConnection:
+        spec = self.spec
+        if spec.transport == "ssh":
+            return await IdleConnection.connect_ssh(spec.host, port, name, timeout=60)
+        return await IdleConnection.connect_tcp(spec.host, port, name, timeout=60)
+
     async def connect(self) -> dict[str, Any]:
+        """The idle connections first (they are in the lobby before any table opens), then the clients."""
         self.monitor.start()
         spec = self.spec
         sem = asyncio.Semaphore(max(1, spec.connect_parallel))
+
+        async def idle_one(k: int) -> IdleConnection | None:
+            async with sem:
+                try:
+                    return await self._connect_idle(f"I{spec.token}-{distinct(k)}", spec.idle_port(k))
+                except ClientError as exc:  # a refusal of the login (or a time-out): a figure
+                    self.idle_failures[f"login:{exc.code}"] += 1
+                except Exception as exc:  # any failure to connect is a figure, not a crash
+                    self.idle_failures[f"connect:{type(exc).__name__}"] += 1
+                return None
+
+        t_idle = time.perf_counter()
+        if spec.idle:
+            got = await asyncio.gather(*(idle_one(spec.idle_first + k) for k in range(spec.idle)))
+            self.idle = [c for c in got if c is not None]
+        idle_connect_s = time.perf_counter() - t_idle
 
         async def one(table: int, seat: int) -> Client | None:
             async with sem:
@@ -184,7 +222,9 @@ class LoadWorker:
         t0 = time.perf_counter()
         self.clients = list(await asyncio.gather(*(one(t, s) for t in spec.tables for s in range(spec.seats))))
         return {"clients": len(self.connected), "connect_failures": self.connect_failures,
-                "connect_s": round(time.perf_counter() - t0, 3)}
+                "connect_s": round(time.perf_counter() - t0, 3), "idle_clients": len(self.idle),
+                "idle_connect_failures": sum(self.idle_failures.values()),
+                "idle_connect_s": round(idle_connect_s, 3)}
 
     # -- phase 2: seat ----------------------------------------------------------
 
@@ -293,6 +333,7 @@ class LoadWorker:
         sent0 = sum(c.sent for c in clients)
         actions0, lat0, matches0, refused0 = stats.actions, len(stats.latencies), stats.matches, stats.refused
         rounds0, moves0 = stats.rounds, stats.card_moves
+        idle_lines0, idle_bytes0 = self._idle_received()
         if spec.burn_ms > 0:
             self._start_burn()
         self.monitor.reset()
@@ -306,6 +347,7 @@ class LoadWorker:
         elapsed = max(1e-9, min(time.perf_counter(), self.deadline.at) - t0)
         cpu = self_cpu_s() - cpu0
         lag = self.monitor.summary()
+        idle_lines, idle_bytes = self._idle_received()
         self._count_crashes()
         if self._burn is not None:
             self._burn.cancel()
@@ -331,6 +373,32 @@ class LoadWorker:
             "cpu_share": round(cpu / elapsed, 3),
             **lag,
             **summarize_ms(latencies),
+            **self._idle_figures(idle_lines0, idle_bytes0, idle_lines, idle_bytes),
+        }
+
+    def _idle_received(self) -> tuple[int, int]:
+        """Lines and bytes all idle connections received so far (since their logins)."""
+        return sum(c.counter.lines for c in self.idle), sum(c.counter.bytes for c in self.idle)
+
+    def _idle_figures(self, lines0: int, bytes0: int, lines1: int, bytes1: int) -> dict[str, Any]:
+        """The idle connections' figures: the window's lines and bytes (``idle_lines``, ``idle_bytes``),
+        those from their logins to the window (``idle_lines_setup``, ``idle_bytes_setup``: mostly the news
+        of the tables opened by the seating), and how they ended."""
+        codes = Counter(self.idle_failures)
+        replies = sum(c.counter.errors for c in self.idle)
+        if replies:
+            codes["error_reply"] += replies
+        return {
+            "idle_clients": len(self.idle),
+            "idle_lines": lines1 - lines0,
+            "idle_bytes": bytes1 - bytes0,
+            "idle_lines_setup": lines0,
+            "idle_bytes_setup": bytes0,
+            "idle_silent": sum(1 for c in self.idle if not c.counter.lines),
+            "idle_errors": sum(codes.values()),
+            "idle_codes": dict(codes),
+            "idle_disconnects": sum(1 for c in self.idle if c.dropped),
+            "idle_connected_at_end": sum(1 for c in self.idle if not c.closed),
         }
 
     def _count_crashes(self) -> None:
@@ -347,6 +415,8 @@ class LoadWorker:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         await asyncio.gather(*(c.close() for c in self.connected), return_exceptions=True)
+        for idle in self.idle:
+            idle.close()
         self.monitor.stop()
 
 
