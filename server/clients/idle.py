@@ -81,9 +81,10 @@ class IdleCounter:
         self.lines += data.count(b"\n")
         mark = len(ERROR_MARK) - 1
         errors = data.count(ERROR_MARK)
-        if self._tail:  # a mark cut in two by the chunks: only such a mark fits in tail + head
+        if self._tail:  # a mark cut by the chunks: only such a mark fits in tail + head
             errors += (self._tail + data[:mark]).count(ERROR_MARK)
-        self._tail = data[-mark:]
+        # the last bytes received, the chunk's own unless it is shorter than that
+        self._tail = data[-mark:] if len(data) >= mark else (self._tail + data)[-mark:]
         self.errors += errors
 
 
