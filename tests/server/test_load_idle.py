@@ -90,6 +90,28 @@ def test_after_the_login_lines_bytes_and_error_replies_are_counted_not_parsed() 
     assert c.errors == 1
 
 
+async def test_a_workers_idle_figures_split_the_window_from_the_setup() -> None:
+    worker = LoadWorker(WorkerSpec(index=0, port=1, tables=[], seats=3, idle=4))
+    heard, quiet, dropped = IdleConnection(), IdleConnection(), IdleConnection()
+    for c in (heard, quiet, dropped):
+        c.data(REPLY)
+    worker.idle = [heard, quiet, dropped]
+    worker.idle_failures["login:bad_name"] += 1  # the fourth never logged in
+    heard.data(NEWS * 2)  # before the window: the seating's news
+    lines0, bytes0 = worker._idle_received()
+    heard.data(NEWS + ERROR)
+    dropped.data(NEWS)
+    dropped.lost()  # the server ended it
+    quiet.close()  # the end of the run would
+    figures = worker._idle_figures(lines0, bytes0, *worker._idle_received())
+    assert figures == {
+        "idle_clients": 3, "idle_lines": 3, "idle_bytes": 2 * len(NEWS) + len(ERROR),
+        "idle_lines_setup": 2, "idle_bytes_setup": 2 * len(NEWS), "idle_silent": 1,
+        "idle_errors": 2, "idle_codes": {"login:bad_name": 1, "error_reply": 1},
+        "idle_disconnects": 1, "idle_connected_at_end": 1,
+    }
+
+
 # -- splitting and options -----------------------------------------------------------------------------
 
 
