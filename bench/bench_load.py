@@ -6,6 +6,7 @@
     python bench/bench_load.py --sizes 1000 --procs 2                   # bots in 2 worker processes
     python bench/bench_load.py --sizes 1000,2500,5000 --think 1.0 --duration 20 --baseline   # issue 14
     python bench/bench_load.py --sizes 5000 --think 1.0 --server-key 'gc_freeze_seconds = 0'  # CPython's GC
+    python bench/bench_load.py --sizes 5000 --idle 5000 --think 1.0 --duration 20   # issue 14: 10,000 connections
 
 Each size is a fresh server (``donne serve`` in a subprocess) with ``clients/4``
 tables of 4 wire bots (greedy) spread over ``--procs`` worker processes, playing
@@ -22,6 +23,12 @@ machine is noisy. The table on stderr at the end has one row per size:
 clients, setup_s, actions/s, p50/p95/p99 (the clients'; ``*`` when a worker
 was flagged), the server's own p99 (reading a move to writing its last line),
 server CPU per action and share, and the flags.
+
+``--idle M`` adds, to every size, M connections that log in, stay in the lobby
+for the whole run and never play (``donne load --idle``): "N players + M
+idle" is ``--sizes N --idle M``. The row's ``idle`` column is how many were
+connected, then how many were still connected at the end, their errors, and
+the lines a second the server pushed them all (the lobby's news).
 """
 
 from __future__ import annotations
@@ -46,15 +53,17 @@ def _row(run: dict[str, Any]) -> str:
     star = "*" if run.get("flagged") else ""
     side = (run.get("server_side") or {}).get("action_latency") or {}
     base = run.get("baseline") or {}
-    return (f"| {run['clients']:,} | {run['setup_s']} | {run['actions_per_s']} | "
+    idle = (f"{run['idle_clients']:,} ({run['idle_connected_at_end']:,} at end, {run['idle_errors']} errors, "
+            f"{run['idle_lines_per_s']} lines/s)" if run.get("idle") else "0")
+    return (f"| {run['clients']:,} | {idle} | {run['setup_s']} | {run['actions_per_s']} | "
             f"{lat.get('p50_ms')}{star} / {lat.get('p95_ms')}{star} / {lat.get('p99_ms')}{star} | "
             f"≤ {side.get('p99_ms')} | {run.get('server_cpu_ms_per_action')} | {run.get('server_cpu_share')} | "
             f"{base.get('cpu_ratio', '')} | {run['errors']} / {run['disconnects']} | {'; '.join(run['flagged']) or '-'} |")
 
 
-TABLE_HEAD = ("| clients | setup_s | actions/s | p50 / p95 / p99 ms | server p99 ms | server CPU ms/action | "
+TABLE_HEAD = ("| clients | idle | setup_s | actions/s | p50 / p95 / p99 ms | server p99 ms | server CPU ms/action | "
               "server CPU share | CPU/line vs echo | errors / disconnects | flags |\n"
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 
 
 async def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -68,6 +77,8 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--think", type=float, default=0.0, help="seconds per decision (0: at once)")
     p.add_argument("--profile")
     p.add_argument("--procs", type=int, default=1, help="worker processes of the load generator")
+    p.add_argument("--idle", type=int, default=0, metavar="M",
+                   help="M more connections at every size that stay in the lobby and never play")
     p.add_argument("--max-lag-ms", type=float, default=20.0, help="flag a worker whose loop lag p99 is above")
     p.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'",
                    help="a line of the server's [server] section, e.g. 'gc_freeze_seconds = 0'")
@@ -85,7 +96,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
                            duration=args.duration, transport=args.transport, think=args.think,
                            profile=args.profile, procs=args.procs, max_lag_ms=args.max_lag_ms,
                            server_keys=tuple(args.server_key), profile_workers=args.profile_workers,
-                           worker_gc_freeze=args.worker_gc_freeze)
+                           worker_gc_freeze=args.worker_gc_freeze, idle=args.idle)
         baseline = await _baseline(size, args.baseline_seconds) if args.baseline else None
         run = await run_load(opts)
         run["target_p99_ms"] = 100
