@@ -8,7 +8,9 @@ For each transport a fresh ``donne serve`` (a subprocess,
 ``json`` + ``login`` as a guest; SSH: exec ``json`` as a guest name) and stay idle; after a settle time the RSS is read again.
 ``kib_per_connection`` = (RSS with N idle − RSS before) / N. Target (printed,
 not asserted): at most 64 KiB. The same is measured for the bare telnetlib3 and
-asyncssh echo servers, for comparison.
+asyncssh echo servers, for comparison. Idle connections beside tables being
+played (the lobby's news they are pushed, the players' latency meanwhile):
+``donne load --idle`` / ``bench/bench_load.py --idle``.
 """
 
 from __future__ import annotations

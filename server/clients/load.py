@@ -1,6 +1,7 @@
 """``donne load``: many wire bots against one server, one JSON object of figures.
 
     donne load --clients 1000 --tables 250 --game president --rules classic --duration 60 --procs 2
+    donne load --clients 5000 --tables 1250 --idle 5000 --think 1.0 --duration 20    # + 5,000 in the lobby
 
 Without ``--port`` it starts the real ``donne serve`` in a subprocess
 (:class:`~server.clients.serverproc.ServerProcess`: free ports, a temporary
