@@ -14,7 +14,8 @@ process) and drives it through three phases, one line each way:
   once every seat is at its table;
 * on the line ``go`` the measured window starts: ``duration`` seconds of play,
   then ``{"phase": "result", ...}`` with the window's figures (the idle
-  connections' apart, ``idle_*``), and the worker closes its clients and exits.
+  connections' apart, ``idle_*``); at the end of its stdin (the parent has
+  read the server's figures) the worker closes its clients and exits.
 
 A missing line (the parent gone: end of stdin) ends the worker. Every wait
 is bounded. Besides the play figures the worker measures itself: the CPU it
@@ -52,6 +53,9 @@ SETUP_TIMEOUT = 180.0
 
 LAG_INTERVAL = 0.01
 """Seconds between two ticks of the lag timer."""
+
+RESULT_HOLD = 60.0
+"""Seconds a worker keeps its connections open after its result, until the parent closes its stdin."""
 
 BURN_PERIOD = 0.1
 """With ``burn_ms`` (tests): the loop is blocked ``burn_ms`` out of every ``BURN_PERIOD`` seconds."""
@@ -487,6 +491,10 @@ async def worker_main(spec: WorkerSpec) -> int:
         if not await _expect(inbox, "go"):
             return 1
         _send({"phase": "result", **await worker.measure()})
+        # the connections stay open until the parent has read the server's figures of the window's
+        # end (its sessions, players + idle): it then closes this worker's stdin
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(inbox.readline(), RESULT_HOLD)
     finally:
         collector.stop()
         await worker.close()
