@@ -14,11 +14,11 @@ It plays the part of a room:
   ``None`` gets the pending time-out action, as a room would at its deadline.
   A Président turn of play goes to a bot that has ``decide_turn(turn_view)``
   (the greedy one) through the match's compact ``turn_view(seat)`` instead:
-  the same decision without building a view and a legal list. Where nobody
-  plays out of turn (classic) and every bot decides from the turn view, the
-  passes of seats that cannot follow are
-  applied through the match's ``forced_pass()`` without a turn view, each
-  still one action for the observers, the step hook and the checks;
+  the same decision without building a view and a legal list. When every bot
+  decides from the turn view (and forced moves are not asked), one call to the
+  match's ``next_turn()`` per turn of play gives either the seat's only legal
+  action (applied without a turn view, still one action for the observers, the
+  step hook and the checks) or its turn view;
 * out-of-turn decisions (tdc cuts, T9; Speculation bids, sales and trades,
   S7/S9): after each applied action the other seats are offered their
   options in seat order starting after the last actor, and the first valid
@@ -40,6 +40,7 @@ from typing import Any
 from engine.api import Action, Event, Pending
 from engine.bots import Bot
 from engine.errors import Refusal
+from engine.president.view import TurnView
 from engine.seeds import derive
 
 StepHook = Callable[[Action, tuple[Event, ...]], None]
@@ -240,12 +241,12 @@ class _Driver:
         legal_of = match.legal_actions
         apply = match.apply
         check = match.check_invariants
-        # Tables where nobody plays out of turn (classic Président), forced moves applied without
-        # asking, every bot deciding from the turn view: after each action the engine applies
-        # the passes of the seats that cannot follow, one call each, without a turn view.
-        forced_pass: Callable[[], tuple[Action, tuple[Event, ...]] | None] | None = None
-        if not reactive and skip_forced and all(d is not None for d in turn_deciders):
-            forced_pass = getattr(match, "forced_pass", None)
+        # Président with forced moves applied without asking and every bot deciding from the turn
+        # view: one next_turn() call per turn of play gives the seat's only legal action or its
+        # turn view (no awaited_turn(), no separate forced test).
+        next_turn: Callable[[], Any] | None = None
+        if skip_forced and all(d is not None for d in turn_deciders):
+            next_turn = getattr(match, "next_turn", None)
         last_seat: int | None = None
         rounds = 0
         stuck_key: Any = None
@@ -257,9 +258,21 @@ class _Driver:
         checks = 0
         while True:
             awaited: Pending | None = None
-            # A turn of play (Président, awaited_turn()) always ends with the seat's action:
-            # no Pending to build and no progress to check.
-            seat = turn_of() if turn_of is not None else None
+            action: Action | None = None
+            # A turn of play (Président, next_turn() or awaited_turn()) always ends with the
+            # seat's action: no Pending to build and no progress to check.
+            if next_turn is not None:
+                turn = next_turn()
+                if turn is None:
+                    seat = None
+                elif turn.__class__ is TurnView:
+                    seat = turn.seat
+                else:
+                    action = turn  # the seat's only legal action
+                    seat = action.seat
+                    forced += 1
+            else:
+                seat = turn_of() if turn_of is not None else None
             if seat is None:
                 pending: Sequence[Pending] = pending_of()
                 if not pending:
@@ -313,9 +326,12 @@ class _Driver:
                     stuck_key = key
                     stuck = 0
             seatless = 0
-            action: Action | None
-            if awaited is not None and stuck > max_reactions:
+            if action is not None:
+                pass  # forced (next_turn)
+            elif awaited is not None and stuck > max_reactions:
                 action = None
+            elif next_turn is not None and awaited is None:
+                action = turn_deciders[seat](turn)  # type: ignore[misc]
             elif awaited is None and (decide_turn := turn_deciders[seat]) is not None:
                 turn = turn_view_of(seat)  # type: ignore[misc]
                 action = turn.forced if skip_forced else None
@@ -357,29 +373,6 @@ class _Driver:
                     since = 0
                     checks += check()
             last_seat = seat
-            if forced_pass is not None:
-                # each pass one action: counted, observed, hooked and checked as above
-                while (step := forced_pass()) is not None:
-                    action, events = step
-                    actions += 1
-                    if actions > max_actions:
-                        raise DriverError(f"match not over after {max_actions} actions")
-                    forced += 1
-                    if observers:
-                        for bot in observers:
-                            s = bot.seat
-                            for event in events:
-                                seen = event.for_seat(s)
-                                if seen is not None:
-                                    bot.observe(seen)
-                    if on_step is not None:
-                        on_step(action, events)
-                    if check_every:
-                        since += 1
-                        if since >= check_every:
-                            since = 0
-                            checks += check()
-                    last_seat = action.seat
             if reactive:
                 stats.actions = actions
                 self.since_check = since

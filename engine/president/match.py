@@ -622,6 +622,56 @@ class PresidentMatch:
             ),
         )
 
+    def next_turn(self) -> TurnView | Action | None:
+        """What the table waits for from the seat on turn, in one call (for drivers): the seat's
+        only legal action when it has no choice (a pass when it cannot beat the top play, P6/P7/T4;
+        its lone card when it leads with one, P5: ``turn_view(seat).forced``), else its
+        :class:`TurnView` (``forced`` is then ``None``). ``None`` when no turn of play is awaited
+        (ask ``pending()``). ``awaited_turn()``, ``turn_view()`` and the forced test at once: a
+        simulator asks it before every action of a round."""
+        if self._phase != PLAY:
+            return None
+        seat = self._turn
+        if seat is None:
+            return None
+        ranks = self._ranks[seat]
+        tc = self._top_count
+        tr = self._top_rank
+        must = self._must
+        reverse = self._reversed
+        if tc:
+            # the test of turn_view(): P7 that rank, T4 reversed at most as strong, P6 at least
+            if must:
+                if ranks >> 8 * tr & 255 < tc:
+                    return PASSES[seat]
+            elif reverse:
+                if not (ranks & _BYTES_UNDER[tr + 1]) + _SET_OF[tc] & _TOP_BITS:
+                    return PASSES[seat]
+            elif not (ranks >> 8 * tr) + _SET_OF[tc] & _TOP_BITS:
+                return PASSES[seat]
+        hand = self._hands[seat]
+        count = self._counts[seat]
+        if not tc and count == 1:  # P5: a lone card is the only lead
+            c = hand.bit_length() - 1
+            return PLAYS[seat * 13 + (c >> 2)][1 << (c & 3)]
+        return _tuple_new(
+            TurnView,
+            (
+                seat,
+                self.rules_name,
+                hand,
+                ranks.to_bytes(13, "little"),
+                count,
+                tr,
+                tc,
+                must,
+                reverse,
+                self._played,
+                self.cut_options().get(seat) if self._rules.cut else None,
+                None,
+            ),
+        )
+
     def forced_pass(self) -> tuple[Pass, tuple[Event, ...]] | None:
         """Apply the pass of the seat on turn when it is its only legal action (it cannot beat
         the top play, P6/P7/T4: ``turn_view(seat).forced`` is that pass): ``(action, events)``

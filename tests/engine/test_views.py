@@ -95,15 +95,21 @@ def check_president_views(m: PresidentMatch) -> int:
 
 def check_turn_view(m: PresidentMatch) -> bool:
     """The compact view of the seat on turn says what its view and its legal actions say;
-    another seat has none. Whether a turn view was checked."""
+    another seat has none; ``next_turn()`` gives it, or the seat's only legal action. Whether a
+    turn view was checked."""
     seat = m.awaited_turn()
     for other in range(m.seats):
         if other != seat:
             with pytest.raises(Refusal):
                 m.turn_view(other)
     if seat is None:
+        assert m.next_turn() is None
         return False
     t = m.turn_view(seat)
+    # next_turn(): the forced action itself, else the same turn view (with no forced action)
+    assert m.next_turn() == (t if t.forced is None else t.forced)
+    if t.forced is not None:
+        assert m.next_turn() is t.forced
     v = m.view(seat)
     legal = m.legal_actions(seat)
     hand = v.hand or ()
