@@ -350,8 +350,10 @@ class TurnView(NamedTuple):
     rules: str
     hand_mask: int
     """The seat's cards (bit ``i`` = card ``i``): ``view.hand`` as a mask."""
-    rank_counts: bytes
-    """Per rank index (0 = ``3`` … 12 = ``2``): how many cards of it the seat holds."""
+    rank_counts: int
+    """Per rank index (0 = ``3`` … 12 = ``2``): how many cards of it the seat holds, packed a
+    byte per rank (rank ``r`` in bits ``8r`` to ``8r + 7``: ``rank_counts >> 8 * r & 255``), the
+    engine's own form, so that a bot may test the whole hand with a few integer operations."""
     cards: int
     """How many cards the seat holds."""
     top_rank: int

@@ -115,7 +115,7 @@ def check_turn_view(m: PresidentMatch) -> bool:
     hand = v.hand or ()
     assert t.seat == seat and t.rules == v.rules == m.rules_name
     assert t.hand_mask == sum(1 << c for c in hand) and t.cards == len(hand)
-    assert list(t.rank_counts) == [sum(1 for c in hand if c.rank == r) for r in range(13)]
+    assert list(t.rank_counts.to_bytes(13, "little")) == [sum(1 for c in hand if c.rank == r) for r in range(13)]
     top = v.top
     assert t.top_count == (0 if top is None else len(top))
     if top is not None:
