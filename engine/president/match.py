@@ -1097,6 +1097,7 @@ class PresidentMatch:
         self._turn_since = self._version
 
     def _new_trick(self) -> None:
+        # _close() does the same inline: change both together
         self._trick = []
         self._trick_mask = 0
         self._top_count = 0
@@ -1107,13 +1108,20 @@ class PresidentMatch:
     def _close(self, by: int, leader: int | None, reason: str, ev: list[Event]) -> None:
         self._closed_trick = self._trick
         self._closed_reason = reason
-        self._new_trick()
+        # _new_trick() and _set_turn(leader), inline (a trick closes every five actions or so)
+        self._trick = []
+        self._trick_mask = 0
+        self._top_count = 0
+        self._top_seat = -1
+        self._must = False
+        self._passed = 0
         key = (by, leader, reason)
         closed = _CLOSED.get(key)
         if closed is None:
             closed = _CLOSED[key] = TrickClosed(by, leader, reason)
         ev.append(closed)
-        self._set_turn(leader)
+        self._turn = leader
+        self._turn_since = self._version
 
     def _lead_after(self, seat: int) -> int | None:
         """P10 / T7c / T14: ``seat`` if it may lead, else the next seat holding cards and not passive."""
@@ -1175,7 +1183,10 @@ class PresidentMatch:
                 revolution = _REVOLUTION[seat, order] = Revolution(seat, order)
             ev.append(revolution)
         holding = self._holding
-        if holding & (holding - 1) == 0 or holding & ~self._passive == 0:  # _round_should_end()
+        # _round_should_end(): only a play that empties the hand can end the round here (a round
+        # starts with three holders or more, and every action that changes the holders or the
+        # passive seats ends the round when it should)
+        if not hand and (holding & (holding - 1) == 0 or holding & ~self._passive == 0):
             self._end_round(ev)
             return ev
         reason = None
