@@ -256,23 +256,54 @@ class _Driver:
         actions = 0
         forced = 0  # added to stats at the end (the hot loop keeps its counters local)
         checks = 0
+        action: Action | None
         while True:
-            awaited: Pending | None = None
-            action: Action | None = None
-            # A turn of play (Président, next_turn() or awaited_turn()) always ends with the
-            # seat's action: no Pending to build and no progress to check.
             if next_turn is not None:
-                turn = next_turn()
-                if turn is None:
-                    seat = None
-                elif turn.__class__ is TurnView:
-                    seat = turn.seat
-                else:
-                    action = turn  # the seat's only legal action
-                    seat = action.seat
-                    forced += 1
-            else:
-                seat = turn_of() if turn_of is not None else None
+                # The turns of play back to back (most actions of a round): the seat's only legal
+                # action or its bot's choice, then the common work of the loop below.
+                while (turn := next_turn()) is not None:
+                    if turn.__class__ is TurnView:
+                        on_turn: int = turn[0]
+                        action = turn_deciders[on_turn](turn)  # type: ignore[misc]
+                        if action is None:  # the bot lets its time run out
+                            stats.timeouts += 1
+                            action = next(p for p in pending_of() if p.seat == on_turn).on_timeout
+                    else:
+                        action = turn
+                        on_turn = turn.seat
+                        forced += 1
+                    try:
+                        events = apply(action)
+                    except Refusal as refusal:
+                        raise _refused(on_turn, action, refusal) from refusal
+                    actions += 1
+                    if actions > max_actions:
+                        raise DriverError(f"match not over after {max_actions} actions")
+                    if observers:
+                        for bot in observers:
+                            s = bot.seat
+                            for event in events:
+                                seen = event.for_seat(s)
+                                if seen is not None:
+                                    bot.observe(seen)
+                    if on_step is not None:
+                        on_step(action, events)
+                    if check_every:
+                        since += 1
+                        if since >= check_every:
+                            since = 0
+                            checks += check()
+                    last_seat = on_turn
+                    if reactive:
+                        stats.actions = actions
+                        self.since_check = since
+                        last_seat = self.react(last_seat)
+                        actions = stats.actions
+                        since = self.since_check
+            awaited: Pending | None = None
+            # A turn of play (Président, awaited_turn()) always ends with the seat's action:
+            # no Pending to build and no progress to check.
+            seat = turn_of() if turn_of is not None and next_turn is None else None
             if seat is None:
                 pending: Sequence[Pending] = pending_of()
                 if not pending:
@@ -326,12 +357,8 @@ class _Driver:
                     stuck_key = key
                     stuck = 0
             seatless = 0
-            if action is not None:
-                pass  # forced (next_turn)
-            elif awaited is not None and stuck > max_reactions:
+            if awaited is not None and stuck > max_reactions:
                 action = None
-            elif next_turn is not None and awaited is None:
-                action = turn_deciders[seat](turn)  # type: ignore[misc]
             elif awaited is None and (decide_turn := turn_deciders[seat]) is not None:
                 turn = turn_view_of(seat)  # type: ignore[misc]
                 action = turn.forced if skip_forced else None

@@ -63,7 +63,6 @@ FULL = (1 << 52) - 1
 QH = RANK_Q * 4 + 2
 _POP = tuple(bin(i).count("1") for i in range(16))
 _SEAT_BITS = tuple(1 << s for s in range(8))
-_SEAT_MASKS = tuple((1 << n) - 1 for n in range(9))
 _LOW: tuple[tuple[int, ...], ...] = tuple(
     tuple(sum(1 << b for b in [s for s in range(4) if nib >> s & 1][:k]) for k in range(5)) for nib in range(16)
 )
@@ -294,9 +293,11 @@ class PresidentMatch:
         "_ranks",
         "_reversed",
         "_round",
+        "_round_points",
         "_rounds",
         "_rounds_played",
         "_rules",
+        "_seats_mask",
         "_seed",
         "_stake",
         "_stake_default",
@@ -341,6 +342,9 @@ class PresidentMatch:
         self._next_tab = _next_table(seats)
         self._tables = tuple(_seat_tables(s) for s in range(seats))
         self._checks = 3 * seats + 1  # card checks per call: 3 per seat and the partition
+        self._seats_mask = (1 << seats) - 1
+        self._round_points = 0 if rules.seats_change else seats * (seats - 1) // 2
+        """P14: the points a round gives out (0: not checked, the seats change between rounds)."""
         self._stake_default = stake
         self._rounds = rounds if rounds is not None else rules.default_rounds
         self._phase = DEAL
@@ -1640,18 +1644,15 @@ class PresidentMatch:
         phase = self._phase
         if phase != DEAL:
             held = sum(compress(_SEAT_BITS, hands))  # seats whose hand is not empty
-            if held & ~self._present_mask or (
-                held != self._holding & _SEAT_MASKS[len(hands)] and phase in (PLAY, EXCHANGE)
-            ):
+            if held & ~self._present_mask or (held != self._holding & self._seats_mask and phase in (PLAY, EXCHANGE)):
                 self._check_seats()
         checks = self._checks
         if self._rules.money:
             assert sum(self._chips) == 0, "chips created or lost"
             checks += 1
         rounds = self._rounds_played
-        if rounds and not self._rules.seats_change:
-            n = self._n
-            assert sum(self._totals) == rounds * n * (n - 1) // 2, "points per round"
+        if rounds and self._round_points:
+            assert sum(self._totals) == rounds * self._round_points, "points per round"
             checks += 1
         if phase == PLAY:
             t = self._turn
