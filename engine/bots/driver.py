@@ -45,6 +45,9 @@ from engine.seeds import derive
 
 StepHook = Callable[[Action, tuple[Event, ...]], None]
 """``on_step(action, events)``: called after every applied action with its (global) events."""
+EventsHook = Callable[[tuple[Event, ...]], None]
+"""``on_events(events)``: called after every applied action with its (global) events, without the
+action: a C-level callable such as ``list.extend`` costs a fraction of a Python hook per action."""
 
 
 class DriverError(RuntimeError):
@@ -89,6 +92,7 @@ def play_match(
     reactions: int | None = None,
     max_actions: int = 10_000_000,
     ask_forced: bool = False,
+    on_events: EventsHook | None = None,
 ) -> DriverStats:
     """Play ``match`` until it is over with ``bots[seat]`` deciding for each seat.
 
@@ -102,9 +106,10 @@ def play_match(
     classic round) gets it without its bot being asked, unless ``ask_forced``:
     the bot has no choice to make (a bot never lets its time run out on
     purpose), and the simulator saves building a view for it. The bot still
-    observes the events.
+    observes the events. ``on_events`` (:data:`EventsHook`) gets every action's
+    events too, right after ``on_step``.
     """
-    return _Driver(match, bots, seed, on_step, check_every, table, reactions, max_actions, ask_forced).run()
+    return _Driver(match, bots, seed, on_step, check_every, table, reactions, max_actions, ask_forced, on_events).run()
 
 
 def _turn_decider(bot: Bot) -> Callable[[Any], Action | None] | None:
@@ -135,6 +140,7 @@ class _Driver:
         "max_actions",
         "max_reactions",
         "observers",
+        "on_events",
         "on_step",
         "open_seats",
         "seed",
@@ -154,6 +160,7 @@ class _Driver:
         reactions: int | None,
         max_actions: int,
         ask_forced: bool = False,
+        on_events: EventsHook | None = None,
     ) -> None:
         if len(bots) != match.seats:
             raise ValueError(f"{len(bots)} bots for {match.seats} seats")
@@ -164,6 +171,7 @@ class _Driver:
         self.bots = list(bots)
         self.seed = seed
         self.on_step = on_step
+        self.on_events = on_events
         self.check_every = max(0, check_every)
         self.since_check = 0
         self.table = table
@@ -203,6 +211,8 @@ class _Driver:
                     bot.observe(seen)
         if self.on_step is not None:
             self.on_step(action, events)
+        if self.on_events is not None:
+            self.on_events(events)
         if self.check_every:
             self.since_check += 1
             if self.since_check >= self.check_every:
@@ -227,6 +237,7 @@ class _Driver:
         reactive = self.cut_options is not None or self.open_seats
         observers = self.observers
         on_step = self.on_step
+        on_events = self.on_events
         check_every = self.check_every
         skip_forced = not self.ask_forced
         max_reactions = self.max_reactions
@@ -288,6 +299,8 @@ class _Driver:
                                     bot.observe(seen)
                     if on_step is not None:
                         on_step(action, events)
+                    if on_events is not None:
+                        on_events(events)
                     if check_every:
                         since += 1
                         if since >= check_every:
@@ -394,6 +407,8 @@ class _Driver:
                             bot.observe(seen)
             if on_step is not None:
                 on_step(action, events)
+            if on_events is not None:
+                on_events(events)
             if check_every:
                 since += 1
                 if since >= check_every:

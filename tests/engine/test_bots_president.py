@@ -441,3 +441,23 @@ def test_classic_packed_paths_choose_as_the_rank_loops():
         counted["control"] += expected == RANK_2
         counted["broken"] += expected >= 0 and cnt[expected] > k
     assert min(counted.values()) > 500, counted
+
+
+@pytest.mark.parametrize(
+    "game, strategies", [("classic", ["greedy"] * 4), ("classic", ["greedy", "random"] * 2), ("tdc", ["greedy"] * 4)]
+)
+def test_on_events_gets_every_actions_events_as_on_step_does(game, strategies):
+    """play_match's on_events hook (the simulator's tally) sees the events on_step sees, in order,
+    deals and out-of-turn cuts included, on every path of the driver's loop."""
+    seed = seed_from_int(41)
+    stepped, collected = [], []
+
+    def on_step(action, events):
+        stepped.extend(events)
+
+    m = PresidentMatch(game, seats=4, stake=10, rounds=3)
+    play_match(m, _bots(strategies, seed), seed, on_step, on_events=collected.extend)
+    names = {e.name for e in stepped}
+    assert {"dealt", "played", "passed", "round_over", "match_over"} <= names
+    assert game == "classic" or "cut" in names
+    assert collected == stepped and all(a is b for a, b in zip(collected, stepped, strict=True))
