@@ -499,3 +499,16 @@ def test_S7_S8_decisions_and_can() -> None:
     refused(m, Offer(1, 2, 1, 50), InsufficientChips, "price_over_chips")
     m.apply(Offer(2, 1, 1, 1))
     assert m.view(1).can["accept"] == [1] and m.view(2).can["withdraw"] == [1]  # type: ignore[index]
+
+
+def test_cards_of_mask_lists_the_cards_of_each_bit_weakest_first() -> None:
+    from engine.cards import CARDS
+    from engine.president.view import cards_of_mask
+
+    rng = random.Random(52)
+    masks = [0, 1, 1 << 51, (1 << 52) - 1] + [rng.getrandbits(52) for _ in range(500)]
+    masks += [sum(1 << c for c in rng.sample(range(52), rng.randint(1, 3))) for _ in range(500)]
+    for mask in masks:
+        expected = tuple(CARDS[c] for c in range(52) if mask >> c & 1)
+        got = cards_of_mask(mask)
+        assert got == expected and all(a is b for a, b in zip(got, expected, strict=True))
