@@ -27,11 +27,13 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from itertools import compress
 from typing import Any
 
 from engine import game_class
 from engine.bots import LEVELS, STRATEGIES, Bot, make_bot
 from engine.bots.driver import DriverError, DriverStats, play_match
+from engine.president import CutEvent, Out, Revolution, RoundOver
 from engine.seeds import derive, seed_from_int
 
 BANKROLL = 10**9
@@ -67,7 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, metavar="FILE", help="also write the JSON figures to FILE")
 
 
-_PRESIDENT_TALLIED = frozenset({"round_over", "out", "cut", "revolution"})
+_PRESIDENT_TALLIED = frozenset({RoundOver, Out, CutEvent, Revolution})
+"""The Président events the figures count (the others, played, passed, trick_closed..., count for
+nothing here): tested by type, which costs less than reading an event's name."""
 
 
 class _Tally:
@@ -105,11 +109,11 @@ class _Tally:
     def new_match(self) -> None:
         self.last_president = None
 
-    def president_step(self, action: Any, events: tuple[Any, ...]) -> None:
-        for e in events:
+    def president_events(self, events: list[Any]) -> None:
+        """Tally a match's events (every applied action's, in order)."""
+        tallied = _PRESIDENT_TALLIED
+        for e in compress(events, map(tallied.__contains__, map(type, events))):
             name = e.name
-            if name not in _PRESIDENT_TALLIED:
-                continue  # most events (played, passed, trick_closed) count for nothing here
             if name == "round_over":
                 self.rounds += 1
                 points = self.points
@@ -134,7 +138,8 @@ class _Tally:
             elif name == "revolution":
                 self.revolutions += 1
 
-    def speculation_step(self, action: Any, events: tuple[Any, ...]) -> None:
+    def speculation_events(self, events: list[Any]) -> None:
+        """Tally a match's events (every applied action's, in order)."""
         for e in events:
             name = e.name
             if name == "auction":
@@ -182,12 +187,12 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
         else:
             stake = args.stake
             plans.append(((lambda: cls("tdc", seats=players, stake=stake, rounds=args.rounds)), args.rounds))
-        step = tally.president_step
+        tally_events = tally.president_events
     else:
         deals = args.deals if args.deals is not None else args.rounds
         chips = [BANKROLL] * players
         plans.append(((lambda: cls(seats=players, chips=chips, ante=args.ante, deals=deals)), deals))
-        step = tally.speculation_step
+        tally_events = tally.speculation_events
     matches = 0
     chips_net = [0] * players
     wall0 = time.perf_counter()
@@ -197,12 +202,19 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
         match = factory()
         bots = _bots(game, names, match_seed)
         tally.new_match()
+        events: list[Any] = []  # the match's events, tallied at its end
         try:
             stats = play_match(
-                match, bots, match_seed, step, check_every=args.check_every, ask_forced=args.ask_forced
+                match,
+                bots,
+                match_seed,
+                check_every=args.check_every,
+                ask_forced=args.ask_forced,
+                on_events=events.extend,
             )
         except (AssertionError, DriverError) as exc:
             raise SimulationFailure(i, match, exc) from exc
+        tally_events(events)
         matches += 1
         total.actions += stats.actions
         total.deals += stats.deals

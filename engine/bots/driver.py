@@ -14,11 +14,11 @@ It plays the part of a room:
   ``None`` gets the pending time-out action, as a room would at its deadline.
   A Président turn of play goes to a bot that has ``decide_turn(turn_view)``
   (the greedy one) through the match's compact ``turn_view(seat)`` instead:
-  the same decision without building a view and a legal list. Where nobody
-  plays out of turn (classic) and every bot decides from the turn view, the
-  passes of seats that cannot follow are
-  applied through the match's ``forced_pass()`` without a turn view, each
-  still one action for the observers, the step hook and the checks;
+  the same decision without building a view and a legal list. When every bot
+  decides from the turn view (and forced moves are not asked), one call to the
+  match's ``next_turn()`` per turn of play gives either the seat's only legal
+  action (applied without a turn view, still one action for the observers, the
+  step hook and the checks) or its turn view;
 * out-of-turn decisions (tdc cuts, T9; Speculation bids, sales and trades,
   S7/S9): after each applied action the other seats are offered their
   options in seat order starting after the last actor, and the first valid
@@ -40,10 +40,14 @@ from typing import Any
 from engine.api import Action, Event, Pending
 from engine.bots import Bot
 from engine.errors import Refusal
+from engine.president.view import TurnView
 from engine.seeds import derive
 
 StepHook = Callable[[Action, tuple[Event, ...]], None]
 """``on_step(action, events)``: called after every applied action with its (global) events."""
+EventsHook = Callable[[tuple[Event, ...]], None]
+"""``on_events(events)``: called after every applied action with its (global) events, without the
+action: a C-level callable such as ``list.extend`` costs a fraction of a Python hook per action."""
 
 
 class DriverError(RuntimeError):
@@ -88,6 +92,7 @@ def play_match(
     reactions: int | None = None,
     max_actions: int = 10_000_000,
     ask_forced: bool = False,
+    on_events: EventsHook | None = None,
 ) -> DriverStats:
     """Play ``match`` until it is over with ``bots[seat]`` deciding for each seat.
 
@@ -101,9 +106,10 @@ def play_match(
     classic round) gets it without its bot being asked, unless ``ask_forced``:
     the bot has no choice to make (a bot never lets its time run out on
     purpose), and the simulator saves building a view for it. The bot still
-    observes the events.
+    observes the events. ``on_events`` (:data:`EventsHook`) gets every action's
+    events too, right after ``on_step``.
     """
-    return _Driver(match, bots, seed, on_step, check_every, table, reactions, max_actions, ask_forced).run()
+    return _Driver(match, bots, seed, on_step, check_every, table, reactions, max_actions, ask_forced, on_events).run()
 
 
 def _turn_decider(bot: Bot) -> Callable[[Any], Action | None] | None:
@@ -134,6 +140,7 @@ class _Driver:
         "max_actions",
         "max_reactions",
         "observers",
+        "on_events",
         "on_step",
         "open_seats",
         "seed",
@@ -153,6 +160,7 @@ class _Driver:
         reactions: int | None,
         max_actions: int,
         ask_forced: bool = False,
+        on_events: EventsHook | None = None,
     ) -> None:
         if len(bots) != match.seats:
             raise ValueError(f"{len(bots)} bots for {match.seats} seats")
@@ -163,6 +171,7 @@ class _Driver:
         self.bots = list(bots)
         self.seed = seed
         self.on_step = on_step
+        self.on_events = on_events
         self.check_every = max(0, check_every)
         self.since_check = 0
         self.table = table
@@ -202,6 +211,8 @@ class _Driver:
                     bot.observe(seen)
         if self.on_step is not None:
             self.on_step(action, events)
+        if self.on_events is not None:
+            self.on_events(events)
         if self.check_every:
             self.since_check += 1
             if self.since_check >= self.check_every:
@@ -226,6 +237,7 @@ class _Driver:
         reactive = self.cut_options is not None or self.open_seats
         observers = self.observers
         on_step = self.on_step
+        on_events = self.on_events
         check_every = self.check_every
         skip_forced = not self.ask_forced
         max_reactions = self.max_reactions
@@ -240,12 +252,12 @@ class _Driver:
         legal_of = match.legal_actions
         apply = match.apply
         check = match.check_invariants
-        # Tables where nobody plays out of turn (classic Président), forced moves applied without
-        # asking, every bot deciding from the turn view: after each action the engine applies
-        # the passes of the seats that cannot follow, one call each, without a turn view.
-        forced_pass: Callable[[], tuple[Action, tuple[Event, ...]] | None] | None = None
-        if not reactive and skip_forced and all(d is not None for d in turn_deciders):
-            forced_pass = getattr(match, "forced_pass", None)
+        # Président with forced moves applied without asking and every bot deciding from the turn
+        # view: one next_turn() call per turn of play gives the seat's only legal action or its
+        # turn view (no awaited_turn(), no separate forced test).
+        next_turn: Callable[[], Any] | None = None
+        if skip_forced and all(d is not None for d in turn_deciders):
+            next_turn = getattr(match, "next_turn", None)
         last_seat: int | None = None
         rounds = 0
         stuck_key: Any = None
@@ -255,11 +267,56 @@ class _Driver:
         actions = 0
         forced = 0  # added to stats at the end (the hot loop keeps its counters local)
         checks = 0
+        action: Action | None
         while True:
+            if next_turn is not None:
+                # The turns of play back to back (most actions of a round): the seat's only legal
+                # action or its bot's choice, then the common work of the loop below.
+                while (turn := next_turn()) is not None:
+                    if turn.__class__ is TurnView:
+                        on_turn: int = turn[0]
+                        action = turn_deciders[on_turn](turn)  # type: ignore[misc]
+                        if action is None:  # the bot lets its time run out
+                            stats.timeouts += 1
+                            action = next(p for p in pending_of() if p.seat == on_turn).on_timeout
+                    else:
+                        action = turn
+                        on_turn = turn.seat
+                        forced += 1
+                    try:
+                        events = apply(action)
+                    except Refusal as refusal:
+                        raise _refused(on_turn, action, refusal) from refusal
+                    actions += 1
+                    if actions > max_actions:
+                        raise DriverError(f"match not over after {max_actions} actions")
+                    if observers:
+                        for bot in observers:
+                            s = bot.seat
+                            for event in events:
+                                seen = event.for_seat(s)
+                                if seen is not None:
+                                    bot.observe(seen)
+                    if on_step is not None:
+                        on_step(action, events)
+                    if on_events is not None:
+                        on_events(events)
+                    if check_every:
+                        since += 1
+                        if since >= check_every:
+                            since = 0
+                            checks += check()
+                    last_seat = on_turn
+                    if reactive:
+                        stats.actions = actions
+                        self.since_check = since
+                        last_seat = self.react(last_seat)
+                        actions = stats.actions
+                        since = self.since_check
             awaited: Pending | None = None
             # A turn of play (Président, awaited_turn()) always ends with the seat's action:
             # no Pending to build and no progress to check.
-            seat = turn_of() if turn_of is not None else None
+            seat = turn_of() if turn_of is not None and next_turn is None else None
             if seat is None:
                 pending: Sequence[Pending] = pending_of()
                 if not pending:
@@ -313,7 +370,6 @@ class _Driver:
                     stuck_key = key
                     stuck = 0
             seatless = 0
-            action: Action | None
             if awaited is not None and stuck > max_reactions:
                 action = None
             elif awaited is None and (decide_turn := turn_deciders[seat]) is not None:
@@ -351,35 +407,14 @@ class _Driver:
                             bot.observe(seen)
             if on_step is not None:
                 on_step(action, events)
+            if on_events is not None:
+                on_events(events)
             if check_every:
                 since += 1
                 if since >= check_every:
                     since = 0
                     checks += check()
             last_seat = seat
-            if forced_pass is not None:
-                # each pass one action: counted, observed, hooked and checked as above
-                while (step := forced_pass()) is not None:
-                    action, events = step
-                    actions += 1
-                    if actions > max_actions:
-                        raise DriverError(f"match not over after {max_actions} actions")
-                    forced += 1
-                    if observers:
-                        for bot in observers:
-                            s = bot.seat
-                            for event in events:
-                                seen = event.for_seat(s)
-                                if seen is not None:
-                                    bot.observe(seen)
-                    if on_step is not None:
-                        on_step(action, events)
-                    if check_every:
-                        since += 1
-                        if since >= check_every:
-                            since = 0
-                            checks += check()
-                    last_seat = action.seat
             if reactive:
                 stats.actions = actions
                 self.since_check = since

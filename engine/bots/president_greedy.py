@@ -56,6 +56,25 @@ _RANK_OF = bytes(c >> 2 for c in range(52))
 """``_RANK_OF[card]``: the card's rank index (a table: arithmetic on a ``Card``, an ``int``
 subclass, takes the interpreter's slow path)."""
 
+# Packed rank counts (``TurnView.rank_counts``): rank ``r``'s count in byte ``r`` (bits 8r..8r+7),
+# at most 4, so adding under 0x80 to every byte never carries: set tests on the whole hand at once.
+_ONES = int.from_bytes(b"\x01" * 13, "little")
+_TOP = 0x80 * _ONES
+"""The top bit of every rank's byte: where the tests below leave their answer."""
+_AT_LEAST = tuple((0x80 - k) * _ONES for k in range(6))
+"""``(counts + _AT_LEAST[k]) & _TOP``: the top bit of every rank holding ``k`` cards or more."""
+_FOURS = 0x04 * _ONES
+"""Bit 2 of every byte: set exactly in the ranks holding 4 (counts are 0..4)."""
+_TOP_UNDER_2 = _TOP & ((1 << 8 * RANK_2) - 1)
+"""The top bits of the ranks under the 2 (the classic order's control rank, P9a)."""
+_TOP_ABOVE = tuple(_TOP_UNDER_2 & ~((1 << 8 * r + 8) - 1) for r in range(13))
+"""``_TOP_ABOVE[r]``: the top bits of the ranks above ``r`` and under the 2."""
+
+
+def _lowest_rank(flags: int) -> int:
+    """The weakest rank whose top bit is set in ``flags`` (not 0)."""
+    return ((flags & -flags).bit_length() >> 3) - 1
+
 
 class GreedyPresidentBot:
     """Heuristic Président player for the ``classic`` and ``tdc`` tables.
@@ -109,18 +128,19 @@ class GreedyPresidentBot:
     def _cut_ok(self, view: PresidentView, cut: Action) -> bool:
         """T9 / T8: cut unless it leaves a forbidden finish."""
         hand = view.hand or ()
-        return self._cut_fits(self._facts(hand)[1], len(hand), cut.cards, view.reversed)  # type: ignore[attr-defined]
+        counts = int.from_bytes(self._facts(hand)[1], "little")
+        return self._cut_fits(counts, len(hand), cut.cards, view.reversed)  # type: ignore[attr-defined]
 
     @staticmethod
-    def _cut_fits(cnt: bytes, n: int, cards: tuple[Card, ...], rev: bool) -> bool:
-        """T9 / T8: a cut of ``cards`` from a hand of ``n`` cards (rank counts ``cnt``) leaves no
-        forbidden finish."""
+    def _cut_fits(counts: int, n: int, cards: tuple[Card, ...], rev: bool) -> bool:
+        """T9 / T8: a cut of ``cards`` from a hand of ``n`` cards (packed rank counts ``counts``)
+        leaves no forbidden finish."""
         left = n - len(cards)
         forb = RANK_3 if rev else RANK_2
         if left == 0:
             return _RANK_OF[cards[0]] != forb
         # do not strand ourselves with nothing but forbidden cards
-        return cnt[forb] != left
+        return counts >> 8 * forb & 255 != left
 
     # ------------------------------------------------------------------ T12 exchange
 
@@ -191,7 +211,7 @@ class GreedyPresidentBot:
             self.seat,
             t.rules,
             mask,
-            cnt,
+            int.from_bytes(cnt, "little"),
             len(hand),
             0 if top is None else _RANK_OF[top[0]],
             0 if top is None else len(top),
@@ -209,10 +229,23 @@ class GreedyPresidentBot:
         this bot for a turn."""
         seat = self.seat
         # every field at once: one unpacking costs about half of reading them one by one
-        _, rules, hand_mask, cnt, n, tr, k, must, rev, played_mask, cut, _ = turn
-        if cut is not None and self._cut_fits(cnt, n, cut, rev):
+        _, rules, hand_mask, counts, n, tr, k, must, rev, played_mask, cut, _ = turn
+        if cut is not None and self._cut_fits(counts, n, cut, rev):
             return Cut(seat, cut)  # T9 on our turn: the cut legal_actions() lists
         tdc = rules == "tdc"
+        if not tdc and not rev:
+            # the classic order (most turns of a classic table): the common cases read the
+            # packed counts a whole hand at a time; the others go through the rank loops below
+            if k == 0:
+                r = self._lead_classic(counts)
+                if r >= 0:
+                    return PLAYS[seat * 13 + r][_LOW[hand_mask >> 4 * r & 15][counts >> 8 * r & 255]]
+            elif not must:
+                r = self._follow_classic(counts, n, k, tr, played_mask)
+                if r < 0:
+                    return PASSES[seat]  # P8: anyone may pass onto a play
+                return PLAYS[seat * 13 + r][_LOW[hand_mask >> 4 * r & 15][k]]
+        cnt = counts.to_bytes(13, "little")  # the rank loops read a count per rank
         strongest = RANK_3 if rev else RANK_2  # T7a; classic: always 2 (P9a)
         forb = strongest if tdc else -1  # T8: forbidden last card
         if k == 0:
@@ -223,6 +256,54 @@ class GreedyPresidentBot:
             if r < 0:
                 return PASSES[seat]  # P8/T5: anyone may pass onto a play
         return PLAYS[seat * 13 + r][_LOW[hand_mask >> 4 * r & 15][k]]
+
+    # ------------------------------------------------------------------ the classic order, packed
+
+    @staticmethod
+    def _lead_classic(counts: int) -> int:
+        """:meth:`_lead` in the classic order (no tdc rule, not reversed) when its first loop
+        decides: the weakest set, when two sets or more are neither 2s nor quads; -1 when the
+        hand has fewer (then :meth:`_lead` decides)."""
+        others = (counts + _AT_LEAST[1]) & ~((counts & _FOURS) << 5) & _TOP_UNDER_2
+        if others & (others - 1):
+            return _lowest_rank(others)
+        return -1
+
+    def _follow_classic(self, counts: int, n: int, k: int, tr: int, played_mask: int) -> int:
+        """:meth:`_follow` in the classic order (no tdc rule, not reversed, not "ça ou rien"):
+        the same rank, or -1 to pass, from the packed counts."""
+        if tr < RANK_2:
+            c = counts >> 8 * tr & 255
+            if c >= k:
+                # P7 "ça ou rien" on the top rank: if the others cannot hold k of them after
+                # our play, nobody can follow and the lead is ours
+                seen = (played_mask >> 4 * tr & 15).bit_count()
+                if c == k or (4 - c - seen < k and c < 4):
+                    return tr
+        else:
+            c = 0
+        above = _TOP_ABOVE[tr]
+        at_least_k = (counts + _AT_LEAST[k]) & above
+        more = (counts + _AT_LEAST[k + 1]) & above
+        exactly = at_least_k & ~more
+        if exactly:
+            return _lowest_rank(exactly)  # the weakest play that breaks no set
+        # a set broken to follow: the weakest of more than k cards and fewer than 4
+        if tr < RANK_2 and k < c < 4:
+            broken = tr
+        else:
+            splittable = more & ~((counts & _FOURS) << 5)
+            broken = _lowest_rank(splittable) if splittable else -1
+        if broken >= 0:
+            break_below = self._break_below if self._break_below is not None else 9
+            if broken < break_below or n <= self._control_hand + 1:
+                return broken
+        if counts >> 8 * RANK_2 & 255 >= k:
+            # the control play (P9a: a 2 closes the trick)
+            sets = ((counts + _AT_LEAST[1]) & _TOP).bit_count()
+            if n - k <= self._control_hand or tr >= 10 or sets <= 3:
+                return RANK_2
+        return -1
 
     def _lead(
         self,

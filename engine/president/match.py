@@ -63,7 +63,6 @@ FULL = (1 << 52) - 1
 QH = RANK_Q * 4 + 2
 _POP = tuple(bin(i).count("1") for i in range(16))
 _SEAT_BITS = tuple(1 << s for s in range(8))
-_SEAT_MASKS = tuple((1 << n) - 1 for n in range(9))
 _LOW: tuple[tuple[int, ...], ...] = tuple(
     tuple(sum(1 << b for b in [s for s in range(4) if nib >> s & 1][:k]) for k in range(5)) for nib in range(16)
 )
@@ -294,9 +293,11 @@ class PresidentMatch:
         "_ranks",
         "_reversed",
         "_round",
+        "_round_points",
         "_rounds",
         "_rounds_played",
         "_rules",
+        "_seats_mask",
         "_seed",
         "_stake",
         "_stake_default",
@@ -341,6 +342,9 @@ class PresidentMatch:
         self._next_tab = _next_table(seats)
         self._tables = tuple(_seat_tables(s) for s in range(seats))
         self._checks = 3 * seats + 1  # card checks per call: 3 per seat and the partition
+        self._seats_mask = (1 << seats) - 1
+        self._round_points = 0 if rules.seats_change else seats * (seats - 1) // 2
+        """P14: the points a round gives out (0: not checked, the seats change between rounds)."""
         self._stake_default = stake
         self._rounds = rounds if rounds is not None else rules.default_rounds
         self._phase = DEAL
@@ -610,7 +614,7 @@ class PresidentMatch:
                 seat,
                 self.rules_name,
                 hand,
-                ranks.to_bytes(13, "little"),
+                ranks,
                 count,
                 tr,
                 tc,
@@ -619,6 +623,56 @@ class PresidentMatch:
                 self._played,
                 cut,
                 forced,
+            ),
+        )
+
+    def next_turn(self) -> TurnView | Action | None:
+        """What the table waits for from the seat on turn, in one call (for drivers): the seat's
+        only legal action when it has no choice (a pass when it cannot beat the top play, P6/P7/T4;
+        its lone card when it leads with one, P5: ``turn_view(seat).forced``), else its
+        :class:`TurnView` (``forced`` is then ``None``). ``None`` when no turn of play is awaited
+        (ask ``pending()``). ``awaited_turn()``, ``turn_view()`` and the forced test at once: a
+        simulator asks it before every action of a round."""
+        if self._phase != PLAY:
+            return None
+        seat = self._turn
+        if seat is None:
+            return None
+        ranks = self._ranks[seat]
+        tc = self._top_count
+        tr = self._top_rank
+        must = self._must
+        reverse = self._reversed
+        if tc:
+            # the test of turn_view(): P7 that rank, T4 reversed at most as strong, P6 at least
+            if must:
+                if ranks >> 8 * tr & 255 < tc:
+                    return PASSES[seat]
+            elif reverse:
+                if not (ranks & _BYTES_UNDER[tr + 1]) + _SET_OF[tc] & _TOP_BITS:
+                    return PASSES[seat]
+            elif not (ranks >> 8 * tr) + _SET_OF[tc] & _TOP_BITS:
+                return PASSES[seat]
+        hand = self._hands[seat]
+        count = self._counts[seat]
+        if not tc and count == 1:  # P5: a lone card is the only lead
+            c = hand.bit_length() - 1
+            return PLAYS[seat * 13 + (c >> 2)][1 << (c & 3)]
+        return _tuple_new(
+            TurnView,
+            (
+                seat,
+                self.rules_name,
+                hand,
+                ranks,
+                count,
+                tr,
+                tc,
+                must,
+                reverse,
+                self._played,
+                self.cut_options().get(seat) if self._rules.cut else None,
+                None,
             ),
         )
 
@@ -1047,6 +1101,7 @@ class PresidentMatch:
         self._turn_since = self._version
 
     def _new_trick(self) -> None:
+        # _close() does the same inline: change both together
         self._trick = []
         self._trick_mask = 0
         self._top_count = 0
@@ -1057,13 +1112,20 @@ class PresidentMatch:
     def _close(self, by: int, leader: int | None, reason: str, ev: list[Event]) -> None:
         self._closed_trick = self._trick
         self._closed_reason = reason
-        self._new_trick()
+        # _new_trick() and _set_turn(leader), inline (a trick closes every five actions or so)
+        self._trick = []
+        self._trick_mask = 0
+        self._top_count = 0
+        self._top_seat = -1
+        self._must = False
+        self._passed = 0
         key = (by, leader, reason)
         closed = _CLOSED.get(key)
         if closed is None:
             closed = _CLOSED[key] = TrickClosed(by, leader, reason)
         ev.append(closed)
-        self._set_turn(leader)
+        self._turn = leader
+        self._turn_since = self._version
 
     def _lead_after(self, seat: int) -> int | None:
         """P10 / T7c / T14: ``seat`` if it may lead, else the next seat holding cards and not passive."""
@@ -1125,7 +1187,10 @@ class PresidentMatch:
                 revolution = _REVOLUTION[seat, order] = Revolution(seat, order)
             ev.append(revolution)
         holding = self._holding
-        if holding & (holding - 1) == 0 or holding & ~self._passive == 0:  # _round_should_end()
+        # _round_should_end(): only a play that empties the hand can end the round here (a round
+        # starts with three holders or more, and every action that changes the holders or the
+        # passive seats ends the round when it should)
+        if not hand and (holding & (holding - 1) == 0 or holding & ~self._passive == 0):
             self._end_round(ev)
             return ev
         reason = None
@@ -1579,18 +1644,15 @@ class PresidentMatch:
         phase = self._phase
         if phase != DEAL:
             held = sum(compress(_SEAT_BITS, hands))  # seats whose hand is not empty
-            if held & ~self._present_mask or (
-                held != self._holding & _SEAT_MASKS[len(hands)] and phase in (PLAY, EXCHANGE)
-            ):
+            if held & ~self._present_mask or (held != self._holding & self._seats_mask and phase in (PLAY, EXCHANGE)):
                 self._check_seats()
         checks = self._checks
         if self._rules.money:
             assert sum(self._chips) == 0, "chips created or lost"
             checks += 1
         rounds = self._rounds_played
-        if rounds and not self._rules.seats_change:
-            n = self._n
-            assert sum(self._totals) == rounds * n * (n - 1) // 2, "points per round"
+        if rounds and self._round_points:
+            assert sum(self._totals) == rounds * self._round_points, "points per round"
             checks += 1
         if phase == PLAY:
             t = self._turn

@@ -402,3 +402,62 @@ def test_driver_asks_decide_of_a_bot_that_overrides_it_alone():
     seed = seed_from_int(3)
     play_match(PresidentMatch("classic", seats=3, rounds=1), [Logged(s, b"") for s in range(3)], seed)
     assert len(asked) > 10
+
+
+def test_classic_packed_paths_choose_as_the_rank_loops():
+    """decide_turn's classic-order shortcuts on packed rank counts (_lead_classic,
+    _follow_classic) choose what the rank loops (_lead, _follow) choose, on random hands and
+    tables: every hand size, top play, cards already played and both bot options."""
+    import random
+
+    from engine.cards import RANK_2
+
+    rng = random.Random(2026)
+    counted = {"lead": 0, "follow": 0, "pass": 0, "control": 0, "broken": 0}
+    for i in range(40_000):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        n = rng.randint(1, 13)
+        hand = deck[:n]
+        cnt = bytearray(13)
+        for c in hand:
+            cnt[c >> 2] += 1
+        counts = int.from_bytes(cnt, "little")
+        played = sum(1 << c for c in deck[n : n + rng.randint(0, 30)])
+        opts = {} if i % 2 else {"break_below": rng.randint(0, 13), "control_hand": rng.randint(0, 9)}
+        bot = GreedyPresidentBot(0, b"", **opts)
+        if i % 3 == 0:
+            expected = bot._lead(bytes(cnt), n, RANK_2, -1, False, False)[0]
+            got = bot._lead_classic(counts)
+            assert got == -1 or got == expected, (hand, opts)
+            counted["lead"] += got >= 0
+            continue
+        k = rng.randint(1, 4)
+        tr = rng.randint(0, 12)
+        expected = bot._follow(None, played, bytes(cnt), n, k, tr, RANK_2, -1, False, False)
+        assert bot._follow_classic(counts, n, k, tr, played) == expected, (hand, k, tr, opts)
+        counted["follow"] += 1
+        counted["pass"] += expected < 0
+        counted["control"] += expected == RANK_2
+        counted["broken"] += expected >= 0 and cnt[expected] > k
+    assert min(counted.values()) > 500, counted
+
+
+@pytest.mark.parametrize(
+    "game, strategies", [("classic", ["greedy"] * 4), ("classic", ["greedy", "random"] * 2), ("tdc", ["greedy"] * 4)]
+)
+def test_on_events_gets_every_actions_events_as_on_step_does(game, strategies):
+    """play_match's on_events hook (the simulator's tally) sees the events on_step sees, in order,
+    deals and out-of-turn cuts included, on every path of the driver's loop."""
+    seed = seed_from_int(41)
+    stepped, collected = [], []
+
+    def on_step(action, events):
+        stepped.extend(events)
+
+    m = PresidentMatch(game, seats=4, stake=10, rounds=3)
+    play_match(m, _bots(strategies, seed), seed, on_step, on_events=collected.extend)
+    names = {e.name for e in stepped}
+    assert {"dealt", "played", "passed", "round_over", "match_over"} <= names
+    assert game == "classic" or "cut" in names
+    assert collected == stepped and all(a is b for a, b in zip(collected, stepped, strict=True))

@@ -95,21 +95,27 @@ def check_president_views(m: PresidentMatch) -> int:
 
 def check_turn_view(m: PresidentMatch) -> bool:
     """The compact view of the seat on turn says what its view and its legal actions say;
-    another seat has none. Whether a turn view was checked."""
+    another seat has none; ``next_turn()`` gives it, or the seat's only legal action. Whether a
+    turn view was checked."""
     seat = m.awaited_turn()
     for other in range(m.seats):
         if other != seat:
             with pytest.raises(Refusal):
                 m.turn_view(other)
     if seat is None:
+        assert m.next_turn() is None
         return False
     t = m.turn_view(seat)
+    # next_turn(): the forced action itself, else the same turn view (with no forced action)
+    assert m.next_turn() == (t if t.forced is None else t.forced)
+    if t.forced is not None:
+        assert m.next_turn() is t.forced
     v = m.view(seat)
     legal = m.legal_actions(seat)
     hand = v.hand or ()
     assert t.seat == seat and t.rules == v.rules == m.rules_name
     assert t.hand_mask == sum(1 << c for c in hand) and t.cards == len(hand)
-    assert list(t.rank_counts) == [sum(1 for c in hand if c.rank == r) for r in range(13)]
+    assert list(t.rank_counts.to_bytes(13, "little")) == [sum(1 for c in hand if c.rank == r) for r in range(13)]
     top = v.top
     assert t.top_count == (0 if top is None else len(top))
     if top is not None:
@@ -493,3 +499,16 @@ def test_S7_S8_decisions_and_can() -> None:
     refused(m, Offer(1, 2, 1, 50), InsufficientChips, "price_over_chips")
     m.apply(Offer(2, 1, 1, 1))
     assert m.view(1).can["accept"] == [1] and m.view(2).can["withdraw"] == [1]  # type: ignore[index]
+
+
+def test_cards_of_mask_lists_the_cards_of_each_bit_weakest_first() -> None:
+    from engine.cards import CARDS
+    from engine.president.view import cards_of_mask
+
+    rng = random.Random(52)
+    masks = [0, 1, 1 << 51, (1 << 52) - 1] + [rng.getrandbits(52) for _ in range(500)]
+    masks += [sum(1 << c for c in rng.sample(range(52), rng.randint(1, 3))) for _ in range(500)]
+    for mask in masks:
+        expected = tuple(CARDS[c] for c in range(52) if mask >> c & 1)
+        got = cards_of_mask(mask)
+        assert got == expected and all(a is b for a, b in zip(got, expected, strict=True))
