@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from server.games.base import GameAdapter
+from server.protocol import CommandError, arg_str
 from server.storage.api import RoundRecord, is_match
 
 EXPORT_FORMAT = "donne-round/1"
@@ -136,3 +137,19 @@ async def last_round_id(history: Any, name: str) -> str | None:
     """The round (not a match) ``name`` played last, from ``history``; None when none is kept."""
     mine = [p for p in await history.played(name, 20) if not is_match(p.record.round_id)]
     return mine[0].record.round_id if mine else None
+
+
+async def asked_round(history: Any, name: str, args: Mapping[str, Any]) -> RoundRecord:
+    """The stored round a command names (``round``; none: ``name``'s last round); ``no_such_round``
+    when there is none. It may be a match's record (``is_match``): the command decides."""
+    if args.get("round") is None:
+        last = await last_round_id(history, name)
+        if last is None:
+            raise CommandError("no_such_round")
+        round_id = last
+    else:
+        round_id = arg_str(args, "round", limit=200).strip()
+    record: RoundRecord | None = await history.get(round_id)
+    if record is None:
+        raise CommandError("no_such_round", round=round_id[:60])
+    return record

@@ -23,8 +23,8 @@ from engine.errors import BadArgument
 from server.commands import Context, command
 from server.games import ADAPTERS
 from server.games.base import GameAdapter
-from server.protocol import CommandError, arg_str
-from server.replays import last_round_id, round_start
+from server.protocol import CommandError
+from server.replays import asked_round, round_start
 from server.storage.api import RoundRecord, is_match
 from server.storage.names import name_key
 
@@ -80,16 +80,9 @@ async def seed(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 async def verify(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     """A finished round's deal checked step by step (``round``; none: your last round)."""
     me = _player(ctx)
-    store = ctx.store
-    if args.get("round") is None:  # your last round
-        last = await last_round_id(store.history, me.name)
-        if last is None:
-            raise CommandError("no_such_round")
-        round_id = last
-    else:
-        round_id = arg_str(args, "round", limit=200).strip()
-    record = await store.history.get(round_id)
-    if record is None or record.rules not in ADAPTERS or is_match(record.round_id):
+    record = await asked_round(ctx.store.history, me.name, args)
+    round_id = record.round_id
+    if record.rules not in ADAPTERS or is_match(round_id):
         raise CommandError("no_such_round", round=round_id[:60])
     fair = record.extra.get("fairness")
     if not isinstance(fair, Mapping):

@@ -35,7 +35,7 @@ from server.limits import clean_text
 from server.players import Player
 from server.protocol import CommandError, arg_bool, arg_int, arg_str
 from server.ratings import ordinal
-from server.replays import last_round_id, replay_reply
+from server.replays import asked_round, replay_reply
 from server.storage.api import MailboxFull, NoSuchAccount, StorageError, TooManyFriends, is_match
 from server.storage.names import name_key
 
@@ -436,16 +436,9 @@ async def cancel_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 async def replay(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     """A finished round again, as a spectator saw it, then its hands (``server/replays.py``)."""
     me = _me(ctx)
-    store = ctx.store
-    if args.get("round") is None:  # your last round
-        last = await last_round_id(store.history, me.name)
-        if last is None:
-            raise CommandError("no_such_round")
-        round_id = last
-    else:
-        round_id = arg_str(args, "round", limit=200).strip()
-    record = await store.history.get(round_id)
-    if record is None or record.rules not in ADAPTERS:
+    record = await asked_round(ctx.store.history, me.name, args)
+    round_id = record.round_id
+    if record.rules not in ADAPTERS:
         raise CommandError("no_such_round", round=round_id[:60])
     if is_match(record.round_id):
         raise CommandError("bad_argument", arg="round")
