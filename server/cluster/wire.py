@@ -29,9 +29,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-PREFIX = "donne:"
+from server.protocol import encode_value
 
-_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+PREFIX = "donne:"
 
 KINDS = frozenset({"cmd", "conn", "disc", "reply", "st", "sh", "ev", "notice", "gone", "close",
                    "chat", "news", "kick", "owner"})
@@ -78,7 +78,7 @@ def epoch_key(rid: str) -> str:
 
 
 def encode(msg: Mapping[str, Any]) -> str:
-    return _encoder.encode(msg)
+    return encode_value(msg)  # the wire's own encoding (compact, UTF-8)
 
 
 def decode(raw: str | bytes) -> dict[str, Any]:
