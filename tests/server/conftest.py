@@ -69,6 +69,20 @@ async def connect(running: Running, name: str, *, timeout: float = 10.0) -> Clie
     return client
 
 
+def assert_no_hand(seen: list[dict[str, Any]]) -> None:
+    """What a spectator receives: no hand, no dealt cards, no exchanged cards (every message)."""
+    assert seen, "the spectator saw nothing"
+    for msg in seen:
+        assert "hand" not in msg, msg
+        if msg.get("event") == "dealt":
+            assert all(h is None for h in msg["hands"])
+        if msg.get("event") == "exchange":
+            assert "cards" not in msg
+        if msg.get("type") == "state":
+            assert msg["you"] is None
+            assert not [c for e in msg.get("exchange") or [] for c in e.get("cards", [])]
+
+
 def leading(state: dict[str, Any]) -> bool:
     """President: nothing to beat on the table (the player on turn must play, P5)."""
     return not any(item.get("cards") for item in state.get("trick") or [])

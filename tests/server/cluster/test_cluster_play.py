@@ -11,24 +11,10 @@ import asyncio
 import pytest
 
 from tests.server.cluster.test_cluster_lobby import until
-from tests.server.conftest import connect, play_simply
+from tests.server.conftest import assert_no_hand, connect, play_simply
 from tests.server.test_room_speculation import play_turns
 
 pytestmark = pytest.mark.e2e
-
-
-def assert_no_hand(seen: list[dict]) -> None:
-    """What a spectator receives: no hand, no dealt cards, no exchanged cards (every message)."""
-    assert seen, "the spectator saw nothing"
-    for msg in seen:
-        assert "hand" not in msg, msg
-        if msg.get("event") == "dealt":
-            assert all(h is None for h in msg["hands"])
-        if msg.get("event") == "exchange":
-            assert "cards" not in msg
-        if msg.get("type") == "state":
-            assert msg["you"] is None
-            assert not [c for e in msg.get("exchange") or [] for c in e.get("cards", [])]
 
 
 async def listed_everywhere(clients, room: str) -> None:
