@@ -83,6 +83,17 @@ def assert_no_hand(seen: list[dict[str, Any]]) -> None:
             assert not [c for e in msg.get("exchange") or [] for c in e.get("cards", [])]
 
 
+def strings_in(value: Any) -> list[str]:
+    """Every string inside a message (keys aside), however deep: what a privacy scan reads."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings_in(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in strings_in(v)]
+    return []
+
+
 def leading(state: dict[str, Any]) -> bool:
     """President: nothing to beat on the table (the player on turn must play, P5)."""
     return not any(item.get("cards") for item in state.get("trick") or [])

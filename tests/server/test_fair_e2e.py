@@ -20,7 +20,7 @@ import telnetlib3
 
 from engine import fairness
 from server.storage.sqlite import db_path
-from tests.server.conftest import connect, start_server
+from tests.server.conftest import connect, start_server, strings_in
 from tests.server.test_e2e_transports import read_until, until
 
 WINDOW = 60.0  # long: the window must close early, once everyone has contributed (never by time here)
@@ -186,17 +186,9 @@ async def test_speculation_with_bots_verifies_and_no_undealt_card_or_salt_reache
         for msg in received:
             line = json.dumps(msg, ensure_ascii=False)
             assert not any(s in line for s in secrets)
-            assert not undealt & set(_strings(msg)), msg
+            assert not undealt & set(strings_in(msg)), msg
     finally:
         await ana.close()
         await asyncio.wait_for(server.stop(), 20)
 
 
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list | tuple):
-        return [s for v in value for s in _strings(v)]
-    return []

@@ -19,6 +19,7 @@ import pytest
 from engine import fairness
 from engine.seeds import seed_from_int
 from server.table import durable
+from tests.server.conftest import strings_in
 from tests.server.table.harness import Harness
 
 P3 = ("alice", "bob", "carol")
@@ -161,16 +162,6 @@ def _undealt_secrets(h: Harness) -> tuple[set[str], set[str]]:
     return undealt, salts | {e.server_seed.hex(), deal.commit.decks[deal.chosen].seed.hex()}
 
 
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list | tuple):
-        return [s for v in value for s in _strings(v)]
-    return []
-
-
 def test_speculation_with_bots_reveals_only_shown_cards_and_the_record_verifies(tmp_path: Path) -> None:
     h = Harness("speculation", seats=4, bots=3, turn_seconds=10, fair=True,
                 settings={"entropy_window": 2.0, "flip_seconds": 1.0})
@@ -198,7 +189,7 @@ def test_speculation_with_bots_reveals_only_shown_cards_and_the_record_verifies(
             body = item.body if item.kind in ("event", "state") else getattr(item.body, "result", None)
             text = item.line or json.dumps(body, default=str)
             assert not any(s in text for s in secrets), (key, item.kind)
-            assert not undealt & set(_strings(body)), (key, item.kind, undealt & set(_strings(body)))
+            assert not undealt & set(strings_in(body)), (key, item.kind, undealt & set(strings_in(body)))
     # the stand-alone checker, which trusts nothing of the server's code, agrees
     path = tmp_path / "deal.json"
     path.write_text(json.dumps({"record": record, "seen": seen}), encoding="utf-8")
