@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from server.terminal import strip_ansi
 from tests.server.conftest import start_server
+from tests.server.test_human_play import Screen
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -30,23 +30,6 @@ pytestmark = [pytest.mark.e2e,
 PASSWORD = "correct-horse-restart"
 SETTINGS: dict[str, Any] = {"turn_seconds": 40.0, "bot_delay": 0.0, "round_pause": 0.0, "resume_window": 30.0}
 HAND = re.compile(r"Your hand \((\d+)\)\s*:([^\r\n]*)")
-
-
-class Screen:
-    """Everything the person's terminal received (pexpect's logfile_read)."""
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-
-    def write(self, data: str) -> None:
-        self.parts.append(data)
-
-    def flush(self) -> None:
-        pass
-
-    @property
-    def text(self) -> str:
-        return strip_ansi("".join(self.parts))
 
 
 def login(port: int, screen: Screen) -> Any:
