@@ -302,6 +302,7 @@ def _server_side(m0: dict[str, float] | None, m1: dict[str, float] | None) -> di
     return {
         "action_latency": scrape.histogram_delta(m0, m1, "donne_command_seconds", 'kind="action"'),
         "loop_lag": scrape.histogram_delta(m0, m1, "donne_loop_lag_seconds"),
+        "commit": scrape.histogram_delta(m0, m1, "donne_ledger_commit_seconds"),
         "gc": {g: {"count": v["count"], "sum_s": v["sum_s"], "max_bucket_ms": v.get("max_bucket_ms")}
                for g, v in gc.items()},
     }
