@@ -358,9 +358,9 @@ async def test_a_tables_log_alone_waits_for_no_fsync_of_its_own_chips_always_do(
     kinds: list[str] = []
     submit = store._submit
 
-    def recording(kind: str, fn: Any) -> Any:
+    def recording(kind: str, fn: Any, *group: Any) -> Any:
         kinds.append(kind)
-        return submit(kind, fn)
+        return submit(kind, fn, *group)
 
     await players(store, "alice", "bob")
     monkeypatch.setattr(store, "_submit", recording)
@@ -369,6 +369,45 @@ async def test_a_tables_log_alone_waits_for_no_fsync_of_its_own_chips_always_do(
     await store.apply([TableLog("t5", 1, [{"cmd": "y"}]), Hold("h5", "alice", 1)])
     await store.apply([TableClosed("t5", "over")])
     assert kinds == ["relaxed", "relaxed", "write", "relaxed"]
+
+
+async def test_the_logs_of_many_tables_at_one_moment_are_written_together_each_refused_alone(
+        store: SQLStore) -> None:
+    """Every table's step of one loop turn: one commit and two statements for all of them; one that
+    would be refused (a gap, an entry that is no JSON, a closed table) is refused alone, the others
+    are written, and a table twice in one moment keeps its order."""
+    for t in ("g1", "g2", "g3", "g4", "g5", "g6"):
+        await store.apply([TableOpened(t, {"game": "president"})])
+        await store.apply([TableLog(t, 0, [{"cmd": "deal"}])])
+    await store.apply([TableClosed("g6", "over")])
+    commits, grouped = store._thread.commits, store._thread.grouped
+    results = await asyncio.gather(*(store.apply([TableLog(t, 1, [{"cmd": "play", "t": t}, {"k": "s"}])])
+                                     for t in ("g1", "g2", "g3")))
+    assert results == [[3], [3], [3]]
+    assert store._thread.commits == commits + 1 and store._thread.grouped == grouped + 3
+    results = await asyncio.gather(
+        store.apply([TableLog("g1", 3, [{"cmd": "pass"}])]),
+        store.apply([TableLog("g2", 9, [{"cmd": "gap"}])]),
+        store.apply([TableLog("g3", 3, [{"bad": float("nan")}])]),
+        store.apply([TableLog("g4", 1, [{"cmd": "play"}])]),
+        store.apply([TableLog("g6", 1, [{"cmd": "late"}])]),
+        store.apply([TableLog("g5", 1, [{"cmd": "play"}])]),
+        store.apply([TableLog("g5", 2, [{"cmd": "pass"}])]),
+        return_exceptions=True,
+    )
+    assert results[0] == [4] and results[3] == [2] and results[5] == [2] and results[6] == [3]
+    assert isinstance(results[1], BadSequence) and isinstance(results[2], BadRecord)
+    assert isinstance(results[4], BadRecord)  # its log is closed
+    assert store._thread.commits == commits + 2 and store._thread.grouped == grouped + 3
+    logs = {t.table_id: list(t.entries) for t in await store.tables.unfinished()}
+    assert logs["g1"] == [{"cmd": "deal"}, {"cmd": "play", "t": "g1"}, {"k": "s"}, {"cmd": "pass"}]
+    for t in ("g2", "g3"):
+        assert logs[t] == [{"cmd": "deal"}, {"cmd": "play", "t": t}, {"k": "s"}]
+    assert logs["g5"] == [{"cmd": "deal"}, {"cmd": "play"}, {"cmd": "pass"}]
+    assert "g6" not in logs
+    # and the next step of each goes on from where it is
+    assert await asyncio.gather(store.apply([TableLog("g2", 3, [{"cmd": "x"}])]),
+                                store.apply([TableLog("g4", 2, [{"cmd": "x"}])])) == [[4], [3]]
 
 
 async def test_tables_log_and_close(store: SQLStore) -> None:

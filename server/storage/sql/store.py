@@ -58,7 +58,7 @@ from server.storage.sql.moderation import SQLModeration
 from server.storage.sql.ratings import SQLRatings
 from server.storage.sql.social import SQLSocial
 from server.storage.sql.tables import SQLTables
-from server.storage.sql.thread import Backend, DatabaseThread, Job
+from server.storage.sql.thread import Backend, DatabaseThread, Grouped, Job
 from server.storage.sql.tx import Tx
 
 log = logging.getLogger("donne.storage")
@@ -104,7 +104,7 @@ class SQLStore:
         self.moderation = SQLModeration(self, self.accounts)
 
     # -- plumbing
-    def _submit(self, kind: str, fn: Callable[..., Any]) -> asyncio.Future[Any]:
+    def _submit(self, kind: str, fn: Callable[..., Any], group: tuple[Grouped, Any] | None = None) -> asyncio.Future[Any]:
         """Queue a job; the jobs of one event-loop turn reach the thread together (group commit)."""
         if self._closed and kind != "call":
             raise StorageError("the store is closed")
@@ -114,7 +114,7 @@ class SQLStore:
         if buffer is None:
             buffer = self._buffers[loop] = []
             loop.call_soon(self._flush, loop)
-        buffer.append(Job(kind, fn, loop, future))
+        buffer.append(Job(kind, fn, loop, future, group=group))
         return future
 
     def _flush(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -122,15 +122,18 @@ class SQLStore:
         if jobs:
             self._thread.submit(jobs)
 
-    async def run_write(self, fn: Callable[[Tx], T], *, relaxed: bool = False) -> T:
+    async def run_write(self, fn: Callable[[Tx], T], *, relaxed: bool = False,
+                        group: tuple[Grouped, Any] | None = None) -> T:
         """Run ``fn(tx)`` atomically in the database thread; durable when it returns.
 
         Writes waiting together share one transaction and one fsync (group
         commit), each inside its own savepoint: a write that raises is undone
         alone, and no caller hears of success before the COMMIT returned.
         ``relaxed``: atomic and ordered, but without waiting for its own fsync
-        (guest sessions opening and closing; any later durable write syncs it)."""
-        result: T = await self._submit("relaxed" if relaxed else "write", fn)
+        (guest sessions opening and closing; any later durable write syncs it).
+        ``group``: how to do this write together with others like it, and its part
+        (:data:`~server.storage.sql.thread.Grouped`; the result must be ``fn``'s)."""
+        result: T = await self._submit("relaxed" if relaxed else "write", fn, group)
         return result
 
     async def run_read(self, fn: Callable[[Tx], T]) -> T:
@@ -177,9 +180,11 @@ class SQLStore:
         # (the next chip movement's commit syncs it; a crash of the server loses nothing, a power cut at
         # most a table's last moves: docs/restart.md)
         relaxed = all(isinstance(op, RELAXED_OPS) for op in ops)
+        # a step's log alone (most of a table's writes) is written with the other tables' of the moment
+        group = (_tables.table_logs, ops[0]) if len(ops) == 1 and isinstance(ops[0], TableLog) else None
         started = time.perf_counter()
         try:
-            return await self.run_write(functools.partial(_ledger.run, ops=ops), relaxed=relaxed)
+            return await self.run_write(functools.partial(_ledger.run, ops=ops), relaxed=relaxed, group=group)
         finally:
             metrics.ledger_commit(time.perf_counter() - started)
 

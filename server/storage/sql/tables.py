@@ -105,6 +105,37 @@ def table_log(tx: Tx, op: TableLog) -> int:
     return after
 
 
+def table_logs(tx: Tx, ops: list[TableLog]) -> list[list[int]] | None:
+    """Several tables' steps (one ``TableLog`` each: ``apply([op])``) in two statements, whatever
+    their number: each one's result is ``apply``'s (``[next sequence number]``). None (and maybe
+    a statement to undo: the caller rolls back) when one of them would be refused, is empty, or
+    names a table twice: then each is written alone, and refused alone."""
+    if len({op.table_id for op in ops}) != len(ops):
+        return None
+    steps: list[Any] = []  # (id, expected, after) for each
+    rows: list[Any] = []  # (id, seq, text) for each
+    for op in ops:
+        if not op.entries:
+            return None
+        texts = []
+        for entry in op.entries:
+            text = _json(dict(entry), "a log entry")
+            if len(text) > MAX_ENTRY:
+                return None
+            texts.append(text)
+        after = op.seq + len(texts)
+        steps += (op.table_id, op.seq, after)
+        rows += (op.table_id, op.seq, texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]")
+    values = ", ".join(["(?, CAST(? AS INTEGER), CAST(? AS INTEGER))"] * len(ops))
+    moved = tx.execute(f"""UPDATE tables SET next_seq = v.column3 FROM (VALUES {values}) AS v
+                           WHERE tables.table_id = v.column1 AND tables.next_seq = v.column2
+                             AND tables.status = 'open'""", steps).rowcount
+    if moved != len(ops):  # a table closed, unknown, or at another number: each alone says which
+        return None
+    tx.execute("INSERT INTO table_log (table_id, seq, entry) VALUES " + ", ".join(["(?, ?, ?)"] * len(ops)), rows)
+    return [[op.seq + len(op.entries)] for op in ops]
+
+
 def table_closed(tx: Tx, op: TableClosed) -> bool:
     row = _table(tx, op.table_id)
     if row["status"] != "open":

@@ -8,6 +8,13 @@ writes waiting together (up to ``MAX_BATCH``) in ONE transaction, each job
 in its own savepoint: one commit and one fsync for the group, a job that
 raises undone alone, and no caller told "done" before the COMMIT returned.
 
+Jobs that say how to be done together (``Job.group``: the table logs of
+many tables' steps) are handed, a run of consecutive ones at a time, to that
+function in one savepoint: a few statements for all of them instead of a few
+each. When it declines (one of them would be refused, say), or raises, its
+savepoint is undone and each job runs alone as any other, in its own.
+The results of a group of jobs go back to their event loop in one call.
+
 A job that fails for a passing reason (PostgreSQL: deadlock, serialization
 failure, lock timeout) is undone alone and run again after the group's
 commit, in a new transaction; a connection that broke is opened again for
@@ -63,6 +70,11 @@ class Backend(Protocol):
     def close(self) -> None: ...
 
 
+Grouped = Callable[[Tx, list[Any]], list[Any] | None]
+"""Does several jobs' work at once: their payloads in, one result each out (None: declined, each
+job then runs alone through its own ``fn``)."""
+
+
 @dataclass
 class Job:
     kind: str  # "write" | "relaxed" (need not reach the disk alone) | "read" | "call"
@@ -70,23 +82,32 @@ class Job:
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
     attempts: int = 0
+    group: tuple[Grouped, Any] | None = None  # a write that can be done with its like: (how, payload)
 
 
-def _reply(job: Job, ok: bool, value: Any) -> None:
-    """Hand a result to the job's event loop (from the database thread)."""
-    try:
-        job.loop.call_soon_threadsafe(_deliver, job.future, ok, value)
-    except RuntimeError:  # that loop is closed: nobody is waiting any more
-        log.debug("result of a database job dropped: its event loop is closed")
+Result = tuple[Job, bool, Any]
 
 
-def _deliver(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
-    if future.cancelled():
-        return
-    if ok:
-        future.set_result(value)
-    else:
-        future.set_exception(value)
+def _reply(results: list[Result]) -> None:
+    """Hand results to their event loops (from the database thread): one call per loop."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
+    for job, ok, value in results:
+        by_loop.setdefault(job.loop, []).append((job.future, ok, value))
+    for loop, outcomes in by_loop.items():
+        try:
+            loop.call_soon_threadsafe(_deliver, outcomes)
+        except RuntimeError:  # that loop is closed: nobody is waiting any more
+            log.debug("results of %d database job(s) dropped: their event loop is closed", len(outcomes))
+
+
+def _deliver(outcomes: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
+    for future, ok, value in outcomes:
+        if future.cancelled():
+            continue
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
 
 
 class DatabaseThread(threading.Thread):
@@ -101,6 +122,7 @@ class DatabaseThread(threading.Thread):
         self.commits = 0  # write transactions committed
         self.writes = 0  # write jobs run (>= commits: the difference is what grouping saved)
         self.retries = 0  # jobs run again after a passing failure
+        self.grouped = 0  # write jobs done together with others (Job.group)
 
     def submit(self, jobs: list[Job]) -> None:
         self._jobs.put(jobs)
@@ -156,9 +178,9 @@ class DatabaseThread(threading.Thread):
                     self.backend.commit(tx)
         except BaseException as exc:  # handed to the awaiting coroutine
             self._forget_if_lost(exc)
-            _reply(job, False, exc)
+            _reply([(job, False, exc)])
         else:
-            _reply(job, True, value)
+            _reply([(job, True, value)])
 
     def _forget_if_lost(self, exc: BaseException) -> None:
         if self.backend.lost(exc):
@@ -166,7 +188,7 @@ class DatabaseThread(threading.Thread):
 
     def _batch(self, batch: list[Job]) -> list[Job]:
         """Run the jobs in one transaction; returns the jobs to run again."""
-        results: list[tuple[Job, bool, Any]] = []
+        results: list[Result] = []
         again: list[Job] = []
         tx: Tx | None = None
         try:
@@ -176,7 +198,7 @@ class DatabaseThread(threading.Thread):
             # next full commit syncs everything before it, so a power cut can only
             # forget a suffix of transactions, never one from the middle.
             self.backend.begin_write(tx, all(job.kind == "relaxed" for job in batch))
-            for job in batch:
+            for job in self._grouped(tx, batch, results):
                 tx.begin_job()
                 tx.execute("SAVEPOINT job")
                 try:
@@ -215,6 +237,41 @@ class DatabaseThread(threading.Thread):
                     exc = Unreachable(f"the database is unreachable: {exc}")
                 results = [(job, False, exc) for job in batch]
                 again = []
-        for job, ok, value in results:
-            _reply(job, ok, value)
+        _reply(results)
         return again
+
+    def _grouped(self, tx: Tx, batch: list[Job], results: list[Result]) -> list[Job]:
+        """Runs of consecutive jobs of one kind of group done together (their results added to
+        ``results``); the jobs left to run alone, in order."""
+        alone: list[Job] = []
+        i = 0
+        while i < len(batch):
+            group = batch[i].group
+            j = i + 1
+            if group is not None:
+                while j < len(batch) and batch[j].group is not None and batch[j].group[0] is group[0]:  # type: ignore[index]
+                    j += 1
+            run = batch[i:j]
+            i = j
+            if group is None or len(run) < 2 or not self._together(tx, group[0], run, results):
+                alone.extend(run)
+        return alone
+
+    def _together(self, tx: Tx, how: Grouped, run: list[Job], results: list[Result]) -> bool:
+        tx.begin_job()
+        tx.execute("SAVEPOINT jobs")
+        try:
+            values = how(tx, [job.group[1] for job in run])  # type: ignore[index]
+            if values is not None:
+                self.on_job_end(tx)
+                tx.end_job()
+        except Exception:  # each job alone will meet it (and say it) again
+            values = None
+        if values is None:
+            tx.execute("ROLLBACK TO SAVEPOINT jobs")
+            tx.execute("RELEASE SAVEPOINT jobs")
+            return False
+        tx.execute("RELEASE SAVEPOINT jobs")
+        self.grouped += len(run)
+        results.extend((job, True, value) for job, value in zip(run, values, strict=True))
+        return True
