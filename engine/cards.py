@@ -74,7 +74,7 @@ class Card(int):
         return CARDS[r * 4 + s]
 
     def __str__(self) -> str:
-        return RANKS[self >> 2] + SUITS[self & 3]
+        return CODES[self]
 
     def __repr__(self) -> str:
         return f"Card({str(self)!r})"
@@ -86,6 +86,9 @@ class Card(int):
 CARDS: tuple[Card, ...] = tuple(int.__new__(Card, i) for i in range(52))
 """All 52 cards, in Président order (``3c`` first, ``2s`` last)."""
 
+CODES: tuple[str, ...] = tuple(RANKS[i >> 2] + SUITS[i & 3] for i in range(52))
+"""Each card's code by its number (``CODES[0] == "3c"``): what ``str(card)`` gives."""
+
 
 def parse_cards(texts: Iterable[str] | str) -> tuple[Card, ...]:
     """Parse ``"7c 7h"`` or ``["7c", "7h"]`` into cards (order kept)."""
@@ -95,7 +98,7 @@ def parse_cards(texts: Iterable[str] | str) -> tuple[Card, ...]:
 
 def format_cards(cards: Iterable[int]) -> list[str]:
     """Card codes, for JSON and logs."""
-    return [str(CARDS[c]) for c in cards]
+    return [CODES[c] for c in cards]
 
 
 def deck() -> list[Card]:

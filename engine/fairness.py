@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.cards import CARDS
+from engine.cards import CODES
 from engine.errors import BadArgument
 from engine.seeds import SeedStream, commitment, derive, shuffled
 
@@ -58,7 +58,6 @@ TAG_DECK_ROOT = b"donne/speculation/deck-root/v1"
 TAG_ROOT = b"donne/speculation/root/v1"
 TAG_MIX = b"donne/speculation/mix/v1"
 
-CODES: tuple[str, ...] = tuple(str(c) for c in CARDS)
 """Card id → code (``"3c"`` … ``"2s"``): the only card notation in records and hash inputs."""
 _CARD_ID: dict[str, int] = {code: i for i, code in enumerate(CODES)}
 _CODE_BYTES: tuple[bytes, ...] = tuple(c.encode("ascii") for c in CODES)

@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Self
 
-from engine.cards import CARDS, SUITS
+from engine.cards import CODES, SUITS
 
 
 def _code(card: int) -> str:
-    return str(CARDS[card])
+    return CODES[card]
 
 
 class _Public:

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from engine.cards import CARDS, SUITS
-
-_CODES = tuple(str(c) for c in CARDS)
+from engine.cards import CODES, SUITS
 
 
 class SeatView(NamedTuple):
@@ -30,7 +28,7 @@ class SeatView(NamedTuple):
         return {
             "seat": self.seat,
             "chips": self.chips,
-            "faceup": [_CODES[c] for c in self.faceup],
+            "faceup": [CODES[c] for c in self.faceup],
             "facedown": self.facedown,
             "cards": self.facedown + len(self.faceup),
             "playing": self.playing,
@@ -46,7 +44,7 @@ class AuctionView(NamedTuple):
     bidder: int | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seat": self.seat, "card": _CODES[self.card], "best_bid": self.best_bid, "bidder": self.bidder}
+        return {"seat": self.seat, "card": CODES[self.card], "best_bid": self.best_bid, "bidder": self.bidder}
 
 
 class OfferView(NamedTuple):
@@ -148,7 +146,7 @@ class SpeculationView(NamedTuple):
             "dealer": self.dealer,
             "turn": self.turn,
             "trump": None if self.trump is None else SUITS[self.trump],
-            "best": None if best is None else {"seat": best[0], "card": _CODES[best[1]]},
+            "best": None if best is None else {"seat": best[0], "card": CODES[best[1]]},
             "pool": self.pool,
             "auction": None if self.auction is None else self.auction.to_dict(),
             "offers": [o.to_dict() for o in self.offers],
