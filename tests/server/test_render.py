@@ -25,6 +25,7 @@ from server.presenters.text.games import render_state
 from server.presenters.text.help import help_text
 from server.presenters.text.news import fit_text, render_event
 from server.presenters.text.replies import render_reply, render_rooms
+from server.presenters.text.words import verb
 from server.terminal import TermStyle, display_width, fit, strip_ansi, wrap_items
 from tests.server.messages.test_events import EVENTS
 
@@ -215,6 +216,14 @@ def test_help_fits_and_is_in_context(lang, style):
     assert "enchérir 3" in bid
     turning = help_text("es", HELP_CONTEXTS[7], wide)
     assert "destapar" in turning and "ofrecer" in turning
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_help_offers_an_account_only_to_a_guest(lang):
+    wide = TermStyle(120, True, False)
+    word = verb(lang, "register")
+    assert word in help_text(lang, HELP_CONTEXTS[0], wide).split()
+    assert word not in help_text(lang, HELP_CONTEXTS[0], wide, guest=False).split()
 
 
 REPLIES = [

@@ -101,7 +101,7 @@ class TextPresenter:
         if parsed.cmd == "help":
             topic = parsed.args.get("topic")
             return Local(self.text(help_text(self.lang, context_from_state(state, where), self.viewer.style,
-                                             topic if isinstance(topic, str) else None)))
+                                             topic if isinstance(topic, str) else None, guest=self.viewer.guest)))
         if parsed.cmd == "state":
             if where == "lobby":
                 return None  # an empty line in the lobby: nothing to redraw

@@ -16,8 +16,10 @@ from server.presenters.text.words import VERBS, fold, verb
 from server.terminal import BOLD, PLAIN, TermStyle, display_width, finish, paint, wrap_text
 
 
-def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: str | None = None) -> str:
-    """The commands available now, with examples, fitting ``style.width``."""
+def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: str | None = None, *,
+              guest: bool = True) -> str:
+    """The commands available now, with examples, fitting ``style.width``; ``guest``: the reader has
+    no account yet (``register`` is offered only then)."""
     t = translation(lang)
 
     def v(cmd: str) -> str:
@@ -51,7 +53,7 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
             (v("whoami"), t.gettext("your name, chips and language")),
             (v("history"), t.gettext("your last rounds and matches (history NAME: another player's)")),
             (v("leaderboard"), t.gettext("the best players")),
-            (f"{v('register')}", t.gettext("create an account to keep your chips")),
+            *([(v("register"), t.gettext("create an account to keep your chips"))] if guest else []),
             (f"{v('finger')} ana", t.gettext("who ana is: tables, ratings, where she plays")),
             (f"{v('friend')} ana, {v('friends')}", t.gettext("keep ana on your friends list; who of them is on")),
             (f"{v('message')} ana …", t.gettext("a message ana reads at her next login")),
