@@ -38,17 +38,28 @@ def menu_lang(answer: str) -> str | None:
     return pick_lang(answer)
 
 
-async def _welcome_back(session: Session) -> None:
-    """An account (not a guest) logging in again hears its chips first."""
-    player = session.player
-    if player is None or player.guest or session.mode != "text":
-        return
-    try:
-        chips = int(await session.app.lobby.store.ledger.balance(player.name))
-    except Exception:
-        return  # a greeting must never cost the login
-    session.send_text(welcome_back(session.lang, player.name, chips))
-    session.welcomed = True  # the presenter's own hello would say it twice
+class _WelcomeBack:
+    """An account (not a guest) logging in again hears its chips first: read once it is proved,
+    said before the table it gets back is drawn again (:class:`server.players.Welcome`)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.text: str | None = None
+
+    async def prepare(self, name: str) -> None:
+        session = self.session
+        if session.mode != "text":
+            return
+        try:
+            chips = int(await session.app.lobby.store.ledger.balance(name))
+        except Exception:
+            return  # a greeting must never cost the login
+        self.text = welcome_back(session.lang, name, chips)
+
+    def say(self) -> None:
+        if self.text is not None:
+            self.session.send_text(self.text)
+            self.session.welcomed = True  # the presenter's own hello would say it twice
 
 
 def _cut(session: Session) -> Any:
@@ -101,14 +112,13 @@ async def text_login(session: Session) -> bool:
             if session.closed.is_set():
                 return False
         try:
-            await lobby.login(session, name, password=password, greet=False)
+            await lobby.login(session, name, password=password, greet=False, welcome=_WelcomeBack(session))
         except CommandError as exc:
             session.reply_error(None, exc.code, **exc.params)
             if exc.code in REFUSED:
                 session.close(exc.code)
                 return False
             continue
-        await _welcome_back(session)
         return True
     return False
 
@@ -152,15 +162,14 @@ async def serve_ssh(app: Host, conn: Conn, *, name: str, verified: bool, command
         conn.on_cut = _cut(session)
     session.start()
     try:
+        if command is None and lang_from_env(conn.env) is None:
+            session.send_text(LANGUAGE_HINT)  # the client said nothing of its language
         try:
-            await app.lobby.login(session, name, verified=verified, guest_start=guest_start, greet=False)
+            await app.lobby.login(session, name, verified=verified, guest_start=guest_start, greet=False,
+                                  welcome=_WelcomeBack(session) if command is None else None)
         except CommandError as exc:
             session.reply_error(None, exc.code, **exc.params)
             return
-        if command is None:
-            if lang_from_env(conn.env) is None:
-                session.send_text(LANGUAGE_HINT)  # the client said nothing of its language
-            await _welcome_back(session)
         if command in ("json", None):
             greet_after_start(session)
             await session.run()

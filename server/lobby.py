@@ -26,7 +26,7 @@ from server.directory import Directory
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.messages.moderation import refusal_params
 from server.newsdigest import news_text
-from server.players import Client, GuestStart, Player, news_now, take_news_seq
+from server.players import Client, GuestStart, Player, Welcome, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
 from server.seeks import Seek, Seeks
@@ -131,7 +131,8 @@ class Lobby(Directory):
         return await self.conduct.door(name=name, address=address, key=key)
 
     async def login(self, session: Client, name: str, *, password: str | None = None,
-                    verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True) -> Player:
+                    verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True,
+                    welcome: Welcome | None = None) -> Player:
         """Log ``session`` in as ``name`` (a guest unless the name has an account).
 
         ``verified``: the transport already proved the account (SSH key or
@@ -140,16 +141,17 @@ class Lobby(Directory):
         still holding a seat gets it back. A banned address or account, a locked
         account are refused (``banned``, ``locked``: the reason and until when).
         ``greet``: push the message of the day now (the door says it itself, after
-        the session's first line: :meth:`greet`).
+        the session's first line: :meth:`greet`). ``welcome``: what an account
+        hears first, before the table it gets back is drawn again.
         """
         try:
-            return await self._enter(session, name, password, verified, guest_start, greet)
+            return await self._enter(session, name, password, verified, guest_start, greet, welcome)
         except _NowRegistered:
             # registered meanwhile by another process (donne admin register): log in as the account
-            return await self._enter(session, name, password, verified, None, greet)
+            return await self._enter(session, name, password, verified, None, greet, welcome)
 
     async def _enter(self, session: Client, name: str, password: str | None, verified: bool,
-                     guest_start: GuestStart | None, greet: bool) -> Player:
+                     guest_start: GuestStart | None, greet: bool, welcome: Welcome | None) -> Player:
         if session.logged_in:
             raise CommandError("already_logged_in")
         if self.closing:
@@ -175,14 +177,18 @@ class Lobby(Directory):
         if refusal is not None:
             log.info("refused %s from %s: %s (%s)", display, session.conn.peer, refusal.code, refusal.kind)
             raise CommandError(refusal.code, **refusal_params(refusal))
-        player = await self._login(session, display, registered, guest_start)
+        if welcome is not None and registered:
+            await welcome.prepare(display)
+        else:
+            welcome = None
+        player = await self._login(session, display, registered, guest_start, welcome)
         await self.conduct.entered(player)
         if greet:
             await self.greet(session)
         return player
 
     async def _login(self, session: Client, display: str, registered: bool,
-                     guest_start: GuestStart | None) -> Player:
+                     guest_start: GuestStart | None, welcome: Welcome | None = None) -> Player:
         accounts = self.store.accounts
         async with self._login_lock:
             if session.logged_in or session.closed.is_set():
@@ -204,6 +210,8 @@ class Lobby(Directory):
                     player.lobby_spans[:] = [[news_now(), None]]  # this connection: news from now on
                 session.player = player
                 session.logged(player.name, player.guest)
+                if welcome is not None:
+                    welcome.say()
                 log.info("%s is back (%s)", player.name, session.conn.kind)
                 if player.room is not None:
                     await player.room.reconnect(player)
@@ -225,6 +233,8 @@ class Lobby(Directory):
             self.players[key] = player
             session.player = player
             session.logged(player.name, player.guest)
+            if welcome is not None:
+                welcome.say()
             log.info("%s logged in (%s, %s)", player.name, "guest" if player.guest else "account",
                      session.conn.kind)
             self._welcome(player)

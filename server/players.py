@@ -55,6 +55,16 @@ class Client(Protocol):
     def close(self, reason: str = "closed") -> None: ...
 
 
+class Welcome(Protocol):
+    """What an account logging in again hears first (the front door's), before its table is drawn."""
+
+    async def prepare(self, name: str) -> None:
+        """Once the account ``name`` is proved, before it enters (outside the lobby's lock)."""
+
+    def say(self) -> None:
+        """Once logged in, before anything of its table (a seat it gets back) is sent."""
+
+
 class Place(Protocol):
     """Where a player is: a room (:class:`server.room.Room`), as commands and the lobby use it."""
 

@@ -33,7 +33,7 @@ from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.routing import Outbox
 from server.cluster.takeover import FencedStore, Takeover
 from server.lobby import Lobby
-from server.players import Client, GuestStart, Place, Player
+from server.players import Client, GuestStart, Place, Player, Welcome
 from server.protocol import CommandError
 from server.room import Room
 from server.storage.api import Unreachable
@@ -199,13 +199,14 @@ class ClusterLobby(Takeover):
     # -- logging in -------------------------------------------------------------------------------
 
     async def login(self, session: Client, name: str, *, password: str | None = None,
-                    verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True) -> Player:
+                    verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True,
+                    welcome: Welcome | None = None) -> Player:
         key = name_key(name.strip()) if name.strip() else ""
         if key and key in self._people and key not in self.players and not self.closing and \
                 not await self.store.accounts.exists(name.strip()):
             raise CommandError("name_taken", name=self._people[key].get("name", name))
         player = await super().login(session, name, password=password, verified=verified, guest_start=guest_start,
-                                     greet=greet)
+                                     greet=greet, welcome=welcome)
         self.bus.broadcast({"t": "kick", "key": player.key})
         self._write_presence_soon()
         if player.room is None:

@@ -124,7 +124,7 @@ def session_of(server: Running, name: str) -> Any:
 async def test_a_finished_classic_match_has_its_line_and_the_table_says_what_to_do_now(server: Running) -> None:
     """P15: the match gets its own history line (place, points, winner) beside its rounds; the
     help of a finished table offers rematch, leave and rooms, never a play; an account that logs
-    in again is greeted back with its chips."""
+    in again is greeted back with its chips, before its table is drawn again."""
     await server.store.accounts.register("alice", "horse-battery-1")
     alice = await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=10)
     await alice.login("alice", "horse-battery-1")
@@ -142,6 +142,8 @@ async def test_a_finished_classic_match_has_its_line_and_the_table_says_what_to_
     try:
         await until(lambda: alice.closed.is_set())  # the new connection took over
         await until(lambda: session_of(server, "alice").where()[0] is not None)  # the finished table, drawn
+        await person.expect("The match is over.")
+        assert person.flat.index("Welcome back") < person.flat.index("Président · classic")  # then the table
         shown = await person.ask("help", "this help")
         assert "rematch" in shown and "leave" in shown and "rooms" in shown
         assert "7 7" not in shown and "Cards:" not in shown and "pass" not in shown
