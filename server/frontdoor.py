@@ -107,19 +107,23 @@ async def text_login(session: Session) -> bool:
             continue
         name = line.strip()
         password: str | None = None
-        if await lobby.needs_password(name):
-            password = await session.ask_secret(_("Password: "))
-            if session.closed.is_set():
-                return False
-        try:
-            await lobby.login(session, name, password=password, greet=False, welcome=_WelcomeBack(session))
-        except CommandError as exc:
-            session.reply_error(None, exc.code, **exc.params)
-            if exc.code in REFUSED:
-                session.close(exc.code)
-                return False
-            continue
-        return True
+        asked = False
+        while True:
+            if not asked and await lobby.needs_password(name):
+                password, asked = await session.ask_secret(_("Password: ")), True
+                if session.closed.is_set():
+                    return False
+            try:
+                await lobby.login(session, name, password=password, greet=False, welcome=_WelcomeBack(session))
+            except CommandError as exc:
+                if exc.code == "bad_password" and not asked and await lobby.needs_password(name):
+                    continue  # the account was made while they typed its name (donne admin register): ask
+                session.reply_error(None, exc.code, **exc.params)
+                if exc.code in REFUSED:
+                    session.close(exc.code)
+                    return False
+                break
+            return True
     return False
 
 

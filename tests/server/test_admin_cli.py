@@ -86,6 +86,16 @@ async def test_account_actions_beside_a_running_server(tmp_path: Path, capsys: p
         # a new account although registration is off: the operator makes it, with a one-time code
         code, out = await admin(capsys, "--data-dir", data, "register", "carol")
         assert code == 0 and out["chips"] == 1000
+        # a person typing that name at once is asked for the code (the server learns of the account
+        # at that login), not told "wrong name or password" first
+        person = await Text.connect(server, "en")
+        await person.expect(": ")
+        person.type("carol")
+        await person.expect("assword")
+        person.type(out["code"])
+        await person.expect("Welcome back")
+        assert "Wrong name or password" not in person.screen
+        person.close()
         carol = await Client.connect_tcp(HOST, server.telnet_port, timeout=10)
         await carol.login("carol", out["code"])  # the cache of registered names followed
         await carol.request("passwd", old=out["code"], new="carol-secret")
