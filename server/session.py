@@ -1,11 +1,13 @@
 """One person or program connected, whatever the transport.
 
 A :class:`Session` knows who it is (name, guest, language), what its terminal
-can show (width, colour, Unicode), and owns an outbound queue drained by its own
-writer task: rooms and the lobby only ever *enqueue*, so a slow or stuck client
-can never block them. When the queue passes ``outbound_queue`` messages, or a
-drain takes longer than ``drain_timeout``, the client is too slow and is
-disconnected.
+can show (width, colour, Unicode), and owns an outbound queue: rooms and the
+lobby only ever *enqueue*, so a slow or stuck client can never block them.
+What is queued during one turn of the event loop goes out at the next in one
+write (one send for a state and its events); only a client whose transport
+holds unsent bytes gets a task that waits for it to read them. When the
+queue passes ``outbound_queue`` messages, or such a wait takes longer than
+``drain_timeout``, the client is too slow and is disconnected.
 
 How things are shown and how input lines are read is the job of one presenter
 (:mod:`server.presenters`), chosen with the mode: text for a person, JSON for a
@@ -42,6 +44,9 @@ from server.terminal import TermStyle
 from server.transports.lines import TOO_LONG
 
 log = logging.getLogger(__name__)
+
+_DROPPED = ("slow", "lost")
+"""Close reasons after which nothing more is written to the client."""
 
 IGNORABLE = frozenset({"chat", "tell", "message"})
 """Events a person never sees from someone they ignore: chat, tells, offline messages (announcements
@@ -126,8 +131,11 @@ class Session:
         self.close_reason: str | None = None
         self.connected_at = time.monotonic()
         self.last_input = self.connected_at
-        self._queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=cfg.outbound_queue)
-        self._writer: asyncio.Task[None] | None = None
+        self._out: list[str] = []  # queued, not written yet (at most ``outbound_queue``)
+        self._max_out = cfg.outbound_queue
+        self._loop: asyncio.AbstractEventLoop | None = None  # set by start(): output may flow
+        self._flush_due = False  # a flush is scheduled for the next turn of the loop
+        self._drainer: asyncio.Task[None] | None = None  # waiting for the client to read a backlog
         self._queued = 0  # lines put in the queue, ever ...
         self._written = 0  # ... and written
         self._stamps: collections.deque[tuple[int, metrics.Stamp]] = collections.deque()  # (line, its command)
@@ -181,8 +189,9 @@ class Session:
     # -- output ---------------------------------------------------------------
 
     def start(self) -> None:
-        if self._writer is None:
-            self._writer = asyncio.get_running_loop().create_task(self._write_loop(), name=f"writer-{self.id}")
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            self._schedule_flush()  # what was queued before
             self._arm_timer()
 
     def send_raw(self, text: str) -> None:
@@ -191,17 +200,18 @@ class Session:
             return
         if self.presenter.mode == "text" and self.conn.crlf:
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-        try:
-            self._queue.put_nowait(text)
-        except asyncio.QueueFull:
+        if len(self._out) >= self._max_out:
             log.info("%r: outbound queue full, disconnecting a slow client", self)
             metrics.queue_drop()
             self.close("slow")
             return
+        self._out.append(text)
         self._queued += 1
         stamp = metrics.line_queued()
         if stamp is not None:
             self._stamps.append((self._queued, stamp))
+        if not self._flush_due:
+            self._schedule_flush()
 
     def _wrote(self, lines: int) -> None:
         """``lines`` more were written: the commands waiting for them are told."""
@@ -217,27 +227,54 @@ class Session:
         """A sentence for a person (text mode); nothing in JSON mode."""
         self.send_raw(self.presenter.text(text))
 
-    async def _write_loop(self) -> None:
+    def _schedule_flush(self) -> None:
+        """The queue goes out at the next turn of the loop, unless a drain is under way (it writes)."""
+        loop = self._loop
+        if loop is not None and self._out and not self._flush_due and self._drainer is None:
+            self._flush_due = True
+            loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_due = False
+        if self._drainer is None and self._out and self.close_reason not in _DROPPED:
+            self._write_out()
+
+    def _write_out(self) -> bool:
+        """Everything queued in one write; True when the transport took it all (nothing to wait for)."""
+        out, self._out = self._out, []
+        conn = self.conn
+        try:
+            conn.write("".join(out))
+        except (ConnectionError, OSError, EOFError) as exc:
+            log.debug("%r: write failed: %s", self, exc)
+            self.close("lost")
+            return False
+        except Exception:
+            log.exception("%r: writer failed", self)
+            self.close("error")
+            return False
+        self._wrote(len(out))
+        if conn.backlog():  # (most writes go straight to the socket: nothing to wait for)
+            if self._drainer is None and self._loop is not None:
+                self._drainer = self._loop.create_task(self._drain(), name=f"drain-{self.id}")
+            return False
+        return True
+
+    async def _drain(self) -> None:
+        """The client has unread bytes: wait (``drain_timeout`` at most each time) and write what
+        was queued meanwhile, until the transport is clear."""
         timeout = self.app.config.drain_timeout
         try:
-            done = False
-            while not done:
-                # everything queued goes out in one write (one send for a burst of events)
-                batch: list[str] = []
-                item = await self._queue.get()
-                while item is not None:
-                    batch.append(item)
-                    if self._queue.empty() or len(batch) >= 256:
-                        break
-                    item = self._queue.get_nowait()
-                done = item is None
-                if batch:
-                    conn = self.conn
-                    conn.write("".join(batch))
-                    self._wrote(len(batch))
-                    if conn.backlog():  # (most writes go straight to the socket: no timer to arm)
-                        async with asyncio.timeout(timeout):
-                            await conn.drain()
+            while True:
+                async with asyncio.timeout(timeout):
+                    await self.conn.drain()
+                if not self._out or self.close_reason in _DROPPED:
+                    return
+                out, self._out = self._out, []
+                self.conn.write("".join(out))
+                self._wrote(len(out))
+                if not self.conn.backlog():
+                    return
         except TimeoutError:
             log.info("%r: client stopped reading, disconnecting", self)
             metrics.drain_timeout()
@@ -248,6 +285,10 @@ class Session:
         except Exception:
             log.exception("%r: writer failed", self)
             self.close("error")
+        finally:
+            self._drainer = None
+            if self.close_reason is None:
+                self._schedule_flush()
 
     # -- what the lobby, rooms and the dispatcher push ------------------------------
 
@@ -383,16 +424,20 @@ class Session:
         self._closer = asyncio.get_running_loop().create_task(self._finish(reason), name=f"close-{self.id}")
 
     async def _finish(self, reason: str) -> None:
-        writer = self._writer
-        if writer is not None and not writer.done():
-            if reason in ("slow", "lost"):
-                writer.cancel()
-            else:
-                with contextlib.suppress(asyncio.QueueFull):
-                    self._queue.put_nowait(None)
+        drainer = self._drainer
+        if reason in _DROPPED:  # a client that cannot take more, or is gone: nothing more goes out
+            self._out = []
+            if drainer is not None:
+                drainer.cancel()
+        elif self._loop is not None:  # what was queued goes out first, for two seconds at most
             with contextlib.suppress(BaseException):
-                await asyncio.wait_for(asyncio.shield(writer), 2.0)
-            writer.cancel()
+                async with asyncio.timeout(2.0):
+                    if drainer is not None:
+                        await asyncio.shield(drainer)
+                    if self._out and self._drainer is None and not self._write_out() and self._drainer is not None:
+                        await asyncio.shield(self._drainer)
+            if self._drainer is not None:
+                self._drainer.cancel()
         with contextlib.suppress(Exception):
             self.conn.close()
         self._wrote(self._queued - self._written)  # never written: the commands waiting are done with it

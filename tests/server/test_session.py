@@ -89,6 +89,54 @@ async def test_slow_client_is_dropped_when_its_queue_is_full_and_never_blocks_th
     assert len(conn.written) <= 6
 
 
+async def test_a_client_slow_for_a_while_gets_everything_in_order_one_write_a_turn():
+    """While the transport holds unsent bytes nothing more is written; what was queued meanwhile
+    goes out in one write once the client has read, and the client stays."""
+    app = make_app(drain_timeout=30)
+    conn = FakeConn(stuck=True)
+    session = Session(app, conn)
+    session.mode = "json"
+    session.start()
+    session.send_raw("a\n")
+    session.send_raw("b\n")
+    await asyncio.sleep(0)
+    assert conn.written == ["a\nb\n"]  # one turn: one write
+    for line in ("c\n", "d\n", "e\n"):
+        session.send_raw(line)
+        await asyncio.sleep(0)
+    assert conn.written == ["a\nb\n"]  # the client reads nothing: the rest waits
+    conn.stuck = False
+    conn.unblock.set()
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert conn.written == ["a\nb\n", "c\nd\ne\n"] and not session.closed.is_set()
+    session.send_raw("f\n")
+    await asyncio.sleep(0)
+    assert conn.written[-1] == "f\n"
+    session.close("bye")
+    await asyncio.wait_for(session.done.wait(), 5)
+
+
+async def test_what_is_queued_before_a_close_still_goes_out_but_not_to_a_slow_client():
+    app = make_app()
+    conn = FakeConn()
+    session = Session(app, conn)
+    session.mode = "json"
+    session.start()
+    session.send_raw("last words\n")
+    session.close("shutdown")
+    await asyncio.wait_for(session.done.wait(), 5)
+    assert conn.written == ["last words\n"] and conn.closed
+    conn = FakeConn()
+    session = Session(app, conn)
+    session.mode = "json"
+    session.start()
+    session.send_raw("never\n")
+    session.close("slow")
+    await asyncio.wait_for(session.done.wait(), 5)
+    assert conn.written == [] and conn.closed
+
+
 async def test_client_that_stops_reading_is_dropped_after_drain_timeout():
     app = make_app(drain_timeout=0.05)
     conn = FakeConn(stuck=True)
