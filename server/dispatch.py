@@ -57,8 +57,9 @@ async def _dispatch(session: Caller, cmd: str, args: Mapping[str, Any], req_id: 
     if spec.login and not session.logged_in:
         session.reply_error(req_id, "not_logged_in")
         return
+    ctx = Context(session, session.app, req_id, cmd)
     try:
-        result = await spec.handler(Context(session, session.app), args)
+        result = await spec.handler(ctx, args)
     except CommandError as exc:
         session.reply_error(req_id, exc.code, **exc.params)
     except asyncio.CancelledError:
@@ -67,4 +68,5 @@ async def _dispatch(session: Caller, cmd: str, args: Mapping[str, Any], req_id: 
         log.exception("%r: command %s failed", session, cmd)
         session.reply_error(req_id, "internal_error")
     else:
-        session.reply_ok(req_id, cmd, result)
+        if not ctx.answered:
+            session.reply_ok(req_id, cmd, result)

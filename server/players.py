@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -71,7 +71,10 @@ class Place(Protocol):
     @property
     def id(self) -> str: ...
 
-    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any]) -> Any: ...
+    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any], *,
+                     answer: Callable[[Any], None] | None = None) -> Any:
+        """The command's result (or CommandError); ``answer(result)``, when given, is called as the
+        result is known, before anything the command causes is sent."""
 
     def refresh(self, player: Player) -> None: ...
 

@@ -140,6 +140,7 @@ class _Item:
     args: Mapping[str, Any] = field(default_factory=dict)
     future: asyncio.Future[Any] | None = None
     stamp: metrics.Stamp | None = None  # the command it belongs to, held until the room has handled it
+    answer: Callable[[Any], None] | None = None  # the caller's reply, sent before what the command causes
 
 
 class Room:
@@ -211,15 +212,17 @@ class Room:
                 s.member is not None or s.leaving for s in self.table.seats):
             self._queue.put_nowait(_Item("close"))  # rebuilt with nobody to play for: it ends at once
 
-    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any]) -> Any:
-        """Queue a command for the room and wait for its result (or CommandError)."""
+    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any], *,
+                     answer: Callable[[Any], None] | None = None) -> Any:
+        """Queue a command for the room and wait for its result (or CommandError); ``answer(result)``
+        is called as the room delivers it, before the messages the command caused."""
         if self.closed:
             raise CommandError("no_such_room", room=self.id)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         stamp = metrics.current()
         if stamp is not None:
             stamp.hold()
-        self._queue.put_nowait(_Item("cmd", player, cmd, dict(args), future, stamp))
+        self._queue.put_nowait(_Item("cmd", player, cmd, dict(args), future, stamp, answer))
         return await future
 
     async def reconnect(self, player: Player) -> None:
@@ -337,7 +340,7 @@ class Room:
             return Connected(member)
         if item.kind == "disconnected":
             return Disconnected(member)
-        return Command(member, item.cmd, item.args, item.future)
+        return Command(member, item.cmd, item.args, item)  # the reply's token: its future and answer
 
     def _fail_waiting(self) -> None:
         while not self._queue.empty():
@@ -490,12 +493,16 @@ class Room:
             if isinstance(item, Send):
                 msg = item.msg
                 if isinstance(msg, Reply):
-                    future = msg.req
+                    future = msg.req.future if isinstance(msg.req, _Item) else None
                     if future is not None and not future.done():
-                        future.set_result(msg.result)
-                        await asyncio.sleep(0)  # the reply goes out before the states it causes
+                        if msg.req.answer is not None:
+                            msg.req.answer(msg.result)  # queued now: before the states it causes
+                            future.set_result(msg.result)
+                        else:
+                            future.set_result(msg.result)
+                            await asyncio.sleep(0)  # the caller replies before the states it causes
                 elif isinstance(msg, Refused):
-                    future = msg.req
+                    future = msg.req.future if isinstance(msg.req, _Item) else None
                     if future is not None and not future.done():
                         future.set_exception(CommandError(msg.code, **msg.params))
                 else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from server.protocol import CommandError, Shared, encode
@@ -139,7 +139,9 @@ class RemotePlace:
     def __repr__(self) -> str:
         return f"RemotePlace({self.id} on {self.owner})"
 
-    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any]) -> Any:
+    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any], *,
+                     answer: Callable[[Any], None] | None = None) -> Any:
+        # (``answer`` unused: the owner's states come over the bus, the reply after the result)
         lobby = self._lobby
         if not lobby.healthy:  # paused: the command waits a while for Redis and PostgreSQL
             try:

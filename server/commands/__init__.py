@@ -92,10 +92,21 @@ class Server(Protocol):
 
 @dataclass(slots=True)
 class Context:
-    """What a handler may touch: its session, the lobby, the store, the config."""
+    """What a handler may touch: its session, the lobby, the store, the config.
+
+    ``req_id``/``cmd``: the request being run; :meth:`answer` sends its ``ok`` at once (a room
+    answering a move, before the states the move causes), and the dispatcher sends no other."""
 
     session: Caller
     app: Server
+    req_id: Any = None
+    cmd: str = ""
+    answered: bool = False
+
+    def answer(self, result: Mapping[str, Any] | None) -> None:
+        if not self.answered:
+            self.answered = True
+            self.session.reply_ok(self.req_id, self.cmd, result)
 
     @property
     def lobby(self) -> Lobby:

@@ -22,7 +22,8 @@ def _forward(cmd: str) -> Any:
         assert player is not None
         if player.room is None:
             raise CommandError("not_in_room")
-        result: dict[str, Any] | None = await player.room.submit(player, cmd, args)
+        # the room answers as it delivers, before the states the move causes
+        result: dict[str, Any] | None = await player.room.submit(player, cmd, args, answer=ctx.answer)
         return result
 
     handler.__name__ = f"game_{cmd}"

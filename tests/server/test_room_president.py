@@ -209,3 +209,63 @@ async def test_stopping_mid_round_at_a_classic_table_logs_no_error(tmp_path, cap
         with caplog.at_level("ERROR"):
             await running.stop()
     assert not [r for r in caplog.records if r.levelname == "ERROR"], [r.getMessage() for r in caplog.records]
+
+
+async def test_a_move_is_answered_before_the_states_it_causes(server):
+    """The ``ok`` of a play comes before the first state that shows it, in the order of the lines on
+    the wire: a program knows its move was taken before it reads the table after it."""
+    alice = await connect(server, "alice")
+    wire: list[tuple[str, dict]] = []
+    dispatch, write = alice.dispatch, alice._write
+
+    def received(msg):
+        wire.append(("in", msg))
+        dispatch(msg)
+
+    def sent(obj):
+        wire.append(("out", {**obj, "hand": len((alice.state or {}).get("hand") or [])}))
+        write(obj)
+
+    alice.dispatch, alice._write = received, sent
+    try:
+        await alice.request("create", game="president", rules="classic", seats=4, bots=3, bot_level="easy",
+                            rounds=1)
+        await asyncio.wait_for(play_whenever_possible(alice), 60)
+        plays = 0
+        for i, (way, msg) in enumerate(wire):
+            if way != "out" or msg.get("cmd") != "play":
+                continue
+            answer = next(j for j in range(i, len(wire)) if wire[j][0] == "in" and wire[j][1].get("id") == msg["id"])
+            if wire[answer][1]["type"] != "ok":
+                continue  # refused (a stale state): nothing changed
+            plays += 1
+            between = [m for w, m in wire[i:answer] if w == "in" and m.get("type") == "state"]
+            assert all(len(m.get("hand") or []) == msg["hand"] for m in between), (msg, between)
+            after = next(m for w, m in wire[answer:] if w == "in" and m.get("type") == "state")
+            assert len(after["hand"]) < msg["hand"]  # and the next state shows the play
+        assert plays >= 3
+    finally:
+        await alice.close()
+
+
+async def play_whenever_possible(client):
+    """Play the first legal play each turn (pass only when there is none) until the match ends."""
+    acted_on: list[dict] = []
+
+    def ready(s: dict) -> bool:
+        return not (acted_on and s is acted_on[-1]) and (s.get("status") == "over" or (
+            s.get("phase") == "play" and s.get("turn") == s.get("you") and bool(s.get("legal"))))
+
+    while True:
+        state = await client.next_state(ready, timeout=20, current=True)
+        if state.get("status") == "over":
+            return state
+        acted_on.append(state)
+        plays = state["legal"].get("plays") or []
+        if plays:
+            rank, k = plays[0]
+            cards = [c for c in state["hand"] if c[0] == rank][:k]
+            reply = await client.request_raw("play", cards=cards)
+        else:
+            reply = await client.request_raw("pass")
+        assert reply["type"] == "ok" or reply.get("code") in ("not_your_turn", "illegal_play"), reply
