@@ -408,6 +408,11 @@ async def test_the_logs_of_many_tables_at_one_moment_are_written_together_each_r
     # and the next step of each goes on from where it is
     assert await asyncio.gather(store.apply([TableLog("g2", 3, [{"cmd": "x"}])]),
                                 store.apply([TableLog("g4", 2, [{"cmd": "x"}])])) == [[4], [3]]
+    # in the order they came: a table closed by the write before is closed for the group after it
+    results = await asyncio.gather(store.apply([TableClosed("g1", "over")]),
+                                   store.apply([TableLog("g1", 4, [{"cmd": "late"}])]),
+                                   store.apply([TableLog("g2", 4, [{"cmd": "y"}])]), return_exceptions=True)
+    assert results[0] == [True] and isinstance(results[1], BadRecord) and results[2] == [5]
 
 
 async def test_tables_log_and_close(store: SQLStore) -> None:

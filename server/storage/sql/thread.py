@@ -198,26 +198,11 @@ class DatabaseThread(threading.Thread):
             # next full commit syncs everything before it, so a power cut can only
             # forget a suffix of transactions, never one from the middle.
             self.backend.begin_write(tx, all(job.kind == "relaxed" for job in batch))
-            for job in self._grouped(tx, batch, results):
-                tx.begin_job()
-                tx.execute("SAVEPOINT job")
-                try:
-                    value = job.fn(tx)  # type: ignore[call-arg]
-                    self.on_job_end(tx)
-                    tx.end_job()
-                except BaseException as exc:
-                    if not isinstance(exc, StorageError):  # a refusal is not the database failing
-                        metrics.db_error()
-                    tx.execute("ROLLBACK TO SAVEPOINT job")
-                    tx.execute("RELEASE SAVEPOINT job")
-                    job.attempts += 1
-                    if self.backend.transient(exc) and job.attempts < self.MAX_ATTEMPTS:
-                        again.append(job)
-                    else:
-                        results.append((job, False, exc))
-                else:
-                    tx.execute("RELEASE SAVEPOINT job")
-                    results.append((job, True, value))
+            for run in _runs(batch):  # in order: a job may depend on the ones before it
+                if len(run) > 1 and self._together(tx, run, results):
+                    continue
+                for job in run:
+                    self._alone(tx, job, results, again)
             self.backend.commit(tx)
             self.commits += 1
             self.writes += len(results)
@@ -240,24 +225,32 @@ class DatabaseThread(threading.Thread):
         _reply(results)
         return again
 
-    def _grouped(self, tx: Tx, batch: list[Job], results: list[Result]) -> list[Job]:
-        """Runs of consecutive jobs of one kind of group done together (their results added to
-        ``results``); the jobs left to run alone, in order."""
-        alone: list[Job] = []
-        i = 0
-        while i < len(batch):
-            group = batch[i].group
-            j = i + 1
-            if group is not None:
-                while j < len(batch) and batch[j].group is not None and batch[j].group[0] is group[0]:  # type: ignore[index]
-                    j += 1
-            run = batch[i:j]
-            i = j
-            if group is None or len(run) < 2 or not self._together(tx, group[0], run, results):
-                alone.extend(run)
-        return alone
+    def _alone(self, tx: Tx, job: Job, results: list[Result], again: list[Job]) -> None:
+        """One job in its own savepoint: its result, its refusal, or run again later (``again``)."""
+        tx.begin_job()
+        tx.execute("SAVEPOINT job")
+        try:
+            value = job.fn(tx)  # type: ignore[call-arg]
+            self.on_job_end(tx)
+            tx.end_job()
+        except BaseException as exc:
+            if not isinstance(exc, StorageError):  # a refusal is not the database failing
+                metrics.db_error()
+            tx.execute("ROLLBACK TO SAVEPOINT job")
+            tx.execute("RELEASE SAVEPOINT job")
+            job.attempts += 1
+            if self.backend.transient(exc) and job.attempts < self.MAX_ATTEMPTS:
+                again.append(job)
+            else:
+                results.append((job, False, exc))
+        else:
+            tx.execute("RELEASE SAVEPOINT job")
+            results.append((job, True, value))
 
-    def _together(self, tx: Tx, how: Grouped, run: list[Job], results: list[Result]) -> bool:
+    def _together(self, tx: Tx, run: list[Job], results: list[Result]) -> bool:
+        """A run of jobs of one group done at once, in one savepoint; False (nothing done) when
+        its function declines or fails."""
+        how = run[0].group[0]  # type: ignore[index]
         tx.begin_job()
         tx.execute("SAVEPOINT jobs")
         try:
@@ -275,3 +268,16 @@ class DatabaseThread(threading.Thread):
         self.grouped += len(run)
         results.extend((job, True, value) for job, value in zip(run, values, strict=True))
         return True
+
+
+def _runs(batch: list[Job]) -> list[list[Job]]:
+    """The batch cut, in order, into runs of consecutive jobs of the same group (a job of none: alone)."""
+    runs: list[list[Job]] = []
+    for job in batch:
+        how = job.group[0] if job.group is not None else None
+        last = runs[-1] if runs else None
+        if how is not None and last is not None and last[0].group is not None and last[0].group[0] is how:
+            last.append(job)
+        else:
+            runs.append([job])
+    return runs
