@@ -148,17 +148,35 @@ def _next_table(n: int) -> tuple[int | None, ...]:
     return table
 
 
-_PLAY_FACTS: dict[int, tuple[int, int, int]] = {
-    id(play): (i % 13, nib << (i % 13 * 4), _POP[nib]) for i, row in enumerate(PLAYS) for nib, play in enumerate(row) if nib
+_PlayFacts = tuple[int, int, int, int, tuple[int, tuple[Card, ...]], dict[int, tuple[Played]]]
+"""What a play of one seat's cards of one rank does: ``(rank, mask, count, rank_counts, trick_entry,
+events)``: its rank index, its cards as a mask and their number, the same cards in packed rank counts
+(see ``_RANK_ONE``), its ``(seat, cards)`` entry in the trick, and its ``played`` events already
+made (each a 1-tuple, keyed by ``remaining << 1 | auto``)."""
+_PLAY_FACTS: dict[int, _PlayFacts] = {
+    id(play): (
+        i % 13,
+        nib << (i % 13 * 4),
+        _POP[nib],
+        _POP[nib] << 8 * (i % 13),
+        (play.seat, play.cards),
+        {},
+    )
+    for i, row in enumerate(PLAYS)
+    for nib, play in enumerate(row)
+    if nib
 }
-"""``id(play)`` of a shared :class:`Play` of ``PLAYS`` → its ``(rank, mask, count)``: these objects
+"""``id(play)`` of a shared :class:`Play` of ``PLAYS`` → its :data:`_PlayFacts`: these objects
 (handed out by ``legal_actions`` and played back by bots) hold valid cards of one rank, so
-``apply`` only checks what depends on the state (turn, hand, the top play)."""
+``apply`` only checks what depends on the state (turn, hand, the top play). Any other play of the
+same cards is checked whole and then played through the shared one's facts (:meth:`PresidentMatch._facts`)."""
 
 # Events are immutable: the frequent ones are shared instead of rebuilt (hot path).
-_PLAYED: dict[int, Played] = {}
+_played = record_maker(Played)
 _CLOSED: dict[tuple[int, int | None, str], TrickClosed] = {}
 _PASSED: tuple[Passed, ...] = tuple(Passed(i >> 1, bool(i & 1)) for i in range(16))
+_PASSED_ALONE: tuple[tuple[Passed], ...] = tuple((p,) for p in _PASSED)
+"""``_PASSED_ALONE[seat << 1 | auto]``: the events of a pass that does not close the trick."""
 
 
 _CLOSING = frozenset({"twos", "strongest", "quad", "four_of_rank", "emptied"})
@@ -699,7 +717,7 @@ class PresidentMatch:
         elif (ranks >> 8 * tr) + _SET_OF[tc] & _TOP_BITS:
             return None
         action = PASSES[seat]
-        events = tuple(self._do_pass(seat, False))
+        events = self._do_pass(seat, False)
         self._version += 1
         self._actions.append(action)
         return action, events
@@ -1037,15 +1055,15 @@ class PresidentMatch:
     def apply(self, action: ApiAction) -> tuple[Event, ...]:
         """Apply one action; raises a :class:`Refusal` and changes nothing when the rules forbid it."""
         a: Any = action
-        ev: list[Event]
+        ev: tuple[Event, ...]
         cls = a.__class__
         if cls is Play:
             seat = a.seat
             facts = _PLAY_FACTS.get(id(a))
             if facts is None:
-                r, m, k = self._check_play(a)
+                facts = self._facts(seat, self._check_play(a))
             else:
-                r, m, k = facts
+                r, m, k, _, _, _ = facts
                 tc = self._top_count
                 tr = self._top_rank
                 if (
@@ -1055,25 +1073,31 @@ class PresidentMatch:
                     or (tc and (k != tc or ((r != tr) if self._must else (r > tr) if self._reversed else (r < tr))))
                 ):
                     self._check_play(a)  # raises the refusal
-            ev = self._do_play(seat, r, m, k, False)
+            ev = self._do_play(seat, facts, False)
         elif cls is Pass:
             seat = a.seat
             if seat != self._turn or seat.__class__ is not int or self._phase != PLAY or not self._top_count:
                 seat = self._check_pass(a)
             ev = self._do_pass(seat, False)
         else:
-            ev = self._apply_other(a)
+            ev = tuple(self._apply_other(a))
         self._version += 1
         self._actions.append(a)
-        return tuple(ev)
+        return ev
 
-    def _apply_other(self, action: Any) -> list[Event]:
+    @staticmethod
+    def _facts(seat: int, checked: tuple[int, int, int]) -> _PlayFacts:
+        """The facts of ``seat``'s play of the checked ``(rank, mask, count)``: those of the shared
+        :class:`Play` of the same cards (see ``_PLAY_FACTS``)."""
+        r, m, _ = checked
+        return _PLAY_FACTS[id(PLAYS[seat * 13 + r][m >> 4 * r & 15])]
+
+    def _apply_other(self, action: Any) -> Sequence[Event]:
         if isinstance(action, Deal):  # once a round; the others are rarer still
             present, stake, hands = self._check_deal(action)
             return self._do_deal(action, present, stake, hands)
         if isinstance(action, Play):
-            r, m, k = self._check_play(action)
-            return self._do_play(action.seat, r, m, k, False)
+            return self._do_play(action.seat, self._facts(action.seat, self._check_play(action)), False)
         if isinstance(action, Pass):
             return self._do_pass(self._check_pass(action), False)
         if isinstance(action, Cut):
@@ -1151,7 +1175,10 @@ class PresidentMatch:
             out = _OUT[key] = Out(seat, place, forbidden)
         ev.append(out)
 
-    def _do_play(self, seat: int, r: int, m: int, k: int, auto: bool) -> list[Event]:
+    def _do_play(self, seat: int, facts: _PlayFacts, auto: bool) -> tuple[Event, ...]:
+        """``seat`` plays the cards of ``facts`` (checked): its events. Most plays keep cards, change
+        no order and close nothing: their events are the shared 1-tuple of the ``played`` event."""
+        r, m, k, rank_counts, trick_entry, made = facts
         rules = self._rules
         hands = self._hands
         hand = hands[seat] & ~m
@@ -1159,16 +1186,15 @@ class PresidentMatch:
         counts = self._counts
         left = counts[seat] - k
         counts[seat] = left
-        self._ranks[seat] -= k << 8 * r
+        self._ranks[seat] -= rank_counts
         self._played |= m
         if rules.close_on_four_of_rank:
             self._trick_mask |= m  # T7b looks at the cards of this trick
-        key = m << 10 | left << 4 | seat << 1 | auto
-        played = _PLAYED.get(key)
-        if played is None:
-            played = _PLAYED[key] = Played(seat, RANK_CARDS[r][m >> (r * 4) & 15], left, auto)
-        self._trick.append((seat, played.cards))
-        ev: list[Event] = [played]
+        key = left << 1 | auto
+        alone = made.get(key)
+        if alone is None:
+            alone = made[key] = (_played(seat, trick_entry[1], left, auto),)
+        self._trick.append(trick_entry)
         # P7: "ça ou rien" holds while the top play has the rank of the play under it.
         self._must = self._top_count != 0 and r == self._top_rank
         self._top_seat = seat
@@ -1177,9 +1203,13 @@ class PresidentMatch:
         if not rules.pass_leaves_trick:
             self._passed = 0  # P9c counts passes since the last play
         strongest = RANK_3 if self._reversed else RANK_2  # in the order before this play
+        ev: list[Event] | None = None  # made when the play has more events than its own
         if not hand:
+            ev = [alone[0]]
             self._go_out(seat, r, ev)  # T8 judged in the order before this play
         if k == 4 and rules.revolution:  # T10
+            if ev is None:
+                ev = [alone[0]]
             self._reversed = not self._reversed
             order = "reversed" if self._reversed else "normal"
             revolution = _REVOLUTION.get((seat, order))
@@ -1190,9 +1220,9 @@ class PresidentMatch:
         # _round_should_end(): only a play that empties the hand can end the round here (a round
         # starts with three holders or more, and every action that changes the holders or the
         # passive seats ends the round when it should)
-        if not hand and (holding & (holding - 1) == 0 or holding & ~self._passive == 0):
+        if ev is not None and not hand and (holding & (holding - 1) == 0 or holding & ~self._passive == 0):
             self._end_round(ev)
-            return ev
+            return tuple(ev)
         reason = None
         if not hand and rules.close_on_empty:
             reason = "emptied"  # T7c, wins over T7a/T7b for the lead
@@ -1203,21 +1233,27 @@ class PresidentMatch:
         elif rules.close_on_four_of_rank and self._trick_mask >> (r * 4) & 15 == 15:
             reason = "four_of_rank"  # T7b
         if reason is not None:
+            if ev is None:
+                ev = [alone[0]]
             self._close(seat, self._lead_after(seat), reason, ev)
-            return ev
+            return tuple(ev)
         if self._must and rules.forced_passes and self._played >> (r * 4) & 15 == 15:
+            if ev is None:
+                ev = [alone[0]]
             self._forced_passes(seat, ev)  # P9 Decision: nobody can play that rank any more
-            return ev
+            return tuple(ev)
         if rules.pass_leaves_trick:
             in_trick = holding & ~self._passed & ~self._passive
             if in_trick & ~(1 << seat) == 0:  # T7d: every other player in the trick has passed
+                if ev is None:
+                    ev = [alone[0]]
                 self._close(seat, self._lead_after(seat), "all_passed", ev)
-                return ev
+                return tuple(ev)
             self._turn = self._next_tab[seat << 8 | in_trick]
         else:
             self._turn = self._next_tab[seat << 8 | holding]
         self._turn_since = self._version
-        return ev
+        return alone if ev is None else tuple(ev)
 
     def _forced_passes(self, seat: int, ev: list[Event]) -> None:
         """P9 Decision: "ça ou rien" demands a rank whose four cards are all played, so nobody can
@@ -1235,29 +1271,30 @@ class PresidentMatch:
         self._passed = passed
         self._close(seat, self._lead_after(seat), "all_passed", ev)
 
-    def _do_pass(self, seat: int, auto: bool) -> list[Event]:
+    def _do_pass(self, seat: int, auto: bool) -> tuple[Event, ...]:
         passed = self._passed | 1 << seat
         self._passed = passed
         self._trick.append((seat, None))
-        ev: list[Event] = [_PASSED[seat << 1 | auto]]
         top = self._top_seat
         holding = self._holding
         if self._rules.pass_leaves_trick:
             # T5 / T7d: passing takes you out of the trick; it closes when nobody else is in it.
             in_trick = holding & ~passed & ~self._passive
             if in_trick & ~(1 << top) == 0:
+                ev: list[Event] = [_PASSED[seat << 1 | auto]]
                 self._close(top, self._lead_after(top), "all_passed", ev)
-                return ev
+                return tuple(ev)
             self._turn = self._next_tab[seat << 8 | in_trick]
         else:
             # P9c: closes when every other player still holding cards has passed since the last play.
             others = holding & ~(1 << top)
             if passed & others == others:
+                ev = [_PASSED[seat << 1 | auto]]
                 self._close(top, self._lead_after(top), "all_passed", ev)  # P10
-                return ev
+                return tuple(ev)
             self._turn = self._next_tab[seat << 8 | holding]
         self._turn_since = self._version
-        return ev
+        return _PASSED_ALONE[seat << 1 | auto]
 
     def _do_cut(self, seat: int, m: int) -> list[Event]:
         r = self._top_rank
@@ -1304,7 +1341,7 @@ class PresidentMatch:
             hand = self._hands[seat]
             low = hand & -hand
             c = low.bit_length() - 1
-            ev.extend(self._do_play(seat, c >> 2, low, 1, True))
+            ev.extend(self._do_play(seat, _PLAY_FACTS[id(PLAYS[seat * 13 + (c >> 2)][1 << (c & 3)])], True))
         else:
             ev.extend(self._do_pass(seat, True))
         return ev
