@@ -125,6 +125,12 @@ def _turn_decider(bot: Bot) -> Callable[[Any], Action | None] | None:
     return decide_turn
 
 
+def _seat_of(turn: Any) -> int:
+    """The seat of what ``next_turn()`` answered: a turn view or that seat's only legal action."""
+    seat: int = turn[0] if turn.__class__ is TurnView else turn.seat
+    return seat
+
+
 def _refused(seat: int, action: Action, refusal: Refusal) -> DriverError:
     """The error for a bot whose chosen action the rules refuse (a bot bug)."""
     return DriverError(f"bot of seat {seat} chose {action.to_dict()} which the rules refuse: {refusal.code} {refusal}")
@@ -134,6 +140,7 @@ class _Driver:
     __slots__ = (
         "ask_forced",
         "bots",
+        "check_at",
         "check_every",
         "cut_options",
         "match",
@@ -144,7 +151,6 @@ class _Driver:
         "on_step",
         "open_seats",
         "seed",
-        "since_check",
         "stats",
         "table",
     )
@@ -173,7 +179,8 @@ class _Driver:
         self.on_step = on_step
         self.on_events = on_events
         self.check_every = max(0, check_every)
-        self.since_check = 0
+        self.check_at = self.check_every
+        """The count of applied actions after which the next check runs (0: never)."""
         self.table = table
         self.max_reactions = 2 * match.seats if reactions is None else reactions
         self.max_actions = max_actions
@@ -213,12 +220,16 @@ class _Driver:
             self.on_step(action, events)
         if self.on_events is not None:
             self.on_events(events)
-        if self.check_every:
-            self.since_check += 1
-            if self.since_check >= self.check_every:
-                self.since_check = 0
-                stats.checks += match.check_invariants()
+        if stats.actions == self.check_at:
+            self.check_at += self.check_every
+            stats.checks += match.check_invariants()
         return events
+
+    def stop(self) -> int:
+        """The count of applied actions at which the hot loop leaves its common path: the next
+        check, or the first action beyond ``max_actions``."""
+        check_at = self.check_at
+        return check_at if 0 < check_at <= self.max_actions else self.max_actions + 1
 
     def apply_bot_action(self, seat: int, action: Action) -> None:
         try:
@@ -238,6 +249,8 @@ class _Driver:
         observers = self.observers
         on_step = self.on_step
         on_events = self.on_events
+        # per-action hooks other than on_events (none when simulating with bots that keep no memory)
+        hooks = bool(observers) or on_step is not None
         check_every = self.check_every
         skip_forced = not self.ask_forced
         max_reactions = self.max_reactions
@@ -263,9 +276,13 @@ class _Driver:
         stuck_key: Any = None
         stuck = 0
         seatless = 0
-        since = 0
+        # The counters live in locals (stats.actions and self.check_at around the calls that use
+        # them): one comparison per action against ``stop`` finds both the next check and the
+        # action bound.
         actions = 0
-        forced = 0  # added to stats at the end (the hot loop keeps its counters local)
+        check_at = self.check_at
+        stop = self.stop()
+        forced = 0  # added to stats at the end
         checks = 0
         action: Action | None
         while True:
@@ -274,45 +291,36 @@ class _Driver:
                 # action or its bot's choice, then the common work of the loop below.
                 while (turn := next_turn()) is not None:
                     if turn.__class__ is TurnView:
-                        on_turn: int = turn[0]
-                        action = turn_deciders[on_turn](turn)  # type: ignore[misc]
+                        action = turn_deciders[turn[0]](turn)  # type: ignore[misc]
                         if action is None:  # the bot lets its time run out
                             stats.timeouts += 1
-                            action = next(p for p in pending_of() if p.seat == on_turn).on_timeout
+                            action = next(p for p in pending_of() if p.seat == turn[0]).on_timeout
                     else:
                         action = turn
-                        on_turn = turn.seat
                         forced += 1
                     try:
                         events = apply(action)
                     except Refusal as refusal:
-                        raise _refused(on_turn, action, refusal) from refusal
-                    actions += 1
-                    if actions > max_actions:
-                        raise DriverError(f"match not over after {max_actions} actions")
-                    if observers:
-                        for bot in observers:
-                            s = bot.seat
-                            for event in events:
-                                seen = event.for_seat(s)
-                                if seen is not None:
-                                    bot.observe(seen)
-                    if on_step is not None:
-                        on_step(action, events)
+                        raise _refused(_seat_of(turn), action, refusal) from refusal
+                    if hooks:
+                        self.hooks(action, events)
                     if on_events is not None:
                         on_events(events)
-                    if check_every:
-                        since += 1
-                        if since >= check_every:
-                            since = 0
-                            checks += check()
-                    last_seat = on_turn
+                    actions += 1
+                    if actions >= stop:
+                        if actions > max_actions:
+                            raise DriverError(f"match not over after {max_actions} actions")
+                        check_at += check_every
+                        checks += check()
+                        self.check_at = check_at
+                        stop = self.stop()
                     if reactive:
                         stats.actions = actions
-                        self.since_check = since
-                        last_seat = self.react(last_seat)
+                        self.check_at = check_at
+                        last_seat = self.react(_seat_of(turn))
                         actions = stats.actions
-                        since = self.since_check
+                        check_at = self.check_at
+                        stop = self.stop()
             awaited: Pending | None = None
             # A turn of play (Président, awaited_turn()) always ends with the seat's action:
             # no Pending to build and no progress to check.
@@ -326,17 +334,15 @@ class _Driver:
                         raise DriverError("the match is not over but awaits nothing")
                     rounds += 1
                     stats.actions = actions
-                    self.since_check = since
+                    self.check_at = check_at
                     self.apply(match.deal_action(derive(self.seed, f"round-{rounds}"), **self.table(match)))
-                    actions = stats.actions
-                    since = self.since_check
                     stats.deals += 1
                     last_seat = None
                     if reactive:
-                        stats.actions = actions
                         last_seat = self.react(last_seat)
-                        actions = stats.actions
-                        since = self.since_check
+                    actions = stats.actions
+                    check_at = self.check_at
+                    stop = self.stop()
                     continue
                 awaited = pending[0]
                 seat = awaited.seat
@@ -351,7 +357,7 @@ class _Driver:
                         # may act; when nobody does, time runs out (S7). Each bid renews
                         # the decision's key, so a bidding war is bounded here too.
                         stats.actions = actions
-                        self.since_check = since
+                        self.check_at = check_at
                         seatless += 1
                         if seatless > 16 * max_reactions:
                             stats.timeouts += 1
@@ -359,7 +365,8 @@ class _Driver:
                         else:
                             last_seat = self.react(last_seat, closing=awaited)
                         actions = stats.actions
-                        since = self.since_check
+                        check_at = self.check_at
+                        stop = self.stop()
                         continue
                 # Progress: a seat that keeps acting without ending its decision
                 # (a Speculation trade offer instead of turning) gets the time-out.
@@ -395,39 +402,44 @@ class _Driver:
                 events = apply(action)
             except Refusal as refusal:
                 raise _refused(seat, action, refusal) from refusal
-            actions += 1
-            if actions > max_actions:
-                raise DriverError(f"match not over after {max_actions} actions")
-            if observers:
-                for bot in observers:
-                    s = bot.seat
-                    for event in events:
-                        seen = event.for_seat(s)
-                        if seen is not None:
-                            bot.observe(seen)
-            if on_step is not None:
-                on_step(action, events)
+            if hooks:
+                self.hooks(action, events)
             if on_events is not None:
                 on_events(events)
-            if check_every:
-                since += 1
-                if since >= check_every:
-                    since = 0
-                    checks += check()
+            actions += 1
+            if actions >= stop:
+                if actions > max_actions:
+                    raise DriverError(f"match not over after {max_actions} actions")
+                check_at += check_every
+                checks += check()
+                self.check_at = check_at
+                stop = self.stop()
             last_seat = seat
             if reactive:
                 stats.actions = actions
-                self.since_check = since
+                self.check_at = check_at
                 last_seat = self.react(last_seat)
                 actions = stats.actions
-                since = self.since_check
+                check_at = self.check_at
+                stop = self.stop()
         stats.actions = actions
         stats.forced += forced
         stats.checks += checks
-        if check_every and since:
-            self.since_check = 0
+        if check_every and actions != check_at - check_every:  # actions since the last check
+            self.check_at = actions + check_every
             stats.checks += check()
         return stats
+
+    def hooks(self, action: Action, events: tuple[Event, ...]) -> None:
+        """The observers' events (each as its seat sees it) and ``on_step``, after one action."""
+        for bot in self.observers:
+            s = bot.seat
+            for event in events:
+                seen = event.for_seat(s)
+                if seen is not None:
+                    bot.observe(seen)
+        if self.on_step is not None:
+            self.on_step(action, events)
 
     def react(self, last_seat: int | None, closing: Pending | None = None) -> int | None:
         """Offer out-of-turn options in seat order after ``last_seat``; first valid answer wins.

@@ -237,6 +237,50 @@ def test_driver_check_every():
     assert some.checks > 0 and some.actions == every.actions
 
 
+def test_driver_checks_after_every_nth_action_and_at_the_end():
+    class Counted(PresidentMatch):
+        __slots__ = ("checked_at",)
+
+        def check_invariants(self):
+            self.checked_at.append(self.version)  # one version per applied action
+            return super().check_invariants()
+
+    seed = seed_from_int(5)
+    for every in (1, 7, 10):
+        m = Counted("classic", seats=4)
+        m.checked_at = []
+        stats = play_match(m, _bots(["greedy"] * 4, seed), seed, check_every=every)
+        n = stats.actions
+        expected = list(range(every, n + 1, every))
+        if n % every:
+            expected.append(n)
+        assert m.checked_at == expected
+        assert stats.forced > 0  # the turn loop's forced moves are counted and checked too
+
+
+def test_driver_bounds_the_actions_of_a_match():
+    seed = seed_from_int(5)
+    for every in (0, 1, 7):
+        m = PresidentMatch("classic", seats=4)
+        with pytest.raises(DriverError, match="not over after 90 actions"):
+            play_match(m, _bots(["greedy"] * 4, seed), seed, check_every=every, max_actions=90)
+        assert len(m.log()) == 91  # the action beyond the bound was applied, then refused to go on
+
+
+def test_driver_refused_turn_view_decision_is_an_error():
+    class Cheater(GreedyPresidentBot):
+        def decide(self, view, legal):
+            return Pass(self.seat)
+
+        def decide_turn(self, turn):
+            return Pass(self.seat)  # illegal when leading (P5)
+
+    seed = seed_from_int(1)
+    m = PresidentMatch("classic", seats=3)
+    with pytest.raises(DriverError, match=r"bot of seat 2 chose .* illegal_play the leader must play"):
+        play_match(m, [Cheater(s, b"") for s in range(3)], seed)
+
+
 def test_driver_refused_bot_action_is_an_error():
     class Cheater(GreedyPresidentBot):
         def decide(self, view, legal):
