@@ -266,7 +266,7 @@ class GreedyPresidentBot:
         hand has fewer (then :meth:`_lead` decides)."""
         others = (counts + _AT_LEAST[1]) & ~((counts & _FOURS) << 5) & _TOP_UNDER_2
         if others & (others - 1):
-            return _lowest_rank(others)
+            return ((others & -others).bit_length() >> 3) - 1  # _lowest_rank(others), inline
         return -1
 
     def _follow_classic(self, counts: int, n: int, k: int, tr: int, played_mask: int) -> int:
@@ -287,7 +287,8 @@ class GreedyPresidentBot:
         more = (counts + _AT_LEAST[k + 1]) & above
         exactly = at_least_k & ~more
         if exactly:
-            return _lowest_rank(exactly)  # the weakest play that breaks no set
+            # the weakest play that breaks no set (_lowest_rank(exactly), inline: the common follow)
+            return ((exactly & -exactly).bit_length() >> 3) - 1
         # a set broken to follow: the weakest of more than k cards and fewer than 4
         if tr < RANK_2 and k < c < 4:
             broken = tr

@@ -176,6 +176,8 @@ _played = record_maker(Played)
 _CLOSED: dict[tuple[int, int | None, str], TrickClosed] = {}
 _PASSED: tuple[Passed, ...] = tuple(Passed(i >> 1, bool(i & 1)) for i in range(16))
 _PASSED_ALONE: tuple[tuple[Passed], ...] = tuple((p,) for p in _PASSED)
+_PASS_ENTRIES: tuple[tuple[int, None], ...] = tuple((s, None) for s in range(8))
+"""``_PASS_ENTRIES[seat]``: a pass in the trick."""
 """``_PASSED_ALONE[seat << 1 | auto]``: the events of a pass that does not close the trick."""
 
 
@@ -1266,7 +1268,7 @@ class PresidentMatch:
         for s in _AFTER[self._n][seat]:
             if waiting >> s & 1:
                 passed |= 1 << s
-                self._trick.append((s, None))
+                self._trick.append(_PASS_ENTRIES[s])
                 ev.append(_PASSED[s << 1 | 1])
         self._passed = passed
         self._close(seat, self._lead_after(seat), "all_passed", ev)
@@ -1274,7 +1276,7 @@ class PresidentMatch:
     def _do_pass(self, seat: int, auto: bool) -> tuple[Event, ...]:
         passed = self._passed | 1 << seat
         self._passed = passed
-        self._trick.append((seat, None))
+        self._trick.append(_PASS_ENTRIES[seat])
         top = self._top_seat
         holding = self._holding
         if self._rules.pass_leaves_trick:
