@@ -600,7 +600,7 @@ class PresidentMatch:
         hand as a mask and rank counts, the play to beat, and its only legal action when it
         has no choice (``TurnView.forced``, the object ``legal_actions(seat)`` would list).
         Raises :class:`NotYourTurn` for another seat."""
-        if seat != self._turn or self._phase != PLAY:
+        if seat != self._turn or seat is None:  # (the turn is None outside the play phase)
             self._check_turn(seat)  # raises the reason
         # each fact read once (this runs before every decision of a simulated game)
         ranks = self._ranks[seat]
@@ -653,10 +653,8 @@ class PresidentMatch:
         :class:`TurnView` (``forced`` is then ``None``). ``None`` when no turn of play is awaited
         (ask ``pending()``). ``awaited_turn()``, ``turn_view()`` and the forced test at once: a
         simulator asks it before every action of a round."""
-        if self._phase != PLAY:
-            return None
         seat = self._turn
-        if seat is None:
+        if seat is None:  # no turn of play awaited (the turn is None outside the play phase)
             return None
         ranks = self._ranks[seat]
         tc = self._top_count
@@ -1069,8 +1067,7 @@ class PresidentMatch:
                 tc = self._top_count
                 tr = self._top_rank
                 if (
-                    seat != self._turn
-                    or self._phase != PLAY
+                    seat != self._turn  # no seat has the turn outside the play phase
                     or self._hands[seat] & m != m
                     or (tc and (k != tc or ((r != tr) if self._must else (r > tr) if self._reversed else (r < tr))))
                 ):
@@ -1078,7 +1075,7 @@ class PresidentMatch:
             ev = self._do_play(seat, facts, False)
         elif cls is Pass:
             seat = a.seat
-            if seat != self._turn or seat.__class__ is not int or self._phase != PLAY or not self._top_count:
+            if seat != self._turn or seat.__class__ is not int or not self._top_count:
                 seat = self._check_pass(a)
             ev = self._do_pass(seat, False)
         else:
@@ -1699,6 +1696,10 @@ class PresidentMatch:
             assert t is not None and holding >> t & 1 and not self._passive >> t & 1, "turn"
             assert holding & (holding - 1), "a round with one player left"
             checks += 2
+        else:
+            # apply(), next_turn() and turn_view() test the turn alone for "a turn of play now"
+            # (not counted in the result: the pinned figures of the simulator count the checks)
+            assert self._turn is None, "a turn outside the play phase"
         return checks
 
     def _check_seats(self) -> NoReturn:

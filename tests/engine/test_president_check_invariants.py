@@ -167,6 +167,14 @@ def test_points_not_given_per_round_fail_the_check() -> None:  # P14
         m.check_invariants()
 
 
+def test_a_turn_between_rounds_fails_the_check() -> None:
+    # apply() and next_turn() read "a turn of play now" from the turn alone
+    m = after_a_round()
+    m._turn = 0
+    with pytest.raises(AssertionError, match="turn outside the play phase"):
+        m.check_invariants()
+
+
 def test_a_card_lost_between_rounds_fails_the_check() -> None:
     m = after_a_round()
     m._played &= ~low_card(m._played)

@@ -492,3 +492,25 @@ def test_replay_gives_identical_events() -> None:
     m2, events2 = PresidentMatch.replay(json.loads(json.dumps(m.config)), json.loads(json.dumps(m.log())))
     assert json.dumps([e.to_dict() for e in events]) == json.dumps([e.to_dict() for e in events2])
     assert m2.totals == m.totals and m2.over
+
+
+def test_no_play_nor_pass_between_rounds_nor_before_the_deal():
+    # apply() and next_turn() read "a turn of play now" from the turn alone: the shared plays and
+    # passes the bots hand back take the same fast path, and are refused outside the play phase
+    from engine.president.actions import PASSES, PLAYS
+
+    m = PresidentMatch("classic", seats=4)
+    assert m.next_turn() is None
+    refused(m, PLAYS[0][1], NotAllowed, "phase")  # 3c, before the deal
+    refused(m, PASSES[0], NotAllowed, "phase")
+    m.apply(m.deal_action(seed_from_int(3)))
+    while m.phase == "play":
+        seat = m.awaited_turn()
+        assert seat is not None
+        m.apply(m.legal_actions(seat)[0])
+    assert m.phase == "round_over" and m.next_turn() is None
+    for seat in range(4):
+        refused(m, PASSES[seat], NotAllowed, "phase")
+        for row in PLAYS[seat * 13 : seat * 13 + 13]:
+            for play in row[1:]:
+                refused(m, play, NotAllowed, "phase")
