@@ -242,6 +242,10 @@ def shuffled_deck(seed: bytes) -> list[int]:
         counter += 1
 
 
+_BYTES = (bytes, bytearray)
+"""The seed types (a tuple: ``bytes | bytearray`` would build a union type at every test)."""
+
+
 def _mask(cards: Iterable[int]) -> int:
     m = 0
     for c in cards:
@@ -562,6 +566,8 @@ class PresidentMatch:
     def deal_action(self, seed: bytes, **table: Any) -> Deal:
         """The chance step: ``present`` (tdc, T1), ``stake`` (tdc, T13) and ``newcomers`` (T12) may come
         from the table."""
+        if not table:  # classic tables: every seat, the match's stake, no newcomers
+            return _deal(bytes(seed), None, None, None, None, None, ())
         unknown = set(table) - {"present", "stake", "newcomers"}
         if unknown:
             raise BadArgument(f"unknown table facts {sorted(unknown)}", reason="table")
@@ -1007,7 +1013,7 @@ class PresidentMatch:
     def _check_deal(self, a: Deal) -> tuple[tuple[int, ...], int, list[int] | None]:
         if not self.needs_deal():
             raise NotAllowed("no deal now", reason="phase", phase=self._phase)
-        if not isinstance(a.seed, bytes | bytearray):
+        if not isinstance(a.seed, _BYTES):
             raise BadArgument("the seed must be bytes", reason="seed")
         n, rules = self._n, self._rules
         if a.present is None:
@@ -1375,9 +1381,10 @@ class PresidentMatch:
         n = self._n
         self._round += 1
         self._present = present
-        self._present_mask = sum(1 << s for s in present)
-        self._present_flags = tuple(s in present for s in range(n))
-        self._newcomer_mask = sum(1 << s for s in set(a.newcomers))
+        present_mask = sum(map(_SEAT_BITS.__getitem__, present))
+        self._present_mask = present_mask
+        self._present_flags = tuple(map(present.__contains__, range(n)))
+        self._newcomer_mask = sum(map(_SEAT_BITS.__getitem__, set(a.newcomers))) if a.newcomers else 0
         self._stake = stake
         self._seed = bytes(a.seed)
         self._reset_round_state()
@@ -1408,8 +1415,8 @@ class PresidentMatch:
             ranks = [_rank_counts(h) for h in hands]
         self._hands = hands
         self._ranks = ranks
-        self._counts = [h.bit_count() for h in hands]
-        self._holding = sum(1 << s for s in present)
+        self._counts = list(map(int.bit_count, hands))
+        self._holding = present_mask
         self._played = 0
         dealt = 0
         for h in hands:
@@ -1448,13 +1455,12 @@ class PresidentMatch:
         pm = self._present_mask & ~self._newcomer_mask
         pairs = []
         for high, low, k in (("president", "last", 2), ("vice_president", "vice_last", 1)):
-            hi = lo = -1
-            for s, t in enumerate(titles):
-                if t == high:
-                    hi = s
-                elif t == low:
-                    lo = s
-            if hi >= 0 and lo >= 0 and pm >> hi & 1 and pm >> lo & 1:
+            # each title is one seat's (P12)
+            if high not in titles or low not in titles:
+                continue
+            hi = titles.index(high)
+            lo = titles.index(low)
+            if pm >> hi & 1 and pm >> lo & 1:
                 pairs.append((hi, lo, k))
         if not pairs:
             return
@@ -1485,7 +1491,8 @@ class PresidentMatch:
             elif self._last_titles is None:
                 leader = self._holder(0)  # P4: 3c, round 1
             else:
-                leader = next((s for s, t in enumerate(self._last_titles) if t == "last"), None)
+                titles = self._last_titles
+                leader = titles.index("last") if "last" in titles else None
                 if leader is not None and not self._present_mask >> leader & 1:
                     leader = None
             if leader is None:  # explicit deals without that card: the dealer's left
@@ -1538,7 +1545,7 @@ class PresidentMatch:
                 tuple(scores),
                 tuple(self._totals),
                 chips,
-                tuple(cards_of_mask(h) for h in self._hands),
+                tuple(map(cards_of_mask, self._hands)),
                 self._stake,
                 self._seed.hex(),
             )
