@@ -310,6 +310,7 @@ class PresidentMatch:
         "_per_round",
         "_phase",
         "_places",
+        "_plain",
         "_played",
         "_present",
         "_present_flags",
@@ -362,6 +363,10 @@ class PresidentMatch:
             raise BadArgument("rounds must be positive", reason="rounds")
         self._rules = rules
         self.rules_name = rules.name
+        self._plain = not (
+            rules.pass_leaves_trick or rules.close_on_four_of_rank or rules.close_on_empty or rules.revolution
+        )
+        """Plays go through :meth:`_do_play_plain`: none of T5, T7b, T7c, T10 (the classic table)."""
         self._n = seats
         self._next_tab = _next_table(seats)
         self._tables = tuple(_seat_tables(s) for s in range(seats))
@@ -1064,21 +1069,10 @@ class PresidentMatch:
         ev: tuple[Event, ...]
         cls = a.__class__
         if cls is Play:
-            seat = a.seat
             facts = _PLAY_FACTS.get(id(a))
             if facts is None:
-                facts = self._facts(seat, self._check_play(a))
-            else:
-                r, m, k, _, _, _ = facts
-                tc = self._top_count
-                tr = self._top_rank
-                if (
-                    seat != self._turn  # no seat has the turn outside the play phase
-                    or self._hands[seat] & m != m
-                    or (tc and (k != tc or ((r != tr) if self._must else (r > tr) if self._reversed else (r < tr))))
-                ):
-                    self._check_play(a)  # raises the refusal
-            ev = self._do_play(seat, facts, False)
+                facts = self._facts(a.seat, self._check_play(a))
+            ev = self._do_play_plain(a, facts, False) if self._plain else self._do_play(a, facts, False)
         elif cls is Pass:
             seat = a.seat
             if seat != self._turn or seat.__class__ is not int or not self._top_count:
@@ -1102,7 +1096,7 @@ class PresidentMatch:
             present, stake, hands = self._check_deal(action)
             return self._do_deal(action, present, stake, hands)
         if isinstance(action, Play):
-            return self._do_play(action.seat, self._facts(action.seat, self._check_play(action)), False)
+            return self._do_play(action, self._facts(action.seat, self._check_play(action)), False)
         if isinstance(action, Pass):
             return self._do_pass(self._check_pass(action), False)
         if isinstance(action, Cut):
@@ -1180,13 +1174,26 @@ class PresidentMatch:
             out = _OUT[key] = Out(seat, place, forbidden)
         ev.append(out)
 
-    def _do_play(self, seat: int, facts: _PlayFacts, auto: bool) -> tuple[Event, ...]:
-        """``seat`` plays the cards of ``facts`` (checked): its events. Most plays keep cards, change
-        no order and close nothing: their events are the shared 1-tuple of the ``played`` event."""
+    def _do_play(self, a: Play, facts: _PlayFacts, auto: bool) -> tuple[Event, ...]:
+        """The play ``a`` of the cards of ``facts`` (valid cards of one rank), checked against the
+        state (the turn, the hand, the play to beat: a :class:`Refusal` changes nothing), then
+        applied: its events. Most plays keep cards, change no order and close nothing: their events
+        are the shared 1-tuple of the ``played`` event. Every rule set (:meth:`_do_play_plain` is
+        the same for the tables without T5, T7b, T7c and T10)."""
+        seat = a.seat
         r, m, k, rank_counts, trick_entry, made = facts
-        rules = self._rules
         hands = self._hands
-        hand = hands[seat] & ~m
+        hand = hands[seat]
+        tc = self._top_count
+        tr = self._top_rank
+        if (
+            seat != self._turn  # no seat has the turn outside the play phase
+            or hand & m != m
+            or (tc and (k != tc or ((r != tr) if self._must else (r > tr) if self._reversed else (r < tr))))
+        ):
+            self._check_play(a)  # raises the refusal
+        rules = self._rules
+        hand &= ~m
         hands[seat] = hand
         counts = self._counts
         left = counts[seat] - k
@@ -1201,7 +1208,7 @@ class PresidentMatch:
             alone = made[key] = (_played(seat, trick_entry[1], left, auto),)
         self._trick.append(trick_entry)
         # P7: "ça ou rien" holds while the top play has the rank of the play under it.
-        self._must = self._top_count != 0 and r == self._top_rank
+        self._must = tc != 0 and r == tr
         self._top_seat = seat
         self._top_rank = r
         self._top_count = k
@@ -1257,6 +1264,62 @@ class PresidentMatch:
             self._turn = self._next_tab[seat << 8 | in_trick]
         else:
             self._turn = self._next_tab[seat << 8 | holding]
+        self._turn_since = self._version
+        return alone if ev is None else tuple(ev)
+
+    def _do_play_plain(self, a: Play, facts: _PlayFacts, auto: bool) -> tuple[Event, ...]:
+        """:meth:`_do_play` at a table without T5, T7b, T7c and T10 (``_plain``: the classic one):
+        the same checks, state and events, without the tests of those rules (the order is never
+        reversed, a pass leaves no trick, only a 2 or a quad closes a trick, P9). A test plays the
+        same games through both."""
+        seat = a.seat
+        r, m, k, rank_counts, trick_entry, made = facts
+        hands = self._hands
+        hand = hands[seat]
+        tc = self._top_count
+        tr = self._top_rank
+        if seat != self._turn or hand & m != m or (tc and (k != tc or ((r != tr) if self._must else r < tr))):
+            self._check_play(a)  # raises the refusal
+        hand &= ~m
+        hands[seat] = hand
+        counts = self._counts
+        left = counts[seat] - k
+        counts[seat] = left
+        self._ranks[seat] -= rank_counts
+        played = self._played | m
+        self._played = played
+        key = left << 1 | auto
+        alone = made.get(key)
+        if alone is None:
+            alone = made[key] = (_played(seat, trick_entry[1], left, auto),)
+        self._trick.append(trick_entry)
+        must = tc != 0 and r == tr  # P7: "ça ou rien"
+        self._must = must
+        self._top_seat = seat
+        self._top_rank = r
+        self._top_count = k
+        self._passed = 0  # P9c counts passes since the last play
+        ev: list[Event] | None = None  # made when the play has more events than its own
+        if not hand:
+            ev = [alone[0]]
+            self._go_out(seat, r, ev)
+            holding = self._holding
+            if holding & (holding - 1) == 0 or holding & ~self._passive == 0:  # P11
+                self._end_round(ev)
+                return tuple(ev)
+        else:
+            holding = self._holding
+        if r == RANK_2 or (k == 4 and self._rules.close_on_quad):  # P9a / P9b
+            if ev is None:
+                ev = [alone[0]]
+            self._close(seat, self._lead_after(seat), "twos" if r == RANK_2 else "quad", ev)
+            return tuple(ev)
+        if must and self._rules.forced_passes and played >> (r * 4) & 15 == 15:
+            if ev is None:
+                ev = [alone[0]]
+            self._forced_passes(seat, ev)  # P9 Decision: nobody can play that rank any more
+            return tuple(ev)
+        self._turn = self._next_tab[seat << 8 | holding]
         self._turn_since = self._version
         return alone if ev is None else tuple(ev)
 
@@ -1346,7 +1409,8 @@ class PresidentMatch:
             hand = self._hands[seat]
             low = hand & -hand
             c = low.bit_length() - 1
-            ev.extend(self._do_play(seat, _PLAY_FACTS[id(PLAYS[seat * 13 + (c >> 2)][1 << (c & 3)])], True))
+            play = PLAYS[seat * 13 + (c >> 2)][1 << (c & 3)]
+            ev.extend(self._do_play(play, _PLAY_FACTS[id(play)], True))
         else:
             ev.extend(self._do_pass(seat, True))
         return ev
