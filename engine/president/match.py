@@ -184,9 +184,6 @@ _PASS_ENTRIES: tuple[tuple[int, None], ...] = tuple((s, None) for s in range(8))
 _CLOSING = frozenset({"twos", "strongest", "quad", "four_of_rank", "emptied"})
 """``trick_closed`` reasons where the last play itself closed the trick (T9: no cut on a closing play)."""
 
-_DRAWS = tuple((i, i + 1, (1 << i.bit_length()) - 1) for i in range(51, 0, -1))
-"""Fisher–Yates draws of a 52-card shuffle: ``(position, bound, bit mask of a byte)``."""
-_DRAW_MASKS = tuple((1 << i.bit_length()) - 1 for i in range(52))
 _BLOCKS = tuple(c.to_bytes(8, "big") for c in range(8))
 _RANK_ONE = tuple(1 << 8 * (c >> 2) for c in range(52))
 """``_RANK_ONE[card]``: one card of its rank in packed rank counts (a byte per rank: rank ``r``
@@ -226,18 +223,20 @@ def shuffled_deck(seed: bytes) -> list[int]:
     out = list(range(52))
     stream = b"".join([sha256(seed + block).digest() for block in _BLOCKS[:3]])
     counter = 3
-    i, n, mask = _DRAWS[0]
-    masks = _DRAW_MASKS
+    i = 51  # the position drawn for, from the last one down to 1
+    mask = 63  # the bits a draw for i keeps: (1 << i.bit_length()) - 1, while i >= low
+    low = 32
     while True:
-        for x in stream:  # one byte per draw, rejected while not below the bound
+        for x in stream:  # one byte per draw, rejected while above i
             x &= mask
-            if x < n:
+            if x <= i:
                 out[i], out[x] = out[x], out[i]
-                if i == 1:
-                    return out
-                n = i
                 i -= 1
-                mask = masks[i]
+                if i < low:
+                    if not i:
+                        return out
+                    mask >>= 1
+                    low >>= 1
         stream = sha256(seed + counter.to_bytes(8, "big")).digest()
         counter += 1
 
