@@ -40,12 +40,21 @@ def strategies(game: str) -> list[str]:
     return [s for (g, s) in STRATEGIES if g == game]
 
 
+_CLASSES: dict[tuple[str, str], Any] = {}
+"""The bot class of each ``(game, strategy)`` asked for, imported once (a simulator makes four
+bots a match)."""
+
+
 def make_bot(game: str, strategy: str, seat: int, seed: bytes, **options: Any) -> Bot:
     """A bot of ``strategy`` for ``game`` playing ``seat``, deterministic given ``seed``."""
     strategy = LEVELS.get(strategy, strategy)
-    try:
-        module, cls = STRATEGIES[(game, strategy)]
-    except KeyError:
-        raise KeyError(f"no strategy {strategy!r} for {game!r}") from None
-    bot: Bot = getattr(importlib.import_module(module), cls)(seat, seed, **options)
+    key = (game, strategy)
+    cls = _CLASSES.get(key)
+    if cls is None:
+        try:
+            module, name = STRATEGIES[key]
+        except KeyError:
+            raise KeyError(f"no strategy {strategy!r} for {game!r}") from None
+        cls = _CLASSES[key] = getattr(importlib.import_module(module), name)
+    bot: Bot = cls(seat, seed, **options)
     return bot

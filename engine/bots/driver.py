@@ -112,17 +112,25 @@ def play_match(
     return _Driver(match, bots, seed, on_step, check_every, table, reactions, max_actions, ask_forced, on_events).run()
 
 
+_ANSWERS_FOR_DECIDE: dict[type, bool] = {}
+"""Per bot class: whether ``decide_turn`` and ``decide`` are defined by the same class (found once
+per class: a simulator makes four bots a match)."""
+
+
 def _turn_decider(bot: Bot) -> Callable[[Any], Action | None] | None:
     """``bot.decide_turn`` when it answers for the bot's own ``decide`` on a turn of play: both
     defined by the same class (a subclass that overrides ``decide`` alone is asked through it)."""
     decide_turn: Callable[[Any], Action | None] | None = getattr(bot, "decide_turn", None)
     if decide_turn is None:
         return None
-    mro = type(bot).__mro__
-    owner = next((k for k in mro if "decide" in vars(k)), None)
-    if owner is None or owner is not next((k for k in mro if "decide_turn" in vars(k)), None):
-        return None
-    return decide_turn
+    cls = type(bot)
+    same = _ANSWERS_FOR_DECIDE.get(cls)
+    if same is None:
+        mro = cls.__mro__
+        owner = next((k for k in mro if "decide" in vars(k)), None)
+        same = owner is not None and owner is next((k for k in mro if "decide_turn" in vars(k)), None)
+        _ANSWERS_FOR_DECIDE[cls] = same
+    return decide_turn if same else None
 
 
 def _seat_of(turn: Any) -> int:
