@@ -18,7 +18,8 @@ It plays the part of a room:
   decides from the turn view (and forced moves are not asked), one call to the
   match's ``next_turn()`` per turn of play gives either the seat's only legal
   action (applied without a turn view, still one action for the observers, the
-  step hook and the checks) or its turn view;
+  step hook and the checks) or its turn view's fields (a plain tuple, which
+  ``decide_turn`` unpacks like a ``TurnView``);
 * out-of-turn decisions (tdc cuts, T9; Speculation bids, sales and trades,
   S7/S9): after each applied action the other seats are offered their
   options in seat order starting after the last actor, and the first valid
@@ -40,7 +41,6 @@ from typing import Any
 from engine.api import Action, Event, Pending
 from engine.bots import Bot
 from engine.errors import Refusal
-from engine.president.view import TurnView
 from engine.seeds import derive
 
 StepHook = Callable[[Action, tuple[Event, ...]], None]
@@ -134,8 +134,8 @@ def _turn_decider(bot: Bot) -> Callable[[Any], Action | None] | None:
 
 
 def _seat_of(turn: Any) -> int:
-    """The seat of what ``next_turn()`` answered: a turn view or that seat's only legal action."""
-    seat: int = turn[0] if turn.__class__ is TurnView else turn.seat
+    """The seat of what ``next_turn()`` answered: a turn view's fields or that seat's only legal action."""
+    seat: int = turn[0] if turn.__class__ is tuple else turn.seat
     return seat
 
 
@@ -298,7 +298,7 @@ class _Driver:
                 # The turns of play back to back (most actions of a round): the seat's only legal
                 # action or its bot's choice, then the common work of the loop below.
                 while (turn := next_turn()) is not None:
-                    if turn.__class__ is TurnView:
+                    if turn.__class__ is tuple:  # the turn view's fields: the bot decides
                         action = turn_deciders[turn[0]](turn)  # type: ignore[misc]
                         if action is None:  # the bot lets its time run out
                             stats.timeouts += 1

@@ -42,7 +42,7 @@ from typing import Any
 from engine.api import Action, Event
 from engine.cards import RANK_2, RANK_3, Card
 from engine.president.actions import PASSES, PLAYS, Cut, Give
-from engine.president.view import PresidentView, TurnView
+from engine.president.view import PresidentView, TurnFields, TurnView
 
 _RANKS = range(13)
 _DOWN = range(12, -1, -1)
@@ -223,10 +223,10 @@ class GreedyPresidentBot:
         )
         return self.decide_turn(turn)
 
-    def decide_turn(self, turn: TurnView) -> Action:
+    def decide_turn(self, turn: TurnFields) -> Action:
         """The same choice as :meth:`decide` on this seat's turn of play, from the compact view
-        (``PresidentMatch.turn_view``) instead of the view and the legal list: the strategy of
-        this bot for a turn."""
+        (``PresidentMatch.turn_view``, or its fields as ``next_turn()`` gives them) instead of the
+        view and the legal list: the strategy of this bot for a turn."""
         seat = self.seat
         # every field at once: one unpacking costs about half of reading them one by one
         _, rules, hand_mask, counts, n, tr, k, must, rev, played_mask, cut, _ = turn

@@ -56,7 +56,7 @@ from .events import (
 )
 from .rules import RULESETS, PresidentRules
 from .stakes import settle_stakes, titles_for
-from .view import PresidentView, TableState, TurnView, cards_of_mask
+from .view import PresidentView, TableState, TurnFields, TurnView, cards_of_mask
 
 DEAL, EXCHANGE, PLAY, ROUND_OVER, MATCH_OVER = "deal", "exchange", "play", "round_over", "match_over"
 FULL = (1 << 52) - 1
@@ -656,13 +656,14 @@ class PresidentMatch:
             ),
         )
 
-    def next_turn(self) -> TurnView | Action | None:
+    def next_turn(self) -> TurnFields | Action | None:
         """What the table waits for from the seat on turn, in one call (for drivers): the seat's
         only legal action when it has no choice (a pass when it cannot beat the top play, P6/P7/T4;
-        its lone card when it leads with one, P5: ``turn_view(seat).forced``), else its
-        :class:`TurnView` (``forced`` is then ``None``). ``None`` when no turn of play is awaited
-        (ask ``pending()``). ``awaited_turn()``, ``turn_view()`` and the forced test at once: a
-        simulator asks it before every action of a round."""
+        its lone card when it leads with one, P5: ``turn_view(seat).forced``), else its turn view's
+        fields as a plain tuple (:data:`~engine.president.view.TurnFields`: ``turn_view(seat)``
+        equals it, with ``forced`` then ``None``; an action is never a plain tuple). ``None`` when
+        no turn of play is awaited (ask ``pending()``). ``awaited_turn()``, ``turn_view()`` and the
+        forced test at once: a simulator asks it before every action of a round."""
         seat = self._turn
         if seat is None:  # no turn of play awaited (the turn is None outside the play phase)
             return None
@@ -686,22 +687,19 @@ class PresidentMatch:
         if not tc and count == 1:  # P5: a lone card is the only lead
             c = hand.bit_length() - 1
             return PLAYS[seat * 13 + (c >> 2)][1 << (c & 3)]
-        return _tuple_new(
-            TurnView,
-            (
-                seat,
-                self.rules_name,
-                hand,
-                ranks,
-                count,
-                tr,
-                tc,
-                must,
-                reverse,
-                self._played,
-                self.cut_options().get(seat) if self._rules.cut else None,
-                None,
-            ),
+        return (
+            seat,
+            self.rules_name,
+            hand,
+            ranks,
+            count,
+            tr,
+            tc,
+            must,
+            reverse,
+            self._played,
+            self.cut_options().get(seat) if self._rules.cut else None,
+            None,
         )
 
     def forced_pass(self) -> tuple[Pass, tuple[Event, ...]] | None:

@@ -332,6 +332,13 @@ class PresidentView(NamedTuple):
         return d
 
 
+TurnFields = tuple[int, str, int, int, int, int, int, bool, bool, int, "tuple[Card, ...] | None", "Action | None"]
+"""A :class:`TurnView`'s fields in its order as a plain tuple, which ``PresidentMatch.next_turn()``
+gives drivers: building a tuple subclass costs about three times a plain tuple of the same fields
+(and a simulator builds one for most actions); ``TurnView._make(fields)`` names them. A
+``TurnView`` is one too (a bot's ``decide_turn`` takes either and unpacks it)."""
+
+
 class TurnView(NamedTuple):
     """What ``seat`` may know on its turn of play, compactly (``PresidentMatch.turn_view``).
 

@@ -18,6 +18,7 @@ from engine.bots.president_random import RandomPresidentBot
 from engine.cards import RANKS, parse_cards
 from engine.errors import IllegalPlay, InsufficientChips, NotAllowed, NotYourTurn, Refusal
 from engine.president import CLASSIC, TDC, Cut, Give, Pass, Play, PresidentMatch, PresidentRules
+from engine.president.view import TurnView
 from engine.seeds import seed_from_int
 from engine.speculation import (
     Accept,
@@ -106,10 +107,14 @@ def check_turn_view(m: PresidentMatch) -> bool:
         assert m.next_turn() is None
         return False
     t = m.turn_view(seat)
-    # next_turn(): the forced action itself, else the same turn view (with no forced action)
+    # next_turn(): the forced action itself, else the same turn view's fields (no forced action)
+    # as a plain tuple
     assert m.next_turn() == (t if t.forced is None else t.forced)
     if t.forced is not None:
         assert m.next_turn() is t.forced
+    else:
+        fields = m.next_turn()
+        assert type(fields) is tuple and TurnView._make(fields) == t
     v = m.view(seat)
     legal = m.legal_actions(seat)
     hand = v.hand or ()
