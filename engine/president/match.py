@@ -334,7 +334,6 @@ class PresidentMatch:
         "_trick",
         "_trick_mask",
         "_turn",
-        "_turn_since",
         "_undealt",
         "_version",
         "_view_cache",
@@ -418,7 +417,6 @@ class PresidentMatch:
     def _reset_round_state(self) -> None:
         n = self._n
         self._turn: int | None = None
-        self._turn_since = 0
         self._trick: list[tuple[int, tuple[Card, ...] | None]] = []
         self._closed_trick: list[tuple[int, tuple[Card, ...] | None]] = []
         """The last closed trick of this round and why it closed (to tell a late cut why not, T9)."""
@@ -588,7 +586,10 @@ class PresidentMatch:
         if t is not None and self._phase == PLAY:
             if self._pending_version == self._version:
                 return self._pending_turn
-            out = [_pending(("turn", self._round, self._turn_since), "turn", t, TIMEOUTS[t])]
+            # Every action of the play phase gives the turn (a play or a pass moves it, P5-P8; a
+            # closed trick gives the lead, P10, even back to the same seat; the deal or the last
+            # exchange move gives the first), so the seat's turn began with the last action.
+            out = [_pending(("turn", self._round, self._version - 1), "turn", t, TIMEOUTS[t])]
             self._pending_turn = out
             self._pending_version = self._version
             return out
@@ -1116,10 +1117,6 @@ class PresidentMatch:
         # P11 / T8: exactly one player holds cards; T14 Decision: every holder is passive.
         return h & (h - 1) == 0 or h & ~self._passive == 0
 
-    def _set_turn(self, seat: int | None) -> None:
-        self._turn = seat
-        self._turn_since = self._version
-
     def _new_trick(self) -> None:
         # _close() does the same inline: change both together
         self._trick = []
@@ -1132,7 +1129,7 @@ class PresidentMatch:
     def _close(self, by: int, leader: int | None, reason: str, ev: list[Event]) -> None:
         self._closed_trick = self._trick
         self._closed_reason = reason
-        # _new_trick() and _set_turn(leader), inline (a trick closes every five actions or so)
+        # _new_trick() inline, and the lead (a trick closes every five actions or so)
         self._trick = []
         self._trick_mask = 0
         self._top_count = 0
@@ -1145,7 +1142,6 @@ class PresidentMatch:
             closed = _CLOSED[key] = TrickClosed(by, leader, reason)
         ev.append(closed)
         self._turn = leader
-        self._turn_since = self._version
 
     def _lead_after(self, seat: int) -> int | None:
         """P10 / T7c / T14: ``seat`` if it may lead, else the next seat holding cards and not passive."""
@@ -1261,7 +1257,6 @@ class PresidentMatch:
             self._turn = self._next_tab[seat << 8 | in_trick]
         else:
             self._turn = self._next_tab[seat << 8 | holding]
-        self._turn_since = self._version
         return alone if ev is None else tuple(ev)
 
     def _do_play_plain(self, a: Play, facts: _PlayFacts, auto: bool) -> tuple[Event, ...]:
@@ -1317,7 +1312,6 @@ class PresidentMatch:
             self._forced_passes(seat, ev)  # P9 Decision: nobody can play that rank any more
             return tuple(ev)
         self._turn = self._next_tab[seat << 8 | holding]
-        self._turn_since = self._version
         return alone if ev is None else tuple(ev)
 
     def _forced_passes(self, seat: int, ev: list[Event]) -> None:
@@ -1358,7 +1352,6 @@ class PresidentMatch:
                 self._close(top, self._lead_after(top), "all_passed", ev)  # P10
                 return tuple(ev)
             self._turn = self._next_tab[seat << 8 | holding]
-        self._turn_since = self._version
         return _PASSED_ALONE[seat << 1 | auto]
 
     def _do_cut(self, seat: int, m: int) -> list[Event]:
@@ -1396,7 +1389,7 @@ class PresidentMatch:
                 return ev
             if self._top_count == 0:
                 # a passive player never leads: the lead goes to the next seat that can
-                self._set_turn(self._next_in(seat, self._holding & ~self._passive))
+                self._turn = self._next_in(seat, self._holding & ~self._passive)
                 return ev
             ev.extend(self._do_pass(seat, True))
             return ev
@@ -1559,7 +1552,7 @@ class PresidentMatch:
             if leader is None:  # explicit deals without that card: the dealer's left
                 assert self._dealer is not None
                 leader = self._next_in(self._dealer, self._holding)
-        self._set_turn(leader)
+        self._turn = leader
 
     def _holder(self, card: int) -> int | None:
         for s in self._present:
