@@ -238,8 +238,8 @@ class GreedyPresidentBot:
             # packed counts a whole hand at a time; the others go through the rank loops below
             if k == 0:
                 r = self._lead_classic(counts)
-                if r >= 0:
-                    return PLAYS[seat * 13 + r][_LOW[hand_mask >> 4 * r & 15][counts >> 8 * r & 255]]
+                if r >= 0:  # the whole set: every card of that rank
+                    return PLAYS[seat * 13 + r][hand_mask >> 4 * r & 15]
             elif not must:
                 r = self._follow_classic(counts, n, k, tr, played_mask)
                 if r < 0:
