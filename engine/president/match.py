@@ -1126,7 +1126,11 @@ class PresidentMatch:
         self._must = False
         self._passed = 0
 
-    def _close(self, by: int, leader: int | None, reason: str, ev: list[Event]) -> None:
+    def _close(self, by: int, reason: str, ev: list[Event]) -> None:
+        """The trick closes (won by ``by``, for ``reason``) and the next one is led by ``by`` if it may
+        lead, else by the next seat holding cards and not passive (P10 / T7c / T14)."""
+        elig = self._holding & ~self._passive
+        leader = by if elig >> by & 1 else self._next_tab[by << 8 | elig]
         self._closed_trick = self._trick
         self._closed_reason = reason
         # _new_trick() inline, and the lead (a trick closes every five actions or so)
@@ -1142,13 +1146,6 @@ class PresidentMatch:
             closed = _CLOSED[key] = TrickClosed(by, leader, reason)
         ev.append(closed)
         self._turn = leader
-
-    def _lead_after(self, seat: int) -> int | None:
-        """P10 / T7c / T14: ``seat`` if it may lead, else the next seat holding cards and not passive."""
-        elig = self._holding & ~self._passive
-        if elig >> seat & 1:
-            return seat
-        return self._next_in(seat, elig)
 
     def _go_out(self, seat: int, r: int, ev: list[Event]) -> None:
         """P11: ``seat`` played its last card (rank ``r``), under the order in force before the play (T8)."""
@@ -1240,7 +1237,7 @@ class PresidentMatch:
         if reason is not None:
             if ev is None:
                 ev = [alone[0]]
-            self._close(seat, self._lead_after(seat), reason, ev)
+            self._close(seat, reason, ev)
             return tuple(ev)
         if self._must and rules.forced_passes and self._played >> (r * 4) & 15 == 15:
             if ev is None:
@@ -1252,7 +1249,7 @@ class PresidentMatch:
             if in_trick & ~(1 << seat) == 0:  # T7d: every other player in the trick has passed
                 if ev is None:
                     ev = [alone[0]]
-                self._close(seat, self._lead_after(seat), "all_passed", ev)
+                self._close(seat, "all_passed", ev)
                 return tuple(ev)
             self._turn = self._next_tab[seat << 8 | in_trick]
         else:
@@ -1304,7 +1301,7 @@ class PresidentMatch:
         if r == RANK_2 or (k == 4 and self._rules.close_on_quad):  # P9a / P9b
             if ev is None:
                 ev = [alone[0]]
-            self._close(seat, self._lead_after(seat), "twos" if r == RANK_2 else "quad", ev)
+            self._close(seat, "twos" if r == RANK_2 else "quad", ev)
             return tuple(ev)
         if must and self._rules.forced_passes and played >> (r * 4) & 15 == 15:
             if ev is None:
@@ -1328,7 +1325,7 @@ class PresidentMatch:
                 self._trick.append(_PASS_ENTRIES[s])
                 ev.append(_PASSED[s << 1 | 1])
         self._passed = passed
-        self._close(seat, self._lead_after(seat), "all_passed", ev)
+        self._close(seat, "all_passed", ev)
 
     def _do_pass(self, seat: int, auto: bool) -> tuple[Event, ...]:
         passed = self._passed | 1 << seat
@@ -1341,7 +1338,7 @@ class PresidentMatch:
             in_trick = holding & ~passed & ~self._passive
             if in_trick & ~(1 << top) == 0:
                 ev: list[Event] = [_PASSED[seat << 1 | auto]]
-                self._close(top, self._lead_after(top), "all_passed", ev)
+                self._close(top, "all_passed", ev)
                 return tuple(ev)
             self._turn = self._next_tab[seat << 8 | in_trick]
         else:
@@ -1349,7 +1346,7 @@ class PresidentMatch:
             others = holding & ~(1 << top)
             if passed & others == others:
                 ev = [_PASSED[seat << 1 | auto]]
-                self._close(top, self._lead_after(top), "all_passed", ev)  # P10
+                self._close(top, "all_passed", ev)  # P10
                 return tuple(ev)
             self._turn = self._next_tab[seat << 8 | holding]
         return _PASSED_ALONE[seat << 1 | auto]
@@ -1369,7 +1366,7 @@ class PresidentMatch:
             self._end_round(ev)
             return ev
         # T9: the cut closes the trick and the cutter leads (T7c if his hand is empty).
-        self._close(seat, self._lead_after(seat), "cut", ev)
+        self._close(seat, "cut", ev)
         return ev
 
     def _do_timeout(self, seat: int, kind: str) -> list[Event]:
