@@ -320,15 +320,15 @@ class _Driver:
                             raise DriverError(f"match not over after {max_actions} actions")
                         check_at += check_every
                         checks += check()
-                        self.check_at = check_at
-                        stop = self.stop()
+                        stop = check_at if check_at <= max_actions else max_actions + 1  # as stop()
                     if reactive:
                         stats.actions = actions
                         self.check_at = check_at
                         last_seat = self.react(_seat_of(turn))
                         actions = stats.actions
-                        check_at = self.check_at
-                        stop = self.stop()
+                        if self.check_at != check_at:  # a check ran: the next one is further on
+                            check_at = self.check_at
+                            stop = self.stop()
             awaited: Pending | None = None
             # A turn of play (Président, awaited_turn()) always ends with the seat's action:
             # no Pending to build and no progress to check.
@@ -349,8 +349,9 @@ class _Driver:
                     if reactive:
                         last_seat = self.react(last_seat)
                     actions = stats.actions
-                    check_at = self.check_at
-                    stop = self.stop()
+                    if self.check_at != check_at:  # a check ran: the next one is further on
+                        check_at = self.check_at
+                        stop = self.stop()
                     continue
                 awaited = pending[0]
                 seat = awaited.seat
@@ -373,8 +374,9 @@ class _Driver:
                         else:
                             last_seat = self.react(last_seat, closing=awaited)
                         actions = stats.actions
-                        check_at = self.check_at
-                        stop = self.stop()
+                        if self.check_at != check_at:  # a check ran: the next one is further on
+                            check_at = self.check_at
+                            stop = self.stop()
                         continue
                 # Progress: a seat that keeps acting without ending its decision
                 # (a Speculation trade offer instead of turning) gets the time-out.
@@ -420,16 +422,16 @@ class _Driver:
                     raise DriverError(f"match not over after {max_actions} actions")
                 check_at += check_every
                 checks += check()
-                self.check_at = check_at
-                stop = self.stop()
+                stop = check_at if check_at <= max_actions else max_actions + 1  # as stop()
             last_seat = seat
             if reactive:
                 stats.actions = actions
                 self.check_at = check_at
                 last_seat = self.react(last_seat)
                 actions = stats.actions
-                check_at = self.check_at
-                stop = self.stop()
+                if self.check_at != check_at:  # a check ran: the next one is further on
+                    check_at = self.check_at
+                    stop = self.stop()
         stats.actions = actions
         stats.forced += forced
         stats.checks += checks
