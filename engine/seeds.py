@@ -12,20 +12,45 @@ No global state anywhere.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from typing import TypeVar
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
 T = TypeVar("T")
 
 
+class _Hash(Protocol):
+    def digest(self) -> bytes: ...
+
+    def hexdigest(self) -> str: ...
+
+
+def _sha256_constructor() -> Callable[[bytes], _Hash]:
+    """SHA-256 from CPython's own module when it has one (``_sha2`` since 3.12, ``_sha256`` in
+    3.11), else :func:`hashlib.sha256`: on the short inputs of seeds and deals it costs half of
+    hashlib's OpenSSL-backed constructor, which sets up a context at every call (the digests are
+    the same; a test checks)."""
+    for name in ("_sha2", "_sha256"):
+        try:
+            constructor: Callable[[bytes], _Hash] = importlib.import_module(name).sha256
+        except (ImportError, AttributeError):
+            continue
+        return constructor
+    return hashlib.sha256
+
+
+sha256 = _sha256_constructor()
+"""``sha256(data)``: a SHA-256 hash object (``digest()``, ``hexdigest()``), as ``hashlib.sha256(data)``."""
+
+
 def commitment(seed: bytes) -> str:
     """Hex SHA-256 of the seed, publishable before the deal."""
-    return hashlib.sha256(seed).hexdigest()
+    return sha256(seed).hexdigest()
 
 
 def derive(seed: bytes, label: str) -> bytes:
     """A sub-seed for one purpose (``"round-3"``, ``"bot-1"``), independent of the others."""
-    return hashlib.sha256(seed + b"/" + label.encode()).digest()
+    return sha256(seed + b"/" + label.encode()).digest()
 
 
 class SeedStream:
@@ -41,7 +66,7 @@ class SeedStream:
         """Bytes of ``_buf`` before ``_pos`` are used up."""
 
     def _block(self) -> bytes:
-        block = hashlib.sha256(self._seed + self._counter.to_bytes(8, "big")).digest()
+        block = sha256(self._seed + self._counter.to_bytes(8, "big")).digest()
         self._counter += 1
         return block
 
@@ -100,4 +125,4 @@ def shuffled(items: Sequence[T], seed: bytes) -> list[T]:
 
 def seed_from_int(n: int) -> bytes:
     """A seed from a small integer (simulator ``--seed``, tests)."""
-    return hashlib.sha256(b"donne-seed/" + str(n).encode()).digest()
+    return sha256(b"donne-seed/" + str(n).encode()).digest()

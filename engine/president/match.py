@@ -14,7 +14,6 @@ tdc only) → ``play`` → ``round_over`` (waiting for the next deal) … →
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from hashlib import sha256
 from itertools import combinations, compress
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -23,7 +22,7 @@ from engine.api import Action as ApiAction
 from engine.api import Pending
 from engine.cards import CARDS, RANK_2, RANK_3, RANK_Q, RANKS, Card, format_cards, parse_cards
 from engine.errors import BadArgument, IllegalPlay, NotAllowed, NotYourTurn, Refusal
-from engine.seeds import SeedStream, commitment, derive
+from engine.seeds import SeedStream, commitment, derive, sha256
 
 from .actions import (
     PASSES,

@@ -49,3 +49,20 @@ def test_seed_stream_uniform_enough():
     for _ in range(6000):
         counts[st.below(6)] += 1
     assert all(800 < c < 1200 for c in counts)
+
+
+def test_seeds_hash_with_sha256() -> None:
+    # engine.seeds may take CPython's own SHA-256 module (cheaper per call than hashlib's): the
+    # published seeds, commitments and deals must not depend on which one
+    import hashlib
+
+    from engine.seeds import derive, sha256
+
+    for n in range(200):
+        data = bytes(range(n % 256)) * (n // 50 + 1)
+        assert sha256(data).digest() == hashlib.sha256(data).digest()
+        assert sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+    seed = seed_from_int(7)
+    assert seed == hashlib.sha256(b"donne-seed/7").digest()
+    assert commitment(seed) == hashlib.sha256(seed).hexdigest()
+    assert derive(seed, "round-1") == hashlib.sha256(seed + b"/round-1").digest()
