@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations, compress
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from engine._records import record_maker
@@ -1458,7 +1459,9 @@ class PresidentMatch:
             p = len(order)
             cards = shuffled_deck(self._seed)
             for i, seat in enumerate(order):  # one card at a time from the dealer's left
-                both = sum(map(_CARD_AND_RANK.__getitem__, cards[i::p]))
+                # (6 cards or more each: itemgetter gives a tuple, read in one C call, where
+                # mapping _CARD_AND_RANK.__getitem__ called a slot wrapper per card)
+                both = sum(itemgetter(*cards[i::p])(_CARD_AND_RANK))
                 hands[seat] = both & FULL
                 ranks[seat] = both >> 64
         else:
