@@ -31,10 +31,23 @@ def build(cls: Any, values: dict[str, Any]) -> Any:
     return cls(**{n: values[n] for n in names})
 
 
+_CARD: dict[str, Card] = {}
+"""Card codes already read (``Card.parse`` returns the deck's own objects: the same, from a dict)."""
+
+
+def _card(code: str) -> Card:
+    card = _CARD.get(code)
+    if card is None:
+        card = Card.parse(code)  # raises on a code that is no card: nothing cached then
+        if len(_CARD) < 1024:
+            _CARD[code] = card
+    return card
+
+
 def _cards(codes: Sequence[str] | None) -> tuple[Card, ...]:
     if not codes:
         return ()
-    return tuple(sorted(Card.parse(c) for c in codes))
+    return tuple(sorted(map(_card, codes)))
 
 
 class PresidentAdapter:
@@ -193,7 +206,7 @@ class SpeculationAdapter:
         auction = s.get("auction")
         seats = tuple(
             build(V.SeatView, {"seat": int(x["seat"]), "chips": int(x.get("chips") or 0),
-                               "faceup": tuple(Card.parse(c) for c in x.get("faceup") or ()),
+                               "faceup": tuple(map(_card, x.get("faceup") or ())),
                                "facedown": int(x.get("facedown") or 0), "playing": bool(x.get("playing", True))})
             for x in s.get("seats") or ()
         )

@@ -30,9 +30,15 @@ import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
+import orjson
+
 from server.clients.framing import WONT_TTYPE, IacFilter, LineSplitter, LineTooLong, Message, parse_line
 
 Predicate = Callable[[Message], bool]
+
+_EVENT_HEAD = b'{"type":"event","event":"'
+"""How the server starts every event line (``{"type": "event", **event}``, compact): the name follows."""
+_NAME_AT = len(_EVENT_HEAD)
 
 
 class ClientError(Exception):
@@ -104,6 +110,101 @@ class _TcpTransport(_Transport):
             await asyncio.wait_for(self.writer.wait_closed(), 2)
 
 
+class _TcpProtocol(asyncio.Protocol):
+    """The bytes of one TCP connection handed to its client as they arrive (no reader task).
+
+    ``data_received`` removes the telnet commands and gives the data to
+    :meth:`Client._feed` at once: a chunk of lines is cut and dispatched in the
+    loop's own read callback, where a :class:`_TcpTransport` woke a reader
+    task for every chunk (issue 14: the load generator's CPU per action).
+    """
+
+    def __init__(self) -> None:
+        self.client: Client | None = None
+        self.iac = IacFilter()
+        self.transport: asyncio.Transport | None = None
+        self.lost: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._early: list[bytes] = []  # bytes received before the client took the connection
+        self._early_lost: str | None = None
+        self._paused = False
+        self._drained: asyncio.Future[None] | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        data = self.iac.feed(data)
+        if not data:
+            return
+        if self.client is None:
+            self._early.append(data)
+        else:
+            self.client._feed(data)
+
+    def eof_received(self) -> bool:
+        return False  # close the transport: connection_lost follows
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        reason = "closed by server" if exc is None else f"connection lost: {exc}"
+        if not self.lost.done():
+            self.lost.set_result(None)
+        self._wake_writer()
+        if self.client is None:
+            self._early_lost = reason
+        else:
+            self.client._lost(self, reason)
+
+    def attach(self, client: Client) -> None:
+        """Give the connection to ``client``: what came before is fed to it now."""
+        self.client = client
+        early, self._early = self._early, []
+        for data in early:
+            client._feed(data)
+        if self._early_lost is not None:
+            client._lost(self, self._early_lost)
+
+    def pause_writing(self) -> None:
+        self._paused = True
+
+    def resume_writing(self) -> None:
+        self._paused = False
+        self._wake_writer()
+
+    def _wake_writer(self) -> None:
+        waiter, self._drained = self._drained, None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def drained(self) -> None:
+        if not self._paused or self.lost.done():
+            return
+        if self._drained is None:
+            self._drained = asyncio.get_running_loop().create_future()
+        await self._drained
+
+
+class _TcpPushTransport(_Transport):
+    """A TCP connection whose bytes are pushed to the client by :class:`_TcpProtocol` (``read`` unused)."""
+
+    pushes = True
+
+    def __init__(self, transport: asyncio.Transport, protocol: _TcpProtocol) -> None:
+        self.transport = transport
+        self.protocol = protocol
+
+    def write(self, data: bytes) -> None:
+        self.transport.write(data)
+
+    async def drain(self) -> None:
+        await self.protocol.drained()
+
+    async def close(self) -> None:
+        self.transport.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(self.protocol.lost), 2)
+
+
 class _SshTransport(_Transport):
     def __init__(self, conn: Any, process: Any) -> None:
         self.conn = conn
@@ -157,6 +258,11 @@ async def ssh_connect(host: str, port: int, username: str, password: str | None 
 # the client
 
 
+def _time_out(fut: asyncio.Future[Any], message: str) -> None:
+    if not fut.done():
+        fut.set_exception(ClientTimeout(message))
+
+
 class _Waiter:
     __slots__ = ("future", "kind", "predicate")
 
@@ -186,6 +292,8 @@ class Client:
         self.sent = 0
         self.on_push: Callable[[Message], None] | None = None
         """Called (synchronously, in the reader task) for every state or event pushed."""
+        self.on_close: Callable[[], None] | None = None
+        """Called (synchronously) once the connection is closed, after pending requests and waiters failed."""
         self.on_reply: Callable[[Message], None] | None = None
         """Called (synchronously, in the reader task) for every reply, before its request sees it:
         what was pushed before a reply was pushed before the server handled the request."""
@@ -196,7 +304,7 @@ class Client:
         self._pending: dict[Any, asyncio.Future[Message]] = {}
         self._waiters: list[_Waiter] = []
         self._pushes: collections.deque[Message] = collections.deque(maxlen=keep_pushes or None)
-        self._push_ready = asyncio.Event()
+        self._push_waiters: list[asyncio.Future[None]] = []
         self._json_seen = False
         self._connect: Callable[[], Any] | None = None
         self._credentials: tuple[str, str | None] | None = None
@@ -205,6 +313,9 @@ class Client:
         self._skip: tuple[bytes, ...] = ()
         self.skipped = 0
         """Events left unread (:meth:`skip_events`)."""
+        self._light: frozenset[bytes] | None = None
+        self.light = 0
+        """Events queued by their name alone (:meth:`light_events`)."""
 
     # -- connecting -------------------------------------------------------
 
@@ -225,9 +336,11 @@ class Client:
         local = None if local_addr is None else (local_addr, 0)
 
         async def connect() -> _Transport:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, local_addr=local), timeout)
-            writer.write(WONT_TTYPE + b"json\r\n")
-            return _TcpTransport(reader, writer)
+            loop = asyncio.get_running_loop()
+            transport, protocol = await asyncio.wait_for(
+                loop.create_connection(_TcpProtocol, host, port, local_addr=local), timeout)
+            transport.write(WONT_TTYPE + b"json\r\n")
+            return _TcpPushTransport(transport, protocol)
 
         await client._start(connect)
         return client
@@ -268,8 +381,16 @@ class Client:
 
     async def _start(self, connect: Callable[[], Any]) -> None:
         self._connect = connect
-        self._transport = await connect()
-        self._reader = asyncio.get_running_loop().create_task(self._read_loop(self._transport))
+        self._begin(await connect())
+
+    def _begin(self, transport: _Transport) -> None:
+        """Read ``transport``: a pushing one (:class:`_TcpPushTransport`) feeds :meth:`_feed` itself,
+        any other is read by a reader task."""
+        self._transport = transport
+        if isinstance(transport, _TcpPushTransport):
+            transport.protocol.attach(self)
+        else:
+            self._reader = asyncio.get_running_loop().create_task(self._read_loop(transport))
 
     async def reconnect(self) -> None:
         """Drop the connection, open a new one the same way and log in again as before.
@@ -286,8 +407,7 @@ class Client:
         self._splitter = LineSplitter()
         self._json_seen = False
         self.state = None
-        self._transport = await self._connect()
-        self._reader = asyncio.get_running_loop().create_task(self._read_loop(self._transport))
+        self._begin(await self._connect())
         if self._credentials is not None and not isinstance(self._transport, _SshTransport):
             name, password = self._credentials
             await self.login(name, password)
@@ -320,7 +440,9 @@ class Client:
         for w in waiters:
             if not w.future.done():
                 w.future.set_exception(ClientClosed(reason))
-        self._push_ready.set()
+        self._wake_pushes()
+        if self.on_close is not None:
+            self.on_close()
 
     async def __aenter__(self) -> Client:
         return self
@@ -351,6 +473,26 @@ class Client:
                 await transport.close()
         self._fail_all(reason)
 
+    def _feed(self, data: bytes) -> None:
+        """The data bytes of one chunk from a pushing transport: its lines dispatched now."""
+        try:
+            lines = self._splitter.feed(data)
+        except LineTooLong as exc:
+            transport, self._transport = self._transport, None
+            if isinstance(transport, _TcpPushTransport):
+                transport.transport.close()
+            self._fail_all(str(exc))
+            return
+        for line in lines:
+            self._dispatch_line(line)
+
+    def _lost(self, protocol: _TcpProtocol, reason: str) -> None:
+        """The connection of ``protocol`` ended (a pushing transport's end of stream)."""
+        transport = self._transport
+        if isinstance(transport, _TcpPushTransport) and transport.protocol is protocol:
+            self._transport = None
+            self._fail_all(reason)
+
     def skip_events(self, *names: str) -> None:
         """Leave these pushed events unread: counted in :attr:`received` and :attr:`skipped`, never
         parsed nor queued (a load client in the lobby is told of every room opened; parsing that
@@ -361,12 +503,36 @@ class Client:
         """
         self._skip = tuple(b'"event":' + json.dumps(n).encode() for n in names)
 
+    def light_events(self, *parsed: str) -> None:
+        """Queue pushed events by their name alone, unparsed: ``{"type": "event", "event": NAME}``, except
+        the events named in ``parsed`` (a wire bot whose strategy observes no event only counts them by
+        name; parsing them was a good part of a load client's work: issue 14).
+
+        Only a line that starts exactly as the server writes an event (``{"type":"event","event":"NAME"``)
+        is taken by its name; any other line, and any line while a :meth:`next_state` /
+        :meth:`next_event` waiter is pending (its predicate may read the fields), is parsed whole.
+        """
+        self._light = frozenset(n.encode() for n in parsed)
+
+    def full_events(self) -> None:
+        """Parse every pushed event again (the default; undoes :meth:`light_events`)."""
+        self._light = None
+
     def _dispatch_line(self, line: bytes) -> None:
-        if self._skip and self._json_seen and line.startswith(b'{"type":"event"'):
-            for marker in self._skip:
-                if marker in line:
+        if self._json_seen and line.startswith(b'{"type":"event"'):
+            if self._skip:
+                for marker in self._skip:
+                    if marker in line:
+                        self.received += 1
+                        self.skipped += 1
+                        return
+            if self._light is not None and not self._waiters and line.startswith(_EVENT_HEAD):
+                end = line.find(b'"', _NAME_AT)
+                name = line[_NAME_AT:end]
+                if end > _NAME_AT and name not in self._light and b"\\" not in name:
                     self.received += 1
-                    self.skipped += 1
+                    self.light += 1
+                    self.dispatch({"type": "event", "event": name.decode(errors="replace")})
                     return
         msg = parse_line(line, lenient=not self._json_seen)
         if msg is None:
@@ -397,7 +563,8 @@ class Client:
         if self._pushes.maxlen is not None and len(self._pushes) == self._pushes.maxlen:
             self.dropped_pushes += 1
         self._pushes.append(msg)
-        self._push_ready.set()
+        if self._push_waiters:
+            self._wake_pushes()
         if self._waiters:
             for w in list(self._waiters):
                 if w.future.done():
@@ -421,7 +588,11 @@ class Client:
 
     def _write(self, obj: Message) -> None:
         assert self._transport is not None
-        self._transport.write(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+        try:  # the bytes of the standard library's compact, non-ASCII encoder, in a fraction of its time
+            line = orjson.dumps(obj, option=orjson.OPT_APPEND_NEWLINE)
+        except TypeError:  # orjson.JSONEncodeError: what orjson refuses (an int beyond 64 bits)
+            line = json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        self._transport.write(line)
         self.sent += 1
 
     def send_raw(self, line: bytes) -> None:
@@ -443,19 +614,49 @@ class Client:
             raise ClientError(str(reply.get("code")), str(reply.get("message", "")), reply)
         return reply
 
+    def start_request(self, cmd: str, *, timeout: float | None = None, **args: Any) -> asyncio.Future[Message]:
+        """Send ``{"cmd": cmd, **args}`` now; the future of its reply (``ok`` or ``error``), for a caller
+        driven by callbacks (the wire bots): it fails with :class:`ClientTimeout` after ``timeout``
+        seconds (default: the client's), with :class:`ClientClosed` when the connection ends first.
+        Cancelling it forgets the request."""
+        if self._transport is None:
+            raise ClientClosed(self.close_reason or "not connected")
+        rid = next(self._ids)
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Message] = loop.create_future()
+        timer = loop.call_later(self.timeout if timeout is None else timeout, _time_out, fut,
+                                f"no reply to {cmd!r} in time")
+
+        def forget(_: asyncio.Future[Message]) -> None:
+            timer.cancel()
+            if self._pending.get(rid) is fut:
+                del self._pending[rid]
+
+        fut.add_done_callback(forget)
+        self._pending[rid] = fut
+        try:
+            self._write({"cmd": cmd, **args, "id": rid})
+        except BaseException:
+            fut.cancel()
+            raise
+        return fut
+
     async def request_raw(self, cmd: str, *, timeout: float | None = None, **args: Any) -> Message:
         """Like :meth:`request` but returns an ``error`` reply instead of raising it."""
         if self._transport is None:
             raise ClientClosed(self.close_reason or "not connected")
         rid = next(self._ids)
-        fut: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Message] = loop.create_future()
         self._pending[rid] = fut
+        # one timer, no ``wait_for`` (its task and callbacks were much of a load client's CPU: issue 14)
+        timer = loop.call_later(self.timeout if timeout is None else timeout, _time_out, fut,
+                                f"no reply to {cmd!r} in time")
         try:
             self._write({"cmd": cmd, **args, "id": rid})
-            return await asyncio.wait_for(fut, self.timeout if timeout is None else timeout)
-        except TimeoutError:
-            raise ClientTimeout(f"no reply to {cmd!r} in time") from None
+            return await fut
         finally:
+            timer.cancel()
             self._pending.pop(rid, None)
 
     async def drain(self) -> None:
@@ -493,11 +694,41 @@ class Client:
                 continue
             if self.closed.is_set():
                 return
-            self._push_ready.clear()
-            try:
-                await asyncio.wait_for(self._push_ready.wait(), timeout)
-            except TimeoutError:
-                raise ClientTimeout("no push in time") from None
+            await self._push_arrival(timeout)
+
+    async def next_push(self, timeout: float | None = None) -> Message | None:
+        """The oldest push not consumed yet, waiting for one; ``None`` once the connection is closed.
+
+        :meth:`pushes` without its generator: the wire bots' loop waits here, on
+        one future and one timer (no task, no ``wait_for``: issue 14).
+        ``timeout``: raise :class:`ClientTimeout` when nothing arrives for that long.
+        """
+        while True:
+            if self._pushes:
+                return self._pushes.popleft()
+            if self.closed.is_set():
+                return None
+            await self._push_arrival(timeout)
+
+    async def _push_arrival(self, timeout: float | None) -> None:
+        """Wait for the next push (or the end of the connection); :class:`ClientTimeout` after ``timeout``."""
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        self._push_waiters.append(fut)
+        timer = None if timeout is None else loop.call_later(timeout, _time_out, fut, "no push in time")
+        try:
+            await fut
+        finally:
+            if timer is not None:
+                timer.cancel()
+            if fut in self._push_waiters:  # timed out, or cancelled from outside
+                self._push_waiters.remove(fut)
+
+    def _wake_pushes(self) -> None:
+        waiters, self._push_waiters = self._push_waiters, []
+        for fut in waiters:
+            if not fut.done():
+                fut.set_result(None)
 
     def next_push_nowait(self) -> Message | None:
         """The oldest push not consumed yet, or ``None``."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import hashlib
 import json
 import math
@@ -34,6 +35,7 @@ import random
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +49,9 @@ ROUND_ENDS = frozenset({"round_over", "deal_over"})
 CARD_MOVES = frozenset({"played", "passed", "cut"})
 """The events of a card move at a Président table, whoever made it (the server's forced passes too,
 RULES P9): counted as ``card_moves``, the work of a round that does not depend on who sent it."""
+
+TIMER_SLACK = 0.001
+"""Seconds a timer may ring before its time by the clock (the event loop's resolution): not early."""
 
 # ---------------------------------------------------------------------------
 # figures shared by many bots
@@ -139,22 +144,39 @@ class WireBot:
         self._states = 0  # states received so far
         self._reply_mark: tuple[Any, int] = (None, 0)  # (id of the latest reply, states received before it)
         self.last_over: dict[str, Any] | None = None
+        self._playing: asyncio.Future[str] | None = None  # the outcome of :meth:`play`, while it plays
+        self._stop_at: float | Deadline | None = None
+        self._matches = self._over = 0
+        self._waiting = False  # waiting for a push (not thinking, not waiting for a reply)
+        self._woken = False  # a wake-up is scheduled
+        self._wait_until = 0.0
+        self._wait_stops = False  # the wait ends at the stop time (else: the idle time-out)
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = 0.0
+        self._think_timer: asyncio.TimerHandle | None = None
+        self._request: asyncio.Future[dict[str, Any]] | None = None
         client.on_push = self._on_push
         client.on_reply = self._on_reply
 
     def _on_push(self, msg: dict[str, Any]) -> None:
-        # In the reader task: time the first state after an action.
+        # In the reader: time the first state after an action; wake the bot waiting for pushes.
         if msg.get("type") == "state":
             self._states += 1
             self._fresh = True
             if self._sent_at is not None:
                 self.stats.latencies.append(time.perf_counter() - self._sent_at)
                 self._sent_at = None
+        if self._waiting:
+            self._wake_soon()
 
     def _on_reply(self, msg: dict[str, Any]) -> None:
-        # In the reader task. The server queues a reply behind every state it pushed before
+        # In the reader. The server queues a reply behind every state it pushed before
         # handling the request, so a state received before the reply means the table had moved on.
         self._reply_mark = (msg.get("id"), self._states)
+
+    def _on_close(self) -> None:
+        if self._waiting:
+            self._wake_soon()
 
     def _ensure_bot(self, state: dict[str, Any]) -> bool:
         game, seat = state.get("game"), state.get("you")
@@ -166,126 +188,244 @@ class WireBot:
             self.adapter = ADAPTERS[str(game)]()
             seed = hashlib.sha256(self.seed + json.dumps(key).encode()).digest()
             self.bot = make_bot(str(game), self.strategy, seat, seed)
+            if getattr(self.bot, "observes", True):
+                self.client.full_events()
+            else:  # events are only counted by name (and ``match_over`` kept whole): none parsed
+                self.client.light_events("match_over")
         return True
+
+    # -- playing ------------------------------------------------------------------
+    #
+    # The bot is driven by callbacks, not by a task woken for every push (issue 14: the
+    # load generator's CPU per action). The steps are those of a loop
+    #
+    #     until the stop time: wait for pushes; take every push queued (a batch); count its
+    #     events; on its latest state decide, think, send, wait for the reply
+    #
+    # where each wait is a callback: a push while waiting schedules the next batch
+    # (``call_soon``: the pushes of the same read join it), the think is one timer, the reply
+    # a future's callback, and one lazy timer per bot covers the stop time and the idle
+    # time-out. While the bot thinks or waits for its reply, pushes queue up unread, and
+    # are the next batch.
 
     async def play(self, stop_at: float | Deadline | None = None, matches: int = 1) -> str:
         """Play until ``matches`` matches are over (``"over"``), ``stop_at`` (``"stopped"``) or the end
         of the connection (``"closed"``). ``stop_at`` is a :func:`time.perf_counter` time, or a
         :class:`Deadline` whose time may be set later."""
-        done = 0
-        while True:
-            timeout = self.idle_timeout
-            stopping = False  # the wait below ends at ``stop_at``, not after ``idle_timeout``
-            if isinstance(stop_at, Deadline):
-                stop_at = stop_at.at if stop_at.at != math.inf else stop_at
-            if isinstance(stop_at, float | int):
-                left = stop_at - time.perf_counter()
-                if left <= 0:
-                    return "stopped"
-                if left <= timeout:
-                    timeout, stopping = left, True
-            try:
-                batch = await self._next_batch(timeout)
-            except ClientTimeout:
-                if stopping:  # (a timer may fire a hair before the clock reads ``stop_at``)
-                    return "stopped"
-                self.stats.error("idle")
-                return "idle"
-            if batch is None:
-                return "closed"
-            state = None
-            for msg in batch:
-                if msg.get("type") == "state":
-                    state = msg
-                elif msg.get("type") == "event":
-                    name = msg.get("event")
-                    if self.bot is not None and getattr(self.bot, "observes", True):
-                        with contextlib.suppress(Exception):
-                            self.bot.observe(JsonEvent(msg))
-                    if name in CARD_MOVES:
-                        self.stats.card_moves += 1
-                    elif name in ROUND_ENDS:
-                        self.stats.rounds += 1
-                    elif name == "match_over":
-                        self.last_over = msg
-                        done += 1
-                        self.stats.matches += 1
-            if done >= matches:
-                return "over"
-            if state is not None:
-                await self._act(state)
+        if self._playing is not None:
+            raise RuntimeError("this bot is already playing")
+        done: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._playing = done
+        self._stop_at, self._matches, self._over = stop_at, matches, 0
+        self.client.on_close = self._on_close
+        try:
+            self._step(self._run)
+            return await done
+        finally:
+            self._playing = None
+            self._waiting = self._woken = False
+            for handle in (self._timer, self._think_timer):
+                if handle is not None:
+                    handle.cancel()
+            self._timer = self._think_timer = None
+            request, self._request = self._request, None
+            if request is not None:
+                request.cancel()
+            if self.client.on_close == self._on_close:
+                self.client.on_close = None
 
-    async def _next_batch(self, timeout: float) -> list[dict[str, Any]] | None:
-        client = self.client
-        first = client.next_push_nowait()
-        if first is None:
-            async for msg in client.pushes(timeout=timeout):
-                first = msg
-                break
-            if first is None:
+    def _step(self, fn: Callable[..., None], *args: Any) -> None:
+        """Run one step of the play; an exception in it ends :meth:`play` with that exception."""
+        try:
+            fn(*args)
+        except Exception as exc:
+            done = self._playing
+            if done is not None and not done.done():
+                done.set_exception(exc)
+
+    def _finish(self, outcome: str) -> None:
+        done = self._playing
+        self._waiting = False
+        if done is not None and not done.done():
+            done.set_result(outcome)
+
+    def _stop_time(self) -> float | None:
+        stop_at = self._stop_at
+        if isinstance(stop_at, Deadline):
+            if stop_at.at == math.inf:
                 return None
-        batch = [first]
-        while (more := client.next_push_nowait()) is not None:
-            batch.append(more)
-        return batch
+            self._stop_at = stop_at = stop_at.at  # set: it no longer moves
+        return None if stop_at is None else float(stop_at)
 
-    async def _act(self, state: dict[str, Any]) -> None:
-        basis = self._states  # ``state`` is the latest one received: no await since the batch was read
-        if self.room is not None and state.get("room") != self.room:
-            return  # a late state of a previous room
-        if not self._ensure_bot(state):
+    def _run(self) -> None:
+        """From the top of the loop until the bot must wait (pushes, its think, a reply) or is done."""
+        client = self.client
+        while True:
+            stop = self._stop_time()
+            now = time.perf_counter()
+            if stop is not None and stop - now <= 0:
+                return self._finish("stopped")
+            if not client.pending_pushes():
+                if client.closed.is_set():
+                    return self._finish("closed")
+                self._wait(now, stop)
+                return
+            state = None
+            while (msg := client.next_push_nowait()) is not None:
+                kind = msg.get("type")
+                if kind == "state":
+                    state = msg
+                elif kind == "event":
+                    self._event(msg)
+            if self._over >= self._matches:
+                return self._finish("over")
+            if state is not None and self._act(state):
+                return  # thinking, or waiting for the reply: the loop goes on in a callback
+
+    def _event(self, msg: dict[str, Any]) -> None:
+        name = msg.get("event")
+        if self.bot is not None and getattr(self.bot, "observes", True):
+            with contextlib.suppress(Exception):
+                self.bot.observe(JsonEvent(msg))
+        if name in CARD_MOVES:
+            self.stats.card_moves += 1
+        elif name in ROUND_ENDS:
+            self.stats.rounds += 1
+        elif name == "match_over":
+            self.last_over = msg
+            self._over += 1
+            self.stats.matches += 1
+
+    # waiting for pushes
+
+    def _wait(self, now: float, stop: float | None) -> None:
+        """Wait for a push: until ``stop`` when it comes first, else for :attr:`idle_timeout` seconds."""
+        self._waiting = True
+        idle_at = now + self.idle_timeout
+        if stop is not None and stop <= idle_at:
+            self._wait_until, self._wait_stops = stop, True
+        else:
+            self._wait_until, self._wait_stops = idle_at, False
+        # one timer per bot, not one per wait: an earlier one stays (it re-arms itself when it fires)
+        if self._timer is None or self._timer_at > self._wait_until:
+            self._arm(self._wait_until)
+
+    def _arm(self, at: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = at
+        self._timer = asyncio.get_running_loop().call_later(max(0.0, at - time.perf_counter()), self._step, self._ring)
+
+    def _ring(self) -> None:
+        self._timer = None
+        if not self._waiting:
+            return  # thinking or waiting for a reply: the next wait arms a timer
+        if time.perf_counter() + TIMER_SLACK < self._wait_until:
+            self._arm(self._wait_until)  # the wait began after this timer was armed
             return
+        if self._wait_stops:
+            return self._finish("stopped")
+        self.stats.error("idle")
+        self._finish("idle")
+
+    def _wake_soon(self) -> None:
+        if not self._woken:
+            self._woken = True
+            asyncio.get_running_loop().call_soon(self._step, self._wake)
+
+    def _wake(self) -> None:
+        self._woken = False
+        if self._waiting and self._playing is not None:
+            self._waiting = False
+            self._run()
+
+    # deciding, thinking, sending
+
+    def _act(self, state: dict[str, Any]) -> bool:
+        """Decide on ``state`` and send the action (after the think); ``True`` while that goes on."""
+        basis = self._states  # ``state`` is the latest one received: nothing was read since the batch
+        if self.room is not None and state.get("room") != self.room:
+            return False  # a late state of a previous room
+        if not self._ensure_bot(state):
+            return False
         adapter, bot = self.adapter, self.bot
         if not adapter.may_act(state):
-            return
+            return False
         view = adapter.view(state)
         if view is None:
-            return
+            return False
         legal = adapter.legal(state, view)
         if not legal:
-            return
+            return False
         action = bot.decide(view, legal)
         if action is None:
-            return
+            return False
         cmd, args = command_of(action)
         if self.think > 0:
             self._fresh = False
-            await asyncio.sleep(self.think * (0.5 + self._rng.random()))
-            if self._fresh:
-                return  # the table moved on while thinking: decide again on the new state
-        outcome = await self._send(cmd, args, basis)
-        if outcome == "ok":
-            self._refused_in_row = 0
-        elif outcome == "wrong":
-            # Refused although chosen from the current table: first ask for the state and
-            # decide again; when refused again, the safest command.
-            self._refused_in_row += 1
-            fb = adapter.fallback(state, view) if self._refused_in_row > 1 else None
-            if fb is not None:
-                await self._send(fb[0], fb[1], basis)
-            else:
-                with contextlib.suppress(ClientError):
-                    self.client.send("state")
-        # "stale": the table moved on first (a race); the newer state is already queued: decide on it.
+            delay = self.think * (0.5 + self._rng.random())
+            self._think_timer = asyncio.get_running_loop().call_later(delay, self._step, self._thought, cmd, args, basis, state, view)
+            return True
+        return self._send(cmd, args, basis, state, view, True)
 
-    async def _send(self, cmd: str, args: dict[str, Any], basis: int) -> str:
-        """Send one action chosen from the ``basis``-th state received.
+    def _thought(self, cmd: str, args: dict[str, Any], basis: int, state: dict[str, Any], view: Any) -> None:
+        self._think_timer = None
+        if self._fresh:  # the table moved on while thinking: decide again on the new state
+            return self._run()
+        if not self._send(cmd, args, basis, state, view, True):
+            self._run()
 
-        ``"ok"`` accepted; refused by the rules: ``"stale"`` when a newer state
-        came before the refusal (the table had moved on), else ``"wrong"``;
-        ``"failed"`` for any other failure.
-        """
+    def _send(self, cmd: str, args: dict[str, Any], basis: int, state: dict[str, Any], view: Any,
+              main: bool) -> bool:
+        """Send one action chosen from the ``basis``-th state received; ``True``: its reply is awaited
+        (:meth:`_replied`). ``main``: the bot's choice (not the fallback after a refusal)."""
         self._sent_at = time.perf_counter()
         self._fresh = False
         try:
-            reply = await self.client.request_raw(cmd, **args)
-        except ClientTimeout:
-            self._sent_at = None
-            self.stats.error("timeout")
-            return "failed"
+            request = self.client.start_request(cmd, **args)
         except ClientClosed:
             self._sent_at = None
-            return "failed"
+            return False
+        self._request = request
+        request.add_done_callback(functools.partial(self._step, self._replied, basis, state, view, main))
+        return True
+
+    def _replied(self, basis: int, state: dict[str, Any], view: Any, main: bool,
+                 request: asyncio.Future[dict[str, Any]]) -> None:
+        if request is not self._request or self._playing is None:
+            return  # the play ended meanwhile
+        self._request = None
+        outcome = self._outcome(request, basis)
+        if main:
+            if outcome == "ok":
+                self._refused_in_row = 0
+            elif outcome == "wrong":
+                # Refused although chosen from the current table: first ask for the state and
+                # decide again; when refused again, the safest command.
+                self._refused_in_row += 1
+                fb = self.adapter.fallback(state, view) if self._refused_in_row > 1 else None
+                if fb is not None:
+                    if self._send(fb[0], fb[1], basis, state, view, False):
+                        return
+                else:
+                    with contextlib.suppress(ClientError):
+                        self.client.send("state")
+            # "stale": the table moved on first (a race); the newer state is already queued: decide on it.
+        self._run()
+
+    def _outcome(self, request: asyncio.Future[dict[str, Any]], basis: int) -> str:
+        """``"ok"`` accepted; refused by the rules: ``"stale"`` when a newer state came before the
+        refusal (the table had moved on), else ``"wrong"``; ``"failed"`` for any other failure."""
+        exc = request.exception()
+        if exc is not None:
+            self._sent_at = None
+            if isinstance(exc, ClientTimeout):
+                self.stats.error("timeout")
+                return "failed"
+            if isinstance(exc, ClientClosed):
+                return "failed"
+            raise exc
+        reply = request.result()
         if reply.get("type") == "ok":
             self.stats.actions += 1
             return "ok"
