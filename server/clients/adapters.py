@@ -24,11 +24,20 @@ def build(cls: Any, values: dict[str, Any]) -> Any:
     Only the fields ``cls`` declares are passed, so the adapter survives the
     engine adding or regrouping fields; a field it cannot fill is an error.
     """
-    names = getattr(cls, "_fields", None) or tuple(cls.__dataclass_fields__)
-    missing = [n for n in names if n not in values]
-    if missing:
-        raise RuntimeError(f"cannot rebuild {cls.__name__} from the state: no {', '.join(missing)}")
-    return cls(**{n: values[n] for n in names})
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = getattr(cls, "_fields", None) or tuple(cls.__dataclass_fields__)
+    try:
+        return cls(**{n: values[n] for n in names})
+    except KeyError:
+        missing = [n for n in names if n not in values]
+        if not missing:
+            raise
+        raise RuntimeError(f"cannot rebuild {cls.__name__} from the state: no {', '.join(missing)}") from None
+
+
+_FIELDS: dict[Any, tuple[str, ...]] = {}
+"""The field names of each record class :func:`build` made (read once per class)."""
 
 
 _CARD: dict[str, Card] = {}
@@ -74,7 +83,7 @@ class PresidentAdapter:
             else:
                 trick.append((int(entry["seat"]), _cards(entry.get("cards"))))
         played_mask = 0
-        for c in _cards(s.get("played")):
+        for c in map(_card, s.get("played") or ()):
             played_mask |= 1 << c
         passive_mask = passed_mask = 0
         for i, seat in enumerate(seats):

@@ -130,8 +130,7 @@ class _TcpProtocol(asyncio.Protocol):
         self._drained: asyncio.Future[None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = transport  # type: ignore[assignment]  # a stream transport (uvloop's is no subclass)
 
     def data_received(self, data: bytes) -> None:
         data = self.iac.feed(data)
@@ -534,7 +533,15 @@ class Client:
                     self.light += 1
                     self.dispatch({"type": "event", "event": name.decode(errors="replace")})
                     return
-        msg = parse_line(line, lenient=not self._json_seen)
+        if self._json_seen and line[:1] == b"{":  # JSON mode: the line is one object (parse_line, less a copy)
+            try:
+                msg = orjson.loads(line)
+            except ValueError:  # orjson.JSONDecodeError
+                msg = None
+            if not isinstance(msg, dict):
+                msg = None
+        else:
+            msg = parse_line(line, lenient=not self._json_seen)
         if msg is None:
             if line.strip():
                 self.noise += 1
@@ -614,11 +621,14 @@ class Client:
             raise ClientError(str(reply.get("code")), str(reply.get("message", "")), reply)
         return reply
 
-    def start_request(self, cmd: str, *, timeout: float | None = None, **args: Any) -> asyncio.Future[Message]:
+    def start_request(self, cmd: str, *, timeout: float | None = None,
+                      on_done: Callable[[asyncio.Future[Message]], None] | None = None,
+                      **args: Any) -> asyncio.Future[Message]:
         """Send ``{"cmd": cmd, **args}`` now; the future of its reply (``ok`` or ``error``), for a caller
         driven by callbacks (the wire bots): it fails with :class:`ClientTimeout` after ``timeout``
         seconds (default: the client's), with :class:`ClientClosed` when the connection ends first.
-        Cancelling it forgets the request."""
+        Cancelling it forgets the request. ``on_done(future)`` is called once it is done (the
+        future's own done callback: no second one to schedule)."""
         if self._transport is None:
             raise ClientClosed(self.close_reason or "not connected")
         rid = next(self._ids)
@@ -631,6 +641,8 @@ class Client:
             timer.cancel()
             if self._pending.get(rid) is fut:
                 del self._pending[rid]
+            if on_done is not None:
+                on_done(fut)
 
         fut.add_done_callback(forget)
         self._pending[rid] = fut

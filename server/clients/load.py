@@ -62,7 +62,7 @@ from engine.bots import LEVELS, strategies
 from server.clients import scrape
 from server.clients.common import check_loopback
 from server.clients.figures import proc_cpu_s, proc_rss_mb, summarize_ms
-from server.clients.loadworker import SETUP_TIMEOUT, WorkerSpec
+from server.clients.loadworker import SETUP_TIMEOUT, WORKER_LOOPS, WorkerSpec, uvloop_installed
 from server.clients.serverproc import ROOT, ServerFailed, ServerProcess
 
 PHASE_SLACK = 60.0
@@ -93,6 +93,8 @@ class LoadOptions:
     server_pid: int | None = None
     """With ``port``: the target server's process, whose CPU and memory the figures then include."""
     worker_gc_freeze: float = 10.0
+    worker_loop: str = "asyncio"
+    """The workers' event loop: ``asyncio`` (the standard one), ``uvloop`` (the extra ``donne[fast]``), ``auto``."""
     """The workers' collector policy (``server/gcpolicy.py``): freeze every that many seconds; 0: CPython's."""
     server_keys: tuple[str, ...] = ()
     """``KEY = VALUE`` lines for the started server's ``[server]`` section (``--server-key``)."""
@@ -201,6 +203,10 @@ def check_options(opts: LoadOptions) -> int:
         raise SystemExit(f"no strategy {opts.strategy!r} for {opts.game}: {', '.join(known)}")
     if opts.transport not in ("tcp", "ssh"):
         raise SystemExit(f"unknown transport {opts.transport!r}: tcp or ssh")
+    if opts.worker_loop not in WORKER_LOOPS:
+        raise SystemExit(f"unknown worker loop {opts.worker_loop!r}: {', '.join(WORKER_LOOPS)}")
+    if opts.worker_loop == "uvloop" and not uvloop_installed():
+        raise SystemExit("--worker-loop uvloop but uvloop is not installed (pip install donne[fast])")
     return seats
 
 
@@ -373,6 +379,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
                               strategy=opts.strategy, seed=opts.seed, token=token, connect_parallel=parallel,
                               turn_seconds=opts.turn_seconds, think=opts.think, duration=opts.duration,
                               burn_ms=opts.test_burn_ms if w == 0 else 0.0, gc_freeze_seconds=opts.worker_gc_freeze,
+                              event_loop=opts.worker_loop,
                               idle_first=idle_runs[w][0], idle=idle_runs[w][1],
                               profile=f"{Path(opts.profile_workers).resolve()}.{w}" if opts.profile_workers else None)
             workers.append(_WorkerProcess(spec, tmp / f"worker{w}.log"))
@@ -501,6 +508,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", help="cProfile the started server into this file")
     parser.add_argument("--worker-gc-freeze", type=float, default=10.0, metavar="SECONDS",
                         help="the workers' collector: freeze the long-lived heap this often (0: CPython's policy)")
+    parser.add_argument("--worker-loop", choices=WORKER_LOOPS, default="asyncio",
+                        help="the workers' event loop: asyncio (the standard one), uvloop (donne[fast]), auto "
+                             "(uvloop when installed); the started server keeps its own [server] event_loop")
     parser.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'",
                         help="a line of the started server's [server] section (TOML), e.g. 'gc_freeze_seconds = 0'")
     parser.add_argument("--profile-workers", metavar="PREFIX",

@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import dataclasses
 import gc
+import importlib.util
 import json
 import sys
 import time
@@ -69,6 +70,26 @@ DISTINCT_LETTERS = "abdefghjkpqstxyz"
 """Letters no two of which look alike, nor form look-alikes together (no digits: 6 and 8 look alike)."""
 
 
+WORKER_LOOPS = ("asyncio", "uvloop", "auto")
+"""A worker's event loop: the standard one, uvloop (the optional extra ``donne[fast]``), uvloop when installed."""
+
+
+def uvloop_installed() -> bool:
+    return importlib.util.find_spec("uvloop") is not None
+
+
+def loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The event loop factory of ``name`` (:data:`WORKER_LOOPS`; ``None``: the standard loop). As the
+    server's ``[server] event_loop`` (``server/app.py``, not imported: the tools import nothing of the
+    server); ``uvloop`` when it is not installed is an error (``donne load`` refuses it first)."""
+    if name == "asyncio" or (name == "auto" and not uvloop_installed()):
+        return None
+    import uvloop  # type: ignore[import-not-found,unused-ignore]
+
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
+
+
 def distinct(n: int) -> str:
     """``n`` written in :data:`DISTINCT_LETTERS`: load clients' names never look like each other."""
     out = ""
@@ -101,6 +122,8 @@ class WorkerSpec:
     burn_ms: float = 0.0
     gc_freeze_seconds: float = 10.0
     """The worker's collector policy (:class:`_Collector`); 0: CPython's."""
+    event_loop: str = "asyncio"
+    """The worker's event loop (:data:`WORKER_LOOPS`, :func:`loop_factory`)."""
     profile: str | None = None
     """cProfile this worker into that file (``donne load --profile-workers``)."""
     ports: list[int] = field(default_factory=list)
@@ -517,7 +540,8 @@ def main(argv: list[str]) -> int:
         profiler = cProfile.Profile()
         profiler.enable()
     try:
-        return asyncio.run(worker_main(spec))
+        with asyncio.Runner(loop_factory=loop_factory(spec.event_loop)) as runner:
+            return runner.run(worker_main(spec))
     except BrokenPipeError:  # the parent is gone
         return 1
     finally:

@@ -382,12 +382,12 @@ class WireBot:
         self._sent_at = time.perf_counter()
         self._fresh = False
         try:
-            request = self.client.start_request(cmd, **args)
+            request = self.client.start_request(
+                cmd, on_done=functools.partial(self._step, self._replied, basis, state, view, main), **args)
         except ClientClosed:
             self._sent_at = None
             return False
         self._request = request
-        request.add_done_callback(functools.partial(self._step, self._replied, basis, state, view, main))
         return True
 
     def _replied(self, basis: int, state: dict[str, Any], view: Any, main: bool,
