@@ -15,7 +15,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from engine.cards import Card
+from engine.cards import CARDS, Card
 
 
 def build(cls: Any, values: dict[str, Any]) -> Any:
@@ -40,23 +40,24 @@ _FIELDS: dict[Any, tuple[str, ...]] = {}
 """The field names of each record class :func:`build` made (read once per class)."""
 
 
-_CARD: dict[str, Card] = {}
-"""Card codes already read (``Card.parse`` returns the deck's own objects: the same, from a dict)."""
+_CARD: dict[str, Card] = {str(c): c for c in CARDS}
+"""The codes the server writes (``str(card)``), to the deck's own objects (what ``Card.parse`` returns)."""
 
 
 def _card(code: str) -> Card:
-    card = _CARD.get(code)
-    if card is None:
-        card = Card.parse(code)  # raises on a code that is no card: nothing cached then
-        if len(_CARD) < 1024:
-            _CARD[code] = card
-    return card
+    try:
+        return _CARD[code]
+    except (KeyError, TypeError):
+        return Card.parse(code)  # another spelling ("10h", "th"), or an error
 
 
 def _cards(codes: Sequence[str] | None) -> tuple[Card, ...]:
     if not codes:
         return ()
-    return tuple(sorted(map(_card, codes)))
+    try:
+        return tuple(sorted([_CARD[c] for c in codes]))
+    except (KeyError, TypeError):
+        return tuple(sorted(map(_card, codes)))
 
 
 class PresidentAdapter:
@@ -77,21 +78,35 @@ class PresidentAdapter:
         if not seats:
             return None
         trick: list[tuple[int, tuple[Card, ...] | None]] = []
+        plays: list[tuple[Card, ...]] = []
         for entry in s.get("trick") or []:
             if entry.get("pass"):
                 trick.append((int(entry["seat"]), None))
             else:
-                trick.append((int(entry["seat"]), _cards(entry.get("cards"))))
+                cards = _cards(entry.get("cards"))
+                trick.append((int(entry["seat"]), cards))
+                plays.append(cards)
         played_mask = 0
         for c in map(_card, s.get("played") or ()):
             played_mask |= 1 << c
+        # the seats' facts in one pass (a view is built for every decision: issue 14)
         passive_mask = passed_mask = 0
+        counts: list[int] = []
+        present: list[bool] = []
+        places: list[Any] = []
+        titles: list[Any] = []
+        scores: list[int] = []
         for i, seat in enumerate(seats):
-            if seat.get("passive"):
+            get = seat.get
+            if get("passive"):
                 passive_mask |= 1 << i
-            if seat.get("passed"):
+            if get("passed"):
                 passed_mask |= 1 << i
-        plays = [cards for _, cards in trick if cards is not None]
+            counts.append(int(get("cards", 0)))
+            present.append(bool(get("playing", True)))
+            places.append(get("place"))
+            titles.append(get("title"))
+            scores.append(int(get("score") or 0))
         must_rank = None
         if len(plays) >= 2 and plays[-1][0].rank == plays[-2][0].rank:  # P7 / T6
             must_rank = plays[-1][0].rank
@@ -104,11 +119,11 @@ class PresidentAdapter:
             "phase": str(s.get("phase") or ""),
             "you": s.get("you"),
             "hand": None if hand is None else _cards(hand),
-            "counts": tuple(int(x.get("cards", 0)) for x in seats),
-            "present": tuple(bool(x.get("playing", True)) for x in seats),
-            "places": tuple(x.get("place") for x in seats),
-            "titles": tuple(x.get("title") for x in seats),
-            "scores": tuple(int(x.get("score") or 0) for x in seats),
+            "counts": tuple(counts),
+            "present": tuple(present),
+            "places": tuple(places),
+            "titles": tuple(titles),
+            "scores": tuple(scores),
             "chips": chips,
             "passive_mask": passive_mask,
             "passed_mask": passed_mask,
