@@ -22,7 +22,9 @@ written (donne: replies, states, events; echo: echoes) is stable when the
 machine is noisy. The table on stderr at the end has one row per size:
 clients, setup_s, actions/s, p50/p95/p99 (the clients'; ``*`` when a worker
 was flagged), the server's own p99 (reading a move to writing its last line),
-server CPU per action and share, and the flags.
+server CPU per action and share, the load generator's own CPU per action (with
+its workers' shares of their cores: the generator must not be what is
+measured), and the flags. ``--worker-loop uvloop`` runs the load workers on uvloop.
 
 ``--idle M`` adds, to every size, M connections that log in, stay in the lobby
 for the whole run and never play (``donne load --idle``): "N players + M
@@ -58,12 +60,20 @@ def _row(run: dict[str, Any]) -> str:
     return (f"| {run['clients']:,} | {idle} | {run['setup_s']} | {run['actions_per_s']} | "
             f"{lat.get('p50_ms')}{star} / {lat.get('p95_ms')}{star} / {lat.get('p99_ms')}{star} | "
             f"≤ {side.get('p99_ms')} | {run.get('server_cpu_ms_per_action')} | {run.get('server_cpu_share')} | "
-            f"{base.get('cpu_ratio', '')} | {run['errors']} / {run['disconnects']} | {'; '.join(run['flagged']) or '-'} |")
+            f"{base.get('cpu_ratio', '')} | {_client_cost(run)} | {run['errors']} / {run['disconnects']} | "
+            f"{'; '.join(run['flagged']) or '-'} |")
+
+
+def _client_cost(run: dict[str, Any]) -> str:
+    """The load generator's own CPU per action, and its workers' shares of their cores."""
+    per = run.get("client_cpu_ms_per_action") or "-"
+    shares = " / ".join(str(w.get("cpu_share")) for w in run.get("workers") or [])
+    return f"{per} ({shares})"
 
 
 TABLE_HEAD = ("| clients | idle | setup_s | actions/s | p50 / p95 / p99 ms | server p99 ms | server CPU ms/action | "
-              "server CPU share | CPU/line vs echo | errors / disconnects | flags |\n"
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+              "server CPU share | CPU/line vs echo | load gen CPU ms/action (workers' shares) | errors / disconnects | flags |\n"
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 
 
 async def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -83,6 +93,8 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'",
                    help="a line of the server's [server] section, e.g. 'gc_freeze_seconds = 0'")
     p.add_argument("--worker-gc-freeze", type=float, default=10.0, help="0: CPython's collector in the workers")
+    p.add_argument("--worker-loop", choices=("asyncio", "uvloop", "auto"), default="asyncio",
+                   help="the load workers' event loop (uvloop: the extra donne[fast]); the server keeps its own")
     p.add_argument("--profile-workers", metavar="PREFIX", help="cProfile each load worker into PREFIX.N")
     p.add_argument("--baseline", action="store_true", help="the bare telnetlib3 echo server first, same clients")
     p.add_argument("--baseline-seconds", type=float, default=10.0)
@@ -96,7 +108,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
                            duration=args.duration, transport=args.transport, think=args.think,
                            profile=args.profile, procs=args.procs, max_lag_ms=args.max_lag_ms,
                            server_keys=tuple(args.server_key), profile_workers=args.profile_workers,
-                           worker_gc_freeze=args.worker_gc_freeze, idle=args.idle)
+                           worker_gc_freeze=args.worker_gc_freeze, worker_loop=args.worker_loop, idle=args.idle)
         baseline = await _baseline(size, args.baseline_seconds) if args.baseline else None
         run = await run_load(opts)
         run["target_p99_ms"] = 100

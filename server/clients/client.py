@@ -13,11 +13,15 @@ the benchmarks and the end-to-end tests::
 The byte-level work (telnet commands removed, lines cut, JSON read) is
 sans-I/O, in :mod:`server.clients.framing`, and tested without a network.
 
-One reader task per client parses every line: replies go to the request
-awaiting their ``id``; ``state`` and ``event`` pushes go to the push queue
-(:meth:`Client.pushes`), to the waiters of :meth:`Client.next_state` /
+A TCP client's bytes are cut into lines and dispatched in the event loop's
+own read callback (:class:`_TcpProtocol`: no task woken per chunk); an SSH
+client has one reader task. Replies go to the request awaiting their ``id``
+(:meth:`Client.request`, or the future of :meth:`Client.start_request` for
+callers driven by callbacks); ``state`` and ``event`` pushes go to the push
+queue (:meth:`Client.pushes`), to the waiters of :meth:`Client.next_state` /
 :meth:`Client.next_event`, and the latest state is kept in
-:attr:`Client.state`.
+:attr:`Client.state`. :meth:`Client.light_events` queues events by their
+name alone, unparsed (the load generator's bots only count them).
 """
 
 from __future__ import annotations

@@ -451,6 +451,8 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         "disconnects": _sum(results, "disconnects"),
         "codes": dict(codes),
         "client_cpu_s": round(_sum(results, "cpu_s"), 2),
+        "client_cpu_ms_per_action": round(1000 * _sum(results, "cpu_s") / actions, 3) if actions else None,
+        "worker_loop": opts.worker_loop,
         "server_rss_mb": None if rss1 is None else round(rss1, 1),
         "server_rss_start_mb": None if rss0 is None else round(rss0, 1),
         "server_rss_connected_mb": None if rss_connected is None else round(rss_connected, 1),

@@ -19,7 +19,9 @@ state, and when refused again falls back to the safest command (a pass, the
 weakest single, or nothing).
 
 Several bots run in one process (``--count N``): with ``--create`` the first
-bot creates the room and the others join it.
+bot creates the room and the others join it. A bot is driven by callbacks
+(see "playing" below), not by a task woken for every push: thousands of them
+share one worker of ``donne load`` (issue 14).
 """
 
 from __future__ import annotations

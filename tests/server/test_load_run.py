@@ -29,7 +29,7 @@ LATENCY = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
 KEYS = {"clients", "connected_at_end", "tables", "seats", "game", "rules", "transport", "strategy", "think_s",
         "procs", "duration_s", "connect_s", "setup_s", "actions", "actions_per_s", *LATENCY, "suspect_latency",
         "matches", "lines_in_per_s", "lines_out_per_s", "errors", "refused", "disconnects", "codes",
-        "client_cpu_s", "server_rss_mb", "server_rss_start_mb", "server_rss_connected_mb", "server_cpu_s",
+        "client_cpu_s", "client_cpu_ms_per_action", "worker_loop", "server_rss_mb", "server_rss_start_mb", "server_rss_connected_mb", "server_cpu_s",
         "server_cpu_share", "workers", "thresholds", "flagged"}
 WORKER_KEYS = {"worker", "clients", "tables", "elapsed_s", "actions", "matches", "received", "sent", "errors",
                "refused", "disconnects", "connected_at_end", "codes", "cpu_s", "cpu_share", "lag_p99_ms",
@@ -171,6 +171,11 @@ def test_donne_load_spreads_40_clients_over_2_workers_and_prints_every_figure() 
     # every seat sees each move (the server's forced passes too, P9): at least one move per action
     assert result["card_moves"] >= result["actions"] * 0.9 > 0 and result["server_cpu_ms_per_card_move"] > 0
     assert result["thresholds"] == {"lag_p99_ms": 20.0, "worker_cpu_share": 0.85}
+    # the load generator's own cost (issue 14: it must not be what is measured)
+    per_action = 1000 * result["client_cpu_s"] / result["actions"]  # client_cpu_s is rounded to 0.01
+    assert result["client_cpu_ms_per_action"] == pytest.approx(per_action, abs=5 / result["actions"] + 1e-3)
+    assert result["client_cpu_ms_per_action"] > 0
+    assert result["worker_loop"] == "asyncio"
 
 
 @pytest.mark.e2e
