@@ -295,6 +295,10 @@ class Client:
         self.sent = 0
         self.on_push: Callable[[Message], None] | None = None
         """Called (synchronously, in the reader task) for every state or event pushed."""
+        self.on_chunk: Callable[[], None] | None = None
+        """Called (synchronously, in the reader) once the lines of one read were dispatched; while
+        they are, :attr:`reading` is true (a wire bot then takes the whole read as one batch, at once)."""
+        self.reading = False
         self.on_close: Callable[[], None] | None = None
         """Called (synchronously) once the connection is closed, after pending requests and waiters failed."""
         self.on_reply: Callable[[Message], None] | None = None
@@ -462,8 +466,7 @@ class Client:
                 data = await transport.read()
                 if not data:
                     break
-                for line in self._splitter.feed(data):
-                    self._dispatch_line(line)
+                self._dispatch_chunk(self._splitter.feed(data))
         except asyncio.CancelledError:
             raise
         except LineTooLong as exc:
@@ -486,8 +489,18 @@ class Client:
                 transport.transport.close()
             self._fail_all(str(exc))
             return
-        for line in lines:
-            self._dispatch_line(line)
+        self._dispatch_chunk(lines)
+
+    def _dispatch_chunk(self, lines: list[bytes]) -> None:
+        """The lines of one read, then :attr:`on_chunk`."""
+        self.reading = True
+        try:
+            for line in lines:
+                self._dispatch_line(line)
+        finally:
+            self.reading = False
+        if self.on_chunk is not None:
+            self.on_chunk()
 
     def _lost(self, protocol: _TcpProtocol, reason: str) -> None:
         """The connection of ``protocol`` ended (a pushing transport's end of stream)."""

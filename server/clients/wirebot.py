@@ -159,6 +159,7 @@ class WireBot:
         self._request: asyncio.Future[dict[str, Any]] | None = None
         client.on_push = self._on_push
         client.on_reply = self._on_reply
+        client.on_chunk = self._on_chunk
 
     def _on_push(self, msg: dict[str, Any]) -> None:
         # In the reader: time the first state after an action; wake the bot waiting for pushes.
@@ -204,11 +205,12 @@ class WireBot:
     #     until the stop time: wait for pushes; take every push queued (a batch); count its
     #     events; on its latest state decide, think, send, wait for the reply
     #
-    # where each wait is a callback: a push while waiting schedules the next batch
-    # (``call_soon``: the pushes of the same read join it), the think is one timer, the reply
-    # a future's callback, and one lazy timer per bot covers the stop time and the idle
-    # time-out. While the bot thinks or waits for its reply, pushes queue up unread, and
-    # are the next batch.
+    # where each wait is a callback: a push while waiting makes the next batch once the
+    # client's read is dispatched (``Client.on_chunk``: that read's pushes are the batch, as
+    # a task woken by them would have found; a push from elsewhere, ``call_soon``), the think
+    # is one timer, the reply a future's callback, and one lazy timer per bot covers the stop
+    # time and the idle time-out. While the bot thinks or waits for its reply, pushes queue
+    # up unread, and are the next batch.
 
     async def play(self, stop_at: float | Deadline | None = None, matches: int = 1) -> str:
         """Play until ``matches`` matches are over (``"over"``), ``stop_at`` (``"stopped"``) or the end
@@ -331,9 +333,16 @@ class WireBot:
         self._finish("idle")
 
     def _wake_soon(self) -> None:
+        """Take the next batch once the pushes at hand are in: at the end of the client's read
+        (:meth:`_on_chunk`), or, for a push from elsewhere (a test's ``dispatch``), in a callback."""
         if not self._woken:
             self._woken = True
-            asyncio.get_running_loop().call_soon(self._step, self._wake)
+            if not self.client.reading:
+                asyncio.get_running_loop().call_soon(self._step, self._wake)
+
+    def _on_chunk(self) -> None:
+        if self._woken:
+            self._step(self._wake)
 
     def _wake(self) -> None:
         self._woken = False
