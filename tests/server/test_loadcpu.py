@@ -246,3 +246,22 @@ def test_the_worker_loop_is_one_of_three_and_uvloop_must_be_installed(monkeypatc
     check_options(LoadOptions(worker_loop="auto"))  # auto: the standard loop then
     monkeypatch.setattr("server.clients.loadworker.uvloop_installed", lambda: False)
     assert loop_factory("asyncio") is None and loop_factory("auto") is None
+
+
+@pytest.mark.e2e
+def test_donne_load_plays_with_its_workers_on_uvloop_when_installed() -> None:
+    """The workers' TCP protocol and timers under uvloop (its transports are no asyncio.Transport)."""
+    pytest.importorskip("uvloop")
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "server.cli", "load", "--clients", "8", "--tables", "2", "--duration", "2",
+         "--think", "0.05", "--worker-loop", "uvloop"],
+        capture_output=True, text=True, timeout=180, cwd=Path(__file__).resolve().parents[2],
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["worker_loop"] == "uvloop" and result["errors"] == 0 and result["actions"] > 0
+    assert result["card_moves"] >= result["actions"] * 0.9  # every seat saw the moves: events counted
