@@ -190,8 +190,6 @@ class _TcpProtocol(asyncio.Protocol):
 class _TcpPushTransport(_Transport):
     """A TCP connection whose bytes are pushed to the client by :class:`_TcpProtocol` (``read`` unused)."""
 
-    pushes = True
-
     def __init__(self, transport: asyncio.Transport, protocol: _TcpProtocol) -> None:
         self.transport = transport
         self.protocol = protocol
