@@ -723,20 +723,6 @@ class Client:
                 return
             await self._push_arrival(timeout)
 
-    async def next_push(self, timeout: float | None = None) -> Message | None:
-        """The oldest push not consumed yet, waiting for one; ``None`` once the connection is closed.
-
-        :meth:`pushes` without its generator: the wire bots' loop waits here, on
-        one future and one timer (no task, no ``wait_for``: issue 14).
-        ``timeout``: raise :class:`ClientTimeout` when nothing arrives for that long.
-        """
-        while True:
-            if self._pushes:
-                return self._pushes.popleft()
-            if self.closed.is_set():
-                return None
-            await self._push_arrival(timeout)
-
     async def _push_arrival(self, timeout: float | None) -> None:
         """Wait for the next push (or the end of the connection); :class:`ClientTimeout` after ``timeout``."""
         loop = asyncio.get_running_loop()
