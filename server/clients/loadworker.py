@@ -199,7 +199,7 @@ class LoadWorker:
         if spec.transport == "ssh":
             client = await Client.connect_ssh(spec.host, port, name, timeout=60)
         else:
-            client = await Client.connect_tcp(spec.host, port, timeout=60)
+            client = await Client.connect_tcp(spec.host, port, timeout=60, pushed=True)
             try:
                 await client.login(name)
             except BaseException:

@@ -501,7 +501,7 @@ def create_args(spec: str, ns: argparse.Namespace) -> dict[str, Any]:
 async def connect(ns: argparse.Namespace, name: str) -> Client:
     if ns.ssh:
         return await Client.connect_ssh(ns.host, ns.port, name, password=ns.password)
-    client = await Client.connect_tcp(ns.host, ns.port)
+    client = await Client.connect_tcp(ns.host, ns.port, pushed=True)
     await client.login(name, ns.password)
     return client
 
