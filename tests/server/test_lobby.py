@@ -20,7 +20,7 @@ async def test_room_ids_never_repeat_after_a_restart(tmp_path: Any) -> None:
             ids.append((await alice.request("create", game="president", rules="classic", seats=4))["room"])
             await alice.request("leave")
             ids.append((await alice.request("create", game="president", rules="classic", seats=4))["room"])
-        finally:
-            await alice.close()
+        finally:  # the server stops while alice still sits at her table (then her client goes)
             await running.stop()
+            await alice.close()
     assert len(set(ids)) == 4, ids
