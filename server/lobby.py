@@ -179,9 +179,7 @@ class Lobby(Directory):
             raise CommandError(refusal.code, **refusal_params(refusal))
         if welcome is not None and registered:
             await welcome.prepare(display)
-        else:
-            welcome = None
-        player = await self._login(session, display, registered, guest_start, welcome)
+        player = await self._login(session, display, registered, guest_start, welcome if registered else None)
         await self.conduct.entered(player)
         if greet:
             await self.greet(session)

@@ -13,6 +13,7 @@ asyncssh and ``engine/`` (the strategies). It reaches the server through its
 ports and its command line, as any client would.
 """
 
-from server.clients.client import Client, ClientClosed, ClientError, ClientTimeout
+from server.clients.client import Client
+from server.clients.errors import ClientClosed, ClientError, ClientTimeout
 
 __all__ = ["Client", "ClientClosed", "ClientError", "ClientTimeout"]

@@ -15,7 +15,7 @@ sans-I/O, in :mod:`server.clients.framing`, and tested without a network.
 
 One reader task per client reads the lines; a TCP client connected with
 ``pushed=True`` (the load generator's) has its bytes cut into lines and
-dispatched in the event loop's own read callback instead (:class:`_TcpProtocol`:
+dispatched in the event loop's own read callback instead (:class:`~server.clients.transports.TcpProtocol`:
 no task woken per chunk). Replies go to the request awaiting their ``id``
 (:meth:`Client.request`, or the future of :meth:`Client.start_request` for
 callers driven by callbacks); ``state`` and ``event`` pushes go to the push
@@ -37,223 +37,22 @@ from typing import Any
 
 import orjson
 
-from server.clients.framing import WONT_TTYPE, IacFilter, LineSplitter, LineTooLong, Message, parse_line
+from server.clients.errors import ClientClosed, ClientError, ClientTimeout
+from server.clients.framing import WONT_TTYPE, LineSplitter, LineTooLong, Message, parse_line
+from server.clients.transports import (
+    SshTransport,
+    TcpProtocol,
+    TcpPushTransport,
+    TcpTransport,
+    Transport,
+    ssh_connect,
+)
 
 Predicate = Callable[[Message], bool]
 
 _EVENT_HEAD = b'{"type":"event","event":"'
 """How the server starts every event line (``{"type": "event", **event}``, compact): the name follows."""
 _NAME_AT = len(_EVENT_HEAD)
-
-
-class ClientError(Exception):
-    """An error reply (``code``, ``message``), or a client-side failure (``timeout``, ``closed``)."""
-
-    def __init__(self, code: str, message: str = "", reply: Message | None = None) -> None:
-        super().__init__(f"{code}: {message}" if message else code)
-        self.code = code
-        self.message = message
-        self.reply = reply or {}
-
-
-class ClientTimeout(ClientError, TimeoutError):
-    """No reply (or no awaited push) within the time allowed."""
-
-    def __init__(self, message: str = "") -> None:
-        super().__init__("timeout", message)
-
-
-class ClientClosed(ClientError, ConnectionError):
-    """The connection is closed (by us or by the server)."""
-
-    def __init__(self, message: str = "connection closed") -> None:
-        super().__init__("closed", message)
-
-
-# ---------------------------------------------------------------------------
-# transports: read bytes / write bytes / close
-
-
-class _Transport:
-    async def read(self) -> bytes:  # b"" at EOF
-        raise NotImplementedError
-
-    def write(self, data: bytes) -> None:
-        raise NotImplementedError
-
-    async def drain(self) -> None:
-        raise NotImplementedError
-
-    async def close(self) -> None:
-        raise NotImplementedError
-
-
-class _TcpTransport(_Transport):
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader = reader
-        self.writer = writer
-        self.iac = IacFilter()
-
-    async def read(self) -> bytes:
-        while True:
-            chunk = await self.reader.read(65536)
-            if not chunk:
-                return b""
-            data = self.iac.feed(chunk)
-            if data:
-                return data
-
-    def write(self, data: bytes) -> None:
-        self.writer.write(data)
-
-    async def drain(self) -> None:
-        await self.writer.drain()
-
-    async def close(self) -> None:
-        self.writer.close()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.writer.wait_closed(), 2)
-
-
-class _TcpProtocol(asyncio.Protocol):
-    """The bytes of one TCP connection handed to its client as they arrive (no reader task).
-
-    ``data_received`` removes the telnet commands and gives the data to
-    :meth:`Client._feed` at once: a chunk of lines is cut and dispatched in the
-    loop's own read callback, where a :class:`_TcpTransport` woke a reader
-    task for every chunk (issue 14: the load generator's CPU per action).
-    """
-
-    def __init__(self) -> None:
-        self.client: Client | None = None
-        self.iac = IacFilter()
-        self.transport: asyncio.Transport | None = None
-        self.lost: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._early: list[bytes] = []  # bytes received before the client took the connection
-        self._early_lost: str | None = None
-        self._paused = False
-        self._drained: asyncio.Future[None] | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]  # a stream transport (uvloop's is no subclass)
-
-    def data_received(self, data: bytes) -> None:
-        data = self.iac.feed(data)
-        if not data:
-            return
-        if self.client is None:
-            self._early.append(data)
-        else:
-            self.client._feed(data)
-
-    def eof_received(self) -> bool:
-        return False  # close the transport: connection_lost follows
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        reason = "closed by server" if exc is None else f"connection lost: {exc}"
-        if not self.lost.done():
-            self.lost.set_result(None)
-        self._wake_writer()
-        if self.client is None:
-            self._early_lost = reason
-        else:
-            self.client._lost(self, reason)
-
-    def attach(self, client: Client) -> None:
-        """Give the connection to ``client``: what came before is fed to it now."""
-        self.client = client
-        early, self._early = self._early, []
-        for data in early:
-            client._feed(data)
-        if self._early_lost is not None:
-            client._lost(self, self._early_lost)
-
-    def pause_writing(self) -> None:
-        self._paused = True
-
-    def resume_writing(self) -> None:
-        self._paused = False
-        self._wake_writer()
-
-    def _wake_writer(self) -> None:
-        waiter, self._drained = self._drained, None
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    async def drained(self) -> None:
-        if not self._paused or self.lost.done():
-            return
-        if self._drained is None:
-            self._drained = asyncio.get_running_loop().create_future()
-        await self._drained
-
-
-class _TcpPushTransport(_Transport):
-    """A TCP connection whose bytes are pushed to the client by :class:`_TcpProtocol` (``read`` unused)."""
-
-    def __init__(self, transport: asyncio.Transport, protocol: _TcpProtocol) -> None:
-        self.transport = transport
-        self.protocol = protocol
-
-    def write(self, data: bytes) -> None:
-        self.transport.write(data)
-
-    async def drain(self) -> None:
-        await self.protocol.drained()
-
-    async def close(self) -> None:
-        self.transport.close()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(asyncio.shield(self.protocol.lost), 2)
-
-
-class _SshTransport(_Transport):
-    def __init__(self, conn: Any, process: Any) -> None:
-        self.conn = conn
-        self.process = process
-
-    async def read(self) -> bytes:
-        try:
-            data: bytes = await self.process.stdout.read(65536)
-        except Exception:  # ConnectionLost, BrokenPipeError: the end of the stream
-            return b""
-        return data
-
-    def write(self, data: bytes) -> None:
-        self.process.stdin.write(data)
-
-    async def drain(self) -> None:
-        await self.process.stdin.drain()
-
-    async def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self.process.stdin.write_eof()
-        self.conn.close()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self.conn.wait_closed(), 2)
-
-
-async def ssh_connect(host: str, port: int, username: str, password: str | None = None,
-                      client_keys: Sequence[Any] | None = None, *, timeout: float = 10.0) -> Any:
-    """An asyncssh client connection as every scripted client opens one (:meth:`Client.connect_ssh`,
-    the idle connections of ``donne load``): host keys not checked, neither the agent nor ``~/.ssh``
-    keys used unless ``client_keys`` is given."""
-    import asyncssh  # only SSH clients pay for the import
-
-    return await asyncio.wait_for(
-        asyncssh.connect(
-            host,
-            port,
-            username=username,
-            password=password,
-            client_keys=list(client_keys) if client_keys else None,
-            known_hosts=None,
-            agent_path=None,
-            preferred_auth=("publickey,password,keyboard-interactive,none" if client_keys
-                            else "password,keyboard-interactive,none"),
-        ),
-        timeout,
-    )
 
 
 # ---------------------------------------------------------------------------
@@ -303,7 +102,7 @@ class Client:
         self.on_reply: Callable[[Message], None] | None = None
         """Called (synchronously, in the reader task) for every reply, before its request sees it:
         what was pushed before a reply was pushed before the server handled the request."""
-        self._transport: _Transport | None = None
+        self._transport: Transport | None = None
         self._splitter = LineSplitter()
         self._reader: asyncio.Task[None] | None = None
         self._ids = itertools.count(1)
@@ -337,24 +136,24 @@ class Client:
         commands the server sends are skipped, never answered. ``local_addr``:
         the address to connect from (tests and benchmarks play many addresses
         with ``127.0.0.N``). ``pushed``: the bytes are dispatched in the loop's
-        read callback (:class:`_TcpProtocol`, the load generator's clients)
+        read callback (:class:`TcpProtocol`, the load generator's clients)
         instead of by a reader task; the same lines, one task switch less per
         read, and the connection's end is seen a loop turn sooner.
         """
         client = cls(timeout=timeout, keep_pushes=keep_pushes)
         local = None if local_addr is None else (local_addr, 0)
 
-        async def connect() -> _Transport:
+        async def connect() -> Transport:
             if not pushed:
                 reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port, local_addr=local),
                                                         timeout)
                 writer.write(WONT_TTYPE + b"json\r\n")
-                return _TcpTransport(reader, writer)
+                return TcpTransport(reader, writer)
             loop = asyncio.get_running_loop()
             transport, protocol = await asyncio.wait_for(
-                loop.create_connection(_TcpProtocol, host, port, local_addr=local), timeout)
+                loop.create_connection(TcpProtocol, host, port, local_addr=local), timeout)
             transport.write(WONT_TTYPE + b"json\r\n")
-            return _TcpPushTransport(transport, protocol)
+            return TcpPushTransport(transport, protocol)
 
         await client._start(connect)
         return client
@@ -380,14 +179,14 @@ class Client:
         """
         client = cls(timeout=timeout, keep_pushes=keep_pushes)
 
-        async def connect() -> _Transport:
+        async def connect() -> Transport:
             conn = await ssh_connect(host, port, username, password, client_keys, timeout=timeout)
             try:
                 process = await asyncio.wait_for(conn.create_process("json", encoding=None), timeout)
             except BaseException:
                 conn.close()
                 raise
-            return _SshTransport(conn, process)
+            return SshTransport(conn, process)
 
         await client._start(connect)
         client._credentials = (username, password)
@@ -397,11 +196,11 @@ class Client:
         self._connect = connect
         self._begin(await connect())
 
-    def _begin(self, transport: _Transport) -> None:
-        """Read ``transport``: a pushing one (:class:`_TcpPushTransport`) feeds :meth:`_feed` itself,
+    def _begin(self, transport: Transport) -> None:
+        """Read ``transport``: a pushing one (:class:`TcpPushTransport`) feeds :meth:`_feed` itself,
         any other is read by a reader task."""
         self._transport = transport
-        if isinstance(transport, _TcpPushTransport):
+        if isinstance(transport, TcpPushTransport):
             transport.protocol.attach(self)
         else:
             self._reader = asyncio.get_running_loop().create_task(self._read_loop(transport))
@@ -422,7 +221,7 @@ class Client:
         self._json_seen = False
         self.state = None
         self._begin(await self._connect())
-        if self._credentials is not None and not isinstance(self._transport, _SshTransport):
+        if self._credentials is not None and not isinstance(self._transport, SshTransport):
             name, password = self._credentials
             await self.login(name, password)
 
@@ -466,7 +265,7 @@ class Client:
 
     # -- reading ------------------------------------------------------------
 
-    async def _read_loop(self, transport: _Transport) -> None:
+    async def _read_loop(self, transport: Transport) -> None:
         reason = "closed by server"
         try:
             while True:
@@ -492,7 +291,7 @@ class Client:
             lines = self._splitter.feed(data)
         except LineTooLong as exc:
             transport, self._transport = self._transport, None
-            if isinstance(transport, _TcpPushTransport):
+            if isinstance(transport, TcpPushTransport):
                 transport.transport.close()
             self._fail_all(str(exc))
             return
@@ -509,10 +308,10 @@ class Client:
         if self.on_chunk is not None:
             self.on_chunk()
 
-    def _lost(self, protocol: _TcpProtocol, reason: str) -> None:
+    def _lost(self, protocol: TcpProtocol, reason: str) -> None:
         """The connection of ``protocol`` ended (a pushing transport's end of stream)."""
         transport = self._transport
-        if isinstance(transport, _TcpPushTransport) and transport.protocol is protocol:
+        if isinstance(transport, TcpPushTransport) and transport.protocol is protocol:
             self._transport = None
             self._fail_all(reason)
 

@@ -25,8 +25,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from server.clients.client import ClientClosed, ClientError, ClientTimeout, ssh_connect
+from server.clients.errors import ClientClosed, ClientError, ClientTimeout
 from server.clients.framing import WONT_TTYPE, IacFilter, LineSplitter, Message, parse_line
+from server.clients.transports import ssh_connect
 
 ERROR_MARK = b'"type":"error"'
 """The bytes an error reply holds (outside any string): counted, never parsed."""
@@ -125,7 +126,7 @@ class IdleConnection:
         """Connect to the telnet port as the bots do and log in as the guest ``name``."""
         self = cls()
         loop = asyncio.get_running_loop()
-        transport, _ = await asyncio.wait_for(loop.create_connection(lambda: _TcpProtocol(self), host, port),
+        transport, _ = await asyncio.wait_for(loop.create_connection(lambda: TcpProtocol(self), host, port),
                                               timeout)
         self._closer = transport.close
         transport.write(WONT_TTYPE + b"json\r\n")
@@ -183,7 +184,7 @@ def _request(cmd: str, **args: Any) -> bytes:
     return json.dumps({"cmd": cmd, **args, "id": FIRST_ID}, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
-class _TcpProtocol(asyncio.Protocol):
+class TcpProtocol(asyncio.Protocol):
     __slots__ = ("conn",)
 
     def __init__(self, conn: IdleConnection) -> None:

@@ -43,8 +43,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.clients.client import Client, ClientError
+from server.clients.client import Client
 from server.clients.common import Deadline
+from server.clients.errors import ClientError
 from server.clients.figures import LagMonitor, self_cpu_s, summarize_ms
 from server.clients.idle import IdleConnection
 from server.clients.wirebot import WireBot, WireStats

@@ -43,8 +43,9 @@ from typing import Any
 
 from engine.bots import make_bot
 from server.clients.adapters import ADAPTERS
-from server.clients.client import Client, ClientClosed, ClientError, ClientTimeout
+from server.clients.client import Client
 from server.clients.common import Deadline, check_loopback
+from server.clients.errors import ClientClosed, ClientError, ClientTimeout
 
 ROUND_ENDS = frozenset({"round_over", "deal_over"})
 """The events that end a round of Président or a deal of Speculation (counted as ``rounds``)."""

@@ -46,12 +46,12 @@ async def json_client(server: Running, name: str, *, local: str | None = None, g
         client = Client(timeout=10)
 
         async def connect() -> Any:
-            from server.clients.client import _TcpTransport
+            from server.clients.transports import TcpTransport
 
             reader, writer = await asyncio.wait_for(
                 asyncio.open_connection(HOST, server.telnet_port, local_addr=(local, 0)), 10)
             writer.write(WONT_TTYPE + b"json\r\n")
-            return _TcpTransport(reader, writer)
+            return TcpTransport(reader, writer)
 
         await client._start(connect)
     await client.login(name, None if guest else PASSWORDS[name])

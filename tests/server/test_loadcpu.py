@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 
-from server.clients.client import Client, ClientClosed, ClientTimeout, _TcpPushTransport
+from server.clients.client import Client, ClientClosed, ClientTimeout
 from server.clients.common import Deadline
 from server.clients.load import LoadOptions, check_options
 from server.clients.loadworker import loop_factory
+from server.clients.transports import TcpPushTransport
 from server.clients.wirebot import WireBot
 
 from .test_wirebot_races import OVER, ScriptedServer, leading_state
@@ -225,7 +226,7 @@ async def test_a_tcp_client_reads_lines_cut_anywhere_and_sees_the_end() -> None:
     port = server.sockets[0].getsockname()[1]
     async with server:
         client = await Client.connect_tcp("127.0.0.1", port, pushed=True)
-        assert isinstance(client._transport, _TcpPushTransport)
+        assert isinstance(client._transport, TcpPushTransport)
         got = [m async for m in client.pushes(timeout=5)]
         assert [m.get("event") or m["type"] for m in got] == ["state", "x"]
         assert client.close_reason == "closed by server"

@@ -20,13 +20,14 @@ from typing import Any
 
 from engine.president import PresidentMatch
 from engine.seeds import seed_from_int
-from server.clients.client import Client, _Transport
+from server.clients.client import Client
+from server.clients.transports import Transport
 from server.clients.wirebot import WireBot
 
 from .test_wirebot_adapters import as_pushed
 
 
-class ScriptedServer(_Transport):
+class ScriptedServer(Transport):
     """Answers each command, in order, with ``script``'s next (pushes, reply fields); then ``ok``."""
 
     def __init__(self, client: Client, script: list[tuple[list[dict[str, Any]], dict[str, Any]]]) -> None:
