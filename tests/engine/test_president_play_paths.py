@@ -53,7 +53,7 @@ def test_plain_and_general_play_paths_agree(name: str) -> None:
     rules: PresidentRules = PLAIN_RULES[name]
     rng = random.Random(name)
     games = 0
-    for g in range(6):
+    for g in range(4):  # 3, 4, 5 and 6 seats
         seats = 3 + g % 4
         plain = PresidentMatch(rules, seats=seats, stake=10, rounds=3)
         general = PresidentMatch(rules, seats=seats, stake=10, rounds=3)
@@ -84,4 +84,4 @@ def test_plain_and_general_play_paths_agree(name: str) -> None:
         assert plain.log() == general.log()
         plain.check_invariants()
         games += 1
-    assert games == 6
+    assert games == 4
