@@ -268,18 +268,13 @@ class Session:
             while True:
                 async with asyncio.timeout(timeout):
                     await self.conn.drain()
-                if not self._out or self.close_reason in _DROPPED:
-                    return
-                out, self._out = self._out, []
-                self.conn.write("".join(out))
-                self._wrote(len(out))
-                if not self.conn.backlog():
+                if not self._out or self.close_reason in _DROPPED or self._write_out():
                     return
         except TimeoutError:
             log.info("%r: client stopped reading, disconnecting", self)
             metrics.drain_timeout()
             self.close("slow")
-        except (ConnectionError, OSError, EOFError) as exc:
+        except (ConnectionError, OSError, EOFError) as exc:  # the drain's (a write's: _write_out's own)
             log.debug("%r: write failed: %s", self, exc)
             self.close("lost")
         except Exception:
@@ -434,7 +429,9 @@ class Session:
                 async with asyncio.timeout(2.0):
                     if drainer is not None:
                         await asyncio.shield(drainer)
-                    if self._out and self._drainer is None and not self._write_out() and self._drainer is not None:
+                    if self._out and self._drainer is None:
+                        self._write_out()  # (starts a drain when the client has not read it all)
+                    if self._drainer is not None:
                         await asyncio.shield(self._drainer)
             if self._drainer is not None:
                 self._drainer.cancel()
