@@ -513,7 +513,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--worker-loop", choices=WORKER_LOOPS, default="asyncio",
                         help="the workers' event loop: asyncio (the standard one), uvloop (donne[fast]), auto "
                              "(uvloop when installed); the started server keeps its own [server] event_loop")
-    parser.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'",
+    parser.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'", dest="server_keys",
                         help="a line of the started server's [server] section (TOML), e.g. 'gc_freeze_seconds = 0'")
     parser.add_argument("--profile-workers", metavar="PREFIX",
                         help="cProfile each load worker into PREFIX.N (its own cost, not the server's)")
@@ -537,8 +537,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--test-burn-ms", type=float, default=0.0, help=argparse.SUPPRESS)  # tests only
 
 
+def options(args: argparse.Namespace) -> LoadOptions:
+    """The run's options from the command line (:func:`add_arguments`)."""
+    fields = {k: v for k, v in vars(args).items() if k in LoadOptions.__dataclass_fields__}
+    return LoadOptions(**{**fields, "server_keys": tuple(fields.get("server_keys", ()))})
+
+
 def run(args: argparse.Namespace) -> int:
-    opts = LoadOptions(**{k: v for k, v in vars(args).items() if k in LoadOptions.__dataclass_fields__})
+    opts = options(args)
     try:
         result = asyncio.run(run_load(opts))
     except (WorkerFailed, ServerFailed) as exc:

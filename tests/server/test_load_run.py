@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -15,9 +16,11 @@ import pytest
 
 from server.clients.load import (
     LoadOptions,
+    add_arguments,
     check_options,
     flag_workers,
     latency_figures,
+    options,
     run_load,
     split_tables,
 )
@@ -89,6 +92,15 @@ def test_options_that_cannot_make_a_run_are_refused(changes: dict[str, Any], say
     assert says in str(info.value)
     with pytest.raises(SystemExit):  # and run_load refuses them before starting anything
         asyncio.run(run_load(LoadOptions(**changes)))
+
+
+def test_the_command_line_reaches_the_options_the_started_server_is_given() -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    opts = options(parser.parse_args(["--clients", "8", "--server-key", "gc_young = 5000",
+                                      "--server-key", "gc_freeze_seconds = 1"]))
+    assert opts.clients == 8 and opts.server_keys == ("gc_young = 5000", "gc_freeze_seconds = 1")
+    assert options(parser.parse_args([])).server_keys == ()
 
 
 def test_check_options_gives_the_seats_per_table() -> None:
