@@ -41,8 +41,9 @@ MAX_OPTIONAL_BOT_ACTIONS = 12  # per bot and round: offers, cuts... that nobody 
 
 class Rounds(FairDeals):
     def _advance(self) -> Step:
-        for _ in range(500):  # everything due now; bounded so a bug cannot spin forever
-            yield Pause()  # a table of fast bots must not hold everybody else up
+        for turn in range(500):  # everything due now; bounded so a bug cannot spin forever
+            if turn:
+                yield Pause()  # after a move of its own: a table of fast bots must not hold everybody else up
             now = self._now
             if self.closed:
                 return

@@ -113,6 +113,19 @@ class Scanner:
         self.cards_seen = 0  # card codes checked
         self.hidden_exchanges = 0  # exchange events seen without their cards
         self.spectator_states = 0
+        self._last: dict[str, tuple[int, list[str]]] = {}  # each seated reader's last hand of the call
+
+    def attach(self, h: Harness) -> None:
+        h.on_deliver.append(self)
+        h.after_call.append(self.settled)
+
+    def settled(self, h: Harness) -> None:
+        """After a call, the last state each player received shows the hand they hold now (a state
+        is the moment it was built: within a call the table may move on before it is delivered)."""
+        for key, (seat, hand) in self._last.items():
+            if h.table.match is not None:
+                assert hand == [str(c) for c in h.table.match.hand(seat)], f"{key}: not his hand"
+        self._last.clear()
 
     def __call__(self, h: Harness, key: str, item: Received) -> None:
         if item.kind not in ("event", "state"):
@@ -128,8 +141,9 @@ class Scanner:
             if seat is None:
                 assert "hand" not in body, f"spectator {key} got a hand"
                 self.spectator_states += 1
-            elif "hand" in body and h.table.match is not None:
-                assert body["hand"] == [str(c) for c in h.table.match.hand(seat)], f"{key}: not his hand"
+            elif "hand" in body:
+                assert body["you"] == seat, f"{key} got seat {body['you']}'s state"
+                self._last[key] = (seat, body["hand"])
         elif body.get("event") == "exchange" and seat not in (body["from"], body["to"]):
             assert "cards" not in body
             self.hidden_exchanges += 1
@@ -140,7 +154,7 @@ class Scanner:
 def test_invariant_2_tdc_match_with_exchanges_and_a_spectator() -> None:
     scanner = Scanner(President())
     h = Harness("tdc", seats=5, bots=1, stake=4, rounds=3, turn_seconds=20)
-    h.on_deliver.append(scanner)
+    scanner.attach(h)
     people = ["alice", "bob", "carol", "dave"]
     h.ok("zoe", "watch")
     for key in people:
@@ -159,7 +173,7 @@ def test_invariant_2_tdc_match_with_exchanges_and_a_spectator() -> None:
 def test_invariant_2_classic_match_spectator_gets_no_hand() -> None:
     scanner = Scanner(President())
     h = Harness("classic", seats=4, bots=2, rounds=2)
-    h.on_deliver.append(scanner)
+    scanner.attach(h)
     h.ok("zoe", "watch")
     h.join("alice", "bob")
     h.run(lambda: h.table.status == "over", act=simple_president(["alice", "bob"]))
@@ -174,7 +188,7 @@ def test_invariant_2_classic_match_spectator_gets_no_hand() -> None:
 def test_invariant_2_speculation_no_face_down_card_before_the_deal_ends() -> None:
     scanner = Scanner(Speculation())
     h = Harness("speculation", seats=4, bots=1, rounds=4, turn_seconds=5, settings={"flip_seconds": 2})
-    h.on_deliver.append(scanner)
+    scanner.attach(h)
     h.ok("zoe", "watch")
     h.join("alice", "bob", "carol")
 
