@@ -92,7 +92,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--max-lag-ms", type=float, default=20.0, help="flag a worker whose loop lag p99 is above")
     p.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'",
                    help="a line of the server's [server] section, e.g. 'gc_freeze_seconds = 0'")
-    p.add_argument("--worker-gc-freeze", type=float, default=10.0, help="0: CPython's collector in the workers")
+    p.add_argument("--worker-gc-freeze", type=float, default=1.0, help="0: CPython's collector in the workers")
     p.add_argument("--worker-loop", choices=("asyncio", "uvloop", "auto"), default="asyncio",
                    help="the load workers' event loop (uvloop: the extra donne[fast]); the server keeps its own")
     p.add_argument("--profile-workers", metavar="PREFIX", help="cProfile each load worker into PREFIX.N")

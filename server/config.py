@@ -37,9 +37,9 @@ class Config:
     log_per_connection: int = 100
     bot_processes: int = 0
     event_loop: str = "asyncio"
-    gc_freeze_seconds: float = 10.0
+    gc_freeze_seconds: float = 1.0
     gc_full_seconds: float = 3600.0
-    gc_young: int = 10000
+    gc_young: int = 100000
     motd: str = ""
     # [limits]
     max_line: int = 1024

@@ -1,4 +1,4 @@
-"""When the garbage collector runs: a large heap must not stop the whole server for a second.
+"""When the garbage collector runs: a large heap must not stop the whole server.
 
 CPython's cyclic collector examines the oldest generation whole once it has
 grown by a quarter. With 5,000 players the server holds over a million
@@ -8,17 +8,27 @@ and while they connect and sit down (the heap growing) such collections come
 one after the other. Every player waits at once: that was the p99 of a large
 server, and its seating time.
 
+Young collections cost more than their size says, too. The objects a young
+collection walks (three passes over its list, each reading every object) lie
+scattered over a heap of hundreds of megabytes: at 2,500 players one of 10,000
+objects took 40–70 ms of the loop (``bench/README.md``, "the collector's
+young pauses"), several times in every 20 s, while the whole server played
+without making garbage cycles (a full collection after a minute of play found
+8 objects). Those pauses were most of the p99 below saturation.
+
 The policy (``[server] gc_freeze_seconds``, ``gc_full_seconds``, ``gc_young``):
 
-* after start-up and then every ``gc_freeze_seconds``, collect the young
-  generations (milliseconds) and :func:`gc.freeze` what survives: the
-  long-lived objects go to the permanent generation, which collections skip.
-  Reference counting still frees them when they are dropped; only garbage
-  *cycles* among them wait for the next step;
+* after start-up and then every ``gc_freeze_seconds``, :func:`gc.freeze` the
+  heap as it is, without collecting it first (constant time: the generations'
+  lists are joined to the permanent one, which collections skip). Reference
+  counting still frees frozen objects when they are dropped; only garbage
+  *cycles* among them wait for the full collection;
 * every ``gc_full_seconds``, :func:`gc.unfreeze` and collect everything once
   (the one full pause; its length is logged and in ``donne_gc_pause_seconds``);
-* ``gc_young``: allocations before a young collection (CPython: 700), fewer
-  and larger young collections.
+* ``gc_young``: tracked allocations before a young collection (CPython: 700).
+  Between two freezes a busy server stays far below the default, so a young
+  collection runs only when a burst (everyone connecting at once) allocates
+  that much within one freeze interval.
 
 ``gc_freeze_seconds = 0`` leaves CPython's own policy alone.
 """
@@ -61,8 +71,7 @@ class GcPolicy:
             self._full_timer = loop.call_later(self.full_seconds, self.full)
 
     def freeze(self) -> None:
-        """Collect the young generations, freeze the survivors."""
-        gc.collect(1)
+        """Freeze what the heap holds now (garbage cycles among it wait for :meth:`full`)."""
         gc.freeze()
         if self._freeze_timer is not None:
             self._freeze_timer = asyncio.get_running_loop().call_later(self.freeze_seconds, self.freeze)

@@ -92,10 +92,10 @@ class LoadOptions:
     profile: str | None = None
     server_pid: int | None = None
     """With ``port``: the target server's process, whose CPU and memory the figures then include."""
-    worker_gc_freeze: float = 10.0
+    worker_gc_freeze: float = 1.0
+    """The workers' collector policy (``server/gcpolicy.py``): freeze every that many seconds; 0: CPython's."""
     worker_loop: str = "asyncio"
     """The workers' event loop: ``asyncio`` (the standard one), ``uvloop`` (the extra ``donne[fast]``), ``auto``."""
-    """The workers' collector policy (``server/gcpolicy.py``): freeze every that many seconds; 0: CPython's."""
     server_keys: tuple[str, ...] = ()
     """``KEY = VALUE`` lines for the started server's ``[server]`` section (``--server-key``)."""
     profile_workers: str | None = None
@@ -508,8 +508,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds a bot waits before each action (jittered 0.5x-1.5x); 0: as fast as the "
                              "server answers")
     parser.add_argument("--profile", help="cProfile the started server into this file")
-    parser.add_argument("--worker-gc-freeze", type=float, default=10.0, metavar="SECONDS",
-                        help="the workers' collector: freeze the long-lived heap this often (0: CPython's policy)")
+    parser.add_argument("--worker-gc-freeze", type=float, default=1.0, metavar="SECONDS",
+                        help="the workers' collector: freeze the heap this often (0: CPython's policy)")
     parser.add_argument("--worker-loop", choices=WORKER_LOOPS, default="asyncio",
                         help="the workers' event loop: asyncio (the standard one), uvloop (donne[fast]), auto "
                              "(uvloop when installed); the started server keeps its own [server] event_loop")

@@ -121,7 +121,7 @@ class WorkerSpec:
     duration: float = 10.0
     lag_interval: float = LAG_INTERVAL
     burn_ms: float = 0.0
-    gc_freeze_seconds: float = 10.0
+    gc_freeze_seconds: float = 1.0
     """The worker's collector policy (:class:`_Collector`); 0: CPython's."""
     event_loop: str = "asyncio"
     """The worker's event loop (:data:`WORKER_LOOPS`, :func:`loop_factory`)."""
@@ -477,8 +477,9 @@ class _Collector:
     """The server's collector policy (``server/gcpolicy.py``, not imported: the tools import nothing of
     the server) in short: thousands of clients are a heap whose full collections (a second each)
     stopped this loop, and the late reads were counted as the server's latency. Every ``seconds`` the
-    young generations are collected and the survivors frozen; young collections after 10,000
-    allocations. A worker lives for one run: no full collection."""
+    heap is frozen as it is, without a collection (a young collection of objects scattered over a big
+    heap stopped the loop for tens of milliseconds); young collections after 100,000 allocations, only
+    in bursts. A worker lives for one run: no full collection."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
@@ -487,11 +488,10 @@ class _Collector:
         if seconds > 0:
             gc.collect()
             gc.freeze()
-            gc.set_threshold(10000, *self.threshold[1:])
+            gc.set_threshold(100000, *self.threshold[1:])
             self.timer = asyncio.get_running_loop().call_later(seconds, self._freeze)
 
     def _freeze(self) -> None:
-        gc.collect(1)
         gc.freeze()
         self.timer = asyncio.get_running_loop().call_later(self.seconds, self._freeze)
 

@@ -30,8 +30,9 @@ async def test_frozen_cycles_wait_for_the_full_collection_and_stop_restores_the_
     try:
         assert gc.get_threshold()[0] == 12345 and gc.get_freeze_count() > 0
         dead = _cycle()  # garbage already, but a cycle: only the cyclic collector frees it
-        policy.freeze()  # young generations collected first: it is freed, not frozen
-        assert dead() is None
+        policy.freeze()  # frozen as it is, without a collection first (no walk over the heap) ...
+        gc.collect()
+        assert dead() is not None  # ... so collections skip it
         kept = [Node() for _ in range(1000)]
         frozen = gc.get_freeze_count()
         policy.freeze()
@@ -43,7 +44,7 @@ async def test_frozen_cycles_wait_for_the_full_collection_and_stop_restores_the_
         gc.collect()
         assert late() is not None
         policy.full()  # ... until the full collection
-        assert late() is None and len(policy.full_pauses) == 1
+        assert late() is None and dead() is None and len(policy.full_pauses) == 1
         del kept
     finally:
         policy.stop()
