@@ -42,6 +42,18 @@ SHUTDOWN_WARNINGS = (60.0, 30.0, 10.0)
 """Seconds before a scheduled shutdown when everyone is warned (and when it is scheduled)."""
 
 
+class Sessions(set[Any]):
+    """The open sessions; :attr:`ended` counts those that have gone (the collector's cue for a full
+    collection: an ended connection leaves garbage cycles, ``server/gcpolicy.py``)."""
+
+    ended = 0
+
+    def discard(self, session: Any) -> None:
+        if session in self:
+            self.ended += 1
+        super().discard(session)
+
+
 @dataclass(eq=False)
 class Running:
     config: Config
@@ -51,7 +63,7 @@ class Running:
     lobby: Lobby = field(init=False)
     connections: ConnectionCounter = field(init=False)
     stopping: bool = False
-    sessions: set[Any] = field(default_factory=set)  # every open Session, logged in or not
+    sessions: Sessions = field(default_factory=Sessions)  # every open Session, logged in or not
     _telnet: Any = None
     _ssh: Any = None
     _metrics: Any = None  # the metrics endpoint's asyncio.Server ([metrics] port), None when off
@@ -241,7 +253,8 @@ async def start(config: Config) -> Running:
         await _start_metrics(running)
         from server.gcpolicy import GcPolicy
 
-        running._gc = GcPolicy(config.gc_freeze_seconds, config.gc_full_seconds, config.gc_young)
+        running._gc = GcPolicy(config.gc_freeze_seconds, config.gc_full_seconds, config.gc_young,
+                               full_closed=config.gc_full_closed, ended=lambda: running.sessions.ended)
         running._gc.start()
     except BaseException:
         await running.stop()

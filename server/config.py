@@ -40,6 +40,7 @@ class Config:
     gc_freeze_seconds: float = 1.0
     gc_full_seconds: float = 3600.0
     gc_young: int = 100000
+    gc_full_closed: int = 2000
     motd: str = ""
     # [limits]
     max_line: int = 1024
@@ -218,8 +219,9 @@ def _check(cfg: Config) -> None:
         raise ConfigError("guest_room_share must be between 0 and 1")
     if cfg.event_loop not in ("auto", "uvloop", "asyncio"):
         raise ConfigError("event_loop must be auto, uvloop or asyncio")
-    if cfg.gc_freeze_seconds < 0 or cfg.gc_full_seconds < 0 or cfg.gc_young < 0:
-        raise ConfigError("gc_freeze_seconds, gc_full_seconds and gc_young must not be negative (0: off)")
+    if cfg.gc_freeze_seconds < 0 or cfg.gc_full_seconds < 0 or cfg.gc_young < 0 or cfg.gc_full_closed < 0:
+        raise ConfigError("gc_freeze_seconds, gc_full_seconds, gc_young and gc_full_closed must not be negative "
+                          "(0: off)")
     if cfg.bot_processes < 0:
         raise ConfigError("bot_processes must not be negative (0: one less than the machine's cores)")
     if cfg.registrations_per_hour < 0:

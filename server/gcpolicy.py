@@ -24,7 +24,11 @@ The policy (``[server] gc_freeze_seconds``, ``gc_full_seconds``, ``gc_young``):
   counting still frees frozen objects when they are dropped; only garbage
   *cycles* among them wait for the full collection;
 * every ``gc_full_seconds``, :func:`gc.unfreeze` and collect everything once
-  (the one full pause; its length is logged and in ``donne_gc_pause_seconds``);
+  (the one full pause; its length is logged and in ``donne_gc_pause_seconds``),
+  and sooner once ``gc_full_closed`` connections have ended since the last one:
+  a connection that ends leaves its objects in cycles (asyncio's transport and
+  telnetlib3's reader and writer refer to their own methods), about 22 KiB
+  each, which only a full collection frees;
 * ``gc_young``: tracked allocations before a young collection (CPython: 700).
   Between two freezes a busy server stays far below the default, so a young
   collection runs only when a burst (everyone connecting at once) allocates
@@ -39,15 +43,23 @@ import asyncio
 import gc
 import logging
 import time
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
 
 class GcPolicy:
-    def __init__(self, freeze_seconds: float, full_seconds: float, young: int) -> None:
+    """``ended()``: how many connections have ended so far (with ``full_closed``, the cue for a full
+    collection before its time)."""
+
+    def __init__(self, freeze_seconds: float, full_seconds: float, young: int, *, full_closed: int = 0,
+                 ended: Callable[[], int] | None = None) -> None:
         self.freeze_seconds = freeze_seconds
         self.full_seconds = full_seconds
         self.young = young
+        self.full_closed = full_closed
+        self._ended = ended
+        self._ended_at_full = ended() if ended is not None else 0
         self._threshold = gc.get_threshold()
         self._freeze_timer: asyncio.TimerHandle | None = None
         self._full_timer: asyncio.TimerHandle | None = None
@@ -67,17 +79,30 @@ class GcPolicy:
             gc.set_threshold(self.young, *self._threshold[1:])
         loop = asyncio.get_running_loop()
         self._freeze_timer = loop.call_later(self.freeze_seconds, self.freeze)
-        if self.full_seconds > 0:
-            self._full_timer = loop.call_later(self.full_seconds, self.full)
+        self._arm_full()
 
     def freeze(self) -> None:
-        """Freeze what the heap holds now (garbage cycles among it wait for :meth:`full`)."""
+        """Freeze what the heap holds now (garbage cycles among it wait for :meth:`full`); the full
+        collection first when enough connections have ended since the last one."""
+        if self.full_closed > 0 and self._ended is not None and \
+                self._ended() - self._ended_at_full >= self.full_closed:
+            self.full()
         gc.freeze()
         if self._freeze_timer is not None:
             self._freeze_timer = asyncio.get_running_loop().call_later(self.freeze_seconds, self.freeze)
 
+    def _arm_full(self) -> None:
+        if self._full_timer is not None:
+            self._full_timer.cancel()
+            self._full_timer = None
+        if self.full_seconds > 0:
+            self._full_timer = asyncio.get_running_loop().call_later(self.full_seconds, self.full)
+
     def full(self) -> None:
-        """Unfreeze and collect everything (garbage cycles among the frozen), then freeze again."""
+        """Unfreeze and collect everything (garbage cycles among the frozen), then freeze again; the
+        next one comes ``gc_full_seconds`` later."""
+        if self._ended is not None:
+            self._ended_at_full = self._ended()
         started = time.perf_counter()
         gc.unfreeze()
         found = gc.collect()
@@ -86,8 +111,8 @@ class GcPolicy:
         self.full_pauses.append(took)
         log.info("full garbage collection: %d objects freed in %.3f s, %d frozen", found, took,
                  gc.get_freeze_count())
-        if self._full_timer is not None:
-            self._full_timer = asyncio.get_running_loop().call_later(self.full_seconds, self.full)
+        if self._freeze_timer is not None:  # started: the next one from now
+            self._arm_full()
 
     def stop(self) -> None:
         """Back to CPython's policy (the heap unfrozen, the thresholds as they were)."""

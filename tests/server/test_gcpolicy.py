@@ -58,3 +58,37 @@ async def test_off_leaves_the_collector_alone() -> None:
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == threshold
     policy.stop()
     assert gc.get_threshold() == threshold
+
+
+async def test_enough_ended_connections_bring_the_full_collection_forward() -> None:
+    ended = [0]
+    policy = GcPolicy(freeze_seconds=1000.0, full_seconds=1000.0, young=10000, full_closed=3,
+                      ended=lambda: ended[0])
+    policy.start()
+    try:
+        holder: list[Node] = []
+        gone = _cycle(holder)
+        policy.freeze()
+        holder.clear()  # a garbage cycle among the frozen, as an ended connection leaves
+        ended[0] = 2
+        policy.freeze()
+        assert gone() is not None and policy.full_pauses == []  # two ended: not yet
+        ended[0] = 3
+        policy.freeze()
+        assert gone() is None and len(policy.full_pauses) == 1  # the third: the full collection
+        policy.freeze()
+        assert len(policy.full_pauses) == 1  # counted again from there
+    finally:
+        policy.stop()
+
+
+def test_the_open_sessions_count_those_that_ended() -> None:
+    from server.app import Sessions
+
+    sessions = Sessions()
+    a, b = object(), object()
+    sessions.add(a)
+    sessions.add(b)
+    sessions.discard(a)
+    sessions.discard(a)  # twice: one ended
+    assert sessions.ended == 1 and sessions == {b}
