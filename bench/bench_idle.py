@@ -1,6 +1,7 @@
 """Idle scale: N connected players doing nothing, and the server's memory per connection.
 
     python bench/bench_idle.py [--clients 1000] [--transports tcp,ssh] [--quick]
+    python bench/bench_idle.py --churn 6 --clients 1000 [--server-key 'gc_full_closed = 0']
 
 For each transport a fresh ``donne serve`` (a subprocess,
 ``server.clients.serverproc.ServerProcess``) is started; its RSS is read from
@@ -8,7 +9,10 @@ For each transport a fresh ``donne serve`` (a subprocess,
 ``json`` + ``login`` as a guest; SSH: exec ``json`` as a guest name) and stay idle; after a settle time the RSS is read again.
 ``kib_per_connection`` = (RSS with N idle − RSS before) / N. Target (printed,
 not asserted): at most 64 KiB. The same is measured for the bare telnetlib3 and
-asyncssh echo servers, for comparison. Idle connections beside tables being
+asyncssh echo servers, for comparison. ``--churn ROUNDS``: instead, ROUNDS times N telnet guests connect, log in and
+leave; the server's RSS after each round (what ended connections leave behind
+until the collector frees it: ``[server] gc_full_closed``, docs/server.md).
+Idle connections beside tables being
 played (the lobby's news they are pushed, the players' latency meanwhile):
 ``donne load --idle`` / ``bench/bench_load.py --idle``.
 """
@@ -54,16 +58,43 @@ async def measure(pid: int, connect: Any, n: int, settle: float) -> dict[str, An
     }
 
 
+async def churn(n: int, rounds: int, server_keys: tuple[str, ...]) -> dict[str, Any]:
+    """``rounds`` times ``n`` guests connect, log in and leave; the server's RSS after each round."""
+    async with ServerProcess(server_keys=server_keys) as srv:
+        rss = [proc_rss_mb(srv.pid) or 0.0]
+        failures = 0
+        for r in range(rounds):
+            async def connect(i: int, port: int = srv.telnet_port, r: int = r) -> Client:
+                c = await Client.connect_tcp("127.0.0.1", port, timeout=60)
+                await c.login(f"churn{distinct(r * n + i)}")
+                return c
+            clients, failed = await connect_many(n, connect)
+            failures += failed
+            await close_all(clients)
+            await asyncio.sleep(1.5)  # the server sees them go; its collector's freeze ticks every second
+            rss.append(proc_rss_mb(srv.pid) or 0.0)
+    return {"connections_per_round": n, "rounds": rounds, "failures": failures, "server_keys": list(server_keys),
+            "rss_mb": [round(x, 1) for x in rss],
+            "kib_kept_per_ended_connection": round((rss[-1] - rss[1]) * 1024 / max(1, n * (rounds - 1)), 1)}
+
+
 async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--clients", type=int, default=1000)
     p.add_argument("--transports", default="tcp,ssh")
     p.add_argument("--settle", type=float, default=2.0)
     p.add_argument("--quick", action="store_true", help="100 clients")
+    p.add_argument("--churn", type=int, default=0, metavar="ROUNDS",
+                   help="instead: ROUNDS times N guests connect and leave; RSS after each round")
+    p.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'",
+                   help="with --churn: a line of the server's [server] section")
     args = p.parse_args(argv)
     if args.quick:
         args.clients = 100
     n = args.clients
+    if args.churn:
+        return {"bench": "churn", "date": today(), "machine": machine(),
+                **await churn(n, args.churn, tuple(args.server_key))}
     out: dict[str, Any] = {"bench": "idle", "date": today(), "machine": machine(), "clients": n,
                            "target_kib_per_connection": 64, "target_telnet_kib_per_connection": 40}
     for transport in args.transports.split(","):
