@@ -26,7 +26,7 @@ async def settle(*clients: Client) -> None:
 async def at_a_table(a: Client, b: Client) -> str:
     room = (await a.request("create", game="president", rules="classic", seats=3, bots=1))["room"]
     await b.request("join", room=room)
-    await a.next_state(lambda s: s.get("status") == "playing", timeout=10)
+    await a.next_state(lambda s: s.get("status") == "playing", timeout=10, current=True)
     return str(room)
 
 

@@ -142,7 +142,9 @@ async def test_one_account_on_two_connections_joining_two_tables_at_once_gets_on
             assert where == first and held == [(first, held[0][1])] and server.lobby.seats.holder("alice") == first
             await other.request("leave")
             await other.close()
-        assert all(len(held) <= 1 for held in seen) and len(seen) > 100  # at every moment, in the whole server
+        # at every moment, in the whole server: probed after each delivery (each round's join, refused
+        # join and leave at least)
+        assert all(len(held) <= 1 for held in seen) and len(seen) >= 3 * 20
         assert seats_of(server, "alice") == [] and server.lobby.seats.holder("alice") is None
     finally:
         slow.set()
