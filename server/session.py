@@ -459,7 +459,7 @@ class Session:
         the cancellation is taken back (:meth:`asyncio.Task.uncancel`) and turned into ``None``.
         A cancellation from anyone else goes on as one.
         """
-        if self.closed.is_set():
+        if self.close_reason is not None:  # (closed: set with it)
             return None
         task = asyncio.current_task()
         assert task is not None
@@ -482,7 +482,7 @@ class Session:
             task.uncancel()
             return None
         if line is not None:
-            self.touch()
+            self.last_input = time.monotonic()  # (touch())
         return line
 
     async def run(self) -> None:
