@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import collections
 import contextlib
 import contextvars
 import gc
@@ -236,6 +237,23 @@ def handling(stamp: Stamp | None) -> contextlib.AbstractContextManager[None]:
     """The room's task handling an item that ``stamp``'s command queued (taken with :func:`current`
     and held at submission): its lines belong to the command."""
     return _NOT_HANDLING if stamp is None else _Handling(stamp)
+
+
+def line_queued_to(held: collections.deque[tuple[int, Stamp]], line: int) -> None:
+    """A session queued its line number ``line``; ``held``: its ``(last line, stamp)`` entries, in
+    order, each released once that line is written.
+
+    The command the line belongs to, if any, is held until it is written: one entry (one hold)
+    for a run of lines of the same command, moved on to its last line, rather than one per line.
+    """
+    stamp = _CURRENT.get()
+    if stamp is None or stamp.done:
+        return
+    if held and held[-1][1] is stamp:
+        held[-1] = (line, stamp)  # (written in order: its last line is the one to wait for)
+    else:
+        stamp.holds += 1
+        held.append((line, stamp))
 
 
 def line_queued() -> Stamp | None:

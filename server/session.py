@@ -208,9 +208,7 @@ class Session:
             return
         self._out.append(text)
         self._queued += 1
-        stamp = metrics.line_queued()
-        if stamp is not None:
-            self._stamps.append((self._queued, stamp))
+        metrics.line_queued_to(self._stamps, self._queued)
         if not self._flush_due:
             self._schedule_flush()
 

@@ -9,6 +9,7 @@ Counter and Histogram expose them (compared text for text).
 from __future__ import annotations
 
 import asyncio
+import collections
 from types import SimpleNamespace
 from typing import Any
 
@@ -136,3 +137,58 @@ def test_the_exposition_is_prometheus_clients_own(figures):
     ours = CollectorRegistry()
     ours.register(metrics.CommandCollector())
     assert generate_latest(ours).decode() == generate_latest(ref).decode()
+
+
+def _written(held: Any, upto: int) -> None:
+    """What a session does once its lines up to ``upto`` are written."""
+    while held and held[0][0] <= upto:
+        held.popleft()[1].release()
+
+
+def test_a_run_of_lines_of_one_command_is_one_hold_on_its_last_line(figures):
+    fresh, clock = figures
+    held: Any = collections.deque()
+    with metrics.command(True, 100.0) as a:
+        for line in (1, 2, 3):
+            metrics.line_queued_to(held, line)
+        assert list(held) == [(3, a)] and a.holds == 2  # its handling, and the session's one entry
+        with metrics.command(False, 100.0) as b:
+            metrics.line_queued_to(held, 4)  # another command's line in between ...
+        metrics.line_queued_to(held, 5)  # ... then the first's again: an entry of its own
+    assert list(held) == [(3, a), (4, b), (5, a)] and a.holds == 2
+    metrics.line_queued_to(held, 6)  # no command
+    assert len(held) == 3
+    clock.now = 100.001
+    _written(held, 3)
+    assert not a.done and _observed(fresh, "action") == []  # its line 5 is not written yet
+    clock.now = 100.004
+    _written(held, 4)
+    assert b.done and _observed(fresh, "other") == [metrics.LATENCY_BUCKETS.index(0.005)]
+    clock.now = 100.04
+    _written(held, 6)
+    assert a.done and _observed(fresh, "action") == [metrics.LATENCY_BUCKETS.index(0.05)]
+    assert not held
+
+
+async def test_a_sessions_lines_hold_the_command_until_its_writer_wrote_them(figures):
+    fresh, clock = figures
+    from server.session import Session
+    from tests.server.test_session import FakeConn, make_app
+
+    app = make_app()
+    conn = FakeConn()
+    session = Session(app, conn)
+    session.mode = "json"
+    session.start()
+    await asyncio.sleep(0)
+    conn.written.clear()
+    with metrics.command(True, 100.0):
+        for i in range(3):
+            session.send_raw(f"line {i}\n")
+    assert _observed(fresh, "action") == [] and conn.written == []
+    clock.now = 100.2
+    await asyncio.sleep(0)  # the flush: one write of the three
+    assert conn.written == ["line 0\nline 1\nline 2\n"]
+    assert _observed(fresh, "action") == [metrics.LATENCY_BUCKETS.index(0.25)]
+    session.close()
+    await asyncio.wait_for(session.done.wait(), 5)
