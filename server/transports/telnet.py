@@ -37,6 +37,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+PLAIN_BACKLOG = 64
+"""JSON mode: lines taken past telnetlib3 and not read yet by the session beyond which input goes
+telnetlib3's way again (its reader's flow control: the socket is not read past its limit)."""
+
+
 class DonneTelnetServer(telnetlib3.TelnetServer):
     """Tells the session about window changes (NAWS); cuts clients that send too much.
 
@@ -266,12 +271,14 @@ class TelnetConn:
         command and holds no input, goes straight to its reader's decoder and the line assembler,
         as its parsing would hand it on: the same lines, in the same order. Anything else (a
         telnet command, an SLC character, input while telnetlib3 still holds some) takes
-        telnetlib3's way.
+        telnetlib3's way, and so does input while the session is :data:`PLAIN_BACKLOG` lines
+        behind: telnetlib3's reader then stops reading the socket past its limit, as before.
         """
         special = self._special
         reader = self.reader
         writer: Any = protocol.writer
-        if (special is None or special.search(data) is not None or writer.is_oob or reader._buffer
+        if (special is None or len(self._ready) >= PLAIN_BACKLOG or special.search(data) is not None
+                or writer.is_oob or reader._buffer
                 or reader._eof or not protocol._tls_checked or protocol._mccp3_decompressor is not None
                 or writer.mccp3_active):
             return False

@@ -9,14 +9,17 @@ between them, to a real server over a raw socket, and count the chunks telnetlib
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import telnetlib3.server
 
+from server import session as session_module
 from server.session import Session
-from server.transports.telnet import TelnetConn
+from server.transports.telnet import PLAIN_BACKLOG, TelnetConn
+from tests.server.conftest import start_server
 from tests.server.test_json import IAC, RawJson
 
 pytestmark = pytest.mark.e2e
@@ -152,3 +155,37 @@ async def test_before_json_mode_everything_goes_through_telnetlib3(server, parse
         assert parsed and parsed[0].startswith(b"json")  # the door's own line
     finally:
         c.close()
+
+
+async def test_a_session_behind_gets_the_rest_through_telnetlib3_in_order(tmp_path, parsed, monkeypatch):
+    """While the session is busy, plain lines wait for it up to PLAIN_BACKLOG; the rest goes into
+    telnetlib3's reader (its flow control), and every line is still answered, in order."""
+    running = await start_server(tmp_path, commands_per_second=1000.0, command_burst=1000)
+    try:
+        c, session = await logged_in(running, "busy")
+        conn = session.conn
+        gate = asyncio.Event()
+        real = session_module.dispatch
+
+        async def held(s: Any, cmd: str, *args: Any) -> None:
+            if cmd == "whoami":
+                await gate.wait()  # a slow command: the session reads nothing meanwhile
+            await real(s, cmd, *args)
+
+        monkeypatch.setattr(session_module, "dispatch", held)
+        c.writer.write(b'{"cmd": "whoami", "id": 0}\n')
+        await wait_for(lambda: not conn._ready and session._reader is None)  # taken, and held
+        parsed.clear()
+        total = PLAIN_BACKLOG + 30
+        for i in range(1, total + 1):
+            await send_part(c, session, json.dumps({"cmd": "ping", "id": i}).encode() + b"\n")
+        assert len(conn._ready) == PLAIN_BACKLOG  # held past telnetlib3 ...
+        assert len(parsed) == total - PLAIN_BACKLOG  # ... and the rest in its reader
+        gate.set()
+        assert (await c.reply())["id"] == 0
+        assert [(await c.reply())["id"] for _ in range(total)] == list(range(1, total + 1))
+        c.writer.write(b'{"cmd": "ping", "id": "after"}\n')
+        assert (await c.reply())["id"] == "after"
+        c.close()
+    finally:
+        await running.stop()
