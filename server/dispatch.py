@@ -42,31 +42,27 @@ async def dispatch(session: Caller, cmd: str, args: Mapping[str, Any], req_id: A
     ``read_at`` (:func:`time.perf_counter`): when its line was read, for the server-side latency
     (:func:`server.metrics.command`: until the last line it caused is written)."""
     with metrics.command(cmd in PLAY_COMMANDS, read_at):
-        await _dispatch(session, cmd, args, req_id)
-
-
-async def _dispatch(session: Caller, cmd: str, args: Mapping[str, Any], req_id: Any) -> None:
-    spec = load().get(cmd)
-    if (spec is None or spec.rate) and not rate_ok(session):
-        if not session.closed.is_set():
-            session.reply_error(req_id, "rate_limited")
-        return
-    if spec is None:
-        session.reply_error(req_id, "unknown_command", cmd=cmd[:40])
-        return
-    if spec.login and not session.logged_in:
-        session.reply_error(req_id, "not_logged_in")
-        return
-    ctx = Context(session, session.app, req_id, cmd)
-    try:
-        result = await spec.handler(ctx, args)
-    except CommandError as exc:
-        session.reply_error(req_id, exc.code, **exc.params)
-    except asyncio.CancelledError:
-        raise
-    except Exception:
-        log.exception("%r: command %s failed", session, cmd)
-        session.reply_error(req_id, "internal_error")
-    else:
-        if not ctx.answered:
-            session.reply_ok(req_id, cmd, result)
+        spec = load().get(cmd)
+        if (spec is None or spec.rate) and not rate_ok(session):
+            if not session.closed.is_set():
+                session.reply_error(req_id, "rate_limited")
+            return
+        if spec is None:
+            session.reply_error(req_id, "unknown_command", cmd=cmd[:40])
+            return
+        if spec.login and not session.logged_in:
+            session.reply_error(req_id, "not_logged_in")
+            return
+        ctx = Context(session, session.app, req_id, cmd)
+        try:
+            result = await spec.handler(ctx, args)
+        except CommandError as exc:
+            session.reply_error(req_id, exc.code, **exc.params)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("%r: command %s failed", session, cmd)
+            session.reply_error(req_id, "internal_error")
+        else:
+            if not ctx.answered:
+                session.reply_ok(req_id, cmd, result)

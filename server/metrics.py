@@ -28,13 +28,15 @@ server's own loop (no thread): ``GET /metrics`` answers
 from __future__ import annotations
 
 import asyncio
+import bisect
+import collections
 import contextlib
 import contextvars
 import gc
 import time
 import weakref
 from collections import Counter as _Tally
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from prometheus_client import (
@@ -45,8 +47,9 @@ from prometheus_client import (
     disable_created_metrics,
     generate_latest,
 )
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
+from prometheus_client.utils import floatToGoString
 
 disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series: the process start says as much, and scrapes halve
 
@@ -58,12 +61,6 @@ LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0
 LAG_INTERVAL = 0.1
 """Seconds between two event-loop lag samples."""
 
-_COMMANDS = Counter("donne_commands", "Commands run, by kind: action (a move at a table) or other",
-                    ["kind"], registry=REGISTRY)
-_ACTIONS = Counter("donne_actions", "Moves at a table (play, pass, cut, give, bid, offer, ...): "
-                   "rate() of it is the actions per second", registry=REGISTRY)
-_LATENCY = Histogram("donne_command_seconds", "From reading a command's line to writing the last line it "
-                     "caused, to every session it reached", ["kind"], buckets=LATENCY_BUCKETS, registry=REGISTRY)
 _LAG = Histogram("donne_loop_lag_seconds", f"How late a {LAG_INTERVAL} s event-loop timer runs",
                  buckets=LATENCY_BUCKETS, registry=REGISTRY)
 _DROPS = Counter("donne_outbound_dropped", "Lines refused by a full outbound queue (the client is then cut)",
@@ -79,9 +76,7 @@ _DB_ERRORS = Counter("donne_db_errors", "Transactions the database failed (not r
 _GC = Histogram("donne_gc_pause_seconds", "Garbage-collector pauses, by generation (the whole loop stops)",
                  ["generation"], buckets=LATENCY_BUCKETS, registry=REGISTRY)
 
-_SLOW_BY = {reason: _SLOW.labels(reason) for reason in ("queue_full", "drain_timeout")}
-_COMMANDS_BY = {kind: _COMMANDS.labels(kind) for kind in ("action", "other")}  # labels() looked up once:
-_LATENCY_BY = {kind: _LATENCY.labels(kind) for kind in ("action", "other")}  # it was 2 % of a loaded server
+_SLOW_BY = {reason: _SLOW.labels(reason) for reason in ("queue_full", "drain_timeout")}  # labels() looked up once
 _GC_BY = {str(gen): _GC.labels(str(gen)) for gen in range(3)}
 
 
@@ -111,17 +106,74 @@ def db_error() -> None:
 
 # -- server-side latency ----------------------------------------------------------------------------
 
+_KINDS = ("action", "other")
+_COMMANDS_HELP = "Commands run, by kind: action (a move at a table) or other"
+_ACTIONS_HELP = "Moves at a table (play, pass, cut, give, bid, offer, ...): rate() of it is the actions per second"
+_LATENCY_HELP = "From reading a command's line to writing the last line it caused, to every session it reached"
+
+
+class _Latency:
+    """``donne_commands``, ``donne_actions`` and ``donne_command_seconds`` as plain numbers, exposed at
+    scrape time (:class:`CommandCollector`) exactly as ``prometheus_client``'s Counter and Histogram
+    would: counting them here is a few additions per command instead of a dozen library calls
+    (locks, label checks, exemplars) on every command's way."""
+
+    __slots__ = ("buckets", "commands", "sums")
+
+    def __init__(self) -> None:
+        self.commands = {kind: 0 for kind in _KINDS}  # donne_commands{kind}; "action" is donne_actions
+        self.buckets = {kind: [0] * (len(LATENCY_BUCKETS) + 1) for kind in _KINDS}  # per bucket, +Inf last
+        self.sums = {kind: 0.0 for kind in _KINDS}
+
+    def observe(self, kind: str, seconds: float) -> None:
+        self.buckets[kind][bisect.bisect_left(LATENCY_BUCKETS, seconds)] += 1  # le: the first bound >= it
+        self.sums[kind] += seconds
+
+
+_FIGURES = _Latency()
+_BOUNDS = [floatToGoString(b) for b in LATENCY_BUCKETS] + ["+Inf"]  # type: ignore[no-untyped-call]
+
+
+class CommandCollector(Collector):
+    """The three figures of :class:`_Latency`, in the library's own exposition of a Counter with a
+    ``kind`` label, a Counter without labels and a Histogram with ``LATENCY_BUCKETS``."""
+
+    def collect(self) -> Iterable[Metric]:
+        figures = _FIGURES
+        commands = CounterMetricFamily("donne_commands", _COMMANDS_HELP, labels=["kind"])
+        for kind in _KINDS:
+            commands.add_metric([kind], float(figures.commands[kind]))
+        yield commands
+        yield CounterMetricFamily("donne_actions", _ACTIONS_HELP, value=float(figures.commands["action"]))
+        latency = HistogramMetricFamily("donne_command_seconds", _LATENCY_HELP, labels=["kind"])
+        bounds = _BOUNDS
+        for kind in _KINDS:
+            total = 0
+            cumulative = []
+            for bound, n in zip(bounds, figures.buckets[kind], strict=True):
+                total += n
+                cumulative.append((bound, float(total)))
+            latency.add_metric([kind], cumulative, figures.sums[kind])
+        yield latency
+
+
+REGISTRY.register(CommandCollector())
+
+
 class Stamp:
     """One command being handled: when its line was read, and what still holds it (the handling
-    itself, the room's, every line queued for it and not yet written)."""
+    itself, the room's, every line queued for it and not yet written).
 
-    __slots__ = ("done", "holds", "kind", "t0")
+    It is its own context (``with metrics.command(...)``): current inside, released at the end."""
+
+    __slots__ = ("done", "holds", "kind", "t0", "token")
 
     def __init__(self, kind: str, t0: float) -> None:
         self.kind = kind
         self.t0 = t0
         self.holds = 1
         self.done = False
+        self.token: contextvars.Token[Stamp | None] | None = None
 
     def hold(self) -> None:
         self.holds += 1
@@ -130,7 +182,17 @@ class Stamp:
         self.holds -= 1
         if self.holds == 0:
             self.done = True
-            _LATENCY_BY[self.kind].observe(time.perf_counter() - self.t0)
+            _FIGURES.observe(self.kind, time.perf_counter() - self.t0)
+
+    def __enter__(self) -> Stamp:
+        self.token = _CURRENT.set(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.token is not None:
+            _CURRENT.reset(self.token)
+            self.token = None
+        self.release()
 
 
 _CURRENT: contextvars.ContextVar[Stamp | None] = contextvars.ContextVar("donne_command", default=None)
@@ -142,43 +204,65 @@ def current() -> Stamp | None:
     return None if stamp is None or stamp.done else stamp
 
 
-@contextlib.contextmanager
-def command(action: bool, t0: float | None = None) -> Iterator[Stamp]:
-    """Handling one command (read at ``t0``, :func:`time.perf_counter`; default now)."""
+def command(action: bool, t0: float | None = None) -> Stamp:
+    """Handling one command (read at ``t0``, :func:`time.perf_counter`; default now): ``with`` it."""
     kind = "action" if action else "other"
-    _COMMANDS_BY[kind].inc()
-    if action:
-        _ACTIONS.inc()
-    stamp = Stamp(kind, time.perf_counter() if t0 is None else t0)
-    token = _CURRENT.set(stamp)
-    try:
-        yield stamp
-    finally:
-        _CURRENT.reset(token)
-        stamp.release()
+    _FIGURES.commands[kind] += 1
+    return Stamp(kind, time.perf_counter() if t0 is None else t0)
 
 
-@contextlib.contextmanager
-def handling(stamp: Stamp | None) -> Iterator[None]:
+class _Handling:
+    """See :func:`handling`."""
+
+    __slots__ = ("stamp", "token")
+
+    def __init__(self, stamp: Stamp) -> None:
+        self.stamp = stamp
+        self.token: contextvars.Token[Stamp | None] | None = None
+
+    def __enter__(self) -> None:
+        self.token = _CURRENT.set(self.stamp)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.token is not None:
+            _CURRENT.reset(self.token)
+            self.token = None
+        self.stamp.release()
+
+
+_NOT_HANDLING = contextlib.nullcontext()
+
+
+def handling(stamp: Stamp | None) -> contextlib.AbstractContextManager[None]:
     """The room's task handling an item that ``stamp``'s command queued (taken with :func:`current`
     and held at submission): its lines belong to the command."""
-    if stamp is None:
-        yield
+    return _NOT_HANDLING if stamp is None else _Handling(stamp)
+
+
+def line_queued_to(held: collections.deque[tuple[int, Stamp]], line: int) -> None:
+    """A session queued its line number ``line``; ``held``: its ``(last line, stamp)`` entries, in
+    order, each released once that line is written.
+
+    The command the line belongs to, if any, is held until it is written: one entry (one hold)
+    for a run of lines of the same command, moved on to its last line, rather than one per line.
+    """
+    stamp = _CURRENT.get()
+    if stamp is None or stamp.done:
         return
-    token = _CURRENT.set(stamp)
-    try:
-        yield
-    finally:
-        _CURRENT.reset(token)
-        stamp.release()
+    if held and held[-1][1] is stamp:
+        held[-1] = (line, stamp)  # (written in order: its last line is the one to wait for)
+    else:
+        stamp.holds += 1
+        held.append((line, stamp))
 
 
 def line_queued() -> Stamp | None:
     """A session queued a line: the command it belongs to, held until :meth:`Stamp.release` once it
     is written (None: no command)."""
-    stamp = current()
-    if stamp is not None:
-        stamp.hold()
+    stamp = _CURRENT.get()
+    if stamp is None or stamp.done:
+        return None
+    stamp.holds += 1
     return stamp
 
 

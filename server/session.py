@@ -124,7 +124,8 @@ class Session:
         self.welcomed = False  # greeted at the door already (an account coming back)
         self.presenter: Presenter = JsonPresenter(self) if mode == "json" else TextPresenter(self)
         self._last_state: Mapping[str, Any] | None = None  # the last state received (text: for the parser)
-        self._reading: asyncio.Future[Any] | None = None
+        self._reader: asyncio.Task[Any] | None = None  # the task waiting in readline(), for close()
+        self._stopping_read = False  # close() cancelled that wait (not someone else)
         self.limiter = RateLimiter.of(cfg.commands_per_second, cfg.command_burst, cfg.flood_disconnect)
         self.closed = asyncio.Event()
         self.done = asyncio.Event()  # set once the connection is closed and the lobby told
@@ -207,9 +208,7 @@ class Session:
             return
         self._out.append(text)
         self._queued += 1
-        stamp = metrics.line_queued()
-        if stamp is not None:
-            self._stamps.append((self._queued, stamp))
+        metrics.line_queued_to(self._stamps, self._queued)
         if not self._flush_due:
             self._schedule_flush()
 
@@ -414,8 +413,10 @@ class Session:
             self._timer.cancel()
             self._timer = None
         self.presenter.close()
-        if self._reading is not None:
-            self._reading.cancel()
+        reader = self._reader
+        if reader is not None and not self._stopping_read and reader is not asyncio.current_task():
+            self._stopping_read = True  # readline() tells this cancellation from anyone else's
+            reader.cancel()
         self._closer = asyncio.get_running_loop().create_task(self._finish(reason), name=f"close-{self.id}")
 
     async def _finish(self, reason: str) -> None:
@@ -451,26 +452,35 @@ class Session:
     async def readline(self) -> str | object | None:
         """The next line, or ``None`` when the session is over (EOF, close, time-out).
 
-        The read runs as a task that :meth:`close` cancels, so a session closed by
-        the server (time-out, flood, shutdown) stops waiting for its client at once.
+        The read is awaited in the caller's own task (no task per line): :meth:`close`, called
+        from elsewhere (time-out, flood, shutdown), cancels that task while it waits here, and
+        the cancellation is taken back (:meth:`asyncio.Task.uncancel`) and turned into ``None``.
+        A cancellation from anyone else goes on as one.
         """
-        if self.closed.is_set():
+        if self.close_reason is not None:  # (closed: set with it)
             return None
-        self._reading = read = asyncio.ensure_future(self.conn.readline())
+        task = asyncio.current_task()
+        assert task is not None
+        before = task.cancelling()
+        self._reader = task
         try:
-            line = await read
+            line = await self.conn.readline()
         except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if self.closed.is_set() and not (task is not None and task.cancelling()):
-                return None  # close() cancelled the read, not someone cancelling us
-            read.cancel()
+            if self._stopping_read:
+                self._stopping_read = False
+                if task.uncancel() <= before:
+                    return None  # close() stopped the read, and nobody else cancels us
             raise
         except (ConnectionError, OSError, EOFError):
             return None
         finally:
-            self._reading = None
+            self._reader = None
+        if self._stopping_read:  # the transport swallowed close()'s cancellation: it is taken back
+            self._stopping_read = False
+            task.uncancel()
+            return None
         if line is not None:
-            self.touch()
+            self.last_input = time.monotonic()  # (touch())
         return line
 
     async def run(self) -> None:

@@ -9,7 +9,7 @@ the protocol's (PROTOCOL.md); the engine's refusals come back as error codes
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from server.commands import Context, command
@@ -17,14 +17,15 @@ from server.protocol import PLAY_COMMANDS, CommandError
 
 
 def _forward(cmd: str) -> Any:
-    async def handler(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    def handler(ctx: Context, args: Mapping[str, Any]) -> Awaitable[dict[str, Any] | None]:
+        """The room's own ``submit`` is what the dispatcher awaits (no coroutine of ours around it)."""
         player = ctx.session.player
         assert player is not None
         if player.room is None:
             raise CommandError("not_in_room")
         # the room answers as it delivers, before the states the move causes
-        result: dict[str, Any] | None = await player.room.submit(player, cmd, args, answer=ctx.answer)
-        return result
+        submitted: Awaitable[dict[str, Any] | None] = player.room.submit(player, cmd, args, answer=ctx.answer)
+        return submitted
 
     handler.__name__ = f"game_{cmd}"
     handler.__qualname__ = handler.__name__

@@ -81,7 +81,20 @@ class LineAssembler:
         self._after_cr = False
         self._esc = 0  # 0: text, 1: after ESC, 2: inside CSI, 3: after ESC O (SS3)
 
+    shortcut = True
+    """Take a chunk that is one whole ordinary line at once (tests compare without it)."""
+
     def feed(self, data: str) -> Fed:
+        if self.shortcut and not self._buf and not self._after_cr and not self._esc and not self._overflow:
+            # the usual chunk: one whole line of ordinary characters and its LF or CR LF
+            m = _SPECIAL.search(data)
+            if m is not None:
+                stop = m.start()
+                end = len(data) - 1
+                if stop <= self.max_line and ((stop == end and data[stop] == "\n")
+                                              or (stop == end - 1 and data[stop] == "\r" and data[end] == "\n")):
+                    line = data[:stop]
+                    return Fed([line], "\r\n" if self.secret else line + "\r\n")
         out = Fed()
         echo: list[str] = []
         pos = 0

@@ -17,13 +17,15 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import datetime
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import telnetlib3
-from telnetlib3.telopt import ECHO, WILL, WONT
+from telnetlib3.telopt import ECHO, WILL, WONT, theNULL
 
 from server import logsafe
 from server.limits import TokenBucket
@@ -33,6 +35,11 @@ if TYPE_CHECKING:
     from server.transports import Server
 
 log = logging.getLogger(__name__)
+
+
+PLAIN_BACKLOG = 64
+"""JSON mode: lines taken past telnetlib3 and not read yet by the session beyond which input goes
+telnetlib3's way again (its reader's flow control: the socket is not read past its limit)."""
 
 
 class DonneTelnetServer(telnetlib3.TelnetServer):
@@ -75,14 +82,24 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
             super().connection_lost(exc)
         logsafe.forget(self.log_key)
 
+    plain_in: TelnetConn | None = None
+    """JSON mode: the connection that takes plain input from here, bypassing telnetlib3 (see
+    :meth:`TelnetConn.take_plain`)."""
+
     def data_received(self, data: bytes) -> None:
         if self.over_budget:
             return
-        with logsafe.scope(self.log_key):
-            if not self.input_budget.take(time.monotonic(), len(data)):
+        if not self.input_budget.take(time.monotonic(), len(data)):
+            with logsafe.scope(self.log_key):
                 self._cut(INPUT_FLOOD)
-                return
+            return
+        conn = self.plain_in
+        if conn is not None and conn.take_plain(self, data):
+            return
+        with logsafe.scope(self.log_key):
             super().data_received(data)
+        if conn is not None:
+            conn.parsed()
 
     def _cut(self, reason: str) -> None:
         self.over_budget = True
@@ -183,6 +200,8 @@ class TelnetConn:
         self._lines = LineAssembler(max_line)
         self._ready: list[Any] = []
         self._iac_secret = False
+        self._special: re.Pattern[bytes] | None = None  # JSON mode: bytes telnetlib3 must see (take_plain)
+        self._decoder: Any = None  # JSON mode: the reader's decoder, once take_plain has seen it chosen
         protocol = getattr(writer, "protocol", None)
         if isinstance(protocol, DonneTelnetServer):
             protocol.resize_hook = self._resized
@@ -209,7 +228,12 @@ class TelnetConn:
         while not self._ready:
             if self.cut_reason is not None:
                 return None
-            data = await self.reader.read(4096)
+            reader = self.reader
+            if self._special is not None and not reader._buffer and not reader._eof:
+                # JSON mode: lines come from take_plain, or bytes from telnetlib3 (then read them)
+                await reader._wait_for_data("read")
+                continue
+            data = await reader.read(4096)
             if not data or self.cut_reason is not None:
                 return None
             fed = self._lines.feed(data)
@@ -232,6 +256,53 @@ class TelnetConn:
             if w is not None and hasattr(w, "send_iac"):
                 w.send_iac = _drop_iac
         self._direct = self._direct_output()
+        protocol: Any = getattr(self.writer, "protocol", None)
+        if _plain_input_possible(protocol, self.reader):
+            self._special = _special_bytes(protocol.writer)
+            protocol.plain_in = self
+
+    def take_plain(self, protocol: DonneTelnetServer, data: bytes) -> bool:
+        """JSON mode: ``data`` as telnetlib3 would pass it on, without its parsing; False when
+        telnetlib3 must see it.
+
+        telnetlib3 scans the input a byte at a time in Python for IAC and its SLC characters
+        (``^C``, ``DEL``...): a JSON line is tens of bytes, so that scan was most of the telnet
+        input's cost. A chunk with none of those bytes, arriving when telnetlib3 is in no telnet
+        command and holds no input, goes straight to its reader's decoder and the line assembler,
+        as its parsing would hand it on: the same lines, in the same order. Anything else (a
+        telnet command, an SLC character, input while telnetlib3 still holds some) takes
+        telnetlib3's way, and so does input while the session is :data:`PLAIN_BACKLOG` lines
+        behind: telnetlib3's reader then stops reading the socket past its limit, as before.
+        """
+        special = self._special
+        reader = self.reader
+        writer: Any = protocol.writer
+        if (special is None or len(self._ready) >= PLAIN_BACKLOG or special.search(data) is not None
+                or writer.is_oob or reader._buffer
+                or reader._eof or not protocol._tls_checked or protocol._mccp3_decompressor is not None
+                or writer.mccp3_active):
+            return False
+        protocol._last_received = datetime.datetime.now()  # what telnetlib3's data_received keeps
+        protocol._rx_bytes += len(data)
+        decoder = self._decoder
+        if decoder is None or decoder is not reader._decoder:
+            text = reader.decode(data)  # telnetlib3 chooses (or keeps) the decoder for the encoding
+            self._decoder = reader._decoder
+        else:
+            text = decoder.decode(data)  # the same, without asking for the encoding every time
+        lines = self._lines.feed(text).lines  # (no echo in JSON mode)
+        if lines:
+            self._ready.extend(lines)
+            reader._wakeup_waiter()
+        return True
+
+    def parsed(self) -> None:
+        """telnetlib3 parsed input (a telnet command may have changed its SLC characters or the
+        encoding): both are looked up again."""
+        protocol = getattr(self.writer, "protocol", None)
+        if self._special is not None and protocol is not None:
+            self._special = _special_bytes(protocol.writer)
+        self._decoder = None
 
     def _direct_output(self) -> tuple[Any, str, str, Any] | None:
         """JSON mode: (transport, encoding, errors, protocol) to write lines with directly.
@@ -300,6 +371,33 @@ class TelnetConn:
             return
         with contextlib.suppress(Exception):
             self.writer.close()
+
+
+def _plain_input_possible(protocol: Any, reader: Any) -> bool:
+    """telnetlib3's usual server, reader and writer, in the state :meth:`TelnetConn.take_plain`
+    knows: no idle timer, no compression, the reader the connection reads."""
+    if not isinstance(protocol, DonneTelnetServer):
+        return False
+    server: Any = protocol
+    writer: Any = server.writer
+    try:
+        return bool(server.reader is reader and not server._mccp2_enabled and not server.get_extra_info("timeout")
+                    and isinstance(reader._buffer, bytearray) and callable(reader._wait_for_data)
+                    and callable(reader._wakeup_waiter) and callable(reader.decode) and hasattr(reader, "_decoder")
+                    and hasattr(server, "_mccp3_decompressor") and hasattr(server, "_last_received")
+                    and isinstance(server._rx_bytes, int) and hasattr(server, "_tls_checked")
+                    and hasattr(writer, "is_oob") and hasattr(writer, "mccp3_active") and hasattr(writer, "slctab"))
+    except AttributeError:
+        return False
+
+
+def _special_bytes(writer: Any) -> re.Pattern[bytes]:
+    """The bytes telnetlib3 parses one by one: IAC, and its SLC characters while it simulates them
+    (as its ``data_received`` chooses them)."""
+    special = {255}
+    if writer.slc_simulated:
+        special |= {defn.val[0] for defn in writer.slctab.values() if defn.val != theNULL}
+    return re.compile(b"[" + b"".join(re.escape(bytes([b])) for b in sorted(special)) + b"]")
 
 
 def _drop_iac(buf: bytes) -> None:

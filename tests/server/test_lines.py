@@ -1,5 +1,9 @@
 """server/transports/lines.py: the telnet line assembler, without a network."""
 
+import random
+
+import pytest
+
 from server.transports.lines import TOO_LONG, LineAssembler
 
 
@@ -77,3 +81,35 @@ def test_huge_input_keeps_memory_bounded():
 def test_unicode_passes_through():
     asm = LineAssembler()
     assert feed_all(asm, "Zoé ♥ Спекуляция\n") == ["Zoé ♥ Спекуляция"]
+
+
+class Longhand(LineAssembler):
+    shortcut = False
+
+
+@pytest.mark.parametrize("secret", [False, True])
+def test_the_whole_line_shortcut_changes_nothing(secret):
+    """``feed`` takes a chunk that is one ordinary line and its end at once: random input cut at
+    random places gives the same lines, echo and pending text as without the shortcut."""
+    rng = random.Random(14)
+    alphabet = ["a", "b", "é", " ", "\r", "\n", "\r\n", "\x00", "\x1b", "[", "A", "O", "\x7f", "\x08", "\t",
+                "\x85", '{"cmd": "ping"}\n', "xxxxxx\n", "abc\r\n", "12345678\n", "123456789\r\n"]
+    shortcuts = 0
+    plain = ["", "a", "12345678", "123456789", '{"cmd": "ping"}', "é" * 8]
+    for _ in range(400):
+        if rng.random() < 0.5:  # mostly whole lines, as programs send them
+            text = "".join(rng.choice(plain) + rng.choice(["\n", "\r\n", "\r", "\t\n", "\x7f\n", "\x00\n"]) for _ in range(rng.randint(1, 6)))
+        else:
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        short, longhand = LineAssembler(max_line=8), Longhand(max_line=8)
+        short.secret = longhand.secret = secret
+        pos = 0
+        while pos < len(text):
+            end = text.find("\n", pos) + 1
+            step = end - pos if end and rng.random() < 0.5 else rng.choice([1, 2, 5, 9, 40])
+            chunk = text[pos:pos + step]
+            shortcuts += not short._buf and chunk.endswith("\n") and chunk.count("\n") == 1
+            a, b = short.feed(chunk), longhand.feed(chunk)
+            assert (a.lines, a.echo, short.pending) == (b.lines, b.echo, longhand.pending), (text, pos, step)
+            pos += step
+    assert shortcuts > 50

@@ -204,3 +204,75 @@ async def test_cancelling_the_reader_propagates_cancellation():
         await reader
     session.close()
     await asyncio.wait_for(session.done.wait(), 5)
+
+
+async def test_a_read_runs_in_the_readers_own_task_and_a_close_leaves_it_clean():
+    """No task per line: the reader's task waits on the transport itself; close() stops that wait,
+    and the task carries on as if never cancelled (it may await again, e.g. the lobby's detach)."""
+    app = make_app()
+    conn = FakeConn()
+    session = Session(app, conn)
+    session.start()
+    before = asyncio.all_tasks()
+
+    async def reader() -> tuple[object, object, int, object]:
+        first = await session.readline()
+        second = await session.readline()  # waits: the close stops it
+        task = asyncio.current_task()
+        assert task is not None
+        await asyncio.sleep(0)  # not cancelled any more
+        return first, second, task.cancelling(), await session.readline()  # closed: no wait at all
+
+    task = asyncio.ensure_future(reader())
+    await asyncio.sleep(0)
+    assert asyncio.all_tasks() - before == {task}  # nobody else reads for it
+    conn.lines.put_nowait("look")
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert asyncio.all_tasks() - before == {task}
+    session.close("x")
+    assert await asyncio.wait_for(task, 5) == ("look", None, 0, None)
+    await asyncio.wait_for(session.done.wait(), 5)
+
+
+async def test_lines_read_one_after_another_in_order():
+    app = make_app()
+    conn = FakeConn()
+    session = Session(app, conn)
+    session.start()
+    for line in ("a", "b", None):
+        conn.lines.put_nowait(line)
+    assert [await session.readline() for _ in range(3)] == ["a", "b", None]
+    session.close()
+    await asyncio.wait_for(session.done.wait(), 5)
+
+
+async def test_a_close_and_an_outside_cancel_together_still_cancel_the_reader():
+    app = make_app()
+    session = Session(app, FakeConn())
+    session.start()
+    reader = asyncio.ensure_future(session.readline())
+    await asyncio.sleep(0)
+    session.close("x")
+    reader.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await reader
+    await asyncio.wait_for(session.done.wait(), 5)
+
+
+async def test_a_reader_closing_its_own_session_is_not_cancelled_later():
+    app = make_app()
+    conn = FakeConn()
+    session = Session(app, conn)
+    session.start()
+
+    async def reader() -> object:
+        conn.lines.put_nowait("quit")
+        line = await session.readline()
+        session.close("quit")  # from the reading task itself, not waiting on a read
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        return line, await session.readline()
+
+    assert await asyncio.wait_for(reader(), 5) == ("quit", None)
+    await asyncio.wait_for(session.done.wait(), 5)
