@@ -385,7 +385,7 @@ async def test_no_staff_reply_carries_a_password_hash_or_someone_s_cards(server:
     try:
         room = (await pat.request("create", game="president", rules="classic", seats=3, bots=1))["room"]
         await bob.request("join", room=room)
-        state = await pat.next_state(lambda s: bool(s.get("hand")), timeout=10)
+        state = await pat.next_state(lambda s: bool(s.get("hand")), timeout=10, current=True)
         hand = list(state["hand"])
         await ada.request("mute", name="pat", duration="1h", reason="test")
         await ada.request("resetpw", name="pat")

@@ -64,7 +64,8 @@ async def test_a_service_restarted_mid_match_pauses_the_table_then_it_plays_on(t
                                     rounds=2))["room"]
         await listed_everywhere([bob], room)
         await bob.request("join", room=room)
-        first = await bob.next_state(lambda s: s.get("status") == "playing" and s.get("hand"), timeout=20)
+        first = await bob.next_state(lambda s: s.get("status") == "playing" and s.get("hand"), timeout=20,
+                                     current=True)
         assert first["room"] == room
         troubles = [asyncio.ensure_future(_notice(x, "server_trouble")) for x in (alice, bob)]
         oks = [asyncio.ensure_future(_notice(x, "server_ok")) for x in (alice, bob)]
