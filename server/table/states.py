@@ -233,7 +233,13 @@ def _mark(key: str) -> str:
 
 
 def _mark_json(key: str) -> str:
-    return encode(_mark(key))[:-1]
+    got = _MARKS.get(key)
+    if got is None:
+        got = _MARKS[key] = encode(_mark(key))[:-1]
+    return got
+
+
+_MARKS: dict[str, str] = {}  # a state's few keys: their marks, encoded once
 
 
 def _json_value(value: Any) -> str:
