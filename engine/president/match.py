@@ -364,7 +364,7 @@ class PresidentMatch:
         self._plain = not (
             rules.pass_leaves_trick or rules.close_on_four_of_rank or rules.close_on_empty or rules.revolution
         )
-        """Plays go through :meth:`_do_play_plain`: none of T5, T7b, T7c, T10 (the classic table)."""
+        """Plays are applied by :meth:`apply`'s plain path: none of T5, T7b, T7c, T10 (the classic table)."""
         self._n = seats
         self._next_tab = _next_table(seats)
         self._tables = tuple(_seat_tables(s) for s in range(seats))
@@ -1062,7 +1062,14 @@ class PresidentMatch:
     # ------------------------------------------------------------------ apply
 
     def apply(self, action: ApiAction) -> tuple[Event, ...]:
-        """Apply one action; raises a :class:`Refusal` and changes nothing when the rules forbid it."""
+        """Apply one action; raises a :class:`Refusal` and changes nothing when the rules forbid it.
+
+        A play at a table without T5, T7b, T7c and T10 (``_plain``: the classic one) is applied
+        right here (most actions of a simulated round: a call saved per play), the rarer outcomes
+        in :meth:`_after_plain_play`: :meth:`_do_play`'s checks, state and events without the
+        tests of those rules (the order is never reversed, a pass leaves no trick, only a 2 or a
+        quad closes a trick, P9). Every other play goes through :meth:`_do_play`; a test plays the
+        same games through both paths."""
         a: Any = action
         ev: tuple[Event, ...]
         cls = a.__class__
@@ -1070,7 +1077,41 @@ class PresidentMatch:
             facts = _PLAY_FACTS.get(id(a))
             if facts is None:
                 facts = self._facts(a.seat, self._check_play(a))
-            ev = self._do_play_plain(a, facts, False) if self._plain else self._do_play(a, facts, False)
+            if self._plain:
+                # the plain play (see the docstring)
+                seat = a.seat
+                r, m, k, rank_counts, trick_entry, made = facts
+                hands = self._hands
+                hand = hands[seat]
+                tc = self._top_count
+                tr = self._top_rank
+                if seat != self._turn or hand & m != m or (tc and (k != tc or ((r != tr) if self._must else r < tr))):
+                    self._check_play(a)  # raises the refusal
+                self._version += 1  # the play is valid (nothing below reads the version)
+                self._actions.append(a)
+                hand &= ~m
+                hands[seat] = hand
+                counts = self._counts
+                left = counts[seat] - k
+                counts[seat] = left
+                self._ranks[seat] -= rank_counts
+                played = self._played | m
+                self._played = played
+                alone = made.get(left << 1)
+                if alone is None:
+                    alone = made[left << 1] = (_played(seat, trick_entry[1], left, False),)
+                self._trick.append(trick_entry)
+                must = tc != 0 and r == tr  # P7: "ça ou rien"
+                self._must = must
+                self._top_seat = seat
+                self._top_rank = r
+                self._top_count = k
+                self._passed = 0  # P9c counts passes since the last play
+                if not hand or r == RANK_2 or k == 4 or (must and played >> 4 * r & 15 == 15):
+                    return self._after_plain_play(seat, r, k, must, hand, alone)
+                self._turn = self._next_tab[seat << 8 | self._holding]
+                return alone
+            ev = self._do_play(a, facts, False)
         elif cls is Pass:
             seat = a.seat
             if seat != self._turn or seat.__class__ is not int or not self._top_count:
@@ -1168,7 +1209,7 @@ class PresidentMatch:
         """The play ``a`` of the cards of ``facts`` (valid cards of one rank), checked against the
         state (the turn, the hand, the play to beat: a :class:`Refusal` changes nothing), then
         applied: its events. Most plays keep cards, change no order and close nothing: their events
-        are the shared 1-tuple of the ``played`` event. Every rule set (:meth:`_do_play_plain` is
+        are the shared 1-tuple of the ``played`` event. Every rule set (:meth:`apply`'s plain path is
         the same for the tables without T5, T7b, T7c and T10)."""
         seat = a.seat
         r, m, k, rank_counts, trick_entry, made = facts
@@ -1256,39 +1297,15 @@ class PresidentMatch:
             self._turn = self._next_tab[seat << 8 | holding]
         return alone if ev is None else tuple(ev)
 
-    def _do_play_plain(self, a: Play, facts: _PlayFacts, auto: bool) -> tuple[Event, ...]:
-        """:meth:`_do_play` at a table without T5, T7b, T7c and T10 (``_plain``: the classic one):
-        the same checks, state and events, without the tests of those rules (the order is never
-        reversed, a pass leaves no trick, only a 2 or a quad closes a trick, P9). A test plays the
-        same games through both."""
-        seat = a.seat
-        r, m, k, rank_counts, trick_entry, made = facts
-        hands = self._hands
-        hand = hands[seat]
-        tc = self._top_count
-        tr = self._top_rank
-        if seat != self._turn or hand & m != m or (tc and (k != tc or ((r != tr) if self._must else r < tr))):
-            self._check_play(a)  # raises the refusal
-        hand &= ~m
-        hands[seat] = hand
-        counts = self._counts
-        left = counts[seat] - k
-        counts[seat] = left
-        self._ranks[seat] -= rank_counts
-        played = self._played | m
-        self._played = played
-        key = left << 1 | auto
-        alone = made.get(key)
-        if alone is None:
-            alone = made[key] = (_played(seat, trick_entry[1], left, auto),)
-        self._trick.append(trick_entry)
-        must = tc != 0 and r == tr  # P7: "ça ou rien"
-        self._must = must
-        self._top_seat = seat
-        self._top_rank = r
-        self._top_count = k
-        self._passed = 0  # P9c counts passes since the last play
+    def _after_plain_play(
+        self, seat: int, r: int, k: int, must: bool, hand: int, alone: tuple[Played]
+    ) -> tuple[Event, ...]:
+        """The rest of a plain play (applied by :meth:`apply`) that may do more than give the turn:
+        one that empties the hand (P11), plays 2s or a quad (P9a / P9b) or says "ça ou rien" on a
+        rank whose four cards are played (P9 Decision): its events (``alone``: the shared
+        ``played`` event's 1-tuple)."""
         ev: list[Event] | None = None  # made when the play has more events than its own
+        holding = self._holding
         if not hand:
             ev = [alone[0]]
             self._go_out(seat, r, ev)
@@ -1296,14 +1313,12 @@ class PresidentMatch:
             if holding & (holding - 1) == 0 or holding & ~self._passive == 0:  # P11
                 self._end_round(ev)
                 return tuple(ev)
-        else:
-            holding = self._holding
         if r == RANK_2 or (k == 4 and self._rules.close_on_quad):  # P9a / P9b
             if ev is None:
                 ev = [alone[0]]
             self._close(seat, "twos" if r == RANK_2 else "quad", ev)
             return tuple(ev)
-        if must and self._rules.forced_passes and played >> (r * 4) & 15 == 15:
+        if must and self._rules.forced_passes and self._played >> (r * 4) & 15 == 15:
             if ev is None:
                 ev = [alone[0]]
             self._forced_passes(seat, ev)  # P9 Decision: nobody can play that rank any more
