@@ -1065,7 +1065,8 @@ class PresidentMatch:
         """Apply one action; raises a :class:`Refusal` and changes nothing when the rules forbid it.
 
         A play at a table without T5, T7b, T7c and T10 (``_plain``: the classic one) is applied
-        right here (most actions of a simulated round: a call saved per play), the rarer outcomes
+        right here (most actions of a simulated round: a call saved per play), and so is a pass
+        there (P9c, :meth:`_do_pass`'s steps at such a table), the rarer outcomes of a play
         in :meth:`_after_plain_play`: :meth:`_do_play`'s checks, state and events without the
         tests of those rules (the order is never reversed, a pass leaves no trick, only a 2 or a
         quad closes a trick, P9). Every other play goes through :meth:`_do_play`; a test plays the
@@ -1116,6 +1117,20 @@ class PresidentMatch:
             seat = a.seat
             if seat != self._turn or seat.__class__ is not int or not self._top_count:
                 seat = self._check_pass(a)
+            if self._plain:
+                # _do_pass(seat, False) at a table where a pass leaves no trick (P9c), inline
+                self._version += 1
+                self._actions.append(a)
+                passed = self._passed | 1 << seat
+                self._passed = passed
+                self._trick.append(_PASS_ENTRIES[seat])
+                others = self._holding & ~(1 << self._top_seat)
+                if passed & others == others:  # every other player holding cards has passed
+                    closing: list[Event] = [_PASSED[seat << 1]]
+                    self._close(self._top_seat, "all_passed", closing)  # P10
+                    return tuple(closing)
+                self._turn = self._next_tab[seat << 8 | self._holding]
+                return _PASSED_ALONE[seat << 1]
             ev = self._do_pass(seat, False)
         else:
             ev = tuple(self._apply_other(a))
