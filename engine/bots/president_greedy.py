@@ -235,13 +235,30 @@ class GreedyPresidentBot:
         tdc = rules == "tdc"
         if not tdc and not rev:
             # the classic order (most turns of a classic table): the common cases read the
-            # packed counts a whole hand at a time; the others go through the rank loops below
+            # packed counts a whole hand at a time, here (a call saved per turn); the others go
+            # through the rank loops below, which decide the same (a test compares them)
             if k == 0:
-                r = self._lead_classic(counts)
-                if r >= 0:  # the whole set: every card of that rank
+                # _lead's first loop: with two sets or more that are neither 2s nor quads, the
+                # weakest goes whole (every card of that rank)
+                others = (counts + _AT_LEAST[1]) & ~((counts & _FOURS) << 5) & _TOP_UNDER_2
+                if others & (others - 1):
+                    r = ((others & -others).bit_length() >> 3) - 1  # _lowest_rank(others)
                     return PLAYS[seat * 13 + r][hand_mask >> 4 * r & 15]
             elif not must:
-                r = self._follow_classic(counts, n, k, tr, played_mask)
+                # _follow without "ça ou rien" on us: the same rank, or -1 to pass
+                c = counts >> 8 * tr & 255 if tr < RANK_2 else 0
+                if c >= k and (c == k or (4 - c - (played_mask >> 4 * tr & 15).bit_count() < k and c < 4)):
+                    # P7 "ça ou rien" on the top rank: if the others cannot hold k of them after
+                    # our play, nobody can follow and the lead is ours
+                    r = tr
+                else:
+                    above = _TOP_ABOVE[tr]
+                    more = (counts + _AT_LEAST[k + 1]) & above
+                    exactly = (counts + _AT_LEAST[k]) & above & ~more
+                    if exactly:  # the weakest play that breaks no set (_lowest_rank(exactly))
+                        r = ((exactly & -exactly).bit_length() >> 3) - 1
+                    else:
+                        r = self._broken_or_control(counts, n, k, tr, c, more)
                 if r < 0:
                     return PASSES[seat]  # P8: anyone may pass onto a play
                 return PLAYS[seat * 13 + r][_LOW[hand_mask >> 4 * r & 15][k]]
@@ -259,36 +276,10 @@ class GreedyPresidentBot:
 
     # ------------------------------------------------------------------ the classic order, packed
 
-    @staticmethod
-    def _lead_classic(counts: int) -> int:
-        """:meth:`_lead` in the classic order (no tdc rule, not reversed) when its first loop
-        decides: the weakest set, when two sets or more are neither 2s nor quads; -1 when the
-        hand has fewer (then :meth:`_lead` decides)."""
-        others = (counts + _AT_LEAST[1]) & ~((counts & _FOURS) << 5) & _TOP_UNDER_2
-        if others & (others - 1):
-            return ((others & -others).bit_length() >> 3) - 1  # _lowest_rank(others), inline
-        return -1
-
-    def _follow_classic(self, counts: int, n: int, k: int, tr: int, played_mask: int) -> int:
-        """:meth:`_follow` in the classic order (no tdc rule, not reversed, not "ça ou rien"):
-        the same rank, or -1 to pass, from the packed counts."""
-        if tr < RANK_2:
-            c = counts >> 8 * tr & 255
-            if c >= k:
-                # P7 "ça ou rien" on the top rank: if the others cannot hold k of them after
-                # our play, nobody can follow and the lead is ours
-                seen = (played_mask >> 4 * tr & 15).bit_count()
-                if c == k or (4 - c - seen < k and c < 4):
-                    return tr
-        else:
-            c = 0
-        above = _TOP_ABOVE[tr]
-        at_least_k = (counts + _AT_LEAST[k]) & above
-        more = (counts + _AT_LEAST[k + 1]) & above
-        exactly = at_least_k & ~more
-        if exactly:
-            # the weakest play that breaks no set (_lowest_rank(exactly), inline: the common follow)
-            return ((exactly & -exactly).bit_length() >> 3) - 1
+    def _broken_or_control(self, counts: int, n: int, k: int, tr: int, c: int, more: int) -> int:
+        """The classic follow of :meth:`decide_turn` when no rank above ``tr`` holds exactly ``k``
+        cards (``more``: the top bits of those above it holding more, ``c``: our cards of rank
+        ``tr``): a set broken to follow, the control play or -1 to pass (as :meth:`_follow`)."""
         # a set broken to follow: the weakest of more than k cards and fewer than 4
         if tr < RANK_2 and k < c < 4:
             broken = tr

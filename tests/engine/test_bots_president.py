@@ -4,7 +4,7 @@ import pytest
 
 from engine.bots import make_bot
 from engine.bots.driver import DriverError, play_match
-from engine.bots.president_greedy import GreedyPresidentBot
+from engine.bots.president_greedy import _LOW, GreedyPresidentBot
 from engine.cards import parse_cards
 from engine.president import Cut, Give, Pass, Play, PresidentMatch
 from engine.seeds import derive, seed_from_int
@@ -449,12 +449,16 @@ def test_driver_asks_decide_of_a_bot_that_overrides_it_alone():
 
 
 def test_classic_packed_paths_choose_as_the_rank_loops():
-    """decide_turn's classic-order shortcuts on packed rank counts (_lead_classic,
-    _follow_classic) choose what the rank loops (_lead, _follow) choose, on random hands and
-    tables: every hand size, top play, cards already played and both bot options."""
+    """decide_turn's classic-order shortcuts on packed rank counts (its lead of the weakest set,
+    its follow, _broken_or_control) choose what the rank loops (_lead, _follow) choose, on random
+    hands and tables: every hand size, top play, cards already played and both bot options."""
     import random
 
     from engine.cards import RANK_2
+    from engine.president.actions import PASSES, PLAYS
+
+    def play(r: int, k: int, hand_mask: int):
+        return PASSES[0] if r < 0 else PLAYS[r][_LOW[hand_mask >> 4 * r & 15][k]]
 
     rng = random.Random(2026)
     counted = {"lead": 0, "follow": 0, "pass": 0, "control": 0, "broken": 0}
@@ -463,6 +467,7 @@ def test_classic_packed_paths_choose_as_the_rank_loops():
         rng.shuffle(deck)
         n = rng.randint(1, 13)
         hand = deck[:n]
+        hand_mask = sum(1 << c for c in hand)
         cnt = bytearray(13)
         for c in hand:
             cnt[c >> 2] += 1
@@ -471,19 +476,21 @@ def test_classic_packed_paths_choose_as_the_rank_loops():
         opts = {} if i % 2 else {"break_below": rng.randint(0, 13), "control_hand": rng.randint(0, 9)}
         bot = GreedyPresidentBot(0, b"", **opts)
         if i % 3 == 0:
-            expected = bot._lead(bytes(cnt), n, RANK_2, -1, False, False)[0]
-            got = bot._lead_classic(counts)
-            assert got == -1 or got == expected, (hand, opts)
-            counted["lead"] += got >= 0
+            expected = play(*bot._lead(bytes(cnt), n, RANK_2, -1, False, False), hand_mask)
+            got = bot.decide_turn((0, "classic", hand_mask, counts, n, 0, 0, False, False, played, None, None))
+            assert got is expected, (hand, opts)
+            # the shortcut decides when two sets or more are neither 2s nor quads
+            counted["lead"] += sum(1 for r in range(RANK_2) if 0 < cnt[r] < 4) >= 2
             continue
         k = rng.randint(1, 4)
         tr = rng.randint(0, 12)
-        expected = bot._follow(None, played, bytes(cnt), n, k, tr, RANK_2, -1, False, False)
-        assert bot._follow_classic(counts, n, k, tr, played) == expected, (hand, k, tr, opts)
+        r = bot._follow(None, played, bytes(cnt), n, k, tr, RANK_2, -1, False, False)
+        got = bot.decide_turn((0, "classic", hand_mask, counts, n, tr, k, False, False, played, None, None))
+        assert got is play(r, k, hand_mask), (hand, k, tr, opts)
         counted["follow"] += 1
-        counted["pass"] += expected < 0
-        counted["control"] += expected == RANK_2
-        counted["broken"] += expected >= 0 and cnt[expected] > k
+        counted["pass"] += r < 0
+        counted["control"] += r == RANK_2
+        counted["broken"] += r >= 0 and cnt[r] > k
     assert min(counted.values()) > 500, counted
 
 
