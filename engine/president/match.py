@@ -212,6 +212,10 @@ def _timeout_event(seat: int, passive: bool, kind: str) -> TimeoutEvent:
     return got
 
 
+_KEEP_BITS: dict[int, tuple[int, ...]] = {m: tuple(x & m for x in range(256)) for m in (1, 3, 7, 15, 31, 63)}
+"""``_KEEP_BITS[mask][byte]``: ``byte & mask``, for the masks of :func:`shuffled_deck`'s draws."""
+
+
 def shuffled_deck(seed: bytes) -> list[int]:
     """``engine.seeds.shuffled(deck(), seed)`` as card ints, computed without per-draw allocations.
 
@@ -225,17 +229,18 @@ def shuffled_deck(seed: bytes) -> list[int]:
     counter = 3
     i = 51  # the position drawn for, from the last one down to 1
     mask = 63  # the bits a draw for i keeps: (1 << i.bit_length()) - 1, while i >= low
+    keep = _KEEP_BITS[mask]
     low = 32
     while True:
         for x in stream:  # one byte per draw, rejected while above i
-            x &= mask
-            if x <= i:
+            if (x := keep[x]) <= i:  # x & mask, read from a tuple (a generic & costs more)
                 out[i], out[x] = out[x], out[i]
                 i -= 1
                 if i < low:
                     if not i:
                         return out
                     mask >>= 1
+                    keep = _KEEP_BITS[mask]
                     low >>= 1
         stream = sha256(seed + counter.to_bytes(8, "big")).digest()
         counter += 1
