@@ -63,6 +63,8 @@ FULL = (1 << 52) - 1
 QH = RANK_Q * 4 + 2
 _POP = tuple(bin(i).count("1") for i in range(16))
 _SEAT_BITS = tuple(1 << s for s in range(8))
+_NOT_SEAT = tuple(~(1 << s) for s in range(8))
+"""``_NOT_SEAT[seat]``: every bit but the seat's (a tuple read costs less than ``~(1 << seat)``)."""
 _LOW: tuple[tuple[int, ...], ...] = tuple(
     tuple(sum(1 << b for b in [s for s in range(4) if nib >> s & 1][:k]) for k in range(5)) for nib in range(16)
 )
@@ -133,17 +135,17 @@ _OUT: dict[int, Out] = {}
 _REVOLUTION: dict[tuple[int, str], Revolution] = {}
 _TIMEOUT: dict[tuple[int, bool, str], TimeoutEvent] = {}
 
-_NEXT: dict[int, tuple[int | None, ...]] = {}
+_NEXT: dict[int, tuple[tuple[int | None, ...], ...]] = {}
 
 
-def _next_table(n: int) -> tuple[int | None, ...]:
-    """``table[seat << 8 | mask]``: the first seat after ``seat`` in seat order whose bit is in ``mask``."""
+def _next_table(n: int) -> tuple[tuple[int | None, ...], ...]:
+    """``table[seat][mask]``: the first seat after ``seat`` in seat order whose bit is in ``mask``
+    (a row per seat: two tuple reads cost less than building the index ``seat << 8 | mask``)."""
     table = _NEXT.get(n)
     if table is None:
         table = _NEXT[n] = tuple(
-            next((s for s in _AFTER[n][seat] if mask >> s & 1), None) if seat < n else None
-            for seat in range(8)
-            for mask in range(256)
+            tuple(next((s for s in _AFTER[n][seat] if mask >> s & 1), None) for mask in range(256))
+            for seat in range(n)
         )
     return table
 
@@ -1095,7 +1097,7 @@ class PresidentMatch:
                     self._check_play(a)  # raises the refusal
                 self._version += 1  # the play is valid (nothing below reads the version)
                 self._actions.append(a)
-                hand &= ~m
+                hand ^= m  # (m is in the hand: checked above; one operation where &= ~m takes two)
                 hands[seat] = hand
                 counts = self._counts
                 left = counts[seat] - k
@@ -1115,7 +1117,7 @@ class PresidentMatch:
                 self._passed = 0  # P9c counts passes since the last play
                 if not hand or r == RANK_2 or k == 4 or (must and played >> 4 * r & 15 == 15):
                     return self._after_plain_play(seat, r, k, must, hand, alone)
-                self._turn = self._next_tab[seat << 8 | self._holding]
+                self._turn = self._next_tab[seat][self._holding]
                 return alone
             ev = self._do_play(a, facts, False)
         elif cls is Pass:
@@ -1126,15 +1128,15 @@ class PresidentMatch:
                 # _do_pass(seat, False) at a table where a pass leaves no trick (P9c), inline
                 self._version += 1
                 self._actions.append(a)
-                passed = self._passed | 1 << seat
+                passed = self._passed | _SEAT_BITS[seat]
                 self._passed = passed
                 self._trick.append(_PASS_ENTRIES[seat])
-                others = self._holding & ~(1 << self._top_seat)
+                others = self._holding & _NOT_SEAT[self._top_seat]
                 if passed & others == others:  # every other player holding cards has passed
                     closing: list[Event] = [_PASSED[seat << 1]]
                     self._close(self._top_seat, "all_passed", closing)  # P10
                     return tuple(closing)
-                self._turn = self._next_tab[seat << 8 | self._holding]
+                self._turn = self._next_tab[seat][self._holding]
                 return _PASSED_ALONE[seat << 1]
             ev = self._do_pass(seat, False)
         else:
@@ -1171,7 +1173,7 @@ class PresidentMatch:
 
     def _next_in(self, seat: int, mask: int) -> int | None:
         """The first seat after ``seat`` (cyclically, ``seat`` itself last) whose bit is in ``mask``."""
-        return self._next_tab[seat << 8 | mask]
+        return self._next_tab[seat][mask]
 
     def _round_should_end(self) -> bool:
         h = self._holding
@@ -1191,7 +1193,7 @@ class PresidentMatch:
         """The trick closes (won by ``by``, for ``reason``) and the next one is led by ``by`` if it may
         lead, else by the next seat holding cards and not passive (P10 / T7c / T14)."""
         elig = self._holding & ~self._passive
-        leader = by if elig >> by & 1 else self._next_tab[by << 8 | elig]
+        leader = by if elig >> by & 1 else self._next_tab[by][elig]
         self._closed_trick = self._trick
         self._closed_reason = reason
         # _new_trick() inline, and the lead (a trick closes every five actions or so)
@@ -1244,7 +1246,7 @@ class PresidentMatch:
         ):
             self._check_play(a)  # raises the refusal
         rules = self._rules
-        hand &= ~m
+        hand ^= m  # (m is in the hand: checked above)
         hands[seat] = hand
         counts = self._counts
         left = counts[seat] - k
@@ -1312,9 +1314,9 @@ class PresidentMatch:
                     ev = [alone[0]]
                 self._close(seat, "all_passed", ev)
                 return tuple(ev)
-            self._turn = self._next_tab[seat << 8 | in_trick]
+            self._turn = self._next_tab[seat][in_trick]
         else:
-            self._turn = self._next_tab[seat << 8 | holding]
+            self._turn = self._next_tab[seat][holding]
         return alone if ev is None else tuple(ev)
 
     def _after_plain_play(
@@ -1343,7 +1345,7 @@ class PresidentMatch:
                 ev = [alone[0]]
             self._forced_passes(seat, ev)  # P9 Decision: nobody can play that rank any more
             return tuple(ev)
-        self._turn = self._next_tab[seat << 8 | holding]
+        self._turn = self._next_tab[seat][holding]
         return alone if ev is None else tuple(ev)
 
     def _forced_passes(self, seat: int, ev: list[Event]) -> None:
@@ -1375,7 +1377,7 @@ class PresidentMatch:
                 ev: list[Event] = [_PASSED[seat << 1 | auto]]
                 self._close(top, "all_passed", ev)
                 return tuple(ev)
-            self._turn = self._next_tab[seat << 8 | in_trick]
+            self._turn = self._next_tab[seat][in_trick]
         else:
             # P9c: closes when every other player still holding cards has passed since the last play.
             others = holding & ~(1 << top)
@@ -1383,7 +1385,7 @@ class PresidentMatch:
                 ev = [_PASSED[seat << 1 | auto]]
                 self._close(top, "all_passed", ev)  # P10
                 return tuple(ev)
-            self._turn = self._next_tab[seat << 8 | holding]
+            self._turn = self._next_tab[seat][holding]
         return _PASSED_ALONE[seat << 1 | auto]
 
     def _do_cut(self, seat: int, m: int) -> list[Event]:
