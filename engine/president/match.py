@@ -199,6 +199,10 @@ _SET_OF = tuple((0x80 - k) * 0x01010101010101010101010101 for k in range(5))
 """``_SET_OF[k]``: added to packed rank counts, sets the top bit of every rank's byte holding at
 least ``k`` cards (4 + 0x7F never carries into the next byte)."""
 _TOP_BITS = 0x80808080808080808080808080
+_SET_FROM = tuple(tuple(_SET_OF[k] & ~_BYTES_UNDER[r] for r in range(13)) for k in range(5))
+"""``_SET_FROM[k][r]``: ``_SET_OF[k]`` in the bytes of the ranks from ``r`` up only: added to packed
+rank counts, sets the top bit of every rank from ``r`` up holding at least ``k`` cards (the bytes
+under ``r`` hold at most 4: no top bit, no carry), without shifting the counts first."""
 
 
 def _rank_counts(hand: int) -> int:
@@ -643,7 +647,7 @@ class PresidentMatch:
             elif reverse:
                 can_play = (ranks & _BYTES_UNDER[tr + 1]) + _SET_OF[tc] & _TOP_BITS != 0
             else:
-                can_play = (ranks >> 8 * tr) + _SET_OF[tc] & _TOP_BITS != 0
+                can_play = ranks + _SET_FROM[tc][tr] & _TOP_BITS != 0
             if not can_play:
                 forced = PASSES[seat]
         return _tuple_new(
@@ -688,7 +692,7 @@ class PresidentMatch:
             elif reverse:
                 if not (ranks & _BYTES_UNDER[tr + 1]) + _SET_OF[tc] & _TOP_BITS:
                     return PASSES[seat]
-            elif not (ranks >> 8 * tr) + _SET_OF[tc] & _TOP_BITS:
+            elif not ranks + _SET_FROM[tc][tr] & _TOP_BITS:
                 return PASSES[seat]
         hand = self._hands[seat]
         count = self._counts[seat]
@@ -730,7 +734,7 @@ class PresidentMatch:
         elif self._reversed:
             if (ranks & _BYTES_UNDER[tr + 1]) + _SET_OF[tc] & _TOP_BITS:
                 return None
-        elif (ranks >> 8 * tr) + _SET_OF[tc] & _TOP_BITS:
+        elif ranks + _SET_FROM[tc][tr] & _TOP_BITS:
             return None
         action = PASSES[seat]
         events = self._do_pass(seat, False)
