@@ -240,7 +240,8 @@ class GreedyPresidentBot:
             if k == 0:
                 # _lead's first loop: with two sets or more that are neither 2s nor quads, the
                 # weakest goes whole (every card of that rank)
-                others = (counts + _AT_LEAST[1]) & ~((counts & _FOURS) << 5) & _TOP_UNDER_2
+                # the ranks under the 2 holding 1 to 3 cards: "at least 1" xor "at least 4"
+                others = ((counts + _AT_LEAST[1]) ^ (counts + _AT_LEAST[4])) & _TOP_UNDER_2
                 if others & (others - 1):
                     r = ((others & -others).bit_length() >> 3) - 1  # _lowest_rank(others)
                     return PLAYS[seat * 13 + r][hand_mask >> 4 * r & 15]
@@ -253,12 +254,12 @@ class GreedyPresidentBot:
                     r = tr
                 else:
                     above = _TOP_ABOVE[tr]
-                    more = (counts + _AT_LEAST[k + 1]) & above
-                    exactly = (counts + _AT_LEAST[k]) & above & ~more
+                    more = counts + _AT_LEAST[k + 1]  # (its top bits: the ranks holding more than k)
+                    exactly = ((counts + _AT_LEAST[k]) ^ more) & above  # "at least k" xor "more"
                     if exactly:  # the weakest play that breaks no set (_lowest_rank(exactly))
                         r = ((exactly & -exactly).bit_length() >> 3) - 1
                     else:
-                        r = self._broken_or_control(counts, n, k, tr, c, more)
+                        r = self._broken_or_control(counts, n, k, tr, c, more & above)
                 if r < 0:
                     return PASSES[seat]  # P8: anyone may pass onto a play
                 return PLAYS[seat * 13 + r][_LOW[hand_mask >> 4 * r & 15][k]]
