@@ -150,11 +150,12 @@ def _next_table(n: int) -> tuple[tuple[int | None, ...], ...]:
     return table
 
 
-_PlayFacts = tuple[int, int, int, int, tuple[int, tuple[Card, ...]], dict[int, tuple[Played]]]
+_PlayFacts = tuple[int, int, int, int, tuple[int, tuple[Card, ...]], list[tuple[Played] | None]]
 """What a play of one seat's cards of one rank does: ``(rank, mask, count, rank_counts, trick_entry,
 events)``: its rank index, its cards as a mask and their number, the same cards in packed rank counts
 (see ``_RANK_ONE``), its ``(seat, cards)`` entry in the trick, and its ``played`` events already
-made (each a 1-tuple, keyed by ``remaining << 1 | auto``)."""
+made (each a 1-tuple, at index ``remaining`` in the list, ``53 + remaining`` for an automatic play:
+a list read costs less than a dict's ``get``; ``None`` until made; a hand holds 52 cards at most)."""
 _PLAY_FACTS: dict[int, _PlayFacts] = {
     id(play): (
         i % 13,
@@ -162,7 +163,7 @@ _PLAY_FACTS: dict[int, _PlayFacts] = {
         _POP[nib],
         _POP[nib] << 8 * (i % 13),
         (play.seat, play.cards),
-        {},
+        [None] * 106,
     )
     for i, row in enumerate(PLAYS)
     for nib, play in enumerate(row)
@@ -1091,7 +1092,7 @@ class PresidentMatch:
                 facts = self._facts(a.seat, self._check_play(a))
             if self._plain:
                 # the plain play (see the docstring)
-                seat = a.seat
+                seat: int = a.seat
                 r, m, k, rank_counts, trick_entry, made = facts
                 hands = self._hands
                 hand = hands[seat]
@@ -1109,9 +1110,9 @@ class PresidentMatch:
                 self._ranks[seat] -= rank_counts
                 played = self._played | m
                 self._played = played
-                alone = made.get(left << 1)
+                alone = made[left]
                 if alone is None:
-                    alone = made[left << 1] = (_played(seat, trick_entry[1], left, False),)
+                    alone = made[left] = (_played(seat, trick_entry[1], left, False),)
                 self._trick.append(trick_entry)
                 must = tc != 0 and r == tr  # P7: "ça ou rien"
                 self._must = must
@@ -1259,8 +1260,8 @@ class PresidentMatch:
         self._played |= m
         if rules.close_on_four_of_rank:
             self._trick_mask |= m  # T7b looks at the cards of this trick
-        key = left << 1 | auto
-        alone = made.get(key)
+        key = left + 53 if auto else left
+        alone = made[key]
         if alone is None:
             alone = made[key] = (_played(seat, trick_entry[1], left, auto),)
         self._trick.append(trick_entry)
