@@ -1197,8 +1197,8 @@ class PresidentMatch:
     def _close(self, by: int, reason: str, ev: list[Event]) -> None:
         """The trick closes (won by ``by``, for ``reason``) and the next one is led by ``by`` if it may
         lead, else by the next seat holding cards and not passive (P10 / T7c / T14)."""
-        elig = self._holding & ~self._passive
-        leader = by if elig >> by & 1 else self._next_tab[by][elig]
+        # ``by`` itself first, then the seats after it: the row of the seat before ``by``
+        leader = self._next_tab[by - 1][self._holding & ~self._passive]
         self._closed_trick = self._trick
         self._closed_reason = reason
         # _new_trick() inline, and the lead (a trick closes every five actions or so)
