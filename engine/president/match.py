@@ -1770,13 +1770,13 @@ class PresidentMatch:
         hands = self._hands
         played = self._played
         undealt = self._undealt
-        sizes = list(map(int.bit_count, hands))
+        sizes = [*map(int.bit_count, hands)]
         # Disjoint sets add without a carry: the masks sum to the deck and the sizes to 52
         # exactly when the hands, the played and the undealt cards partition the 52 cards.
         if (
             sizes != self._counts
-            or sum(hands) + played + undealt != FULL
-            or sum(sizes) + played.bit_count() + undealt.bit_count() != 52
+            or sum(hands, played + undealt) != FULL
+            or sum(sizes, played.bit_count() + undealt.bit_count()) != 52
         ):
             self._check_seats()
         phase = self._phase
