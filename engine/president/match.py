@@ -110,6 +110,18 @@ def _seat_tables(seat: int) -> tuple[_Rows, tuple[_Rows, ...]]:
     return got
 
 
+_ALL_SEAT_TABLES: dict[int, tuple[tuple[_Rows, tuple[_Rows, ...]], ...]] = {}
+
+
+def _all_seat_tables(n: int) -> tuple[tuple[_Rows, tuple[_Rows, ...]], ...]:
+    """:func:`_seat_tables` of each of ``n`` seats, as one tuple made once per table size (a
+    simulator makes a match every five rounds)."""
+    got = _ALL_SEAT_TABLES.get(n)
+    if got is None:
+        got = _ALL_SEAT_TABLES[n] = tuple(_seat_tables(s) for s in range(n))
+    return got
+
+
 _BELOW = tuple((1 << 4 * r) - 1 for r in range(14))
 """``_BELOW[r]``: the bits of the ranks under ``r``."""
 
@@ -379,7 +391,7 @@ class PresidentMatch:
         """Plays are applied by :meth:`apply`'s plain path: none of T5, T7b, T7c, T10 (the classic table)."""
         self._n = seats
         self._next_tab = _next_table(seats)
-        self._tables = tuple(_seat_tables(s) for s in range(seats))
+        self._tables = _all_seat_tables(seats)
         self._checks = 3 * seats + 1  # card checks per call: 3 per seat and the partition
         self._seats_mask = (1 << seats) - 1
         self._round_points = 0 if rules.seats_change else seats * (seats - 1) // 2
