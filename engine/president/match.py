@@ -196,6 +196,27 @@ _PASS_ENTRIES: tuple[tuple[int, None], ...] = tuple((s, None) for s in range(8))
 """``_PASSED_ALONE[seat << 1 | auto]``: the events of a pass that does not close the trick."""
 
 
+_FORCED: dict[int, tuple[tuple[tuple[tuple[tuple[int, None], ...], tuple[Passed, ...]], ...], ...]] = {}
+
+
+def _forced_pass_table(n: int) -> tuple[tuple[tuple[tuple[tuple[int, None], ...], tuple[Passed, ...]], ...], ...]:
+    """``table[seat][mask]``: the automatic passes of the seats of ``mask`` after ``seat``'s play, in
+    seat order from ``seat`` on (P9 Decision): their trick entries and their ``passed`` events."""
+    table = _FORCED.get(n)
+    if table is None:
+        table = _FORCED[n] = tuple(
+            tuple(
+                (
+                    tuple(_PASS_ENTRIES[s] for s in _AFTER[n][seat] if mask >> s & 1),
+                    tuple(_PASSED[s << 1 | 1] for s in _AFTER[n][seat] if mask >> s & 1),
+                )
+                for mask in range(1 << n)
+            )
+            for seat in range(n)
+        )
+    return table
+
+
 _CLOSING = frozenset({"twos", "strongest", "quad", "four_of_rank", "emptied"})
 """``trick_closed`` reasons where the last play itself closed the trick (T9: no cut on a closing play)."""
 
@@ -1369,16 +1390,13 @@ class PresidentMatch:
         """P9 Decision: "ça ou rien" demands a rank whose four cards are all played, so nobody can
         play; every seat still to answer ``seat``'s play passes at once, in seat order (each an
         automatic ``passed`` event), and the trick closes by P9c: ``seat`` leads (P10)."""
-        waiting = self._holding & ~self._passed & ~(1 << seat)
+        waiting = self._holding & ~self._passed & _NOT_SEAT[seat]
         if self._rules.pass_leaves_trick:
             waiting &= ~self._passive
-        passed = self._passed
-        for s in _AFTER[self._n][seat]:
-            if waiting >> s & 1:
-                passed |= 1 << s
-                self._trick.append(_PASS_ENTRIES[s])
-                ev.append(_PASSED[s << 1 | 1])
-        self._passed = passed
+        entries, passes = _forced_pass_table(self._n)[seat][waiting]
+        self._trick += entries
+        ev += passes
+        self._passed |= waiting
         self._close(seat, "all_passed", ev)
 
     def _do_pass(self, seat: int, auto: bool) -> tuple[Event, ...]:
