@@ -380,7 +380,6 @@ class PresidentMatch:
         "_trick_mask",
         "_turn",
         "_undealt",
-        "_version",
         "_view_cache",
         "_view_last",
         "_view_version",
@@ -421,7 +420,6 @@ class PresidentMatch:
         self._rounds = rounds if rounds is not None else rules.default_rounds
         self._phase = DEAL
         self._round = 0
-        self._version = 0
         self._actions: list[Action] = []
         self._totals = [0] * seats
         self._chips = [0] * seats
@@ -576,8 +574,9 @@ class PresidentMatch:
 
     @property
     def version(self) -> int:
-        """Number of actions applied; changes with every state change."""
-        return self._version
+        """Number of actions applied (the log's length: no other count is kept); changes with every
+        state change."""
+        return len(self._actions)
 
     @property
     def present(self) -> tuple[int, ...]:
@@ -629,14 +628,15 @@ class PresidentMatch:
     def pending(self) -> list[Pending]:
         t = self._turn
         if t is not None and self._phase == PLAY:
-            if self._pending_version == self._version:
+            version = len(self._actions)
+            if self._pending_version == version:
                 return self._pending_turn
             # Every action of the play phase gives the turn (a play or a pass moves it, P5-P8; a
             # closed trick gives the lead, P10, even back to the same seat; the deal or the last
             # exchange move gives the first), so the seat's turn began with the last action.
-            out = [_pending(("turn", self._round, self._version - 1), "turn", t, TIMEOUTS[t])]
+            out = [_pending(("turn", self._round, version - 1), "turn", t, TIMEOUTS[t])]
             self._pending_turn = out
-            self._pending_version = self._version
+            self._pending_version = version
             return out
         if self._phase == EXCHANGE:
             return [
@@ -772,7 +772,6 @@ class PresidentMatch:
             return None
         action = PASSES[seat]
         events = self._do_pass(seat, False)
-        self._version += 1
         self._actions.append(action)
         return action, events
 
@@ -785,7 +784,8 @@ class PresidentMatch:
 
     def cut_options(self) -> dict[int, tuple[Card, ...]]:
         """T9: seat → the cards it may cut with now (empty when nobody can)."""
-        if self._cut_version == self._version:
+        version = len(self._actions)
+        if self._cut_version == version:
             return self._cut_cache
         out: dict[int, tuple[Card, ...]] = {}
         tc = self._top_count
@@ -804,7 +804,7 @@ class PresidentMatch:
                 elig >>= 1
                 s += 1
         self._cut_cache = out
-        self._cut_version = self._version
+        self._cut_version = version
         return out
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -812,7 +812,7 @@ class PresidentMatch:
         — the weakest suits of that rank — plus :class:`Pass`, a :class:`Cut` (out of
         turn, T9) or every :class:`Give` choice (T12). ``can()`` accepts any other
         suit choice too. Timeouts are the room's, not listed."""
-        version = self._version
+        version = len(self._actions)
         if self._legal_version == version:
             if self._legal_seat == seat:
                 return self._legal_list
@@ -1133,8 +1133,7 @@ class PresidentMatch:
                 tr = self._top_rank
                 if seat != self._turn or hand & m != m or (tc and (k != tc or ((r != tr) if self._must else r < tr))):
                     self._check_play(a)  # raises the refusal
-                self._version += 1  # the play is valid (nothing below reads the version)
-                self._actions.append(a)
+                self._actions.append(a)  # the play is valid (nothing below reads the version)
                 hand ^= m  # (m is in the hand: checked above; one operation where &= ~m takes two)
                 hands[seat] = hand
                 counts = self._counts
@@ -1164,7 +1163,6 @@ class PresidentMatch:
                 seat = self._check_pass(a)
             if self._plain:
                 # _do_pass(seat, False) at a table where a pass leaves no trick (P9c), inline
-                self._version += 1
                 self._actions.append(a)
                 passed = self._passed | _SEAT_BITS[seat]
                 self._passed = passed
@@ -1179,7 +1177,6 @@ class PresidentMatch:
             ev = self._do_pass(seat, False)
         else:
             ev = tuple(self._apply_other(a))
-        self._version += 1
         self._actions.append(a)
         return ev
 
@@ -1604,7 +1601,7 @@ class PresidentMatch:
             self._transfer(lo, hi, _strongest(hands[lo], k), ev)
             self._gives[hi] = (lo, min(k, self._hands[hi].bit_count()))
         self._phase = EXCHANGE
-        self._exchange_since = self._version
+        self._exchange_since = len(self._actions)
 
     def _start_play(self) -> None:
         self._phase = PLAY
@@ -1685,7 +1682,7 @@ class PresidentMatch:
 
     def view(self, seat: int | None) -> PresidentView:
         """What ``seat`` (``None``: a spectator) may know now; never another seat's cards."""
-        version = self._version
+        version = len(self._actions)
         if self._view_version != version:
             self._view_version = version
             self._view_last = None
