@@ -330,6 +330,7 @@ class PresidentMatch:
         "_exchange_views",
         "_exchanges",
         "_forbidden",
+        "_forced_tab",
         "_gives",
         "_hand_cache",
         "_hands",
@@ -411,6 +412,7 @@ class PresidentMatch:
         """Plays are applied by :meth:`apply`'s plain path: none of T5, T7b, T7c, T10 (the classic table)."""
         self._n = seats
         self._next_tab = _next_table(seats)
+        self._forced_tab = _forced_pass_table(seats)
         self._tables = _all_seat_tables(seats)
         self._checks = 3 * seats + 1  # card checks per call: 3 per seat and the partition
         self._seats_mask = (1 << seats) - 1
@@ -1390,7 +1392,7 @@ class PresidentMatch:
         waiting = self._holding & ~self._passed & _NOT_SEAT[seat]
         if self._rules.pass_leaves_trick:
             waiting &= ~self._passive
-        entries, passes = _forced_pass_table(self._n)[seat][waiting]
+        entries, passes = self._forced_tab[seat][waiting]
         self._trick += entries
         ev += passes
         self._passed |= waiting
