@@ -64,6 +64,8 @@ QH = RANK_Q * 4 + 2
 _POP = tuple(bin(i).count("1") for i in range(16))
 _SEAT_BITS = tuple(1 << s for s in range(8))
 _NOT_SEAT = tuple(~(1 << s) for s in range(8))
+_SEATS_IN = tuple(tuple(s for s in range(8) if mask >> s & 1) for mask in range(256))
+"""``_SEATS_IN[mask]``: the seats of a seat mask, in seat order."""
 """``_NOT_SEAT[seat]``: every bit but the seat's (a tuple read costs less than ``~(1 << seat)``)."""
 _LOW: tuple[tuple[int, ...], ...] = tuple(
     tuple(sum(1 << b for b in [s for s in range(4) if nib >> s & 1][:k]) for k in range(5)) for nib in range(16)
@@ -1633,13 +1635,16 @@ class PresidentMatch:
     def _end_round(self, ev: list[Event]) -> None:
         n = self._n
         forbidden = self._forbidden
-        fset = set(forbidden)
         # T15 (P11 in classic: the out order, then the one left with cards)
-        ranking = [s for s in self._out if s not in fset]
-        holders = [s for s in self._present if self._holding >> s & 1]
-        ranking += [s for s in holders if not self._passive >> s & 1]
-        ranking += [s for s in reversed(self._passive_order) if self._holding >> s & 1]
-        ranking += list(reversed(forbidden))
+        if not forbidden and not self._passive:  # (every classic round: no T8, no T14)
+            ranking = self._out + list(_SEATS_IN[self._holding])  # the holders, in seat order
+        else:
+            fset = set(forbidden)
+            ranking = [s for s in self._out if s not in fset]
+            holders = [s for s in self._present if self._holding >> s & 1]
+            ranking += [s for s in holders if not self._passive >> s & 1]
+            ranking += [s for s in reversed(self._passive_order) if self._holding >> s & 1]
+            ranking += list(reversed(forbidden))
         count = len(ranking)
         titles_map = titles_for(ranking)
         titles: list[str | None] = [None] * n
