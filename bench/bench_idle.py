@@ -1,7 +1,7 @@
 """Idle scale: N connected players doing nothing, and the server's memory per connection.
 
     python bench/bench_idle.py [--clients 1000] [--transports tcp,ssh] [--quick]
-    python bench/bench_idle.py --churn 6 --clients 1000 [--server-key 'gc_full_closed = 0']
+    python bench/bench_idle.py --churn 6 --clients 1000 [--hold 12] [--server-key 'gc_full_closed = 0']
 
 For each transport a fresh ``donne serve`` (a subprocess,
 ``server.clients.serverproc.ServerProcess``) is started; its RSS is read from
@@ -58,8 +58,9 @@ async def measure(pid: int, connect: Any, n: int, settle: float) -> dict[str, An
     }
 
 
-async def churn(n: int, rounds: int, server_keys: tuple[str, ...]) -> dict[str, Any]:
-    """``rounds`` times ``n`` guests connect, log in and leave; the server's RSS after each round."""
+async def churn(n: int, rounds: int, server_keys: tuple[str, ...], hold: float = 0.0) -> dict[str, Any]:
+    """``rounds`` times ``n`` guests connect, log in, stay ``hold`` seconds and leave; the server's RSS
+    after each round."""
     async with ServerProcess(server_keys=server_keys) as srv:
         rss = [proc_rss_mb(srv.pid) or 0.0]
         failures = 0
@@ -70,10 +71,12 @@ async def churn(n: int, rounds: int, server_keys: tuple[str, ...]) -> dict[str, 
                 return c
             clients, failed = await connect_many(n, connect)
             failures += failed
+            await asyncio.sleep(hold)  # older than the collector's freeze interval, like real players
             await close_all(clients)
             await asyncio.sleep(1.5)  # the server sees them go; its collector's freeze ticks every second
             rss.append(proc_rss_mb(srv.pid) or 0.0)
-    return {"connections_per_round": n, "rounds": rounds, "failures": failures, "server_keys": list(server_keys),
+    return {"connections_per_round": n, "rounds": rounds, "hold_s": hold, "failures": failures,
+            "server_keys": list(server_keys),
             "rss_mb": [round(x, 1) for x in rss],
             "kib_kept_per_ended_connection": round((rss[-1] - rss[1]) * 1024 / max(1, n * (rounds - 1)), 1)}
 
@@ -86,6 +89,8 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--quick", action="store_true", help="100 clients")
     p.add_argument("--churn", type=int, default=0, metavar="ROUNDS",
                    help="instead: ROUNDS times N guests connect and leave; RSS after each round")
+    p.add_argument("--hold", type=float, default=0.0, metavar="SECONDS",
+                   help="with --churn: how long each round's guests stay before they leave")
     p.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'",
                    help="with --churn: a line of the server's [server] section")
     args = p.parse_args(argv)
@@ -94,7 +99,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     n = args.clients
     if args.churn:
         return {"bench": "churn", "date": today(), "machine": machine(),
-                **await churn(n, args.churn, tuple(args.server_key))}
+                **await churn(n, args.churn, tuple(args.server_key), args.hold)}
     out: dict[str, Any] = {"bench": "idle", "date": today(), "machine": machine(), "clients": n,
                            "target_kib_per_connection": 64, "target_telnet_kib_per_connection": 40}
     for transport in args.transports.split(","):
