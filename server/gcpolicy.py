@@ -16,7 +16,7 @@ young pauses"), several times in every 20 s, while the whole server played
 without making garbage cycles (a full collection after a minute of play found
 8 objects). Those pauses were most of the p99 below saturation.
 
-The policy (``[server] gc_freeze_seconds``, ``gc_full_seconds``, ``gc_young``):
+The policy (``[server] gc_freeze_seconds``, ``gc_full_seconds``, ``gc_full_closed``, ``gc_young``):
 
 * after start-up and then every ``gc_freeze_seconds``, :func:`gc.freeze` the
   heap as it is, without collecting it first (constant time: the generations'
