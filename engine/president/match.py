@@ -676,18 +676,8 @@ class PresidentMatch:
             if count == 1:  # P5: a lone card is the only lead
                 c = hand.bit_length() - 1
                 forced = PLAYS[seat * 13 + (c >> 2)][1 << (c & 3)]
-        else:
-            # the same plays as _plays(): P7 that rank, T4 reversed at most as strong, P6 at least
-            # (some rank of the range holds tc cards: see _SET_OF). A seat that may cut (T9) holds
-            # cards of the top rank, so it can always follow.
-            if must:
-                can_play = ranks >> 8 * tr & 255 >= tc
-            elif reverse:
-                can_play = (ranks & _BYTES_UNDER[tr + 1]) + _SET_OF[tc] & _TOP_BITS != 0
-            else:
-                can_play = ranks + _SET_FROM[tc][tr] & _TOP_BITS != 0
-            if not can_play:
-                forced = PASSES[seat]
+        elif not self._can_beat(ranks):  # a seat that may cut (T9) holds the top rank: it can follow
+            forced = PASSES[seat]
         return _tuple_new(
             TurnView,
             (
@@ -706,6 +696,19 @@ class PresidentMatch:
             ),
         )
 
+    def _can_beat(self, ranks: int) -> bool:
+        """Whether a seat holding these rank counts has a play over the top one (a trick is open):
+        the same plays as ``_plays()`` — P7 that rank ("ça ou rien"), T4 reversed at most as
+        strong, P6 at least as strong (some rank of the range holds as many cards: see _SET_OF).
+        turn_view(), next_turn() and forced_pass() all ask it."""
+        tc = self._top_count
+        tr = self._top_rank
+        if self._must:
+            return ranks >> 8 * tr & 255 >= tc
+        if self._reversed:
+            return (ranks & _BYTES_UNDER[tr + 1]) + _SET_OF[tc] & _TOP_BITS != 0
+        return ranks + _SET_FROM[tc][tr] & _TOP_BITS != 0
+
     def next_turn(self) -> TurnFields | Action | None:
         """What the table waits for from the seat on turn, in one call (for drivers): the seat's
         only legal action when it has no choice (a pass when it cannot beat the top play, P6/P7/T4;
@@ -722,16 +725,8 @@ class PresidentMatch:
         tr = self._top_rank
         must = self._must
         reverse = self._reversed
-        if tc:
-            # the test of turn_view(): P7 that rank, T4 reversed at most as strong, P6 at least
-            if must:
-                if ranks >> 8 * tr & 255 < tc:
-                    return PASSES[seat]
-            elif reverse:
-                if not (ranks & _BYTES_UNDER[tr + 1]) + _SET_OF[tc] & _TOP_BITS:
-                    return PASSES[seat]
-            elif not ranks + _SET_FROM[tc][tr] & _TOP_BITS:
-                return PASSES[seat]
+        if tc and not self._can_beat(ranks):
+            return PASSES[seat]
         hand = self._hands[seat]
         count = self._counts[seat]
         if not tc and count == 1:  # P5: a lone card is the only lead
@@ -763,16 +758,7 @@ class PresidentMatch:
         tc = self._top_count
         if seat is None or tc == 0 or self._phase != PLAY:
             return None  # a lead is never forced to pass (P5)
-        ranks = self._ranks[seat]
-        tr = self._top_rank
-        # the test of turn_view(): P7 that rank, T4 reversed at most as strong, P6 at least
-        if self._must:
-            if ranks >> 8 * tr & 255 >= tc:
-                return None
-        elif self._reversed:
-            if (ranks & _BYTES_UNDER[tr + 1]) + _SET_OF[tc] & _TOP_BITS:
-                return None
-        elif ranks + _SET_FROM[tc][tr] & _TOP_BITS:
+        if self._can_beat(self._ranks[seat]):
             return None
         action = PASSES[seat]
         events = self._do_pass(seat, False)
