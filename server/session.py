@@ -4,7 +4,8 @@ A :class:`Session` knows who it is (name, guest, language), what its terminal
 can show (width, colour, Unicode), and owns an outbound queue: rooms and the
 lobby only ever *enqueue*, so a slow or stuck client can never block them.
 What is queued during one turn of the event loop goes out at the next in one
-write (one send for a state and its events); only a client whose transport
+write (one send for a state and its events; one loop callback writes every
+session that has something, :class:`Flushes`); only a client whose transport
 holds unsent bytes gets a task that waits for it to read them. When the
 queue passes ``outbound_queue`` messages, or such a wait takes longer than
 ``drain_timeout``, the client is too slow and is disconnected.
@@ -27,6 +28,7 @@ import contextlib
 import itertools
 import logging
 import time
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
@@ -51,6 +53,39 @@ _DROPPED = ("slow", "lost")
 IGNORABLE = frozenset({"chat", "tell", "message"})
 """Events a person never sees from someone they ignore: chat, tells, offline messages (announcements
 are not among them)."""
+
+
+class Flushes:
+    """The sessions of one event loop with output queued this turn, written by one callback at the
+    next turn (one per turn however many sessions a step reached, rather than one each)."""
+
+    __slots__ = ("_due",)
+
+    def __init__(self) -> None:
+        self._due: list[Session] = []
+
+    @classmethod
+    def of(cls, loop: asyncio.AbstractEventLoop) -> Flushes:
+        got = _FLUSHES.get(loop)
+        if got is None:
+            got = _FLUSHES[loop] = cls()  # (holds no reference to its loop: the entry goes with it)
+        return got
+
+    def add(self, session: Session, loop: asyncio.AbstractEventLoop) -> None:
+        if not self._due:
+            loop.call_soon(self._run)
+        self._due.append(session)
+
+    def _run(self) -> None:
+        due, self._due = self._due, []
+        for session in due:
+            try:
+                session._flush()
+            except Exception:  # one session's failure is its own (its writer closes it)
+                log.exception("%r: flush failed", session)
+
+
+_FLUSHES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Flushes] = weakref.WeakKeyDictionary()
 
 
 class Conn(Protocol):
@@ -135,6 +170,7 @@ class Session:
         self._out: list[str] = []  # queued, not written yet (at most ``outbound_queue``)
         self._max_out = cfg.outbound_queue
         self._loop: asyncio.AbstractEventLoop | None = None  # set by start(): output may flow
+        self._flushes: Flushes | None = None  # the loop's writer of queued output (set with _loop)
         self._flush_due = False  # a flush is scheduled for the next turn of the loop
         self._drainer: asyncio.Task[None] | None = None  # waiting for the client to read a backlog
         self._queued = 0  # lines put in the queue, ever ...
@@ -192,6 +228,7 @@ class Session:
     def start(self) -> None:
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
+            self._flushes = Flushes.of(self._loop)
             self._schedule_flush()  # what was queued before
             self._arm_timer()
 
@@ -228,10 +265,10 @@ class Session:
 
     def _schedule_flush(self) -> None:
         """The queue goes out at the next turn of the loop, unless a drain is under way (it writes)."""
-        loop = self._loop
-        if loop is not None and self._out and not self._flush_due and self._drainer is None:
+        loop, flushes = self._loop, self._flushes
+        if loop is not None and flushes is not None and self._out and not self._flush_due and self._drainer is None:
             self._flush_due = True
-            loop.call_soon(self._flush)
+            flushes.add(self, loop)
 
     def _flush(self) -> None:
         self._flush_due = False

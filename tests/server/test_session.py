@@ -117,6 +117,42 @@ async def test_a_client_slow_for_a_while_gets_everything_in_order_one_write_a_tu
     await asyncio.wait_for(session.done.wait(), 5)
 
 
+async def test_the_sessions_reached_in_one_turn_are_written_by_one_callback_and_a_failing_one_alone(monkeypatch):
+    """Output queued for many sessions in one turn goes out at the next turn from one loop callback;
+    a session whose write blows up is closed alone, the others get their lines."""
+    app = make_app()
+    conns = [FakeConn() for _ in range(4)]
+    sessions = [Session(app, c) for c in conns]
+    for s in sessions:
+        s.mode = "json"
+        s.start()
+    await asyncio.sleep(0)
+
+    def broken(text: str) -> None:
+        raise RuntimeError("transport bug")
+
+    conns[1].write = broken  # type: ignore[method-assign]
+    loop = asyncio.get_running_loop()
+    scheduled = []
+    real = loop.call_soon
+    monkeypatch.setattr(loop, "call_soon", lambda cb, *a, **k: (scheduled.append(cb), real(cb, *a, **k))[1])
+    for i, s in enumerate(sessions):
+        s.send_raw(f"to {i}\n")
+        s.send_raw("again\n")
+    monkeypatch.undo()
+    assert len(scheduled) == 1
+    await asyncio.sleep(0)
+    assert [c.written for i, c in enumerate(conns) if i != 1] == [["to 0\nagain\n"], ["to 2\nagain\n"],
+                                                                  ["to 3\nagain\n"]]
+    assert sessions[1].close_reason == "error" and not sessions[0].closed.is_set()
+    sessions[0].send_raw("later\n")  # a later turn: a new callback
+    await asyncio.sleep(0)
+    assert conns[0].written[-1] == "later\n"
+    for s in sessions:
+        s.close("bye")
+    await asyncio.gather(*(asyncio.wait_for(s.done.wait(), 5) for s in sessions))
+
+
 @pytest.mark.parametrize(("reason", "written"), [("shutdown", ["last words\n"]), ("slow", [])])
 async def test_what_is_queued_before_a_close_still_goes_out_but_not_to_a_slow_client(reason, written):
     app = make_app()
