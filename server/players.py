@@ -109,6 +109,7 @@ class Player:
     lobby_spans: list[list[Any]] = field(default_factory=lambda: [[news_now(), None]])
     """When this player was in the lobby, as ``[first, end)`` ranges of news sequence numbers (``end``
     None: still there); room-list news go to whoever was in the lobby when they happened."""
+    _key: tuple[str, str] | None = field(default=None, repr=False)  # (name, its key): name_key() once per name
 
     @property
     def room(self) -> Place | None:
@@ -132,7 +133,10 @@ class Player:
 
     @property
     def key(self) -> str:
-        return name_key(self.name)
+        got = self._key
+        if got is None or got[0] is not self.name:
+            got = self._key = (self.name, name_key(self.name))
+        return got[1]
 
     @property
     def seated(self) -> bool:
