@@ -11,6 +11,7 @@ presenters, the lobby, rooms and tables all import it, never the other way round
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,8 @@ VERSION = "0.1.0"
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
 _LINE = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
 _dumps = orjson.dumps
+_loads = orjson.loads
+_LONG_DIGITS = re.compile(r"\d{19}").search  # a number orjson may not read as the standard library does
 
 
 def encode(obj: Any) -> str:
@@ -48,9 +51,14 @@ def encode_value(obj: Any) -> str:
 def decode(line: str) -> dict[str, Any] | None:
     """The JSON object of a line, or ``None`` for anything else (bad JSON, a list, too deep)."""
     try:
-        obj = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
+        if _LONG_DIGITS(line) is not None:
+            raise ValueError("orjson reads an int beyond 64 bits as a float")
+        obj = _loads(line)
+    except ValueError:  # orjson refuses it (NaN, a lone surrogate, bad JSON) or would read it otherwise:
+        try:  # the standard library's answer is the answer
+            obj = json.loads(line)
+        except (ValueError, RecursionError):
+            return None
     return obj if isinstance(obj, dict) else None
 
 
