@@ -41,6 +41,7 @@ from server import metrics
 from server.claims import SeatClaims
 from server.config import Config
 from server.games import TableOptions, adapter
+from server.inbox import Inbox
 from server.players import Player
 from server.protocol import CommandError
 from server.ratings import rated_round
@@ -168,7 +169,7 @@ class Room:
         self.closed = False
         self.suspended = False  # stopped by a shutdown, its table to resume at the next start
         self.announced = False  # the lobby was told it opened
-        self._queue: asyncio.Queue[_Item] = asyncio.Queue()
+        self._queue: Inbox[_Item] = Inbox()
         self._task: asyncio.Task[None] | None = None
         self._waiting_since: float | None = None  # the table waits for players since (monotonic)
         self._sat_at = 0.0  # when a person last sat down here
@@ -274,11 +275,7 @@ class Room:
                 elif not self._queue.empty():  # a burst: no timer to arm for what is already here
                     item = self._queue.get_nowait()
                 else:
-                    try:
-                        async with asyncio.timeout(timeout):
-                            item = await self._queue.get()
-                    except TimeoutError:
-                        item = None
+                    item = await self._queue.get(timeout)
                 if self.lobby.paused and (item is None or item.kind not in ("stop", "close")):
                     await self._wait_out()  # a stop goes through: a table given up stops at once
                 now = self.now()
