@@ -6,12 +6,12 @@ import gettext
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.messages.kit import T, event, seat_name
+from server.messages.kit import T, event, named, seat_name
 from server.messages.translations import translation
 from server.terminal import TermStyle
 
 
-@event("contributed")
+@event("contributed", seats=named("seat"))
 def _ev_contributed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                     style: TermStyle) -> str | None:
     seat = e.get("seat")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gettext
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from server.messages.labels import cards_param
@@ -17,15 +17,119 @@ EVENTS: dict[str, EventFn] = {}
 """Event name -> the function wording it (registered with :func:`event`)."""
 
 
-def event(*names: str) -> Callable[[EventFn], EventFn]:
-    """Register the decorated function as the wording of the events ``names``."""
+# -- who reads words of their own -------------------------------------------------------------------
+#
+# An event many readers receive (a table's ``played``, ``passed``...) is worded once per *reading*:
+# readers with the same reading of an event (and the same language and terminal) are shown the same
+# words, so their presenter words it once and shares the text (``server.protocol.Shared.cache``).
+# Each wording declares, where it is registered, which readers' seats change its words: the seats
+# the event names ("You play 7♣" for the seat that played, "Alice plays 7♣" for everyone else),
+# every seat (``round_over`` says ``chips[you]``), or nobody. Undeclared: every seat is its own
+# reading (nothing shared between seats). ``tests/server/messages/test_shared_words.py`` checks
+# every declaration against the words made alone, over random games.
+
+SPECTATOR: None = None
+"""The reading of a spectator (``you`` is ``None``): never shared with a seat, unless the event
+reads the same for everyone."""
+OTHER_SEAT = "seat"
+"""The reading of a seat the event does not name: shared by all those seats (never a spectator)."""
+ANY_READER = "any"
+"""The reading of everyone, for an event whose words do not depend on the reader at all."""
+
+
+class Readers:
+    """Which readers of an event read words of their own (the default: every seat); ``said``: the
+    declaration in words."""
+
+    __slots__ = ("said",)
+
+    def __init__(self, said: str = "every seat") -> None:
+        self.said = said
+
+    def reading(self, e: Mapping[str, Any], you: int | None) -> Hashable:
+        """What decides ``you``'s words for ``e``, besides language and terminal."""
+        return you
+
+
+class _Anyone(Readers):
+    __slots__ = ()
+
+    def reading(self, e: Mapping[str, Any], you: int | None) -> Hashable:
+        return ANY_READER
+
+
+EVERY_SEAT = Readers()
+"""Every seat reads its own words (``round_over``: ``chips[you]``); the default."""
+ANYONE = _Anyone("nobody (the same words for every reader, spectators included)")
+"""The words never depend on the reader: one sentence for everyone."""
+
+
+class named(Readers):
+    """The seats in the event's fields ``keys`` read their own words; every other seat shares one."""
+
+    __slots__ = ("keys",)
+
+    def __init__(self, *keys: str) -> None:
+        super().__init__("the seats in " + ", ".join(f"{k!r}" for k in keys))
+        self.keys = keys
+
+    def reading(self, e: Mapping[str, Any], you: int | None) -> Hashable:
+        if you is None:
+            return SPECTATOR
+        for k in self.keys:
+            if e.get(k) == you:
+                return you
+        return OTHER_SEAT
+
+
+class named_by(Readers):
+    """``seats(e)`` read their own words (``None``: every seat); every other seat shares one."""
+
+    __slots__ = ("seats",)
+
+    def __init__(self, seats: Callable[[Mapping[str, Any]], Iterable[Any] | None], said: str) -> None:
+        super().__init__(said)
+        self.seats = seats
+
+    def reading(self, e: Mapping[str, Any], you: int | None) -> Hashable:
+        if you is None:
+            return SPECTATOR
+        seats = self.seats(e)
+        if seats is None:
+            return you
+        for s in seats:
+            if s == you:
+                return you
+        return OTHER_SEAT
+
+
+READERS: dict[str, Readers] = {}
+"""Event name -> which readers read words of their own (declared with :func:`event`)."""
+
+
+def event(*names: str, seats: Readers = EVERY_SEAT) -> Callable[[EventFn], EventFn]:
+    """Register the decorated function as the wording of the events ``names``; ``seats``: which
+    readers' seats change its words (see :class:`Readers`)."""
 
     def register(fn: EventFn) -> EventFn:
         for n in names:
             EVENTS[n] = fn
+            READERS[n] = seats
         return fn
 
     return register
+
+
+def reading(e: Mapping[str, Any], you: int | None) -> Hashable:
+    """What decides reader ``you``'s words for event ``e``, besides language and terminal: two readers
+    with the same reading are shown the same sentence (see :class:`Readers`)."""
+    readers = READERS.get(e.get("event"))  # type: ignore[arg-type]
+    if readers is None:
+        return you
+    try:
+        return readers.reading(e, you)
+    except Exception:  # an odd event: nothing shared
+        return you
 
 
 def seat_name(names: Sequence[str], seat: Any, lang: str) -> str:

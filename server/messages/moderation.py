@@ -13,7 +13,7 @@ import gettext
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from server.messages.kit import T, event
+from server.messages.kit import ANYONE, T, event
 from server.messages.translations import LANGS, translation
 from server.terminal import TermStyle
 
@@ -144,57 +144,57 @@ def span_text(t: gettext.NullTranslations, seconds: int) -> str:
 # --------------------------------------------------------------------------- events
 
 
-@event("announcement")
+@event("announcement", seats=ANYONE)
 def _ev_announcement(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                      style: TermStyle) -> str | None:
     return t.gettext("Announcement from {name}: {message}").format(name=e.get("name") or "?",
                                                                    message=e.get("message", ""))
 
 
-@event("motd")
+@event("motd", seats=ANYONE)
 def _ev_motd(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
              style: TermStyle) -> str | None:
     return t.gettext("Message of the day:") + "\n" + str(e.get("message", ""))
 
 
-@event("kicked")
+@event("kicked", seats=ANYONE)
 def _ev_kicked(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                style: TermStyle) -> str | None:
     return t.gettext("A moderator disconnected you.") + _why(t, e, "reason")
 
 
-@event("banned")
+@event("banned", seats=ANYONE)
 def _ev_banned(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                style: TermStyle) -> str | None:
     return _banned(t, {**e, "why": e.get("reason")})
 
 
-@event("locked")
+@event("locked", seats=ANYONE)
 def _ev_locked(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                style: TermStyle) -> str | None:
     return t.gettext("Your account was locked by the server's operators.") + _why(t, e, "reason")
 
 
-@event("muted")
+@event("muted", seats=ANYONE)
 def _ev_muted(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
               style: TermStyle) -> str | None:
     return (t.gettext("A moderator muted you until {until}: your chat reaches nobody until then.").format(
         until=e.get("until", "?")) + _why(t, e, "reason"))
 
 
-@event("unmuted")
+@event("unmuted", seats=ANYONE)
 def _ev_unmuted(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                 style: TermStyle) -> str | None:
     return t.gettext("You may chat again.")
 
 
-@event("role")
+@event("role", seats=ANYONE)
 def _ev_role(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
              style: TermStyle) -> str | None:
     return t.gettext("You are {role} on this server now.").format(role=role_name(lang, e.get("role")))
 
 
-@event("chips")
+@event("chips", seats=ANYONE)
 def _ev_chips(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
               style: TermStyle) -> str | None:
     n = int(e.get("delta") or 0)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.messages.kit import T, cards_of, event, seat_name, seat_of
+from server.messages.kit import ANYONE, EVERY_SEAT, T, cards_of, event, named, seat_name, seat_of
 from server.messages.labels import cards_param, ordinal, title_name
 from server.terminal import TermStyle
 
 
-@event("exchange")
+@event("exchange", seats=named("from", "to"))
 def _ev_exchange(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     giver, taker = seat_of(e, "from"), seat_of(e, "to")
     cards = e.get("cards")
@@ -29,7 +29,7 @@ def _ev_exchange(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], yo
     ).format(giver=seat_name(names, giver, lang), taker=seat_name(names, taker, lang), count=n)
 
 
-@event("played")
+@event("played", seats=named("seat"))
 def _ev_played(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     cards = cards_of(e, lang, style)
@@ -42,7 +42,7 @@ def _ev_played(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
     return text
 
 
-@event("passed")
+@event("passed", seats=named("seat"))
 def _ev_passed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     if you is not None and seat == you:
@@ -50,7 +50,7 @@ def _ev_passed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
     return t.gettext("{name} passes.").format(name=seat_name(names, seat, lang))
 
 
-@event("cut")
+@event("cut", seats=named("seat"))
 def _ev_cut(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     cards = cards_of(e, lang, style)
@@ -59,7 +59,7 @@ def _ev_cut(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: in
     return t.gettext("{name} cuts with {cards}!").format(name=seat_name(names, seat, lang), cards=cards)
 
 
-@event("trick_closed")
+@event("trick_closed", seats=named("leader", "next", "lead"))
 def _ev_trick_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     leader = seat_of(e, "leader", "next", "lead")
     if leader is None:
@@ -69,7 +69,7 @@ def _ev_trick_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
     return t.gettext("The trick is closed; {name} leads.").format(name=seat_name(names, leader, lang))
 
 
-@event("out")
+@event("out", seats=named("seat"))
 def _ev_out(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     place = e.get("place")
@@ -89,7 +89,7 @@ def _ev_out(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: in
     return t.gettext("{name} is out, {place}.").format(name=seat_name(names, seat, lang), place=ordinal(lang, int(place)))
 
 
-@event("revolution")
+@event("revolution", seats=ANYONE)
 def _ev_revolution(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     if e.get("order", "reversed") == "reversed":
@@ -115,7 +115,7 @@ def _ranking_text(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], y
     return ", ".join(items)
 
 
-@event("round_over")
+@event("round_over", seats=EVERY_SEAT)
 def _ev_round_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     rnd = e.get("round")
     ranking = _ranking_text(t, lang, e, names, you)

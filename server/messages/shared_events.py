@@ -5,12 +5,26 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.messages.kit import T, event, seat_name, seat_of
+from server.messages.kit import T, event, named, named_by, seat_name, seat_of
 from server.messages.labels import join_names
 from server.terminal import TermStyle
 
 
-@event("dealt")
+def _dealt_seats(e: Mapping[str, Any]) -> list[Any] | None:
+    if "players" in e or "facedown" in e:  # Speculation: "you deal" to the dealer
+        return [e.get("dealer")]
+    if "hand" in e:  # an old form: every seat reads "you are dealt"
+        return None
+    hands = e.get("hands")
+    if isinstance(hands, Sequence):  # each seat whose hand is in this form of the event
+        return [s for s, hand in enumerate(hands) if hand is not None]
+    return []
+
+
+_DEALT = named_by(_dealt_seats, "Speculation: the seat in 'dealer'; Président: the seats whose hand is in 'hands'")
+
+
+@event("dealt", seats=_DEALT)
 def _ev_dealt(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     rnd = e.get("round")
     if "players" in e or "facedown" in e:  # Speculation (S4)
@@ -41,7 +55,7 @@ def _ev_dealt(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: 
 
 
 
-@event("timeout")
+@event("timeout", seats=named("seat"))
 def _ev_timeout(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     kind = e.get("kind") or e.get("what")
@@ -69,7 +83,10 @@ def _ev_timeout(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you
 
 
 
-@event("match_over")
+_WINNERS = named_by(lambda e: list(e.get("winners") or []), "the seats in 'winners'")
+
+
+@event("match_over", seats=_WINNERS)
 def _ev_match_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     winners = list(e.get("winners") or [])
     totals = e.get("totals") or []

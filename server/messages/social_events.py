@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.messages.kit import T, event
+from server.messages.kit import ANYONE, T, event
 from server.messages.labels import table_name
 from server.terminal import TermStyle
 
 
-@event("tell")
+@event("tell", seats=ANYONE)
 def _ev_tell(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("{name} tells you: {text}").format(name=e.get("from") or "?", text=e.get("message", ""))
 
 
-@event("message")
+@event("message", seats=ANYONE)
 def _ev_message(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                 style: TermStyle) -> str | None:
     when = str(e.get("sent") or "")[:16].replace("T", " ")
@@ -25,13 +25,13 @@ def _ev_message(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you
     return t.gettext("Message from {name}: {text}").format(name=e.get("from") or "?", text=e.get("message", ""))
 
 
-@event("friend_online")
+@event("friend_online", seats=ANYONE)
 def _ev_friend_online(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                       style: TermStyle) -> str | None:
     return t.gettext("Your friend {name} is online.").format(name=e.get("name") or "?")
 
 
-@event("friend_seated")
+@event("friend_seated", seats=ANYONE)
 def _ev_friend_seated(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                       style: TermStyle) -> str | None:
     return t.gettext("Your friend {name} sits down in room {room} (watch {room}).").format(
@@ -42,7 +42,7 @@ def _what(lang: str, e: Mapping[str, Any]) -> str:
     return table_name(lang, e.get("game"), e.get("rules"))
 
 
-@event("seek")
+@event("seek", seats=ANYONE)
 def _ev_seek(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     n = int(e.get("missing") or 0)
     return t.ngettext(
@@ -51,14 +51,14 @@ def _ev_seek(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: i
     ).format(name=e.get("name") or "?", n=n, game=_what(lang, e), seats=e.get("seats"), id=e.get("seek"))
 
 
-@event("challenge")
+@event("challenge", seats=ANYONE)
 def _ev_challenge(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                   style: TermStyle) -> str | None:
     return t.gettext("{name} challenges you: {game}, {seats} seats. Type accept or decline.").format(
         name=e.get("name") or "?", game=_what(lang, e), seats=e.get("seats"))
 
 
-@event("seek_accepted")
+@event("seek_accepted", seats=ANYONE)
 def _ev_seek_accepted(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                       style: TermStyle) -> str | None:
     n = int(e.get("missing") or 0)
@@ -66,14 +66,14 @@ def _ev_seek_accepted(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str
                       "{name} accepts your seek; {n} more players needed.", n).format(name=e.get("name") or "?", n=n)
 
 
-@event("seek_started")
+@event("seek_started", seats=ANYONE)
 def _ev_seek_started(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                      style: TermStyle) -> str | None:
     return t.gettext("The table of {name}'s seek is open: room {room}, your seat {seat}.").format(
         name=e.get("name") or "?", room=e.get("room"), seat=e.get("seat"))
 
 
-@event("seek_over")
+@event("seek_over", seats=ANYONE)
 def _ev_seek_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                   style: TermStyle) -> str | None:
     reason = e.get("reason")

@@ -6,12 +6,15 @@ import gettext
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.messages.kit import T, event, seat_name, seat_of
+from server.messages.kit import ANYONE, EVERY_SEAT, T, event, named, named_by, seat_name, seat_of
 from server.messages.labels import card_label, cards_param, suit_name
 from server.terminal import TermStyle
 
+_PAYERS = named_by(lambda e: [p.get("seat") for p in e.get("payments") or []], "the seats in 'payments'")
+"""``ante``: "You paid 2 chips." for each seat that paid."""
 
-@event("trump")
+
+@event("trump", seats=named("seat"))
 def _ev_trump(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     card = str(e.get("card", ""))
     suit = suit_name(lang, e.get("suit") or card[1:2])
@@ -23,7 +26,7 @@ def _ev_trump(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: 
     )
 
 
-@event("deal_over")
+@event("deal_over", seats=EVERY_SEAT)
 def _ev_deal_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     text = t.gettext("Deal {round} is over.").format(round=e.get("round"))
     chips = e.get("chips")
@@ -33,7 +36,7 @@ def _ev_deal_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], y
     return text
 
 
-@event("ante")
+@event("ante", seats=_PAYERS)
 def _ev_ante(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     pool = int(e.get("pool") or 0)
     text = t.ngettext("Antes are in: the pool holds {n} chip.", "Antes are in: the pool holds {n} chips.", pool).format(
@@ -46,7 +49,7 @@ def _ev_ante(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: i
     return text
 
 
-@event("turned")
+@event("turned", seats=named("seat"))
 def _ev_turned(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     card = card_label(str(e.get("card", "")), lang, style)
@@ -60,7 +63,7 @@ def _ev_turned(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
     return t.gettext("{name} turns {card}.").format(name=seat_name(names, seat, lang), card=card)
 
 
-@event("auction")
+@event("auction", seats=named("seat", "owner"))
 def _ev_auction(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat", "owner")
     card = card_label(str(e.get("card", "")), lang, style)
@@ -71,7 +74,7 @@ def _ev_auction(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you
     )
 
 
-@event("bid")
+@event("bid", seats=named("seat", "bidder"))
 def _ev_bid(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat", "bidder")
     n = int(e.get("amount") or 0)
@@ -82,7 +85,7 @@ def _ev_bid(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: in
     )
 
 
-@event("sold")
+@event("sold", seats=named("seat", "from", "seller", "to", "buyer"))
 def _ev_sold(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seller, buyer = seat_of(e, "seat", "from", "seller"), seat_of(e, "to", "buyer")
     n = int(e.get("price") or e.get("amount") or 0)
@@ -101,7 +104,7 @@ def _ev_sold(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: i
     )
 
 
-@event("kept")
+@event("kept", seats=named("seat"))
 def _ev_kept(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     card = card_label(str(e.get("card", "")), lang, style)
@@ -114,7 +117,7 @@ def _ev_kept(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: i
     return t.gettext("{name} keeps {card}.").format(name=seat_name(names, seat, lang), card=card)
 
 
-@event("offered")
+@event("offered", seats=named("from", "to"))
 def _ev_offered(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     buyer, seller = seat_of(e, "from"), seat_of(e, "to")
     k = int(e.get("cards") or 0)
@@ -143,17 +146,17 @@ def _chips(t: gettext.NullTranslations, n: int) -> str:
     return t.ngettext("{n} chip", "{n} chips", n).format(n=n)
 
 
-@event("declined")
+@event("declined", seats=ANYONE)
 def _ev_declined(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("Offer #{offer} is declined.").format(offer=e.get("offer"))
 
 
-@event("withdrawn")
+@event("withdrawn", seats=ANYONE)
 def _ev_withdrawn(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("Offer #{offer} is withdrawn.").format(offer=e.get("offer"))
 
 
-@event("lapsed")
+@event("lapsed", seats=ANYONE)
 def _ev_lapsed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     reason = e.get("reason")
     if reason == "cards":
@@ -163,7 +166,7 @@ def _ev_lapsed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
     return t.gettext("Offer #{offer} no longer holds.").format(offer=e.get("offer"))
 
 
-@event("traded")
+@event("traded", seats=named("from", "buyer", "to", "seller"))
 def _ev_traded(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     buyer, seller = seat_of(e, "from", "buyer"), seat_of(e, "to", "seller")
     k = int(e.get("cards") or e.get("count") or 0)
@@ -187,7 +190,7 @@ def _ev_traded(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
     ).format(seller=seat_name(names, seller, lang), buyer=seat_name(names, buyer, lang), k=k, price=price)
 
 
-@event("pool_won")
+@event("pool_won", seats=named("seat"))
 def _ev_pool_won(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     n = int(e.get("amount") or e.get("pool") or 0)
@@ -205,7 +208,7 @@ def _ev_pool_won(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], yo
     return t.gettext("{name} takes the pool ({chips}).").format(name=seat_name(names, seat, lang), chips=_chips(t, n))
 
 
-@event("revealed")
+@event("revealed", seats=ANYONE)
 def _ev_revealed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     hands = e.get("hands") or e.get("stacks") or e.get("cards")
     parts = []

@@ -6,19 +6,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.fair_events import window_hint
-from server.messages.kit import T, event, seat_name
+from server.messages.kit import ANYONE, T, event, named_by, seat_name
 from server.messages.labels import table_name
 from server.messages.translations import translation
 from server.terminal import TermStyle
 
 
-@event("chat")
+@event("chat", seats=ANYONE)
 def _ev_chat(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
     return t.gettext("{name}: {text}").format(name=who, text=e.get("text", e.get("message", "")))
 
 
-@event("joined")
+@event("joined", seats=ANYONE)
 def _ev_joined(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
     if e.get("watch") or e.get("spectator"):
@@ -28,7 +28,7 @@ def _ev_joined(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
     return t.gettext("{name} joins.").format(name=who)
 
 
-@event("left")
+@event("left", seats=ANYONE)
 def _ev_left(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
     if e.get("bot") or e.get("replaced_by_bot"):
@@ -36,7 +36,7 @@ def _ev_left(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: i
     return t.gettext("{name} leaves.").format(name=who)
 
 
-@event("disconnected")
+@event("disconnected", seats=ANYONE)
 def _ev_disconnected(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
     if e.get("grace"):
@@ -49,13 +49,13 @@ def _ev_disconnected(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
     return t.gettext("{name} lost the connection; the seat is kept for a while.").format(name=who)
 
 
-@event("reconnected")
+@event("reconnected", seats=ANYONE)
 def _ev_reconnected(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
     return t.gettext("{name} is back.").format(name=who)
 
 
-@event("room_created")
+@event("room_created", seats=ANYONE)
 def _ev_room_created(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     game = table_name(lang, e.get("game"), e.get("rules"))
     who = e.get("name") or e.get("by") or "?"
@@ -69,33 +69,33 @@ def _ev_room_created(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
     return t.gettext("{name} opens room {room}: {game}.").format(name=who, room=e.get("room"), game=game)
 
 
-@event("room_closed")
+@event("room_closed", seats=ANYONE)
 def _ev_room_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     if e.get("reason") == "waited":
         return t.gettext("Room {room} is closed: nobody came to play for a long while.").format(room=e.get("room"))
     return t.gettext("Room {room} is closed.").format(room=e.get("room"))
 
 
-@event("rooms_changed")
+@event("rooms_changed", seats=ANYONE)
 def _ev_rooms_changed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("Rooms: {opened} opened, {closed} closed since the last news, {open} open now "
                      "(type rooms to see them).").format(opened=e.get("opened", 0), closed=e.get("closed", 0),
                                                          open=e.get("open", 0))
 
 
-@event("match_started", "started")
+@event("match_started", "started", seats=ANYONE)
 def _ev_started(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("Every seat is taken: the match begins.")
 
 
-@event("shutdown")
+@event("shutdown", seats=ANYONE)
 def _ev_shutdown(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     if e.get("resume"):
         return t.gettext("The server is restarting: your tables will be back, where they were.")
     return t.gettext("The server is shutting down. Stakes in play are given back.")
 
 
-@event("shutdown_warning")
+@event("shutdown_warning", seats=ANYONE)
 def _ev_shutdown_warning(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     n = round(float(e.get("seconds") or 0))
     if e.get("resume"):
@@ -108,12 +108,12 @@ def _ev_shutdown_warning(t: T, lang: str, e: Mapping[str, Any], names: Sequence[
     return f"{text} ({reason})" if reason else text
 
 
-@event("shutdown_cancelled")
+@event("shutdown_cancelled", seats=ANYONE)
 def _ev_shutdown_cancelled(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("The restart is called off: play on.")
 
 
-@event("resumed")
+@event("resumed", seats=ANYONE)
 def _ev_resumed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("The server restarted; your table {room} is back, where it was.").format(room=e.get("room", ""))
 
@@ -121,19 +121,19 @@ def _ev_resumed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you
 # -- the server's own news
 
 
-@event("hello")
+@event("hello", seats=ANYONE)
 def _ev_hello(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("Welcome to donne. Type help to see the commands.")
 
 
-@event("replaced")
+@event("replaced", seats=ANYONE)
 def _ev_replaced(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     if e.get("until") == "round_end":
         return t.gettext("{name} left: a bot plays the seat to the end of the round.").format(name=e.get("name", ""))
     return t.gettext("A bot now plays for {name}; the points stay with the seat.").format(name=e.get("name", ""))
 
 
-@event("round_result")
+@event("round_result", seats=ANYONE)
 def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     n = int(e.get("chips") or 0)
     room = e.get("room", "")
@@ -146,7 +146,8 @@ def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
     return t.gettext("The round you left at {room} is over: you break even.").format(room=room)
 
 
-@event("commitment")
+@event("commitment", seats=named_by(lambda e: e["given"] if isinstance(e.get("given"), list) else (),
+                                   "the seats in 'given' (the other seats share the window's hint)"))
 def _ev_commitment(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     text = t.gettext("Deal {round}: the server committed to its shuffle ({commitment}).").format(
         round=e.get("round", ""), commitment=str(e.get("commitment", ""))[:16])
@@ -170,7 +171,7 @@ def commitment_explained(lang: str) -> str:
     )
 
 
-@event("notice")
+@event("notice", seats=ANYONE)
 def _ev_notice(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     code = str(e.get("code", ""))
     texts = {
@@ -185,7 +186,7 @@ def _ev_notice(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
     return texts.get(code, code)
 
 
-@event("rematch")
+@event("rematch", seats=ANYONE)
 def _ev_rematch(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("{name} asks for a rematch: the same table again; empty seats wait for players.").format(
         name=e.get("name", ""))

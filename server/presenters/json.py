@@ -16,6 +16,7 @@ from typing import Any
 
 from server.messages.errors import error_message
 from server.messages.events import event_text
+from server.messages.kit import reading
 from server.presenters import Action, Local, Request, Viewer
 from server.protocol import VERSION, Shared, decode, encode, plain_id
 
@@ -70,15 +71,21 @@ class JsonPresenter:
         return encode({"type": "event", **event, "text": self._words(event, names, you)})
 
     def shared(self, shared: Shared, you: int | None) -> str:
-        key = (self.render_key(), you)
-        line = shared.cache.get(key)
+        # readers with the same reading of the event (server.messages.kit.Readers) are shown the same
+        # words: worded once, for the first of them
+        event = shared.event
+        cache = shared.cache
+        key = ("json", self.viewer.lang, reading(event, you))
+        line = cache.get(key)
         if line is None:
-            prefix = _prefix(shared)
+            prefix = cache.get("json-prefix")
+            if prefix is None:
+                prefix = _prefix(shared)
             if prefix:
-                line = prefix + _encode_str(self._words(shared.event, shared.names, you)) + "}\n"
+                line = prefix + _encode_str(self._words(event, shared.names, you)) + "}\n"
             else:
-                line = self.event(shared.event, shared.names, you)
-            shared.cache[key] = line
+                line = self.event(event, shared.names, you)
+            cache[key] = line
         return line
 
     def state(self, state: Mapping[str, Any], line: str | None = None) -> str:

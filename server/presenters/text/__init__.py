@@ -154,7 +154,7 @@ class TextPresenter:
     def shared(self, shared: Shared, you: int | None) -> str:
         if shared.event.get("event") == "commitment" and not self._commitment_told:
             return self.event(shared.event, shared.names, you)  # with what it is, for this reader only
-        key = (self.render_key(), you)
+        key = (self.render_key(), news.reading(shared.event, you))  # readers who read it alike share it
         line = shared.cache.get(key)
         if line is None:
             line = shared.cache[key] = self.event(shared.event, shared.names, you)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from server.messages.events import event_text
+from server.messages.kit import reading as words_reading
 from server.messages.translations import translation
 from server.terminal import (
     BOLD,
@@ -75,6 +76,15 @@ def _printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() else " " for ch in text)
+
+
+def reading(event: Mapping[str, Any], you: int | None) -> Hashable:
+    """What decides reader ``you``'s lines for ``event``, besides language and terminal: the reading
+    of its words (:func:`server.messages.kit.reading`), and whether the line is about the reader
+    (drawn bold). Readers with the same reading are shown the same lines."""
+    if you is not None and _about(event, you):
+        return you
+    return words_reading(event, you)
 
 
 def _about(event: Mapping[str, Any], you: int | None) -> bool:
