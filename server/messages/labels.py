@@ -16,10 +16,15 @@ SUIT_CODES = "cdhs"
 SUIT_SYMBOLS = "♣♦♥♠"
 
 _rank_labels: dict[str, tuple[str, ...]] = {}
+"""Each language's rank labels, under its code and under each name it was asked for."""
+_NAMES_MAX = 256
 
 
 def rank_labels(lang: str) -> tuple[str, ...]:
     """Short rank labels in Président order (``3`` … ``2``), as printed on cards in ``lang``."""
+    labels = _rank_labels.get(lang)  # as asked for ("fr", "FR"...): normalised once
+    if labels is not None:
+        return labels
     code = normalize_lang(lang) or "en"
     labels = _rank_labels.get(code)
     if labels is None:
@@ -44,6 +49,9 @@ def rank_labels(lang: str) -> tuple[str, ...]:
             "2",
         )
         _rank_labels[code] = labels
+    if len(_rank_labels) >= _NAMES_MAX:
+        _rank_labels.clear()
+    _rank_labels[lang] = labels
     return labels
 
 
@@ -88,8 +96,24 @@ def suit_name(lang: str, suit: str) -> str:
     return suit
 
 
+_card_labels: dict[tuple[str, str, bool, bool], str] = {}
+""":func:`card_label` of (code, lang, unicode, colour): 52 cards a language and terminal."""
+_CARD_LABELS_MAX = 4096
+
+
 def card_label(code: str, lang: str, style: TermStyle = PLAIN) -> str:
     """How a card looks: ``D♥`` (fr), ``Q♥`` (en), red when colour is on; ``Dh`` in ASCII."""
+    key = (code, lang, style.unicode, style.color)
+    text = _card_labels.get(key)
+    if text is None:
+        text = _card_label(code, lang, style)
+        if len(_card_labels) >= _CARD_LABELS_MAX:
+            _card_labels.clear()
+        _card_labels[key] = text
+    return text
+
+
+def _card_label(code: str, lang: str, style: TermStyle) -> str:
     if len(code) != 2:
         return code
     rank = rank_label(lang, code[0])
@@ -201,8 +225,26 @@ def order_name(lang: str, order: str | None) -> str:
 
 
 
+_cards_labels: dict[tuple[tuple[str, ...], str, bool, bool], str] = {}
+""":func:`cards_param` of a list of codes: (codes, lang, unicode, colour) -> the label (the plays of a
+match, a few hundred)."""
+
+
 def cards_param(value: Any, lang: str, style: TermStyle) -> str:
     """Cards given as codes (a list, or a string of codes) as they look in ``lang``."""
+    if type(value) is list:
+        key = (tuple(value), lang, style.unicode, style.color)
+        try:
+            text = _cards_labels.get(key)
+        except TypeError:  # not codes
+            text = None
+        if text is None:
+            text = cards_label([str(v) for v in value], lang, style)
+            if all(type(v) is str for v in value):
+                if len(_cards_labels) >= _CARD_LABELS_MAX:
+                    _cards_labels.clear()
+                _cards_labels[key] = text
+        return text
     if isinstance(value, str):
         return cards_label(value.split(), lang, style)
     if isinstance(value, Sequence):

@@ -69,11 +69,20 @@ def load_translations(langs: Sequence[str] = LANGS) -> None:
         translation(lang)
 
 
+_by_name: dict[str | None, gettext.NullTranslations] = {}
+""":func:`translation` of each ``lang`` as it was asked for (``"fr"``, ``"FR"``...), so a session's
+language is normalised once, not for every sentence (a few dozen entries at most)."""
+_BY_NAME_MAX = 256
+
+
 def translation(lang: str | None) -> gettext.NullTranslations:
     """The translations of ``lang`` (one shared object per language).
 
     An unknown language, or a missing catalog, gives the English source texts.
     """
+    t = _by_name.get(lang)
+    if t is not None:
+        return t
     code = normalize_lang(lang) or "en"
     t = _translations.get(code)
     if t is None:
@@ -82,6 +91,9 @@ def translation(lang: str | None) -> gettext.NullTranslations:
         except FileNotFoundError:
             t = gettext.NullTranslations()
         _translations[code] = t
+    if len(_by_name) >= _BY_NAME_MAX:
+        _by_name.clear()
+    _by_name[lang] = t
     return t
 
 

@@ -62,7 +62,7 @@ class JsonPresenter:
 
     def _words(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str:
         try:
-            return event_text(self.viewer.lang, _worded(event), list(names or ()), you)
+            return event_text(self.viewer.lang, _worded(event), names or (), you)
         except Exception:  # a rendering bug costs a sentence, never a session
             log.exception("wording %s failed", event.get("event"))
             return ""
@@ -77,15 +77,16 @@ class JsonPresenter:
         cache = shared.cache
         key = ("json", self.viewer.lang, reading(event, you))
         line = cache.get(key)
-        if line is None:
-            prefix = cache.get("json-prefix")
-            if prefix is None:
-                prefix = _prefix(shared)
-            if prefix:
-                line = prefix + _encode_str(self._words(event, shared.names, you)) + "}\n"
-            else:
-                line = self.event(event, shared.names, you)
-            cache[key] = line
+        if line is not None:
+            return line
+        prefix = cache.get("json-prefix")
+        if prefix is None:
+            prefix = _prefix(shared)
+        if prefix:
+            line = prefix + _encode_str(self._words(event, shared.names, you)) + "}\n"
+        else:
+            line = self.event(event, shared.names, you)
+        cache[key] = line
         return line
 
     def state(self, state: Mapping[str, Any], line: str | None = None) -> str:
