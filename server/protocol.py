@@ -170,9 +170,10 @@ class Shared:
     """One event pushed to many readers: its protocol fields and the seats' names.
 
     ``cache`` belongs to the presenters: they keep there what they made of it for one
-    kind of reader (language, terminal, seat), so the words and the encoding are made
-    once per kind. ``source`` is what it was made from (a table: the engine event's
-    form shared by several seats).
+    kind of reader (mode, language, terminal, and the reader's reading of the event:
+    ``server.messages.kit.reading``, the seat when the words name it), so the words and
+    the encoding are made once per kind. ``source`` is what it was made from (a table:
+    the engine event's form shared by several seats).
     """
 
     event: Mapping[str, Any]
