@@ -176,3 +176,24 @@ def test_a_spectator_never_shares_a_seats_words() -> None:
     assert kit.reading({"event": "no such event"}, 2) == 2
     assert kit.reading({"event": "played", "seat": [1]}, 2) == kit.OTHER_SEAT  # odd field: no error
     assert ASCII.unicode is False
+
+
+RICH = {"seat": 1, "from": 1, "to": 2, "leader": 1, "bidder": 1, "owner": 1, "buyer": 2, "seller": 1, "dealer": 1,
+        "winners": [1], "given": [1], "payments": [{"seat": 1, "amount": 2}], "chips": [1, -2, 0, 3],
+        "scores": [1, 2, 3, 0], "totals": [4, 2, 3, 0], "ranking": [1, 0, 2, 3], "name": "Bob", "room": "r1",
+        "round": 2, "card": "Qh", "cards": ["7c"], "amount": 3, "price": 2, "offer": 4, "window": 5, "count": 1,
+        "hands": [None, ["3c"], None, None], "message": "hi", "text": "hi", "code": "idle", "seconds": 5,
+        "grace": 30, "role": "moderator", "delta": 5, "reason": "test", "until": "2030-01-01"}
+
+
+@pytest.mark.parametrize("fields", [RICH, {}])
+def test_every_declaration_holds_for_every_worded_event(fields: dict[str, Any]) -> None:
+    """Beyond the games: each worded event, with every field a wording reads naming a seat (or none),
+    read by every seat and a spectator, says what it says alone; and so do the sample events of
+    test_events (every kind of a match)."""
+    from tests.server.messages.test_events import EVENTS, NAMES
+
+    events = [{"event": kind, **fields} for kind in sorted(kit.EVENTS)] + list(EVENTS)
+    pushed: list[Pushed] = [(Shared(e, tuple(NAMES)), ()) for e in events]
+    wrong = list(mismatches(pushed))
+    assert not wrong, wrong[:3]
