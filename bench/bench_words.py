@@ -1,6 +1,6 @@
 """CPU of a table event's words and line for its readers (``Session.push_shared``'s presenter part).
 
-    python bench/bench_words.py [--reps N] [--rules classic] [--mode json|text] [--langs en]
+    python bench/bench_words.py [--reps N] [--rules classic] [--mode json|text] [--langs en] [--quick]
 
 Plays one random match (``tests/server/messages/shared_games.py``: a real
 :class:`server.table.Table` at four seats, the people of the load: four, no bot,
@@ -64,7 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--people", type=int, default=4)
     ap.add_argument("--spectator", action="store_true")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--quick", action="store_true", help="20 repetitions (a smoke run)")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.reps = 20
 
     h, pushed = play(args.rules, args.seed, people=args.people, bots=4 - args.people, spectator=args.spectator)
     langs = args.langs.split(",")
