@@ -362,7 +362,8 @@ class Session:
 
     def shared_line(self, shared: Shared, you: int | None = None) -> str:
         """Exactly what ``push_event(shared.event, shared.names, you)`` would queue, made once per
-        kind of reader (:meth:`render_key`) and seat."""
+        kind of reader (:meth:`render_key`) and reading (the seat, when the event's words name it:
+        ``server.messages.kit.reading``)."""
         if self._ignored(shared.event):
             return ""
         return self.presenter.shared(shared, you)
