@@ -85,25 +85,91 @@ def table_config(table: TableBase) -> dict[str, Any]:
 _encode_std = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
 
 
-def _encode(view: Any) -> str:
-    """``view`` as the standard library writes it sorted, compact and ASCII (the hashes of logs written
-    by earlier versions must still match): orjson's bytes when they are the same — string keys only,
-    ASCII text — else the standard encoder's."""
+def _encode_bytes(view: Any) -> bytes:
+    """``view`` as the standard library writes it sorted, compact and ASCII, in bytes (the hashes of logs
+    written by earlier versions must still match): orjson's bytes when they are the same — string keys
+    only, ASCII text — else the standard encoder's."""
     try:
-        text = orjson.dumps(view, default=str, option=orjson.OPT_SORT_KEYS).decode()
+        data = orjson.dumps(view, default=str, option=orjson.OPT_SORT_KEYS)
     except TypeError:  # int keys (sorted otherwise), an int beyond 64 bits
-        return _encode_std(view)
-    return text if text.isascii() else _encode_std(view)
+        return _encode_std(view).encode()
+    return data if data.isascii() else _encode_std(view).encode()
+
+
+def _encode(view: Any) -> str:
+    """:func:`_encode_bytes` as text."""
+    return _encode_bytes(view).decode()
+
+
+def _hashes(match: Any, every_seat: bool) -> tuple[str, str | None]:
+    """:func:`state_hash` of the match, and (``every_seat``) with every seat's view too: the spectator's
+    view is made and encoded once for both (the second hash's text begins with the first's)."""
+    hasher = hashlib.blake2b(_encode_bytes(match.view(None).to_dict()), digest_size=8)
+    public = hasher.hexdigest()
+    if not every_seat:
+        return public, None
+    for seat in range(match.seats):
+        hasher.update(b"\n")
+        hasher.update(_encode_bytes(match.view(seat).to_dict()))
+    return public, hasher.hexdigest()
 
 
 def state_hash(match: Any, *, every_seat: bool = False) -> str:
     """A short hash of the match's public state (what a spectator's view says); ``every_seat``:
-    of every seat's view too (their hands: after a deal)."""
-    seats: list[int | None] = [None]
-    if every_seat:
-        seats += list(range(match.seats))
-    text = "\n".join(_encode(match.view(seat).to_dict()) for seat in seats)
-    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+    of every seat's view too (their hands: after a deal). The text hashed is the spectator's view
+    then each seat's, in order, as :func:`_encode` writes them, one line each."""
+    public, every = _hashes(match, every_seat)
+    return public if every is None else every
+
+
+_Key = tuple[Any, ...]
+
+
+def _facts_key(table: TableBase) -> _Key:
+    """Every value :func:`facts` is made of, each copied as deep as :func:`facts` copies it (so that
+    equal keys make equal facts), in a tuple cheaper to make and compare than the facts."""
+    window = table.window
+    return (table.uid, table.matches, table.status, table.match is not None, table.round_id,
+            tuple(table.round_stakes.items()), tuple(table.round_escrow.items()), table.commitment,
+            tuple(table._round_chips), None if window is None else window[0], table.over_at is not None,
+            [None if s.empty else (s.name, s.account, s.member, None if s.bot is None else s.substitute,
+                                   s.bot_display, s.leaving, s.departed, dict(s.prefs), s.seed, s.arrived)
+             for s in table.seats],
+            table.arrivals, table.dealt_arrivals, _fair_key(table) if isinstance(table, FairDeals) else None)
+
+
+def _fair_key(table: FairDeals) -> _Key | None:
+    """What ``fairness_facts()`` is made of (None: it is None), as :func:`_facts_key` keeps it."""
+    e = table.entropy
+    if e is None or e.dealt is None:
+        return None
+    return (e.round, e.server_seed, e.explicit, e.commitment, e.contributions, e.bots, e.chips, dict(e.dealt),
+            e.first)
+
+
+def _fair_of(key: _Key | None) -> dict[str, Any] | None:
+    """``fairness_facts()`` from its :func:`_fair_key`."""
+    if key is None:
+        return None
+    round_no, seed, explicit, commitment, contributions, bots, chips, dealt, first = key
+    return {"round": round_no, "seed": seed.hex(), "explicit": explicit, "commitment": commitment,
+            "contributions": list(contributions), "bots": list(bots), "chips": list(chips), "dealt": dealt,
+            "first": first}
+
+
+def _facts_of(key: _Key) -> dict[str, Any]:
+    """The facts a :func:`_facts_key` stands for."""
+    (uid, matches, status, match, round_id, stakes, escrow, commitment, round_chips, window, over, seats,
+     arrivals, dealt_arrivals, fair) = key
+    return {"uid": uid, "matches": matches, "status": status, "match": match, "round_id": round_id,
+            "stakes": sorted([s, a] for s, a in stakes), "escrow": sorted([s, n] for s, n in escrow),
+            "commitment": commitment, "round_chips": list(round_chips), "window": window, "over": over,
+            "seats": [None if s is None else
+                      {"name": s[0], "account": s[1], "member": s[2],
+                       "bot": None if s[3] is None else ("sub" if s[3] else "table"), "display": s[4],
+                       "leaving": s[5], "departed": s[6], "prefs": s[7], "seed": s[8], "arrived": s[9]}
+                      for s in seats],
+            "arrivals": [arrivals, dealt_arrivals], "fair": _fair_of(fair)}
 
 
 def facts(table: TableBase) -> dict[str, Any]:
@@ -111,22 +177,7 @@ def facts(table: TableBase) -> dict[str, Any]:
 
     Connections, graces, clocks and spectators are left out: a restart gives everyone a
     fresh grace and every decision its full time."""
-    seats: list[dict[str, Any] | None] = []
-    for s in table.seats:
-        if s.empty:
-            seats.append(None)
-            continue
-        seats.append({"name": s.name, "account": s.account, "member": s.member,
-                      "bot": None if s.bot is None else ("sub" if s.substitute else "table"),
-                      "display": s.bot_display, "leaving": s.leaving, "departed": s.departed,
-                      "prefs": dict(s.prefs), "seed": s.seed, "arrived": s.arrived})
-    return {"uid": table.uid, "matches": table.matches, "status": table.status, "match": table.match is not None,
-            "round_id": table.round_id, "stakes": sorted([s, a] for s, a in table.round_stakes.items()),
-            "escrow": sorted([s, n] for s, n in table.round_escrow.items()), "commitment": table.commitment,
-            "round_chips": list(table._round_chips), "window": None if table.window is None else table.window[0],
-            "over": table.over_at is not None, "seats": seats,
-            "arrivals": [table.arrivals, table.dealt_arrivals],
-            "fair": table.fairness_facts() if isinstance(table, FairDeals) else None}
+    return _facts_of(_facts_key(table))
 
 
 @dataclass
@@ -137,25 +188,39 @@ class Journal:
     seq: int = 0  # the number of the next entry in the store
     last_facts: dict[str, Any] | None = None  # the facts written last (or being written)
     _taken: list[dict[str, Any]] = field(default_factory=list)
+    # the key of the facts last made (``_facts_key``), and ``last_facts`` then: while both are the same,
+    # the facts are (equal keys make equal facts) and need not be made again
+    _key: _Key | None = field(default=None, repr=False)
+    _key_facts: dict[str, Any] | None = field(default=None, repr=False)
 
     def take(self) -> list[dict[str, Any]]:
         """The entries to write before this step's messages leave (empty: nothing changed)."""
         journal = self.table.journal
         assert journal is not None, "the table is not durable"
-        entries = list(journal)
+        entries = journal.copy()
         journal.clear()
-        current = facts(self.table)
         step: dict[str, Any] = {"k": "s"}
-        if current != self.last_facts:
-            step["f"] = current
-            self.last_facts = current
-        elif not entries:
+        key = _facts_key(self.table)
+        if key != self._key or self.last_facts is not self._key_facts or self.last_facts is None:
+            current = _facts_of(key)
+            if current != self.last_facts:
+                step["f"] = current
+                self.last_facts = current
+            self._key, self._key_facts = key, self.last_facts
+        acted = dealt = False
+        for entry in entries:
+            kind = entry["k"]
+            if kind != "s":
+                acted = True
+                if kind == "a" and entry["a"].get("cmd") == "deal":
+                    dealt = True
+        if "f" not in step and not entries:
             return []
         match = self.table.match
-        if match is not None and any(e["k"] != "s" for e in entries):
-            step["h"] = state_hash(match)
-            if any(e["k"] == "a" and e["a"].get("cmd") == "deal" for e in entries):
-                step["hh"] = state_hash(match, every_seat=True)  # the hands dealt
+        if match is not None and acted:
+            step["h"], every = _hashes(match, dealt)
+            if every is not None:
+                step["hh"] = every  # the hands dealt
         entries.append(step)
         self._taken = entries
         return entries

@@ -9,9 +9,10 @@ interpret entries: they are JSON-able dicts, stored and given back in order.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.storage.api import (
@@ -29,12 +30,36 @@ MAX_ENTRIES = 10_000  # entries of one TableLog
 MAX_ENTRY = 65_536  # characters of one entry, as JSON
 
 
+_dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+"""``json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))``, its encoder made once."""
+
+
 def _json(value: Any, what: str) -> str:
     try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        text = _dumps(value)
     except (TypeError, ValueError) as exc:
         raise BadRecord(f"{what} is not JSON: {exc}") from None
     return text
+
+
+def _step_text(entries: Sequence[Mapping[str, Any]]) -> str:
+    """The row of one write (a step): its entry's JSON, or the JSON array of its entries (what joining
+    each entry's JSON in brackets gives: the same bytes). BadRecord when one of them is not JSON or is
+    over ``MAX_ENTRY`` characters (the array is made at once when all of them are dicts and it is
+    within that size: then so is each of them)."""
+    plain = [entry if type(entry) is dict else dict(entry) for entry in entries]
+    if plain:
+        with contextlib.suppress(TypeError, ValueError):  # each entry alone says which and why
+            text = _dumps(plain[0] if len(plain) == 1 else plain)
+            if len(text) <= MAX_ENTRY:
+                return text
+    texts = []
+    for entry in plain:
+        text = _json(entry, "a log entry")
+        if len(text) > MAX_ENTRY:
+            raise BadRecord(f"a log entry is at most {MAX_ENTRY} characters of JSON")
+        texts.append(text)
+    return texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]"
 
 
 def _table_id(value: Any) -> str:
@@ -57,7 +82,7 @@ def check(op: Any) -> None:
         if not isinstance(op.entries, list | tuple) or len(op.entries) > MAX_ENTRIES:
             raise BadRecord(f"entries are a list of at most {MAX_ENTRIES} dicts")
         for entry in op.entries:
-            if not isinstance(entry, Mapping):
+            if type(entry) is not dict and not isinstance(entry, Mapping):
                 raise BadRecord(f"a log entry is a dict, not {type(entry).__name__}")
     elif isinstance(op, TableClosed):
         _table_id(op.table_id)
@@ -91,14 +116,8 @@ def table_log(tx: Tx, op: TableLog) -> int:
     if op.seq != expected:
         kind = "a gap" if op.seq > expected else "an overlap"
         raise BadSequence(f"table {op.table_id}: entries from {op.seq} would leave {kind} (next is {expected})")
-    texts = []
-    for entry in op.entries:
-        text = _json(dict(entry), "a log entry")
-        if len(text) > MAX_ENTRY:
-            raise BadRecord(f"a log entry is at most {MAX_ENTRY} characters of JSON")
-        texts.append(text)
-    if texts:  # one row for the step: its first entry's number, a JSON array when there are more
-        row_text = texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]"
+    if op.entries:  # one row for the step: its first entry's number, a JSON array when there are more
+        row_text = _step_text(op.entries)
         tx.execute("INSERT INTO table_log (table_id, seq, entry) VALUES (?, ?, ?)", (op.table_id, expected, row_text))
     after = expected + len(op.entries)
     tx.execute("UPDATE tables SET next_seq = ? WHERE table_id = ?", (after, op.table_id))
@@ -117,15 +136,12 @@ def table_logs(tx: Tx, ops: list[TableLog]) -> list[list[int]] | None:
     for op in ops:
         if not op.entries:
             return None
-        texts = []
-        for entry in op.entries:
-            text = _json(dict(entry), "a log entry")
-            if len(text) > MAX_ENTRY:
-                return None
-            texts.append(text)
-        after = op.seq + len(texts)
-        steps += (op.table_id, op.seq, after)
-        rows += (op.table_id, op.seq, texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]")
+        try:
+            text = _step_text(op.entries)
+        except BadRecord:
+            return None
+        steps += (op.table_id, op.seq, op.seq + len(op.entries))
+        rows += (op.table_id, op.seq, text)
     values = ", ".join(["(?, CAST(? AS INTEGER), CAST(? AS INTEGER))"] * len(ops))
     moved = tx.execute(f"""UPDATE tables SET next_seq = v.column3 FROM (VALUES {values}) AS v
                            WHERE tables.table_id = v.column1 AND tables.next_seq = v.column2
