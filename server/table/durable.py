@@ -90,9 +90,12 @@ def _encode_bytes(view: Any) -> bytes:
     written by earlier versions must still match): orjson's bytes when they are the same — string keys
     only, ASCII text — else the standard encoder's."""
     try:
-        data = orjson.dumps(view, default=str, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # int keys (sorted otherwise), an int beyond 64 bits
-        return _encode_std(view).encode()
+        data = orjson.dumps(view, option=orjson.OPT_SORT_KEYS)  # (without ``default``: a little faster)
+    except TypeError:
+        try:
+            data = orjson.dumps(view, default=str, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # int keys (sorted otherwise), an int beyond 64 bits
+            return _encode_std(view).encode()
     return data if data.isascii() else _encode_std(view).encode()
 
 

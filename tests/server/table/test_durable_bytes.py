@@ -286,6 +286,18 @@ def test_prefs_changed_in_place_are_facts_that_changed() -> None:
     assert step["f"]["seats"][0]["prefs"] == {"autocut": True}
 
 
+class _Shown:
+    def __str__(self) -> str:
+        return "shown é"
+
+
+@pytest.mark.parametrize("odd", [{"b": [1, {"é": None}]}, {2: "x", 10: "y"}, {"a": 2**70}, {"o": _Shown()},
+                                 {"s": {3}, "z": {"y": 1, "x": [_Shown(), 1.5, -0.0, 1e16]}}, {"é": "😀"}])
+def test_the_bytes_hashed_are_the_standard_encoders(odd: Any) -> None:
+    """Odd values (non-ASCII, int keys, big ints, what only ``default=str`` writes, floats) too."""
+    assert durable._encode_bytes(odd) == _std(odd).encode()
+
+
 ODD: list[Any] = [
     {"k": "a", "a": {"cmd": "play", "seat": 2, "cards": ["9h"]}},
     {"k": "s", "h": "1aba850244cb5305", "f": {"name": "Zoé", "x": "\u2028\x7f\x00\n\"\\/é😀", "n": None}},
