@@ -53,10 +53,11 @@ class Rounds(FairDeals):
             if (yield from self._expire_graces(now)):
                 continue
             if self.status != "playing" or self.match is None:
-                self.bot_due = None
+                self.bot_due = self.auto_at = None
                 return
             if self.match.needs_deal():
-                self.bot_due = None  # no bot has anything to do between deals; the deal schedules them
+                # no bot and no automatic move has anything to do between deals; the deal schedules them
+                self.bot_due = self.auto_at = None
                 if self.match.over or now < self.next_deal_at:
                     return
                 if not (yield from self._deal()):

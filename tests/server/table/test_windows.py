@@ -101,3 +101,19 @@ def test_rematch_plays_a_new_match_at_the_same_table_with_fresh_bots() -> None:
     h.run(lambda: h.table.status == "over", act=simple_president(("alice", "bob")))
     second = [r.round_id for r in h.ledger.records if r.round_id not in first_rounds]
     assert len(second) == 2 and not set(second) & set(first_rounds)  # a round and the match
+
+
+def test_a_pending_autopass_is_dropped_between_deals_so_the_table_never_waits_for_a_time_gone_by() -> None:
+    """An autopass waiting for its pause when the round ends has nothing left to pass: the table
+    forgets it, and its next wake is the next deal (before, the wake stayed in the past until the
+    deal, and the room asked the table again and again). The harness checks after every input that
+    the wake is not due already; seeded matches where everyone has autopass on and plays the weakest
+    play end rounds with one pending."""
+    from tests.server.table.harness import simple_president
+
+    for rules in ("classic", "tdc"):
+        h = Harness(rules, seats=3, rounds=3, turn_seconds=30, settings={"autopass_delay": 2.0, "round_pause": 3.0})
+        h.join("alice", "bob", "carol")
+        for key in ("alice", "bob", "carol"):
+            h.ok(key, "autopass", on=True)
+        h.run(lambda: h.table.status == "over", act=simple_president(("alice", "bob", "carol")))
