@@ -116,4 +116,5 @@ def test_a_pending_autopass_is_dropped_between_deals_so_the_table_never_waits_fo
         h.join("alice", "bob", "carol")
         for key in ("alice", "bob", "carol"):
             h.ok(key, "autopass", on=True)
-        h.run(lambda: h.table.status == "over", act=simple_president(("alice", "bob", "carol")))
+        table = h.table
+        h.run(lambda table=table: table.status == "over", act=simple_president(("alice", "bob", "carol")))
