@@ -288,6 +288,22 @@ class PresidentView(NamedTuple):
         return {"plays": [[RANKS[r], k] for r in ranks if counts[r] >= k], "pass": True}
 
     def to_dict(self) -> dict[str, Any]:
+        """The protocol's state fields of the view: a new dict, except for a spectator's view (no
+        hand, no cut, no exchange), whose dict is made once per moment of the match and shared by
+        every caller (the room's states and its durable log's hash both ask for it): read it, copy
+        it before changing anything in it."""
+        t = self.table
+        public = self.you is None and self.hand is None and self.cut is None and not self.exchange
+        if public:
+            memo = _public_memo
+            if memo[0] is t:
+                return memo[1]
+        d = self._dict()
+        if public:
+            _remember(t, d)
+        return d
+
+    def _dict(self) -> dict[str, Any]:
         t = self.table
         seats = []
         for s in range(len(t.counts)):
@@ -330,6 +346,17 @@ class PresidentView(NamedTuple):
         if self.hand is not None:
             d["hand"] = format_cards(self.hand)
         return d
+
+
+_public_memo: tuple[TableState | None, dict[str, Any]] = (None, {})
+"""The last spectator's ``to_dict()`` and the moment it was made of (a match's ``TableState`` is a new
+object at each of its versions, and held here, so the same object is the same moment): a memo,
+replaced whole (one assignment, so a reader always sees a matching pair)."""
+
+
+def _remember(table: TableState, d: dict[str, Any]) -> None:
+    global _public_memo
+    _public_memo = (table, d)
 
 
 TurnFields = tuple[int, str, int, int, int, int, int, bool, bool, int, "tuple[Card, ...] | None", "Action | None"]
