@@ -13,7 +13,7 @@ from operator import getitem
 from typing import Any, NamedTuple
 
 from engine.api import Action
-from engine.cards import CARDS, RANKS, Card, format_cards
+from engine.cards import CARDS, CODES, RANKS, Card, format_cards
 
 _BYTE_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
     tuple(tuple(CARDS[8 * i + b] for b in range(8) if byte >> b & 1 and 8 * i + b < 52) for byte in range(256))
@@ -22,6 +22,7 @@ _BYTE_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
 """``_BYTE_CARDS[i][byte]``: the cards of bits ``8i .. 8i+7`` set in ``byte``."""
 
 
+_code = CODES.__getitem__  # a card's code (format_cards, one C call for a list)
 _UP = tuple(range(13))
 _DOWN = tuple(range(12, -1, -1))
 _GIVES = {"president": 2, "vice_president": 1}
@@ -305,21 +306,16 @@ class PresidentView(NamedTuple):
 
     def _dict(self) -> dict[str, Any]:
         t = self.table
-        seats = []
-        for s in range(len(t.counts)):
-            entry: dict[str, Any] = {
-                "seat": s,
-                "cards": t.counts[s],
-                "place": t.places[s],
-                "title": t.titles[s],
-                "score": t.scores[s],
-                "passive": bool(t.passive_mask >> s & 1),
-                "playing": t.present[s],
-                "passed": bool(t.passed_mask >> s & 1),
-            }
-            if t.chips is not None:
-                entry["chips"] = t.chips[s]
-            seats.append(entry)
+        passive, passed = t.passive_mask, t.passed_mask
+        seats: list[dict[str, Any]] = [
+            {"seat": s, "cards": cards, "place": place, "title": title, "score": score,
+             "passive": bool(passive >> s & 1), "playing": playing, "passed": bool(passed >> s & 1)}
+            for s, cards, place, title, score, playing in zip(
+                range(len(t.counts)), t.counts, t.places, t.titles, t.scores, t.present, strict=True)
+        ]
+        if t.chips is not None:
+            for entry, chips in zip(seats, t.chips, strict=True):
+                entry["chips"] = chips
         d: dict[str, Any] = {
             "game": t.game,
             "rules": t.rules,
@@ -329,7 +325,7 @@ class PresidentView(NamedTuple):
             "seats": seats,
             "turn": t.turn,
             "trick": [
-                {"seat": s, "pass": True} if c is None else {"seat": s, "cards": format_cards(c)}
+                {"seat": s, "pass": True} if c is None else {"seat": s, "cards": list(map(_code, c))}
                 for s, c in t.trick
             ],
             "order": self.order,
@@ -339,7 +335,7 @@ class PresidentView(NamedTuple):
             "legal": self.legal,
             "give": self.give,
             "must": self.must,
-            "played": format_cards(self.played),
+            "played": list(map(_code, cards_of_mask(t.played_mask))),
             "exchange": [{"from": g, "to": r, "cards": format_cards(c)} for g, r, c in self.exchange],
             "stake": t.stake,
         }
