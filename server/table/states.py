@@ -3,15 +3,20 @@
 :func:`build_state` makes one reader's state from the engine's view of it and the
 table's own facts (names, connections, deadlines, the room). :class:`StateSet`
 is every reader's state of one moment: when the adapter allows it
-(``batch_states``), the public part is built and encoded once and each seat's
-state is a copy with the fields of its own view put in, its JSON line the shared
-encoding with the seat's values spliced in — the same keys, order and bytes as
-building it alone.
+(``batch_states``), the public part is built once, one seat's state whole and
+encoded once, cut around the values of its own; every other seat's JSON line is
+that encoding with its values put in (encoded together, in one call), and its dict
+is made only when read — the same keys, order and bytes as building it alone.
+
+The states' nested values (the trick, the cards played...) may be shared with
+the engine's memo of the spectator's view (``to_dict()``) and between readers:
+nobody changes a state in place.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, KeysView, Mapping, Sequence
+from operator import is_not
 from typing import Any, NamedTuple, Protocol
 
 import orjson
@@ -346,7 +351,7 @@ def _layout_of(adapter: GameAdapter, sample: dict[str, Any], undecorated: int, p
     ``decorate``), or ``None`` when the adapter's ``decorate`` added keys or wrote over a seat's own
     value (then each seat is built whole)."""
     if (len(sample) != undecorated + 1 or "at_stake" not in sample or sample.get("deadline") is not left
-            or sample.get("at_stake") is not at_stake or any(sample.get(k) is not v for k, v in private.items())):
+            or sample.get("at_stake") is not at_stake or any(map(is_not, map(sample.get, private), private.values()))):
         return None
     key = (adapter.__class__, tuple(sample))
     layout = _LAYOUTS.get(key)
