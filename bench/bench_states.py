@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import copy
 import gc
+import json
 import random
 import sys
 import time
@@ -127,7 +128,11 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=4)
     parser.add_argument("--passes", type=int, default=0)
     parser.add_argument("--rules", default="classic,tdc,speculation")
+    parser.add_argument("--quick", action="store_true", help="a smoke run: one match, three passes")
     args = parser.parse_args()
+    if args.quick:
+        args.reps, args.matches = 3, 1
+    result: dict[str, Any] = {"bench": "states"}
     for rules in args.rules.split(","):
         kept = moments(rules, args.matches)
         gc.collect()
@@ -140,6 +145,9 @@ def main() -> None:
         both = min(one_pass(kept, True) for _ in range(args.reps)) / len(kept) * 1e6
         print(f"{rules:12s} moments {len(kept):5d}  states {alone:6.1f} us  with state_hash {both:6.1f} us"
               f"  (best of {args.reps})")
+        result[rules] = {"moments": len(kept), "states_us": round(alone, 1), "with_hash_us": round(both, 1)}
+    if not args.passes:
+        print(json.dumps(result))  # the last line: what bench/run_all.py collects
 
 
 if __name__ == "__main__":
