@@ -250,7 +250,7 @@ class StateSet:
             if layout is not None:
                 self._parts = _template(sample, layout)
             return sample, self._line(private, left, at_stake)
-        if layout is None or len(private) != layout.private:
+        if layout is None or private.keys() != layout.private:  # (the same keys: every one of them replaced)
             return self._whole(seat, private, left, at_stake), None
         return _Reader(sample, private, left, at_stake), self._line(private, left, at_stake)
 
@@ -330,12 +330,13 @@ class _Layout(NamedTuple):
 
     keys: tuple[str, ...]
     marks: dict[str, str]  # each of them -> the place mark
-    private: int  # how many fields the adapter's private_fields gives
+    private: frozenset[str]  # the keys of the adapter's private_fields
     in_order: bool  # keys == private_fields' keys + (deadline, at_stake)
 
 
 _LAYOUTS: dict[tuple[Any, ...], _Layout] = {}
-"""Layouts by adapter class and the keys of a state in their order (a handful in all)."""
+"""Layouts by adapter class, the keys of a state and those of its seat's own fields, in their order
+(a handful in all; no value in them)."""
 
 _PLACE = "\x00"  # the place of a seat's value in a template: no name or card contains it
 _PLACE_JSON = '"\\u0000"'
@@ -353,11 +354,11 @@ def _layout_of(adapter: GameAdapter, sample: dict[str, Any], undecorated: int, p
     if (len(sample) != undecorated + 1 or "at_stake" not in sample or sample.get("deadline") is not left
             or sample.get("at_stake") is not at_stake or any(map(is_not, map(sample.get, private), private.values()))):
         return None
-    key = (adapter.__class__, tuple(sample))
+    key = (adapter.__class__, tuple(sample), tuple(private))
     layout = _LAYOUTS.get(key)
     if layout is None:
         keys = tuple(k for k in sample if k in private or k in _SEAT_KEYS)
-        layout = _Layout(keys, dict.fromkeys(keys, _PLACE), len(private), keys == (*private, *_SEAT_KEYS))
+        layout = _Layout(keys, dict.fromkeys(keys, _PLACE), frozenset(private), keys == (*private, *_SEAT_KEYS))
         if len(_LAYOUTS) > 64:
             _LAYOUTS.clear()
         _LAYOUTS[key] = layout
