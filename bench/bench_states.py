@@ -127,6 +127,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--matches", type=int, default=4)
     parser.add_argument("--passes", type=int, default=0)
+    parser.add_argument("--alone", action="store_true", help="with --passes: the states without the hash")
     parser.add_argument("--rules", default="classic,tdc,speculation")
     parser.add_argument("--quick", action="store_true", help="a smoke run: one match, three passes")
     args = parser.parse_args()
@@ -139,7 +140,7 @@ def main() -> None:
         gc.freeze()  # the kept moments: not the collector's work of a step
         if args.passes:
             for _ in range(args.passes):
-                one_pass(kept, True)
+                one_pass(kept, not args.alone)
             continue
         alone = min(one_pass(kept, False) for _ in range(args.reps)) / len(kept) * 1e6
         both = min(one_pass(kept, True) for _ in range(args.reps)) / len(kept) * 1e6
