@@ -330,9 +330,14 @@ class Session:
 
     def push_states(self, states: Any, seat: int | None) -> None:
         """This reader's state out of a table's :class:`~server.table.states.StateSet`."""
+        if self.presenter.mode == "json":  # the line is enough; the dict is made if the last state is read
+            state = states.reader(seat)
+            self._last_state = state
+            self.send_raw(self.presenter.state(state, states.line(seat)))
+            return
         state = states.state(seat)
         self._last_state = state
-        self.send_raw(self.presenter.state(state, states.line(seat) if self.presenter.mode == "json" else None))
+        self.send_raw(self.presenter.state(state))
 
     def push_event(self, event: Mapping[str, Any], names: tuple[str, ...] | list[str] | None = None,
                    you: int | None = None) -> None:

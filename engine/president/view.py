@@ -13,7 +13,7 @@ from operator import getitem
 from typing import Any, NamedTuple
 
 from engine.api import Action
-from engine.cards import CARDS, RANKS, Card, format_cards
+from engine.cards import CARDS, CODES, RANKS, Card, format_cards
 
 _BYTE_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
     tuple(tuple(CARDS[8 * i + b] for b in range(8) if byte >> b & 1 and 8 * i + b < 52) for byte in range(256))
@@ -22,6 +22,7 @@ _BYTE_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
 """``_BYTE_CARDS[i][byte]``: the cards of bits ``8i .. 8i+7`` set in ``byte``."""
 
 
+_code = CODES.__getitem__  # a card's code (format_cards, one C call for a list)
 _UP = tuple(range(13))
 _DOWN = tuple(range(12, -1, -1))
 _GIVES = {"president": 2, "vice_president": 1}
@@ -288,22 +289,33 @@ class PresidentView(NamedTuple):
         return {"plays": [[RANKS[r], k] for r in ranks if counts[r] >= k], "pass": True}
 
     def to_dict(self) -> dict[str, Any]:
+        """The protocol's state fields of the view: a new dict, except for a spectator's view (no
+        hand, no cut, no exchange), whose dict is made once per moment of the match and shared by
+        every caller (the room's states and its durable log's hash both ask for it): read it, copy
+        it before changing anything in it."""
         t = self.table
-        seats = []
-        for s in range(len(t.counts)):
-            entry: dict[str, Any] = {
-                "seat": s,
-                "cards": t.counts[s],
-                "place": t.places[s],
-                "title": t.titles[s],
-                "score": t.scores[s],
-                "passive": bool(t.passive_mask >> s & 1),
-                "playing": t.present[s],
-                "passed": bool(t.passed_mask >> s & 1),
-            }
-            if t.chips is not None:
-                entry["chips"] = t.chips[s]
-            seats.append(entry)
+        public = self.you is None and self.hand is None and self.cut is None and not self.exchange
+        if public:
+            memo = _public_memo
+            if memo[0] is t:
+                return memo[1]
+        d = self._dict()
+        if public:
+            _remember(t, d)
+        return d
+
+    def _dict(self) -> dict[str, Any]:
+        t = self.table
+        passive, passed = t.passive_mask, t.passed_mask
+        seats: list[dict[str, Any]] = [
+            {"seat": s, "cards": cards, "place": place, "title": title, "score": score,
+             "passive": bool(passive >> s & 1), "playing": playing, "passed": bool(passed >> s & 1)}
+            for s, cards, place, title, score, playing in zip(
+                range(len(t.counts)), t.counts, t.places, t.titles, t.scores, t.present, strict=True)
+        ]
+        if t.chips is not None:
+            for entry, chips in zip(seats, t.chips, strict=True):
+                entry["chips"] = chips
         d: dict[str, Any] = {
             "game": t.game,
             "rules": t.rules,
@@ -313,7 +325,7 @@ class PresidentView(NamedTuple):
             "seats": seats,
             "turn": t.turn,
             "trick": [
-                {"seat": s, "pass": True} if c is None else {"seat": s, "cards": format_cards(c)}
+                {"seat": s, "pass": True} if c is None else {"seat": s, "cards": list(map(_code, c))}
                 for s, c in t.trick
             ],
             "order": self.order,
@@ -323,13 +335,24 @@ class PresidentView(NamedTuple):
             "legal": self.legal,
             "give": self.give,
             "must": self.must,
-            "played": format_cards(self.played),
+            "played": list(map(_code, cards_of_mask(t.played_mask))),
             "exchange": [{"from": g, "to": r, "cards": format_cards(c)} for g, r, c in self.exchange],
             "stake": t.stake,
         }
         if self.hand is not None:
             d["hand"] = format_cards(self.hand)
         return d
+
+
+_public_memo: tuple[TableState | None, dict[str, Any]] = (None, {})
+"""The last spectator's ``to_dict()`` and the moment it was made of (a match's ``TableState`` is a new
+object at each of its versions, and held here, so the same object is the same moment): a memo,
+replaced whole (one assignment, so a reader always sees a matching pair)."""
+
+
+def _remember(table: TableState, d: dict[str, Any]) -> None:
+    global _public_memo
+    _public_memo = (table, d)
 
 
 TurnFields = tuple[int, str, int, int, int, int, int, bool, bool, int, "tuple[Card, ...] | None", "Action | None"]

@@ -137,6 +137,19 @@ class SpeculationView(NamedTuple):
         }
 
     def to_dict(self) -> dict[str, Any]:
+        """The protocol's state fields of the view: a new dict, except for a spectator's view, whose
+        dict is made once per view and shared by every caller (the room's states and its durable
+        log's hash both ask for it): read it, copy it before changing anything in it."""
+        if self.you is None:
+            memo = _public_memo
+            if memo[0] is self:
+                return memo[1]
+            d = self._dict()
+            _remember(self, d)
+            return d
+        return self._dict()
+
+    def _dict(self) -> dict[str, Any]:
         best = self.best
         return {
             "game": "speculation",
@@ -159,3 +172,14 @@ class SpeculationView(NamedTuple):
             "decision": self.decision,
             "can": self.can,
         }
+
+
+_public_memo: tuple[SpeculationView | None, dict[str, Any]] = (None, {})
+"""The last spectator's view and its ``to_dict()`` (a view is immutable, so the same object gives
+the same dict; the match makes a new one at each step): a memo, replaced whole (one assignment, so
+a reader always sees a matching pair)."""
+
+
+def _remember(view: SpeculationView, d: dict[str, Any]) -> None:
+    global _public_memo
+    _public_memo = (view, d)

@@ -114,6 +114,10 @@ class RemoteStates:
     def state(self, seat: int | None) -> dict[str, Any]:
         return self._states[seat]
 
+    def reader(self, seat: int | None) -> Mapping[str, Any]:
+        """The state a JSON session keeps (as ``StateSet.reader``: here the dict received)."""
+        return self._states[seat]
+
     def line(self, seat: int | None) -> str:
         line = self._lines.get(seat)
         if line is None:

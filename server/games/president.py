@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.api import Match, Pending
-from engine.cards import format_cards
+from engine.cards import CODES
 from engine.president import Cut, Pass, PresidentMatch, RoundOver, action_from_dict
 from server.games import common
 from server.games.base import GameAdapter, Money, Payout, RoundMoney, Settings, TableOptions
@@ -71,12 +71,20 @@ class PresidentAdapter(GameAdapter):
         return self._PRIVATE
 
     def private_fields(self, view: Any) -> dict[str, Any] | None:
-        if view.hand is None:
+        hand = view.hand
+        if hand is None:
             return None
-        return {"you": view.you, "cut": None if view.cut is None else format_cards(view.cut),
-                "decision": view.decision, "legal": view.legal, "give": view.give,
-                "exchange": [{"from": g, "to": r, "cards": format_cards(c)} for g, r, c in view.exchange],
-                "hand": format_cards(view.hand)}
+        cut, exchange = view.cut, view.exchange
+        decision = view.decision
+        return {"you": view.you, "cut": None if cut is None else list(map(_code, cut)),
+                "decision": decision, "legal": None if decision is None else view.legal,
+                "give": view.give if exchange else 0,  # (no exchange move yet: nothing to give back, T12)
+                "exchange": [{"from": g, "to": r, "cards": list(map(_code, c))} for g, r, c in exchange] if exchange
+                else [],
+                "hand": list(map(_code, hand))}
+
+
+_code = CODES.__getitem__  # a card's code: format_cards, one C call for a whole hand
 
 
 class ClassicAdapter(PresidentAdapter):

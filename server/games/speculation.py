@@ -48,6 +48,17 @@ class SpeculationAdapter(GameAdapter):
     too_few_ends_match = True  # seats are not refilled mid-match (S11)
     round_end = "deal_over"
     moves = ("bid", "sell", "keep", "turn", "offer", "accept", "decline", "withdraw")
+    batch_states = True
+
+    # A seat's state is the spectator's with these fields of its own view put in (the view holds no
+    # face-down card, S4: only what the seat may do now differs; see server.table.states).
+    _PRIVATE = ("you", "decision", "can")
+
+    def private_keys(self) -> tuple[str, ...]:
+        return self._PRIVATE
+
+    def private_fields(self, view: Any) -> dict[str, Any] | None:
+        return {"you": view.you, "decision": view.decision, "can": view.can}
 
     def options(self, args: Mapping[str, Any], settings: Settings) -> TableOptions:
         seats, bots = common.seats_and_bots(args, self.min_seats, self.max_seats)

@@ -3,17 +3,23 @@
 :func:`build_state` makes one reader's state from the engine's view of it and the
 table's own facts (names, connections, deadlines, the room). :class:`StateSet`
 is every reader's state of one moment: when the adapter allows it
-(``batch_states``), the public part is built and encoded once and each seat's
-state is a copy with the fields of its own view put in, its JSON line the shared
-encoding with the seat's values spliced in — the same keys, order and bytes as
-building it alone.
+(``batch_states``), the public part is built once, one seat's state whole and
+encoded once, cut around the values of its own; every other seat's JSON line is
+that encoding with its values put in (encoded together, in one call), and its dict
+is made only when read — the same keys, order and bytes as building it alone.
+
+The states' nested values (the trick, the cards played...) may be shared with
+the engine's memo of the spectator's view (``to_dict()``) and between readers:
+nobody changes a state in place.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Iterable, Iterator, KeysView, Mapping, Sequence
+from operator import is_not
+from typing import Any, NamedTuple, Protocol
+
+import orjson
 
 from engine.api import Pending
 from server.games.base import GameAdapter, TableOptions
@@ -49,15 +55,23 @@ class Table(Protocol):
 
 
 def decorate_seats(table: Table, state: dict[str, Any]) -> None:
-    """The room's facts about each seat in a state: name, connection, bot, leaving."""
+    """The room's facts about each seat in a state: name, connection, bot, leaving.
+
+    The seat entries are replaced by decorated copies: the view's own are left as they were (a
+    spectator's ``to_dict()`` is shared, see ``engine.president.view.PresidentView.to_dict``)."""
+    entries = state.get("seats")
+    if not entries:
+        return
     seats = table.seats
-    for entry in state.get("seats", []):
+    out = []
+    for entry in entries:
         s = seats[entry["seat"]]
-        entry["name"] = s.name
-        entry["connected"] = s.connected and s.grace_until is None
-        entry["bot"] = s.bot is not None and s.member is None
+        entry = {**entry, "name": s.name, "connected": s.connected and s.grace_until is None,
+                 "bot": s.bot is not None and s.member is None}
         if s.leaving:
             entry["leaving"] = True
+        out.append(entry)
+    state["seats"] = out
 
 
 def deadline(table: Table, seat: int | None, pending: Sequence[Pending], turn: Any, now: float) -> float | None:
@@ -103,6 +117,15 @@ def window_of(table: Table, now: float) -> dict[str, Any] | None:
     return {"kind": kind, "left": round(max(0.0, until - now), 1)}
 
 
+def auction_deadline(table: Table, state: dict[str, Any], pending: Sequence[Pending], now: float) -> None:
+    """Seconds left on the auction of a state that has one (S7), in a copy of its ``auction``."""
+    auction = state.get("auction")
+    if isinstance(auction, dict):
+        keys = [p.key for p in pending if p.kind == "auction" and p.key in table.deadlines]
+        state["auction"] = {**auction,
+                            "deadline": round(max(0.0, table.deadlines[keys[0]] - now), 1) if keys else None}
+
+
 def pending_now(table: Table) -> Sequence[Pending]:
     match = table.match
     return tuple(match.pending()) if match is not None and table.status == "playing" else ()
@@ -120,10 +143,7 @@ def build_state(table: Table, seat: int | None, now: float) -> dict[str, Any]:
         state.pop("hand", None)  # a spectator sees no hand
     decorate_seats(table, state)
     pending = pending_now(table)
-    auction = state.get("auction")
-    if isinstance(auction, dict):
-        keys = [p.key for p in pending if p.kind == "auction" and p.key in table.deadlines]
-        auction["deadline"] = round(max(0.0, table.deadlines[keys[0]] - now), 1) if keys else None
+    auction_deadline(table, state, pending, now)
     state.update(room=table.id, status=table.status, deadline=deadline(table, seat, pending, state.get("turn"), now),
                  spectators=len(table.spectators), commitment=table.commitment, window=window_of(table, now),
                  moves=list(adapter.moves))
@@ -138,24 +158,35 @@ class StateSet:
 
     The states of ``seats`` (``None``: the spectators) are built when the set is made: the table
     may move on in the same step before the set is delivered, and a state is one moment of it.
-    Their JSON lines are made when first asked for."""
+    Their JSON lines are made when first asked for.
 
-    __slots__ = ("_cache", "_dues", "_keys_", "_parts", "now", "pending", "public", "table", "tail")
+    When the adapter allows it (``batch_states``), the first seat's state is built whole (the
+    spectator's public part, the fields of the seat's own view, the table's, the adapter's
+    ``decorate``) and cut, encoded, around the values that differ from seat to seat (the view's own
+    fields, the deadline, the chips at stake): another seat's line is that template with its own
+    values put in, and its state dict is made only when someone asks for it (:meth:`state`; a
+    JSON session needs only the line, :meth:`reader` gives it a mapping that builds the dict if
+    read). What ``decorate`` writes must then be the same for every seat (what it adds to the
+    keys, or writes over a seat's own value, sends the set back to building each seat whole)."""
+
+    __slots__ = ("_cache", "_dues", "_layout", "_parts", "_sample", "now", "pending", "public", "table", "tail")
 
     def __init__(self, table: Table, now: float, seats: Iterable[int | None] = ()) -> None:
         self.table = table
         self.now = now
-        self._cache: dict[int | None, tuple[dict[str, Any], str | None]] = {}
-        self._parts: list[str] | None = None
-        self._keys_: list[str] | None = None
+        self._cache: dict[int | None, tuple[Mapping[str, Any], str | None]] = {}
+        self._sample: dict[str, Any] | None = None  # the first seat's state, whole (the template's source)
+        self._layout: _Layout | None = None  # its per-seat keys (None: each seat built whole)
+        self._parts: list[str] | None = None  # its line cut around them: [head, None, text, None, ..., end]
         self.public: dict[str, Any] | None = None
         self.tail: dict[str, Any] = {}
         self.pending: Sequence[Pending] = ()
         if table.adapter.batch_states and table.match is not None:
             self.pending = pending_now(table)
             self._dues = Dues(table, self.pending)
-            public = table.match.view(None).to_dict()
+            public = dict(table.match.view(None).to_dict())  # the engine's is shared: copied before changes
             decorate_seats(table, public)
+            auction_deadline(table, public, self.pending, now)
             self.public = public
             self.tail = {"room": table.id, "status": table.status, "deadline": None,
                          "spectators": len(table.spectators), "commitment": table.commitment,
@@ -165,97 +196,180 @@ class StateSet:
                 self._cache[seat] = self._build(seat)
 
     def state(self, seat: int | None) -> dict[str, Any]:
+        """The reader's state as a dict (built now if it was not yet: of the set's moment)."""
+        state, line = self._get(seat)
+        if state.__class__ is not dict:
+            state = dict(state)
+            self._cache[seat] = (state, line)
+        return state
+
+    def reader(self, seat: int | None) -> Mapping[str, Any]:
+        """The reader's state as a mapping that makes its dict only when read (for a JSON session's
+        last state: :meth:`line` is what it sends)."""
         return self._get(seat)[0]
 
     def line(self, seat: int | None) -> str:
         """The state as its JSON-mode line (``{"type": "state", ...}``)."""
         state, line = self._get(seat)
         if line is None:
+            if state.__class__ is not dict:
+                state = dict(state)
             line = encode({"type": "state", **state})
             self._cache[seat] = (state, line)
         return line
 
-    def _get(self, seat: int | None) -> tuple[dict[str, Any], str | None]:
+    def _get(self, seat: int | None) -> tuple[Mapping[str, Any], str | None]:
         got = self._cache.get(seat)
         if got is None:
             got = self._cache[seat] = self._build(seat)
         return got
 
-    def _build(self, seat: int | None) -> tuple[dict[str, Any], str | None]:
+    def _build(self, seat: int | None) -> tuple[Mapping[str, Any], str | None]:
         table = self.table
-        if self.public is None or seat is None:
+        public = self.public
+        if public is None:
             return build_state(table, seat, self.now), None
-        assert table.match is not None
-        private = table.adapter.private_fields(table.match.view(seat))
+        match = table.match
+        pending = self.pending
+        if seat is None:  # the spectators': the public part as it is (its line is encoded once, if asked)
+            state = dict(public)
+            state.update(self.tail)
+            state["deadline"] = self._dues.left(None, state.get("turn"), self.now)
+            table.adapter.decorate(state, table.opts, match, None, pending)
+            return state, None
+        private = table.adapter.private_fields(match.view(seat))
         if private is None:
             return build_state(table, seat, self.now), None
+        left = self._dues.left(seat, private["turn"] if "turn" in private else public.get("turn"), self.now)
+        at_stake = table.round_escrow.get(seat, 0)
+        sample, layout = self._sample, self._layout
+        if sample is None:
+            size: list[int] = []
+            sample = self._sample = self._whole(seat, private, left, at_stake, size)
+            layout = self._layout = _layout_of(table.adapter, sample, size[0], private, left, at_stake)
+            if layout is not None:
+                self._parts = _template(sample, layout)
+            return sample, self._line(private, left, at_stake)
+        if layout is None or private.keys() != layout.private:  # (the same keys: every one of them replaced)
+            return self._whole(seat, private, left, at_stake), None
+        return _Reader(sample, private, left, at_stake), self._line(private, left, at_stake)
+
+    def _whole(self, seat: int, private: dict[str, Any], left: float | None, at_stake: int,
+               size: list[int] | None = None) -> dict[str, Any]:
+        """A seat's state built whole, as :func:`build_state` builds it (``size``: gets how many keys
+        it had before ``decorate``)."""
+        assert self.public is not None
+        table = self.table
         state = dict(self.public)
         state.update(private)
         state.update(self.tail)
-        state["deadline"] = self._dues.left(seat, state.get("turn"), self.now)
+        state["deadline"] = left
+        if size is not None:
+            size.append(len(state))
         table.adapter.decorate(state, table.opts, table.match, seat, self.pending)
-        state["at_stake"] = table.round_escrow.get(seat, 0)
-        keys = self._keys_
-        if keys is None:  # the same for every seat (the template below is cut around them once)
-            keys = self._keys_ = self._keys(state)
-        parts = self._template(state, keys)
-        out = [parts[0]]
-        for key, part in zip(keys, parts[1:], strict=True):
-            out.append(_json_value(state[key]))
-            out.append(part)
-        return state, "".join(out)
+        state["at_stake"] = at_stake
+        return state
 
-    def _keys(self, state: dict[str, Any]) -> list[str]:
-        """The per-seat keys, in the state's order: the view's own fields, the deadline, and what the
-        adapter's ``decorate`` added (tdc: ``give``)."""
-        assert self.public is not None
-        own = set(self.table.adapter.private_keys())
-        return [k for k in state if k in own or k == "deadline" or (k not in self.public and k not in self.tail)]
-
-    def _template(self, sample: dict[str, Any], keys: list[str]) -> list[str]:
-        """The state's JSON line cut around the per-seat values."""
-        if self._parts is None:
-            marked = set(keys)
-            text = encode({"type": "state", **{k: _mark(k) if k in marked else v for k, v in sample.items()}})
-            parts = []
-            for k in keys:
-                head, sep, text = text.partition(_mark_json(k))
-                if not sep:
-                    raise ValueError(f"state template: no place for {k}")
-                parts.append(head)
-            parts.append(text)
-            self._parts = parts
-        return self._parts
+    def _line(self, private: dict[str, Any], left: float | None, at_stake: int) -> str | None:
+        """A seat's JSON line: the template with the seat's values, encoded in one call, put in."""
+        parts, layout = self._parts, self._layout
+        if parts is None or layout is None:
+            return None
+        if layout.in_order:
+            values = [*private.values(), left, at_stake]
+        else:
+            own = {**private, "deadline": left, "at_stake": at_stake}
+            values = [own[k] for k in layout.keys]
+        n = len(values)
+        spaced: list[Any] = [_PLACE] * (2 * n - 1)
+        spaced[::2] = values
+        try:
+            texts = _dumps(spaced, default=str, option=_OPT).decode()[1:-1].split(_APART)
+        except TypeError:  # an int beyond 64 bits
+            texts = []
+        if len(texts) != n:  # a value holding the place mark itself (or too big for orjson)
+            texts = [encode_value(v) for v in values]
+        out = parts.copy()
+        out[1::2] = texts
+        return "".join(out)
 
 
-def _mark(key: str) -> str:
-    return f"\x00{key}\x00"  # no name or card contains it
+class _Reader(Mapping[str, Any]):
+    """A seat's state of a :class:`StateSet`, made (from the set's first seat's) when first read."""
+
+    __slots__ = ("_at_stake", "_dict", "_left", "_private", "_sample")
+
+    def __init__(self, sample: dict[str, Any], private: dict[str, Any], left: float | None, at_stake: int) -> None:
+        self._sample, self._private, self._left, self._at_stake = sample, private, left, at_stake
+        self._dict: dict[str, Any] | None = None
+
+    def _made(self) -> dict[str, Any]:
+        d = self._dict
+        if d is None:  # every key is the sample's already: the order stays the sample's
+            d = self._dict = {**self._sample, **self._private, "deadline": self._left, "at_stake": self._at_stake}
+        return d
+
+    def __getitem__(self, key: str) -> Any:
+        return self._made()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._made())
+
+    def __len__(self) -> int:
+        return len(self._made())
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._made().get(key, default)
+
+    def keys(self) -> KeysView[str]:
+        return self._made().keys()
 
 
-def _mark_json(key: str) -> str:
-    got = _MARKS.get(key)
-    if got is None:
-        got = _MARKS[key] = encode(_mark(key))[:-1]
-    return got
+class _Layout(NamedTuple):
+    """Where a batch's per-seat values go in its states: the keys, in the state's order."""
+
+    keys: tuple[str, ...]
+    marks: dict[str, str]  # each of them -> the place mark
+    private: frozenset[str]  # the keys of the adapter's private_fields
+    in_order: bool  # keys == private_fields' keys + (deadline, at_stake)
 
 
-_MARKS: dict[str, str] = {}  # a state's few keys: their marks, encoded once
+_LAYOUTS: dict[tuple[Any, ...], _Layout] = {}
+"""Layouts by adapter class, the keys of a state and those of its seat's own fields, in their order
+(a handful in all; no value in them)."""
+
+_PLACE = "\x00"  # the place of a seat's value in a template: no name or card contains it
+_PLACE_JSON = '"\\u0000"'
+_APART = ',"\\u0000",'  # between two values of a list spaced with the place mark
+_OPT = orjson.OPT_NON_STR_KEYS
+_dumps = orjson.dumps
+_SEAT_KEYS = ("deadline", "at_stake")
 
 
-def _json_value(value: Any) -> str:
-    """``value`` as :func:`server.protocol.encode` writes it inside an object (fast for the usual ones)."""
-    if value is None:
-        return "null"
-    cls = value.__class__
-    if cls is int:
-        return int.__repr__(value)
-    if cls is float and math.isfinite(value):
-        return float.__repr__(value)
-    if cls is list:
-        if not value:
-            return "[]"
-        if all(v.__class__ is str for v in value):
-            joined = "".join(value)
-            if joined.isascii() and joined.isalnum():  # card codes
-                return '["' + '","'.join(value) + '"]'
-    return encode_value(value)
+def _layout_of(adapter: GameAdapter, sample: dict[str, Any], undecorated: int, private: dict[str, Any],
+               left: float | None, at_stake: int) -> _Layout | None:
+    """The per-seat keys of ``sample`` (a seat's state built whole; ``undecorated``: its size before
+    ``decorate``), or ``None`` when the adapter's ``decorate`` added keys or wrote over a seat's own
+    value (then each seat is built whole)."""
+    if (len(sample) != undecorated + 1 or "at_stake" not in sample or sample.get("deadline") is not left
+            or sample.get("at_stake") is not at_stake or any(map(is_not, map(sample.get, private), private.values()))):
+        return None
+    key = (adapter.__class__, tuple(sample), tuple(private))
+    layout = _LAYOUTS.get(key)
+    if layout is None:
+        keys = tuple(k for k in sample if k in private or k in _SEAT_KEYS)
+        layout = _Layout(keys, dict.fromkeys(keys, _PLACE), frozenset(private), keys == (*private, *_SEAT_KEYS))
+        if len(_LAYOUTS) > 64:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = layout
+    return layout
+
+
+def _template(sample: dict[str, Any], layout: _Layout) -> list[str] | None:
+    """The line of ``sample`` cut around its per-seat values: ``[head, None, text, ..., None, end]``."""
+    pieces = encode({"type": "state", **sample, **layout.marks}).split(_PLACE_JSON)
+    if len(pieces) != len(layout.keys) + 1:
+        return None  # a name holding the mark: each line encoded whole
+    parts: list[Any] = [None] * (2 * len(pieces) - 1)
+    parts[::2] = pieces
+    return parts
