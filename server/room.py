@@ -312,6 +312,7 @@ class Room:
                 table.abort()
                 await self._drain(table.handle(self.now(), Shutdown()))
         finally:
+            self._queue.close()
             self._fail_waiting()
 
     async def _wait_out(self) -> None:
