@@ -211,7 +211,9 @@ class GameAdapter:
 
     def decorate(self, state: dict[str, Any], opts: TableOptions, match: Match | None, seat: int | None,
                  pending: Sequence[Pending]) -> None:
-        """The table's own fields of a reader's state, added last."""
+        """The table's own fields of a reader's state, added last. With ``batch_states`` what it writes
+        for a seat must be the same for every seat: the others' lines are made from the first seat's
+        (``server.table.states.StateSet``; a key it adds sends the set back to building each seat whole)."""
 
     def private_fields(self, view: Any) -> dict[str, Any] | None:
         """The fields of a seat's state that differ from the spectator's (``batch_states``), taken
