@@ -203,8 +203,11 @@ async def test_the_idle_connection_opens_as_the_bots_do(server: Any) -> None:
 
 @pytest.mark.e2e
 async def test_a_worker_keeps_its_idle_connections_in_the_lobby_and_counts_them_apart(server: Any) -> None:
+    # the bots think 50 ms (at least 25) a move: a whole match (five rounds, well over 40 moves) cannot
+    # end within the second measured, so the players are still seated when it ends (between two matches
+    # they are in the lobby)
     spec = WorkerSpec(index=1, port=server.telnet_port, tables=[0], seats=3, idle=3, idle_first=4, duration=1.0,
-                      token="abcd")
+                      token="abcd", think=0.05)
     worker = LoadWorker(spec)
     watcher = await connect(server, "watcher")
     try:
