@@ -53,7 +53,7 @@ from engine.seeds import derive
 from server.games import ADAPTERS, GameAdapter, TableOptions
 from server.table.base import TableBase, TableSettings
 from server.table.core import Table
-from server.table.fair import FairDeals
+from server.table.fair import FairDeals, fairness_facts_of
 
 FORMAT = 1
 """The version of :func:`table_config` and of the entries; a table of another version is set aside."""
@@ -138,26 +138,7 @@ def _facts_key(table: TableBase) -> _Key:
             [None if s.empty else (s.name, s.account, s.member, None if s.bot is None else s.substitute,
                                    s.bot_display, s.leaving, s.departed, dict(s.prefs), s.seed, s.arrived)
              for s in table.seats],
-            table.arrivals, table.dealt_arrivals, _fair_key(table) if isinstance(table, FairDeals) else None)
-
-
-def _fair_key(table: FairDeals) -> _Key | None:
-    """What ``fairness_facts()`` is made of (None: it is None), as :func:`_facts_key` keeps it."""
-    e = table.entropy
-    if e is None or e.dealt is None:
-        return None
-    return (e.round, e.server_seed, e.explicit, e.commitment, e.contributions, e.bots, e.chips, dict(e.dealt),
-            e.first)
-
-
-def _fair_of(key: _Key | None) -> dict[str, Any] | None:
-    """``fairness_facts()`` from its :func:`_fair_key`."""
-    if key is None:
-        return None
-    round_no, seed, explicit, commitment, contributions, bots, chips, dealt, first = key
-    return {"round": round_no, "seed": seed.hex(), "explicit": explicit, "commitment": commitment,
-            "contributions": list(contributions), "bots": list(bots), "chips": list(chips), "dealt": dealt,
-            "first": first}
+            table.arrivals, table.dealt_arrivals, table.fairness_key() if isinstance(table, FairDeals) else None)
 
 
 def _facts_of(key: _Key) -> dict[str, Any]:
@@ -172,7 +153,7 @@ def _facts_of(key: _Key) -> dict[str, Any]:
                        "bot": None if s[3] is None else ("sub" if s[3] else "table"), "display": s[4],
                        "leaving": s[5], "departed": s[6], "prefs": s[7], "seed": s[8], "arrived": s[9]}
                       for s in seats],
-            "arrivals": [arrivals, dealt_arrivals], "fair": _fair_of(fair)}
+            "arrivals": [arrivals, dealt_arrivals], "fair": fairness_facts_of(fair)}
 
 
 def facts(table: TableBase) -> dict[str, Any]:

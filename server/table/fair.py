@@ -199,12 +199,16 @@ class FairDeals(TableBase):
         """The deal being played, as JSON facts for a durable table's log (it holds the server seed:
         the log is private, as the deal action's seed already is). An open window is not kept: after
         a restart the next deal gets a fresh commitment, nothing having been dealt from the old one."""
+        return fairness_facts_of(self.fairness_key())
+
+    def fairness_key(self) -> tuple[Any, ...] | None:
+        """What :meth:`fairness_facts` is made of, copied as deep as it copies (equal keys: equal
+        facts), in a tuple cheaper to make and compare (a durable table compares it every step)."""
         e = self.entropy
         if e is None or e.dealt is None:
             return None
-        return {"round": e.round, "seed": e.server_seed.hex(), "explicit": e.explicit, "commitment": e.commitment,
-                "contributions": list(e.contributions), "bots": list(e.bots), "chips": list(e.chips),
-                "dealt": dict(e.dealt), "first": e.first}
+        return (e.round, e.server_seed, e.explicit, e.commitment, e.contributions, e.bots, e.chips, dict(e.dealt),
+                e.first)
 
     def restore_fairness(self, facts: Mapping[str, Any] | None) -> None:
         """The deal being played back from :meth:`fairness_facts` (the match itself is replayed from
@@ -226,3 +230,13 @@ def _normalized(text: object) -> str:
         return normalize_contribution(text)
     except BadArgument as exc:
         raise CommandError("bad_entropy", **exc.params) from None
+
+
+def fairness_facts_of(key: tuple[Any, ...] | None) -> dict[str, Any] | None:
+    """:meth:`FairDeals.fairness_facts` from its :meth:`FairDeals.fairness_key`."""
+    if key is None:
+        return None
+    round_no, seed, explicit, commitment, contributions, bots, chips, dealt, first = key
+    return {"round": round_no, "seed": seed.hex(), "explicit": explicit, "commitment": commitment,
+            "contributions": list(contributions), "bots": list(bots), "chips": list(chips), "dealt": dealt,
+            "first": first}
