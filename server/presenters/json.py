@@ -75,7 +75,7 @@ class JsonPresenter:
         # words: worded once, for the first of them
         event = shared.event
         cache = shared.cache
-        key = ("json", self.viewer.lang, reading(event, you))
+        key = (self.render_key(), reading(event, you))
         line = cache.get(key)
         if line is not None:
             return line
