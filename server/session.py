@@ -47,6 +47,8 @@ from server.transports.lines import TOO_LONG
 
 log = logging.getLogger(__name__)
 
+_current_stamp = metrics.current_stamp
+
 _DROPPED = ("slow", "lost")
 """Close reasons after which nothing more is written to the client."""
 
@@ -106,6 +108,8 @@ class Conn(Protocol):
 
     def write(self, text: str) -> None: ...
 
+    # optional: ``write_lines(lines)``, what ``write("".join(lines))`` writes, made more cheaply
+
     def backlog(self) -> int:
         """Bytes written that the network has not taken yet (``drain`` can only wait when there are)."""
         ...
@@ -158,7 +162,9 @@ class Session:
         self.player: Player | None = None
         self.welcomed = False  # greeted at the door already (an account coming back)
         self.presenter: Presenter = JsonPresenter(self) if mode == "json" else TextPresenter(self)
+        self._crlf = self.presenter.mode == "text" and conn.crlf  # text written with "\r\n" line ends
         self._last_state: Mapping[str, Any] | None = None  # the last state received (text: for the parser)
+        self._last_states: tuple[Any, int | None] | None = None  # (StateSet, seat) it is read from, if not made yet
         self._reader: asyncio.Task[Any] | None = None  # the task waiting in readline(), for close()
         self._stopping_read = False  # close() cancelled that wait (not someone else)
         self.limiter = RateLimiter.of(cfg.commands_per_second, cfg.command_burst, cfg.flood_disconnect)
@@ -168,6 +174,9 @@ class Session:
         self.connected_at = time.monotonic()
         self.last_input = self.connected_at
         self._out: list[str] = []  # queued, not written yet (at most ``outbound_queue``)
+        write_lines = getattr(conn, "write_lines", None)
+        self._write_lines: Callable[[list[str]], None] = write_lines if write_lines is not None else \
+            (lambda lines: conn.write("".join(lines)))
         self._max_out = cfg.outbound_queue
         self._loop: asyncio.AbstractEventLoop | None = None  # set by start(): output may flow
         self._flushes: Flushes | None = None  # the loop's writer of queued output (set with _loop)
@@ -196,6 +205,7 @@ class Session:
         if mode != self.presenter.mode:
             self.presenter.close()
             self.presenter = JsonPresenter(self) if mode == "json" else TextPresenter(self)
+            self._crlf = self.presenter.mode == "text" and self.conn.crlf
 
     @property
     def logged_in(self) -> bool:
@@ -214,10 +224,19 @@ class Session:
         room = player.room if player is not None else None
         if room is None:
             return None, "lobby"
-        state = self._last_state
+        state = self.last_state
         if state is None or state.get("room") != room.id:
             return None, "room"
         return state, "room"
+
+    @property
+    def last_state(self) -> Mapping[str, Any] | None:
+        """The last state received (None before the first)."""
+        got = self._last_states
+        if got is not None:  # pushed by push_states in JSON mode: read from its StateSet when asked
+            self._last_states = None
+            self._last_state = got[0].reader(got[1])
+        return self._last_state
 
     def _resized(self, width: int, height: int) -> None:
         if width > 0 and height > 0:
@@ -234,26 +253,33 @@ class Session:
 
     def send_raw(self, text: str) -> None:
         """Queue text for the client (``\\n`` line ends); drops the client if it cannot keep up."""
-        if self.closed.is_set() or not text:
+        if not text or self.closed.is_set():
             return
-        if self.presenter.mode == "text" and self.conn.crlf:
+        if self._crlf:
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-        if len(self._out) >= self._max_out:
+        out = self._out
+        if len(out) >= self._max_out:
             log.info("%r: outbound queue full, disconnecting a slow client", self)
             metrics.queue_drop()
             self.close("slow")
             return
-        self._out.append(text)
-        self._queued += 1
-        metrics.line_queued_to(self._stamps, self._queued)
+        out.append(text)
+        self._queued = queued = self._queued + 1
+        stamp = _current_stamp()
+        if stamp is not None:  # (the line of a command being handled: see metrics.line_queued_to)
+            held = self._stamps
+            if held and held[-1][1] is stamp:
+                held[-1] = (queued, stamp)  # the same command's run of lines: held until this one is written
+            else:
+                metrics.line_queued_to(held, queued)
         if not self._flush_due:
             self._schedule_flush()
 
     def _wrote(self, lines: int) -> None:
         """``lines`` more were written: the commands waiting for them are told."""
-        self._written += lines
+        self._written = written = self._written + lines
         stamps = self._stamps
-        while stamps and stamps[0][0] <= self._written:
+        while stamps and stamps[0][0] <= written:
             stamps.popleft()[1].release()
 
     def send_json(self, obj: Mapping[str, Any]) -> None:
@@ -277,10 +303,11 @@ class Session:
 
     def _write_out(self) -> bool:
         """Everything queued in one write; True when the transport took it all (nothing to wait for)."""
-        out, self._out = self._out, []
+        out = self._out
+        self._out = []
         conn = self.conn
         try:
-            conn.write("".join(out))
+            self._write_lines(out)
         except (ConnectionError, OSError, EOFError) as exc:
             log.debug("%r: write failed: %s", self, exc)
             self.close("lost")
@@ -325,17 +352,18 @@ class Session:
 
     def push_state(self, state: Mapping[str, Any], line: str | None = None) -> None:
         """``line``: ``state`` already encoded as its JSON-mode line (``{"type": "state", ...}``)."""
+        self._last_states = None
         self._last_state = state
         self.send_raw(self.presenter.state(state, line))
 
     def push_states(self, states: Any, seat: int | None) -> None:
         """This reader's state out of a table's :class:`~server.table.states.StateSet`."""
         if self.presenter.mode == "json":  # the line is enough; the dict is made if the last state is read
-            state = states.reader(seat)
-            self._last_state = state
-            self.send_raw(self.presenter.state(state, states.line(seat)))
+            self._last_states = (states, seat)
+            self.send_raw(states.line(seat))
             return
         state = states.state(seat)
+        self._last_states = None
         self._last_state = state
         self.send_raw(self.presenter.state(state))
 
@@ -369,7 +397,8 @@ class Session:
         """Exactly what ``push_event(shared.event, shared.names, you)`` would queue, made once per
         kind of reader (:meth:`render_key`) and reading (the seat, when the event's words name it:
         ``server.messages.kit.reading``)."""
-        if self._ignored(shared.event):
+        event = shared.event
+        if event.get("event") in IGNORABLE and self._ignored(event):
             return ""
         return self.presenter.shared(shared, you)
 

@@ -40,18 +40,21 @@ class JsonPresenter:
                            "guest": v.guest if v.logged_in else None, "lang": v.lang}, None, None)
 
     def read(self, line: str) -> Action:
-        if not line.strip():
+        if not line or line.isspace():  # (not line.strip(), without making the stripped line)
             return None
         obj = decode(line)
         if obj is None:
             return Local(self.error(None, "bad_json", {}))
         req_id = obj.get("id")
-        if not plain_id(req_id):
+        if req_id.__class__ is not int and not plain_id(req_id):
             req_id = None
         cmd = obj.get("cmd")
         if not isinstance(cmd, str) or not cmd or len(cmd) > 40:
             return Local(self.error(req_id, "bad_json", {}))
-        return Request(cmd, {k: v for k, v in obj.items() if k not in ("cmd", "id")}, req_id)
+        args = dict(obj)  # the other fields, in their order
+        del args["cmd"]
+        args.pop("id", None)
+        return Request(cmd, args, req_id)
 
     def ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> str:
         return encode({"type": "ok", "id": req_id, **(result or {})})
@@ -75,7 +78,7 @@ class JsonPresenter:
         # words: worded once, for the first of them
         event = shared.event
         cache = shared.cache
-        key = (self.render_key(), reading(event, you))
+        key = ("json", self.viewer.lang, reading(event, you))  # (render_key() and the reading, in one tuple)
         line = cache.get(key)
         if line is not None:
             return line

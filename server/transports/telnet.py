@@ -305,7 +305,8 @@ class TelnetConn:
         self._decoder = None
 
     def _direct_output(self) -> tuple[Any, str, str, Any] | None:
-        """JSON mode: (transport, encoding, errors, protocol) to write lines with directly.
+        """JSON mode: (transport, encoding, errors, protocol counting the bytes sent or None) to write
+        lines with directly.
 
         telnetlib3's unicode writer asks the protocol for the outgoing
         encoding (several ``get_extra_info`` look-ups) on every write; in JSON
@@ -322,7 +323,10 @@ class TelnetConn:
             encoding = codecs.lookup(fn(outgoing=True)).name
         except Exception:
             return None
-        return transport, encoding, getattr(w, "encoding_errors", None) or "strict", getattr(w, "_protocol", None)
+        protocol = getattr(w, "_protocol", None)
+        if protocol is not None and not hasattr(protocol, "_tx_bytes"):
+            protocol = None
+        return transport, encoding, getattr(w, "encoding_errors", None) or "strict", protocol
 
     def write(self, text: str) -> None:
         direct = self._direct
@@ -334,7 +338,7 @@ class TelnetConn:
             if encoding != "utf-8":
                 data = data.replace(b"\xff", b"\xff\xff")  # IAC (never a byte of UTF-8)
             transport.write(data)
-            if protocol is not None and hasattr(protocol, "_tx_bytes"):
+            if protocol is not None:
                 protocol._tx_bytes += len(data)
             return
         typing = "" if self.machine or self._lines.secret else self._lines.pending
@@ -344,6 +348,26 @@ class TelnetConn:
             self.writer.write(("\r\x1b[K" if self.ansi else "\r\n") + text + typing)
             return
         self.writer.write(text)
+
+    def write_lines(self, lines: list[str]) -> None:
+        """What ``write("".join(lines))`` writes, in one write.
+
+        In JSON mode over UTF-8 each line is encoded apart and the bytes joined: UTF-8 encodes
+        a character alone (a lone surrogate too), so the bytes are the same, and an ASCII line
+        (a state) is copied as it is, where the joined text, widened by the one event whose
+        words hold a "♠", was encoded character by character.
+        """
+        direct = self._direct
+        if direct is None or direct[1] != "utf-8" or len(lines) == 1:
+            self.write(lines[0] if len(lines) == 1 else "".join(lines))
+            return
+        transport, _, errors, protocol = direct
+        if transport.is_closing() or self.writer.connection_closed:
+            return
+        data = b"".join([line.encode("utf-8", errors) for line in lines])
+        transport.write(data)
+        if protocol is not None:
+            protocol._tx_bytes += len(data)
 
     def backlog(self) -> int:
         transport = getattr(self.writer, "transport", None)
