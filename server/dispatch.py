@@ -27,12 +27,27 @@ def rate_ok(session: Caller) -> bool:
     """Take one command from the session's budget; a flood ends the session."""
     if session.limiter.allow(time.monotonic()):
         return True
+    return _refused(session)
+
+
+def _refused(session: Caller) -> bool:
+    """A command over the session's budget (False); a flood ends the session."""
     metrics.rate_limited()
     if session.limiter.flooding:
         log.info("%r: flooding, disconnecting", session)
         session.notice("flood")
         session.close("flood")
     return False
+
+
+_registry: dict[str, Any] = {}
+
+
+def _load() -> dict[str, Any]:
+    """The command registry (:func:`server.commands.load`), kept once loaded."""
+    global _registry
+    _registry = load()
+    return _registry
 
 
 async def dispatch(session: Caller, cmd: str, args: Mapping[str, Any], req_id: Any = None,
@@ -42,8 +57,8 @@ async def dispatch(session: Caller, cmd: str, args: Mapping[str, Any], req_id: A
     ``read_at`` (:func:`time.perf_counter`): when its line was read, for the server-side latency
     (:func:`server.metrics.command`: until the last line it caused is written)."""
     with metrics.command(cmd in PLAY_COMMANDS, read_at):
-        spec = load().get(cmd)
-        if (spec is None or spec.rate) and not rate_ok(session):
+        spec = (_registry or _load()).get(cmd)
+        if (spec is None or spec.rate) and not (session.limiter.allow(time.monotonic()) or _refused(session)):
             if not session.closed.is_set():
                 session.reply_error(req_id, "rate_limited")
             return

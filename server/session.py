@@ -81,10 +81,12 @@ class Flushes:
     def _run(self) -> None:
         due, self._due = self._due, []
         for session in due:
-            try:
-                session._flush()
-            except Exception:  # one session's failure is its own (its writer closes it)
-                log.exception("%r: flush failed", session)
+            session._flush_due = False  # (Session._flush, without a call for each)
+            if session._drainer is None and session._out and session.close_reason not in _DROPPED:
+                try:
+                    session._write_out()
+                except Exception:  # one session's failure is its own (its writer closes it)
+                    log.exception("%r: flush failed", session)
 
 
 _FLUSHES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Flushes] = weakref.WeakKeyDictionary()
@@ -316,7 +318,10 @@ class Session:
             log.exception("%r: writer failed", self)
             self.close("error")
             return False
-        self._wrote(len(out))
+        self._written = written = self._written + len(out)  # (_wrote)
+        stamps = self._stamps
+        while stamps and stamps[0][0] <= written:
+            stamps.popleft()[1].release()
         if conn.backlog():  # (most writes go straight to the socket: nothing to wait for)
             if self._drainer is None and self._loop is not None:
                 self._drainer = self._loop.create_task(self._drain(), name=f"drain-{self.id}")

@@ -85,16 +85,30 @@ class LineAssembler:
     """Take a chunk that is one whole ordinary line at once (tests compare without it)."""
 
     def feed(self, data: str) -> Fed:
+        line = self._whole_line(data)
+        if line is not None:
+            return Fed([line], "\r\n" if self.secret else line + "\r\n")
+        return self._feed(data)
+
+    def lines(self, data: str) -> list[str | _TooLong]:
+        """``feed(data).lines``, for a reader that echoes nothing (JSON mode)."""
+        line = self._whole_line(data)
+        return [line] if line is not None else self._feed(data).lines
+
+    def _whole_line(self, data: str) -> str | None:
+        """The usual chunk, one whole line of ordinary characters and its LF or CR LF, arriving
+        between lines: that line (None for anything else)."""
         if self.shortcut and not self._buf and not self._after_cr and not self._esc and not self._overflow:
-            # the usual chunk: one whole line of ordinary characters and its LF or CR LF
             m = _SPECIAL.search(data)
             if m is not None:
                 stop = m.start()
                 end = len(data) - 1
                 if stop <= self.max_line and ((stop == end and data[stop] == "\n")
                                               or (stop == end - 1 and data[stop] == "\r" and data[end] == "\n")):
-                    line = data[:stop]
-                    return Fed([line], "\r\n" if self.secret else line + "\r\n")
+                    return data[:stop]
+        return None
+
+    def _feed(self, data: str) -> Fed:
         out = Fed()
         echo: list[str] = []
         pos = 0

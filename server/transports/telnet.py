@@ -18,6 +18,7 @@ import asyncio
 import codecs
 import contextlib
 import datetime
+import encodings.utf_8
 import logging
 import re
 import time
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+
+_UTF8_DECODER = encodings.utf_8.IncrementalDecoder
 
 PLAIN_BACKLOG = 64
 """JSON mode: lines taken past telnetlib3 and not read yet by the session beyond which input goes
@@ -288,9 +291,11 @@ class TelnetConn:
         if decoder is None or decoder is not reader._decoder:
             text = reader.decode(data)  # telnetlib3 chooses (or keeps) the decoder for the encoding
             self._decoder = reader._decoder
+        elif decoder.__class__ is _UTF8_DECODER and not decoder.buffer and data.isascii():
+            text = data.decode("ascii")  # what the UTF-8 decoder makes of ASCII bytes, keeping none back
         else:
             text = decoder.decode(data)  # the same, without asking for the encoding every time
-        lines = self._lines.feed(text).lines  # (no echo in JSON mode)
+        lines = self._lines.lines(text)  # (no echo in JSON mode)
         if lines:
             self._ready.extend(lines)
             reader._wakeup_waiter()
