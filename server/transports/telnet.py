@@ -369,7 +369,10 @@ class TelnetConn:
         transport, _, errors, protocol = direct
         if transport.is_closing() or self.writer.connection_closed:
             return
-        data = b"".join([line.encode("utf-8", errors) for line in lines])
+        try:
+            data = b"".join(map(str.encode, lines))  # (UTF-8; what errors= changes is a lone surrogate)
+        except UnicodeEncodeError:
+            data = b"".join([line.encode("utf-8", errors) for line in lines])
         transport.write(data)
         if protocol is not None:
             protocol._tx_bytes += len(data)

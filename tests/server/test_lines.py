@@ -101,8 +101,8 @@ def test_the_whole_line_shortcut_changes_nothing(secret):
             text = "".join(rng.choice(plain) + rng.choice(["\n", "\r\n", "\r", "\t\n", "\x7f\n", "\x00\n"]) for _ in range(rng.randint(1, 6)))
         else:
             text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
-        short, longhand = LineAssembler(max_line=8), Longhand(max_line=8)
-        short.secret = longhand.secret = secret
+        short, longhand, machine = LineAssembler(max_line=8), Longhand(max_line=8), LineAssembler(max_line=8)
+        short.secret = longhand.secret = machine.secret = secret
         pos = 0
         while pos < len(text):
             end = text.find("\n", pos) + 1
@@ -111,5 +111,6 @@ def test_the_whole_line_shortcut_changes_nothing(secret):
             shortcuts += not short._buf and chunk.endswith("\n") and chunk.count("\n") == 1
             a, b = short.feed(chunk), longhand.feed(chunk)
             assert (a.lines, a.echo, short.pending) == (b.lines, b.echo, longhand.pending), (text, pos, step)
+            assert machine.lines(chunk) == a.lines and machine.pending == short.pending  # (JSON mode's)
             pos += step
     assert shortcuts > 50

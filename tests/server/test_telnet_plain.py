@@ -189,3 +189,56 @@ async def test_a_session_behind_gets_the_rest_through_telnetlib3_in_order(tmp_pa
         c.close()
     finally:
         await running.stop()
+
+
+class _Transport:
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+
+    def is_closing(self) -> bool:
+        return False
+
+    def write(self, data: bytes) -> None:
+        self.sent.append(bytes(data))
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+class _Counted:
+    _tx_bytes = 0
+
+
+class _Writer:
+    """What TelnetConn's direct output reads of telnetlib3's writer."""
+
+    connection_closed = False
+    encoding_errors = "replace"
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+        self._transport = _Transport()
+        self._protocol = _Counted()
+
+    def fn_encoding(self, outgoing: bool = False, incoming: bool = False) -> str:
+        return self.encoding
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return default
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1", "utf-16"])
+def test_the_lines_of_a_write_are_the_bytes_of_their_joined_text(encoding):
+    """JSON mode: ``write_lines`` (each line encoded apart over UTF-8) sends what ``write`` of the
+    joined lines sends, a suit, a lone surrogate and an IAC-like byte included."""
+    batches = [["{\"a\":1}\n"], ["{\"type\":\"state\"}\n", "{\"text\":\"Bob plays 7\u2660\"}\n", "{}\n"],
+               ["caf\u00e9 \u00ff\n", "x\ud800y\n", "\udc00\n"]]
+    for lines in batches:
+        joined, apart = TelnetConn(None, _Writer(encoding), "p", 1024), TelnetConn(None, _Writer(encoding), "p", 1024)
+        joined._direct = joined._direct_output()
+        apart._direct = apart._direct_output()
+        assert joined._direct is not None and apart._direct is not None
+        joined.write("".join(lines))
+        apart.write_lines(lines)
+        assert apart.writer._transport.sent == joined.writer._transport.sent, lines
+        assert apart.writer._protocol._tx_bytes == joined.writer._protocol._tx_bytes > 0
