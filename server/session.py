@@ -110,7 +110,8 @@ class Conn(Protocol):
 
     def write(self, text: str) -> None: ...
 
-    # optional: ``write_lines(lines)``, what ``write("".join(lines))`` writes, made more cheaply
+    # optional: ``write_lines(lines)``, what ``write("".join(lines))`` writes, made more cheaply; it
+    # returns backlog() when it knows it without a call, else None
 
     def backlog(self) -> int:
         """Bytes written that the network has not taken yet (``drain`` can only wait when there are)."""
@@ -177,7 +178,7 @@ class Session:
         self.last_input = self.connected_at
         self._out: list[str] = []  # queued, not written yet (at most ``outbound_queue``)
         write_lines = getattr(conn, "write_lines", None)
-        self._write_lines: Callable[[list[str]], None] = write_lines if write_lines is not None else \
+        self._write_lines: Callable[[list[str]], int | None] = write_lines if write_lines is not None else \
             (lambda lines: conn.write("".join(lines)))
         self._max_out = cfg.outbound_queue
         self._loop: asyncio.AbstractEventLoop | None = None  # set by start(): output may flow
@@ -309,7 +310,7 @@ class Session:
         self._out = []
         conn = self.conn
         try:
-            self._write_lines(out)
+            left = self._write_lines(out)
         except (ConnectionError, OSError, EOFError) as exc:
             log.debug("%r: write failed: %s", self, exc)
             self.close("lost")
@@ -322,7 +323,7 @@ class Session:
         stamps = self._stamps
         while stamps and stamps[0][0] <= written:
             stamps.popleft()[1].release()
-        if conn.backlog():  # (most writes go straight to the socket: nothing to wait for)
+        if conn.backlog() if left is None else left:  # (most writes go straight to the socket: nothing to wait for)
             if self._drainer is None and self._loop is not None:
                 self._drainer = self._loop.create_task(self._drain(), name=f"drain-{self.id}")
             return False

@@ -354,8 +354,9 @@ class TelnetConn:
             return
         self.writer.write(text)
 
-    def write_lines(self, lines: list[str]) -> None:
-        """What ``write("".join(lines))`` writes, in one write.
+    def write_lines(self, lines: list[str]) -> int | None:
+        """What ``write("".join(lines))`` writes, in one write; then :meth:`backlog` when it is known
+        without asking (None: ask it).
 
         In JSON mode over UTF-8 each line is encoded apart and the bytes joined: UTF-8 encodes
         a character alone (a lone surrogate too), so the bytes are the same, and an ASCII line
@@ -365,10 +366,10 @@ class TelnetConn:
         direct = self._direct
         if direct is None or direct[1] != "utf-8" or len(lines) == 1:
             self.write(lines[0] if len(lines) == 1 else "".join(lines))
-            return
+            return None
         transport, _, errors, protocol = direct
         if transport.is_closing() or self.writer.connection_closed:
-            return
+            return None
         try:
             data = b"".join(map(str.encode, lines))  # (UTF-8; what errors= changes is a lone surrogate)
         except UnicodeEncodeError:
@@ -376,6 +377,7 @@ class TelnetConn:
         transport.write(data)
         if protocol is not None:
             protocol._tx_bytes += len(data)
+        return int(transport.get_write_buffer_size())  # (backlog(): the writer's transport is this one)
 
     def backlog(self) -> int:
         transport = getattr(self.writer, "transport", None)

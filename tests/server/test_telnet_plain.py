@@ -242,3 +242,25 @@ def test_the_lines_of_a_write_are_the_bytes_of_their_joined_text(encoding):
         apart.write_lines(lines)
         assert apart.writer._transport.sent == joined.writer._transport.sent, lines
         assert apart.writer._protocol._tx_bytes == joined.writer._protocol._tx_bytes > 0
+
+
+async def test_a_json_client_that_reads_late_is_waited_for_and_gets_every_line_in_order(server):
+    """The transport keeps what the client does not read yet (write_lines tells the session): a
+    drain waits, what is queued meanwhile follows it, and every line arrives once, in order."""
+    c, session = await logged_in(server, "late")
+    try:
+        pad = "x" * 1000
+        sent = after = 0
+        while after < 5:  # until the sockets hold all they can, the client reading nothing yet; then more
+            if len(session._out) < 500:
+                for _ in range(50):
+                    session.send_raw(f'{{"type":"event","event":"pad","n":{sent},"pad":"{pad} \u2660"}}\n')
+                    sent += 1
+                after += session._drainer is not None
+            await asyncio.sleep(0)
+        waited = session._drainer is not None
+        assert waited and session.close_reason is None
+        got = [(await c.line())["n"] for _ in range(sent)]
+        assert got == list(range(sent))
+    finally:
+        c.close()
