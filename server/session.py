@@ -81,7 +81,7 @@ class Flushes:
     def _run(self) -> None:
         due, self._due = self._due, []
         for session in due:
-            session._flush_due = False  # (Session._flush, without a call for each)
+            session._flush_due = False  # (the session's flush, without a call of its own)
             if session._drainer is None and session._out and session.close_reason not in _DROPPED:
                 try:
                     session._write_out()
@@ -298,11 +298,6 @@ class Session:
         if loop is not None and flushes is not None and self._out and not self._flush_due and self._drainer is None:
             self._flush_due = True
             flushes.add(self, loop)
-
-    def _flush(self) -> None:
-        self._flush_due = False
-        if self._drainer is None and self._out and self.close_reason not in _DROPPED:
-            self._write_out()
 
     def _write_out(self) -> bool:
         """Everything queued in one write; True when the transport took it all (nothing to wait for)."""
