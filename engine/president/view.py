@@ -9,7 +9,8 @@ view on its turn of play, for bots and drivers that decide from counts.
 
 from __future__ import annotations
 
-from operator import getitem
+from itertools import chain
+from operator import getitem, itemgetter
 from typing import Any, NamedTuple
 
 from engine.api import Action
@@ -21,8 +22,20 @@ _BYTE_CARDS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
 )
 """``_BYTE_CARDS[i][byte]``: the cards of bits ``8i .. 8i+7`` set in ``byte``."""
 
+_BYTE_CODES: list[tuple[tuple[str, ...], ...]] = []
+"""``_BYTE_CODES[i][byte]``: the codes of ``_BYTE_CARDS[i][byte]`` (the played cards' codes of a state
+in C calls: no card tuple made on the way); made at the first state, not at import."""
 
-_code = CODES.__getitem__  # a card's code (format_cards, one C call for a list)
+_SEAT_FLAGS: dict[int, tuple[tuple[bool, ...], ...]] = {}
+"""``_SEAT_FLAGS[n][mask]``: per seat of ``n`` (at most 8), its bit of ``mask`` as a bool (made at a
+table size's first state, not at import: a simulation never asks)."""
+
+
+def _seat_flags(n: int) -> tuple[tuple[bool, ...], ...]:
+    flags = _SEAT_FLAGS[n] = tuple(tuple(bool(mask >> s & 1) for s in range(n)) for mask in range(1 << n))
+    return flags
+
+
 _UP = tuple(range(13))
 _DOWN = tuple(range(12, -1, -1))
 _GIVES = {"president": 2, "vice_president": 1}
@@ -36,6 +49,23 @@ def cards_of_mask(mask: int) -> tuple[Card, ...]:
     # each byte's cards from its table, joined: all in C calls (a Python loop over the bytes
     # costs a third more; a deal asks this for every hand)
     return sum(map(getitem, _BYTE_CARDS, mask.to_bytes(7, "little")), ())
+
+
+def card_codes(cards: tuple[Card, ...]) -> list[str]:
+    """The cards' codes: ``format_cards(cards)`` in one C call (a card is an ``int`` subclass, which
+    the interpreter's fast path for ``CODES[c]`` does not take)."""
+    if len(cards) > 1:
+        return list(itemgetter(*cards)(CODES))
+    return [CODES[c] for c in cards]
+
+
+def played_codes(mask: int) -> list[str]:
+    """The codes of the cards of a 52-bit mask, weakest first: ``list(map(code, cards_of_mask(mask)))``."""
+    if not mask:
+        return []
+    if not _BYTE_CODES:
+        _BYTE_CODES.extend(tuple(tuple(map(CODES.__getitem__, cards)) for cards in row) for row in _BYTE_CARDS)
+    return list(chain.from_iterable(map(getitem, _BYTE_CODES, mask.to_bytes(7, "little"))))
 
 
 class TableState(NamedTuple):
@@ -262,7 +292,16 @@ class PresidentView(NamedTuple):
         count, of a rank at least as strong, or only the "ça ou rien" rank, and a pass.
         ``{"give": k}`` in his T12 choice: any ``k`` cards of his hand. A cut is in ``cut``.
         """
+        return self._legal(self.decision)
+
+    def awaited(self) -> tuple[str | None, dict[str, Any] | None, int]:
+        """``(decision, legal, give)`` at once, each worked out once (a state asks for all three)."""
         decision = self.decision
+        if decision is None:  # (then nothing to give either: "give" is the decision while some is due)
+            return None, None, 0
+        return decision, self._legal(decision), self.give if decision == "give" else 0
+
+    def _legal(self, decision: str | None) -> dict[str, Any] | None:
         if decision is None:
             return None
         if decision == "give":
@@ -307,15 +346,28 @@ class PresidentView(NamedTuple):
     def _dict(self) -> dict[str, Any]:
         t = self.table
         passive, passed = t.passive_mask, t.passed_mask
+        counts = t.counts
+        n = len(counts)
+        if n < 9 and passive < 1 << n and passed < 1 << n:  # (always: at most 8 seats, masks of seats)
+            flags = _SEAT_FLAGS.get(n) or _seat_flags(n)
+            passives, passeds = flags[passive], flags[passed]
+        else:
+            passives = tuple(bool(passive >> s & 1) for s in range(n))
+            passeds = tuple(bool(passed >> s & 1) for s in range(n))
         seats: list[dict[str, Any]] = [
             {"seat": s, "cards": cards, "place": place, "title": title, "score": score,
-             "passive": bool(passive >> s & 1), "playing": playing, "passed": bool(passed >> s & 1)}
-            for s, cards, place, title, score, playing in zip(
-                range(len(t.counts)), t.counts, t.places, t.titles, t.scores, t.present, strict=True)
+             "passive": pv, "playing": playing, "passed": pd}
+            for s, cards, place, title, score, playing, pv, pd in zip(
+                range(n), counts, t.places, t.titles, t.scores, t.present, passives, passeds, strict=True)
         ]
         if t.chips is not None:
             for entry, chips in zip(seats, t.chips, strict=True):
                 entry["chips"] = chips
+        if self.you is None:  # a spectator awaits nothing
+            decision, legal, give = None, None, 0
+        else:
+            decision, legal, give = self.awaited()
+        must = t.must_rank
         d: dict[str, Any] = {
             "game": t.game,
             "rules": t.rules,
@@ -325,22 +377,22 @@ class PresidentView(NamedTuple):
             "seats": seats,
             "turn": t.turn,
             "trick": [
-                {"seat": s, "pass": True} if c is None else {"seat": s, "cards": list(map(_code, c))}
+                {"seat": s, "pass": True} if c is None else {"seat": s, "cards": card_codes(c)}
                 for s, c in t.trick
             ],
-            "order": self.order,
+            "order": "reversed" if t.reversed else "normal",
             "dealer": t.dealer,
             "cut": None if self.cut is None else format_cards(self.cut),
-            "decision": self.decision,
-            "legal": self.legal,
-            "give": self.give,
-            "must": self.must,
-            "played": list(map(_code, cards_of_mask(t.played_mask))),
+            "decision": decision,
+            "legal": legal,
+            "give": give,
+            "must": None if must is None else RANKS[must],
+            "played": played_codes(t.played_mask),
             "exchange": [{"from": g, "to": r, "cards": format_cards(c)} for g, r, c in self.exchange],
             "stake": t.stake,
         }
         if self.hand is not None:
-            d["hand"] = format_cards(self.hand)
+            d["hand"] = card_codes(self.hand)
         return d
 
 

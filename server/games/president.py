@@ -9,6 +9,7 @@ from typing import Any
 from engine.api import Match, Pending
 from engine.cards import CODES
 from engine.president import Cut, Pass, PresidentMatch, RoundOver, action_from_dict
+from engine.president.view import card_codes
 from server.games import common
 from server.games.base import GameAdapter, Money, Payout, RoundMoney, Settings, TableOptions
 from server.protocol import CommandError, arg_int
@@ -81,7 +82,7 @@ class PresidentAdapter(GameAdapter):
                 "give": view.give if exchange else 0,  # (no exchange move yet: nothing to give back, T12)
                 "exchange": [{"from": g, "to": r, "cards": list(map(_code, c))} for g, r, c in exchange] if exchange
                 else [],
-                "hand": list(map(_code, hand))}
+                "hand": card_codes(hand)}
 
 
 _code = CODES.__getitem__  # a card's code: format_cards, one C call for a whole hand

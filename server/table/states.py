@@ -82,7 +82,7 @@ def deadline(table: Table, seat: int | None, pending: Sequence[Pending], turn: A
 class Dues:
     """When the pending decisions of a moment fall due, by seat: read once for every reader."""
 
-    __slots__ = ("_all", "_by_seat")
+    __slots__ = ("_all", "_by_seat", "_left")
 
     def __init__(self, table: Table, pending: Sequence[Pending]) -> None:
         deadlines = table.deadlines
@@ -97,6 +97,7 @@ class Dues:
             if due is not None and (self._all is None or due < self._all):
                 self._all = due
         self._by_seat.pop(None, None)
+        self._left: dict[float, float] = {}  # due - now -> the seconds left, as sent (round() is dear)
 
     def left(self, seat: int | None, turn: Any, now: float) -> float | None:
         by_seat = self._by_seat
@@ -106,7 +107,13 @@ class Dues:
             due = by_seat[turn]
         else:
             due = self._all
-        return None if due is None else round(max(0.0, due - now), 1)
+        if due is None:
+            return None
+        ahead = due - now
+        left = self._left.get(ahead)
+        if left is None:
+            left = self._left[ahead] = round(max(0.0, ahead), 1)
+        return left
 
 
 def window_of(table: Table, now: float) -> dict[str, Any] | None:

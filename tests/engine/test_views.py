@@ -517,3 +517,17 @@ def test_cards_of_mask_lists_the_cards_of_each_bit_weakest_first() -> None:
         expected = tuple(CARDS[c] for c in range(52) if mask >> c & 1)
         got = cards_of_mask(mask)
         assert got == expected and all(a is b for a, b in zip(got, expected, strict=True))
+
+
+def test_codes_of_cards_and_masks_are_format_cards() -> None:
+    """``card_codes`` and ``played_codes`` (the states' fast forms) give what ``format_cards`` gives."""
+    from engine.cards import CARDS, format_cards
+    from engine.president.view import card_codes, cards_of_mask, played_codes
+
+    rng = random.Random(7)
+    for k in (0, 1, 2, 13, 52):
+        for _ in range(50):
+            cards = tuple(sorted(rng.sample(CARDS, k)))
+            mask = sum(1 << c for c in cards)
+            assert card_codes(cards) == format_cards(cards)
+            assert played_codes(mask) == format_cards(cards_of_mask(mask)) == format_cards(cards)
