@@ -74,19 +74,22 @@ class Table(Seating, Rounds, Resuming):
         """When :meth:`tick` should next be called (None: only on input)."""
         if self.closed:
             return None
-        times = list(self.deadlines.values())
-        if self.bot_due is not None:
-            times.append(self.bot_due)
-        times.extend(s.grace_until for s in self.seats if s.grace_until is not None)
+        # (asked before every input the room takes: the earliest of a few values, no list made)
+        deadlines = self.deadlines
+        best = min(deadlines.values()) if deadlines else None
+        for seat in self.seats:
+            due = seat.grace_until
+            if due is not None and (best is None or due < best):
+                best = due
         if self.status == "playing" and self.match is not None and self.match.needs_deal():
-            times.append(self.next_deal_at)
-        if self.over_at is not None:
-            times.append(self.over_at)
-        if self.window is not None:
-            times.append(self.window[1])
-        if self.auto_at is not None:
-            times.append(self.auto_at)
-        return min(times) if times else None
+            due = self.next_deal_at
+            if best is None or due < best:
+                best = due
+        window = self.window
+        for due in (self.bot_due, self.over_at, None if window is None else window[1], self.auto_at):
+            if due is not None and (best is None or due < best):
+                best = due
+        return best
 
     def _start(self, now: float, gen: Step) -> Outputs:
         if self._gen is not None:
