@@ -16,7 +16,7 @@ from typing import Any
 
 from server.messages.errors import error_message
 from server.messages.events import event_text
-from server.messages.kit import READERS
+from server.messages.kit import reading
 from server.presenters import Action, Local, Request, Viewer
 from server.protocol import VERSION, Shared, decode, encode, plain_id
 
@@ -78,15 +78,7 @@ class JsonPresenter:
         # words: worded once, for the first of them
         event = shared.event
         cache = shared.cache
-        readers = READERS.get(event.get("event"))  # type: ignore[arg-type]  # (kit.reading, without its call)
-        if readers is None:
-            seen: Any = you
-        else:
-            try:
-                seen = readers.reading(event, you)
-            except Exception:  # an odd event: nothing shared (as kit.reading)
-                seen = you
-        key = ("json", self.viewer.lang, seen)  # (render_key() and the reading, in one tuple)
+        key = (self.render_key(), reading(event, you))
         line = cache.get(key)
         if line is not None:
             return line
