@@ -40,16 +40,6 @@ def _refused(session: Caller) -> bool:
     return False
 
 
-_registry: dict[str, Any] = {}
-
-
-def _load() -> dict[str, Any]:
-    """The command registry (:func:`server.commands.load`), kept once loaded."""
-    global _registry
-    _registry = load()
-    return _registry
-
-
 async def dispatch(session: Caller, cmd: str, args: Mapping[str, Any], req_id: Any = None,
                    read_at: float | None = None) -> None:
     """Run one command for ``session`` and send its one reply (``ok`` or ``error``).
@@ -57,7 +47,7 @@ async def dispatch(session: Caller, cmd: str, args: Mapping[str, Any], req_id: A
     ``read_at`` (:func:`time.perf_counter`): when its line was read, for the server-side latency
     (:func:`server.metrics.command`: until the last line it caused is written)."""
     with metrics.command(cmd in PLAY_COMMANDS, read_at):
-        spec = (_registry or _load()).get(cmd)
+        spec = load().get(cmd)
         if (spec is None or spec.rate) and not (session.limiter.allow(time.monotonic()) or _refused(session)):
             if not session.closed.is_set():
                 session.reply_error(req_id, "rate_limited")
