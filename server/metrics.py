@@ -198,10 +198,6 @@ class Stamp:
 _CURRENT: contextvars.ContextVar[Stamp | None] = contextvars.ContextVar("donne_command", default=None)
 
 
-current_stamp = _CURRENT.get
-"""The stamp current here, done or not (``None``: no command): the cheap first test of a line's owner."""
-
-
 def current() -> Stamp | None:
     """The command whose handling is running here, if it still takes lines (see :func:`line_queued`)."""
     stamp = _CURRENT.get()

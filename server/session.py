@@ -47,8 +47,6 @@ from server.transports.lines import TOO_LONG
 
 log = logging.getLogger(__name__)
 
-_current_stamp = metrics.current_stamp
-
 _DROPPED = ("slow", "lost")
 """Close reasons after which nothing more is written to the client."""
 
@@ -268,13 +266,7 @@ class Session:
             return
         out.append(text)
         self._queued = queued = self._queued + 1
-        stamp = _current_stamp()
-        if stamp is not None:  # (the line of a command being handled: see metrics.line_queued_to)
-            held = self._stamps
-            if held and held[-1][1] is stamp:
-                held[-1] = (queued, stamp)  # the same command's run of lines: held until this one is written
-            else:
-                metrics.line_queued_to(held, queued)
+        metrics.line_queued_to(self._stamps, queued)
         if not self._flush_due:
             self._schedule_flush()
 
