@@ -348,12 +348,8 @@ class PresidentView(NamedTuple):
         passive, passed = t.passive_mask, t.passed_mask
         counts = t.counts
         n = len(counts)
-        if n < 9 and passive < 1 << n and passed < 1 << n:  # (always: at most 8 seats, masks of seats)
-            flags = _SEAT_FLAGS.get(n) or _seat_flags(n)
-            passives, passeds = flags[passive], flags[passed]
-        else:
-            passives = tuple(bool(passive >> s & 1) for s in range(n))
-            passeds = tuple(bool(passed >> s & 1) for s in range(n))
+        flags = _SEAT_FLAGS.get(n) or _seat_flags(n)  # (at most 8 seats: masks below 1 << n)
+        passives, passeds = flags[passive], flags[passed]
         seats: list[dict[str, Any]] = [
             {"seat": s, "cards": cards, "place": place, "title": title, "score": score,
              "passive": pv, "playing": playing, "passed": pd}
@@ -367,7 +363,6 @@ class PresidentView(NamedTuple):
             decision, legal, give = None, None, 0
         else:
             decision, legal, give = self.awaited()
-        must = t.must_rank
         d: dict[str, Any] = {
             "game": t.game,
             "rules": t.rules,
@@ -380,13 +375,13 @@ class PresidentView(NamedTuple):
                 {"seat": s, "pass": True} if c is None else {"seat": s, "cards": card_codes(c)}
                 for s, c in t.trick
             ],
-            "order": "reversed" if t.reversed else "normal",
+            "order": self.order,
             "dealer": t.dealer,
             "cut": None if self.cut is None else format_cards(self.cut),
             "decision": decision,
             "legal": legal,
             "give": give,
-            "must": None if must is None else RANKS[must],
+            "must": self.must,
             "played": played_codes(t.played_mask),
             "exchange": [{"from": g, "to": r, "cards": format_cards(c)} for g, r, c in self.exchange],
             "stake": t.stake,

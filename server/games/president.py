@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.api import Match, Pending
-from engine.cards import CODES
 from engine.president import Cut, Pass, PresidentMatch, RoundOver, action_from_dict
 from engine.president.view import card_codes
 from server.games import common
@@ -77,15 +76,12 @@ class PresidentAdapter(GameAdapter):
             return None
         cut, exchange = view.cut, view.exchange
         decision = view.decision
-        return {"you": view.you, "cut": None if cut is None else list(map(_code, cut)),
+        return {"you": view.you, "cut": None if cut is None else card_codes(cut),
                 "decision": decision, "legal": None if decision is None else view.legal,
                 "give": view.give if exchange else 0,  # (no exchange move yet: nothing to give back, T12)
-                "exchange": [{"from": g, "to": r, "cards": list(map(_code, c))} for g, r, c in exchange] if exchange
+                "exchange": [{"from": g, "to": r, "cards": card_codes(c)} for g, r, c in exchange] if exchange
                 else [],
                 "hand": card_codes(hand)}
-
-
-_code = CODES.__getitem__  # a card's code: format_cards, one C call for a whole hand
 
 
 class ClassicAdapter(PresidentAdapter):
