@@ -41,6 +41,7 @@ from server.storage.api import (
     UnknownTable,
 )
 from server.storage.sql.store import SQLStore
+from server.storage.sql.tx import Tx
 
 FAST = StoreSettings(scrypt_n=2**10, house_chips=10_000, starting_chips=100, guest_chips=50)
 
@@ -413,6 +414,38 @@ async def test_the_logs_of_many_tables_at_one_moment_are_written_together_each_r
                                    store.apply([TableLog("g1", 4, [{"cmd": "late"}])]),
                                    store.apply([TableLog("g2", 4, [{"cmd": "y"}])]), return_exceptions=True)
     assert results[0] == [True] and isinstance(results[1], BadRecord) and results[2] == [5]
+
+
+async def test_a_moment_of_table_steps_alone_in_a_batch_takes_no_savepoint(
+        store: SQLStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch that is only tables' steps (one, or a busy moment's many) is BEGIN, the group's two
+    statements, COMMIT: every statement gives the GIL away and takes it back. When one of them would
+    be refused, the transaction is begun again and each is written or refused alone."""
+    for t in ("s1", "s2", "s3"):
+        await store.apply([TableOpened(t, {"game": "president"})])
+    said: list[str] = []
+    kind = type(store.backend.tx())  # the backend's own (PostgreSQL's writes its placeholders)
+    execute = kind.execute
+
+    def recording(self: Tx, sql: str, params: Any = ()) -> Any:
+        said.append(" ".join(sql.split()[:2]).upper())
+        return execute(self, sql, params)
+
+    monkeypatch.setattr(kind, "execute", recording)
+    assert await store.apply([TableLog("s1", 0, [{"cmd": "deal"}])]) == [1]
+    assert not any(s.startswith(("SAVEPOINT", "RELEASE", "ROLLBACK")) for s in said), said
+    assert len([s for s in said if not s.startswith(("PRAGMA", "SET"))]) == 4, said
+    said.clear()
+    assert await asyncio.gather(*(store.apply([TableLog(t, 0 if t != "s1" else 1, [{"cmd": "x"}])])
+                                  for t in ("s1", "s2", "s3"))) == [[2], [1], [1]]
+    assert not any(s.startswith(("SAVEPOINT", "RELEASE", "ROLLBACK")) for s in said), said
+    said.clear()
+    results = await asyncio.gather(store.apply([TableLog("s1", 2, [{"cmd": "y"}])]),
+                                   store.apply([TableLog("s2", 5, [{"cmd": "gap"}])]), return_exceptions=True)
+    assert results[0] == [3] and isinstance(results[1], BadSequence)
+    assert said.count("ROLLBACK") == 1 and "SAVEPOINT JOB" in said, said
+    logs = {t.table_id: list(t.entries) for t in await store.tables.unfinished()}
+    assert logs["s1"] == [{"cmd": "deal"}, {"cmd": "x"}, {"cmd": "y"}] and logs["s2"] == [{"cmd": "x"}]
 
 
 async def test_tables_log_and_close(store: SQLStore) -> None:

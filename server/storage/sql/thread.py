@@ -12,7 +12,12 @@ Jobs that say how to be done together (``Job.group``: the table logs of
 many tables' steps) are handed, a run of consecutive ones at a time, to that
 function in one savepoint: a few statements for all of them instead of a few
 each. When it declines (one of them would be refused, say), or raises, its
-savepoint is undone and each job runs alone as any other, in its own.
+savepoint is undone and each job runs alone as any other, in its own. A batch
+that is nothing but one such run (a busy moment's steps, or one step alone)
+needs no savepoint: BEGIN, the group's statements, COMMIT; when it declines,
+the transaction is rolled back and begun again, each job in its own savepoint.
+Every statement gives the GIL away and takes it back, so each one saved is a
+wait less for this thread and a switch less for the event loop's.
 The results of a group of jobs go back to their event loop in one call.
 
 A job that fails for a passing reason (PostgreSQL: deadlock, serialization
@@ -197,8 +202,17 @@ class DatabaseThread(threading.Thread):
             # (SQLite synchronous=NORMAL, PostgreSQL synchronous_commit=off); the
             # next full commit syncs everything before it, so a power cut can only
             # forget a suffix of transactions, never one from the middle.
-            self.backend.begin_write(tx, all(job.kind == "relaxed" for job in batch))
-            for run in _runs(batch):  # in order: a job may depend on the ones before it
+            relaxed = all(job.kind == "relaxed" for job in batch)
+            self.backend.begin_write(tx, relaxed)
+            runs = _runs(batch)
+            if len(runs) == 1 and batch[0].group is not None:  # the usual moment: only tables' steps
+                if self._bare(tx, batch, results):
+                    runs = []
+                else:  # one of them is refused: the transaction again, each in its own savepoint
+                    self.backend.rollback(tx)
+                    self.backend.begin_write(tx, relaxed)
+                    runs = [[job] for job in batch]
+            for run in runs:  # in order: a job may depend on the ones before it
                 if len(run) > 1 and self._together(tx, run, results):
                     continue
                 for job in run:
@@ -246,6 +260,25 @@ class DatabaseThread(threading.Thread):
         else:
             tx.execute("RELEASE SAVEPOINT job")
             results.append((job, True, value))
+
+    def _bare(self, tx: Tx, run: list[Job], results: list[Result]) -> bool:
+        """A batch that is one run of one group (one job or more), done at once with no savepoint:
+        the transaction holds nothing else, so a refusal undoes it whole. False when the group's
+        function declines or fails (the caller rolls the transaction back)."""
+        how = run[0].group[0]  # type: ignore[index]
+        tx.begin_job()
+        try:
+            values = how(tx, [job.group[1] for job in run])  # type: ignore[index]
+            if values is not None:
+                self.on_job_end(tx)
+                tx.end_job()
+        except Exception:  # each job alone will meet it (and say it) again
+            values = None
+        if values is None:
+            return False
+        self.grouped += len(run)
+        results.extend((job, True, value) for job, value in zip(run, values, strict=True))
+        return True
 
     def _together(self, tx: Tx, run: list[Job], results: list[Result]) -> bool:
         """A run of jobs of one group done at once, in one savepoint; False (nothing done) when
