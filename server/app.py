@@ -188,7 +188,8 @@ async def open_store(config: Config) -> Any:
                                                       "guest_chips": config.guest_chips,
                                                       "allow_guests": config.allow_guests,
                                                       "allow_registration": config.allow_registration,
-                                                      "registrations_per_hour": config.registrations_per_hour},
+                                                      "registrations_per_hour": config.registrations_per_hour,
+                                                      "write_ahead": config.write_ahead},
                        recover=False, exclusive=not cluster)
 
 

@@ -101,6 +101,7 @@ class Config:
     resume_window: float = 20.0
     shutdown_in: float = 0.0
     check_hashes: bool = True
+    write_ahead: bool = True
     # [social]
     rate_bot_tables: bool = False
     rating_min_games: int = 5

@@ -17,7 +17,9 @@ wins" (T9) is queue order.
 A durable table (``durable_tables``, ``docs/restart.md``) has its log written
 before its messages leave: the entries of a step (:class:`server.table.durable.Journal`)
 go in the same ``store.apply`` as the chip movement the table waits for, or on
-their own before the step's messages are delivered; a room whose write was refused
+their own before the step's messages are delivered (written ahead of the database
+when the store can, ``store.log_ahead``: then the room does not wait for the commit);
+a room whose write was refused
 holds those messages until the next write that succeeds. At shutdown such a room
 stops where it is (:meth:`Room.stop`): its table resumes at the next start
 (:meth:`Room.restored_from`).
@@ -437,6 +439,11 @@ class Room:
         if journal is not None and closed is not None and not self._closed_written:
             ops.append(api.TableClosed(self.id, "over", closed))
         if not ops:
+            return None
+        # a step that moves no chip: written ahead when the store can (a crash loses none of it), not waited for
+        if journal is not None and len(ops) == 1 and entries and self._opened and \
+                self.lobby.store.log_ahead(ops[0]) is not None:
+            journal.written()
             return None
         try:
             results = await self._through(functools.partial(self.lobby.store.apply, ops))

@@ -75,6 +75,10 @@ class FencedStore:
             raise Fenced(f"table(s) {' '.join(sorted(stale))} no longer owned by this node")
         return await self._store.apply(ops)
 
+    def log_ahead(self, op: Any) -> int | None:
+        """Nothing ahead on a node: its table may go to another node, which reads the database alone."""
+        return None
+
 
 class Takeover(KeepAlive):
     """The failover part of :class:`~server.cluster.lobby.ClusterLobby` (which makes its state)."""

@@ -583,5 +583,11 @@ class Store(Protocol):
         """Perform the operations in one transaction, all or nothing; one result per operation."""
         ...
 
+    def log_ahead(self, op: TableLog) -> int | None:
+        """A table's step that moves no chip, safe from a crash of the server when this returns and
+        in the store soon after, in order with every other write: ``apply([op])``'s result. None
+        when the store does not write ahead (then ``apply``)."""
+        ...
+
     async def close(self) -> None: ...
 

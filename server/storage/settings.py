@@ -28,6 +28,7 @@ class StoreSettings:
     registrations_per_hour: int = 3  # new accounts per address per hour (0: no limit)
     allow_registration: bool = True  # False: register raises RegistrationClosed (accounts made offline only)
     reset_code_seconds: float = 86400.0  # a resetpw code logs in and opens passwd this long
+    write_ahead: bool = True  # SQLite: tables' steps that move no chip written ahead (server/storage/sql/ahead.py)
 
     @classmethod
     def from_mapping(cls, *mappings: Mapping[str, Any] | None) -> StoreSettings:

@@ -40,6 +40,7 @@ from server.storage.api import (
     table_bots,
 )
 from server.storage.settings import StoreSettings
+from server.storage.sql import ahead as _ahead
 from server.storage.sql import audit as _audit
 from server.storage.sql import ledger as _ledger
 from server.storage.sql import tables as _tables
@@ -95,6 +96,7 @@ class SQLStore:
         self._thread = DatabaseThread(name, backend, retire_gone)  # chips reaching a guest gone: retired
         self._closed = False
         self._buffers: dict[asyncio.AbstractEventLoop, list[Job]] = {}
+        self._ahead: _ahead.AheadLog | None = None  # tables' steps written ahead (SQLite, one server)
         self.accounts = SQLAccounts(self)
         self.ledger = SQLLedger(self)
         self.history = SQLHistory(self)
@@ -116,6 +118,15 @@ class SQLStore:
             loop.call_soon(self._flush, loop)
         buffer.append(Job(kind, fn, loop, future, group=group))
         return future
+
+    def _submit_quiet(self, kind: str, fn: Callable[..., Any], group: tuple[Grouped, Any] | None = None) -> None:
+        """Queue a job nobody waits for, in order with the others (a failure is logged)."""
+        loop = asyncio.get_running_loop()
+        buffer = self._buffers.get(loop)
+        if buffer is None:
+            buffer = self._buffers[loop] = []
+            loop.call_soon(self._flush, loop)
+        buffer.append(Job(kind, fn, loop, None, group=group))
 
     def _flush(self, loop: asyncio.AbstractEventLoop) -> None:
         jobs = self._buffers.pop(loop, None)
@@ -188,10 +199,38 @@ class SQLStore:
         finally:
             metrics.ledger_commit(time.perf_counter() - started)
 
+    def log_ahead(self, op: TableLog) -> int | None:
+        """A table's step that moves no chip, written ahead of the database (:mod:`server.storage.sql.ahead`):
+        when this returns, a crash of the server loses none of it, and the database has it soon
+        after, in order with every write asked before and after. Its result, as ``apply([op])``'s
+        (the next sequence number); None when nothing is written ahead here (PostgreSQL, a store beside
+        a running server, ``write_ahead`` off, an id or an entry that does not fit): then ``apply``."""
+        ahead = self._ahead
+        if ahead is None or self._closed or not op.entries or not _ahead.fits(op.table_id):
+            return None
+        try:
+            _tables.check(op)
+            step = _tables.step_of(op)
+        except StorageError:
+            return None  # apply refuses it, and says why
+        try:
+            full = ahead.append(*step)
+        except UnicodeEncodeError:  # a lone surrogate in an entry: nothing written; apply says what it is
+            return None
+        except OSError as exc:
+            log.error("the ahead log could not be written (%s): tables wait for their commits from now on", exc)
+            self._ahead = None
+            return None
+        self._submit_quiet("relaxed", functools.partial(_tables.table_step, step=step), (_tables.table_steps, step))
+        if full is not None:  # removed once every row before it is committed (the thread keeps the order)
+            self._submit_quiet("call", functools.partial(_remove, [full]))
+        return step[1] + step[2]
+
     # -- opening, recovery, closing
     async def _open(self) -> None:
         self._thread.start()
         await self.call(self.backend.open)
+        await self._replay_ahead()
         await self.run_write(self._ensure_house)
         await self.run_write(_refresh_skeletons)
         await self.accounts.load_registered()
@@ -255,16 +294,32 @@ class SQLStore:
             )
         return {"refunded": refunded, "guests": guests, "bots": bots, "holds": holds}
 
+    async def _replay_ahead(self) -> None:
+        """The steps a crash left written ahead and not committed, put into the database; then, when
+        this store writes ahead, its own file begun (SQLite's store overrides it; nothing elsewhere)."""
+
     async def close(self) -> None:
         """Finish the queued work, close the connection and stop the thread. Idempotent."""
         if self._closed:
             return
         self._closed = True
+        ahead, self._ahead = self._ahead, None
         try:
             if self._thread.is_alive():
+                if ahead is not None:  # everything before this call is committed: nothing is ahead any more
+                    await self.call(functools.partial(_remove, ahead.close()))
                 await self.call(self.backend.close)
         finally:
             await asyncio.to_thread(self._thread.stop)
+
+
+def _remove(paths: Sequence[Any]) -> None:
+    """Ahead files whose rows are all committed (in the database thread, after them)."""
+    for path in paths:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("%s could not be removed: %s", path, exc)
 
 
 class SQLLedger:

@@ -24,7 +24,7 @@ from server.storage.api import (
     TableOpened,
     UnknownTable,
 )
-from server.storage.sql.tx import Row, Runner, Tx
+from server.storage.sql.tx import Row, Runner, Tx, hook
 
 MAX_ENTRIES = 10_000  # entries of one TableLog
 MAX_ENTRY = 65_536  # characters of one entry, as JSON
@@ -108,20 +108,44 @@ def table_opened(tx: Tx, op: TableOpened) -> None:
     )
 
 
-def table_log(tx: Tx, op: TableLog) -> int:
-    row = _table(tx, op.table_id)
+Step = tuple[str, int, int, str]
+"""A table's step made a row: (table id, its first entry's number, its entries, the row's JSON)."""
+
+
+def _expect(tx: Tx, table_id: str, seq: int) -> None:
+    """Refused unless the table is open and its log goes on at ``seq``."""
+    row = _table(tx, table_id)
     if row["status"] != "open":
-        raise BadRecord(f"table {op.table_id} is {row['status']}: its log is closed")
+        raise BadRecord(f"table {table_id} is {row['status']}: its log is closed")
     expected = int(row["next_seq"])
-    if op.seq != expected:
-        kind = "a gap" if op.seq > expected else "an overlap"
-        raise BadSequence(f"table {op.table_id}: entries from {op.seq} would leave {kind} (next is {expected})")
+    if seq != expected:
+        kind = "a gap" if seq > expected else "an overlap"
+        raise BadSequence(f"table {table_id}: entries from {seq} would leave {kind} (next is {expected})")
+
+
+def table_log(tx: Tx, op: TableLog) -> int:
+    _expect(tx, op.table_id, op.seq)
     if op.entries:  # one row for the step: its first entry's number, a JSON array when there are more
         row_text = _step_text(op.entries)
-        tx.execute("INSERT INTO table_log (table_id, seq, entry) VALUES (?, ?, ?)", (op.table_id, expected, row_text))
-    after = expected + len(op.entries)
+        tx.execute("INSERT INTO table_log (table_id, seq, entry) VALUES (?, ?, ?)", (op.table_id, op.seq, row_text))
+    after = op.seq + len(op.entries)
     tx.execute("UPDATE tables SET next_seq = ? WHERE table_id = ?", (after, op.table_id))
     return after
+
+
+def step_of(op: TableLog) -> Step:
+    """``op`` made a row (BadRecord: an entry that is no JSON, or too long)."""
+    return op.table_id, op.seq, len(op.entries), _step_text(op.entries)
+
+
+def table_step(tx: Tx, step: Step) -> int:
+    """One step already made a row, alone: refused as :func:`table_log` refuses; the next number."""
+    table_id, seq, count, row_text = step
+    hook("table_steps.before")
+    _expect(tx, table_id, seq)
+    tx.execute("INSERT INTO table_log (table_id, seq, entry) VALUES (?, ?, ?)", (table_id, seq, row_text))
+    tx.execute("UPDATE tables SET next_seq = ? WHERE table_id = ?", (seq + count, table_id))
+    return seq + count
 
 
 def table_logs(tx: Tx, ops: list[TableLog]) -> list[list[int]] | None:
@@ -129,27 +153,54 @@ def table_logs(tx: Tx, ops: list[TableLog]) -> list[list[int]] | None:
     their number: each one's result is ``apply``'s (``[next sequence number]``). None (and maybe
     a statement to undo: the caller rolls back) when one of them would be refused, is empty, or
     names a table twice: then each is written alone, and refused alone."""
-    if len({op.table_id for op in ops}) != len(ops):
-        return None
-    steps: list[Any] = []  # (id, expected, after) for each
-    rows: list[Any] = []  # (id, seq, text) for each
+    steps: list[Step] = []
     for op in ops:
         if not op.entries:
             return None
         try:
-            text = _step_text(op.entries)
+            steps.append(step_of(op))
         except BadRecord:
             return None
-        steps += (op.table_id, op.seq, op.seq + len(op.entries))
-        rows += (op.table_id, op.seq, text)
-    values = ", ".join(["(?, CAST(? AS INTEGER), CAST(? AS INTEGER))"] * len(ops))
+    after = table_steps(tx, steps)
+    return None if after is None else [[n] for n in after]
+
+
+def table_steps(tx: Tx, steps: list[Step]) -> list[int] | None:
+    """Several tables' steps already made rows, in two statements: each one's next number. None (and
+    maybe a statement to undo) when one of them would be refused or a table comes twice."""
+    if len({step[0] for step in steps}) != len(steps):
+        return None
+    hook("table_steps.before")
+    moves: list[Any] = []  # (id, expected, after) for each
+    rows: list[Any] = []  # (id, seq, text) for each
+    for table_id, seq, count, row_text in steps:
+        moves += (table_id, seq, seq + count)
+        rows += (table_id, seq, row_text)
+    values = ", ".join(["(?, CAST(? AS INTEGER), CAST(? AS INTEGER))"] * len(steps))
     moved = tx.execute(f"""UPDATE tables SET next_seq = v.column3 FROM (VALUES {values}) AS v
                            WHERE tables.table_id = v.column1 AND tables.next_seq = v.column2
-                             AND tables.status = 'open'""", steps).rowcount
-    if moved != len(ops):  # a table closed, unknown, or at another number: each alone says which
+                             AND tables.status = 'open'""", moves).rowcount
+    if moved != len(steps):  # a table closed, unknown, or at another number: each alone says which
         return None
-    tx.execute("INSERT INTO table_log (table_id, seq, entry) VALUES " + ", ".join(["(?, ?, ?)"] * len(ops)), rows)
-    return [[op.seq + len(op.entries)] for op in ops]
+    tx.execute("INSERT INTO table_log (table_id, seq, entry) VALUES " + ", ".join(["(?, ?, ?)"] * len(steps)), rows)
+    return [seq + count for _, seq, count, _ in steps]
+
+
+def replay_steps(tx: Tx, steps: list[Step]) -> tuple[int, int, int]:
+    """Steps written ahead (:mod:`server.storage.sql.ahead`), put in at start: each one the database
+    does not hold yet, in order. (written, already there, left out: a table closed, unknown, or a gap)."""
+    written = already = left = 0
+    for table_id, seq, count, row_text in steps:
+        row = tx.one("SELECT status, next_seq FROM tables WHERE table_id = ?", (table_id,))
+        at = None if row is None else int(row["next_seq"])
+        if at is not None and at > seq:
+            already += 1
+        elif row is None or row["status"] != "open" or at != seq:
+            left += 1
+        else:
+            table_step(tx, (table_id, seq, count, row_text))
+            written += 1
+    return written, already, left
 
 
 def table_closed(tx: Tx, op: TableClosed) -> bool:

@@ -85,7 +85,7 @@ class Job:
     kind: str  # "write" | "relaxed" (need not reach the disk alone) | "read" | "call"
     fn: Callable[[Tx], Any] | Callable[[], Any]
     loop: asyncio.AbstractEventLoop
-    future: asyncio.Future[Any]
+    future: asyncio.Future[Any] | None  # None: nobody waits (a step written ahead); a failure is logged
     attempts: int = 0
     group: tuple[Grouped, Any] | None = None  # a write that can be done with its like: (how, payload)
 
@@ -97,7 +97,10 @@ def _reply(results: list[Result]) -> None:
     """Hand results to their event loops (from the database thread): one call per loop."""
     by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
     for job, ok, value in results:
-        by_loop.setdefault(job.loop, []).append((job.future, ok, value))
+        if job.future is not None:
+            by_loop.setdefault(job.loop, []).append((job.future, ok, value))
+        elif not ok:  # a step written ahead that the database refused: a bug, never a chip
+            log.error("a job nobody waits for failed: %s", value)
     for loop, outcomes in by_loop.items():
         try:
             loop.call_soon_threadsafe(_deliver, outcomes)

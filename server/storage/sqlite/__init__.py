@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import logging
 import os
 import sqlite3
 import stat
@@ -37,12 +39,16 @@ from typing import IO
 
 from server.storage.api import BOT_PREFIX, Audit, StorageError
 from server.storage.settings import StoreSettings
+from server.storage.sql import ahead
 from server.storage.sql import audit as _audit
 from server.storage.sql.accounts import parse_public_key
 from server.storage.sql.store import SQLStore
+from server.storage.sql.tables import replay_steps
 from server.storage.sql.tx import HOOKS, Tx
 from server.storage.sqlite.schema import MIGRATIONS, migrate
 from server.storage.sqlite.schema import split_sql as _split_sql
+
+log = logging.getLogger("donne.storage")
 
 DB_FILE = "donne.sqlite3"
 DB_SUFFIXES = (".sqlite3", ".sqlite", ".db")
@@ -197,6 +203,19 @@ class SQLiteBackend:
             self._lock = None
 
 
+def _replay_files(db: Path, tx: Tx) -> tuple[list[Path], tuple[int, int, int]]:
+    """In the database thread, at start: every ahead file's steps put in, in order (the files are
+    removed once this is committed)."""
+    found = ahead.files(db)
+    steps = [step for path in found for step in ahead.records(path)]
+    return found, replay_steps(tx, steps)
+
+
+def _remove_files(paths: list[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
 class SQLiteStore(SQLStore):
     """A :class:`server.storage.api.Store` on one SQLite file."""
 
@@ -217,6 +236,21 @@ class SQLiteStore(SQLStore):
             sleep=sleep, clock=clock,
         )
         self.path = path
+
+    async def _replay_ahead(self) -> None:
+        """A server's own store (the folder locked) puts into the database the steps a crash left
+        written ahead, removes their files, and begins its own file when ``write_ahead`` is on."""
+        if not self.backend.exclusive:
+            return
+        found, (written, already, left) = await self.run_write(functools.partial(_replay_files, self.path))
+        await self.call(functools.partial(_remove_files, found))
+        if written or left:
+            log.info("steps written ahead before a stop: %d put in the database, %d there already, %d left out "
+                     "(their table closed, unknown or at another number)", written, already, left)
+        if self.settings.write_ahead:
+            log_file = ahead.AheadLog(self.path)
+            log_file.open()
+            self._ahead = log_file
 
 
 def audit_connection(conn: sqlite3.Connection) -> Audit:
