@@ -274,7 +274,10 @@ class Room:
                 item: _Item | None = None
                 if timeout == 0:  # the table's time has come: it goes before what is queued
                     await asyncio.sleep(0)  # (and the loop runs others: a wake that stays due cannot spin)
-                elif not self._queue.empty():  # a burst: no timer to arm for what is already here
+                elif not self._queue.empty():  # a burst: no timer to arm for what is already here, but the
+                    await asyncio.sleep(0)  # other rooms run between two of its items (a step may wait for nothing)
+                    if self._queue.empty():
+                        continue
                     item = self._queue.get_nowait()
                 else:
                     item = await self._queue.get(timeout)
