@@ -29,7 +29,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 log = logging.getLogger("donne.storage")
@@ -120,3 +120,12 @@ class AheadLog:
             os.close(self._fd)
             self._fd = None
         return files(self.db)
+
+
+def remove(paths: Sequence[Path]) -> None:
+    """Ahead files whose rows are all committed (in the database thread, after them)."""
+    for path in paths:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("%s could not be removed: %s", path, exc)

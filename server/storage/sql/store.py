@@ -223,7 +223,7 @@ class SQLStore:
             return None
         self._submit_quiet("relaxed", functools.partial(_tables.table_step, step=step), (_tables.table_steps, step))
         if full is not None:  # removed once every row before it is committed (the thread keeps the order)
-            self._submit_quiet("call", functools.partial(_remove, [full]))
+            self._submit_quiet("call", functools.partial(_ahead.remove, [full]))
         return step[1] + step[2]
 
     # -- opening, recovery, closing
@@ -307,19 +307,10 @@ class SQLStore:
         try:
             if self._thread.is_alive():
                 if ahead is not None:  # everything before this call is committed: nothing is ahead any more
-                    await self.call(functools.partial(_remove, ahead.close()))
+                    await self.call(functools.partial(_ahead.remove, ahead.close()))
                 await self.call(self.backend.close)
         finally:
             await asyncio.to_thread(self._thread.stop)
-
-
-def _remove(paths: Sequence[Any]) -> None:
-    """Ahead files whose rows are all committed (in the database thread, after them)."""
-    for path in paths:
-        try:
-            path.unlink(missing_ok=True)
-        except OSError as exc:
-            log.warning("%s could not be removed: %s", path, exc)
 
 
 class SQLLedger:

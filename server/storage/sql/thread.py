@@ -208,8 +208,8 @@ class DatabaseThread(threading.Thread):
             relaxed = all(job.kind == "relaxed" for job in batch)
             self.backend.begin_write(tx, relaxed)
             runs = _runs(batch)
-            if len(runs) == 1 and batch[0].group is not None:  # the usual moment: only tables' steps
-                if self._bare(tx, batch, results):
+            if len(runs) == 1 and batch[0].group is not None:  # the usual moment: only tables' steps, no savepoint
+                if self._grouped(tx, batch, results):
                     runs = []
                 else:  # one of them is refused: the transaction again, each in its own savepoint
                     self.backend.rollback(tx)
@@ -264,10 +264,9 @@ class DatabaseThread(threading.Thread):
             tx.execute("RELEASE SAVEPOINT job")
             results.append((job, True, value))
 
-    def _bare(self, tx: Tx, run: list[Job], results: list[Result]) -> bool:
-        """A batch that is one run of one group (one job or more), done at once with no savepoint:
-        the transaction holds nothing else, so a refusal undoes it whole. False when the group's
-        function declines or fails (the caller rolls the transaction back)."""
+    def _grouped(self, tx: Tx, run: list[Job], results: list[Result]) -> bool:
+        """The group's function over the run's payloads: their results added, or False when it declines
+        or fails (the caller undoes what it did: its savepoint, or a batch of this run alone whole)."""
         how = run[0].group[0]  # type: ignore[index]
         tx.begin_job()
         try:
@@ -286,23 +285,12 @@ class DatabaseThread(threading.Thread):
     def _together(self, tx: Tx, run: list[Job], results: list[Result]) -> bool:
         """A run of jobs of one group done at once, in one savepoint; False (nothing done) when
         its function declines or fails."""
-        how = run[0].group[0]  # type: ignore[index]
-        tx.begin_job()
         tx.execute("SAVEPOINT jobs")
-        try:
-            values = how(tx, [job.group[1] for job in run])  # type: ignore[index]
-            if values is not None:
-                self.on_job_end(tx)
-                tx.end_job()
-        except Exception:  # each job alone will meet it (and say it) again
-            values = None
-        if values is None:
+        if not self._grouped(tx, run, results):
             tx.execute("ROLLBACK TO SAVEPOINT jobs")
             tx.execute("RELEASE SAVEPOINT jobs")
             return False
         tx.execute("RELEASE SAVEPOINT jobs")
-        self.grouped += len(run)
-        results.extend((job, True, value) for job, value in zip(run, values, strict=True))
         return True
 
 

@@ -211,11 +211,6 @@ def _replay_files(db: Path, tx: Tx) -> tuple[list[Path], tuple[int, int, int]]:
     return found, replay_steps(tx, steps)
 
 
-def _remove_files(paths: list[Path]) -> None:
-    for path in paths:
-        path.unlink(missing_ok=True)
-
-
 class SQLiteStore(SQLStore):
     """A :class:`server.storage.api.Store` on one SQLite file."""
 
@@ -243,7 +238,7 @@ class SQLiteStore(SQLStore):
         if not self.backend.exclusive:
             return
         found, (written, already, left) = await self.run_write(functools.partial(_replay_files, self.path))
-        await self.call(functools.partial(_remove_files, found))
+        await self.call(functools.partial(ahead.remove, found))
         if written or left:
             log.info("steps written ahead before a stop: %d put in the database, %d there already, %d left out "
                      "(their table closed, unknown or at another number)", written, already, left)
