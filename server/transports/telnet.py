@@ -281,7 +281,7 @@ class TelnetConn:
         reader = self.reader
         writer: Any = protocol.writer
         if (special is None or len(self._ready) >= PLAIN_BACKLOG or special.search(data) is not None
-                or writer.is_oob or reader._buffer
+                or writer.iac_received or writer.cmd_received or reader._buffer  # (writer.is_oob, without its call)
                 or reader._eof or not protocol._tls_checked or protocol._mccp3_decompressor is not None
                 or writer.mccp3_active):
             return False
@@ -337,7 +337,7 @@ class TelnetConn:
         direct = self._direct
         if direct is not None:
             transport, encoding, errors, protocol = direct
-            if transport.is_closing() or self.writer.connection_closed:
+            if transport.is_closing():  # (so is it once the writer closed: its close() closes this transport)
                 return
             data = text.encode(encoding, errors)
             if encoding != "utf-8":
@@ -364,20 +364,21 @@ class TelnetConn:
         words hold a "♠", was encoded character by character.
         """
         direct = self._direct
-        if direct is None or direct[1] != "utf-8" or len(lines) == 1:
+        if direct is None or direct[1] != "utf-8":
             self.write(lines[0] if len(lines) == 1 else "".join(lines))
             return None
         transport, _, errors, protocol = direct
-        if transport.is_closing() or self.writer.connection_closed:
+        if transport.is_closing():  # (the writer closed too: see write)
             return None
-        try:
-            data = b"".join(map(str.encode, lines))  # (UTF-8; what errors= changes is a lone surrogate)
+        try:  # (UTF-8; what errors= changes is a lone surrogate)
+            data = lines[0].encode() if len(lines) == 1 else b"".join(map(str.encode, lines))
         except UnicodeEncodeError:
             data = b"".join([line.encode("utf-8", errors) for line in lines])
         transport.write(data)
         if protocol is not None:
             protocol._tx_bytes += len(data)
-        return int(transport.get_write_buffer_size())  # (backlog(): the writer's transport is this one)
+        left: int = transport.get_write_buffer_size()  # (backlog(): the writer's transport is this one)
+        return left
 
     def backlog(self) -> int:
         transport = getattr(self.writer, "transport", None)
@@ -420,7 +421,8 @@ def _plain_input_possible(protocol: Any, reader: Any) -> bool:
                     and callable(reader._wakeup_waiter) and callable(reader.decode) and hasattr(reader, "_decoder")
                     and hasattr(server, "_mccp3_decompressor") and hasattr(server, "_last_received")
                     and isinstance(server._rx_bytes, int) and hasattr(server, "_tls_checked")
-                    and hasattr(writer, "is_oob") and hasattr(writer, "mccp3_active") and hasattr(writer, "slctab"))
+                    and hasattr(writer, "iac_received") and hasattr(writer, "cmd_received")
+                    and hasattr(writer, "mccp3_active") and hasattr(writer, "slctab"))
     except AttributeError:
         return False
 

@@ -232,7 +232,7 @@ def test_the_lines_of_a_write_are_the_bytes_of_their_joined_text(encoding):
     """JSON mode: ``write_lines`` (each line encoded apart over UTF-8) sends what ``write`` of the
     joined lines sends, a suit, a lone surrogate and an IAC-like byte included."""
     batches = [["{\"a\":1}\n"], ["{\"type\":\"state\"}\n", "{\"text\":\"Bob plays 7\u2660\"}\n", "{}\n"],
-               ["caf\u00e9 \u00ff\n", "x\ud800y\n", "\udc00\n"]]
+               ["caf\u00e9 \u00ff\n", "x\ud800y\n", "\udc00\n"], ["x\ud800\u2660\n"]]
     for lines in batches:
         joined, apart = TelnetConn(None, _Writer(encoding), "p", 1024), TelnetConn(None, _Writer(encoding), "p", 1024)
         joined._direct = joined._direct_output()
