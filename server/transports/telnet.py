@@ -89,15 +89,34 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
     """JSON mode: the connection that takes plain input from here, bypassing telnetlib3 (see
     :meth:`TelnetConn.take_plain`)."""
 
+    _plain_at: float | None = None  # when (time.monotonic()) take_plain last took a chunk, if since _received
+    _received: datetime.datetime | None = None
+
+    @property
+    def _last_received(self) -> datetime.datetime | None:
+        """telnetlib3's time of the last input (its ``idle``). A chunk :meth:`TelnetConn.take_plain`
+        takes is noted at the monotonic time its input budget read, made a datetime only when asked
+        (``datetime.now()`` per chunk was a local time conversion each)."""
+        at = self._plain_at
+        if at is None:
+            return self._received
+        return datetime.datetime.now() - datetime.timedelta(seconds=time.monotonic() - at)
+
+    @_last_received.setter
+    def _last_received(self, value: datetime.datetime | None) -> None:
+        self._received = value
+        self._plain_at = None
+
     def data_received(self, data: bytes) -> None:
         if self.over_budget:
             return
-        if not self.input_budget.take(time.monotonic(), len(data)):
+        now = time.monotonic()
+        if not self.input_budget.take(now, len(data)):
             with logsafe.scope(self.log_key):
                 self._cut(INPUT_FLOOD)
             return
         conn = self.plain_in
-        if conn is not None and conn.take_plain(self, data):
+        if conn is not None and conn.take_plain(self, data, now):
             return
         with logsafe.scope(self.log_key):
             super().data_received(data)
@@ -264,9 +283,9 @@ class TelnetConn:
             self._special = _special_bytes(protocol.writer)
             protocol.plain_in = self
 
-    def take_plain(self, protocol: DonneTelnetServer, data: bytes) -> bool:
-        """JSON mode: ``data`` as telnetlib3 would pass it on, without its parsing; False when
-        telnetlib3 must see it.
+    def take_plain(self, protocol: DonneTelnetServer, data: bytes, now: float) -> bool:
+        """JSON mode: ``data`` (received at ``now``, :func:`time.monotonic`) as telnetlib3 would pass
+        it on, without its parsing; False when telnetlib3 must see it.
 
         telnetlib3 scans the input a byte at a time in Python for IAC and its SLC characters
         (``^C``, ``DEL``...): a JSON line is tens of bytes, so that scan was most of the telnet
@@ -285,7 +304,7 @@ class TelnetConn:
                 or reader._eof or not protocol._tls_checked or protocol._mccp3_decompressor is not None
                 or writer.mccp3_active):
             return False
-        protocol._last_received = datetime.datetime.now()  # what telnetlib3's data_received keeps
+        protocol._plain_at = now  # (what telnetlib3's data_received keeps: its _last_received)
         protocol._rx_bytes += len(data)
         decoder = self._decoder
         if decoder is None or decoder is not reader._decoder:
