@@ -254,7 +254,7 @@ class Session:
 
     def send_raw(self, text: str) -> None:
         """Queue text for the client (``\\n`` line ends); drops the client if it cannot keep up."""
-        if not text or self.closed.is_set():
+        if not text or self.close_reason is not None:  # (closed: set with it, without a call)
             return
         if self._crlf:
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
@@ -522,10 +522,14 @@ class Session:
         the cancellation is taken back (:meth:`asyncio.Task.uncancel`) and turned into ``None``.
         A cancellation from anyone else goes on as one.
         """
-        if self.close_reason is not None:  # (closed: set with it)
-            return None
         task = asyncio.current_task()
         assert task is not None
+        return await self._readline(task)
+
+    async def _readline(self, task: asyncio.Task[Any]) -> str | object | None:
+        """:meth:`readline` in ``task``, the caller's (:meth:`run` asks for it once, not per line)."""
+        if self.close_reason is not None:  # (closed: set with it)
+            return None
         before = task.cancelling()
         self._reader = task
         try:
@@ -554,8 +558,10 @@ class Session:
         if self.presenter.mode == "json" and machine is not None:
             machine()  # no echo (telnet, SSH PTY), and over telnet nothing but JSON lines from now on
         self.send_raw(self.presenter.start())
+        task = asyncio.current_task()
+        assert task is not None
         while True:
-            line = await self.readline()
+            line = await self._readline(task)
             read_at = time.perf_counter()
             if line is None:
                 return

@@ -21,10 +21,11 @@ def _forward(cmd: str) -> Any:
         """The room's own ``submit`` is what the dispatcher awaits (no coroutine of ours around it)."""
         player = ctx.session.player
         assert player is not None
-        if player.room is None:
+        room = player.room  # (a property: read once)
+        if room is None:
             raise CommandError("not_in_room")
         # the room answers as it delivers, before the states the move causes
-        submitted: Awaitable[dict[str, Any] | None] = player.room.submit(player, cmd, args, answer=ctx.answer)
+        submitted: Awaitable[dict[str, Any] | None] = room.submit(player, cmd, args, answer=ctx.answer)
         return submitted
 
     handler.__name__ = f"game_{cmd}"

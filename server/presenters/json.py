@@ -57,7 +57,7 @@ class JsonPresenter:
         return Request(cmd, args, req_id)
 
     def ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> str:
-        return encode({"type": "ok", "id": req_id, **(result or {})})
+        return encode({"type": "ok", "id": req_id, **result} if result else {"type": "ok", "id": req_id})
 
     def error(self, req_id: Any, code: str, params: Mapping[str, Any]) -> str:
         return encode({"type": "error", "id": req_id, "code": code,

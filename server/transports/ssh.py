@@ -453,6 +453,12 @@ class SSHConn:
     def write(self, text: str) -> None:
         self.process.stdout.write(text)
 
+    def write_lines(self, lines: list[str]) -> int:
+        """What ``write("".join(lines))`` writes; then :meth:`backlog` (the session's write needs no
+        call of its own for it)."""
+        self.process.stdout.write(lines[0] if len(lines) == 1 else "".join(lines))
+        return self.backlog()
+
     def backlog(self) -> int:
         try:
             return int(self.process.channel.get_write_buffer_size())

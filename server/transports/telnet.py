@@ -89,15 +89,34 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
     """JSON mode: the connection that takes plain input from here, bypassing telnetlib3 (see
     :meth:`TelnetConn.take_plain`)."""
 
+    _plain_at: float | None = None  # when (time.monotonic()) take_plain last took a chunk, if since _received
+    _received: datetime.datetime | None = None
+
+    @property
+    def _last_received(self) -> datetime.datetime | None:
+        """telnetlib3's time of the last input (its ``idle``). A chunk :meth:`TelnetConn.take_plain`
+        takes is noted at the monotonic time its input budget read, made a datetime only when asked
+        (``datetime.now()`` per chunk was a local time conversion each)."""
+        at = self._plain_at
+        if at is None:
+            return self._received
+        return datetime.datetime.now() - datetime.timedelta(seconds=time.monotonic() - at)
+
+    @_last_received.setter
+    def _last_received(self, value: datetime.datetime | None) -> None:
+        self._received = value
+        self._plain_at = None
+
     def data_received(self, data: bytes) -> None:
         if self.over_budget:
             return
-        if not self.input_budget.take(time.monotonic(), len(data)):
+        now = time.monotonic()
+        if not self.input_budget.take(now, len(data)):
             with logsafe.scope(self.log_key):
                 self._cut(INPUT_FLOOD)
             return
         conn = self.plain_in
-        if conn is not None and conn.take_plain(self, data):
+        if conn is not None and conn.take_plain(self, data, now):
             return
         with logsafe.scope(self.log_key):
             super().data_received(data)
@@ -264,9 +283,9 @@ class TelnetConn:
             self._special = _special_bytes(protocol.writer)
             protocol.plain_in = self
 
-    def take_plain(self, protocol: DonneTelnetServer, data: bytes) -> bool:
-        """JSON mode: ``data`` as telnetlib3 would pass it on, without its parsing; False when
-        telnetlib3 must see it.
+    def take_plain(self, protocol: DonneTelnetServer, data: bytes, now: float) -> bool:
+        """JSON mode: ``data`` (received at ``now``, :func:`time.monotonic`) as telnetlib3 would pass
+        it on, without its parsing; False when telnetlib3 must see it.
 
         telnetlib3 scans the input a byte at a time in Python for IAC and its SLC characters
         (``^C``, ``DEL``...): a JSON line is tens of bytes, so that scan was most of the telnet
@@ -281,11 +300,11 @@ class TelnetConn:
         reader = self.reader
         writer: Any = protocol.writer
         if (special is None or len(self._ready) >= PLAIN_BACKLOG or special.search(data) is not None
-                or writer.is_oob or reader._buffer
+                or writer.iac_received or writer.cmd_received or reader._buffer  # (writer.is_oob, without its call)
                 or reader._eof or not protocol._tls_checked or protocol._mccp3_decompressor is not None
                 or writer.mccp3_active):
             return False
-        protocol._last_received = datetime.datetime.now()  # what telnetlib3's data_received keeps
+        protocol._plain_at = now  # (what telnetlib3's data_received keeps: its _last_received)
         protocol._rx_bytes += len(data)
         decoder = self._decoder
         if decoder is None or decoder is not reader._decoder:
@@ -337,7 +356,7 @@ class TelnetConn:
         direct = self._direct
         if direct is not None:
             transport, encoding, errors, protocol = direct
-            if transport.is_closing() or self.writer.connection_closed:
+            if transport.is_closing():  # (so is it once the writer closed: its close() closes this transport)
                 return
             data = text.encode(encoding, errors)
             if encoding != "utf-8":
@@ -364,20 +383,21 @@ class TelnetConn:
         words hold a "♠", was encoded character by character.
         """
         direct = self._direct
-        if direct is None or direct[1] != "utf-8" or len(lines) == 1:
+        if direct is None or direct[1] != "utf-8":
             self.write(lines[0] if len(lines) == 1 else "".join(lines))
             return None
         transport, _, errors, protocol = direct
-        if transport.is_closing() or self.writer.connection_closed:
+        if transport.is_closing():  # (the writer closed too: see write)
             return None
-        try:
-            data = b"".join(map(str.encode, lines))  # (UTF-8; what errors= changes is a lone surrogate)
+        try:  # (UTF-8; what errors= changes is a lone surrogate)
+            data = lines[0].encode() if len(lines) == 1 else b"".join(map(str.encode, lines))
         except UnicodeEncodeError:
             data = b"".join([line.encode("utf-8", errors) for line in lines])
         transport.write(data)
         if protocol is not None:
             protocol._tx_bytes += len(data)
-        return int(transport.get_write_buffer_size())  # (backlog(): the writer's transport is this one)
+        left: int = transport.get_write_buffer_size()  # (backlog(): the writer's transport is this one)
+        return left
 
     def backlog(self) -> int:
         transport = getattr(self.writer, "transport", None)
@@ -420,7 +440,8 @@ def _plain_input_possible(protocol: Any, reader: Any) -> bool:
                     and callable(reader._wakeup_waiter) and callable(reader.decode) and hasattr(reader, "_decoder")
                     and hasattr(server, "_mccp3_decompressor") and hasattr(server, "_last_received")
                     and isinstance(server._rx_bytes, int) and hasattr(server, "_tls_checked")
-                    and hasattr(writer, "is_oob") and hasattr(writer, "mccp3_active") and hasattr(writer, "slctab"))
+                    and hasattr(writer, "iac_received") and hasattr(writer, "cmd_received")
+                    and hasattr(writer, "mccp3_active") and hasattr(writer, "slctab"))
     except AttributeError:
         return False
 

@@ -272,3 +272,47 @@ def test_openssh_accepts_the_host_key_file(tmp_path: Path) -> None:
     ssh_transport.host_key(path)
     out = subprocess.run(["ssh-keygen", "-y", "-f", str(path)], capture_output=True, text=True, timeout=20)
     assert out.returncode == 0 and out.stdout.startswith("ssh-ed25519 "), out.stderr
+
+
+class _Stdout:
+    def __init__(self) -> None:
+        self.written: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.written.append(text)
+
+
+class _Channel:
+    def __init__(self, backlog: int | None) -> None:
+        self.backlog = backlog
+
+    def get_write_buffer_size(self) -> int:
+        if self.backlog is None:
+            raise OSError("closing")
+        return self.backlog
+
+
+class _Process:
+    term_type = None
+    term_size = (0, 0)
+    command = "json"
+
+    def __init__(self, backlog: int | None) -> None:
+        self.env: dict[str, str] = {}
+        self.stdout = _Stdout()
+        self.channel = _Channel(backlog)
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return default
+
+
+@pytest.mark.parametrize("backlog", [0, 7, None])
+def test_the_lines_of_a_write_are_one_write_of_their_joined_text_and_answer_the_backlog(backlog):
+    """``write_lines`` writes what ``write`` of the joined lines writes, in one write, and answers
+    what ``backlog()`` answers (1 for a closing channel)."""
+    for lines in (["{\"a\":1}\n"], ["{\"type\":\"state\"}\n", "{\"text\":\"Bob plays 7\u2660\"}\n"]):
+        joined, apart = _Process(backlog), _Process(backlog)
+        conn = ssh_transport.SSHConn(apart, "p", 1024)  # type: ignore[arg-type]
+        ssh_transport.SSHConn(joined, "p", 1024).write("".join(lines))  # type: ignore[arg-type]
+        assert conn.write_lines(lines) == conn.backlog() == (1 if backlog is None else backlog)
+        assert apart.stdout.written == joined.stdout.written == ["".join(lines)]

@@ -9,6 +9,7 @@ between them, to a real server over a raw socket, and count the chunks telnetlib
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -65,6 +66,22 @@ async def send_part(c: RawJson, session: Session, part: bytes) -> None:
     c.writer.write(part)
     await c.writer.drain()
     await wait_for(lambda: protocol.rx_bytes >= rx + len(part))
+
+
+async def test_a_plain_line_is_telnetlib3s_last_input_too(server, parsed):
+    """telnetlib3's ``_last_received`` (its ``idle``) moves with a line that skipped its parsing, and
+    what telnetlib3 itself sets is what it reads back."""
+    c, session = await logged_in(server, "idler")
+    try:
+        protocol = session.conn.writer.protocol
+        protocol._last_received = set_at = datetime.datetime(2000, 1, 1)
+        assert protocol._last_received == set_at and protocol.idle > 3600
+        parsed.clear()
+        assert (await c.ask({"cmd": "ping", "id": 1}))["id"] == 1
+        assert parsed == []  # taken by take_plain
+        assert protocol._last_received > set_at and 0 <= protocol.idle < 3600
+    finally:
+        c.close()
 
 
 async def test_plain_lines_skip_telnetlib3_and_get_the_same_replies(server, parsed):
@@ -232,7 +249,7 @@ def test_the_lines_of_a_write_are_the_bytes_of_their_joined_text(encoding):
     """JSON mode: ``write_lines`` (each line encoded apart over UTF-8) sends what ``write`` of the
     joined lines sends, a suit, a lone surrogate and an IAC-like byte included."""
     batches = [["{\"a\":1}\n"], ["{\"type\":\"state\"}\n", "{\"text\":\"Bob plays 7\u2660\"}\n", "{}\n"],
-               ["caf\u00e9 \u00ff\n", "x\ud800y\n", "\udc00\n"]]
+               ["caf\u00e9 \u00ff\n", "x\ud800y\n", "\udc00\n"], ["x\ud800\u2660\n"]]
     for lines in batches:
         joined, apart = TelnetConn(None, _Writer(encoding), "p", 1024), TelnetConn(None, _Writer(encoding), "p", 1024)
         joined._direct = joined._direct_output()
