@@ -178,8 +178,8 @@ class StateSet:
     read). What ``decorate`` writes must then be the same for every seat (what it adds to the
     keys, or writes over a seat's own value, sends the set back to building each seat whole)."""
 
-    __slots__ = ("_cache", "_dues", "_layout", "_lefts", "_memo", "_parts", "_sample", "now", "pending", "public",
-                 "table", "tail")
+    __slots__ = ("_cache", "_dues", "_key_of", "_layout", "_lefts", "_memo", "_parts", "_sample", "now", "pending",
+                 "public", "table", "tail")
 
     def __init__(self, table: Table, now: float, seats: Iterable[int | None] = ()) -> None:
         self.table = table
@@ -192,6 +192,8 @@ class StateSet:
         self.tail: dict[str, Any] = {}
         self.pending: Sequence[Pending] = ()
         self._memo: dict[int, _Private] = table.state_memo
+        adapter = table.adapter  # its private_key, unless it keeps nothing (the base's: asked for nothing)
+        self._key_of = None if type(adapter).private_key is GameAdapter.private_key else adapter.private_key
         self._lefts: dict[float, str] = {}  # a deadline's text (most seats share one)
         if table.adapter.batch_states and table.match is not None:
             self.pending = pending_now(table)
@@ -251,13 +253,14 @@ class StateSet:
             return state, None
         adapter = table.adapter
         view = match.view(seat)
-        key = adapter.private_key(view)
-        kept = self._memo.get(seat) if key is not None else None
+        key_of = self._key_of
+        key = None if key_of is None else key_of(view)
+        kept = None if key is None else self._memo.get(seat)
         if kept is not None and kept.key == key:  # the same facts as at an earlier moment: the same fields
             private: dict[str, Any] | None = kept.fields
             texts: list[str] | None = kept.texts
         else:
-            private, texts = adapter.private_fields(view), None
+            private, texts, kept = adapter.private_fields(view), None, None
         if private is None:
             return build_state(table, seat, self.now), None
         left = self._dues.left(seat, private["turn"] if "turn" in private else public.get("turn"), self.now)
@@ -270,7 +273,8 @@ class StateSet:
             if layout is not None:
                 self._parts = _template(sample, layout)
             return sample, self._line(seat, key, private, texts, left, at_stake)
-        if layout is None or private.keys() != layout.private:  # (the same keys: every one of them replaced)
+        if layout is None or ((kept is None or kept.names is not layout.private)  # (kept: checked then)
+                              and private.keys() != layout.private):  # (the same keys: every one of them replaced)
             return self._whole(seat, private, left, at_stake), None
         return _Reader(sample, private, left, at_stake), self._line(seat, key, private, texts, left, at_stake)
 
@@ -327,7 +331,7 @@ class StateSet:
         if len(got) != n:  # a value holding the place mark itself (or too big for orjson)
             got = [encode_value(v) for v in values]
         if key is not None and layout.in_order:
-            self._memo[seat] = _Private(key, private, got[:-2])
+            self._memo[seat] = _Private(key, private, got[:-2], layout.private)
         out = parts.copy()
         out[1::2] = got
         return "".join(out)
@@ -341,6 +345,7 @@ class _Private(NamedTuple):
     key: tuple[Any, ...]
     fields: dict[str, Any]
     texts: list[str]
+    names: frozenset[str]  # the layout's keys they were found to have (the same object: no need to look again)
 
 
 class _Reader(Mapping[str, Any]):
