@@ -39,8 +39,11 @@ from tests.server.table.harness import Harness, command_of
 PEOPLE = ["alice", "bob", "carol", "dave"]
 
 
-def moment(table: Any, now: float, seats: tuple[int | None, ...]) -> tuple[Any, float, tuple[int | None, ...]]:
-    """What the states of this moment read, copied (the table plays on)."""
+def moment(table: Any, now: float, seats: tuple[int | None, ...],
+           state_memo: dict[int, Any]) -> tuple[Any, float, tuple[int | None, ...]]:
+    """What the states of this moment read, copied (the table plays on); ``state_memo``: the table's
+    ``state_memo``, one for all the moments of a table (as the table's own, it carries a seat's fields
+    from one moment to the next)."""
     match = table.match
     slots = [n for cls in type(match).__mro__ for n in getattr(cls, "__slots__", ())]
     fixed = [getattr(match, n, None) for n in slots] + list(getattr(match, "__dict__", {}).values())
@@ -49,7 +52,7 @@ def moment(table: Any, now: float, seats: tuple[int | None, ...]) -> tuple[Any, 
         id=table.id, adapter=table.adapter, opts=table.opts, match=copy.deepcopy(match, memo),
         seats=[copy.copy(s) for s in table.seats], spectators=dict(table.spectators), status=table.status,
         deadlines=dict(table.deadlines), commitment=table.commitment, round_escrow=dict(table.round_escrow),
-        window=table.window)
+        window=table.window, state_memo=state_memo)
     return kept, now, seats
 
 
@@ -75,11 +78,12 @@ def chooser(rng: random.Random) -> Any:
 def moments(rules: str, matches: int) -> list[tuple[Any, float, tuple[int | None, ...]]]:
     kept: list[tuple[Any, float, tuple[int | None, ...]]] = []
     real = base_mod.StateSet
+    memos: dict[int, tuple[Any, dict[int, Any]]] = {}  # id(table) -> (the table, kept alive: its id is its own; its memo)
 
     def keeping(table: Any, now: float, seats: Any = ()) -> StateSet:
         seats = tuple(seats)
         if len(seats) > 1 and table.match is not None:  # everyone's states (not one reader's, on joining)
-            kept.append(moment(table, now, seats))
+            kept.append(moment(table, now, seats, memos.setdefault(id(table), (table, {}))[1]))
         return real(table, now, seats)
 
     base_mod.StateSet = keeping  # type: ignore[assignment,misc]
@@ -98,8 +102,11 @@ def moments(rules: str, matches: int) -> list[tuple[Any, float, tuple[int | None
     return kept
 
 
-def fresh(match: Any) -> None:
-    """The match's memos reset, as at a new version (the views, the public view)."""
+def fresh(table: Any) -> None:
+    """The memos reset, as at a new version of the match (the views, the public view) and a new
+    table (its seats' fields)."""
+    table.state_memo.clear()
+    match = table.match
     if hasattr(match, "_view_version"):
         match._view_version = -1
     if hasattr(match, "_public_step"):
@@ -111,7 +118,7 @@ def one_pass(kept: list[tuple[Any, float, tuple[int | None, ...]]], hashes: bool
     right after, as the durable step does). Timed around the whole pass: a clock read costs more
     than a moment's states here."""
     for table, _, _ in kept:
-        fresh(table.match)
+        fresh(table)
     t0 = time.process_time()
     for table, now, seats in kept:
         states = StateSet(table, now, seats)

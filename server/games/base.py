@@ -220,6 +220,13 @@ class GameAdapter:
         from the seat's view; ``None`` when this view cannot be built that way."""
         return None
 
+    def private_key(self, view: Any) -> tuple[Any, ...] | None:
+        """Everything :meth:`private_fields` makes of ``view``, or ``None`` (not kept): a table keeps a
+        seat's fields and their encoding by seat under this key, and reuses them at a later moment
+        whose key is equal (``server.table.states.StateSet``). Equal keys must make equal fields:
+        the key holds the seat itself and every card and fact the fields are made of."""
+        return None
+
     def private_keys(self) -> tuple[str, ...]:
         """The keys :meth:`private_fields` returns, in that order."""
         return ()

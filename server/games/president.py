@@ -70,6 +70,16 @@ class PresidentAdapter(GameAdapter):
     def private_keys(self) -> tuple[str, ...]:
         return self._PRIVATE
 
+    def private_key(self, view: Any) -> tuple[Any, ...] | None:
+        # Kept only while the seat awaits nothing (legal None; give 0, see PresidentView.awaited):
+        # then the fields are made of the seat, its hand, cut and exchange moves alone. A seat that
+        # must decide has legal moves of the table's play to beat: made each time.
+        hand = view.hand
+        if hand is None or view.decision is not None:
+            return None
+        exchange = view.exchange
+        return (view.you, hand, view.cut, exchange, view.give if exchange else 0)
+
     def private_fields(self, view: Any) -> dict[str, Any] | None:
         hand = view.hand
         if hand is None:

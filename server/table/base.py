@@ -83,6 +83,7 @@ class TableBase:
         self.round_escrow: dict[int, int] = {}  # seat -> chips it has in the round's escrow
         self.commitment: str | None = None  # published with the deal; the seed after it
         self.deadlines: dict[Any, float] = {}
+        self.state_memo: dict[int, Any] = {}  # seat -> its own fields of a state, kept (server.table.states)
         self.next_deal_at = 0.0
         self.over_at: float | None = None
         self.bot_due: float | None = None

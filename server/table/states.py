@@ -52,6 +52,8 @@ class Table(Protocol):
     def round_escrow(self) -> Mapping[int, int]: ...
     @property
     def window(self) -> tuple[str, float] | None: ...
+    @property
+    def state_memo(self) -> dict[int, Any]: ...
 
 
 def decorate_seats(table: Table, state: dict[str, Any]) -> None:
@@ -176,7 +178,8 @@ class StateSet:
     read). What ``decorate`` writes must then be the same for every seat (what it adds to the
     keys, or writes over a seat's own value, sends the set back to building each seat whole)."""
 
-    __slots__ = ("_cache", "_dues", "_layout", "_parts", "_sample", "now", "pending", "public", "table", "tail")
+    __slots__ = ("_cache", "_dues", "_key_of", "_layout", "_lefts", "_memo", "_parts", "_sample", "now", "pending",
+                 "public", "table", "tail")
 
     def __init__(self, table: Table, now: float, seats: Iterable[int | None] = ()) -> None:
         self.table = table
@@ -188,6 +191,10 @@ class StateSet:
         self.public: dict[str, Any] | None = None
         self.tail: dict[str, Any] = {}
         self.pending: Sequence[Pending] = ()
+        self._memo: dict[int, _Private] = table.state_memo
+        adapter = table.adapter  # its private_key, unless it keeps nothing (the base's: asked for nothing)
+        self._key_of = None if type(adapter).private_key is GameAdapter.private_key else adapter.private_key
+        self._lefts: dict[float, str] = {}  # a deadline's text (most seats share one)
         if table.adapter.batch_states and table.match is not None:
             self.pending = pending_now(table)
             self._dues = Dues(table, self.pending)
@@ -244,7 +251,16 @@ class StateSet:
             state["deadline"] = self._dues.left(None, state.get("turn"), self.now)
             table.adapter.decorate(state, table.opts, match, None, pending)
             return state, None
-        private = table.adapter.private_fields(match.view(seat))
+        adapter = table.adapter
+        view = match.view(seat)
+        key_of = self._key_of
+        key = None if key_of is None else key_of(view)
+        kept = None if key is None else self._memo.get(seat)
+        if kept is not None and kept.key == key:  # the same facts as at an earlier moment: the same fields
+            private: dict[str, Any] | None = kept.fields
+            texts: list[str] | None = kept.texts
+        else:
+            private, texts, kept = adapter.private_fields(view), None, None
         if private is None:
             return build_state(table, seat, self.now), None
         left = self._dues.left(seat, private["turn"] if "turn" in private else public.get("turn"), self.now)
@@ -253,13 +269,14 @@ class StateSet:
         if sample is None:
             size: list[int] = []
             sample = self._sample = self._whole(seat, private, left, at_stake, size)
-            layout = self._layout = _layout_of(table.adapter, sample, size[0], private, left, at_stake)
+            layout = self._layout = _layout_of(adapter, sample, size[0], private, left, at_stake)
             if layout is not None:
                 self._parts = _template(sample, layout)
-            return sample, self._line(private, left, at_stake)
-        if layout is None or private.keys() != layout.private:  # (the same keys: every one of them replaced)
+            return sample, self._line(seat, key, private, texts, left, at_stake)
+        if layout is None or ((kept is None or kept.names is not layout.private)  # (kept: checked then)
+                              and private.keys() != layout.private):  # (the same keys: every one of them replaced)
             return self._whole(seat, private, left, at_stake), None
-        return _Reader(sample, private, left, at_stake), self._line(private, left, at_stake)
+        return _Reader(sample, private, left, at_stake), self._line(seat, key, private, texts, left, at_stake)
 
     def _whole(self, seat: int, private: dict[str, Any], left: float | None, at_stake: int,
                size: list[int] | None = None) -> dict[str, Any]:
@@ -277,11 +294,28 @@ class StateSet:
         state["at_stake"] = at_stake
         return state
 
-    def _line(self, private: dict[str, Any], left: float | None, at_stake: int) -> str | None:
-        """A seat's JSON line: the template with the seat's values, encoded in one call, put in."""
+    def _line(self, seat: int, key: tuple[Any, ...] | None, private: dict[str, Any], texts: list[str] | None,
+              left: float | None, at_stake: int) -> str | None:
+        """A seat's JSON line: the template with the seat's values, encoded in one call, put in.
+
+        ``texts``: the encoded values of ``private`` (in order), kept in the table's memo under
+        ``key`` (the adapter's :meth:`~server.games.base.GameAdapter.private_key` of the seat's
+        view) at an earlier moment; ``None``: encoded now, and kept if ``key`` is not ``None``."""
         parts, layout = self._parts, self._layout
         if parts is None or layout is None:
             return None
+        if texts is not None and layout.in_order:
+            if type(left) is float:  # (not an int: 0 and 0.0 are one key but two texts)
+                text = self._lefts.get(left)
+                if text is None:
+                    text = self._lefts[left] = encode_value(left)
+            else:
+                text = encode_value(left)
+            out = parts.copy()
+            out[1:-4:2] = texts
+            out[-4] = text
+            out[-2] = str(at_stake) if at_stake.__class__ is int else encode_value(at_stake)
+            return "".join(out)
         if layout.in_order:
             values = [*private.values(), left, at_stake]
         else:
@@ -291,14 +325,27 @@ class StateSet:
         spaced: list[Any] = [_PLACE] * (2 * n - 1)
         spaced[::2] = values
         try:
-            texts = _dumps(spaced, default=str, option=_OPT).decode()[1:-1].split(_APART)
+            got = _dumps(spaced, default=str, option=_OPT).decode()[1:-1].split(_APART)
         except TypeError:  # an int beyond 64 bits
-            texts = []
-        if len(texts) != n:  # a value holding the place mark itself (or too big for orjson)
-            texts = [encode_value(v) for v in values]
+            got = []
+        if len(got) != n:  # a value holding the place mark itself (or too big for orjson)
+            got = [encode_value(v) for v in values]
+        if key is not None and layout.in_order:
+            self._memo[seat] = _Private(key, private, got[:-2], layout.private)
         out = parts.copy()
-        out[1::2] = texts
+        out[1::2] = got
         return "".join(out)
+
+
+class _Private(NamedTuple):
+    """A seat's own fields of a state and their encoded values (in order), kept in its table's
+    ``state_memo`` by seat under the adapter's ``private_key`` of the view they were made of: equal
+    keys make equal fields, so a later moment whose key is equal reuses them."""
+
+    key: tuple[Any, ...]
+    fields: dict[str, Any]
+    texts: list[str]
+    names: frozenset[str]  # the layout's keys they were found to have (the same object: no need to look again)
 
 
 class _Reader(Mapping[str, Any]):

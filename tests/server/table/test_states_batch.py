@@ -140,3 +140,47 @@ def test_a_name_holding_the_place_mark_gets_the_long_way(monkeypatch: pytest.Mon
     checker.run(h, random.Random(3))
     checker.settled()
     assert checker.sets > 50
+
+
+def _long_way(table: Any, seat: int, now: float) -> str:
+    return encode({"type": "state", **build_state(table, seat, now)})
+
+
+def _all_long_way(h: Harness) -> None:
+    table, now = h.table, h.clock.now
+    states = StateSet(table, now, range(4))
+    for s in range(4):
+        assert states.line(s) == _long_way(table, s, now), s
+        assert json.loads(states.line(s))["hand"] == format_cards(table.match.hand(s)), s
+
+
+def test_a_seats_kept_fields_serve_no_other_seat_and_no_other_hand() -> None:
+    """The table's ``state_memo`` holds each seat's own fields under the key of the view they were made
+    of: moved to another seat, or left from before the seat played, they are not served (the lines are
+    the long way's, each seat's hand its own, now); a seat whose facts did not change is served them."""
+    h = Harness("classic", probe=False, seats=4, bots=0, rounds=1)
+    h.join(*PEOPLE)
+    table = h.table
+    h.run(lambda: table.match is not None and table.status == "playing" and table.match.turn is not None)
+    match, memo = table.match, table.state_memo
+    memo.clear()
+    StateSet(table, h.clock.now, range(4)).line(0)
+    waiting = [s for s in range(4) if s != match.turn]
+    assert sorted(memo) == waiting and all(memo[s].key[0] == s for s in waiting)  # (the seat on turn: not kept)
+    kept = dict(memo)
+    hands = {s: match.hand(s) for s in waiting}
+    # another seat's fields under each seat: none of them is served
+    memo.clear()
+    memo.update({s: kept[waiting[(i + 1) % 3]] for i, s in enumerate(waiting)})
+    _all_long_way(h)
+    # those seats play: their fields of before (their old hands) are not served after
+    rng = random.Random(5)
+    act = random_people(rng)
+    h.run(lambda: all(match.hand(s) != hands[s] for s in waiting) and match.turn is not None, act=act)
+    memo.clear()
+    memo.update(kept)
+    _all_long_way(h)
+    # a seat whose facts did not change is served its kept fields (the same objects)
+    again = StateSet(table, h.clock.now, range(4))
+    served = [s for s in range(4) if s in memo and again.state(s)["hand"] is memo[s].fields["hand"]]
+    assert served and all(s != match.turn for s in served)
