@@ -37,7 +37,7 @@ class Server(ServerProcess):
         super().__init__(data, "")
 
     async def start(self, extra: str = "", round_pause: float = 0.0) -> Server:  # type: ignore[override]
-        self.config = (f"[timers]\nbot_delay = 0.0\ncut_window = 0.2\nround_pause = {round_pause}\n"
+        self.config = (f"[timers]\nbot_delay = 0.0\ncut_window = 0.05\nround_pause = {round_pause}\n"
                        "turn_seconds = 60\n" + extra)
         await super().start()
         return self

@@ -157,21 +157,17 @@ async def test_speculation_with_bots_verifies_and_no_undealt_card_or_salt_reache
     server = await start_server(tmp_path, entropy_window=WINDOW, auction_seconds=1.0, flip_seconds=0.2)
     ana = await connect(server, "ana")
     received: list[Any] = []
-    at_deal: dict[str, Any] = {}
-
-    def receive(msg: Any) -> None:  # every message from here on; the deal's secrets as it is dealt
-        received.append(msg)
-        if isinstance(msg, dict) and msg.get("event") == "dealt" and "table" in at_deal:
-            at_deal.setdefault("entropy", at_deal["table"].entropy)
-
-    ana.on_push = ana.on_reply = receive
+    ana.on_push = ana.on_reply = received.append  # every message from here on
     try:
         created = await ana.request("create", game="speculation", seats=4, bots=3, rounds=1)
-        at_deal["table"] = server.lobby.rooms[created["room"]].table
+        table = server.lobby.rooms[created["room"]].table
         announced = await _event(received, "commitment")
+        # the deal's secrets: the window stays open until ana contributes (the bots have), so this is
+        # the deal's own; its contributions are filled in as it is dealt, and kept once it is over
+        e = table.entropy
+        assert e is not None and e.commitment == announced["commitment"]
         await ana.request("entropy", text="ana's own")
         await _event(received, "dealt")
-        e = at_deal["entropy"]  # read as the deal was told (the deal may be over by now)
         deal = fairness.speculation_deal(e.secret, list(e.contributions))
         dealt = 3 * 4 + 1
         deck = deal.commit.decks[deal.chosen]

@@ -101,7 +101,7 @@ async def test_T9_a_person_has_time_to_cut_a_single_before_the_next_bot_plays(tm
 
 async def test_leaving_a_staked_round_asks_first_then_a_bot_plays_it_out(tmp_path: Any, monkeypatch: Any) -> None:
     # quick bots and windows: the round is played out after the person left, its pace does not matter
-    running, child, bea, room, _card, _cut = await _table(tmp_path, monkeypatch, bot_delay=0.1, cut_window=0.3)
+    running, child, bea, room, _card, _cut = await _table(tmp_path, monkeypatch, bot_delay=0.02, cut_window=0.05)
     try:
         await bea.next_state(lambda s: s.get("turn") == 1 and s.get("hand"), timeout=20, current=True)
         await asyncio.to_thread(child.sendline, "irse")
