@@ -42,6 +42,7 @@ from typing import Any, Protocol
 from server import metrics
 from server.claims import SeatClaims
 from server.config import Config
+from server.flushes import Flushes
 from server.games import TableOptions, adapter
 from server.inbox import Inbox
 from server.players import Player
@@ -264,6 +265,7 @@ class Room:
 
     async def _run(self) -> None:
         table = self.table
+        flushes = Flushes.of(asyncio.get_running_loop())
         try:
             while not self.closed:
                 wake = table.wake
@@ -301,8 +303,10 @@ class Room:
                         self._tell_resumed(item.player)
                     with metrics.handling(item.stamp):
                         await self._drain(table.handle(now, self._input(item)))
+                        flushes.now()  # the step's messages leave now, not at the loop's next turn
                     continue
                 await self._drain(out)
+                flushes.now()
         except asyncio.CancelledError:
             if not self.closed and self.journal is None:
                 table.abort()

@@ -28,12 +28,12 @@ import contextlib
 import itertools
 import logging
 import time
-import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from server import metrics
 from server.dispatch import dispatch, rate_ok
+from server.flushes import DROPPED, Flushes
 from server.limits import RateLimiter
 from server.messages.translations import lang_from_env, translation
 from server.players import Player
@@ -47,47 +47,11 @@ from server.transports.lines import TOO_LONG
 
 log = logging.getLogger(__name__)
 
-_DROPPED = ("slow", "lost")
-"""Close reasons after which nothing more is written to the client."""
-
 IGNORABLE = frozenset({"chat", "tell", "message"})
 """Events a person never sees from someone they ignore: chat, tells, offline messages (announcements
 are not among them)."""
 
 
-class Flushes:
-    """The sessions of one event loop with output queued this turn, written by one callback at the
-    next turn (one per turn however many sessions a step reached, rather than one each)."""
-
-    __slots__ = ("_due",)
-
-    def __init__(self) -> None:
-        self._due: list[Session] = []
-
-    @classmethod
-    def of(cls, loop: asyncio.AbstractEventLoop) -> Flushes:
-        got = _FLUSHES.get(loop)
-        if got is None:
-            got = _FLUSHES[loop] = cls()  # (holds no reference to its loop: the entry goes with it)
-        return got
-
-    def add(self, session: Session, loop: asyncio.AbstractEventLoop) -> None:
-        if not self._due:
-            loop.call_soon(self._run)
-        self._due.append(session)
-
-    def _run(self) -> None:
-        due, self._due = self._due, []
-        for session in due:
-            session._flush_due = False  # (the session's flush, without a call of its own)
-            if session._drainer is None and session._out and session.close_reason not in _DROPPED:
-                try:
-                    session._write_out()
-                except Exception:  # one session's failure is its own (its writer closes it)
-                    log.exception("%r: flush failed", session)
-
-
-_FLUSHES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Flushes] = weakref.WeakKeyDictionary()
 
 
 class Conn(Protocol):
@@ -324,7 +288,7 @@ class Session:
             while True:
                 async with asyncio.timeout(timeout):
                     await self.conn.drain()
-                if not self._out or self.close_reason in _DROPPED or self._write_out():
+                if not self._out or self.close_reason in DROPPED or self._write_out():
                     return
         except TimeoutError:
             log.info("%r: client stopped reading, disconnecting", self)
@@ -486,7 +450,7 @@ class Session:
 
     async def _finish(self, reason: str) -> None:
         drainer = self._drainer
-        if reason in _DROPPED:  # a client that cannot take more, or is gone: nothing more goes out
+        if reason in DROPPED:  # a client that cannot take more, or is gone: nothing more goes out
             self._out = []
             if drainer is not None:
                 drainer.cancel()
