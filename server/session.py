@@ -52,8 +52,6 @@ IGNORABLE = frozenset({"chat", "tell", "message"})
 are not among them)."""
 
 
-
-
 class Conn(Protocol):
     """What a transport gives a session."""
 

@@ -126,11 +126,8 @@ def _expect(tx: Tx, table_id: str, seq: int) -> None:
 def table_log(tx: Tx, op: TableLog) -> int:
     _expect(tx, op.table_id, op.seq)
     if op.entries:  # one row for the step: its first entry's number, a JSON array when there are more
-        row_text = _step_text(op.entries)
-        tx.execute("INSERT INTO table_log (table_id, seq, entry) VALUES (?, ?, ?)", (op.table_id, op.seq, row_text))
-    after = op.seq + len(op.entries)
-    tx.execute("UPDATE tables SET next_seq = ? WHERE table_id = ?", (after, op.table_id))
-    return after
+        return _insert_step(tx, step_of(op))
+    return op.seq
 
 
 def step_of(op: TableLog) -> Step:
@@ -140,9 +137,14 @@ def step_of(op: TableLog) -> Step:
 
 def table_step(tx: Tx, step: Step) -> int:
     """One step already made a row, alone: refused as :func:`table_log` refuses; the next number."""
-    table_id, seq, count, row_text = step
     hook("table_steps.before")
-    _expect(tx, table_id, seq)
+    _expect(tx, step[0], step[1])
+    return _insert_step(tx, step)
+
+
+def _insert_step(tx: Tx, step: Step) -> int:
+    """The step's row, and its table's next number moved past it (checked by the caller)."""
+    table_id, seq, count, row_text = step
     tx.execute("INSERT INTO table_log (table_id, seq, entry) VALUES (?, ?, ?)", (table_id, seq, row_text))
     tx.execute("UPDATE tables SET next_seq = ? WHERE table_id = ?", (seq + count, table_id))
     return seq + count
@@ -198,7 +200,7 @@ def replay_steps(tx: Tx, steps: list[Step]) -> tuple[int, int, int]:
         elif row is None or row["status"] != "open" or at != seq:
             left += 1
         else:
-            table_step(tx, (table_id, seq, count, row_text))
+            _insert_step(tx, (table_id, seq, count, row_text))
             written += 1
     return written, already, left
 
