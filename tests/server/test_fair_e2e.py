@@ -178,7 +178,9 @@ async def test_speculation_with_bots_verifies_and_no_undealt_card_or_salt_reache
         checked = await _verify_when_stored(ana)
         assert checked["ok"], checked["steps"]
         assert {s["code"]: s["result"] for s in checked["steps"]}["cards_seen"] == "pass"
-        assert len(received) > 20
+        # the whole deal was read, however short (a trump that wins the pool at once ends it at its turn)
+        names = [m.get("event") for m in received]
+        assert "dealt" in names and "deal_over" in names and any(m.get("type") == "state" for m in received)
         for msg in received:
             line = json.dumps(msg, ensure_ascii=False)
             assert not any(s in line for s in secrets)
