@@ -213,12 +213,30 @@ def wrap_items(items: Sequence[str], width: int, indent: str = "", first: str = 
     return lines
 
 
+_CLOSING = frozenset("»:;?!")
+"""A word of these alone (French spacing: ``« graine »``, ``aléa :``) stays with the word before it."""
+
+
+def _glued(words: list[str]) -> list[str]:
+    """``words`` with an opening ``«`` kept on the next word's line and closing marks on the previous one."""
+    out: list[str] = []
+    for word in words:
+        if out and (out[-1] == "«" or (word[0] in _CLOSING and not any(c.isalnum() for c in word))):
+            out[-1] += " " + word
+        else:
+            out.append(word)
+    return out
+
+
 def wrap_text(text: str, width: int, indent: str = "") -> list[str]:
-    """Word-wrap a sentence to ``width`` columns (long words are cut)."""
+    """Word-wrap a sentence to ``width`` columns (long words are cut).
+
+    A line never starts with ``»``, ``:``, ``;``, ``?`` or ``!`` standing alone, nor ends with ``«``.
+    """
     lines: list[str] = []
     for para in text.split("\n"):
-        words = para.split(" ")
-        lines.extend(wrap_items([w for w in words if w != ""] or [""], width, indent=indent))
+        words = _glued([w for w in para.split(" ") if w != ""])
+        lines.extend(wrap_items(words or [""], width, indent=indent))
     return lines
 
 

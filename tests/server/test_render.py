@@ -402,6 +402,9 @@ def test_state_update_draws_the_table_only_when_it_matters():
     # leading
     lead = _table(turn=0, trick=[], decision="lead")
     assert "vous entamez" in state_update(other, lead, "fr", style)
+    jacks = _table(turn=0, trick=[], decision="lead", hand=["Jc", "Jh", "Qs", "2d"])
+    assert "(par exemple V V)" in state_update(other, jacks, "fr", style).replace("\u00a0", " ")
+    assert "(por ejemplo J J)" in state_update(other, jacks, "es", style)
     # a cut becomes possible out of turn (T9)
     cut = _table(turn=2, trick=[{"seat": 1, "cards": ["7d"]}], cut=["7c", "7h", "7s"])
     text = state_update(other, cut, "es", style)
@@ -501,3 +504,16 @@ def test_a_page_of_rooms_says_what_to_type_for_the_next():
     assert "Page 1 sur 3 : tapez tables 2 pour la suivante." in render_rooms(rooms, "fr", style, 120, 1, 3)
     assert "Página 2 de 3: escribe mesas 3 para la siguiente." in render_rooms(rooms, "es", style, 120, 2, 3)
     assert "suivante" not in render_rooms(rooms, "fr", style, 120, 3, 3)
+
+
+@pytest.mark.parametrize("width", range(12, 60))
+def test_wrap_text_keeps_french_marks_with_their_words(width: int) -> None:
+    from server.terminal import wrap_text
+
+    text = "Tapez « graine TEXTE » dans les 2 s pour mêler votre aléa : il ne peut plus le changer ?"
+    lines = wrap_text(text, width, indent="  ")
+    assert " ".join(line.strip() for line in lines) == text
+    for line in lines:
+        assert display_width(line) <= width
+        assert not line.strip().startswith(("»", ":", "?")), lines
+        assert not line.rstrip().endswith("«"), lines
