@@ -59,13 +59,13 @@ def _signature(state: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def _lead_example(state: Mapping[str, Any], lang: str) -> str | None:
-    """The weakest rank of the reader's hand as they would type it (``3``, ``v``, ``10``)."""
+    """The weakest rank of the reader's hand as their hand shows it (``3``, ``V``, ``10``), once a card of it."""
     hand = sort_hand(state.get("hand") or [], state.get("order") or "normal")
     if not hand:
         return None
     rank = hand[0][0]
     n = sum(1 for c in hand if c[0] == rank)
-    label = rank_label(lang, rank).lower()
+    label = rank_label(lang, rank)
     return " ".join([label] * n)
 
 
