@@ -69,6 +69,7 @@ def test_a_full_cache_is_emptied(monkeypatch: pytest.MonkeyPatch) -> None:
         assert cards_param([code, "2s"], "es", PLAIN) == f"{card_label(code, 'es', PLAIN)} 2♠"
         assert len(labels._card_labels) <= 5 and len(labels._cards_labels) <= 5
     monkeypatch.setattr(translations, "_BY_NAME_MAX", 3)
+    monkeypatch.setattr(translations, "_by_name", {})  # what earlier tests cached is not this test's
     for name in NAMES * 2:
         assert translation(name) is translation(normalize_lang(name) or "en")
         assert len(translations._by_name) <= 3
