@@ -600,6 +600,12 @@ class PresidentMatch:
     def last_titles(self) -> tuple[str | None, ...] | None:
         return self._last_titles
 
+    @property
+    def last_ranking(self) -> tuple[int, ...]:
+        """The last finished round's ranking, first to last (its ``round_over`` event's; ``()``
+        before the first round ends)."""
+        return self._last_ranking
+
     def hand(self, seat: int) -> tuple[Card, ...]:
         """``seat``'s cards, weakest first (for the room and tests; never send to others)."""
         mask = self._hands[seat]
