@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import json
 import sys
 import time
@@ -186,8 +187,26 @@ def _strategy_names(game: str, text: str | None, players: int) -> list[str]:
     return names
 
 
+_YOUNG_THRESHOLD = 10_000
+"""The cyclic collector's first threshold during a simulation (see :func:`simulate`)."""
+
+
 def simulate(args: argparse.Namespace) -> dict[str, Any]:
-    """Play what ``args`` asks; the figures (raises AssertionError / DriverError on failure)."""
+    """Play what ``args`` asks; the figures (raises AssertionError / DriverError on failure).
+
+    The collector's young generation is collected every 10,000 net allocations instead of 700
+    meanwhile: the matches make no reference cycles (reference counting frees them), and most of
+    what a low threshold traverses, and promotes to be traversed again, is freed a few actions
+    later anyway (about 1.3% of a classic round)."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(max(thresholds[0], _YOUNG_THRESHOLD), *thresholds[1:])
+    try:
+        return _simulate(args)
+    finally:
+        gc.set_threshold(*thresholds)
+
+
+def _simulate(args: argparse.Namespace) -> dict[str, Any]:
     game = args.game
     players = args.players
     names = _strategy_names(game, args.bots, players)
