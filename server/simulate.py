@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import json
 import sys
 import time
@@ -138,6 +139,26 @@ class _Tally:
             elif name == "revolution":
                 self.revolutions += 1
 
+    def classic_round(self, match: Any) -> None:
+        """Tally a classic round from the match itself, read when it awaits nothing (the driver's
+        ``on_idle``: before each deal and at the match's end): the same figures as
+        :meth:`president_events` from the round's ``round_over`` (its ranking; the points are the
+        match's totals, the sum of its rounds' scores), without collecting every action's events."""
+        ranking = match.last_ranking
+        if not ranking:  # before the first deal
+            return
+        self.rounds += 1
+        president = ranking[0]
+        if self.last_president is not None:
+            self.kept_pairs += 1
+            if president == self.last_president:
+                self.kept_title += 1
+        self.last_president = president
+        if match.over:
+            points = self.points
+            for s, p in enumerate(match.totals):
+                points[s] += p
+
     def speculation_events(self, events: list[Any]) -> None:
         """Tally a match's events (every applied action's, in order)."""
         for e in events:
@@ -166,8 +187,26 @@ def _strategy_names(game: str, text: str | None, players: int) -> list[str]:
     return names
 
 
+_YOUNG_THRESHOLD = 10_000
+"""The cyclic collector's first threshold during a simulation (see :func:`simulate`)."""
+
+
 def simulate(args: argparse.Namespace) -> dict[str, Any]:
-    """Play what ``args`` asks; the figures (raises AssertionError / DriverError on failure)."""
+    """Play what ``args`` asks; the figures (raises AssertionError / DriverError on failure).
+
+    The collector's young generation is collected every 10,000 net allocations instead of 700
+    meanwhile: the matches make no reference cycles (reference counting frees them), and most of
+    what a low threshold traverses, and promotes to be traversed again, is freed a few actions
+    later anyway (about 1.3% of a classic round)."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(max(thresholds[0], _YOUNG_THRESHOLD), *thresholds[1:])
+    try:
+        return _simulate(args)
+    finally:
+        gc.set_threshold(*thresholds)
+
+
+def _simulate(args: argparse.Namespace) -> dict[str, Any]:
     game = args.game
     players = args.players
     names = _strategy_names(game, args.bots, players)
@@ -193,6 +232,9 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
         chips = [BANKROLL] * players
         plans.append(((lambda: cls(seats=players, chips=chips, ante=args.ante, deals=deals)), deals))
         tally_events = tally.speculation_events
+    # classic rounds are tallied from the match between rounds (no chips, cuts, revolutions or
+    # forbidden finishes to count from the events)
+    classic = game == "president" and args.rules == "classic"
     matches = 0
     chips_net = [0] * players
     wall0 = time.perf_counter()
@@ -210,11 +252,13 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
                 match_seed,
                 check_every=args.check_every,
                 ask_forced=args.ask_forced,
-                on_events=events.extend,
+                on_events=None if classic else events.extend,
+                on_idle=tally.classic_round if classic else None,
             )
         except (AssertionError, DriverError) as exc:
             raise SimulationFailure(i, match, exc) from exc
-        tally_events(events)
+        if not classic:
+            tally_events(events)
         matches += 1
         total.actions += stats.actions
         total.deals += stats.deals

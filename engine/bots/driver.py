@@ -48,6 +48,10 @@ StepHook = Callable[[Action, tuple[Event, ...]], None]
 EventsHook = Callable[[tuple[Event, ...]], None]
 """``on_events(events)``: called after every applied action with its (global) events, without the
 action: a C-level callable such as ``list.extend`` costs a fraction of a Python hook per action."""
+IdleHook = Callable[[Any], None]
+"""``on_idle(match)``: called with the match whenever it awaits nothing (before each deal, and once
+when it is over): a round's outcome read from the match once a round instead of from every
+action's events."""
 
 
 class DriverError(RuntimeError):
@@ -93,6 +97,7 @@ def play_match(
     max_actions: int = 10_000_000,
     ask_forced: bool = False,
     on_events: EventsHook | None = None,
+    on_idle: IdleHook | None = None,
 ) -> DriverStats:
     """Play ``match`` until it is over with ``bots[seat]`` deciding for each seat.
 
@@ -107,9 +112,11 @@ def play_match(
     the bot has no choice to make (a bot never lets its time run out on
     purpose), and the simulator saves building a view for it. The bot still
     observes the events. ``on_events`` (:data:`EventsHook`) gets every action's
-    events too, right after ``on_step``.
+    events too, right after ``on_step``. ``on_idle`` (:data:`IdleHook`) gets the match whenever it
+    awaits nothing: before each deal (its first included) and once when it is over.
     """
-    return _Driver(match, bots, seed, on_step, check_every, table, reactions, max_actions, ask_forced, on_events).run()
+    driver = _Driver(match, bots, seed, on_step, check_every, table, reactions, max_actions, ask_forced, on_events)
+    return driver.run(on_idle)
 
 
 _ANSWERS_FOR_DECIDE: dict[type, bool] = {}
@@ -247,7 +254,7 @@ class _Driver:
 
     # -- the loop ---------------------------------------------------------
 
-    def run(self) -> DriverStats:
+    def run(self, on_idle: IdleHook | None = None) -> DriverStats:
         # The hot loop: one iteration per awaited decision, with the common
         # work (apply, counting, checks) inlined and the match's methods bound.
         match = self.match
@@ -336,6 +343,8 @@ class _Driver:
             if seat is None:
                 pending: Sequence[Pending] = pending_of()
                 if not pending:
+                    if on_idle is not None:
+                        on_idle(match)
                     if match.over:
                         break
                     if not match.needs_deal():
