@@ -59,7 +59,7 @@ def _signature(state: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def _lead_example(state: Mapping[str, Any], lang: str) -> str | None:
-    """The weakest rank of the reader's hand as their hand shows it (``3``, ``V``, ``10``), once a card of it."""
+    """The weakest rank of the reader's hand as the hand shows it, once for each card of it (``3``, ``V V``)."""
     hand = sort_hand(state.get("hand") or [], state.get("order") or "normal")
     if not hand:
         return None
