@@ -192,7 +192,8 @@ def replay_steps(tx: Tx, steps: list[Step]) -> tuple[int, int, int]:
     """Steps written ahead (:mod:`server.storage.sql.ahead`), put in at start: each one the database
     does not hold yet, in order. (written, already there, left out: a table closed, unknown, or a gap)."""
     written = already = left = 0
-    for table_id, seq, count, row_text in steps:
+    for step in steps:
+        table_id, seq = step[0], step[1]
         row = tx.one("SELECT status, next_seq FROM tables WHERE table_id = ?", (table_id,))
         at = None if row is None else int(row["next_seq"])
         if at is not None and at > seq:
@@ -200,7 +201,7 @@ def replay_steps(tx: Tx, steps: list[Step]) -> tuple[int, int, int]:
         elif row is None or row["status"] != "open" or at != seq:
             left += 1
         else:
-            _insert_step(tx, (table_id, seq, count, row_text))
+            _insert_step(tx, step)
             written += 1
     return written, already, left
 
