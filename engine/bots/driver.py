@@ -115,8 +115,9 @@ def play_match(
     events too, right after ``on_step``. ``on_idle`` (:data:`IdleHook`) gets the match whenever it
     awaits nothing: before each deal (its first included) and once when it is over.
     """
-    driver = _Driver(match, bots, seed, on_step, check_every, table, reactions, max_actions, ask_forced, on_events)
-    return driver.run(on_idle)
+    return _Driver(
+        match, bots, seed, on_step, check_every, table, reactions, max_actions, ask_forced, on_events, on_idle
+    ).run()
 
 
 _ANSWERS_FOR_DECIDE: dict[type, bool] = {}
@@ -163,6 +164,7 @@ class _Driver:
         "max_reactions",
         "observers",
         "on_events",
+        "on_idle",
         "on_step",
         "open_seats",
         "seed",
@@ -182,6 +184,7 @@ class _Driver:
         max_actions: int,
         ask_forced: bool = False,
         on_events: EventsHook | None = None,
+        on_idle: IdleHook | None = None,
     ) -> None:
         if len(bots) != match.seats:
             raise ValueError(f"{len(bots)} bots for {match.seats} seats")
@@ -193,6 +196,7 @@ class _Driver:
         self.seed = seed
         self.on_step = on_step
         self.on_events = on_events
+        self.on_idle = on_idle
         self.check_every = max(0, check_every)
         self.check_at = self.check_every
         """The count of applied actions after which the next check runs (0: never)."""
@@ -254,7 +258,7 @@ class _Driver:
 
     # -- the loop ---------------------------------------------------------
 
-    def run(self, on_idle: IdleHook | None = None) -> DriverStats:
+    def run(self) -> DriverStats:
         # The hot loop: one iteration per awaited decision, with the common
         # work (apply, counting, checks) inlined and the match's methods bound.
         match = self.match
@@ -264,6 +268,7 @@ class _Driver:
         observers = self.observers
         on_step = self.on_step
         on_events = self.on_events
+        on_idle = self.on_idle
         # per-action hooks other than on_events (none when simulating with bots that keep no memory)
         hooks = bool(observers) or on_step is not None
         check_every = self.check_every
