@@ -215,6 +215,10 @@ def _simulate(args: argparse.Namespace) -> dict[str, Any]:
     total = DriverStats()
     cls = game_class(game)
     plans: list[tuple[Callable[[], Any], int]] = []  # (match factory, rounds it plays)
+    # a match's events tallied at its end; or, for classic rounds (no chips, cuts, revolutions or
+    # forbidden finishes to count), each round read from the match between rounds instead
+    tally_events: Callable[[list[Any]], None] | None
+    tally_round: Callable[[Any], None] | None = None
     if game == "president":
         if args.rules == "classic":
             per = 5  # P15
@@ -223,18 +227,16 @@ def _simulate(args: argparse.Namespace) -> dict[str, Any]:
                 r = min(per, left)
                 plans.append((functools.partial(cls, "classic", seats=players, rounds=r), r))
                 left -= r
+            tally_events, tally_round = None, tally.classic_round
         else:
             stake = args.stake
             plans.append(((lambda: cls("tdc", seats=players, stake=stake, rounds=args.rounds)), args.rounds))
-        tally_events = tally.president_events
+            tally_events = tally.president_events
     else:
         deals = args.deals if args.deals is not None else args.rounds
         chips = [BANKROLL] * players
         plans.append(((lambda: cls(seats=players, chips=chips, ante=args.ante, deals=deals)), deals))
         tally_events = tally.speculation_events
-    # classic rounds are tallied from the match between rounds (no chips, cuts, revolutions or
-    # forbidden finishes to count from the events)
-    classic = game == "president" and args.rules == "classic"
     matches = 0
     chips_net = [0] * players
     wall0 = time.perf_counter()
@@ -244,7 +246,7 @@ def _simulate(args: argparse.Namespace) -> dict[str, Any]:
         match = factory()
         bots = _bots(game, names, match_seed)
         tally.new_match()
-        events: list[Any] = []  # the match's events, tallied at its end
+        events: list[Any] = []
         try:
             stats = play_match(
                 match,
@@ -252,12 +254,12 @@ def _simulate(args: argparse.Namespace) -> dict[str, Any]:
                 match_seed,
                 check_every=args.check_every,
                 ask_forced=args.ask_forced,
-                on_events=None if classic else events.extend,
-                on_idle=tally.classic_round if classic else None,
+                on_events=None if tally_events is None else events.extend,
+                on_idle=tally_round,
             )
         except (AssertionError, DriverError) as exc:
             raise SimulationFailure(i, match, exc) from exc
-        if not classic:
+        if tally_events is not None:
             tally_events(events)
         matches += 1
         total.actions += stats.actions
