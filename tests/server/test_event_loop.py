@@ -45,3 +45,49 @@ def test_uvloop_when_installed() -> None:
 def test_a_loop_name_not_known_is_refused() -> None:
     with pytest.raises(ConfigError, match="event_loop"):
         load_config(event_loop="trio")
+
+
+class _GoneAtOnce:
+    """A transport whose client went away before telnetlib3's first negotiation step ran."""
+
+    def __init__(self) -> None:
+        self.closing = False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return ("127.0.0.1", 40000) if name == "peername" else default
+
+    def write(self, data: bytes) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closing = True
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def set_protocol(self, protocol: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("loop_name", ["asyncio", "uvloop"])
+def test_a_telnet_client_gone_before_negotiation_leaves_nothing_in_the_loop_log(loop_name: str) -> None:
+    # telnetlib3 schedules its first negotiation step with call_soon; a connection lost before it
+    # ran had its cancelled negotiation "completed" (InvalidStateError), under either loop.
+    from server.transports.telnet import DonneTelnetServer
+
+    factory = None if loop_name == "asyncio" else pytest.importorskip("uvloop").new_event_loop
+    seen: list[dict[str, Any]] = []
+
+    async def connect_and_vanish() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: seen.append(context))
+        for _ in range(20):
+            protocol = DonneTelnetServer(shell=None, connect_maxwait=0.2, timeout=0)
+            protocol.connection_made(_GoneAtOnce())  # type: ignore[arg-type]
+            protocol.connection_lost(None)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        await asyncio.sleep(0.3)  # past connect_maxwait: the negotiation timer has nothing to do either
+
+    with asyncio.Runner(loop_factory=factory) as runner:
+        runner.run(connect_and_vanish())
+    assert seen == []
