@@ -1,7 +1,7 @@
 """This checkout's server against another checkout's, with the same load generator, in one sitting.
 
     python bench/bench_against.py --other ../donne-first [--reps 3] [--clients 1000] [--duration 15]
-                                  [--think 0] [--durable off|on] [--procs 2] [--worker-loop uvloop]
+                                  [--think 0] [--durable off|on] [--procs 2] [--worker-loop auto]
 
 The other checkout (a ``git worktree`` of an older commit, with its own ``.venv``:
 ``make .venv/.installed`` there) starts its own server with its own load
@@ -99,7 +99,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--think", type=float, default=0.0)
     p.add_argument("--durable", choices=["off", "on"], default="off", help="this checkout's durable tables")
     p.add_argument("--procs", type=int, default=2, help="load worker processes (donne load --procs)")
-    p.add_argument("--worker-loop", default="asyncio", choices=["asyncio", "uvloop", "auto"],
+    p.add_argument("--worker-loop", default="auto", choices=["asyncio", "uvloop", "auto"],
                    help="the load workers' event loop (donne load --worker-loop)")
     args = p.parse_args(argv)
     other = args.other.resolve()

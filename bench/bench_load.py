@@ -24,7 +24,7 @@ clients, setup_s, actions/s, p50/p95/p99 (the clients'; ``*`` when a worker
 was flagged), the server's own p99 (reading a move to writing its last line),
 server CPU per action and share, the load generator's own CPU per action (with
 its workers' shares of their cores: the generator must not be what is
-measured), and the flags. ``--worker-loop uvloop`` runs the load workers on uvloop.
+measured), and the flags. ``--worker-loop`` picks the load workers' loop (``auto``: uvloop when installed).
 
 ``--idle M`` adds, to every size, M connections that log in, stay in the lobby
 for the whole run and never play (``donne load --idle``): "N players + M
@@ -93,8 +93,8 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'",
                    help="a line of the server's [server] section, e.g. 'gc_freeze_seconds = 0'")
     p.add_argument("--worker-gc-freeze", type=float, default=1.0, help="0: CPython's collector in the workers")
-    p.add_argument("--worker-loop", choices=("asyncio", "uvloop", "auto"), default="asyncio",
-                   help="the load workers' event loop (uvloop: the extra donne[fast]); the server keeps its own")
+    p.add_argument("--worker-loop", choices=("asyncio", "uvloop", "auto"), default="auto",
+                   help="the load workers' event loop (default auto: uvloop when installed); the server keeps its own")
     p.add_argument("--profile-workers", metavar="PREFIX", help="cProfile each load worker into PREFIX.N")
     p.add_argument("--baseline", action="store_true", help="the bare telnetlib3 echo server first, same clients")
     p.add_argument("--baseline-seconds", type=float, default=10.0)

@@ -354,7 +354,7 @@ def loop_factory(config: Config) -> Callable[[], asyncio.AbstractEventLoop] | No
         import uvloop  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         if config.event_loop == "uvloop":
-            raise ConfigError("event_loop = \"uvloop\" but uvloop is not installed (pip install donne[fast])") from None
+            raise ConfigError("event_loop = \"uvloop\" but uvloop is not installed (pip install uvloop)") from None
         return None
     factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
     return factory

@@ -36,7 +36,7 @@ class Config:
     log_level: str = "INFO"
     log_per_connection: int = 100
     bot_processes: int = 0
-    event_loop: str = "asyncio"
+    event_loop: str = "auto"
     gc_freeze_seconds: float = 1.0
     gc_full_seconds: float = 3600.0
     gc_young: int = 100000

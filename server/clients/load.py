@@ -94,8 +94,8 @@ class LoadOptions:
     """With ``port``: the target server's process, whose CPU and memory the figures then include."""
     worker_gc_freeze: float = 1.0
     """The workers' collector policy (``server/gcpolicy.py``): freeze every that many seconds; 0: CPython's."""
-    worker_loop: str = "asyncio"
-    """The workers' event loop: ``asyncio`` (the standard one), ``uvloop`` (the extra ``donne[fast]``), ``auto``."""
+    worker_loop: str = "auto"
+    """The workers' event loop: ``asyncio`` (the standard one), ``uvloop`` (a dependency, not on Windows), ``auto``."""
     server_keys: tuple[str, ...] = ()
     """``KEY = VALUE`` lines for the started server's ``[server]`` section (``--server-key``)."""
     profile_workers: str | None = None
@@ -206,7 +206,7 @@ def check_options(opts: LoadOptions) -> int:
     if opts.worker_loop not in WORKER_LOOPS:
         raise SystemExit(f"unknown worker loop {opts.worker_loop!r}: {', '.join(WORKER_LOOPS)}")
     if opts.worker_loop == "uvloop" and not uvloop_installed():
-        raise SystemExit("--worker-loop uvloop but uvloop is not installed (pip install donne[fast])")
+        raise SystemExit("--worker-loop uvloop but uvloop is not installed (pip install uvloop)")
     return seats
 
 
@@ -510,8 +510,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", help="cProfile the started server into this file")
     parser.add_argument("--worker-gc-freeze", type=float, default=1.0, metavar="SECONDS",
                         help="the workers' collector: freeze the heap this often (0: CPython's policy)")
-    parser.add_argument("--worker-loop", choices=WORKER_LOOPS, default="asyncio",
-                        help="the workers' event loop: asyncio (the standard one), uvloop (donne[fast]), auto "
+    parser.add_argument("--worker-loop", choices=WORKER_LOOPS, default="auto",
+                        help="the workers' event loop: asyncio (the standard one), uvloop, auto "
                              "(uvloop when installed); the started server keeps its own [server] event_loop")
     parser.add_argument("--server-key", action="append", default=[], metavar="'KEY = VALUE'", dest="server_keys",
                         help="a line of the started server's [server] section (TOML), e.g. 'gc_freeze_seconds = 0'")

@@ -72,7 +72,7 @@ DISTINCT_LETTERS = "abdefghjkpqstxyz"
 
 
 WORKER_LOOPS = ("asyncio", "uvloop", "auto")
-"""A worker's event loop: the standard one, uvloop (the optional extra ``donne[fast]``), uvloop when installed."""
+"""A worker's event loop: the standard one, uvloop (a dependency, not on Windows), uvloop when installed."""
 
 
 def uvloop_installed() -> bool:

@@ -23,6 +23,11 @@ def _without_uvloop(monkeypatch: Any) -> None:
     monkeypatch.setattr(builtins, "__import__", fake)
 
 
+def test_the_default_is_uvloop_when_installed() -> None:
+    # issue 14: the standard loop saturates at 5,000 players where uvloop does not (bench/README.md)
+    assert load_config().event_loop == "auto"
+
+
 def test_asyncio_is_the_standard_loop() -> None:
     assert loop_factory(load_config(event_loop="asyncio")) is None
 

@@ -187,7 +187,7 @@ def test_donne_load_spreads_40_clients_over_2_workers_and_prints_every_figure() 
     per_action = 1000 * result["client_cpu_s"] / result["actions"]  # client_cpu_s is rounded to 0.01
     assert result["client_cpu_ms_per_action"] == pytest.approx(per_action, abs=5 / result["actions"] + 1e-3)
     assert result["client_cpu_ms_per_action"] > 0
-    assert result["worker_loop"] == "asyncio"
+    assert result["worker_loop"] == "auto"  # the default: uvloop when installed
 
 
 @pytest.mark.e2e
@@ -227,7 +227,9 @@ async def test_load_against_a_running_server_over_ssh(server: Any) -> None:
 
 @pytest.mark.e2e
 async def test_load_against_a_running_server_reads_the_process_it_is_told(server: Any) -> None:
-    result = await run_load(LoadOptions(clients=3, tables=1, duration=1.5, port=server.telnet_port,
-                                        server_pid=os.getpid()))  # the test's server runs in this process
-    assert result["actions"] > 0 and result["errors"] == 0
+    # the test's server runs in this process; its limit is 200 commands a second a session, which
+    # bots that never think pass on uvloop: a hundredth of a second keeps them under it
+    result = await run_load(LoadOptions(clients=3, tables=1, duration=1.5, think=0.01, port=server.telnet_port,
+                                        server_pid=os.getpid()))
+    assert result["actions"] > 0 and result["errors"] == 0, result.get("codes")
     assert result["server_rss_mb"] > 0 and result["server_cpu_s"] > 0 and result["server_cpu_ms_per_action"] > 0

@@ -50,7 +50,9 @@ def runs(rng: random.Random) -> list[TableRun]:
     return [
         TableRun("classic", {"game": "president", "rules": "classic", "seats": 3, "bots": 1, "rounds": 2},
                  [Person("gina"), Person("gus")], r()),
-        TableRun("tdc", {"game": "president", "rules": "tdc", "seats": 3, "stake": 10, "rounds": 3},
+        # five rounds: the deals are the server's own, and a cut that comes only in the last round
+        # but one (after that round's exchange) must still leave an exchange to steer to
+        TableRun("tdc", {"game": "president", "rules": "tdc", "seats": 3, "stake": 10, "rounds": 5},
                  [Person("alice", "pw-alice-1"), Person("bob", "pw-bob-1"), Person("carol", "pw-carol-1")], r()),
         TableRun("tdc-passive", {"game": "president", "rules": "tdc", "seats": 3, "bots": 2, "stake": 10,
                                  "rounds": 2, "turn_seconds": 1},
