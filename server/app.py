@@ -260,8 +260,8 @@ async def start(config: Config) -> Running:
     except BaseException:
         await running.stop()
         raise
-    log.info("listening: telnet %s:%d, ssh %s:%d, data in %s", config.host, running.telnet_port,
-             config.host, running.ssh_port, config.data_dir)
+    log.info("listening: telnet %s:%d, ssh %s:%d, data in %s, event loop %s", config.host, running.telnet_port,
+             config.host, running.ssh_port, config.data_dir, loop_name(asyncio.get_running_loop()))
     return running
 
 
@@ -358,6 +358,11 @@ def loop_factory(config: Config) -> Callable[[], asyncio.AbstractEventLoop] | No
         return None
     factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
     return factory
+
+
+def loop_name(loop: asyncio.AbstractEventLoop) -> str:
+    """What the start-up line says the server runs on: ``uvloop`` or ``asyncio``."""
+    return "uvloop" if type(loop).__module__.startswith("uvloop") else "asyncio"
 
 
 def run(args: argparse.Namespace) -> int:

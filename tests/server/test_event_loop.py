@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from server.app import loop_factory
+from server.app import loop_factory, loop_name
 from server.config import ConfigError, load_config
 
 
@@ -45,6 +45,14 @@ def test_uvloop_when_installed() -> None:
     assert factory is uvloop.new_event_loop
     with asyncio.Runner(loop_factory=factory) as runner:
         assert isinstance(runner.get_loop(), uvloop.Loop)
+
+
+def test_the_start_up_line_names_the_loop() -> None:
+    with asyncio.Runner() as runner:
+        assert loop_name(runner.get_loop()) == "asyncio"
+    uvloop = pytest.importorskip("uvloop")
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        assert loop_name(runner.get_loop()) == "uvloop"
 
 
 def test_a_loop_name_not_known_is_refused() -> None:
