@@ -191,6 +191,8 @@ class Table(Seating, Rounds, Resuming):
         seat = self.seat_of(member.key)
         if seat is None:
             raise CommandError("not_allowed", reason="not_seated")
+        if self.status == "over":  # not "has not begun": it has ended (rematch or leave)
+            raise CommandError("not_allowed", reason="over")
         if self.match is None or self.status != "playing":
             raise CommandError("not_allowed", reason="not_started")
         action = self.match.action_from(seat, cmd, args)

@@ -89,7 +89,9 @@ def test_rematch_plays_a_new_match_at_the_same_table_with_fresh_bots() -> None:
     h = Harness("classic", seats=3, rounds=1, bots=1)
     h.join("alice", "bob")
     h.run(lambda: h.table.status == "over", act=simple_president(("alice", "bob")))
-    assert h.refused("alice", "play", cards=["3c"]).code in ("not_allowed", "not_your_turn")
+    # a move at a finished table is told the match is over (not that it has not begun)
+    refused = h.refused("alice", "play", cards=["3c"])
+    assert (refused.code, refused.params["reason"]) == ("not_allowed", "over")
     first, first_rounds = h.table.match, [r.round_id for r in h.ledger.records]
     h.ok("alice", "rematch")
     assert h.table.status == "playing" and h.table.match is not first and h.table.match.round == 1
