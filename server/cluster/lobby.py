@@ -67,6 +67,7 @@ class ClusterLobby(Takeover):
         # what the other nodes wrote at the last keep-alive: rooms, people online, seats held
         self._rooms: dict[str, tuple[str, dict[str, Any], bool]] = {}
         self._people: dict[str, dict[str, Any]] = {}
+        self._people_at: dict[str, str] = {}
         self._seats: dict[str, tuple[str, str]] = {}
         self._tick: asyncio.Task[None] | None = None
         self.ticks = 0
@@ -203,7 +204,7 @@ class ClusterLobby(Takeover):
                     welcome: Welcome | None = None) -> Player:
         key = name_key(name.strip()) if name.strip() else ""
         if key and key in self._people and key not in self.players and not self.closing and \
-                not await self.store.accounts.exists(name.strip()):
+                not await self.store.accounts.exists(name.strip()) and await self._still_online(key):
             raise CommandError("name_taken", name=self._people[key].get("name", name))
         player = await super().login(session, name, password=password, verified=verified, guest_start=guest_start,
                                      greet=greet, welcome=welcome)
@@ -217,6 +218,22 @@ class ClusterLobby(Takeover):
                 player.room = place
                 await place.reconnect(player)
         return player
+
+    async def _still_online(self, key: str) -> bool:
+        """Whether the guest name ``key``, online at another node at the last keep-alive, still is:
+        that node is alive (its keep-alive key stands) and still lists it. A guest whose node was
+        killed comes back through another node at once, not after this node's next keep-alive."""
+        node = self._people_at.get(key)
+        if node is None:
+            return True
+        try:
+            pipe = self.bus.redis.pipeline(transaction=False)
+            pipe.exists(wire.node_key(node))
+            pipe.hexists(wire.presence_key(node), key)
+            alive, listed = await pipe.execute()
+        except (RedisError, OSError):
+            return True  # Redis away: what the last keep-alive read
+        return bool(alive) and bool(listed)
 
     async def _locate(self, key: str) -> tuple[str, str] | None:
         """Where ``key`` holds a seat in the cluster: ``(owner node, room id)``, or None."""

@@ -85,3 +85,28 @@ async def test_a_guest_name_in_use_on_another_node_is_refused(nodes):
         assert reply["type"] == "error" and reply["code"] == "name_taken"
     finally:
         await zoe.close()
+
+
+async def test_a_guest_of_a_node_gone_silent_is_let_in_elsewhere_before_the_next_keep_alive(nodes):
+    # zoe is online at a; a stops (its keep-alive expires: here deleted, as its expiry would), and b
+    # has not read the keep-alives since: b must not go on refusing zoe's name until it does
+    from server.clients.client import Client
+    from server.cluster import wire
+
+    a, b = await nodes(2)
+    zoe = await connect(a, "zoe")
+    try:
+        await settle([a, b])
+        for lobby in (a.lobby, b.lobby):  # nobody renews or reads the keep-alives from now on
+            lobby._tick.cancel()
+        await asyncio.gather(a.lobby._tick, b.lobby._tick, return_exceptions=True)
+        assert "zoe" in b.lobby._people  # b still has zoe at a
+        await b.lobby.bus.redis.delete(wire.node_key(a.lobby.node))
+        again = await Client.connect_tcp("127.0.0.1", b.telnet_port, timeout=10)
+        try:
+            await again.login("zoe")
+            assert (await again.request("whoami"))["name"] == "zoe"
+        finally:
+            await again.close()
+    finally:
+        await zoe.close()
