@@ -40,7 +40,6 @@ class KeepAlive(Relay):
     ticks: int
     _rooms: dict[str, tuple[str, dict[str, Any], bool]]
     _people: dict[str, dict[str, Any]]
-    _people_at: dict[str, str]
     _seats: dict[str, tuple[str, str]]
     _healthy_since: float
     given_up: dict[str, Room]
@@ -129,19 +128,17 @@ class KeepAlive(Relay):
             pipe.hgetall(wire.seats_key(node))
         found = await pipe.execute() if others else []
         people: dict[str, dict[str, Any]] = {}
-        people_at: dict[str, str] = {}  # the node each of them is at
         rooms: dict[str, tuple[str, dict[str, Any], bool]] = {}
         seats: dict[str, tuple[str, str]] = {}
         for i, node in enumerate(others):
             for key, raw in found[3 * i].items():
                 people[key] = json.loads(raw)
-                people_at[key] = node
             for rid, raw in found[3 * i + 1].items():
                 summary, free = json.loads(raw)
                 rooms[rid] = (node, summary, bool(free))
             for key, rid in found[3 * i + 2].items():
                 seats[key] = (node, rid)
-        self._people, self._people_at, self._rooms, self._seats = people, people_at, rooms, seats
+        self._people, self._rooms, self._seats = people, rooms, seats
         if time.monotonic() - self._healthy_since < self.config.lease_seconds:
             nodes |= self.live  # just back from an outage: the others may not have written their keep-alive yet
         dead = self.live - nodes
