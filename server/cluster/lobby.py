@@ -67,7 +67,6 @@ class ClusterLobby(Takeover):
         # what the other nodes wrote at the last keep-alive: rooms, people online, seats held
         self._rooms: dict[str, tuple[str, dict[str, Any], bool]] = {}
         self._people: dict[str, dict[str, Any]] = {}
-        self._people_at: dict[str, str] = {}
         self._seats: dict[str, tuple[str, str]] = {}
         self._tick: asyncio.Task[None] | None = None
         self.ticks = 0
@@ -220,20 +219,19 @@ class ClusterLobby(Takeover):
         return player
 
     async def _still_online(self, key: str) -> bool:
-        """Whether the guest name ``key``, online at another node at the last keep-alive, still is:
-        that node is alive (its keep-alive key stands) and still lists it. A guest whose node was
-        killed comes back through another node at once, not after this node's next keep-alive."""
-        node = self._people_at.get(key)
-        if node is None:
-            return True
+        """Whether the guest name ``key``, online at another node at the last keep-alive, still is,
+        asked of Redis now: a node whose keep-alive stands still lists it. A guest whose node was
+        killed comes back through another node once its keep-alive expires, not a keep-alive later."""
+        nodes = sorted(self.live - {self.node})
         try:
             pipe = self.bus.redis.pipeline(transaction=False)
-            pipe.exists(wire.node_key(node))
-            pipe.hexists(wire.presence_key(node), key)
-            alive, listed = await pipe.execute()
+            for node in nodes:
+                pipe.exists(wire.node_key(node))
+                pipe.hexists(wire.presence_key(node), key)
+            found = await pipe.execute() if nodes else []
         except (RedisError, OSError):
             return True  # Redis away: what the last keep-alive read
-        return bool(alive) and bool(listed)
+        return any(alive and listed for alive, listed in zip(found[::2], found[1::2], strict=True))
 
     async def _locate(self, key: str) -> tuple[str, str] | None:
         """Where ``key`` holds a seat in the cluster: ``(owner node, room id)``, or None."""

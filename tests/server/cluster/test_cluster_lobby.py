@@ -90,7 +90,6 @@ async def test_a_guest_name_in_use_on_another_node_is_refused(nodes):
 async def test_a_guest_of_a_node_gone_silent_is_let_in_elsewhere_before_the_next_keep_alive(nodes):
     # zoe is online at a; a stops (its keep-alive expires: here deleted, as its expiry would), and b
     # has not read the keep-alives since: b must not go on refusing zoe's name until it does
-    from server.clients.client import Client
     from server.cluster import wire
 
     a, b = await nodes(2)
@@ -102,11 +101,8 @@ async def test_a_guest_of_a_node_gone_silent_is_let_in_elsewhere_before_the_next
         await asyncio.gather(a.lobby._tick, b.lobby._tick, return_exceptions=True)
         assert "zoe" in b.lobby._people  # b still has zoe at a
         await b.lobby.bus.redis.delete(wire.node_key(a.lobby.node))
-        again = await Client.connect_tcp("127.0.0.1", b.telnet_port, timeout=10)
-        try:
-            await again.login("zoe")
-            assert (await again.request("whoami"))["name"] == "zoe"
-        finally:
-            await again.close()
+        again = await connect(b, "zoe")
+        assert (await again.request("whoami"))["name"] == "zoe"
+        await again.close()
     finally:
         await zoe.close()
