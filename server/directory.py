@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from server.players import Place, Player
+    from server.storage.api import Fence
     from server.room import Room
 
 
@@ -63,3 +64,17 @@ class Directory:
     async def outage(self, exc: BaseException) -> bool:
         """A store operation of a room failed: never retried in one process (the table decides)."""
         return False
+
+    # -- ownership (one process: every room is its own; a cluster node: its leases) -------------
+
+    def acting(self, rid: str) -> bool:
+        """This process surely owns room ``rid`` now (by its own monotonic clock): the room may take
+        a step. A room that may not stops before touching anything (:meth:`stale`)."""
+        return True
+
+    def fence(self, rid: str) -> Fence | None:
+        """The fencing token every write of room ``rid`` carries (None: none, one process)."""
+        return None
+
+    def stale(self, room: Room) -> None:
+        """Room ``room`` found this process no longer surely owns it: it stopped where it was."""

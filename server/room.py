@@ -125,10 +125,31 @@ class Host(Protocol):
         over now (the operation is tried again), False to hand the failure to the table."""
         ...
 
+    def acting(self, rid: str) -> bool:
+        """This process surely owns the table now (a cluster: its lease, by its monotonic clock)."""
+        ...
+
+    def fence(self, rid: str) -> api.Fence | None:
+        """The fencing token the table's writes carry (a cluster's PostgreSQL checks it)."""
+        ...
+
+    def stale(self, room: Room) -> None:
+        """``room`` stopped where it was: this process no longer surely owns it."""
+        ...
+
 log = logging.getLogger(__name__)
 
 BOT_OPTIONS: Mapping[str, Any] = {"clock": time.monotonic}
 """What a table's search bots are made with (their budget is capped by the wall clock too)."""
+
+
+class Stale(Exception):
+    """This process no longer surely owns the table (its lease, or the database's fence, says so):
+    the room stops where it is, before acting, and says nothing but where the table went."""
+
+
+class Jammed(Exception):
+    """The table's log cannot be written, alone, for a reason that is no outage: the table ends."""
 
 
 def draw_seed() -> bytes:
@@ -171,6 +192,9 @@ class Room:
         self.restored = set(restored)  # people of a rebuilt table not told yet that it is back
         self.closed = False
         self.suspended = False  # stopped by a shutdown, its table to resume at the next start
+        self.moved = False  # stopped because another process may own it now (a cluster: its lease)
+        self._stopping = False
+        self._current: _Item | None = None  # the item being handled
         self.announced = False  # the lobby was told it opened
         self._queue: Inbox[_Item] = Inbox()
         self._task: asyncio.Task[None] | None = None
@@ -220,6 +244,8 @@ class Room:
                      answer: Callable[[Any], None] | None = None) -> Any:
         """Queue a command for the room and wait for its result (or CommandError); ``answer(result)``
         is called as the room delivers it, before the messages the command caused."""
+        if self.moved:
+            raise CommandError("table_moved")
         if self.closed:
             raise CommandError("no_such_room", room=self.id)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -249,9 +275,11 @@ class Room:
         """Stop the room now (shutdown). A durable table stops where it is, its log written, and
         resumes at the next start (no refund); any other, or any with ``end`` (a table that could
         not open as asked), closes, giving back an unfinished round's chips, and releases everyone."""
+        self._stopping = True
         if self._task is None or self._task.done():
             if not self.closed and not self.suspended and (self.journal is None or end):
-                await self._drain(self.table.handle(self.now(), Shutdown()))
+                with contextlib.suppress(Stale):
+                    await self._drain(self.table.handle(self.now(), Shutdown()))
             return
         self._queue.put_nowait(_Item("close" if end else "stop"))
         try:
@@ -285,6 +313,9 @@ class Room:
                     item = await self._queue.get(timeout)
                 if self.lobby.paused and (item is None or item.kind not in ("stop", "close")):
                     await self._wait_out()  # a stop goes through: a table given up stops at once
+                self._current = item
+                if item is None or item.kind not in ("stop", "close") or self.journal is not None:
+                    await self._own()  # before every step: this process surely owns the table
                 now = self.now()
                 if item is None and idle_at is not None and now >= idle_at:
                     log.info("room %s: nobody sat down for %.0f s; closing it", self.id,
@@ -307,10 +338,15 @@ class Room:
                     continue
                 await self._drain(out)
                 flushes.now()
+        except Stale:
+            self._moved()
+        except Jammed as exc:
+            await self._unjam(str(exc))
         except asyncio.CancelledError:
             if not self.closed and self.journal is None:
                 table.abort()
-                await self._drain(table.handle(self.now(), Shutdown()))
+                with contextlib.suppress(Stale):
+                    await self._drain(table.handle(self.now(), Shutdown()))
             elif not self.closed:
                 table.abort()  # what was written stays the table's truth
                 self.suspended = True
@@ -319,10 +355,57 @@ class Room:
             log.exception("room %s failed; closing it", self.id)
             if not self.closed:
                 table.abort()
-                await self._drain(table.handle(self.now(), Shutdown()))
+                with contextlib.suppress(Stale):
+                    await self._drain(table.handle(self.now(), Shutdown()))
         finally:
+            self._current = None
             self._queue.close()
             self._fail_waiting()
+
+    async def _own(self) -> None:
+        """Return when this process surely owns the table (a cluster: its lease, by its own monotonic
+        clock, however long it was paused). A durable table no longer surely owned raises
+        :class:`Stale` (another process may have taken it over from its log); any other waits for
+        its lease (nobody takes it over), or for its stop."""
+        if self.lobby.acting(self.id):
+            return
+        if self.journal is not None:
+            raise Stale(self.id)
+        started = time.monotonic()
+        while not self.lobby.acting(self.id) and not self._stopping:
+            await asyncio.sleep(0.05)
+        self._lag += time.monotonic() - started
+
+    def _moved(self) -> None:
+        """Stop where the table is, acting on nothing more: no message, no write. What was asked of it
+        is refused (``table_moved``: the person asks again, and reaches the table where it is now)."""
+        log.warning("room %s: stopped here, no longer surely owned by this process", self.id)
+        self.table.abort()
+        self.moved = True
+        self.suspended = True
+        item = self._current
+        if item is not None:
+            if item.stamp is not None:
+                item.stamp.release()
+            if item.future is not None and not item.future.done():
+                item.future.set_exception(CommandError("table_moved"))
+        self.lobby.stale(self)
+
+    async def _unjam(self, why: str) -> None:
+        """The table's log cannot be written: the table ends as one that is not durable would — set
+        aside in the store (its unsettled round voided, every chip of it back: one transaction), its
+        round voided, its people told why it closed."""
+        log.error("room %s: its log cannot be written (%s); the round is voided and the table closes", self.id, why)
+        self.table.abort()
+        self.journal = None  # no more log: what is written stays, the table will not be rebuilt from it
+        with contextlib.suppress(Exception):
+            await self._through(functools.partial(self._apply, [api.TableClosed(self.id, "aside", why[:200])]))
+        if not self.closed:
+            with contextlib.suppress(Stale):
+                await self._drain(self.table.handle(self.now(), Shutdown("trouble")))
+        if not self.closed:  # it was closing when its last write was refused: closed now
+            self.closed = True
+            self.lobby.room_closed(self)
 
     async def _wait_out(self) -> None:
         """Hold the table while the lobby is paused; that time is not the table's."""
@@ -355,7 +438,8 @@ class Room:
             if item.stamp is not None:
                 item.stamp.release()
             if item.future is not None and not item.future.done():
-                item.future.set_exception(CommandError("no_such_room", room=self.id))
+                item.future.set_exception(CommandError("table_moved") if self.moved
+                                          else CommandError("no_such_room", room=self.id))
 
     @property
     def idle_at(self) -> float | None:
@@ -388,11 +472,12 @@ class Room:
             if op is not None or held or effect is None:
                 try:
                     result = await self._write(op, held)
-                except asyncio.CancelledError:
+                except (asyncio.CancelledError, Stale, Jammed):
                     raise
                 except Exception as exc:
                     error = exc  # the chip movement was refused: nothing was written
                 if error is None:
+                    await self._own()  # nothing leaves a process that may no longer own the table
                     await self._deliver(held)
                     held = []
             if effect is None:
@@ -401,12 +486,13 @@ class Room:
             if op is None:
                 try:
                     result = await self._through(functools.partial(self._perform, effect))
-                except asyncio.CancelledError:
+                except (asyncio.CancelledError, Stale):
                     raise
                 except Exception as exc:
                     error = exc
             elif error is None:
                 result = _op_result(effect, result)
+            await self._own()  # (a bot's thinking, a write: the process may have been paused meanwhile)
             if error is not None:
                 out = self.table.resume(self.now(), error=error)
             else:
@@ -414,12 +500,19 @@ class Room:
 
     async def _through(self, attempt: Callable[[], Awaitable[Any]]) -> Any:
         """``attempt()`` (one whole ``store.apply``, all or nothing, or a read), tried again after an
-        outage of the store (:meth:`Host.outage`); the time waiting is not the table's."""
+        outage of the store (:meth:`Host.outage`); the time waiting is not the table's. A refusal
+        by the database's fence (another process took the table over) raises :class:`Stale`."""
         while True:
+            await self._own()  # each try: after an outage, the table may be another process's now
             try:
                 return await attempt()
             except (asyncio.CancelledError, CommandError):
                 raise
+            except api.StaleOwner as exc:
+                fence = self.lobby.fence(self.id)
+                if fence is not None and fence.epoch == exc.current and self.lobby.acting(self.id):
+                    continue  # this process took its own lease again meanwhile (Redis lost it): a new token
+                raise Stale(self.id) from exc
             except Exception as exc:
                 started = time.monotonic()
                 again = await self.lobby.outage(exc)
@@ -453,13 +546,18 @@ class Room:
             journal.written()
             return None
         try:
-            results = await self._through(functools.partial(self.lobby.store.apply, ops))
-        except Exception:
+            results = await self._through(functools.partial(self._apply, ops))
+        except Stale:
             if journal is not None and entries:
                 journal.not_written()
+            raise
+        except Exception as exc:
+            if journal is not None and entries:
+                journal.not_written()
+            if journal is not None and (entries or closed is not None or not self._opened):
+                await self._log_alone(exc, op)
             if op is not None:
                 raise
-            log.exception("room %s: its log could not be written", self.id)
             return None
         if journal is not None:
             self._opened = True
@@ -468,6 +566,20 @@ class Room:
             if closed is not None:
                 self._closed_written = True
         return results[ops.index(op)] if op is not None else None
+
+    async def _apply(self, ops: list[Any]) -> list[Any]:
+        """``store.apply(ops)`` with the table's fencing token first (a cluster's), its results."""
+        fence = self.lobby.fence(self.id)
+        if fence is None:
+            return list(await self.lobby.store.apply(ops))
+        return list(await self.lobby.store.apply([fence, *ops]))[1:]
+
+    async def _log_alone(self, exc: Exception, op: Any) -> None:
+        """A write with log entries was refused: the log alone, to tell a refused chip movement (the
+        table hears of it) from a log that cannot be written (:class:`Jammed`: the table ends)."""
+        if op is None:
+            raise Jammed(f"{type(exc).__name__}: {exc}")
+        await self._write(None, [])  # raises Jammed (or Stale) when the log alone is refused too
 
     async def _perform(self, effect: Effect) -> Any:
         """An effect the table waits for that is no chip movement: a pause, a seat claim, a balance,
@@ -484,6 +596,9 @@ class Room:
             return await self.lobby.thinkers.decide(effect.bot, effect.view, effect.legal)
         if isinstance(effect, Record):
             record, rated = self._rated(effect.record)
+            fence = self.lobby.fence(self.id)
+            if fence is not None:
+                return await store.history.record_round(record, rated=rated, fence=fence)
             return await store.history.record_round(record, rated=rated)
         raise TypeError(f"unknown effect {effect!r}")
 

@@ -20,12 +20,13 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from server.cluster import wire
-from server.cluster.lease import LeaseBook, Leases
+from server.cluster.lease import Held, LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.relay import Relay
 from server.lobby import Lobby
 from server.players import Player
 from server.room import Room
+from server.storage.api import Fence, StaleOwner
 from server.storage.names import name_key
 
 log = logging.getLogger("donne.cluster")
@@ -44,6 +45,10 @@ class KeepAlive(Relay):
     _healthy_since: float
     given_up: dict[str, Room]
     """Durable tables this node stopped when it lost their lease, until another node takes them."""
+    epochs: dict[str, int]
+    """The epoch of each table's lease this node holds or held last: its writes' fencing token."""
+    _floors: dict[str, int]
+    """Tables whose epoch in PostgreSQL is above Redis's counter (Redis lost it): taken above it."""
 
     async def _probe_store(self) -> None:
         raise NotImplementedError
@@ -106,7 +111,7 @@ class KeepAlive(Relay):
         r = self.bus.redis
         for rid in await self.leases.renew():
             holder = await self.leases.holder(rid)
-            if holder is None and rid in self.rooms and await self.leases.take(rid) is not None:
+            if holder is None and rid in self.rooms and await self._take_again(rid):
                 log.warning("cluster: table %s: its lease had expired; taken again", rid)
                 continue
             self._lost(rid, "another node holds its lease" if holder else "its lease could not be taken again")
@@ -155,6 +160,41 @@ class KeepAlive(Relay):
                 self._front_gone(player)  # their node died: they are away (their grace runs)
             elif isinstance(player.room, RemotePlace) and player.room.owner in dead and session is not None:
                 session.notice("server_trouble")  # their table's node died: it resumes elsewhere
+
+    async def _take_again(self, rid: str) -> bool:
+        """The lease of a table of this node that expired unrenewed (Redis away, this process paused),
+        taken again with a higher epoch, and that epoch put in PostgreSQL's fence: only if the
+        table's epoch there is still this node's (nobody else took the table meanwhile)."""
+        assert self.leases is not None
+        old = self.book.held.get(rid)
+        if old is None:
+            return False
+        held = await self.leases.take(rid, old.epoch)
+        if held is None:
+            return False
+        before = await self._fence_taken(held)
+        if before is None or before not in (0, old.epoch):
+            await self.leases.release(rid, held)
+            return False
+        return True
+
+    async def _fence_taken(self, held: Held) -> int | None:
+        """The table's fence in PostgreSQL raised to the epoch of a lease just taken, before anything of
+        the table is read or written (the former owner's writes are refused from then on): the epoch
+        it had, or None when it could not be raised (a higher one is there: the lease is given up)."""
+        try:
+            before = (await self.store.apply([Fence(held.rid, held.epoch, take=True)]))[0]
+        except StaleOwner as exc:
+            log.warning("cluster: table %s: epoch %d is behind the database's (%d)", held.rid, held.epoch,
+                        exc.current)
+            self._floors[held.rid] = exc.current
+            return None
+        except Exception as exc:
+            log.warning("cluster: table %s: its fence could not be raised (%s)", held.rid, exc)
+            return None
+        self._floors.pop(held.rid, None)
+        self.epochs[held.rid] = held.epoch
+        return int(before)
 
     def _list_tables(self, pipe: Any) -> None:
         """Failover (:mod:`server.cluster.takeover`) lists this node's tables."""

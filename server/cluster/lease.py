@@ -27,6 +27,19 @@ end
 return 0
 """
 
+TAKE = """
+local epoch = redis.call('incr', KEYS[1])
+local floor = tonumber(ARGV[2])
+if epoch <= floor then
+  epoch = floor + 1
+  redis.call('set', KEYS[1], epoch)
+end
+if redis.call('set', KEYS[2], ARGV[1] .. ' ' .. epoch, 'NX', 'PX', ARGV[3]) then
+  return epoch
+end
+return 0
+"""
+
 RELEASE = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
   return redis.call('del', KEYS[1])
@@ -91,6 +104,12 @@ class LeaseBook:
         now = self.clock()
         return [h.rid for h in self.held.values() if now - h.renewed >= self.ttl - self.margin]
 
+    def surely(self, rid: str) -> bool:
+        """This node surely holds ``rid``'s lease now: taken or renewed less than ``ttl - margin``
+        ago by its own clock (a pause of the process, however long, counts)."""
+        held = self.held.get(rid)
+        return held is not None and self.clock() - held.renewed < self.ttl - self.margin
+
 
 class Leases:
     """:class:`LeaseBook` against Redis (``redis``: a ``redis.asyncio.Redis``)."""
@@ -103,13 +122,17 @@ class Leases:
     def ttl_ms(self) -> int:
         return max(1, int(self.book.ttl * 1000))
 
-    async def take(self, rid: str) -> Held | None:
-        """The lease of ``rid`` if nobody holds it (with a new epoch); None if someone does."""
-        epoch = int(await self.redis.incr(wire.epoch_key(rid)))
-        value = f"{self.book.node} {epoch}"
-        if not await self.redis.set(wire.lease_key(rid), value, nx=True, px=self.ttl_ms):
+    async def take(self, rid: str, floor: int = 0) -> Held | None:
+        """The lease of ``rid`` if nobody holds it, with a new epoch above ``floor`` (the table's
+        epoch in the database: Redis may have lost its counter); None if someone holds it."""
+        taken = self.book.clock()
+        epoch = int(await self.redis.eval(TAKE, 2, wire.epoch_key(rid), wire.lease_key(rid), self.book.node,
+                                          int(floor), self.ttl_ms))
+        if not epoch:
             return None
-        return self.book.took(rid, epoch)
+        held = self.book.took(rid, epoch)
+        held.renewed = taken  # the lease lasts from when it was asked for
+        return held
 
     async def holder(self, rid: str) -> tuple[str, int] | None:
         raw = await self.redis.get(wire.lease_key(rid))
@@ -133,7 +156,8 @@ class Leases:
                 gone.append(h.rid)
         return gone
 
-    async def release(self, rid: str) -> None:
-        held = self.book.dropped(rid)
+    async def release(self, rid: str, held: Held | None = None) -> None:
+        """Give the lease up (``held``: one already dropped from the book), if it is still this node's."""
+        held = self.book.dropped(rid) or held
         if held is not None:
             await self.redis.eval(RELEASE, 1, wire.lease_key(rid), held.value(self.book.node))

@@ -36,7 +36,7 @@ from server.lobby import Lobby
 from server.players import Client, GuestStart, Place, Player, Welcome
 from server.protocol import CommandError
 from server.room import Room
-from server.storage.api import Unreachable
+from server.storage.api import Fence, Unreachable
 from server.storage.names import name_key
 
 if TYPE_CHECKING:
@@ -78,6 +78,8 @@ class ClusterLobby(Takeover):
         self._healthy_since = time.monotonic()  # the last time Redis and PostgreSQL came back
         # failover (server/cluster/takeover.py)
         self.fenced: set[str] = set()  # tables given up here: their writes are refused
+        self.epochs: dict[str, int] = {}  # each table's lease epoch: its writes' fencing token
+        self._floors: dict[str, int] = {}
         self.given_up: dict[str, Room] = {}
         self._taking: set[str] = set()
         self._scan_store = True  # look in PostgreSQL for unfinished tables Redis does not list
@@ -341,6 +343,7 @@ class ClusterLobby(Takeover):
         if held is None:
             await room.stop()
             raise CommandError("server_trouble")
+        self.epochs[room.id] = held.epoch  # a new table: its first write sets its fence
         if room.journal is not None:  # durable: another node takes it over if this one dies
             with contextlib.suppress(RedisError, OSError):
                 await self.bus.redis.hset(wire.TABLES_KEY, room.id, self.node)
@@ -349,6 +352,31 @@ class ClusterLobby(Takeover):
     def announce(self, room: Room, name: str) -> None:
         super().announce(room, name)
         self._write_rooms_soon()
+
+    # -- ownership: the lease, surely held by this node's clock; the fencing token --------------------
+
+    def acting(self, rid: str) -> bool:
+        return self.book.surely(rid)
+
+    def fence(self, rid: str) -> Fence | None:
+        epoch = self.epochs.get(rid)
+        return Fence(rid, epoch) if epoch else None
+
+    def stale(self, room: Room) -> None:
+        """``room`` stopped itself: its lease is not surely held (this process was paused, or its loop
+        held back, past the lease's margin). Given up here; its lease released if still this node's,
+        so that whichever node claims it first rebuilds it from its log."""
+        held = self.book.held.get(room.id)
+        if self.rooms.get(room.id) is room:
+            self._lost(room.id, "its lease is not surely held any more (the process was held back)")
+        if held is not None and self.leases is not None:
+            leases = self.leases
+
+            async def release() -> None:
+                with contextlib.suppress(RedisError, OSError):
+                    await leases.release(room.id, held)
+
+            self._spawn(release())
 
     def room_closed(self, room: Room) -> None:
         super().room_closed(room)

@@ -46,6 +46,10 @@ class Relay(Lobby):
     def healthy(self) -> bool:
         raise NotImplementedError
 
+    def _moved_away(self, rid: str) -> bool:
+        """This node stopped table ``rid`` when it could no longer be sure it owned it (failover)."""
+        return False
+
     # -- in ---------------------------------------------------------------------------------------
 
     def _on_message(self, msg: dict[str, Any]) -> None:
@@ -127,6 +131,8 @@ class Relay(Lobby):
         except wire.BadMessage:
             return
         cmd, args = msg.get("cmd"), msg.get("args")
+        if room is None and self._moved_away(rid):
+            return  # not answered: the front sends it again, to the table's new owner once it hears of it
         if room is None or room.closed or not isinstance(cmd, str) or not isinstance(args, dict):
             self.send(sender, {"t": "reply", "req": req, "err": "no_such_room", "params": {"room": rid}})
             return
@@ -142,6 +148,9 @@ class Relay(Lobby):
         try:
             result = await room.submit(player, cmd, args)
         except CommandError as exc:
+            if exc.code == "table_moved":  # this node stopped the table before running it: not answered,
+                self._answers.pop(req, None)  # the front sends it again to the table's new owner
+                return
             answer = {"t": "reply", "req": req, "err": exc.code, "params": exc.params}
         except Exception:
             log.exception("cluster: %s for %s failed", cmd, room.id)

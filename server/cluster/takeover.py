@@ -11,10 +11,12 @@ people of the dead node find their seat from whichever node they log in to. A ta
 knows unfinished that Redis does not list (Redis lost its data) is found by a scan of PostgreSQL
 when the node starts and after an outage of Redis.
 
-A node that can no longer be sure it owns a table (its lease not renewed in time, or another node
-holds it) stops the table at once, and :class:`FencedStore` refuses any write of that table from
-then on, so a late write of a stale owner never reaches PostgreSQL after it gave the table up; the
-table log's sequence numbers refuse an append that overlaps what the new owner wrote.
+Taking a table over raises its fence in PostgreSQL to the new lease's epoch *before* its log is
+read (:class:`~server.storage.api.Fence`): every write of the former owner carries its own epoch
+and is refused by the database from then on, whatever that node's clock says. A node that can no
+longer be sure it owns a table (its lease not renewed in time, by its monotonic clock, or another
+node holds it) stops the table before acting (:meth:`Room._own <server.room.Room._own>`), and
+:class:`FencedStore` refuses that table's writes before they reach PostgreSQL.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from server.cluster import wire
 from server.cluster.keepalive import KeepAlive
 from server.cluster.proxy import RemoteClient
 from server.room import Room
-from server.storage.api import StorageError
+from server.storage.api import Fence, StorageError
 
 log = logging.getLogger("donne.cluster")
 
@@ -70,7 +72,8 @@ class FencedStore:
         return getattr(self._store, name)
 
     async def apply(self, ops: Sequence[Any]) -> Any:
-        stale = tables_of(ops) & self._fenced
+        taking = {op.table_id for op in ops if isinstance(op, Fence) and op.take}  # a node taking it (back)
+        stale = (tables_of(ops) - taking) & self._fenced
         if stale:
             raise Fenced(f"table(s) {' '.join(sorted(stale))} no longer owned by this node")
         return await self._store.apply(ops)
@@ -91,6 +94,9 @@ class Takeover(KeepAlive):
         """This node may no longer own ``rid``: the table stops here at once, its writes are refused."""
         self.fenced.add(rid)
         super()._lost(rid, why)
+
+    def _moved_away(self, rid: str) -> bool:
+        return rid in self.fenced or rid in self.given_up
 
     async def _keepalive(self) -> None:
         await super()._keepalive()
@@ -134,9 +140,12 @@ class Takeover(KeepAlive):
         assert self.leases is not None
         self._taking.add(rid)
         try:
-            held = await self.leases.take(rid)
+            held = await self.leases.take(rid, self._floors.get(rid, 0))
             if held is None:
                 return  # another node was quicker
+            if await self._fence_taken(held) is None:  # before the log is read: the former owner is fenced out
+                await self.leases.release(rid)
+                return
             self.fenced.discard(rid)
             try:
                 room = await self._rebuild(rid)

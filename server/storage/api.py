@@ -9,7 +9,7 @@ One atomic operation API: ``await store.apply([op, ...])`` performs a
 sequence of the operation records below (:class:`OpenRound`,
 :class:`SettleRound`, :class:`Transfer`, :class:`RefundRound`, :class:`Hold`,
 :class:`ReleaseHold`, :class:`FundBot`, :class:`ReleaseBot`,
-:class:`TableOpened`, :class:`TableLog`, :class:`TableClosed`) in ONE
+:class:`TableOpened`, :class:`TableLog`, :class:`TableClosed`, :class:`Fence`) in ONE
 transaction: all of them or none (a refusal raises its :class:`StorageError`
 and nothing changed). It returns one result per operation, in order (see
 :data:`OpResult`). The older methods below are one-operation ``apply`` calls.
@@ -123,6 +123,18 @@ class BadSequence(StorageError):
     """A table log append that leaves a gap or overlaps what is stored."""
 
     code = "bad_argument"
+
+
+class StaleOwner(StorageError):
+    """A write for a table whose fencing token (its owner's lease epoch, :class:`Fence`) is not the
+    table's current one: another node took the table over. Nothing was written. ``current``: the
+    table's epoch in the database."""
+
+    code = "table_moved"
+
+    def __init__(self, message: str = "", *, current: int = 0) -> None:
+        super().__init__(message)
+        self.current = current
 
 
 class BadRecord(StorageError):
@@ -361,10 +373,29 @@ class TableClosed:
     reason: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """A cluster owner's fencing token for ``table_id``: its lease epoch (``docs/cluster.md``).
+
+    Checked in the transaction of the operations it comes with (first in the list): the table's
+    row of fences is locked and compared, so a write of a node that lost the table is refused by
+    the database itself (:class:`StaleOwner`) and the whole ``apply`` with it.
+
+    ``take=False`` (every write of an owner): accepted when the table's epoch is ``epoch`` (or the
+    table has none yet: it is set). ``take=True`` (a node taking the table over, before it reads
+    the log): the table's epoch is raised to ``epoch``, refused unless it was lower; from then on
+    the former owner's writes are refused. Result: the table's epoch before (0: none).
+    PostgreSQL only (a cluster's store); the one-process SQLite store refuses it."""
+
+    table_id: str
+    epoch: int
+    take: bool = False
+
+
 Op = (OpenRound | SettleRound | RefundRound | Transfer | Hold | ReleaseHold | FundBot | ReleaseBot
-      | TableOpened | TableLog | TableClosed)
+      | TableOpened | TableLog | TableClosed | Fence)
 OP_TYPES: tuple[type, ...] = (OpenRound, SettleRound, RefundRound, Transfer, Hold, ReleaseHold, FundBot,
-                              ReleaseBot, TableOpened, TableLog, TableClosed)
+                              ReleaseBot, TableOpened, TableLog, TableClosed, Fence)
 # What apply() returns for each operation, in order: RoundOpened | bool | None | Account | int.
 OpResult = Any
 
@@ -522,9 +553,11 @@ class Ledger(Protocol):
 
 
 class History(Protocol):
-    async def record_round(self, record: RoundRecord, rated: RatedRound | None = None) -> None:
+    async def record_round(self, record: RoundRecord, rated: RatedRound | None = None, *,
+                           fence: Fence | None = None) -> None:
         """Store a finished round; ``rated``: and update the ratings from it, in the same transaction
-        (so the ratings' order is the history's, and :func:`server.ratings.recompute` finds the same)."""
+        (so the ratings' order is the history's, and :func:`server.ratings.recompute` finds the same);
+        ``fence``: checked first in that transaction (:class:`StaleOwner`: nothing stored)."""
         ...
 
     async def recent(self, name: str, limit: int = 10) -> list[RoundRecord]: ...

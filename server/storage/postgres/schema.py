@@ -281,6 +281,14 @@ MIGRATIONS: list[str] = [
         value TEXT NOT NULL
     );
     """,
+    # 4: fencing tokens (docs/cluster.md): each cluster table's owner epoch, raised by a takeover and
+    #    compared in the transaction of every write of the table
+    """
+    CREATE TABLE table_fences (
+        table_id TEXT   PRIMARY KEY,
+        epoch    BIGINT NOT NULL
+    );
+    """,
 ]
 
 # Columns whose values an identity sequence hands out: after a copy, the sequence moves past them.

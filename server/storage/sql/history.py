@@ -9,8 +9,9 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from server.storage import names as _names
-from server.storage.api import MATCH_SUFFIX, Played, RatedRound, RoundRecord, is_match
+from server.storage.api import MATCH_SUFFIX, Fence, Played, RatedRound, RoundRecord, is_match
 from server.storage.sql import ratings as _ratings
+from server.storage.sql import tables as _tables
 from server.storage.sql.accounts import find
 from server.storage.sql.tx import Row, Runner, Tx
 
@@ -128,7 +129,8 @@ class SQLHistory:
     def __init__(self, store: Runner) -> None:
         self._store = store
 
-    async def record_round(self, record: RoundRecord, rated: RatedRound | None = None) -> None:
+    async def record_round(self, record: RoundRecord, rated: RatedRound | None = None, *,
+                           fence: Fence | None = None) -> None:
         """Store a finished round (a second record with the same round id is ignored); ``rated``: and
         update the ratings from it in the same transaction (:mod:`server.storage.sql.ratings`).
 
@@ -155,6 +157,9 @@ class SQLHistory:
         ).hexdigest()
 
         def tx(t: Tx) -> None:
+            if fence is not None:
+                _tables.check(fence)
+                _tables.fence(t, fence)  # a stale owner's record is refused (StaleOwner)
             if t.one("SELECT 1 FROM history WHERE round_id = ?", (record.round_id,)):
                 log.warning("round %s was already recorded", record.round_id)
                 return

@@ -20,6 +20,7 @@ from server.storage.api import (
     BadAmount,
     BadName,
     Entry,
+    Fence,
     History,
     Ledger,
     Moderation,
@@ -66,7 +67,7 @@ log = logging.getLogger("donne.storage")
 
 T = TypeVar("T")
 
-RELAXED_OPS = (TableOpened, TableLog, TableClosed)
+RELAXED_OPS = (TableOpened, TableLog, TableClosed, Fence)
 """Operations that move no chip: a write of only these need not reach the disk before it returns."""
 
 
@@ -190,7 +191,8 @@ class SQLStore:
         # a table's log alone moves no chip: atomic and in order, but it waits for no fsync of its own
         # (the next chip movement's commit syncs it; a crash of the server loses nothing, a power cut at
         # most a table's last moves: docs/restart.md)
-        relaxed = all(isinstance(op, RELAXED_OPS) for op in ops)
+        # (a takeover's raised fence is durable: the new owner's writes are compared with it)
+        relaxed = all(isinstance(op, RELAXED_OPS) and not (isinstance(op, Fence) and op.take) for op in ops)
         # a step's log alone (most of a table's writes) is written with the other tables' of the moment
         group = (_tables.table_logs, ops[0]) if len(ops) == 1 and isinstance(ops[0], TableLog) else None
         started = time.perf_counter()

@@ -18,6 +18,8 @@ from typing import Any
 from server.storage.api import (
     BadRecord,
     BadSequence,
+    Fence,
+    StaleOwner,
     StoredTable,
     TableClosed,
     TableLog,
@@ -84,6 +86,10 @@ def check(op: Any) -> None:
         for entry in op.entries:
             if type(entry) is not dict and not isinstance(entry, Mapping):
                 raise BadRecord(f"a log entry is a dict, not {type(entry).__name__}")
+    elif isinstance(op, Fence):
+        _table_id(op.table_id)
+        if isinstance(op.epoch, bool) or not isinstance(op.epoch, int) or op.epoch <= 0:
+            raise BadRecord(f"an epoch is a whole number > 0, not {op.epoch!r}")
     elif isinstance(op, TableClosed):
         _table_id(op.table_id)
         if op.status not in ("over", "aside"):
@@ -217,7 +223,36 @@ def table_closed(tx: Tx, op: TableClosed) -> bool:
     return True
 
 
-RUNNERS: dict[type, Any] = {TableOpened: table_opened, TableLog: table_log, TableClosed: table_closed}
+def fence(tx: Tx, op: Fence) -> int:
+    """A cluster owner's fencing token checked (``take``: raised) under the lock of the table's row of
+    fences, in the caller's transaction: a concurrent takeover waits for this transaction, and this
+    one for it. The table's epoch before."""
+    if tx.dialect != "postgresql":
+        raise BadRecord("fencing tokens are a cluster's (PostgreSQL)")
+    inserted = tx.execute("INSERT INTO table_fences (table_id, epoch) VALUES (?, ?) ON CONFLICT (table_id) DO NOTHING",
+                          (op.table_id, 0 if op.take else op.epoch)).rowcount
+    row = tx.one("SELECT epoch FROM table_fences WHERE table_id = ?" + tx.lock, (op.table_id,))
+    current = int(row["epoch"]) if row is not None else 0
+    if inserted and not op.take:
+        return 0  # the table's first epoch
+    if op.take:
+        if current >= op.epoch:
+            raise StaleOwner(f"table {op.table_id}: epoch {op.epoch} cannot take over from {current}",
+                             current=current)
+        tx.execute("UPDATE table_fences SET epoch = ? WHERE table_id = ?", (op.epoch, op.table_id))
+        return current
+    if current != op.epoch:
+        raise StaleOwner(f"table {op.table_id}: epoch {op.epoch} is not the owner's ({current})", current=current)
+    return current
+
+
+def fence_of(tx: Tx, table_id: str) -> int:
+    """The table's epoch (0: none)."""
+    row = tx.one("SELECT epoch FROM table_fences WHERE table_id = ?", (table_id,))
+    return int(row["epoch"]) if row is not None else 0
+
+
+RUNNERS: dict[type, Any] = {TableOpened: table_opened, TableLog: table_log, TableClosed: table_closed, Fence: fence}
 
 
 def next_table_number(tx: Tx) -> int:
