@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from server.players import Place, Player
-    from server.storage.api import Fence
     from server.room import Room
+    from server.storage.api import Fence
 
 
 class Directory:
