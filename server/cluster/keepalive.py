@@ -43,6 +43,7 @@ class KeepAlive(Relay):
     _people: dict[str, dict[str, Any]]
     _seats: dict[str, tuple[str, str]]
     _healthy_since: float
+    _alive_at: float
     given_up: dict[str, Room]
     """Durable tables this node stopped when it lost their lease, until another node takes them."""
     epochs: dict[str, int]
@@ -116,11 +117,13 @@ class KeepAlive(Relay):
                 continue
             self._lost(rid, "another node holds its lease" if holder else "its lease could not be taken again")
         ttl = int(self.config.lease_seconds * 1000)
+        sent = time.monotonic()
         pipe = r.pipeline(transaction=True)
         pipe.set(wire.node_key(self.node), json.dumps({"pid": os.getpid(), "at": time.time()}), px=ttl)
         self._entries(pipe)
         self._list_tables(pipe)
         await pipe.execute()
+        self._alive_at = sent
         nodes = {self.node}
         prefix = wire.node_key("")
         async for key in r.scan_iter(match=prefix + "*", count=1000):

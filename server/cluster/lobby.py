@@ -76,6 +76,7 @@ class ClusterLobby(Takeover):
         self._running = asyncio.Event()  # set while Redis and PostgreSQL both answer
         self._running.set()
         self._healthy_since = time.monotonic()  # the last time Redis and PostgreSQL came back
+        self._alive_at = time.monotonic()  # when the last keep-alive that succeeded was sent
         # failover (server/cluster/takeover.py)
         self.fenced: set[str] = set()  # tables given up here: their writes are refused
         self.epochs: dict[str, int] = {}  # each table's lease epoch: its writes' fencing token
@@ -207,9 +208,15 @@ class ClusterLobby(Takeover):
         if key and key in self._people and key not in self.players and not self.closing and \
                 not await self.store.accounts.exists(name.strip()) and await self._still_online(key):
             raise CommandError("name_taken", name=self._people[key].get("name", name))
+        if self.bus.healthy and not self._surely_alive():
+            # held back (a pause of the process) past its keep-alive: this login may be older than
+            # one made on another node meanwhile, whose session it must not end
+            raise CommandError("server_trouble")
         player = await super().login(session, name, password=password, verified=verified, guest_start=guest_start,
                                      greet=greet, welcome=welcome)
-        self.bus.broadcast({"t": "kick", "key": player.key})
+        gen = await self._generation(player.key)
+        player.extra["gen"] = gen
+        self.bus.broadcast({"t": "kick", "key": player.key, "gen": gen})
         self._write_presence_soon()
         if player.room is None:
             found = await self._locate(player.key)
@@ -219,6 +226,19 @@ class ClusterLobby(Takeover):
                 player.room = place
                 await place.reconnect(player)
         return player
+
+    def _surely_alive(self) -> bool:
+        """This node's keep-alive surely stands: written less than ``ttl - ttl/5`` ago, by its clock."""
+        ttl = self.config.lease_seconds
+        return time.monotonic() - self._alive_at < ttl - ttl / 5
+
+    async def _generation(self, key: str) -> int:
+        """The next login generation of ``key`` (Redis counts them for the whole cluster); 0 when
+        Redis is away (then no other node hears of this login either)."""
+        try:
+            return int(await self.bus.redis.incr(wire.login_key(key)))
+        except (RedisError, OSError, AttributeError):
+            return 0
 
     async def _still_online(self, key: str) -> bool:
         """Whether the guest name ``key``, online at another node at the last keep-alive, still is,
@@ -252,11 +272,15 @@ class ClusterLobby(Takeover):
                 return node, rid
         return None
 
-    def _kicked(self, key: str) -> None:
-        """``key`` logged in on another node: its session here ends (as a second login on one node)."""
+    def _kicked(self, key: str, gen: int = 0) -> None:
+        """``key`` logged in on another node: its session here ends (as a second login on one node),
+        unless it is of a newer login than that one (``gen``: the kick came late, from a node that
+        was held back)."""
         player = self.players.get(key)
         if player is None:
             return
+        if int(player.extra.get("gen", 0)) >= max(gen, 1):
+            return  # this session's login is not older
         session = player.session
         if session is None or isinstance(session, RemoteClient) or session.closed.is_set():
             return
@@ -419,7 +443,7 @@ class ClusterLobby(Takeover):
     def _on_kick(self, msg: dict[str, Any], sender: str) -> None:
         key = msg.get("key")
         if isinstance(key, str):
-            self._kicked(key)
+            self._kicked(key, wire.generation(msg.get("gen")))
 
     def _on_owner(self, msg: dict[str, Any], sender: str) -> None:
         """``sender`` took table ``rid`` over: this node's people there are connected to it again."""

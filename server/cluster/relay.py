@@ -80,7 +80,8 @@ class Relay(Lobby):
 
     @staticmethod
     def member_of(player: Player) -> dict[str, Any]:
-        return wire.member(player.key, player.name, player.guest, player.prefs, player.lang)
+        return wire.member(player.key, player.name, player.guest, player.prefs, player.lang,
+                           int(player.extra.get("gen", 0)))
 
     def place(self, rid: str, owner: str) -> RemotePlace:
         place = self.places.get(rid)
@@ -92,13 +93,19 @@ class Relay(Lobby):
 
     # on the owner
 
-    def _owner_player(self, sender: str, m: dict[str, Any], rid: str) -> Player:
-        """The owner's player for a person whose connection is on ``sender``."""
+    def _owner_player(self, sender: str, m: dict[str, Any], rid: str) -> Player | None:
+        """The owner's player for a person whose connection is on ``sender``; None when their live
+        session (here, or on another node) is of a newer login than the message's: a node that was
+        held back speaks for a session that is over, and never ends the live one."""
         key = m["key"]
         player = self.players.get(key)
         if player is None:
             player = self.players[key] = Player(name=m["name"], guest=m["guest"])
         session = player.session
+        live = session is not None and not session.closed.is_set()
+        if live and m["gen"] < int(player.extra.get("gen", 0)):
+            return None
+        player.extra["gen"] = max(m["gen"], int(player.extra.get("gen", 0)))
         if isinstance(session, RemoteClient) and session.node == sender and not session.closed.is_set():
             session.lang = m["lang"]
         else:
@@ -137,6 +144,8 @@ class Relay(Lobby):
             self.send(sender, {"t": "reply", "req": req, "err": "no_such_room", "params": {"room": rid}})
             return
         player = self._owner_player(sender, m, rid)
+        if player is None:
+            return  # from a session a newer login ended: not run, not answered
         self._answers[req] = None
         while len(self._answers) > ANSWERS_KEPT:
             self._answers.popitem(last=False)
@@ -174,7 +183,8 @@ class Relay(Lobby):
             self.send(sender, {"t": "gone", "rid": rid, "key": m["key"]})
             return
         player = self._owner_player(sender, m, rid)
-        room.refresh(player)
+        if player is not None:
+            room.refresh(player)
 
     def _on_disc(self, msg: dict[str, Any], sender: str) -> None:
         try:

@@ -77,6 +77,11 @@ def epoch_key(rid: str) -> str:
     return f"{PREFIX}epoch:{rid}"
 
 
+def login_key(key: str) -> str:
+    """A name's login generation: each login takes the next; only a newer one ends an older session."""
+    return f"{PREFIX}login:{key}"
+
+
 def encode(msg: Mapping[str, Any]) -> str:
     return encode_value(msg)  # the wire's own encoding (compact, UTF-8)
 
@@ -92,8 +97,9 @@ def decode(raw: str | bytes) -> dict[str, Any]:
     return msg
 
 
-def member(key: str, name: str, guest: bool, prefs: Mapping[str, bool], lang: str) -> dict[str, Any]:
-    return {"key": key, "name": name, "guest": guest, "prefs": dict(prefs), "lang": lang}
+def member(key: str, name: str, guest: bool, prefs: Mapping[str, bool], lang: str, gen: int = 0) -> dict[str, Any]:
+    """A person as a message carries them; ``gen``: the generation of the login their session is of."""
+    return {"key": key, "name": name, "guest": guest, "prefs": dict(prefs), "lang": lang, "gen": gen}
 
 
 def read_member(msg: Mapping[str, Any]) -> dict[str, Any]:
@@ -103,7 +109,12 @@ def read_member(msg: Mapping[str, Any]) -> dict[str, Any]:
     prefs = m.get("prefs")
     return {"key": m["key"], "name": m["name"], "guest": bool(m.get("guest")),
             "prefs": {str(k): bool(v) for k, v in prefs.items()} if isinstance(prefs, dict) else {},
-            "lang": str(m.get("lang") or "en")}
+            "lang": str(m.get("lang") or "en"), "gen": generation(m.get("gen"))}
+
+
+def generation(value: Any) -> int:
+    """A login generation read from a message (0: none)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def states_message(rid: str, states: Mapping[int | None, Mapping[str, Any]],

@@ -193,6 +193,8 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
         return t.gettext("You are watching this table; join a free seat to play.")
     if code == "shutting_down":
         return t.gettext("The server is shutting down; no new games now.")
+    if code == "table_moved":
+        return t.gettext("Your table is moving to another server; that was not done. Try again in a moment.")
     if code == "server_trouble":
         return t.gettext("The server is having trouble; your table is paused. Try again in a moment.")
     if code == "internal_error":

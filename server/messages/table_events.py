@@ -73,6 +73,9 @@ def _ev_room_created(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
 def _ev_room_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     if e.get("reason") == "waited":
         return t.gettext("Room {room} is closed: nobody came to play for a long while.").format(room=e.get("room"))
+    if e.get("reason") == "trouble":
+        return t.gettext("Room {room} is closed: the server could not keep its record. "
+                         "Every stake in play was given back.").format(room=e.get("room"))
     return t.gettext("Room {room} is closed.").format(room=e.get("room"))
 
 

@@ -28,11 +28,12 @@ class FakeStates:
 
 def test_messages_round_trip_and_bad_ones_are_refused():
     msg = {"t": "cmd", "from": "n1", "rid": "r3", "req": "n1.4", "cmd": "play", "args": {"cards": ["7c"]},
-           "m": wire.member("ana", "Ana", True, {"autopass": True}, "fr")}
+           "m": wire.member("ana", "Ana", True, {"autopass": True}, "fr", 7)}
     back = wire.decode(wire.encode(msg))
     assert back == msg
     assert wire.read_member(back) == {"key": "ana", "name": "Ana", "guest": True, "prefs": {"autopass": True},
-                                      "lang": "fr"}
+                                      "lang": "fr", "gen": 7}
+    assert wire.read_member({"m": {"key": "ana", "name": "Ana", "gen": True}})["gen"] == 0  # not a generation
     for raw in ("", "[]", "{", '{"t": "cmd"}', '{"t": "nope", "from": "n1"}', '{"t": "cmd", "from": 3}'):
         with pytest.raises(wire.BadMessage):
             wire.decode(raw)
