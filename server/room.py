@@ -397,6 +397,9 @@ class Room:
         round voided, its people told why it closed."""
         log.error("room %s: its log cannot be written (%s); the round is voided and the table closes", self.id, why)
         self.table.abort()
+        item = self._current
+        if item is not None and item.future is not None and not item.future.done():
+            item.future.set_exception(CommandError("internal_error"))  # not kept: nothing of it happened
         self.journal = None  # no more log: what is written stays, the table will not be rebuilt from it
         with contextlib.suppress(Exception):
             await self._through(functools.partial(self._apply, [api.TableClosed(self.id, "aside", why[:200])]))

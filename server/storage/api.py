@@ -225,6 +225,7 @@ class Audit:
     tables_unfinished: tuple[str, ...] = ()  # tables neither over nor set aside
     admin_granted: int = 0  # part of granted: chips an admin granted (``chips``, ``donne admin chips``)
     admin_retired: int = 0  # part of retired: chips an admin retired from an account
+    rounds_stuck: tuple[tuple[str, int], ...] = ()  # (round_id, age in seconds): open longer than the bound
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from server.storage.api import Audit, StorageError
+from server.storage.sql.audit import STUCK_AFTER
 from server.storage.sqlite import audit_connection, db_path
 
 
@@ -34,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the server's data folder, or the SQLite file itself (default: data)",
     )
     where.add_argument("--url", help="a postgresql:// URL instead of a data folder")
+    parser.add_argument("--stuck-after", type=float, default=STUCK_AFTER, metavar="SECONDS",
+                        help=f"report a round open for longer than this (default: {STUCK_AFTER:g}; 0: none)")
 
 
 @contextlib.contextmanager
@@ -56,21 +59,22 @@ def read_only_sqlite(path: str | Path) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
-def audit_file(path: str | Path) -> Audit:
+def audit_file(path: str | Path, stuck_after: float | None = None) -> Audit:
     """The audit of a SQLite database file, read-only (the file must exist)."""
     with read_only_sqlite(path) as conn:
-        return audit_connection(conn)
+        return audit_connection(conn, stuck_after)
 
 
-def audit_location(where: str | Path) -> Audit:
-    """The audit of a data folder, a SQLite file or a ``postgresql://`` URL."""
+def audit_location(where: str | Path, stuck_after: float | None = None) -> Audit:
+    """The audit of a data folder, a SQLite file or a ``postgresql://`` URL; ``stuck_after``: an
+    open round older than that many seconds is a problem (``Audit.rounds_stuck``)."""
     from server.storage import is_postgres_url
 
     if is_postgres_url(str(where)):
         from server.storage.postgres import audit_url
 
-        return audit_url(str(where))
-    return audit_file(where)
+        return audit_url(str(where), stuck_after)
+    return audit_file(where, stuck_after)
 
 
 async def audit_async(path: str | Path) -> Audit:
@@ -80,7 +84,7 @@ async def audit_async(path: str | Path) -> Audit:
 def run(args: argparse.Namespace) -> int:
     where = args.url or args.data_dir
     try:
-        result = audit_location(where)
+        result = audit_location(where, args.stuck_after or None)
     except (FileNotFoundError, sqlite3.Error, StorageError) as exc:
         print(json.dumps({"ok": False, "error": str(exc)}), file=sys.stderr)
         return 2

@@ -168,3 +168,18 @@ async def test_the_audit_cli_reports_tables(store: SQLStore, where: str, capsys:
     assert audit_main(audit_args(where)) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["tables_aside"] == [["t2", "engine refused entry 3"]] and out["tables_unfinished"] == ["t1"]
+
+
+async def test_a_round_open_longer_than_the_bound_is_reported(store: SQLStore, where: str) -> None:
+    """Escrow is never left stuck: ``donne audit`` names an open round older than ``--stuck-after``."""
+    await store.apply([OpenRound("t1-r1", {"alice": 5}), OpenRound("t2-r1", {"bob": 5})])
+    await corrupt(store, "UPDATE rounds SET opened = opened - 7200 WHERE round_id = 't1-r1'")
+    assert (await store.ledger.audit()).ok  # the server's own audit: the ledger holds
+    assert audit_main([*audit_args(where), "--stuck-after", "0"]) == 0  # no bound
+    assert audit_main([*audit_args(where), "--stuck-after", "86400"]) == 0
+    assert audit_main(audit_args(where)) == 1  # the default bound: an hour
+    from server.storage.cli import audit_location
+
+    audit = audit_location(where, 3600)
+    assert not audit.ok and [rid for rid, _ in audit.rounds_stuck] == ["t1-r1"]
+    assert audit.rounds_stuck[0][1] >= 7200 and "t1-r1" in audit.problems[0]

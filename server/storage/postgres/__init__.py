@@ -263,13 +263,13 @@ async def open_postgres(
     return store
 
 
-def audit_url(url: str) -> Audit:
+def audit_url(url: str, stuck_after: float | None = None) -> Audit:
     """The full audit of a PostgreSQL database, in one read-only snapshot (safe beside a live server)."""
     conn = pg_connect(url)
     try:
         conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         try:
-            return _audit.audit(PgTx(conn, StoreSettings()))
+            return _audit.audit(PgTx(conn, StoreSettings()), stuck_after)
         finally:
             conn.execute("ROLLBACK")
     finally:

@@ -32,7 +32,11 @@ def summary(tx: Tx) -> AuditSummary:
     return AuditSummary(ok=not problems, problems=tuple(problems), **t)
 
 
-def audit(tx: Tx) -> Audit:
+STUCK_AFTER = 3600.0
+"""Seconds: ``donne audit`` reports an open round older than this (its escrow may be stuck)."""
+
+
+def audit(tx: Tx, stuck_after: float | None = None) -> Audit:
     """Invariant 4 on the ledger, checked every way a breach could hide.
 
     1. balances + open escrows == granted − retired;
@@ -48,6 +52,8 @@ def audit(tx: Tx) -> Audit:
     7. retire entries only negative, and only on guests or by an admin (``admin_chips``), whose
        grants and retirements are counted apart (``admin_granted``, ``admin_retired``).
     Tables set aside (with their reason) and unfinished tables are reported beside.
+    ``stuck_after`` (seconds): an open round older than that is a problem too (its escrow stuck:
+    a table that can no longer settle it), listed in ``rounds_stuck``.
     """
     problems: list[str] = []
     balances = tx.integer("SELECT SUM(balance) FROM accounts")
@@ -139,6 +145,14 @@ def audit(tx: Tx) -> Audit:
         (r[0], r[1]) for r in tx.rows("SELECT table_id, reason FROM tables WHERE status = 'aside' ORDER BY table_id")
     )
     unfinished = tuple(r[0] for r in tx.rows("SELECT table_id FROM tables WHERE status = 'open' ORDER BY table_id"))
+    stuck: tuple[tuple[str, int], ...] = ()
+    if stuck_after is not None:
+        now = tx.now()
+        stuck = tuple((str(r[0]), int(now - float(r[1]))) for r in tx.rows(
+            "SELECT round_id, opened FROM rounds WHERE state = 'open' AND opened < ? ORDER BY opened, round_id",
+            (now - stuck_after,)))
+        problems += [f"round {rid} has been open for {age} s (more than {stuck_after:g} s): its escrow may be stuck"
+                     for rid, age in stuck]
     return Audit(
         ok=not problems,
         balances=balances,
@@ -151,6 +165,7 @@ def audit(tx: Tx) -> Audit:
         tables_unfinished=unfinished,
         admin_granted=admin_granted,
         admin_retired=admin_retired,
+        rounds_stuck=stuck,
     )
 
 

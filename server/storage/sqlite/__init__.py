@@ -248,9 +248,9 @@ class SQLiteStore(SQLStore):
             self._ahead = log_file
 
 
-def audit_connection(conn: sqlite3.Connection) -> Audit:
+def audit_connection(conn: sqlite3.Connection, stuck_after: float | None = None) -> Audit:
     """The full audit on a SQLite connection (the caller holds a read transaction)."""
-    return _audit.audit(Tx(conn, StoreSettings()))
+    return _audit.audit(Tx(conn, StoreSettings()), stuck_after)
 
 
 async def open_sqlite(
