@@ -404,6 +404,7 @@ class ClusterLobby(Takeover):
 
     def room_closed(self, room: Room) -> None:
         super().room_closed(room)
+        self.epochs.pop(room.id, None)
         if self.leases is not None and room.id in self.book.held:
             self._spawn(self._drop_lease(room.id))
 

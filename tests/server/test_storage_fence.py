@@ -140,3 +140,24 @@ async def test_the_one_process_sqlite_store_has_no_fences(tmp_path: Path) -> Non
         assert await store.tables.get("r1") is None
     finally:
         await store.close()
+
+
+async def test_owners_steps_of_many_tables_are_written_together_and_a_stale_one_alone(
+        two: tuple[SQLStore, SQLStore]) -> None:
+    a, b = two
+    tables = [f"g{i}" for i in range(6)]
+    for t in tables:
+        await a.apply([Fence(t, 1), TableOpened(t, {})])
+    await b.apply([Fence("g3", 2, take=True)])  # g3 was taken over: a's step of it is refused
+    results = await asyncio.gather(*(a.apply([Fence(t, 1), TableLog(t, 0, [entry(0)])]) for t in tables),
+                                   return_exceptions=True)
+    assert [r if isinstance(r, list) else type(r).__name__ for r in results] == \
+        [[1, 1], [1, 1], [1, 1], "StaleOwner", [1, 1], [1, 1]]
+    grouped = a._thread.grouped
+    results = await asyncio.gather(*(a.apply([Fence(t, 1), TableLog(t, 1, [entry(1)])]) for t in tables
+                                     if t != "g3"))
+    assert results == [[1, 2]] * 5
+    assert a._thread.grouped >= grouped + 5  # written together
+    for t in tables:
+        stored = await b.tables.get(t)
+        assert stored is not None and len(stored.entries) == (0 if t == "g3" else 2)

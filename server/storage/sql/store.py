@@ -194,7 +194,10 @@ class SQLStore:
         # (a takeover's raised fence is durable: the new owner's writes are compared with it)
         relaxed = all(isinstance(op, RELAXED_OPS) and not (isinstance(op, Fence) and op.take) for op in ops)
         # a step's log alone (most of a table's writes) is written with the other tables' of the moment
-        group = (_tables.table_logs, ops[0]) if len(ops) == 1 and isinstance(ops[0], TableLog) else None
+        group: Any = (_tables.table_logs, ops[0]) if len(ops) == 1 and isinstance(ops[0], TableLog) else None
+        if len(ops) == 2 and isinstance(ops[0], Fence) and not ops[0].take and isinstance(ops[1], TableLog) and \
+                ops[0].table_id == ops[1].table_id:  # a cluster owner's step: fenced, with the others of the moment
+            group = (_tables.fenced_logs, (ops[0], ops[1]))
         started = time.perf_counter()
         try:
             return await self.run_write(functools.partial(_ledger.run, ops=ops), relaxed=relaxed, group=group)

@@ -229,12 +229,14 @@ def fence(tx: Tx, op: Fence) -> int:
     one for it. The table's epoch before."""
     if tx.dialect != "postgresql":
         raise BadRecord("fencing tokens are a cluster's (PostgreSQL)")
-    inserted = tx.execute("INSERT INTO table_fences (table_id, epoch) VALUES (?, ?) ON CONFLICT (table_id) DO NOTHING",
-                          (op.table_id, 0 if op.take else op.epoch)).rowcount
     row = tx.one("SELECT epoch FROM table_fences WHERE table_id = ?" + tx.lock, (op.table_id,))
+    if row is None:  # the table's first write (or a takeover of a table that never wrote one)
+        inserted = tx.execute("INSERT INTO table_fences (table_id, epoch) VALUES (?, ?) "
+                              "ON CONFLICT (table_id) DO NOTHING", (op.table_id, 0 if op.take else op.epoch)).rowcount
+        if inserted and not op.take:
+            return 0
+        row = tx.one("SELECT epoch FROM table_fences WHERE table_id = ?" + tx.lock, (op.table_id,))
     current = int(row["epoch"]) if row is not None else 0
-    if inserted and not op.take:
-        return 0  # the table's first epoch
     if op.take:
         if current >= op.epoch:
             raise StaleOwner(f"table {op.table_id}: epoch {op.epoch} cannot take over from {current}",
@@ -246,10 +248,21 @@ def fence(tx: Tx, op: Fence) -> int:
     return current
 
 
-def fence_of(tx: Tx, table_id: str) -> int:
-    """The table's epoch (0: none)."""
-    row = tx.one("SELECT epoch FROM table_fences WHERE table_id = ?", (table_id,))
-    return int(row["epoch"]) if row is not None else 0
+def fenced_logs(tx: Tx, pairs: list[tuple[Fence, TableLog]]) -> list[list[int]] | None:
+    """Several tables' fenced steps (``apply([Fence, TableLog])`` each, an owner's) at once: every
+    fence checked in one locking statement, then the steps as :func:`table_logs` writes them.
+    None (each then alone, refused alone) when a fence is not its table's epoch or is missing."""
+    ids = [fence.table_id for fence, _ in pairs]
+    if len(set(ids)) != len(ids):
+        return None
+    marks = ", ".join("?" * len(ids))
+    rows = tx.all(f"SELECT table_id, epoch FROM table_fences WHERE table_id IN ({marks}) ORDER BY table_id" + tx.lock,
+                  ids)
+    epochs = {str(r["table_id"]): int(r["epoch"]) for r in rows}
+    if any(epochs.get(fence.table_id) != fence.epoch for fence, _ in pairs):
+        return None
+    after = table_logs(tx, [log for _, log in pairs])
+    return None if after is None else [[fence.epoch, *n] for (fence, _), n in zip(pairs, after, strict=True)]
 
 
 RUNNERS: dict[type, Any] = {TableOpened: table_opened, TableLog: table_log, TableClosed: table_closed, Fence: fence}
