@@ -167,6 +167,9 @@ class RemotePlace:
                     result = await asyncio.wait_for(asyncio.shield(future), min(left, RESEND))
                     break
                 except TimeoutError:
+                    here = player.room
+                    if here is not None and here is not self and not isinstance(here, RemotePlace):
+                        return await here.submit(player, cmd, args)  # the table was taken over by this node
                     continue
         finally:
             lobby.pending.pop(req, None)

@@ -30,7 +30,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from server import restored
-from server.cluster import wire
+from server.cluster import lease, wire
 from server.cluster.keepalive import KeepAlive
 from server.cluster.proxy import RemoteClient
 from server.room import Room
@@ -101,7 +101,21 @@ class Takeover(KeepAlive):
     async def _keepalive(self) -> None:
         await super()._keepalive()
         self._health_changed()  # the leases are renewed: the rooms may go on, if they waited for that
+        await self._follow_given_up()
         await self._claim()
+
+    async def _follow_given_up(self) -> None:
+        """The tables given up here that another node holds now: this node's people follow them there
+        (the ``owner`` message may have been lost while this node was held back or away)."""
+        rids = list(self.given_up)
+        if not rids:
+            return
+        found = await self.bus.redis.mget([wire.lease_key(rid) for rid in rids])
+        for rid, raw in zip(rids, found, strict=True):
+            held = lease.parse(raw)
+            if held is not None and held[0] != self.node and held[0] in self.live and rid in self.given_up:
+                log.warning("cluster: table %s is on node %s now; its people here follow it", rid, held[0])
+                self._follow_owner(rid, held[0])
 
     def _health_changed(self) -> None:
         raise NotImplementedError
