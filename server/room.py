@@ -395,6 +395,9 @@ class Room:
         """The table's log cannot be written: the table ends as one that is not durable would — set
         aside in the store (its unsettled round voided, every chip of it back: one transaction), its
         round voided, its people told why it closed."""
+        if not self.lobby.acting(self.id):
+            self._moved()  # (refused because another process owns it now: nothing to end here)
+            return
         log.error("room %s: its log cannot be written (%s); the round is voided and the table closes", self.id, why)
         self.table.abort()
         item = self._current
