@@ -16,7 +16,7 @@ from server.cluster.lobby import ClusterLobby
 from server.room import Room
 from tests.server.cluster.test_cluster_lobby import until
 from tests.server.cluster.test_cluster_play import listed_everywhere
-from tests.server.conftest import connect
+from tests.server.conftest import connect, play_simply
 
 pytestmark = pytest.mark.e2e
 
@@ -83,3 +83,33 @@ async def test_a_command_on_its_way_to_the_former_owner_reaches_the_table_taken_
     finally:
         await alice.close()
         await bob.close()
+
+
+async def test_after_redis_lost_its_counters_a_lease_is_taken_again_above_the_database_s_epoch(nodes, redis_server):
+    """Redis restarted empty: its epoch counters start again from nothing. The owner takes its lease
+    again above the table's epoch in PostgreSQL (tokens only grow), its fence follows, and the table
+    plays on where it was, without being given up."""
+    (a,) = await nodes(1)
+    alice = await connect(a, "alice")
+    try:
+        room = (await alice.request("create", game="president", rules="tdc", seats=3, bots=2, stake=10,
+                                    rounds=1))["room"]
+        await alice.next_state(lambda s: s.get("status") == "playing", timeout=20, current=True)
+        la = lobby(a)
+        before = la.book.held[room].epoch
+        the_room = la.rooms[room]
+        redis_server.command("FLUSHALL")  # as a Redis restarted empty
+
+        async def again() -> bool:
+            held = la.book.held.get(room)
+            return held is not None and held.epoch > before and la.epochs[room] == held.epoch and la.acting(room)
+
+        await until(again, "the lease taken again", tries=500)
+        assert la.book.held[room].epoch == before + 1 and la.epochs[room] == before + 1
+        assert la.rooms[room] is the_room and not the_room.moved  # never stopped, never rebuilt
+        final = await asyncio.wait_for(play_simply(alice), 90)
+        assert final["status"] == "over"
+        audit = await a.store.ledger.audit()
+        assert audit.ok and audit.escrow == 0
+    finally:
+        await alice.close()
