@@ -109,6 +109,25 @@ def test_lease_renewal_is_due_every_third_and_lost_before_it_may_expire():
         LeaseBook("n1", ttl=0, clock=clock)
 
 
+def test_a_lease_is_surely_held_only_within_its_margin_by_the_node_s_own_clock():
+    """A process paused past the margin (the clock jumps forward as a monotonic clock does after
+    SIGSTOP) holds no lease it may act on, until a renewal sent after the pause succeeds."""
+    clock = Clock()
+    book = LeaseBook("n1", ttl=3.0, clock=clock)
+    assert not book.surely("r1")  # never taken
+    book.took("r1", 4)
+    clock.now += 2.39
+    assert book.surely("r1")
+    clock.now += 0.01 + 6.0  # a pause of twice the lease
+    assert not book.surely("r1") and book.lost() == ["r1"]
+    book.renewed("r1", clock.now - 7.0)  # the answer to a renewal sent before the pause
+    assert not book.surely("r1")
+    book.renewed("r1", clock.now)
+    assert book.surely("r1")
+    book.dropped("r1")
+    assert not book.surely("r1")
+
+
 def test_load_spreads_seats_over_the_nodes_ports():
     from server.clients.loadworker import WorkerSpec
 
