@@ -13,7 +13,8 @@ n0 is continued. Checked:
   table stopped there, and a queued command is answered ``ok`` only by the node that ran it;
 * one continuation per table: whatever any person was told about a round is the same for everyone,
   and it is what an uninterrupted engine computes from the stored log;
-* no live session ended (nobody ``replaced``, no connection closed);
+* no live session ended (nobody ``replaced``, no connection closed), though a person of n0 moved
+  to her table's new node during the pause and n0 woke with her older session;
 * PostgreSQL is then stopped and started again mid-round; the tables play to their end;
 * every round settled exactly once, ``donne audit`` clean (nothing in escrow, no round stuck),
   every account's chips what the results say, no traceback in any node's log.
@@ -94,6 +95,7 @@ async def test_an_owner_paused_past_its_lease_acts_on_nothing_when_it_wakes(tmp_
     results: dict[str, list[dict[str, Any]]] = {t.label: [] for t in tables}
     seen: dict[tuple[str, str, Any], dict[str, Any]] = {}  # (table, event, round) -> what was told
     notices: list[tuple[str, str]] = []
+    old = None
 
     def listener(t: TableRun, p: Person) -> Any:
         def on_push(msg: dict[str, Any]) -> None:
@@ -128,8 +130,11 @@ async def test_an_owner_paused_past_its_lease_acts_on_nothing_when_it_wakes(tmp_
         stop = db_now(url)
         # a command of each table queued on the stopped owner: sent by whoever may act now
         queued: list[tuple[TableRun, Person, str, dict[str, Any], asyncio.Future[Any]]] = []
+        mover = tables[1].people[0]  # erin, on n0: she moves to her table's new node during the pause
         for t in tables:
             for p in t.people:
+                if p is mover:
+                    continue
                 state = p.client.state if p.client is not None else None
                 if state is None or state.get("room") != t.room:
                     continue
@@ -141,6 +146,11 @@ async def test_an_owner_paused_past_its_lease_acts_on_nothing_when_it_wakes(tmp_
                                                                                                 **args))))
         assert queued
         owners = await until_owned(redis_server, rooms, {"n1", "n2"}, timeout=30)
+        old = mover.client  # she leaves her terminal on the stopped node open and logs in where her table is
+        assert old is not None
+        old.on_push = lambda msg: None
+        await mover.connect(servers[owners[rooms[1]]].telnet_port, listener(tables[1], mover))
+        assert (await mover.client.request("whoami"))["room"] == rooms[1]
         await asyncio.sleep(max(0.0, stopped_at + 3 * LEASE - time.monotonic()))  # the turn clocks ran out
         assert await _signal(servers["n0"], signal.SIGCONT)
         await asyncio.sleep(2 * LEASE)  # n0 awake: anything it would still do, it has done by now
@@ -169,11 +179,14 @@ async def test_an_owner_paused_past_its_lease_acts_on_nothing_when_it_wakes(tmp_
         await asyncio.sleep(1.0)
         pg_start(own_postgres)
         await play_to_the_end(tables, results)
+        assert old.closed.is_set()  # her older session ended (on n0, by her newer login), not the newer
         assert not [n for n in notices if n[1] == "replaced"], notices
         assert all(p.client is not None and not p.client.closed.is_set() for t in tables for p in t.people)
     finally:
         for t in tables:
             await t.close()
+        if old is not None:
+            await old.close()
         for server in servers.values():
             if server.proc is not None and server.proc.returncode is None:
                 server.proc.send_signal(signal.SIGCONT)
