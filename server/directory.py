@@ -72,6 +72,10 @@ class Directory:
         a step. A room that may not stops before touching anything (:meth:`stale`)."""
         return True
 
+    def lost(self, rid: str) -> bool:
+        """This process knows it no longer holds room ``rid`` (a cluster: its lease was given up)."""
+        return False
+
     def fence(self, rid: str) -> Fence | None:
         """The fencing token every write of room ``rid`` carries (None: none, one process)."""
         return None

@@ -129,6 +129,10 @@ class Host(Protocol):
         """This process surely owns the table now (a cluster: its lease, by its monotonic clock)."""
         ...
 
+    def lost(self, rid: str) -> bool:
+        """This process knows it no longer holds the table (a cluster: its lease given up)."""
+        ...
+
     def fence(self, rid: str) -> api.Fence | None:
         """The fencing token the table's writes carry (a cluster's PostgreSQL checks it)."""
         ...
@@ -364,17 +368,22 @@ class Room:
 
     async def _own(self) -> None:
         """Return when this process surely owns the table (a cluster: its lease, by its own monotonic
-        clock, however long it was paused). A durable table no longer surely owned raises
-        :class:`Stale` (another process may have taken it over from its log); any other waits for
-        its lease (nobody takes it over), or for its stop."""
+        clock, however long it was paused). Until then it acts on nothing: it waits for the verdict
+        of its lease's renewal. A durable table whose lease is lost raises :class:`Stale` (another
+        process may have taken it over from its log), as one being stopped meanwhile; any other
+        waits for its lease (nobody takes it over), or for its stop."""
         if self.lobby.acting(self.id):
             return
-        if self.journal is not None:
-            raise Stale(self.id)
         started = time.monotonic()
-        while not self.lobby.acting(self.id) and not self._stopping:
-            await asyncio.sleep(0.05)
-        self._lag += time.monotonic() - started
+        try:
+            while not self.lobby.acting(self.id):
+                if self.journal is not None and (self._stopping or self.lobby.lost(self.id)):
+                    raise Stale(self.id)
+                if self.journal is None and self._stopping:
+                    return
+                await asyncio.sleep(0.02)
+        finally:
+            self._lag += time.monotonic() - started
 
     def _moved(self) -> None:
         """Stop where the table is, acting on nothing more: no message, no write. What was asked of it

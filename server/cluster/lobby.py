@@ -62,6 +62,10 @@ class ClusterLobby(Takeover):
         self.bus = Bus(config.redis_url, self.node, self._on_message, self._on_health,
                        on_subscribed=self._resubscribed)
         self.book = LeaseBook(self.node, config.lease_seconds, time.monotonic)
+        # renewed early enough that a keep-alive late by one beat still finds its leases surely held
+        # (a short lease with a slow keep-alive: renewed at every keep-alive)
+        self.book.renew_every = min(self.book.renew_every,
+                                    max(0.0, self.book.ttl - self.book.margin - 2 * config.keepalive_seconds))
         self.leases: Leases | None = None
         self.live: set[str] = {self.node}
         # what the other nodes wrote at the last keep-alive: rooms, people online, seats held
@@ -228,7 +232,10 @@ class ClusterLobby(Takeover):
         return player
 
     def _surely_alive(self) -> bool:
-        """This node's keep-alive surely stands: written less than ``ttl - ttl/5`` ago, by its clock."""
+        """This node's keep-alive surely stands: written less than ``ttl - ttl/5`` ago, by its clock
+        (or it no longer runs at all: the node is stopping, or a test stopped it on purpose)."""
+        if self._tick is None or self._tick.done():
+            return True
         ttl = self.config.lease_seconds
         return time.monotonic() - self._alive_at < ttl - ttl / 5
 
@@ -381,6 +388,9 @@ class ClusterLobby(Takeover):
 
     def acting(self, rid: str) -> bool:
         return self.book.surely(rid)
+
+    def lost(self, rid: str) -> bool:
+        return rid not in self.book.held
 
     def fence(self, rid: str) -> Fence | None:
         epoch = self.epochs.get(rid)

@@ -40,7 +40,8 @@ async def test_a_room_no_longer_surely_owned_acts_on_nothing_queued(tmp_path) ->
         assert isinstance(room, Room)
         seq = room.journal.seq if room.journal is not None else -1
         stopped: list[Room] = []
-        server.lobby.acting = lambda r: False  # as a node that woke up past its lease
+        server.lobby.acting = lambda r: False  # as a node that woke up past its lease, and learnt that
+        server.lobby.lost = lambda r: True  # another node holds it now
         server.lobby.stale = stopped.append
         while alice.next_push_nowait() is not None:
             pass
@@ -89,6 +90,31 @@ async def test_T13_a_table_whose_log_cannot_be_written_voids_its_round_and_close
         assert [t for t, _ in audit.tables_aside] == [rid]
         assert (await alice.request("whoami"))["chips"] == before  # the stake is back
         assert rid not in server.lobby.rooms
+    finally:
+        await alice.close()
+        await server.stop()
+
+
+async def test_a_room_whose_lease_renewal_is_late_waits_for_it_acting_on_nothing(tmp_path) -> None:
+    """A renewal late (a loop held back) but not refused: the table acts on nothing until its lease is
+    surely held again, then goes on with what was queued — no failover for a late keep-alive."""
+    server = await start_server(tmp_path)
+    alice = await connect(server, "alice")
+    try:
+        rid, state = await _playing(server, alice)
+        room = server.lobby.rooms[rid]
+        sure = False
+        server.lobby.acting = lambda r: sure
+        server.lobby.lost = lambda r: False
+        while alice.next_push_nowait() is not None:
+            pass
+        cmd, args = _move(state)
+        reply = asyncio.ensure_future(alice.request_raw(cmd, **args))
+        await asyncio.sleep(0.5)
+        assert not reply.done() and alice.next_push_nowait() is None  # nothing done, nothing said
+        sure = True  # the renewal came back
+        assert (await asyncio.wait_for(reply, 10))["type"] == "ok"
+        assert not room.moved and rid in server.lobby.rooms
     finally:
         await alice.close()
         await server.stop()
