@@ -11,6 +11,7 @@ import ipaddress
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 # ANSI/VT escape sequences: CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST),
@@ -192,19 +193,32 @@ class RoomSlots:
     def __len__(self) -> int:
         return self._open
 
-    def refusal(self, opener: Opener | None) -> tuple[str, int] | None:
-        """Why ``opener`` may not open a room now (reason, limit), or None."""
+    def refusal(self, opener: Opener | None, pending: Iterable[Opener | None] = ()) -> tuple[str, int] | None:
+        """Why ``opener`` may not open a room now (reason, limit), or None.
+
+        ``pending``: who else has a room on its way (the open seeks and challenges, whose tables open
+        when they are taken up). They count as open rooms of their openers for the per-account,
+        per-address and guests' limits, so a seek is refused when its table would be, and seeks
+        cannot promise more rooms than their openers may open (``max_rooms`` counts rooms only)."""
         lim = self.limits
         if self._open >= lim.max_rooms:
             return "too_many_rooms", lim.max_rooms
         if opener is None:
             return None
-        if lim.per_account and self._by_account[opener.account] >= lim.per_account:
+        account, address, guests = self._by_account[opener.account], self._by_address[opener.address], self._guests
+        for other in pending:
+            if other is None:
+                continue
+            account += other.account == opener.account
+            if other.guest:
+                address += other.address == opener.address
+                guests += 1
+        if lim.per_account and account >= lim.per_account:
             return "rooms_per_account", lim.per_account
         if opener.guest:
-            if lim.per_address and self._by_address[opener.address] >= lim.per_address:
+            if lim.per_address and address >= lim.per_address:
                 return "rooms_per_address", lim.per_address
-            if self._guests >= lim.guest_rooms:
+            if guests >= lim.guest_rooms:
                 return "guest_rooms", lim.guest_rooms
         return None
 

@@ -529,12 +529,19 @@ class Lobby(Directory):
                 self.tell_seek(seek, "lapsed")
         self.arm_seeks()
 
-    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None) -> None:
-        """The seek's owner, the person challenged and those who accepted hear what became of it."""
+    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None, **why: Any) -> None:
+        """The seek's owner, the person challenged and those who accepted hear what became of it
+        (``why``: the refusal that ended it, for its owner: ``code`` and its parameters, its
+        ``reason`` named ``refused`` in the event)."""
         keys = [seek.owner_key, *([seek.to] if seek.to else []), *seek.accepted]
         event = {"event": "seek_over", "seek": seek.id, "reason": what, "name": seek.owner,
                  "challenge": seek.challenge}
-        self.tell_keys([k for k in dict.fromkeys(keys) if k != but], event)
+        keys = [k for k in dict.fromkeys(keys) if k != but]
+        if why and seek.owner_key in keys:
+            keys.remove(seek.owner_key)
+            refusal = {("refused" if k == "reason" else k): v for k, v in why.items()}
+            self.tell_keys([seek.owner_key], {**event, **refusal})
+        self.tell_keys(keys, event)
 
     def _drop_seeks(self, player: Player) -> None:
         own, _ = self.seeks.drop(player.key)

@@ -31,7 +31,7 @@ from typing import Any
 from server.commands import Context, command
 from server.commands import accounts as _accounts
 from server.games import ADAPTERS, parse_options
-from server.limits import clean_text
+from server.limits import Opener, clean_text
 from server.players import Player
 from server.protocol import CommandError, arg_bool, arg_int, arg_str
 from server.ratings import ordinal
@@ -306,10 +306,18 @@ async def _check_chips(ctx: Context, player: Player, opts: Any) -> None:
             raise CommandError("insufficient_chips", need=need, chips=chips)
 
 
-def _new_seek(ctx: Context, me: Player) -> None:
+def _new_seek(ctx: Context, me: Player) -> Opener:
+    """Who would open the seek's table: refused now when a room of theirs would be (the room limits
+    count the tables of the open seeks and challenges as rooms, ``RoomSlots.refusal``)."""
     _in_lobby(me)
-    if ctx.lobby.seeks.owned_by(me.key) is not None:
+    lobby = ctx.lobby
+    if lobby.seeks.owned_by(me.key) is not None:
         raise CommandError("already_seeking")
+    opener = lobby.opener(me)
+    refused = lobby.slots.refusal(opener, lobby.seeks.openers())
+    if refused is not None:
+        raise CommandError("not_allowed", reason=refused[0], max=refused[1])
+    return opener
 
 
 @command("seek")
@@ -320,9 +328,10 @@ async def seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     table_args, opts = _seek_options(ctx, args, None)
     fill = arg_bool(args, "fill", default=False)
     await _check_chips(ctx, me, opts)
+    opener = _new_seek(ctx, me)  # again: another seek or room of theirs may have come meanwhile
     lobby = ctx.lobby
     found = lobby.seeks.add(me.name, me.key, table_args, opts,
-                            asyncio.get_running_loop().time() + ctx.config.seek_seconds, fill=fill)
+                            asyncio.get_running_loop().time() + ctx.config.seek_seconds, fill=fill, opener=opener)
     lobby.arm_seeks()
     event = {"event": "seek", **found.summary()}
     for session in lobby.lobby_sessions():
@@ -340,10 +349,12 @@ async def challenge(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     to = _addressee(ctx, me, name)
     table_args, opts = _seek_options(ctx, args, 2)
     await _check_chips(ctx, me, opts)
+    opener = _new_seek(ctx, me)  # again: another seek or room of theirs may have come meanwhile
+    to = _addressee(ctx, me, name)  # still there, still willing
     lobby = ctx.lobby
     found = lobby.seeks.add(me.name, me.key, table_args, opts,
                             asyncio.get_running_loop().time() + ctx.config.challenge_seconds,
-                            to=to.key, to_name=to.name)
+                            to=to.key, to_name=to.name, opener=opener)
     lobby.arm_seeks()
     assert to.session is not None
     to.session.push_event({"event": "challenge", **found.summary()})

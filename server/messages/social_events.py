@@ -86,4 +86,10 @@ def _ev_seek_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], y
         return t.gettext("Seek or challenge #{id} lapsed: nobody took it up in time.").format(id=e.get("seek"))
     if reason == "gone":
         return t.gettext("Seek or challenge #{id} ended: a player it needed is gone.").format(id=e.get("seek"))
-    return t.gettext("Seek or challenge #{id} could not open its table.").format(id=e.get("seek"))
+    text = t.gettext("Seek or challenge #{id} could not open its table.").format(id=e.get("seek"))
+    if isinstance(e.get("code"), str):  # why (a room limit, chips): the refusal's own sentence
+        from server.messages.errors import error_message
+
+        params = {k: v for k, v in e.items() if k in ("max", "need", "chips", "have")}
+        text += " " + error_message(lang, e["code"], style, reason=e.get("refused"), **params)
+    return text
