@@ -65,6 +65,16 @@ class Config:
     registrations_per_hour: int = 3
     chat_per_minute: float = 20.0
     chat_burst: int = 5
+    tells_per_minute: float = 30.0
+    tells_burst: int = 10
+    tells_received_per_minute: float = 60.0
+    tells_received_burst: int = 20
+    challenges_per_minute: float = 6.0
+    challenges_burst: int = 3
+    challenges_received_per_minute: float = 6.0
+    challenges_received_burst: int = 3
+    seeks_per_minute: float = 4.0
+    seeks_burst: int = 3
     # [ssh] (algorithm lists: empty = our defaults, see server/transports/ssh.py)
     kex: tuple[str, ...] = ()
     ciphers: tuple[str, ...] = ()
@@ -132,6 +142,9 @@ class Config:
     def replace(self, **changes: Any) -> Config:
         return _build({**dataclasses.asdict(self), **changes})
 
+
+PACED = ("tells", "tells_received", "challenges", "challenges_received", "seeks")
+"""The kinds of ``KIND_per_minute`` and ``KIND_burst`` keys (``server/pace.py``)."""
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Config)}
 _SECTION_KEYS = {("metrics", "host"): "metrics_host", ("metrics", "port"): "metrics_port"}
@@ -231,6 +244,11 @@ def _check(cfg: Config) -> None:
         raise ConfigError("chat_per_minute must not be negative (0: no limit)")
     if cfg.chat_burst < 1:
         raise ConfigError("chat_burst must be at least 1")
+    for kind in PACED:
+        if getattr(cfg, f"{kind}_per_minute") < 0:
+            raise ConfigError(f"{kind}_per_minute must not be negative (0: no limit)")
+        if getattr(cfg, f"{kind}_burst") < 1:
+            raise ConfigError(f"{kind}_burst must be at least 1")
     if cfg.max_connections_per_address < 1:
         raise ConfigError("max_connections_per_address must be at least 1")
     if len(cfg.motd) > 2000:

@@ -83,6 +83,62 @@ class TokenBucket:
             return True
         return False
 
+    def ready(self, now: float, cost: float = 1.0) -> bool:
+        """Whether :meth:`take` would allow ``cost`` at ``now`` (nothing is taken)."""
+        tokens = self.tokens
+        if self.stamp is not None:
+            tokens = min(float(self.burst), tokens + (now - self.stamp) * self.rate)
+        return tokens >= cost
+
+    def full(self, now: float) -> bool:
+        """Refilled to its burst by ``now``: as good as a new bucket."""
+        return self.ready(now, float(self.burst))
+
+
+class Budgets:
+    """A :class:`TokenBucket` per key (a sender, a recipient, an address), made at its first use:
+    ``per_minute`` sustained, ``burst`` at once (``per_minute`` 0: no limit).
+
+    Buckets that have refilled are forgotten now and then, so a stream of new keys (guests come
+    and go) does not grow it for ever. Pure: the clock is passed in.
+    """
+
+    SWEEP = 1024
+    """Keys held before the refilled ones are swept out."""
+
+    def __init__(self, per_minute: float, burst: int) -> None:
+        self.rate = per_minute / 60.0
+        self.burst = max(1, burst)
+        self._buckets: dict[str, TokenBucket] = {}
+        self._sweep_at = self.SWEEP
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    @property
+    def limited(self) -> bool:
+        return self.rate > 0
+
+    def ready(self, key: str, now: float) -> bool:
+        """Whether ``key`` has a token left at ``now`` (nothing is taken)."""
+        bucket = self._buckets.get(key)
+        return not self.limited or bucket is None or bucket.ready(now)
+
+    def take(self, key: str, now: float) -> bool:
+        """One token of ``key``'s: True when it had one (and it is spent)."""
+        if not self.limited:
+            return True
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            if len(self._buckets) >= self._sweep_at:
+                self._sweep(now)
+            bucket = self._buckets[key] = TokenBucket(self.rate, self.burst)
+        return bucket.take(now)
+
+    def _sweep(self, now: float) -> None:
+        self._buckets = {k: b for k, b in self._buckets.items() if not b.full(now)}
+        self._sweep_at = max(self.SWEEP, 2 * len(self._buckets))
+
 
 @dataclass(slots=True)
 class RateLimiter:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,6 +33,7 @@ from server.commands import Context, command
 from server.commands import accounts as _accounts
 from server.games import ADAPTERS, parse_options
 from server.limits import Opener, clean_text
+from server.pace import spoke
 from server.players import Player
 from server.protocol import CommandError, arg_bool, arg_int, arg_str
 from server.ratings import ordinal
@@ -84,9 +86,11 @@ def _may_speak(ctx: Context, sender: Player, recipient: str) -> None:
 
 
 def _deliver(ctx: Context, sender: Player, to: Player, text: str, event: str = "tell") -> None:
+    ctx.lobby.pace.tell(sender, to, time.monotonic())
     assert to.session is not None
     to.session.push_event({"event": event, "from": sender.name, "message": text})
     to.extra["reply_to"] = sender.name
+    spoke(sender, to)
 
 
 @command("tell")
@@ -140,6 +144,7 @@ async def message(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         _deliver(ctx, me, to, text, "message")
         return {"to": to.name, "message": text, "kept": False}
     cfg = ctx.config
+    ctx.lobby.pace.message(me, time.monotonic())
     try:
         await ctx.store.social.send_mail(me.name, account.name, text, per_sender=cfg.mail_per_sender,
                                          per_recipient=cfg.mail_per_recipient)
@@ -330,14 +335,11 @@ async def seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     await _check_chips(ctx, me, opts)
     opener = _new_seek(ctx, me)  # again: another seek or room of theirs may have come meanwhile
     lobby = ctx.lobby
+    lobby.pace.seek(me, time.monotonic())
     found = lobby.seeks.add(me.name, me.key, table_args, opts,
                             asyncio.get_running_loop().time() + ctx.config.seek_seconds, fill=fill, opener=opener)
     lobby.arm_seeks()
-    event = {"event": "seek", **found.summary()}
-    for session in lobby.lobby_sessions():
-        if session is not ctx.session and session.player is not None \
-                and not lobby.moderation.ignores(session.player.name, me.name):
-            session.push_event(event)
+    lobby.seek_news({"event": "seek", **found.summary()})
     return found.summary()
 
 
@@ -352,6 +354,7 @@ async def challenge(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     opener = _new_seek(ctx, me)  # again: another seek or room of theirs may have come meanwhile
     to = _addressee(ctx, me, name)  # still there, still willing
     lobby = ctx.lobby
+    lobby.pace.challenge(me, to, time.monotonic())
     found = lobby.seeks.add(me.name, me.key, table_args, opts,
                             asyncio.get_running_loop().time() + ctx.config.challenge_seconds,
                             to=to.key, to_name=to.name, opener=opener)

@@ -13,6 +13,7 @@ from server.messages.labels import (
     rank_label,
 )
 from server.messages.moderation import moderation_text
+from server.messages.pace import pace_text
 from server.messages.translations import translation
 from server.terminal import PLAIN, TermStyle
 
@@ -35,7 +36,7 @@ def error_message(lang: str, code: str, style: TermStyle = PLAIN, **params: Any)
         p["have"] = p["chips"]
     if code == "illegal_play" and reason is None and isinstance(p.get("min"), int):
         reason = "bid_too_low"
-    text = (moderation_text(t, code, reason, p) or _reason_text(t, lang, code, reason, p, style)
+    text = (moderation_text(t, code, reason, p) or pace_text(t, code, reason, p) or _reason_text(t, lang, code, reason, p, style)
             or _code_text(t, lang, code, p, style))
     extra = _legal_suffix(t, lang, code, p, style)
     return f"{text} {extra}".strip() if extra else text

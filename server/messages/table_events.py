@@ -78,9 +78,15 @@ def _ev_room_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str],
 
 @event("rooms_changed", seats=ANYONE)
 def _ev_rooms_changed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    return t.gettext("Rooms: {opened} opened, {closed} closed since the last news, {open} open now "
+    seeks = int(e.get("seeks") or 0)
+    seek_text = t.ngettext("{n} new seek (type seeks to see the open ones).",
+                           "{n} new seeks (type seeks to see the open ones).", seeks).format(n=seeks)
+    if seeks and not e.get("opened") and not e.get("closed"):
+        return seek_text
+    text = t.gettext("Rooms: {opened} opened, {closed} closed since the last news, {open} open now "
                      "(type rooms to see them).").format(opened=e.get("opened", 0), closed=e.get("closed", 0),
                                                          open=e.get("open", 0))
+    return f"{text} {seek_text}" if seeks else text
 
 
 @event("match_started", "started", seats=ANYONE)

@@ -1,6 +1,5 @@
 """Attacks through the social commands, against a real server: rooms opened through seeks and
-challenges past the room limits, floods of tells, challenges and seeks, escaping an ``ignore`` under
-another guest name, and ``verify`` as a CPU burner.
+challenges past the room limits, floods of tells, challenges and seeks.
 
 Every connection is a real JSON client (``server/clients/client.py``) on the telnet port, from its own
 loopback address (``127.0.0.N``) when the attack needs many addresses.
@@ -9,12 +8,13 @@ loopback address (``127.0.0.N``) when the attack needs many addresses.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from server.clients.client import Client
 from server.messages.errors import error_message
 from tests.server.conftest import start_server
-from tests.server.staffkit import event_of
+from tests.server.staffkit import event_of, events
 from tests.server.test_attacks import guest, member, nick
 
 TABLE = {"game": "president", "rules": "classic", "seats": 3, "bots": 1}  # two people: the owner and one
@@ -86,4 +86,98 @@ async def test_seeks_and_challenges_count_against_the_room_limits_of_their_owner
         assert (await carol.request("whoami"))["room"] is None
     finally:
         await asyncio.gather(*(c.close() for c in guests + takers + people))
+        await server.stop()
+
+
+async def test_tells_from_many_guests_to_one_person_are_held_to_the_recipient_s_budget(tmp_path: Any) -> None:
+    server = await start_server(tmp_path, tells_per_minute=6, tells_burst=3, tells_received_per_minute=6,
+                                tells_received_burst=5)
+    victim = await member(server, "victim")
+    flood = [await guest(server, nick("fl", i), f"127.0.0.{40 + i}") for i in range(4)]
+    twins = [await guest(server, nick("tw", i), "127.0.0.50") for i in range(2)]
+    try:
+        await flood[3].request("lang", lang="es")
+        replies = [await c.request_raw("tell", name="victim", text=f"spam {n}") for n in range(3) for c in flood]
+        assert sum(r["type"] == "ok" for r in replies) == 5  # not 12
+        refused = [r for r in replies if r["type"] == "error"]
+        assert {r["code"] for r in refused} == {"rate_limited"}
+        spanish = next(r for r, c in zip(replies, [c for _ in range(3) for c in flood], strict=True)
+                       if r["type"] == "error" and c is flood[3])
+        assert spanish["message"] == error_message("es", "rate_limited", reason="tells_to", name="victim")
+        await settle(victim)
+        assert len(events(victim, "tell")) == 5
+        # the victim answers one of them: that conversation goes on past the victim's budget
+        await victim.request("tell", name=nick("fl", 0), text="stop it")
+        await settle(flood[0])
+        assert (await flood[0].request_raw("tell", name="victim", text="sorry"))["type"] == "ok"
+        # two guest names from one address are one sender
+        others = [await member(server, f"other{i}") for i in range(4)]
+        try:
+            sent = [await twins[i % 2].request_raw("tell", name=f"other{i}", text="hi") for i in range(4)]
+            assert [r["type"] for r in sent] == ["ok", "ok", "ok", "error"]
+            assert sent[3]["message"] == error_message("en", "rate_limited", reason="tells")
+        finally:
+            await asyncio.gather(*(c.close() for c in others))
+    finally:
+        await asyncio.gather(*(c.close() for c in [victim, *flood, *twins]))
+        await server.stop()
+
+
+async def test_a_challenge_and_cancel_loop_reaches_its_victim_a_few_times_only(tmp_path: Any) -> None:
+    server = await start_server(tmp_path, challenges_per_minute=6, challenges_burst=3,
+                                challenges_received_per_minute=6, challenges_received_burst=4)
+    victim = await member(server, "victim")
+    loopers = [await guest(server, nick("ch", i), f"127.0.0.{60 + i}") for i in range(3)]
+    try:
+        codes = []
+        for _ in range(5):
+            for c in loopers:
+                made = await c.request_raw("challenge", name="victim", **TABLE)
+                codes.append(made.get("code") or "ok")
+                if made["type"] == "ok":
+                    await c.request("cancel_seek")
+        assert codes.count("ok") == 4  # the victim's burst; each looper alone would have had 3
+        await settle(victim)
+        assert len(events(victim, "challenge")) == 4
+        assert set(codes) == {"ok", "rate_limited"}
+    finally:
+        await asyncio.gather(*(c.close() for c in [victim, *loopers]))
+        await server.stop()
+
+
+async def test_seeks_reach_the_lobby_as_news_digested_and_withdrawn_ones_not_at_all(tmp_path: Any) -> None:
+    server = await start_server(tmp_path, seeks_per_minute=600, seeks_burst=100)
+    listener = await member(server, "listener")
+    looper = await guest(server, "looper", "127.0.0.70")
+    seekers = [await guest(server, nick("sk", i), f"127.0.0.{80 + i}") for i in range(12)]
+    try:
+        await asyncio.sleep(1.1)  # the lobby is quiet: the first news go out at once
+        await settle(listener)
+        listener.clear_pushes()
+        started = time.monotonic()
+        for _ in range(30):  # a seek and cancel loop
+            await looper.request("seek", **TABLE)
+            await looper.request("cancel_seek")
+        spent = time.monotonic() - started
+        await asyncio.sleep(1.1)
+        await settle(listener)
+        heard = events(listener, "seek")
+        assert len(heard) <= 1 + spent  # at most one per news interval (those still open then), not 30
+        listener.clear_pushes()
+        await asyncio.sleep(1.1)
+        await asyncio.gather(*(c.request("seek", **TABLE) for c in seekers))  # twelve at once
+        await asyncio.sleep(1.2)
+        await settle(listener, *seekers)
+        pushes = []
+        while (msg := listener.next_push_nowait()) is not None:
+            pushes.append(msg)
+        seeks = [m for m in pushes if m.get("event") == "seek"]
+        digests = [m for m in pushes if m.get("event") == "rooms_changed"]
+        assert len(seeks) + sum(d["seeks"] for d in digests) == 12  # every one counted
+        assert len(seeks) + len(digests) <= 4  # the lobby hears of them in a few lines
+        assert digests and "new seeks" in digests[0]["text"]
+        for c in seekers:  # nobody hears of their own seek
+            assert not events(c, "seek") or all(e["name"] != c.name for e in events(c, "seek"))
+    finally:
+        await asyncio.gather(*(c.close() for c in [listener, looper, *seekers]))
         await server.stop()
