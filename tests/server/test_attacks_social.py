@@ -1,5 +1,6 @@
 """Attacks through the social commands, against a real server: rooms opened through seeks and
-challenges past the room limits, floods of tells, challenges and seeks.
+challenges past the room limits, floods of tells, challenges and seeks, escaping an ``ignore`` under
+another guest name.
 
 Every connection is a real JSON client (``server/clients/client.py``) on the telnet port, from its own
 loopback address (``127.0.0.N``) when the attack needs many addresses.
@@ -180,4 +181,32 @@ async def test_seeks_reach_the_lobby_as_news_digested_and_withdrawn_ones_not_at_
             assert not events(c, "seek") or all(e["name"] != c.name for e in events(c, "seek"))
     finally:
         await asyncio.gather(*(c.close() for c in [listener, looper, *seekers]))
+        await server.stop()
+
+
+async def test_ignoring_a_guest_holds_against_its_other_guest_names(tmp_path: Any) -> None:
+    server = await start_server(tmp_path, tells_per_minute=600, tells_burst=100)
+    ada = await member(server, "ada")
+    hx0 = await guest(server, "hx0", "127.0.0.90")
+    stranger = await guest(server, "zed", "127.0.0.91")
+    again: Client | None = None
+    try:
+        await ada.request("ignore", name="hx0")
+        await hx0.close()
+        for _ in range(100):
+            if server.lobby.player("hx0") is None:
+                break
+            await asyncio.sleep(0.02)
+        again = await guest(server, "hx0b", "127.0.0.90")  # the same person, another guest name
+        assert (await again.request_raw("tell", name="ada", text="it's me again"))["code"] == "ignored"
+        assert (await again.request_raw("challenge", name="ada", **TABLE))["code"] == "ignored"
+        await again.request("say", text="lobby spam")
+        await stranger.request("say", text="hello")
+        await settle(ada)
+        assert [e["name"] for e in events(ada, "chat")] == ["zed"]
+        assert (await stranger.request("tell", name="ada", text="hi"))["to"] == "ada"
+        await ada.request("unignore", name="hx0")  # for as long as the ignore stands
+        assert (await again.request("tell", name="ada", text="friends?"))["to"] == "ada"
+    finally:
+        await asyncio.gather(*(c.close() for c in [ada, hx0, stranger, *([again] if again else [])]))
         await server.stop()

@@ -1,5 +1,5 @@
-"""How often one may reach others (server/pace.py), the budgets under it (server/limits.py), and seeks
-as lobby news: pure, on explicit times, without a network."""
+"""How often one may reach others (server/pace.py), the budgets under it (server/limits.py), seeks as
+lobby news, and ignoring a guest by its origin: pure, on explicit times, without a network."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from server.conduct import Origin, ignored_origin, origin_of
 from server.config import load_config
 from server.limits import Budgets
 from server.messages.errors import error_message
@@ -139,3 +140,20 @@ def test_seeks_are_lobby_news_digested_beyond_a_few() -> None:
     for lang in ("fr", "es"):
         text = event_text(lang, {"event": "rooms_changed", "opened": 0, "closed": 0, "open": 0, "seeks": 9}, (), None)
         assert "9" in text and "seek" not in text
+
+
+def test_a_guest_is_ignored_by_its_address_or_its_key_under_any_name() -> None:
+    hx0 = person("hx0", "198.51.100.7", key="ssh-ed25519 AAAAkey")
+    hx0b = person("hx0b", "198.51.100.7")
+    by_key = person("hx0c", "203.0.113.50", key="ssh-ed25519 AAAAkey")
+    elsewhere = person("hx1", "203.0.113.51")
+    member = person("hx0d", "198.51.100.7", guest=False)
+    names, marks = {"hx0": "hx0"}, {"hx0": origin_of(hx0)}
+    assert marks["hx0"] == Origin("198.51.100.7", "ssh-ed25519 AAAAkey")
+    assert ignored_origin(names, marks, hx0b)  # type: ignore[arg-type]
+    assert ignored_origin(names, marks, by_key)  # type: ignore[arg-type]
+    assert not ignored_origin(names, marks, elsewhere)  # type: ignore[arg-type]
+    assert not ignored_origin(names, marks, member)  # type: ignore[arg-type]  # accounts: by name only
+    assert not ignored_origin({}, marks, hx0b)  # type: ignore[arg-type]  # unignored: the mark counts no more
+    hx0b.session = None
+    assert ignored_origin(names, marks, hx0b)  # type: ignore[arg-type]  # noted once: holds while away
