@@ -75,6 +75,8 @@ class Config:
     challenges_received_burst: int = 3
     seeks_per_minute: float = 4.0
     seeks_burst: int = 3
+    verify_per_minute: float = 20.0
+    verify_burst: int = 5
     # [ssh] (algorithm lists: empty = our defaults, see server/transports/ssh.py)
     kex: tuple[str, ...] = ()
     ciphers: tuple[str, ...] = ()
@@ -143,7 +145,7 @@ class Config:
         return _build({**dataclasses.asdict(self), **changes})
 
 
-PACED = ("tells", "tells_received", "challenges", "challenges_received", "seeks")
+PACED = ("tells", "tells_received", "challenges", "challenges_received", "seeks", "verify")
 """The kinds of ``KIND_per_minute`` and ``KIND_burst`` keys (``server/pace.py``)."""
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Config)}

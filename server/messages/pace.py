@@ -1,5 +1,5 @@
 """The sentences of the limits on reaching people (``server/pace.py``): ``rate_limited`` with the
-``reason`` of the budget that refused (tells, challenges, seeks)."""
+``reason`` of the budget that refused (tells, challenges, seeks, ``verify``)."""
 
 from __future__ import annotations
 
@@ -28,4 +28,6 @@ def pace_text(t: gettext.NullTranslations, code: str, reason: str | None, p: Map
         return t.gettext("That person is receiving too many challenges: wait a minute.")
     if reason == "seeks":
         return t.gettext("You are seeking too often: wait a minute before the next seek.")
+    if reason == "verify":
+        return t.gettext("Checking deals takes the server time: wait a moment before the next verify.")
     return None

@@ -1,6 +1,6 @@
 """Attacks through the social commands, against a real server: rooms opened through seeks and
 challenges past the room limits, floods of tells, challenges and seeks, escaping an ``ignore`` under
-another guest name.
+another guest name, and ``verify`` as a CPU burner.
 
 Every connection is a real JSON client (``server/clients/client.py``) on the telnet port, from its own
 loopback address (``127.0.0.N``) when the attack needs many addresses.
@@ -209,4 +209,20 @@ async def test_ignoring_a_guest_holds_against_its_other_guest_names(tmp_path: An
         assert (await again.request("tell", name="ada", text="friends?"))["to"] == "ada"
     finally:
         await asyncio.gather(*(c.close() for c in [ada, hx0, stranger, *([again] if again else [])]))
+        await server.stop()
+
+
+async def test_verify_is_held_to_a_budget_per_player_and_per_address(tmp_path: Any) -> None:
+    server = await start_server(tmp_path, verify_per_minute=6, verify_burst=2)
+    crowd = [await guest(server, nick("vf", i), "127.0.0.100") for i in range(4)]
+    far = await guest(server, "far", "127.0.0.101")
+    try:
+        codes = [(await c.request_raw("verify", round="r1-1"))["code"] for c in crowd for _ in range(3)]
+        assert codes.count("rate_limited") == 6  # 2 each, 6 from the address in all
+        assert codes[:2] == ["no_such_round"] * 2 and codes[2] == "rate_limited"
+        refused = await crowd[0].request_raw("verify", round="r1-1")
+        assert refused["message"] == error_message("en", "rate_limited", reason="verify")
+        assert (await far.request_raw("verify", round="r1-1"))["code"] == "no_such_round"
+    finally:
+        await asyncio.gather(*(c.close() for c in [*crowd, far]))
         await server.stop()

@@ -1,5 +1,6 @@
 """How often one may reach others (server/pace.py), the budgets under it (server/limits.py), seeks as
-lobby news, and ignoring a guest by its origin: pure, on explicit times, without a network."""
+lobby news, ignoring a guest by its origin, and the kept ``verify`` replies: pure, on explicit times,
+without a network."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from server.limits import Budgets
 from server.messages.errors import error_message
 from server.messages.events import event_text
 from server.newsdigest import NEWS_DIGEST, news_text
-from server.pace import Pace, sender, spoke
+from server.pace import Pace, Recent, sender, spoke
 from server.players import Player
 from server.protocol import CommandError, Shared
 
@@ -100,9 +101,10 @@ def test_a_refused_tell_costs_nothing() -> None:
     assert refusal(pace.tell, me, other, 0.0) is None and refusal(pace.tell, me, busy, 60.0) is None
 
 
-def test_challenges_and_seeks_have_their_budgets() -> None:
+def test_challenges_seeks_and_verify_have_their_budgets() -> None:
     pace = Pace(load_config(challenges_per_minute=6, challenges_burst=2, challenges_received_per_minute=6,
-                            challenges_received_burst=3, seeks_per_minute=4, seeks_burst=2))
+                            challenges_received_burst=3, seeks_per_minute=4, seeks_burst=2,
+                            verify_per_minute=20, verify_burst=2))
     me, vic = person("me", "198.51.100.1"), person("vic", guest=False)
     assert [refusal(pace.challenge, me, vic, 0.0) for _ in range(3)][-1] == ("rate_limited",
                                                                               {"reason": "challenges"})
@@ -110,13 +112,19 @@ def test_challenges_and_seeks_have_their_budgets() -> None:
     assert [refusal(pace.challenge, o, vic, 0.0) for o in others][-1] == (
         "rate_limited", {"reason": "challenges_to", "name": "vic"})  # 2 from me, 1 more, then vic is full
     assert [refusal(pace.seek, me, 0.0) for _ in range(3)][-1] == ("rate_limited", {"reason": "seeks"})
+    # verify: 2 at once for a player, 6 for everyone from one address
+    crowd = [person(f"v{i}", "198.51.100.50") for i in range(4)]
+    got = [refusal(pace.verify, p, 0.0) for p in crowd for _ in range(2)]
+    assert got[:2] == [None, None] and got[2:6] == [None] * 4
+    assert got[6:] == [("rate_limited", {"reason": "verify"})] * 2
+    assert refusal(pace.verify, person("far", "203.0.113.3"), 0.0) is None
 
 
 @pytest.mark.parametrize("lang", ["fr", "es", "en"])
 def test_every_refusal_of_the_budgets_says_why_in_the_reader_s_language(lang: str) -> None:
     generic = error_message(lang, "rate_limited")
     seen = set()
-    for reason in ("tells", "tells_to", "challenges", "challenges_to", "seeks"):
+    for reason in ("tells", "tells_to", "challenges", "challenges_to", "seeks", "verify"):
         text = error_message(lang, "rate_limited", reason=reason, name="vic")
         assert text != generic and text not in seen
         seen.add(text)
@@ -157,3 +165,26 @@ def test_a_guest_is_ignored_by_its_address_or_its_key_under_any_name() -> None:
     assert not ignored_origin({}, marks, hx0b)  # type: ignore[arg-type]  # unignored: the mark counts no more
     hx0b.session = None
     assert ignored_origin(names, marks, hx0b)  # type: ignore[arg-type]  # noted once: holds while away
+
+
+def test_recent_keeps_the_last_used() -> None:
+    recent: Recent[str, int] = Recent(2)
+    recent.put("a", 1)
+    recent.put("b", 2)
+    assert recent.get("a") == 1
+    recent.put("c", 3)
+    assert recent.get("b") is None and recent.get("a") == 1 and len(recent) == 2
+
+
+def test_a_kept_verify_reply_is_never_the_answer_for_a_record_that_changed() -> None:
+    from dataclasses import replace
+
+    from server.commands.fair import fingerprint
+    from tests.server.social_records import match_records
+
+    record = match_records("classic", ["ana", "bob", "eva"], 7, rounds=1)[0]
+    record = replace(record, extra={**record.extra, "fairness": {"server_seed": "11" * 32}})
+    forged = replace(record, extra={**record.extra, "fairness": {"server_seed": "00" * 32}})
+    assert fingerprint(record) == fingerprint(replace(record))
+    assert fingerprint(record) != fingerprint(forged)
+    assert fingerprint(record) != fingerprint(replace(record, log=record.log[:-1]))
