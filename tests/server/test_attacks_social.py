@@ -90,6 +90,25 @@ async def test_seeks_and_challenges_count_against_the_room_limits_of_their_owner
         await server.stop()
 
 
+async def test_guests_seeking_from_many_addresses_leave_the_accounts_their_rooms(tmp_path: Any) -> None:
+    """max_rooms 4, half for guests: guests of four addresses get two tables through seeks, the third
+    seek is refused (guest_rooms), and a registered player still opens a room."""
+    server = await start_server(tmp_path, max_rooms=4, rooms_per_address=0, guest_room_share=0.5)
+    owners = [await guest(server, nick("ow", i), f"127.0.0.{110 + i}") for i in range(3)]
+    takers = [await guest(server, nick("ta", i), f"127.0.0.{120 + i}") for i in range(2)]
+    alice = await member(server, "alice")
+    try:
+        for owner, taker in zip(owners, takers, strict=False):
+            assert (await seek_table(owner, taker))["type"] == "ok"
+        third = await owners[2].request_raw("seek", **TABLE)
+        assert third["message"] == error_message("en", "not_allowed", reason="guest_rooms", max=2)
+        assert (await alice.request_raw("create", **TABLE))["type"] == "ok"
+        assert len(server.lobby.rooms) == 3 and server.lobby.slots.guests == 2
+    finally:
+        await asyncio.gather(*(c.close() for c in [*owners, *takers, alice]))
+        await server.stop()
+
+
 async def test_tells_from_many_guests_to_one_person_are_held_to_the_recipient_s_budget(tmp_path: Any) -> None:
     server = await start_server(tmp_path, tells_per_minute=6, tells_burst=3, tells_received_per_minute=6,
                                 tells_received_burst=5)
