@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from server import restored, seektable
 from server.claims import SeatClaims
-from server.conduct import Conduct, Moderation, NoModeration
+from server.conduct import IGNORES, Conduct, Moderation, NoModeration
 from server.directory import Directory
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.messages.moderation import refusal_params
@@ -323,6 +323,14 @@ class Lobby(Directory):
             at = max(loop.time(), self._news_sent + NEWS_INTERVAL)
             self._news_timer = loop.call_at(at, self.flush_news)
 
+    def _apart(self, player: Player, seekers: Mapping[str, str]) -> bool:
+        """Whether some of these seekers' seeks are not for ``player`` (``seekers``: name key -> name)."""
+        if player.key in seekers:
+            return True
+        if self.moderation is self.conduct and not player.extra.get(IGNORES):
+            return False  # nobody ignored (most people): no look-up
+        return any(self.moderation.ignores(player.name, name) for name in seekers.values())
+
     def _unwanted(self, player: Player, event: Mapping[str, Any]) -> bool:
         """A seek ``player`` is not told of: their own, or of someone they ignore."""
         name = event.get("name")
@@ -345,7 +353,8 @@ class Lobby(Directory):
         self._news_sent = asyncio.get_running_loop().time()
         shared = [(seq, Shared(event)) for seq, event in news]
         first = shared[0][0]
-        seeks = [ev.event for _, ev in shared if ev.event.get("event") == "seek"]
+        seekers = {name_key(str(ev.event.get("name"))): str(ev.event.get("name"))
+                   for _, ev in shared if ev.event.get("event") == "seek"}
         whole: dict[Any, str] = {}  # all the news, worded once per kind of reader (render key)
         digests: dict[tuple[int, int, int], Shared] = {}  # rooms_changed, once per count (server/newsdigest.py)
         for player in self.players.values():
@@ -354,7 +363,7 @@ class Lobby(Directory):
             if session is None or player.room is not None or session.closed.is_set():
                 spans.clear()  # only news from now on can concern it
                 continue
-            apart = any(self._unwanted(player, ev) for ev in seeks)  # news of its own, without those seeks
+            apart = bool(seekers) and self._apart(player, seekers)  # news of its own, without those seeks
             if len(spans) == 1 and spans[0][0] <= first and not apart:  # in the lobby all along
                 key = session.render_key()
                 text = whole.get(key)

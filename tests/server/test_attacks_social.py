@@ -224,6 +224,14 @@ async def test_ignoring_a_guest_holds_against_its_other_guest_names(tmp_path: An
         await settle(ada)
         assert [e["name"] for e in events(ada, "chat")] == ["zed"]
         assert (await stranger.request("tell", name="ada", text="hi"))["to"] == "ada"
+        await asyncio.sleep(1.1)  # the lobby's news: the seeks go out together
+        await again.request("seek", **TABLE)
+        await stranger.request("seek", **TABLE)
+        await asyncio.sleep(1.1)
+        await settle(ada, stranger)
+        assert [e["name"] for e in events(ada, "seek")] == ["zed"]  # not hx0b's
+        assert not [e for e in events(stranger, "seek") if e["name"] == "zed"]  # nor one's own
+        await again.request("cancel_seek")
         await ada.request("unignore", name="hx0")  # for as long as the ignore stands
         assert (await again.request("tell", name="ada", text="friends?"))["to"] == "ada"
     finally:
