@@ -28,6 +28,7 @@ from server.messages.table_events import commitment_explained
 from server.messages.translations import translation
 from server.presenters import Action, Local, Quit, Request, Viewer
 from server.presenters.text import alerts, games, news, parse_social, replies
+from server.presenters.text.cards import parse_cards
 from server.presenters.text.context import ParseError, context_from_state
 from server.presenters.text.help import help_text
 from server.presenters.text.parse import _int, parse_line
@@ -199,8 +200,8 @@ class TextPresenter:
         if len(words) > 1 and VERB_TABLES[self.lang].get(fold(words[0])) == "replay" \
                 and fold(words[1]) in REPLAY_WORDS:
             words = words[1:]  # "replay next": always the viewer's
-        elif context.where == "room" and context.cards_table and not context.spectator:
-            return None  # at a table where moves are typed, only "replay next" and the like
+        elif context.where == "room" and not context.spectator and _a_move(line, self.lang, context):
+            return None  # seated: a word that is also a move ("play 2") stays the move
         what = REPLAY_WORDS.get(fold(words[0]))
         if what is None or len(words) > 2:
             return None
@@ -252,6 +253,18 @@ class TextPresenter:
     def close(self) -> None:
         self._cancel_countdowns()
         self._stop_playing()
+
+
+def _a_move(line: str, lang: str, context: Any) -> bool:
+    """The line is a move at this table: cards, or a word of the table's own commands (``play``,
+    ``bid``...). The replay's words are chosen so that none of them is one (``next``, ``go 5``,
+    ``autoplay``: fr ``lire``, es ``reproducir``)."""
+    tokens = line.split()
+    if context.cards_table and parse_cards(tokens, lang)[1] is None:
+        return True
+    if context.bids_table and len(tokens) == 1 and _int(tokens[0]) is not None:
+        return True
+    return VERB_TABLES[lang].get(fold(tokens[0])) in context.moves
 
 
 def _seconds(word: str) -> float | None:

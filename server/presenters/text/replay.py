@@ -110,7 +110,7 @@ class ReplayViewer:
 def _words(lang: str) -> dict[str, str]:
     t = translation(lang)
     return {"next": t.pgettext("replay", "next"), "prev": t.pgettext("replay", "prev"),
-            "go": t.pgettext("replay", "go"), "play": t.pgettext("replay", "play"),
+            "go": t.pgettext("replay", "go"), "play": t.pgettext("replay", "autoplay"),
             "stop": t.pgettext("replay", "stop"), "end": t.pgettext("replay", "end")}
 
 

@@ -387,7 +387,10 @@ REPLAY_WORDS: dict[str, str] = {
     "prev": "prev", "previous": "prev", "back": "prev", "b": "prev", "precedent": "prev",
     "precedente": "prev", "anterior": "prev", "atras": "prev",
     "go": "go", "goto": "go", "aller": "go", "va": "go", "ir": "go", "ve": "go",
-    "play": "play", "jouer": "play", "lire": "play", "reproducir": "play", "jugar": "play",
+    # the word shown for "play" (autoplay, lire, reproducir) is never a move at a table: "play"/"jouer"/
+    # "jugar" too are the viewer's only where no move is typed (the lobby, watching)
+    "autoplay": "play", "auto": "play", "play": "play", "jouer": "play", "lire": "play", "reproducir": "play",
+    "jugar": "play",
     "stop": "stop", "pause": "stop", "arreter": "stop", "arrete": "stop", "parar": "stop", "detener": "stop",
     "pausa": "stop",
     "end": "end", "fin": "end", "hands": "end", "mains": "end", "manos": "end",

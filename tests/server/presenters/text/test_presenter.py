@@ -66,3 +66,45 @@ async def test_a_turn_is_not_prompted_while_a_cut_window_is_open() -> None:
                            trick=[{"seat": 2, "cards": ["5c"]}, {"seat": 1, "cards": ["6c"]}]))
     assert "\a" in after
     p.close()
+
+
+def _replay() -> dict[str, Any]:
+    steps = [[{"event": "played", "seat": i % 3, "cards": ["5c"]}] for i in range(6)]
+    return {"round": "r1-85ab12cd-1", "game": "president", "rules": "classic", "seats": ["Zoé", "Bob", "Carmen"],
+            "steps": steps, "revealed": []}
+
+
+def test_the_replay_words_it_teaches_work_while_seated() -> None:
+    """Seated at a table where moves are typed, every word the replay's page shows moves the replay;
+    the table's own moves stay moves."""
+    for lang, words, play in (("fr", ("suivant", "n", "précédent", "aller 4", "fin", "arrêter"), "jouer 7"),
+                              ("es", ("siguiente", "n", "anterior", "ir 4", "fin", "parar"), "jugar 7"),
+                              ("en", ("next", "n", "prev", "go 4", "end", "stop"), "play 7")):
+        p = TextPresenter(Viewer(_state(), lang=lang))
+        title = p.ok(None, "replay", _replay())
+        for word in words:
+            assert word.split()[0] in title or word in ("n", "arrêter", "parar", "stop"), (lang, word, title)
+            assert isinstance(p.read(word), Local), (lang, word)
+        assert p.replay is not None and p.replay.at == p.replay.last  # "fin"/"end" went to the hands page
+        auto = {"fr": "lire", "es": "reproducir", "en": "autoplay"}[lang]
+        assert auto in title
+        assert p.read(play) == Request("play", {"cards": ["7c"]})  # a move stays a move
+        p.close()
+
+
+def test_a_replay_word_without_a_replay_says_how_to_open_one() -> None:
+    p = TextPresenter(Viewer(_state()))
+    out = p.read("suivant")
+    assert isinstance(out, Local) and "revoir" in out.text and "sit" not in out.text
+
+
+def test_suggestions_are_words_of_the_session_language() -> None:
+    """A mistyped command is answered with a word of the reader's language, never an English one."""
+    for lang, typed, never in (("fr", "sut", ("sit",)), ("fr", "frend", ("friend",)),
+                               ("es", "frend", ("friend",)), ("es", "sitt", ("sit",))):
+        out = TextPresenter(Viewer(None, lang=lang)).read(typed)
+        assert isinstance(out, Local)
+        for word in never:
+            assert f"« {word} »" not in out.text and f"«{word}»" not in out.text and f"“{word}”" not in out.text, out
+    out = TextPresenter(Viewer(None, lang="en")).read("frend")
+    assert isinstance(out, Local) and "friend" in out.text
