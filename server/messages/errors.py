@@ -318,6 +318,9 @@ def _reason_text(
         return t.gettext("The match has not begun: it begins when every seat is taken.")
     if reason == "already_seated":
         return t.gettext("You already have a seat at this table.")
+    if reason == "left_here":
+        return t.gettext("The seat you left here is played by a bot to the end of this round, on your stake; "
+                         "you can sit down here again once the round is over, or at any other table now.")
     if reason == "over":
         return t.gettext("This match is over: type rematch to play again at this table, or leave.")
     if reason == "not_over":
