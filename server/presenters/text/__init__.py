@@ -51,7 +51,7 @@ class TextPresenter:
     def __init__(self, viewer: Viewer) -> None:
         self.viewer = viewer
         self.shown_state: Mapping[str, Any] | None = None  # the last state drawn
-        self._leaving = False  # asked to confirm leaving a round with chips at stake
+        self._leaving: str | None = None  # "leave"/"quit" asked to confirm: a round with chips at stake
         self._countdowns: list[asyncio.TimerHandle] = []
         self._commitment_told = False  # what a deal's commitment is: said once per session
         self.replay: ReplayViewer | None = None  # the replay being looked at (``replay``)
@@ -97,6 +97,13 @@ class TextPresenter:
         parsed = parse_line(line, self.lang, context)
         if isinstance(parsed, ParseError):
             return Local(self.text(parsed.message))
+        confirming, self._leaving = self._leaving, None
+        if parsed.cmd in ("leave", "quit") and confirming != parsed.cmd and state is not None:
+            at_stake = state.get("at_stake")
+            if isinstance(at_stake, int) and at_stake > 0 and state.get("status") == "playing":
+                self._leaving = parsed.cmd  # say what leaving costs first; the same command again confirms
+                cost = _leave_cost if parsed.cmd == "leave" else _quit_cost
+                return Local(self.text(cost(self.lang, at_stake, line.split()[0])))
         if parsed.cmd == "quit":
             return Quit(self.text(translation(self.lang).gettext("Goodbye!")))
         if parsed.cmd == "help":
@@ -107,12 +114,6 @@ class TextPresenter:
             if where == "lobby":
                 return None  # an empty line in the lobby: nothing to redraw
             self.shown_state = None  # asked for: draw the whole table
-        confirming, self._leaving = self._leaving, False
-        if parsed.cmd == "leave" and not confirming and state is not None:
-            at_stake = state.get("at_stake")
-            if isinstance(at_stake, int) and at_stake > 0 and state.get("status") == "playing":
-                self._leaving = True  # say what leaving costs first; the same command again confirms
-                return Local(self.text(_leave_cost(self.lang, at_stake, line.split()[0])))
         return Request(parsed.cmd, parsed.args)
 
     # -- writing ----------------------------------------------------------------------------------
@@ -285,6 +286,19 @@ def _leave_cost(lang: str, at_stake: int, word: str) -> str:
         "A round is being played with {n} chips of yours at stake. If you leave now, a bot plays your seat "
         "to the end of the round with them, and you hear how it ends. Type {leave} again to leave.",
         at_stake).format(n=at_stake, leave=word)
+
+
+def _quit_cost(lang: str, at_stake: int, word: str) -> str:
+    """What disconnecting now costs; ``word``: the command as the person typed it (they type it again)."""
+    t = translation(lang)
+    return t.ngettext(
+        "A round is being played with {n} chip of yours at stake. If you disconnect now, your seat waits a "
+        "while for you to come back, then a bot plays it to the end of the round with it. Type {quit} again "
+        "to disconnect.",
+        "A round is being played with {n} chips of yours at stake. If you disconnect now, your seat waits a "
+        "while for you to come back, then a bot plays it to the end of the round with them. Type {quit} again "
+        "to disconnect.",
+        at_stake).format(n=at_stake, quit=word)
 
 
 def my_decision(state: Mapping[str, Any]) -> bool:

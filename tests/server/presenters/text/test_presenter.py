@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from server.presenters import Local, Request
+from server.presenters import Local, Quit, Request
 from server.presenters.text import TextPresenter
 from server.terminal import TermStyle
 
@@ -53,6 +53,21 @@ def test_leaving_a_round_with_chips_at_stake_asks_first() -> None:
     assert p.read("partir") == Request("leave", {})
     nothing_at_stake = TextPresenter(Viewer(_state(at_stake=0)))
     assert nothing_at_stake.read("partir") == Request("leave", {})
+
+
+def test_quitting_a_round_with_chips_at_stake_asks_first_too() -> None:
+    """``quitter`` mid-round at a staked table asks like ``partir`` does; the same word again goes."""
+    for lang, word, said in (("fr", "quitter", "10 de vos jetons"), ("es", "salir", "10 fichas tuyas"),
+                             ("en", "quit", "10 chips of yours")):
+        p = TextPresenter(Viewer(_state(at_stake=10), lang=lang))
+        first = p.read(word)
+        assert isinstance(first, Local) and said in first.text and word in first.text, first
+        assert isinstance(p.read(word), Quit)
+    p = TextPresenter(Viewer(_state(at_stake=10)))
+    assert isinstance(p.read("partir"), Local)
+    assert isinstance(p.read("quitter"), Local)  # another command: asked for itself
+    assert isinstance(TextPresenter(Viewer(_state(at_stake=0))).read("quitter"), Quit)
+    assert isinstance(TextPresenter(Viewer(None)).read("quitter"), Quit)
 
 
 async def test_a_turn_is_not_prompted_while_a_cut_window_is_open() -> None:
