@@ -90,8 +90,11 @@ def _friends(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) ->
     people: Sequence[Mapping[str, Any]] = reply.get("friends") or []
     if cmd == "friends":
         if not people:
+            # someone at the reader's table when the server named one, else a placeholder: never the
+            # reader's own name
+            other = reply.get("suggest") or t.pgettext("placeholder", "NAME")
             lines += wrap_text(t.gettext("Your friends list is empty: {example}").format(
-                example=f"{verb(lang, 'friend')} ana"), style.width)
+                example=f"{verb(lang, 'friend')} {other}"), style.width)
         else:
             lines.append(paint(t.gettext("Your friends:"), BOLD, style))
             name_w = min(max(display_width(str(p.get("name"))) for p in people), 16)

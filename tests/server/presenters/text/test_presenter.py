@@ -123,3 +123,12 @@ def test_suggestions_are_words_of_the_session_language() -> None:
             assert f"« {word} »" not in out.text and f"«{word}»" not in out.text and f"“{word}”" not in out.text, out
     out = TextPresenter(Viewer(None, lang="en")).read("frend")
     assert isinstance(out, Local) and "friend" in out.text
+
+
+def test_the_empty_friends_list_never_suggests_oneself() -> None:
+    """The example names the person the server suggests, else a placeholder: never a fixed name (which
+    was "ana" — to ana herself)."""
+    for lang, placeholder in (("fr", "ami NOM"), ("es", "amigo NOMBRE"), ("en", "friend NAME")):
+        p = TextPresenter(Viewer(None, lang=lang))
+        assert placeholder in p.ok(None, "friends", {"friends": [], "notify": True})
+        assert "bea" in p.ok(None, "friends", {"friends": [], "notify": True, "suggest": "bea"})
