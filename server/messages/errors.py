@@ -318,6 +318,8 @@ def _reason_text(
         return t.gettext("The match has not begun: it begins when every seat is taken.")
     if reason == "already_seated":
         return t.gettext("You already have a seat at this table.")
+    if reason == "no_tricks":
+        return t.gettext("This game has no tricks: every card turned face up is on the table already.")
     if reason == "friend_guest":
         return t.gettext("{name} is a guest: only registered players can be friends. Once {name} has "
                          "registered, add them again.").format(name=p.get("name") or "?")

@@ -33,7 +33,7 @@ from server.presenters.text.context import ParseError, context_from_state
 from server.presenters.text.help import help_text
 from server.presenters.text.parse import _int, parse_line
 from server.presenters.text.replay import ReplayViewer, help_line, pace
-from server.presenters.text.words import REPLAY_WORDS, VERB_TABLES, fold
+from server.presenters.text.words import REPLAY_WORDS, VERB_TABLES, fold, verb
 from server.protocol import Shared
 
 log = logging.getLogger(__name__)
@@ -142,6 +142,19 @@ class TextPresenter:
         return self.text(message)
 
     def event(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str:
+        return self._event(event, names, you) + self._after_event(event, you)
+
+    def _after_event(self, event: Mapping[str, Any], you: int | None) -> str:
+        """What this reader alone is told after an event: at a match's end, a player hears what they
+        can do next (a spectator has no rematch to ask for)."""
+        if event.get("event") == "match_over" and you is not None:
+            t = translation(self.lang)
+            return self.text(t.gettext("What next? {rematch}: a new match at this table, same options; "
+                                       "{leave}: back to the lobby.").format(rematch=verb(self.lang, "rematch"),
+                                                                             leave=verb(self.lang, "leave")))
+        return ""
+
+    def _event(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str:
         if event.get("event") in OWN_EVENTS:
             text = self._render(event_text, self.lang, event, list(names or ()), you)
             if event.get("event") == "commitment" and not self._commitment_told and text:
@@ -159,8 +172,8 @@ class TextPresenter:
         key = (self.render_key(), news.reading(shared.event, you))  # readers who read it alike share it
         line = shared.cache.get(key)
         if line is None:
-            line = shared.cache[key] = self.event(shared.event, shared.names, you)
-        return line
+            line = shared.cache[key] = self._event(shared.event, shared.names, you)
+        return line + self._after_event(shared.event, you)
 
     def state(self, state: Mapping[str, Any], line: str | None = None) -> str:
         # The table only when it matters (the reader's turn, a new round...); nothing drawn yet (or

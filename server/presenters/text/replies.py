@@ -17,6 +17,7 @@ from server.messages.moderation import role_name
 from server.messages.translations import N_, translation
 from server.presenters.text import fair, social
 from server.presenters.text.staff import render_reply as render_staff
+from server.presenters.text.tricks import render_tricks
 from server.presenters.text.words import verb
 from server.terminal import (
     BOLD,
@@ -105,6 +106,8 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         return social.render_social(cmd, reply, lang, style)
     if cmd in fair.COMMANDS:
         return fair.render_fair(cmd, reply, lang, style)
+    if cmd == "tricks":
+        return render_tricks(reply, lang, style)
     if cmd == "rooms":
         return render_rooms(reply.get("rooms") or [], lang, style, reply.get("total"),
                             reply.get("page"), reply.get("pages"))

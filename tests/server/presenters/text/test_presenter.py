@@ -132,3 +132,28 @@ def test_the_empty_friends_list_never_suggests_oneself() -> None:
         p = TextPresenter(Viewer(None, lang=lang))
         assert placeholder in p.ok(None, "friends", {"friends": [], "notify": True})
         assert "bea" in p.ok(None, "friends", {"friends": [], "notify": True, "suggest": "bea"})
+
+
+def test_the_tricks_reply_reads_trick_by_trick() -> None:
+    reply = {"round": 2, "seats": ["Zoé", "Bob", "Carmen"],
+             "tricks": [{"plays": [{"seat": 1, "cards": ["7c"]}, {"seat": 2, "cards": ["7d", "7h", "7s"], "cut": True}],
+                         "by": 2, "reason": "cut"}],
+             "trick": [{"seat": 2, "cards": ["4c"]}, {"seat": 0, "pass": True}]}
+    fr = TextPresenter(Viewer(_state())).ok(None, "tricks", reply)
+    assert "Plis de la manche 2" in fr and "Bob 7♣" in fr and "Carmen coupe avec 7♦ 7♥ 7♠" in fr
+    assert "(Carmen le ferme)" in fr and "Sur la table" in fr and "Zoé passe" in fr
+    es = TextPresenter(Viewer(_state(), lang="es")).ok(None, "tricks", reply)
+    assert "Bazas de la ronda 2" in es and "Carmen corta con" in es
+    assert TextPresenter(Viewer(_state())).read("plis") == Request("tricks", {})
+    assert TextPresenter(Viewer(_state(), lang="es")).read("bazas") == Request("tricks", {})
+    assert TextPresenter(Viewer(_state(), lang="en")).read("tricks") == Request("tricks", {})
+
+
+def test_a_match_end_says_what_a_player_can_do_next() -> None:
+    over = {"event": "match_over", "room": "r3", "winners": [0], "totals": [5, 3, 1]}
+    for lang, words in (("fr", ("revanche", "partir")), ("es", ("revancha", "levantarse")),
+                        ("en", ("rematch", "leave"))):
+        text = TextPresenter(Viewer(_state(), lang=lang)).event(over, ("Zoé", "Bob", "Carmen"), 0)
+        assert all(w in text for w in words), text
+    watcher = TextPresenter(Viewer(_state(you=None))).event(over, ("Zoé", "Bob", "Carmen"), None)
+    assert "revanche" not in watcher  # a spectator has no rematch to ask for
