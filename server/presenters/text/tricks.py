@@ -23,7 +23,7 @@ def render_tricks(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
         return finish(wrap_text(t.gettext("No round has been dealt yet."), style.width), style)
     lines = [paint(t.gettext("Tricks of round {n}:").format(n=number), BOLD, style)]
     if not tricks:
-        lines += wrap_text("  " + t.gettext("No trick closed yet."), style.width, indent="  ")
+        lines += ["  " + line for line in wrap_text(t.gettext("No trick closed yet."), style.width - 2)]
     for i, trick in enumerate(tricks, 1):
         items = _plays(trick.get("plays") or [], names, lang, style)
         items.append(t.gettext("({name} closes it)").format(name=_name(trick.get("by"), names)))
