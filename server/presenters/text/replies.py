@@ -66,7 +66,7 @@ def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle
             head += f"  {status}"
         lines.append(head)
         if who:
-            lines += ["     " + w for w in wrap_text(who, style.width - 5)[:2]]
+            lines += ["     " + w for w in wrap_text(who, style.width - 5)]  # every name, wrapped
     if isinstance(total, int) and total > len(rooms):
         lines += wrap_text(t.ngettext(
             "{shown} of {n} open room shown, those with a free seat first.",
