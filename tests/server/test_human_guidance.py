@@ -110,6 +110,8 @@ async def test_spanish_over_telnet_friends_quit_and_sitting_elsewhere_after_leav
         await zoe.request("join", room=room)
         other = (await dora.request("create", game="president", rules="tdc", seats=3, bots=1, stake=2))["room"]
         await zoe.next_state(lambda s: s.get("phase") in ("play", "exchange"), timeout=20, current=True)
+        got = await zoe.request("tricks")  # the same in JSON: the round's tricks so far, public cards only
+        assert got["round"] == 1 and got["tricks"] == [] and got["seats"][0] == "ana"
         out = await _say(child, "amigo zoe", "invitado")
         assert "no hay nadie" not in out.lower()
         out = await _say(child, "amigos", "vacía")
