@@ -32,7 +32,7 @@ from server.presenters.text.cards import parse_cards
 from server.presenters.text.context import ParseError, context_from_state
 from server.presenters.text.help import help_text
 from server.presenters.text.parse import _int, parse_line
-from server.presenters.text.replay import ReplayViewer, help_line, pace
+from server.presenters.text.replay import ReplayViewer, close_word, help_line, pace
 from server.presenters.text.words import REPLAY_WORDS, VERB_TABLES, fold, verb
 from server.protocol import Shared
 
@@ -96,6 +96,11 @@ class TextPresenter:
                 return Local(local)
         parsed = parse_line(line, self.lang, context)
         if isinstance(parsed, ParseError):
+            if self.replay is not None and parsed.code == "unknown_command" and len(line.split()) <= 2 \
+                    and (word := close_word(line.split()[0], self.lang)) is not None:
+                # a replay is open: a mistyped replay word is suggested as the replay's
+                return Local(self.text(error_message(self.lang, "unknown_command", cmd=line.split()[0],
+                                                     suggestion=word)))
             return Local(self.text(parsed.message))
         confirming, self._leaving = self._leaving, None
         if parsed.cmd in ("leave", "quit") and confirming != parsed.cmd and state is not None:

@@ -10,13 +10,14 @@ face-down cards its end showed, S12h). Words in :data:`~server.presenters.text.w
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.labels import cards_label, table_name
 from server.messages.translations import translation
 from server.presenters.text.news import render_event
-from server.presenters.text.words import verb
+from server.presenters.text.words import fold, verb
 from server.terminal import BOLD, TermStyle, finish, paint, wrap_text
 
 MIN_PACE, MAX_PACE, PACE = 0.2, 10.0, 1.5
@@ -109,6 +110,13 @@ def _words(lang: str) -> dict[str, str]:
     return {"next": t.pgettext("replay", "next"), "prev": t.pgettext("replay", "prev"),
             "go": t.pgettext("replay", "go"), "play": t.pgettext("replay", "autoplay"),
             "stop": t.pgettext("replay", "stop"), "end": t.pgettext("replay", "end")}
+
+
+def close_word(word: str, lang: str) -> str | None:
+    """The replay word of ``lang`` that ``word`` looks like a typo of (``suivnt`` → ``suivant``), or None."""
+    shown = {fold(w): w for w in _words(lang).values()}
+    match = difflib.get_close_matches(fold(word), list(shown), n=1, cutoff=0.7)
+    return shown[match[0]] if match else None
 
 
 def pace(value: float | None) -> float:

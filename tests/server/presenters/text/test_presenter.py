@@ -107,6 +107,17 @@ def test_the_replay_words_it_teaches_work_while_seated() -> None:
         p.close()
 
 
+def test_a_mistyped_replay_word_is_suggested_while_a_replay_is_open() -> None:
+    p = TextPresenter(Viewer(_state()))
+    p.ok(None, "replay", _replay())
+    out = p.read("suivnt")
+    assert isinstance(out, Local) and "suivant" in out.text, out
+    es = TextPresenter(Viewer(None, lang="es"))
+    es.ok(None, "replay", _replay())
+    out = es.read("sigiente")
+    assert isinstance(out, Local) and "siguiente" in out.text, out
+
+
 def test_a_replay_word_without_a_replay_says_how_to_open_one() -> None:
     p = TextPresenter(Viewer(_state()))
     out = p.read("suivant")
