@@ -58,6 +58,7 @@ async def open_seek(lobby: Lobby, seek: Seek) -> Room | None:
     except CommandError as exc:
         lobby.tell_seek(seek, "refused", code=exc.code, **exc.params)
         return None
+    seated: list[tuple[int, Player]] = []
     for seat, person in enumerate(free):
         try:
             await room.submit(person, "join", {"seat": seat})
@@ -65,11 +66,15 @@ async def open_seek(lobby: Lobby, seek: Seek) -> Room | None:
             if person.session is not None:
                 person.session.push_event({"event": "seek_over", "seek": seek.id, "reason": "refused",
                                            "name": seek.owner, "code": exc.code, "challenge": seek.challenge})
-            if seat == 0:
+            if seat == 0 or seek.challenge:
+                # without its owner, or without the person challenged, the table is not what was asked
+                # for: it does not open (never "opened" with a free seat where that person should sit)
                 await room.stop(end=True)
                 lobby.tell_seek(seek, "refused", but=person.key)
                 return None
             continue
+        seated.append((seat, person))
+    for seat, person in seated:  # told once the table is sure to open
         if person.session is not None:
             person.session.push_event({"event": "seek_started", "seek": seek.id, "room": room.id,
                                        "seat": seat, "name": seek.owner})

@@ -248,6 +248,9 @@ async def friend(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     try:
         added = await ctx.store.social.add_friend(me.name, name, limit=ctx.config.max_friends)
     except NoSuchAccount:
+        other = await ctx.store.accounts.get(name)
+        if other is not None and other.guest:  # there, but a guest: a friend is an account
+            raise CommandError("not_allowed", reason="friend_guest", name=other.name) from None
         raise CommandError("no_such_player", name=name[:40]) from None
     except TooManyFriends:
         raise CommandError("too_many_friends", max=ctx.config.max_friends) from None
@@ -279,7 +282,19 @@ async def _friends(ctx: Context, me: Player) -> dict[str, Any]:
         other = _online(ctx, name)
         room, seat = _where(other, me)
         out.append({"name": name, "online": other is not None, "room": room, "seat": seat})
-    return {"friends": out, "notify": profile.notify if profile is not None else True}
+    reply: dict[str, Any] = {"friends": out, "notify": profile.notify if profile is not None else True}
+    if not out and (example := _someone_to_befriend(ctx, me)) is not None:
+        reply["suggest"] = example  # the empty list's hint names someone else, never the reader
+    return reply
+
+
+def _someone_to_befriend(ctx: Context, me: Player) -> str | None:
+    """A registered person at the reader's table (seen there anyway), for the empty list's example."""
+    if me.room is None:
+        return None
+    names = sorted(p.name for p in ctx.lobby.players.values()
+                   if p.room is me.room and p.connected and not p.guest and p.key != me.key)
+    return names[0] if names else None
 
 
 # -- seeks and challenges ------------------------------------------------------------------------------

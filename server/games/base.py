@@ -183,6 +183,11 @@ class GameAdapter:
         match = self.replay(config, [])
         return [(entry, tuple(match.apply(self.action_from_dict(entry)))) for entry in log]
 
+    def round_tricks(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+        """The tricks of the round being played (or just played), as everyone saw them
+        (:func:`server.games.tricks.public_tricks`); ``None`` for a game without tricks."""
+        return None
+
     def round_scores(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]],
                      result: Mapping[str, Any]) -> dict[int, float]:
         """What ranks a finished round's players for the ratings: ``{seat: score}``, higher is

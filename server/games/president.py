@@ -11,6 +11,7 @@ from engine.president import Cut, Pass, PresidentMatch, RoundOver, action_from_d
 from engine.president.view import card_codes
 from server.games import common
 from server.games.base import GameAdapter, Money, Payout, RoundMoney, Settings, TableOptions
+from server.games.tricks import TRICK_EVENTS, public_tricks
 from server.protocol import CommandError, arg_int
 
 
@@ -43,6 +44,11 @@ class PresidentAdapter(GameAdapter):
 
     def action_from_dict(self, entry: Mapping[str, Any]) -> Any:
         return action_from_dict(dict(entry))
+
+    def round_tricks(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+        _, events = PresidentMatch.replay(config, log)
+        # the public form only: a spectator's events (no hand, no exchanged card)
+        return public_tricks(ev.for_seat(None).to_dict() for ev in events if ev.name in TRICK_EVENTS | {"dealt"})
 
     # round_scores: the base's, from round_over's ranking (classic: the order out, P12; tdc: T15)
 

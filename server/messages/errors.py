@@ -319,6 +319,14 @@ def _reason_text(
         return t.gettext("The match has not begun: it begins when every seat is taken.")
     if reason == "already_seated":
         return t.gettext("You already have a seat at this table.")
+    if reason == "no_tricks":
+        return t.gettext("This game has no tricks: every card turned face up is on the table already.")
+    if reason == "friend_guest":
+        return t.gettext("{name} is a guest: only registered players can be friends. Once {name} has "
+                         "registered, add them again.").format(name=p.get("name") or "?")
+    if reason == "left_here":
+        return t.gettext("The seat you left here is played by a bot to the end of this round, on your stake; "
+                         "you can sit down here again once the round is over, or at any other table now.")
     if reason == "over":
         return t.gettext("This match is over: type rematch to play again at this table, or leave.")
     if reason == "not_over":

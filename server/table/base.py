@@ -78,6 +78,7 @@ class TableBase:
         self.status = "waiting"  # waiting | playing | over
         self.closed: str | None = None
         self.log: list[dict[str, Any]] = []
+        self._tricks_seen: tuple[Any, int, Any, dict[str, Any]] | None = None  # (log, length, last, tricks)
         self.round_id: str | None = None  # open escrow (a staked round, a deal)
         self.round_stakes: dict[int, str] = {}  # seat -> account that staked this round
         self.round_escrow: dict[int, int] = {}  # seat -> chips it has in the round's escrow

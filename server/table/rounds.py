@@ -443,7 +443,7 @@ class Rounds(FairDeals):
         self._out.closed = reason
         for seat in self.seats:
             if seat.member is not None or seat.leaving:
-                if seat.account is not None:
+                if seat.account is not None and not seat.leaving:  # a leaver's claim ended as they left
                     self._out.items.append(Released(seat.account))
                 if seat.member is not None:
                     self._out.items.append(Gone(seat.member))

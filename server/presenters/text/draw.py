@@ -18,7 +18,6 @@ from server.terminal import (
     YELLOW,
     TermStyle,
     display_width,
-    fit,
     pad,
     paint,
 )
@@ -121,7 +120,7 @@ def seat_lines(
         line = " ".join(parts).rstrip()
         if flags[seat]:
             line += "  " + flags[seat]
-        lines.append(fit(line, width, style))
+        lines.append(line)
     return lines
 
 

@@ -68,6 +68,8 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
     else:
         entries += _president_entries(lang, ctx)
 
+    if ctx.where == "room" and ctx.cards_table:
+        entries.append((v("tricks"), t.gettext("the tricks played so far in this round")))
     if ctx.where == "room" and not over:
         entries += [
             (v("state") + " " + t.gettext("(or an empty line)"), t.gettext("show the table again")),

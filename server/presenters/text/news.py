@@ -17,33 +17,18 @@ from server.terminal import (
     finish,
     pad,
     paint,
-    wrap_items,
     wrap_text,
 )
 
 
 def fit_text(text: str, style: TermStyle) -> str:
-    """Any text made fit for a terminal: long lines word-wrapped, ASCII and colour promises kept.
+    """Any text made fit for a terminal: long lines word-wrapped (never cut), ASCII and colour
+    promises kept.
 
     The renderers here already fit; this is for sentences written elsewhere (server
     notices, error messages) before they reach a person's screen.
     """
-    lines: list[str] = []
-    for line in text.split("\n"):
-        if display_width(line) <= style.width:
-            lines.append(line)
-        else:
-            indent = "  " + " " * min(len(line) - len(line.lstrip(" ")), style.width // 4)
-            room = max(1, style.width - len(indent))
-            words: list[str] = []
-            for word in line.strip(" ").split(" "):
-                # a long word (a seed, a key) is broken, never cut
-                while display_width(word) > room and word.isascii():
-                    words.append(word[:room])
-                    word = word[room:]
-                words.append(word)
-            lines += wrap_items([w for w in words if w], style.width, indent=indent)
-    return finish(lines, style)
+    return finish(text.split("\n"), style)
 
 
 

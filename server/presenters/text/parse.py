@@ -46,6 +46,7 @@ from server.presenters.text.words import (
     ON_WORDS,
     RATED_WORDS,
     RATING_WORDS,
+    REPLAY_WORDS,
     RULE_WORDS,
     STATUS_WORDS,
     TO_WORDS,
@@ -99,15 +100,21 @@ def parse_line(line: str, lang: str, ctx: CommandContext) -> Command | ParseErro
 
 
 def _unknown(word: str, lang: str, ctx: CommandContext) -> ParseError:
+    t = translation(lang)
+    if fold(word) in REPLAY_WORDS:  # "suivant" with no replay open
+        return ParseError("unknown_command", t.gettext(
+            "“{word}” moves through a replay; open one first: {replay} (your last round) or {replay} ROUND "
+            "(a round id from {history}).").format(word=word, replay=verb(lang, "replay"),
+                                                   history=verb(lang, "history")))
+    # suggestions in the session's own words (English ones are understood, never suggested in French or
+    # Spanish); "?" and one-letter forms are too short to be a likely meaning
     words = [w for cmd_words in VERBS[lang].values() for w in cmd_words if len(w) > 1]
-    words += [w for cmd_words in VERBS["en"].values() for w in cmd_words if len(w) > 1 and w not in words]
     folded = {fold(w): w for w in reversed(words)}
     match = difflib.get_close_matches(fold(word), list(folded), n=1, cutoff=0.6)
     if match:
         return ParseError(
             "unknown_command", error_message(lang, "unknown_command", cmd=word, suggestion=folded[match[0]])
         )
-    t = translation(lang)
     if ctx.where == "room" and ctx.cards_table and _looks_like_cards(word):
         return ParseError(
             "bad_argument",

@@ -17,13 +17,13 @@ from server.messages.moderation import role_name
 from server.messages.translations import N_, translation
 from server.presenters.text import fair, social
 from server.presenters.text.staff import render_reply as render_staff
+from server.presenters.text.tricks import render_tricks
 from server.presenters.text.words import verb
 from server.terminal import (
     BOLD,
     TermStyle,
     display_width,
     finish,
-    fit,
     pad,
     paint,
     wrap_items,
@@ -64,9 +64,9 @@ def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle
             head += f"  {count}/{seats}"
         if status:
             head += f"  {status}"
-        lines.append(fit(head, style.width, style))
+        lines.append(head)
         if who:
-            lines += ["     " + w for w in wrap_text(who, style.width - 5)[:2]]
+            lines += ["     " + w for w in wrap_text(who, style.width - 5)]  # every name, wrapped
     if isinstance(total, int) and total > len(rooms):
         lines += wrap_text(t.ngettext(
             "{shown} of {n} open room shown, those with a free seat first.",
@@ -106,6 +106,8 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         return social.render_social(cmd, reply, lang, style)
     if cmd in fair.COMMANDS:
         return fair.render_fair(cmd, reply, lang, style)
+    if cmd == "tricks":
+        return render_tricks(reply, lang, style)
     if cmd == "rooms":
         return render_rooms(reply.get("rooms") or [], lang, style, reply.get("total"),
                             reply.get("page"), reply.get("pages"))
@@ -214,7 +216,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
             n = keys if isinstance(keys, int) else 0
             return finish([t.ngettext("{n} SSH key.", "{n} SSH keys.", n).format(n=n)], style)
         lines = [paint(t.gettext("Your SSH keys:"), BOLD, style)]
-        lines += [fit("  " + str(k), width, style) for k in keys]
+        lines += ["  " + str(k) for k in keys]
         return finish(lines, style)
     if cmd == "passwd":
         return finish(wrap_text(t.gettext("Password changed."), width), style)
@@ -224,7 +226,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         for e in reply.get("entries") or []:
             when = str(e.get("at") or "")[:16].replace("T", " ")
             delta = int(e.get("delta") or 0)
-            lines.append(fit(f"  {when}  {delta:+d}  {_ledger_kind(lang, e.get('kind'))}", width, style))
+            lines.append(f"  {when}  {delta:+d}  {_ledger_kind(lang, e.get('kind'))}")
         return finish(lines, style)
     if cmd == "ping":
         return finish(["pong"], style)
@@ -291,7 +293,10 @@ def _render_history(reply: Mapping[str, Any], lang: str, style: TermStyle) -> st
             parts.append(t.pgettext("history", "winner") if m.get("match") else t.gettext("won"))
         if m.get("round") and not m.get("match"):
             parts.append(f"[{m['round']}]")  # what replay takes
-        lines.append(fit("  " + "  ".join(p for p in parts if p), style.width, style))
+        line = "  " + "  ".join(p for p in parts if p)
+        # a line too wide wraps between its parts (a place, a round id stay whole), never cut
+        lines += [line] if display_width(line) <= style.width else wrap_items(
+            [p for p in parts if p], style.width, indent="    ", first="  ")
     return finish(lines, style)
 
 
@@ -335,8 +340,8 @@ def _board_lines(reply: Mapping[str, Any], lang: str, style: TermStyle) -> list[
     for i, p in enumerate(items, 1):
         if by == "rating":
             g = int(p.get("games") or 0)
-            lines.append(fit(f"{i:>3}. {pad(str(p.get('name')), name_w)}  {float(p.get('rating') or 0):6.1f}  "
-                             + t.ngettext("{n} rated game", "{n} rated games", g).format(n=g), style.width, style))
+            lines.append(f"{i:>3}. {pad(str(p.get('name')), name_w)}  {float(p.get('rating') or 0):6.1f}  "
+                             + t.ngettext("{n} rated game", "{n} rated games", g).format(n=g))
             continue
         n = int(p.get("score") if p.get("score") is not None else p.get(by) or 0)
         score = t.ngettext("{n} pt", "{n} pts", abs(n)).format(n=n) if by == "points" else _chips_change(t, n)
@@ -350,5 +355,5 @@ def _board_lines(reply: Mapping[str, Any], lang: str, style: TermStyle) -> list[
             counts.append(t.ngettext("{n} match", "{n} matches", m).format(n=m))
         if counts:
             line += "  " + ", ".join(counts)
-        lines.append(fit(line, style.width, style))
+        lines.append(line)
     return lines

@@ -8,7 +8,7 @@ from typing import Any
 from server.messages.labels import table_name
 from server.messages.translations import translation
 from server.presenters.text.words import verb
-from server.terminal import BOLD, TermStyle, display_width, finish, fit, pad, paint, wrap_text
+from server.terminal import BOLD, TermStyle, display_width, finish, pad, paint, wrap_text
 
 COMMANDS = frozenset({"tell", "reply", "message", "finger", "bio", "hide", "friend", "unfriend", "friends",
                       "seek", "challenge", "seeks", "accept_seek", "decline_seek", "cancel_seek"})
@@ -74,7 +74,7 @@ def _finger(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
         if table.get("rating") is not None:
             parts.append(t.gettext("rating {rating} ({n} rated)").format(rating=f"{float(table['rating']):.1f}",
                                                                         n=table.get("rated_games") or 0))
-        lines.append(fit(f"  {what}: " + ", ".join(parts), style.width, style))
+        lines.append(f"  {what}: " + ", ".join(parts))
     if reply.get("friend"):
         lines.append("  " + t.gettext("On your friends list."))
     return finish(lines, style)
@@ -90,8 +90,11 @@ def _friends(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) ->
     people: Sequence[Mapping[str, Any]] = reply.get("friends") or []
     if cmd == "friends":
         if not people:
+            # someone at the reader's table when the server named one, else a placeholder: never the
+            # reader's own name
+            other = reply.get("suggest") or t.pgettext("placeholder", "NAME")
             lines += wrap_text(t.gettext("Your friends list is empty: {example}").format(
-                example=f"{verb(lang, 'friend')} ana"), style.width)
+                example=f"{verb(lang, 'friend')} {other}"), style.width)
         else:
             lines.append(paint(t.gettext("Your friends:"), BOLD, style))
             name_w = min(max(display_width(str(p.get("name"))) for p in people), 16)
@@ -102,7 +105,7 @@ def _friends(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) ->
                     state = t.gettext("online")
                 else:
                     state = t.gettext("offline")
-                lines.append(fit(f"  {pad(str(p.get('name')), name_w)}  {state}", style.width, style))
+                lines.append(f"  {pad(str(p.get('name')), name_w)}  {state}")
         lines += wrap_text(t.gettext("Notices when a friend logs in or sits down: on.") if reply.get("notify", True)
                            else t.gettext("Notices when a friend logs in or sits down: off."), style.width)
     return finish(lines, style)
@@ -117,7 +120,7 @@ def _seek_line(s: Mapping[str, Any], lang: str, style: TermStyle) -> str:
     n = int(s.get("missing") or 0)
     body = t.ngettext("{game}, {seats} seats, {n} player missing", "{game}, {seats} seats, {n} players missing",
                       n).format(game=what, seats=s.get("seats"), n=n)
-    return fit(f"  {head}: {body}", style.width, style)
+    return f"  {head}: {body}"
 
 
 def _seeks(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:

@@ -30,7 +30,6 @@ from server.terminal import (
     REVERSE,
     YELLOW,
     TermStyle,
-    fit,
     paint,
     wrap_items,
     wrap_text,
@@ -124,7 +123,7 @@ def table_lines(state: Mapping[str, Any], lang: str, style: TermStyle, status: b
             k=k,
             price=t.ngettext("{n} chip", "{n} chips", price).format(n=price),
         )
-        lines.append(fit(text, width, style))
+        lines.append(text)
     if status:
         lines += status_lines(state, lang, style, names, you)
     return lines

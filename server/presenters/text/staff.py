@@ -30,7 +30,7 @@ from server.messages.translations import translation
 from server.presenters.text.context import Command, CommandContext, ParseError
 from server.presenters.text.words import STAFF_WORDS, fold, verb
 from server.protocol import parse_int
-from server.terminal import BOLD, TermStyle, finish, fit, paint, wrap_items, wrap_text
+from server.terminal import BOLD, TermStyle, finish, paint, wrap_items, wrap_text
 
 Handler = Callable[[str, Sequence[str], str, str, CommandContext], "Command | ParseError"]
 
@@ -319,11 +319,11 @@ def _bans(t: Any, reply: Mapping[str, Any], style: TermStyle) -> str:
         line = f"#{b.get('ban')}  {b.get('target')}  {_until(t, b.get('until'))}  ({b.get('by')})"
         if b.get("reason"):
             line += f"  {b['reason']}"
-        lines.append(fit(line, style.width, style))
+        lines.append(line)
     for m in mutes:
         line = t.gettext("{name} muted until {until}").format(name=m.get("name"), until=m.get("until"))
         line += f"  ({m.get('by')})" + (f"  {m['reason']}" if m.get("reason") else "")
-        lines.append(fit(line, style.width, style))
+        lines.append(line)
     return finish(lines, style)
 
 
@@ -337,7 +337,7 @@ def _modlog_lines(t: Any, reply: Mapping[str, Any], style: TermStyle) -> str:
                  str(e.get("target") or "")]
         if e.get("reason"):
             parts.append(str(e["reason"]))
-        lines.append(fit("  ".join(p for p in parts if p), style.width, style))
+        lines.append("  ".join(p for p in parts if p))
     return finish(lines, style)
 
 
@@ -353,17 +353,16 @@ def _standing(t: Any, lang: str, reply: Mapping[str, Any], style: TermStyle) -> 
     head.append(t.gettext("connected") if reply.get("online") else t.gettext("not connected"))
     lines = wrap_items([h + "," for h in head[:-1]] + head[-1:], style.width)
     if reply.get("address"):
-        lines.append(fit("  " + t.gettext("from {address} ({via})").format(address=reply["address"],
-                                                                          via=reply.get("via")), style.width, style))
+        lines.append("  " + t.gettext("from {address} ({via})").format(address=reply["address"],
+                                                                          via=reply.get("via")))
     if reply.get("room"):
-        lines.append(fit("  " + t.gettext("at room {room}").format(room=reply["room"]), style.width, style))
+        lines.append("  " + t.gettext("at room {room}").format(room=reply["room"]))
     if reply.get("locked") is not None:
-        lines.append(fit("  " + t.gettext("locked") + (f": {reply['locked']}" if reply["locked"] else ""),
-                         style.width, style))
+        lines.append("  " + t.gettext("locked") + (f": {reply['locked']}" if reply["locked"] else ""))
     if reply.get("muted_until"):
-        lines.append(fit("  " + t.gettext("muted until {until}").format(until=reply["muted_until"]), style.width, style))
+        lines.append("  " + t.gettext("muted until {until}").format(until=reply["muted_until"]))
     if reply.get("banned"):
-        lines.append(fit("  " + t.gettext("banned") + " " + _until(t, reply.get("banned_until")), style.width, style))
+        lines.append("  " + t.gettext("banned") + " " + _until(t, reply.get("banned_until")))
     return finish(lines, style)
 
 
