@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from server.games.base import GameAdapter, TableOptions
 from server.protocol import Shared
+from server.table.answers import AnswerClocks
 from server.table.io import Effect, Member, Outputs, Send
 from server.table.seats import Seat
 from server.table.states import StateSet, build_state
@@ -57,6 +58,8 @@ class TableSettings(Protocol):
     def autopass_delay(self) -> float: ...
     @property
     def entropy_window(self) -> float: ...
+    @property
+    def offer_seconds(self) -> float: ...
 
 
 
@@ -89,6 +92,7 @@ class TableBase:
         self.bot_due: float | None = None
         self.window: tuple[str, float] | None = None  # (kind, until): people's time before bots or clocks move on
         self.auto_at: float | None = None  # when a delayed automatic move (autopass) is due
+        self.answers = AnswerClocks()  # open questions put to people (offers to a seller): their clocks
         self._draw_seed = draw_seed
         self._bot_seed = bot_seed
         self._bot_options = dict(bot_options or {})

@@ -86,7 +86,8 @@ class Table(Seating, Rounds, Resuming):
             if best is None or due < best:
                 best = due
         window = self.window
-        for due in (self.bot_due, self.over_at, None if window is None else window[1], self.auto_at):
+        for due in (self.bot_due, self.over_at, None if window is None else window[1], self.auto_at,
+                    self.answers.wake):
             if due is not None and (best is None or due < best):
                 best = due
         return best

@@ -70,12 +70,16 @@ class Rounds(FairDeals):
                 self.auto_at = None
                 if (yield from self._automatic_move(delayed=True)):
                     continue
+            if (yield from self._unanswered(now)):
+                continue
             if (yield from self._timeouts(now)):
                 continue
             if self.bot_due is not None and now >= self.bot_due:
                 self.bot_due = None
                 if (yield from self._bots_act()):
                     continue
+                if self.window is not None:  # the moves a window allows were not made: the rest wait for its end
+                    self.bot_due = self.window[1]
             return
 
     def _timeouts(self, now: float) -> Step:
@@ -96,6 +100,20 @@ class Rounds(FairDeals):
                 return True
         return False
 
+    def _unanswered(self, now: float) -> Step:
+        """A question put to a person whose time to answer ran out: the table answers for them."""
+        if not self.answers:
+            return False
+        for question, seat in self.answers.expired(now):
+            try:
+                events = self._apply(self.adapter.question_timeout(self.match, question, seat))
+            except Refusal:  # no longer open (it ended in this very moment): nothing to answer
+                continue
+            if (yield from self._money(events, refuse=False)):
+                yield from self._after(events, paid=True)
+            return True
+        return False
+
     def _bots_act(self) -> Step:
         """Ask the bots, the awaited ones first; apply the first action one of them chooses."""
         match = self.match
@@ -103,8 +121,11 @@ class Rounds(FairDeals):
         order = [s for s in self.seats if s.bot is not None and s.index in awaited]
         order += [s for s in self.seats if s.bot is not None and s.index not in awaited and not s.leaving
                   and s.optional_actions < MAX_OPTIONAL_BOT_ACTIONS]
+        allowed = None if self.window is None else self.adapter.window_bot_moves(self.window[0])
         for seat in order:
             legal = match.legal_actions(seat.index)
+            if allowed is not None:  # a window is open: only the moves it allows (a cut, T9)
+                legal = [a for a in legal if a.cmd in allowed]
             if not legal:
                 continue
             view = match.view(seat.index)
@@ -171,7 +192,7 @@ class Rounds(FairDeals):
             if length > 0:
                 until = self._now + length
                 self.window = (change, until)
-                if self.bot_due is not None:
+                if self.bot_due is not None and not self._bots_may_move_in_window():
                     self.bot_due = max(self.bot_due, until)  # no bot acts until it has passed
 
     def _refresh_deadlines(self) -> None:
@@ -184,11 +205,34 @@ class Rounds(FairDeals):
         for p in pending:
             if p.key not in self.deadlines:
                 self.deadlines[p.key] = start + self._timer_seconds(p.kind)
+            held = None if p.seat is None or not self.answers else self.answers.held_until(p.seat)
+            if held is not None and self.deadlines[p.key] < held:
+                self.deadlines[p.key] = held  # a question waits for its answer: no decision times out first
+
+    def _refresh_answers(self) -> bool:
+        """The clocks of the questions put to people (server.table.answers); whether one started."""
+        if self.match is None or self.status != "playing":
+            self.answers.clear()
+            return False
+        open_now = self.adapter.questions(self.match)
+        if not open_now and not self.answers:
+            return False
+        seats = self.seats
+        return self.answers.refresh(open_now, lambda s: 0 <= s < len(seats) and seats[s].member is not None,
+                                    self._now, self.settings.offer_seconds)
+
+    def _bots_may_move_in_window(self) -> bool:
+        """A bot has a move the open window allows (a cut), made after the bots' usual pause."""
+        if self.window is None or self.match is None:
+            return False
+        allowed = self.adapter.window_bot_moves(self.window[0])
+        return bool(allowed) and any(
+            a.cmd in allowed for s in self.seats if s.bot is not None for a in self.match.legal_actions(s.index))
 
     def _schedule_bots(self) -> None:
         if any(s.bot is not None for s in self.seats) and self.status == "playing":
             due = self._now + self.settings.bot_delay
-            if self.window is not None:
+            if self.window is not None and not self._bots_may_move_in_window():
                 due = max(due, self.window[1])
             if self.bot_due is None or due < self.bot_due:
                 self.bot_due = due
@@ -200,7 +244,12 @@ class Rounds(FairDeals):
                 break
             paid = False
             record = self._round_record(events)
-            self._publish(events, {self.adapter.round_end: {"fairness": record}} if record is not None else None)
+            extra: dict[str, dict[str, Any]] = {}
+            if record is not None:
+                extra[self.adapter.round_end] = {"fairness": record}
+            if self._refresh_answers():  # a question put to a person: its clock, said with it
+                extra[self.adapter.question_event] = {"answer_seconds": self.settings.offer_seconds}
+            self._publish(events, extra or None)
             for ev in events:
                 if ev.name == self.adapter.round_end:
                     yield from self._round_end(ev, record)
@@ -385,6 +434,7 @@ class Rounds(FairDeals):
     def _match_over(self) -> Step:
         self.status = "over"
         self.deadlines.clear()
+        self.answers.clear()
         self.bot_due = None
         log.info("table %s: match over", self.id)
         yield from self._release_bots()
@@ -435,6 +485,7 @@ class Rounds(FairDeals):
             return
         self.closed = reason
         self.deadlines.clear()
+        self.answers.clear()
         self.bot_due = None
         yield from self._void_round()
         yield from self._release_bots()

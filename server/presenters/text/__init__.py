@@ -53,6 +53,7 @@ class TextPresenter:
         self._leaving = False  # asked to confirm leaving a round with chips at stake
         self._countdowns: list[asyncio.TimerHandle] = []
         self._commitment_told = False  # what a deal's commitment is: said once per session
+        self._autocut_told = False  # the first cut a person could make comes with a word on autocut
         self.replay: ReplayViewer | None = None  # the replay being looked at (``replay``)
         self._playing: asyncio.TimerHandle | None = None
 
@@ -164,6 +165,9 @@ class TextPresenter:
         # The table only when it matters (the reader's turn, a new round...); nothing drawn yet (or
         # asked for): the whole table, with the alert if it is the reader's turn.
         text = self._render(alerts.state_update, self.shown_state or {}, state, self.lang, self.viewer.style)
+        if text and state.get("cut") and not self._autocut_told and "autocut" in (state.get("moves") or ()):
+            self._autocut_told = True
+            text += "\n" + alerts.autocut_tip(self.lang)
         self.shown_state = state
         self._countdown(state)
         return self.text(text)

@@ -10,7 +10,7 @@ from server.messages.labels import (
 )
 from server.messages.translations import translation
 from server.presenters.text.context import give_count
-from server.presenters.text.draw import cards_text, seconds_of, seconds_text, sort_hand
+from server.presenters.text.draw import cards_text, seconds_of, seconds_text, sort_hand, window_text
 from server.presenters.text.games import render_state
 from server.presenters.text.words import verb
 from server.terminal import (
@@ -40,6 +40,17 @@ def _decision(state: Mapping[str, Any]) -> str | None:
     if isinstance(window, Mapping) and window.get("kind") == "cut" and decision in ("lead", "follow"):
         return None
     return _ALERTS.get(decision)
+
+
+def _window_opened(previous: Mapping[str, Any], state: Mapping[str, Any]) -> bool:
+    """People's window (a cut may follow, T9; time to trade, S9) opened with this state: a new one
+    (another kind, or more time left than the last state showed)."""
+    now, before = state.get("window"), previous.get("window")
+    if not isinstance(now, Mapping):
+        return False
+    if not isinstance(before, Mapping) or before.get("kind") != now.get("kind"):
+        return True
+    return (seconds_of(now.get("left")) or 0) > (seconds_of(before.get("left")) or 0)
 
 
 def _signature(state: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -98,6 +109,11 @@ def state_update(
     parts: list[str] = []
     if alert or new_round or new_auction:
         parts.append(render_state(state, lang, style, status=alert is None))
+    elif _window_opened(previous, state):  # "a cut may follow", "time to trade": one line, said as it opens
+        text = window_text(state, lang)
+        if text is not None:
+            parts.append(finish([paint(line, YELLOW, style) for line in wrap_text(text, style.width, indent="  ")],
+                                style))
     if alert:
         raw = state.get("window")
         window: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
@@ -116,6 +132,12 @@ def state_update(
         )
     return "\n".join(parts)
 
+
+
+def autocut_tip(lang: str) -> str:
+    """Said the first time a person can cut (T9): the server can cut for them."""
+    return translation(lang).gettext("Tip: type {autocut} on and the server cuts for you whenever you can.").format(
+        autocut=verb(lang, "autocut"))
 
 
 COUNTDOWN_MARKS = (30, 10, 5)

@@ -1,0 +1,69 @@
+"""What a person reads about the time they have: windows as they open, an offer's clock, the
+first cut's word about autocut (T9, S9)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from server.messages.events import event_text
+from server.presenters.text import TextPresenter
+from server.presenters.text.alerts import state_update
+from server.presenters.text.games import render_state
+from server.terminal import TermStyle
+from tests.server.presenters.text.test_presenter import Viewer, _state
+
+STYLE = TermStyle(80, True, False)
+
+
+def _plain(text: str) -> str:
+    return text.replace("\u00a0", " ")
+
+
+def test_T9_a_cut_window_is_said_when_it_opens_without_a_bell() -> None:
+    before = _state(trick=[], turn=2, decision=None)
+    played = _state(trick=[{"seat": 2, "cards": ["5c"]}], turn=0, decision="follow",
+                    window={"kind": "cut", "left": 6.0})
+    text = _plain(state_update(before, played, "es", STYLE))
+    assert "Puede llegar un corte: 6 segundos" in text
+    assert "\a" not in text and "Te toca" not in text  # the turn is prompted after the window (T9)
+    # the next state of the same window says nothing again
+    later = {**played, "window": {"kind": "cut", "left": 4.0}}
+    assert state_update(played, later, "es", STYLE) == ""
+    # once it has passed: the prompt, with its bell
+    after = {**played, "window": None}
+    assert "\a" in state_update(later, after, "es", STYLE)
+
+
+def test_S9_time_to_trade_is_said_when_it_opens() -> None:
+    base: dict[str, Any] = {
+        "game": "speculation", "round": 1, "you": 0, "turn": 1, "auction": None, "offers": [], "trump": "h",
+        "pool": 4, "seats": [{"seat": i, "name": n, "chips": 10, "faceup": [], "facedown": 3}
+                             for i, n in enumerate(["Zoé", "Bob", "Carmen"])]}
+    kept = {**base, "window": {"kind": "trade", "left": 6.0}}
+    text = _plain(state_update(base, kept, "fr", STYLE))
+    assert "Temps des échanges" in text
+    assert "6 secondes" in text
+
+
+def test_T9_the_first_cut_a_person_can_make_tells_them_about_autocut_once() -> None:
+    p = TextPresenter(Viewer(lang="fr"))
+    p.state(_state(trick=[], turn=2))
+    moves = ["play", "pass", "cut", "give", "autocut", "autopass"]  # a tdc table's
+    first = _plain(p.state(_state(trick=[{"seat": 2, "cards": ["7d"]}], turn=1, cut=["7c", "7h", "7s"],
+                                  window={"kind": "cut", "left": 6.0}, moves=moves)))
+    assert "autocoupe oui" in first and "\a" in first
+    p.state(_state(trick=[], turn=2))
+    again = _plain(p.state(_state(trick=[{"seat": 2, "cards": ["8d"]}], turn=1, cut=["8c", "8h", "8s"],
+                                  window={"kind": "cut", "left": 6.0}, moves=moves)))
+    assert "\a" in again and "autocoupe" not in again
+
+
+def test_S9_an_offer_to_a_person_says_how_long_they_have_to_answer() -> None:
+    offered = {"event": "offered", "offer": 3, "from": 1, "to": 0, "cards": 1, "price": 2, "answer_seconds": 15}
+    names = ["Zoé", "Bob", "Carmen"]
+    assert "Tienes 15 segundos para responder." in event_text("es", offered, names, 0)
+    assert "15" not in event_text("es", offered, names, 2).replace("#3", "")  # the others: no prompt to answer
+    state = {"game": "speculation", "round": 1, "you": 0, "turn": 0, "auction": None, "trump": "h", "pool": 4,
+             "offers": [{"offer": 3, "from": 1, "to": 0, "cards": 1, "price": 2, "left": 12.0}],
+             "seats": [{"seat": i, "name": n, "chips": 10, "faceup": [], "facedown": 3} for i, n in enumerate(names)]}
+    assert "#3 Bob → Zoé : 1 carte pour 2 jetons (12 s)" in _plain(render_state(state, "fr", STYLE))
