@@ -27,7 +27,7 @@ from server.messages.events import event_text
 from server.messages.table_events import commitment_explained
 from server.messages.translations import translation
 from server.presenters import Action, Local, Quit, Request, Viewer
-from server.presenters.text import alerts, games, news, parse_social, replies
+from server.presenters.text import alerts, forbidden, games, news, parse_social, replies
 from server.presenters.text.context import ParseError, context_from_state
 from server.presenters.text.help import help_text
 from server.presenters.text.parse import _int, parse_line
@@ -51,6 +51,7 @@ class TextPresenter:
         self.viewer = viewer
         self.shown_state: Mapping[str, Any] | None = None  # the last state drawn
         self._leaving = False  # asked to confirm leaving a round with chips at stake
+        self._risky: tuple[str, tuple[str, ...]] | None = None  # a play leaving forbidden last cards (T8), said
         self._countdowns: list[asyncio.TimerHandle] = []
         self._commitment_told = False  # what a deal's commitment is: said once per session
         self._autocut_told = False  # the first cut a person could make comes with a word on autocut
@@ -95,6 +96,7 @@ class TextPresenter:
             if local is not None:
                 return Local(local)
         parsed = parse_line(line, self.lang, context)
+        said, self._risky = self._risky, None  # a play said first (T8) is made only by the very next line
         if isinstance(parsed, ParseError):
             return Local(self.text(parsed.message))
         if parsed.cmd == "quit":
@@ -113,6 +115,14 @@ class TextPresenter:
             if isinstance(at_stake, int) and at_stake > 0 and state.get("status") == "playing":
                 self._leaving = True  # say what leaving costs first; the same command again confirms
                 return Local(self.text(_leave_cost(self.lang, at_stake, line.split()[0])))
+        left = forbidden.risky_play(state, parsed.cmd, parsed.args)
+        if left is not None and state is not None:
+            play = (parsed.cmd, tuple(parsed.args.get("cards") or ()))
+            if said != play:  # T8: say what it costs first; the same play again makes it
+                self._risky = play
+                cards = parsed.args.get("cards") or state.get("cut") or ()
+                return Local(self.text(forbidden.risky_warning(left, len(cards), state.get("order") == "reversed",
+                                                               line.strip(), self.lang, self.viewer.style)))
         return Request(parsed.cmd, parsed.args)
 
     # -- writing ----------------------------------------------------------------------------------

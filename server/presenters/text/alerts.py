@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.president.forbidden import stranded
 from server.messages.labels import (
     rank_label,
 )
@@ -70,11 +71,17 @@ def _signature(state: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def _lead_example(state: Mapping[str, Any], lang: str) -> str | None:
-    """The weakest rank of the reader's hand as the hand shows it, once for each card of it (``3``, ``V V``)."""
-    hand = sort_hand(state.get("hand") or [], state.get("order") or "normal")
+    """The weakest rank of the reader's hand as the hand shows it, once for each card of it (``3``, ``V V``);
+    at a tdc table never a play that leaves only forbidden last cards (T8: the next weakest rank then)."""
+    order = state.get("order") or "normal"
+    hand = sort_hand(state.get("hand") or [], order)
     if not hand:
         return None
-    rank = hand[0][0]
+    ranks = list(dict.fromkeys(c[0] for c in hand))
+    rank = ranks[0]
+    if state.get("rules") == "tdc":
+        rank = next((r for r in ranks if not stranded(hand, [c for c in hand if c[0] == r], order == "reversed")),
+                    rank)
     n = sum(1 for c in hand if c[0] == rank)
     label = rank_label(lang, rank)
     return " ".join([label] * n)
