@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from server.games.base import GameAdapter, TableOptions
 from server.protocol import Shared
 from server.table.answers import AnswerClocks
+from server.table.bank import TimeBank
 from server.table.io import Effect, Member, Outputs, Send
 from server.table.seats import Seat
 from server.table.states import StateSet, build_state
@@ -60,6 +61,10 @@ class TableSettings(Protocol):
     def entropy_window(self) -> float: ...
     @property
     def offer_seconds(self) -> float: ...
+    @property
+    def time_bank(self) -> float: ...
+    @property
+    def time_bank_step(self) -> float: ...
 
 
 
@@ -93,6 +98,7 @@ class TableBase:
         self.window: tuple[str, float] | None = None  # (kind, until): people's time before bots or clocks move on
         self.auto_at: float | None = None  # when a delayed automatic move (autopass) is due
         self.answers = AnswerClocks()  # open questions put to people (offers to a seller): their clocks
+        self.bank = TimeBank(getattr(settings, "time_bank", 0.0))  # each person's extra time this match (extend)
         self._draw_seed = draw_seed
         self._bot_seed = bot_seed
         self._bot_options = dict(bot_options or {})
@@ -173,6 +179,7 @@ class TableBase:
 
     def _match_made(self) -> None:
         """A new match (the first, or a rematch): the log starts again from its configuration."""
+        self.bank.reset()
         if self.journal is not None:
             self.journal.append({"k": "m", "config": self.match.config})
 

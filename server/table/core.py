@@ -179,6 +179,8 @@ class Table(Seating, Rounds, Resuming):
         if cmd == "state":
             self._deferred.append(lambda: self._push_state(member.key))
             return None, None
+        if cmd == "extend":
+            return self._extend(member, c.args), None
         if cmd in AUTOMATIC:
             seat = self.seat_of(member.key)
             if seat is not None:

@@ -14,7 +14,7 @@ from typing import Any
 from engine.bots import LEVELS
 from engine.errors import Refusal
 from server.games.base import Payment, Payout, Reserve, RoundMoney, Stakes, Unreserve
-from server.protocol import CommandError, Shared
+from server.protocol import CommandError, Shared, arg_number
 from server.storage.api import RoundRecord, StorageError, UnknownRound
 from server.table.base import Step, log
 from server.table.fair import FairDeals
@@ -99,6 +99,43 @@ class Rounds(FairDeals):
                 yield from self._after(events, paid=True)
                 return True
         return False
+
+    def _extend(self, member: Any, args: Any) -> dict[str, Any]:
+        """``extend``: seconds from the person's time bank (server.table.bank) on every clock that
+        waits for them: their decisions, the offers put to them, and — when they play in the round —
+        the clocks everyone shares (an auction, people's window, with what starts after it)."""
+        seat = self.seat_of(member.key)
+        if seat is None:
+            raise CommandError("not_allowed", reason="not_seated")
+        if self.match is None or self.status != "playing":
+            raise CommandError("not_allowed", reason="not_started")
+        pending = self.match.pending()
+        playing = self._in_round(self.seats[seat])
+        mine = [p.key for p in pending if p.key in self.deadlines and (p.seat == seat or (p.seat is None and playing))]
+        window = self.window if playing else None
+        asked = self.answers.held_until(seat) is not None
+        if not mine and window is None and not asked:
+            raise CommandError("not_allowed", reason="no_clock")
+        want = arg_number(args, "seconds", default=self.settings.time_bank_step, lo=1, hi=600)
+        got = self.bank.take(member.key, want)
+        if got <= 0:
+            raise CommandError("not_allowed", reason="no_time_left")
+        if window is not None:
+            # the window and every clock that starts after it (the next turn's) move on together
+            self.window = (window[0], window[1] + got)
+            for key in self.deadlines:
+                self.deadlines[key] += got
+            if self.bot_due is not None and self.bot_due >= window[1]:
+                self.bot_due += got
+        else:
+            for key in mine:
+                self.deadlines[key] += got
+        self.answers.extend(seat, got)
+        self._refresh_deadlines()  # a decision held for an answer stays held
+        left = self.bank.left(member.key)
+        self._broadcast({"event": "extended", "seat": seat, "seconds": got, "bank": left})
+        self._deferred.append(self._push_states)
+        return {"seconds": got, "bank": left}
 
     def _unanswered(self, now: float) -> Step:
         """A question put to a person whose time to answer ran out: the table answers for them."""

@@ -25,6 +25,7 @@ from engine.api import Pending
 from server.games.base import GameAdapter, TableOptions
 from server.protocol import encode, encode_value
 from server.table.answers import AnswerClocks
+from server.table.bank import TimeBank
 from server.table.seats import Seat
 
 
@@ -57,6 +58,8 @@ class Table(Protocol):
     def state_memo(self) -> dict[int, Any]: ...
     @property
     def answers(self) -> AnswerClocks: ...
+    @property
+    def bank(self) -> TimeBank: ...
 
 
 def decorate_seats(table: Table, state: dict[str, Any]) -> None:
@@ -68,11 +71,14 @@ def decorate_seats(table: Table, state: dict[str, Any]) -> None:
     if not entries:
         return
     seats = table.seats
+    bank = table.bank
     out = []
     for entry in entries:
         s = seats[entry["seat"]]
         entry = {**entry, "name": s.name, "connected": s.connected and s.grace_until is None,
                  "bot": s.bot is not None and s.member is None}
+        if s.member is not None:
+            entry["bank"] = bank.left(s.member)  # the person's time bank left in this match (extend)
         if s.leaving:
             entry["leaving"] = True
         out.append(entry)

@@ -43,6 +43,15 @@ def _decision(state: Mapping[str, Any]) -> str | None:
     return _ALERTS.get(decision)
 
 
+def _bank(state: Mapping[str, Any]) -> int | None:
+    """The reader's time bank left in this match (seconds), from their seat's line of the state."""
+    you = state.get("you")
+    for entry in state.get("seats") or ():
+        if isinstance(entry, Mapping) and entry.get("seat") == you and you is not None:
+            return seconds_of(entry.get("bank"))
+    return None
+
+
 def _window_opened(previous: Mapping[str, Any], state: Mapping[str, Any]) -> bool:
     """People's window (a cut may follow, T9; time to trade, S9) opened with this state: a new one
     (another kind, or more time left than the last state showed)."""
@@ -134,7 +143,7 @@ def state_update(
         parts.append(
             your_turn_alert(
                 lang, style, alert, secs, top=plays[-1] if plays else None, count=give_count(state) or None,
-                must=state.get("must"), example=_lead_example(state, lang),
+                must=state.get("must"), example=_lead_example(state, lang), bank=_bank(state),
             )
         )
     return "\n".join(parts)
@@ -176,6 +185,7 @@ def your_turn_alert(
     count: int | None = None,
     must: str | None = None,
     example: str | None = None,
+    bank: int | None = None,
 ) -> str:
     """A bell and one highlighted line: it is your turn (``what``: play, lead, cut, give, turn, sell, bid).
 
@@ -223,6 +233,9 @@ def your_turn_alert(
         )
     if seconds is not None:
         text += " " + seconds_text(t, seconds)
+        if bank:  # the time bank: more time on demand (extend)
+            text += " " + t.gettext("Type {extend} for more time ({n} s left in your time bank).").format(
+                extend=verb(lang, "extend"), n=bank)
     mark = "▶ " if style.unicode else "> "
     lines = wrap_text(mark + text, style.width, indent="  ")  # wrapped, never cut: it says what to do
     return "\a" + finish([paint(line, REVERSE + BOLD if style.color else "", style) for line in lines], style)

@@ -19,6 +19,11 @@ def _plain(text: str) -> str:
     return text.replace("\u00a0", " ")
 
 
+def _flat(text: str) -> str:
+    """The words as read, whatever the wrapping."""
+    return " ".join(_plain(text).split())
+
+
 def test_T9_a_cut_window_is_said_when_it_opens_without_a_bell() -> None:
     before = _state(trick=[], turn=2, decision=None)
     played = _state(trick=[{"seat": 2, "cards": ["5c"]}], turn=0, decision="follow",
@@ -67,3 +72,26 @@ def test_S9_an_offer_to_a_person_says_how_long_they_have_to_answer() -> None:
              "offers": [{"offer": 3, "from": 1, "to": 0, "cards": 1, "price": 2, "left": 12.0}],
              "seats": [{"seat": i, "name": n, "chips": 10, "faceup": [], "facedown": 3} for i, n in enumerate(names)]}
     assert "#3 Bob → Zoé : 1 carte pour 2 jetons (12 s)" in _plain(render_state(state, "fr", STYLE))
+
+
+def test_the_time_bank_is_said_in_the_prompt_and_asked_for_in_every_language() -> None:
+    from server.presenters.text.context import context_from_state
+    from server.presenters.text.parse import parse_line
+    from server.presenters.text.replies import render_reply
+
+    seats = [{"seat": 0, "name": "Zoé", "cards": 3, "bank": 45.0}, {"seat": 1, "name": "Bob", "cards": 3},
+             {"seat": 2, "name": "Carmen", "cards": 3}]
+    mine = _state(turn=0, decision="follow", seats=seats)
+    fr = _flat(state_update(_state(seats=seats), mine, "fr", STYLE))
+    assert "(20 s) Tapez rallonge pour plus de temps (réserve : 45 s)." in fr
+    es = _flat(state_update(_state(seats=seats), mine, "es", STYLE))
+    assert "Escribe prórroga para tener más tiempo (reserva: 45 s)." in es
+    empty = [{**seats[0], "bank": 0.0}, *seats[1:]]
+    assert "rallonge" not in state_update(_state(seats=empty), {**mine, "seats": empty}, "fr", STYLE)
+    ctx = context_from_state(mine, "room")
+    for lang, word in (("fr", "rallonge"), ("es", "prórroga"), ("es", "mas"), ("en", "more"), ("fr", "more")):
+        assert parse_line(word, lang, ctx).cmd == "extend"  # type: ignore[union-attr]
+    said = _plain(render_reply("extend", {"type": "ok", "seconds": 15.0, "bank": 30.0}, "fr", STYLE))
+    assert said == "15 secondes de plus pour vous ; il reste 30 s dans votre réserve."
+    others = event_text("es", {"event": "extended", "seat": 0, "seconds": 15.0, "bank": 30.0}, ["Zoé", "Bob"], 1)
+    assert others == "Zoé se toma 15 segundos más."
