@@ -57,9 +57,9 @@ def _ev_reconnected(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str],
 
 @event("extended", seats=named("seat"))
 def _ev_extended(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    if you is not None and e.get("seat") == you:
-        return None  # the reply to their own ``extend`` says it
     n = round(float(e.get("seconds") or 0))
+    if you is not None and e.get("seat") == you:  # (a terminal shows the reply instead: server.presenters.text.news)
+        return t.ngettext("You take {n} second more.", "You take {n} seconds more.", n).format(n=n)
     return t.ngettext("{name} takes {n} second more.", "{name} takes {n} seconds more.", n).format(
         name=seat_name(names, e.get("seat"), lang), n=n)
 

@@ -125,7 +125,9 @@ def state_update(
     parts: list[str] = []
     if alert or new_round or new_auction:
         parts.append(render_state(state, lang, style, status=alert is None))
-    elif _window_opened(previous, state):  # "a cut may follow", "time to trade": one line, said as it opens
+    if (not parts or alert not in (None, "cut")) and _window_opened(previous, state):
+        # "a cut may follow", "time to trade": one line, said as it opens (a drawing with its status
+        # lines says it already; the alert of a cut says its seconds)
         text = window_text(state, lang)
         if text is not None:
             parts.append(finish([paint(line, YELLOW, style) for line in wrap_text(text, style.width, indent="  ")],

@@ -95,3 +95,22 @@ def test_the_time_bank_is_said_in_the_prompt_and_asked_for_in_every_language() -
     assert said == "15 secondes de plus pour vous ; il reste 30 s dans votre réserve."
     others = event_text("es", {"event": "extended", "seat": 0, "seconds": 15.0, "bank": 30.0}, ["Zoé", "Bob"], 1)
     assert others == "Zoé se toma 15 segundos más."
+
+
+def test_a_persons_own_extend_is_told_once_by_the_reply_not_again_by_the_event() -> None:
+    from server.presenters.text.news import render_event
+
+    mine = {"event": "extended", "seat": 0, "seconds": 15.0, "bank": 30.0}
+    assert render_event(mine, "es", STYLE, ["Zoé", "Bob"], 0) is None
+    assert event_text("es", mine, ["Zoé", "Bob"], 0) == "Te tomas 15 segundos más."  # JSON's text
+
+
+def test_S9_the_person_on_turn_after_an_auction_reads_the_time_to_trade_with_their_prompt() -> None:
+    base: dict[str, Any] = {
+        "game": "speculation", "round": 1, "you": 0, "turn": None, "auction": None, "offers": [], "trump": "h",
+        "pool": 4, "seats": [{"seat": i, "name": n, "chips": 10, "faceup": [], "facedown": 3}
+                             for i, n in enumerate(["Zoé", "Bob", "Carmen"])]}
+    mine = {**base, "turn": 0, "decision": "turn", "deadline": 16, "window": {"kind": "trade", "left": 6.0}}
+    text = _flat(state_update(base, mine, "fr", STYLE))
+    assert "Temps des échanges : 6 secondes" in text and "À vous : retournez votre carte" in text
+    assert text.index("Temps des échanges") < text.index("À vous")
