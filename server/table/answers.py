@@ -8,7 +8,9 @@ Meanwhile that person's own decisions do not time out (their top card is not
 turned for them, which would make the offer lapse, S12d): they read and decide.
 When a clock runs out, the table answers for the person (the adapter's
 :meth:`~server.games.base.GameAdapter.question_timeout`: the offer is declined).
-Questions put to bots have no clock: bots answer after their usual pause.
+Questions put to bots have no clock: bots answer after their usual pause; nor
+have those put to a person whose connection is down (a run of offers to someone
+away would otherwise hold the table up: their card is turned by its clock).
 
 The clocks are the table's state, the same for everyone who can see the question.
 """

@@ -183,6 +183,11 @@ class TableBase:
         if self.journal is not None:
             self.journal.append({"k": "m", "config": self.match.config})
 
+    def _can_answer(self, seat: int) -> bool:
+        """A connected person sits on ``seat``: a question put to them gets a clock to answer it
+        (``server.table.answers``; someone away would only hold the table up)."""
+        return 0 <= seat < len(self.seats) and self.seats[seat].member is not None and self.seats[seat].present
+
     def _account(self, seat: int) -> str:
         account = self.seats[seat].account or self.round_stakes.get(seat)
         if account is None:

@@ -33,8 +33,7 @@ class Resuming(TableBase):
             length = self.adapter.window_seconds(self.window[0], self.opts, self.settings)
             self.window = (self.window[0], start + length) if length > 0 else None
         begin = start if self.window is None else max(start, self.window[1])
-        seats = self.seats
-        self.answers.refresh(self.adapter.questions(match), lambda s: 0 <= s < len(seats) and seats[s].member is not None,
+        self.answers.refresh(self.adapter.questions(match), self._can_answer,
                              start, self.settings.offer_seconds)  # an offer put to a person: its full time again
         for pending in match.pending():
             due = begin + self._timer_seconds(pending.kind)

@@ -254,8 +254,7 @@ class Rounds(FairDeals):
         open_now = self.adapter.questions(self.match)
         if not open_now and not self.answers:
             return False
-        seats = self.seats
-        return self.answers.refresh(open_now, lambda s: 0 <= s < len(seats) and seats[s].member is not None,
+        return self.answers.refresh(open_now, self._can_answer,
                                     self._now, self.settings.offer_seconds)
 
     def _bots_may_move_in_window(self) -> bool:

@@ -69,3 +69,15 @@ def test_S8_S9_the_default_times_are_sized_for_a_person() -> None:
     read "a cut may follow" and type the cut (T9)."""
     cfg = load_config(None)
     assert cfg.flip_seconds >= 10 and cfg.offer_seconds >= 15 and cfg.cut_window >= 5
+
+
+def test_S9_an_offer_to_a_person_who_is_away_has_no_clock_so_nobody_can_hold_the_table_with_offers() -> None:
+    h = Harness("speculation", seats=3, turn_seconds=10, settings={"flip_seconds": 5, "offer_seconds": 15})
+    seller, seller_key = _turning(h)
+    h.disconnected(seller_key)  # the seat is kept (grace) while the clocks run
+    turned_by = h.clock.now + 5
+    h.ok(key_of(h, (seller + 1) % 3), "offer", to=seller, cards=1, price=2)
+    assert "answer_seconds" not in h.events("alice" if seller_key != "alice" else "bob", "offered")[-1]
+    assert h.table.answers.wake is None
+    h.tick(turned_by)  # the seller's card is turned by the clock as before: the offer lapses (S12d)
+    assert h.events(key_of(h, (seller + 1) % 3), "lapsed")
