@@ -154,6 +154,8 @@ def _chips(t: gettext.NullTranslations, n: int) -> str:
 
 @event("declined", seats=ANYONE)
 def _ev_declined(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    if e.get("timeout"):  # nobody answered in time: the table declined for the seller (S9)
+        return t.gettext("Time is up: offer #{offer} is declined.").format(offer=e.get("offer"))
     return t.gettext("Offer #{offer} is declined.").format(offer=e.get("offer"))
 
 

@@ -147,7 +147,8 @@ class Rounds(FairDeals):
             except Refusal:  # no longer open (it ended in this very moment): nothing to answer
                 continue
             if (yield from self._money(events, refuse=False)):
-                yield from self._after(events, paid=True)
+                # the answer the table gave says so (``timeout``), as a kept auction's does (S7)
+                yield from self._after(events, paid=True, also={ev.name: {"timeout": True} for ev in events[:1]})
             return True
         return False
 
@@ -273,14 +274,17 @@ class Rounds(FairDeals):
             if self.bot_due is None or due < self.bot_due:
                 self.bot_due = due
 
-    def _after(self, events: tuple[Any, ...], *, paid: bool = False) -> Step:
-        """Chips, pushes, round and match ends, deadlines, automatic moves, bots."""
+    def _after(self, events: tuple[Any, ...], *, paid: bool = False,
+               also: dict[str, dict[str, Any]] | None = None) -> Step:
+        """Chips, pushes, round and match ends, deadlines, automatic moves, bots. ``also``: the
+        table's own fields to add to these events, by name (not to the automatic moves after them)."""
         for _ in range(64):
             if not paid and not (yield from self._money(events, refuse=False)):
                 break
             paid = False
             record = self._round_record(events)
-            extra: dict[str, dict[str, Any]] = {}
+            extra: dict[str, dict[str, Any]] = dict(also or {})
+            also = None
             if record is not None:
                 extra[self.adapter.round_end] = {"fairness": record}
             if self._refresh_answers():  # a question put to a person: its clock, said with it

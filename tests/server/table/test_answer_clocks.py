@@ -36,7 +36,7 @@ def test_S9_an_offer_to_the_person_on_turn_waits_for_the_answer_and_their_card_i
     assert not h.events("alice", "turned") and not h.events("alice", "lapsed")
     assert h.table.state_for(None, h.clock.now)["offers"][0]["left"] == 10.0
     h.tick(offered_at + 15)  # no answer: declined for the seller (not lapsed), the buyer's chips free
-    assert [e["offer"] for e in h.events("alice", "declined")] == [offered["offer"]]
+    assert [(e["offer"], e.get("timeout")) for e in h.events("alice", "declined")] == [(offered["offer"], True)]
     assert not h.events("alice", "lapsed")
     assert not h.ledger.holds
 

@@ -114,3 +114,10 @@ def test_S9_the_person_on_turn_after_an_auction_reads_the_time_to_trade_with_the
     text = _flat(state_update(base, mine, "fr", STYLE))
     assert "Temps des échanges : 6 secondes" in text and "À vous : retournez votre carte" in text
     assert text.index("Temps des échanges") < text.index("À vous")
+
+
+def test_S9_an_offer_declined_by_the_clock_says_so() -> None:
+    timed_out = {"event": "declined", "offer": 4, "seat": 0, "timeout": True}
+    assert event_text("fr", timed_out, ["Zoé", "Bob"], 1).replace("\u00a0", " ") == \
+        "Temps écoulé : l’offre #4 est refusée."
+    assert event_text("es", {**timed_out, "timeout": False}, ["Zoé", "Bob"], 1) == "La oferta #4 ha sido rechazada."
