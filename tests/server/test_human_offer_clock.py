@@ -3,8 +3,8 @@ waits for their answer (S9).
 
 The person is on turn when another player offers for their top face-down card. The table says
 how long they have to answer, and their card is not turned for them meanwhile (turning it would
-make the offer lapse, S12d) although their own flip time, short here, has long passed; then they
-accept. The client is installed by ``make tools``; the test skips without it.
+make the offer lapse, S12d) although their own flip time, short here, has long passed; they take
+more time from their time bank (``prórroga``), then accept. The client is installed by ``make tools``; the test skips without it.
 """
 
 from __future__ import annotations
@@ -64,6 +64,11 @@ async def test_S9_an_offer_to_a_person_waits_for_their_answer_over_telnet(tmp_pa
         turned = asyncio.ensure_future(bea.next_event("turned", timeout=6))
         with pytest.raises(ClientTimeout):  # twice the flip time: the card is still the person's to keep
             await turned
+        # more time, from the person's time bank: said to them, and to the others as an event
+        extended = asyncio.ensure_future(bea.next_event("extended", timeout=10))
+        await asyncio.to_thread(child.sendline, "prórroga")
+        await asyncio.to_thread(child.expect, r"15 segundos más para ti; te quedan 45\s+s de reserva", 10)
+        assert (await extended)["seat"] == 0
         await asyncio.to_thread(child.sendline, f"aceptar {offer}")
         traded = await bea.next_event("traded", timeout=10, predicate=lambda e: e.get("offer") == offer)
         assert traded["to"] == 0 and traded["from"] == 1 and traded["price"] == 3
