@@ -88,12 +88,15 @@ class Config:
     # [timers]
     turn_seconds: float = 30.0
     auction_seconds: float = 10.0
-    flip_seconds: float = 2.0
+    flip_seconds: float = 10.0
+    offer_seconds: float = 15.0
+    time_bank: float = 60.0
+    time_bank_step: float = 15.0
     grace_seconds: float = 60.0
     round_pause: float = 3.0
     bot_delay: float = 0.8
     close_after_over: float = 120.0
-    cut_window: float = 3.0
+    cut_window: float = 6.0
     trade_window: float = 6.0
     entropy_window: float = 2.0
     autopass_delay: float = 1.0
@@ -215,7 +218,7 @@ def _check(cfg: Config) -> None:
     for name in positive:
         if getattr(cfg, name) <= 0:
             raise ConfigError(f"{name} must be positive")
-    for name in ("flip_seconds", "grace_seconds", "round_pause", "bot_delay", "idle_timeout",
+    for name in ("flip_seconds", "offer_seconds", "time_bank", "time_bank_step", "grace_seconds", "round_pause", "bot_delay", "idle_timeout",
                  "close_after_over", "ssh_keepalive", "telnet_connect_maxwait", "cut_window", "trade_window",
                  "entropy_window",
                  "autopass_delay", "resume_window", "shutdown_in", "room_wait_seconds"):

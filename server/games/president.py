@@ -14,6 +14,8 @@ from server.games.base import GameAdapter, Money, Payout, RoundMoney, Settings, 
 from server.games.tricks import TRICK_EVENTS, public_tricks
 from server.protocol import CommandError, arg_int
 
+_CUT = frozenset({"cut"})
+
 
 class PresidentAdapter(GameAdapter):
     game = "president"
@@ -163,6 +165,11 @@ class TdcAdapter(PresidentAdapter):
 
     def window_seconds(self, kind: str, opts: TableOptions, settings: Any) -> float:
         return float(opts.extra.get("cut_window", settings.cut_window)) if kind == "cut" else 0.0
+
+    def window_bot_moves(self, kind: str) -> frozenset[str]:
+        # a bot that can cut does so inside the window, as a person would: only one seat can hold
+        # the cards (T9), so it takes nobody's chance, and nobody is prompted for a turn it ends
+        return _CUT if kind == "cut" else frozenset()
 
     def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> tuple[Any, bool] | None:
         if prefs.get("autocut") and seat in match.cut_options():  # type: ignore[attr-defined]

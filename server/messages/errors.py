@@ -317,6 +317,10 @@ def _reason_text(
         return fair
     if reason == "not_started":
         return t.gettext("The match has not begun: it begins when every seat is taken.")
+    if reason == "no_clock":  # extend: the time bank is for a clock that waits for you
+        return t.gettext("No clock is waiting for you now: keep your extra time for your turn.")
+    if reason == "no_time_left":
+        return t.gettext("Your time bank for this match is used up.")
     if reason == "already_seated":
         return t.gettext("You already have a seat at this table.")
     if reason == "no_tricks":

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.fair_events import window_hint
-from server.messages.kit import ANYONE, T, event, named_by, seat_name
+from server.messages.kit import ANYONE, T, event, named, named_by, seat_name
 from server.messages.labels import table_name
 from server.messages.translations import translation
 from server.terminal import TermStyle
@@ -53,6 +53,15 @@ def _ev_disconnected(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
 def _ev_reconnected(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
     return t.gettext("{name} is back.").format(name=who)
+
+
+@event("extended", seats=named("seat"))
+def _ev_extended(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    n = round(float(e.get("seconds") or 0))
+    if you is not None and e.get("seat") == you:  # (a terminal shows the reply instead: server.presenters.text.news)
+        return t.ngettext("You take {n} second more.", "You take {n} seconds more.", n).format(n=n)
+    return t.ngettext("{name} takes {n} second more.", "{name} takes {n} seconds more.", n).format(
+        name=seat_name(names, e.get("seat"), lang), n=n)
 
 
 @event("room_created", seats=ANYONE)

@@ -86,7 +86,8 @@ class Table(Seating, Rounds, Resuming):
             if best is None or due < best:
                 best = due
         window = self.window
-        for due in (self.bot_due, self.over_at, None if window is None else window[1], self.auto_at):
+        for due in (self.bot_due, self.over_at, None if window is None else window[1], self.auto_at,
+                    self.answers.wake):
             if due is not None and (best is None or due < best):
                 best = due
         return best
@@ -180,6 +181,8 @@ class Table(Seating, Rounds, Resuming):
             return None, None
         if cmd == "tricks":
             return self._tricks(member), None
+        if cmd == "extend":
+            return self._extend(member, c.args), None
         if cmd in AUTOMATIC:
             seat = self.seat_of(member.key)
             if seat is not None:

@@ -27,7 +27,7 @@ from server.messages.events import event_text
 from server.messages.table_events import commitment_explained
 from server.messages.translations import translation
 from server.presenters import Action, Local, Quit, Request, Viewer
-from server.presenters.text import alerts, games, news, parse_social, replies
+from server.presenters.text import alerts, forbidden, games, news, parse_social, replies
 from server.presenters.text.cards import parse_cards
 from server.presenters.text.context import ParseError, context_from_state
 from server.presenters.text.help import help_text
@@ -52,8 +52,10 @@ class TextPresenter:
         self.viewer = viewer
         self.shown_state: Mapping[str, Any] | None = None  # the last state drawn
         self._leaving: str | None = None  # "leave"/"quit" asked to confirm: a round with chips at stake
+        self._risky: tuple[str, tuple[str, ...]] | None = None  # a play leaving forbidden last cards (T8), said
         self._countdowns: list[asyncio.TimerHandle] = []
         self._commitment_told = False  # what a deal's commitment is: said once per session
+        self._autocut_told = False  # the first cut a person could make comes with a word on autocut
         self.replay: ReplayViewer | None = None  # the replay being looked at (``replay``)
         self._playing: asyncio.TimerHandle | None = None
 
@@ -95,6 +97,7 @@ class TextPresenter:
             if local is not None:
                 return Local(local)
         parsed = parse_line(line, self.lang, context)
+        said, self._risky = self._risky, None  # a play said first (T8) is made only by the very next line
         if isinstance(parsed, ParseError):
             if self.replay is not None and parsed.code == "unknown_command" and len(line.split()) <= 2 \
                     and (word := close_word(line.split()[0], self.lang)) is not None:
@@ -119,6 +122,14 @@ class TextPresenter:
             if where == "lobby":
                 return None  # an empty line in the lobby: nothing to redraw
             self.shown_state = None  # asked for: draw the whole table
+        left = forbidden.risky_play(state, parsed.cmd, parsed.args)
+        if left is not None and state is not None:
+            play = (parsed.cmd, tuple(parsed.args.get("cards") or ()))
+            if said != play:  # T8: say what it costs first; the same play again makes it
+                self._risky = play
+                cards = parsed.args.get("cards") or state.get("cut") or ()
+                return Local(self.text(forbidden.risky_warning(left, len(cards), state.get("order") == "reversed",
+                                                               line.strip(), self.lang, self.viewer.style)))
         return Request(parsed.cmd, parsed.args)
 
     # -- writing ----------------------------------------------------------------------------------
@@ -184,6 +195,9 @@ class TextPresenter:
         # The table only when it matters (the reader's turn, a new round...); nothing drawn yet (or
         # asked for): the whole table, with the alert if it is the reader's turn.
         text = self._render(alerts.state_update, self.shown_state or {}, state, self.lang, self.viewer.style)
+        if text and state.get("cut") and not self._autocut_told and "autocut" in (state.get("moves") or ()):
+            self._autocut_told = True
+            text += "\n" + alerts.autocut_tip(self.lang)
         self.shown_state = state
         self._countdown(state)
         return self.text(text)

@@ -73,6 +73,7 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
     if ctx.where == "room" and not over:
         entries += [
             (v("state") + " " + t.gettext("(or an empty line)"), t.gettext("show the table again")),
+            (v("extend"), t.gettext("more time for your decision, from your time bank for the match")),
             (v("leave"), t.gettext("leave the table (a bot takes your seat during a match)")),
         ]
     entries += [

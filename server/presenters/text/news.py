@@ -39,6 +39,8 @@ def render_event(
     name = event.get("event")
     if name in ("state",):
         return None
+    if name == "extended" and you is not None and event.get("seat") == you:
+        return None  # the reply to the reader's own ``extend`` says it, with the time bank left
     text = event_text(lang, event, names, you, style)
     if name == "chat":
         who = _printable(str(event.get("name") or ""))

@@ -199,6 +199,11 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         return finish(
             [t.gettext("Automatic cut on.") if reply.get("on") else t.gettext("Automatic cut off.")], style
         )
+    if cmd == "extend":  # seconds from the time bank
+        n, left = round(float(reply.get("seconds") or 0)), round(float(reply.get("bank") or 0))
+        return finish(wrap_text(t.ngettext("{n} second more for you; {left} s left in your time bank.",
+                                           "{n} seconds more for you; {left} s left in your time bank.", n).format(
+            n=n, left=left), style.width), style)
     if cmd == "autopass":
         return finish(
             [t.gettext("Automatic pass on: when passing is all you can do, the server passes for you.")

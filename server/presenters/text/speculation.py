@@ -123,6 +123,9 @@ def table_lines(state: Mapping[str, Any], lang: str, style: TermStyle, status: b
             k=k,
             price=t.ngettext("{n} chip", "{n} chips", price).format(n=price),
         )
+        left = seconds_of(o.get("left"))  # a person's time to answer it (S9)
+        if left is not None:
+            text += " " + seconds_text(t, left)
         lines.append(text)
     if status:
         lines += status_lines(state, lang, style, names, you)
