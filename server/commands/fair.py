@@ -9,7 +9,8 @@
   ``engine.fairness.verify`` with what the asker's seat saw (the announced commitment, its
   contribution, the events its seat received, recomputed from the stored log). The reply holds
   every step (``code``, ``result``, ``values``) and the record itself, for a check that does not
-  trust the server (``docs/verify_deal.py``).
+  trust the server (``docs/verify_deal.py``); ``checker``: where the operator offers that checker
+  (``verify_url``), when set.
 """
 
 from __future__ import annotations
@@ -87,7 +88,10 @@ async def verify(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     fair = record.extra.get("fairness")
     if not isinstance(fair, Mapping):
         raise CommandError("not_verifiable", round=round_id[:60])
-    return await asyncio.to_thread(verify_reply, record, ADAPTERS[record.rules], me.name)
+    reply = await asyncio.to_thread(verify_reply, record, ADAPTERS[record.rules], me.name)
+    if ctx.config.verify_url:
+        reply["checker"] = ctx.config.verify_url
+    return reply
 
 
 def verify_reply(record: RoundRecord, adapter: GameAdapter, name: str | None) -> dict[str, Any]:

@@ -178,6 +178,8 @@ def test_round_over_has_a_score_table():
 
 def test_chat_is_not_translated_and_state_events_are_skipped():
     text = render_event({"event": "chat", "name": "Bob", "text": "gg {name}"}, "fr", TermStyle(), LONG_NAMES, 0)
+    assert text == "Bob\u00a0: gg {name}"  # French puts a no-break space before the colon
+    text = render_event({"event": "chat", "name": "Bob", "text": "gg {name}"}, "es", TermStyle(), LONG_NAMES, 0)
     assert text == "Bob: gg {name}"
     assert render_event({"event": "state"}, "fr", TermStyle(), LONG_NAMES, 0) is None
 

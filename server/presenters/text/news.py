@@ -7,6 +7,7 @@ from typing import Any
 
 from server.messages.events import event_text
 from server.messages.kit import reading as words_reading
+from server.messages.labels import punct
 from server.messages.translations import translation
 from server.terminal import (
     BOLD,
@@ -15,6 +16,7 @@ from server.terminal import (
     TermStyle,
     display_width,
     finish,
+    glued,
     pad,
     paint,
     wrap_items,
@@ -42,7 +44,7 @@ def fit_text(text: str, style: TermStyle) -> str:
                     words.append(word[:room])
                     word = word[room:]
                 words.append(word)
-            lines += wrap_items([w for w in words if w], style.width, indent=indent)
+            lines += wrap_items(glued([w for w in words if w]), style.width, indent=indent)
     return finish(lines, style)
 
 
@@ -54,11 +56,13 @@ def render_event(
     name = event.get("event")
     if name in ("state",):
         return None
+    if name == "room_closed" and event.get("reason") == "closed":
+        return None  # the lobby's room-list news: a person hears of a room they sit at from the room itself
     text = event_text(lang, event, names, you, style)
     if name == "chat":
         who = _printable(str(event.get("name") or ""))
         body = _printable(str(event.get("text", "")))
-        text = f"{paint(who, CYAN, style)}: {body}" if who else body
+        text = f"{paint(who, CYAN, style)}{punct(lang, ':')} {body}" if who else body
     elif name in ("round_over", "match_over"):
         lines = wrap_text(paint(text, BOLD, style), style.width)
         lines += _score_table(event, lang, style, names)

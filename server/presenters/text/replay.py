@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.messages.labels import cards_label, table_name
+from server.messages.labels import cards_label, punct, table_name
 from server.messages.translations import translation
 from server.presenters.text.news import render_event
 from server.presenters.text.words import verb
@@ -83,7 +83,7 @@ class ReplayViewer:
                 lines.append("  " + t.gettext("As dealt:"))
                 for seat, hand in enumerate(event["hands"]):
                     if hand:
-                        lines.append(fit(f"    {self._name(seat, lang)}: {cards_label(hand, lang, style)}",
+                        lines.append(fit(f"    {self._name(seat, lang)}{punct(lang, ':')} {cards_label(hand, lang, style)}",
                                          style.width, style))
             elif event.get("event") == "exchange" and event.get("cards"):
                 lines.append(fit("  " + t.gettext("{giver} gives {receiver}: {cards}").format(
@@ -95,7 +95,7 @@ class ReplayViewer:
                     lines.append("  " + t.gettext("Face-down cards at the end:"))
                     for seat, stack in enumerate(event["stacks"]):
                         if stack:
-                            lines.append(fit(f"    {self._name(seat, lang)}: {cards_label(stack, lang, style)}",
+                            lines.append(fit(f"    {self._name(seat, lang)}{punct(lang, ':')} {cards_label(stack, lang, style)}",
                                              style.width, style))
         if len(lines) == 1:
             lines.append("  " + t.gettext("Nothing was hidden from the spectators."))
