@@ -249,7 +249,6 @@ REPLIES = [
     ("history", {"history": []}),
     ("leaderboard", {"leaderboard": [{"name": n, "chips": 100 * i, "rounds": 7 * i, "matches": i}
                                      for i, n in enumerate(LONG_NAMES)]}),
-    ("offer", {"offer": 3}),
     ("colour", {"on": False}),
     ("unicode", {"on": False}),
     ("autocut", {"on": True}),
@@ -280,6 +279,7 @@ def test_replies_fit(lang, style):
         assert text, cmd
         check(text, style)
     assert render_reply("play", {}, lang, style) == ""
+    assert render_reply("offer", {"offer": 3}, lang, style) == ""  # the "offered" event says it, once
 
 
 def test_rooms_list_content():

@@ -184,8 +184,8 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         return _render_history(reply, lang, style)
     if cmd == "leaderboard":
         return _render_leaderboard(reply, lang, style)
-    if cmd == "offer" and reply.get("offer") is not None:
-        return finish([t.gettext("Offer #{offer} made.").format(offer=reply["offer"])], style)
+    if cmd == "offer":
+        return ""  # the table's "offered" event tells the buyer at once, with the price: said once
     if cmd in ("colour", "color"):
         return finish([t.gettext("Colours on.") if reply.get("on", style.color) else t.gettext("Colours off.")], style)
     if cmd == "unicode":
