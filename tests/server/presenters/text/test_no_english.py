@@ -153,3 +153,26 @@ def test_accepting_a_challenge_is_not_called_a_seek() -> None:
     reply = {**SEEK, "room": "r1", "seat": 1}
     assert render_reply("accept_seek", reply, "fr", STYLE).startswith("Défi n° 2 accepté")
     assert render_reply("accept_seek", {**reply, "to": None}, "fr", STYLE).startswith("Recherche n° 2")
+
+
+@pytest.mark.parametrize(("lang", "pattern"), [
+    ("fr", r"[Tt]apez (?:encore )?«?\s*([^\s»,.;:()]+)"),
+    ("es", r"[Ee]scribe (?:otra vez )?«?\s*([^\s»,.;:()]+)"),
+])
+def test_every_command_a_catalog_tells_to_type_is_a_command_of_that_language(lang: str, pattern: str) -> None:
+    """"Tapez défis", "Escribe aceptar": the word is one the parser reads in that language."""
+    from babel.messages.pofile import read_po
+
+    from server.messages.translations import po_path
+    from server.presenters.text.words import VERB_TABLES, fold
+
+    not_commands = {"les", "los", "como", "algo"}  # "tapez les hauteurs", "se escribe como…"
+    with po_path(lang).open("rb") as f:
+        catalog = read_po(f, locale=lang)
+    unknown = []
+    for msg in catalog:
+        for text in (msg.string if isinstance(msg.string, list | tuple) else [msg.string]):
+            for word in re.findall(pattern, text or ""):
+                if not word.startswith("{") and word not in not_commands and fold(word) not in VERB_TABLES[lang]:
+                    unknown.append((word, text))
+    assert not unknown, unknown
