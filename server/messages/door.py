@@ -5,14 +5,19 @@ and then prints the prompt the server chose; so the prompt is ours and speaks th
 language. Before a shell opens the language is known only when the client names one in its
 request (OpenSSH does not); otherwise the prompt is written in the three languages, short
 enough for one line.
+
+OpenSSH prints the bytes of a prompt that are not ASCII escaped (``Contrase\303\261a``)
+unless its own locale is UTF-8, which the server cannot know: so these texts are plain ASCII
+(the catalogs choose such words: ``Clave``; a plain space before the French colon).
 """
 
 from __future__ import annotations
 
 from server.messages.translations import LANGS, N_, normalize_lang, translation
 
-# TRANSLATORS: the word before the SSH password prompt's colon.
+# TRANSLATORS: the word before the SSH password prompt's colon, in plain ASCII (es: Clave).
 PASSWORD = N_("Password")
+# TRANSLATORS: said before the SSH password prompt comes again, in plain ASCII.
 WRONG = N_("Wrong password; try again.")
 
 
@@ -31,7 +36,7 @@ def password_prompt(lang: str | None = None) -> str:
     """``Mot de passe / Contraseña / Password: `` (or the one language asked for)."""
     words = _each(PASSWORD, lang)
     if normalize_lang(lang) == "fr":
-        return words[0] + "\u00a0: "
+        return words[0] + " : "
     return " / ".join(words) + ": "
 
 

@@ -23,17 +23,20 @@ pexpect = pytest.importorskip("pexpect")
 pytestmark = pytest.mark.e2e
 
 PASSWORD = "correct-horse-prompt"
-BOTH = "Mot de passe / Contraseña / Password: "
+BOTH = "Mot de passe / Clave / Password: "
 
 
 def test_the_prompt_is_in_three_languages_until_one_is_known() -> None:
     assert password_prompt() == BOTH
-    assert password_prompt("fr") == "Mot de passe\u00a0: "
-    assert password_prompt("es-ES") == "Contraseña: "
+    assert password_prompt("fr") == "Mot de passe : "
+    assert password_prompt("es-ES") == "Clave: "
     assert password_prompt("xx") == BOTH  # a language donne does not speak: all three
-    assert wrong_password().splitlines() == ["Mot de passe incorrect ; réessayez.",
-                                             "Contraseña incorrecta; inténtalo de nuevo.",
+    assert wrong_password().splitlines() == ["Mot de passe incorrect, essayez encore.",
+                                             "Clave incorrecta; prueba otra vez.",
                                              "Wrong password; try again."]
+    # OpenSSH escapes the bytes of a prompt that are not ASCII unless its locale is UTF-8
+    for lang in (None, "fr", "es", "en"):
+        assert (password_prompt(lang) + wrong_password(lang)).isascii()
 
 
 def _login(port: int, screen: Screen) -> Any:
@@ -42,7 +45,7 @@ def _login(port: int, screen: Screen) -> Any:
         ["-F", "/dev/null", "-tt", "-p", str(port), "-o", "StrictHostKeyChecking=no",
          "-o", "UserKnownHostsFile=/dev/null", "-o", "PubkeyAuthentication=no",  # LogLevel INFO: the default
          "zoe@127.0.0.1"],
-        env={"TERM": "xterm", "PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "LC_ALL": "C.UTF-8"},
+        env={"TERM": "xterm", "PATH": "/usr/bin:/bin", "HOME": "/nonexistent"},  # C locale: ASCII prompts
         encoding="utf-8", codec_errors="replace", dimensions=(40, 100), timeout=30,
     )
     child.logfile_read = screen
