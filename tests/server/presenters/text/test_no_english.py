@@ -85,6 +85,8 @@ REPLIES: list[tuple[str, dict[str, Any]]] = [
     ("seed", {"seed": "kiwi", "set": True}),
     ("seed", {"seed": None, "set": False}),
     ("friends", {"friends": []}),
+    ("finger", {"name": "ana", "online": True, "tables": [{"game": "president", "rules": "classic", "rounds": 2,
+                                                           "matches": 1}]}),
     ("leaderboard", {"game": "president", "rules": "tdc", "by": "chips", "leaderboard": [],
                      "you": {"name": "zoe", "rounds": 2, "chips": 4, "points": 0, "matches": 0, "provisional": True}}),
     ("verify", {"round": "r1-ab-1", "ok": True, "names": ["zoe", "bob"], "steps": [
@@ -96,6 +98,7 @@ EVENTS = [
     {"event": "seek", **SEEK}, {"event": "challenge", **SEEK},
     {"event": "seek_started", "seek": 2, "room": "r3", "seat": 1, "name": "marc", "challenge": True},
     {"event": "passed", "seat": 0, "auto": True, "forced": True},
+    {"event": "chat", "name": "bob", "text": "bien joué"},
     {"event": "commitment", "round": 1, "commitment": "ab" * 32, "window": 2, "given": [], "game": "president"},
 ]
 
@@ -176,3 +179,10 @@ def test_every_command_a_catalog_tells_to_type_is_a_command_of_that_language(lan
                 if not word.startswith("{") and word not in not_commands and fold(word) not in VERB_TABLES[lang]:
                     unknown.append((word, text))
     assert not unknown, unknown
+
+
+def test_french_output_has_a_space_before_high_punctuation() -> None:
+    """« Président classique : 2 manches », « zoe : 3♣ » — never « classique: », « zoe: »."""
+    glued = re.compile(r"[^\s\u00a0\u202f\d«][:;!?](?=\s|$)")
+    found = [line for text in _said("fr") for line in text.splitlines() if glued.search(line)]
+    assert not found, found
