@@ -84,3 +84,16 @@ def test_lobby_news_of_a_room_closing_is_not_shown_to_people() -> None:
     assert render_event({"event": "room_closed", "room": "r4", "reason": "closed"}, "es", STYLE, NAMES, None) is None
     assert "r4" in (render_event({"event": "room_closed", "room": "r4", "reason": "empty"}, "es", STYLE, NAMES, 0)
                     or "")
+
+
+def test_the_telnet_menu_in_the_docs_is_the_one_the_server_shows() -> None:
+    """docs/playing.md shows the menu with the embedded default language (config: default_lang)."""
+    from pathlib import Path
+
+    from server.config import load_config
+    from server.messages.greetings import language_prompt
+
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "playing.md").read_text(encoding="utf-8")
+    shown = next(line.strip() for line in docs.splitlines() if "Language / Langue / Idioma" in line)
+    menu = language_prompt(load_config().default_lang).splitlines()[-1].strip()
+    assert shown.startswith(menu), (shown, menu)
