@@ -42,6 +42,7 @@ class Config:
     gc_young: int = 100000
     gc_full_closed: int = 2000
     motd: str = ""
+    verify_url: str = ""
     # [limits]
     max_line: int = 1024
     input_bytes_per_second: int = 16384

@@ -209,9 +209,9 @@ class Lobby(Directory):
                 if player.room is None:
                     player.lobby_spans[:] = [[news_now(), None]]  # this connection: news from now on
                 session.player = player
-                session.logged(player.name, player.guest)
                 if welcome is not None:
-                    welcome.say()
+                    welcome.say()  # before logged(): the greeting comes before the table drawn again
+                session.logged(player.name, player.guest)
                 log.info("%s is back (%s)", player.name, session.conn.kind)
                 if player.room is not None:
                     await player.room.reconnect(player)
@@ -232,9 +232,9 @@ class Lobby(Directory):
             player.session = session
             self.players[key] = player
             session.player = player
-            session.logged(player.name, player.guest)
             if welcome is not None:
                 welcome.say()
+            session.logged(player.name, player.guest)
             log.info("%s logged in (%s, %s)", player.name, "guest" if player.guest else "account",
                      session.conn.kind)
             self._welcome(player)

@@ -55,8 +55,10 @@ class Seek:
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seek": self.id, "name": self.owner, "game": self.opts.game, "rules": self.opts.rules,
-                               "seats": self.opts.seats, "bots": self.opts.bots, "stake": self.opts.stake,
+                               "seats": self.opts.seats, "bots": self.opts.bots, "bot_level": self.opts.bot_level,
+                               "turn_seconds": self.opts.turn_seconds, "stake": self.opts.stake,
                                "ante": self.opts.ante, "rounds": self.opts.rounds,
+                               "options": {k: v for k, v in self.opts.extra.items() if k != "rated"},
                                "rated": bool(self.opts.extra.get("rated")), "fill": self.fill,
                                "missing": self.missing, "accepted": [self.names[k] for k in self.accepted]}
         if self.to_name is not None:

@@ -77,6 +77,6 @@ async def open_seek(lobby: Lobby, seek: Seek) -> Room | None:
     for seat, person in seated:  # told once the table is sure to open
         if person.session is not None:
             person.session.push_event({"event": "seek_started", "seek": seek.id, "room": room.id,
-                                       "seat": seat, "name": seek.owner})
+                                       "seat": seat, "name": seek.owner, "challenge": seek.challenge})
     lobby.announce(room, seek.owner)
     return room

@@ -435,6 +435,11 @@ class Session:
         self.guest = guest
         self.touch()
         self._arm_timer()
+        if self.mode == "text" and not self.welcomed:
+            # A person is greeted now, before a table they get back is drawn and prompts them
+            # (the room draws it as soon as the login returns, before run() starts reading).
+            self.send_raw(self.presenter.start())
+            self.welcomed = True
 
     def close(self, reason: str = "closed") -> None:
         """End the session. Idempotent; queued output is flushed for a short while first."""

@@ -247,7 +247,7 @@ _CLOSING = frozenset("»:;?!")
 """A word of these alone (French spacing: ``« graine »``, ``aléa :``) stays with the word before it."""
 
 
-def _glued(words: list[str]) -> list[str]:
+def glued(words: list[str]) -> list[str]:
     """``words`` with an opening ``«`` kept on the next word's line and closing marks on the previous one."""
     out: list[str] = []
     for word in words:
@@ -265,7 +265,7 @@ def wrap_text(text: str, width: int, indent: str = "") -> list[str]:
     """
     lines: list[str] = []
     for para in text.split("\n"):
-        words = _glued([w for w in para.split(" ") if w != ""])
+        words = glued([w for w in para.split(" ") if w != ""])
         lines.extend(wrap_items(words or [""], width, indent=indent))
     return lines
 
@@ -280,7 +280,7 @@ def fold_line(line: str, width: int) -> list[str]:
     start = 0
     while start < len(line) and line[start] == " ":
         start += 1
-    words = _glued([w for w in line[start:].split(" ") if w != ""])
+    words = glued([w for w in line[start:].split(" ") if w != ""])
     return wrap_items(words or [""], width, indent=indent, first=line[:start][: max(0, width - 1)])
 
 

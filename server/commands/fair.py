@@ -12,6 +12,7 @@
   trust the server (``docs/verify_deal.py``). Recomputing a deal costs milliseconds of CPU: each
   ``verify`` spends the player's budget and its address's (``verify_per_minute``:
   ``server/pace.py``), one is computed at a time, and the recent replies are kept (``Pace.verified``).
+  ``checker``: where the operator offers that checker (``verify_url``), when set.
 """
 
 from __future__ import annotations
@@ -102,7 +103,10 @@ async def verify(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
             if reply is None:
                 reply = await asyncio.to_thread(verify_reply, record, ADAPTERS[record.rules], me.name)
                 pace.verified.put(key, reply)
-    return dict(reply)
+    reply = dict(reply)
+    if ctx.config.verify_url:
+        reply["checker"] = ctx.config.verify_url
+    return reply
 
 
 def fingerprint(record: RoundRecord) -> str:

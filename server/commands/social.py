@@ -495,9 +495,18 @@ async def leaderboard(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] |
         raise CommandError("bad_argument", arg="rules")
     try:
         rows = await ctx.store.ratings.board(adapter.game, adapter.name, limit, min_games=min_games)
+        # Provisional: rated players with fewer than min_games games, listed apart, so a newcomer
+        # sees where they stand before the board ranks them.
+        early = [] if min_games == 0 else [
+            r for r in await ctx.store.ratings.board(adapter.game, adapter.name, limit + len(rows), min_games=0)
+            if r.games < min_games][:limit]
     except StorageError as exc:
         raise CommandError(exc.code) from None
+
+    def row(r: Any, **more: Any) -> dict[str, Any]:
+        return {"name": r.name, "rating": round(r.rating, 2), "score": round(r.rating, 2),
+                "mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "games": r.games, **more}
+
     return {"game": adapter.game, "rules": adapter.name, "by": "rating", "min_games": min_games,
-            "leaderboard": [{"rank": i, "name": r.name, "rating": round(r.rating, 2), "score": round(r.rating, 2),
-                             "mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "games": r.games}
-                            for i, r in enumerate(rows, 1)]}
+            "leaderboard": [row(r, rank=i) for i, r in enumerate(rows, 1)],
+            "provisional": [row(r, provisional=True) for r in early]}

@@ -9,7 +9,6 @@ from typing import Any
 from server.messages import fair_events
 from server.messages.labels import (
     cards_param,
-    plays_param,
     rank_label,
 )
 from server.messages.moderation import moderation_text
@@ -539,16 +538,24 @@ def _reason_text(
     return None
 
 
-def _rank_plays(plays: Sequence[Any], lang: str, limit: int = 4) -> str:
-    """Plays as people type them: ``9 9 / D D / …`` (any cards of that rank: suits never matter)."""
+def _rank_plays(plays: Sequence[Any], lang: str, limit: int = 4) -> list[str]:
+    """Plays as people type them: ``9 9``, ``D D`` (any cards of that rank: suits never matter)."""
     shown = []
     for play in plays[:limit]:
         if isinstance(play, Sequence) and len(play) == 2 and isinstance(play[1], int):
             shown.append(" ".join([rank_label(lang, str(play[0]))] * play[1]))
-    text = " / ".join(shown)
-    if len(plays) > limit:
-        text += " / …"
-    return text
+    return shown
+
+
+def _can_play(t: gettext.NullTranslations, shown: Sequence[str], total: int) -> str:
+    """``You can play: 7, 8, 9, Q and 2 other plays.``: a play's cards never part across lines (no-break
+    spaces), and what is left out is counted, not hinted at with an ellipsis."""
+    plays = ", ".join(p.replace(" ", "\u00a0") for p in shown)
+    more = total - len(shown)
+    if more > 0:
+        return t.ngettext("You can play: {plays} and {n} other play.",
+                          "You can play: {plays} and {n} other plays.", more).format(plays=plays, n=more)
+    return t.gettext("You can play: {plays}.").format(plays=plays)
 
 
 def _legal_suffix(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, Any], style: TermStyle) -> str:
@@ -561,12 +568,12 @@ def _legal_suffix(t: gettext.NullTranslations, lang: str, code: str, p: dict[str
             return ""
         if not plays:
             return t.gettext("You can only pass.") if legal.get("pass") else ""
-        return t.gettext("You can play: {plays}.").format(plays=_rank_plays(plays, lang))
+        return _can_play(t, _rank_plays(plays, lang), len(plays))
     if isinstance(legal, Sequence) and not isinstance(legal, str):
         plays = [x for x in legal if x]
         if not plays:
             return t.gettext("You can only pass.")
-        return t.gettext("You can play: {plays}.").format(plays=plays_param(plays, lang, style))
+        return _can_play(t, [cards_param(p, lang, style) for p in plays[:4]], len(plays))
     return ""
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.kit import ANYONE, EVERY_SEAT, T, event, named, named_by, seat_name, seat_of
-from server.messages.labels import card_label, cards_param, suit_name
+from server.messages.labels import card_label, cards_param, punct, suit_name
 from server.terminal import TermStyle
 
 _PAYERS = named_by(lambda e: [p.get("seat") for p in e.get("payments") or []], "the seats in 'payments'")
@@ -231,4 +231,4 @@ def _ev_revealed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], yo
             parts.append(f"{seat_name(names, seat, lang)} {cards_param(cards, lang, style)}")
     if not parts:
         return t.gettext("The remaining cards are shown.")
-    return t.gettext("Cards shown: {list}.").format(list="; ".join(parts))
+    return t.gettext("Cards shown: {list}.").format(list=(punct(lang, ";") + " ").join(parts))

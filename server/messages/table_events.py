@@ -164,8 +164,11 @@ def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
 @event("commitment", seats=named_by(lambda e: e["given"] if isinstance(e.get("given"), list) else (),
                                    "the seats in 'given' (the other seats share the window's hint)"))
 def _ev_commitment(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    text = t.gettext("Deal {round}: the server committed to its shuffle ({commitment}).").format(
-        round=e.get("round", ""), commitment=str(e.get("commitment", ""))[:16])
+    if e.get("game") == "president":  # a Président round has one deal: called a round, as everywhere else
+        text = t.gettext("Round {round}: the server committed to its shuffle ({commitment}).")
+    else:
+        text = t.gettext("Deal {round}: the server committed to its shuffle ({commitment}).")
+    text = text.format(round=e.get("round", ""), commitment=str(e.get("commitment", ""))[:16])
     window = e.get("window")
     given = e.get("given")
     if (you is not None and isinstance(window, int | float) and not isinstance(window, bool) and window > 0

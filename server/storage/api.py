@@ -541,8 +541,10 @@ class History(Protocol):
 
     async def get(self, round_id: str) -> RoundRecord | None: ...
 
-    async def standings(self, game: str, rules: str, limit: int = 10, *, by: str = "chips") -> list[dict[str, Any]]:
-        """A table's leaderboard, ranked ``by`` ``"points"`` or ``"chips"`` won."""
+    async def standings(self, game: str, rules: str, limit: int = 10, include_guests: bool = False, *,
+                        by: str = "chips", name: str | None = None) -> list[dict[str, Any]]:
+        """A table's leaderboard, ranked ``by`` ``"points"`` or ``"chips"`` won (registered players unless
+        ``include_guests``; ``name``: that player's row alone)."""
         ...
 
 

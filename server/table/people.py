@@ -98,19 +98,16 @@ class Seating(TableBase):
     def _fill_bots(self) -> Step:
         """Bots take their seats at once: the last ``bots`` seats (one the house cannot fund stays free)."""
         have = sum(1 for s in self.seats if s.bot is not None)
-        for seat in reversed(self.seats):
-            if have >= self.opts.bots:
-                break
-            if seat.empty:
-                try:
-                    yield from self._seat_bot(seat)
-                except StorageError as exc:
-                    log.warning("table %s: no bot for seat %d (%s); the next join tries again", self.id,
-                                seat.index, exc)
-                    return
-                have += 1
-                self._broadcast({"event": "joined", "room": self.id, "name": seat.name, "seat": seat.index,
-                                 "bot": True})
+        last_empty = [s for s in reversed(self.seats) if s.empty][:max(0, self.opts.bots - have)]
+        for seat in reversed(last_empty):  # seated in seat order: bot1, bot2, bot3
+            try:
+                yield from self._seat_bot(seat)
+            except StorageError as exc:
+                log.warning("table %s: no bot for seat %d (%s); the next join tries again", self.id,
+                            seat.index, exc)
+                return
+            self._broadcast({"event": "joined", "room": self.id, "name": seat.name, "seat": seat.index,
+                             "bot": True})
 
     def _start_match(self) -> Step:
         chips = []

@@ -7,6 +7,7 @@ from typing import Any
 
 from server.messages.events import event_text
 from server.messages.kit import reading as words_reading
+from server.messages.labels import punct
 from server.messages.translations import translation
 from server.terminal import (
     BOLD,
@@ -41,11 +42,13 @@ def render_event(
         return None
     if name == "extended" and you is not None and event.get("seat") == you:
         return None  # the reply to the reader's own ``extend`` says it, with the time bank left
+    if name == "room_closed" and event.get("reason") == "closed":
+        return None  # the lobby's room-list news: a person hears of a room they sit at from the room itself
     text = event_text(lang, event, names, you, style)
     if name == "chat":
         who = _printable(str(event.get("name") or ""))
         body = _printable(str(event.get("text", "")))
-        text = f"{paint(who, CYAN, style)}: {body}" if who else body
+        text = f"{paint(who, CYAN, style)}{punct(lang, ':')} {body}" if who else body
     elif name in ("round_over", "match_over"):
         lines = wrap_text(paint(text, BOLD, style), style.width)
         lines += _score_table(event, lang, style, names)

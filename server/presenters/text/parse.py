@@ -52,8 +52,11 @@ from server.presenters.text.words import (
     TO_WORDS,
     VERB_TABLES,
     VERBS,
+    create_words,
     fold,
     lang_code,
+    switch_word,
+    typed_word,
     verb,
 )
 from server.protocol import parse_int
@@ -335,10 +338,11 @@ def _h_create(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
         elif _int(tok) is not None:
             numbers.append(_int(tok))  # type: ignore[arg-type]
         else:
-            guess = difflib.get_close_matches(tok, [*GAME_WORDS, *RULE_WORDS, *LEVEL_WORDS, *CREATE_KEYS], n=1)
+            shown = create_words(lang)  # suggested in the session's words: « présidnt » → « président »
+            guess = difflib.get_close_matches(tok, list(shown), n=1)
             return ParseError(
                 "bad_argument",
-                error_message(lang, "bad_argument", value=raw, suggestion=guess[0])
+                error_message(lang, "bad_argument", value=raw, suggestion=shown[guess[0]])
                 if guess
                 else _create_usage(t, lang),
             )
@@ -369,10 +373,11 @@ def _h_create(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
 def _create_usage(t: Any, lang: str) -> str:
     return str(
         t.gettext(
-            "Create a table like this: {example1} or {example2} (game, rules, seats, bots=, time=, stake=, ante=, rounds=)."
+            "Create a table like this: {example1} or {example2} (game, rules, seats, {options})."
         ).format(
-            example1=f"{verb(lang, 'create')} president classic 4 bots=3",
-            example2=f"{verb(lang, 'create')} speculation 5 bots=4",
+            example1=f"{verb(lang, 'create')} {typed_word(lang, 'president')} {typed_word(lang, 'classic')} 4 bots=3",
+            example2=f"{verb(lang, 'create')} {typed_word(lang, 'speculation')} 5 bots=4",
+            options=", ".join(f"{typed_word(lang, w)}=" for w in ("bots", "time", "stake", "ante", "rounds")),
         )
     )
 
@@ -414,7 +419,9 @@ def _h_switch(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
     t = translation(lang)
     return ParseError(
         "bad_argument",
-        t.gettext("Say on or off, for example: {example}").format(example=f"{verb(lang, cmd)} off"),
+        t.gettext("Say {on} or {off}, for example: {example}").format(
+            on=switch_word(lang, True), off=switch_word(lang, False),
+            example=f"{verb(lang, cmd)} {switch_word(lang, False)}"),
     )
 
 

@@ -14,7 +14,7 @@ import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.messages.labels import cards_label, table_name
+from server.messages.labels import cards_label, punct, table_name
 from server.messages.translations import translation
 from server.presenters.text.news import render_event
 from server.presenters.text.words import fold, verb
@@ -83,7 +83,7 @@ class ReplayViewer:
                 lines.append("  " + t.gettext("As dealt:"))
                 for seat, hand in enumerate(event["hands"]):
                     if hand:
-                        lines.append(f"    {self._name(seat, lang)}: {cards_label(hand, lang, style)}")
+                        lines.append(f"    {self._name(seat, lang)}{punct(lang, ':')} {cards_label(hand, lang, style)}")
             elif event.get("event") == "exchange" and event.get("cards"):
                 lines.append("  " + t.gettext("{giver} gives {receiver}: {cards}").format(
                     giver=self._name(event.get("from"), lang), receiver=self._name(event.get("to"), lang),
@@ -94,7 +94,7 @@ class ReplayViewer:
                     lines.append("  " + t.gettext("Face-down cards at the end:"))
                     for seat, stack in enumerate(event["stacks"]):
                         if stack:
-                            lines.append(f"    {self._name(seat, lang)}: {cards_label(stack, lang, style)}")
+                            lines.append(f"    {self._name(seat, lang)}{punct(lang, ':')} {cards_label(stack, lang, style)}")
         if len(lines) == 1:
             lines.append("  " + t.gettext("Nothing was hidden from the spectators."))
         return finish(lines, style)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.messages.labels import table_name
+from server.messages.labels import punct, table_name
+from server.messages.social_events import seek_terms
 from server.messages.translations import translation
-from server.presenters.text.words import verb
+from server.presenters.text.words import typed_word, verb
 from server.terminal import BOLD, TermStyle, display_width, finish, pad, paint, wrap_text
 
 COMMANDS = frozenset({"tell", "reply", "message", "finger", "bio", "hide", "friend", "unfriend", "friends",
@@ -74,7 +75,7 @@ def _finger(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
         if table.get("rating") is not None:
             parts.append(t.gettext("rating {rating} ({n} rated)").format(rating=f"{float(table['rating']):.1f}",
                                                                         n=table.get("rated_games") or 0))
-        lines.append(f"  {what}: " + ", ".join(parts))
+        lines.append(f"  {what}{punct(lang, ':')} " + ", ".join(parts))
     if reply.get("friend"):
         lines.append("  " + t.gettext("On your friends list."))
     return finish(lines, style)
@@ -111,16 +112,16 @@ def _friends(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) ->
     return finish(lines, style)
 
 
-def _seek_line(s: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+def _seek_lines(s: Mapping[str, Any], lang: str, style: TermStyle) -> list[str]:
+    """One seek with every term it sets (wrapped, never cut)."""
     t = translation(lang)
-    what = table_name(lang, s.get("game"), s.get("rules"))
     head = f"#{s.get('seek')} {s.get('name')}"
     if s.get("to"):
         head += " → " + str(s["to"]) if style.unicode else " -> " + str(s["to"])
     n = int(s.get("missing") or 0)
-    body = t.ngettext("{game}, {seats} seats, {n} player missing", "{game}, {seats} seats, {n} players missing",
-                      n).format(game=what, seats=s.get("seats"), n=n)
-    return f"  {head}: {body}"
+    body = t.ngettext("{terms}; {n} player missing", "{terms}; {n} players missing", n).format(
+        terms=seek_terms(lang, s), n=n)
+    return wrap_text(f"  {head}{punct(lang, ':')} {body}", style.width, indent="      ")
 
 
 def _seeks(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
@@ -129,13 +130,16 @@ def _seeks(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> s
         items = reply.get("seeks") or []
         if not items:
             return finish(wrap_text(t.gettext("No open seek or challenge. Seek players like this: {example}").format(
-                example=f"{verb(lang, 'seek')} president tdc 4 stake=10"), style.width), style)
+                example=f"{verb(lang, 'seek')} {typed_word(lang, 'president')} tdc 4 {typed_word(lang, 'stake')}=10"),
+                style.width), style)
         return finish([paint(t.gettext("Open seeks and challenges:"), BOLD, style),
-                       *[_seek_line(s, lang, style) for s in items]], style)
+                       *[line for s in items for line in _seek_lines(s, lang, style)]], style)
     if cmd == "seek":
-        text = t.gettext("Seek #{id} is open; the lobby hears of it. {cancel} withdraws it.")
+        text = t.gettext("Seek #{id} is open ({terms}); the lobby hears of it. Type {cancel} to withdraw it.")
     elif cmd == "challenge":
-        text = t.gettext("Challenge #{id} sent to {to}. {cancel} withdraws it.")
+        text = t.gettext("Challenge #{id} sent to {to} ({terms}). Type {cancel} to withdraw it.")
+    elif cmd == "accept_seek" and reply.get("room") and reply.get("to"):
+        text = t.gettext("Challenge #{id} accepted: the table opens in room {room}.")
     elif cmd == "accept_seek" and reply.get("room"):
         text = t.gettext("Seek #{id} accepted: the table opens in room {room}.")
     elif cmd == "accept_seek":
@@ -145,4 +149,5 @@ def _seeks(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> s
     else:
         text = t.gettext("Seek or challenge #{id} withdrawn.")
     return finish(wrap_text(text.format(id=reply.get("seek"), to=reply.get("to"), room=reply.get("room"),
-                                        cancel=verb(lang, "withdraw")), style.width), style)
+                                        cancel=verb(lang, "withdraw"), terms=seek_terms(lang, reply)),
+                            style.width), style)

@@ -104,11 +104,11 @@ def _target(rest: Sequence[str]) -> tuple[dict[str, Any], int]:
 
 def _ban(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
     if not rest:
-        return _usage(lang, cmd, "ana 3d")
+        return _usage(lang, cmd, "ana " + _EXAMPLE_WORDS.get(lang, _EXAMPLE_WORDS["en"])["days"])
     args, took = _target(rest)
     duration, dtook = _duration(rest, took)
     if duration is None:
-        return _usage(lang, cmd, "ana 3d")
+        return _usage(lang, cmd, "ana " + _EXAMPLE_WORDS.get(lang, _EXAMPLE_WORDS["en"])["days"])
     args["duration"] = duration
     _add_reason(args, text, 1 + took + dtook)
     return Command(cmd, args)
@@ -386,9 +386,9 @@ STAFF_TOPICS = frozenset({"staff", "moderation", "moderator", "moderators", "adm
 
 _EXAMPLE_WORDS: dict[str, dict[str, str]] = {
     # the filler words of the examples in each language (the parser knows them all: STAFF_WORDS)
-    "en": {"in": "in", "set": "set", "clear": "clear", "moderator": "moderator"},
-    "fr": {"in": "dans", "set": "mettre", "clear": "effacer", "moderator": "modérateur"},
-    "es": {"in": "en", "set": "poner", "clear": "borrar", "moderator": "moderador"},
+    "en": {"in": "in", "set": "set", "clear": "clear", "moderator": "moderator", "days": "3d"},
+    "fr": {"in": "dans", "set": "mettre", "clear": "effacer", "moderator": "modérateur", "days": "3j"},
+    "es": {"in": "en", "set": "poner", "clear": "borrar", "moderator": "moderador", "days": "3d"},
 }
 
 
@@ -406,7 +406,7 @@ def staff_help(lang: str, style: TermStyle) -> str:
         (f"{v('unmute')} ana", t.gettext("they may chat again")),
     ]
     admins = [
-        (f"{v('ban')} ana 3d …", t.gettext("ban an account, an address (192.0.2.7, 198.51.100.0/24) or an SSH "
+        (f"{v('ban')} ana {w['days']} …", t.gettext("ban an account, an address (192.0.2.7, 198.51.100.0/24) or an SSH "
                                            "key, for a time or forever")),
         (f"{v('unban')} ana", t.gettext("lift a ban (or {unban} #12); the list: {bans}").format(
             unban=v("unban"), bans=v("bans"))),

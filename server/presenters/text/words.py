@@ -402,6 +402,47 @@ REPLAY_WORDS: dict[str, str] = {
     "end": "end", "fin": "end", "hands": "end", "mains": "end", "manos": "end",
 }
 
+SWITCH_WORDS = {"en": ("on", "off"), "fr": ("oui", "non"), "es": ("sí", "no")}
+"""The words shown for a switch's two positions (help, examples, refusals); all of ON_WORDS and
+OFF_WORDS are understood in every language."""
+
+
+TYPED_WORDS = {
+    # a game, rules or option word as shown in examples in each language (the parser folds accents
+    # and knows them all: GAME_WORDS, RULE_WORDS, CREATE_KEYS)
+    "fr": {"president": "président", "speculation": "spéculation", "classic": "classique", "stake": "mise",
+           "seats": "places", "time": "temps", "rounds": "manches", "level": "niveau"},
+    "es": {"president": "presidente", "speculation": "especulación", "classic": "clásica", "stake": "apuesta",
+           "seats": "plazas", "time": "tiempo", "rounds": "rondas", "level": "nivel"},
+}
+
+
+_CREATE_SHOWN = {
+    # the words of a table's description a person of each language is shown (suggestions)
+    "en": ("president", "speculation", "classic", "tdc", "seats", "bots", "level", "easy", "normal", "hard", "time",
+           "stake", "ante", "rounds", "rated", "unrated"),
+    "fr": ("président", "spéculation", "classique", "tdc", "places", "bots", "niveau", "facile", "moyen",
+           "difficile", "temps", "mise", "ante", "manches", "classée", "amicale"),
+    "es": ("presidente", "especulación", "clásica", "tdc", "plazas", "bots", "nivel", "fácil", "normal", "difícil",
+           "tiempo", "apuesta", "ante", "rondas", "puntuable", "amistosa"),
+}
+
+
+def create_words(lang: str) -> dict[str, str]:
+    """The ``create`` words of ``lang``, folded → as shown (``"president" → "président"``)."""
+    return {fold(w): w for w in _CREATE_SHOWN[lang_code(lang)]}
+
+
+def typed_word(lang: str, word: str) -> str:
+    """``word`` (an English game, rules or option word) as a person of ``lang`` types it."""
+    return TYPED_WORDS.get(lang_code(lang), {}).get(word, word)
+
+
+def switch_word(lang: str, on: bool) -> str:
+    """``oui``/``non`` (fr), ``sí``/``no`` (es), ``on``/``off`` (en)."""
+    return SWITCH_WORDS[lang_code(lang)][0 if on else 1]
+
+
 ON_WORDS = {"on", "oui", "si", "yes", "1", "true", "activer", "activar", "y", "o", "s"}
 OFF_WORDS = {"off", "non", "no", "0", "false", "desactiver", "desactivar", "n"}
 
