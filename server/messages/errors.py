@@ -185,6 +185,8 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
         if _has(p, "max"):
             return t.gettext("That line is too long (at most {max} characters).").format(max=p["max"])
         return t.gettext("That line is too long.")
+    if code == "bad_text":
+        return t.gettext("That line holds characters that cannot be read; nothing was done.")
     if code == "too_many_rooms":
         return t.gettext("The server has too many rooms open; join one of them or try later.")
     if code == "match_over":
