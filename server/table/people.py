@@ -228,8 +228,13 @@ class Seating(TableBase):
                 if seat.account is not None:
                     self._out.items.append(Released(seat.account))
                 seat.clear()
-        if self.status == "playing" and not any(s.human for s in self.seats):
+        if self.status == "playing" and not any(s.human for s in self.seats) and not self._match_ending():
             yield from self._close("empty")
+
+    def _match_ending(self) -> bool:
+        """The round that just ended was the match's last: its ``match_over`` comes next (record, bots
+        freed), and the room closes after it ("over"), not before it with the log already shut."""
+        return self.match is not None and bool(getattr(self.match, "over", False))
 
     def _on_disconnected(self, member: Member) -> Step:
         seat_no = self.seat_of(member.key)

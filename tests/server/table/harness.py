@@ -534,6 +534,9 @@ class Harness:
             effect = out.effect
             if effect is None:
                 return
+            # the room closes the table's log with its Closed item: no chip, bot or record after it
+            assert isinstance(effect, Pause | Think) or not self.items_of(Closed), \
+                f"{effect!r} asked after the table closed ({self.closed})"
             try:
                 result = self._perform(effect)
             except Exception as exc:
