@@ -11,7 +11,8 @@ the earlier modules' (``who`` keeps a person's table to themselves when they hid
   it for an account's next login (told at once when they are online), at most
   ``mail_per_sender`` waiting from one sender and ``mail_per_recipient`` in all.
 * ``finger`` (``name``): registration, last seen, online and where (unless hidden: ``hide``),
-  per table the rounds, matches, titles and rating, and the free text ``bio`` (``text``).
+  per table the rounds, matches, titles and rating, and the free text ``bio`` (``text``; a muted
+  player cannot set one, and theirs is shown to nobody else while the mute lasts).
 * ``friend`` / ``unfriend`` (``name``), ``friends`` (``notify``: the notices when a friend
   logs in or sits down, on or off).
 * ``seek`` and ``challenge`` (``name``) take ``create``'s arguments (+ ``fill``: a seek that
@@ -182,8 +183,11 @@ async def finger(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
                        **_rating_fields(r)})
     room, seat = _where(online, me)
     friends = await store.social.friends(me.name) if not me.guest else []
+    bio_text = profile.bio
+    if bio_text and name_key(profile.name) != me.key and await ctx.lobby.conduct.is_muted(profile.name):
+        bio_text = ""  # a muted player's bio reaches nobody while the mute lasts (it comes back after)
     return {"name": profile.name, "guest": False, "online": online is not None, "room": room, "seat": seat,
-            "registered": _iso(profile.registered), "last_seen": _iso(profile.last_seen), "bio": profile.bio,
+            "registered": _iso(profile.registered), "last_seen": _iso(profile.last_seen), "bio": bio_text,
             "hidden": profile.hide_where, "tables": tables,
             "friend": any(name_key(f) == name_key(profile.name) for f in friends)}
 
@@ -213,6 +217,8 @@ async def bio(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(raw, str):
         raise CommandError("bad_argument", arg="text")
     text = clean_text(raw, ctx.config.max_bio) if raw.strip() else ""
+    if text:
+        await ctx.lobby.conduct.check_muted(me)  # others read a bio: not from a muted player (clearing is fine)
     profile = await ctx.store.social.set_profile(me.name, bio=text)
     return {"bio": profile.bio, "set": True}
 
