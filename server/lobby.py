@@ -93,7 +93,7 @@ class Lobby(Directory):
 
     async def needs_password(self, name: str) -> bool:
         try:
-            return bool(await self.store.accounts.exists(name))
+            return bool(await self.store.accounts.exists(name, fresh=True))  # (one made since by donne admin)
         except Exception:
             return False
 

@@ -134,7 +134,7 @@ async def message(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         raise CommandError("account_needed")
     _may_speak(ctx, me, name)
     account = await ctx.store.accounts.get(name)
-    if account is None or account.guest or not await ctx.store.accounts.exists(name):
+    if account is None or account.guest or not await ctx.store.accounts.exists(name, fresh=True):
         raise CommandError("no_such_player", name=name[:40])
     to = _online(ctx, account.name)
     if to is not None and to is not me:
