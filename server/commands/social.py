@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from server.commands import Context, command
 from server.commands import accounts as _accounts
 from server.games import ADAPTERS, parse_options
-from server.limits import clean_text
+from server.limits import clean_text, shown_text_problem
 from server.players import Player
 from server.protocol import CommandError, arg_bool, arg_int, arg_str
 from server.ratings import ordinal
@@ -216,6 +217,9 @@ async def bio(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     raw = args.get("text")
     if not isinstance(raw, str):
         raise CommandError("bad_argument", arg="text")
+    problem = shown_text_problem(unicodedata.normalize("NFC", raw), ctx.config.max_bio)
+    if problem is not None:  # (an escape sequence or a control character is simply dropped below)
+        raise CommandError("bad_argument", arg="bio", max=ctx.config.max_bio)
     text = clean_text(raw, ctx.config.max_bio) if raw.strip() else ""
     if text:
         await ctx.lobby.conduct.check_muted(me)  # others read a bio: not from a muted player (clearing is fine)

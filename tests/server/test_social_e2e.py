@@ -251,3 +251,26 @@ async def test_a_seek_with_fill_opens_with_bots_when_it_lapses(tmp_path: Any) ->
         for c in (alice, bob):
             await c.close()
         await running.stop()
+
+
+async def test_a_bio_fits_the_screen_and_hides_nothing(tmp_path: Any) -> None:
+    """A bio is shown to others at length: it is measured in terminal columns (300 full-width
+    characters are 600 columns), may not pile combining marks over the lines around it, nor hold
+    direction overrides or zero-width characters; a seed neither (it is shown in every record)."""
+    running = await start_server(tmp_path)
+    zoe = await member(running, "zoe")
+    try:
+        limit = running.config.max_bio
+        for bad in ("\uff21" * (limit // 2 + 1), "a" + "\u0301" * 250, "x" + "\u0301\u0302\u0303",
+                    "I like \u202eskcolc", "b\u200dio", "\u200b"):
+            assert await refused(zoe, "bio", text=bad) == "bad_argument", repr(bad)
+        assert (await zoe.request("bio"))["bio"] == ""  # nothing was set
+        fine = "\uff21" * (limit // 2)
+        assert (await zoe.request("bio", text=fine))["bio"] == fine
+        assert (await zoe.request("bio", text="Việt, 日本, Zoé"))["bio"] == "Việt, 日本, Zoé"
+        for bad in ("seed\u202egnp", "a\u200db", "e" + "\u0301" * 4):
+            assert await refused(zoe, "seed", text=bad) == "bad_entropy", repr(bad)
+        assert (await zoe.request("seed"))["seed"] is None
+    finally:
+        await zoe.close()
+        await running.stop()
