@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from server import restored, seektable
 from server.claims import SeatClaims
 from server.conduct import Conduct, Moderation, NoModeration
-from server.directory import Directory
+from server.directory import Directory, masked
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.messages.moderation import refusal_params
 from server.newsdigest import news_text
@@ -424,7 +424,9 @@ class Lobby(Directory):
     def announce(self, room: Room, name: str) -> None:
         """Tell the lobby a room opened (news)."""
         room.announced = True
-        self.broadcast({**room.summary(), "event": "room_created", "name": name}, news=True)
+        hidden = self.hidden_names()  # a person who hides where they sit is not named (nor listed)
+        self.broadcast({**masked(room.summary(), hidden), "event": "room_created",
+                        "name": None if name in hidden else name}, news=True)
 
     def room_closed(self, room: Room) -> None:
         if self.rooms.get(room.id) is room:

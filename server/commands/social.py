@@ -234,6 +234,8 @@ async def hide(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     on = arg_bool(args, "on", default=not me.extra.get("hide_where", False))
     await ctx.store.social.set_profile(me.name, hide_where=on)
     me.extra["hide_where"] = on
+    if me.room is not None:  # spectators of their table stop (or start) seeing their name
+        await me.room.submit(me, "hide", {})
     return {"on": on}
 
 

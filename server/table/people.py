@@ -59,6 +59,7 @@ class Seating(TableBase):
         seat.present = True
         seat.prefs = dict(member.prefs)
         seat.seed = member.seed
+        seat.hidden = member.hidden
         seat.arrived = self._arrival()
         self._out.items.append(Placed(member.key, seat.index))
         self._broadcast({"event": "joined", "room": self.id, "name": member.name, "seat": seat.index})
@@ -269,6 +270,7 @@ class Seating(TableBase):
         if seat_no is not None:
             seat = self.seats[seat_no]
             seat.present = True
+            seat.hidden = member.hidden  # (a table rebuilt after a restart learns it again here)
             if seat.grace_until is not None:
                 seat.grace_until = None
                 self._broadcast({"event": "reconnected", "room": self.id, "name": member.name, "seat": seat.index})

@@ -274,3 +274,31 @@ async def test_a_bio_fits_the_screen_and_hides_nothing(tmp_path: Any) -> None:
     finally:
         await zoe.close()
         await running.stop()
+
+
+async def test_hiding_holds_in_the_room_list_its_news_and_for_spectators(tmp_path: Any) -> None:
+    """``hide`` keeps where you sit to yourself in ``rooms`` (listed, not named), in the news of the
+    room you open, and from a spectator (who reads your seat, not your name)."""
+    running = await start_server(tmp_path)
+    alice = await member(running, "alice")
+    bob = await member(running, "bob")
+    try:
+        await bob.request("hide", on=True)
+        news = waiting(alice, "room_created")
+        room = (await bob.request("create", game="president", rules="classic", seats=3))["room"]
+        created = await news
+        assert created["room"] == room and created.get("name") is None and "bob" not in str(created)
+        listed = next(r for r in (await alice.request("rooms"))["rooms"] if r["room"] == room)
+        assert listed["players"] == [None]
+        mine = next(r for r in (await bob.request("rooms"))["rooms"] if r["room"] == room)
+        assert mine["players"] == ["bob"]  # to themselves
+        await alice.request("watch", room=room)
+        state = await alice.next_state(lambda s: s.get("room") == room, timeout=10, current=True)
+        assert state["seats"][0]["name"] is None and state["seats"][0]["hidden"] is True
+        await bob.request("hide", on=False)
+        state = await alice.next_state(lambda s: s["seats"][0]["name"] == "bob", timeout=10, current=True)
+        assert "hidden" not in state["seats"][0]
+    finally:
+        for c in (alice, bob):
+            await c.close()
+        await running.stop()
