@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import datetime as _dt
 import logging
 from collections.abc import Coroutine, Mapping, Sequence
@@ -473,7 +474,11 @@ class Lobby(Directory):
         try:
             profile = await social.profile(player.name)
             if profile is not None:
+                changed = bool(player.extra.get("hide_where")) != profile.hide_where
                 player.extra["hide_where"] = profile.hide_where
+                if changed and player.room is not None:  # back at a table (a restart): its spectators follow
+                    with contextlib.suppress(CommandError):
+                        await player.room.submit(player, "hide", {})
             await social.seen(player.name)
             letters = await social.take_mail(player.name) if player.connected else []
             watchers = await social.watchers(player.name)

@@ -302,3 +302,29 @@ async def test_hiding_holds_in_the_room_list_its_news_and_for_spectators(tmp_pat
         for c in (alice, bob):
             await c.close()
         await running.stop()
+
+
+async def test_a_person_back_at_their_table_is_hidden_again(tmp_path: Any) -> None:
+    """A table rebuilt after a restart knows nothing of ``hide``: when the person comes back, their
+    profile is read again and the table's spectators stop reading their name at once."""
+    running = await start_server(tmp_path)
+    bob = await member(running, "bob")
+    zoe = await member(running, "zoe")
+    try:
+        await bob.request("hide", on=True)
+        room = (await bob.request("create", game="president", rules="classic", seats=3, bots=2))["room"]
+        table = running.lobby.rooms[room].table  # (a match under way: the seat waits for him)
+        assert table.seats[0].hidden
+        held = running.lobby.player("bob")
+        assert held is not None
+        held.extra.pop("hide_where")  # as a restored table's player: nothing known of the profile yet
+        table.seats[0].hidden = False
+        await bob.close()
+        bob = await member(running, "bob", login=True)
+        await zoe.request("watch", room=room)
+        state = await zoe.next_state(lambda s: s["seats"][0]["name"] is None, timeout=10, current=True)
+        assert state["seats"][0]["hidden"] is True and table.seats[0].hidden
+    finally:
+        for c in (bob, zoe):
+            await c.close()
+        await running.stop()
