@@ -285,6 +285,19 @@ class Conduct:
     async def check_chat(self, player: Player) -> None:
         """Refuse a muted player's chat (``muted``, until when) and chat faster than ``chat_per_minute``
         (``rate_limited``, reason ``chat``). Called before any chat line reaches anyone."""
+        await self.check_muted(player)
+        cfg = self.lobby.config
+        if cfg.chat_per_minute > 0:
+            bucket = player.extra.get(CHAT)
+            if not isinstance(bucket, TokenBucket):
+                bucket = player.extra[CHAT] = TokenBucket(cfg.chat_per_minute / 60.0, cfg.chat_burst)
+            if not bucket.take(time.monotonic()):
+                raise CommandError("rate_limited", reason="chat")
+
+    async def check_muted(self, player: Player) -> None:
+        """Refuse (``muted``, until when, why) anything a muted player would have others read: chat,
+        and the texts shown to others (a ``bio``, a ``seed`` or ``entropy`` text in fairness records).
+        The mute is read from the store (one set by another process counts at once)."""
         try:
             mute = await self.lobby.store.moderation.muted(player.name)
         except Exception:
@@ -295,13 +308,16 @@ class Conduct:
         self.noted_mute(player.name, None if mute is None else mute.until)
         if mute is not None:
             raise CommandError("muted", until=when(mute.until), why=mute.reason)
-        cfg = self.lobby.config
-        if cfg.chat_per_minute > 0:
-            bucket = player.extra.get(CHAT)
-            if not isinstance(bucket, TokenBucket):
-                bucket = player.extra[CHAT] = TokenBucket(cfg.chat_per_minute / 60.0, cfg.chat_burst)
-            if not bucket.take(time.monotonic()):
-                raise CommandError("rate_limited", reason="chat")
+
+    async def is_muted(self, name: str) -> bool:
+        """Whether ``name`` is muted now (read from the store; from memory when it cannot answer)."""
+        try:
+            mute = await self.lobby.store.moderation.muted(name)
+        except Exception:
+            log.exception("could not check %s's mutes", name)
+            return self.muted(name)
+        self.noted_mute(name, None if mute is None else mute.until)
+        return mute is not None
 
     # -- reaching people --------------------------------------------------------------------
 

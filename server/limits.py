@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from server.terminal import display_width
+
 # ANSI/VT escape sequences: CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST),
 # other two-character ESC sequences, and the 8-bit C1 forms.
 _ESCAPES = re.compile(
@@ -44,6 +46,30 @@ def clean_text(text: str, limit: int | None = None) -> str:
     if limit is not None:
         cleaned = cleaned[:limit].rstrip()
     return cleaned
+
+
+MAX_MARKS = 2
+"""Combining marks (accents) a character of a shown text may carry (``ệ`` has two)."""
+
+
+def shown_text_problem(text: str, max_columns: int) -> str | None:
+    """Why a text others are shown at length (a bio) is refused, or None: ``invisible`` (format
+    characters: direction overrides like U+202E, zero-width joiners), ``marks`` (more than
+    :data:`MAX_MARKS` combining marks on a character: they pile over the lines around it) or
+    ``wide`` (wider than ``max_columns`` terminal columns: a full-width character takes two)."""
+    if any(unicodedata.category(ch) in ("Cf", "Co", "Cn") for ch in text):
+        return "invisible"
+    run = 0
+    for i, ch in enumerate(text):
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me"):
+            run += 1
+            if run > MAX_MARKS or i == 0:
+                return "marks"
+        else:
+            run = 0
+    if display_width(text) > max_columns:
+        return "wide"
+    return None
 
 
 _NAME_OK = re.compile(r"^[^\s:@/\\\"'`<>]+$")

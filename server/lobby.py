@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import datetime as _dt
 import logging
 from collections.abc import Coroutine, Mapping, Sequence
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from server import restored, seektable
 from server.claims import SeatClaims
 from server.conduct import IGNORES, Conduct, Moderation, NoModeration
-from server.directory import Directory
+from server.directory import Directory, masked
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.messages.moderation import refusal_params
 from server.newsdigest import news_text
@@ -95,7 +96,7 @@ class Lobby(Directory):
 
     async def needs_password(self, name: str) -> bool:
         try:
-            return bool(await self.store.accounts.exists(name))
+            return bool(await self.store.accounts.exists(name, fresh=True))  # (one made since by donne admin)
         except Exception:
             return False
 
@@ -457,7 +458,9 @@ class Lobby(Directory):
     def announce(self, room: Room, name: str) -> None:
         """Tell the lobby a room opened (news)."""
         room.announced = True
-        self.broadcast({**room.summary(), "event": "room_created", "name": name}, news=True)
+        hidden = self.hidden_names()  # a person who hides where they sit is not named (nor listed)
+        self.broadcast({**masked(room.summary(), hidden), "event": "room_created",
+                        "name": None if name in hidden else name}, news=True)
 
     def room_closed(self, room: Room) -> None:
         if self.rooms.get(room.id) is room:
@@ -504,7 +507,11 @@ class Lobby(Directory):
         try:
             profile = await social.profile(player.name)
             if profile is not None:
+                changed = bool(player.extra.get("hide_where")) != profile.hide_where
                 player.extra["hide_where"] = profile.hide_where
+                if changed and player.room is not None:  # back at a table (a restart): its spectators follow
+                    with contextlib.suppress(CommandError):
+                        await player.room.submit(player, "hide", {})
             await social.seen(player.name)
             letters = await social.take_mail(player.name) if player.connected else []
             watchers = await social.watchers(player.name)

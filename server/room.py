@@ -342,7 +342,8 @@ class Room:
             return Shutdown()
         player = item.player
         assert player is not None
-        member = Member(player.key, player.name, player.name, dict(player.prefs), player.extra.get("seed"))
+        member = Member(player.key, player.name, player.name, dict(player.prefs), player.extra.get("seed"),
+                        bool(player.extra.get("hide_where")))
         if item.kind == "connected":
             return Connected(member)
         if item.kind == "disconnected":

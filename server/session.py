@@ -41,7 +41,7 @@ from server.players import Player
 from server.presenters import Local, Presenter, Quit, Request
 from server.presenters.json import JsonPresenter
 from server.presenters.text import TextPresenter
-from server.protocol import Shared, encode
+from server.protocol import Shared, encode, has_surrogate
 from server.storage.names import name_key
 from server.terminal import TermStyle
 from server.transports.lines import TOO_LONG
@@ -523,6 +523,12 @@ class Session:
             return None
         if line is not None:
             self.last_input = time.monotonic()  # (touch())
+            if isinstance(line, str) and self.presenter.mode == "text" and has_surrogate(line):
+                # a decoder that can make one (UTF-7...): the line is refused as unreadable, and
+                # reads as an empty one (JSON mode: decode refuses it as bad JSON)
+                if rate_ok(self):
+                    self.reply_error(None, "bad_text")
+                return ""
         return line
 
     async def run(self) -> None:

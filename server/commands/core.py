@@ -8,6 +8,7 @@ from typing import Any
 
 from server.commands import COMMANDS, Context, command
 from server.config import PACED
+from server.directory import masked
 from server.games import adapter, parse_options
 from server.limits import clean_text
 from server.messages.translations import LANGS, pick_lang
@@ -109,7 +110,9 @@ async def rooms(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     matching = free_first + others
     total = len(matching)
     start = (page - 1) * limit
-    return {"rooms": matching[start:start + limit], "total": total, "page": page, "limit": limit,
+    hidden = ctx.lobby.hidden_names(ctx.session.player)  # who hides where they sit: counted, not named
+    shown = [masked(summary, hidden) for summary in matching[start:start + limit]]
+    return {"rooms": shown, "total": total, "page": page, "limit": limit,
             "pages": max(1, -(-total // limit))}
 
 

@@ -1,7 +1,9 @@
 """Fair deals, for players (docs/fairness.md): contributions and ``verify``.
 
 * ``entropy`` (``text``): this deal's contribution, during the window after the ``commitment``
-  event only, from a seated player; forwarded to the table (``server.table.fair``).
+  event only, from a seated player; forwarded to the table (``server.table.fair``). Contribution
+  texts are published in the deal's record: a muted player may give none (``entropy``, ``seed``),
+  and a mute takes their standing ``seed`` away (``server.commands.admin``).
 * ``seed`` (``text``: set; ``clear``: true to remove; neither: show): a standing contribution kept
   by the session and given at every deal until changed; at a table it takes effect at once (and
   counts for an open window where the seat gave nothing yet).
@@ -56,6 +58,7 @@ async def entropy(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | Non
     normalized(args.get("text"))  # a malformed text is refused here, before any table sees it
     if player.room is None:
         raise CommandError("not_in_room")
+    await ctx.lobby.conduct.check_muted(player)  # the text is published in the deal's record
     result: dict[str, Any] | None = await player.room.submit(player, "entropy", {"text": args.get("text")})
     return result
 
@@ -70,6 +73,8 @@ async def seed(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if "text" not in args and not clear:
         return {"seed": player.extra.get("seed"), "set": False}
     text = None if clear else normalized(args.get("text"))
+    if text is not None:
+        await ctx.lobby.conduct.check_muted(player)  # published in every deal's record: not while muted
     if text is None:
         player.extra.pop("seed", None)
     else:

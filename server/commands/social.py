@@ -11,7 +11,8 @@ the earlier modules' (``who`` keeps a person's table to themselves when they hid
   it for an account's next login (told at once when they are online), at most
   ``mail_per_sender`` waiting from one sender and ``mail_per_recipient`` in all.
 * ``finger`` (``name``): registration, last seen, online and where (unless hidden: ``hide``),
-  per table the rounds, matches, titles and rating, and the free text ``bio`` (``text``).
+  per table the rounds, matches, titles and rating, and the free text ``bio`` (``text``; a muted
+  player cannot set one, and theirs is shown to nobody else while the mute lasts).
 * ``friend`` / ``unfriend`` (``name``), ``friends`` (``notify``: the notices when a friend
   logs in or sits down, on or off).
 * ``seek`` and ``challenge`` (``name``) take ``create``'s arguments (+ ``fill``: a seek that
@@ -26,13 +27,14 @@ from __future__ import annotations
 import asyncio
 import datetime as _dt
 import time
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from server.commands import Context, command
 from server.commands import accounts as _accounts
 from server.games import ADAPTERS, parse_options
-from server.limits import Opener, clean_text
+from server.limits import Opener, clean_text, shown_text_problem
 from server.pace import spoke
 from server.players import Player
 from server.protocol import CommandError, arg_bool, arg_int, arg_str
@@ -137,7 +139,7 @@ async def message(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         raise CommandError("account_needed")
     _may_speak(ctx, me, name)
     account = await ctx.store.accounts.get(name)
-    if account is None or account.guest or not await ctx.store.accounts.exists(name):
+    if account is None or account.guest or not await ctx.store.accounts.exists(name, fresh=True):
         raise CommandError("no_such_player", name=name[:40])
     to = _online(ctx, account.name)
     if to is not None and to is not me:
@@ -187,8 +189,11 @@ async def finger(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
                        **_rating_fields(r)})
     room, seat = _where(online, me)
     friends = await store.social.friends(me.name) if not me.guest else []
+    bio_text = profile.bio
+    if bio_text and name_key(profile.name) != me.key and await ctx.lobby.conduct.is_muted(profile.name):
+        bio_text = ""  # a muted player's bio reaches nobody while the mute lasts (it comes back after)
     return {"name": profile.name, "guest": False, "online": online is not None, "room": room, "seat": seat,
-            "registered": _iso(profile.registered), "last_seen": _iso(profile.last_seen), "bio": profile.bio,
+            "registered": _iso(profile.registered), "last_seen": _iso(profile.last_seen), "bio": bio_text,
             "hidden": profile.hide_where, "tables": tables,
             "friend": any(name_key(f) == name_key(profile.name) for f in friends)}
 
@@ -217,7 +222,12 @@ async def bio(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     raw = args.get("text")
     if not isinstance(raw, str):
         raise CommandError("bad_argument", arg="text")
+    problem = shown_text_problem(unicodedata.normalize("NFC", raw), ctx.config.max_bio)
+    if problem is not None:  # (an escape sequence or a control character is simply dropped below)
+        raise CommandError("bad_argument", arg="bio", max=ctx.config.max_bio)
     text = clean_text(raw, ctx.config.max_bio) if raw.strip() else ""
+    if text:
+        await ctx.lobby.conduct.check_muted(me)  # others read a bio: not from a muted player (clearing is fine)
     profile = await ctx.store.social.set_profile(me.name, bio=text)
     return {"bio": profile.bio, "set": True}
 
@@ -229,6 +239,8 @@ async def hide(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     on = arg_bool(args, "on", default=not me.extra.get("hide_where", False))
     await ctx.store.social.set_profile(me.name, hide_where=on)
     me.extra["hide_where"] = on
+    if me.room is not None:  # spectators of their table stop (or start) seeing their name
+        await me.room.submit(me, "hide", {})
     return {"on": on}
 
 

@@ -90,6 +90,11 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
             )
         if _has(p, "value"):
             return t.gettext("“{value}” is not understood here.").format(value=p["value"])
+        if p.get("arg") == "bio":
+            if _has(p, "max"):
+                return t.gettext("A bio fits in {max} columns (a wide character counts two), with no invisible "
+                                 "or direction characters and at most two accents on a letter.").format(max=p["max"])
+            return t.gettext("A bio has no invisible or direction characters and at most two accents on a letter.")
         if _has(p, "arg"):
             specific = _argument_text(t, str(p["arg"]))
             if specific:
@@ -185,6 +190,8 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
         if _has(p, "max"):
             return t.gettext("That line is too long (at most {max} characters).").format(max=p["max"])
         return t.gettext("That line is too long.")
+    if code == "bad_text":
+        return t.gettext("That line holds characters that cannot be read; nothing was done.")
     if code == "too_many_rooms":
         return t.gettext("The server has too many rooms open; join one of them or try later.")
     if code == "match_over":

@@ -38,6 +38,10 @@ def refusal(t: gettext.NullTranslations, reason: str | None, p: Mapping[str, Any
         return t.gettext("Your randomness for this deal is already in; it cannot be changed.")
     if reason == "contribution_characters":
         return t.gettext("A seed may not contain control characters.")
+    if reason == "contribution_invisible":
+        return t.gettext("A seed may not contain invisible characters (direction marks, zero-width joiners).")
+    if reason == "contribution_marks":
+        return t.gettext("A seed may carry at most two accents on a letter.")
     if reason == "contribution_too_long":
         return t.gettext("A seed is at most {max} bytes long (letters with accents count double).").format(
             max=p.get("max", 64))

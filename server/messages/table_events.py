@@ -67,7 +67,9 @@ def _ev_extended(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], yo
 @event("room_created", seats=ANYONE)
 def _ev_room_created(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     game = table_name(lang, e.get("game"), e.get("rules"))
-    who = e.get("name") or e.get("by") or "?"
+    who = e.get("name") or e.get("by")
+    if not who:  # someone who hides where they sit
+        return t.gettext("Room {room} opens: {game} (join {room}).").format(room=e.get("room"), game=game)
     if e.get("seats"):
         n = int(e["seats"])
         return t.ngettext(
@@ -143,9 +145,10 @@ def _ev_hello(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: 
 
 @event("replaced", seats=ANYONE)
 def _ev_replaced(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    who = e.get("name") or seat_name(names, e.get("seat"), lang)
     if e.get("until") == "round_end":
-        return t.gettext("{name} left: a bot plays the seat to the end of the round.").format(name=e.get("name", ""))
-    return t.gettext("A bot now plays for {name}; the points stay with the seat.").format(name=e.get("name", ""))
+        return t.gettext("{name} left: a bot plays the seat to the end of the round.").format(name=who)
+    return t.gettext("A bot now plays for {name}; the points stay with the seat.").format(name=who)
 
 
 @event("round_result", seats=ANYONE)

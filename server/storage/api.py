@@ -435,7 +435,7 @@ class Played:
 
 
 class Accounts(Protocol):
-    async def exists(self, name: str) -> bool: ...
+    async def exists(self, name: str, *, fresh: bool = False) -> bool: ...
 
     async def register(
         self, name: str, password: str, *, replacing_guest: str | None = None, address: str = ""

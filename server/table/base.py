@@ -218,11 +218,35 @@ class TableBase:
     def _names(self) -> tuple[str, ...]:
         return tuple(s.name or "" for s in self.seats)
 
+    def _hidden(self) -> dict[str, int]:
+        """The names of the people seated here who hide where they sit (``hide``), with their seats."""
+        return {s.name: s.index for s in self.seats if s.hidden and s.member is not None and s.name}
+
+    def _watchers_names(self) -> tuple[str, ...]:
+        """:meth:`_names` as spectators read them: a hidden person's seat has no name ("seat 2")."""
+        return tuple("" if s.hidden and s.member is not None else s.name or "" for s in self.seats)
+
     def _broadcast(self, event: dict[str, Any]) -> None:
-        """A table event (chat, joined, left...) to everyone in the room."""
+        """A table event (chat, joined, left...) to everyone in the room; spectators are not told the
+        name of a person who hides where they sit (:meth:`_hidden`): they read the seat."""
         audience = self._audience()
-        if audience:
-            self._out.items.append(Send(audience, Shared({**event, "room": self.id}, self._names())))
+        if not audience:
+            return
+        shared = Shared({**event, "room": self.id}, self._names())
+        hidden = self._hidden()
+        if not hidden or all(seat is not None for _, seat in audience):
+            self._out.items.append(Send(audience, shared))
+            return
+        seated = tuple(a for a in audience if a[1] is not None)
+        if seated:
+            self._out.items.append(Send(seated, shared))
+        masked = {**event, "room": self.id}
+        name = event.get("name")
+        if isinstance(name, str) and name in hidden:
+            masked["name"] = None
+            masked.setdefault("seat", hidden[name])
+        self._out.items.append(Send(tuple(a for a in audience if a[1] is None),
+                                    Shared(masked, self._watchers_names())))
 
     def _publish(self, events: tuple[Any, ...], extra: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         """Engine events, each in the form its receiver may see; bots observe theirs. ``extra``: the
@@ -231,6 +255,7 @@ class TableBase:
             return
         names = self._names()
         audience = self._audience()
+        watchers_names = self._watchers_names() if self.spectators and self._hidden() else None
         for ev in events:
             for seat in self.seats:
                 if seat.bot is not None:
@@ -258,6 +283,14 @@ class TableBase:
                     groups.append((seen, [(key, seat_no)]))
             more = extra.get(ev.name, {}) if extra else {}
             for seen, readers in groups:
+                if watchers_names is not None and any(seat_no is None for _, seat_no in readers):
+                    seated = [r for r in readers if r[1] is not None]  # (spectators: no hidden person's name)
+                    if seated:
+                        self._out.items.append(Send(tuple(seated), Shared(
+                            {**seen.to_dict(), **more, "room": self.id}, names, source=seen)))
+                    self._out.items.append(Send(tuple(r for r in readers if r[1] is None), Shared(
+                        {**seen.to_dict(), **more, "room": self.id}, watchers_names, source=seen)))
+                    continue
                 self._out.items.append(Send(tuple(readers), Shared({**seen.to_dict(), **more, "room": self.id}, names,
                                                                     source=seen)))
 

@@ -179,6 +179,12 @@ class Table(Seating, Rounds, Resuming):
         if cmd == "state":
             self._deferred.append(lambda: self._push_state(member.key))
             return None, None
+        if cmd == "hide":  # (the lobby's ``hide`` of a seated person: spectators' views follow at once)
+            seat = self.seat_of(member.key)
+            if seat is not None and self.seats[seat].hidden != member.hidden:
+                self.seats[seat].hidden = member.hidden
+                self._deferred.append(self._push_states)
+            return None, None
         if cmd == "tricks":
             return self._tricks(member), None
         if cmd == "extend":

@@ -67,6 +67,7 @@ class Seating(TableBase):
         seat.present = True
         seat.prefs = dict(member.prefs)
         seat.seed = member.seed
+        seat.hidden = member.hidden
         seat.arrived = self._arrival()
         self._out.items.append(Placed(member.key, seat.index))
         self._broadcast({"event": "joined", "room": self.id, "name": member.name, "seat": seat.index})
@@ -235,8 +236,13 @@ class Seating(TableBase):
         for seat in self.seats:
             if seat.leaving and not self._in_round(seat):
                 seat.clear()  # its claim ended when the person left (_free_seat)
-        if self.status == "playing" and not any(s.human for s in self.seats):
+        if self.status == "playing" and not any(s.human for s in self.seats) and not self._match_ending():
             yield from self._close("empty")
+
+    def _match_ending(self) -> bool:
+        """The round that just ended was the match's last: its ``match_over`` comes next (record, bots
+        freed), and the room closes after it ("over"), not before it with the log already shut."""
+        return self.match is not None and bool(getattr(self.match, "over", False))
 
     def _on_disconnected(self, member: Member) -> Step:
         seat_no = self.seat_of(member.key)
@@ -271,6 +277,7 @@ class Seating(TableBase):
         if seat_no is not None:
             seat = self.seats[seat_no]
             seat.present = True
+            seat.hidden = member.hidden  # (a table rebuilt after a restart learns it again here)
             if seat.grace_until is not None:
                 seat.grace_until = None
                 self._broadcast({"event": "reconnected", "room": self.id, "name": member.name, "seat": seat.index})

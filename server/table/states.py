@@ -85,6 +85,18 @@ def decorate_seats(table: Table, state: dict[str, Any]) -> None:
     state["seats"] = out
 
 
+def hide_names(table: Table, state: dict[str, Any]) -> None:
+    """A spectator's state: the seat of a person who hides where they sit (``hide``) has no name
+    (``"name": null, "hidden": true``); the people at the table see every name."""
+    seats = table.seats
+    entries = state.get("seats")
+    if not entries or not any(s.hidden and s.member is not None for s in seats):
+        return
+    state["seats"] = [{**entry, "name": None, "hidden": True}
+                      if seats[entry["seat"]].hidden and seats[entry["seat"]].member is not None else entry
+                      for entry in entries]
+
+
 def deadline(table: Table, seat: int | None, pending: Sequence[Pending], turn: Any, now: float) -> float | None:
     """Seconds left on the decision ``seat`` cares about: its own, else the turn's, else any."""
     return Dues(table, pending).left(seat, turn, now)
@@ -171,6 +183,8 @@ def build_state(table: Table, seat: int | None, now: float) -> dict[str, Any]:
     if seat is None:
         state.pop("hand", None)  # a spectator sees no hand
     decorate_seats(table, state)
+    if seat is None:
+        hide_names(table, state)
     pending = pending_now(table)
     auction_deadline(table, state, pending, now)
     answer_clocks(table, state, now)
@@ -269,6 +283,7 @@ class StateSet:
         pending = self.pending
         if seat is None:  # the spectators': the public part as it is (its line is encoded once, if asked)
             state = dict(public)
+            hide_names(table, state)
             state.update(self.tail)
             state["deadline"] = self._dues.left(None, state.get("turn"), self.now)
             table.adapter.decorate(state, table.opts, match, None, pending)

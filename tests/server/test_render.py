@@ -519,3 +519,14 @@ def test_wrap_text_keeps_french_marks_with_their_words(width: int) -> None:
         assert display_width(line) <= width
         assert not line.strip().startswith(("»", ":", "?")), lines
         assert not line.rstrip().endswith("«"), lines
+
+
+def test_a_hidden_persons_chat_is_signed_with_their_seat_for_spectators():
+    """A spectator is not told the name of someone who hides where they sit (``hide``): their chat
+    line reads as their seat's."""
+    from server.presenters.text.news import render_event
+    from server.terminal import PLAIN
+
+    line = render_event({"event": "chat", "room": "r1", "name": None, "seat": 0, "text": "hola"}, "es", PLAIN,
+                        ("", "ana"), None)
+    assert line is not None and "plaza 0: hola" in line

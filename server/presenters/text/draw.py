@@ -59,7 +59,10 @@ def seat_names(state: Mapping[str, Any], lang: str) -> list[str]:
     out = []
     for s in state.get("seats") or []:
         name = s.get("name")
-        out.append(str(name) if name else t.gettext("(free seat)"))
+        if s.get("hidden"):  # someone who hides where they sit, to a spectator
+            out.append(t.gettext("seat {seat}").format(seat=s.get("seat")))
+        else:
+            out.append(str(name) if name else t.gettext("(free seat)"))
     return out
 
 

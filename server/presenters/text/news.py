@@ -7,6 +7,7 @@ from typing import Any
 
 from server.messages.events import event_text
 from server.messages.kit import reading as words_reading
+from server.messages.kit import seat_name
 from server.messages.labels import punct
 from server.messages.translations import translation
 from server.terminal import (
@@ -46,7 +47,8 @@ def render_event(
         return None  # the lobby's room-list news: a person hears of a room they sit at from the room itself
     text = event_text(lang, event, names, you, style)
     if name == "chat":
-        who = _printable(str(event.get("name") or ""))
+        who = _printable(str(event.get("name") or (seat_name(names, event["seat"], lang)
+                                                   if event.get("seat") is not None else "")))  # (a hidden seat)
         body = _printable(str(event.get("text", "")))
         text = f"{paint(who, CYAN, style)}{punct(lang, ':')} {body}" if who else body
     elif name in ("round_over", "match_over"):

@@ -53,7 +53,8 @@ def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle
         players = r.get("players")
         if isinstance(players, Sequence) and not isinstance(players, str):
             count = len(players)
-            who = ", ".join(str(p.get("name") if isinstance(p, Mapping) else p) for p in players)
+            who = ", ".join(str(p.get("name") if isinstance(p, Mapping) else p) for p in players
+                            if p is not None)  # (None: someone who hides where they sit)
         else:
             count = int(players or 0)
             who = ""
