@@ -17,9 +17,10 @@ import collections
 import datetime as _dt
 import logging
 from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from server import restored, seektable
+from server import restored, resume, seektable
 from server.claims import SeatClaims
 from server.conduct import Conduct, Moderation, NoModeration
 from server.directory import Directory
@@ -53,6 +54,24 @@ class _NowRegistered(Exception):
     """A guest login found the name registered by another process: log in again, as the account."""
 
 
+@dataclass(frozen=True)
+class GuestHold:
+    """A guest name in use: connected, or holding a seat (``seated``, also while away); ``proof`` is
+    the hash of the resume code that takes it back (None: nothing can, :mod:`server.resume`)."""
+
+    seated: bool
+    proof: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class _Guest:
+    """Who a guest login is: the code they will have (given now, or the one they proved) and its hash."""
+
+    code: str = field(repr=False)
+    proof: str = field(repr=False)
+    proven: GuestHold | None = None  # the hold the code matched (None: a new guest)
+
+
 def clean_name(raw: str, limit: int) -> str:
     """The display form of a typed name (controls and escapes stripped first), or ``bad_name``."""
     raw = clean_text(raw)
@@ -77,6 +96,7 @@ class Lobby(Directory):
                                           config.guest_room_share))  # the open rooms, by who opened them
         self._openers: dict[str, Opener | None] = {}  # room id -> who opened it (what slots counted)
         self._login_lock = asyncio.Lock()
+        self.resume_attempts = resume.Attempts()  # wrong resume codes, per guest name and address
         self.closing = False
         self._news: list[tuple[int, Mapping[str, Any]]] = []  # room-list events waiting (see broadcast)
         self._news_timer: asyncio.TimerHandle | None = None
@@ -132,7 +152,7 @@ class Lobby(Directory):
 
     async def login(self, session: Client, name: str, *, password: str | None = None,
                     verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True,
-                    welcome: Welcome | None = None) -> Player:
+                    welcome: Welcome | None = None, resume: str | None = None) -> Player:
         """Log ``session`` in as ``name`` (a guest unless the name has an account).
 
         ``verified``: the transport already proved the account (SSH key or
@@ -143,15 +163,55 @@ class Lobby(Directory):
         ``greet``: push the message of the day now (the door says it itself, after
         the session's first line: :meth:`greet`). ``welcome``: what an account
         hears first, before the table it gets back is drawn again.
+
+        A guest name in use (connected, or holding a seat, even away) is taken back
+        only with its resume code (``resume``, :mod:`server.resume`): without it,
+        ``resume_needed`` for a seat (``name_taken`` for a connection only); a
+        wrong one, ``bad_resume_code`` (after a pause), and after a few,
+        ``rate_limited``. With it, the guest gets the seat back, ending the old
+        connection if there is one. Every other guest login gets a new code.
         """
         try:
-            return await self._enter(session, name, password, verified, guest_start, greet, welcome)
+            return await self._enter(session, name, password, verified, guest_start, greet, welcome, resume)
         except _NowRegistered:
             # registered meanwhile by another process (donne admin register): log in as the account
-            return await self._enter(session, name, password, verified, None, greet, welcome)
+            return await self._enter(session, name, password, verified, None, greet, welcome, resume)
+
+    async def guest_hold(self, key: str) -> GuestHold | None:
+        """Whether the guest name ``key`` is in use here, and what takes it back (None: free)."""
+        player = self.players.get(key)
+        if player is None or not player.guest:
+            return None
+        seated = player.room is not None and player.seat is not None
+        if not seated and not player.connected:
+            return None
+        return GuestHold(seated, player.resume)
+
+    async def _guest(self, session: Client, display: str, code: str | None) -> _Guest:
+        """A guest login: a new code, or the code proved for the name in use (else refused)."""
+        key = name_key(display)
+        hold = await self.guest_hold(key)
+        if hold is None:
+            fresh = resume.new_code()
+            return _Guest(fresh, await resume.hash_code(fresh))
+        if code is None or not str(code).strip():
+            raise CommandError("resume_needed" if hold.seated else "name_taken", name=display)
+        address = str(getattr(session.conn, "peer", "") or "")
+        attempts = self.resume_attempts
+        if attempts.blocked(key, address):
+            raise CommandError("rate_limited")
+        if hold.proof is None or not await resume.matches(str(code), hold.proof):
+            pause = attempts.fail(key, address)
+            log.warning("wrong resume code for %s from %s", display, address or "?")  # never the code
+            await asyncio.sleep(pause)
+            raise CommandError("bad_resume_code", name=display)
+        attempts.succeed(key)
+        typed = resume.normalize(str(code))
+        return _Guest("-".join(typed[i:i + 4] for i in range(0, len(typed), 4)), hold.proof, hold)
 
     async def _enter(self, session: Client, name: str, password: str | None, verified: bool,
-                     guest_start: GuestStart | None, greet: bool, welcome: Welcome | None) -> Player:
+                     guest_start: GuestStart | None, greet: bool, welcome: Welcome | None,
+                     code: str | None = None) -> Player:
         if session.logged_in:
             raise CommandError("already_logged_in")
         if self.closing:
@@ -179,25 +239,35 @@ class Lobby(Directory):
             raise CommandError(refusal.code, **refusal_params(refusal))
         if welcome is not None and registered:
             await welcome.prepare(display)
-        player = await self._login(session, display, registered, guest_start, welcome if registered else None)
+        guest = None if registered else await self._guest(session, display, code)
+        player = await self._login(session, display, registered, guest_start, welcome if registered else None,
+                                   guest)
         await self.conduct.entered(player)
         if greet:
             await self.greet(session)
         return player
 
     async def _login(self, session: Client, display: str, registered: bool,
-                     guest_start: GuestStart | None, welcome: Welcome | None = None) -> Player:
+                     guest_start: GuestStart | None, welcome: Welcome | None = None,
+                     guest: _Guest | None = None) -> Player:
         accounts = self.store.accounts
         async with self._login_lock:
             if session.logged_in or session.closed.is_set():
                 raise CommandError("already_logged_in" if session.logged_in else "not_allowed")
             key = name_key(display)
             player = self.players.get(key)
+            if player is not None and not registered and player.guest:
+                # the code was checked outside the lock: it must still be this player's
+                proven = guest is not None and guest.proven is not None and guest.proof == player.resume
+                if not proven:
+                    seated = player.room is not None and player.seat is not None
+                    if seated or player.connected:
+                        raise CommandError("resume_needed" if seated else "name_taken", name=display)
+                if guest is not None:
+                    player.resume, player.code = guest.proof, guest.code
             if player is not None:
                 if player.connected:
                     assert player.session is not None
-                    if not registered:
-                        raise CommandError("name_taken", name=display)
                     old = player.session
                     old.player = None
                     player.session = None
@@ -227,6 +297,8 @@ class Lobby(Directory):
                     raise CommandError(exc.code, name=display) from None
                 display = account.name
             player = Player(name=display, guest=not registered)
+            if guest is not None:
+                player.resume, player.code = guest.proof, guest.code
             player.session = session
             self.players[key] = player
             session.player = player

@@ -342,7 +342,8 @@ class Room:
             return Shutdown()
         player = item.player
         assert player is not None
-        member = Member(player.key, player.name, player.name, dict(player.prefs), player.extra.get("seed"))
+        member = Member(player.key, player.name, player.name, dict(player.prefs), player.extra.get("seed"),
+                        player.resume if player.guest else None)
         if item.kind == "connected":
             return Connected(member)
         if item.kind == "disconnected":
@@ -527,6 +528,8 @@ class Room:
                     player.room = self
                     player.seat = item.seat
                     self.lobby.seated(player, self)
+                    if item.seat is not None and player.guest and player.session is not None:
+                        player.session.notice("resume_code")  # what takes this seat back (server/resume.py)
             elif isinstance(item, Gone):
                 player = players.get(item.member)
                 if player is not None and player.room is self:

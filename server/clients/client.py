@@ -32,7 +32,7 @@ import collections
 import contextlib
 import itertools
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -113,6 +113,8 @@ class Client:
         self._json_seen = False
         self._connect: Callable[[], Any] | None = None
         self._credentials: tuple[str, str | None] | None = None
+        self.resume: str | None = None
+        """The guest's resume code the server gave at login (server/resume.py), or None."""
         self.dropped_pushes = 0
         """Pushes dropped because nobody consumed the queue (``keep_pushes`` oldest are kept)."""
         self._skip: tuple[bytes, ...] = ()
@@ -223,7 +225,7 @@ class Client:
         self._begin(await self._connect())
         if self._credentials is not None and not isinstance(self._transport, SshTransport):
             name, password = self._credentials
-            await self.login(name, password)
+            await self.login(name, password, resume=self.resume)
 
     async def close(self) -> None:
         """Close the connection. Idempotent."""
@@ -500,13 +502,21 @@ class Client:
 
     # -- conveniences -------------------------------------------------------
 
-    async def login(self, name: str, password: str | None = None) -> Message:
-        """Log in (telnet/TCP); a name without an account is a guest. Remembered for :meth:`reconnect`."""
+    async def login(self, name: str, password: str | None = None, resume: str | None = None) -> Message:
+        """Log in (telnet/TCP); a name without an account is a guest. Remembered for :meth:`reconnect`.
+
+        ``resume``: a guest's resume code, to take back a guest name that holds a seat; the code the
+        server gives a guest is kept in :attr:`resume` (and given again by :meth:`reconnect`)."""
         args: dict[str, Any] = {"name": name}
         if password is not None:
             args["password"] = password
+        if resume is not None:
+            args["resume"] = resume
         reply = await self.request("login", **args)
         self._credentials = (name, password)
+        code = reply.get("resume") if isinstance(reply, Mapping) else None
+        if isinstance(code, str):
+            self.resume = code
         return reply
 
     async def register(self, name: str, password: str) -> Message:

@@ -147,6 +147,11 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
         if _has(p, "name"):
             return t.gettext("The name {name} is taken; choose another one.").format(name=p["name"])
         return t.gettext("That name is taken; choose another one.")
+    if code == "resume_needed":
+        return t.gettext("The guest {name} holds a seat: only their resume code takes it back. If that is "
+                         "you, give the code; otherwise choose another name.").format(name=p.get("name", ""))
+    if code == "bad_resume_code":
+        return t.gettext("That is not {name}'s resume code.").format(name=p.get("name", ""))
     if code == "bad_name":
         if _has(p, "max"):
             return t.gettext(

@@ -183,6 +183,10 @@ def _ev_notice(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
         "server_trouble": t.gettext("The server is having trouble; your table is paused. Nothing is lost."),
         "server_ok": t.gettext("The server is fine again; your table goes on."),
     }
+    if code == "resume_code":
+        return t.gettext("Your resume code: {code}. Keep it: if your connection drops or the server "
+                         "restarts, log in again as {name} and give this code to get your seat back "
+                         "(whoami shows it again).").format(code=e.get("resume", ""), name=e.get("name", ""))
     return texts.get(code, code)
 
 

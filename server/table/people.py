@@ -59,6 +59,7 @@ class Seating(TableBase):
         seat.present = True
         seat.prefs = dict(member.prefs)
         seat.seed = member.seed
+        seat.proof = member.proof
         seat.arrived = self._arrival()
         self._out.items.append(Placed(member.key, seat.index))
         self._broadcast({"event": "joined", "room": self.id, "name": member.name, "seat": seat.index})
