@@ -226,6 +226,17 @@ class Client:
         if self._credentials is not None and not isinstance(self._transport, SshTransport):
             name, password = self._credentials
             await self.login(name, password, resume=self.resume)
+        elif self._credentials is not None and self.resume is not None:
+            # SSH logs a guest in by its name, unless that name holds a seat: then the session waits
+            # for a login with the code (an account, or a guest holding nothing: already logged in)
+            credentials = self._credentials
+            try:
+                await self.login(credentials[0], resume=self.resume)
+            except ClientError as exc:
+                if exc.code != "already_logged_in":
+                    raise
+            finally:
+                self._credentials = credentials
 
     async def close(self) -> None:
         """Close the connection. Idempotent."""
@@ -390,6 +401,8 @@ class Client:
             return
         if kind == "state":
             self.state = msg
+        elif msg.get("event") == "notice" and msg.get("code") == "resume_code" and isinstance(msg.get("resume"), str):
+            self.resume = msg["resume"]  # a guest sat down: the code that takes the seat back
         if self.on_push is not None:
             self.on_push(msg)
         if self._pushes.maxlen is not None and len(self._pushes) == self._pushes.maxlen:
