@@ -310,6 +310,109 @@ class Lobby(Directory):
             self._welcome(player)
             return player
 
+    # -- a guest becomes an account ----------------------------------------------------
+
+    def check_become(self, player: Player) -> None:
+        """Raise unless ``player``, a guest, may become an account where they are: a seat goes on only
+        at a table of this process where no chip of theirs is in play (``Table.chips_in_play``)."""
+        room = player.room
+        if room is None or player.seat is None:
+            return
+        if not isinstance(room, Room):
+            raise CommandError("not_allowed", reason="table_elsewhere")
+        if room.table.chips_in_play(player.seat):
+            raise CommandError("not_allowed", reason="at_stake")
+
+    async def become(self, player: Player, name: str) -> None:
+        """``player``, a guest, is the account ``name`` from now on (``register``, or ``login`` from
+        the guest's session); called under the login lock, the account proved. Their seat goes on
+        under the account (:meth:`check_become` first); a spectator stops watching. The guest's own
+        account is the caller's to retire."""
+        room = player.room
+        if room is not None and player.seat is None:
+            await room.submit(player, "leave", {})
+        elif room is not None:
+            self.check_become(player)
+            key = name_key(name)
+            if key != player.key:
+                self.players[key] = player  # the table's messages under the new name reach this player
+            try:
+                await room.submit(player, "become", {"key": key, "name": name, "account": name})
+            except BaseException:
+                if key != player.key and self.players.get(key) is player:
+                    del self.players[key]
+                raise
+        if self.players.get(player.key) is player:
+            del self.players[player.key]
+        player.name, player.guest, player.resume, player.code = name, False, None, None
+        self.players[player.key] = player
+        if player.session is not None:
+            player.session.logged(name, False)
+
+    async def switch_to_account(self, session: Client, name: str, password: str | None, *,
+                                welcome: Welcome | None = None) -> Player:
+        """A guest's session logs in to the account ``name`` (its password checked, with the usual
+        back-off): the guest's seat, where it may (:meth:`check_become`), goes on as the account's;
+        the guest's account is retired as at a log-out."""
+        guest = session.player
+        if guest is None or not guest.guest:
+            raise CommandError("already_logged_in")
+        if self.closing:
+            raise CommandError("not_allowed")
+        display = clean_name(name, self.config.max_name)
+        accounts = self.store.accounts
+        if not password or not await accounts.exists(display):
+            raise CommandError("bad_password")  # only an account, and never a hint which names are
+        account = await accounts.verify_password(display, password, session.conn.peer)
+        if account is None:
+            raise CommandError("bad_password")
+        display = account.name
+        refusal = await self.door(name=display, address=session.conn.peer, key=getattr(session.conn, "key", None))
+        if refusal is not None:
+            raise CommandError(refusal.code, **refusal_params(refusal))
+        self.check_become(guest)
+        if welcome is not None:
+            await welcome.prepare(display)
+        was = guest.name
+        async with self._login_lock:
+            if session.player is not guest:
+                raise CommandError("not_allowed")
+            other = self.players.get(name_key(display))
+            if guest.seat is not None and other is not None and other is not guest:
+                raise CommandError("not_allowed", reason="account_in_use", name=display)
+            if guest.seat is not None or other is None:
+                await self.become(guest, display)
+                player = guest
+            else:  # the account is here already (connected elsewhere, or seated and away): this session takes it
+                if guest.room is not None:
+                    await guest.room.submit(guest, "leave", {})
+                if self.players.get(guest.key) is guest:
+                    del self.players[guest.key]
+                guest.session = None
+                session.player = None
+                if other.connected:
+                    assert other.session is not None
+                    old = other.session
+                    old.player = None
+                    old.notice("replaced")
+                    old.close("replaced")
+                other.session = session
+                session.player = other
+                session.logged(other.name, False)
+                player = other
+        log.info("guest %s is now %s", was, display)
+        try:
+            await accounts.logout_guest(was)
+        except Exception:
+            log.exception("could not retire guest %s", was)
+        if welcome is not None:
+            welcome.say()
+        if player.room is not None and player is not guest:
+            await player.room.reconnect(player)
+        await self.conduct.entered(player)
+        self._welcome(player)
+        return player
+
     # -- the operators' side (server/conduct.py) -------------------------------------
 
     async def greet(self, session: Client) -> None:

@@ -252,6 +252,13 @@ class ClusterLobby(Takeover):
                 proof = seat.get("proof") if isinstance(seat.get("proof"), str) else None
         return GuestHold(True, proof)
 
+    async def switch_to_account(self, session: Client, name: str, password: str | None, *,
+                                welcome: Welcome | None = None) -> Player:
+        player = await super().switch_to_account(session, name, password, welcome=welcome)
+        self.bus.broadcast({"t": "kick", "key": player.key})  # as any login: other nodes' sessions end
+        self._write_presence_soon()
+        return player
+
     async def _still_online(self, key: str) -> bool:
         """Whether the guest name ``key``, online at another node at the last keep-alive, still is,
         asked of Redis now: a node whose keep-alive stands still lists it. A guest whose node was

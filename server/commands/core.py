@@ -22,7 +22,14 @@ async def login(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     code = args.get("resume")  # a guest's resume code, to take back a name in use (server/resume.py)
     if code is not None and not isinstance(code, str):
         raise CommandError("bad_argument", arg="resume")
-    player = await ctx.lobby.login(ctx.session, name, password=password or None, resume=code or None)
+    session = ctx.session
+    if session.logged_in and session.guest and await ctx.store.accounts.exists(name.strip()):
+        # a guest logs in to an account, keeping the seat where it may (another guest name: already_logged_in)
+        if not password:
+            password = await session.ask_secret(session.gettext("Password: "))  # a person; a program gives it
+        player = await ctx.lobby.switch_to_account(session, name, password or None)
+    else:
+        player = await ctx.lobby.login(session, name, password=password or None, resume=code or None)
     chips = await ctx.store.ledger.balance(player.name)
     return {"name": player.name, "guest": player.guest, "lang": ctx.session.lang, "chips": chips,
             "room": player.room.id if player.room else None, "seat": player.seat, **_resume_field(player)}

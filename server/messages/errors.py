@@ -323,6 +323,15 @@ def _reason_text(
         return t.gettext("The match has not begun: it begins when every seat is taken.")
     if reason == "already_seated":
         return t.gettext("You already have a seat at this table.")
+    if reason == "at_stake":
+        return t.gettext("Your guest chips are in play at this table: log in to an account or register "
+                         "once you have left it (leave), or once the match is over.")
+    if reason == "account_in_use":
+        return t.gettext("{name} is connected or seated elsewhere: leave this table first, then log in."
+                         ).format(name=p.get("name", ""))
+    if reason == "table_elsewhere":
+        return t.gettext("Your table is run by another server of this community: leave it first, then "
+                         "log in or register.")
     if reason == "over":
         return t.gettext("This match is over: type rematch to play again at this table, or leave.")
     if reason == "not_over":

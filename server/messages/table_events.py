@@ -133,6 +133,11 @@ def _ev_replaced(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], yo
     return t.gettext("A bot now plays for {name}; the points stay with the seat.").format(name=e.get("name", ""))
 
 
+@event("renamed", seats=ANYONE)
+def _ev_renamed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    return t.gettext("{name} is now {to}, on the same seat.").format(name=e.get("name", ""), to=e.get("to", ""))
+
+
 @event("round_result", seats=ANYONE)
 def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     n = int(e.get("chips") or 0)
