@@ -25,7 +25,7 @@ from server.storage import passwords as _pw
 
 ALPHABET = _pw.RESET_ALPHABET  # no 0/O, 1/I/L: read, copied and typed by hand
 GROUPS = 2  # of 4 characters: 31^8, about 2^40
-SCRYPT_N = 2**11  # a little work for each hash (one per guest login), more for a stolen hash's owner
+SCRYPT_N = 2**10  # a few ms for each hash (one per guest login); 2^40 codes times that for a stolen hash
 
 
 def new_code() -> str:

@@ -304,6 +304,7 @@ def _argument_name(t: gettext.NullTranslations, arg: str) -> str:
         "fill": t.pgettext("argument", "fill with bots"),
         "rated": t.pgettext("argument", "rated"),
         "clear": t.pgettext("argument", "clear (remove the seed)"),
+        "resume": t.pgettext("argument", "resume code"),
     }
     return names.get(arg, arg)
 
