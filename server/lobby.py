@@ -199,7 +199,7 @@ class Lobby(Directory):
         address = str(getattr(session.conn, "peer", "") or "")
         attempts = self.resume_attempts
         if attempts.blocked(key, address):
-            raise CommandError("rate_limited")
+            raise CommandError("rate_limited", reason="resume_attempts")
         if hold.proof is None or not await resume.matches(str(code), hold.proof):
             pause = attempts.fail(key, address)
             log.warning("wrong resume code for %s from %s", display, address or "?")  # never the code

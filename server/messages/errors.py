@@ -324,6 +324,9 @@ def _reason_text(
         return t.gettext("The match has not begun: it begins when every seat is taken.")
     if reason == "already_seated":
         return t.gettext("You already have a seat at this table.")
+    if reason == "resume_attempts":
+        return t.gettext("Too many wrong resume codes for this name, or from your address, lately: try "
+                         "again in a quarter of an hour.")
     if reason == "at_stake":
         return t.gettext("Your guest chips are in play at this table: log in to an account or register "
                          "once you have left it (leave), or once the match is over.")
