@@ -109,7 +109,7 @@ def read_member(msg: Mapping[str, Any]) -> dict[str, Any]:
     return {"key": m["key"], "name": m["name"], "guest": bool(m.get("guest")),
             "prefs": {str(k): bool(v) for k, v in prefs.items()} if isinstance(prefs, dict) else {},
             "lang": str(m.get("lang") or "en"),
-            "proof": m["proof"] if isinstance(m.get("proof"), str) else None}
+            **({"proof": m["proof"]} if isinstance(m.get("proof"), str) else {})}
 
 
 def states_message(rid: str, states: Mapping[int | None, Mapping[str, Any]],
