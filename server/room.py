@@ -525,10 +525,11 @@ class Room:
                     self._sat_at = self.now()
                 player = players.get(item.member)
                 if player is not None:
+                    sat_down = item.seat is not None and (player.room is not self or player.seat != item.seat)
                     player.room = self
                     player.seat = item.seat
                     self.lobby.seated(player, self)
-                    if item.seat is not None and player.guest and player.session is not None:
+                    if sat_down and player.guest and player.session is not None:
                         player.session.notice("resume_code")  # what takes this seat back (server/resume.py)
             elif isinstance(item, Gone):
                 player = players.get(item.member)

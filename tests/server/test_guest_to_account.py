@@ -32,6 +32,8 @@ async def test_a_seated_guest_logs_in_to_an_account_and_keeps_the_seat(server: A
     try:
         room = (await zoe.request("create", **CLASSIC))["room"]
         hand = (await _seated(zoe, room))["hand"]
+        seen: list[dict[str, Any]] = []
+        zoe.on_push = seen.append
         with pytest.raises(ClientError) as wrong:
             await zoe.request("login", name="marc", password="not-it")
         assert wrong.value.code == "bad_password"
@@ -46,6 +48,7 @@ async def test_a_seated_guest_logs_in_to_an_account_and_keeps_the_seat(server: A
         assert "resume" not in who
         assert server.lobby.seats.holder("marc") == room and server.lobby.seats.holder("zoe") is None
         assert await server.store.accounts.get("zoe") is None  # the guest was retired as at a log-out
+        assert not [m for m in seen if m.get("code") == "resume_code"]  # an account needs no code
     finally:
         await zoe.close()
 
