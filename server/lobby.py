@@ -195,6 +195,8 @@ class Lobby(Directory):
             fresh = resume.new_code()
             return _Guest(fresh, await resume.hash_code(fresh))
         if code is None or not str(code).strip():
+            if hold.seated:
+                self._tried(key)
             raise CommandError("resume_needed" if hold.seated else "name_taken", name=display)
         address = str(getattr(session.conn, "peer", "") or "")
         attempts = self.resume_attempts
@@ -203,11 +205,19 @@ class Lobby(Directory):
         if hold.proof is None or not await resume.matches(str(code), hold.proof):
             pause = attempts.fail(key, address)
             log.warning("wrong resume code for %s from %s", display, address or "?")  # never the code
+            self._tried(key)
             await asyncio.sleep(pause)
             raise CommandError("bad_resume_code", name=display)
         attempts.succeed(key)
         typed = resume.normalize(str(code))
         return _Guest("-".join(typed[i:i + 4] for i in range(0, len(typed), 4)), hold.proof, hold)
+
+    def _tried(self, key: str) -> None:
+        """A login under a guest's name failed for want of their code: the guest, if connected here,
+        hears that their seat stays theirs."""
+        player = self.players.get(key)
+        if player is not None and player.connected and player.session is not None:
+            player.session.notice("resume_tried")
 
     async def _enter(self, session: Client, name: str, password: str | None, verified: bool,
                      guest_start: GuestStart | None, greet: bool, welcome: Welcome | None,

@@ -187,6 +187,8 @@ def _ev_notice(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
         "not_enough_players": t.gettext("Fewer than three players can play on: the match ends here."),
         "server_trouble": t.gettext("The server is having trouble; your table is paused. Nothing is lost."),
         "server_ok": t.gettext("The server is fine again; your table goes on."),
+        "resume_tried": t.gettext("Someone tried to log in under your name without your resume code; "
+                                  "your seat stays yours."),
     }
     if code == "resume_code":
         return t.gettext("Your resume code: {code}. Keep it: if your connection drops or the server "

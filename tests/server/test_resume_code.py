@@ -125,9 +125,11 @@ async def test_the_code_takes_over_a_connection_still_open_and_a_bare_name_does_
     try:
         room = (await alice.request("create", **ALONE))["room"]
         await _seated(alice, room)
+        told = asyncio.ensure_future(alice.next_event("notice", timeout=10))
         refusal, seen = await _refused(server, "alice", None)
         assert refusal == "resume_needed"
         _no_hand(seen)
+        assert (await told)["code"] == "resume_tried"  # alice hears her seat stays hers
         replaced = asyncio.ensure_future(alice.next_event("notice", timeout=10))
         again = await connect(server, "alice", resume=alice.resume)
         try:
