@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 from server import restored, resume, seektable
 from server.claims import SeatClaims
-from server.conduct import Conduct, Moderation, NoModeration
+from server.conduct import IGNORES, Conduct, Moderation, NoModeration
 from server.directory import Directory
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.messages.moderation import refusal_params
 from server.newsdigest import news_text
+from server.pace import Pace
 from server.players import Client, GuestStart, Player, Welcome, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
@@ -106,6 +107,7 @@ class Lobby(Directory):
         self.conduct = Conduct(self)  # mutes, ignore lists, the door, the motd (server/conduct.py)
         self.moderation: Moderation = self.conduct  # what the social commands ask (tells, messages)
         self.seeks = Seeks()
+        self.pace = Pace(config)  # how often one may reach others: tells, challenges, seeks, verify
         self._seek_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -287,9 +289,9 @@ class Lobby(Directory):
                 if player.room is None:
                     player.lobby_spans[:] = [[news_now(), None]]  # this connection: news from now on
                 session.player = player
-                session.logged(player.name, player.guest)
                 if welcome is not None:
-                    welcome.say()
+                    welcome.say()  # before logged(): the greeting comes before the table drawn again
+                session.logged(player.name, player.guest)
                 log.info("%s is back (%s)", player.name, session.conn.kind)
                 if player.room is not None:
                     await player.room.reconnect(player)
@@ -312,9 +314,9 @@ class Lobby(Directory):
             player.session = session
             self.players[key] = player
             session.player = player
-            session.logged(player.name, player.guest)
             if welcome is not None:
                 welcome.say()
+            session.logged(player.name, player.guest)
             log.info("%s logged in (%s, %s)", player.name, "guest" if player.guest else "account",
                      session.conn.kind)
             self._welcome(player)
@@ -486,15 +488,39 @@ class Lobby(Directory):
         (chat) go out at once, after any news still waiting (order is kept).
         """
         if news:
-            self._news.append((take_news_seq(), event))
-            if self._news_timer is None:
-                loop = asyncio.get_running_loop()
-                at = max(loop.time(), self._news_sent + NEWS_INTERVAL)
-                self._news_timer = loop.call_at(at, self.flush_news)
+            self._queue_news(event)
             return
         self.flush_news()
         self._finish_slices()
         self._send_lobby([event])
+
+    def seek_news(self, event: Mapping[str, Any]) -> None:
+        """A new seek, for the lobby: news like the room list's (coalesced, digested beyond
+        :data:`~server.newsdigest.NEWS_DIGEST`, left out when the seek is gone by the time they go
+        out), not for its owner nor those who ignore them. Heard on this node only: its seeks are
+        taken up here."""
+        self._queue_news(event)
+
+    def _queue_news(self, event: Mapping[str, Any]) -> None:
+        self._news.append((take_news_seq(), event))
+        if self._news_timer is None:
+            loop = asyncio.get_running_loop()
+            at = max(loop.time(), self._news_sent + NEWS_INTERVAL)
+            self._news_timer = loop.call_at(at, self.flush_news)
+
+    def _apart(self, player: Player, seekers: Mapping[str, str]) -> bool:
+        """Whether some of these seekers' seeks are not for ``player`` (``seekers``: name key -> name)."""
+        if player.key in seekers:
+            return True
+        if self.moderation is self.conduct and not player.extra.get(IGNORES):
+            return False  # nobody ignored (most people): no look-up
+        return any(self.moderation.ignores(player.name, name) for name in seekers.values())
+
+    def _unwanted(self, player: Player, event: Mapping[str, Any]) -> bool:
+        """A seek ``player`` is not told of: their own, or of someone they ignore."""
+        name = event.get("name")
+        return event.get("event") == "seek" and isinstance(name, str) and (
+            name_key(name) == player.key or self.moderation.ignores(player.name, name))
 
     def flush_news(self) -> None:
         """Send the room-list news waiting (see :meth:`broadcast`): worded once per kind of reader, handed
@@ -506,25 +532,32 @@ class Lobby(Directory):
         if not self._news:
             return
         news, self._news = self._news, []
+        news = [(seq, ev) for seq, ev in news if ev.get("event") != "seek" or self.seeks.get(ev["seek"]) is not None]
+        if not news:
+            return  # seeks withdrawn before anyone heard of them
         self._news_sent = asyncio.get_running_loop().time()
         shared = [(seq, Shared(event)) for seq, event in news]
         first = shared[0][0]
+        seekers = {name_key(str(ev.event.get("name"))): str(ev.event.get("name"))
+                   for _, ev in shared if ev.event.get("event") == "seek"}
         whole: dict[Any, str] = {}  # all the news, worded once per kind of reader (render key)
-        digests: dict[tuple[int, int], Shared] = {}  # rooms_changed, once per count (server/newsdigest.py)
+        digests: dict[tuple[int, int, int], Shared] = {}  # rooms_changed, once per count (server/newsdigest.py)
         for player in self.players.values():
             spans = player.lobby_spans
             session = player.session
             if session is None or player.room is not None or session.closed.is_set():
                 spans.clear()  # only news from now on can concern it
                 continue
-            if len(spans) == 1 and spans[0][0] <= first:  # in the lobby all along
+            apart = bool(seekers) and self._apart(player, seekers)  # news of its own, without those seeks
+            if len(spans) == 1 and spans[0][0] <= first and not apart:  # in the lobby all along
                 key = session.render_key()
                 text = whole.get(key)
                 if text is None:
                     text = whole[key] = news_text(session, [ev for _, ev in shared], digests, len(self.rooms))
             else:
-                text = news_text(session, [ev for seq, ev in shared if player.heard(seq)], digests,
-                                 len(self.rooms))
+                text = news_text(session, [ev for seq, ev in shared
+                                           if player.heard(seq) and not (apart and self._unwanted(player, ev.event))],
+                                 digests, len(self.rooms))
                 if spans:
                     del spans[:-1]
             if text:
@@ -714,12 +747,19 @@ class Lobby(Directory):
                 self.tell_seek(seek, "lapsed")
         self.arm_seeks()
 
-    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None) -> None:
-        """The seek's owner, the person challenged and those who accepted hear what became of it."""
+    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None, **why: Any) -> None:
+        """The seek's owner, the person challenged and those who accepted hear what became of it
+        (``why``: the refusal that ended it, for its owner: ``code`` and its parameters, its
+        ``reason`` named ``refused`` in the event)."""
         keys = [seek.owner_key, *([seek.to] if seek.to else []), *seek.accepted]
         event = {"event": "seek_over", "seek": seek.id, "reason": what, "name": seek.owner,
                  "challenge": seek.challenge}
-        self.tell_keys([k for k in dict.fromkeys(keys) if k != but], event)
+        keys = [k for k in dict.fromkeys(keys) if k != but]
+        if why and seek.owner_key in keys:
+            keys.remove(seek.owner_key)
+            refusal = {("refused" if k == "reason" else k): v for k, v in why.items()}
+            self.tell_keys([seek.owner_key], {**event, **refusal})
+        self.tell_keys(keys, event)
 
     def _drop_seeks(self, player: Player) -> None:
         own, _ = self.seeks.drop(player.key)

@@ -158,7 +158,7 @@ AUTOMATIC = frozenset({"autocut", "autopass"})
 """Moves a person may ask the server to make for them: cut as soon as possible (T9), pass when
 passing is all they can do."""
 
-TABLE_COMMANDS = PLAY_COMMANDS | AUTOMATIC | {"join", "watch", "leave", "say", "state", "rematch"}
+TABLE_COMMANDS = PLAY_COMMANDS | AUTOMATIC | {"join", "watch", "leave", "say", "state", "rematch", "tricks", "extend"}
 """Everything a table itself answers."""
 
 

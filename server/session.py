@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from server import metrics
+from server.conduct import MARKS, ignored_origin
 from server.dispatch import dispatch, rate_ok
 from server.flushes import DROPPED, Flushes
 from server.limits import RateLimiter
@@ -342,7 +343,12 @@ class Session:
         if not ignores:
             return False
         speaker = event.get("name") or event.get("from")
-        return isinstance(speaker, str) and name_key(speaker) in ignores
+        if not isinstance(speaker, str):
+            return False
+        if name_key(speaker) in ignores:
+            return True
+        marks = self.player.extra.get(MARKS)  # a guest ignored: whoever comes from its address or key
+        return isinstance(marks, dict) and ignored_origin(ignores, marks, self.app.lobby.players.get(name_key(speaker)))
 
     def push_shared(self, shared: Shared, you: int | None = None) -> None:
         """An event pushed to many sessions at once (see :class:`server.protocol.Shared`)."""
@@ -443,6 +449,11 @@ class Session:
         self.guest = guest
         self.touch()
         self._arm_timer()
+        if self.mode == "text" and not self.welcomed:
+            # A person is greeted now, before a table they get back is drawn and prompts them
+            # (the room draws it as soon as the login returns, before run() starts reading).
+            self.send_raw(self.presenter.start())
+            self.welcomed = True
 
     def close(self, reason: str = "closed") -> None:
         """End the session. Idempotent; queued output is flushed for a short while first."""

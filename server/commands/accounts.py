@@ -282,7 +282,17 @@ async def history(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 async def _board(ctx: Context, game: str, rules: str, limit: int) -> dict[str, Any]:
     by = _scored_by(rules)
     rows = await ctx.store.history.standings(game, rules, limit, by=by)
-    return {"game": game, "rules": rules, "by": by, "leaderboard": [{**row, "score": row[by]} for row in rows]}
+    out: dict[str, Any] = {"game": game, "rules": rules, "by": by,
+                           "leaderboard": [{**row, "score": row[by]} for row in rows]}
+    me = ctx.session.name
+    if me and not any(name_key(row["name"]) == name_key(me) for row in rows):
+        # Where the asker stands when the board does not list them: a newcomer sees their own
+        # figures, marked provisional when they play as a guest (guests are not ranked).
+        mine = await ctx.store.history.standings(game, rules, 1, include_guests=True, by=by, name=me)
+        if mine and mine[0]["rounds"]:
+            row = {k: v for k, v in mine[0].items() if k != "rank"}
+            out["you"] = {**row, "score": row[by], "provisional": bool(ctx.session.guest)}
+    return out
 
 
 @command("leaderboard")

@@ -549,6 +549,8 @@ async def ignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         except StorageError as exc:
             raise _storage(exc) from None
     ignores[key] = shown
+    if other is not None:
+        ctx.lobby.conduct.mark(player, other)  # a guest: its other guest names too (same address or key)
     return {"name": shown, "ignored": _ignored_names(player)}
 
 
@@ -564,6 +566,7 @@ async def unignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if not player.guest:
         await ctx.store.moderation.unignore(player.name, name)
     shown = ignores.pop(key)
+    ctx.lobby.conduct.unmark(player, key)
     return {"name": shown, "ignored": _ignored_names(player)}
 
 

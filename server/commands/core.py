@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from server.commands import COMMANDS, Context, command
+from server.config import PACED
 from server.games import adapter, parse_options
 from server.limits import clean_text
 from server.messages.translations import LANGS, pick_lang
@@ -238,6 +239,17 @@ async def state(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
     return result
 
 
+@command("tricks")
+async def tricks(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The tricks of the round being played at your table, as everyone saw them (cards played face up)."""
+    player = ctx.session.player
+    assert player is not None
+    if player.room is None:
+        raise CommandError("not_in_room")
+    result: dict[str, Any] | None = await player.room.submit(player, "tricks", args)
+    return result
+
+
 async def _automatic(ctx: Context, args: Mapping[str, Any], which: str) -> dict[str, Any]:
     player = ctx.session.player
     assert player is not None
@@ -315,5 +327,6 @@ async def limits(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
             "max_connections_per_address": cfg.max_connections_per_address,
             "rooms_per_account": cfg.rooms_per_account, "rooms_per_address": cfg.rooms_per_address,
             "chat_per_minute": cfg.chat_per_minute,
-            "chat_burst": cfg.chat_burst, "registrations_per_hour": cfg.registrations_per_hour}
+            "chat_burst": cfg.chat_burst, "registrations_per_hour": cfg.registrations_per_hour,
+            **{f"{kind}_{what}": getattr(cfg, f"{kind}_{what}") for kind in PACED for what in ("per_minute", "burst")}}
 

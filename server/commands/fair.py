@@ -9,12 +9,18 @@
   ``engine.fairness.verify`` with what the asker's seat saw (the announced commitment, its
   contribution, the events its seat received, recomputed from the stored log). The reply holds
   every step (``code``, ``result``, ``values``) and the record itself, for a check that does not
-  trust the server (``docs/verify_deal.py``).
+  trust the server (``docs/verify_deal.py``). Recomputing a deal costs milliseconds of CPU: each
+  ``verify`` spends the player's budget and its address's (``verify_per_minute``:
+  ``server/pace.py``), one is computed at a time, and the recent replies are kept (``Pace.verified``).
+  ``checker``: where the operator offers that checker (``verify_url``), when set.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -80,6 +86,8 @@ async def seed(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 async def verify(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     """A finished round's deal checked step by step (``round``; none: your last round)."""
     me = _player(ctx)
+    pace = ctx.lobby.pace
+    pace.verify(me, time.monotonic())  # milliseconds of CPU each: a budget per player and per address
     record = await asked_round(ctx.store.history, me.name, args)
     round_id = record.round_id
     if record.rules not in ADAPTERS or is_match(round_id):
@@ -87,14 +95,37 @@ async def verify(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     fair = record.extra.get("fairness")
     if not isinstance(fair, Mapping):
         raise CommandError("not_verifiable", round=round_id[:60])
-    return await asyncio.to_thread(verify_reply, record, ADAPTERS[record.rules], me.name)
+    key = (round_id, seat_of(record, me.name), fingerprint(record))
+    reply = pace.verified.get(key)
+    if reply is None:
+        async with pace.verifying:  # one at a time: a crowd of them queues instead of taking the cores
+            reply = pace.verified.get(key)
+            if reply is None:
+                reply = await asyncio.to_thread(verify_reply, record, ADAPTERS[record.rules], me.name)
+                pace.verified.put(key, reply)
+    reply = dict(reply)
+    if ctx.config.verify_url:
+        reply["checker"] = ctx.config.verify_url
+    return reply
+
+
+def fingerprint(record: RoundRecord) -> str:
+    """What a ``verify`` reply is computed from, in short: a record changed (or forged) in the
+    store is checked anew, never answered from :attr:`Pace.verified`."""
+    what = [record.extra.get("fairness"), record.log, record.seats, record.commitment, record.config]
+    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def seat_of(record: RoundRecord, name: str | None) -> int | None:
+    """The seat ``name`` held in the round (None: they did not play in it)."""
+    key = name_key(name) if name else None
+    return next((i for i, n in enumerate(record.seats) if n and key is not None and name_key(n) == key), None)
 
 
 def verify_reply(record: RoundRecord, adapter: GameAdapter, name: str | None) -> dict[str, Any]:
     """The ``verify`` reply of a stored round for the player ``name`` (their seat's view, if they sat)."""
     fair = record.extra["fairness"]
-    key = name_key(name) if name else None
-    seat = next((i for i, n in enumerate(record.seats) if n and key is not None and name_key(n) == key), None)
+    seat = seat_of(record, name)
     seen = seen_by(record, adapter, seat)
     report = fairness.verify(fair, seen)
     return {

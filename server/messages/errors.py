@@ -9,10 +9,10 @@ from typing import Any
 from server.messages import fair_events
 from server.messages.labels import (
     cards_param,
-    plays_param,
     rank_label,
 )
 from server.messages.moderation import moderation_text
+from server.messages.pace import pace_text
 from server.messages.translations import translation
 from server.terminal import PLAIN, TermStyle
 
@@ -35,7 +35,7 @@ def error_message(lang: str, code: str, style: TermStyle = PLAIN, **params: Any)
         p["have"] = p["chips"]
     if code == "illegal_play" and reason is None and isinstance(p.get("min"), int):
         reason = "bid_too_low"
-    text = (moderation_text(t, code, reason, p) or _reason_text(t, lang, code, reason, p, style)
+    text = (moderation_text(t, code, reason, p) or pace_text(t, code, reason, p) or _reason_text(t, lang, code, reason, p, style)
             or _code_text(t, lang, code, p, style))
     extra = _legal_suffix(t, lang, code, p, style)
     return f"{text} {extra}".strip() if extra else text
@@ -322,6 +322,10 @@ def _reason_text(
         return fair
     if reason == "not_started":
         return t.gettext("The match has not begun: it begins when every seat is taken.")
+    if reason == "no_clock":  # extend: the time bank is for a clock that waits for you
+        return t.gettext("No clock is waiting for you now: keep your extra time for your turn.")
+    if reason == "no_time_left":
+        return t.gettext("Your time bank for this match is used up.")
     if reason == "already_seated":
         return t.gettext("You already have a seat at this table.")
     if reason == "resume_attempts":
@@ -336,6 +340,14 @@ def _reason_text(
     if reason == "table_elsewhere":
         return t.gettext("Your table is run by another server of this community: leave it first, then "
                          "log in or register.")
+    if reason == "no_tricks":
+        return t.gettext("This game has no tricks: every card turned face up is on the table already.")
+    if reason == "friend_guest":
+        return t.gettext("{name} is a guest: only registered players can be friends. Once {name} has "
+                         "registered, add them again.").format(name=p.get("name") or "?")
+    if reason == "left_here":
+        return t.gettext("The seat you left here is played by a bot to the end of this round, on your stake; "
+                         "you can sit down here again once the round is over, or at any other table now.")
     if reason == "over":
         return t.gettext("This match is over: type rematch to play again at this table, or leave.")
     if reason == "not_over":
@@ -544,16 +556,24 @@ def _reason_text(
     return None
 
 
-def _rank_plays(plays: Sequence[Any], lang: str, limit: int = 4) -> str:
-    """Plays as people type them: ``9 9 / D D / …`` (any cards of that rank: suits never matter)."""
+def _rank_plays(plays: Sequence[Any], lang: str, limit: int = 4) -> list[str]:
+    """Plays as people type them: ``9 9``, ``D D`` (any cards of that rank: suits never matter)."""
     shown = []
     for play in plays[:limit]:
         if isinstance(play, Sequence) and len(play) == 2 and isinstance(play[1], int):
             shown.append(" ".join([rank_label(lang, str(play[0]))] * play[1]))
-    text = " / ".join(shown)
-    if len(plays) > limit:
-        text += " / …"
-    return text
+    return shown
+
+
+def _can_play(t: gettext.NullTranslations, shown: Sequence[str], total: int) -> str:
+    """``You can play: 7, 8, 9, Q and 2 other plays.``: a play's cards never part across lines (no-break
+    spaces), and what is left out is counted, not hinted at with an ellipsis."""
+    plays = ", ".join(p.replace(" ", "\u00a0") for p in shown)
+    more = total - len(shown)
+    if more > 0:
+        return t.ngettext("You can play: {plays} and {n} other play.",
+                          "You can play: {plays} and {n} other plays.", more).format(plays=plays, n=more)
+    return t.gettext("You can play: {plays}.").format(plays=plays)
 
 
 def _legal_suffix(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, Any], style: TermStyle) -> str:
@@ -566,12 +586,12 @@ def _legal_suffix(t: gettext.NullTranslations, lang: str, code: str, p: dict[str
             return ""
         if not plays:
             return t.gettext("You can only pass.") if legal.get("pass") else ""
-        return t.gettext("You can play: {plays}.").format(plays=_rank_plays(plays, lang))
+        return _can_play(t, _rank_plays(plays, lang), len(plays))
     if isinstance(legal, Sequence) and not isinstance(legal, str):
         plays = [x for x in legal if x]
         if not plays:
             return t.gettext("You can only pass.")
-        return t.gettext("You can play: {plays}.").format(plays=plays_param(plays, lang, style))
+        return _can_play(t, [cards_param(p, lang, style) for p in plays[:4]], len(plays))
     return ""
 
 

@@ -108,6 +108,8 @@ def step_text(lang: str, code: str, result: str, values: Mapping[str, Any], name
     if code == "own_contribution":
         if result == "note":
             return t.gettext("You sent no contribution to this deal, or did not play it.")
+        if ok and v.get("sent") is None:
+            return t.gettext("You added no randomness to this deal, and the record has none from you.")
         return t.gettext("Your own contribution is in the record, unchanged.") if ok else \
             t.gettext("Your contribution is NOT the one in the record!")
     if code in ("deal_seed", "mix"):
@@ -156,7 +158,13 @@ def result_mark(lang: str, result: str) -> str:
     return {"pass": t.gettext("ok"), "fail": t.gettext("FAILED"), "note": t.gettext("note")}.get(result, result)
 
 
-def verify_footer(lang: str) -> str:
-    return translation(lang).gettext(
-        "This check ran on the server. To check without trusting it, keep your own JSON transcript and run "
-        "docs/verify_deal.py on the record (docs/fairness.md).")
+def verify_footer(lang: str, checker: str | None = None) -> str:
+    """How to check a deal without trusting the server: with the checker the operator offers at
+    ``checker`` (``verify_url``), else by the record and the public method."""
+    t = translation(lang)
+    if checker:
+        return t.gettext("This check ran on the server. To check without trusting it, run the independent "
+                         "checker from {url} on this round's record (the machine mode, JSON, gives it).").format(
+                             url=checker)
+    return t.gettext("This check ran on the server. To check without trusting it, ask for this round's record "
+                     "in the machine mode (JSON) and check it yourself: the method is public.")

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.fair_events import window_hint
-from server.messages.kit import ANYONE, T, event, named_by, seat_name
+from server.messages.kit import ANYONE, T, event, named, named_by, seat_name
 from server.messages.labels import table_name
 from server.messages.translations import translation
 from server.terminal import TermStyle
@@ -55,6 +55,15 @@ def _ev_reconnected(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str],
     return t.gettext("{name} is back.").format(name=who)
 
 
+@event("extended", seats=named("seat"))
+def _ev_extended(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    n = round(float(e.get("seconds") or 0))
+    if you is not None and e.get("seat") == you:  # (a terminal shows the reply instead: server.presenters.text.news)
+        return t.ngettext("You take {n} second more.", "You take {n} seconds more.", n).format(n=n)
+    return t.ngettext("{name} takes {n} second more.", "{name} takes {n} seconds more.", n).format(
+        name=seat_name(names, e.get("seat"), lang), n=n)
+
+
 @event("room_created", seats=ANYONE)
 def _ev_room_created(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     game = table_name(lang, e.get("game"), e.get("rules"))
@@ -78,9 +87,15 @@ def _ev_room_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str],
 
 @event("rooms_changed", seats=ANYONE)
 def _ev_rooms_changed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    return t.gettext("Rooms: {opened} opened, {closed} closed since the last news, {open} open now "
+    seeks = int(e.get("seeks") or 0)
+    seek_text = t.ngettext("{n} new seek (type seeks to see the open ones).",
+                           "{n} new seeks (type seeks to see the open ones).", seeks).format(n=seeks)
+    if seeks and not e.get("opened") and not e.get("closed"):
+        return seek_text
+    text = t.gettext("Rooms: {opened} opened, {closed} closed since the last news, {open} open now "
                      "(type rooms to see them).").format(opened=e.get("opened", 0), closed=e.get("closed", 0),
                                                          open=e.get("open", 0))
+    return f"{text} {seek_text}" if seeks else text
 
 
 @event("match_started", "started", seats=ANYONE)
@@ -154,8 +169,11 @@ def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
 @event("commitment", seats=named_by(lambda e: e["given"] if isinstance(e.get("given"), list) else (),
                                    "the seats in 'given' (the other seats share the window's hint)"))
 def _ev_commitment(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    text = t.gettext("Deal {round}: the server committed to its shuffle ({commitment}).").format(
-        round=e.get("round", ""), commitment=str(e.get("commitment", ""))[:16])
+    if e.get("game") == "president":  # a Président round has one deal: called a round, as everywhere else
+        text = t.gettext("Round {round}: the server committed to its shuffle ({commitment}).")
+    else:
+        text = t.gettext("Deal {round}: the server committed to its shuffle ({commitment}).")
+    text = text.format(round=e.get("round", ""), commitment=str(e.get("commitment", ""))[:16])
     window = e.get("window")
     given = e.get("given")
     if (you is not None and isinstance(window, int | float) and not isinstance(window, bool) and window > 0

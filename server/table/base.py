@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 from server.games.base import GameAdapter, TableOptions
 from server.protocol import Shared
+from server.table.answers import AnswerClocks
+from server.table.bank import TimeBank
 from server.table.io import Effect, Member, Outputs, Send
 from server.table.seats import Seat
 from server.table.states import StateSet, build_state
@@ -57,6 +59,12 @@ class TableSettings(Protocol):
     def autopass_delay(self) -> float: ...
     @property
     def entropy_window(self) -> float: ...
+    @property
+    def offer_seconds(self) -> float: ...
+    @property
+    def time_bank(self) -> float: ...
+    @property
+    def time_bank_step(self) -> float: ...
 
 
 
@@ -78,6 +86,7 @@ class TableBase:
         self.status = "waiting"  # waiting | playing | over
         self.closed: str | None = None
         self.log: list[dict[str, Any]] = []
+        self._tricks_seen: tuple[Any, int, Any, dict[str, Any]] | None = None  # (log, length, last, tricks)
         self.round_id: str | None = None  # open escrow (a staked round, a deal)
         self.round_stakes: dict[int, str] = {}  # seat -> account that staked this round
         self.round_escrow: dict[int, int] = {}  # seat -> chips it has in the round's escrow
@@ -89,6 +98,8 @@ class TableBase:
         self.bot_due: float | None = None
         self.window: tuple[str, float] | None = None  # (kind, until): people's time before bots or clocks move on
         self.auto_at: float | None = None  # when a delayed automatic move (autopass) is due
+        self.answers = AnswerClocks()  # open questions put to people (offers to a seller): their clocks
+        self.bank = TimeBank(getattr(settings, "time_bank", 0.0))  # each person's extra time this match (extend)
         self._draw_seed = draw_seed
         self._bot_seed = bot_seed
         self._bot_options = dict(bot_options or {})
@@ -169,8 +180,14 @@ class TableBase:
 
     def _match_made(self) -> None:
         """A new match (the first, or a rematch): the log starts again from its configuration."""
+        self.bank.reset()
         if self.journal is not None:
             self.journal.append({"k": "m", "config": self.match.config})
+
+    def _can_answer(self, seat: int) -> bool:
+        """A connected person sits on ``seat``: a question put to them gets a clock to answer it
+        (``server.table.answers``; someone away would only hold the table up)."""
+        return 0 <= seat < len(self.seats) and self.seats[seat].member is not None and self.seats[seat].present
 
     def _account(self, seat: int) -> str:
         account = self.seats[seat].account or self.round_stakes.get(seat)

@@ -2,8 +2,10 @@
 
 One account holds at most one seat in the whole server: a seat is claimed
 (:class:`~server.table.io.Claim`) before anyone sits and released
-(:class:`~server.table.io.Released`) when it ends — for a person who leaves in the
-middle of a staked round, only once that round is over (T1, S11).
+(:class:`~server.table.io.Released`) when the person leaves it — also in the middle
+of a staked round, where a bot plays the seat to the round's end on their stake
+(T1, S11): the person is free at once, the chips stay in the round's escrow until it
+settles.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from engine.errors import Refusal
 from engine.seeds import derive
 from server.protocol import CommandError
 from server.storage.api import StorageError
+from server.storage.names import name_key
 from server.table.base import Step, TableBase, log
 from server.table.io import Balance, Claim, FundBot, Gone, Member, Placed, Released
 from server.table.seats import Seat
@@ -28,6 +31,11 @@ class Seating(TableBase):
             raise CommandError("not_allowed", reason="already_seated")
         if self.status == "over":
             raise CommandError("not_allowed", reason="over")
+        if any(s.leaving and s.account is not None and name_key(s.account) == name_key(member.account)
+               for s in self.seats):
+            # the seat they left is still played to the end of its round on their stake: one seat of
+            # an account at a table (its chips settle per account)
+            raise CommandError("not_allowed", reason="left_here")
         joinable = (self.status == "waiting" and self.match is None) or self.adapter.joins_between_rounds
         free = [s for s in self.seats if s.empty]
         if not joinable or not free:
@@ -91,19 +99,16 @@ class Seating(TableBase):
     def _fill_bots(self) -> Step:
         """Bots take their seats at once: the last ``bots`` seats (one the house cannot fund stays free)."""
         have = sum(1 for s in self.seats if s.bot is not None)
-        for seat in reversed(self.seats):
-            if have >= self.opts.bots:
-                break
-            if seat.empty:
-                try:
-                    yield from self._seat_bot(seat)
-                except StorageError as exc:
-                    log.warning("table %s: no bot for seat %d (%s); the next join tries again", self.id,
-                                seat.index, exc)
-                    return
-                have += 1
-                self._broadcast({"event": "joined", "room": self.id, "name": seat.name, "seat": seat.index,
-                                 "bot": True})
+        last_empty = [s for s in reversed(self.seats) if s.empty][:max(0, self.opts.bots - have)]
+        for seat in reversed(last_empty):  # seated in seat order: bot1, bot2, bot3
+            try:
+                yield from self._seat_bot(seat)
+            except StorageError as exc:
+                log.warning("table %s: no bot for seat %d (%s); the next join tries again", self.id,
+                            seat.index, exc)
+                return
+            self._broadcast({"event": "joined", "room": self.id, "name": seat.name, "seat": seat.index,
+                             "bot": True})
 
     def _start_match(self) -> Step:
         chips = []
@@ -253,7 +258,11 @@ class Seating(TableBase):
             self._broadcast({"event": "replaced", "room": self.id, "name": seat.name, "seat": seat.index,
                              "until": "round_end"})
             self._schedule_bots()
-            return  # the account stays at stake until the round ends
+            # the person is free at once: their claim ends now (they may sit or open a table elsewhere);
+            # the chips at stake stay in this round's escrow until it settles, paid to seat.account
+            if account is not None:
+                self._out.items.append(Released(account))
+            return
         else:
             seat.clear()
         if account is not None:
@@ -262,9 +271,7 @@ class Seating(TableBase):
     def _vacate_leavers(self) -> Step:
         for seat in self.seats:
             if seat.leaving and not self._in_round(seat):
-                if seat.account is not None:
-                    self._out.items.append(Released(seat.account))
-                seat.clear()
+                seat.clear()  # its claim ended when the person left (_free_seat)
         if self.status == "playing" and not any(s.human for s in self.seats):
             yield from self._close("empty")
 

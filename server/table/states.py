@@ -24,6 +24,8 @@ import orjson
 from engine.api import Pending
 from server.games.base import GameAdapter, TableOptions
 from server.protocol import encode, encode_value
+from server.table.answers import AnswerClocks
+from server.table.bank import TimeBank
 from server.table.seats import Seat
 
 
@@ -54,6 +56,10 @@ class Table(Protocol):
     def window(self) -> tuple[str, float] | None: ...
     @property
     def state_memo(self) -> dict[int, Any]: ...
+    @property
+    def answers(self) -> AnswerClocks: ...
+    @property
+    def bank(self) -> TimeBank: ...
 
 
 def decorate_seats(table: Table, state: dict[str, Any]) -> None:
@@ -65,11 +71,14 @@ def decorate_seats(table: Table, state: dict[str, Any]) -> None:
     if not entries:
         return
     seats = table.seats
+    bank = table.bank
     out = []
     for entry in entries:
         s = seats[entry["seat"]]
         entry = {**entry, "name": s.name, "connected": s.connected and s.grace_until is None,
                  "bot": s.bot is not None and s.member is None}
+        if s.member is not None:
+            entry["bank"] = bank.left(s.member)  # the person's time bank left in this match (extend)
         if s.leaving:
             entry["leaving"] = True
         out.append(entry)
@@ -126,6 +135,17 @@ def window_of(table: Table, now: float) -> dict[str, Any] | None:
     return {"kind": kind, "left": round(max(0.0, until - now), 1)}
 
 
+def answer_clocks(table: Table, state: dict[str, Any], now: float) -> None:
+    """Seconds left to answer each open offer put to a person (``left``, in copies of the state's
+    ``offers``; server.table.answers): the same for every reader."""
+    offers = state.get("offers")
+    answers = table.answers
+    if not offers or not answers:
+        return
+    state["offers"] = [{**o, "left": left} if (left := answers.left(o.get("offer"), now)) is not None else o
+                       for o in offers]
+
+
 def auction_deadline(table: Table, state: dict[str, Any], pending: Sequence[Pending], now: float) -> None:
     """Seconds left on the auction of a state that has one (S7), in a copy of its ``auction``."""
     auction = state.get("auction")
@@ -153,6 +173,7 @@ def build_state(table: Table, seat: int | None, now: float) -> dict[str, Any]:
     decorate_seats(table, state)
     pending = pending_now(table)
     auction_deadline(table, state, pending, now)
+    answer_clocks(table, state, now)
     state.update(room=table.id, status=table.status, deadline=deadline(table, seat, pending, state.get("turn"), now),
                  spectators=len(table.spectators), commitment=table.commitment, window=window_of(table, now),
                  moves=list(adapter.moves))
@@ -201,6 +222,7 @@ class StateSet:
             public = dict(table.match.view(None).to_dict())  # the engine's is shared: copied before changes
             decorate_seats(table, public)
             auction_deadline(table, public, self.pending, now)
+            answer_clocks(table, public, now)
             self.public = public
             self.tail = {"room": table.id, "status": table.status, "deadline": None,
                          "spectators": len(table.spectators), "commitment": table.commitment,

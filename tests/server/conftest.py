@@ -14,7 +14,7 @@ from typing import Any
 import pytest_asyncio
 
 from server.app import Running, start
-from server.config import load_config
+from server.config import PACED, load_config
 
 FAST = {
     "host": "127.0.0.1",
@@ -37,6 +37,9 @@ FAST = {
     "registrations_per_hour": 0,  # tests register many accounts from 127.0.0.1 (test_storage_commands sets one)
     "default_lang": "en",  # the tests read English; the embedded default is French (test_limits)
     "gc_freeze_seconds": 0.0,  # the test process's collector left alone (test_gcpolicy turns it on)
+    # tests reach each other much faster than people do, all from 127.0.0.1 (test_pace sets its own)
+    **{f"{kind}_per_minute": 60000.0 for kind in PACED},
+    **{f"{kind}_burst": 1000 for kind in PACED},
 }
 """Test settings: long decision timers (tests drive every move, or set short timers themselves)."""
 

@@ -331,11 +331,13 @@ class TableRun:
 
 
 def comparable(state: dict[str, Any]) -> dict[str, Any]:
-    """A state without what a restart may change: clocks, connections, windows' time left."""
+    """A state without what a restart may change: clocks, connections, windows' and offers' time left."""
     out = {k: v for k, v in state.items() if k not in ("deadline", "window", "type")}
     out["seats"] = [{k: v for k, v in seat.items() if k != "connected"} for seat in state.get("seats") or []]
     if isinstance(out.get("auction"), dict):
         out["auction"] = {k: v for k, v in out["auction"].items() if k != "deadline"}
+    if isinstance(out.get("offers"), list):  # a person's time to answer an offer: a clock
+        out["offers"] = [{k: v for k, v in o.items() if k != "left"} for o in out["offers"]]
     return out
 
 

@@ -158,6 +158,29 @@ async def test_offline_messages_are_kept_bounded_and_shown_at_login(tmp_path: An
         await running.stop()
 
 
+async def test_a_guest_at_the_table_is_not_a_friend_and_the_empty_list_names_someone_else(tmp_path: Any) -> None:
+    """``friend zoe`` for a guest sitting at the same table says she is a guest (not "nobody called zoe
+    here"); the empty friends list's example names someone at the reader's table, never the reader."""
+    running = await start_server(tmp_path)
+    ana, bea = await member(running, "ana"), await member(running, "bea")
+    zoe = await member(running, "zoe", register=False)
+    try:
+        room = (await ana.request("create", game="president", rules="classic", seats=4, bots=1))["room"]
+        await zoe.request("join", room=room)
+        with pytest.raises(ClientError) as err:
+            await ana.request("friend", name="zoe")
+        assert err.value.code == "not_allowed" and "zoe" in err.value.message and "guest" in err.value.message
+        assert "nobody" not in err.value.message
+        assert "suggest" not in (await ana.request("friends"))  # nobody else registered at her table
+        await bea.request("join", room=room)
+        assert (await ana.request("friends"))["suggest"] == "bea"
+        assert (await bea.request("friends"))["suggest"] == "ana"
+    finally:
+        for c in (ana, bea, zoe):
+            await c.close()
+        await running.stop()
+
+
 async def test_friends_notices_finger_and_hiding(tmp_path: Any) -> None:
     running = await start_server(tmp_path)
     alice = await member(running, "alice")

@@ -18,7 +18,6 @@ from server.terminal import (
     YELLOW,
     TermStyle,
     display_width,
-    fit,
     pad,
     paint,
 )
@@ -121,7 +120,7 @@ def seat_lines(
         line = " ".join(parts).rstrip()
         if flags[seat]:
             line += "  " + flags[seat]
-        lines.append(fit(line, width, style))
+        lines.append(line)
     return lines
 
 
@@ -164,6 +163,12 @@ def deadline_text(state: Mapping[str, Any], lang: str) -> str:
 
 def window_line(state: Mapping[str, Any], lang: str, style: TermStyle) -> str | None:
     """People's window, if one is open: a cut may follow (T9), or time to trade (S9)."""
+    text = window_text(state, lang)
+    return None if text is None else paint(text, YELLOW, style)
+
+
+def window_text(state: Mapping[str, Any], lang: str) -> str | None:
+    """The words of :func:`window_line`, not painted."""
     window = state.get("window")
     if not isinstance(window, Mapping):
         return None
@@ -178,4 +183,4 @@ def window_line(state: Mapping[str, Any], lang: str, style: TermStyle) -> str | 
                           n).format(n=n, turn=verb(lang, "turn"))
     else:
         return None
-    return paint(text, YELLOW, style)
+    return text
