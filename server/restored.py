@@ -93,6 +93,8 @@ async def _seat_again(lobby: Lobby, room: Room) -> bool:
             except Exception:
                 log.warning("table %s: no account for %s", room.id, seat.name)
         player = Player(name=seat.name or seat.member, guest=guest, prefs=dict(seat.prefs))
+        if guest:
+            player.resume = seat.proof  # only the code given at this seat takes it back (server/resume.py)
         player.room = room
         player.seat = seat.index
         lobby.players[seat.member] = player

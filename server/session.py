@@ -375,7 +375,15 @@ class Session:
         self.send_raw(self.presenter.error(req_id, code, params))
 
     def notice(self, what: str, **params: Any) -> None:
-        """A server notice (``{"event": "notice", "code": what}``) in the session's language."""
+        """A server notice (``{"event": "notice", "code": what}``) in the session's language.
+
+        ``resume_code`` (a guest sat down) carries the guest's own code, known to this session's
+        player only (with a table on another node, the code never travels: it is added here)."""
+        if what == "resume_code":
+            code = getattr(self.player, "code", None)
+            if not code:
+                return
+            params = {**params, "resume": code, "name": getattr(self.player, "name", "")}
         self.push_event({"event": "notice", "code": what, **params})
 
     async def ask_secret(self, prompt: str) -> str | None:
@@ -429,6 +437,12 @@ class Session:
         elif self.player and self.player.seated:
             self.last_input = now  # a seated player is never idle-kicked; the room's timers act
         self._arm_timer()
+
+    @property
+    def resume_code(self) -> str | None:
+        """A guest's resume code, for their own eyes (help, whoami); None for an account."""
+        player = self.player
+        return player.code if player is not None and player.guest else None
 
     def logged(self, name: str, guest: bool) -> None:
         self.name = name

@@ -32,12 +32,13 @@ from server.cluster.lease import LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.routing import Outbox
 from server.cluster.takeover import FencedStore, Takeover
-from server.lobby import Lobby
+from server.lobby import GuestHold, Lobby, clean_name
 from server.players import Client, GuestStart, Place, Player, Welcome
 from server.protocol import CommandError
 from server.room import Room
 from server.storage.api import Unreachable
 from server.storage.names import name_key
+from server.table.durable import last_facts
 
 if TYPE_CHECKING:
     from server.config import Config
@@ -200,13 +201,14 @@ class ClusterLobby(Takeover):
 
     async def login(self, session: Client, name: str, *, password: str | None = None,
                     verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True,
-                    welcome: Welcome | None = None) -> Player:
+                    welcome: Welcome | None = None, resume: str | None = None) -> Player:
         key = name_key(name.strip()) if name.strip() else ""
         if key and key in self._people and key not in self.players and not self.closing and \
-                not await self.store.accounts.exists(name.strip()) and await self._still_online(key):
+                not await self.store.accounts.exists(name.strip()) and await self._still_online(key) and \
+                (resume is None or await self._locate(key) is None):  # a seat's code may take it back
             raise CommandError("name_taken", name=self._people[key].get("name", name))
         player = await super().login(session, name, password=password, verified=verified, guest_start=guest_start,
-                                     greet=greet, welcome=welcome)
+                                     greet=greet, welcome=welcome, resume=resume)
         self.bus.broadcast({"t": "kick", "key": player.key})
         self._write_presence_soon()
         if player.room is None:
@@ -216,6 +218,45 @@ class ClusterLobby(Takeover):
                 place = self.place(rid, owner)
                 player.room = place
                 await place.reconnect(player)
+        return player
+
+    def start_guest(self, name: str) -> GuestStart | None:
+        """No early guest account for a name seated at another node's table: it is that guest's,
+        and a login without its code would otherwise retire it on the way out."""
+        try:
+            key = name_key(clean_name(name, self.config.max_name))
+        except CommandError:
+            return None
+        if key in self._seats or key in self._people:
+            return None
+        return super().start_guest(name)
+
+    async def guest_hold(self, key: str) -> GuestHold | None:
+        """A guest name in use here, or holding a seat at another node's table: the code that takes
+        that seat back is in the table's log (its seat's facts), which every node reads."""
+        hold = await super().guest_hold(key)
+        if hold is not None or self.closing:
+            return hold
+        found = await self._locate(key)
+        if found is None:
+            return None
+        try:
+            stored = await self.store.tables.get(found[1])
+        except Exception:
+            log.exception("cluster: could not read table %s", found[1])
+            raise CommandError("server_trouble") from None
+        proof = None
+        facts = last_facts(stored.entries) if stored is not None else None
+        for seat in (facts or {}).get("seats", []):
+            if isinstance(seat, dict) and seat.get("member") == key:
+                proof = seat.get("proof") if isinstance(seat.get("proof"), str) else None
+        return GuestHold(True, proof)
+
+    async def switch_to_account(self, session: Client, name: str, password: str | None, *,
+                                welcome: Welcome | None = None) -> Player:
+        player = await super().switch_to_account(session, name, password, welcome=welcome)
+        self.bus.broadcast({"t": "kick", "key": player.key})  # as any login: other nodes' sessions end
+        self._write_presence_soon()
         return player
 
     async def _still_online(self, key: str) -> bool:

@@ -76,7 +76,8 @@ class Relay(Lobby):
 
     @staticmethod
     def member_of(player: Player) -> dict[str, Any]:
-        return wire.member(player.key, player.name, player.guest, player.prefs, player.lang)
+        return wire.member(player.key, player.name, player.guest, player.prefs, player.lang,
+                           player.resume if player.guest else None)
 
     def place(self, rid: str, owner: str) -> RemotePlace:
         place = self.places.get(rid)
@@ -109,6 +110,8 @@ class Relay(Lobby):
             remote.player = player
             player.session = remote
         player.prefs = dict(m["prefs"])
+        if m.get("proof") is not None:
+            player.resume = m["proof"]  # the seat this person takes keeps it (server/resume.py)
         player.extra["front"] = sender
         player.extra["rid"] = rid
         return player

@@ -92,8 +92,13 @@ def decode(raw: str | bytes) -> dict[str, Any]:
     return msg
 
 
-def member(key: str, name: str, guest: bool, prefs: Mapping[str, bool], lang: str) -> dict[str, Any]:
-    return {"key": key, "name": name, "guest": guest, "prefs": dict(prefs), "lang": lang}
+def member(key: str, name: str, guest: bool, prefs: Mapping[str, bool], lang: str,
+           proof: str | None = None) -> dict[str, Any]:
+    """A person as the owner of their table needs them (``proof``: a guest's resume code, hashed)."""
+    m = {"key": key, "name": name, "guest": guest, "prefs": dict(prefs), "lang": lang}
+    if proof is not None:
+        m["proof"] = proof
+    return m
 
 
 def read_member(msg: Mapping[str, Any]) -> dict[str, Any]:
@@ -103,7 +108,8 @@ def read_member(msg: Mapping[str, Any]) -> dict[str, Any]:
     prefs = m.get("prefs")
     return {"key": m["key"], "name": m["name"], "guest": bool(m.get("guest")),
             "prefs": {str(k): bool(v) for k, v in prefs.items()} if isinstance(prefs, dict) else {},
-            "lang": str(m.get("lang") or "en")}
+            "lang": str(m.get("lang") or "en"),
+            **({"proof": m["proof"]} if isinstance(m.get("proof"), str) else {})}
 
 
 def states_message(rid: str, states: Mapping[int | None, Mapping[str, Any]],

@@ -21,10 +21,26 @@ async def login(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     password = args.get("password")
     if password is not None and not isinstance(password, str):
         raise CommandError("bad_argument", arg="password")
-    player = await ctx.lobby.login(ctx.session, name, password=password or None)
+    code = args.get("resume")  # a guest's resume code, to take back a name in use (server/resume.py)
+    if code is not None and not isinstance(code, str):
+        raise CommandError("bad_argument", arg="resume")
+    session = ctx.session
+    if session.logged_in and session.guest and await ctx.store.accounts.exists(name.strip()):
+        # a guest logs in to an account, keeping the seat where it may (another guest name: already_logged_in)
+        if not password:
+            password = await session.ask_secret(session.gettext("Password: "))  # a person; a program gives it
+        player = await ctx.lobby.switch_to_account(session, name, password or None)
+    else:
+        player = await ctx.lobby.login(session, name, password=password or None, resume=code or None)
     chips = await ctx.store.ledger.balance(player.name)
     return {"name": player.name, "guest": player.guest, "lang": ctx.session.lang, "chips": chips,
-            "room": player.room.id if player.room else None, "seat": player.seat}
+            "room": player.room.id if player.room else None, "seat": player.seat, **_resume_field(player)}
+
+
+def _resume_field(player: Any) -> dict[str, Any]:
+    """A guest's resume code, for their own replies only (``login``, ``whoami``)."""
+    code = getattr(player, "code", None) if player is not None and player.guest else None
+    return {"resume": code} if code else {}
 
 
 @command("quit", login=False, rate=False)
@@ -49,7 +65,7 @@ async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"name": session.name, "guest": session.guest, "chips": chips, "lang": session.lang,
                            "role": role,
                            "room": player.room.id if player and player.room else None,
-                           "seat": player.seat if player else None}
+                           "seat": player.seat if player else None, **_resume_field(player)}
     if player is not None and player.room is not None and player.seat is not None:
         where = getattr(session, "where", None)  # the session's last state at its table
         state = where()[0] if callable(where) else None

@@ -152,6 +152,11 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
         if _has(p, "name"):
             return t.gettext("The name {name} is taken; choose another one.").format(name=p["name"])
         return t.gettext("That name is taken; choose another one.")
+    if code == "resume_needed":
+        return t.gettext("The guest {name} holds a seat: only their resume code takes it back. If that is "
+                         "you, give the code; otherwise choose another name.").format(name=p.get("name", ""))
+    if code == "bad_resume_code":
+        return t.gettext("That is not {name}'s resume code.").format(name=p.get("name", ""))
     if code == "bad_name":
         if _has(p, "max"):
             return t.gettext(
@@ -306,6 +311,7 @@ def _argument_name(t: gettext.NullTranslations, arg: str) -> str:
         "fill": t.pgettext("argument", "fill with bots"),
         "rated": t.pgettext("argument", "rated"),
         "clear": t.pgettext("argument", "clear (remove the seed)"),
+        "resume": t.pgettext("argument", "resume code"),
     }
     return names.get(arg, arg)
 
@@ -329,6 +335,18 @@ def _reason_text(
         return t.gettext("Your time bank for this match is used up.")
     if reason == "already_seated":
         return t.gettext("You already have a seat at this table.")
+    if reason == "resume_attempts":
+        return t.gettext("Too many wrong resume codes for this name, or from your address, lately: try "
+                         "again in a quarter of an hour.")
+    if reason == "at_stake":
+        return t.gettext("Your guest chips are in play at this table: log in to an account or register "
+                         "once you have left it (leave), or once the match is over.")
+    if reason == "account_in_use":
+        return t.gettext("{name} is connected or seated elsewhere: leave this table first, then log in."
+                         ).format(name=p.get("name", ""))
+    if reason == "table_elsewhere":
+        return t.gettext("Your table is run by another server of this community: leave it first, then "
+                         "log in or register.")
     if reason == "no_tricks":
         return t.gettext("This game has no tricks: every card turned face up is on the table already.")
     if reason == "friend_guest":

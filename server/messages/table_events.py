@@ -151,6 +151,11 @@ def _ev_replaced(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], yo
     return t.gettext("A bot now plays for {name}; the points stay with the seat.").format(name=who)
 
 
+@event("renamed", seats=ANYONE)
+def _ev_renamed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    return t.gettext("{name} is now {to}, on the same seat.").format(name=e.get("name", ""), to=e.get("to", ""))
+
+
 @event("round_result", seats=ANYONE)
 def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     n = int(e.get("chips") or 0)
@@ -203,7 +208,13 @@ def _ev_notice(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
         "not_enough_players": t.gettext("Fewer than three players can play on: the match ends here."),
         "server_trouble": t.gettext("The server is having trouble; your table is paused. Nothing is lost."),
         "server_ok": t.gettext("The server is fine again; your table goes on."),
+        "resume_tried": t.gettext("Someone tried to log in under your name without your resume code; "
+                                  "your seat stays yours."),
     }
+    if code == "resume_code":
+        return t.gettext("Your resume code: {code}. Keep it: if your connection drops or the server "
+                         "restarts, log in again as {name} and give this code to get your seat back "
+                         "(whoami shows it again).").format(code=e.get("resume", ""), name=e.get("name", ""))
     return texts.get(code, code)
 
 

@@ -169,6 +169,8 @@ class Table(Seating, Rounds, Resuming):
             return (yield from self._leave(member)), None
         if cmd == "rematch":
             return (yield from self._rematch(member)), None
+        if cmd == "become":  # the server's own (a guest logs in or registers): never a player's
+            return (yield from self._become(member, c.args)), None
         if cmd == "say":
             self._broadcast({"event": "chat", "room": self.id, "name": member.name, "message": c.args["text"]})
             return None, None

@@ -68,6 +68,7 @@ class Seating(TableBase):
         seat.prefs = dict(member.prefs)
         seat.seed = member.seed
         seat.hidden = member.hidden
+        seat.proof = member.proof
         seat.arrived = self._arrival()
         self._out.items.append(Placed(member.key, seat.index))
         self._broadcast({"event": "joined", "room": self.id, "name": member.name, "seat": seat.index})
@@ -146,6 +147,42 @@ class Seating(TableBase):
             yield from self._start_match()
         self._deferred.append(self._push_states)
         return {"room": self.id}
+
+    def chips_in_play(self, seat_no: int) -> bool:
+        """Chips of that seat's person are, or may be, in play at this table (stakes, antes, a match
+        made with chips, an open escrow)."""
+        return bool(self.adapter.chips_in_match or self.adapter.chips_to_sit(self.opts) > 0
+                    or self.adapter.deal_stake(self.opts) > 0 or self.round_escrow.get(seat_no))
+
+    def _become(self, member: Member, args: Mapping[str, Any]) -> Step:
+        """A guest seated here becomes an account (``register``, or ``login`` from the guest's session):
+        the seat goes on under the account's key, name and ledger account, the points with it.
+
+        Only where no chip of the guest's is or will be at this table (a table with no stakes nor
+        antes; the guest's chips are retired when it becomes the account): elsewhere
+        ``not_allowed`` with ``reason`` ``at_stake``. The account must hold no other seat."""
+        seat_no = self.seat_of(member.key)
+        if seat_no is None:
+            raise CommandError("not_in_room")
+        seat = self.seats[seat_no]
+        key, name, account = str(args["key"]), str(args["name"]), str(args["account"])
+        if self.chips_in_play(seat_no):
+            raise CommandError("not_allowed", reason="at_stake")
+        old_account = seat.account
+        if account != old_account:
+            elsewhere = yield Claim(account, self.id)
+            if elsewhere is not None:
+                raise CommandError("already_in_room", room=elsewhere)
+        old_name = seat.name
+        seat.member, seat.name, seat.account, seat.proof = key, name, account, None
+        if old_account is not None and old_account != account:
+            self._out.items.append(Released(old_account))
+        if key != member.key:
+            self._out.items.append(Placed(key, seat_no))
+        if old_name != name:
+            self._broadcast({"event": "renamed", "room": self.id, "name": old_name, "to": name, "seat": seat_no})
+        self._deferred.append(self._push_states)
+        return {"room": self.id, "seat": seat_no}
 
     def _watch(self, member: Member) -> dict[str, Any]:
         if self.seat_of(member.key) is not None:

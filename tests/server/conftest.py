@@ -65,10 +65,19 @@ async def server(tmp_path: Any) -> AsyncIterator[Running]:
 
 from server.clients.client import Client  # noqa: E402
 
+GUEST_CODES: dict[str, str] = {}
+"""The resume code each guest name was given last (server/resume.py), kept as a person keeps theirs:
+logging in again under that name gives it (a name that holds nothing ignores it)."""
 
-async def connect(running: Running, name: str, *, timeout: float = 10.0) -> Client:
+
+async def connect(running: Running, name: str, *, timeout: float = 10.0, resume: str | None = None) -> Client:
+    """A JSON client logged in as ``name``; a guest gives the code it was given before (``resume``:
+    another one, ``""``: none at all)."""
     client = await Client.connect_tcp("127.0.0.1", running.telnet_port, timeout=timeout)
-    await client.login(name)
+    code = GUEST_CODES.get(name) if resume is None else resume or None
+    await client.login(name, resume=code)
+    if client.resume is not None:
+        GUEST_CODES[name] = client.resume
     return client
 
 

@@ -112,6 +112,7 @@ class Person:
     acted_on: Any = None  # the last state acted upon (never act twice on one state)
     resumed: list[dict[str, Any]] = field(default_factory=list)
     offers: int = 0  # offers made this deal (Speculation)
+    resume: str | None = None  # a guest's resume code (server/resume.py), given at the first login
 
     async def connect(self, port: int, on_push: Any, *, register: bool = False) -> Client:
         client = await Client.connect_tcp("127.0.0.1", port, timeout=20)
@@ -121,7 +122,8 @@ class Person:
         if register and self.password is not None:
             await client.register(self.name, self.password)
         else:
-            await client.login(self.name, self.password)
+            await client.login(self.name, self.password, resume=self.resume)
+            self.resume = client.resume or self.resume  # a guest keeps the code it was given
         return client
 
 

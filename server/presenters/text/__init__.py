@@ -117,7 +117,8 @@ class TextPresenter:
         if parsed.cmd == "help":
             topic = parsed.args.get("topic")
             return Local(self.text(help_text(self.lang, context_from_state(state, where), self.viewer.style,
-                                             topic if isinstance(topic, str) else None, guest=self.viewer.guest)))
+                                             topic if isinstance(topic, str) else None, guest=self.viewer.guest,
+                                             resume=getattr(self.viewer, "resume_code", None))))
         if parsed.cmd == "state":
             if where == "lobby":
                 return None  # an empty line in the lobby: nothing to redraw

@@ -17,9 +17,10 @@ from server.terminal import BOLD, PLAIN, TermStyle, display_width, finish, paint
 
 
 def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: str | None = None, *,
-              guest: bool = True) -> str:
+              guest: bool = True, resume: str | None = None) -> str:
     """The commands available now, with examples, fitting ``style.width``; ``guest``: the reader has
-    no account yet (``register`` is offered only then)."""
+    no account yet (``register`` is offered only then); ``resume``: a guest's resume code, said
+    again at the end (server/resume.py)."""
     t = translation(lang)
 
     def v(cmd: str) -> str:
@@ -109,6 +110,9 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
             lines += ["    " + b for b in wrap_text(text, width - 4)]
     if not over:
         lines += wrap_text(_cards_hint(lang, ctx), width)
+    if resume:
+        lines += wrap_text(t.gettext("Your resume code: {code} (it gives your seat back after a lost "
+                                     "connection or a restart).").format(code=resume), width)
     return finish(lines, style)
 
 

@@ -441,6 +441,10 @@ def _h_width(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCo
 
 def _h_account(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
     args: dict[str, Any] = {}
+    if cmd == "login" and not rest:  # a person is logged in already (at the door): to an account
+        return ParseError("bad_argument", translation(lang).gettext(
+            "To log in to your account, type {login} NAME; the password is asked next.").format(
+                login=verb(lang, "login")))
     if rest:
         args["name"] = rest[0]
     if len(rest) > 1:

@@ -133,6 +133,9 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         parts = [t.gettext("You are {name}.").format(name=name)]
         if reply.get("guest"):
             parts.append(t.gettext("Guest (register to keep your chips)."))
+            if reply.get("resume"):
+                parts.append(t.gettext("Your resume code: {code} (it gives your seat back after a lost "
+                                       "connection or a restart).").format(code=reply["resume"]))
         if reply.get("chips") is not None:
             n = int(reply["chips"])
             parts.append(t.ngettext("{n} chip.", "{n} chips.", abs(n)).format(n=number(lang, n)))
