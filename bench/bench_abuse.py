@@ -3,6 +3,7 @@
     python bench/bench_abuse.py [--quick] [--only slots,bots] [--out FILE]
     python bench/bench_abuse.py --only slots --addresses 120 --per-address 5 --listeners 300
     python bench/bench_abuse.py --only bots --tables 20 --duration 20
+    python bench/bench_abuse.py --only tells,challenges,seeks,verify --social-attackers 40
 
 Every scenario starts the real ``donne serve`` in a subprocess
 (``server/clients/serverproc.py``) with its own configuration, and a *witness*:
@@ -19,6 +20,15 @@ Nothing is asserted: it prints one JSON object on stdout.
   is printed), the ``rooms`` reply is measured (bytes), and every attacker
   drops its connection at once: hundreds of rooms close in the same second
   and their news go to every listener. Phases: ``idle``, ``flood``, ``close``.
+* ``tells``, ``challenges``, ``seeks``, ``verify``: ``--social-attackers`` guests
+  (``--per-address`` on each loopback address) flood for ``--flood-seconds``, each
+  waiting for its reply before the next: tells to one registered victim; a
+  challenge to the victim and its withdrawal; a seek and its withdrawal, heard
+  by ``--social-listeners`` guests in the lobby; ``verify`` of a Speculation
+  deal the victim played with bots. Each attacker pauses ``--social-pause``
+  between two (by default it keeps within the command rate). The replies'
+  codes, what the victim (and a listener) heard, the server's CPU share.
+  Phases: ``idle``, ``flood``.
 * ``bots``: ``--tables`` tables of one wire bot (greedy, in this process) and
   three ``hard`` (search) bots each, playing for ``--duration`` seconds with no
   pause between moves. Phases: ``idle`` (before the tables), ``play``.
@@ -645,9 +655,142 @@ async def offers(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+# ---------------------------------------------------------------------------
+# the social floods: tells, challenges, seeks, verify
+
+SOCIAL_LIMITS = """\
+[limits]
+idle_timeout = 3600
+login_timeout = 120
+max_connections_per_address = 1000
+[timers]
+round_pause = 0
+bot_delay = 0
+auction_seconds = 1
+flip_seconds = 0.2
+trade_window = 0
+entropy_window = 0
+"""
+
+
+class Flood:
+    """Attackers each running ``one(client, i)`` in a loop for ``seconds``, counting the replies' codes."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, int] = {}
+
+    def count(self, reply: dict[str, Any]) -> None:
+        key = "ok" if reply.get("type") == "ok" else str(reply.get("code"))
+        self.codes[key] = self.codes.get(key, 0) + 1
+
+    async def run(self, clients: list[Client], one: Any, seconds: float, pause: float = 0.0) -> None:
+        end = time.perf_counter() + seconds
+
+        async def loop(i: int, client: Client) -> None:
+            while time.perf_counter() < end:
+                await one(client, i)
+                if pause:
+                    await asyncio.sleep(pause)
+
+        await asyncio.gather(*(loop(i, c) for i, c in enumerate(clients)), return_exceptions=True)
+
+
+def pushes_of(client: Client) -> dict[str, int]:
+    """The events ``client`` received and not read yet, by name (they are consumed)."""
+    seen: dict[str, int] = {}
+    while (msg := client.next_push_nowait()) is not None:
+        if msg.get("type") == "event":
+            seen[str(msg.get("event"))] = seen.get(str(msg.get("event")), 0) + 1
+    return seen
+
+
+async def social(args: argparse.Namespace, name: str) -> dict[str, Any]:
+    """One social flood (``tells``, ``challenges``, ``seeks``, ``verify``) with a witness and a victim."""
+    out: dict[str, Any] = {"scenario": name, "attackers": args.social_attackers, "seconds": args.flood_seconds}
+    async with ServerProcess(SOCIAL_LIMITS + extra(args), profile=args.profile) as srv:
+        port = srv.telnet_port
+        lag = LagMonitor(asyncio.get_running_loop())
+        lag.start()
+        phases = Phases(lag)
+        witness = Witness(port)
+        await witness.start()
+        victim = await connect(port, "victim", "127.0.1.3", register=PASSWORD)
+        listeners = [await connect(port, nick("lis", i), f"127.0.2.{1 + i // 10}")
+                     for i in range(args.social_listeners)] if name == "seeks" else []
+        # the attackers: guests, --per-address of them on each loopback address
+        attackers = [await connect(port, nick("fl", i), f"127.0.4.{1 + i // args.per_address}")
+                     for i in range(args.social_attackers)]
+        round_id: str | None = None
+        if name == "verify":  # a Speculation deal to check: the victim plays one with bots
+            await victim.request("create", game="speculation", seats=3, bots=2, rounds=1)
+            for _ in range(600):
+                reply = await victim.request_raw("verify")
+                if reply.get("type") == "ok":
+                    round_id = str(reply["round"])
+                    break
+                await asyncio.sleep(0.1)
+            out["round"] = round_id
+            await victim.request_raw("leave")
+        out["rss_mb_start"] = srv.rss_mb()
+        phases.begin()
+        await asyncio.sleep(args.idle)
+        phases.end("idle")
+        for c in [victim, *listeners]:
+            c.clear_pushes()
+        flood = Flood()
+
+        async def tell(client: Client, i: int) -> None:
+            flood.count(await client.request_raw("tell", name="victim", text=f"spam {i}", timeout=60))
+
+        async def challenge(client: Client, i: int) -> None:
+            reply = await client.request_raw("challenge", name="victim", game="president", rules="classic",
+                                             seats=3, timeout=60)
+            flood.count(reply)
+            if reply.get("type") == "ok":
+                await client.request_raw("cancel_seek", timeout=60)
+
+        async def seek(client: Client, i: int) -> None:
+            reply = await client.request_raw("seek", game="president", rules="classic", seats=3, timeout=60)
+            flood.count(reply)
+            if reply.get("type") == "ok":
+                await client.request_raw("cancel_seek", timeout=60)
+
+        async def verify(client: Client, i: int) -> None:
+            flood.count(await client.request_raw("verify", round=round_id, timeout=60))
+
+        one = {"tells": tell, "challenges": challenge, "seeks": seek, "verify": verify}[name]
+        cpu0 = srv.cpu_s()
+        phases.begin()
+        t0 = time.perf_counter()
+        await flood.run(attackers, one, args.flood_seconds, pause=args.social_pause)
+        spent = time.perf_counter() - t0
+        phases.end("flood")
+        cpu1 = srv.cpu_s()
+        await asyncio.sleep(1.2)  # the last news are out
+        await victim.request("ping")
+        for c in listeners:
+            await c.request("ping")
+        out.update(replies=flood.codes, flood_s=round(spent, 2),
+                   sent_per_s=round(sum(flood.codes.values()) / spent, 1) if spent else None,
+                   server_cpu_share=None if cpu0 is None or cpu1 is None else round((cpu1 - cpu0) / spent, 2))
+        out["victim_heard"] = pushes_of(victim)
+        if listeners:
+            heard = [pushes_of(c) for c in listeners]
+            out["listener_heard"] = heard[0]
+            out["listener_lines_mean"] = round(sum(sum(h.values()) for h in heard) / len(heard), 1)
+        out["rss_mb_end"] = srv.rss_mb()
+        await witness.stop()
+        out["phases"] = phases.figures(witness)
+        out["witness_loop"] = witness.own_lag
+        await asyncio.gather(*(c.close() for c in [victim, *listeners, *attackers]), return_exceptions=True)
+        out["audit"] = audit(srv)
+        lag.stop()
+    return out
+
+
 async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--only", default="slots,bots,seats,offers")
+    p.add_argument("--only", default="slots,bots,seats,offers,tells,challenges,seeks,verify")
     p.add_argument("--addresses", type=int, default=120, help="slots: attacking addresses")
     p.add_argument("--per-address", type=int, default=5, help="slots: attackers per address")
     p.add_argument("--listeners", type=int, default=300, help="slots: guests waiting in the lobby")
@@ -657,6 +800,12 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--accounts", type=int, default=20, help="seats: accounts, each on two connections at once")
     p.add_argument("--rounds", type=int, default=10, help="seats: double joins per account")
     p.add_argument("--offer-tables", type=int, default=10, help="offers: Speculation tables")
+    p.add_argument("--social-attackers", type=int, default=10, help="tells/challenges/seeks/verify: attacking guests")
+    p.add_argument("--social-listeners", type=int, default=30, help="seeks: guests waiting in the lobby")
+    p.add_argument("--flood-seconds", type=float, default=8.0, help="tells/challenges/seeks/verify: seconds of flood")
+    p.add_argument("--social-pause", type=float, default=0.13,
+                   help="tells/challenges/seeks/verify: each attacker's pause between two (the default keeps "
+                        "within the server's command rate, 8 a second)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a configuration key for the server (TOML value), e.g. --set bot_processes=2")
     p.add_argument("--profile", help="cProfile the server into this file")
@@ -679,10 +828,15 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
         args.addresses, args.per_address, args.listeners = 20, 5, 40
         args.tables, args.duration, args.idle = 4, 5.0, 1.0
         args.accounts, args.rounds, args.offer_tables = 4, 3, 3
+        args.social_attackers, args.social_listeners, args.flood_seconds = 6, 10, 3.0
     out: dict[str, Any] = {"bench": "abuse", "label": args.label, "date": today(), "machine": machine(),
                            "runs": []}
     for name in args.only.split(","):
-        run = await {"slots": slots, "bots": bots, "seats": seats, "offers": offers}[name.strip()](args)
+        name = name.strip()
+        if name in ("tells", "challenges", "seeks", "verify"):
+            run = await social(args, name)
+        else:
+            run = await {"slots": slots, "bots": bots, "seats": seats, "offers": offers}[name](args)
         print(json.dumps(run), file=sys.stderr)
         out["runs"].append(run)
     return out

@@ -93,18 +93,43 @@ def _sha(tag: bytes, data: bytes) -> bytes:
 def normalize_contribution(text: object) -> str:
     """A player's contribution as the table records it: surrounding white space stripped, Unicode
     NFC, no control character, at most :data:`MAX_CONTRIBUTION_BYTES` bytes of UTF-8 (an empty
-    text is a valid contribution, distinct from none). Refuses with :class:`BadArgument`
-    (``reason``: ``contribution``, ``contribution_characters`` or ``contribution_too_long``)."""
+    text is a valid contribution, distinct from none), nothing invisible (format characters: direction
+    overrides, zero-width joiners; unassigned ones), at most :data:`MAX_MARKS` combining marks on a
+    character. Refuses with :class:`BadArgument` (``reason``: ``contribution``,
+    ``contribution_characters``, ``contribution_invisible``, ``contribution_marks`` or
+    ``contribution_too_long``)."""
     if not isinstance(text, str):
         raise BadArgument("a contribution is a text", reason="contribution")
     out = unicodedata.normalize("NFC", text.strip())
     if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in out):
         raise BadArgument("no control characters in a contribution", reason="contribution_characters")
+    if any(unicodedata.category(ch) in ("Cf", "Co", "Cn", "Zl", "Zp") for ch in out):
+        # a record shows the text: no direction override (U+202E), zero-width or unassigned character
+        raise BadArgument("no invisible characters in a contribution", reason="contribution_invisible")
+    if _stacked_marks(out):
+        raise BadArgument("at most two marks on a character", reason="contribution_marks")
     if len(out.encode("utf-8")) > MAX_CONTRIBUTION_BYTES:
         raise BadArgument(
             "the contribution is too long", reason="contribution_too_long", max=MAX_CONTRIBUTION_BYTES
         )
     return out
+
+
+MAX_MARKS = 2
+"""Combining marks (accents) one character may carry in a contribution: ``ệ`` has two; a pile of
+them draws over the lines around it wherever the record is shown."""
+
+
+def _stacked_marks(text: str) -> bool:
+    run = 0
+    for i, ch in enumerate(text):
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me"):
+            run += 1
+            if run > MAX_MARKS or i == 0:
+                return True
+        else:
+            run = 0
+    return False
 
 
 def _contribution_ok(c: object) -> bool:

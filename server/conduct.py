@@ -8,7 +8,9 @@ once (at the first login) and kept up to date by the commands that change them (
 ``unmute``, ``ignore``, ``unignore``, ``rename``), at every login (that account's list and mute read
 again) and at every chat line (the speaker's mute read from the store, so a mute written by another
 process on the same database counts in chat at once, and for tells from then on). A guest's list
-lives in memory only, and is forgotten when the guest leaves.
+lives in memory only, and is forgotten when the guest leaves. Ignoring a guest also ignores its
+:class:`Origin` (address, SSH key), so logging in again under another guest name does not escape it;
+origins are kept in memory (a restart forgets them, with the guests).
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from server.limits import TokenBucket, clean_text
+from server.limits import TokenBucket, address_key, clean_text
 from server.messages.moderation import when
 from server.players import Client, Player
 from server.protocol import CommandError, Shared
@@ -33,8 +36,53 @@ IGNORES = "ignores"
 """``Player.extra`` key: the name keys (and names) whose chat and tells the player does not see (the
 same dictionary as the one :class:`Conduct` answers ``ignores`` from)."""
 
+MARKS = "ignore_marks"
+"""``Player.extra`` key: for each guest on the player's ignore list (name key), who was behind that
+name (:class:`Origin`); the same dictionary as :class:`Conduct`'s."""
+
+ORIGIN = "origin"
+"""``Player.extra`` key: a guest's :class:`Origin`, noted when it logs in."""
+
 CHAT = "chat_bucket"
 """``Player.extra`` key: the player's chat budget (``chat_per_minute``, ``chat_burst``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Who is behind a guest name: its address (:func:`server.limits.address_key`) and the SSH key it
+    proved, if any. Guest names are free: ignoring a guest holds against whoever comes from the same
+    address or with the same key, under any guest name, for as long as the ignore stands."""
+
+    address: str
+    key: str | None = None
+
+    def same(self, other: Origin) -> bool:
+        return self.address == other.address or (self.key is not None and self.key == other.key)
+
+
+def origin_of(player: Player) -> Origin | None:
+    """A guest's origin (noted at login, else read from its connection); None for an account."""
+    if not player.guest:
+        return None
+    origin = player.extra.get(ORIGIN)
+    if isinstance(origin, Origin):
+        return origin
+    conn = getattr(player.session, "conn", None)
+    if conn is None:
+        return None
+    key = getattr(conn, "key", None)
+    origin = player.extra[ORIGIN] = Origin(address_key(str(getattr(conn, "peer", "") or "?")),
+                                           key if isinstance(key, str) and key else None)
+    return origin
+
+
+def ignored_origin(names: Mapping[str, str], marks: Mapping[str, Origin], speaker: Player | None) -> bool:
+    """Whether ``speaker`` is a guest from the origin of a guest on the list ``names`` (``marks``: the
+    origins of the listed guests; a mark whose name left the list counts no more)."""
+    if speaker is None or not marks:
+        return False
+    origin = origin_of(speaker)
+    return origin is not None and any(key in names and mark.same(origin) for key, mark in marks.items())
 
 
 class Moderation(Protocol):
@@ -81,6 +129,7 @@ class Conduct:
         self._mutes: dict[str, float] = {}  # name key -> until
         self._lists: dict[str, dict[str, str]] = {}  # name key -> {ignored name key: name}
         self._guests: set[str] = set()  # keys whose list is in memory only
+        self._marks: dict[str, dict[str, Origin]] = {}  # name key -> {ignored guest's key: its origin}
         self._loaded = False
         self._loading = asyncio.Lock()
 
@@ -97,8 +146,16 @@ class Conduct:
         return True
 
     def ignores(self, who: str, whom: str) -> bool:
-        names = self._lists.get(name_key(who))
-        return names is not None and name_key(whom) in names
+        """By name, and for a guest ``whom`` by origin: the address or SSH key of a guest on the list."""
+        key = name_key(who)
+        names = self._lists.get(key)
+        if not names:
+            return False
+        other = name_key(whom)
+        if other in names:
+            return True
+        marks = self._marks.get(key)
+        return marks is not None and ignored_origin(names, marks, self.lobby.players.get(other))
 
     # -- keeping it up to date ------------------------------------------------------------
 
@@ -145,6 +202,21 @@ class Conduct:
             self._guests.add(player.key)
         return names
 
+    def marks_of(self, player: Player) -> dict[str, Origin]:
+        """The origins of the guests on ``player``'s list (the dictionary its session reads too)."""
+        marks = self._marks.setdefault(player.key, {})
+        player.extra[MARKS] = marks
+        return marks
+
+    def mark(self, player: Player, other: Player) -> None:
+        """``player`` ignores ``other``: a guest, its origin is ignored with its name."""
+        origin = origin_of(other)
+        if origin is not None:
+            self.marks_of(player)[other.key] = origin
+
+    def unmark(self, player: Player, key: str) -> None:
+        self.marks_of(player).pop(key, None)
+
     def noted_mute(self, name: str, until: float | None) -> None:
         """A mute set (``until``) or lifted (None)."""
         if until is None:
@@ -156,7 +228,10 @@ class Conduct:
         """``player`` logged in: their ignore list and mute read from the store (a guest: kept)."""
         await self.ready()
         names = self.list_of(player)
+        if player.key in self._marks:
+            self.marks_of(player)
         if player.guest:
+            origin_of(player)  # noted now: it holds while the guest is away from its connection
             return
         mod = self.lobby.store.moderation
         try:
@@ -173,6 +248,7 @@ class Conduct:
         """A guest left: their list and mute go with them."""
         if player.guest:
             self._lists.pop(player.key, None)
+            self._marks.pop(player.key, None)
             self._guests.discard(player.key)
             self._mutes.pop(player.key, None)
 
@@ -209,6 +285,19 @@ class Conduct:
     async def check_chat(self, player: Player) -> None:
         """Refuse a muted player's chat (``muted``, until when) and chat faster than ``chat_per_minute``
         (``rate_limited``, reason ``chat``). Called before any chat line reaches anyone."""
+        await self.check_muted(player)
+        cfg = self.lobby.config
+        if cfg.chat_per_minute > 0:
+            bucket = player.extra.get(CHAT)
+            if not isinstance(bucket, TokenBucket):
+                bucket = player.extra[CHAT] = TokenBucket(cfg.chat_per_minute / 60.0, cfg.chat_burst)
+            if not bucket.take(time.monotonic()):
+                raise CommandError("rate_limited", reason="chat")
+
+    async def check_muted(self, player: Player) -> None:
+        """Refuse (``muted``, until when, why) anything a muted player would have others read: chat,
+        and the texts shown to others (a ``bio``, a ``seed`` or ``entropy`` text in fairness records).
+        The mute is read from the store (one set by another process counts at once)."""
         try:
             mute = await self.lobby.store.moderation.muted(player.name)
         except Exception:
@@ -219,13 +308,16 @@ class Conduct:
         self.noted_mute(player.name, None if mute is None else mute.until)
         if mute is not None:
             raise CommandError("muted", until=when(mute.until), why=mute.reason)
-        cfg = self.lobby.config
-        if cfg.chat_per_minute > 0:
-            bucket = player.extra.get(CHAT)
-            if not isinstance(bucket, TokenBucket):
-                bucket = player.extra[CHAT] = TokenBucket(cfg.chat_per_minute / 60.0, cfg.chat_burst)
-            if not bucket.take(time.monotonic()):
-                raise CommandError("rate_limited", reason="chat")
+
+    async def is_muted(self, name: str) -> bool:
+        """Whether ``name`` is muted now (read from the store; from memory when it cannot answer)."""
+        try:
+            mute = await self.lobby.store.moderation.muted(name)
+        except Exception:
+            log.exception("could not check %s's mutes", name)
+            return self.muted(name)
+        self.noted_mute(name, None if mute is None else mute.until)
+        return mute is not None
 
     # -- reaching people --------------------------------------------------------------------
 
@@ -262,4 +354,4 @@ class Conduct:
         return sent
 
 
-__all__ = ["CHAT", "IGNORES", "Conduct", "Moderation", "NoModeration"]
+__all__ = ["CHAT", "IGNORES", "MARKS", "Conduct", "Moderation", "NoModeration", "Origin", "ignored_origin", "origin_of"]

@@ -42,6 +42,7 @@ class Config:
     gc_young: int = 100000
     gc_full_closed: int = 2000
     motd: str = ""
+    verify_url: str = ""
     # [limits]
     max_line: int = 1024
     input_bytes_per_second: int = 16384
@@ -65,6 +66,18 @@ class Config:
     registrations_per_hour: int = 3
     chat_per_minute: float = 20.0
     chat_burst: int = 5
+    tells_per_minute: float = 30.0
+    tells_burst: int = 10
+    tells_received_per_minute: float = 60.0
+    tells_received_burst: int = 20
+    challenges_per_minute: float = 6.0
+    challenges_burst: int = 3
+    challenges_received_per_minute: float = 6.0
+    challenges_received_burst: int = 3
+    seeks_per_minute: float = 4.0
+    seeks_burst: int = 3
+    verify_per_minute: float = 20.0
+    verify_burst: int = 5
     # [ssh] (algorithm lists: empty = our defaults, see server/transports/ssh.py)
     kex: tuple[str, ...] = ()
     ciphers: tuple[str, ...] = ()
@@ -76,12 +89,15 @@ class Config:
     # [timers]
     turn_seconds: float = 30.0
     auction_seconds: float = 10.0
-    flip_seconds: float = 2.0
+    flip_seconds: float = 10.0
+    offer_seconds: float = 15.0
+    time_bank: float = 60.0
+    time_bank_step: float = 15.0
     grace_seconds: float = 60.0
     round_pause: float = 3.0
     bot_delay: float = 0.8
     close_after_over: float = 120.0
-    cut_window: float = 3.0
+    cut_window: float = 6.0
     trade_window: float = 6.0
     entropy_window: float = 2.0
     autopass_delay: float = 1.0
@@ -132,6 +148,9 @@ class Config:
     def replace(self, **changes: Any) -> Config:
         return _build({**dataclasses.asdict(self), **changes})
 
+
+PACED = ("tells", "tells_received", "challenges", "challenges_received", "seeks", "verify")
+"""The kinds of ``KIND_per_minute`` and ``KIND_burst`` keys (``server/pace.py``)."""
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Config)}
 _SECTION_KEYS = {("metrics", "host"): "metrics_host", ("metrics", "port"): "metrics_port"}
@@ -200,7 +219,7 @@ def _check(cfg: Config) -> None:
     for name in positive:
         if getattr(cfg, name) <= 0:
             raise ConfigError(f"{name} must be positive")
-    for name in ("flip_seconds", "grace_seconds", "round_pause", "bot_delay", "idle_timeout",
+    for name in ("flip_seconds", "offer_seconds", "time_bank", "time_bank_step", "grace_seconds", "round_pause", "bot_delay", "idle_timeout",
                  "close_after_over", "ssh_keepalive", "telnet_connect_maxwait", "cut_window", "trade_window",
                  "entropy_window",
                  "autopass_delay", "resume_window", "shutdown_in", "room_wait_seconds"):
@@ -231,6 +250,11 @@ def _check(cfg: Config) -> None:
         raise ConfigError("chat_per_minute must not be negative (0: no limit)")
     if cfg.chat_burst < 1:
         raise ConfigError("chat_burst must be at least 1")
+    for kind in PACED:
+        if getattr(cfg, f"{kind}_per_minute") < 0:
+            raise ConfigError(f"{kind}_per_minute must not be negative (0: no limit)")
+        if getattr(cfg, f"{kind}_burst") < 1:
+            raise ConfigError(f"{kind}_burst must be at least 1")
     if cfg.max_connections_per_address < 1:
         raise ConfigError("max_connections_per_address must be at least 1")
     if len(cfg.motd) > 2000:

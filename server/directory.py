@@ -17,6 +17,15 @@ if TYPE_CHECKING:
     from server.storage.api import Fence
 
 
+def masked(summary: dict[str, Any], hidden: set[str]) -> dict[str, Any]:
+    """A room's summary as it is shown: the players who hide where they sit (``hidden``) are
+    listed as ``None`` (counted, not named)."""
+    players = summary.get("players")
+    if not hidden or not players or not any(name in hidden for name in players):
+        return summary
+    return {**summary, "players": [None if name in hidden else name for name in players]}
+
+
 class Directory:
     """The one-process answers (a base of :class:`server.lobby.Lobby`)."""
 
@@ -36,6 +45,10 @@ class Directory:
             out.append({"name": p.name, "guest": p.guest, "room": p.room.id if shown and p.room else None,
                         "seat": p.seat if shown else None})
         return out
+
+    def hidden_names(self, viewer: Player | None = None) -> set[str]:
+        """The names of the people online who hide where they sit (``hide``), but ``viewer``."""
+        return {p.name for p in self.online() if p.extra.get("hide_where") and p is not viewer}
 
     def room_list(self) -> list[tuple[dict[str, Any], bool]]:
         """The open rooms in the order they opened: each one's summary, and whether a person may sit

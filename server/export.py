@@ -23,12 +23,12 @@ import json
 import sqlite3
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 from server.games import ADAPTERS
 from server.replays import export_record, verify_record
 from server.storage.api import RoundRecord, StorageError
+from server.storage.private import write_private
 from server.storage.settings import StoreSettings
 from server.storage.sql.history import read_recent, read_record
 from server.storage.sql.tx import Tx
@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     text = json.dumps(document, ensure_ascii=False, indent=1) + "\n"
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        write_private(args.out, text)  # 0600: a Speculation record holds the deal's seed
     else:
         sys.stdout.write(text)
     return 0

@@ -107,6 +107,7 @@ async def text_login(session: Session) -> bool:
             continue
         name = line.strip()
         password: str | None = None
+        code: str | None = None
         asked = False
         while True:
             if not asked and await lobby.needs_password(name):
@@ -114,7 +115,8 @@ async def text_login(session: Session) -> bool:
                 if session.closed.is_set():
                     return False
             try:
-                await lobby.login(session, name, password=password, greet=False, welcome=_WelcomeBack(session))
+                await lobby.login(session, name, password=password, greet=False, welcome=_WelcomeBack(session),
+                                  resume=code)
             except CommandError as exc:
                 if exc.code == "bad_password" and not asked and await lobby.needs_password(name):
                     continue  # the account was made while they typed its name (donne admin register): ask
@@ -122,9 +124,28 @@ async def text_login(session: Session) -> bool:
                 if exc.code in REFUSED:
                     session.close(exc.code)
                     return False
+                if exc.code in RESUME:
+                    code = await ask_resume_code(session)
+                    if code:
+                        continue
+                    if session.closed.is_set():
+                        return False
                 break
             return True
     return False
+
+
+RESUME = frozenset({"resume_needed", "bad_resume_code"})
+"""Login refusals of a guest name that holds a seat: the person is asked for its resume code."""
+
+
+async def ask_resume_code(session: Session) -> str | None:
+    """A person types a guest's resume code (an empty line: they give up). None when closed."""
+    session.send_raw(session.gettext("Resume code (Enter alone: another name): "))
+    line = await session.readline()
+    if line is None or line is TOO_LONG or not isinstance(line, str):
+        return None
+    return line.strip() or None
 
 
 async def serve_telnet(app: Host, conn: Conn) -> None:
@@ -168,12 +189,21 @@ async def serve_ssh(app: Host, conn: Conn, *, name: str, verified: bool, command
     try:
         if command is None and lang_from_env(conn.env) is None:
             session.send_text(LANGUAGE_HINT)  # the client said nothing of its language
-        try:
-            await app.lobby.login(session, name, verified=verified, guest_start=guest_start, greet=False,
-                                  welcome=_WelcomeBack(session) if command is None else None)
-        except CommandError as exc:
-            session.reply_error(None, exc.code, **exc.params)
-            return
+        code: str | None = None
+        while True:
+            try:
+                await app.lobby.login(session, name, verified=verified, guest_start=guest_start, greet=False,
+                                      welcome=_WelcomeBack(session) if command is None else None, resume=code)
+            except CommandError as exc:
+                session.reply_error(None, exc.code, **exc.params)
+                if exc.code in RESUME and command is None:
+                    code = await ask_resume_code(session)  # the SSH user name is the name: a code or goodbye
+                    if code:
+                        continue
+                elif exc.code in RESUME and command == "json":
+                    await session.run()  # a program gives the code with login (docs/protocol.md)
+                return
+            break
         if command in ("json", None):
             greet_after_start(session)
             await session.run()

@@ -11,7 +11,10 @@ import ipaddress
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from server.terminal import display_width
 
 # ANSI/VT escape sequences: CSI (ESC [ ... final), OSC (ESC ] ... BEL or ST),
 # other two-character ESC sequences, and the 8-bit C1 forms.
@@ -43,6 +46,30 @@ def clean_text(text: str, limit: int | None = None) -> str:
     if limit is not None:
         cleaned = cleaned[:limit].rstrip()
     return cleaned
+
+
+MAX_MARKS = 2
+"""Combining marks (accents) a character of a shown text may carry (``ệ`` has two)."""
+
+
+def shown_text_problem(text: str, max_columns: int) -> str | None:
+    """Why a text others are shown at length (a bio) is refused, or None: ``invisible`` (format
+    characters: direction overrides like U+202E, zero-width joiners), ``marks`` (more than
+    :data:`MAX_MARKS` combining marks on a character: they pile over the lines around it) or
+    ``wide`` (wider than ``max_columns`` terminal columns: a full-width character takes two)."""
+    if any(unicodedata.category(ch) in ("Cf", "Co", "Cn") for ch in text):
+        return "invisible"
+    run = 0
+    for i, ch in enumerate(text):
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me"):
+            run += 1
+            if run > MAX_MARKS or i == 0:
+                return "marks"
+        else:
+            run = 0
+    if display_width(text) > max_columns:
+        return "wide"
+    return None
 
 
 _NAME_OK = re.compile(r"^[^\s:@/\\\"'`<>]+$")
@@ -81,6 +108,62 @@ class TokenBucket:
             self.tokens -= cost
             return True
         return False
+
+    def ready(self, now: float, cost: float = 1.0) -> bool:
+        """Whether :meth:`take` would allow ``cost`` at ``now`` (nothing is taken)."""
+        tokens = self.tokens
+        if self.stamp is not None:
+            tokens = min(float(self.burst), tokens + (now - self.stamp) * self.rate)
+        return tokens >= cost
+
+    def full(self, now: float) -> bool:
+        """Refilled to its burst by ``now``: as good as a new bucket."""
+        return self.ready(now, float(self.burst))
+
+
+class Budgets:
+    """A :class:`TokenBucket` per key (a sender, a recipient, an address), made at its first use:
+    ``per_minute`` sustained, ``burst`` at once (``per_minute`` 0: no limit).
+
+    Buckets that have refilled are forgotten now and then, so a stream of new keys (guests come
+    and go) does not grow it for ever. Pure: the clock is passed in.
+    """
+
+    SWEEP = 1024
+    """Keys held before the refilled ones are swept out."""
+
+    def __init__(self, per_minute: float, burst: int) -> None:
+        self.rate = per_minute / 60.0
+        self.burst = max(1, burst)
+        self._buckets: dict[str, TokenBucket] = {}
+        self._sweep_at = self.SWEEP
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    @property
+    def limited(self) -> bool:
+        return self.rate > 0
+
+    def ready(self, key: str, now: float) -> bool:
+        """Whether ``key`` has a token left at ``now`` (nothing is taken)."""
+        bucket = self._buckets.get(key)
+        return not self.limited or bucket is None or bucket.ready(now)
+
+    def take(self, key: str, now: float) -> bool:
+        """One token of ``key``'s: True when it had one (and it is spent)."""
+        if not self.limited:
+            return True
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            if len(self._buckets) >= self._sweep_at:
+                self._sweep(now)
+            bucket = self._buckets[key] = TokenBucket(self.rate, self.burst)
+        return bucket.take(now)
+
+    def _sweep(self, now: float) -> None:
+        self._buckets = {k: b for k, b in self._buckets.items() if not b.full(now)}
+        self._sweep_at = max(self.SWEEP, 2 * len(self._buckets))
 
 
 @dataclass(slots=True)
@@ -192,19 +275,32 @@ class RoomSlots:
     def __len__(self) -> int:
         return self._open
 
-    def refusal(self, opener: Opener | None) -> tuple[str, int] | None:
-        """Why ``opener`` may not open a room now (reason, limit), or None."""
+    def refusal(self, opener: Opener | None, pending: Iterable[Opener | None] = ()) -> tuple[str, int] | None:
+        """Why ``opener`` may not open a room now (reason, limit), or None.
+
+        ``pending``: who else has a room on its way (the open seeks and challenges, whose tables open
+        when they are taken up). They count as open rooms of their openers for the per-account,
+        per-address and guests' limits, so a seek is refused when its table would be, and seeks
+        cannot promise more rooms than their openers may open (``max_rooms`` counts rooms only)."""
         lim = self.limits
         if self._open >= lim.max_rooms:
             return "too_many_rooms", lim.max_rooms
         if opener is None:
             return None
-        if lim.per_account and self._by_account[opener.account] >= lim.per_account:
+        account, address, guests = self._by_account[opener.account], self._by_address[opener.address], self._guests
+        for other in pending:
+            if other is None:
+                continue
+            account += other.account == opener.account
+            if other.guest:
+                address += other.address == opener.address
+                guests += 1
+        if lim.per_account and account >= lim.per_account:
             return "rooms_per_account", lim.per_account
         if opener.guest:
-            if lim.per_address and self._by_address[opener.address] >= lim.per_address:
+            if lim.per_address and address >= lim.per_address:
                 return "rooms_per_address", lim.per_address
-            if self._guests >= lim.guest_rooms:
+            if guests >= lim.guest_rooms:
                 return "guest_rooms", lim.guest_rooms
         return None
 

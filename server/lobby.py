@@ -14,18 +14,21 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import datetime as _dt
 import logging
 from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from server import restored, seektable
+from server import restored, resume, seektable
 from server.claims import SeatClaims
-from server.conduct import Conduct, Moderation, NoModeration
-from server.directory import Directory
+from server.conduct import IGNORES, Conduct, Moderation, NoModeration
+from server.directory import Directory, masked
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.messages.moderation import refusal_params
 from server.newsdigest import news_text
+from server.pace import Pace
 from server.players import Client, GuestStart, Player, Welcome, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.room import Room
@@ -53,6 +56,24 @@ class _NowRegistered(Exception):
     """A guest login found the name registered by another process: log in again, as the account."""
 
 
+@dataclass(frozen=True)
+class GuestHold:
+    """A guest name in use: connected, or holding a seat (``seated``, also while away); ``proof`` is
+    the hash of the resume code that takes it back (None: nothing can, :mod:`server.resume`)."""
+
+    seated: bool
+    proof: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class _Guest:
+    """Who a guest login is: the code they will have (given now, or the one they proved) and its hash."""
+
+    code: str = field(repr=False)
+    proof: str = field(repr=False)
+    proven: GuestHold | None = None  # the hold the code matched (None: a new guest)
+
+
 def clean_name(raw: str, limit: int) -> str:
     """The display form of a typed name (controls and escapes stripped first), or ``bad_name``."""
     raw = clean_text(raw)
@@ -77,6 +98,7 @@ class Lobby(Directory):
                                           config.guest_room_share))  # the open rooms, by who opened them
         self._openers: dict[str, Opener | None] = {}  # room id -> who opened it (what slots counted)
         self._login_lock = asyncio.Lock()
+        self.resume_attempts = resume.Attempts()  # wrong resume codes, per guest name and address
         self.closing = False
         self._news: list[tuple[int, Mapping[str, Any]]] = []  # room-list events waiting (see broadcast)
         self._news_timer: asyncio.TimerHandle | None = None
@@ -86,6 +108,7 @@ class Lobby(Directory):
         self.conduct = Conduct(self)  # mutes, ignore lists, the door, the motd (server/conduct.py)
         self.moderation: Moderation = self.conduct  # what the social commands ask (tells, messages)
         self.seeks = Seeks()
+        self.pace = Pace(config)  # how often one may reach others: tells, challenges, seeks, verify
         self._seek_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -93,7 +116,7 @@ class Lobby(Directory):
 
     async def needs_password(self, name: str) -> bool:
         try:
-            return bool(await self.store.accounts.exists(name))
+            return bool(await self.store.accounts.exists(name, fresh=True))  # (one made since by donne admin)
         except Exception:
             return False
 
@@ -132,7 +155,7 @@ class Lobby(Directory):
 
     async def login(self, session: Client, name: str, *, password: str | None = None,
                     verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True,
-                    welcome: Welcome | None = None) -> Player:
+                    welcome: Welcome | None = None, resume: str | None = None) -> Player:
         """Log ``session`` in as ``name`` (a guest unless the name has an account).
 
         ``verified``: the transport already proved the account (SSH key or
@@ -143,15 +166,65 @@ class Lobby(Directory):
         ``greet``: push the message of the day now (the door says it itself, after
         the session's first line: :meth:`greet`). ``welcome``: what an account
         hears first, before the table it gets back is drawn again.
+
+        A guest name in use (connected, or holding a seat, even away) is taken back
+        only with its resume code (``resume``, :mod:`server.resume`): without it,
+        ``resume_needed`` for a seat (``name_taken`` for a connection only); a
+        wrong one, ``bad_resume_code`` (after a pause), and after a few,
+        ``rate_limited``. With it, the guest gets the seat back, ending the old
+        connection if there is one. Every other guest login gets a new code.
         """
         try:
-            return await self._enter(session, name, password, verified, guest_start, greet, welcome)
+            return await self._enter(session, name, password, verified, guest_start, greet, welcome, resume)
         except _NowRegistered:
             # registered meanwhile by another process (donne admin register): log in as the account
-            return await self._enter(session, name, password, verified, None, greet, welcome)
+            return await self._enter(session, name, password, verified, None, greet, welcome, resume)
+
+    async def guest_hold(self, key: str) -> GuestHold | None:
+        """Whether the guest name ``key`` is in use here, and what takes it back (None: free)."""
+        player = self.players.get(key)
+        if player is None or not player.guest:
+            return None
+        seated = player.room is not None and player.seat is not None
+        if not seated and not player.connected:
+            return None
+        return GuestHold(seated, player.resume)
+
+    async def _guest(self, session: Client, display: str, code: str | None) -> _Guest:
+        """A guest login: a new code, or the code proved for the name in use (else refused)."""
+        key = name_key(display)
+        hold = await self.guest_hold(key)
+        if hold is None:
+            fresh = resume.new_code()
+            return _Guest(fresh, await resume.hash_code(fresh))
+        if code is None or not str(code).strip():
+            if hold.seated:
+                self._tried(key)
+            raise CommandError("resume_needed" if hold.seated else "name_taken", name=display)
+        address = str(getattr(session.conn, "peer", "") or "")
+        attempts = self.resume_attempts
+        if attempts.blocked(key, address):
+            raise CommandError("rate_limited", reason="resume_attempts")
+        if hold.proof is None or not await resume.matches(str(code), hold.proof):
+            pause = attempts.fail(key, address)
+            log.warning("wrong resume code for %s from %s", display, address or "?")  # never the code
+            self._tried(key)
+            await asyncio.sleep(pause)
+            raise CommandError("bad_resume_code", name=display)
+        attempts.succeed(key)
+        typed = resume.normalize(str(code))
+        return _Guest("-".join(typed[i:i + 4] for i in range(0, len(typed), 4)), hold.proof, hold)
+
+    def _tried(self, key: str) -> None:
+        """A login under a guest's name failed for want of their code: the guest, if connected here,
+        hears that their seat stays theirs."""
+        player = self.players.get(key)
+        if player is not None and player.connected and player.session is not None:
+            player.session.notice("resume_tried")
 
     async def _enter(self, session: Client, name: str, password: str | None, verified: bool,
-                     guest_start: GuestStart | None, greet: bool, welcome: Welcome | None) -> Player:
+                     guest_start: GuestStart | None, greet: bool, welcome: Welcome | None,
+                     code: str | None = None) -> Player:
         if session.logged_in:
             raise CommandError("already_logged_in")
         if self.closing:
@@ -179,25 +252,35 @@ class Lobby(Directory):
             raise CommandError(refusal.code, **refusal_params(refusal))
         if welcome is not None and registered:
             await welcome.prepare(display)
-        player = await self._login(session, display, registered, guest_start, welcome if registered else None)
+        guest = None if registered else await self._guest(session, display, code)
+        player = await self._login(session, display, registered, guest_start, welcome if registered else None,
+                                   guest)
         await self.conduct.entered(player)
         if greet:
             await self.greet(session)
         return player
 
     async def _login(self, session: Client, display: str, registered: bool,
-                     guest_start: GuestStart | None, welcome: Welcome | None = None) -> Player:
+                     guest_start: GuestStart | None, welcome: Welcome | None = None,
+                     guest: _Guest | None = None) -> Player:
         accounts = self.store.accounts
         async with self._login_lock:
             if session.logged_in or session.closed.is_set():
                 raise CommandError("already_logged_in" if session.logged_in else "not_allowed")
             key = name_key(display)
             player = self.players.get(key)
+            if player is not None and not registered and player.guest:
+                # the code was checked outside the lock: it must still be this player's
+                proven = guest is not None and guest.proven is not None and guest.proof == player.resume
+                if not proven:
+                    seated = player.room is not None and player.seat is not None
+                    if seated or player.connected:
+                        raise CommandError("resume_needed" if seated else "name_taken", name=display)
+                if guest is not None:
+                    player.resume, player.code = guest.proof, guest.code
             if player is not None:
                 if player.connected:
                     assert player.session is not None
-                    if not registered:
-                        raise CommandError("name_taken", name=display)
                     old = player.session
                     old.player = None
                     player.session = None
@@ -207,9 +290,9 @@ class Lobby(Directory):
                 if player.room is None:
                     player.lobby_spans[:] = [[news_now(), None]]  # this connection: news from now on
                 session.player = player
-                session.logged(player.name, player.guest)
                 if welcome is not None:
-                    welcome.say()
+                    welcome.say()  # before logged(): the greeting comes before the table drawn again
+                session.logged(player.name, player.guest)
                 log.info("%s is back (%s)", player.name, session.conn.kind)
                 if player.room is not None:
                     await player.room.reconnect(player)
@@ -227,16 +310,121 @@ class Lobby(Directory):
                     raise CommandError(exc.code, name=display) from None
                 display = account.name
             player = Player(name=display, guest=not registered)
+            if guest is not None:
+                player.resume, player.code = guest.proof, guest.code
             player.session = session
             self.players[key] = player
             session.player = player
-            session.logged(player.name, player.guest)
             if welcome is not None:
                 welcome.say()
+            session.logged(player.name, player.guest)
             log.info("%s logged in (%s, %s)", player.name, "guest" if player.guest else "account",
                      session.conn.kind)
             self._welcome(player)
             return player
+
+    # -- a guest becomes an account ----------------------------------------------------
+
+    def check_become(self, player: Player) -> None:
+        """Raise unless ``player``, a guest, may become an account where they are: a seat goes on only
+        at a table of this process where no chip of theirs is in play (``Table.chips_in_play``)."""
+        room = player.room
+        if room is None or player.seat is None:
+            return
+        if not isinstance(room, Room):
+            raise CommandError("not_allowed", reason="table_elsewhere")
+        if room.table.chips_in_play(player.seat):
+            raise CommandError("not_allowed", reason="at_stake")
+
+    async def become(self, player: Player, name: str) -> None:
+        """``player``, a guest, is the account ``name`` from now on (``register``, or ``login`` from
+        the guest's session); called under the login lock, the account proved. Their seat goes on
+        under the account (:meth:`check_become` first); a spectator stops watching. The guest's own
+        account is the caller's to retire."""
+        room = player.room
+        if room is not None and player.seat is None:
+            await room.submit(player, "leave", {})
+        elif room is not None:
+            self.check_become(player)
+            key = name_key(name)
+            if key != player.key:
+                self.players[key] = player  # the table's messages under the new name reach this player
+            try:
+                await room.submit(player, "become", {"key": key, "name": name, "account": name})
+            except BaseException:
+                if key != player.key and self.players.get(key) is player:
+                    del self.players[key]
+                raise
+        if self.players.get(player.key) is player:
+            del self.players[player.key]
+        player.name, player.guest, player.resume, player.code = name, False, None, None
+        self.players[player.key] = player
+        if player.session is not None:
+            player.session.logged(name, False)
+
+    async def switch_to_account(self, session: Client, name: str, password: str | None, *,
+                                welcome: Welcome | None = None) -> Player:
+        """A guest's session logs in to the account ``name`` (its password checked, with the usual
+        back-off): the guest's seat, where it may (:meth:`check_become`), goes on as the account's;
+        the guest's account is retired as at a log-out."""
+        guest = session.player
+        if guest is None or not guest.guest:
+            raise CommandError("already_logged_in")
+        if self.closing:
+            raise CommandError("not_allowed")
+        display = clean_name(name, self.config.max_name)
+        accounts = self.store.accounts
+        if not password or not await accounts.exists(display):
+            raise CommandError("bad_password")  # only an account, and never a hint which names are
+        account = await accounts.verify_password(display, password, session.conn.peer)
+        if account is None:
+            raise CommandError("bad_password")
+        display = account.name
+        refusal = await self.door(name=display, address=session.conn.peer, key=getattr(session.conn, "key", None))
+        if refusal is not None:
+            raise CommandError(refusal.code, **refusal_params(refusal))
+        self.check_become(guest)
+        if welcome is not None:
+            await welcome.prepare(display)
+        was = guest.name
+        async with self._login_lock:
+            if session.player is not guest:
+                raise CommandError("not_allowed")
+            other = self.players.get(name_key(display))
+            if guest.seat is not None and other is not None and other is not guest:
+                raise CommandError("not_allowed", reason="account_in_use", name=display)
+            if guest.seat is not None or other is None:
+                await self.become(guest, display)
+                player = guest
+            else:  # the account is here already (connected elsewhere, or seated and away): this session takes it
+                if guest.room is not None:
+                    await guest.room.submit(guest, "leave", {})
+                if self.players.get(guest.key) is guest:
+                    del self.players[guest.key]
+                guest.session = None
+                session.player = None
+                if other.connected:
+                    assert other.session is not None
+                    old = other.session
+                    old.player = None
+                    old.notice("replaced")
+                    old.close("replaced")
+                other.session = session
+                session.player = other
+                session.logged(other.name, False)
+                player = other
+        log.info("guest %s is now %s", was, display)
+        try:
+            await accounts.logout_guest(was)
+        except Exception:
+            log.exception("could not retire guest %s", was)
+        if welcome is not None:
+            welcome.say()
+        if player.room is not None and player is not guest:
+            await player.room.reconnect(player)
+        await self.conduct.entered(player)
+        self._welcome(player)
+        return player
 
     # -- the operators' side (server/conduct.py) -------------------------------------
 
@@ -301,15 +489,39 @@ class Lobby(Directory):
         (chat) go out at once, after any news still waiting (order is kept).
         """
         if news:
-            self._news.append((take_news_seq(), event))
-            if self._news_timer is None:
-                loop = asyncio.get_running_loop()
-                at = max(loop.time(), self._news_sent + NEWS_INTERVAL)
-                self._news_timer = loop.call_at(at, self.flush_news)
+            self._queue_news(event)
             return
         self.flush_news()
         self._finish_slices()
         self._send_lobby([event])
+
+    def seek_news(self, event: Mapping[str, Any]) -> None:
+        """A new seek, for the lobby: news like the room list's (coalesced, digested beyond
+        :data:`~server.newsdigest.NEWS_DIGEST`, left out when the seek is gone by the time they go
+        out), not for its owner nor those who ignore them. Heard on this node only: its seeks are
+        taken up here."""
+        self._queue_news(event)
+
+    def _queue_news(self, event: Mapping[str, Any]) -> None:
+        self._news.append((take_news_seq(), event))
+        if self._news_timer is None:
+            loop = asyncio.get_running_loop()
+            at = max(loop.time(), self._news_sent + NEWS_INTERVAL)
+            self._news_timer = loop.call_at(at, self.flush_news)
+
+    def _apart(self, player: Player, seekers: Mapping[str, str]) -> bool:
+        """Whether some of these seekers' seeks are not for ``player`` (``seekers``: name key -> name)."""
+        if player.key in seekers:
+            return True
+        if self.moderation is self.conduct and not player.extra.get(IGNORES):
+            return False  # nobody ignored (most people): no look-up
+        return any(self.moderation.ignores(player.name, name) for name in seekers.values())
+
+    def _unwanted(self, player: Player, event: Mapping[str, Any]) -> bool:
+        """A seek ``player`` is not told of: their own, or of someone they ignore."""
+        name = event.get("name")
+        return event.get("event") == "seek" and isinstance(name, str) and (
+            name_key(name) == player.key or self.moderation.ignores(player.name, name))
 
     def flush_news(self) -> None:
         """Send the room-list news waiting (see :meth:`broadcast`): worded once per kind of reader, handed
@@ -321,25 +533,32 @@ class Lobby(Directory):
         if not self._news:
             return
         news, self._news = self._news, []
+        news = [(seq, ev) for seq, ev in news if ev.get("event") != "seek" or self.seeks.get(ev["seek"]) is not None]
+        if not news:
+            return  # seeks withdrawn before anyone heard of them
         self._news_sent = asyncio.get_running_loop().time()
         shared = [(seq, Shared(event)) for seq, event in news]
         first = shared[0][0]
+        seekers = {name_key(str(ev.event.get("name"))): str(ev.event.get("name"))
+                   for _, ev in shared if ev.event.get("event") == "seek"}
         whole: dict[Any, str] = {}  # all the news, worded once per kind of reader (render key)
-        digests: dict[tuple[int, int], Shared] = {}  # rooms_changed, once per count (server/newsdigest.py)
+        digests: dict[tuple[int, int, int], Shared] = {}  # rooms_changed, once per count (server/newsdigest.py)
         for player in self.players.values():
             spans = player.lobby_spans
             session = player.session
             if session is None or player.room is not None or session.closed.is_set():
                 spans.clear()  # only news from now on can concern it
                 continue
-            if len(spans) == 1 and spans[0][0] <= first:  # in the lobby all along
+            apart = bool(seekers) and self._apart(player, seekers)  # news of its own, without those seeks
+            if len(spans) == 1 and spans[0][0] <= first and not apart:  # in the lobby all along
                 key = session.render_key()
                 text = whole.get(key)
                 if text is None:
                     text = whole[key] = news_text(session, [ev for _, ev in shared], digests, len(self.rooms))
             else:
-                text = news_text(session, [ev for seq, ev in shared if player.heard(seq)], digests,
-                                 len(self.rooms))
+                text = news_text(session, [ev for seq, ev in shared
+                                           if player.heard(seq) and not (apart and self._unwanted(player, ev.event))],
+                                 digests, len(self.rooms))
                 if spans:
                     del spans[:-1]
             if text:
@@ -424,7 +643,9 @@ class Lobby(Directory):
     def announce(self, room: Room, name: str) -> None:
         """Tell the lobby a room opened (news)."""
         room.announced = True
-        self.broadcast({**room.summary(), "event": "room_created", "name": name}, news=True)
+        hidden = self.hidden_names()  # a person who hides where they sit is not named (nor listed)
+        self.broadcast({**masked(room.summary(), hidden), "event": "room_created",
+                        "name": None if name in hidden else name}, news=True)
 
     def room_closed(self, room: Room) -> None:
         if self.rooms.get(room.id) is room:
@@ -471,7 +692,11 @@ class Lobby(Directory):
         try:
             profile = await social.profile(player.name)
             if profile is not None:
+                changed = bool(player.extra.get("hide_where")) != profile.hide_where
                 player.extra["hide_where"] = profile.hide_where
+                if changed and player.room is not None:  # back at a table (a restart): its spectators follow
+                    with contextlib.suppress(CommandError):
+                        await player.room.submit(player, "hide", {})
             await social.seen(player.name)
             letters = await social.take_mail(player.name) if player.connected else []
             watchers = await social.watchers(player.name)
@@ -529,12 +754,19 @@ class Lobby(Directory):
                 self.tell_seek(seek, "lapsed")
         self.arm_seeks()
 
-    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None) -> None:
-        """The seek's owner, the person challenged and those who accepted hear what became of it."""
+    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None, **why: Any) -> None:
+        """The seek's owner, the person challenged and those who accepted hear what became of it
+        (``why``: the refusal that ended it, for its owner: ``code`` and its parameters, its
+        ``reason`` named ``refused`` in the event)."""
         keys = [seek.owner_key, *([seek.to] if seek.to else []), *seek.accepted]
         event = {"event": "seek_over", "seek": seek.id, "reason": what, "name": seek.owner,
                  "challenge": seek.challenge}
-        self.tell_keys([k for k in dict.fromkeys(keys) if k != but], event)
+        keys = [k for k in dict.fromkeys(keys) if k != but]
+        if why and seek.owner_key in keys:
+            keys.remove(seek.owner_key)
+            refusal = {("refused" if k == "reason" else k): v for k, v in why.items()}
+            self.tell_keys([seek.owner_key], {**event, **refusal})
+        self.tell_keys(keys, event)
 
     def _drop_seeks(self, player: Player) -> None:
         own, _ = self.seeks.drop(player.key)

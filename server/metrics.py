@@ -360,17 +360,24 @@ def scrape() -> bytes:
 # -- the endpoint ---------------------------------------------------------------------------------
 
 async def _answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """One scrape: ``GET /metrics`` (or ``HEAD``) gets the exposition; any other path 404; a request
+    line or header past the reader's limit (64 KiB) 431; then the connection closes."""
     try:
-        async with asyncio.timeout(5):
-            request = await reader.readline()
-            while (await reader.readline()).strip():  # the headers: not needed
-                pass
-        parts = request.decode("latin-1").split()
-        path = parts[1].split("?")[0] if len(parts) >= 2 else ""
-        if len(parts) >= 2 and parts[0] in ("GET", "HEAD") and path in ("/metrics", "/"):
-            body, status, kind = scrape(), "200 OK", CONTENT_TYPE_LATEST
+        parts: list[str] = []
+        try:
+            async with asyncio.timeout(5):
+                request = await reader.readline()
+                while (await reader.readline()).strip():  # the headers: not needed
+                    pass
+        except ValueError:  # a line past the limit (asyncio's LimitOverrunError): answered, never raised
+            body, status, kind = b"request header too large\n", "431 Request Header Fields Too Large", _TEXT
         else:
-            body, status, kind = b"not found\n", "404 Not Found", "text/plain; charset=utf-8"
+            parts = request.decode("latin-1").split()
+            path = parts[1].split("?")[0] if len(parts) >= 2 else ""
+            if len(parts) >= 2 and parts[0] in ("GET", "HEAD") and path == "/metrics":
+                body, status, kind = scrape(), "200 OK", CONTENT_TYPE_LATEST
+            else:
+                body, status, kind = b"not found\n", "404 Not Found", _TEXT
         head = f"HTTP/1.0 {status}\r\nContent-Type: {kind}\r\nContent-Length: {len(body)}\r\n\r\n"
         writer.write(head.encode("latin-1") + (b"" if parts[:1] == ["HEAD"] else body))
         await writer.drain()
@@ -378,6 +385,9 @@ async def _answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) ->
         pass
     finally:
         writer.close()
+
+
+_TEXT = "text/plain; charset=utf-8"
 
 
 async def serve(host: str, port: int) -> asyncio.Server:

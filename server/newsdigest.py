@@ -7,7 +7,8 @@ O(sessions × rooms) lines: most of the server's work while seating them
 a person can read. A reader given more than :data:`NEWS_DIGEST` news in one
 flush (:meth:`server.lobby.Lobby.flush_news`) gets one ``rooms_changed``
 event instead (``opened``, ``closed``, ``open`` now: ``docs/protocol.md``),
-worded once per count and kind of reader.
+worded once per count and kind of reader. New seeks (``seek``, :meth:`server.lobby.Lobby.seek_news`)
+are news of the same kind: counted as ``seeks`` in the digest.
 """
 
 from __future__ import annotations
@@ -17,22 +18,23 @@ from typing import Protocol
 from server.protocol import Shared
 
 NEWS_DIGEST = 8
-"""Room-list news one reader is given one by one in a flush; beyond, one ``rooms_changed``."""
+"""Room-list news (and new seeks) one reader is given one by one in a flush; beyond, one ``rooms_changed``."""
 
 
 class Reader(Protocol):
     def shared_line(self, shared: Shared, you: int | None = None) -> str: ...
 
 
-def news_text(session: Reader, news: list[Shared], digests: dict[tuple[int, int], Shared], open_now: int) -> str:
+def news_text(session: Reader, news: list[Shared], digests: dict[tuple[int, int, int], Shared], open_now: int) -> str:
     """The lines of ``news`` for ``session``; ``digests``: the ``rooms_changed`` of this flush by count
     (shared by the readers of the same counts, so each is worded once per kind of reader)."""
     if len(news) <= NEWS_DIGEST:
         return "".join([session.shared_line(ev) for ev in news])
     opened = sum(1 for ev in news if ev.event.get("event") == "room_created")
-    closed = len(news) - opened
-    digest = digests.get((opened, closed))
+    seeks = sum(1 for ev in news if ev.event.get("event") == "seek")
+    closed = len(news) - opened - seeks
+    digest = digests.get((opened, closed, seeks))
     if digest is None:
-        digest = digests[opened, closed] = Shared({"event": "rooms_changed", "opened": opened,
-                                                   "closed": closed, "open": open_now})
+        digest = digests[opened, closed, seeks] = Shared({"event": "rooms_changed", "opened": opened,
+                                                          "closed": closed, "open": open_now, "seeks": seeks})
     return session.shared_line(digest)

@@ -106,6 +106,11 @@ class Player:
     seat: int | None = None  # None with a room: spectator
     prefs: dict[str, bool] = field(default_factory=dict)  # automatic moves asked for (autocut, autopass)
     extra: dict[str, Any] = field(default_factory=dict)
+    resume: str | None = field(default=None, repr=False)
+    """A guest's resume code, hashed (:mod:`server.resume`): what a login under this name must match
+    while the name holds a seat or a connection. None for an account."""
+    code: str | None = field(default=None, repr=False)
+    """The code itself, as this guest was given it or typed it (``whoami`` shows it to them)."""
     lobby_spans: list[list[Any]] = field(default_factory=lambda: [[news_now(), None]])
     """When this player was in the lobby, as ``[first, end)`` ranges of news sequence numbers (``end``
     None: still there); room-list news go to whoever was in the lobby when they happened."""

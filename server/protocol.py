@@ -30,6 +30,7 @@ _LINE = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
 _dumps = orjson.dumps
 _loads = orjson.loads
 _LONG_DIGITS = re.compile(r"\d{19}").search  # a number orjson may not read as the standard library does
+_SURROGATE = re.compile("[\ud800-\udfff]").search
 
 
 def encode(obj: Any) -> str:
@@ -48,18 +49,44 @@ def encode_value(obj: Any) -> str:
         return _encoder.encode(obj)
 
 
+def has_surrogate(text: str) -> bool:
+    """True when ``text`` holds a lone surrogate (no UTF-8 for it: a client's text never may)."""
+    return not text.isascii() and _SURROGATE(text) is not None
+
+
 def decode(line: str) -> dict[str, Any] | None:
-    """The JSON object of a line, or ``None`` for anything else (bad JSON, a list, too deep)."""
+    """The JSON object of a line, or ``None`` for anything else (bad JSON, a list, too deep, a lone
+    surrogate anywhere in it, ``"\\ud800"`` written as an escape too: no text of a client may hold
+    one, since nothing could store, hash or send it as UTF-8)."""
     try:
         if _LONG_DIGITS(line) is not None:
             raise ValueError("orjson reads an int beyond 64 bits as a float")
         obj = _loads(line)
     except ValueError:  # orjson refuses it (NaN, a lone surrogate, bad JSON) or would read it otherwise:
-        try:  # the standard library's answer is the answer
+        try:  # the standard library's answer is the answer, unless it holds a lone surrogate
             obj = json.loads(line)
         except (ValueError, RecursionError):
             return None
+        if ("\\u" in line or has_surrogate(line)) and _holds_surrogate(obj):
+            return None
     return obj if isinstance(obj, dict) else None
+
+
+def _holds_surrogate(obj: Any) -> bool:
+    """A lone surrogate in a key or a string anywhere in ``obj`` (walked without recursion: the
+    standard library reads nestings deeper than a recursive walk could follow)."""
+    todo = [obj]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            if has_surrogate(item):
+                return True
+        elif isinstance(item, dict):
+            todo.extend(item)
+            todo.extend(item.values())
+        elif isinstance(item, list):
+            todo.extend(item)
+    return False
 
 
 def plain_id(value: Any) -> bool:
@@ -158,7 +185,7 @@ AUTOMATIC = frozenset({"autocut", "autopass"})
 """Moves a person may ask the server to make for them: cut as soon as possible (T9), pass when
 passing is all they can do."""
 
-TABLE_COMMANDS = PLAY_COMMANDS | AUTOMATIC | {"join", "watch", "leave", "say", "state", "rematch"}
+TABLE_COMMANDS = PLAY_COMMANDS | AUTOMATIC | {"join", "watch", "leave", "say", "state", "rematch", "tricks", "extend"}
 """Everything a table itself answers."""
 
 

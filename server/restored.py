@@ -75,7 +75,8 @@ async def restore(lobby: Lobby, stored: Sequence[StoredTable]) -> list[tuple[str
 async def _seat_again(lobby: Lobby, room: Room) -> bool:
     """A rebuilt table's people: their seat claims, and a player away for each person seated."""
     table = room.table
-    accounts = [s.account for s in table.seats if s.account is not None and (s.member is not None or s.leaving)]
+    # a seat a person left, played to its round's end by a bot, holds no claim: they may sit elsewhere
+    accounts = [s.account for s in table.seats if s.account is not None and s.member is not None]
     if any(lobby.seats.holder(a) not in (None, room.id) for a in accounts):
         return False
     for account in accounts:
@@ -92,6 +93,8 @@ async def _seat_again(lobby: Lobby, room: Room) -> bool:
             except Exception:
                 log.warning("table %s: no account for %s", room.id, seat.name)
         player = Player(name=seat.name or seat.member, guest=guest, prefs=dict(seat.prefs))
+        if guest:
+            player.resume = seat.proof  # only the code given at this seat takes it back (server/resume.py)
         player.room = room
         player.seat = seat.index
         lobby.players[seat.member] = player

@@ -440,7 +440,8 @@ class Room:
             return Shutdown()
         player = item.player
         assert player is not None
-        member = Member(player.key, player.name, player.name, dict(player.prefs), player.extra.get("seed"))
+        member = Member(player.key, player.name, player.name, dict(player.prefs), player.extra.get("seed"),
+                        bool(player.extra.get("hide_where")), player.resume if player.guest else None)
         if item.kind == "connected":
             return Connected(member)
         if item.kind == "disconnected":
@@ -654,9 +655,12 @@ class Room:
                     self._sat_at = self.now()
                 player = players.get(item.member)
                 if player is not None:
+                    sat_down = item.seat is not None and (player.room is not self or player.seat != item.seat)
                     player.room = self
                     player.seat = item.seat
                     self.lobby.seated(player, self)
+                    if sat_down and player.guest and player.session is not None:
+                        player.session.notice("resume_code")  # what takes this seat back (server/resume.py)
             elif isinstance(item, Gone):
                 player = players.get(item.member)
                 if player is not None and player.room is self:

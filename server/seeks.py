@@ -6,7 +6,8 @@ the table opens with all of them seated. With ``fill`` a seek that lapses with a
 least one person besides its owner opens all the same, its empty seats taken by
 bots. A **challenge** (``challenge bob president classic 4``) is a seek for one
 person: when they accept, the table opens for the two of them (the other seats:
-bots). Each owner has at most one open seek or challenge. :class:`Seeks` holds them
+bots). Each owner has at most one open seek or challenge, and its table counts against its owner's
+room limits (``server.limits.RoomSlots``) from the moment it is made. :class:`Seeks` holds them
 and says which lapse when (the lobby arms one timer for the next deadline); it
 never reads a clock.
 """
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from server.games import TableOptions
+from server.limits import Opener
 
 
 @dataclass(eq=False, slots=True)
@@ -33,6 +35,7 @@ class Seek:
     fill: bool = False
     accepted: list[str] = field(default_factory=list)  # name keys, in the order they accepted
     names: dict[str, str] = field(default_factory=dict)  # name key -> display name
+    opener: Opener | None = None  # who opens its table (its owner's account and address): the room limits
 
     @property
     def challenge(self) -> bool:
@@ -52,8 +55,10 @@ class Seek:
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seek": self.id, "name": self.owner, "game": self.opts.game, "rules": self.opts.rules,
-                               "seats": self.opts.seats, "bots": self.opts.bots, "stake": self.opts.stake,
+                               "seats": self.opts.seats, "bots": self.opts.bots, "bot_level": self.opts.bot_level,
+                               "turn_seconds": self.opts.turn_seconds, "stake": self.opts.stake,
                                "ante": self.opts.ante, "rounds": self.opts.rounds,
+                               "options": {k: v for k, v in self.opts.extra.items() if k != "rated"},
                                "rated": bool(self.opts.extra.get("rated")), "fill": self.fill,
                                "missing": self.missing, "accepted": [self.names[k] for k in self.accepted]}
         if self.to_name is not None:
@@ -72,8 +77,9 @@ class Seeks:
         return len(self._open)
 
     def add(self, owner: str, owner_key: str, args: Mapping[str, Any], opts: TableOptions, expires: float, *,
-            to: str | None = None, to_name: str | None = None, fill: bool = False) -> Seek:
-        seek = Seek(self._next, owner, owner_key, dict(args), opts, expires, to, to_name, fill)
+            to: str | None = None, to_name: str | None = None, fill: bool = False,
+            opener: Opener | None = None) -> Seek:
+        seek = Seek(self._next, owner, owner_key, dict(args), opts, expires, to, to_name, fill, opener=opener)
         seek.names[owner_key] = owner
         self._next += 1
         self._open[seek.id] = seek
@@ -81,6 +87,10 @@ class Seeks:
 
     def get(self, seek_id: int) -> Seek | None:
         return self._open.get(seek_id)
+
+    def openers(self) -> list[Opener | None]:
+        """Who would open the tables of the open seeks and challenges (``RoomSlots.refusal``'s pending)."""
+        return [s.opener for s in self._open.values()]
 
     def owned_by(self, key: str) -> Seek | None:
         return next((s for s in self._open.values() if s.owner_key == key), None)

@@ -1,5 +1,8 @@
 """A seek's table: opened when its seats are taken (or it lapses with ``fill``), its people seated.
 
+It is a room its owner opens: the room limits of ``create`` (per account, per guest address, the
+guests' share of ``max_rooms``: ``server.limits.RoomSlots``) count it against the owner.
+
 The lobby keeps the seeks (:mod:`server.seeks`, pure data) and their timer; this is the one
 step that turns a seek into a room.
 """
@@ -11,6 +14,7 @@ from typing import Any, Protocol
 
 from server.config import Config
 from server.games import TableOptions, parse_options
+from server.limits import Opener
 from server.players import Player
 from server.protocol import CommandError
 from server.room import Room
@@ -28,8 +32,9 @@ class Lobby(Protocol):
     def seeks(self) -> Seeks: ...
 
     def arm_seeks(self) -> None: ...
-    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None) -> None: ...
-    async def open_room(self, opts: TableOptions, owner: str, opener: Any = None) -> Room: ...
+    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None, **why: Any) -> None: ...
+    def opener(self, player: Player) -> Opener: ...
+    async def open_room(self, opts: TableOptions, owner: str, opener: Opener | None = None) -> Room: ...
     def announce(self, room: Room, name: str) -> None: ...
 
 
@@ -48,10 +53,12 @@ async def open_seek(lobby: Lobby, seek: Seek) -> Room | None:
     args = {**seek.args, "bots": seek.opts.seats - len(free)}
     try:
         opts = parse_options(args, lobby.config)
-        room = await lobby.open_room(opts, owner=seek.owner)
-    except CommandError:
-        lobby.tell_seek(seek, "refused")
+        # the table counts against its owner's room limits, as a room they create would
+        room = await lobby.open_room(opts, owner=seek.owner, opener=seek.opener or lobby.opener(free[0]))
+    except CommandError as exc:
+        lobby.tell_seek(seek, "refused", code=exc.code, **exc.params)
         return None
+    seated: list[tuple[int, Player]] = []
     for seat, person in enumerate(free):
         try:
             await room.submit(person, "join", {"seat": seat})
@@ -59,13 +66,17 @@ async def open_seek(lobby: Lobby, seek: Seek) -> Room | None:
             if person.session is not None:
                 person.session.push_event({"event": "seek_over", "seek": seek.id, "reason": "refused",
                                            "name": seek.owner, "code": exc.code, "challenge": seek.challenge})
-            if seat == 0:
+            if seat == 0 or seek.challenge:
+                # without its owner, or without the person challenged, the table is not what was asked
+                # for: it does not open (never "opened" with a free seat where that person should sit)
                 await room.stop(end=True)
                 lobby.tell_seek(seek, "refused", but=person.key)
                 return None
             continue
+        seated.append((seat, person))
+    for seat, person in seated:  # told once the table is sure to open
         if person.session is not None:
             person.session.push_event({"event": "seek_started", "seek": seek.id, "room": room.id,
-                                       "seat": seat, "name": seek.owner})
+                                       "seat": seat, "name": seek.owner, "challenge": seek.challenge})
     lobby.announce(room, seek.owner)
     return room

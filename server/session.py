@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from server import metrics
+from server.conduct import MARKS, ignored_origin
 from server.dispatch import dispatch, rate_ok
 from server.flushes import DROPPED, Flushes
 from server.limits import RateLimiter
@@ -40,7 +41,7 @@ from server.players import Player
 from server.presenters import Local, Presenter, Quit, Request
 from server.presenters.json import JsonPresenter
 from server.presenters.text import TextPresenter
-from server.protocol import Shared, encode
+from server.protocol import Shared, encode, has_surrogate
 from server.storage.names import name_key
 from server.terminal import TermStyle
 from server.transports.lines import TOO_LONG
@@ -342,7 +343,12 @@ class Session:
         if not ignores:
             return False
         speaker = event.get("name") or event.get("from")
-        return isinstance(speaker, str) and name_key(speaker) in ignores
+        if not isinstance(speaker, str):
+            return False
+        if name_key(speaker) in ignores:
+            return True
+        marks = self.player.extra.get(MARKS)  # a guest ignored: whoever comes from its address or key
+        return isinstance(marks, dict) and ignored_origin(ignores, marks, self.app.lobby.players.get(name_key(speaker)))
 
     def push_shared(self, shared: Shared, you: int | None = None) -> None:
         """An event pushed to many sessions at once (see :class:`server.protocol.Shared`)."""
@@ -369,7 +375,15 @@ class Session:
         self.send_raw(self.presenter.error(req_id, code, params))
 
     def notice(self, what: str, **params: Any) -> None:
-        """A server notice (``{"event": "notice", "code": what}``) in the session's language."""
+        """A server notice (``{"event": "notice", "code": what}``) in the session's language.
+
+        ``resume_code`` (a guest sat down) carries the guest's own code, known to this session's
+        player only (with a table on another node, the code never travels: it is added here)."""
+        if what == "resume_code":
+            code = getattr(self.player, "code", None)
+            if not code:
+                return
+            params = {**params, "resume": code, "name": getattr(self.player, "name", "")}
         self.push_event({"event": "notice", "code": what, **params})
 
     async def ask_secret(self, prompt: str) -> str | None:
@@ -424,11 +438,22 @@ class Session:
             self.last_input = now  # a seated player is never idle-kicked; the room's timers act
         self._arm_timer()
 
+    @property
+    def resume_code(self) -> str | None:
+        """A guest's resume code, for their own eyes (help, whoami); None for an account."""
+        player = self.player
+        return player.code if player is not None and player.guest else None
+
     def logged(self, name: str, guest: bool) -> None:
         self.name = name
         self.guest = guest
         self.touch()
         self._arm_timer()
+        if self.mode == "text" and not self.welcomed:
+            # A person is greeted now, before a table they get back is drawn and prompts them
+            # (the room draws it as soon as the login returns, before run() starts reading).
+            self.send_raw(self.presenter.start())
+            self.welcomed = True
 
     def close(self, reason: str = "closed") -> None:
         """End the session. Idempotent; queued output is flushed for a short while first."""
@@ -512,6 +537,12 @@ class Session:
             return None
         if line is not None:
             self.last_input = time.monotonic()  # (touch())
+            if isinstance(line, str) and self.presenter.mode == "text" and has_surrogate(line):
+                # a decoder that can make one (UTF-7...): the line is refused as unreadable, and
+                # reads as an empty one (JSON mode: decode refuses it as bad JSON)
+                if rate_ok(self):
+                    self.reply_error(None, "bad_text")
+                return ""
         return line
 
     async def run(self) -> None:

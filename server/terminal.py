@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 MIN_WIDTH = 40
-"""The narrowest table we lay out; a narrower terminal gets lines cut at its width."""
+"""The narrowest table we lay out; on a narrower terminal lines are wrapped at its width."""
 
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
@@ -178,16 +178,43 @@ def fit(text: str, width: int, style: TermStyle | None = None) -> str:
 
 
 def pad(text: str, width: int) -> str:
-    """``text`` cut or right-padded with spaces to exactly ``width`` columns."""
-    text = fit(text, width)
-    return text + " " * (width - display_width(text))
+    """``text`` right-padded with spaces to ``width`` columns; a wider text is kept whole (never cut:
+    a name or an id is what people type back)."""
+    return text + " " * max(0, width - display_width(text))
+
+
+def break_word(text: str, first: int, width: int) -> list[str]:
+    """``text`` in pieces: the first at most ``first`` columns, the others at most ``width``; nothing
+    dropped. ANSI sequences stay with the character after them; a colour open at a break is closed
+    at the end of the piece and opened again at the start of the next."""
+    pieces: list[str] = []
+    out: list[str] = []
+    used, room, pos, sgr = 0, max(1, first), 0, ""
+    while pos < len(text):
+        m = ANSI_RE.match(text, pos)
+        if m:
+            seq = m.group(0)
+            out.append(seq)
+            if seq.endswith("m"):
+                sgr = "" if seq == RESET else sgr + seq
+            pos = m.end()
+            continue
+        w = char_width(text[pos])
+        if used + w > room and used:
+            pieces.append("".join(out) + (RESET if sgr else ""))
+            out, used, room = [sgr] if sgr else [], 0, max(1, width)
+        out.append(text[pos])
+        used += w
+        pos += 1
+    pieces.append("".join(out))
+    return pieces
 
 
 def wrap_items(items: Sequence[str], width: int, indent: str = "", first: str = "") -> list[str]:
     """Lay out ``items`` separated by spaces on lines of at most ``width`` columns.
 
     ``first`` starts the first line, ``indent`` the following ones. An item wider than a line
-    is cut.
+    is broken across lines, never cut.
     """
     lines: list[str] = []
     line = first
@@ -203,7 +230,10 @@ def wrap_items(items: Sequence[str], width: int, indent: str = "", first: str = 
             fresh = True
             sep = 0
         if fresh and line_w + w > width:
-            item = fit(item, max(1, width - line_w))
+            *whole, item = break_word(item, width - line_w, width - display_width(indent))
+            for piece in whole:
+                lines.append(line + piece)
+                line, line_w = indent, display_width(indent)
             w = display_width(item)
         line += (" " if sep else "") + item
         line_w += sep + w
@@ -217,7 +247,7 @@ _CLOSING = frozenset("»:;?!")
 """A word of these alone (French spacing: ``« graine »``, ``aléa :``) stays with the word before it."""
 
 
-def _glued(words: list[str]) -> list[str]:
+def glued(words: list[str]) -> list[str]:
     """``words`` with an opening ``«`` kept on the next word's line and closing marks on the previous one."""
     out: list[str] = []
     for word in words:
@@ -229,27 +259,43 @@ def _glued(words: list[str]) -> list[str]:
 
 
 def wrap_text(text: str, width: int, indent: str = "") -> list[str]:
-    """Word-wrap a sentence to ``width`` columns (long words are cut).
+    """Word-wrap a sentence to ``width`` columns (long words are broken across lines, never cut).
 
     A line never starts with ``»``, ``:``, ``;``, ``?`` or ``!`` standing alone, nor ends with ``«``.
     """
     lines: list[str] = []
     for para in text.split("\n"):
-        words = _glued([w for w in para.split(" ") if w != ""])
+        words = glued([w for w in para.split(" ") if w != ""])
         lines.extend(wrap_items(words or [""], width, indent=indent))
     return lines
 
 
+def fold_line(line: str, width: int) -> list[str]:
+    """One line wider than ``width`` word-wrapped, the following lines indented two columns more than
+    it (a hanging indent); nothing is cut, whatever the width (a round id, a name, a key stay whole
+    where they fit on a line, and are broken across lines only where no line could hold them)."""
+    plain = strip_ansi(line)
+    lead = len(plain) - len(plain.lstrip(" "))
+    indent = " " * min(lead + 2, max(0, width // 4))
+    start = 0
+    while start < len(line) and line[start] == " ":
+        start += 1
+    words = glued([w for w in line[start:].split(" ") if w != ""])
+    return wrap_items(words or [""], width, indent=indent, first=line[:start][: max(0, width - 1)])
+
+
 def finish(lines: Iterable[str], style: TermStyle) -> str:
-    """Join lines, guaranteeing the width, the ASCII-only and the no-colour promises."""
+    """Join lines, guaranteeing the width (a wider line is wrapped, never cut), the ASCII-only and the
+    no-colour promises."""
     out = []
-    width = style.width
+    width = max(1, style.width)
     for line in lines:
         if not style.unicode:
             line = ascii_fold(line)
         if not style.color:
             line = strip_ansi(line)
         if display_width(line) > width:
-            line = fit(line, width, style)
+            out += [part.rstrip(" ") for part in fold_line(line, width)]
+            continue
         out.append(line.rstrip(" "))
     return "\n".join(out)

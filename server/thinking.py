@@ -29,19 +29,26 @@ hard-bot tables play).
   (the table lets the clock play its seat). A bot that cannot travel (it
   does not pickle) decides in a thread, as before, with a warning.
 * **Shut down with the server** (:meth:`Thinkers.shutdown`, from the lobby's
-  shutdown, after the rooms have stopped).
+  shutdown, after the rooms have stopped), and **dying with it** when it is
+  killed (``kill -9``): each worker asks the kernel for SIGKILL when its parent
+  dies and watches its parent process id (:func:`die_with_parent`); once the
+  workers are gone, multiprocessing's resource tracker ends too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import importlib
 import logging
 import multiprocessing
 import os
 import pickle
 import signal
+import sys
+import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -60,7 +67,39 @@ def worker_count(configured: int) -> int:
     return max(1, (os.cpu_count() or 2) - 1)
 
 
-def _init_worker() -> None:
+PARENT_WATCH_SECONDS = 0.5
+"""How often a worker checks that the server that started it still lives (where the kernel cannot
+tell it: :func:`die_with_parent`)."""
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process when ``parent`` (the server) ends, even by ``kill -9``.
+
+    Linux: the kernel sends SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``); everywhere,
+    a daemon thread checks every :data:`PARENT_WATCH_SECONDS` that the process was not handed to
+    another parent, and exits if it was (this also covers a parent that died before the ``prctl``).
+    Without it a worker blocked on its call queue (of which it holds both ends) outlived a killed
+    server, and with it multiprocessing's resource tracker (which ends once nobody holds its pipe).
+    """
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _init_worker(parent: int) -> None:
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the server, which shuts the pool down
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICE)
@@ -118,7 +157,7 @@ class Thinkers:
             raise RuntimeError("the server is shutting down: no more thinking")
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.processes, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_init_worker)
+                                             initializer=_init_worker, initargs=(os.getpid(),))
             log.info("bots think in %d process%s", self.processes, "" if self.processes == 1 else "es")
         return self._pool
 

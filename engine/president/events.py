@@ -104,16 +104,20 @@ class Played(_Public):
 
 @dataclass(frozen=True, slots=True)
 class Passed(_Public):
-    """A pass (P8, T5); ``auto`` when the clock passed."""
+    """A pass (P8, T5); ``auto`` when the clock passed; ``forced`` (with ``auto``) when nobody could
+    play: "ça ou rien" demands a rank whose four cards are out (P9 Decision)."""
 
     name: ClassVar[str] = "passed"
     seat: int
     auto: bool = False
+    forced: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"event": "passed", "seat": self.seat}
         if self.auto:
             d["auto"] = True
+        if self.forced:
+            d["forced"] = True
         return d
 
 

@@ -192,6 +192,8 @@ same cards is checked whole and then played through the shared one's facts (:met
 _played = record_maker(Played)
 _CLOSED: dict[tuple[int, int | None, str], TrickClosed] = {}
 _PASSED: tuple[Passed, ...] = tuple(Passed(i >> 1, bool(i & 1)) for i in range(16))
+_FORCED_PASSED: tuple[Passed, ...] = tuple(Passed(s, True, True) for s in range(8))
+"""``_FORCED_PASSED[seat]``: a pass because nobody can play the rank "ça ou rien" demands (P9 Decision)."""
 _PASSED_ALONE: tuple[tuple[Passed], ...] = tuple((p,) for p in _PASSED)
 _PASS_ENTRIES: tuple[tuple[int, None], ...] = tuple((s, None) for s in range(8))
 """``_PASS_ENTRIES[seat]``: a pass in the trick."""
@@ -210,7 +212,7 @@ def _forced_pass_table(n: int) -> tuple[tuple[tuple[tuple[tuple[int, None], ...]
             tuple(
                 (
                     tuple(_PASS_ENTRIES[s] for s in _AFTER[n][seat] if mask >> s & 1),
-                    tuple(_PASSED[s << 1 | 1] for s in _AFTER[n][seat] if mask >> s & 1),
+                    tuple(_FORCED_PASSED[s] for s in _AFTER[n][seat] if mask >> s & 1),
                 )
                 for mask in range(1 << n)
             )

@@ -32,7 +32,7 @@ import collections
 import contextlib
 import itertools
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -113,6 +113,8 @@ class Client:
         self._json_seen = False
         self._connect: Callable[[], Any] | None = None
         self._credentials: tuple[str, str | None] | None = None
+        self.resume: str | None = None
+        """The guest's resume code the server gave at login (server/resume.py), or None."""
         self.dropped_pushes = 0
         """Pushes dropped because nobody consumed the queue (``keep_pushes`` oldest are kept)."""
         self._skip: tuple[bytes, ...] = ()
@@ -223,7 +225,18 @@ class Client:
         self._begin(await self._connect())
         if self._credentials is not None and not isinstance(self._transport, SshTransport):
             name, password = self._credentials
-            await self.login(name, password)
+            await self.login(name, password, resume=self.resume)
+        elif self._credentials is not None and self.resume is not None:
+            # SSH logs a guest in by its name, unless that name holds a seat: then the session waits
+            # for a login with the code (an account, or a guest holding nothing: already logged in)
+            credentials = self._credentials
+            try:
+                await self.login(credentials[0], resume=self.resume)
+            except ClientError as exc:
+                if exc.code != "already_logged_in":
+                    raise
+            finally:
+                self._credentials = credentials
 
     async def close(self) -> None:
         """Close the connection. Idempotent."""
@@ -388,6 +401,8 @@ class Client:
             return
         if kind == "state":
             self.state = msg
+        elif msg.get("event") == "notice" and msg.get("code") == "resume_code" and isinstance(msg.get("resume"), str):
+            self.resume = msg["resume"]  # a guest sat down: the code that takes the seat back
         if self.on_push is not None:
             self.on_push(msg)
         if self._pushes.maxlen is not None and len(self._pushes) == self._pushes.maxlen:
@@ -500,13 +515,21 @@ class Client:
 
     # -- conveniences -------------------------------------------------------
 
-    async def login(self, name: str, password: str | None = None) -> Message:
-        """Log in (telnet/TCP); a name without an account is a guest. Remembered for :meth:`reconnect`."""
+    async def login(self, name: str, password: str | None = None, resume: str | None = None) -> Message:
+        """Log in (telnet/TCP); a name without an account is a guest. Remembered for :meth:`reconnect`.
+
+        ``resume``: a guest's resume code, to take back a guest name that holds a seat; the code the
+        server gives a guest is kept in :attr:`resume` (and given again by :meth:`reconnect`)."""
         args: dict[str, Any] = {"name": name}
         if password is not None:
             args["password"] = password
+        if resume is not None:
+            args["resume"] = resume
         reply = await self.request("login", **args)
         self._credentials = (name, password)
+        code = reply.get("resume") if isinstance(reply, Mapping) else None
+        if isinstance(code, str):
+            self.resume = code
         return reply
 
     async def register(self, name: str, password: str) -> Message:

@@ -32,12 +32,13 @@ from server.cluster.lease import LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.routing import Outbox
 from server.cluster.takeover import FencedStore, Takeover
-from server.lobby import Lobby
+from server.lobby import GuestHold, Lobby, clean_name
 from server.players import Client, GuestStart, Place, Player, Welcome
 from server.protocol import CommandError
 from server.room import Room
 from server.storage.api import Fence, Unreachable
 from server.storage.names import name_key
+from server.table.durable import last_facts
 
 if TYPE_CHECKING:
     from server.config import Config
@@ -207,20 +208,19 @@ class ClusterLobby(Takeover):
 
     async def login(self, session: Client, name: str, *, password: str | None = None,
                     verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True,
-                    welcome: Welcome | None = None) -> Player:
+                    welcome: Welcome | None = None, resume: str | None = None) -> Player:
         key = name_key(name.strip()) if name.strip() else ""
         if key and key in self._people and key not in self.players and not self.closing and \
-                not await self.store.accounts.exists(name.strip()) and await self._still_online(key):
+                not await self.store.accounts.exists(name.strip()) and await self._still_online(key) and \
+                (resume is None or await self._locate(key) is None):  # a seat's code may take it back
             raise CommandError("name_taken", name=self._people[key].get("name", name))
         if self.bus.healthy and not self._surely_alive():
             # held back (a pause of the process) past its keep-alive: this login may be older than
             # one made on another node meanwhile, whose session it must not end
             raise CommandError("server_trouble")
         player = await super().login(session, name, password=password, verified=verified, guest_start=guest_start,
-                                     greet=greet, welcome=welcome)
-        gen = await self._generation(player.key)
-        player.extra["gen"] = gen
-        self.bus.broadcast({"t": "kick", "key": player.key, "gen": gen})
+                                     greet=greet, welcome=welcome, resume=resume)
+        await self._kick_elsewhere(player)
         self._write_presence_soon()
         if player.room is None:
             found = await self._locate(player.key)
@@ -239,6 +239,13 @@ class ClusterLobby(Takeover):
         ttl = self.config.lease_seconds
         return time.monotonic() - self._alive_at < ttl - ttl / 5
 
+    async def _kick_elsewhere(self, player: Player) -> None:
+        """This login takes the name's next generation; every other node ends that name's session
+        if it is of an older login."""
+        gen = await self._generation(player.key)
+        player.extra["gen"] = gen
+        self.bus.broadcast({"t": "kick", "key": player.key, "gen": gen})
+
     async def _generation(self, key: str) -> int:
         """The next login generation of ``key`` (Redis counts them for the whole cluster); 0 when
         Redis is away (then no other node hears of this login either)."""
@@ -246,6 +253,45 @@ class ClusterLobby(Takeover):
             return int(await self.bus.redis.incr(wire.login_key(key)))
         except (RedisError, OSError, AttributeError):
             return 0
+
+    def start_guest(self, name: str) -> GuestStart | None:
+        """No early guest account for a name seated at another node's table: it is that guest's,
+        and a login without its code would otherwise retire it on the way out."""
+        try:
+            key = name_key(clean_name(name, self.config.max_name))
+        except CommandError:
+            return None
+        if key in self._seats or key in self._people:
+            return None
+        return super().start_guest(name)
+
+    async def guest_hold(self, key: str) -> GuestHold | None:
+        """A guest name in use here, or holding a seat at another node's table: the code that takes
+        that seat back is in the table's log (its seat's facts), which every node reads."""
+        hold = await super().guest_hold(key)
+        if hold is not None or self.closing:
+            return hold
+        found = await self._locate(key)
+        if found is None:
+            return None
+        try:
+            stored = await self.store.tables.get(found[1])
+        except Exception:
+            log.exception("cluster: could not read table %s", found[1])
+            raise CommandError("server_trouble") from None
+        proof = None
+        facts = last_facts(stored.entries) if stored is not None else None
+        for seat in (facts or {}).get("seats", []):
+            if isinstance(seat, dict) and seat.get("member") == key:
+                proof = seat.get("proof") if isinstance(seat.get("proof"), str) else None
+        return GuestHold(True, proof)
+
+    async def switch_to_account(self, session: Client, name: str, password: str | None, *,
+                                welcome: Welcome | None = None) -> Player:
+        player = await super().switch_to_account(session, name, password, welcome=welcome)
+        await self._kick_elsewhere(player)  # as any login: other nodes' older sessions end
+        self._write_presence_soon()
+        return player
 
     async def _still_online(self, key: str) -> bool:
         """Whether the guest name ``key``, online at another node at the last keep-alive, still is,

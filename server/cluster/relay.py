@@ -81,7 +81,7 @@ class Relay(Lobby):
     @staticmethod
     def member_of(player: Player) -> dict[str, Any]:
         return wire.member(player.key, player.name, player.guest, player.prefs, player.lang,
-                           int(player.extra.get("gen", 0)))
+                           player.resume if player.guest else None, int(player.extra.get("gen", 0)))
 
     def place(self, rid: str, owner: str) -> RemotePlace:
         place = self.places.get(rid)
@@ -120,6 +120,8 @@ class Relay(Lobby):
             remote.player = player
             player.session = remote
         player.prefs = dict(m["prefs"])
+        if m.get("proof") is not None:
+            player.resume = m["proof"]  # the seat this person takes keeps it (server/resume.py)
         player.extra["front"] = sender
         player.extra["rid"] = rid
         return player

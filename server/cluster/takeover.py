@@ -201,6 +201,8 @@ class Takeover(KeepAlive):
             old.room = room
             old.seat = fresh.seat
             old.prefs = fresh.prefs
+            if fresh.resume is not None:
+                old.resume = fresh.resume  # what the seat's log says takes it back
             if old.session is not None and not isinstance(old.session, RemoteClient) and old.connected:
                 room.refresh(old)  # here already: back at the table at once
         return room

@@ -97,9 +97,14 @@ def decode(raw: str | bytes) -> dict[str, Any]:
     return msg
 
 
-def member(key: str, name: str, guest: bool, prefs: Mapping[str, bool], lang: str, gen: int = 0) -> dict[str, Any]:
-    """A person as a message carries them; ``gen``: the generation of the login their session is of."""
-    return {"key": key, "name": name, "guest": guest, "prefs": dict(prefs), "lang": lang, "gen": gen}
+def member(key: str, name: str, guest: bool, prefs: Mapping[str, bool], lang: str,
+           proof: str | None = None, gen: int = 0) -> dict[str, Any]:
+    """A person as the owner of their table needs them (``proof``: a guest's resume code, hashed;
+    ``gen``: the generation of the login their session is of)."""
+    m = {"key": key, "name": name, "guest": guest, "prefs": dict(prefs), "lang": lang, "gen": gen}
+    if proof is not None:
+        m["proof"] = proof
+    return m
 
 
 def read_member(msg: Mapping[str, Any]) -> dict[str, Any]:
@@ -109,7 +114,8 @@ def read_member(msg: Mapping[str, Any]) -> dict[str, Any]:
     prefs = m.get("prefs")
     return {"key": m["key"], "name": m["name"], "guest": bool(m.get("guest")),
             "prefs": {str(k): bool(v) for k, v in prefs.items()} if isinstance(prefs, dict) else {},
-            "lang": str(m.get("lang") or "en"), "gen": generation(m.get("gen"))}
+            "lang": str(m.get("lang") or "en"), "gen": generation(m.get("gen")),
+            **({"proof": m["proof"]} if isinstance(m.get("proof"), str) else {})}
 
 
 def generation(value: Any) -> int:

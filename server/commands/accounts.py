@@ -101,8 +101,8 @@ async def register(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if session.logged_in and not session.guest:
         raise CommandError("not_allowed")
     player = session.player
-    if player is not None and player.room is not None:
-        raise CommandError("already_in_room", room=player.room.id)  # a guest's chips may be at stake
+    if player is not None:
+        ctx.lobby.check_become(player)  # at a table: only where no guest chip of theirs is in play
     raw = args.get("name", session.name if session.logged_in else None)
     if not isinstance(raw, str) or not raw.strip():
         raise CommandError("bad_argument", arg="name")
@@ -121,7 +121,8 @@ async def register(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         await lobby.login(session, account.name, verified=True)
         return {"name": account.name, "guest": False, "chips": account.chips}
     # A guest becomes an account: same session, same Player, new identity (under the
-    # lobby's login lock, so no login of the same name can slip in between).
+    # lobby's login lock, so no login of the same name can slip in between); a seat goes on as
+    # the account's (the lobby's become: checked above, where no chip of the guest's is in play).
     async with getattr(lobby, "_login_lock", None) or asyncio.Lock():
         other = lobby.players.get(name_key(name))
         if other is not None and other is not player:
@@ -132,11 +133,7 @@ async def register(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         except StorageError as exc:
             raise _storage_error(exc, name) from None
         assert player is not None
-        lobby.players.pop(player.key, None)
-        player.name = account.name
-        player.guest = False
-        lobby.players[player.key] = player
-        session.logged(account.name, False)
+        await lobby.become(player, account.name)
     return {"name": account.name, "guest": False, "chips": account.chips}
 
 
@@ -285,7 +282,17 @@ async def history(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 async def _board(ctx: Context, game: str, rules: str, limit: int) -> dict[str, Any]:
     by = _scored_by(rules)
     rows = await ctx.store.history.standings(game, rules, limit, by=by)
-    return {"game": game, "rules": rules, "by": by, "leaderboard": [{**row, "score": row[by]} for row in rows]}
+    out: dict[str, Any] = {"game": game, "rules": rules, "by": by,
+                           "leaderboard": [{**row, "score": row[by]} for row in rows]}
+    me = ctx.session.name
+    if me and not any(name_key(row["name"]) == name_key(me) for row in rows):
+        # Where the asker stands when the board does not list them: a newcomer sees their own
+        # figures, marked provisional when they play as a guest (guests are not ranked).
+        mine = await ctx.store.history.standings(game, rules, 1, include_guests=True, by=by, name=me)
+        if mine and mine[0]["rounds"]:
+            row = {k: v for k, v in mine[0].items() if k != "rank"}
+            out["you"] = {**row, "score": row[by], "provisional": bool(ctx.session.guest)}
+    return out
 
 
 @command("leaderboard")

@@ -17,6 +17,7 @@ who asked, once, and is stored hashed.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import time
@@ -206,9 +207,18 @@ async def mute(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str,
     except StorageError as exc:
         raise _storage(exc, who.name) from None
     ctx.lobby.conduct.noted_mute(who.name, done.until)  # tells and messages refused from now on
+    await _drop_seed(who.player)
     until = when(done.until)
     _tell(who.player, {"event": "muted", "until": until, "reason": reason})
     return {"name": who.name, "until": until, "reason": reason}
+
+
+async def _drop_seed(player: Player | None) -> None:
+    """A muted player's standing ``seed`` text goes: every deal's record would publish it."""
+    if player is None or player.extra.pop("seed", None) is None or player.room is None:
+        return
+    with contextlib.suppress(CommandError):  # no seat any more: nothing of it is left at the table
+        await player.room.submit(player, "seed", {"text": None})
 
 
 @staff("unmute")
@@ -549,6 +559,8 @@ async def ignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         except StorageError as exc:
             raise _storage(exc) from None
     ignores[key] = shown
+    if other is not None:
+        ctx.lobby.conduct.mark(player, other)  # a guest: its other guest names too (same address or key)
     return {"name": shown, "ignored": _ignored_names(player)}
 
 
@@ -564,6 +576,7 @@ async def unignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if not player.guest:
         await ctx.store.moderation.unignore(player.name, name)
     shown = ignores.pop(key)
+    ctx.lobby.conduct.unmark(player, key)
     return {"name": shown, "ignored": _ignored_names(player)}
 
 

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from server.commands import COMMANDS, Context, command
+from server.config import PACED
+from server.directory import masked
 from server.games import adapter, parse_options
 from server.limits import clean_text
 from server.messages.translations import LANGS, pick_lang
@@ -19,10 +21,26 @@ async def login(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     password = args.get("password")
     if password is not None and not isinstance(password, str):
         raise CommandError("bad_argument", arg="password")
-    player = await ctx.lobby.login(ctx.session, name, password=password or None)
+    code = args.get("resume")  # a guest's resume code, to take back a name in use (server/resume.py)
+    if code is not None and not isinstance(code, str):
+        raise CommandError("bad_argument", arg="resume")
+    session = ctx.session
+    if session.logged_in and session.guest and await ctx.store.accounts.exists(name.strip()):
+        # a guest logs in to an account, keeping the seat where it may (another guest name: already_logged_in)
+        if not password:
+            password = await session.ask_secret(session.gettext("Password: "))  # a person; a program gives it
+        player = await ctx.lobby.switch_to_account(session, name, password or None)
+    else:
+        player = await ctx.lobby.login(session, name, password=password or None, resume=code or None)
     chips = await ctx.store.ledger.balance(player.name)
     return {"name": player.name, "guest": player.guest, "lang": ctx.session.lang, "chips": chips,
-            "room": player.room.id if player.room else None, "seat": player.seat}
+            "room": player.room.id if player.room else None, "seat": player.seat, **_resume_field(player)}
+
+
+def _resume_field(player: Any) -> dict[str, Any]:
+    """A guest's resume code, for their own replies only (``login``, ``whoami``)."""
+    code = getattr(player, "code", None) if player is not None and player.guest else None
+    return {"resume": code} if code else {}
 
 
 @command("quit", login=False, rate=False)
@@ -47,7 +65,7 @@ async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"name": session.name, "guest": session.guest, "chips": chips, "lang": session.lang,
                            "role": role,
                            "room": player.room.id if player and player.room else None,
-                           "seat": player.seat if player else None}
+                           "seat": player.seat if player else None, **_resume_field(player)}
     if player is not None and player.room is not None and player.seat is not None:
         where = getattr(session, "where", None)  # the session's last state at its table
         state = where()[0] if callable(where) else None
@@ -108,7 +126,9 @@ async def rooms(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     matching = free_first + others
     total = len(matching)
     start = (page - 1) * limit
-    return {"rooms": matching[start:start + limit], "total": total, "page": page, "limit": limit,
+    hidden = ctx.lobby.hidden_names(ctx.session.player)  # who hides where they sit: counted, not named
+    shown = [masked(summary, hidden) for summary in matching[start:start + limit]]
+    return {"rooms": shown, "total": total, "page": page, "limit": limit,
             "pages": max(1, -(-total // limit))}
 
 
@@ -222,6 +242,17 @@ async def state(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
     return result
 
 
+@command("tricks")
+async def tricks(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The tricks of the round being played at your table, as everyone saw them (cards played face up)."""
+    player = ctx.session.player
+    assert player is not None
+    if player.room is None:
+        raise CommandError("not_in_room")
+    result: dict[str, Any] | None = await player.room.submit(player, "tricks", args)
+    return result
+
+
 async def _automatic(ctx: Context, args: Mapping[str, Any], which: str) -> dict[str, Any]:
     player = ctx.session.player
     assert player is not None
@@ -299,5 +330,6 @@ async def limits(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
             "max_connections_per_address": cfg.max_connections_per_address,
             "rooms_per_account": cfg.rooms_per_account, "rooms_per_address": cfg.rooms_per_address,
             "chat_per_minute": cfg.chat_per_minute,
-            "chat_burst": cfg.chat_burst, "registrations_per_hour": cfg.registrations_per_hour}
+            "chat_burst": cfg.chat_burst, "registrations_per_hour": cfg.registrations_per_hour,
+            **{f"{kind}_{what}": getattr(cfg, f"{kind}_{what}") for kind in PACED for what in ("per_minute", "burst")}}
 

@@ -1,7 +1,9 @@
 """Fair deals, for players (docs/fairness.md): contributions and ``verify``.
 
 * ``entropy`` (``text``): this deal's contribution, during the window after the ``commitment``
-  event only, from a seated player; forwarded to the table (``server.table.fair``).
+  event only, from a seated player; forwarded to the table (``server.table.fair``). Contribution
+  texts are published in the deal's record: a muted player may give none (``entropy``, ``seed``),
+  and a mute takes their standing ``seed`` away (``server.commands.admin``).
 * ``seed`` (``text``: set; ``clear``: true to remove; neither: show): a standing contribution kept
   by the session and given at every deal until changed; at a table it takes effect at once (and
   counts for an open window where the seat gave nothing yet).
@@ -9,12 +11,18 @@
   ``engine.fairness.verify`` with what the asker's seat saw (the announced commitment, its
   contribution, the events its seat received, recomputed from the stored log). The reply holds
   every step (``code``, ``result``, ``values``) and the record itself, for a check that does not
-  trust the server (``docs/verify_deal.py``).
+  trust the server (``docs/verify_deal.py``). Recomputing a deal costs milliseconds of CPU: each
+  ``verify`` spends the player's budget and its address's (``verify_per_minute``:
+  ``server/pace.py``), one is computed at a time, and the recent replies are kept (``Pace.verified``).
+  ``checker``: where the operator offers that checker (``verify_url``), when set.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -50,6 +58,7 @@ async def entropy(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | Non
     normalized(args.get("text"))  # a malformed text is refused here, before any table sees it
     if player.room is None:
         raise CommandError("not_in_room")
+    await ctx.lobby.conduct.check_muted(player)  # the text is published in the deal's record
     result: dict[str, Any] | None = await player.room.submit(player, "entropy", {"text": args.get("text")})
     return result
 
@@ -64,6 +73,8 @@ async def seed(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if "text" not in args and not clear:
         return {"seed": player.extra.get("seed"), "set": False}
     text = None if clear else normalized(args.get("text"))
+    if text is not None:
+        await ctx.lobby.conduct.check_muted(player)  # published in every deal's record: not while muted
     if text is None:
         player.extra.pop("seed", None)
     else:
@@ -80,6 +91,8 @@ async def seed(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 async def verify(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     """A finished round's deal checked step by step (``round``; none: your last round)."""
     me = _player(ctx)
+    pace = ctx.lobby.pace
+    pace.verify(me, time.monotonic())  # milliseconds of CPU each: a budget per player and per address
     record = await asked_round(ctx.store.history, me.name, args)
     round_id = record.round_id
     if record.rules not in ADAPTERS or is_match(round_id):
@@ -87,14 +100,37 @@ async def verify(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     fair = record.extra.get("fairness")
     if not isinstance(fair, Mapping):
         raise CommandError("not_verifiable", round=round_id[:60])
-    return await asyncio.to_thread(verify_reply, record, ADAPTERS[record.rules], me.name)
+    key = (round_id, seat_of(record, me.name), fingerprint(record))
+    reply = pace.verified.get(key)
+    if reply is None:
+        async with pace.verifying:  # one at a time: a crowd of them queues instead of taking the cores
+            reply = pace.verified.get(key)
+            if reply is None:
+                reply = await asyncio.to_thread(verify_reply, record, ADAPTERS[record.rules], me.name)
+                pace.verified.put(key, reply)
+    reply = dict(reply)
+    if ctx.config.verify_url:
+        reply["checker"] = ctx.config.verify_url
+    return reply
+
+
+def fingerprint(record: RoundRecord) -> str:
+    """What a ``verify`` reply is computed from, in short: a record changed (or forged) in the
+    store is checked anew, never answered from :attr:`Pace.verified`."""
+    what = [record.extra.get("fairness"), record.log, record.seats, record.commitment, record.config]
+    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def seat_of(record: RoundRecord, name: str | None) -> int | None:
+    """The seat ``name`` held in the round (None: they did not play in it)."""
+    key = name_key(name) if name else None
+    return next((i for i, n in enumerate(record.seats) if n and key is not None and name_key(n) == key), None)
 
 
 def verify_reply(record: RoundRecord, adapter: GameAdapter, name: str | None) -> dict[str, Any]:
     """The ``verify`` reply of a stored round for the player ``name`` (their seat's view, if they sat)."""
     fair = record.extra["fairness"]
-    key = name_key(name) if name else None
-    seat = next((i for i, n in enumerate(record.seats) if n and key is not None and name_key(n) == key), None)
+    seat = seat_of(record, name)
     seen = seen_by(record, adapter, seat)
     report = fairness.verify(fair, seen)
     return {

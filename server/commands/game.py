@@ -35,3 +35,4 @@ def _forward(cmd: str) -> Any:
 
 for _cmd in sorted(PLAY_COMMANDS):
     command(_cmd)(_forward(_cmd))
+command("extend")(_forward("extend"))  # more time from the person's time bank (server.table.bank)

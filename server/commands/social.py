@@ -11,7 +11,8 @@ the earlier modules' (``who`` keeps a person's table to themselves when they hid
   it for an account's next login (told at once when they are online), at most
   ``mail_per_sender`` waiting from one sender and ``mail_per_recipient`` in all.
 * ``finger`` (``name``): registration, last seen, online and where (unless hidden: ``hide``),
-  per table the rounds, matches, titles and rating, and the free text ``bio`` (``text``).
+  per table the rounds, matches, titles and rating, and the free text ``bio`` (``text``; a muted
+  player cannot set one, and theirs is shown to nobody else while the mute lasts).
 * ``friend`` / ``unfriend`` (``name``), ``friends`` (``notify``: the notices when a friend
   logs in or sits down, on or off).
 * ``seek`` and ``challenge`` (``name``) take ``create``'s arguments (+ ``fill``: a seek that
@@ -25,13 +26,16 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
+import time
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from server.commands import Context, command
 from server.commands import accounts as _accounts
 from server.games import ADAPTERS, parse_options
-from server.limits import clean_text
+from server.limits import Opener, clean_text, shown_text_problem
+from server.pace import spoke
 from server.players import Player
 from server.protocol import CommandError, arg_bool, arg_int, arg_str
 from server.ratings import ordinal
@@ -84,9 +88,11 @@ def _may_speak(ctx: Context, sender: Player, recipient: str) -> None:
 
 
 def _deliver(ctx: Context, sender: Player, to: Player, text: str, event: str = "tell") -> None:
+    ctx.lobby.pace.tell(sender, to, time.monotonic())
     assert to.session is not None
     to.session.push_event({"event": event, "from": sender.name, "message": text})
     to.extra["reply_to"] = sender.name
+    spoke(sender, to)
 
 
 @command("tell")
@@ -133,13 +139,14 @@ async def message(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         raise CommandError("account_needed")
     _may_speak(ctx, me, name)
     account = await ctx.store.accounts.get(name)
-    if account is None or account.guest or not await ctx.store.accounts.exists(name):
+    if account is None or account.guest or not await ctx.store.accounts.exists(name, fresh=True):
         raise CommandError("no_such_player", name=name[:40])
     to = _online(ctx, account.name)
     if to is not None and to is not me:
         _deliver(ctx, me, to, text, "message")
         return {"to": to.name, "message": text, "kept": False}
     cfg = ctx.config
+    ctx.lobby.pace.message(me, time.monotonic())
     try:
         await ctx.store.social.send_mail(me.name, account.name, text, per_sender=cfg.mail_per_sender,
                                          per_recipient=cfg.mail_per_recipient)
@@ -182,8 +189,11 @@ async def finger(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
                        **_rating_fields(r)})
     room, seat = _where(online, me)
     friends = await store.social.friends(me.name) if not me.guest else []
+    bio_text = profile.bio
+    if bio_text and name_key(profile.name) != me.key and await ctx.lobby.conduct.is_muted(profile.name):
+        bio_text = ""  # a muted player's bio reaches nobody while the mute lasts (it comes back after)
     return {"name": profile.name, "guest": False, "online": online is not None, "room": room, "seat": seat,
-            "registered": _iso(profile.registered), "last_seen": _iso(profile.last_seen), "bio": profile.bio,
+            "registered": _iso(profile.registered), "last_seen": _iso(profile.last_seen), "bio": bio_text,
             "hidden": profile.hide_where, "tables": tables,
             "friend": any(name_key(f) == name_key(profile.name) for f in friends)}
 
@@ -212,7 +222,12 @@ async def bio(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     raw = args.get("text")
     if not isinstance(raw, str):
         raise CommandError("bad_argument", arg="text")
+    problem = shown_text_problem(unicodedata.normalize("NFC", raw), ctx.config.max_bio)
+    if problem is not None:  # (an escape sequence or a control character is simply dropped below)
+        raise CommandError("bad_argument", arg="bio", max=ctx.config.max_bio)
     text = clean_text(raw, ctx.config.max_bio) if raw.strip() else ""
+    if text:
+        await ctx.lobby.conduct.check_muted(me)  # others read a bio: not from a muted player (clearing is fine)
     profile = await ctx.store.social.set_profile(me.name, bio=text)
     return {"bio": profile.bio, "set": True}
 
@@ -224,6 +239,8 @@ async def hide(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     on = arg_bool(args, "on", default=not me.extra.get("hide_where", False))
     await ctx.store.social.set_profile(me.name, hide_where=on)
     me.extra["hide_where"] = on
+    if me.room is not None:  # spectators of their table stop (or start) seeing their name
+        await me.room.submit(me, "hide", {})
     return {"on": on}
 
 
@@ -243,6 +260,9 @@ async def friend(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     try:
         added = await ctx.store.social.add_friend(me.name, name, limit=ctx.config.max_friends)
     except NoSuchAccount:
+        other = await ctx.store.accounts.get(name)
+        if other is not None and other.guest:  # there, but a guest: a friend is an account
+            raise CommandError("not_allowed", reason="friend_guest", name=other.name) from None
         raise CommandError("no_such_player", name=name[:40]) from None
     except TooManyFriends:
         raise CommandError("too_many_friends", max=ctx.config.max_friends) from None
@@ -274,7 +294,19 @@ async def _friends(ctx: Context, me: Player) -> dict[str, Any]:
         other = _online(ctx, name)
         room, seat = _where(other, me)
         out.append({"name": name, "online": other is not None, "room": room, "seat": seat})
-    return {"friends": out, "notify": profile.notify if profile is not None else True}
+    reply: dict[str, Any] = {"friends": out, "notify": profile.notify if profile is not None else True}
+    if not out and (example := _someone_to_befriend(ctx, me)) is not None:
+        reply["suggest"] = example  # the empty list's hint names someone else, never the reader
+    return reply
+
+
+def _someone_to_befriend(ctx: Context, me: Player) -> str | None:
+    """A registered person at the reader's table (seen there anyway), for the empty list's example."""
+    if me.room is None:
+        return None
+    names = sorted(p.name for p in ctx.lobby.players.values()
+                   if p.room is me.room and p.connected and not p.guest and p.key != me.key)
+    return names[0] if names else None
 
 
 # -- seeks and challenges ------------------------------------------------------------------------------
@@ -306,10 +338,18 @@ async def _check_chips(ctx: Context, player: Player, opts: Any) -> None:
             raise CommandError("insufficient_chips", need=need, chips=chips)
 
 
-def _new_seek(ctx: Context, me: Player) -> None:
+def _new_seek(ctx: Context, me: Player) -> Opener:
+    """Who would open the seek's table: refused now when a room of theirs would be (the room limits
+    count the tables of the open seeks and challenges as rooms, ``RoomSlots.refusal``)."""
     _in_lobby(me)
-    if ctx.lobby.seeks.owned_by(me.key) is not None:
+    lobby = ctx.lobby
+    if lobby.seeks.owned_by(me.key) is not None:
         raise CommandError("already_seeking")
+    opener = lobby.opener(me)
+    refused = lobby.slots.refusal(opener, lobby.seeks.openers())
+    if refused is not None:
+        raise CommandError("not_allowed", reason=refused[0], max=refused[1])
+    return opener
 
 
 @command("seek")
@@ -320,15 +360,13 @@ async def seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     table_args, opts = _seek_options(ctx, args, None)
     fill = arg_bool(args, "fill", default=False)
     await _check_chips(ctx, me, opts)
+    opener = _new_seek(ctx, me)  # again: another seek or room of theirs may have come meanwhile
     lobby = ctx.lobby
+    lobby.pace.seek(me, time.monotonic())
     found = lobby.seeks.add(me.name, me.key, table_args, opts,
-                            asyncio.get_running_loop().time() + ctx.config.seek_seconds, fill=fill)
+                            asyncio.get_running_loop().time() + ctx.config.seek_seconds, fill=fill, opener=opener)
     lobby.arm_seeks()
-    event = {"event": "seek", **found.summary()}
-    for session in lobby.lobby_sessions():
-        if session is not ctx.session and session.player is not None \
-                and not lobby.moderation.ignores(session.player.name, me.name):
-            session.push_event(event)
+    lobby.seek_news({"event": "seek", **found.summary()})
     return found.summary()
 
 
@@ -340,10 +378,13 @@ async def challenge(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     to = _addressee(ctx, me, name)
     table_args, opts = _seek_options(ctx, args, 2)
     await _check_chips(ctx, me, opts)
+    opener = _new_seek(ctx, me)  # again: another seek or room of theirs may have come meanwhile
+    to = _addressee(ctx, me, name)  # still there, still willing
     lobby = ctx.lobby
+    lobby.pace.challenge(me, to, time.monotonic())
     found = lobby.seeks.add(me.name, me.key, table_args, opts,
                             asyncio.get_running_loop().time() + ctx.config.challenge_seconds,
-                            to=to.key, to_name=to.name)
+                            to=to.key, to_name=to.name, opener=opener)
     lobby.arm_seeks()
     assert to.session is not None
     to.session.push_event({"event": "challenge", **found.summary()})
@@ -466,9 +507,18 @@ async def leaderboard(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] |
         raise CommandError("bad_argument", arg="rules")
     try:
         rows = await ctx.store.ratings.board(adapter.game, adapter.name, limit, min_games=min_games)
+        # Provisional: rated players with fewer than min_games games, listed apart, so a newcomer
+        # sees where they stand before the board ranks them.
+        early = [] if min_games == 0 else [
+            r for r in await ctx.store.ratings.board(adapter.game, adapter.name, limit + len(rows), min_games=0)
+            if r.games < min_games][:limit]
     except StorageError as exc:
         raise CommandError(exc.code) from None
+
+    def row(r: Any, **more: Any) -> dict[str, Any]:
+        return {"name": r.name, "rating": round(r.rating, 2), "score": round(r.rating, 2),
+                "mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "games": r.games, **more}
+
     return {"game": adapter.game, "rules": adapter.name, "by": "rating", "min_games": min_games,
-            "leaderboard": [{"rank": i, "name": r.name, "rating": round(r.rating, 2), "score": round(r.rating, 2),
-                             "mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "games": r.games}
-                            for i, r in enumerate(rows, 1)]}
+            "leaderboard": [row(r, rank=i) for i, r in enumerate(rows, 1)],
+            "provisional": [row(r, provisional=True) for r in early]}

@@ -137,6 +137,7 @@ class GameAdapter:
     batch_states: bool = False  # per-seat states share a public part (see private_fields)
     moves: tuple[str, ...] = ()  # the commands a seat may send at this table (the state's "moves")
     scored_by: str = "chips"  # what ranks its players on the leaderboard: "points" (P14) or "chips" won
+    question_event: str = ""  # the engine event that puts a question to a seat (``questions``)
     seed_published: bool = False  # a finished round's seed is public (its end event reveals it; replays show it)
 
     # options -----------------------------------------------------------------------------------
@@ -182,6 +183,11 @@ class GameAdapter:
         (``config``: the match's engine configuration). Same events, byte for byte (RULES invariant 3)."""
         match = self.replay(config, [])
         return [(entry, tuple(match.apply(self.action_from_dict(entry)))) for entry in log]
+
+    def round_tricks(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+        """The tricks of the round being played (or just played), as everyone saw them
+        (:func:`server.games.tricks.public_tricks`); ``None`` for a game without tricks."""
+        return None
 
     def round_scores(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]],
                      result: Mapping[str, Any]) -> dict[int, float]:
@@ -270,3 +276,17 @@ class GameAdapter:
     def window_seconds(self, kind: str, opts: TableOptions, settings: Any) -> float:
         """How long a window of ``kind`` lasts at this table (0: none)."""
         return 0.0
+
+    def questions(self, match: Match) -> Mapping[Any, int]:
+        """The questions open now that wait for one seat's answer out of turn (Speculation: each open
+        offer -> its seller, S9): a person gets a clock to answer each (``server.table.answers``)."""
+        return {}
+
+    def question_timeout(self, match: Match, question: Any, seat: int) -> Any:
+        """The answer the table gives for a person whose time to answer ``question`` ran out."""
+        raise NotImplementedError
+
+    def window_bot_moves(self, kind: str) -> frozenset[str]:
+        """The moves (commands) bots may make while a window of ``kind`` is open, after their usual
+        pause; every other bot move waits for the window's end (none by default)."""
+        return frozenset()

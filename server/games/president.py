@@ -11,7 +11,10 @@ from engine.president import Cut, Pass, PresidentMatch, RoundOver, action_from_d
 from engine.president.view import card_codes
 from server.games import common
 from server.games.base import GameAdapter, Money, Payout, RoundMoney, Settings, TableOptions
+from server.games.tricks import TRICK_EVENTS, public_tricks
 from server.protocol import CommandError, arg_int
+
+_CUT = frozenset({"cut"})
 
 
 class PresidentAdapter(GameAdapter):
@@ -43,6 +46,11 @@ class PresidentAdapter(GameAdapter):
 
     def action_from_dict(self, entry: Mapping[str, Any]) -> Any:
         return action_from_dict(dict(entry))
+
+    def round_tricks(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+        _, events = PresidentMatch.replay(config, log)
+        # the public form only: a spectator's events (no hand, no exchanged card)
+        return public_tricks(ev.for_seat(None).to_dict() for ev in events if ev.name in TRICK_EVENTS | {"dealt"})
 
     # round_scores: the base's, from round_over's ranking (classic: the order out, P12; tdc: T15)
 
@@ -157,6 +165,11 @@ class TdcAdapter(PresidentAdapter):
 
     def window_seconds(self, kind: str, opts: TableOptions, settings: Any) -> float:
         return float(opts.extra.get("cut_window", settings.cut_window)) if kind == "cut" else 0.0
+
+    def window_bot_moves(self, kind: str) -> frozenset[str]:
+        # a bot that can cut does so inside the window, as a person would: only one seat can hold
+        # the cards (T9), so it takes nobody's chance, and nobody is prompted for a turn it ends
+        return _CUT if kind == "cut" else frozenset()
 
     def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> tuple[Any, bool] | None:
         if prefs.get("autocut") and seat in match.cut_options():  # type: ignore[attr-defined]

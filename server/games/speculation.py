@@ -49,6 +49,7 @@ class SpeculationAdapter(GameAdapter):
     round_end = "deal_over"
     moves = ("bid", "sell", "keep", "turn", "offer", "accept", "decline", "withdraw")
     batch_states = True
+    question_event = "offered"  # an offer waits for its seller's answer (S9)
 
     # A seat's state is the spectator's with these fields of its own view put in (the view holds no
     # face-down card, S4: only what the seat may do now differs; see server.table.states).
@@ -151,6 +152,13 @@ class SpeculationAdapter(GameAdapter):
             deal, round=round, dealer=int(dealt["dealer"]), order=players[1:] + players[:1],
             shown=match.shown_positions(),  # type: ignore[attr-defined]
             dealer_drawn=drawn, chips=list(chips) if drawn else None, ante=ante if drawn else None, bots=bots)
+
+    def questions(self, match: Match) -> Mapping[Any, int]:
+        offers = match.view(None).offers  # type: ignore[attr-defined]
+        return {o.offer: o.seller for o in offers} if offers else {}
+
+    def question_timeout(self, match: Match, question: Any, seat: int) -> Any:
+        return Decline(seat, int(question))  # no answer in time: the offer is declined (S9)
 
     def on_leave(self, match: Match, seat: int) -> list[Any]:
         """A player who leaves withdraws his offers and declines those made to him."""

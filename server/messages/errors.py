@@ -9,10 +9,10 @@ from typing import Any
 from server.messages import fair_events
 from server.messages.labels import (
     cards_param,
-    plays_param,
     rank_label,
 )
 from server.messages.moderation import moderation_text
+from server.messages.pace import pace_text
 from server.messages.translations import translation
 from server.terminal import PLAIN, TermStyle
 
@@ -35,7 +35,7 @@ def error_message(lang: str, code: str, style: TermStyle = PLAIN, **params: Any)
         p["have"] = p["chips"]
     if code == "illegal_play" and reason is None and isinstance(p.get("min"), int):
         reason = "bid_too_low"
-    text = (moderation_text(t, code, reason, p) or _reason_text(t, lang, code, reason, p, style)
+    text = (moderation_text(t, code, reason, p) or pace_text(t, code, reason, p) or _reason_text(t, lang, code, reason, p, style)
             or _code_text(t, lang, code, p, style))
     extra = _legal_suffix(t, lang, code, p, style)
     return f"{text} {extra}".strip() if extra else text
@@ -90,6 +90,11 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
             )
         if _has(p, "value"):
             return t.gettext("“{value}” is not understood here.").format(value=p["value"])
+        if p.get("arg") == "bio":
+            if _has(p, "max"):
+                return t.gettext("A bio fits in {max} columns (a wide character counts two), with no invisible "
+                                 "or direction characters and at most two accents on a letter.").format(max=p["max"])
+            return t.gettext("A bio has no invisible or direction characters and at most two accents on a letter.")
         if _has(p, "arg"):
             specific = _argument_text(t, str(p["arg"]))
             if specific:
@@ -147,6 +152,11 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
         if _has(p, "name"):
             return t.gettext("The name {name} is taken; choose another one.").format(name=p["name"])
         return t.gettext("That name is taken; choose another one.")
+    if code == "resume_needed":
+        return t.gettext("The guest {name} holds a seat: only their resume code takes it back. If that is "
+                         "you, give the code; otherwise choose another name.").format(name=p.get("name", ""))
+    if code == "bad_resume_code":
+        return t.gettext("That is not {name}'s resume code.").format(name=p.get("name", ""))
     if code == "bad_name":
         if _has(p, "max"):
             return t.gettext(
@@ -185,6 +195,8 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
         if _has(p, "max"):
             return t.gettext("That line is too long (at most {max} characters).").format(max=p["max"])
         return t.gettext("That line is too long.")
+    if code == "bad_text":
+        return t.gettext("That line holds characters that cannot be read; nothing was done.")
     if code == "too_many_rooms":
         return t.gettext("The server has too many rooms open; join one of them or try later.")
     if code == "match_over":
@@ -301,6 +313,7 @@ def _argument_name(t: gettext.NullTranslations, arg: str) -> str:
         "fill": t.pgettext("argument", "fill with bots"),
         "rated": t.pgettext("argument", "rated"),
         "clear": t.pgettext("argument", "clear (remove the seed)"),
+        "resume": t.pgettext("argument", "resume code"),
     }
     return names.get(arg, arg)
 
@@ -318,8 +331,32 @@ def _reason_text(
         return fair
     if reason == "not_started":
         return t.gettext("The match has not begun: it begins when every seat is taken.")
+    if reason == "no_clock":  # extend: the time bank is for a clock that waits for you
+        return t.gettext("No clock is waiting for you now: keep your extra time for your turn.")
+    if reason == "no_time_left":
+        return t.gettext("Your time bank for this match is used up.")
     if reason == "already_seated":
         return t.gettext("You already have a seat at this table.")
+    if reason == "resume_attempts":
+        return t.gettext("Too many wrong resume codes for this name, or from your address, lately: try "
+                         "again in a quarter of an hour.")
+    if reason == "at_stake":
+        return t.gettext("Your guest chips are in play at this table: log in to an account or register "
+                         "once you have left it (leave), or once the match is over.")
+    if reason == "account_in_use":
+        return t.gettext("{name} is connected or seated elsewhere: leave this table first, then log in."
+                         ).format(name=p.get("name", ""))
+    if reason == "table_elsewhere":
+        return t.gettext("Your table is run by another server of this community: leave it first, then "
+                         "log in or register.")
+    if reason == "no_tricks":
+        return t.gettext("This game has no tricks: every card turned face up is on the table already.")
+    if reason == "friend_guest":
+        return t.gettext("{name} is a guest: only registered players can be friends. Once {name} has "
+                         "registered, add them again.").format(name=p.get("name") or "?")
+    if reason == "left_here":
+        return t.gettext("The seat you left here is played by a bot to the end of this round, on your stake; "
+                         "you can sit down here again once the round is over, or at any other table now.")
     if reason == "over":
         return t.gettext("This match is over: type rematch to play again at this table, or leave.")
     if reason == "not_over":
@@ -528,16 +565,24 @@ def _reason_text(
     return None
 
 
-def _rank_plays(plays: Sequence[Any], lang: str, limit: int = 4) -> str:
-    """Plays as people type them: ``9 9 / D D / …`` (any cards of that rank: suits never matter)."""
+def _rank_plays(plays: Sequence[Any], lang: str, limit: int = 4) -> list[str]:
+    """Plays as people type them: ``9 9``, ``D D`` (any cards of that rank: suits never matter)."""
     shown = []
     for play in plays[:limit]:
         if isinstance(play, Sequence) and len(play) == 2 and isinstance(play[1], int):
             shown.append(" ".join([rank_label(lang, str(play[0]))] * play[1]))
-    text = " / ".join(shown)
-    if len(plays) > limit:
-        text += " / …"
-    return text
+    return shown
+
+
+def _can_play(t: gettext.NullTranslations, shown: Sequence[str], total: int) -> str:
+    """``You can play: 7, 8, 9, Q and 2 other plays.``: a play's cards never part across lines (no-break
+    spaces), and what is left out is counted, not hinted at with an ellipsis."""
+    plays = ", ".join(p.replace(" ", "\u00a0") for p in shown)
+    more = total - len(shown)
+    if more > 0:
+        return t.ngettext("You can play: {plays} and {n} other play.",
+                          "You can play: {plays} and {n} other plays.", more).format(plays=plays, n=more)
+    return t.gettext("You can play: {plays}.").format(plays=plays)
 
 
 def _legal_suffix(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, Any], style: TermStyle) -> str:
@@ -550,12 +595,12 @@ def _legal_suffix(t: gettext.NullTranslations, lang: str, code: str, p: dict[str
             return ""
         if not plays:
             return t.gettext("You can only pass.") if legal.get("pass") else ""
-        return t.gettext("You can play: {plays}.").format(plays=_rank_plays(plays, lang))
+        return _can_play(t, _rank_plays(plays, lang), len(plays))
     if isinstance(legal, Sequence) and not isinstance(legal, str):
         plays = [x for x in legal if x]
         if not plays:
             return t.gettext("You can only pass.")
-        return t.gettext("You can play: {plays}.").format(plays=plays_param(plays, lang, style))
+        return _can_play(t, [cards_param(p, lang, style) for p in plays[:4]], len(plays))
     return ""
 
 

@@ -38,6 +38,10 @@ def refusal(t: gettext.NullTranslations, reason: str | None, p: Mapping[str, Any
         return t.gettext("Your randomness for this deal is already in; it cannot be changed.")
     if reason == "contribution_characters":
         return t.gettext("A seed may not contain control characters.")
+    if reason == "contribution_invisible":
+        return t.gettext("A seed may not contain invisible characters (direction marks, zero-width joiners).")
+    if reason == "contribution_marks":
+        return t.gettext("A seed may carry at most two accents on a letter.")
     if reason == "contribution_too_long":
         return t.gettext("A seed is at most {max} bytes long (letters with accents count double).").format(
             max=p.get("max", 64))
@@ -108,6 +112,8 @@ def step_text(lang: str, code: str, result: str, values: Mapping[str, Any], name
     if code == "own_contribution":
         if result == "note":
             return t.gettext("You sent no contribution to this deal, or did not play it.")
+        if ok and v.get("sent") is None:
+            return t.gettext("You added no randomness to this deal, and the record has none from you.")
         return t.gettext("Your own contribution is in the record, unchanged.") if ok else \
             t.gettext("Your contribution is NOT the one in the record!")
     if code in ("deal_seed", "mix"):
@@ -156,7 +162,13 @@ def result_mark(lang: str, result: str) -> str:
     return {"pass": t.gettext("ok"), "fail": t.gettext("FAILED"), "note": t.gettext("note")}.get(result, result)
 
 
-def verify_footer(lang: str) -> str:
-    return translation(lang).gettext(
-        "This check ran on the server. To check without trusting it, keep your own JSON transcript and run "
-        "docs/verify_deal.py on the record (docs/fairness.md).")
+def verify_footer(lang: str, checker: str | None = None) -> str:
+    """How to check a deal without trusting the server: with the checker the operator offers at
+    ``checker`` (``verify_url``), else by the record and the public method."""
+    t = translation(lang)
+    if checker:
+        return t.gettext("This check ran on the server. To check without trusting it, run the independent "
+                         "checker from {url} on this round's record (the machine mode, JSON, gives it).").format(
+                             url=checker)
+    return t.gettext("This check ran on the server. To check without trusting it, ask for this round's record "
+                     "in the machine mode (JSON) and check it yourself: the method is public.")

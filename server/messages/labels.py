@@ -153,6 +153,14 @@ def number(lang: str, n: int) -> str:
     return format_decimal(n, locale=normalize_lang(lang) or "en")
 
 
+def punct(lang: str, mark: str) -> str:
+    """A high punctuation mark (``:`` ``;`` ``!`` ``?``) as the language writes it after a word:
+    French puts a no-break space before it (``zoe : 3♣``), Spanish and English nothing."""
+    if mark in ":;!?" and normalize_lang(lang) == "fr":
+        return "\u00a0" + mark
+    return mark
+
+
 def join_names(lang: str, items: Sequence[str]) -> str:
     """``a, b and c`` in the language."""
     items = list(items)
@@ -250,13 +258,3 @@ def cards_param(value: Any, lang: str, style: TermStyle) -> str:
     if isinstance(value, Sequence):
         return cards_label([str(v) for v in value], lang, style)
     return str(value)
-
-
-def plays_param(value: Any, lang: str, style: TermStyle, limit: int = 4) -> str:
-    """Several plays (lists of codes) joined: ``7♣ 7♦ / 9♣ 9♥ / …``."""
-    plays = [p for p in value if p] if isinstance(value, Sequence) and not isinstance(value, str) else []
-    shown = [cards_param(p, lang, style) for p in plays[:limit]]
-    text = " / ".join(shown)
-    if len(plays) > limit:
-        text += " / …"
-    return text

@@ -45,6 +45,9 @@ def _ev_played(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
 @event("passed", seats=named("seat"))
 def _ev_passed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
+    if you is not None and seat == you and e.get("forced"):
+        return t.gettext("You pass: all four cards of the rank “that or nothing” asks for are out, so nobody "
+                         "can follow.")
     if you is not None and seat == you:
         return t.gettext("You pass.")
     return t.gettext("{name} passes.").format(name=seat_name(names, seat, lang))

@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.kit import ANYONE, T, event
-from server.messages.labels import table_name
+from server.messages.labels import number, table_name
+from server.messages.translations import translation
 from server.terminal import TermStyle
 
 
@@ -42,20 +43,73 @@ def _what(lang: str, e: Mapping[str, Any]) -> str:
     return table_name(lang, e.get("game"), e.get("rules"))
 
 
+def _level(t: T, level: Any) -> str:
+    if level == "easy":
+        return t.pgettext("bot level", "easy")
+    if level == "hard":
+        return t.pgettext("bot level", "hard")
+    return t.pgettext("bot level", "normal")
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def seek_terms(lang: str, e: Mapping[str, Any]) -> str:
+    """Everything a seek or a challenge sets, before anyone accepts it: the table, its seats, then
+    the stake or ante, rounds, bots and their level, time per turn, rated or not, and the game's
+    own options (``Président trou du cul, 4 seats, stake 2 chips, 1 bot (normal), 30 s a turn``)."""
+    t = translation(lang)
+    parts = [_what(lang, e)]
+    seats = _int(e.get("seats"))
+    if seats is not None:
+        parts.append(t.ngettext("{n} seat", "{n} seats", seats).format(n=seats))
+    stake = _int(e.get("stake"))
+    if stake and e.get("rules") == "tdc":
+        parts.append(t.ngettext("stake {n} chip", "stake {n} chips", stake).format(n=number(lang, stake)))
+    ante = _int(e.get("ante"))
+    if ante and e.get("game") == "speculation":
+        parts.append(t.ngettext("ante {n} chip", "ante {n} chips", ante).format(n=number(lang, ante)))
+    rounds = _int(e.get("rounds"))
+    if rounds:
+        parts.append((t.ngettext("{n} deal", "{n} deals", rounds) if e.get("game") == "speculation"
+                      else t.ngettext("{n} round", "{n} rounds", rounds)).format(n=rounds))
+    bots = _int(e.get("bots"))
+    if bots:
+        parts.append(t.ngettext("{n} bot ({level})", "{n} bots ({level})", bots).format(
+            n=bots, level=_level(t, e.get("bot_level"))))
+    turn = e.get("turn_seconds")
+    if isinstance(turn, int | float) and not isinstance(turn, bool) and turn > 0:
+        parts.append(t.gettext("{n} s a turn").format(n=f"{turn:g}"))
+    got = e.get("options")
+    options: Mapping[str, Any] = got if isinstance(got, Mapping) else {}
+    cut = options.get("cut_window")
+    if isinstance(cut, int | float) and not isinstance(cut, bool):
+        parts.append(t.gettext("{n} s to cut").format(n=f"{cut:g}"))
+    trade = options.get("trade_window")
+    if isinstance(trade, int | float) and not isinstance(trade, bool):
+        parts.append(t.gettext("{n} s to trade").format(n=f"{trade:g}"))
+    if "rated" in e:
+        parts.append(t.gettext("rated") if e.get("rated") else t.gettext("not rated"))
+    if e.get("fill"):
+        parts.append(t.gettext("bots fill the seats left if it lapses"))
+    return ", ".join(parts)
+
+
 @event("seek", seats=ANYONE)
 def _ev_seek(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     n = int(e.get("missing") or 0)
     return t.ngettext(
-        "{name} seeks {n} player for {game}, {seats} seats (accept {id}).",
-        "{name} seeks {n} players for {game}, {seats} seats (accept {id}).", n,
-    ).format(name=e.get("name") or "?", n=n, game=_what(lang, e), seats=e.get("seats"), id=e.get("seek"))
+        "{name} seeks {n} player: {terms} (accept {id}).",
+        "{name} seeks {n} players: {terms} (accept {id}).", n,
+    ).format(name=e.get("name") or "?", n=n, terms=seek_terms(lang, e), id=e.get("seek"))
 
 
 @event("challenge", seats=ANYONE)
 def _ev_challenge(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                   style: TermStyle) -> str | None:
-    return t.gettext("{name} challenges you: {game}, {seats} seats. Type accept or decline.").format(
-        name=e.get("name") or "?", game=_what(lang, e), seats=e.get("seats"))
+    return t.gettext("{name} challenges you: {terms}. Type accept or decline.").format(
+        name=e.get("name") or "?", terms=seek_terms(lang, e))
 
 
 @event("seek_accepted", seats=ANYONE)
@@ -69,6 +123,9 @@ def _ev_seek_accepted(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str
 @event("seek_started", seats=ANYONE)
 def _ev_seek_started(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                      style: TermStyle) -> str | None:
+    if e.get("challenge"):
+        return t.gettext("The table of {name}'s challenge is open: room {room}, your seat {seat}.").format(
+            name=e.get("name") or "?", room=e.get("room"), seat=e.get("seat"))
     return t.gettext("The table of {name}'s seek is open: room {room}, your seat {seat}.").format(
         name=e.get("name") or "?", room=e.get("room"), seat=e.get("seat"))
 
@@ -86,4 +143,10 @@ def _ev_seek_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], y
         return t.gettext("Seek or challenge #{id} lapsed: nobody took it up in time.").format(id=e.get("seek"))
     if reason == "gone":
         return t.gettext("Seek or challenge #{id} ended: a player it needed is gone.").format(id=e.get("seek"))
-    return t.gettext("Seek or challenge #{id} could not open its table.").format(id=e.get("seek"))
+    text = t.gettext("Seek or challenge #{id} could not open its table.").format(id=e.get("seek"))
+    if isinstance(e.get("code"), str):  # why (a room limit, chips): the refusal's own sentence
+        from server.messages.errors import error_message
+
+        params = {k: v for k, v in e.items() if k in ("max", "need", "chips", "have")}
+        text += " " + error_message(lang, e["code"], style, reason=e.get("refused"), **params)
+    return text

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.kit import ANYONE, EVERY_SEAT, T, event, named, named_by, seat_name, seat_of
-from server.messages.labels import card_label, cards_param, suit_name
+from server.messages.labels import card_label, cards_param, punct, suit_name
 from server.terminal import TermStyle
 
 _PAYERS = named_by(lambda e: [p.get("seat") for p in e.get("payments") or []], "the seats in 'payments'")
@@ -124,11 +124,17 @@ def _ev_offered(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you
     price = int(e.get("price") or 0)
     oid = e.get("offer")
     if you is not None and seller == you:
-        return t.ngettext(
+        text = t.ngettext(
             "Offer #{offer}: {buyer} offers you {price} for your top face-down card (accept {offer} / decline {offer}).",
             "Offer #{offer}: {buyer} offers you {price} for your top {k} face-down cards (accept {offer} / decline {offer}).",
             k,
         ).format(offer=oid, buyer=seat_name(names, buyer, lang), price=_chips(t, price), k=k)
+        seconds = e.get("answer_seconds")
+        if isinstance(seconds, int | float) and not isinstance(seconds, bool) and seconds > 0:
+            # the seller's own time to answer: their card is not turned meanwhile (S9)
+            text += " " + t.ngettext("You have {n} second to answer.", "You have {n} seconds to answer.",
+                                     round(seconds)).format(n=round(seconds))
+        return text
     if you is not None and buyer == you:
         return t.ngettext(
             "Offer #{offer}: you offer {price} to {seller} for their top face-down card.",
@@ -148,6 +154,8 @@ def _chips(t: gettext.NullTranslations, n: int) -> str:
 
 @event("declined", seats=ANYONE)
 def _ev_declined(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    if e.get("timeout"):  # nobody answered in time: the table declined for the seller (S9)
+        return t.gettext("Time is up: offer #{offer} is declined.").format(offer=e.get("offer"))
     return t.gettext("Offer #{offer} is declined.").format(offer=e.get("offer"))
 
 
@@ -223,4 +231,4 @@ def _ev_revealed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], yo
             parts.append(f"{seat_name(names, seat, lang)} {cards_param(cards, lang, style)}")
     if not parts:
         return t.gettext("The remaining cards are shown.")
-    return t.gettext("Cards shown: {list}.").format(list="; ".join(parts))
+    return t.gettext("Cards shown: {list}.").format(list=(punct(lang, ";") + " ").join(parts))

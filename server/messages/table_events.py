@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.fair_events import window_hint
-from server.messages.kit import ANYONE, T, event, named_by, seat_name
+from server.messages.kit import ANYONE, T, event, named, named_by, seat_name
 from server.messages.labels import table_name
 from server.messages.translations import translation
 from server.terminal import TermStyle
@@ -55,10 +55,21 @@ def _ev_reconnected(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str],
     return t.gettext("{name} is back.").format(name=who)
 
 
+@event("extended", seats=named("seat"))
+def _ev_extended(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    n = round(float(e.get("seconds") or 0))
+    if you is not None and e.get("seat") == you:  # (a terminal shows the reply instead: server.presenters.text.news)
+        return t.ngettext("You take {n} second more.", "You take {n} seconds more.", n).format(n=n)
+    return t.ngettext("{name} takes {n} second more.", "{name} takes {n} seconds more.", n).format(
+        name=seat_name(names, e.get("seat"), lang), n=n)
+
+
 @event("room_created", seats=ANYONE)
 def _ev_room_created(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     game = table_name(lang, e.get("game"), e.get("rules"))
-    who = e.get("name") or e.get("by") or "?"
+    who = e.get("name") or e.get("by")
+    if not who:  # someone who hides where they sit
+        return t.gettext("Room {room} opens: {game} (join {room}).").format(room=e.get("room"), game=game)
     if e.get("seats"):
         n = int(e["seats"])
         return t.ngettext(
@@ -81,9 +92,15 @@ def _ev_room_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str],
 
 @event("rooms_changed", seats=ANYONE)
 def _ev_rooms_changed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    return t.gettext("Rooms: {opened} opened, {closed} closed since the last news, {open} open now "
+    seeks = int(e.get("seeks") or 0)
+    seek_text = t.ngettext("{n} new seek (type seeks to see the open ones).",
+                           "{n} new seeks (type seeks to see the open ones).", seeks).format(n=seeks)
+    if seeks and not e.get("opened") and not e.get("closed"):
+        return seek_text
+    text = t.gettext("Rooms: {opened} opened, {closed} closed since the last news, {open} open now "
                      "(type rooms to see them).").format(opened=e.get("opened", 0), closed=e.get("closed", 0),
                                                          open=e.get("open", 0))
+    return f"{text} {seek_text}" if seeks else text
 
 
 @event("match_started", "started", seats=ANYONE)
@@ -131,9 +148,15 @@ def _ev_hello(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: 
 
 @event("replaced", seats=ANYONE)
 def _ev_replaced(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    who = e.get("name") or seat_name(names, e.get("seat"), lang)
     if e.get("until") == "round_end":
-        return t.gettext("{name} left: a bot plays the seat to the end of the round.").format(name=e.get("name", ""))
-    return t.gettext("A bot now plays for {name}; the points stay with the seat.").format(name=e.get("name", ""))
+        return t.gettext("{name} left: a bot plays the seat to the end of the round.").format(name=who)
+    return t.gettext("A bot now plays for {name}; the points stay with the seat.").format(name=who)
+
+
+@event("renamed", seats=ANYONE)
+def _ev_renamed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    return t.gettext("{name} is now {to}, on the same seat.").format(name=e.get("name", ""), to=e.get("to", ""))
 
 
 @event("round_result", seats=ANYONE)
@@ -152,8 +175,11 @@ def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
 @event("commitment", seats=named_by(lambda e: e["given"] if isinstance(e.get("given"), list) else (),
                                    "the seats in 'given' (the other seats share the window's hint)"))
 def _ev_commitment(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    text = t.gettext("Deal {round}: the server committed to its shuffle ({commitment}).").format(
-        round=e.get("round", ""), commitment=str(e.get("commitment", ""))[:16])
+    if e.get("game") == "president":  # a Président round has one deal: called a round, as everywhere else
+        text = t.gettext("Round {round}: the server committed to its shuffle ({commitment}).")
+    else:
+        text = t.gettext("Deal {round}: the server committed to its shuffle ({commitment}).")
+    text = text.format(round=e.get("round", ""), commitment=str(e.get("commitment", ""))[:16])
     window = e.get("window")
     given = e.get("given")
     if (you is not None and isinstance(window, int | float) and not isinstance(window, bool) and window > 0
@@ -185,7 +211,13 @@ def _ev_notice(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
         "not_enough_players": t.gettext("Fewer than three players can play on: the match ends here."),
         "server_trouble": t.gettext("The server is having trouble; your table is paused. Nothing is lost."),
         "server_ok": t.gettext("The server is fine again; your table goes on."),
+        "resume_tried": t.gettext("Someone tried to log in under your name without your resume code; "
+                                  "your seat stays yours."),
     }
+    if code == "resume_code":
+        return t.gettext("Your resume code: {code}. Keep it: if your connection drops or the server "
+                         "restarts, log in again as {name} and give this code to get your seat back "
+                         "(whoami shows it again).").format(code=e.get("resume", ""), name=e.get("name", ""))
     return texts.get(code, code)
 
 

@@ -76,7 +76,8 @@ class InsufficientChips(StorageError):
 
 
 class AlreadyStaked(InsufficientChips):
-    """The account's stake is in another unsettled round (one table at a time): it cannot cover this one."""
+    """Kept for callers that name it; no longer raised: an account may be staked in several unsettled
+    rounds (a seat its person left plays its round out on their stake while they sit elsewhere)."""
 
 
 class NameTaken(StorageError):
@@ -251,8 +252,9 @@ class OpenRound:
     ``partial=False``: all or nothing (:class:`InsufficientChips` naming who is short).
     ``partial=True``: escrow every stake that can be covered, skip the others
     (T13: who cannot cover the stake sits the round out); the result says who.
-    An account already staked in another unsettled round cannot cover a stake
-    (:class:`AlreadyStaked`; skipped when partial). Result: :class:`RoundOpened`."""
+    An account may be staked in other unsettled rounds too (a seat its person left
+    is played out on their stake): each stake comes from the available chips.
+    Result: :class:`RoundOpened`."""
 
     round_id: str
     stakes: Mapping[str, int]
@@ -465,7 +467,7 @@ class Played:
 
 
 class Accounts(Protocol):
-    async def exists(self, name: str) -> bool: ...
+    async def exists(self, name: str, *, fresh: bool = False) -> bool: ...
 
     async def register(
         self, name: str, password: str, *, replacing_guest: str | None = None, address: str = ""
@@ -573,8 +575,10 @@ class History(Protocol):
 
     async def get(self, round_id: str) -> RoundRecord | None: ...
 
-    async def standings(self, game: str, rules: str, limit: int = 10, *, by: str = "chips") -> list[dict[str, Any]]:
-        """A table's leaderboard, ranked ``by`` ``"points"`` or ``"chips"`` won."""
+    async def standings(self, game: str, rules: str, limit: int = 10, include_guests: bool = False, *,
+                        by: str = "chips", name: str | None = None) -> list[dict[str, Any]]:
+        """A table's leaderboard, ranked ``by`` ``"points"`` or ``"chips"`` won (registered players unless
+        ``include_guests``; ``name``: that player's row alone)."""
         ...
 
 

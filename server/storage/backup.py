@@ -5,9 +5,10 @@ step, inside one read transaction: the copy is the database as it was at one mom
 commits — a round being settled is in it either not at all or entirely, never half paid. The server
 is not stopped and not slowed beyond that read (WAL: writers go on while it reads).
 
-The copy is written next to FILE, made a single self-contained file (no ``-wal``), checked
-(``PRAGMA integrity_check`` and the full audit of the ledger, RULES invariant 4), made private
-(0600: it holds password hashes), then renamed to FILE, so FILE is never half written::
+The copy is written next to FILE in a private file (0600: it holds password hashes) created
+exclusively under a random name (:mod:`server.storage.private`), made a single self-contained file
+(no ``-wal``), checked (``PRAGMA integrity_check`` and the full audit of the ledger, RULES
+invariant 4), then renamed to FILE, so FILE is never half written::
 
     donne backup --data-dir data --to /var/backups/donne/donne-2025-01-31.sqlite3
 
@@ -20,7 +21,6 @@ copy is sound and its ledger holds, 1 when the copy was made but its audit or in
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sqlite3
@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from server.storage.api import StorageError
+from server.storage.private import private_temp, publish
 from server.storage.sqlite import audit_connection, db_path, private_umask
 
 
@@ -53,35 +54,27 @@ def backup(source: str | os.PathLike[str], target: str | os.PathLike[str], *, fo
     if dst.resolve() == src_file.resolve():
         raise Refused("the backup cannot replace the database itself")
     dst.parent.mkdir(parents=True, exist_ok=True)
-    partial = dst.with_name(dst.name + ".partial")
-    for leftover in (partial, partial.with_name(partial.name + "-journal")):
-        with contextlib.suppress(FileNotFoundError):
-            leftover.unlink()
-    src = sqlite3.connect(f"{src_file.resolve().as_uri()}?mode=ro", uri=True, timeout=10.0)
-    try:
-        src.execute("PRAGMA busy_timeout=10000")
-        with private_umask():
-            out = sqlite3.connect(str(partial), isolation_level=None)
+    with private_temp(dst) as partial:  # 0600, created exclusively under a random name beside FILE
+        src = sqlite3.connect(f"{src_file.resolve().as_uri()}?mode=ro", uri=True, timeout=10.0)
         try:
-            src.backup(out)  # pages=-1: the whole database in one step, one read transaction
-            out.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
-            integrity = str(out.execute("PRAGMA integrity_check").fetchone()[0])
-            out.row_factory = sqlite3.Row
-            out.execute("BEGIN")
+            src.execute("PRAGMA busy_timeout=10000")
+            with private_umask():  # (SQLite's own journal beside it)
+                out = sqlite3.connect(str(partial), isolation_level=None)
             try:
-                audit = audit_connection(out)
+                src.backup(out)  # pages=-1: the whole database in one step, one read transaction
+                out.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
+                integrity = str(out.execute("PRAGMA integrity_check").fetchone()[0])
+                out.row_factory = sqlite3.Row
+                out.execute("BEGIN")
+                try:
+                    audit = audit_connection(out)
+                finally:
+                    out.execute("ROLLBACK")
             finally:
-                out.execute("ROLLBACK")
+                out.close()
         finally:
-            out.close()
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            partial.unlink()
-        raise
-    finally:
-        src.close()
-    os.chmod(partial, 0o600)
-    os.replace(partial, dst)
+            src.close()
+        publish(partial, dst)
     return {
         "ok": integrity == "ok" and audit.ok,
         "file": str(dst),

@@ -3,7 +3,8 @@
 * :func:`clean_name` turns what a person typed into the display form, or
   raises :class:`~server.storage.api.BadName`: Unicode NFKC, 2 to 20
   characters, letters and digits of any script plus ``_ - .``, starting with
-  a letter; not a reserved word and not a bot seat's name, by look.
+  a letter; not a reserved word and not a bot seat's name, by look; no part of it
+  looking like a staff role's word (:data:`STAFF`).
 * :func:`name_key` is the identity of a name: two names with the same key are
   the same account (``Zoé`` and ``ZOÉ``).
 * :func:`skeleton` is what a name looks like: two names with the same
@@ -45,6 +46,18 @@ SYSTEM_MARK = ":"
 RESERVED = frozenset(
     {"admin", "administrator", "bot", "donne", "guest", "house", "root", "server", "system", "sysop"}
 )
+
+# Words of the staff's roles (in the three languages): no part of a name may look like one, so
+# nobody passes for staff ("mоderator" with a Cyrillic о, "modérateur", "operat0r", "admin_2",
+# "support.team"). A part is what lies between "_", "-" and "." with digits at its ends set
+# aside; parts are compared by skeleton ("badminton" and "modest" are names like any other).
+STAFF = frozenset({
+    "admin", "administrator", "administrateur", "administratrice", "administrador", "administradora",
+    "moderator", "moderateur", "moderatrice", "moderador", "moderadora", "mod", "modo", "mods",
+    "operator", "operateur", "operatrice", "operador", "operadora", "sysop", "sysadmin", "root",
+    "staff", "support", "soporte", "helpdesk", "owner", "official", "officiel", "oficial", "server",
+    "serveur", "servidor", "system", "systeme", "sistema", "donne",
+})
 
 CONFUSABLES_FILE = Path(__file__).with_name("confusables.txt")
 CONFUSABLES_VERSION = "13.0.0"
@@ -104,9 +117,18 @@ def clean_name(raw: str) -> str:
     if not name[0].isalpha():
         raise BadName("a name starts with a letter")
     look = skeleton(name)
-    if look in _RESERVED_SKELETONS or _BOT_SEAT.fullmatch(look):
+    if look in _RESERVED_SKELETONS or _BOT_SEAT.fullmatch(look) or looks_like_staff(name):
         raise BadName("this name is reserved")
     return name
+
+
+def looks_like_staff(name: str) -> bool:
+    """A part of ``name`` (see :data:`STAFF`) looks like a word of the staff's roles."""
+    for part in _PARTS.split(unicodedata.normalize("NFKC", name)):
+        core = part.strip("".join(ch for ch in set(part) if ch.isdigit()))
+        if core and skeleton(core.translate(_LEET)) in _STAFF_SKELETONS:
+            return True
+    return False
 
 
 def name_key(name: str) -> str:
@@ -144,6 +166,9 @@ def is_system_name(name: str) -> bool:
 
 
 _RESERVED_SKELETONS = frozenset(skeleton(word) for word in RESERVED)
+_STAFF_SKELETONS = frozenset(skeleton(word) for word in STAFF)
+_LEET = str.maketrans({"3": "e", "4": "a", "7": "t"})  # inside a word, for this check only ("st4ff", "op3rator")
+_PARTS = re.compile("[" + re.escape("".join(sorted(PUNCTUATION))) + "]+")
 
 
 def _bot_seat_pattern() -> re.Pattern[str]:

@@ -16,6 +16,8 @@ from typing import Any, Protocol
 
 from server.games.base import GameAdapter, TableOptions
 from server.protocol import Shared
+from server.table.answers import AnswerClocks
+from server.table.bank import TimeBank
 from server.table.io import Effect, Member, Outputs, Send
 from server.table.seats import Seat
 from server.table.states import StateSet, build_state
@@ -57,6 +59,12 @@ class TableSettings(Protocol):
     def autopass_delay(self) -> float: ...
     @property
     def entropy_window(self) -> float: ...
+    @property
+    def offer_seconds(self) -> float: ...
+    @property
+    def time_bank(self) -> float: ...
+    @property
+    def time_bank_step(self) -> float: ...
 
 
 
@@ -78,6 +86,7 @@ class TableBase:
         self.status = "waiting"  # waiting | playing | over
         self.closed: str | None = None
         self.log: list[dict[str, Any]] = []
+        self._tricks_seen: tuple[Any, int, Any, dict[str, Any]] | None = None  # (log, length, last, tricks)
         self.round_id: str | None = None  # open escrow (a staked round, a deal)
         self.round_stakes: dict[int, str] = {}  # seat -> account that staked this round
         self.round_escrow: dict[int, int] = {}  # seat -> chips it has in the round's escrow
@@ -89,6 +98,8 @@ class TableBase:
         self.bot_due: float | None = None
         self.window: tuple[str, float] | None = None  # (kind, until): people's time before bots or clocks move on
         self.auto_at: float | None = None  # when a delayed automatic move (autopass) is due
+        self.answers = AnswerClocks()  # open questions put to people (offers to a seller): their clocks
+        self.bank = TimeBank(getattr(settings, "time_bank", 0.0))  # each person's extra time this match (extend)
         self._draw_seed = draw_seed
         self._bot_seed = bot_seed
         self._bot_options = dict(bot_options or {})
@@ -169,8 +180,14 @@ class TableBase:
 
     def _match_made(self) -> None:
         """A new match (the first, or a rematch): the log starts again from its configuration."""
+        self.bank.reset()
         if self.journal is not None:
             self.journal.append({"k": "m", "config": self.match.config})
+
+    def _can_answer(self, seat: int) -> bool:
+        """A connected person sits on ``seat``: a question put to them gets a clock to answer it
+        (``server.table.answers``; someone away would only hold the table up)."""
+        return 0 <= seat < len(self.seats) and self.seats[seat].member is not None and self.seats[seat].present
 
     def _account(self, seat: int) -> str:
         account = self.seats[seat].account or self.round_stakes.get(seat)
@@ -201,11 +218,35 @@ class TableBase:
     def _names(self) -> tuple[str, ...]:
         return tuple(s.name or "" for s in self.seats)
 
+    def _hidden(self) -> dict[str, int]:
+        """The names of the people seated here who hide where they sit (``hide``), with their seats."""
+        return {s.name: s.index for s in self.seats if s.hidden and s.member is not None and s.name}
+
+    def _watchers_names(self) -> tuple[str, ...]:
+        """:meth:`_names` as spectators read them: a hidden person's seat has no name ("seat 2")."""
+        return tuple("" if s.hidden and s.member is not None else s.name or "" for s in self.seats)
+
     def _broadcast(self, event: dict[str, Any]) -> None:
-        """A table event (chat, joined, left...) to everyone in the room."""
+        """A table event (chat, joined, left...) to everyone in the room; spectators are not told the
+        name of a person who hides where they sit (:meth:`_hidden`): they read the seat."""
         audience = self._audience()
-        if audience:
-            self._out.items.append(Send(audience, Shared({**event, "room": self.id}, self._names())))
+        if not audience:
+            return
+        shared = Shared({**event, "room": self.id}, self._names())
+        hidden = self._hidden()
+        if not hidden or all(seat is not None for _, seat in audience):
+            self._out.items.append(Send(audience, shared))
+            return
+        seated = tuple(a for a in audience if a[1] is not None)
+        if seated:
+            self._out.items.append(Send(seated, shared))
+        masked = {**event, "room": self.id}
+        name = event.get("name")
+        if isinstance(name, str) and name in hidden:
+            masked["name"] = None
+            masked.setdefault("seat", hidden[name])
+        self._out.items.append(Send(tuple(a for a in audience if a[1] is None),
+                                    Shared(masked, self._watchers_names())))
 
     def _publish(self, events: tuple[Any, ...], extra: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         """Engine events, each in the form its receiver may see; bots observe theirs. ``extra``: the
@@ -214,6 +255,7 @@ class TableBase:
             return
         names = self._names()
         audience = self._audience()
+        watchers_names = self._watchers_names() if self.spectators and self._hidden() else None
         for ev in events:
             for seat in self.seats:
                 if seat.bot is not None:
@@ -241,6 +283,14 @@ class TableBase:
                     groups.append((seen, [(key, seat_no)]))
             more = extra.get(ev.name, {}) if extra else {}
             for seen, readers in groups:
+                if watchers_names is not None and any(seat_no is None for _, seat_no in readers):
+                    seated = [r for r in readers if r[1] is not None]  # (spectators: no hidden person's name)
+                    if seated:
+                        self._out.items.append(Send(tuple(seated), Shared(
+                            {**seen.to_dict(), **more, "room": self.id}, names, source=seen)))
+                    self._out.items.append(Send(tuple(r for r in readers if r[1] is None), Shared(
+                        {**seen.to_dict(), **more, "room": self.id}, watchers_names, source=seen)))
+                    continue
                 self._out.items.append(Send(tuple(readers), Shared({**seen.to_dict(), **more, "room": self.id}, names,
                                                                     source=seen)))
 

@@ -86,7 +86,8 @@ class Table(Seating, Rounds, Resuming):
             if best is None or due < best:
                 best = due
         window = self.window
-        for due in (self.bot_due, self.over_at, None if window is None else window[1], self.auto_at):
+        for due in (self.bot_due, self.over_at, None if window is None else window[1], self.auto_at,
+                    self.answers.wake):
             if due is not None and (best is None or due < best):
                 best = due
         return best
@@ -168,6 +169,8 @@ class Table(Seating, Rounds, Resuming):
             return (yield from self._leave(member)), None
         if cmd == "rematch":
             return (yield from self._rematch(member)), None
+        if cmd == "become":  # the server's own (a guest logs in or registers): never a player's
+            return (yield from self._become(member, c.args)), None
         if cmd == "say":
             self._broadcast({"event": "chat", "room": self.id, "name": member.name, "message": c.args["text"]})
             return None, None
@@ -178,6 +181,16 @@ class Table(Seating, Rounds, Resuming):
         if cmd == "state":
             self._deferred.append(lambda: self._push_state(member.key))
             return None, None
+        if cmd == "hide":  # (the lobby's ``hide`` of a seated person: spectators' views follow at once)
+            seat = self.seat_of(member.key)
+            if seat is not None and self.seats[seat].hidden != member.hidden:
+                self.seats[seat].hidden = member.hidden
+                self._deferred.append(self._push_states)
+            return None, None
+        if cmd == "tricks":
+            return self._tricks(member), None
+        if cmd == "extend":
+            return self._extend(member, c.args), None
         if cmd in AUTOMATIC:
             seat = self.seat_of(member.key)
             if seat is not None:
@@ -186,6 +199,23 @@ class Table(Seating, Rounds, Resuming):
         if cmd in PLAY_COMMANDS:
             return (yield from self._play(member, cmd, c.args))
         raise CommandError("unknown_command", cmd=cmd)
+
+    def _tricks(self, member: Member) -> dict[str, Any]:
+        """The tricks of the round being played (or just played), as everyone at the table saw them:
+        only cards played face up (the adapter's public form), for a player or a spectator."""
+        if self.seat_of(member.key) is None and member.key not in self.spectators:
+            raise CommandError("not_in_room")
+        if self.match is None:
+            raise CommandError("not_allowed", reason="not_started")
+        last = self.log[-1] if self.log else None
+        seen = self._tricks_seen
+        # the same log (the same list, length and last entry object, held here): the same tricks
+        if seen is None or seen[0] is not self.log or seen[1] != len(self.log) or seen[2] is not last:
+            got = self.adapter.round_tricks(self.match.config, self.log)
+            if got is None:
+                raise CommandError("not_allowed", reason="no_tricks")
+            seen = self._tricks_seen = (self.log, len(self.log), last, got)
+        return {"room": self.id, **seen[3], "seats": [s.name for s in self.seats]}
 
     def _play(self, member: Member, cmd: str, args: Mapping[str, Any]) -> Step:
         seat = self.seat_of(member.key)

@@ -136,7 +136,8 @@ def _facts_key(table: TableBase) -> _Key:
             tuple(table.round_stakes.items()), tuple(table.round_escrow.items()), table.commitment,
             tuple(table._round_chips), None if window is None else window[0], table.over_at is not None,
             [None if s.empty else (s.name, s.account, s.member, None if s.bot is None else s.substitute,
-                                   s.bot_display, s.leaving, s.departed, dict(s.prefs), s.seed, s.arrived)
+                                   s.bot_display, s.leaving, s.departed, dict(s.prefs), s.seed, s.arrived,
+                                   s.proof if s.member is not None else None)
              for s in table.seats],
             table.arrivals, table.dealt_arrivals, table.fairness_key() if isinstance(table, FairDeals) else None)
 
@@ -151,7 +152,8 @@ def _facts_of(key: _Key) -> dict[str, Any]:
             "seats": [None if s is None else
                       {"name": s[0], "account": s[1], "member": s[2],
                        "bot": None if s[3] is None else ("sub" if s[3] else "table"), "display": s[4],
-                       "leaving": s[5], "departed": s[6], "prefs": s[7], "seed": s[8], "arrived": s[9]}
+                       "leaving": s[5], "departed": s[6], "prefs": s[7], "seed": s[8], "arrived": s[9],
+                       **({"proof": s[10]} if s[10] is not None else {})}
                       for s in seats],
             "arrivals": [arrivals, dealt_arrivals], "fair": fairness_facts_of(fair)}
 
@@ -376,6 +378,7 @@ def _put_back(table: Table, got: Mapping[str, Any], match: Any, actions: list[di
         seat.prefs = {str(k): bool(v) for k, v in dict(s["prefs"]).items()}
         seat.arrived = int(s.get("arrived", 0))  # (logs written before T12's newcomers: 0)
         seat.seed = s.get("seed")
+        seat.proof = s.get("proof")  # a guest's resume code, hashed (logs written before it: none)
         if s["bot"] == "table":
             level = opts.bot_level
             options = table._bot_options if LEVELS.get(level, level) == "search" else {}

@@ -85,7 +85,7 @@ class FairDeals(TableBase):
                 self.entropy.given[seat.index] = seat.seed
         given = sorted(self.entropy.given)
         self._broadcast({"event": "commitment", "round": round_no, "commitment": commit, "window": length,
-                         "given": given})
+                         "given": given, "game": self.opts.game})
         for i in given:
             self._broadcast({"event": "contributed", "round": round_no, "seat": i})
         if self._entropy_complete():

@@ -2,8 +2,10 @@
 
 One account holds at most one seat in the whole server: a seat is claimed
 (:class:`~server.table.io.Claim`) before anyone sits and released
-(:class:`~server.table.io.Released`) when it ends — for a person who leaves in the
-middle of a staked round, only once that round is over (T1, S11).
+(:class:`~server.table.io.Released`) when the person leaves it — also in the middle
+of a staked round, where a bot plays the seat to the round's end on their stake
+(T1, S11): the person is free at once, the chips stay in the round's escrow until it
+settles.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from engine.errors import Refusal
 from engine.seeds import derive
 from server.protocol import CommandError
 from server.storage.api import StorageError
+from server.storage.names import name_key
 from server.table.base import Step, TableBase, log
 from server.table.io import Balance, Claim, FundBot, Gone, Member, Placed, Released
 from server.table.seats import Seat
@@ -28,6 +31,11 @@ class Seating(TableBase):
             raise CommandError("not_allowed", reason="already_seated")
         if self.status == "over":
             raise CommandError("not_allowed", reason="over")
+        if any(s.leaving and s.account is not None and name_key(s.account) == name_key(member.account)
+               for s in self.seats):
+            # the seat they left is still played to the end of its round on their stake: one seat of
+            # an account at a table (its chips settle per account)
+            raise CommandError("not_allowed", reason="left_here")
         joinable = (self.status == "waiting" and self.match is None) or self.adapter.joins_between_rounds
         free = [s for s in self.seats if s.empty]
         if not joinable or not free:
@@ -59,6 +67,8 @@ class Seating(TableBase):
         seat.present = True
         seat.prefs = dict(member.prefs)
         seat.seed = member.seed
+        seat.hidden = member.hidden
+        seat.proof = member.proof
         seat.arrived = self._arrival()
         self._out.items.append(Placed(member.key, seat.index))
         self._broadcast({"event": "joined", "room": self.id, "name": member.name, "seat": seat.index})
@@ -90,19 +100,16 @@ class Seating(TableBase):
     def _fill_bots(self) -> Step:
         """Bots take their seats at once: the last ``bots`` seats (one the house cannot fund stays free)."""
         have = sum(1 for s in self.seats if s.bot is not None)
-        for seat in reversed(self.seats):
-            if have >= self.opts.bots:
-                break
-            if seat.empty:
-                try:
-                    yield from self._seat_bot(seat)
-                except StorageError as exc:
-                    log.warning("table %s: no bot for seat %d (%s); the next join tries again", self.id,
-                                seat.index, exc)
-                    return
-                have += 1
-                self._broadcast({"event": "joined", "room": self.id, "name": seat.name, "seat": seat.index,
-                                 "bot": True})
+        last_empty = [s for s in reversed(self.seats) if s.empty][:max(0, self.opts.bots - have)]
+        for seat in reversed(last_empty):  # seated in seat order: bot1, bot2, bot3
+            try:
+                yield from self._seat_bot(seat)
+            except StorageError as exc:
+                log.warning("table %s: no bot for seat %d (%s); the next join tries again", self.id,
+                            seat.index, exc)
+                return
+            self._broadcast({"event": "joined", "room": self.id, "name": seat.name, "seat": seat.index,
+                             "bot": True})
 
     def _start_match(self) -> Step:
         chips = []
@@ -140,6 +147,42 @@ class Seating(TableBase):
             yield from self._start_match()
         self._deferred.append(self._push_states)
         return {"room": self.id}
+
+    def chips_in_play(self, seat_no: int) -> bool:
+        """Chips of that seat's person are, or may be, in play at this table (stakes, antes, a match
+        made with chips, an open escrow)."""
+        return bool(self.adapter.chips_in_match or self.adapter.chips_to_sit(self.opts) > 0
+                    or self.adapter.deal_stake(self.opts) > 0 or self.round_escrow.get(seat_no))
+
+    def _become(self, member: Member, args: Mapping[str, Any]) -> Step:
+        """A guest seated here becomes an account (``register``, or ``login`` from the guest's session):
+        the seat goes on under the account's key, name and ledger account, the points with it.
+
+        Only where no chip of the guest's is or will be at this table (a table with no stakes nor
+        antes; the guest's chips are retired when it becomes the account): elsewhere
+        ``not_allowed`` with ``reason`` ``at_stake``. The account must hold no other seat."""
+        seat_no = self.seat_of(member.key)
+        if seat_no is None:
+            raise CommandError("not_in_room")
+        seat = self.seats[seat_no]
+        key, name, account = str(args["key"]), str(args["name"]), str(args["account"])
+        if self.chips_in_play(seat_no):
+            raise CommandError("not_allowed", reason="at_stake")
+        old_account = seat.account
+        if account != old_account:
+            elsewhere = yield Claim(account, self.id)
+            if elsewhere is not None:
+                raise CommandError("already_in_room", room=elsewhere)
+        old_name = seat.name
+        seat.member, seat.name, seat.account, seat.proof = key, name, account, None
+        if old_account is not None and old_account != account:
+            self._out.items.append(Released(old_account))
+        if key != member.key:
+            self._out.items.append(Placed(key, seat_no))
+        if old_name != name:
+            self._broadcast({"event": "renamed", "room": self.id, "name": old_name, "to": name, "seat": seat_no})
+        self._deferred.append(self._push_states)
+        return {"room": self.id, "seat": seat_no}
 
     def _watch(self, member: Member) -> dict[str, Any]:
         if self.seat_of(member.key) is not None:
@@ -216,7 +259,11 @@ class Seating(TableBase):
             self._broadcast({"event": "replaced", "room": self.id, "name": seat.name, "seat": seat.index,
                              "until": "round_end"})
             self._schedule_bots()
-            return  # the account stays at stake until the round ends
+            # the person is free at once: their claim ends now (they may sit or open a table elsewhere);
+            # the chips at stake stay in this round's escrow until it settles, paid to seat.account
+            if account is not None:
+                self._out.items.append(Released(account))
+            return
         else:
             seat.clear()
         if account is not None:
@@ -225,11 +272,14 @@ class Seating(TableBase):
     def _vacate_leavers(self) -> Step:
         for seat in self.seats:
             if seat.leaving and not self._in_round(seat):
-                if seat.account is not None:
-                    self._out.items.append(Released(seat.account))
-                seat.clear()
-        if self.status == "playing" and not any(s.human for s in self.seats):
+                seat.clear()  # its claim ended when the person left (_free_seat)
+        if self.status == "playing" and not any(s.human for s in self.seats) and not self._match_ending():
             yield from self._close("empty")
+
+    def _match_ending(self) -> bool:
+        """The round that just ended was the match's last: its ``match_over`` comes next (record, bots
+        freed), and the room closes after it ("over"), not before it with the log already shut."""
+        return self.match is not None and bool(getattr(self.match, "over", False))
 
     def _on_disconnected(self, member: Member) -> Step:
         seat_no = self.seat_of(member.key)
@@ -264,6 +314,7 @@ class Seating(TableBase):
         if seat_no is not None:
             seat = self.seats[seat_no]
             seat.present = True
+            seat.hidden = member.hidden  # (a table rebuilt after a restart learns it again here)
             if seat.grace_until is not None:
                 seat.grace_until = None
                 self._broadcast({"event": "reconnected", "room": self.id, "name": member.name, "seat": seat.index})

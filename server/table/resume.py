@@ -4,7 +4,8 @@ Time the server spent down is charged to nobody (see :mod:`server.table.durable`
 the rebuilt table holds every clock until :attr:`~server.table.base.TableBase.resume_until`
 (the resume window), or until everyone seated is back if that comes first, and
 then starts each pending decision, people's window (a tdc cut, a Speculation
-trade) and the bots' pause afresh, as if the situation had just arisen.
+trade), a person's time to answer an offer and the bots' pause afresh, as if the
+situation had just arisen.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ class Resuming(TableBase):
         """Every clock of the table starts at ``start``: the full time of each decision, the window
         that was open, the bots' pause, the next deal, the closing of a finished table."""
         self.deadlines.clear()
+        self.answers.clear()
         self.auto_at = None
         self.bot_due = None
         if self.status == "over":
@@ -31,8 +33,12 @@ class Resuming(TableBase):
             length = self.adapter.window_seconds(self.window[0], self.opts, self.settings)
             self.window = (self.window[0], start + length) if length > 0 else None
         begin = start if self.window is None else max(start, self.window[1])
+        self.answers.refresh(self.adapter.questions(match), self._can_answer,
+                             start, self.settings.offer_seconds)  # an offer put to a person: its full time again
         for pending in match.pending():
-            self.deadlines[pending.key] = begin + self._timer_seconds(pending.kind)
+            due = begin + self._timer_seconds(pending.kind)
+            held = None if pending.seat is None else self.answers.held_until(pending.seat)
+            self.deadlines[pending.key] = due if held is None else max(due, held)
         if any(s.bot is not None for s in self.seats):
             self.bot_due = max(start + self.settings.bot_delay, begin)
         if any(s.member is not None and s.prefs for s in self.seats):

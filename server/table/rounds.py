@@ -14,7 +14,7 @@ from typing import Any
 from engine.bots import LEVELS
 from engine.errors import Refusal
 from server.games.base import Payment, Payout, Reserve, RoundMoney, Stakes, Unreserve
-from server.protocol import CommandError, Shared
+from server.protocol import CommandError, Shared, arg_number
 from server.storage.api import RoundRecord, StorageError, UnknownRound
 from server.table.base import Step, log
 from server.table.fair import FairDeals
@@ -70,12 +70,16 @@ class Rounds(FairDeals):
                 self.auto_at = None
                 if (yield from self._automatic_move(delayed=True)):
                     continue
+            if (yield from self._unanswered(now)):
+                continue
             if (yield from self._timeouts(now)):
                 continue
             if self.bot_due is not None and now >= self.bot_due:
                 self.bot_due = None
                 if (yield from self._bots_act()):
                     continue
+                if self.window is not None:  # the moves a window allows were not made: the rest wait for its end
+                    self.bot_due = self.window[1]
             return
 
     def _timeouts(self, now: float) -> Step:
@@ -96,6 +100,58 @@ class Rounds(FairDeals):
                 return True
         return False
 
+    def _extend(self, member: Any, args: Any) -> dict[str, Any]:
+        """``extend``: seconds from the person's time bank (server.table.bank) on every clock that
+        waits for them: their decisions, the offers put to them, and — when they play in the round —
+        the clocks everyone shares (an auction, people's window, with what starts after it)."""
+        seat = self.seat_of(member.key)
+        if seat is None:
+            raise CommandError("not_allowed", reason="not_seated")
+        if self.match is None or self.status != "playing":
+            raise CommandError("not_allowed", reason="not_started")
+        pending = self.match.pending()
+        playing = self._in_round(self.seats[seat])
+        mine = [p.key for p in pending if p.key in self.deadlines and (p.seat == seat or (p.seat is None and playing))]
+        window = self.window if playing else None
+        asked = self.answers.held_until(seat) is not None
+        if not mine and window is None and not asked:
+            raise CommandError("not_allowed", reason="no_clock")
+        want = arg_number(args, "seconds", default=self.settings.time_bank_step, lo=1, hi=600)
+        got = self.bank.take(member.key, want)
+        if got <= 0:
+            raise CommandError("not_allowed", reason="no_time_left")
+        if window is not None:
+            # the window and every clock that starts after it (the next turn's) move on together
+            self.window = (window[0], window[1] + got)
+            for key in self.deadlines:
+                self.deadlines[key] += got
+            if self.bot_due is not None and self.bot_due >= window[1]:
+                self.bot_due += got
+        else:
+            for key in mine:
+                self.deadlines[key] += got
+        self.answers.extend(seat, got)
+        self._refresh_deadlines()  # a decision held for an answer stays held
+        left = self.bank.left(member.key)
+        self._broadcast({"event": "extended", "seat": seat, "seconds": got, "bank": left})
+        self._deferred.append(self._push_states)
+        return {"seconds": got, "bank": left}
+
+    def _unanswered(self, now: float) -> Step:
+        """A question put to a person whose time to answer ran out: the table answers for them."""
+        if not self.answers:
+            return False
+        for question, seat in self.answers.expired(now):
+            try:
+                events = self._apply(self.adapter.question_timeout(self.match, question, seat))
+            except Refusal:  # no longer open (it ended in this very moment): nothing to answer
+                continue
+            if (yield from self._money(events, refuse=False)):
+                # the answer the table gave says so (``timeout``), as a kept auction's does (S7)
+                yield from self._after(events, paid=True, also={ev.name: {"timeout": True} for ev in events[:1]})
+            return True
+        return False
+
     def _bots_act(self) -> Step:
         """Ask the bots, the awaited ones first; apply the first action one of them chooses."""
         match = self.match
@@ -103,8 +159,11 @@ class Rounds(FairDeals):
         order = [s for s in self.seats if s.bot is not None and s.index in awaited]
         order += [s for s in self.seats if s.bot is not None and s.index not in awaited and not s.leaving
                   and s.optional_actions < MAX_OPTIONAL_BOT_ACTIONS]
+        allowed = None if self.window is None else self.adapter.window_bot_moves(self.window[0])
         for seat in order:
             legal = match.legal_actions(seat.index)
+            if allowed is not None:  # a window is open: only the moves it allows (a cut, T9)
+                legal = [a for a in legal if a.cmd in allowed]
             if not legal:
                 continue
             view = match.view(seat.index)
@@ -171,7 +230,7 @@ class Rounds(FairDeals):
             if length > 0:
                 until = self._now + length
                 self.window = (change, until)
-                if self.bot_due is not None:
+                if self.bot_due is not None and not self._bots_may_move_in_window():
                     self.bot_due = max(self.bot_due, until)  # no bot acts until it has passed
 
     def _refresh_deadlines(self) -> None:
@@ -184,23 +243,53 @@ class Rounds(FairDeals):
         for p in pending:
             if p.key not in self.deadlines:
                 self.deadlines[p.key] = start + self._timer_seconds(p.kind)
+            held = None if p.seat is None or not self.answers else self.answers.held_until(p.seat)
+            if held is not None and self.deadlines[p.key] < held:
+                self.deadlines[p.key] = held  # a question waits for its answer: no decision times out first
+
+    def _refresh_answers(self) -> bool:
+        """The clocks of the questions put to people (server.table.answers); whether one started."""
+        if self.match is None or self.status != "playing":
+            self.answers.clear()
+            return False
+        open_now = self.adapter.questions(self.match)
+        if not open_now and not self.answers:
+            return False
+        return self.answers.refresh(open_now, self._can_answer,
+                                    self._now, self.settings.offer_seconds)
+
+    def _bots_may_move_in_window(self) -> bool:
+        """A bot has a move the open window allows (a cut), made after the bots' usual pause."""
+        if self.window is None or self.match is None:
+            return False
+        allowed = self.adapter.window_bot_moves(self.window[0])
+        return bool(allowed) and any(
+            a.cmd in allowed for s in self.seats if s.bot is not None for a in self.match.legal_actions(s.index))
 
     def _schedule_bots(self) -> None:
         if any(s.bot is not None for s in self.seats) and self.status == "playing":
             due = self._now + self.settings.bot_delay
-            if self.window is not None:
+            if self.window is not None and not self._bots_may_move_in_window():
                 due = max(due, self.window[1])
             if self.bot_due is None or due < self.bot_due:
                 self.bot_due = due
 
-    def _after(self, events: tuple[Any, ...], *, paid: bool = False) -> Step:
-        """Chips, pushes, round and match ends, deadlines, automatic moves, bots."""
+    def _after(self, events: tuple[Any, ...], *, paid: bool = False,
+               also: dict[str, dict[str, Any]] | None = None) -> Step:
+        """Chips, pushes, round and match ends, deadlines, automatic moves, bots. ``also``: the
+        table's own fields to add to these events, by name (not to the automatic moves after them)."""
         for _ in range(64):
             if not paid and not (yield from self._money(events, refuse=False)):
                 break
             paid = False
             record = self._round_record(events)
-            self._publish(events, {self.adapter.round_end: {"fairness": record}} if record is not None else None)
+            extra: dict[str, dict[str, Any]] = dict(also or {})
+            also = None
+            if record is not None:
+                extra[self.adapter.round_end] = {"fairness": record}
+            if self._refresh_answers():  # a question put to a person: its clock, said with it
+                extra[self.adapter.question_event] = {"answer_seconds": self.settings.offer_seconds}
+            self._publish(events, extra or None)
             for ev in events:
                 if ev.name == self.adapter.round_end:
                     yield from self._round_end(ev, record)
@@ -385,6 +474,7 @@ class Rounds(FairDeals):
     def _match_over(self) -> Step:
         self.status = "over"
         self.deadlines.clear()
+        self.answers.clear()
         self.bot_due = None
         log.info("table %s: match over", self.id)
         yield from self._release_bots()
@@ -435,6 +525,7 @@ class Rounds(FairDeals):
             return
         self.closed = reason
         self.deadlines.clear()
+        self.answers.clear()
         self.bot_due = None
         yield from self._void_round()
         yield from self._release_bots()
@@ -443,7 +534,7 @@ class Rounds(FairDeals):
         self._out.closed = reason
         for seat in self.seats:
             if seat.member is not None or seat.leaving:
-                if seat.account is not None:
+                if seat.account is not None and not seat.leaving:  # a leaver's claim ended as they left
                     self._out.items.append(Released(seat.account))
                 if seat.member is not None:
                     self._out.items.append(Gone(seat.member))

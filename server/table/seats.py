@@ -23,6 +23,8 @@ class Seat:
     substitute: bool = False  # the bot plays for a person who left (not one of the table's own bots)
     seed: str | None = None  # the person's standing contribution to every deal (``seed``, docs/fairness.md)
     arrived: int = 0  # the table's count of arrivals when this player sat down (T12: newcomers)
+    hidden: bool = False  # the person hides where they sit (``hide``): spectators see the seat, not the name
+    proof: str | None = field(default=None, repr=False)  # a guest's resume code, hashed: who may take it back
 
     @property
     def empty(self) -> bool:
@@ -49,3 +51,5 @@ class Seat:
         self.prefs = {}
         self.seed = None
         self.arrived = 0
+        self.hidden = False
+        self.proof = None

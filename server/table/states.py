@@ -24,6 +24,8 @@ import orjson
 from engine.api import Pending
 from server.games.base import GameAdapter, TableOptions
 from server.protocol import encode, encode_value
+from server.table.answers import AnswerClocks
+from server.table.bank import TimeBank
 from server.table.seats import Seat
 
 
@@ -54,6 +56,10 @@ class Table(Protocol):
     def window(self) -> tuple[str, float] | None: ...
     @property
     def state_memo(self) -> dict[int, Any]: ...
+    @property
+    def answers(self) -> AnswerClocks: ...
+    @property
+    def bank(self) -> TimeBank: ...
 
 
 def decorate_seats(table: Table, state: dict[str, Any]) -> None:
@@ -65,15 +71,30 @@ def decorate_seats(table: Table, state: dict[str, Any]) -> None:
     if not entries:
         return
     seats = table.seats
+    bank = table.bank
     out = []
     for entry in entries:
         s = seats[entry["seat"]]
         entry = {**entry, "name": s.name, "connected": s.connected and s.grace_until is None,
                  "bot": s.bot is not None and s.member is None}
+        if s.member is not None:
+            entry["bank"] = bank.left(s.member)  # the person's time bank left in this match (extend)
         if s.leaving:
             entry["leaving"] = True
         out.append(entry)
     state["seats"] = out
+
+
+def hide_names(table: Table, state: dict[str, Any]) -> None:
+    """A spectator's state: the seat of a person who hides where they sit (``hide``) has no name
+    (``"name": null, "hidden": true``); the people at the table see every name."""
+    seats = table.seats
+    entries = state.get("seats")
+    if not entries or not any(s.hidden and s.member is not None for s in seats):
+        return
+    state["seats"] = [{**entry, "name": None, "hidden": True}
+                      if seats[entry["seat"]].hidden and seats[entry["seat"]].member is not None else entry
+                      for entry in entries]
 
 
 def deadline(table: Table, seat: int | None, pending: Sequence[Pending], turn: Any, now: float) -> float | None:
@@ -126,6 +147,17 @@ def window_of(table: Table, now: float) -> dict[str, Any] | None:
     return {"kind": kind, "left": round(max(0.0, until - now), 1)}
 
 
+def answer_clocks(table: Table, state: dict[str, Any], now: float) -> None:
+    """Seconds left to answer each open offer put to a person (``left``, in copies of the state's
+    ``offers``; server.table.answers): the same for every reader."""
+    offers = state.get("offers")
+    answers = table.answers
+    if not offers or not answers:
+        return
+    state["offers"] = [{**o, "left": left} if (left := answers.left(o.get("offer"), now)) is not None else o
+                       for o in offers]
+
+
 def auction_deadline(table: Table, state: dict[str, Any], pending: Sequence[Pending], now: float) -> None:
     """Seconds left on the auction of a state that has one (S7), in a copy of its ``auction``."""
     auction = state.get("auction")
@@ -151,8 +183,11 @@ def build_state(table: Table, seat: int | None, now: float) -> dict[str, Any]:
     if seat is None:
         state.pop("hand", None)  # a spectator sees no hand
     decorate_seats(table, state)
+    if seat is None:
+        hide_names(table, state)
     pending = pending_now(table)
     auction_deadline(table, state, pending, now)
+    answer_clocks(table, state, now)
     state.update(room=table.id, status=table.status, deadline=deadline(table, seat, pending, state.get("turn"), now),
                  spectators=len(table.spectators), commitment=table.commitment, window=window_of(table, now),
                  moves=list(adapter.moves))
@@ -201,6 +236,7 @@ class StateSet:
             public = dict(table.match.view(None).to_dict())  # the engine's is shared: copied before changes
             decorate_seats(table, public)
             auction_deadline(table, public, self.pending, now)
+            answer_clocks(table, public, now)
             self.public = public
             self.tail = {"room": table.id, "status": table.status, "deadline": None,
                          "spectators": len(table.spectators), "commitment": table.commitment,
@@ -247,6 +283,7 @@ class StateSet:
         pending = self.pending
         if seat is None:  # the spectators': the public part as it is (its line is encoded once, if asked)
             state = dict(public)
+            hide_names(table, state)
             state.update(self.tail)
             state["deadline"] = self._dues.left(None, state.get("turn"), self.now)
             table.adapter.decorate(state, table.opts, match, None, pending)

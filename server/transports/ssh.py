@@ -52,6 +52,7 @@ from asyncssh.public_key import get_public_key_algs
 from server import logsafe
 from server.config import Config, ConfigError
 from server.limits import TokenBucket
+from server.messages.door import password_prompt, wrong_password
 from server.messages.moderation import door_notice, moderation_text, refusal_params
 from server.messages.translations import translation
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, TOO_LONG, LineAssembler, cut_notice
@@ -70,6 +71,9 @@ GUEST_START = "donne_guest_start"
 PROVED_KEY = "donne_key"
 """Connection extra-info key: the public key ("type base64") the user proved, if any (a key ban
 disconnects the sessions that used it)."""
+
+KBDINT_TRIES = 3
+"""Passwords one keyboard-interactive authentication may try before it fails."""
 
 _background: set[asyncio.Future[None]] = set()  # clean-ups running on their own
 
@@ -223,6 +227,8 @@ class DonneSSHServer(asyncssh.SSHServer):
         self.started = False  # a channel started a shell or a command
         self.refused = False  # banned or locked: every authentication fails, the connection ends
         self._timers: list[asyncio.TimerHandle] = []
+        self.kbdint_lang: str | None = None  # the language the client named for keyboard-interactive
+        self.kbdint_tries = 0
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -343,6 +349,29 @@ class DonneSSHServer(asyncssh.SSHServer):
         if ok and self.conn is not None:
             self.conn.set_extra_info(**{VERIFIED: True})
         return ok
+
+    # Keyboard-interactive authentication asks for the password with our own prompt, in the
+    # person's language when the client names one, else in the three (OpenSSH prefers it to
+    # the password method, whose prompt the client writes itself); a wrong password asks again,
+    # saying why, up to KBDINT_TRIES times.
+
+    def kbdint_auth_supported(self) -> bool:
+        return True
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> Any:
+        self.kbdint_lang = lang or None
+        return "", "", lang or "", ((password_prompt(self.kbdint_lang), False),)
+
+    async def validate_kbdint_response(self, username: str, responses: Sequence[str]) -> Any:
+        if len(responses) != 1:
+            return False
+        if await self.validate_password(username, responses[0]):
+            return True
+        self.kbdint_tries += 1
+        if self.refused or self.kbdint_tries >= KBDINT_TRIES:
+            return False
+        return "", wrong_password(self.kbdint_lang), self.kbdint_lang or "", \
+            ((password_prompt(self.kbdint_lang), False),)
 
     def public_key_auth_supported(self) -> bool:
         return True

@@ -19,6 +19,7 @@ import codecs
 import contextlib
 import datetime
 import encodings.utf_8
+import functools
 import logging
 import re
 import time
@@ -26,7 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import telnetlib3
-from telnetlib3.telopt import ECHO, WILL, WONT, theNULL
+from telnetlib3.telopt import CHARSET, ECHO, IAC, REJECTED, SB, SE, WILL, WONT, theNULL
 
 from server import logsafe
 from server.limits import TokenBucket
@@ -180,36 +181,55 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
         transport.close()
 
     def on_charset(self, charset: str) -> None:
-        """A CHARSET the client accepted: only one Python knows (telnetlib3 takes any name).
+        """A CHARSET the client accepted: only a text encoding that reads ASCII as ASCII is taken
+        (:func:`text_charset`; telnetlib3 takes any name).
 
-        telnetlib3 decodes NEW_ENVIRON and all later input with it; an unknown
-        name (``utf-8\nCRITICAL...``) raised ``LookupError`` in the reader and
-        ended the connection with a traceback. It is ignored instead.
+        telnetlib3 decodes NEW_ENVIRON and all later input with it, and we write with it: an
+        unknown name (``utf-8\nCRITICAL...``) raised ``LookupError`` in the reader, and rot13,
+        base64, hex (Python codecs that are no text encodings) or UTF-16 failed the writer and
+        ended the connection with a traceback. Such a charset is answered ``CHARSET REJECTED``
+        and the connection goes on in ours.
         """
-        try:
-            codecs.lookup(charset)
-        except (LookupError, ValueError):
-            log.info("telnet: %s accepted an unknown charset %r; ignored", self.get_extra_info("peername"),
+        if not text_charset(charset):
+            log.info("telnet: %s accepted a charset we do not speak, %r; rejected", self.get_extra_info("peername"),
                      charset)
             writer = getattr(self, "writer", None)
             if writer is not None:
                 writer.environ_encoding = "ascii"  # telnetlib3's own default, set before this callback
+                writer.send_iac(IAC + SB + CHARSET + REJECTED + IAC + SE)
             return
         super().on_charset(charset)
 
     def encoding(self, outgoing: bool | None = None, incoming: bool | None = None) -> str:
-        """telnetlib3's choice (LANG, then CHARSET, then ours), never a codec Python does not know."""
+        """telnetlib3's choice (LANG, then CHARSET, then ours), never one :func:`text_charset` refuses."""
         chosen = str(super().encoding(outgoing=outgoing, incoming=incoming))
-        try:
-            codecs.lookup(chosen)
-        except (LookupError, ValueError):
-            return str(self.default_encoding)
-        return chosen
+        return chosen if text_charset(chosen) else str(self.default_encoding)
 
     def on_naws(self, rows: int, cols: int) -> None:  # telnetlib3 order: rows, cols
         super().on_naws(rows, cols)
         if self.resize_hook is not None:
             self.resize_hook(cols, rows)
+
+
+_ASCII = "".join(map(chr, range(128)))
+_PROBES = (_ASCII.encode("ascii"), b"\\u00e9", b"+AGE-", b"\x1b$B!!\x1b(B", b"~{!!~}")
+"""ASCII that must read as itself (escapes of raw_unicode_escape, UTF-7, ISO-2022, HZ would not)."""
+
+
+@functools.lru_cache(maxsize=64)
+def text_charset(name: str) -> bool:
+    """A charset a telnet client may choose: a text encoding Python knows in which the 128 ASCII
+    characters are their own bytes (telnet commands, line ends and our words stay as they are).
+    Not rot13, base64, hex (codecs between str and str or bytes and bytes), nor UTF-16/32, nor
+    UTF-7 (which also decodes lone surrogates, text no client may send)."""
+    try:
+        info = codecs.lookup(name)
+        if not getattr(info, "_is_text_encoding", True):
+            return False
+        return _ASCII.encode(info.name) == _ASCII.encode("ascii") and all(
+            probe.decode(info.name) == probe.decode("ascii") for probe in _PROBES)
+    except (LookupError, ValueError, TypeError, UnicodeError):
+        return False
 
 
 class TelnetConn:

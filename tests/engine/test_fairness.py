@@ -148,12 +148,18 @@ def test_normalize_contribution_strips_composes_and_bounds() -> None:
     assert F.normalize_contribution("e\u0301") == "\u00e9"  # NFC: the same bytes whatever the terminal sent
     assert F.normalize_contribution("") == ""
     assert F.normalize_contribution("é" * 32) == "é" * 32  # 64 bytes of UTF-8: the limit
+    assert F.normalize_contribution("Việt 日本") == "Việt 日本"  # two marks on a letter, wide characters
     for bad, reason in [
         ("é" * 32 + "x", "contribution_too_long"),
         ("x" * 65, "contribution_too_long"),
         ("a\x1b[2Jb", "contribution_characters"),
         ("a\nb", "contribution_characters"),
         ("\ud800", "contribution_characters"),
+        ("seed\u202egnp.exe", "contribution_invisible"),  # a direction override, shown in the record
+        ("a\u200db\u200bc", "contribution_invisible"),  # zero-width joiner and space
+        ("\ufeffx", "contribution_invisible"),
+        ("e" + "\u0301" * 4, "contribution_marks"),  # accents piled over the lines around it
+        ("\u0301x", "contribution_marks"),  # a mark on nothing
         (b"abc", "contribution"),
         (None, "contribution"),
     ]:

@@ -193,7 +193,8 @@ def test_P9_decision_four_single_fives_pass_everyone_at_once() -> None:
     assert [e.name for e in evs] == ["played", "passed", "passed", "passed", "trick_closed"]
     assert passes(evs) == [(0, True), (1, True), (2, True)]  # in seat order, marked automatic
     assert evs[-1].to_dict() == {"event": "trick_closed", "by": 3, "leader": 3, "reason": "all_passed"}
-    assert [e.to_dict() for e in evs[1:4]] == [{"event": "passed", "seat": s, "auto": True} for s in (0, 1, 2)]
+    assert [e.to_dict() for e in evs[1:4]] == [{"event": "passed", "seat": s, "auto": True, "forced": True}
+                                               for s in (0, 1, 2)]  # forced: nobody could play, not the clock
     assert m.turn == 3 and m.view(None).trick == () and m.view(3).leading  # P10: the last player leads
     assert [p.seat for p in m.pending()] == [3]
     assert m.legal_actions(0) == [] and m.legal_actions(3)[0] == Play(3, cards("Qc"))

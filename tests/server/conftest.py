@@ -14,7 +14,7 @@ from typing import Any
 import pytest_asyncio
 
 from server.app import Running, start
-from server.config import load_config
+from server.config import PACED, load_config
 
 FAST = {
     "host": "127.0.0.1",
@@ -37,6 +37,9 @@ FAST = {
     "registrations_per_hour": 0,  # tests register many accounts from 127.0.0.1 (test_storage_commands sets one)
     "default_lang": "en",  # the tests read English; the embedded default is French (test_limits)
     "gc_freeze_seconds": 0.0,  # the test process's collector left alone (test_gcpolicy turns it on)
+    # tests reach each other much faster than people do, all from 127.0.0.1 (test_pace sets its own)
+    **{f"{kind}_per_minute": 60000.0 for kind in PACED},
+    **{f"{kind}_burst": 1000 for kind in PACED},
 }
 """Test settings: long decision timers (tests drive every move, or set short timers themselves)."""
 
@@ -62,10 +65,19 @@ async def server(tmp_path: Any) -> AsyncIterator[Running]:
 
 from server.clients.client import Client  # noqa: E402
 
+GUEST_CODES: dict[str, str] = {}
+"""The resume code each guest name was given last (server/resume.py), kept as a person keeps theirs:
+logging in again under that name gives it (a name that holds nothing ignores it)."""
 
-async def connect(running: Running, name: str, *, timeout: float = 10.0) -> Client:
+
+async def connect(running: Running, name: str, *, timeout: float = 10.0, resume: str | None = None) -> Client:
+    """A JSON client logged in as ``name``; a guest gives the code it was given before (``resume``:
+    another one, ``""``: none at all)."""
     client = await Client.connect_tcp("127.0.0.1", running.telnet_port, timeout=timeout)
-    await client.login(name)
+    code = GUEST_CODES.get(name) if resume is None else resume or None
+    await client.login(name, resume=code)
+    if client.resume is not None:
+        GUEST_CODES[name] = client.resume
     return client
 
 

@@ -112,6 +112,7 @@ class Person:
     acted_on: Any = None  # the last state acted upon (never act twice on one state)
     resumed: list[dict[str, Any]] = field(default_factory=list)
     offers: int = 0  # offers made this deal (Speculation)
+    resume: str | None = None  # a guest's resume code (server/resume.py), given at the first login
 
     async def connect(self, port: int, on_push: Any, *, register: bool = False) -> Client:
         client = await Client.connect_tcp("127.0.0.1", port, timeout=20)
@@ -121,7 +122,8 @@ class Person:
         if register and self.password is not None:
             await client.register(self.name, self.password)
         else:
-            await client.login(self.name, self.password)
+            await client.login(self.name, self.password, resume=self.resume)
+            self.resume = client.resume or self.resume  # a guest keeps the code it was given
         return client
 
 
@@ -329,11 +331,13 @@ class TableRun:
 
 
 def comparable(state: dict[str, Any]) -> dict[str, Any]:
-    """A state without what a restart may change: clocks, connections, windows' time left."""
+    """A state without what a restart may change: clocks, connections, windows' and offers' time left."""
     out = {k: v for k, v in state.items() if k not in ("deadline", "window", "type")}
     out["seats"] = [{k: v for k, v in seat.items() if k != "connected"} for seat in state.get("seats") or []]
     if isinstance(out.get("auction"), dict):
         out["auction"] = {k: v for k, v in out["auction"].items() if k != "deadline"}
+    if isinstance(out.get("offers"), list):  # a person's time to answer an offer: a clock
+        out["offers"] = [{k: v for k, v in o.items() if k != "left"} for o in out["offers"]]
     return out
 
 

@@ -79,6 +79,36 @@ async def test_first_admin_offline_then_online(tmp_path: Path, capsys: pytest.Ca
     assert offline["actor"].startswith("console:") and offline["target"] == "alice"
 
 
+async def test_an_account_made_beside_the_running_server_can_be_messaged_at_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``donne admin register`` writes the database the server reads: ``message`` finds the account
+    before it ever logged in (the server's memory of registered names once said it did not exist)."""
+    server = await start_server(tmp_path)
+    try:
+        await server.store.accounts.register("alice", "alice-secret")
+        alice = await json_client_named(server, "alice", "alice-secret")
+        code, out = await admin(capsys, "--data-dir", str(server.config.data_dir), "register", "erin")
+        assert code == 0
+        reply = await alice.request("message", name="erin", text="welcome aboard")
+        assert reply["to"] == "erin" and reply["kept"] is True
+        erin = await Client.connect_tcp(HOST, server.telnet_port, timeout=10)
+        told = asyncio.ensure_future(erin.next_event("message", timeout=10))  # (waited for before the login)
+        await asyncio.sleep(0)
+        await erin.login("erin", out["code"])
+        kept = await told
+        assert (kept["from"], kept["message"]) == ("alice", "welcome aboard")
+        await erin.close()
+        await alice.close()
+    finally:
+        await server.stop()
+
+
+async def json_client_named(server: Any, name: str, password: str) -> Client:
+    client = await Client.connect_tcp(HOST, server.telnet_port, timeout=10)
+    await client.login(name, password)
+    return client
+
+
 async def test_account_actions_beside_a_running_server(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     server = await start_server(tmp_path, allow_registration=False)
     data = str(server.config.data_dir)

@@ -367,7 +367,7 @@ async def test_people_type_ignore_and_read_the_staff_help(server: Running) -> No
         await bob.request("say", text="hello again")
         await pat.expect("hello again")
         await pat.command("aide staff", r"Administrateurs, en plus")
-        assert "bannir ana 3d" in pat.screen and "museler ana 10m" in pat.screen
+        assert "bannir ana 3j" in pat.screen and "museler ana 10m" in pat.screen  # 3 jours: 3j, not 3d
         # the examples' fillers in the reader's words, as the parser takes them
         assert " dans 5m" in pat.screen and " mettre " in pat.screen and " / effacer" in pat.screen and " in 5m" not in pat.screen
         await pat.command("aide", r"ignorer ana")

@@ -52,6 +52,38 @@ async def test_a_muted_player_tells_messages_and_challenges_nobody(server: Runni
             await c.close()
 
 
+async def test_a_muted_player_reaches_nobody_through_a_bio_or_a_seed(server: Running) -> None:
+    """Texts others read are speech too: a muted player cannot set a bio, a seed or an entropy text
+    (published in fairness records); their bio is hidden from others while the mute lasts (back after
+    it), and the mute takes their standing seed away at the table at once."""
+    await community(server)
+    mo, pat, bob = [await json_client(server, n) for n in ("mo", "pat", "bob")]
+    try:
+        await pat.request("bio", text="VISIT spam.example FOR FREE CHIPS")
+        room = (await pat.request("create", game="president", rules="classic", seats=3))["room"]
+        await pat.request("seed", text="spam.example")
+        table = server.lobby.rooms[room].table
+        assert table.seats[0].seed == "spam.example"
+        await mo.request("mute", name="pat", duration="10m", reason="spam")
+        await event_of(pat, "muted")
+        assert table.seats[0].seed is None and (await pat.request("seed"))["seed"] is None
+        assert (await bob.request("finger", name="pat"))["bio"] == ""
+        assert (await mo.request("finger", name="pat"))["bio"] == ""
+        assert (await pat.request("bio"))["bio"] == "VISIT spam.example FOR FREE CHIPS"  # their own, kept
+        assert await code(pat, "bio", text="VISIT spam.example AGAIN") == "muted"
+        assert await code(pat, "seed", text="spam.example") == "muted"
+        assert await code(pat, "entropy", text="spam.example") == "muted"
+        assert table.seats[0].seed is None
+        assert (await pat.request("seed", clear=True))["set"] is True  # taking text away is always fine
+        await mo.request("unmute", name="pat")
+        await event_of(pat, "unmuted")
+        assert (await bob.request("finger", name="pat"))["bio"] == "VISIT spam.example FOR FREE CHIPS"
+        assert (await pat.request("seed", text="fair and square"))["seed"] == "fair and square"
+    finally:
+        for c in (mo, pat, bob):
+            await c.close()
+
+
 async def test_a_mute_lapses_on_its_own(server: Running) -> None:
     await community(server)
     conduct = server.lobby.conduct

@@ -50,13 +50,20 @@ def donne_audit(server: Any) -> dict[str, Any]:
 
 
 def seats_of(server: Any, key: str) -> list[tuple[str, int]]:
-    """Every seat of the server that ``key`` holds: sitting in it, or leaving it at the end of a round."""
+    """Every seat of the server that ``key`` sits in (a seat they left, played by a bot to the end of
+    its round on their stake, is not theirs any more: they are free, :func:`left_seats_of`)."""
     held = []
     for room in server.lobby.rooms.values():
         for seat in room.table.seats:
-            if seat.member == key or (seat.leaving and seat.departed == key):
+            if seat.member == key:
                 held.append((room.id, seat.index))
     return held
+
+
+def left_seats_of(server: Any, key: str) -> list[tuple[str, int]]:
+    """The seats ``key`` left in the middle of a staked round, which bots play to the round's end."""
+    return [(room.id, seat.index) for room in server.lobby.rooms.values() for seat in room.table.seats
+            if seat.leaving and seat.departed == key]
 
 
 @pytest.fixture
@@ -159,10 +166,10 @@ async def test_one_account_on_two_connections_joining_two_tables_at_once_gets_on
         await server.stop()
 
 
-async def test_leaving_a_staked_round_then_sitting_elsewhere_waits_for_the_round(tmp_path: Any,
-                                                                                 watch_seats: Any) -> None:
-    """A person who leaves a tdc round is back in the lobby at once, but his seat (and his stake) plays on
-    to the end of the round (T1): a table elsewhere refuses him until then, and seats him after."""
+async def test_leaving_a_staked_round_frees_the_person_at_once(tmp_path: Any, watch_seats: Any) -> None:
+    """A person who leaves a tdc round is back in the lobby and free at once: his seat (and his stake)
+    plays on to the end of the round with a bot (T1), and he sits at a staked table elsewhere meanwhile;
+    he hears how the round he left ended, and donne audit finds every chip."""
     server = await start_server(tmp_path, turn_seconds=1)
     seen = watch_seats(server, "alice")
     alice, bob, carol, dave = [await telnet(server, n, register=True) for n in ("alice", "bob", "carol", "dave")]
@@ -172,23 +179,54 @@ async def test_leaving_a_staked_round_then_sitting_elsewhere_waits_for_the_round
         await carol.request("join", room=r1)
         r2 = (await dave.request("create", game="president", rules="tdc", seats=3, stake=2, bots=1))["room"]
         await alice.next_state(lambda s: s.get("phase") == "play", timeout=10, current=True)
+        before = await server.store.ledger.balance("alice")
         left = await alice.request("leave")
         assert left["until"] == "round_end" and left["at_stake"] == 2
-        assert (await alice.request("whoami"))["room"] is None  # in the lobby: the command layer lets him try
-        refused = await alice.request_raw("join", room=r2)
-        assert (refused.get("code"), refused.get("message")) == (
-            "already_in_room", f"You are already in room {r1}; leave it first.")
-        assert seats_of(server, "alice") == [(r1, 0)]
+        assert (await alice.request("whoami"))["room"] is None
         ended = asyncio.ensure_future(alice.next_event("round_result", timeout=60))
-        await asyncio.wait_for(asyncio.gather(*(play_simply(c, until=lambda s: s.get("status") == "waiting")
-                                                for c in (bob, carol))), 60)
-        await ended
-        assert (await alice.request("join", room=r2))["seat"] == 1  # the round is over: now he may sit
+        assert (await alice.request("join", room=r2))["seat"] == 1  # free: he sits at once
+        assert seats_of(server, "alice") == [(r2, 1)]
         await alice.next_state(lambda s: s.get("room") == r2 and s.get("phase") in ("play", "exchange"),
                                timeout=10, current=True)
+        # his stake at r2 came from what he had; r1's stake is still in r1's escrow
+        assert await server.store.ledger.balance("alice") == before - 2
+        await asyncio.wait_for(asyncio.gather(*(play_simply(c, until=lambda s: s.get("status") == "waiting")
+                                                for c in (bob, carol))), 60)
+        result = await ended
+        assert result["room"] == r1 and isinstance(result["chips"], int)
+        assert left_seats_of(server, "alice") == []
+        assert seats_of(server, "alice") == [(r2, 1)] and server.lobby.seats.holder("alice") == r2
         assert all(len(held) <= 1 for held in seen)
-        audit = donne_audit(server)
-        assert audit["escrow"] == 3 * 2  # r2's round: alice, dave and the bot staked
+        donne_audit(server)
+    finally:
+        for c in (alice, bob, carol, dave):
+            await c.close()
+        await server.stop()
+
+
+async def test_a_challenge_accepted_after_leaving_a_staked_round_seats_both(tmp_path: Any) -> None:
+    """Accepting a challenge right after leaving a staked round: the table opens with both people
+    seated (never "could not open" and then "opened" with a free seat where the person should sit)."""
+    server = await start_server(tmp_path, turn_seconds=1)
+    alice, bob, carol, dave = [await telnet(server, n, register=True) for n in ("alice", "bob", "carol", "dave")]
+    try:
+        r1 = (await alice.request("create", game="president", rules="tdc", seats=3, stake=2))["room"]
+        await bob.request("join", room=r1)
+        await carol.request("join", room=r1)
+        await alice.next_state(lambda s: s.get("phase") == "play", timeout=10, current=True)
+        assert (await alice.request("leave"))["until"] == "round_end"
+        made = await dave.request("challenge", name="alice", game="president", rules="tdc", seats=3, stake=2)
+        refusals: list[dict[str, Any]] = []
+        alice.on_push = lambda m: refusals.append(m) if m.get("event") == "seek_over" else None
+        got = await alice.request("accept_seek", seek=made["seek"])
+        room = got["room"]
+        state = await alice.next_state(lambda s: s.get("room") == room and s.get("status") == "playing",
+                                       timeout=10, current=True)
+        assert [s["name"] for s in state["seats"]][:2] == ["dave", "alice"] and state["you"] == 1
+        assert refusals == []
+        await asyncio.wait_for(asyncio.gather(*(play_simply(c, until=lambda s: s.get("status") == "waiting")
+                                                for c in (bob, carol))), 60)
+        donne_audit(server)
     finally:
         for c in (alice, bob, carol, dave):
             await c.close()
@@ -262,9 +300,9 @@ async def open_offer(server: Any, clients: list[Client], state: dict[str, Any], 
 
 async def test_a_buyer_who_leaves_takes_his_offer_with_him(tmp_path: Any, auction_seed: bytes) -> None:
     """S9: bob offers most of his chips for a card and leaves mid-deal to stake them at a tdc table; the
-    seller then accepts. The offer lapsed when he left (its hold released), the tdc table refuses him until
-    the deal is over (his ante plays on), the late acceptance is refused and moves nothing; afterwards he sits
-    and stakes at the tdc table, and donne audit finds every chip."""
+    seller then accepts. The offer lapsed when he left (its hold released), he sits and stakes at the tdc
+    table at once (his ante plays on with a bot), the late acceptance is refused and moves nothing, and
+    donne audit finds every chip."""
     server = await start_server(tmp_path, round_pause=60.0, flip_seconds=30.0, auction_seconds=30.0)
     clients, room, state = await speculation_at_trading_time(server, ("alice", "bob", "carol"))
     names = ["alice", "bob", "carol"]
@@ -280,8 +318,8 @@ async def test_a_buyer_who_leaves_takes_his_offer_with_him(tmp_path: Any, auctio
         left = await clients[buyer].request("leave")
         assert left["until"] == "round_end" and (await withdrawn)["offer"] == offer
         assert await ledger.available(who) == balance and await ledger.balance(who) == balance
-        refused = await clients[buyer].request_raw("join", room=tdc)  # to stake the chips the offer promised
-        assert refused.get("code") == "already_in_room", refused
+        # free at once: he stakes the chips the offer promised at the tdc table
+        assert (await clients[buyer].request("join", room=tdc))["seat"] == 1
         before = {n: await ledger.balance(n) for n in names}
         late = await clients[seller].request_raw("accept", offer=offer)
         assert late["type"] == "error" and late["code"] in ("not_allowed", "no_such_offer", "illegal_play"), late
@@ -291,7 +329,6 @@ async def test_a_buyer_who_leaves_takes_his_offer_with_him(tmp_path: Any, auctio
         over = asyncio.ensure_future(clients[buyer].next_event("round_result", timeout=120))
         await asyncio.wait_for(asyncio.gather(*(turn_until_deal_over(c) for c in others)), 120)
         await over
-        assert (await clients[buyer].request("join", room=tdc))["seat"] == 1
         await clients[buyer].next_state(lambda s: s.get("room") == tdc and s.get("phase") in ("play", "exchange"),
                                         timeout=20, current=True)
         audit = donne_audit(server)
@@ -327,7 +364,7 @@ async def test_one_account_two_connections_cannot_keep_an_offer_alive_at_two_tab
         tmp_path: Any, auction_seed: bytes, watch_seats: Any) -> None:
     """The one-account variant: a buyer's offer is open on telnet; he logs in over SSH too (the telnet session
     ends, his seat and offer stay: he is still at the table), tries the tdc table from there, then leaves
-    and tries again, while the seller accepts. The Speculation table never fails, the chips add up."""
+    and joins it, while the seller accepts. The Speculation table never fails, the chips add up."""
     server = await start_server(tmp_path, round_pause=60.0, flip_seconds=30.0, auction_seconds=30.0)
     clients, room, state = await speculation_at_trading_time(server, ("alice", "bob", "carol"))
     seen = watch_seats(server, ["alice", "bob", "carol"][next(s for s in range(3) if s != state["turn"])])
@@ -347,7 +384,7 @@ async def test_one_account_two_connections_cannot_keep_an_offer_alive_at_two_tab
         both = await asyncio.gather(bob2.request_raw("leave"), clients[seller].request_raw("accept", offer=offer),
                                     bob2.request_raw("join", room=tdc))
         left, accepted, joined = both
-        assert left["type"] == "ok" and joined.get("code") == "already_in_room", both
+        assert left["type"] == "ok" and joined["type"] == "ok", both  # free as soon as he left
         ledger = server.store.ledger
         if accepted["type"] == "ok":  # the acceptance came first: a trade made while he sat there
             assert await ledger.available(who) >= 0
@@ -357,11 +394,7 @@ async def test_one_account_two_connections_cannot_keep_an_offer_alive_at_two_tab
         await asyncio.wait_for(asyncio.gather(*(turn_until_deal_over(c) for c in others)), 120)
         table = server.lobby.rooms[room].table
         assert table.closed is None and table.status in ("playing", "over")
-        for _ in range(200):
-            if server.lobby.seats.holder(who) is None:
-                break
-            await asyncio.sleep(0.05)
-        assert (await bob2.request("join", room=tdc))["seat"] == 1
+        assert server.lobby.seats.holder(who) == tdc
         audit = donne_audit(server)
         assert audit["held"] == 0
     finally:

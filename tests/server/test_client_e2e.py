@@ -110,8 +110,8 @@ async def test_ssh_reconnect_gets_the_seat_back(server: Any) -> None:
     try:
         room = (await client.request("create", game="president", rules="classic", seats=4, bots=3))["room"]
         await client.next_state(lambda s: s.get("room") == room, timeout=T, current=True)
-        await client.reconnect()
-        assert client.state is None  # forgotten: the server sends a fresh one
+        await client.reconnect()  # a guest holding a seat: the client gives its resume code (docs/protocol.md)
+        assert client.resume is not None
         await client.request("state")
         state = await client.next_state(lambda s: s.get("room") == room, timeout=T, current=True)
         assert state["you"] == 0 and state.get("hand") is not None

@@ -123,7 +123,7 @@ async def test_bogus_charset_and_environ_neither_break_nor_log_a_traceback(serve
         writer.close()
     text = log_lines.getvalue()
     assert "Traceback" not in text and '  File "' not in text, text[-3000:]
-    assert "accepted an unknown charset" in text
+    assert "accepted a charset we do not speak" in text
     assert not any(line.startswith("CRITICAL") for line in text.splitlines())
 
 
@@ -281,3 +281,39 @@ async def test_the_listener_keeps_the_open_connections_and_close_cuts_them(serve
         assert await asyncio.wait_for(reader.read(), 5) is not None  # EOF: the server cut it
         writer.close()
     assert not listener.is_serving()
+
+
+@pytest.mark.parametrize("charset", [b"rot13", b"base64", b"hex", b"utf-16", b"UTF-32", b"utf-7", b"uu"])
+async def test_a_charset_that_is_no_ascii_text_encoding_is_rejected_and_the_connection_lives(
+        server, log_lines, charset):
+    """A client accepting CHARSET rot13, base64, hex (codecs of Python that are no text encodings),
+    UTF-16/32 (not ASCII-compatible) or UTF-7 (it decodes lone surrogates) is told REJECTED; the
+    connection goes on in UTF-8, people's prompts included, with no traceback in the log."""
+    reader, writer = await raw(server)
+    try:
+        writer.write(bytes([IAC, WILL, TTYPE]))
+        await writer.drain()
+        await asyncio.sleep(0.1)
+        writer.write(bytes([IAC, SB, TTYPE, 0]) + b"xterm" + bytes([IAC, SE]))
+        writer.write(bytes([IAC, WILL, CHARSET]))
+        await writer.drain()
+        await asyncio.sleep(0.2)
+        writer.write(bytes([IAC, SB, CHARSET, 2]) + charset + bytes([IAC, SE]))
+        await writer.drain()
+        seen = b""
+
+        async def until(marker: bytes) -> None:
+            nonlocal seen
+            while marker not in seen:
+                chunk = await reader.read(4096)
+                assert chunk, (seen, log_lines.getvalue()[-3000:])
+                seen += chunk
+
+        await asyncio.wait_for(until(bytes([IAC, SB, CHARSET, 3, IAC, SE])), 10)  # REJECTED
+        writer.write("en\r\nZoé\r\n".encode())
+        await writer.drain()
+        await asyncio.wait_for(until("Zoé".encode()), 10)  # greeted by name, in UTF-8
+    finally:
+        writer.close()
+    text = log_lines.getvalue()
+    assert "Traceback" not in text and "writer failed" not in text, text[-3000:]

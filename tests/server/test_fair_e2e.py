@@ -117,11 +117,12 @@ async def test_contributions_over_json_ssh_and_telnet_then_verify_in_three_langu
             assert codes["hands_seen"] == "pass" and codes["own_contribution"] == "pass" and codes["entropy"] == "pass"
             round_id = checked["round"]
             bea.stdin.write(f"verificar {round_id}\n")
-            text = await read_until(bea.stdout, "verify_deal.py")
+            text = await read_until(bea.stdout, "(JSON)")  # the footer: the record, never a file a player lacks
             assert "el reparto es correcto" in text.lower() or "comprobado" in text.lower(), text
+            assert "verify_deal" not in text
             telnet_writer.write(f"vérifier {round_id}\r")
-            text = await read_until(telnet_reader, "verify_deal.py")
-            assert "[ok]" in text and "ÉCHEC" not in text
+            text = await read_until(telnet_reader, "(JSON)")
+            assert "[ok]" in text and "ÉCHEC" not in text and "verify_deal" not in text
 
             # the stored record is tampered with: verify says so
             forged = dict(record, server_seed="00" * 32)

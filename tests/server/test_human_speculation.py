@@ -102,7 +102,7 @@ def play(port: int) -> tuple[dict[str, int], Screen]:
                 break
             if i == 0:
                 if seen["offers"] == 0:
-                    child.sendline("offer bot1 1 1")  # answered by "Offer #n made." or why not
+                    child.sendline("offer bot1 1 1")  # answered by the table's "Offer #n: you offer…" or why not
                     seen["offers"] += 1
                 child.sendline("t")
                 seen["turned"] += 1

@@ -135,3 +135,55 @@ async def test_leaving_a_staked_round_asks_first_then_a_bot_plays_it_out(tmp_pat
         child.close(force=True)
         await bea.close()
         await running.stop()
+
+
+def _bot_cuts_a_bots_lead_before_the_person() -> bytes:
+    """A 4-seat tdc deal (bots on seats 2 and 3): the bot on seat 3 leads a single or a pair (its
+    greedy strategy is deterministic) that only the bot on seat 2 can cut, and does; the person on
+    seat 0 is the next to play."""
+    from engine.bots import make_bot
+    from engine.president import Cut
+
+    for i in range(20000):
+        seed = seed_from_int(i)
+        m = PresidentMatch("tdc", seats=4, stake=10)
+        m.apply(m.deal_action(seed, present=(0, 1, 2, 3), stake=10))
+        if m.turn != 3:
+            continue
+        lead = make_bot("president", "greedy", 3, bytes(16)).decide(m.view(3), m.legal_actions(3))
+        if lead is None or lead.cmd != "play" or len(lead.cards) > 2:
+            continue
+        m.apply(lead)
+        if set(m.cut_options()) != {2}:
+            continue
+        cuts = [a for a in m.legal_actions(2) if isinstance(a, Cut)]
+        if make_bot("president", "greedy", 2, bytes(16)).decide(m.view(2), cuts) is not None:
+            return seed
+    raise AssertionError("no such deal")
+
+
+async def test_T9_a_bots_cut_comes_inside_the_window_before_the_person_is_prompted(tmp_path: Any,
+                                                                                   monkeypatch: Any) -> None:
+    """The person is next after a bot's single or pair that another bot cuts: the screen says a cut may
+    follow, the bot cuts within the window, and no turn prompt (with its bell) came before the cut."""
+    seed = _bot_cuts_a_bots_lead_before_the_person()
+    monkeypatch.setattr(room_module, "draw_seed", lambda: ExplicitSeed(seed))
+    running = await start_server(tmp_path, bot_delay=0.8, cut_window=6.0, round_pause=1.0)
+    child = await asyncio.to_thread(_telnet, running.telnet_port)
+    bea = await connect(running, "bea")
+    try:
+        await asyncio.to_thread(child.sendline, "crear presidente tdc 4 bots=2 apuesta=10")
+        await asyncio.to_thread(child.expect, r"Mesa (\S+) abierta")
+        room = child.match.group(1).rstrip(":.")
+        await bea.request("join", room=room)
+        state = await bea.next_state(lambda s: s.get("hand"), timeout=20, current=True)
+        assert state["you"] == 1 and state["seats"][2]["bot"] and state["seats"][3]["bot"]
+        await asyncio.to_thread(child.expect, r"corta con", 30)
+        screen = strip_ansi(child.before or "")
+        after_lead = screen[screen.rindex(" juega "):]
+        assert "Puede llegar un corte: 6 segundos" in after_lead
+        assert "Te toca" not in after_lead and "\a" not in after_lead  # never prompted for the turn the cut took
+    finally:
+        child.close(force=True)
+        await bea.close()
+        await running.stop()

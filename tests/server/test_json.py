@@ -100,6 +100,25 @@ async def test_bad_json_lines_get_bad_json_and_change_nothing(server):
         c.close()
 
 
+async def test_a_lone_surrogate_is_bad_json_for_every_command_and_logs_nothing(server, caplog):
+    """``"\\ud800"`` is valid JSON to the standard library but no text: refused at decode, before any
+    command (finger, history... once failed encoding it deep inside, as an internal error)."""
+    c = await RawJson.open(server.telnet_port)
+    try:
+        r = await c.ask({"cmd": "login", "name": "surro", "id": 1})
+        assert r["type"] == "ok"
+        for cmd, arg in (("finger", "name"), ("history", "name"), ("replay", "round"), ("verify", "round"),
+                         ("ignore", "name"), ("say", "text"), ("tell", "name"), ("login", "password")):
+            line = '{"cmd":"' + cmd + '","' + arg + '":"a\\ud800","id":7}\n'
+            r = await c.ask(line.encode())
+            assert r["type"] == "error" and r["code"] == "bad_json", (cmd, r)
+        r = await c.ask({"cmd": "ping", "id": 2})
+        assert r == {"type": "ok", "id": 2, "pong": True}
+    finally:
+        c.close()
+    assert not [rec for rec in caplog.records if rec.levelname in ("ERROR", "CRITICAL")]
+
+
 async def test_huge_line_is_refused_and_the_session_goes_on(server):
     c = await RawJson.open(server.telnet_port)
     try:

@@ -81,3 +81,20 @@ def test_config_refuses_unknown_and_bad_values(tmp_path):
         load_config(max_line="long")
     with pytest.raises(ConfigError):
         load_config(tmp_path / "missing.toml")
+
+
+def test_open_seeks_count_as_their_openers_rooms():
+    from server.limits import Opener, RoomLimits, RoomSlots
+
+    slots = RoomSlots(RoomLimits(max_rooms=10, per_account=1, per_address=2, guest_share=0.5))
+    g1, g2, g3 = (Opener(f"g{i}", "198.51.100.1", True) for i in range(3))
+    ada = Opener("ada", "198.51.100.1", False)
+    assert slots.take(g1) is None
+    assert slots.refusal(g3, [g2]) == ("rooms_per_address", 2)  # one room + one seek from the address
+    assert slots.refusal(g3) is None  # without the seek: a room is still free for the address
+    assert slots.refusal(ada, [g2]) is None  # an account is not counted per address
+    assert slots.refusal(ada, [ada]) == ("rooms_per_account", 1)  # its own seek is its one room
+    others = [Opener(f"h{i}", f"203.0.113.{i}", True) for i in range(5)]
+    assert slots.refusal(others[0], others[1:]) == ("guest_rooms", 5)  # 1 room + 4 seeks: the guests' 5
+    assert slots.refusal(others[0], others[2:]) is None
+    assert len(slots) == 1  # asking takes nothing

@@ -114,3 +114,26 @@ async def test_off_by_default_and_its_keys_in_the_metrics_section(tmp_path: Any)
     conf.write_text("[metrics]\nport = 70000\n")
     with pytest.raises(ConfigError):
         load_config(conf)
+
+
+async def test_only_metrics_is_answered_and_an_over_long_header_is_refused_quietly(caplog: Any) -> None:
+    """``GET /metrics`` only (``/`` is a 404, as docs/server.md says); a header line past the reader's
+    limit is answered 431, with nothing logged (it once raised out of the connection handler)."""
+    server = await metrics.serve("127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        head, body = await _get(port, "/")
+        assert head.startswith("HTTP/1.0 404")
+        head, body = await _get(port)
+        assert head.startswith("HTTP/1.0 200") and "donne_rooms" in body
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /metrics HTTP/1.1\r\nX-Long: " + b"a" * 100_000 + b"\r\n\r\n")
+        await writer.drain()
+        raw = await asyncio.wait_for(reader.read(), 10)
+        writer.close()
+        assert raw.startswith(b"HTTP/1.0 431")
+        await asyncio.sleep(0.05)
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert not [r for r in caplog.records if r.levelno >= 30], [r.getMessage() for r in caplog.records]

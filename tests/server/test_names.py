@@ -84,6 +84,17 @@ def test_clean_name_accepts(typed: str, clean: str) -> None:
         "bоt7",  # Cyrillic о
         "b0t_7",
         "rооt",  # Cyrillic о о
+        # staff impersonation: a part of the name looks like a role's word, in any of our languages
+        "mоderator",  # Cyrillic о
+        "modérateur",
+        "operat0r",
+        "Moderador",
+        "moderator1",
+        "admin_bob",
+        "bob.mod",
+        "St4ff",
+        "Support-Team",
+        "SysAdmin",
     ],
 )
 def test_clean_name_refuses(typed: str) -> None:
@@ -241,3 +252,8 @@ async def test_skeletons_stored_by_an_older_version_are_computed_again_at_open(t
             await s.accounts.login_guest("sl6")  # still a look-alike of s16 (1 and l)
     finally:
         await s.close()
+
+
+@pytest.mark.parametrize("typed", ["badminton", "modest", "operative", "rootbeer", "Supportive", "Modesto"])
+def test_a_staff_word_inside_another_word_is_a_name_like_any_other(typed: str) -> None:
+    assert clean_name(typed) == typed

@@ -9,8 +9,13 @@ from server.protocol import decode
 
 
 def reference(line: str):
+    """The standard library's reading, except that text holding a lone surrogate is no JSON a
+    client may send (nothing could store, hash or send it as UTF-8)."""
     try:
         obj = json.loads(line)
+        json.dumps(obj, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return None
     except (ValueError, RecursionError):
         return None
     return obj if isinstance(obj, dict) else None
@@ -42,3 +47,15 @@ def test_random_lines_read_as_the_standard_library_reads_them():
             i = rng.randrange(len(line))
             line = line[:i] + rng.choice(["", ",", "}", '"', "\\", "\x00"]) + line[i + 1:]
         assert repr(decode(line)) == repr(reference(line)), line
+
+
+@pytest.mark.parametrize("line", [
+    '{"cmd":"finger","name":"a\\ud800"}', '{"cmd":"say","text":"\\udc00x"}', '{"cmd":"ignore","\\ud83c":1}',
+    '{"cmd":"seed","text":["ok",{"deep":["\\udfff"]}]}', '{"cmd":"finger","name":"a\ud800"}',
+])
+def test_a_lone_surrogate_anywhere_is_no_json_a_client_may_send(line):
+    assert decode(line) is None
+
+
+def test_a_surrogate_pair_is_one_character_and_reads():
+    assert decode('{"cmd":"say","text":"\\ud83c\\udca1"}') == {"cmd": "say", "text": "\U0001f0a1"}

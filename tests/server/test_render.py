@@ -178,6 +178,8 @@ def test_round_over_has_a_score_table():
 
 def test_chat_is_not_translated_and_state_events_are_skipped():
     text = render_event({"event": "chat", "name": "Bob", "text": "gg {name}"}, "fr", TermStyle(), LONG_NAMES, 0)
+    assert text == "Bob\u00a0: gg {name}"  # French puts a no-break space before the colon
+    text = render_event({"event": "chat", "name": "Bob", "text": "gg {name}"}, "es", TermStyle(), LONG_NAMES, 0)
     assert text == "Bob: gg {name}"
     assert render_event({"event": "state"}, "fr", TermStyle(), LONG_NAMES, 0) is None
 
@@ -247,7 +249,6 @@ REPLIES = [
     ("history", {"history": []}),
     ("leaderboard", {"leaderboard": [{"name": n, "chips": 100 * i, "rounds": 7 * i, "matches": i}
                                      for i, n in enumerate(LONG_NAMES)]}),
-    ("offer", {"offer": 3}),
     ("colour", {"on": False}),
     ("unicode", {"on": False}),
     ("autocut", {"on": True}),
@@ -278,6 +279,7 @@ def test_replies_fit(lang, style):
         assert text, cmd
         check(text, style)
     assert render_reply("play", {}, lang, style) == ""
+    assert render_reply("offer", {"offer": 3}, lang, style) == ""  # the "offered" event says it, once
 
 
 def test_rooms_list_content():
@@ -517,3 +519,14 @@ def test_wrap_text_keeps_french_marks_with_their_words(width: int) -> None:
         assert display_width(line) <= width
         assert not line.strip().startswith(("»", ":", "?")), lines
         assert not line.rstrip().endswith("«"), lines
+
+
+def test_a_hidden_persons_chat_is_signed_with_their_seat_for_spectators():
+    """A spectator is not told the name of someone who hides where they sit (``hide``): their chat
+    line reads as their seat's."""
+    from server.presenters.text.news import render_event
+    from server.terminal import PLAIN
+
+    line = render_event({"event": "chat", "room": "r1", "name": None, "seat": 0, "text": "hola"}, "es", PLAIN,
+                        ("", "ana"), None)
+    assert line is not None and "plaza 0: hola" in line

@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import logging
 
 import pytest
 
@@ -161,3 +162,29 @@ async def test_leaving_mid_deal_plays_out_the_deal_then_the_match_ends_S11(tmp_p
         for c in clients:
             await c.close()
         await server.stop()
+
+
+async def test_the_last_person_leaving_the_last_deal_with_bots_leaves_a_clean_log_S11(tmp_path, caplog, seed):
+    """Alone with two bots, alice leaves during the last deal: a bot plays her stake out (S11), the
+    match ends (recorded, bots freed) and only then the room closes; nothing is logged as an error
+    (the room once closed first, and freeing the bots then failed against its closed log)."""
+    caplog.set_level(logging.INFO, logger="server.table")
+    server = await start_server(tmp_path, auction_seconds=1.0)  # her turns wait for her until she goes
+    alice = await connect(server, "alice")
+    try:
+        room = (await alice.request("create", game="speculation", seats=3, bots=2, rounds=1))["room"]
+        await alice.next_state(lambda s: s.get("in_deal"), timeout=10, current=True)
+        await alice.request("leave")
+        for _ in range(600):
+            if room not in server.lobby.rooms:
+                break
+            await asyncio.sleep(0.05)
+        assert room not in server.lobby.rooms
+        audit = await server.store.ledger.audit()
+        assert audit.ok and audit.escrow == 0
+    finally:
+        await alice.close()
+        await server.stop()
+    problems = [r.getMessage() for r in caplog.records if r.levelno >= 30]
+    assert problems == []
+    assert any("match over" in r.getMessage() for r in caplog.records)

@@ -253,6 +253,29 @@ async def test_the_leaderboard_without_a_game_shows_every_board_with_plurals_rig
         ("classic", []), ("tdc", ["bob", "alice", "carol"]), ("speculation", [])]
 
 
+@pytest.mark.parametrize(("lang", "words"), [
+    ("fr", ("Tapez aide", "classement tdc", "Classement,", "Personne n’est encore classé.", "+9 jetons",
+            "provisoire")),
+    ("es", ("Escribe ayuda", "clasificación tdc", "Clasificación,", "Todavía no hay nadie clasificado.", "+9 fichas",
+            "provisional")),
+])
+@pytest.mark.e2e
+async def test_a_guest_sees_where_they_stand_marked_provisional(server: Running, lang: str,
+                                                                words: tuple[str, ...]) -> None:
+    greeting, command, heading, nobody, won, provisional = words
+    await server.store.history.record_round(_tdc_round("t-1", ["zoe", "yves", "xena"], [9, 1, -10]))
+    person = await Person.arrive(server, "zoe", lang=lang, greeting=greeting)
+    try:
+        lines = await person.reply_lines(command, heading)
+        text = " ".join(lines)
+        assert nobody in text and "zoe" in text and won in text and provisional in text, lines
+        assert "yves" not in text  # only the asker's own line: guests are not ranked
+    finally:
+        person.close()
+    board = await (await connect(server, "zoe")).request("leaderboard", game="president", rules="tdc")
+    assert board["leaderboard"] == [] and board["you"]["provisional"] is True and board["you"]["chips"] == 9
+
+
 # -------------------------------------------------------------------------- words
 
 

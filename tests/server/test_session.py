@@ -312,3 +312,49 @@ async def test_a_reader_closing_its_own_session_is_not_cancelled_later():
 
     assert await asyncio.wait_for(reader(), 5) == ("quit", None)
     await asyncio.wait_for(session.done.wait(), 5)
+
+
+async def test_a_text_line_holding_a_lone_surrogate_is_refused_and_reads_as_nothing():
+    """A telnet charset whose decoder makes lone surrogates (UTF-7 does) never gets one past the
+    session: the person is told, and the line reads as an empty one (no command, no password)."""
+    app = make_app(default_lang="en")
+    conn = FakeConn()
+    session = Session(app, conn)
+    session.start()
+    conn.lines.put_nowait("finger a\ud800")
+    line = await asyncio.wait_for(session.readline(), 5)
+    assert line == ""
+    conn.lines.put_nowait("finger \U0001f0a1")  # a whole character outside the BMP is text
+    assert await asyncio.wait_for(session.readline(), 5) == "finger \U0001f0a1"
+    session.close("bye")
+    await asyncio.wait_for(session.done.wait(), 5)
+    out = "".join(conn.written)
+    assert "cannot be read" in out and "\ud800" not in out
+
+
+async def test_a_person_is_greeted_at_login_before_a_table_drawn_again_and_only_once():
+    """After a restart the room draws the table (and the turn prompt) as soon as the login returns,
+    before the session starts reading: the greeting must already be out, first."""
+    app = make_app()
+    conn = FakeConn()
+    session = Session(app, conn)
+    session.lang = "fr"
+    session.start()
+    session.logged("zoe", True)
+    session.send_text("▶ À vous : jouez.")  # the table's prompt, drawn by the room
+    session.send_raw(session.presenter.start())  # what run() sends first: nothing more now
+    session.close("bye")
+    await asyncio.wait_for(session.done.wait(), 5)
+    out = "".join(conn.written)
+    assert out.index("Bonjour zoe") < out.index("À vous") and out.count("Bonjour zoe") == 1
+
+
+async def test_a_machine_session_is_not_greeted_in_words_at_login():
+    app = make_app()
+    conn = FakeConn()
+    session = Session(app, conn, mode="json")
+    session.start()
+    session.logged("zoe", True)
+    session.close("bye")
+    await asyncio.wait_for(session.done.wait(), 5)
+    assert "Bonjour" not in "".join(conn.written) and "Hello" not in "".join(conn.written)

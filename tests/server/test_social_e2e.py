@@ -158,6 +158,29 @@ async def test_offline_messages_are_kept_bounded_and_shown_at_login(tmp_path: An
         await running.stop()
 
 
+async def test_a_guest_at_the_table_is_not_a_friend_and_the_empty_list_names_someone_else(tmp_path: Any) -> None:
+    """``friend zoe`` for a guest sitting at the same table says she is a guest (not "nobody called zoe
+    here"); the empty friends list's example names someone at the reader's table, never the reader."""
+    running = await start_server(tmp_path)
+    ana, bea = await member(running, "ana"), await member(running, "bea")
+    zoe = await member(running, "zoe", register=False)
+    try:
+        room = (await ana.request("create", game="president", rules="classic", seats=4, bots=1))["room"]
+        await zoe.request("join", room=room)
+        with pytest.raises(ClientError) as err:
+            await ana.request("friend", name="zoe")
+        assert err.value.code == "not_allowed" and "zoe" in err.value.message and "guest" in err.value.message
+        assert "nobody" not in err.value.message
+        assert "suggest" not in (await ana.request("friends"))  # nobody else registered at her table
+        await bea.request("join", room=room)
+        assert (await ana.request("friends"))["suggest"] == "bea"
+        assert (await bea.request("friends"))["suggest"] == "ana"
+    finally:
+        for c in (ana, bea, zoe):
+            await c.close()
+        await running.stop()
+
+
 async def test_friends_notices_finger_and_hiding(tmp_path: Any) -> None:
     running = await start_server(tmp_path)
     alice = await member(running, "alice")
@@ -249,5 +272,82 @@ async def test_a_seek_with_fill_opens_with_bots_when_it_lapses(tmp_path: Any) ->
         assert state["seats"][0]["name"] == "alice"
     finally:
         for c in (alice, bob):
+            await c.close()
+        await running.stop()
+
+
+async def test_a_bio_fits_the_screen_and_hides_nothing(tmp_path: Any) -> None:
+    """A bio is shown to others at length: it is measured in terminal columns (300 full-width
+    characters are 600 columns), may not pile combining marks over the lines around it, nor hold
+    direction overrides or zero-width characters; a seed neither (it is shown in every record)."""
+    running = await start_server(tmp_path)
+    zoe = await member(running, "zoe")
+    try:
+        limit = running.config.max_bio
+        for bad in ("\uff21" * (limit // 2 + 1), "a" + "\u0301" * 250, "x" + "\u0301\u0302\u0303",
+                    "I like \u202eskcolc", "b\u200dio", "\u200b"):
+            assert await refused(zoe, "bio", text=bad) == "bad_argument", repr(bad)
+        assert (await zoe.request("bio"))["bio"] == ""  # nothing was set
+        fine = "\uff21" * (limit // 2)
+        assert (await zoe.request("bio", text=fine))["bio"] == fine
+        assert (await zoe.request("bio", text="Việt, 日本, Zoé"))["bio"] == "Việt, 日本, Zoé"
+        for bad in ("seed\u202egnp", "a\u200db", "e" + "\u0301" * 4):
+            assert await refused(zoe, "seed", text=bad) == "bad_entropy", repr(bad)
+        assert (await zoe.request("seed"))["seed"] is None
+    finally:
+        await zoe.close()
+        await running.stop()
+
+
+async def test_hiding_holds_in_the_room_list_its_news_and_for_spectators(tmp_path: Any) -> None:
+    """``hide`` keeps where you sit to yourself in ``rooms`` (listed, not named), in the news of the
+    room you open, and from a spectator (who reads your seat, not your name)."""
+    running = await start_server(tmp_path)
+    alice = await member(running, "alice")
+    bob = await member(running, "bob")
+    try:
+        await bob.request("hide", on=True)
+        news = waiting(alice, "room_created")
+        room = (await bob.request("create", game="president", rules="classic", seats=3))["room"]
+        created = await news
+        assert created["room"] == room and created.get("name") is None and "bob" not in str(created)
+        listed = next(r for r in (await alice.request("rooms"))["rooms"] if r["room"] == room)
+        assert listed["players"] == [None]
+        mine = next(r for r in (await bob.request("rooms"))["rooms"] if r["room"] == room)
+        assert mine["players"] == ["bob"]  # to themselves
+        await alice.request("watch", room=room)
+        state = await alice.next_state(lambda s: s.get("room") == room, timeout=10, current=True)
+        assert state["seats"][0]["name"] is None and state["seats"][0]["hidden"] is True
+        await bob.request("hide", on=False)
+        state = await alice.next_state(lambda s: s["seats"][0]["name"] == "bob", timeout=10, current=True)
+        assert "hidden" not in state["seats"][0]
+    finally:
+        for c in (alice, bob):
+            await c.close()
+        await running.stop()
+
+
+async def test_a_person_back_at_their_table_is_hidden_again(tmp_path: Any) -> None:
+    """A table rebuilt after a restart knows nothing of ``hide``: when the person comes back, their
+    profile is read again and the table's spectators stop reading their name at once."""
+    running = await start_server(tmp_path)
+    bob = await member(running, "bob")
+    zoe = await member(running, "zoe")
+    try:
+        await bob.request("hide", on=True)
+        room = (await bob.request("create", game="president", rules="classic", seats=3, bots=2))["room"]
+        table = running.lobby.rooms[room].table  # (a match under way: the seat waits for him)
+        assert table.seats[0].hidden
+        held = running.lobby.player("bob")
+        assert held is not None
+        held.extra.pop("hide_where")  # as a restored table's player: nothing known of the profile yet
+        table.seats[0].hidden = False
+        await bob.close()
+        bob = await member(running, "bob", login=True)
+        await zoe.request("watch", room=room)
+        state = await zoe.next_state(lambda s: s["seats"][0]["name"] is None, timeout=10, current=True)
+        assert state["seats"][0]["hidden"] is True and table.seats[0].hidden
+    finally:
+        for c in (bob, zoe):
             await c.close()
         await running.stop()

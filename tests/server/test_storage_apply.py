@@ -124,11 +124,11 @@ async def test_apply_refuses_what_is_not_an_operation(store: SQLStore) -> None:
 async def test_T13_partial_round_skips_who_cannot_cover_the_stake(store: SQLStore) -> None:
     await players(store, "alice", "bob", "carol", "dave")
     await store.ledger.transfer("carol", "alice", 99, "gift")
-    await store.apply([OpenRound("other", {"dave": 10})])  # dave is at another table
+    await store.apply([OpenRound("other", {"dave": 95})])  # dave staked most of his at another table
     [opened] = await store.apply([OpenRound("r1", {"alice": 10, "bob": 10, "carol": 10, "dave": 10}, table="t1",
                                             partial=True)])
     assert opened == RoundOpened("r1", ("alice", "bob"), ("carol", "dave"), 20)
-    assert await balances(store, "alice", "bob", "carol", "dave") == [189, 90, 1, 90]
+    assert await balances(store, "alice", "bob", "carol", "dave") == [189, 90, 1, 5]
     with pytest.raises(BadAmount):  # payouts must match what was escrowed: 20, not 40
         await store.apply([SettleRound("r1", {"alice": 40})])
     assert await store.apply([SettleRound("r1", {"alice": 0, "bob": 20})]) == [True]
@@ -141,14 +141,20 @@ async def test_a_partial_round_nobody_covers_opens_empty(store: SQLStore) -> Non
     assert await store.apply([SettleRound("r", {})]) == [True]
 
 
-async def test_an_account_is_staked_at_one_table_at_a_time(store: SQLStore) -> None:
+async def test_an_account_may_be_staked_in_two_rounds_each_from_its_available_chips(store: SQLStore) -> None:
+    """A seat its person left plays its round out on their stake while they stake at another table (T1):
+    each stake is its own escrow, taken from what is available, never counted twice."""
     await players(store, "alice", "bob")
+    before = await store.ledger.balance("alice")
     await store.ledger.open_round("t1-r1", {"alice": 2, "bob": 2})
-    with pytest.raises(AlreadyStaked) as exc:
-        await store.ledger.open_round("t2-r1", {"alice": 2})
-    assert exc.value.names == ["alice"] and exc.value.code == "insufficient_chips"
+    await store.ledger.open_round("t2-r1", {"alice": 2})
+    assert await store.ledger.balance("alice") == before - 4
+    with pytest.raises(InsufficientChips):
+        await store.ledger.open_round("t3-r1", {"alice": before - 3})  # only before - 4 are left
     assert await store.ledger.settle_round("t1-r1", {"alice": 4, "bob": 0})
-    await store.ledger.open_round("t2-r1", {"alice": 2})  # once settled, free again
+    assert await store.ledger.settle_round("t2-r1", {"alice": 2})
+    assert await store.ledger.balance("alice") == before + 2
+    assert (await store.ledger.audit()).ok
 
 
 async def test_S3_S7_a_voided_deal_reverses_its_sales(store: SQLStore) -> None:

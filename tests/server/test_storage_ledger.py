@@ -23,7 +23,6 @@ from hypothesis import strategies as st
 
 from server.storage import StoreSettings, open_store
 from server.storage.api import (
-    AlreadyStaked,
     BadAmount,
     Hold,
     InsufficientChips,
@@ -154,18 +153,15 @@ async def run_ops(path: Path | str, ops: list[tuple[Any, ...]]) -> None:
                     except NoSuchAccount:
                         continue
                     raise AssertionError("opened a round with a gone guest")
-                busy = [n for n in names if m.busy(m.ident(n))]
-                short = [n for n in names if n not in busy and m.available(m.ident(n)) < stake]
+                # an account may be staked in several open rounds (a seat left, played out by a bot)
+                short = [n for n in names if m.available(m.ident(n)) < stake]
                 try:
                     [opened] = await store.apply([OpenRound(rid, dict.fromkeys(names, stake), partial=partial)])
-                except AlreadyStaked as exc:
-                    assert not partial and exc.names == busy
-                    continue
                 except InsufficientChips as exc:
-                    assert not partial and not busy and exc.names == short
+                    assert not partial and exc.names == short
                     continue
-                covered = [n for n in names if n not in busy and n not in short]
-                assert (partial or not (busy or short)) and list(opened.covered) == covered
+                covered = [n for n in names if n not in short]
+                assert (partial or not short) and list(opened.covered) == covered
                 for n in covered:
                     m.balance[m.ident(n)] -= stake
                 m.rounds.append(Round(rid, {m.ident(n): stake for n in covered}))

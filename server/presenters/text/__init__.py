@@ -27,12 +27,13 @@ from server.messages.events import event_text
 from server.messages.table_events import commitment_explained
 from server.messages.translations import translation
 from server.presenters import Action, Local, Quit, Request, Viewer
-from server.presenters.text import alerts, games, news, parse_social, replies
+from server.presenters.text import alerts, forbidden, games, news, parse_social, replies
+from server.presenters.text.cards import parse_cards
 from server.presenters.text.context import ParseError, context_from_state
 from server.presenters.text.help import help_text
 from server.presenters.text.parse import _int, parse_line
-from server.presenters.text.replay import ReplayViewer, help_line, pace
-from server.presenters.text.words import REPLAY_WORDS, VERB_TABLES, fold
+from server.presenters.text.replay import ReplayViewer, close_word, help_line, pace
+from server.presenters.text.words import REPLAY_WORDS, VERB_TABLES, fold, verb
 from server.protocol import Shared
 
 log = logging.getLogger(__name__)
@@ -50,9 +51,11 @@ class TextPresenter:
     def __init__(self, viewer: Viewer) -> None:
         self.viewer = viewer
         self.shown_state: Mapping[str, Any] | None = None  # the last state drawn
-        self._leaving = False  # asked to confirm leaving a round with chips at stake
+        self._leaving: str | None = None  # "leave"/"quit" asked to confirm: a round with chips at stake
+        self._risky: tuple[str, tuple[str, ...]] | None = None  # a play leaving forbidden last cards (T8), said
         self._countdowns: list[asyncio.TimerHandle] = []
         self._commitment_told = False  # what a deal's commitment is: said once per session
+        self._autocut_told = False  # the first cut a person could make comes with a word on autocut
         self.replay: ReplayViewer | None = None  # the replay being looked at (``replay``)
         self._playing: asyncio.TimerHandle | None = None
 
@@ -94,24 +97,40 @@ class TextPresenter:
             if local is not None:
                 return Local(local)
         parsed = parse_line(line, self.lang, context)
+        said, self._risky = self._risky, None  # a play said first (T8) is made only by the very next line
         if isinstance(parsed, ParseError):
+            if self.replay is not None and parsed.code == "unknown_command" and len(line.split()) <= 2 \
+                    and (word := close_word(line.split()[0], self.lang)) is not None:
+                # a replay is open: a mistyped replay word is suggested as the replay's
+                return Local(self.text(error_message(self.lang, "unknown_command", cmd=line.split()[0],
+                                                     suggestion=word)))
             return Local(self.text(parsed.message))
+        confirming, self._leaving = self._leaving, None
+        if parsed.cmd in ("leave", "quit") and confirming != parsed.cmd and state is not None:
+            at_stake = state.get("at_stake")
+            if isinstance(at_stake, int) and at_stake > 0 and state.get("status") == "playing":
+                self._leaving = parsed.cmd  # say what leaving costs first; the same command again confirms
+                cost = _leave_cost if parsed.cmd == "leave" else _quit_cost
+                return Local(self.text(cost(self.lang, at_stake, line.split()[0])))
         if parsed.cmd == "quit":
             return Quit(self.text(translation(self.lang).gettext("Goodbye!")))
         if parsed.cmd == "help":
             topic = parsed.args.get("topic")
             return Local(self.text(help_text(self.lang, context_from_state(state, where), self.viewer.style,
-                                             topic if isinstance(topic, str) else None, guest=self.viewer.guest)))
+                                             topic if isinstance(topic, str) else None, guest=self.viewer.guest,
+                                             resume=getattr(self.viewer, "resume_code", None))))
         if parsed.cmd == "state":
             if where == "lobby":
                 return None  # an empty line in the lobby: nothing to redraw
             self.shown_state = None  # asked for: draw the whole table
-        confirming, self._leaving = self._leaving, False
-        if parsed.cmd == "leave" and not confirming and state is not None:
-            at_stake = state.get("at_stake")
-            if isinstance(at_stake, int) and at_stake > 0 and state.get("status") == "playing":
-                self._leaving = True  # say what leaving costs first; the same command again confirms
-                return Local(self.text(_leave_cost(self.lang, at_stake, line.split()[0])))
+        left = forbidden.risky_play(state, parsed.cmd, parsed.args)
+        if left is not None and state is not None:
+            play = (parsed.cmd, tuple(parsed.args.get("cards") or ()))
+            if said != play:  # T8: say what it costs first; the same play again makes it
+                self._risky = play
+                cards = parsed.args.get("cards") or state.get("cut") or ()
+                return Local(self.text(forbidden.risky_warning(left, len(cards), state.get("order") == "reversed",
+                                                               line.strip(), self.lang, self.viewer.style)))
         return Request(parsed.cmd, parsed.args)
 
     # -- writing ----------------------------------------------------------------------------------
@@ -140,6 +159,19 @@ class TextPresenter:
         return self.text(message)
 
     def event(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str:
+        return self._event(event, names, you) + self._after_event(event, you)
+
+    def _after_event(self, event: Mapping[str, Any], you: int | None) -> str:
+        """What this reader alone is told after an event: at a match's end, a player hears what they
+        can do next (a spectator has no rematch to ask for)."""
+        if event.get("event") == "match_over" and you is not None:
+            t = translation(self.lang)
+            return self.text(t.gettext("What next? {rematch}: a new match at this table, same options; "
+                                       "{leave}: back to the lobby.").format(rematch=verb(self.lang, "rematch"),
+                                                                             leave=verb(self.lang, "leave")))
+        return ""
+
+    def _event(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str:
         if event.get("event") in OWN_EVENTS:
             text = self._render(event_text, self.lang, event, list(names or ()), you)
             if event.get("event") == "commitment" and not self._commitment_told and text:
@@ -157,13 +189,16 @@ class TextPresenter:
         key = (self.render_key(), news.reading(shared.event, you))  # readers who read it alike share it
         line = shared.cache.get(key)
         if line is None:
-            line = shared.cache[key] = self.event(shared.event, shared.names, you)
-        return line
+            line = shared.cache[key] = self._event(shared.event, shared.names, you)
+        return line + self._after_event(shared.event, you)
 
     def state(self, state: Mapping[str, Any], line: str | None = None) -> str:
         # The table only when it matters (the reader's turn, a new round...); nothing drawn yet (or
         # asked for): the whole table, with the alert if it is the reader's turn.
         text = self._render(alerts.state_update, self.shown_state or {}, state, self.lang, self.viewer.style)
+        if text and state.get("cut") and not self._autocut_told and "autocut" in (state.get("moves") or ()):
+            self._autocut_told = True
+            text += "\n" + alerts.autocut_tip(self.lang)
         self.shown_state = state
         self._countdown(state)
         return self.text(text)
@@ -199,8 +234,8 @@ class TextPresenter:
         if len(words) > 1 and VERB_TABLES[self.lang].get(fold(words[0])) == "replay" \
                 and fold(words[1]) in REPLAY_WORDS:
             words = words[1:]  # "replay next": always the viewer's
-        elif context.where == "room" and context.cards_table and not context.spectator:
-            return None  # at a table where moves are typed, only "replay next" and the like
+        elif context.where == "room" and not context.spectator and _a_move(line, self.lang, context):
+            return None  # seated: a word that is also a move ("play 2") stays the move
         what = REPLAY_WORDS.get(fold(words[0]))
         if what is None or len(words) > 2:
             return None
@@ -254,6 +289,18 @@ class TextPresenter:
         self._stop_playing()
 
 
+def _a_move(line: str, lang: str, context: Any) -> bool:
+    """The line is a move at this table: cards, or a word of the table's own commands (``play``,
+    ``bid``...). The replay's words are chosen so that none of them is one (``next``, ``go 5``,
+    ``autoplay``: fr ``lire``, es ``reproducir``)."""
+    tokens = line.split()
+    if context.cards_table and parse_cards(tokens, lang)[1] is None:
+        return True
+    if context.bids_table and len(tokens) == 1 and _int(tokens[0]) is not None:
+        return True
+    return VERB_TABLES[lang].get(fold(tokens[0])) in context.moves
+
+
 def _seconds(word: str) -> float | None:
     """``0.5``, ``2``, ``1,5``: a pace typed by a person."""
     try:
@@ -272,6 +319,19 @@ def _leave_cost(lang: str, at_stake: int, word: str) -> str:
         "A round is being played with {n} chips of yours at stake. If you leave now, a bot plays your seat "
         "to the end of the round with them, and you hear how it ends. Type {leave} again to leave.",
         at_stake).format(n=at_stake, leave=word)
+
+
+def _quit_cost(lang: str, at_stake: int, word: str) -> str:
+    """What disconnecting now costs; ``word``: the command as the person typed it (they type it again)."""
+    t = translation(lang)
+    return t.ngettext(
+        "A round is being played with {n} chip of yours at stake. If you disconnect now, your seat waits a "
+        "while for you to come back, then a bot plays it to the end of the round with it. Type {quit} again "
+        "to disconnect.",
+        "A round is being played with {n} chips of yours at stake. If you disconnect now, your seat waits a "
+        "while for you to come back, then a bot plays it to the end of the round with them. Type {quit} again "
+        "to disconnect.",
+        at_stake).format(n=at_stake, quit=word)
 
 
 def my_decision(state: Mapping[str, Any]) -> bool:

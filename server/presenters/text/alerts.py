@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.president.forbidden import stranded
 from server.messages.labels import (
     rank_label,
 )
 from server.messages.translations import translation
 from server.presenters.text.context import give_count
-from server.presenters.text.draw import cards_text, seconds_of, seconds_text, sort_hand
+from server.presenters.text.draw import cards_text, seconds_of, seconds_text, sort_hand, window_text
 from server.presenters.text.games import render_state
 from server.presenters.text.words import verb
 from server.terminal import (
@@ -42,6 +43,26 @@ def _decision(state: Mapping[str, Any]) -> str | None:
     return _ALERTS.get(decision)
 
 
+def _bank(state: Mapping[str, Any]) -> int | None:
+    """The reader's time bank left in this match (seconds), from their seat's line of the state."""
+    you = state.get("you")
+    for entry in state.get("seats") or ():
+        if isinstance(entry, Mapping) and entry.get("seat") == you and you is not None:
+            return seconds_of(entry.get("bank"))
+    return None
+
+
+def _window_opened(previous: Mapping[str, Any], state: Mapping[str, Any]) -> bool:
+    """People's window (a cut may follow, T9; time to trade, S9) opened with this state: a new one
+    (another kind, or more time left than the last state showed)."""
+    now, before = state.get("window"), previous.get("window")
+    if not isinstance(now, Mapping):
+        return False
+    if not isinstance(before, Mapping) or before.get("kind") != now.get("kind"):
+        return True
+    return (seconds_of(now.get("left")) or 0) > (seconds_of(before.get("left")) or 0)
+
+
 def _signature(state: Mapping[str, Any]) -> tuple[Any, ...]:
     return (
         state.get("room"),
@@ -59,11 +80,17 @@ def _signature(state: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def _lead_example(state: Mapping[str, Any], lang: str) -> str | None:
-    """The weakest rank of the reader's hand as the hand shows it, once for each card of it (``3``, ``V V``)."""
-    hand = sort_hand(state.get("hand") or [], state.get("order") or "normal")
+    """The weakest rank of the reader's hand as the hand shows it, once for each card of it (``3``, ``V V``);
+    at a tdc table never a play that leaves only forbidden last cards (T8: the next weakest rank then)."""
+    order = state.get("order") or "normal"
+    hand = sort_hand(state.get("hand") or [], order)
     if not hand:
         return None
-    rank = hand[0][0]
+    ranks = list(dict.fromkeys(c[0] for c in hand))
+    rank = ranks[0]
+    if state.get("rules") == "tdc":
+        rank = next((r for r in ranks if not stranded(hand, [c for c in hand if c[0] == r], order == "reversed")),
+                    rank)
     n = sum(1 for c in hand if c[0] == rank)
     label = rank_label(lang, rank)
     return " ".join([label] * n)
@@ -98,6 +125,13 @@ def state_update(
     parts: list[str] = []
     if alert or new_round or new_auction:
         parts.append(render_state(state, lang, style, status=alert is None))
+    if (not parts or alert not in (None, "cut")) and _window_opened(previous, state):
+        # "a cut may follow", "time to trade": one line, said as it opens (a drawing with its status
+        # lines says it already; the alert of a cut says its seconds)
+        text = window_text(state, lang)
+        if text is not None:
+            parts.append(finish([paint(line, YELLOW, style) for line in wrap_text(text, style.width, indent="  ")],
+                                style))
     if alert:
         raw = state.get("window")
         window: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
@@ -111,11 +145,17 @@ def state_update(
         parts.append(
             your_turn_alert(
                 lang, style, alert, secs, top=plays[-1] if plays else None, count=give_count(state) or None,
-                must=state.get("must"), example=_lead_example(state, lang),
+                must=state.get("must"), example=_lead_example(state, lang), bank=_bank(state),
             )
         )
     return "\n".join(parts)
 
+
+
+def autocut_tip(lang: str) -> str:
+    """Said the first time a person can cut (T9): the server can cut for them."""
+    return translation(lang).gettext("Tip: type {autocut} on and the server cuts for you whenever you can.").format(
+        autocut=verb(lang, "autocut"))
 
 
 COUNTDOWN_MARKS = (30, 10, 5)
@@ -147,6 +187,7 @@ def your_turn_alert(
     count: int | None = None,
     must: str | None = None,
     example: str | None = None,
+    bank: int | None = None,
 ) -> str:
     """A bell and one highlighted line: it is your turn (``what``: play, lead, cut, give, turn, sell, bid).
 
@@ -194,6 +235,9 @@ def your_turn_alert(
         )
     if seconds is not None:
         text += " " + seconds_text(t, seconds)
+        if bank:  # the time bank: more time on demand (extend)
+            text += " " + t.gettext("Type {extend} for more time ({n} s left in your time bank).").format(
+                extend=verb(lang, "extend"), n=bank)
     mark = "▶ " if style.unicode else "> "
     lines = wrap_text(mark + text, style.width, indent="  ")  # wrapped, never cut: it says what to do
     return "\a" + finish([paint(line, REVERSE + BOLD if style.color else "", style) for line in lines], style)

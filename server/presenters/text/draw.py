@@ -18,7 +18,6 @@ from server.terminal import (
     YELLOW,
     TermStyle,
     display_width,
-    fit,
     pad,
     paint,
 )
@@ -60,7 +59,10 @@ def seat_names(state: Mapping[str, Any], lang: str) -> list[str]:
     out = []
     for s in state.get("seats") or []:
         name = s.get("name")
-        out.append(str(name) if name else t.gettext("(free seat)"))
+        if s.get("hidden"):  # someone who hides where they sit, to a spectator
+            out.append(t.gettext("seat {seat}").format(seat=s.get("seat")))
+        else:
+            out.append(str(name) if name else t.gettext("(free seat)"))
     return out
 
 
@@ -121,7 +123,7 @@ def seat_lines(
         line = " ".join(parts).rstrip()
         if flags[seat]:
             line += "  " + flags[seat]
-        lines.append(fit(line, width, style))
+        lines.append(line)
     return lines
 
 
@@ -164,6 +166,12 @@ def deadline_text(state: Mapping[str, Any], lang: str) -> str:
 
 def window_line(state: Mapping[str, Any], lang: str, style: TermStyle) -> str | None:
     """People's window, if one is open: a cut may follow (T9), or time to trade (S9)."""
+    text = window_text(state, lang)
+    return None if text is None else paint(text, YELLOW, style)
+
+
+def window_text(state: Mapping[str, Any], lang: str) -> str | None:
+    """The words of :func:`window_line`, not painted."""
     window = state.get("window")
     if not isinstance(window, Mapping):
         return None
@@ -178,4 +186,4 @@ def window_line(state: Mapping[str, Any], lang: str, style: TermStyle) -> str | 
                           n).format(n=n, turn=verb(lang, "turn"))
     else:
         return None
-    return paint(text, YELLOW, style)
+    return text

@@ -13,7 +13,7 @@ from server.messages.fair_events import result_mark, step_text, verify_footer, v
 from server.messages.translations import translation
 from server.presenters.text.context import Command, CommandContext, ParseError
 from server.presenters.text.parse import _HANDLERS
-from server.presenters.text.words import OFF_WORDS, fold, verb
+from server.presenters.text.words import OFF_WORDS, fold, switch_word, verb
 from server.terminal import BOLD, TermStyle, finish, paint, wrap_text
 
 COMMANDS = frozenset({"seed", "entropy", "verify"})
@@ -51,7 +51,7 @@ def render_fair(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle)
                     example=f"{verb(lang, 'seed')} 7f3a kiwi 19")
         elif reply.get("set"):
             text = t.gettext("Seed set: “{seed}”. It is mixed into every deal you play until you change it "
-                             "({off} removes it).").format(seed=seed, off=f"{verb(lang, 'seed')} off")
+                             "({off} removes it).").format(seed=seed, off=f"{verb(lang, 'seed')} {switch_word(lang, False)}")
             if reply.get("round") is not None:
                 text += " " + t.gettext("It counts for deal {round}, about to be dealt.").format(round=reply["round"])
         else:
@@ -74,5 +74,6 @@ def _verify(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
                          max(20, width - len(head)))
         lines.append(head + body[0])
         lines += [" " * len(head) + b for b in body[1:]]
-    lines += wrap_text(verify_footer(lang), width)
+    checker = reply.get("checker")
+    lines += wrap_text(verify_footer(lang, checker if isinstance(checker, str) else None), width)
     return finish(lines, style)

@@ -12,20 +12,22 @@ from __future__ import annotations
 from server.messages.translations import translation
 from server.presenters.text.context import CommandContext
 from server.presenters.text.staff import STAFF_TOPICS, staff_help
-from server.presenters.text.words import VERBS, fold, verb
+from server.presenters.text.words import VERBS, fold, lang_code, switch_word, typed_word, verb
 from server.terminal import BOLD, PLAIN, TermStyle, display_width, finish, paint, wrap_text
 
 
 def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: str | None = None, *,
-              guest: bool = True) -> str:
+              guest: bool = True, resume: str | None = None) -> str:
     """The commands available now, with examples, fitting ``style.width``; ``guest``: the reader has
-    no account yet (``register`` is offered only then)."""
+    no account yet (``register`` is offered only then); ``resume``: a guest's resume code, said
+    again at the end (server/resume.py)."""
     t = translation(lang)
 
     def v(cmd: str) -> str:
         return verb(lang, cmd)
 
     entries: list[tuple[str, str]] = []
+    on_off = f"{switch_word(lang, True)}|{switch_word(lang, False)}"
     title = t.gettext("What you can do now:")
 
     over = ctx.where == "room" and ctx.phase == "over"
@@ -68,21 +70,25 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
     else:
         entries += _president_entries(lang, ctx)
 
+    if ctx.where == "room" and ctx.cards_table:
+        entries.append((v("tricks"), t.gettext("the tricks played so far in this round")))
     if ctx.where == "room" and not over:
         entries += [
             (v("state") + " " + t.gettext("(or an empty line)"), t.gettext("show the table again")),
+            (v("extend"), t.gettext("more time for your decision, from your time bank for the match")),
             (v("leave"), t.gettext("leave the table (a bot takes your seat during a match)")),
         ]
     entries += [
-        (f"{v('seed')} …", t.gettext("your own randomness, mixed into every deal you play (seed: show it, seed off: remove it)")),
+        (f"{v('seed')} …", t.gettext("your own randomness, mixed into every deal you play ({seed}: show it, "
+                                     "{seed} {off}: remove it)").format(seed=v("seed"), off=switch_word(lang, False))),
         (v("verify") + " [" + t.pgettext("placeholder", "ROUND") + "]",
          t.gettext("check that your last deal (or ROUND) was fair, step by step")),
         (f"{v('say')} …  " + t.gettext("or") + " '…", t.gettext("talk to the table or the lobby")),
         (f"{v('tell')} ana …, {v('reply')} …", t.gettext("talk to one person, wherever they are")),
         (f"{v('lang')} fr|es|en", t.gettext("change language")),
-        (f"{v('colour')} on|off, {v('unicode')} on|off", t.gettext("colours and card symbols")),
+        (f"{v('colour')} {on_off}, {v('unicode')} {on_off}", t.gettext("colours and card symbols")),
         (f"{v('help')} ", t.gettext("this help")),
-        (f"{v('help')} staff", t.gettext("the commands of moderators and admins")),
+        (f"{v('help')} {_STAFF_TOPIC.get(lang_code(lang), 'staff')}", t.gettext("the commands of moderators and admins")),
         (v("quit"), t.gettext("disconnect")),
     ]
     lines: list[str] = []
@@ -104,18 +110,18 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
             lines += ["    " + b for b in wrap_text(text, width - 4)]
     if not over:
         lines += wrap_text(_cards_hint(lang, ctx), width)
+    if resume:
+        lines += wrap_text(t.gettext("Your resume code: {code} (it gives your seat back after a lost "
+                                     "connection or a restart).").format(code=resume), width)
     return finish(lines, style)
 
 
-_WORDS = {
-    "fr": {"president": "président", "speculation": "spéculation", "classic": "classique"},
-    "es": {"president": "presidente", "speculation": "especulación", "classic": "clásica"},
-}
+_STAFF_TOPIC = {"fr": "équipe", "es": "equipo"}
+"""The word after ``help`` for the staff's commands, as shown (STAFF_TOPICS understands them all)."""
 
 
 def _word(lang: str, word: str) -> str:
-    """A game or rules word as typed in ``lang`` (the parser folds accents and knows them all)."""
-    return _WORDS.get(lang, {}).get(word, word)
+    return typed_word(lang, word)
 
 
 def _president_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:
@@ -125,6 +131,7 @@ def _president_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:
         return verb(lang, cmd)
 
     out: list[tuple[str, str]] = []
+    on_off = f"{switch_word(lang, True)}|{switch_word(lang, False)}"
     if ctx.spectator:
         return [(f"{v('join')} N", t.gettext("take a free seat, if there is one"))]
     if ctx.phase == "give":
@@ -166,9 +173,9 @@ def _president_entries(lang: str, ctx: CommandContext) -> list[tuple[str, str]]:
                           "pair just played"),
             )
         )
-        out.append((f"{v('autocut')} on|off", t.gettext("cut automatically whenever you can")))
+        out.append((f"{v('autocut')} {on_off}", t.gettext("cut automatically whenever you can")))
     if "autopass" in ctx.moves:
-        out.append((f"{v('autopass')} on|off", t.gettext("pass automatically when passing is all you can do")))
+        out.append((f"{v('autopass')} {on_off}", t.gettext("pass automatically when passing is all you can do")))
     return out
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from server.messages.events import event_text
 from server.messages.kit import reading as words_reading
+from server.messages.kit import seat_name
+from server.messages.labels import punct
 from server.messages.translations import translation
 from server.terminal import (
     BOLD,
@@ -17,33 +19,18 @@ from server.terminal import (
     finish,
     pad,
     paint,
-    wrap_items,
     wrap_text,
 )
 
 
 def fit_text(text: str, style: TermStyle) -> str:
-    """Any text made fit for a terminal: long lines word-wrapped, ASCII and colour promises kept.
+    """Any text made fit for a terminal: long lines word-wrapped (never cut), ASCII and colour
+    promises kept.
 
     The renderers here already fit; this is for sentences written elsewhere (server
     notices, error messages) before they reach a person's screen.
     """
-    lines: list[str] = []
-    for line in text.split("\n"):
-        if display_width(line) <= style.width:
-            lines.append(line)
-        else:
-            indent = "  " + " " * min(len(line) - len(line.lstrip(" ")), style.width // 4)
-            room = max(1, style.width - len(indent))
-            words: list[str] = []
-            for word in line.strip(" ").split(" "):
-                # a long word (a seed, a key) is broken, never cut
-                while display_width(word) > room and word.isascii():
-                    words.append(word[:room])
-                    word = word[room:]
-                words.append(word)
-            lines += wrap_items([w for w in words if w], style.width, indent=indent)
-    return finish(lines, style)
+    return finish(text.split("\n"), style)
 
 
 
@@ -54,11 +41,16 @@ def render_event(
     name = event.get("event")
     if name in ("state",):
         return None
+    if name == "extended" and you is not None and event.get("seat") == you:
+        return None  # the reply to the reader's own ``extend`` says it, with the time bank left
+    if name == "room_closed" and event.get("reason") == "closed":
+        return None  # the lobby's room-list news: a person hears of a room they sit at from the room itself
     text = event_text(lang, event, names, you, style)
     if name == "chat":
-        who = _printable(str(event.get("name") or ""))
+        who = _printable(str(event.get("name") or (seat_name(names, event["seat"], lang)
+                                                   if event.get("seat") is not None else "")))  # (a hidden seat)
         body = _printable(str(event.get("text", "")))
-        text = f"{paint(who, CYAN, style)}: {body}" if who else body
+        text = f"{paint(who, CYAN, style)}{punct(lang, ':')} {body}" if who else body
     elif name in ("round_over", "match_over"):
         lines = wrap_text(paint(text, BOLD, style), style.width)
         lines += _score_table(event, lang, style, names)

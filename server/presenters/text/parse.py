@@ -46,13 +46,17 @@ from server.presenters.text.words import (
     ON_WORDS,
     RATED_WORDS,
     RATING_WORDS,
+    REPLAY_WORDS,
     RULE_WORDS,
     STATUS_WORDS,
     TO_WORDS,
     VERB_TABLES,
     VERBS,
+    create_words,
     fold,
     lang_code,
+    switch_word,
+    typed_word,
     verb,
 )
 from server.protocol import parse_int
@@ -99,15 +103,21 @@ def parse_line(line: str, lang: str, ctx: CommandContext) -> Command | ParseErro
 
 
 def _unknown(word: str, lang: str, ctx: CommandContext) -> ParseError:
+    t = translation(lang)
+    if fold(word) in REPLAY_WORDS:  # "suivant" with no replay open
+        return ParseError("unknown_command", t.gettext(
+            "“{word}” moves through a replay; open one first: {replay} (your last round) or {replay} ROUND "
+            "(a round id from {history}).").format(word=word, replay=verb(lang, "replay"),
+                                                   history=verb(lang, "history")))
+    # suggestions in the session's own words (English ones are understood, never suggested in French or
+    # Spanish); "?" and one-letter forms are too short to be a likely meaning
     words = [w for cmd_words in VERBS[lang].values() for w in cmd_words if len(w) > 1]
-    words += [w for cmd_words in VERBS["en"].values() for w in cmd_words if len(w) > 1 and w not in words]
     folded = {fold(w): w for w in reversed(words)}
     match = difflib.get_close_matches(fold(word), list(folded), n=1, cutoff=0.6)
     if match:
         return ParseError(
             "unknown_command", error_message(lang, "unknown_command", cmd=word, suggestion=folded[match[0]])
         )
-    t = translation(lang)
     if ctx.where == "room" and ctx.cards_table and _looks_like_cards(word):
         return ParseError(
             "bad_argument",
@@ -328,10 +338,11 @@ def _h_create(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
         elif _int(tok) is not None:
             numbers.append(_int(tok))  # type: ignore[arg-type]
         else:
-            guess = difflib.get_close_matches(tok, [*GAME_WORDS, *RULE_WORDS, *LEVEL_WORDS, *CREATE_KEYS], n=1)
+            shown = create_words(lang)  # suggested in the session's words: « présidnt » → « président »
+            guess = difflib.get_close_matches(tok, list(shown), n=1)
             return ParseError(
                 "bad_argument",
-                error_message(lang, "bad_argument", value=raw, suggestion=guess[0])
+                error_message(lang, "bad_argument", value=raw, suggestion=shown[guess[0]])
                 if guess
                 else _create_usage(t, lang),
             )
@@ -362,10 +373,11 @@ def _h_create(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
 def _create_usage(t: Any, lang: str) -> str:
     return str(
         t.gettext(
-            "Create a table like this: {example1} or {example2} (game, rules, seats, bots=, time=, stake=, ante=, rounds=)."
+            "Create a table like this: {example1} or {example2} (game, rules, seats, {options})."
         ).format(
-            example1=f"{verb(lang, 'create')} president classic 4 bots=3",
-            example2=f"{verb(lang, 'create')} speculation 5 bots=4",
+            example1=f"{verb(lang, 'create')} {typed_word(lang, 'president')} {typed_word(lang, 'classic')} 4 bots=3",
+            example2=f"{verb(lang, 'create')} {typed_word(lang, 'speculation')} 5 bots=4",
+            options=", ".join(f"{typed_word(lang, w)}=" for w in ("bots", "time", "stake", "ante", "rounds")),
         )
     )
 
@@ -407,7 +419,9 @@ def _h_switch(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
     t = translation(lang)
     return ParseError(
         "bad_argument",
-        t.gettext("Say on or off, for example: {example}").format(example=f"{verb(lang, cmd)} off"),
+        t.gettext("Say {on} or {off}, for example: {example}").format(
+            on=switch_word(lang, True), off=switch_word(lang, False),
+            example=f"{verb(lang, cmd)} {switch_word(lang, False)}"),
     )
 
 
@@ -427,6 +441,10 @@ def _h_width(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCo
 
 def _h_account(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
     args: dict[str, Any] = {}
+    if cmd == "login" and not rest:  # a person is logged in already (at the door): to an account
+        return ParseError("bad_argument", translation(lang).gettext(
+            "To log in to your account, type {login} NAME; the password is asked next.").format(
+                login=verb(lang, "login")))
     if rest:
         args["name"] = rest[0]
     if len(rest) > 1:

@@ -12,7 +12,15 @@ from typing import Any
 from server.messages.translations import translation
 from server.presenters.text.context import Command, CommandContext, ParseError
 from server.presenters.text.parse import _HANDLERS, _h_create, _h_switch
-from server.presenters.text.words import ADD_WORDS, FILL_WORDS, REMOVE_WORDS, VERB_TABLES, fold, verb
+from server.presenters.text.words import (
+    ADD_WORDS,
+    FILL_WORDS,
+    REMOVE_WORDS,
+    VERB_TABLES,
+    fold,
+    typed_word,
+    verb,
+)
 
 
 def _usage(lang: str, example: str) -> ParseError:
@@ -67,7 +75,8 @@ def _h_seek(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCon
     args: dict[str, Any] = {}
     if cmd == "challenge":
         if not words:
-            return _usage(lang, f"{verb(lang, 'challenge')} ana president classic 4")
+            return _usage(lang, f"{verb(lang, 'challenge')} ana {typed_word(lang, 'president')} "
+                                f"{typed_word(lang, 'classic')} 4")
         args["name"], words = words[0], words[1:]
     if any(fold(w) in FILL_WORDS for w in words):
         args["fill"] = True

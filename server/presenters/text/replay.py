@@ -10,14 +10,15 @@ face-down cards its end showed, S12h). Words in :data:`~server.presenters.text.w
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.messages.labels import cards_label, table_name
+from server.messages.labels import cards_label, punct, table_name
 from server.messages.translations import translation
 from server.presenters.text.news import render_event
-from server.presenters.text.words import verb
-from server.terminal import BOLD, TermStyle, finish, fit, paint, wrap_text
+from server.presenters.text.words import fold, verb
+from server.terminal import BOLD, TermStyle, finish, paint, wrap_text
 
 MIN_PACE, MAX_PACE, PACE = 0.2, 10.0, 1.5
 """Seconds between two steps when playing (the range a person may choose, the default)."""
@@ -52,7 +53,7 @@ class ReplayViewer:
         t = translation(lang)
         head = t.gettext("Replay {round}, step {n} of {total}").format(round=self.round_id, n=self.at,
                                                                         total=len(self.steps))
-        lines = [paint(fit(head, style.width, style), BOLD, style)]
+        lines = [paint(head, BOLD, style)]
         for event in self.steps[self.at - 1]:
             text = render_event(event, lang, style, self.names, None)
             if text:
@@ -62,8 +63,7 @@ class ReplayViewer:
     def _title(self, lang: str, style: TermStyle) -> str:
         t = translation(lang)
         what = table_name(lang, self.game, self.rules)
-        lines = [paint(fit(t.gettext("Replay of round {round}: {game}").format(round=self.round_id, game=what),
-                           style.width, style), BOLD, style)]
+        lines = [paint(t.gettext("Replay of round {round}: {game}").format(round=self.round_id, game=what), BOLD, style)]
         lines += wrap_text(t.gettext("Players: {names}.").format(names=", ".join(n or "?" for n in self.names)),
                            style.width, indent="  ")
         n = len(self.steps)
@@ -76,27 +76,25 @@ class ReplayViewer:
 
     def _hands(self, lang: str, style: TermStyle) -> str:
         t = translation(lang)
-        lines = [paint(fit(t.gettext("Replay {round}: the hands").format(round=self.round_id), style.width, style),
+        lines = [paint(t.gettext("Replay {round}: the hands").format(round=self.round_id),
                        BOLD, style)]
         for event in self.revealed:
             if event.get("event") == "dealt" and isinstance(event.get("hands"), list):
                 lines.append("  " + t.gettext("As dealt:"))
                 for seat, hand in enumerate(event["hands"]):
                     if hand:
-                        lines.append(fit(f"    {self._name(seat, lang)}: {cards_label(hand, lang, style)}",
-                                         style.width, style))
+                        lines.append(f"    {self._name(seat, lang)}{punct(lang, ':')} {cards_label(hand, lang, style)}")
             elif event.get("event") == "exchange" and event.get("cards"):
-                lines.append(fit("  " + t.gettext("{giver} gives {receiver}: {cards}").format(
+                lines.append("  " + t.gettext("{giver} gives {receiver}: {cards}").format(
                     giver=self._name(event.get("from"), lang), receiver=self._name(event.get("to"), lang),
-                    cards=cards_label(event["cards"], lang, style)), style.width, style))
+                    cards=cards_label(event["cards"], lang, style)))
         for step in self.steps:
             for event in step:
                 if event.get("event") == "revealed" and isinstance(event.get("stacks"), list):
                     lines.append("  " + t.gettext("Face-down cards at the end:"))
                     for seat, stack in enumerate(event["stacks"]):
                         if stack:
-                            lines.append(fit(f"    {self._name(seat, lang)}: {cards_label(stack, lang, style)}",
-                                             style.width, style))
+                            lines.append(f"    {self._name(seat, lang)}{punct(lang, ':')} {cards_label(stack, lang, style)}")
         if len(lines) == 1:
             lines.append("  " + t.gettext("Nothing was hidden from the spectators."))
         return finish(lines, style)
@@ -110,8 +108,15 @@ class ReplayViewer:
 def _words(lang: str) -> dict[str, str]:
     t = translation(lang)
     return {"next": t.pgettext("replay", "next"), "prev": t.pgettext("replay", "prev"),
-            "go": t.pgettext("replay", "go"), "play": t.pgettext("replay", "play"),
+            "go": t.pgettext("replay", "go"), "play": t.pgettext("replay", "autoplay"),
             "stop": t.pgettext("replay", "stop"), "end": t.pgettext("replay", "end")}
+
+
+def close_word(word: str, lang: str) -> str | None:
+    """The replay word of ``lang`` that ``word`` looks like a typo of (``suivnt`` → ``suivant``), or None."""
+    shown = {fold(w): w for w in _words(lang).values()}
+    match = difflib.get_close_matches(fold(word), list(shown), n=1, cutoff=0.7)
+    return shown[match[0]] if match else None
 
 
 def pace(value: float | None) -> float:

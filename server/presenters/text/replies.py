@@ -17,13 +17,13 @@ from server.messages.moderation import role_name
 from server.messages.translations import N_, translation
 from server.presenters.text import fair, social
 from server.presenters.text.staff import render_reply as render_staff
+from server.presenters.text.tricks import render_tricks
 from server.presenters.text.words import verb
 from server.terminal import (
     BOLD,
     TermStyle,
     display_width,
     finish,
-    fit,
     pad,
     paint,
     wrap_items,
@@ -53,7 +53,8 @@ def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle
         players = r.get("players")
         if isinstance(players, Sequence) and not isinstance(players, str):
             count = len(players)
-            who = ", ".join(str(p.get("name") if isinstance(p, Mapping) else p) for p in players)
+            who = ", ".join(str(p.get("name") if isinstance(p, Mapping) else p) for p in players
+                            if p is not None)  # (None: someone who hides where they sit)
         else:
             count = int(players or 0)
             who = ""
@@ -64,9 +65,9 @@ def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle
             head += f"  {count}/{seats}"
         if status:
             head += f"  {status}"
-        lines.append(fit(head, style.width, style))
+        lines.append(head)
         if who:
-            lines += ["     " + w for w in wrap_text(who, style.width - 5)[:2]]
+            lines += ["     " + w for w in wrap_text(who, style.width - 5)]  # every name, wrapped
     if isinstance(total, int) and total > len(rooms):
         lines += wrap_text(t.ngettext(
             "{shown} of {n} open room shown, those with a free seat first.",
@@ -106,6 +107,8 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         return social.render_social(cmd, reply, lang, style)
     if cmd in fair.COMMANDS:
         return fair.render_fair(cmd, reply, lang, style)
+    if cmd == "tricks":
+        return render_tricks(reply, lang, style)
     if cmd == "rooms":
         return render_rooms(reply.get("rooms") or [], lang, style, reply.get("total"),
                             reply.get("page"), reply.get("pages"))
@@ -130,6 +133,9 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         parts = [t.gettext("You are {name}.").format(name=name)]
         if reply.get("guest"):
             parts.append(t.gettext("Guest (register to keep your chips)."))
+            if reply.get("resume"):
+                parts.append(t.gettext("Your resume code: {code} (it gives your seat back after a lost "
+                                       "connection or a restart).").format(code=reply["resume"]))
         if reply.get("chips") is not None:
             n = int(reply["chips"])
             parts.append(t.ngettext("{n} chip.", "{n} chips.", abs(n)).format(n=number(lang, n)))
@@ -184,8 +190,8 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         return _render_history(reply, lang, style)
     if cmd == "leaderboard":
         return _render_leaderboard(reply, lang, style)
-    if cmd == "offer" and reply.get("offer") is not None:
-        return finish([t.gettext("Offer #{offer} made.").format(offer=reply["offer"])], style)
+    if cmd == "offer":
+        return ""  # the table's "offered" event tells the buyer at once, with the price: said once
     if cmd in ("colour", "color"):
         return finish([t.gettext("Colours on.") if reply.get("on", style.color) else t.gettext("Colours off.")], style)
     if cmd == "unicode":
@@ -197,6 +203,11 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         return finish(
             [t.gettext("Automatic cut on.") if reply.get("on") else t.gettext("Automatic cut off.")], style
         )
+    if cmd == "extend":  # seconds from the time bank
+        n, left = round(float(reply.get("seconds") or 0)), round(float(reply.get("bank") or 0))
+        return finish(wrap_text(t.ngettext("{n} second more for you; {left} s left in your time bank.",
+                                           "{n} seconds more for you; {left} s left in your time bank.", n).format(
+            n=n, left=left), style.width), style)
     if cmd == "autopass":
         return finish(
             [t.gettext("Automatic pass on: when passing is all you can do, the server passes for you.")
@@ -214,7 +225,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
             n = keys if isinstance(keys, int) else 0
             return finish([t.ngettext("{n} SSH key.", "{n} SSH keys.", n).format(n=n)], style)
         lines = [paint(t.gettext("Your SSH keys:"), BOLD, style)]
-        lines += [fit("  " + str(k), width, style) for k in keys]
+        lines += ["  " + str(k) for k in keys]
         return finish(lines, style)
     if cmd == "passwd":
         return finish(wrap_text(t.gettext("Password changed."), width), style)
@@ -224,7 +235,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         for e in reply.get("entries") or []:
             when = str(e.get("at") or "")[:16].replace("T", " ")
             delta = int(e.get("delta") or 0)
-            lines.append(fit(f"  {when}  {delta:+d}  {_ledger_kind(lang, e.get('kind'))}", width, style))
+            lines.append(f"  {when}  {delta:+d}  {_ledger_kind(lang, e.get('kind'))}")
         return finish(lines, style)
     if cmd == "ping":
         return finish(["pong"], style)
@@ -291,7 +302,10 @@ def _render_history(reply: Mapping[str, Any], lang: str, style: TermStyle) -> st
             parts.append(t.pgettext("history", "winner") if m.get("match") else t.gettext("won"))
         if m.get("round") and not m.get("match"):
             parts.append(f"[{m['round']}]")  # what replay takes
-        lines.append(fit("  " + "  ".join(p for p in parts if p), style.width, style))
+        line = "  " + "  ".join(p for p in parts if p)
+        # a line too wide wraps between its parts (a place, a round id stay whole), never cut
+        lines += [line] if display_width(line) <= style.width else wrap_items(
+            [p for p in parts if p], style.width, indent="    ", first="  ")
     return finish(lines, style)
 
 
@@ -302,7 +316,8 @@ def _render_leaderboard(reply: Mapping[str, Any], lang: str, style: TermStyle) -
         boards = [reply]
     lines: list[str] = []
     for board in boards:
-        if isinstance(board, Mapping) and (board.get("leaderboard") or board.get("players")):
+        if isinstance(board, Mapping) and (board.get("leaderboard") or board.get("players") or board.get("you")
+                                           or board.get("provisional")):
             if lines:
                 lines.append("")
             lines += _board_lines(board, lang, style)
@@ -318,7 +333,9 @@ def _render_leaderboard(reply: Mapping[str, Any], lang: str, style: TermStyle) -
 
 def _board_lines(reply: Mapping[str, Any], lang: str, style: TermStyle) -> list[str]:
     t = translation(lang)
-    items = reply.get("leaderboard") or reply.get("players") or []
+    items = list(reply.get("leaderboard") or reply.get("players") or [])
+    provisional = list(reply.get("provisional") or [])
+    you = reply.get("you") if isinstance(reply.get("you"), Mapping) else None
     game = reply.get("game")
     head = t.gettext("Leaderboard:")
     if game:
@@ -326,29 +343,49 @@ def _board_lines(reply: Mapping[str, Any], lang: str, style: TermStyle) -> list[
         what = game_name(lang, game) + (f" {rules_name(lang, rules)}" if rules and rules != game else "")
         head = t.gettext("Leaderboard, {what}:").format(what=what)
     lines = [paint(head, BOLD, style)]
-    by = reply.get("by") or ("chips" if "chips" in items[0] else "points")
+    sample = (items or provisional or ([you] if you else [{}]))[0]
+    by = reply.get("by") or ("chips" if "chips" in sample else "points")
     if by == "rating":
         lines[0] = paint(t.gettext("Ratings, {what}:").format(
             what=game_name(lang, game) + (f" {rules_name(lang, reply.get('rules'))}"
                                           if reply.get("rules") and reply.get("rules") != game else "")), BOLD, style)
-    name_w = min(max((display_width(str(p.get("name"))) for p in items), default=4), 16)
+    everyone = [*items, *provisional, *([you] if you else [])]
+    name_w = min(max((display_width(str(p.get("name"))) for p in everyone), default=4), 16)
+    if not items:
+        lines += wrap_text("  " + t.gettext("Nobody is ranked yet."), style.width, indent="  ")
     for i, p in enumerate(items, 1):
-        if by == "rating":
-            g = int(p.get("games") or 0)
-            lines.append(fit(f"{i:>3}. {pad(str(p.get('name')), name_w)}  {float(p.get('rating') or 0):6.1f}  "
-                             + t.ngettext("{n} rated game", "{n} rated games", g).format(n=g), style.width, style))
-            continue
-        n = int(p.get("score") if p.get("score") is not None else p.get(by) or 0)
-        score = t.ngettext("{n} pt", "{n} pts", abs(n)).format(n=n) if by == "points" else _chips_change(t, n)
-        line = f"{i:>3}. {pad(str(p.get('name')), name_w)}  {score}"
-        counts = []
-        if p.get("rounds") is not None:
-            r = int(p["rounds"])
-            counts.append(t.ngettext("{n} round", "{n} rounds", r).format(n=r))
-        if p.get("matches"):
-            m = int(p["matches"])
-            counts.append(t.ngettext("{n} match", "{n} matches", m).format(n=m))
-        if counts:
-            line += "  " + ", ".join(counts)
-        lines.append(fit(line, style.width, style))
+        lines.append(_board_line(p, f"{i:>3}.", by, lang, style, name_w))
+    if provisional:
+        n = int(reply.get("min_games") or 0)
+        lines += wrap_text(t.ngettext("Provisional (fewer than {n} rated game):",
+                                      "Provisional (fewer than {n} rated games):", n).format(n=n), style.width)
+        lines += [_board_line(p, "   ~", by, lang, style, name_w) for p in provisional]
+    if you:
+        lines.append(_board_line(you, "   ~" if you.get("provisional") else "   >", by, lang, style, name_w))
+        if you.get("provisional"):
+            lines += wrap_text("  " + t.gettext("Your standing is provisional: guests are not ranked. Register to "
+                                                "be ranked."), style.width, indent="  ")
     return lines
+
+
+def _board_line(p: Mapping[str, Any], mark: str, by: str, lang: str, style: TermStyle, name_w: int) -> str:
+    """One player's line on a board; ``mark``: the place (``  1.``), or ``~`` for a provisional line."""
+    t = translation(lang)
+    if by == "rating":
+        g = int(p.get("games") or 0)
+        return (f"{mark} {pad(str(p.get('name')), name_w)}  {float(p.get('rating') or 0):6.1f}  "
+                + t.ngettext("{n} rated game", "{n} rated games", g).format(n=g))
+    got = p.get("score") if p.get("score") is not None else p.get(by)
+    n = int(got or 0)
+    score = t.ngettext("{n} pt", "{n} pts", abs(n)).format(n=n) if by == "points" else _chips_change(t, n)
+    line = f"{mark} {pad(str(p.get('name')), name_w)}  {score}"
+    counts = []
+    if p.get("rounds") is not None:
+        r = int(p["rounds"])
+        counts.append(t.ngettext("{n} round", "{n} rounds", r).format(n=r))
+    if p.get("matches"):
+        m = int(p["matches"])
+        counts.append(t.ngettext("{n} match", "{n} matches", m).format(n=m))
+    if counts:
+        line += "  " + ", ".join(counts)
+    return line

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.messages.labels import table_name
+from server.messages.labels import punct, table_name
+from server.messages.social_events import seek_terms
 from server.messages.translations import translation
-from server.presenters.text.words import verb
-from server.terminal import BOLD, TermStyle, display_width, finish, fit, pad, paint, wrap_text
+from server.presenters.text.words import typed_word, verb
+from server.terminal import BOLD, TermStyle, display_width, finish, pad, paint, wrap_text
 
 COMMANDS = frozenset({"tell", "reply", "message", "finger", "bio", "hide", "friend", "unfriend", "friends",
                       "seek", "challenge", "seeks", "accept_seek", "decline_seek", "cancel_seek"})
@@ -74,7 +75,7 @@ def _finger(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
         if table.get("rating") is not None:
             parts.append(t.gettext("rating {rating} ({n} rated)").format(rating=f"{float(table['rating']):.1f}",
                                                                         n=table.get("rated_games") or 0))
-        lines.append(fit(f"  {what}: " + ", ".join(parts), style.width, style))
+        lines.append(f"  {what}{punct(lang, ':')} " + ", ".join(parts))
     if reply.get("friend"):
         lines.append("  " + t.gettext("On your friends list."))
     return finish(lines, style)
@@ -90,8 +91,11 @@ def _friends(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) ->
     people: Sequence[Mapping[str, Any]] = reply.get("friends") or []
     if cmd == "friends":
         if not people:
+            # someone at the reader's table when the server named one, else a placeholder: never the
+            # reader's own name
+            other = reply.get("suggest") or t.pgettext("placeholder", "NAME")
             lines += wrap_text(t.gettext("Your friends list is empty: {example}").format(
-                example=f"{verb(lang, 'friend')} ana"), style.width)
+                example=f"{verb(lang, 'friend')} {other}"), style.width)
         else:
             lines.append(paint(t.gettext("Your friends:"), BOLD, style))
             name_w = min(max(display_width(str(p.get("name"))) for p in people), 16)
@@ -102,22 +106,22 @@ def _friends(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) ->
                     state = t.gettext("online")
                 else:
                     state = t.gettext("offline")
-                lines.append(fit(f"  {pad(str(p.get('name')), name_w)}  {state}", style.width, style))
+                lines.append(f"  {pad(str(p.get('name')), name_w)}  {state}")
         lines += wrap_text(t.gettext("Notices when a friend logs in or sits down: on.") if reply.get("notify", True)
                            else t.gettext("Notices when a friend logs in or sits down: off."), style.width)
     return finish(lines, style)
 
 
-def _seek_line(s: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+def _seek_lines(s: Mapping[str, Any], lang: str, style: TermStyle) -> list[str]:
+    """One seek with every term it sets (wrapped, never cut)."""
     t = translation(lang)
-    what = table_name(lang, s.get("game"), s.get("rules"))
     head = f"#{s.get('seek')} {s.get('name')}"
     if s.get("to"):
         head += " → " + str(s["to"]) if style.unicode else " -> " + str(s["to"])
     n = int(s.get("missing") or 0)
-    body = t.ngettext("{game}, {seats} seats, {n} player missing", "{game}, {seats} seats, {n} players missing",
-                      n).format(game=what, seats=s.get("seats"), n=n)
-    return fit(f"  {head}: {body}", style.width, style)
+    body = t.ngettext("{terms}; {n} player missing", "{terms}; {n} players missing", n).format(
+        terms=seek_terms(lang, s), n=n)
+    return wrap_text(f"  {head}{punct(lang, ':')} {body}", style.width, indent="      ")
 
 
 def _seeks(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
@@ -126,13 +130,16 @@ def _seeks(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> s
         items = reply.get("seeks") or []
         if not items:
             return finish(wrap_text(t.gettext("No open seek or challenge. Seek players like this: {example}").format(
-                example=f"{verb(lang, 'seek')} president tdc 4 stake=10"), style.width), style)
+                example=f"{verb(lang, 'seek')} {typed_word(lang, 'president')} tdc 4 {typed_word(lang, 'stake')}=10"),
+                style.width), style)
         return finish([paint(t.gettext("Open seeks and challenges:"), BOLD, style),
-                       *[_seek_line(s, lang, style) for s in items]], style)
+                       *[line for s in items for line in _seek_lines(s, lang, style)]], style)
     if cmd == "seek":
-        text = t.gettext("Seek #{id} is open; the lobby hears of it. {cancel} withdraws it.")
+        text = t.gettext("Seek #{id} is open ({terms}); the lobby hears of it. Type {cancel} to withdraw it.")
     elif cmd == "challenge":
-        text = t.gettext("Challenge #{id} sent to {to}. {cancel} withdraws it.")
+        text = t.gettext("Challenge #{id} sent to {to} ({terms}). Type {cancel} to withdraw it.")
+    elif cmd == "accept_seek" and reply.get("room") and reply.get("to"):
+        text = t.gettext("Challenge #{id} accepted: the table opens in room {room}.")
     elif cmd == "accept_seek" and reply.get("room"):
         text = t.gettext("Seek #{id} accepted: the table opens in room {room}.")
     elif cmd == "accept_seek":
@@ -142,4 +149,5 @@ def _seeks(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> s
     else:
         text = t.gettext("Seek or challenge #{id} withdrawn.")
     return finish(wrap_text(text.format(id=reply.get("seek"), to=reply.get("to"), room=reply.get("room"),
-                                        cancel=verb(lang, "withdraw")), style.width), style)
+                                        cancel=verb(lang, "withdraw"), terms=seek_terms(lang, reply)),
+                            style.width), style)

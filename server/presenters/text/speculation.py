@@ -30,7 +30,6 @@ from server.terminal import (
     REVERSE,
     YELLOW,
     TermStyle,
-    fit,
     paint,
     wrap_items,
     wrap_text,
@@ -124,7 +123,10 @@ def table_lines(state: Mapping[str, Any], lang: str, style: TermStyle, status: b
             k=k,
             price=t.ngettext("{n} chip", "{n} chips", price).format(n=price),
         )
-        lines.append(fit(text, width, style))
+        left = seconds_of(o.get("left"))  # a person's time to answer it (S9)
+        if left is not None:
+            text += " " + seconds_text(t, left)
+        lines.append(text)
     if status:
         lines += status_lines(state, lang, style, names, you)
     return lines

@@ -30,7 +30,7 @@ from server.messages.translations import translation
 from server.presenters.text.context import Command, CommandContext, ParseError
 from server.presenters.text.words import STAFF_WORDS, fold, verb
 from server.protocol import parse_int
-from server.terminal import BOLD, TermStyle, finish, fit, paint, wrap_items, wrap_text
+from server.terminal import BOLD, TermStyle, finish, paint, wrap_items, wrap_text
 
 Handler = Callable[[str, Sequence[str], str, str, CommandContext], "Command | ParseError"]
 
@@ -104,11 +104,11 @@ def _target(rest: Sequence[str]) -> tuple[dict[str, Any], int]:
 
 def _ban(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
     if not rest:
-        return _usage(lang, cmd, "ana 3d")
+        return _usage(lang, cmd, "ana " + _EXAMPLE_WORDS.get(lang, _EXAMPLE_WORDS["en"])["days"])
     args, took = _target(rest)
     duration, dtook = _duration(rest, took)
     if duration is None:
-        return _usage(lang, cmd, "ana 3d")
+        return _usage(lang, cmd, "ana " + _EXAMPLE_WORDS.get(lang, _EXAMPLE_WORDS["en"])["days"])
     args["duration"] = duration
     _add_reason(args, text, 1 + took + dtook)
     return Command(cmd, args)
@@ -319,11 +319,11 @@ def _bans(t: Any, reply: Mapping[str, Any], style: TermStyle) -> str:
         line = f"#{b.get('ban')}  {b.get('target')}  {_until(t, b.get('until'))}  ({b.get('by')})"
         if b.get("reason"):
             line += f"  {b['reason']}"
-        lines.append(fit(line, style.width, style))
+        lines.append(line)
     for m in mutes:
         line = t.gettext("{name} muted until {until}").format(name=m.get("name"), until=m.get("until"))
         line += f"  ({m.get('by')})" + (f"  {m['reason']}" if m.get("reason") else "")
-        lines.append(fit(line, style.width, style))
+        lines.append(line)
     return finish(lines, style)
 
 
@@ -337,7 +337,7 @@ def _modlog_lines(t: Any, reply: Mapping[str, Any], style: TermStyle) -> str:
                  str(e.get("target") or "")]
         if e.get("reason"):
             parts.append(str(e["reason"]))
-        lines.append(fit("  ".join(p for p in parts if p), style.width, style))
+        lines.append("  ".join(p for p in parts if p))
     return finish(lines, style)
 
 
@@ -353,17 +353,16 @@ def _standing(t: Any, lang: str, reply: Mapping[str, Any], style: TermStyle) -> 
     head.append(t.gettext("connected") if reply.get("online") else t.gettext("not connected"))
     lines = wrap_items([h + "," for h in head[:-1]] + head[-1:], style.width)
     if reply.get("address"):
-        lines.append(fit("  " + t.gettext("from {address} ({via})").format(address=reply["address"],
-                                                                          via=reply.get("via")), style.width, style))
+        lines.append("  " + t.gettext("from {address} ({via})").format(address=reply["address"],
+                                                                          via=reply.get("via")))
     if reply.get("room"):
-        lines.append(fit("  " + t.gettext("at room {room}").format(room=reply["room"]), style.width, style))
+        lines.append("  " + t.gettext("at room {room}").format(room=reply["room"]))
     if reply.get("locked") is not None:
-        lines.append(fit("  " + t.gettext("locked") + (f": {reply['locked']}" if reply["locked"] else ""),
-                         style.width, style))
+        lines.append("  " + t.gettext("locked") + (f": {reply['locked']}" if reply["locked"] else ""))
     if reply.get("muted_until"):
-        lines.append(fit("  " + t.gettext("muted until {until}").format(until=reply["muted_until"]), style.width, style))
+        lines.append("  " + t.gettext("muted until {until}").format(until=reply["muted_until"]))
     if reply.get("banned"):
-        lines.append(fit("  " + t.gettext("banned") + " " + _until(t, reply.get("banned_until")), style.width, style))
+        lines.append("  " + t.gettext("banned") + " " + _until(t, reply.get("banned_until")))
     return finish(lines, style)
 
 
@@ -387,9 +386,9 @@ STAFF_TOPICS = frozenset({"staff", "moderation", "moderator", "moderators", "adm
 
 _EXAMPLE_WORDS: dict[str, dict[str, str]] = {
     # the filler words of the examples in each language (the parser knows them all: STAFF_WORDS)
-    "en": {"in": "in", "set": "set", "clear": "clear", "moderator": "moderator"},
-    "fr": {"in": "dans", "set": "mettre", "clear": "effacer", "moderator": "modérateur"},
-    "es": {"in": "en", "set": "poner", "clear": "borrar", "moderator": "moderador"},
+    "en": {"in": "in", "set": "set", "clear": "clear", "moderator": "moderator", "days": "3d"},
+    "fr": {"in": "dans", "set": "mettre", "clear": "effacer", "moderator": "modérateur", "days": "3j"},
+    "es": {"in": "en", "set": "poner", "clear": "borrar", "moderator": "moderador", "days": "3d"},
 }
 
 
@@ -407,7 +406,7 @@ def staff_help(lang: str, style: TermStyle) -> str:
         (f"{v('unmute')} ana", t.gettext("they may chat again")),
     ]
     admins = [
-        (f"{v('ban')} ana 3d …", t.gettext("ban an account, an address (192.0.2.7, 198.51.100.0/24) or an SSH "
+        (f"{v('ban')} ana {w['days']} …", t.gettext("ban an account, an address (192.0.2.7, 198.51.100.0/24) or an SSH "
                                            "key, for a time or forever")),
         (f"{v('unban')} ana", t.gettext("lift a ban (or {unban} #12); the list: {bans}").format(
             unban=v("unban"), bans=v("bans"))),

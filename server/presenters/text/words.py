@@ -36,6 +36,7 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "watch": ("watch", "spectate", "observe"),
         "leave": ("leave", "stand"),
         "rematch": ("rematch", "again"),
+        "tricks": ("tricks",),
         "say": ("say", "chat"),
         "rooms": ("rooms", "tables", "list"),
         "who": ("who",),
@@ -46,6 +47,7 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "quit": ("quit", "exit", "bye", "logout"),
         "autocut": ("autocut",),
         "autopass": ("autopass",),
+        "extend": ("more", "extend", "moretime"),
         "colour": ("colour", "color", "colours", "colors"),
         "unicode": ("unicode",),
         "width": ("width",),
@@ -114,6 +116,7 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "watch": ("regarder", "regarde", "observer", "observe"),
         "leave": ("partir", "pars", "lever"),
         "rematch": ("revanche", "rejouer"),
+        "tricks": ("plis",),
         "say": ("dire", "dis"),
         "rooms": ("tables", "salles", "salons"),
         "who": ("qui",),
@@ -124,6 +127,7 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "quit": ("quitter", "quitte", "bye"),
         "autocut": ("autocoupe", "coupeauto"),
         "autopass": ("passeauto", "autopasse"),
+        "extend": ("rallonge", "rallonger", "plus"),
         "colour": ("couleur", "couleurs"),
         "unicode": ("unicode",),
         "width": ("largeur",),
@@ -191,6 +195,7 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "watch": ("mirar", "miro", "observar"),
         "leave": ("levantarse", "irse", "dejar"),
         "rematch": ("revancha", "otra"),
+        "tricks": ("bazas",),
         "say": ("decir", "digo"),
         "rooms": ("mesas", "salas"),
         "who": ("quién", "quien"),
@@ -201,6 +206,7 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "quit": ("salir", "adiós", "chao"),
         "autocut": ("autocorte",),
         "autopass": ("pasoauto", "autopaso"),
+        "extend": ("prórroga", "prorroga", "más", "mas"),
         "colour": ("color", "colores"),
         "unicode": ("unicode",),
         "width": ("ancho", "anchura"),
@@ -387,11 +393,55 @@ REPLAY_WORDS: dict[str, str] = {
     "prev": "prev", "previous": "prev", "back": "prev", "b": "prev", "precedent": "prev",
     "precedente": "prev", "anterior": "prev", "atras": "prev",
     "go": "go", "goto": "go", "aller": "go", "va": "go", "ir": "go", "ve": "go",
-    "play": "play", "jouer": "play", "lire": "play", "reproducir": "play", "jugar": "play",
+    # the word shown for "play" (autoplay, lire, reproducir) is never a move at a table: "play"/"jouer"/
+    # "jugar" too are the viewer's only where no move is typed (the lobby, watching)
+    "autoplay": "play", "auto": "play", "play": "play", "jouer": "play", "lire": "play", "reproducir": "play",
+    "jugar": "play",
     "stop": "stop", "pause": "stop", "arreter": "stop", "arrete": "stop", "parar": "stop", "detener": "stop",
     "pausa": "stop",
     "end": "end", "fin": "end", "hands": "end", "mains": "end", "manos": "end",
 }
+
+SWITCH_WORDS = {"en": ("on", "off"), "fr": ("oui", "non"), "es": ("sí", "no")}
+"""The words shown for a switch's two positions (help, examples, refusals); all of ON_WORDS and
+OFF_WORDS are understood in every language."""
+
+
+TYPED_WORDS = {
+    # a game, rules or option word as shown in examples in each language (the parser folds accents
+    # and knows them all: GAME_WORDS, RULE_WORDS, CREATE_KEYS)
+    "fr": {"president": "président", "speculation": "spéculation", "classic": "classique", "stake": "mise",
+           "seats": "places", "time": "temps", "rounds": "manches", "level": "niveau"},
+    "es": {"president": "presidente", "speculation": "especulación", "classic": "clásica", "stake": "apuesta",
+           "seats": "plazas", "time": "tiempo", "rounds": "rondas", "level": "nivel"},
+}
+
+
+_CREATE_SHOWN = {
+    # the words of a table's description a person of each language is shown (suggestions)
+    "en": ("president", "speculation", "classic", "tdc", "seats", "bots", "level", "easy", "normal", "hard", "time",
+           "stake", "ante", "rounds", "rated", "unrated"),
+    "fr": ("président", "spéculation", "classique", "tdc", "places", "bots", "niveau", "facile", "moyen",
+           "difficile", "temps", "mise", "ante", "manches", "classée", "amicale"),
+    "es": ("presidente", "especulación", "clásica", "tdc", "plazas", "bots", "nivel", "fácil", "normal", "difícil",
+           "tiempo", "apuesta", "ante", "rondas", "puntuable", "amistosa"),
+}
+
+
+def create_words(lang: str) -> dict[str, str]:
+    """The ``create`` words of ``lang``, folded → as shown (``"president" → "président"``)."""
+    return {fold(w): w for w in _CREATE_SHOWN[lang_code(lang)]}
+
+
+def typed_word(lang: str, word: str) -> str:
+    """``word`` (an English game, rules or option word) as a person of ``lang`` types it."""
+    return TYPED_WORDS.get(lang_code(lang), {}).get(word, word)
+
+
+def switch_word(lang: str, on: bool) -> str:
+    """``oui``/``non`` (fr), ``sí``/``no`` (es), ``on``/``off`` (en)."""
+    return SWITCH_WORDS[lang_code(lang)][0 if on else 1]
+
 
 ON_WORDS = {"on", "oui", "si", "yes", "1", "true", "activer", "activar", "y", "o", "s"}
 OFF_WORDS = {"off", "non", "no", "0", "false", "desactiver", "desactivar", "n"}

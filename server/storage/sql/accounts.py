@@ -179,17 +179,26 @@ class SQLAccounts:
         if self._registered is not None:
             self._registered.discard(_names.name_key(name))
 
-    async def exists(self, name: str) -> bool:
-        """True when ``name`` is a registered account (guests and system accounts are not)."""
+    async def exists(self, name: str, *, fresh: bool = False) -> bool:
+        """True when ``name`` is a registered account (guests and system accounts are not).
+
+        From memory once loaded; ``fresh``: a name memory does not know is asked of the database
+        (and remembered when it is one), for an account made since by another process
+        (``donne admin register`` beside the running server)."""
         registered = self._registered
         if registered is not None:
-            return _names.name_key(name) in registered
+            key = _names.name_key(name)
+            if key in registered or not fresh:
+                return key in registered
 
         def q(tx: Tx) -> bool:
             row = find(tx, name)
             return row is not None and row["kind"] == "player"
 
-        return await self._store.run_read(q)
+        found = await self._store.run_read(q)
+        if found and registered is not None:
+            registered.add(_names.name_key(name))
+        return found
 
     async def get(self, name: str) -> Account | None:
         def q(tx: Tx) -> Account | None:

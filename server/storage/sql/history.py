@@ -304,7 +304,8 @@ class SQLHistory:
         return await self._store.run_read(q)
 
     async def standings(
-        self, game: str, rules: str, limit: int = 10, include_guests: bool = False, *, by: str = "chips"
+        self, game: str, rules: str, limit: int = 10, include_guests: bool = False, *, by: str = "chips",
+        name: str | None = None,
     ) -> list[dict[str, Any]]:
         """The leaderboard, ranked ``by`` ``"points"`` (classic, P14) or ``"chips"`` won (tdc, Speculation).
 
@@ -312,8 +313,11 @@ class SQLHistory:
         rounds as Président; ``matches``: finished matches). A match's own record counts as a
         match, never as a round, and adds nothing to the sums (its rounds did).
         Registered players only unless ``include_guests`` (guest names are reused by strangers).
+        ``name``: that player's row alone (its ``rank`` is then 1: it is not a place on the board).
         """
         order = "points" if by == "points" else "chips"  # a column name: one of the two, never a raw argument
+        one = "" if name is None else " AND s.key = ?"
+        only: tuple[str, ...] = () if name is None else (_names.name_key(name),)
 
         def q(t: Tx) -> list[dict[str, Any]]:
             rows = t.all(
@@ -324,11 +328,11 @@ class SQLHistory:
                            SUM(CASE WHEN {_NOT_MATCH} THEN s.president ELSE 0 END) AS president,
                            SUM(CASE WHEN {_NOT_MATCH} THEN 0 ELSE 1 END) AS matches
                     FROM history_seats s JOIN history h ON h.round_id = s.round_id
-                    WHERE h.game = ? AND h.rules = ? AND (s.registered = 1 OR ? = 1)
+                    WHERE h.game = ? AND h.rules = ? AND (s.registered = 1 OR ? = 1){one}
                     GROUP BY s.key
                     ORDER BY {order} DESC, president DESC, rounds ASC, s.key ASC
                     LIMIT ?""",
-                (game, rules, 1 if include_guests else 0, int(limit)),
+                (game, rules, 1 if include_guests else 0, *only, int(limit)),
             )
             out: list[dict[str, Any]] = []
             for r in rows:

@@ -28,7 +28,7 @@ class FakeStates:
 
 def test_messages_round_trip_and_bad_ones_are_refused():
     msg = {"t": "cmd", "from": "n1", "rid": "r3", "req": "n1.4", "cmd": "play", "args": {"cards": ["7c"]},
-           "m": wire.member("ana", "Ana", True, {"autopass": True}, "fr", 7)}
+           "m": wire.member("ana", "Ana", True, {"autopass": True}, "fr", gen=7)}
     back = wire.decode(wire.encode(msg))
     assert back == msg
     assert wire.read_member(back) == {"key": "ana", "name": "Ana", "guest": True, "prefs": {"autopass": True},

@@ -186,7 +186,8 @@ def _refusal(match: PresidentMatch, action: Any) -> Refusal:
 
 
 def _says(lang: str, exc: Refusal) -> str:
-    return error_message(lang, exc.code, **exc.params)
+    """The refusal's words, no-break spaces (which keep a play's cards on one line) read as spaces."""
+    return error_message(lang, exc.code, **exc.params).replace("\u00a0", " ")
 
 
 def test_P6_a_play_that_cannot_follow_is_refused_with_the_plays_allowed() -> None:
@@ -209,6 +210,16 @@ def test_P7_that_or_nothing_names_the_rank_and_what_may_be_played() -> None:
     assert exc.params["reason"] == "ca_ou_rien"
     text = _says("es", exc)
     assert "o eso o nada" in text.lower() and "7" in text
+
+
+def test_the_plays_allowed_are_counted_past_four_never_cut_with_an_ellipsis() -> None:
+    legal = {"plays": [["7", 1], ["8", 1], ["9", 1], ["Q", 1], ["K", 1], ["A", 1]], "pass": True}
+    texts = {lang: error_message(lang, "illegal_play", reason="too_weak", legal=legal) for lang in ("fr", "es", "en")}
+    assert "7, 8, 9, Q and 2 other plays." in texts["en"]
+    assert "y 2 jugadas más." in texts["es"] and "et 2 autres coups." in texts["fr"]
+    assert not any("…" in text or "/" in text for text in texts.values())
+    pair = error_message("en", "illegal_play", reason="too_weak", legal={"plays": [["9", 2]], "pass": True})
+    assert "You can play: 9\u00a09." in pair  # a play's cards never part across lines
 
 
 def test_nothing_can_follow_a_two_only_a_pass() -> None:

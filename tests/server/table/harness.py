@@ -315,6 +315,7 @@ class Received:
     seat: int | None  # the seat the member read it as
     body: Any  # event dict, state dict, Reply, Refused
     line: str | None = None  # a state's JSON line
+    names: tuple[str, ...] | None = None  # an event's seat names, as its words name the seats
 
 
 @dataclass
@@ -534,6 +535,9 @@ class Harness:
             effect = out.effect
             if effect is None:
                 return
+            # the room closes the table's log with its Closed item: no chip, bot or record after it
+            assert isinstance(effect, Pause | Think) or not self.items_of(Closed), \
+                f"{effect!r} asked after the table closed ({self.closed})"
             try:
                 result = self._perform(effect)
             except Exception as exc:
@@ -617,7 +621,7 @@ class Harness:
                 _consistent(state)
                 inbox.items.append(Received("state", seat, state, line))
             elif isinstance(msg, Shared):
-                inbox.items.append(Received("event", seat, _plain(dict(msg.event))))
+                inbox.items.append(Received("event", seat, _plain(dict(msg.event)), names=tuple(msg.names or ())))
             else:
                 raise AssertionError(f"unknown message {msg!r}")
             for check in self.on_deliver:

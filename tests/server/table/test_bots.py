@@ -38,3 +38,12 @@ def test_speculation_search_bots_play_a_deal() -> None:
     h.join("alice")
     h.run(lambda: h.table.status == "over")
     assert len(h.events("alice", "deal_over")) == 2 and h.effects_of(Think)
+
+
+def test_bots_sit_down_in_seat_order() -> None:
+    """A person reads bot1, bot2, bot3 sitting down in that order, not counting down."""
+    h = Harness("classic", seats=4, bots=3, rounds=1)
+    h.join("alice")
+    joined = [e for e in h.events("alice", "joined") if e.get("bot")]
+    assert [e["seat"] for e in joined] == [1, 2, 3]
+    assert [e["name"] for e in joined] == ["bot1", "bot2", "bot3"]

@@ -1,5 +1,6 @@
 """Seat claims: one account holds at most one seat in the whole server; a refused join gives back its
-claim; leaving gives it back when the seat really ends (at once, or with the round it stakes, T1/S11)."""
+claim; leaving gives it back at once, also from a round a bot plays to its end on the leaver's stake
+(T1/S11)."""
 
 from __future__ import annotations
 
@@ -74,32 +75,47 @@ def test_classic_leaving_mid_match_gives_the_claim_back_at_once() -> None:
     assert h.events("alice", "replaced")[0]["name"] == "Bob"
 
 
-def test_tdc_leaving_mid_round_keeps_the_claim_until_the_round_ends() -> None:
+def test_tdc_leaving_mid_round_frees_the_person_at_once() -> None:
+    """T1, T13: a bot plays the seat a person left to the end of the round on their stake; the person
+    is free at once (they may sit elsewhere), the chips at stake stay in the round's escrow until it
+    settles, and no chip is created or lost."""
     h = Harness("tdc", seats=4, stake=2, turn_seconds=20)
-    other = Harness("classic", seats=3, table_id="t2", claims=h.claims, ledger=h.ledger, clock=h.clock)
+    other = Harness("tdc", seats=3, stake=2, bots=2, table_id="t2", claims=h.claims, ledger=h.ledger,
+                    clock=h.clock)
     keys = ["alice", "bob", "carol", "dave"]
     h.join(*keys)
-    h.ok("dave", "leave")
-    assert Gone("dave") in h.items and h.released == [] and h.claims.holder("dave") == "t1"
-    # still at stake in this round: he cannot take a seat anywhere else yet
-    other.member("dave")
-    refused = other.refused("dave", "join")
-    assert (refused.code, dict(refused.params)) == ("already_in_room", {"room": "t1"})
-    h.run(lambda: bool(h.events("alice", "round_over")), act=simple_president(keys[:3]))
-    assert h.released == ["dave"] and h.claims.holder("dave") is None
+    total = h.ledger.total()
+    h.run(lambda: h.ledger.escrowed() > 0, act=simple_president(keys))
+    ok = h.ok("dave", "leave")
+    assert ok["until"] == "round_end" and ok["at_stake"] == 2
+    assert Gone("dave") in h.items and h.released == ["dave"] and h.claims.holder("dave") is None
+    held = h.ledger.escrowed()
+    # free: he sits at another staked table while his seat here plays on with his stake
     other.join("dave")
+    assert h.claims.holder("dave") == "t2"
+    # not at this table again before the round ends (his account's chips here settle per account)
+    h.member("dave-2", account="dave", name="Dave")
+    refused = h.refused("dave-2", "join")
+    assert (refused.code, dict(refused.params)) == ("not_allowed", {"reason": "left_here"})
+    assert h.ledger.escrowed() >= held  # his stake stayed in t1's escrow
+    h.run(lambda: bool(h.events("alice", "round_over")), act=simple_president(keys[:3]))
+    # the round settled: his claim at t2 is untouched, and the chips add up
+    assert h.released == ["dave"] and h.claims.holder("dave") == "t2"
+    assert h.ledger.total() == total
     # between rounds a leaver is free at once
     h.ok("carol", "leave")
     assert h.released == ["dave", "carol"]
 
 
-def test_speculation_leaving_mid_deal_keeps_the_claim_until_the_deal_ends() -> None:
+def test_speculation_leaving_mid_deal_frees_the_person_at_once() -> None:
     h = Harness("speculation", seats=4, turn_seconds=5, settings={"flip_seconds": 2})
     h.join("alice", "bob", "carol", "dave")
+    total = h.ledger.total()
     h.ok("dave", "leave")
-    assert h.released == [] and h.claims.holder("dave") == "t1"
+    assert h.released == ["dave"] and h.claims.holder("dave") is None
     h.run(lambda: bool(h.events("alice", "deal_over")))  # the clock plays every seat (S12f, S7)
     assert h.released == ["dave"] and h.claims.holder("dave") is None
+    assert h.ledger.total() == total
 
 
 def test_leaving_after_the_match_gives_the_claim_back_at_once() -> None:

@@ -3,7 +3,7 @@ in it, the seats and their claims end, the bots' chips go back to the house."""
 
 from __future__ import annotations
 
-from server.table import Closed, Gone, Shutdown
+from server.table import Closed, Gone, ReleaseBot, Shutdown
 from tests.server.table.harness import Harness
 
 
@@ -28,3 +28,22 @@ def test_the_server_stopping_is_still_a_shutdown() -> None:
     h.join("alice")
     h.shutdown()
     assert h.table.closed == "shutdown" and [e["reason"] for e in h.events("alice", "room_closed")] == ["shutdown"]
+
+
+def test_S11_the_last_person_leaving_the_last_deal_ends_the_match_before_the_room_closes() -> None:
+    """The last person leaves during the match's last deal of a Speculation table with bots: a bot plays
+    their stake to the end of the deal (S11); that deal's end is the match's end, which is recorded and
+    frees the bots, and only then does the room close ("over") — never the other way round, which
+    asked for the bots' release after the table's log was closed."""
+    h = Harness("speculation", seats=3, bots=2, rounds=2, turn_seconds=5, settings={"flip_seconds": 2})
+    h.join("alice")
+    h.run(lambda: h.table.match is not None and h.table.match.round == 2 and h.table.status == "playing"
+          and not h.table.match.needs_deal())
+    h.ok("alice", "leave")
+    assert any(s.leaving for s in h.table.seats)  # a bot plays alice's seat to the end of the deal
+    h.run(lambda: h.closed is not None)  # (the harness: no chip, bot or record after the close)
+    assert h.closed == "over"
+    bots = {s.bot_display for s in h.table.seats if s.bot_display is not None}
+    assert len(bots) == 2 and {r.display for r in h.effects_of(ReleaseBot)} == bots
+    assert all(h.ledger.balances["bot:" + d] == 0 for d in bots)
+    assert any(r.result.get("event") == "match_over" for r in h.ledger.records)

@@ -129,7 +129,9 @@ def _window_table(wanted: Any) -> Harness:
     return h
 
 
-def test_T9_no_bot_cuts_before_the_cut_window_has_passed_and_the_next_turn_waits_for_it() -> None:
+def test_T9_a_bot_cuts_inside_the_window_before_anyone_is_prompted_for_the_turn_it_takes_away() -> None:
+    """A bot that can cut cuts after its usual pause, inside the window: the person on turn next is
+    never prompted (no state without the window gives them the turn) before the cut takes it away."""
     h = _window_table(_bot_cuts_the_persons_lead)
     card = str(h.table.match.hand(0)[0])
     played_at = h.clock.now
@@ -137,12 +139,20 @@ def test_T9_no_bot_cuts_before_the_cut_window_has_passed_and_the_next_turn_waits
     state = h.state("bob")
     assert state["window"] == {"kind": "cut", "left": 3.0}
     assert state["turn"] == 1 and state["deadline"] == 23.0  # bob's 20 s start after the window
-    h.tick(played_at + 1.0)  # the bot's usual pause: it does not cut yet
-    assert not h.events("alice", "cut")
+    assert h.table.wake == played_at + 1.0  # the bot's usual pause, inside the window
     h.tick_wake()
-    assert h.clock.now == played_at + 3.0
     cut = h.events("alice", "cut")
-    assert len(cut) == 1 and cut[0]["seat"] == 2  # at the end of the window, not before
+    assert len(cut) == 1 and cut[0]["seat"] == 2 and h.clock.now == played_at + 1.0
+    before_cut = [s for s in h.inbox["bob"].states() if s.get("turn") == 1 and s.get("trick")]
+    assert before_cut and all(s["window"] is not None for s in before_cut)  # bob was never prompted
+    assert h.state("bob")["turn"] == 2 and h.state("bob")["window"] is None  # the cutter leads
+
+
+def test_T9_bots_that_cannot_cut_wait_for_the_window_s_end() -> None:
+    h = _window_table(_nobody_cuts_the_persons_lead)
+    played_at = h.clock.now
+    h.ok("alice", "play", cards=[str(h.table.match.hand(0)[0])])
+    assert h.table.wake == played_at + 3.0
 
 
 def test_T9_the_window_is_the_same_whether_or_not_anyone_can_cut() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from server.presenters import Local, Request
+from server.presenters import Local, Quit, Request
 from server.presenters.text import TextPresenter
 from server.terminal import TermStyle
 
@@ -55,6 +55,21 @@ def test_leaving_a_round_with_chips_at_stake_asks_first() -> None:
     assert nothing_at_stake.read("partir") == Request("leave", {})
 
 
+def test_quitting_a_round_with_chips_at_stake_asks_first_too() -> None:
+    """``quitter`` mid-round at a staked table asks like ``partir`` does; the same word again goes."""
+    for lang, word, said in (("fr", "quitter", "10 de vos jetons"), ("es", "salir", "10 fichas tuyas"),
+                             ("en", "quit", "10 chips of yours")):
+        p = TextPresenter(Viewer(_state(at_stake=10), lang=lang))
+        first = p.read(word)
+        assert isinstance(first, Local) and said in first.text and word in first.text, first
+        assert isinstance(p.read(word), Quit)
+    p = TextPresenter(Viewer(_state(at_stake=10)))
+    assert isinstance(p.read("partir"), Local)
+    assert isinstance(p.read("quitter"), Local)  # another command: asked for itself
+    assert isinstance(TextPresenter(Viewer(_state(at_stake=0))).read("quitter"), Quit)
+    assert isinstance(TextPresenter(Viewer(None)).read("quitter"), Quit)
+
+
 async def test_a_turn_is_not_prompted_while_a_cut_window_is_open() -> None:
     """T9: a turn that a cut may still take away is prompted once the window has passed."""
     p = TextPresenter(Viewer())
@@ -66,3 +81,90 @@ async def test_a_turn_is_not_prompted_while_a_cut_window_is_open() -> None:
                            trick=[{"seat": 2, "cards": ["5c"]}, {"seat": 1, "cards": ["6c"]}]))
     assert "\a" in after
     p.close()
+
+
+def _replay() -> dict[str, Any]:
+    steps = [[{"event": "played", "seat": i % 3, "cards": ["5c"]}] for i in range(6)]
+    return {"round": "r1-85ab12cd-1", "game": "president", "rules": "classic", "seats": ["Zoé", "Bob", "Carmen"],
+            "steps": steps, "revealed": []}
+
+
+def test_the_replay_words_it_teaches_work_while_seated() -> None:
+    """Seated at a table where moves are typed, every word the replay's page shows moves the replay;
+    the table's own moves stay moves."""
+    for lang, words, play in (("fr", ("suivant", "n", "précédent", "aller 4", "fin", "arrêter"), "jouer 7"),
+                              ("es", ("siguiente", "n", "anterior", "ir 4", "fin", "parar"), "jugar 7"),
+                              ("en", ("next", "n", "prev", "go 4", "end", "stop"), "play 7")):
+        p = TextPresenter(Viewer(_state(), lang=lang))
+        title = p.ok(None, "replay", _replay())
+        for word in words:
+            assert word.split()[0] in title or word in ("n", "arrêter", "parar", "stop"), (lang, word, title)
+            assert isinstance(p.read(word), Local), (lang, word)
+        assert p.replay is not None and p.replay.at == p.replay.last  # "fin"/"end" went to the hands page
+        auto = {"fr": "lire", "es": "reproducir", "en": "autoplay"}[lang]
+        assert auto in title
+        assert p.read(play) == Request("play", {"cards": ["7c"]})  # a move stays a move
+        p.close()
+
+
+def test_a_mistyped_replay_word_is_suggested_while_a_replay_is_open() -> None:
+    p = TextPresenter(Viewer(_state()))
+    p.ok(None, "replay", _replay())
+    out = p.read("suivnt")
+    assert isinstance(out, Local) and "suivant" in out.text, out
+    es = TextPresenter(Viewer(None, lang="es"))
+    es.ok(None, "replay", _replay())
+    out = es.read("sigiente")
+    assert isinstance(out, Local) and "siguiente" in out.text, out
+
+
+def test_a_replay_word_without_a_replay_says_how_to_open_one() -> None:
+    p = TextPresenter(Viewer(_state()))
+    out = p.read("suivant")
+    assert isinstance(out, Local) and "revoir" in out.text and "sit" not in out.text
+
+
+def test_suggestions_are_words_of_the_session_language() -> None:
+    """A mistyped command is answered with a word of the reader's language, never an English one."""
+    for lang, typed, never in (("fr", "sut", ("sit",)), ("fr", "frend", ("friend",)),
+                               ("es", "frend", ("friend",)), ("es", "sitt", ("sit",))):
+        out = TextPresenter(Viewer(None, lang=lang)).read(typed)
+        assert isinstance(out, Local)
+        for word in never:
+            assert f"« {word} »" not in out.text and f"«{word}»" not in out.text and f"“{word}”" not in out.text, out
+    out = TextPresenter(Viewer(None, lang="en")).read("frend")
+    assert isinstance(out, Local) and "friend" in out.text
+
+
+def test_the_empty_friends_list_never_suggests_oneself() -> None:
+    """The example names the person the server suggests, else a placeholder: never a fixed name (which
+    was "ana" — to ana herself)."""
+    for lang, placeholder in (("fr", "ami NOM"), ("es", "amigo NOMBRE"), ("en", "friend NAME")):
+        p = TextPresenter(Viewer(None, lang=lang))
+        assert placeholder in p.ok(None, "friends", {"friends": [], "notify": True})
+        assert "bea" in p.ok(None, "friends", {"friends": [], "notify": True, "suggest": "bea"})
+
+
+def test_the_tricks_reply_reads_trick_by_trick() -> None:
+    reply = {"round": 2, "seats": ["Zoé", "Bob", "Carmen"],
+             "tricks": [{"plays": [{"seat": 1, "cards": ["7c"]}, {"seat": 2, "cards": ["7d", "7h", "7s"], "cut": True}],
+                         "by": 2, "reason": "cut"}],
+             "trick": [{"seat": 2, "cards": ["4c"]}, {"seat": 0, "pass": True}]}
+    fr = TextPresenter(Viewer(_state())).ok(None, "tricks", reply)
+    assert "Plis de la manche 2" in fr and "Bob 7♣" in fr and "Carmen coupe avec 7♦ 7♥ 7♠" in fr
+    assert "(Carmen le ferme)" in fr and "Sur la table" in fr and "Zoé passe" in fr
+    es = TextPresenter(Viewer(_state(), lang="es")).ok(None, "tricks", reply)
+    assert "Bazas de la ronda 2" in es and "Carmen corta con" in es
+    assert TextPresenter(Viewer(_state())).read("plis") == Request("tricks", {})
+    assert TextPresenter(Viewer(_state(), lang="es")).read("bazas") == Request("tricks", {})
+    assert TextPresenter(Viewer(_state(), lang="en")).read("tricks") == Request("tricks", {})
+
+
+def test_a_match_end_says_what_a_player_can_do_next() -> None:
+    over = {"event": "match_over", "room": "r3", "winners": [0], "totals": [5, 3, 1]}
+    for lang, words in (("fr", ("revanche", "partir")), ("es", ("revancha", "levantarse")),
+                        ("en", ("rematch", "leave"))):
+        text = TextPresenter(Viewer(_state(), lang=lang)).event(over, ("Zoé", "Bob", "Carmen"), 0)
+        assert all(w in text for w in words), text
+    watcher = TextPresenter(Viewer(_state(you=None))).event(over, ("Zoé", "Bob", "Carmen"), None)
+    assert "revanche" not in watcher  # a spectator has no rematch to ask for

@@ -1,0 +1,47 @@
+"""French typography and honest `verify` texts, as a person reads them."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.presenters.text.fair import render_fair
+from server.presenters.text.news import fit_text
+from server.terminal import TermStyle
+
+STYLE = TermStyle(80, True, False)
+
+
+@pytest.mark.parametrize("width", range(40, 81))
+def test_guillemets_never_leave_their_words_at_a_line_end(width: int) -> None:
+    text = ("Donne 1 : le serveur s’est engagé sur son mélange (867bbc04a1751ee0). Tapez « graine TEXTE » "
+            "dans les 2 s pour mêler votre propre aléa à cette donne et aux suivantes.")
+    lines = fit_text(text, TermStyle(width, True, False)).splitlines()
+    assert all(not line.rstrip().endswith("«") and not line.lstrip().startswith("»") for line in lines), lines
+    assert all(not line.lstrip().startswith((":", ";", "?", "!")) for line in lines), lines
+
+
+def _verify(lang: str, **more: object) -> str:
+    reply = {"round": "r1-ab-1", "ok": True, "names": ["zoe", "bob"], "steps": [
+        {"code": "contributions", "result": "pass", "values": {"given": [1], "none": [0]}},
+        {"code": "own_contribution", "result": "pass", "values": {"seat": 0, "sent": None, "found": None}}], **more}
+    return render_fair("verify", reply, lang, STYLE).replace("\n", " ")
+
+
+def test_verify_does_not_say_none_from_you_then_that_your_contribution_is_in_the_record() -> None:
+    text = _verify("fr")
+    assert "aucune de zoe" in text
+    assert "votre propre contribution figure" not in text.lower()
+    assert "Vous n’avez pas ajouté d’aléa" in text
+    assert "No añadiste azar" in _verify("es")
+
+
+@pytest.mark.parametrize("lang", ["fr", "es", "en"])
+def test_verify_never_points_a_remote_player_to_a_file_they_do_not_have(lang: str) -> None:
+    assert "docs/" not in _verify(lang) and "verify_deal" not in _verify(lang)
+    assert "https://cards.example.org/check" in _verify(lang, checker="https://cards.example.org/check")
+
+
+def test_spanish_says_the_server_chose_alone() -> None:
+    reply = {"round": "r1", "ok": True, "names": ["zoe"], "steps": [
+        {"code": "entropy", "result": "note", "values": {"players": []}}]}
+    assert "el servidor eligió solo" in render_fair("verify", reply, "es", STYLE).replace("\n", " ")
