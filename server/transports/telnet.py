@@ -19,6 +19,7 @@ import codecs
 import contextlib
 import datetime
 import encodings.utf_8
+import importlib.metadata
 import logging
 import re
 import time
@@ -26,11 +27,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import telnetlib3
-from telnetlib3.telopt import ECHO, WILL, WONT, theNULL
+from telnetlib3.telopt import ECHO, GMCP, MCCP2_COMPRESS, MCCP3_COMPRESS, MSSP, WILL, WONT, theNULL
 
 from server import logsafe
 from server.limits import TokenBucket
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, LineAssembler, cut_notice
+from server.transports.mud import GmcpLink, mssp_variables
 
 if TYPE_CHECKING:
     from server.transports import Server
@@ -63,6 +65,11 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
     cut_hook: Callable[[str], None] | None = None
     input_rate: float = 16384.0
     input_burst: float = 131072.0
+    mssp_table: Callable[[], dict[str, str | list[str]]] | None = None
+    """MSSP on: the table to send a crawler that answers our ``WILL MSSP`` (:mod:`.mud`)."""
+    offer_gmcp: bool = False
+    gmcp: GmcpLink | None = None  # GMCP on: this connection's (set when it is made)
+    _mssp_sent = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -77,6 +84,15 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
             self.listener.protocols.add(self)
         with logsafe.scope(self.log_key):
             super().connection_made(transport)
+        writer: Any = self.writer
+        if self.offer_gmcp:
+            self.gmcp = GmcpLink(writer)
+            writer.set_ext_callback(GMCP, self.gmcp.received)
+        else:
+            writer.always_wont.add(GMCP)
+        if self.mssp_table is None:
+            writer.always_wont.add(MSSP)
+        writer.always_wont.add(MCCP3_COMPRESS)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.listener is not None:
@@ -99,7 +115,17 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
 
     def begin_advanced_negotiation(self) -> None:
         if self._transport is not None:
+            # MCCP2 only: telnetlib3 would offer MCCP3 with it, whose client-to-server stream its own
+            # client and server did not agree on (a decompression error, then no input at all)
+            mccp, self._mccp2_enabled = self._mccp2_enabled, False
             super().begin_advanced_negotiation()
+            self._mccp2_enabled = mccp
+            if mccp and self.writer.get_extra_info("ssl_object") is None:  # (never under TLS)
+                self.writer.iac(WILL, MCCP2_COMPRESS)
+            if self.mssp_table is not None:
+                self.writer.iac(WILL, MSSP)
+            if self.gmcp is not None:
+                self.writer.iac(WILL, GMCP)
 
     def _check_negotiation_timer(self) -> None:
         if not self._waiter_connected.done():
@@ -140,8 +166,18 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
             return
         with logsafe.scope(self.log_key):
             super().data_received(data)
+            if not self._mssp_sent and self.mssp_table is not None and self.writer.local_option.enabled(MSSP):
+                self._send_mssp(self.mssp_table)
         if conn is not None:
             conn.parsed()
+
+    def _send_mssp(self, table: Callable[[], dict[str, str | list[str]]]) -> None:
+        """The crawler said DO MSSP: the table, once per connection."""
+        self._mssp_sent = True
+        try:
+            self.writer.send_mssp(table())
+        except Exception:  # a fact that cannot be read costs the table, never the connection
+            log.exception("telnet: MSSP table failed")
 
     def _cut(self, reason: str) -> None:
         self.over_budget = True
@@ -245,9 +281,11 @@ class TelnetConn:
         self._special: re.Pattern[bytes] | None = None  # JSON mode: bytes telnetlib3 must see (take_plain)
         self._decoder: Any = None  # JSON mode: the reader's decoder, once take_plain has seen it chosen
         protocol = getattr(writer, "protocol", None)
+        self.gmcp: GmcpLink | None = None  # GMCP offered on this connection (on once the client said DO)
         if isinstance(protocol, DonneTelnetServer):
             protocol.resize_hook = self._resized
             protocol.cut_hook = self._cut
+            self.gmcp = protocol.gmcp
 
     def _cut(self, reason: str) -> None:
         if self.cut_reason is not None:
@@ -292,13 +330,18 @@ class TelnetConn:
         parsed out of the input).
         """
         self.machine = True
+        protocol: Any = getattr(self.writer, "protocol", None)
+        if isinstance(protocol, DonneTelnetServer) and not getattr(self.writer, "mccp2_active", False):
+            # no compression may start from now on: its start is a telnet command, dropped below
+            protocol._mccp2_enabled = False
+            self.writer.compression = False
+        self.gmcp = None
         writers = [self.writer, getattr(self.writer, "_writer", None),
                    getattr(getattr(self.writer, "protocol", None), "writer", None)]
         for w in writers:
             if w is not None and hasattr(w, "send_iac"):
                 w.send_iac = _drop_iac
         self._direct = self._direct_output()
-        protocol: Any = getattr(self.writer, "protocol", None)
         if _plain_input_possible(protocol, self.reader):
             self._special = _special_bytes(protocol.writer)
             protocol.plain_in = self
@@ -563,17 +606,36 @@ async def start_telnet(app: Server, serve_telnet: Callable[[Any, Any], Awaitable
                     writer.close()
 
     listener = TelnetListener()
+    started = time.time()
+
+    def mssp() -> dict[str, str | list[str]]:
+        lobby = app.lobby
+        players = sum(1 for p in lobby.players.values() if p.connected) if lobby is not None else 0
+        port = int(getattr(app, "telnet_port", 0) or cfg.telnet_port)
+        return mssp_variables(cfg, players=players, started=started, telnet_port=port,
+                              ssh_port=int(getattr(app, "ssh_port", 0) or cfg.ssh_port) or None,
+                              version=_version())
+
     protocol: type[DonneTelnetServer] = type("BoundTelnetServer", (DonneTelnetServer,),
                     {"input_rate": float(cfg.input_bytes_per_second), "input_burst": float(cfg.input_burst),
-                     "listener": listener})
+                     "listener": listener, "mssp_table": staticmethod(mssp) if cfg.telnet_mssp else None,
+                     "offer_gmcp": cfg.telnet_gmcp})
 
     def factory() -> DonneTelnetServer:
-        # the settings telnetlib3.create_server would pass (its other defaults are the class's)
+        # the settings telnetlib3.create_server would pass (its other defaults are the class's);
+        # compression: MCCP2/MCCP3 offered (never under TLS: telnetlib3 checks) or refused
         return protocol(shell=shell, encoding="utf8", encoding_errors="replace", force_binary=True,
-                        connect_maxwait=cfg.telnet_connect_maxwait, timeout=0)
+                        connect_maxwait=cfg.telnet_connect_maxwait, timeout=0, compression=cfg.telnet_mccp)
 
     listener.server = await asyncio.get_running_loop().create_server(factory, cfg.host, cfg.telnet_port)
     return listener
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("donne")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
 
 
 def stop_listening(server: Any) -> None:
