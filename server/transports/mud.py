@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -177,8 +176,3 @@ def _modules(data: Any, *, removing: bool = False) -> Iterable[tuple[str, int]]:
                 if not removing:
                     continue
         yield words[0], version
-
-
-def server_started() -> float:
-    """Now as a Unix time (the MSSP UPTIME of a server starting)."""
-    return time.time()

@@ -120,12 +120,13 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
             mccp, self._mccp2_enabled = self._mccp2_enabled, False
             super().begin_advanced_negotiation()
             self._mccp2_enabled = mccp
-            if mccp and self.writer.get_extra_info("ssl_object") is None:  # (never under TLS)
-                self.writer.iac(WILL, MCCP2_COMPRESS)
+            writer: Any = self.writer
+            if mccp and writer.get_extra_info("ssl_object") is None:  # (never under TLS)
+                writer.iac(WILL, MCCP2_COMPRESS)
             if self.mssp_table is not None:
-                self.writer.iac(WILL, MSSP)
+                writer.iac(WILL, MSSP)
             if self.gmcp is not None:
-                self.writer.iac(WILL, GMCP)
+                writer.iac(WILL, GMCP)
 
     def _check_negotiation_timer(self) -> None:
         if not self._waiter_connected.done():
@@ -166,7 +167,8 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
             return
         with logsafe.scope(self.log_key):
             super().data_received(data)
-            if not self._mssp_sent and self.mssp_table is not None and self.writer.local_option.enabled(MSSP):
+            writer: Any = self.writer
+            if not self._mssp_sent and self.mssp_table is not None and writer.local_option.enabled(MSSP):
                 self._send_mssp(self.mssp_table)
         if conn is not None:
             conn.parsed()
@@ -174,8 +176,9 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
     def _send_mssp(self, table: Callable[[], dict[str, str | list[str]]]) -> None:
         """The crawler said DO MSSP: the table, once per connection."""
         self._mssp_sent = True
+        writer: Any = self.writer
         try:
-            self.writer.send_mssp(table())
+            writer.send_mssp(table())
         except Exception:  # a fact that cannot be read costs the table, never the connection
             log.exception("telnet: MSSP table failed")
 

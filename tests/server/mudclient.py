@@ -10,6 +10,7 @@ text, with the telnet commands taken out.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import zlib
 from typing import Any
@@ -176,7 +177,5 @@ class MudClient:
     async def close(self) -> None:
         self.writer.close()
         self._task.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError, ConnectionError):
             await self._task
-        except (asyncio.CancelledError, ConnectionError):
-            pass

@@ -7,12 +7,14 @@ Mudlet does and reads the subnegotiations.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
+import zlib
 
 import pytest
 
-from tests.server.conftest import start_server
-from tests.server.mudclient import DO, DONT, GMCP, MCCP2, MSSP, WILL, WONT, MudClient
+from tests.server.conftest import start_server, strings_in
+from tests.server.mudclient import DO, GMCP, MCCP2, MSSP, WILL, WONT, MudClient
 
 pytestmark = pytest.mark.e2e
 
@@ -83,4 +85,196 @@ async def test_mssp_and_gmcp_off_are_refused(tmp_path):
         finally:
             await client.close()
     finally:
+        await server.stop()
+
+
+async def login(client: MudClient, name: str, lang: str = "en") -> None:
+    """The door's questions: the language, then the name (a guest)."""
+    await client.until(lambda: client.screen().rstrip().endswith(":") or "?" in client.screen())
+    client.line(lang)
+    await client.until(lambda: client.screen().count(":") >= 2)
+    client.line(name)
+
+
+async def test_mccp2_compresses_and_the_stream_inflates_to_the_text(tmp_path):
+    server = await start_server(tmp_path)
+    try:
+        client = await MudClient.connect(server.telnet_port, do=(MCCP2,))
+        try:
+            await client.until(lambda: any(opt == MCCP2 for opt, _ in client.subs))
+            await login(client, "zoe")
+            client.line("who")
+            await client.expect("zoe")
+            assert (WILL, MCCP2) in client.offers
+            # what came after IAC SB MCCP2 IAC SE inflates, by zlib alone, to what the client shows
+            start = bytes(client.raw).index(bytes([255, 250, MCCP2, 255, 240])) + 5
+            plain = zlib.decompressobj().decompress(bytes(client.raw[start:]))
+            assert b"zoe" in plain
+            assert client.compressed_bytes > 0 and client.inflated_bytes > client.compressed_bytes
+        finally:
+            await client.close()
+    finally:
+        await server.stop()
+
+
+async def test_mccp_off_sends_plain_text(tmp_path):
+    server = await start_server(tmp_path, telnet_mccp=False)
+    try:
+        client = await MudClient.connect(server.telnet_port, do=(MCCP2,))
+        try:
+            await login(client, "zoe")
+            client.line("who")
+            await client.expect("zoe")
+            assert (WILL, MCCP2) not in client.offers and not any(opt == MCCP2 for opt, _ in client.subs)
+            assert b"zoe" in bytes(client.raw)
+        finally:
+            await client.close()
+    finally:
+        await server.stop()
+
+
+CARD = re.compile(r"^(?:[2-9TJQKA][cdhs]|10[cdhs])$")
+
+
+def cards_in(value: object) -> set[str]:
+    return {s for s in strings_in(value) if CARD.match(s)}
+
+
+async def guest(port: int, name: str, *, lang: str = "en", **kw: object) -> MudClient:
+    client = await MudClient.connect(port, **kw)  # type: ignore[arg-type]
+    await login(client, name, lang)
+    await client.until(lambda: any(p == "Char.Login" for p, _ in client.gmcp_messages()))
+    return client
+
+
+def last(client: MudClient, package: str) -> dict:
+    found = [d for p, d in client.gmcp_messages() if p == package]
+    assert found, f"no {package}: {client.gmcp_messages()[-5:]}"
+    return found[-1]
+
+
+async def test_gmcp_packages_per_seat_and_no_hidden_card_to_anyone_else(tmp_path):
+    """Two people and a spectator over GMCP play a round of classic Président (P1-P15): each seat's
+    Donne.Hand goes to that seat only, and no GMCP message to a seat or the spectator carries a card
+    of another seat's hand before that card is played."""
+    server = await start_server(tmp_path)
+    clients: list[MudClient] = []
+    try:
+        zoe = await guest(server.telnet_port, "zoe")
+        clients.append(zoe)
+        zoe.gmcp("Core.Hello", {"client": "Mudlet", "version": "4.17.2"})
+        zoe.gmcp("Core.Supports.Set", ["Char 1", "Comm.Channel 1", "Donne 1"])
+        assert last(zoe, "Char.Status") == {"name": "zoe", "guest": True, "lang": "en", "room": None, "seat": None}
+        assert last(zoe, "Donne.Lobby") == {"rooms": []}
+        zoe.line("create president classic 3 bots=1")
+        await zoe.until(lambda: any(p == "Char.Status" and d["room"] for p, d in zoe.gmcp_messages()))
+        room = last(zoe, "Char.Status")["room"]
+        assert last(zoe, "Char.Status")["seat"] == 0
+        eve = await guest(server.telnet_port, "eve")
+        clients.append(eve)
+        eve.line(f"watch {room}")
+        await eve.until(lambda: any(p == "Donne.Table" for p, _ in eve.gmcp_messages()))
+        eve.line("say hello table")
+        await zoe.until(lambda: any(p == "Comm.Channel.Text" for p, _ in zoe.gmcp_messages()))
+        said = last(zoe, "Comm.Channel.Text")
+        assert said["channel"] == "table" and said["talker"] == "eve" and "hello table" in said["text"]
+        max_ = await guest(server.telnet_port, "max")
+        clients.append(max_)
+        max_.line(f"join {room}")
+        seats = {"zoe": zoe, "max": max_}
+        # play by the legal moves of each seat's Donne.Table until the round is over
+        acted: dict[str, int] = {"zoe": -1, "max": -1}
+
+        def over() -> bool:
+            return any(p == "Donne.Event" and d["event"] == "round_over" for p, d in eve.gmcp_messages())
+
+        async def drive() -> None:
+            while not over():
+                for name, client in seats.items():
+                    tables = [(i, d) for i, (p, d) in enumerate(client.gmcp_messages()) if p == "Donne.Table"]
+                    if not tables:
+                        continue
+                    i, table = tables[-1]
+                    if i > acted[name] and table.get("decision") and table.get("turn") == table.get("you"):
+                        acted[name] = i
+                        plays = (table.get("legal") or {}).get("plays") or []  # [[rank, count], ...]
+                        if plays:
+                            rank, count = plays[0]
+                            client.line("play " + " ".join([rank.replace("T", "10")] * count))
+                        else:
+                            client.line("pass")
+                await asyncio.sleep(0.05)
+
+        try:
+            await asyncio.wait_for(drive(), 60)
+        except TimeoutError:
+            for n, c in seats.items():
+                print(n, last(c, "Donne.Table").get("decision"), last(c, "Donne.Table").get("legal"), c.screen()[-600:])
+            raise
+        await asyncio.sleep(0.3)
+        # Donne.Hand: only to its owner, and only its own seat
+        for client in seats.values():
+            seat = last(client, "Char.Status")["seat"]
+            hands = [d for p, d in client.gmcp_messages() if p == "Donne.Hand"]
+            assert hands and all(h["you"] == seat for h in hands)
+            assert all("hand" not in d for p, d in client.gmcp_messages() if p == "Donne.Table")
+        assert not [d for p, d in eve.gmcp_messages() if p == "Donne.Hand"]
+        # no card of someone else's hand before it is shown: in each stream, up to the round's end
+        # (which shows every hand to everyone, docs/fairness.md), a card is either the reader's own
+        # or one played before, as that stream said
+        hands_of = {name: {c for p, d in client.gmcp_messages() if p == "Donne.Hand" for c in d["hand"]}
+                    for name, client in seats.items()}
+        for name, client in [*seats.items(), ("eve", eve)]:
+            mine, shown = hands_of.get(name, set()), set()
+            for p, d in client.gmcp_messages():
+                if p == "Donne.Event" and d["event"] == "round_over":
+                    break
+                if p == "Donne.Event" and d["event"] in ("played", "cut"):
+                    shown |= set(d["cards"])
+                leaked = cards_in(d) - mine - shown
+                assert not leaked, (name, p, sorted(k for k, v in d.items() if cards_in(v) & leaked))
+            assert shown
+        # every package the JSON mode has: the events carry the words in the session's language
+        kinds = {d["event"] for p, d in zoe.gmcp_messages() if p == "Donne.Event"}
+        assert {"joined", "played", "round_over"} <= kinds
+        assert all(d.get("text") is not None for p, d in zoe.gmcp_messages() if p == "Donne.Event")
+    finally:
+        for client in clients:
+            await client.close()
+        await server.stop()
+
+
+async def test_gmcp_lobby_chat_and_tells_and_core_supports_honoured(tmp_path):
+    server = await start_server(tmp_path)
+    clients: list[MudClient] = []
+    try:
+        zoe = await guest(server.telnet_port, "zoe")
+        max_ = await guest(server.telnet_port, "max", lang="fr")
+        clients += [zoe, max_]
+        zoe.gmcp("Core.Supports.Set", ["Comm.Channel 1", "Donne 1"])
+        zoe.gmcp("Core.Supports.Remove", ["Donne"])
+        zoe.gmcp("Core.Ping")
+        await zoe.until(lambda: any(p == "Core.Ping" for p, _ in zoe.gmcp_messages()))
+        max_.line("say bonjour tout le monde")
+        await zoe.until(lambda: any(p == "Comm.Channel.Text" for p, _ in zoe.gmcp_messages()))
+        said = last(zoe, "Comm.Channel.Text")
+        assert said["channel"] == "lobby" and said["talker"] == "max" and "bonjour tout le monde" in said["text"]
+        max_.line("tell zoe psst")
+        await zoe.until(lambda: any(p == "Comm.Channel.Text" and d["channel"] == "tell" for p, d in zoe.gmcp_messages()))
+        assert "psst" in last(zoe, "Comm.Channel.Text")["text"]
+        # max said nothing of what it supports: it gets every package, its words in French
+        await max_.until(lambda: any(p == "Comm.Channel.Text" for p, _ in max_.gmcp_messages()))
+        assert last(max_, "Donne.Event")["text"].startswith("max")
+        n = len(zoe.gmcp_messages())
+        zoe.line("create president classic 3 bots=2")
+        await zoe.expect("bot")
+        await asyncio.sleep(0.5)
+        later = [p for p, _ in zoe.gmcp_messages()[n:]]
+        assert not [p for p in later if p.startswith(("Donne.", "Char."))], later  # not supported
+        zoe.gmcp("Core.Supports.Add", ["Donne 1"])
+        zoe.line("state")
+        await zoe.until(lambda: any(p == "Donne.Table" for p, _ in zoe.gmcp_messages()))
+    finally:
+        for client in clients:
+            await client.close()
         await server.stop()
