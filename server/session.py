@@ -124,6 +124,7 @@ class Session:
         self.width = conn.width or 80
         self.height = conn.height or 24
         self.color, self.unicode = term_caps(conn.term)
+        self._screen_reader: bool | None = None  # screen-reader mode once chosen (``reader on``); else MTTS's
         self.player: Player | None = None
         self.welcomed = False  # greeted at the door already (an account coming back)
         self.presenter: Presenter = JsonPresenter(self) if mode == "json" else TextPresenter(self)
@@ -197,7 +198,24 @@ class Session:
 
     @property
     def style(self) -> TermStyle:
+        if self.reader:
+            return TermStyle(width=self.width, unicode=self.unicode, color=False, reader=True)
         return TermStyle(width=self.width, unicode=self.unicode, color=self.color)
+
+    @property
+    def reader(self) -> bool:
+        """Screen-reader mode (docs/playing.md): chosen with ``reader on|off``, else what the client's
+        MTTS said (its screen-reader bit)."""
+        chosen = self._screen_reader
+        if chosen is not None:
+            return chosen
+        return bool(getattr(self.conn, "screen_reader", False))
+
+    @reader.setter
+    def reader(self, on: bool) -> None:
+        self._screen_reader = on
+        if hasattr(self.conn, "reader_mode"):
+            self.conn.reader_mode = on  # (telnet: nothing redrawn in place in that mode)
 
     def gettext(self, msgid: str) -> str:
         return translation(self.lang).gettext(msgid)

@@ -284,11 +284,23 @@ class TelnetConn:
         self._special: re.Pattern[bytes] | None = None  # JSON mode: bytes telnetlib3 must see (take_plain)
         self._decoder: Any = None  # JSON mode: the reader's decoder, once take_plain has seen it chosen
         protocol = getattr(writer, "protocol", None)
+        self.reader_mode: bool | None = None  # the session's screen-reader mode, once chosen (else MTTS's)
         self.gmcp: GmcpLink | None = None  # GMCP offered on this connection (on once the client said DO)
         if isinstance(protocol, DonneTelnetServer):
             protocol.resize_hook = self._resized
             protocol.cut_hook = self._cut
             self.gmcp = protocol.gmcp
+
+    @property
+    def mtts(self) -> int | None:
+        """The client's MTTS bits (its third terminal type, ``MTTS 2825``), None when it sent none."""
+        return mtts_bits(self.writer.get_extra_info("ttype3"))
+
+    @property
+    def screen_reader(self) -> bool:
+        """MTTS says a screen reader is in use (bit 64): the session starts in screen-reader mode."""
+        bits = self.mtts
+        return bits is not None and bool(bits & MTTS_SCREEN_READER)
 
     def _cut(self, reason: str) -> None:
         if self.cut_reason is not None:
@@ -435,7 +447,9 @@ class TelnetConn:
         if typing and getattr(self.writer, "will_echo", False) and text.endswith("\n"):
             # character mode: news arrived while the person was typing; move their partial
             # line below the news so it stays visible and editable
-            self.writer.write(("\r\x1b[K" if self.ansi else "\r\n") + text + typing)
+            # (a screen reader: nothing redrawn in place, the partial line comes again below)
+            in_place = self.ansi and not (self.screen_reader if self.reader_mode is None else self.reader_mode)
+            self.writer.write(("\r\x1b[K" if in_place else "\r\n") + text + typing)
             return
         self.writer.write(text)
 
@@ -491,6 +505,19 @@ class TelnetConn:
             return
         with contextlib.suppress(Exception):
             self.writer.close()
+
+
+MTTS_SCREEN_READER = 64
+
+
+def mtts_bits(ttype: Any) -> int | None:
+    """``MTTS 2825`` -> 2825 (the Mud Terminal Type Standard's third answer); None otherwise."""
+    if not isinstance(ttype, str):
+        return None
+    words = ttype.split()
+    if len(words) != 2 or words[0].upper() != "MTTS" or not words[1].isdigit() or len(words[1]) > 9:
+        return None
+    return int(words[1])
 
 
 def _plain_input_possible(protocol: Any, reader: Any) -> bool:

@@ -278,3 +278,60 @@ async def test_gmcp_lobby_chat_and_tells_and_core_supports_honoured(tmp_path):
         for client in clients:
             await client.close()
         await server.stop()
+
+
+READER_ON = 2889  # MTTS: ANSI, VT100, UTF-8, 256 colours, screen reader (64), truecolor...
+READER_OFF = 2825  # the same without the screen-reader bit
+
+
+@pytest.mark.parametrize("lang,create,hand,suit", [
+    ("fr", "créer président classique 3 bots=2", "Votre main, ", " de cœur"),
+    ("es", "crear presidente clásico 3 bots=2", "Tu mano, ", " de corazones"),
+])
+async def test_mtts_screen_reader_bit_starts_the_reader_mode(tmp_path, lang, create, hand, suit):
+    server = await start_server(tmp_path)
+    try:
+        client = await MudClient.connect(server.telnet_port, do=(),
+                                         ttypes=("MUDLET", "XTERM-256COLOR", f"MTTS {READER_ON}"))
+        try:
+            await login(client, "zoe", lang)
+            await client.expect("zoe")
+            client.line(create)
+            await client.expect(hand, timeout=20)
+            await client.expect(".", timeout=5)
+            screen = client.screen()
+            table = screen[screen.index(hand):]
+            assert suit in table
+            after = screen[screen.index("zoe"):]
+            assert not [sym for sym in "♣♦♥♠▶·" if sym in after], after
+            assert "\x1b[" not in screen  # no colour
+        finally:
+            await client.close()
+    finally:
+        await server.stop()
+
+
+@pytest.mark.parametrize("lang,on,off,said_on", [
+    ("fr", "lecteur oui", "lecteur non", "Mode lecteur d’écran activé"),
+    ("es", "lector sí", "lector no", "Modo lector de pantalla activado"),
+    ("en", "reader on", "reader off", "Screen reader mode on"),
+])
+async def test_the_reader_command_in_three_languages(tmp_path, lang, on, off, said_on):
+    server = await start_server(tmp_path)
+    try:
+        client = await MudClient.connect(server.telnet_port, do=(),
+                                         ttypes=("MUDLET", "XTERM-256COLOR", f"MTTS {READER_OFF}"))
+        try:
+            await login(client, "zoe", lang)
+            await client.expect("zoe")
+            client.line(on)
+            await client.expect(said_on)
+            session = next(iter(s for s in server.sessions if s.name == "zoe"))
+            assert session.style.reader and not session.style.color
+            client.line(off)
+            await client.until(lambda: client.screen().count(said_on.split()[0]) >= 2)
+            assert not session.reader and not session.style.reader
+        finally:
+            await client.close()
+    finally:
+        await server.stop()
