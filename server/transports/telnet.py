@@ -593,7 +593,9 @@ def _plain_input_possible(protocol: Any, reader: Any) -> bool:
     server: Any = protocol
     writer: Any = server.writer
     try:
-        return bool(server.reader is reader and not server._mccp2_enabled and not server.get_extra_info("timeout")
+        # (MCCP2 may be on only if it started before JSON mode: set_machine stops it starting later)
+        return bool(server.reader is reader and (not server._mccp2_enabled or writer.mccp2_active)
+                    and not server.get_extra_info("timeout")
                     and isinstance(reader._buffer, bytearray) and callable(reader._wait_for_data)
                     and callable(reader._wakeup_waiter) and callable(reader.decode) and hasattr(reader, "_decoder")
                     and hasattr(server, "_mccp3_decompressor") and hasattr(server, "_last_received")

@@ -335,3 +335,34 @@ async def test_the_reader_command_in_three_languages(tmp_path, lang, on, off, sa
             await client.close()
     finally:
         await server.stop()
+
+
+def test_the_load_tools_mccp_filter_inflates_across_any_split():
+    """``donne load --mccp``: the bots' filter finds the start of MCCP2 wherever the chunks split."""
+    from server.clients.framing import MCCP2_START, MccpFilter
+
+    compressor = zlib.compressobj()
+    body = compressor.compress(b'{"type":"ok"}\r\n\xff\xfb\x01') + compressor.flush(zlib.Z_SYNC_FLUSH)
+    stream = b"\xff\xfd\x18hello " + MCCP2_START + body
+    for cut in range(1, len(stream)):
+        f = MccpFilter()
+        assert f.feed(stream[:cut]) + f.feed(stream[cut:]) == b'hello {"type":"ok"}\r\n'
+
+
+async def test_json_mode_over_mccp2_with_the_load_tools_client(tmp_path):
+    from server.clients.client import Client
+
+    server = await start_server(tmp_path)
+    try:
+        client = await Client.connect_tcp("127.0.0.1", server.telnet_port, pushed=True, mccp=True)
+        try:
+            await client.login("zoe")
+            reply = await client.request("whoami")
+            assert reply["name"] == "zoe"
+            session = next(s for s in server.sessions if s.name == "zoe")
+            assert session.conn.writer.mccp2_active and session.mode == "json"
+            assert session.conn.writer.protocol.plain_in is session.conn  # JSON's fast input path kept
+        finally:
+            await client.close()
+    finally:
+        await server.stop()
