@@ -366,3 +366,52 @@ async def test_json_mode_over_mccp2_with_the_load_tools_client(tmp_path):
             await client.close()
     finally:
         await server.stop()
+
+
+@pytest.mark.parametrize("lang,create,play,pass_,over", [
+    ("fr", "créer président classique 3 bots=2", "jouer", "passe", "La partie est terminée"),
+    ("es", "crear presidente clásico 3 bots=2", "jugar", "paso", "La partida ha terminado"),
+])
+async def test_a_screen_reader_user_plays_a_whole_classic_match(tmp_path, lang, create, play, pass_, over):
+    """MTTS says a screen reader: a whole classic match (five rounds, P1-P15) played by typing, in
+    French and Spanish; what the person hears has no symbol, no colour, no cursor movement."""
+    server = await start_server(tmp_path, turn_seconds=60.0)
+    try:
+        client = await MudClient.connect(server.telnet_port, do=(GMCP,),
+                                         ttypes=("MUDLET", "XTERM-256COLOR", f"MTTS {READER_ON}"))
+        try:
+            await login(client, "zoe", lang)
+            await client.expect("zoe")
+            client.line(create)
+            acted = -1
+
+            def finished() -> bool:
+                return any(p == "Donne.Event" and d["event"] == "match_over" for p, d in client.gmcp_messages())
+
+            async def drive() -> None:
+                nonlocal acted
+                while not finished():
+                    tables = [(i, d) for i, (p, d) in enumerate(client.gmcp_messages()) if p == "Donne.Table"]
+                    if tables:
+                        i, table = tables[-1]
+                        if i > acted and table.get("decision") and table.get("turn") == table.get("you"):
+                            acted = i
+                            plays = (table.get("legal") or {}).get("plays") or []
+                            if plays:
+                                rank, count = plays[0]
+                                client.line(f"{play} " + " ".join([rank.replace("T", "10")] * count))
+                            else:
+                                client.line(pass_)
+                    await asyncio.sleep(0.05)
+
+            await asyncio.wait_for(drive(), 200)
+            await client.expect(over, timeout=10)
+            screen = client.screen()
+            heard = screen[screen.index("zoe"):]
+            assert not [sym for sym in "♣♦♥♠▶·" if sym in heard]
+            assert "\x1b" not in heard and "\r\x1b" not in heard
+            assert not re.search(r"\(\d+ ?s\)", heard)  # no "(30 s)": the time left in words
+        finally:
+            await client.close()
+    finally:
+        await server.stop()
