@@ -8,6 +8,7 @@ from typing import Any
 from server.messages.events import event_text
 from server.messages.kit import reading as words_reading
 from server.messages.translations import translation
+from server.presenters.text.reader import score_lines
 from server.terminal import (
     BOLD,
     CYAN,
@@ -46,7 +47,7 @@ def render_event(
         text = f"{paint(who, CYAN, style)}: {body}" if who else body
     elif name in ("round_over", "match_over"):
         lines = wrap_text(paint(text, BOLD, style), style.width)
-        lines += _score_table(event, lang, style, names)
+        lines += score_lines(event, lang, names) if style.reader else _score_table(event, lang, style, names)
         return finish(lines, style)
     elif name in ("cut", "revolution"):
         text = paint(text, YELLOW, style)

@@ -24,8 +24,11 @@ FEMININE = {"card": ("fr", "es"), "second": ("fr",), "chip": ("es",), "point": (
 
 
 def count_words(n: int, lang: str, noun: str) -> str:
-    """``n`` in words agreeing with ``noun`` (card, second, chip, point)."""
-    return number_words(n, lang, feminine=(normalize_lang(lang) or "en") in FEMININE.get(noun, ()))
+    """``n`` in words agreeing with ``noun`` (card, second, chip, point), which follows it."""
+    code = normalize_lang(lang) or "en"
+    feminine = code in FEMININE.get(noun, ())
+    words = number_words(n, lang, feminine=feminine)
+    return before_noun(words) if code == "es" and not feminine else words  # un punto, veintiún segundos
 
 
 def cards_count(n: int, lang: str) -> str:
@@ -82,6 +85,48 @@ def spoken_numbers(text: str, lang: str) -> str:
         return words + (m.group(2) or "")
 
     return _COLUMNS.sub(" ", _NUMBER.sub(said, text))  # (columns padded with spaces: one space)
+
+
+def score_lines(event: Mapping[str, Any], lang: str, names: Sequence[str]) -> list[str]:
+    """A round's or a match's scores, one sentence a player: ``Carmen : plus trois points, total
+    trois points.`` (where the drawn table aligns columns)."""
+    t = translation(lang)
+    totals, scores = event.get("totals") or [], event.get("scores") or []
+    chips, changes = event.get("chips"), event.get("changes")
+    if not totals and not chips:
+        return []
+    order = list(event.get("ranking") or range(len(totals)))
+    if event.get("event") == "match_over":
+        order = sorted(range(len(totals)), key=lambda s: -int(totals[s] or 0))
+
+    def at(values: Any, s: int) -> int | None:
+        return int(values[s]) if values and s < len(values) and values[s] is not None else None
+
+    def points(n: int) -> str:
+        return str(t.ngettext("{n} point", "{n} points", abs(n))).format(n=count_words(n, lang, "point"))
+
+    def chip_count(n: int) -> str:
+        return str(t.ngettext("{n} chip", "{n} chips", abs(n))).format(n=count_words(n, lang, "chip"))
+
+    lines = []
+    for s in order:
+        facts = []
+        if chips:
+            c = at(chips, s)
+            if c is not None:
+                plus = PLUS.get(normalize_lang(lang) or "en", "plus") + " " if c > 0 else ""
+                facts.append(plus + chip_count(c))  # (a loss: "moins trois jetons")
+        elif event.get("event") == "round_over" and scores:
+            p = at(scores, s)
+            if p is not None:
+                facts.append(points(p))
+        total = at(totals, s)
+        if total is not None:
+            # TRANSLATORS: a screen reader's score line: "total: three points".
+            facts.append(t.gettext("total: {n}").format(n=chip_count(total) if changes else points(total)))
+        name = names[s] if s < len(names) else "?"
+        lines.append("  " + sentence(said(lang, name, ", ".join(facts))))
+    return lines
 
 
 def said(lang: str, name: str, facts: str) -> str:
