@@ -29,6 +29,9 @@ class Config:
     host: str = "127.0.0.1"
     ssh_port: int = 2222
     telnet_port: int = 2323
+    telnet_mssp: bool = True
+    telnet_gmcp: bool = True
+    telnet_mccp: bool = True
     data_dir: Path = field(default_factory=lambda: Path("data"))
     db_file: str = "donne.sqlite3"
     host_key_file: str = "ssh_host_ed25519_key"
@@ -136,6 +139,8 @@ class Config:
     # [metrics] (its keys are host and port in the file: see _SECTION_KEYS)
     metrics_host: str = "127.0.0.1"
     metrics_port: int = 0
+    # [mssp] (free keys: MSSP variables an operator sets, docs/operators.md)
+    mssp: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def db_path(self) -> Path:
@@ -162,6 +167,9 @@ def _flatten(doc: dict[str, Any], source: str) -> dict[str, Any]:
     for section, values in doc.items():
         if not isinstance(values, dict):
             raise ConfigError(f"{source}: top-level key {section!r} must be a [section]")
+        if section == "mssp":  # its keys are MSSP variable names, not settings
+            flat["mssp"] = values
+            continue
         for key, value in values.items():
             key = _SECTION_KEYS.get((section, key), key)
             if key not in _FIELDS:
@@ -191,6 +199,8 @@ def _coerce(name: str, value: Any) -> Any:
             if not isinstance(value, str):
                 raise ValueError(value)
             return value
+        if kind == "tuple[tuple[str, tuple[str, ...]], ...]":
+            return _mssp_table(value)
         if kind == "tuple[str, ...]":
             if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):
                 raise ValueError(value)
@@ -198,6 +208,28 @@ def _coerce(name: str, value: Any) -> Any:
     except (TypeError, ValueError):
         raise ConfigError(f"{name}: expected {kind}, got {value!r}") from None
     return value
+
+
+def _mssp_table(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``[mssp]``: MSSP variable names (upper case letters, digits, spaces, ``_ -``) to a string, a
+    number, a boolean (``"1"``/``"0"``) or a list of strings; in the order given."""
+    items = value.items() if isinstance(value, dict) else value
+    table: list[tuple[str, tuple[str, ...]]] = []
+    for name, raw in items:
+        if not isinstance(name, str) or not name or len(name) > 40 or name != name.upper() or \
+                not all(c.isalnum() or c in " _-" for c in name):
+            raise ValueError(name)
+        values = raw if isinstance(raw, list | tuple) else [raw]
+        words: list[str] = []
+        for v in values:
+            if isinstance(v, bool):
+                words.append("1" if v else "0")
+            elif isinstance(v, int | float | str) and len(str(v)) <= 400:
+                words.append(str(v))
+            else:
+                raise ValueError(v)
+        table.append((name, tuple(words)))
+    return tuple(table)
 
 
 def _build(values: dict[str, Any]) -> Config:

@@ -39,6 +39,7 @@ from server.limits import RateLimiter
 from server.messages.translations import lang_from_env, translation
 from server.players import Player
 from server.presenters import Local, Presenter, Quit, Request
+from server.presenters.gmcp import GmcpFeed
 from server.presenters.json import JsonPresenter
 from server.presenters.text import TextPresenter
 from server.protocol import Shared, encode, has_surrogate
@@ -123,6 +124,7 @@ class Session:
         self.width = conn.width or 80
         self.height = conn.height or 24
         self.color, self.unicode = term_caps(conn.term)
+        self._screen_reader: bool | None = None  # screen-reader mode once chosen (``reader on``); else MTTS's
         self.player: Player | None = None
         self.welcomed = False  # greeted at the door already (an account coming back)
         self.presenter: Presenter = JsonPresenter(self) if mode == "json" else TextPresenter(self)
@@ -152,6 +154,10 @@ class Session:
         self._timer: asyncio.TimerHandle | None = None
         self._closer: asyncio.Task[None] | None = None
         conn.on_resize = self._resized
+        self.gmcp: GmcpFeed | None = None  # GMCP beside the text (a telnet MUD client): see _gmcp_feed
+        self._gmcp_link: Any = getattr(conn, "gmcp", None)
+        if self._gmcp_link is not None and self.presenter.mode == "text":
+            self.gmcp = self._gmcp_feed()
         app.sessions.add(self)
 
     def __repr__(self) -> str:
@@ -170,6 +176,21 @@ class Session:
             self.presenter.close()
             self.presenter = JsonPresenter(self) if mode == "json" else TextPresenter(self)
             self._crlf = self.presenter.mode == "text" and self.conn.crlf
+            self.gmcp = self._gmcp_feed() if self._gmcp_link is not None and mode == "text" else None
+
+    def _gmcp_feed(self) -> GmcpFeed:
+        """GMCP beside the text (docs/gmcp.md): the same states and events as the JSON mode."""
+        def place() -> tuple[str | None, int | None]:
+            player = self.player
+            room = player.room if player is not None else None
+            if room is None or player is None:
+                return None, None
+            return room.id, player.seat
+
+        def rooms() -> list[dict[str, Any]]:
+            return [summary for summary, _free in self.app.lobby.room_list()]
+
+        return GmcpFeed(self, self._gmcp_link, place, rooms)
 
     @property
     def logged_in(self) -> bool:
@@ -177,7 +198,24 @@ class Session:
 
     @property
     def style(self) -> TermStyle:
+        if self.reader:
+            return TermStyle(width=self.width, unicode=self.unicode, color=False, reader=True)
         return TermStyle(width=self.width, unicode=self.unicode, color=self.color)
+
+    @property
+    def reader(self) -> bool:
+        """Screen-reader mode (docs/playing.md): chosen with ``reader on|off``, else what the client's
+        MTTS said (its screen-reader bit)."""
+        chosen = self._screen_reader
+        if chosen is not None:
+            return chosen
+        return bool(getattr(self.conn, "screen_reader", False))
+
+    @reader.setter
+    def reader(self, on: bool) -> None:
+        self._screen_reader = on
+        if hasattr(self.conn, "reader_mode"):
+            self.conn.reader_mode = on  # (telnet: nothing redrawn in place in that mode)
 
     def gettext(self, msgid: str) -> str:
         return translation(self.lang).gettext(msgid)
@@ -311,6 +349,8 @@ class Session:
         self._last_states = None
         self._last_state = state
         self.send_raw(self.presenter.state(state, line))
+        if self.gmcp is not None:
+            self.gmcp.state(state)
 
     def push_states(self, states: Any, seat: int | None) -> None:
         """This reader's state out of a table's :class:`~server.table.states.StateSet`."""
@@ -322,6 +362,8 @@ class Session:
         self._last_states = None
         self._last_state = state
         self.send_raw(self.presenter.state(state))
+        if self.gmcp is not None:
+            self.gmcp.state(state)
 
     def push_event(self, event: Mapping[str, Any], names: tuple[str, ...] | list[str] | None = None,
                    you: int | None = None) -> None:
@@ -333,6 +375,8 @@ class Session:
         """What :meth:`push_event` queues for ``event`` (``""``: nothing to say)."""
         if self._ignored(event):
             return ""
+        if self.gmcp is not None:
+            self.gmcp.event(event, tuple(names) if names is not None else None, you)
         return self.presenter.event(event, tuple(names) if names is not None else None, you)
 
     def _ignored(self, event: Mapping[str, Any]) -> bool:
@@ -361,6 +405,8 @@ class Session:
         event = shared.event
         if event.get("event") in IGNORABLE and self._ignored(event):
             return ""
+        if self.gmcp is not None:
+            self.gmcp.shared(shared, you)
         return self.presenter.shared(shared, you)
 
     def render_key(self) -> tuple[Any, ...]:
@@ -369,6 +415,8 @@ class Session:
 
     def reply_ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> None:
         self.send_raw(self.presenter.ok(req_id, cmd, result))
+        if self.gmcp is not None:
+            self.gmcp.status()  # (a command may have moved them: join, leave, watch, lang)
 
     def reply_error(self, req_id: Any, code: str, **params: Any) -> None:
         params.pop("style", None)
@@ -454,6 +502,8 @@ class Session:
             # (the room draws it as soon as the login returns, before run() starts reading).
             self.send_raw(self.presenter.start())
             self.welcomed = True
+        if self.gmcp is not None:
+            self.gmcp.logged()
 
     def close(self, reason: str = "closed") -> None:
         """End the session. Idempotent; queued output is flushed for a short while first."""

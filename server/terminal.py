@@ -39,6 +39,8 @@ class TermStyle:
     width: int = 80
     unicode: bool = True
     color: bool = False
+    reader: bool = False
+    """Screen-reader mode: cards and counts in words, one fact per line, no symbols, no colour."""
 
     def with_width(self, width: int) -> TermStyle:
         return replace(self, width=width)

@@ -38,7 +38,7 @@ from typing import Any
 import orjson
 
 from server.clients.errors import ClientClosed, ClientError, ClientTimeout
-from server.clients.framing import WONT_TTYPE, LineSplitter, LineTooLong, Message, parse_line
+from server.clients.framing import DO_MCCP2, WONT_TTYPE, LineSplitter, LineTooLong, Message, parse_line
 from server.clients.transports import (
     SshTransport,
     TcpProtocol,
@@ -129,7 +129,7 @@ class Client:
     @classmethod
     async def connect_tcp(
         cls, host: str, port: int, *, timeout: float = 10.0, keep_pushes: int = 10_000,
-        local_addr: str | None = None, pushed: bool = False,
+        local_addr: str | None = None, pushed: bool = False, mccp: bool = False,
     ) -> Client:
         """Connect to the telnet port as a raw TCP client and enter JSON mode.
 
@@ -140,7 +140,8 @@ class Client:
         with ``127.0.0.N``). ``pushed``: the bytes are dispatched in the loop's
         read callback (:class:`TcpProtocol`, the load generator's clients)
         instead of by a reader task; the same lines, one task switch less per
-        read, and the connection's end is seen a loop turn sooner.
+        read, and the connection's end is seen a loop turn sooner. ``mccp`` (with
+        ``pushed``): ask for MCCP2 (``IAC DO MCCP2`` first) and inflate what comes.
         """
         client = cls(timeout=timeout, keep_pushes=keep_pushes)
         local = None if local_addr is None else (local_addr, 0)
@@ -153,8 +154,8 @@ class Client:
                 return TcpTransport(reader, writer)
             loop = asyncio.get_running_loop()
             transport, protocol = await asyncio.wait_for(
-                loop.create_connection(TcpProtocol, host, port, local_addr=local), timeout)
-            transport.write(WONT_TTYPE + b"json\r\n")
+                loop.create_connection(lambda: TcpProtocol(mccp), host, port, local_addr=local), timeout)
+            transport.write(WONT_TTYPE + (DO_MCCP2 if mccp else b"") + b"json\r\n")
             return TcpPushTransport(transport, protocol)
 
         await client._start(connect)

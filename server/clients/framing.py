@@ -10,6 +10,7 @@ Tested without a network (``tests/server/test_client_bytes.py``):
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 import orjson
@@ -18,11 +19,49 @@ IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
 TTYPE = 24
 WONT_TTYPE = bytes((IAC, WONT, TTYPE))
 """Sent right after connecting: the telnet server starts the shell at once (TECH.md §1)."""
+MCCP2 = 86
+DO_MCCP2 = bytes((IAC, DO, MCCP2))
+"""Sent with it by a client that wants the server's output compressed (``donne load --mccp``)."""
+MCCP2_START = bytes((IAC, SB, MCCP2, IAC, SE))
+"""After these bytes the server's stream is zlib-compressed (MCCP2)."""
 
 MAX_LINE = 4 * 1024 * 1024
 """The longest line accepted from the server; a longer one closes the client."""
 
 Message = dict[str, Any]
+
+
+class MccpFilter:
+    """:class:`IacFilter` for a stream that MCCP2 compresses: once ``IAC SB MCCP2 IAC SE`` has come,
+    the rest is inflated (zlib) before its telnet commands are removed."""
+
+    __slots__ = ("_held", "_inflate", "iac")
+
+    def __init__(self) -> None:
+        self.iac = IacFilter()
+        self._held = b""  # the end of a chunk that may be the start of MCCP2_START
+        self._inflate: Any = None
+
+    @property
+    def commands(self) -> int:
+        return self.iac.commands
+
+    def feed(self, chunk: bytes) -> bytes:
+        inflate = self._inflate
+        if inflate is not None:
+            return self.iac.feed(inflate.decompress(chunk))
+        data = self._held + chunk if self._held else chunk
+        self._held = b""
+        i = data.find(MCCP2_START)
+        if i >= 0:
+            plain = self.iac.feed(data[:i])
+            self._inflate = inflate = zlib.decompressobj()
+            return plain + self.iac.feed(inflate.decompress(data[i + len(MCCP2_START):]))
+        for cut in range(max(0, len(data) - len(MCCP2_START) + 1), len(data)):
+            if data[cut] == IAC and MCCP2_START.startswith(data[cut:]):
+                self._held, data = data[cut:], data[:cut]
+                break
+        return self.iac.feed(data)
 
 
 class IacFilter:

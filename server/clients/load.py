@@ -84,6 +84,8 @@ class LoadOptions:
     """Several nodes of a cluster (``--ports 2323,2324``); ``spread``: ``table`` or ``seat``."""
     spread: str = "table"
     transport: str = "tcp"
+    mccp: bool = False
+    """The bots ask for MCCP2 over telnet: the server compresses their JSON (its CPU with compression)."""
     strategy: str = "greedy"
     seed: str = "load"
     connect_parallel: int = 32
@@ -375,7 +377,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         parallel = max(1, -(-opts.connect_parallel // opts.procs))
         for w, group in enumerate(groups):
             spec = WorkerSpec(index=w, port=port, ports=list(opts.ports or []), spread=opts.spread, tables=group, seats=seats, host=opts.host,
-                              transport=opts.transport, game=opts.game, rules=opts.rules,
+                              transport=opts.transport, mccp=opts.mccp, game=opts.game, rules=opts.rules,
                               strategy=opts.strategy, seed=opts.seed, token=token, connect_parallel=parallel,
                               turn_seconds=opts.turn_seconds, think=opts.think, duration=opts.duration,
                               burn_ms=opts.test_burn_ms if w == 0 else 0.0, gc_freeze_seconds=opts.worker_gc_freeze,
@@ -500,6 +502,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --ports: a whole table on one node (table), or its seats on different "
                              "nodes (seat: players across nodes)")
     parser.add_argument("--transport", default="tcp", choices=["tcp", "ssh"])
+    parser.add_argument("--mccp", action="store_true",
+                        help="tcp: the bots ask for MCCP2, so the server compresses what it sends them")
     parser.add_argument("--strategy", default="greedy")
     parser.add_argument("--seed", default="load")
     parser.add_argument("--connect-parallel", type=int, default=32, help="handshakes at once (all workers)")

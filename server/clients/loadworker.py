@@ -110,6 +110,8 @@ class WorkerSpec:
     seats: int
     host: str = "127.0.0.1"
     transport: str = "tcp"
+    mccp: bool = False
+    """The bots ask for MCCP2 (``donne load --mccp``): the server compresses what it sends them."""
     game: str = "president"
     rules: str = "classic"
     strategy: str = "greedy"
@@ -200,7 +202,7 @@ class LoadWorker:
         if spec.transport == "ssh":
             client = await Client.connect_ssh(spec.host, port, name, timeout=60)
         else:
-            client = await Client.connect_tcp(spec.host, port, timeout=60, pushed=True)
+            client = await Client.connect_tcp(spec.host, port, timeout=60, pushed=True, mccp=spec.mccp)
             try:
                 await client.login(name)
             except BaseException:

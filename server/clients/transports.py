@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from server.clients.framing import IacFilter
+from server.clients.framing import IacFilter, MccpFilter
 
 
 class Reader(Protocol):
@@ -74,9 +74,9 @@ class TcpProtocol(asyncio.Protocol):
     task for every chunk (issue 14: the load generator's CPU per action).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, mccp: bool = False) -> None:
         self.client: Reader | None = None
-        self.iac = IacFilter()
+        self.iac: IacFilter | MccpFilter = MccpFilter() if mccp else IacFilter()  # mccp: asked for MCCP2
         self.transport: asyncio.Transport | None = None
         self.lost: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._early: list[bytes] = []  # bytes received before the client took the connection

@@ -65,6 +65,7 @@ class Caller(Client, Protocol):
     width: int
     color: bool
     unicode: bool
+    reader: bool  # screen-reader mode
     limiter: Any
     app: Any
 

@@ -293,6 +293,15 @@ async def unicode(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     return {"on": session.unicode}
 
 
+@command("reader", login=False)
+async def reader(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Text mode: the screen-reader mode (cards and counts in words, one fact per line) on or off."""
+    session = ctx.session
+    session.reader = arg_bool(args, "on", default=not session.reader)
+    _redraw(ctx)
+    return {"on": session.reader}
+
+
 @command("width", login=False)
 async def width(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     """Text mode: the width tables are drawn for (the terminal's, when it tells us)."""

@@ -103,6 +103,9 @@ _CARD_LABELS_MAX = 4096
 
 def card_label(code: str, lang: str, style: TermStyle = PLAIN) -> str:
     """How a card looks: ``D♥`` (fr), ``Q♥`` (en), red when colour is on; ``Dh`` in ASCII."""
+    if style.reader:  # a screen reader: in words ("dame de cœur")
+        from server.messages.spoken import card_words
+        return card_words(code, lang)
     key = (code, lang, style.unicode, style.color)
     text = _card_labels.get(key)
     if text is None:
@@ -240,6 +243,9 @@ match, a few hundred)."""
 
 def cards_param(value: Any, lang: str, style: TermStyle) -> str:
     """Cards given as codes (a list, or a string of codes) as they look in ``lang``."""
+    if style.reader and type(value) is list and all(type(v) is str for v in value):  # in words
+        from server.messages.spoken import cards_words
+        return cards_words(value, lang)
     if type(value) is list:
         key = (tuple(value), lang, style.unicode, style.color)
         try:

@@ -20,18 +20,35 @@ import contextlib
 import datetime
 import encodings.utf_8
 import functools
+import importlib.metadata
 import logging
 import re
 import time
+import zlib
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import telnetlib3
-from telnetlib3.telopt import CHARSET, ECHO, IAC, REJECTED, SB, SE, WILL, WONT, theNULL
+from telnetlib3.telopt import (
+    CHARSET,
+    ECHO,
+    GMCP,
+    IAC,
+    MCCP2_COMPRESS,
+    MCCP3_COMPRESS,
+    MSSP,
+    REJECTED,
+    SB,
+    SE,
+    WILL,
+    WONT,
+    theNULL,
+)
 
 from server import logsafe
 from server.limits import TokenBucket
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, LineAssembler, cut_notice
+from server.transports.mud import GmcpLink, mssp_variables
 
 if TYPE_CHECKING:
     from server.transports import Server
@@ -64,6 +81,11 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
     cut_hook: Callable[[str], None] | None = None
     input_rate: float = 16384.0
     input_burst: float = 131072.0
+    mssp_table: Callable[[], dict[str, str | list[str]]] | None = None
+    """MSSP on: the table to send a crawler that answers our ``WILL MSSP`` (:mod:`.mud`)."""
+    offer_gmcp: bool = False
+    gmcp: GmcpLink | None = None  # GMCP on: this connection's (set when it is made)
+    _mssp_sent = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -78,6 +100,15 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
             self.listener.protocols.add(self)
         with logsafe.scope(self.log_key):
             super().connection_made(transport)
+        writer: Any = self.writer
+        if self.offer_gmcp:
+            self.gmcp = GmcpLink(writer)
+            writer.set_ext_callback(GMCP, self.gmcp.received)
+        else:
+            writer.always_wont.add(GMCP)
+        if self.mssp_table is None:
+            writer.always_wont.add(MSSP)
+        writer.always_wont.add(MCCP3_COMPRESS)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.listener is not None:
@@ -100,7 +131,18 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
 
     def begin_advanced_negotiation(self) -> None:
         if self._transport is not None:
+            # MCCP2 only: telnetlib3 would offer MCCP3 with it, whose client-to-server stream its own
+            # client and server did not agree on (a decompression error, then no input at all)
+            mccp, self._mccp2_enabled = self._mccp2_enabled, False
             super().begin_advanced_negotiation()
+            self._mccp2_enabled = mccp
+            writer: Any = self.writer
+            if mccp and writer.get_extra_info("ssl_object") is None:  # (never under TLS)
+                writer.iac(WILL, MCCP2_COMPRESS)
+            if self.mssp_table is not None:
+                writer.iac(WILL, MSSP)
+            if self.gmcp is not None:
+                writer.iac(WILL, GMCP)
 
     def _check_negotiation_timer(self) -> None:
         if not self._waiter_connected.done():
@@ -141,8 +183,43 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
             return
         with logsafe.scope(self.log_key):
             super().data_received(data)
+            writer: Any = self.writer
+            if not self._mssp_sent and self.mssp_table is not None and writer.local_option.enabled(MSSP):
+                self._send_mssp(self.mssp_table)
         if conn is not None:
             conn.parsed()
+
+    # MCCP2 (telnetlib3 starts it once the client said DO): telnetlib3 compresses by assigning its own
+    # function to the transport's ``write``, which uvloop's transports refuse (AttributeError: the
+    # connection died at its first compressed byte). The writer's transport is wrapped instead.
+
+    def _mccp2_start(self) -> None:
+        writer: Any = self.writer
+        self._mccp2_pending = True
+        writer.send_iac(IAC + SB + MCCP2_COMPRESS + IAC + SE)  # (every byte after this SE is compressed)
+        compressor = zlib.compressobj(MCCP_LEVEL, zlib.DEFLATED, 12, 5)  # a 4 KiB window: ~32 KiB a client
+        self._mccp2_compressor = compressor
+        writer._transport = CompressedTransport(writer._transport, compressor)
+        writer.mccp2_active = True
+
+    def _mccp2_end(self) -> None:
+        writer: Any = self.writer
+        transport = getattr(writer, "_transport", None)
+        if isinstance(transport, CompressedTransport):
+            transport.finish()
+            writer._transport = transport.transport
+        self._mccp2_compressor = None
+        self._mccp2_pending = False
+        writer.mccp2_active = False
+
+    def _send_mssp(self, table: Callable[[], dict[str, str | list[str]]]) -> None:
+        """The crawler said DO MSSP: the table, once per connection."""
+        self._mssp_sent = True
+        writer: Any = self.writer
+        try:
+            writer.send_mssp(table())
+        except Exception:  # a fact that cannot be read costs the table, never the connection
+            log.exception("telnet: MSSP table failed")
 
     def _cut(self, reason: str) -> None:
         self.over_budget = True
@@ -232,6 +309,41 @@ def text_charset(name: str) -> bool:
         return False
 
 
+MCCP_LEVEL = 1
+"""zlib's level for MCCP2: the fastest (telnetlib3 uses 9: twice the CPU a write for a few bytes less)."""
+
+
+class CompressedTransport:
+    """A transport whose writes go out compressed (MCCP2), around the real one."""
+
+    def __init__(self, transport: Any, compressor: Any) -> None:
+        self.transport = transport
+        self.compressor: Any = compressor
+
+    def write(self, data: bytes) -> None:
+        compressor = self.compressor
+        if compressor is None:
+            self.transport.write(data)
+            return
+        self.transport.write(compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH))
+
+    def finish(self) -> None:
+        """The end of the compressed stream (the client said DONT): plain bytes after it."""
+        compressor, self.compressor = self.compressor, None
+        if compressor is not None and not self.transport.is_closing():
+            with contextlib.suppress(zlib.error):
+                self.transport.write(compressor.flush(zlib.Z_FINISH))
+
+    def is_closing(self) -> bool:  # (asked at every write: without the __getattr__ detour)
+        return bool(self.transport.is_closing())
+
+    def get_write_buffer_size(self) -> int:
+        return int(self.transport.get_write_buffer_size())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.transport, name)
+
+
 class TelnetConn:
     """A :class:`server.session.Conn` over a telnetlib3 reader/writer pair."""
 
@@ -265,9 +377,23 @@ class TelnetConn:
         self._special: re.Pattern[bytes] | None = None  # JSON mode: bytes telnetlib3 must see (take_plain)
         self._decoder: Any = None  # JSON mode: the reader's decoder, once take_plain has seen it chosen
         protocol = getattr(writer, "protocol", None)
+        self.reader_mode: bool | None = None  # the session's screen-reader mode, once chosen (else MTTS's)
+        self.gmcp: GmcpLink | None = None  # GMCP offered on this connection (on once the client said DO)
         if isinstance(protocol, DonneTelnetServer):
             protocol.resize_hook = self._resized
             protocol.cut_hook = self._cut
+            self.gmcp = protocol.gmcp
+
+    @property
+    def mtts(self) -> int | None:
+        """The client's MTTS bits (its third terminal type, ``MTTS 2825``), None when it sent none."""
+        return mtts_bits(self.writer.get_extra_info("ttype3"))
+
+    @property
+    def screen_reader(self) -> bool:
+        """MTTS says a screen reader is in use (bit 64): the session starts in screen-reader mode."""
+        bits = self.mtts
+        return bits is not None and bool(bits & MTTS_SCREEN_READER)
 
     def _cut(self, reason: str) -> None:
         if self.cut_reason is not None:
@@ -312,13 +438,18 @@ class TelnetConn:
         parsed out of the input).
         """
         self.machine = True
+        protocol: Any = getattr(self.writer, "protocol", None)
+        if isinstance(protocol, DonneTelnetServer) and not getattr(self.writer, "mccp2_active", False):
+            # no compression may start from now on: its start is a telnet command, dropped below
+            protocol._mccp2_enabled = False
+            self.writer.compression = False
+        self.gmcp = None
         writers = [self.writer, getattr(self.writer, "_writer", None),
                    getattr(getattr(self.writer, "protocol", None), "writer", None)]
         for w in writers:
             if w is not None and hasattr(w, "send_iac"):
                 w.send_iac = _drop_iac
         self._direct = self._direct_output()
-        protocol: Any = getattr(self.writer, "protocol", None)
         if _plain_input_possible(protocol, self.reader):
             self._special = _special_bytes(protocol.writer)
             protocol.plain_in = self
@@ -409,7 +540,9 @@ class TelnetConn:
         if typing and getattr(self.writer, "will_echo", False) and text.endswith("\n"):
             # character mode: news arrived while the person was typing; move their partial
             # line below the news so it stays visible and editable
-            self.writer.write(("\r\x1b[K" if self.ansi else "\r\n") + text + typing)
+            # (a screen reader: nothing redrawn in place, the partial line comes again below)
+            in_place = self.ansi and not (self.screen_reader if self.reader_mode is None else self.reader_mode)
+            self.writer.write(("\r\x1b[K" if in_place else "\r\n") + text + typing)
             return
         self.writer.write(text)
 
@@ -467,6 +600,19 @@ class TelnetConn:
             self.writer.close()
 
 
+MTTS_SCREEN_READER = 64
+
+
+def mtts_bits(ttype: Any) -> int | None:
+    """``MTTS 2825`` -> 2825 (the Mud Terminal Type Standard's third answer); None otherwise."""
+    if not isinstance(ttype, str):
+        return None
+    words = ttype.split()
+    if len(words) != 2 or words[0].upper() != "MTTS" or not words[1].isdigit() or len(words[1]) > 9:
+        return None
+    return int(words[1])
+
+
 def _plain_input_possible(protocol: Any, reader: Any) -> bool:
     """telnetlib3's usual server, reader and writer, in the state :meth:`TelnetConn.take_plain`
     knows: no idle timer, no compression, the reader the connection reads."""
@@ -475,7 +621,9 @@ def _plain_input_possible(protocol: Any, reader: Any) -> bool:
     server: Any = protocol
     writer: Any = server.writer
     try:
-        return bool(server.reader is reader and not server._mccp2_enabled and not server.get_extra_info("timeout")
+        # (MCCP2 may be on only if it started before JSON mode: set_machine stops it starting later)
+        return bool(server.reader is reader and (not server._mccp2_enabled or writer.mccp2_active)
+                    and not server.get_extra_info("timeout")
                     and isinstance(reader._buffer, bytearray) and callable(reader._wait_for_data)
                     and callable(reader._wakeup_waiter) and callable(reader.decode) and hasattr(reader, "_decoder")
                     and hasattr(server, "_mccp3_decompressor") and hasattr(server, "_last_received")
@@ -583,17 +731,36 @@ async def start_telnet(app: Server, serve_telnet: Callable[[Any, Any], Awaitable
                     writer.close()
 
     listener = TelnetListener()
+    started = time.time()
+
+    def mssp() -> dict[str, str | list[str]]:
+        lobby = app.lobby
+        players = sum(1 for p in lobby.players.values() if p.connected) if lobby is not None else 0
+        port = int(getattr(app, "telnet_port", 0) or cfg.telnet_port)
+        return mssp_variables(cfg, players=players, started=started, telnet_port=port,
+                              ssh_port=int(getattr(app, "ssh_port", 0) or cfg.ssh_port) or None,
+                              version=_version())
+
     protocol: type[DonneTelnetServer] = type("BoundTelnetServer", (DonneTelnetServer,),
                     {"input_rate": float(cfg.input_bytes_per_second), "input_burst": float(cfg.input_burst),
-                     "listener": listener})
+                     "listener": listener, "mssp_table": staticmethod(mssp) if cfg.telnet_mssp else None,
+                     "offer_gmcp": cfg.telnet_gmcp})
 
     def factory() -> DonneTelnetServer:
-        # the settings telnetlib3.create_server would pass (its other defaults are the class's)
+        # the settings telnetlib3.create_server would pass (its other defaults are the class's);
+        # compression: MCCP2/MCCP3 offered (never under TLS: telnetlib3 checks) or refused
         return protocol(shell=shell, encoding="utf8", encoding_errors="replace", force_binary=True,
-                        connect_maxwait=cfg.telnet_connect_maxwait, timeout=0)
+                        connect_maxwait=cfg.telnet_connect_maxwait, timeout=0, compression=cfg.telnet_mccp)
 
     listener.server = await asyncio.get_running_loop().create_server(factory, cfg.host, cfg.telnet_port)
     return listener
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("donne")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
 
 
 def stop_listening(server: Any) -> None:

@@ -32,6 +32,7 @@ from server.presenters.text.cards import parse_cards
 from server.presenters.text.context import ParseError, context_from_state
 from server.presenters.text.help import help_text
 from server.presenters.text.parse import _int, parse_line
+from server.presenters.text.reader import spoken_numbers
 from server.presenters.text.replay import ReplayViewer, close_word, help_line, pace
 from server.presenters.text.words import REPLAY_WORDS, VERB_TABLES, fold, verb
 from server.protocol import Shared
@@ -65,7 +66,7 @@ class TextPresenter:
 
     def render_key(self) -> tuple[Any, ...]:
         style = self.viewer.style
-        return ("text", self.viewer.lang, style.width, style.unicode, style.color)
+        return ("text", self.viewer.lang, style.width, style.unicode, style.color, style.reader)
 
     def _render(self, fn: Callable[..., str | None], *args: Any) -> str:
         """Words for people; a rendering bug costs a sentence, never a session."""
@@ -180,8 +181,11 @@ class TextPresenter:
             return self.text(text)
         if event.get("event") == "chat" and "text" not in event:
             event = {**event, "text": event.get("message", "")}
-        return self.text(self._render(news.render_event, event, self.lang, self.viewer.style, list(names or ()),
-                                      you))
+        style = self.viewer.style
+        text = self._render(news.render_event, event, self.lang, style, list(names or ()), you)
+        if style.reader and event.get("event") not in ("chat", "tell", "message"):
+            text = spoken_numbers(text, self.lang)  # a screen reader: counts in words (not what people wrote)
+        return self.text(text)
 
     def shared(self, shared: Shared, you: int | None) -> str:
         if shared.event.get("event") == "commitment" and not self._commitment_told:
@@ -195,12 +199,15 @@ class TextPresenter:
     def state(self, state: Mapping[str, Any], line: str | None = None) -> str:
         # The table only when it matters (the reader's turn, a new round...); nothing drawn yet (or
         # asked for): the whole table, with the alert if it is the reader's turn.
-        text = self._render(alerts.state_update, self.shown_state or {}, state, self.lang, self.viewer.style)
+        style = self.viewer.style
+        text = self._render(alerts.state_update, self.shown_state or {}, state, self.lang, style)
         if text and state.get("cut") and not self._autocut_told and "autocut" in (state.get("moves") or ()):
             self._autocut_told = True
             text += "\n" + alerts.autocut_tip(self.lang)
         self.shown_state = state
         self._countdown(state)
+        if style.reader:
+            text = spoken_numbers(text, self.lang)  # the counts the alert gives, in words
         return self.text(text)
 
     def _countdown(self, state: Mapping[str, Any]) -> None:

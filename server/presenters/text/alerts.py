@@ -9,10 +9,12 @@ from engine.president.forbidden import stranded
 from server.messages.labels import (
     rank_label,
 )
+from server.messages.spoken import rank_words
 from server.messages.translations import translation
 from server.presenters.text.context import give_count
 from server.presenters.text.draw import cards_text, seconds_of, seconds_text, sort_hand, window_text
 from server.presenters.text.games import render_state
+from server.presenters.text.reader import spoken_countdown, spoken_seconds
 from server.presenters.text.words import verb
 from server.terminal import (
     BOLD,
@@ -171,6 +173,8 @@ def countdown_marks(total: float) -> tuple[int, ...]:
 
 def countdown_line(lang: str, style: TermStyle, seconds: int, mine: bool = True) -> str:
     t = translation(lang)
+    if style.reader:  # a screen reader: the seconds in words
+        return spoken_countdown(lang, seconds, mine)
     if mine:
         text = t.ngettext("{n} second left to decide.", "{n} seconds left to decide.", seconds).format(n=seconds)
     else:
@@ -221,7 +225,7 @@ def your_turn_alert(
         text = t.gettext("An auction is open: {bid} N to bid.").format(bid=verb(lang, "bid"))
     elif must:
         text = t.gettext("Your turn, “that or nothing”: {rank} or {pass_}.").format(
-            rank=rank_label(lang, must), pass_=verb(lang, "pass")
+            rank=rank_words(must, lang) if style.reader else rank_label(lang, must), pass_=verb(lang, "pass")
         )
     elif top:
         text = t.ngettext(
@@ -234,10 +238,10 @@ def your_turn_alert(
             example="7 7", pass_=verb(lang, "pass")
         )
     if seconds is not None:
-        text += " " + seconds_text(t, seconds)
+        text += " " + (spoken_seconds(lang, seconds) if style.reader else seconds_text(t, seconds))
         if bank:  # the time bank: more time on demand (extend)
             text += " " + t.gettext("Type {extend} for more time ({n} s left in your time bank).").format(
                 extend=verb(lang, "extend"), n=bank)
-    mark = "▶ " if style.unicode else "> "
+    mark = "" if style.reader else "▶ " if style.unicode else "> "
     lines = wrap_text(mark + text, style.width, indent="  ")  # wrapped, never cut: it says what to do
     return "\a" + finish([paint(line, REVERSE + BOLD if style.color else "", style) for line in lines], style)

@@ -154,7 +154,7 @@ def short_title(lang: str, title: str | None) -> str:
 
 
 def cards_text(cards: Sequence[str], lang: str, style: TermStyle) -> str:
-    return " ".join(card_label(c, lang, style) for c in cards)
+    return (", " if style.reader else " ").join(card_label(c, lang, style) for c in cards)
 
 
 def deadline_text(state: Mapping[str, Any], lang: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from server.presenters.text import president, speculation
+from server.presenters.text import president, reader, speculation
 from server.terminal import TermStyle, finish
 
 TableLines = Callable[[Mapping[str, Any], str, TermStyle, bool], list[str]]
@@ -23,5 +23,7 @@ def render_state(state: Mapping[str, Any], lang: str, style: TermStyle, *, statu
 
     ``status=False`` leaves out the last line (whose turn it is), for when an alert follows.
     """
+    if style.reader and state.get("game") in (None, "president"):  # a screen reader: one fact per line
+        return finish(reader.president_lines(state, lang, style, status), style)
     lines = TABLES.get(str(state.get("game")), president.table_lines)(state, lang, style, status)
     return finish(lines, style)

@@ -87,6 +87,7 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
         (f"{v('tell')} ana …, {v('reply')} …", t.gettext("talk to one person, wherever they are")),
         (f"{v('lang')} fr|es|en", t.gettext("change language")),
         (f"{v('colour')} {on_off}, {v('unicode')} {on_off}", t.gettext("colours and card symbols")),
+        (f"{v('reader')} {on_off}", t.gettext("screen-reader mode: cards and counts in words, one fact per line")),
         (f"{v('help')} ", t.gettext("this help")),
         (f"{v('help')} {_STAFF_TOPIC.get(lang_code(lang), 'staff')}", t.gettext("the commands of moderators and admins")),
         (v("quit"), t.gettext("disconnect")),

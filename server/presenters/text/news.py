@@ -10,6 +10,7 @@ from server.messages.kit import reading as words_reading
 from server.messages.kit import seat_name
 from server.messages.labels import punct
 from server.messages.translations import translation
+from server.presenters.text.reader import score_lines
 from server.terminal import (
     BOLD,
     CYAN,
@@ -53,7 +54,7 @@ def render_event(
         text = f"{paint(who, CYAN, style)}{punct(lang, ':')} {body}" if who else body
     elif name in ("round_over", "match_over"):
         lines = wrap_text(paint(text, BOLD, style), style.width)
-        lines += _score_table(event, lang, style, names)
+        lines += score_lines(event, lang, names) if style.reader else _score_table(event, lang, style, names)
         return finish(lines, style)
     elif name in ("cut", "revolution"):
         text = paint(text, YELLOW, style)

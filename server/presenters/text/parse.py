@@ -572,6 +572,7 @@ _HANDLERS = {
     "autopass": _h_switch,
     "colour": _h_switch,
     "unicode": _h_switch,
+    "reader": _h_switch,
     "width": _h_width,
     "register": _h_account,
     "login": _h_account,

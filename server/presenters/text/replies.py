@@ -194,6 +194,9 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         return ""  # the table's "offered" event tells the buyer at once, with the price: said once
     if cmd in ("colour", "color"):
         return finish([t.gettext("Colours on.") if reply.get("on", style.color) else t.gettext("Colours off.")], style)
+    if cmd == "reader":
+        return finish([t.gettext("Screen reader mode on: cards and counts in words, one fact per line.")
+                       if reply.get("on") else t.gettext("Screen reader mode off.")], style)
     if cmd == "unicode":
         return finish(
             [t.gettext("Unicode symbols on.") if reply.get("on", style.unicode) else t.gettext("Plain ASCII from now on.")],

@@ -1,0 +1,178 @@
+"""What MUD clients and listings speak on the telnet door: MSSP and GMCP (MCCP is telnetlib3's).
+
+The wire is telnetlib3's (its public API: ``send_mssp``, ``set_ext_callback``, ``send_iac``,
+``local_option``); this module says what goes on it:
+
+* :func:`mssp_variables`: the MSSP table a listing crawler reads before anyone logs in, made of
+  the server's own facts (players online, uptime, ports...) and the operator's ``[mssp]``
+  section (docs/operators.md).
+* :class:`GmcpLink`: one connection's GMCP: what the client said it supports
+  (``Core.Hello``, ``Core.Supports.Set/Add/Remove``) and the sending of packages, which the
+  session's :class:`server.presenters.gmcp.GmcpFeed` fills (docs/gmcp.md).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from telnetlib3.telopt import GMCP, IAC, SB, SE
+
+from server.config import Config
+
+log = logging.getLogger(__name__)
+
+CODEBASE = "donne"
+LANGUAGES = {"fr": "French", "es": "Spanish", "en": "English"}
+
+
+def mssp_variables(cfg: Config, *, players: int, started: float, telnet_port: int,
+                   ssh_port: int | None = None, tls_port: int | None = None,
+                   web_port: int | None = None, version: str = "") -> dict[str, str | list[str]]:
+    """The MSSP table: the server's facts, then the operator's ``[mssp]`` keys over them.
+
+    ``started`` is the server's start as a Unix time (UPTIME); ports are the listening ones
+    (SSL and the web port only when they are on). Keys the operator left empty are not sent.
+    """
+    langs = [cfg.default_lang] + [code for code in LANGUAGES if code != cfg.default_lang]
+    table: dict[str, str | list[str]] = {
+        "NAME": "donne",
+        "PLAYERS": str(players),
+        "UPTIME": str(int(started)),
+        "CODEBASE": f"{CODEBASE} {version}".strip(),
+        "PORT": str(telnet_port),
+        "LANGUAGE": [LANGUAGES.get(code, code) for code in langs],
+        "GAMEPLAY": ["Player versus Player", "Strategy", "Social"],
+        "GENRE": "None",
+        "SUBGENRE": "Card games",
+        "FAMILY": "Custom",
+        "STATUS": "Live",
+        "CRAWL DELAY": "-1",
+        "ANSI": "1",
+        "UTF-8": "1",
+        "VT100": "1",
+        "XTERM 256 COLORS": "0",
+        "GMCP": "1" if cfg.telnet_gmcp else "0",
+        "MSDP": "0",
+        "MCCP": "1" if cfg.telnet_mccp else "0",
+        "MSP": "0",
+        "MXP": "0",
+        "PUEBLO": "0",
+        "MTTS": "1",
+        "SSL": str(tls_port) if tls_port else "0",
+        "PAY TO PLAY": "0",
+        "PAY FOR PERKS": "0",
+        "MULTIPLAYING": "Restricted",
+        "PLAYERKILLING": "Restricted",
+        "CLASSES": "0",
+        "LEVELS": "0",
+        "RACES": "0",
+        "SKILLS": "0",
+        "ROLEPLAYING": "None",
+        "TRAINING": "0",
+        "WORLD ORIGINALITY": "All Original",
+    }
+    if ssh_port:
+        table["SSH"] = str(ssh_port)
+    if web_port:
+        table["WEB PORT"] = str(web_port)
+    for name, values in cfg.mssp:
+        if not values or values == ("",):
+            continue
+        table[name] = values[0] if len(values) == 1 else list(values)
+    return table
+
+
+class GmcpLink:
+    """One telnet connection's GMCP: the client's supported packages and the sending.
+
+    ``writer`` is telnetlib3's writer of the connection. Packages are sent only while GMCP is on
+    (the client answered our ``WILL GMCP`` with ``DO``). Before the client sends any
+    ``Core.Supports`` message every package goes (a client such as TinTin++ never sends one);
+    after, only the modules it listed (``Donne 1`` covers ``Donne.Table``...), and ``Core``.
+    """
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+        self.client: str | None = None  # Core.Hello's client and version
+        self.version: str | None = None
+        self.supports: dict[str, int] | None = None  # None: never said
+        self.on_message: Callable[[str, Any], None] | None = None  # other client messages (the session's)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.writer.local_option.enabled(GMCP))
+
+    def wants(self, package: str) -> bool:
+        """Whether ``package`` (``Module.Sub.Message``) may be sent now."""
+        if not self.active:
+            return False
+        supports = self.supports
+        if supports is None:
+            return True
+        parts = package.split(".")
+        if parts[0] == "Core":
+            return True
+        return any(".".join(parts[:n]) in supports for n in range(1, len(parts) + 1))
+
+    def send(self, package: str, data: Any) -> bool:
+        """``package`` with ``data`` (anything :func:`json.dumps` takes); False when not sent."""
+        if not self.wants(package):
+            return False
+        return self.send_json(package, json.dumps(data, separators=(",", ":")))
+
+    def send_json(self, package: str, text: str) -> bool:
+        """``package`` with ``text``, JSON already encoded (its UTF-8 bytes never hold IAC)."""
+        if not self.wants(package):
+            return False
+        try:
+            self.writer.send_iac(IAC + SB + GMCP + package.encode("ascii") + b" " + text.encode("utf-8") + IAC + SE)
+        except (ConnectionError, OSError, RuntimeError):
+            return False
+        return True
+
+    def received(self, package: str, data: Any) -> None:
+        """A GMCP message from the client (telnetlib3's ext callback)."""
+        name = package.strip()
+        key = name.lower()
+        if key == "core.hello" and isinstance(data, dict):
+            client, version = data.get("client"), data.get("version")
+            self.client = str(client)[:60] if client is not None else None
+            self.version = str(version)[:60] if version is not None else None
+        elif key == "core.supports.set":
+            self.supports = dict(_modules(data))
+        elif key == "core.supports.add":
+            self.supports = {**(self.supports or {}), **dict(_modules(data))}
+        elif key == "core.supports.remove":
+            left = dict(self.supports or {})
+            for module, _ in _modules(data, removing=True):
+                left.pop(module, None)
+            self.supports = left
+        elif key == "core.ping":
+            self.send_json("Core.Ping", "null")
+        elif self.on_message is not None:
+            self.on_message(name, data)
+        else:
+            log.debug("gmcp: %s ignored", name[:60])
+
+
+def _modules(data: Any, *, removing: bool = False) -> Iterable[tuple[str, int]]:
+    """``["Char 1", "Donne 1"]`` as (module, version) pairs; malformed items are skipped."""
+    if not isinstance(data, list):
+        return
+    for item in data[:100]:
+        if not isinstance(item, str):
+            continue
+        words = item.split()
+        if not words or len(words[0]) > 60:
+            continue
+        version = 1
+        if len(words) > 1:
+            try:
+                version = int(words[1])
+            except ValueError:
+                if not removing:
+                    continue
+        yield words[0], version

@@ -1,0 +1,84 @@
+"""Golden transcripts of the screen-reader mode: a seeded classic Président match as seat 0 hears
+it, in each language (the presenter's reader path: cards, counts and seconds in words, one fact
+per line, no symbol, no colour, nothing drawn in place).
+
+After an intended change, regenerate and review the diff::
+
+    DONNE_UPDATE_GOLDEN=1 .venv/bin/pytest tests/server/test_render_golden_reader.py
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from engine import game_class
+from engine.bots import make_bot
+from engine.bots.driver import play_match
+from engine.seeds import seed_from_int
+from server.messages import LANGS
+from server.presenters.text.alerts import state_update
+from server.presenters.text.news import render_event
+from server.presenters.text.reader import spoken_numbers
+from server.terminal import TermStyle
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("DONNE_UPDATE_GOLDEN") == "1"
+STYLE = TermStyle(width=100, unicode=True, color=False, reader=True)
+NAMES = ["Zoé", "Bob", "Carmen", "Dmitri"]
+
+
+def transcript(lang: str) -> str:
+    seats = 4
+    match = game_class("president")(seats=seats, rules="classic", rounds=2)
+    bots = [make_bot("president", "random", s, seed_from_int(100 + s)) for s in range(seats)]
+    out: list[str] = []
+    shown: dict | None = None
+
+    def step(action, events) -> None:
+        nonlocal shown
+        for event in events:
+            seen = event.for_seat(0)
+            if seen is None:
+                continue
+            text = render_event(seen.to_dict(), lang, STYLE, NAMES, 0)
+            if text:
+                out.append(spoken_numbers(text, lang))
+        state = match.view(0).to_dict()
+        state["seats"] = [dict(s, name=NAMES[i]) for i, s in enumerate(state["seats"])]
+        update = state_update(shown, state, lang, STYLE)
+        shown = state
+        if update:
+            out.append(spoken_numbers(update, lang).replace("\a", "<bell>"))
+
+    play_match(match, bots, seed_from_int(2026), step, check_every=0)
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_golden_reader_transcript(lang):
+    path = GOLDEN / f"president_classic_reader_{lang}.txt"
+    got = transcript(lang)
+    if UPDATE:
+        path.write_text(got, encoding="utf-8")
+        return
+    assert path.exists(), f"missing {path.name}: run DONNE_UPDATE_GOLDEN=1 pytest {__file__}"
+    want = path.read_text(encoding="utf-8")
+    if got != want:
+        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "golden", "now", n=2))
+        pytest.fail(f"{path.name} differs (DONNE_UPDATE_GOLDEN=1 to accept):\n{diff[:4000]}")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_reader_hears_no_symbol_colour_or_redraw(lang):
+    text = transcript(lang)
+    assert not re.search(r"[♣♦♥♠▶·│─┌┐└┘]", text)
+    assert "\x1b" not in text and "\r" not in text  # no colour, nothing redrawn in place
+    words = {"fr": "dame de cœur", "es": "dama de corazones", "en": "queen of hearts"}[lang]
+    hand = {"fr": "Votre main, treize cartes", "es": "Tu mano, trece cartas", "en": "Your hand, thirteen cards"}
+    assert words in text and hand[lang] in text
+    assert not re.search(r"\(\d+ ?s\)", text)  # timers in words
