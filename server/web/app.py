@@ -10,19 +10,23 @@ from typing import Any
 
 from aiohttp import web
 
-from server.web.security import headers, networks
+from server.web.security import CSP, headers, networks
 from server.web.sockets import socket_handler
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
 
+TERM_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
+"""The terminal page's: xterm.js writes its colours into a style element (scripts stay strict)."""
 
-def _page(name: str) -> Any:
+
+def _page(name: str, csp: str | None = None) -> Any:
     path = STATIC / name
+    extra = {"Content-Security-Policy": csp} if csp else {}
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
+        return web.FileResponse(path, headers={"Cache-Control": "no-cache", **extra})
 
     return handle
 
@@ -33,7 +37,7 @@ def make_app(running: Any) -> web.Application:
 
     app = web.Application(middlewares=[headers], client_max_size=64 * 1024)
     app.router.add_get("/", _page("play.html"))
-    app.router.add_get("/term", _page("term.html"))
+    app.router.add_get("/term", _page("term.html", TERM_CSP))
     app.router.add_get("/ws", socket_handler(running, machine=True))
     app.router.add_get("/term/ws", socket_handler(running, machine=False))
     public.add_routes(app, running)
