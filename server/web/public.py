@@ -67,6 +67,29 @@ LABELS: dict[str, dict[str, str]] = {
            "record": "El registro publicado", "hidden": "oculta"},
 }
 
+EVENT_WORDS: dict[str, dict[str, str]] = {
+    "en": {"dealt": "deal", "exchange": "exchange", "played": "plays", "passed": "passes", "trick_closed": "trick closed",
+           "out": "goes out", "round_over": "end of the round", "match_over": "end of the match", "cut": "cuts",
+           "revolution": "revolution", "ante": "ante", "auction": "auction", "bid": "bids", "sold": "sold",
+           "kept": "kept", "turned": "turns", "offered": "offers", "traded": "trade", "declined": "declines",
+           "withdrawn": "withdraws", "lapsed": "lapsed", "pool_won": "wins the pool", "deal_over": "end of the deal",
+           "trump": "trump", "revealed": "shows"},
+    "fr": {"dealt": "donne", "exchange": "échange", "played": "joue", "passed": "passe", "trick_closed": "pli fermé",
+           "out": "sort", "round_over": "fin de la manche", "match_over": "fin de la partie", "cut": "coupe",
+           "revolution": "révolution", "ante": "mise", "auction": "enchères", "bid": "enchérit", "sold": "vendue",
+           "kept": "gardée", "turned": "retourne", "offered": "propose", "traded": "échange conclu",
+           "declined": "refuse", "withdrawn": "retire", "lapsed": "expirée", "pool_won": "gagne la cagnotte",
+           "deal_over": "fin de la donne", "trump": "atout", "revealed": "montre"},
+    "es": {"dealt": "reparto", "exchange": "intercambio", "played": "juega", "passed": "pasa",
+           "trick_closed": "baza cerrada", "out": "sale", "round_over": "fin de la ronda",
+           "match_over": "fin de la partida", "cut": "corta", "revolution": "revolución", "ante": "apuesta",
+           "auction": "subasta", "bid": "puja", "sold": "vendida", "kept": "guardada", "turned": "voltea",
+           "offered": "ofrece", "traded": "trato cerrado", "declined": "rechaza", "withdrawn": "retira",
+           "lapsed": "caducada", "pool_won": "gana el bote", "deal_over": "fin del reparto", "trump": "triunfo",
+           "revealed": "muestra"},
+}
+"""The replay viewer's words for the engine's events (others are shown without a word)."""
+
 GAME_NAMES = {"classic": "Président", "tdc": "Président (tdc)", "speculation": "Spéculation"}
 
 VERIFY_PER_MINUTE = 20.0
@@ -97,7 +120,7 @@ def page(lang: str, title: str, body: str, *, scripts: tuple[str, ...] = ()) -> 
     tags = "".join(f'<script src="/static/{name}" defer></script>' for name in scripts)
     text = (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{esc(title)} · donne</title><link rel="stylesheet" href="/static/public.css">{tags}</head>'
+            f'<title>{esc(title)} · donne</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/static/public.css">{tags}</head>'
             f'<body><header><nav aria-label="donne">{nav}</nav></header><main><h1>{esc(title)}</h1>{body}</main>'
             "</body></html>")
     return web.Response(text=text, content_type="text/html", charset="utf-8")
@@ -291,7 +314,8 @@ class Public:
         labels = {k: t[k] for k in ("step", "previous", "next", "verify")}
         body = (f'<p>{esc(GAME_NAMES.get(info["rules"], info["rules"]))} · '
                 + ", ".join(player_link(n) for n in info["seats"] if n) + "</p>"
-                f'<div id="replay" data-round="{esc(info["round"])}" data-labels="{esc(json.dumps(labels))}">'
+                f'<div id="replay" data-round="{esc(info["round"])}" data-labels="{esc(json.dumps(labels))}" '
+                f'data-events="{esc(json.dumps(EVENT_WORDS[lang]))}">'
                 f'<p class="controls"><button type="button" id="prev">{esc(t["previous"])}</button> '
                 f'<span id="where" aria-live="polite"></span> '
                 f'<button type="button" id="next">{esc(t["next"])}</button></p>'

@@ -4,18 +4,19 @@
 (function () {
   const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
   const RANKS = { T: "10" };
+  const LOCAL_RANKS = { fr: { J: "V", Q: "D", K: "R" } };  // as the server writes them (valet, dame, roi)
   const NAMES = {
     en: { c: "clubs", d: "diamonds", h: "hearts", s: "spades", J: "jack", Q: "queen", K: "king", A: "ace", of: "of" },
     fr: { c: "trèfle", d: "carreau", h: "cœur", s: "pique", J: "valet", Q: "dame", K: "roi", A: "as", of: "de" },
     es: { c: "tréboles", d: "diamantes", h: "corazones", s: "picas", J: "jota", Q: "reina", K: "rey", A: "as", of: "de" },
   };
-  function rank(code) { const r = code[0]; return RANKS[r] || r; }
+  function rank(code, lang) { const r = code[0]; return RANKS[r] || (LOCAL_RANKS[lang] || {})[r] || r; }
   function suit(code) { return SUITS[code[1]] || "?"; }
   function red(code) { return code[1] === "d" || code[1] === "h"; }
   function label(code, lang) {
     const n = NAMES[lang] || NAMES.en;
     const r = code[0];
-    return (n[r] || rank(code)) + " " + n.of + " " + (n[code[1]] || code[1]);
+    return (n[r] || rank(code, lang)) + " " + n.of + " " + (n[code[1]] || code[1]);
   }
   function element(code, lang, tag) {
     const el = document.createElement(tag || "span");
@@ -24,7 +25,7 @@
     el.setAttribute("aria-label", label(code, lang));
     const top = document.createElement("span");
     top.className = "corner";
-    top.textContent = rank(code) + suit(code);
+    top.textContent = rank(code, lang) + suit(code);
     top.setAttribute("aria-hidden", "true");
     const mid = document.createElement("span");
     mid.className = "pip";

@@ -5,6 +5,7 @@
   const box = document.getElementById("replay");
   if (!box) return;
   const labels = JSON.parse(box.dataset.labels);
+  const words = JSON.parse(box.dataset.events || "{}");
   const lang = document.documentElement.lang || "en";
   const list = document.getElementById("steps");
   const where = document.getElementById("where");
@@ -14,9 +15,10 @@
   function describe(ev) {
     const li = document.createElement("li");
     const head = document.createElement("span");
-    let text = ev.event;
-    if (typeof ev.seat === "number") text = seatName(ev.seat) + " · " + ev.event;
-    if (typeof ev.from === "number" && typeof ev.to === "number") text = seatName(ev.from) + " → " + seatName(ev.to) + " · " + ev.event;
+    const word = words[ev.event] || "…";
+    let text = word;
+    if (typeof ev.seat === "number") text = seatName(ev.seat) + " · " + word;
+    if (typeof ev.from === "number" && typeof ev.to === "number") text = seatName(ev.from) + " → " + seatName(ev.to) + " · " + word;
     head.textContent = text + " ";
     li.append(head);
     const cards = Array.isArray(ev.cards) ? ev.cards : [];
