@@ -146,6 +146,8 @@ class Lobby(Directory):
         the session's first line: :meth:`greet`). ``welcome``: what an account
         hears first, before the table it gets back is drawn again.
         """
+        if password is not None and getattr(session.conn, "insecure", False):
+            raise CommandError("insecure_transport")  # a browser page over plain HTTP (docs/web.md)
         try:
             return await self._enter(session, name, password, verified, guest_start, greet, welcome)
         except _NowRegistered:

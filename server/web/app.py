@@ -35,7 +35,8 @@ def make_app(running: Any) -> web.Application:
     """Every route of the web port, for one running server."""
     from server.web import public
 
-    app = web.Application(middlewares=[headers], client_max_size=64 * 1024)
+    app = web.Application(middlewares=[headers, public.remember_lang], client_max_size=64 * 1024)
+    app[public.RUNNING] = running
     app.router.add_get("/", _page("play.html"))
     app.router.add_get("/term", _page("term.html", TERM_CSP))
     app.router.add_get("/ws", socket_handler(running, machine=True))

@@ -29,7 +29,7 @@ from server.games import ADAPTERS
 from server.limits import TokenBucket
 from server.replays import public_replay
 from server.storage.api import is_match
-from server.web.security import client_address
+from server.web.security import client_address, cookie_options
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {"who": "Who is online", "tables": "Open tables", "leaderboard": "Leaderboards", "play": "Play",
@@ -96,11 +96,16 @@ VERIFY_PER_MINUTE = 20.0
 """Deal checks (milliseconds of CPU each) one address may ask of the public pages per minute."""
 
 
+LANG_COOKIE = "donne_lang"
+RUNNING: web.AppKey[Any] = web.AppKey("running")
+
+
 def lang_of(request: web.Request) -> str:
-    """``?lang=``, else the browser's first language we speak, else English."""
-    asked = request.query.get("lang", "")[:2].lower()
-    if asked in LABELS:
-        return asked
+    """``?lang=``, else the language chosen before (a cookie), else the browser's first language we
+    speak, else English."""
+    for asked in (request.query.get("lang", ""), request.cookies.get(LANG_COOKIE, "")):
+        if asked[:2].lower() in LABELS:
+            return asked[:2].lower()
     for part in request.headers.get("Accept-Language", "").split(","):
         code = part.split(";")[0].strip()[:2].lower()
         if code in LABELS:
@@ -374,6 +379,18 @@ def _iso(when: Any) -> str | None:
     if isinstance(when, int | float):
         return time.strftime("%Y-%m-%d %H:%M", time.gmtime(when))
     return str(when)[:16].replace("T", " ")
+
+
+@web.middleware
+async def remember_lang(request: web.Request, handler: Any) -> web.StreamResponse:
+    """A page asked with ``?lang=`` keeps it in a cookie (HttpOnly, SameSite, Secure behind TLS)."""
+    response: web.StreamResponse = await handler(request)
+    asked = request.query.get("lang", "")[:2].lower()
+    if asked in LABELS and request.cookies.get(LANG_COOKIE) != asked and not response.prepared:
+        running = request.app[RUNNING]
+        response.set_cookie(LANG_COOKIE, asked, max_age=365 * 86400,
+                            **cookie_options(request, running.web_proxies))
+    return response
 
 
 def add_routes(app: web.Application, running: Any) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -96,7 +97,7 @@ def origin_allowed(request: web.Request, extra: Iterable[str], proxies: tuple[Ne
     return f"{parts.scheme}://{parts.netloc}".lower() in allowed
 
 
-def cookie_options(request: web.Request, proxies: tuple[Network, ...]) -> dict[str, object]:
+def cookie_options(request: web.Request, proxies: tuple[Network, ...]) -> dict[str, Any]:
     """Every cookie: HttpOnly, SameSite=Strict, Secure when the page came over TLS."""
     return {"httponly": True, "samesite": "Strict", "secure": is_secure(request, proxies), "path": "/"}
 

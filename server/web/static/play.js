@@ -394,6 +394,11 @@
       if (me) await send("lang", { lang: lang });
       if (me && state) await send("state");
     });
+    if (location.protocol !== "https:" && !/^(localhost|127\.|\[::1\])/.test(location.hostname)) {
+      // plain HTTP from afar: the server refuses passwords (docs/web.md); guests only
+      $("login-password").closest("label").hidden = true;
+      $("login-password").disabled = true;
+    }
     $("login-form").addEventListener("submit", login);
     $("create-form").addEventListener("submit", create);
     $("seek-button").addEventListener("click", seek);
