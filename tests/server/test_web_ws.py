@@ -168,3 +168,14 @@ async def test_the_web_port_is_off_at_zero_and_read_from_its_section(tmp_path, c
         assert f"web http://127.0.0.1:{running.web_port}/" in caplog.text
     finally:
         await running.stop()
+
+
+@pytest.mark.timeout(120)
+async def test_the_load_generator_plays_over_ws():
+    from server.clients.load import LoadOptions, check_options, run_load
+
+    with pytest.raises(SystemExit, match="not --transport ws"):
+        check_options(LoadOptions(transport="ws", idle=5))
+    figures = await run_load(LoadOptions(clients=8, tables=2, duration=2.0, transport="ws"))
+    assert figures["transport"] == "ws" and figures["connected_at_end"] == 8
+    assert figures["actions"] > 0 and figures["errors"] == 0 and figures["disconnects"] == 0

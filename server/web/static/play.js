@@ -252,12 +252,12 @@
       box.append(el("p", { text: line.join(" · ") }));
       if (s.best && s.best.card) box.append(el("p", {}, document.createTextNode(seatName(s.best.seat) + " "), DonneCards.element(s.best.card, lang)));
       if (s.auction) {
-        box.append(el("p", { class: "auction" }, document.createTextNode(L("auction") + ": " + seatName(s.auction.seat) + " "),
+        box.append(el("p", { class: "auction" }, document.createTextNode(L("auction") + L("colon") + seatName(s.auction.seat) + " "),
           DonneCards.element(s.auction.card, lang),
           document.createTextNode(" · " + L("best_bid") + " " + s.auction.best_bid + (s.auction.bidder !== null ? " (" + seatName(s.auction.bidder) + ")" : ""))));
       }
       for (const o of (s.offers || [])) {
-        box.append(el("p", { text: seatName(o.from) + " → " + seatName(o.to) + ": " + o.cards + " " + L("offer_cards") + ", " + L("price") + " " + o.price }));
+        box.append(el("p", { text: seatName(o.from) + " → " + seatName(o.to) + L("colon") + o.cards + " " + L("offer_cards") + ", " + L("price") + " " + o.price }));
       }
       return;
     }
@@ -380,8 +380,8 @@
     clock.classList.toggle("low", left < 6);
   }
   async function leave() {
-    await send("leave");
-    showLobby();
+    const reply = await act("leave");
+    if (reply.type === "ok" || reply.code === "not_in_room") showLobby();
   }
 
   // -- wiring ---------------------------------------------------------------------------------
