@@ -373,7 +373,8 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
             if opts.transport == "ws":  # the web port's /ws (docs/web.md)
                 keys = (*keys, f"web_port = {free_port()}")
             server = await ServerProcess(profile=opts.profile, server_keys=keys).start()
-            port = {"ssh": server.ssh_port, "ws": _web_port(keys)}.get(opts.transport, server.telnet_port)
+            port = (server.ssh_port if opts.transport == "ssh" else _web_port(keys) if opts.transport == "ws"
+                    else server.telnet_port)
         watched = server if server is not None else (None if opts.server_pid is None else _Watched(opts.server_pid))
         rss0 = watched.rss_mb() if watched else None
         cpu_start = watched.cpu_s() if watched else None

@@ -12,9 +12,10 @@ Two kinds, like the telnet port's two modes:
 
 The input is metered like the other doors' (``input_bytes_per_second``,
 ``input_burst``): over budget, the client hears why and the connection is cut.
-Output is queued here and sent by one task; :meth:`WsConn.backlog` counts what
-waits, so the session's slow-client rules (``outbound_queue``,
-``drain_timeout``) apply as on the other doors.
+Output frames go straight to the socket (through aiohttp's writer only when
+permessage-deflate was agreed); :meth:`WsConn.backlog` counts what waits, so
+the session's slow-client rules (``outbound_queue``, ``drain_timeout``) apply
+as on the other doors.
 """
 
 from __future__ import annotations
@@ -33,6 +34,17 @@ from server.transports.lines import CUT_GRACE, INPUT_FLOOD, TOO_LONG, LineAssemb
 
 MIN_SIZE, MAX_SIZE = 20, 500
 """Terminal sizes a page may report (columns or rows); others are clamped."""
+
+
+def _text_frame(text: str) -> bytes:
+    """One unmasked, final text frame (RFC 6455 §5.2), as a server sends it."""
+    data = text.encode("utf-8", "replace")
+    n = len(data)
+    if n < 126:
+        return bytes((0x81, n)) + data
+    if n < 65536:
+        return bytes((0x81, 126)) + n.to_bytes(2, "big") + data
+    return bytes((0x81, 127)) + n.to_bytes(8, "big") + data
 
 
 class WsConn:
@@ -67,7 +79,13 @@ class WsConn:
         self._sent = asyncio.Event()
         self._sent.set()
         self._closing = False
-        self._sender = asyncio.get_running_loop().create_task(self._send_loop())
+        self._sender: asyncio.Task[None] | None = None
+        request = ws._req
+        self._transport: asyncio.Transport | None = request.transport if request is not None else None
+        self._protocol: Any = request.protocol if request is not None else None
+        self._direct = self._transport if not ws.compress else None
+        """Frames written straight to the transport (what aiohttp's writer does for an uncompressed
+        frame, without a task switch per frame); a compressed socket goes through aiohttp's writer."""
 
     # -- input (fed by the handler's reading loop) -----------------------------
 
@@ -147,20 +165,38 @@ class WsConn:
     def write(self, text: str) -> None:
         if self._closing or not text:
             return
-        if self.machine:
-            for line in text.split("\n"):
-                if line:
-                    self._queue(line)
-        else:
-            self._queue(text)
+        frames = [line for line in text.split("\n") if line] if self.machine else [text]
+        if not frames:
+            return
+        transport = self._direct
+        if transport is not None:
+            if not transport.is_closing():
+                transport.write(b"".join(map(_text_frame, frames)))
+            return
+        for frame in frames:
+            self._queue(frame)
+
+    def write_lines(self, lines: list[str]) -> int | None:
+        """What ``write("".join(lines))`` writes, in one write; then :meth:`backlog` (None: ask it)."""
+        transport = self._direct
+        if transport is None or not self.machine or self._closing:
+            self.write("".join(lines))
+            return None
+        if transport.is_closing():
+            return None
+        transport.write(b"".join([_text_frame(line) for part in lines for line in part.split("\n") if line]))
+        return int(transport.get_write_buffer_size())
 
     def _queue(self, frame: str) -> None:
         self._out.append(frame)
         self._out_bytes += len(frame)
         self._sent.clear()
         self._out_wake.set()
+        if self._sender is None:
+            self._sender = asyncio.get_running_loop().create_task(self._send_loop())
 
     async def _send_loop(self) -> None:
+        """Compressed sockets only (permessage-deflate: aiohttp's writer compresses each frame)."""
         ws = self.ws
         try:
             while True:
@@ -180,12 +216,14 @@ class WsConn:
             self.end_of_input()
 
     def backlog(self) -> int:
-        transport = self.ws._req.transport if self.ws._req is not None else None
-        buffered = transport.get_write_buffer_size() if transport is not None else 0
+        buffered = self._transport.get_write_buffer_size() if self._transport is not None else 0
         return self._out_bytes + int(buffered)
 
     async def drain(self) -> None:
         await self._sent.wait()
+        helper = getattr(self._protocol, "_drain_helper", None)
+        if self._transport is not None and not self._transport.is_closing() and helper is not None:
+            await helper()  # the transport's flow control (paused above its high-water mark)
 
     def set_secret(self, secret: bool) -> None:
         self._lines.secret = secret
@@ -205,7 +243,7 @@ class WsConn:
     async def _close_after_sent(self) -> None:
         with contextlib.suppress(BaseException):
             async with asyncio.timeout(CUT_GRACE):
-                await self._sent.wait()
+                await self.drain()
         await self._close_now_async()
 
     def _close_now(self) -> None:
@@ -213,6 +251,7 @@ class WsConn:
 
     async def _close_now_async(self) -> None:
         self._closing = True
-        self._sender.cancel()
+        if self._sender is not None:
+            self._sender.cancel()
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(self.ws.close(), 2)
