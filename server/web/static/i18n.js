@@ -19,7 +19,7 @@ window.DonneLabels = {
     pool: "pool", auction: "On sale", best_bid: "best bid", price: "price", to: "to", offer_cards: "cards",
     guest: "guest", must: "That or nothing: {rank}", seconds: "{n} s", spectator_hand: "Spectators see no hand.",
     playing: "playing", seat: "seat", select_hint: "Select cards, then Play.",
-    colon: ": ", points: "{n} pts", title_president: "President", title_vice_president: "Vice-President", title_neutral: "Neutral", title_vice_last: "Vice-Scum", title_last: "Scum",
+    card: "card", status_waiting: "waiting", status_playing: "playing", status_over: "over", colon: ": ", point: "{n} pt", points: "{n} pts", title_president: "President", title_vice_president: "Vice-President", title_neutral: "Neutral", title_vice_last: "Vice-Scum", title_last: "Scum",
   },
   fr: {
     who: "Qui est là", tables: "Tables", leaderboard: "Classements", terminal: "Terminal", language: "Langue",
@@ -40,7 +40,7 @@ window.DonneLabels = {
     auction: "En vente", best_bid: "meilleure offre", price: "prix", to: "à", offer_cards: "cartes",
     guest: "invité", must: "Ça ou rien : {rank}", seconds: "{n} s", spectator_hand: "Les spectateurs ne voient aucune main.",
     playing: "en jeu", seat: "place", select_hint: "Choisissez des cartes, puis « Jouer ».",
-    colon: "\u00a0: ", points: "{n} pts", title_president: "Président", title_vice_president: "Vice-président", title_neutral: "Neutre", title_vice_last: "Vice-trou du cul", title_last: "Trou du cul",
+    card: "carte", status_waiting: "en attente", status_playing: "en cours", status_over: "finie", colon: "\u00a0: ", point: "{n} pt", points: "{n} pts", title_president: "Président", title_vice_president: "Vice-président", title_neutral: "Neutre", title_vice_last: "Vice-trou du cul", title_last: "Trou du cul",
   },
   es: {
     who: "Quién está", tables: "Mesas", leaderboard: "Clasificaciones", terminal: "Terminal", language: "Idioma",
@@ -60,6 +60,6 @@ window.DonneLabels = {
     auction: "En venta", best_bid: "mejor puja", price: "precio", to: "a", offer_cards: "cartas",
     guest: "invitado", must: "Eso o nada: {rank}", seconds: "{n} s", spectator_hand: "Los espectadores no ven ninguna mano.",
     playing: "jugando", seat: "asiento", select_hint: "Elige cartas y luego «Jugar».",
-    colon: ": ", points: "{n} ptos.", title_president: "Presidente", title_vice_president: "Vicepresidente", title_neutral: "Neutral", title_vice_last: "Viceculo", title_last: "Culo",
+    card: "carta", status_waiting: "esperando", status_playing: "en juego", status_over: "terminada", colon: ": ", point: "{n} pto.", points: "{n} ptos.", title_president: "Presidente", title_vice_president: "Vicepresidente", title_neutral: "Neutral", title_vice_last: "Viceculo", title_last: "Culo",
   },
 };

@@ -154,7 +154,7 @@
       const names = r.players.filter((n) => n).join(", ");
       const join = el("button", { type: "button", text: L("join"), onclick: () => join(r.room) });
       const watch = el("button", { type: "button", class: "secondary", text: L("watch"), onclick: () => watchRoom(r.room) });
-      list.append(el("li", { "data-room": r.room }, el("span", { text: r.room + " · " + L(r.rules) + " · " + names + " · " + r.status }),
+      list.append(el("li", { "data-room": r.room }, el("span", { text: r.room + " · " + L(r.rules) + " · " + names + " · " + L("status_" + r.status) }),
         r.status !== "over" ? join : null, watch));
     }
     if (!list.children.length) list.append(el("li", { class: "empty", text: L("no_rooms") }));
@@ -202,6 +202,7 @@
     showTable();
     drawTable();
   }
+  function singular(n) { return n === 1 || (n === 0 && lang === "fr"); }  // French: 0 and 1 take the singular
   function handKey(s) { return (s.hand || []).join(","); }
   function seatName(i) {
     const seat = state.seats[i];
@@ -224,10 +225,10 @@
     s.seats.forEach((seat, i) => {
       const facts = [];
       if (seat.bot) facts.push(L("bot"));
-      if (typeof seat.cards === "number") facts.push(seat.cards + " " + L("cards"));
+      if (typeof seat.cards === "number") facts.push(seat.cards + " " + L(singular(seat.cards) ? "card" : "cards"));
       if (s.game === "speculation" || s.rules === "tdc") if (typeof seat.chips === "number") facts.push(seat.chips + " " + L("chips"));
       if (seat.title) facts.push(L("title_" + seat.title));
-      if (typeof seat.score === "number" && s.rules === "classic") facts.push(L("points", { n: seat.score }));
+      if (typeof seat.score === "number" && s.rules === "classic") facts.push(L(singular(seat.score) ? "point" : "points", { n: seat.score }));
       if (seat.passed) facts.push(L("passed"));
       const li = el("li", { class: "seat" + (s.turn === i ? " turn" : "") + (s.you === i ? " mine" : ""),
         "aria-current": s.turn === i ? "true" : null },
