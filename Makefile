@@ -16,9 +16,11 @@ serve: $(STAMP)
 	$(BIN)/donne serve
 
 # Real clients and tools the end-to-end tests drive (OpenSSH, telnet, tmux, PuTTY's plink,
-# ssh-audit) and the real services the storage and cluster tests start (PostgreSQL, Redis).
+# ssh-audit, Debian's chromium for the browser tests: Playwright drives it, never a browser of its
+# own) and the real services the storage and cluster tests start (PostgreSQL, Redis).
 # Installed when missing and possible; the tests that need one skip with a reason otherwise.
-TOOLS := ssh:openssh-client telnet:telnet tmux:tmux plink:putty-tools ssh-audit:ssh-audit redis-server:redis-server tt++:tintin++ luac5.4:lua5.4
+TOOLS := ssh:openssh-client telnet:telnet tmux:tmux plink:putty-tools ssh-audit:ssh-audit redis-server:redis-server \
+         tt++:tintin++ luac5.4:lua5.4 chromium:chromium
 # PostgreSQL's initdb is not on PATH: look where the tests look (pg_config --bindir, /usr/lib/postgresql/*/bin)
 HAVE_PG = { [ -x "$$(pg_config --bindir 2>/dev/null)/initdb" ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }
 tools:

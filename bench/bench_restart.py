@@ -83,7 +83,7 @@ async def resume_run(tables: int) -> dict[str, Any]:
     from server.players import Player
 
     tmp = Path(tempfile.mkdtemp(prefix="donne-resume-"))
-    settings = dict(host="127.0.0.1", ssh_port=0, telnet_port=0, data_dir=tmp / "data", log_level="WARNING",
+    settings = dict(host="127.0.0.1", ssh_port=0, telnet_port=0, web_port=0, data_dir=tmp / "data", log_level="WARNING",
                     bot_delay=0.0, round_pause=0.0, turn_seconds=600.0, auction_seconds=600.0,
                     flip_seconds=600.0, max_rooms=tables + 10, resume_window=60.0)
     config = load_config(None, **settings)

@@ -130,7 +130,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     steps = recorded_steps()
     members = ["alice", "bob", "carol", "dave"]
     cfg = Config(commands_per_second=1e9, command_burst=1_000_000, input_bytes_per_second=1 << 30,
-                 input_burst=1 << 30, telnet_connect_maxwait=0.05, host="127.0.0.1", telnet_port=0)
+                 input_burst=1 << 30, telnet_connect_maxwait=0.05, host="127.0.0.1", telnet_port=0, web_port=0)
     app = App(cfg)
     rooms = [FakeRoom(steps, members) for _ in range(args.tables)]
     for room in rooms:

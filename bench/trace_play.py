@@ -71,6 +71,7 @@ CONFIG = """\
 host = "127.0.0.1"
 ssh_port = {ssh}
 telnet_port = {telnet}
+web_port = 0
 data_dir = {data}
 log_level = "WARNING"
 

@@ -70,6 +70,9 @@ class Running:
     _lag: Any = None  # server.metrics.LoopWatch
     _gc: Any = None  # server.gcpolicy.GcPolicy
     metrics_port: int = 0
+    _web: Any = None  # server.web.WebServer ([web] port), None when off
+    web_port: int = 0
+    web_proxies: tuple[Any, ...] = ()  # [web] trusted_proxies as networks
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
     _stop_task: asyncio.Task[None] | None = None
     _countdown: asyncio.Task[None] | None = None
@@ -161,6 +164,9 @@ class Running:
             self._telnet.close()
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._telnet.wait_closed(), 5)
+        if self._web is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._web.close(), 5)
         if self._ssh is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._ssh.wait_closed(), 5)
@@ -252,6 +258,11 @@ async def start(config: Config) -> Running:
         running._ssh = await start_ssh(running, serve_ssh)
         running.ssh_port = running._ssh.sockets[0].getsockname()[1]
         await _start_metrics(running)
+        if config.web_port:
+            from server.web import start_web
+
+            running._web = await start_web(running)
+            running.web_port = running._web.port
         from server.gcpolicy import GcPolicy
 
         running._gc = GcPolicy(config.gc_freeze_seconds, config.gc_full_seconds, config.gc_young,
@@ -260,8 +271,9 @@ async def start(config: Config) -> Running:
     except BaseException:
         await running.stop()
         raise
-    log.info("listening: telnet %s:%d, ssh %s:%d, data in %s, event loop %s", config.host, running.telnet_port,
-             config.host, running.ssh_port, config.data_dir, loop_name(asyncio.get_running_loop()))
+    web = f", web http://{_url_host(config.web_host)}:{running.web_port}/" if running.web_port else ""
+    log.info("listening: telnet %s:%d, ssh %s:%d%s, data in %s, event loop %s", config.host, running.telnet_port,
+             config.host, running.ssh_port, web, config.data_dir, loop_name(asyncio.get_running_loop()))
     return running
 
 
@@ -279,10 +291,20 @@ async def _start_metrics(running: Running) -> None:
         log.info("metrics on http://%s:%d/metrics", cfg.metrics_host, running.metrics_port)
 
 
+def _url_host(host: str) -> str:
+    """``host`` as it stands in a URL (an IPv6 address in brackets; the wildcard as the loopback)."""
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help="address to listen on (default from the configuration)")
     parser.add_argument("--ssh-port", type=int, help="SSH port (0: any free port)")
     parser.add_argument("--telnet-port", type=int, help="telnet port (0: any free port)")
+    parser.add_argument("--web-port", type=int, help="web port, for browsers (0: off)")
     parser.add_argument("--data-dir", help="folder for the SQLite file and the SSH host key")
     parser.add_argument("--config", help="TOML file overriding config/default.toml")
     parser.add_argument("--log-level", help="DEBUG, INFO, WARNING...")
@@ -290,13 +312,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="on SIGTERM, warn everyone and stop this many seconds later (at 60/30/10 s); "
                              "tables resume at the next start")
     parser.add_argument("--ready-file", metavar="PATH",
-                        help='once listening, write {"telnet_port", "ssh_port", "pid"} as JSON to PATH '
-                             "(removed at stop)")
+                        help='once listening, write {"telnet_port", "ssh_port", "pid"} (and "web_port" when on) as '
+                             "JSON to PATH (removed at stop)")
 
 
 def write_ready_file(path: Path, running: Running) -> None:
     """Write the listening ports and this process's id to ``path``, whole (a temporary file renamed)."""
     info = {"telnet_port": running.telnet_port, "ssh_port": running.ssh_port, "pid": os.getpid()}
+    if running.web_port:
+        info["web_port"] = running.web_port
     tmp = path.with_name(path.name + ".tmp")
     try:
         tmp.write_text(json.dumps(info))
@@ -372,6 +396,7 @@ def run(args: argparse.Namespace) -> int:
             host=args.host,
             ssh_port=args.ssh_port,
             telnet_port=args.telnet_port,
+            web_port=getattr(args, "web_port", None),
             data_dir=args.data_dir,
             log_level=args.log_level,
             shutdown_in=getattr(args, "shutdown_in", None),

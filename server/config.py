@@ -141,6 +141,11 @@ class Config:
     metrics_port: int = 0
     # [mssp] (free keys: MSSP variables an operator sets, docs/operators.md)
     mssp: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # [web] (docs/web.md; its keys are host, port... in the file: see _SECTION_KEYS)
+    web_host: str = "127.0.0.1"
+    web_port: int = 0
+    web_origins: tuple[str, ...] = ()
+    web_trusted_proxies: tuple[str, ...] = ()
 
     @property
     def db_path(self) -> Path:
@@ -158,7 +163,9 @@ PACED = ("tells", "tells_received", "challenges", "challenges_received", "seeks"
 """The kinds of ``KIND_per_minute`` and ``KIND_burst`` keys (``server/pace.py``)."""
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Config)}
-_SECTION_KEYS = {("metrics", "host"): "metrics_host", ("metrics", "port"): "metrics_port"}
+_SECTION_KEYS = {("metrics", "host"): "metrics_host", ("metrics", "port"): "metrics_port",
+                 ("web", "host"): "web_host", ("web", "port"): "web_port", ("web", "origins"): "web_origins",
+                 ("web", "trusted_proxies"): "web_trusted_proxies"}
 """Keys a section names like another section's: ``[metrics] host`` is ``metrics_host``."""
 
 
@@ -242,7 +249,7 @@ def _build(values: dict[str, Any]) -> Config:
 
 
 def _check(cfg: Config) -> None:
-    for port in (cfg.ssh_port, cfg.telnet_port, cfg.metrics_port):
+    for port in (cfg.ssh_port, cfg.telnet_port, cfg.metrics_port, cfg.web_port):
         if not 0 <= port <= 65535:
             raise ConfigError(f"port out of range: {port}")
     positive = ("max_line", "input_bytes_per_second", "input_burst", "commands_per_second", "command_burst", "outbound_queue", "drain_timeout",

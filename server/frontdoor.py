@@ -111,6 +111,9 @@ async def text_login(session: Session) -> bool:
         asked = False
         while True:
             if not asked and await lobby.needs_password(name):
+                if getattr(session.conn, "insecure", False):  # a terminal page over plain HTTP
+                    session.reply_error(None, "insecure_transport")
+                    break
                 password, asked = await session.ask_secret(_("Password: ")), True
                 if session.closed.is_set():
                     return False

@@ -174,6 +174,8 @@ class Lobby(Directory):
         ``rate_limited``. With it, the guest gets the seat back, ending the old
         connection if there is one. Every other guest login gets a new code.
         """
+        if password is not None and getattr(session.conn, "insecure", False):
+            raise CommandError("insecure_transport")  # a browser page over plain HTTP (docs/web.md)
         try:
             return await self._enter(session, name, password, verified, guest_start, greet, welcome, resume)
         except _NowRegistered:

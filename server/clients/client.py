@@ -46,6 +46,7 @@ from server.clients.transports import (
     TcpTransport,
     Transport,
     ssh_connect,
+    ws_connect,
 )
 
 Predicate = Callable[[Message], bool]
@@ -193,6 +194,21 @@ class Client:
 
         await client._start(connect)
         client._credentials = (username, password)
+        return client
+
+    @classmethod
+    async def connect_ws(cls, url: str, *, origin: str | None = None, timeout: float = 10.0,
+                         keep_pushes: int = 10_000) -> Client:
+        """Connect to the web port's JSON WebSocket (``ws://host:port/ws``); then ``login`` as over TCP.
+
+        ``origin``: the ``Origin`` header to send (a browser's page always sends one; a
+        foreign origin is refused)."""
+        client = cls(timeout=timeout, keep_pushes=keep_pushes)
+
+        async def connect() -> Transport:
+            return await ws_connect(url, origin=origin, timeout=timeout)
+
+        await client._start(connect)
         return client
 
     async def _start(self, connect: Callable[[], Any]) -> None:

@@ -63,7 +63,7 @@ from server.clients import scrape
 from server.clients.common import check_loopback
 from server.clients.figures import proc_cpu_s, proc_rss_mb, summarize_ms
 from server.clients.loadworker import SETUP_TIMEOUT, WORKER_LOOPS, WorkerSpec, uvloop_installed
-from server.clients.serverproc import ROOT, ServerFailed, ServerProcess
+from server.clients.serverproc import ROOT, ServerFailed, ServerProcess, free_port
 
 PHASE_SLACK = 60.0
 """Seconds a worker may take beyond its own time-outs to answer a phase before the run gives up."""
@@ -203,8 +203,10 @@ def check_options(opts: LoadOptions) -> int:
     known = strategies(opts.game)
     if LEVELS.get(opts.strategy, opts.strategy) not in known:
         raise SystemExit(f"no strategy {opts.strategy!r} for {opts.game}: {', '.join(known)}")
-    if opts.transport not in ("tcp", "ssh"):
-        raise SystemExit(f"unknown transport {opts.transport!r}: tcp or ssh")
+    if opts.transport not in ("tcp", "ssh", "ws"):
+        raise SystemExit(f"unknown transport {opts.transport!r}: tcp, ssh or ws")
+    if opts.transport == "ws" and opts.idle:
+        raise SystemExit("--idle connections speak TCP or SSH only (not --transport ws)")
     if opts.worker_loop not in WORKER_LOOPS:
         raise SystemExit(f"unknown worker loop {opts.worker_loop!r}: {', '.join(WORKER_LOOPS)}")
     if opts.worker_loop == "uvloop" and not uvloop_installed():
@@ -369,8 +371,12 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
     try:
         port = opts.port if opts.port is not None else (opts.ports[0] if opts.ports else None)
         if port is None:
-            server = await ServerProcess(profile=opts.profile, server_keys=opts.server_keys).start()
-            port = server.ssh_port if opts.transport == "ssh" else server.telnet_port
+            keys = opts.server_keys
+            if opts.transport == "ws":  # the web port's /ws (docs/web.md)
+                keys = (*keys, f"web_port = {free_port()}")
+            server = await ServerProcess(profile=opts.profile, server_keys=keys).start()
+            port = (server.ssh_port if opts.transport == "ssh" else _web_port(keys) if opts.transport == "ws"
+                    else server.telnet_port)
         watched = server if server is not None else (None if opts.server_pid is None else _Watched(opts.server_pid))
         rss0 = watched.rss_mb() if watched else None
         cpu_start = watched.cpu_s() if watched else None
@@ -485,6 +491,10 @@ def _ports(text: str) -> list[int]:
         raise argparse.ArgumentTypeError("ports are numbers, comma separated") from None
 
 
+def _web_port(keys: tuple[str, ...]) -> int:
+    return int(next(k for k in reversed(keys) if k.startswith("web_port")).split("=")[1])
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clients", type=int, default=8, help="wire bots (connections)")
     parser.add_argument("--tables", type=int, default=2, help="tables; seats per table = clients // tables")
@@ -492,8 +502,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", default="classic", help="president rules: classic or tdc")
     parser.add_argument("--duration", type=float, default=10.0, help="seconds of play")
     parser.add_argument("--host", default="127.0.0.1", help="target host (loopback only)")
-    parser.add_argument("--port", type=int, help="target a running server (telnet port, or SSH with "
-                                                  "--transport ssh); default: start one")
+    parser.add_argument("--port", type=int, help="target a running server (telnet port, SSH with "
+                                                  "--transport ssh, web with ws); default: start one")
     parser.add_argument("--server-pid", type=int, help="with --port: the server's process id, to include its "
                                                         "CPU and memory in the figures")
     parser.add_argument("--ports", type=_ports, help="target the running nodes of a cluster on these ports "
@@ -501,7 +511,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--spread", default="table", choices=["table", "seat"],
                         help="with --ports: a whole table on one node (table), or its seats on different "
                              "nodes (seat: players across nodes)")
-    parser.add_argument("--transport", default="tcp", choices=["tcp", "ssh"])
+    parser.add_argument("--transport", default="tcp", choices=["tcp", "ssh", "ws"],
+                        help="ws: the JSON protocol over the web port's WebSocket (/ws)")
     parser.add_argument("--mccp", action="store_true",
                         help="tcp: the bots ask for MCCP2, so the server compresses what it sends them")
     parser.add_argument("--strategy", default="greedy")

@@ -202,7 +202,10 @@ class LoadWorker:
         if spec.transport == "ssh":
             client = await Client.connect_ssh(spec.host, port, name, timeout=60)
         else:
-            client = await Client.connect_tcp(spec.host, port, timeout=60, pushed=True, mccp=spec.mccp)
+            if spec.transport == "ws":
+                client = await Client.connect_ws(f"ws://{spec.host}:{port}/ws", timeout=60)
+            else:
+                client = await Client.connect_tcp(spec.host, port, timeout=60, pushed=True, mccp=spec.mccp)
             try:
                 await client.login(name)
             except BaseException:

@@ -65,6 +65,7 @@ def server_config(data_dir: Path, limits: str = LOAD_LIMITS, log_level: str = "W
         'host = "127.0.0.1"\n'
         "ssh_port = 0\n"
         "telnet_port = 0\n"
+        + ("" if any(line.startswith("web_port") for line in server_keys) else "web_port = 0\n") +
         f"data_dir = {json.dumps(str(data_dir))}\n"  # a JSON string is a valid TOML basic string
         f"log_level = {json.dumps(log_level)}\n" + "".join(f"{line}\n" for line in server_keys) + "\n" + limits
     )

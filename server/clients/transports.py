@@ -183,6 +183,75 @@ class SshTransport(Transport):
             await asyncio.wait_for(self.conn.wait_closed(), 2)
 
 
+class WsTransport(Transport):
+    """A WebSocket of the web port's ``/ws``: one JSON object per text frame, both ways.
+
+    Reads give each frame as one line (``\n`` added); writes are cut at line ends and
+    each line sent as one frame, in order, by one task.
+    """
+
+    def __init__(self, session: Any, ws: Any) -> None:
+        self.session = session  # the aiohttp.ClientSession, closed with the connection
+        self.ws = ws
+        self._out: asyncio.Queue[str | None] = asyncio.Queue()
+        self._sender = asyncio.get_running_loop().create_task(self._send())
+
+    async def _send(self) -> None:
+        with contextlib.suppress(Exception):
+            while True:
+                frame = await self._out.get()
+                try:
+                    if frame is None:
+                        return
+                    await self.ws.send_str(frame)
+                finally:
+                    self._out.task_done()
+
+    async def read(self) -> bytes:
+        from aiohttp import WSMsgType
+
+        while True:
+            msg = await self.ws.receive()
+            if msg.type == WSMsgType.TEXT:
+                return str(msg.data).encode() + b"\n"
+            if msg.type == WSMsgType.BINARY:
+                return bytes(msg.data) + b"\n"
+            if msg.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+                return b""
+
+    def write(self, data: bytes) -> None:
+        for line in data.decode("utf-8", "replace").splitlines():
+            if line:
+                self._out.put_nowait(line)
+
+    async def drain(self) -> None:
+        await self._out.join()
+
+    async def close(self) -> None:
+        self._out.put_nowait(None)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._sender, 2)
+        self._sender.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.ws.close(), 2)
+        with contextlib.suppress(Exception):
+            await self.session.close()
+
+
+async def ws_connect(url: str, *, origin: str | None = None, timeout: float = 10.0) -> WsTransport:
+    """Open ``url`` (``ws://host:port/ws``); ``origin``: the ``Origin`` header a browser's page would send."""
+    import aiohttp  # only WebSocket clients pay for the import
+
+    session = aiohttp.ClientSession()
+    try:
+        headers = {"Origin": origin} if origin else {}
+        ws = await asyncio.wait_for(session.ws_connect(url, headers=headers, max_msg_size=0), timeout)
+    except BaseException:
+        await session.close()
+        raise
+    return WsTransport(session, ws)
+
+
 async def ssh_connect(host: str, port: int, username: str, password: str | None = None,
                       client_keys: Sequence[Any] | None = None, *, timeout: float = 10.0) -> Any:
     """An asyncssh client connection as every scripted client opens one (:meth:`Client.connect_ssh`,

@@ -98,6 +98,8 @@ async def _password(ctx: Context, args: Mapping[str, Any], key: str = "password"
 async def register(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     session = ctx.session
     store = ctx.store
+    if getattr(session.conn, "insecure", False):
+        raise CommandError("insecure_transport")
     if session.logged_in and not session.guest:
         raise CommandError("not_allowed")
     player = session.player
@@ -143,6 +145,8 @@ async def passwd(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     session = ctx.session
     if session.guest:
         raise CommandError("account_needed")
+    if getattr(session.conn, "insecure", False):
+        raise CommandError("insecure_transport")
     old = args.get("old")
     if old is None:
         old = await _secret(ctx, session.gettext("Password: "))

@@ -169,6 +169,9 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
         )
     if code == "bad_password":
         return t.gettext("Wrong name or password.")
+    if code == "insecure_transport":
+        return t.gettext("A password travels only over an encrypted connection: open this page with https, "
+                         "or play as a guest.")
     if code == "weak_password":
         if _has(p, "min"):
             return t.gettext("A password needs at least {min} characters.").format(min=p["min"])

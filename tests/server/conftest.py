@@ -20,6 +20,7 @@ FAST = {
     "host": "127.0.0.1",
     "ssh_port": 0,
     "telnet_port": 0,
+    "web_port": 0,  # off; the web tests give it a free port (tests/server/webkit.py)
     "turn_seconds": 30.0,
     "auction_seconds": 30.0,
     "flip_seconds": 30.0,

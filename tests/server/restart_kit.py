@@ -65,7 +65,7 @@ class ServerProcess:
         path.write_text(self.config)
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "server.cli", "serve", "--data-dir", str(self.data),
-            "--ssh-port", "0", "--telnet-port", "0", "--config", str(path), "--log-level", "INFO",
+            "--ssh-port", "0", "--telnet-port", "0", "--web-port", "0", "--config", str(path), "--log-level", "INFO",
             cwd=ROOT, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
         )

@@ -68,7 +68,7 @@ async def test_new_connections_are_refused_after_stop(tmp_path):
 async def test_donne_serve_command_logs_ports_and_stops_on_sigterm(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.cli", "serve", "--ssh-port", "0", "--telnet-port", "0",
+        sys.executable, "-m", "server.cli", "serve", "--ssh-port", "0", "--telnet-port", "0", "--web-port", "0",
         "--data-dir", str(tmp_path / "d"), cwd=str(tmp_path), env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
     )

@@ -1,0 +1,424 @@
+// The play page: the JSON protocol of docs/protocol.md over /ws, one object per frame.
+// Plain DOM, no framework; people's text is only ever set with textContent.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const LABELS = window.DonneLabels;
+  const params = new URLSearchParams(location.search);
+  let lang = pickLang();
+  let ws = null;
+  let nextId = 1;
+  const pending = new Map();
+  let me = null; // {name, guest}
+  let state = null; // the last state pushed
+  let stateAt = 0; // when it came (performance.now())
+  let selected = new Set();
+  let roomsTimer = null;
+
+  function pickLang() {
+    const asked = (params.get("lang") || localStorage.getItem("donne-lang") || "").slice(0, 2);
+    if (LABELS[asked]) return asked;
+    for (const l of navigator.languages || [navigator.language || "en"]) {
+      const code = (l || "").slice(0, 2).toLowerCase();
+      if (LABELS[code]) return code;
+    }
+    return "en";
+  }
+  function L(key, vars) {
+    let text = (LABELS[lang] && LABELS[lang][key]) || LABELS.en[key] || key;
+    if (vars) for (const k of Object.keys(vars)) text = text.replace("{" + k + "}", String(vars[k]));
+    return text;
+  }
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "text") node.textContent = v;
+      else if (k === "class") node.className = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children) if (c !== null && c !== undefined) node.append(c);
+    return node;
+  }
+  function translatePage() {
+    document.documentElement.lang = lang;
+    $("lang").value = lang;
+    for (const node of document.querySelectorAll("[data-l]")) node.textContent = L(node.dataset.l);
+    for (const node of document.querySelectorAll("[data-la]")) node.setAttribute("aria-label", L(node.dataset.la));
+    for (const node of document.querySelectorAll("[data-lp]")) node.setAttribute("placeholder", L(node.dataset.lp));
+    if (state) drawTable();
+  }
+  function toast(text) {
+    const t = $("toast");
+    t.textContent = text;
+    t.hidden = false;
+    clearTimeout(toast.timer);
+    toast.timer = setTimeout(() => { t.hidden = true; }, 4000);
+  }
+  function log(text, kind) {
+    if (!text) return;
+    const list = $("log");
+    list.append(el("li", { class: kind || "", text: text }));
+    while (list.children.length > 200) list.firstChild.remove();
+    list.scrollTop = list.scrollHeight;
+  }
+
+  // -- the connection -------------------------------------------------------------------------
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    ws = new WebSocket(scheme + "//" + location.host + "/ws");
+    ws.onmessage = (ev) => { let m; try { m = JSON.parse(ev.data); } catch (e) { return; } receive(m); };
+    ws.onclose = () => {
+      for (const p of pending.values()) p.reject(new Error("closed"));
+      pending.clear();
+      document.body.classList.add("offline");
+      toast("✖");
+    };
+  }
+  function send(cmd, args) {
+    const id = nextId++;
+    const msg = Object.assign({ cmd: cmd, id: id }, args || {});
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve: resolve, reject: reject });
+      ws.send(JSON.stringify(msg));
+    });
+  }
+  async function act(cmd, args) {
+    const reply = await send(cmd, args);
+    if (reply.type === "error") toast(reply.message || reply.code);
+    return reply;
+  }
+  function receive(m) {
+    if (m.type === "ok" || m.type === "error") {
+      const p = pending.get(m.id);
+      if (p) { pending.delete(m.id); p.resolve(m); }
+      return;
+    }
+    if (m.type === "state") { onState(m); return; }
+    if (m.type === "event") onEvent(m);
+  }
+  function onEvent(m) {
+    const lobbyNews = ["room_created", "room_closed", "rooms_changed", "seek", "seek_over", "challenge",
+      "seek_accepted", "joined", "left"];
+    if (m.event === "hello") return;
+    if (m.event === "chat" || m.event === "tell") log(m.text, "chat");
+    else if (!["room_created", "room_closed", "rooms_changed"].includes(m.event)) log(m.text, "event");
+    if (m.event === "seek_started" && m.room) { /* the state follows */ }
+    if (lobbyNews.includes(m.event) && !$("lobby").hidden) refreshLobbySoon();
+  }
+
+  // -- logging in -----------------------------------------------------------------------------
+  async function login(ev) {
+    ev.preventDefault();
+    const name = $("login-name").value.trim();
+    const password = $("login-password").value;
+    if (!name) return;
+    await send("lang", { lang: lang });
+    const args = { name: name };
+    if (password) args.password = password;
+    const reply = await send("login", args);
+    $("login-password").value = "";
+    if (reply.type === "error") { toast(reply.message || reply.code); return; }
+    me = { name: reply.name, guest: reply.guest };
+    $("me").textContent = reply.name + (reply.guest ? " (" + L("guest") + ")" : "") + " · " + reply.chips + " " + L("chips");
+    $("login").hidden = true;
+    $("side").hidden = false;
+    document.body.classList.add("in");
+    const watch = params.get("watch");
+    if (reply.room) { showTable(); await send("state"); }
+    else if (watch) { const r = await act("watch", { room: watch }); if (r.type === "ok") showTable(); else showLobby(); }
+    else showLobby();
+  }
+
+  // -- the lobby -------------------------------------------------------------------------------
+  function showLobby() {
+    state = null;
+    $("table").hidden = true;
+    $("lobby").hidden = false;
+    refreshLobby();
+  }
+  function showTable() {
+    $("lobby").hidden = true;
+    $("table").hidden = false;
+  }
+  function refreshLobbySoon() {
+    if (roomsTimer) return;
+    roomsTimer = setTimeout(() => { roomsTimer = null; refreshLobby(); }, 300);
+  }
+  async function refreshLobby() {
+    const [rooms, who, seeks] = await Promise.all([send("rooms"), send("who"), send("seeks")]);
+    const list = $("rooms");
+    list.replaceChildren();
+    for (const r of (rooms.rooms || [])) {
+      const names = r.players.filter((n) => n).join(", ");
+      const join = el("button", { type: "button", text: L("join"), onclick: () => join(r.room) });
+      const watch = el("button", { type: "button", class: "secondary", text: L("watch"), onclick: () => watchRoom(r.room) });
+      list.append(el("li", { "data-room": r.room }, el("span", { text: r.room + " · " + L(r.rules) + " · " + names + " · " + L("status_" + r.status) }),
+        r.status !== "over" ? join : null, watch));
+    }
+    if (!list.children.length) list.append(el("li", { class: "empty", text: L("no_rooms") }));
+    const seekList = $("seeks");
+    seekList.replaceChildren();
+    for (const s of (seeks.seeks || [])) {
+      const mine = me && s.name === me.name;
+      seekList.append(el("li", {}, el("span", { text: s.name + " · " + L(s.rules) + " · " + s.seats + " " + L("seats") }),
+        mine ? null : el("button", { type: "button", text: L("accept"), onclick: () => act("accept_seek", { seek: s.seek }).then(afterSeat) })));
+    }
+    if (!seekList.children.length) seekList.append(el("li", { class: "empty", text: L("no_seeks") }));
+    const whoList = $("who");
+    whoList.replaceChildren();
+    for (const p of (who.players || [])) {
+      whoList.append(el("li", {}, el("a", { href: "/player/" + encodeURIComponent(p.name), text: p.name }),
+        document.createTextNode(p.room ? " · " + p.room : "")));
+    }
+  }
+  function afterSeat(reply) { if (reply.type === "ok" && reply.room) showTable(); }
+  async function join(room) { afterSeat(await act("join", { room: room })); }
+  async function watchRoom(room) { afterSeat(await act("watch", { room: room })); }
+  function tableArgs() {
+    const kind = $("create-kind").value;
+    const args = { game: kind === "speculation" ? "speculation" : "president", seats: Number($("create-seats").value),
+      bots: Number($("create-bots").value) };
+    if (kind !== "speculation") args.rules = kind;
+    return args;
+  }
+  async function create(ev) {
+    ev.preventDefault();
+    afterSeat(await act("create", tableArgs()));
+  }
+  async function seek() {
+    const r = await act("seek", Object.assign(tableArgs(), { fill: true }));
+    if (r.type === "ok") refreshLobby();
+  }
+
+  // -- the table -------------------------------------------------------------------------------
+  function onState(s) {
+    if (!s.room) return;
+    const before = state;
+    state = s;
+    stateAt = performance.now();
+    if (!before || before.room !== s.room || handKey(before) !== handKey(s) || before.decision !== s.decision) selected = new Set();
+    showTable();
+    drawTable();
+  }
+  function singular(n) { return n === 1 || (n === 0 && lang === "fr"); }  // French: 0 and 1 take the singular
+  function handKey(s) { return (s.hand || []).join(","); }
+  function seatName(i) {
+    const seat = state.seats[i];
+    return seat ? (seat.name || "#" + (i + 1)) : "#" + (i + 1);
+  }
+  function drawTable() {
+    const s = state;
+    if (!s || $("table").hidden) return;
+    $("table-title").textContent = s.room + " · " + L(s.rules) + (s.round ? " · " + L("round") + " " + s.round : "");
+    drawSeats(s);
+    drawCenter(s);
+    drawHand(s);
+    drawActions(s);
+    drawPrompt(s);
+    tick();
+  }
+  function drawSeats(s) {
+    const list = $("seats");
+    list.replaceChildren();
+    s.seats.forEach((seat, i) => {
+      const facts = [];
+      if (seat.bot) facts.push(L("bot"));
+      if (typeof seat.cards === "number") facts.push(seat.cards + " " + L(singular(seat.cards) ? "card" : "cards"));
+      if (s.game === "speculation" || s.rules === "tdc") if (typeof seat.chips === "number") facts.push(seat.chips + " " + L("chips"));
+      if (seat.title) facts.push(L("title_" + seat.title));
+      if (typeof seat.score === "number" && s.rules === "classic") facts.push(L(singular(seat.score) ? "point" : "points", { n: seat.score }));
+      if (seat.passed) facts.push(L("passed"));
+      const li = el("li", { class: "seat" + (s.turn === i ? " turn" : "") + (s.you === i ? " mine" : ""),
+        "aria-current": s.turn === i ? "true" : null },
+        el("span", { class: "who", text: (seat.name || "—") + (s.you === i ? " (" + L("you") + ")" : "") }),
+        el("span", { class: "facts", text: facts.join(" · ") }));
+      if (Array.isArray(seat.faceup) && seat.faceup.length) {
+        const row = el("span", { class: "faceup" });
+        for (const c of seat.faceup) row.append(DonneCards.element(c, lang));
+        if (seat.facedown) row.append(el("span", { class: "facedown", text: "+" + seat.facedown }));
+        li.append(row);
+      }
+      list.append(li);
+    });
+  }
+  function drawCenter(s) {
+    const box = $("center");
+    box.replaceChildren();
+    if (s.game === "speculation") {
+      const line = [];
+      if (s.trump) line.push(L("trump") + " " + DonneCards.suit("x" + s.trump));
+      if (typeof s.pool === "number") line.push(L("pool") + " " + s.pool);
+      box.append(el("p", { text: line.join(" · ") }));
+      if (s.best && s.best.card) box.append(el("p", {}, document.createTextNode(seatName(s.best.seat) + " "), DonneCards.element(s.best.card, lang)));
+      if (s.auction) {
+        box.append(el("p", { class: "auction" }, document.createTextNode(L("auction") + L("colon") + seatName(s.auction.seat) + " "),
+          DonneCards.element(s.auction.card, lang),
+          document.createTextNode(" · " + L("best_bid") + " " + s.auction.best_bid + (s.auction.bidder !== null ? " (" + seatName(s.auction.bidder) + ")" : ""))));
+      }
+      for (const o of (s.offers || [])) {
+        box.append(el("p", { text: seatName(o.from) + " → " + seatName(o.to) + L("colon") + o.cards + " " + L("offer_cards") + ", " + L("price") + " " + o.price }));
+      }
+      return;
+    }
+    const trick = s.trick || [];
+    for (const play of trick.slice(-4)) {
+      const row = el("div", { class: "play" }, el("span", { class: "by", text: seatName(play.seat) }));
+      for (const c of (play.cards || [])) row.append(DonneCards.element(c, lang));
+      if (!play.cards || !play.cards.length) row.append(el("span", { class: "passed", text: L("passed") }));
+      box.append(row);
+    }
+    if (s.must) box.append(el("p", { class: "must", text: L("must", { rank: s.must }) }));
+  }
+  function legalPlays(s) { return (s.legal && s.legal.plays) || []; }
+  function playable(s, code) {
+    if (s.decision === "give") return true;
+    if (s.decision !== "lead" && s.decision !== "follow") return false;
+    return legalPlays(s).some((p) => p[0] === code[0]);
+  }
+  function choice(s) {
+    const cards = [...selected];
+    if (!cards.length) return null;
+    if (s.decision === "give") return cards.length === ((s.legal && s.legal.give) || s.give) ? { cmd: "give", cards: cards } : null;
+    if (s.decision !== "lead" && s.decision !== "follow") return null;
+    const rank = cards[0][0];
+    if (!cards.every((c) => c[0] === rank)) return null;
+    return legalPlays(s).some((p) => p[0] === rank && p[1] === cards.length) ? { cmd: "play", cards: cards } : null;
+  }
+  function drawHand(s) {
+    const box = $("hand");
+    box.replaceChildren();
+    if (s.you === null || s.you === undefined) {
+      box.append(el("p", { class: "empty", text: L("spectator_hand") }));
+      return;
+    }
+    const hand = s.hand || [];
+    hand.forEach((code, i) => {
+      const ok = playable(s, code);
+      const b = DonneCards.element(code, lang, "button");
+      b.type = "button";
+      b.disabled = !ok;
+      b.setAttribute("aria-pressed", selected.has(code) ? "true" : "false");
+      if (selected.has(code)) b.classList.add("selected");
+      b.addEventListener("click", () => {
+        if (selected.has(code)) selected.delete(code); else selected.add(code);
+        drawHand(state); drawActions(state);
+        const again = $("hand").querySelector('[data-card="' + code + '"]');
+        if (again) again.focus();
+      });
+      b.addEventListener("keydown", (e) => {
+        if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+          const all = [...$("hand").querySelectorAll("button:not([disabled])")];
+          const at = all.indexOf(b);
+          const next = all[(at + (e.key === "ArrowRight" ? 1 : all.length - 1)) % all.length];
+          if (next) next.focus();
+          e.preventDefault();
+        }
+      });
+      box.append(b);
+    });
+  }
+  function button(key, onclick, opts) {
+    return el("button", Object.assign({ type: "button", "data-action": key, text: L(key), onclick: onclick }, opts || {}));
+  }
+  function drawActions(s) {
+    const box = $("actions");
+    box.replaceChildren();
+    if (s.status === "over" || s.phase === "match_over" || s.over === true) {
+      if (s.you !== null && s.you !== undefined) box.append(button("rematch", () => act("rematch")));
+      box.append(button("lobby_back", leave));
+      return;
+    }
+    if (s.game === "president") {
+      const c = choice(s);
+      if (s.decision === "lead" || s.decision === "follow") {
+        box.append(button("play", () => c && act("play", { cards: c.cards }), { disabled: !c, "aria-keyshortcuts": "P" }));
+        if (s.legal && s.legal.pass) box.append(button("pass", () => act("pass"), { "aria-keyshortcuts": "X" }));
+      }
+      if (s.decision === "give") box.append(button("give", () => c && act("give", { cards: c.cards }), { disabled: !c }));
+      if (Array.isArray(s.cut) && s.cut.length) box.append(button("cut", () => act("cut"), { class: "urgent" }));
+      return;
+    }
+    const can = s.can;
+    if (!can) return;
+    if (can.turn) box.append(button("turn", () => act("turn")));
+    if (can.sell) box.append(button("sell", () => act("sell")));
+    if (can.keep) box.append(button("keep", () => act("keep")));
+    if (can.bid !== null && can.bid !== undefined) {
+      const amount = el("input", { type: "number", min: String(can.bid), value: String(can.bid), "aria-label": L("bid"), class: "amount" });
+      box.append(amount, button("bid", () => act("bid", { amount: Number(amount.value) })));
+    }
+    if (can.offer && (can.offer_to || []).length) {
+      const to = el("select", { "aria-label": L("to") });
+      for (const seat of can.offer_to) to.append(el("option", { value: String(seat), text: seatName(seat) }));
+      const count = el("input", { type: "number", min: "1", value: "1", "aria-label": L("offer_cards"), class: "amount" });
+      const price = el("input", { type: "number", min: "1", value: "1", "aria-label": L("price"), class: "amount" });
+      box.append(to, count, price, button("offer", () => act("offer", { to: Number(to.value), cards: Number(count.value), price: Number(price.value) })));
+    }
+    for (const id of (can.accept || [])) box.append(button("accept", () => act("accept", { offer: id })));
+    for (const id of (can.decline || [])) box.append(button("decline", () => act("decline", { offer: id })));
+    for (const id of (can.withdraw || [])) box.append(button("withdraw", () => act("withdraw", { offer: id })));
+  }
+  function drawPrompt(s) {
+    let text = "";
+    if (s.you === null || s.you === undefined) text = L("watching");
+    else if (s.status === "waiting") text = L("waiting");
+    else if (s.status === "over" || s.phase === "match_over") text = L("over");
+    else if (s.decision === "lead") text = L("lead");
+    else if (s.decision === "follow") text = L("follow");
+    else if (s.decision === "give") text = L("give_now", { n: (s.legal && s.legal.give) || s.give });
+    else if (s.decision === "turn" || s.decision === "auction") text = L("your_turn");
+    else if (s.turn !== null && s.turn !== undefined) text = L("turn_of", { name: seatName(s.turn) });
+    $("prompt").textContent = text;
+  }
+  function tick() {
+    const s = state;
+    const clock = $("clock");
+    if (!s || typeof s.deadline !== "number") { clock.textContent = ""; return; }
+    const left = Math.max(0, s.deadline - (performance.now() - stateAt) / 1000);
+    clock.textContent = L("seconds", { n: Math.ceil(left) });
+    clock.classList.toggle("low", left < 6);
+  }
+  async function leave() {
+    const reply = await act("leave");
+    if (reply.type === "ok" || reply.code === "not_in_room") showLobby();
+  }
+
+  // -- wiring ---------------------------------------------------------------------------------
+  document.addEventListener("DOMContentLoaded", () => {
+    translatePage();
+    $("lang").addEventListener("change", async () => {
+      lang = $("lang").value;
+      localStorage.setItem("donne-lang", lang);
+      translatePage();
+      if (me) await send("lang", { lang: lang });
+      if (me && state) await send("state");
+    });
+    if (location.protocol !== "https:" && !/^(localhost|127\.|\[::1\])/.test(location.hostname)) {
+      // plain HTTP from afar: the server refuses passwords (docs/web.md); guests only
+      $("login-password").closest("label").hidden = true;
+      $("login-password").disabled = true;
+    }
+    $("login-form").addEventListener("submit", login);
+    $("create-form").addEventListener("submit", create);
+    $("seek-button").addEventListener("click", seek);
+    $("leave-button").addEventListener("click", leave);
+    $("chat-form").addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const text = $("chat-input").value.trim();
+      if (!text) return;
+      $("chat-input").value = "";
+      await act("say", { text: text });
+    });
+    document.addEventListener("keydown", (e) => {
+      if (!state || e.target.closest("input, select, textarea")) return;
+      const key = e.key.toLowerCase();
+      const target = key === "p" ? "play" : key === "x" ? "pass" : null;
+      const b = target && $("actions").querySelector('[data-action="' + target + '"]:not([disabled])');
+      if (b) { b.click(); e.preventDefault(); }
+    });
+    setInterval(tick, 500);
+    connect();
+  });
+})();
