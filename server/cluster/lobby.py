@@ -60,7 +60,7 @@ class ClusterLobby(Takeover):
         self.pending: dict[str, asyncio.Future[Any]] = {}
         self.places: dict[str, RemotePlace] = {}
         self.bus = Bus(config.redis_url, self.node, self._on_message, self._on_health,
-                       on_subscribed=self._resubscribed)
+                       on_subscribed=self._resubscribed, timeout=config.service_timeout)
         self.book = LeaseBook(self.node, config.lease_seconds, time.monotonic)
         self.leases: Leases | None = None
         self.live: set[str] = {self.node}
@@ -144,8 +144,14 @@ class ClusterLobby(Takeover):
         return True
 
     async def _probe_store(self) -> None:
+        """Ask PostgreSQL a question; unanswered after ``service_timeout`` (a database that accepts
+        but does not answer: stopped, or its host unreachable), it counts as away, as one that
+        refuses does. The question stays in the database's queue and the next probe asks again."""
         try:
-            await self.store.accounts.exists("house:probe")
+            async with asyncio.timeout(self.config.service_timeout):
+                await self.store.accounts.exists("house:probe")
+        except TimeoutError:
+            self._pg_health(False, TimeoutError(f"no answer in {self.config.service_timeout:g} s"))
         except Exception as exc:
             self._pg_health(False, exc)
         else:
@@ -163,6 +169,8 @@ class ClusterLobby(Takeover):
 
     def _on_health(self, ok: bool) -> None:
         self._health_changed()
+        if ok:  # messages sent or published while Redis did not answer are lost: the tables are drawn again
+            self._resubscribed()
 
     def _health_changed(self) -> None:
         """Pause or resume the rooms; tell this node's people at a table."""

@@ -1,0 +1,95 @@
+"""A node's loops that talk to Redis end when cancelled, even when the cancel is lost on the way.
+
+On Python 3.11 redis-py sends each command under ``asyncio.wait_for`` (it has a socket time-out),
+and that ``wait_for`` returns the command's result instead of raising when the task is cancelled
+just as the send finished: the cancel is lost, and a ``while True`` loop turned for ever (a node
+that never stopped; a test that waited on its keep-alive task for more than eight minutes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import types
+
+import pytest
+
+from server.cluster.bus import Bus, still_wanted
+from server.cluster.keepalive import KeepAlive
+
+
+LOSING = {"on": True}
+
+
+async def lost_cancel() -> None:
+    """A step that loses a cancel, as redis-py's send does on Python 3.11."""
+    try:
+        await asyncio.sleep(0.01)
+    except asyncio.CancelledError:
+        if not LOSING["on"]:
+            raise
+        # what asyncio.wait_for does when the awaited send had just finished
+
+
+async def ends_within(task: asyncio.Task[None], seconds: float) -> bool:
+    """Whether ``task`` ends within ``seconds`` of its cancel (if not, it is ended for good)."""
+    done, _ = await asyncio.wait([task], timeout=seconds)
+    if task not in done:
+        LOSING["on"] = False
+        task.cancel()
+        await asyncio.wait([task], timeout=seconds)
+    LOSING["on"] = True
+    return task in done
+
+
+async def test_still_wanted_ends_a_loop_whose_cancel_was_lost():
+    turns = 0
+
+    async def loop() -> None:
+        nonlocal turns
+        while True:
+            still_wanted()
+            turns += 1
+            await lost_cancel()
+
+    task = asyncio.get_running_loop().create_task(loop())
+    await asyncio.sleep(0.05)
+    task.cancel()
+    assert await ends_within(task, 2)
+    assert task.cancelled()
+
+
+async def test_the_keep_alive_loop_ends_when_its_cancel_is_lost_in_a_keep_alive():
+    inside = asyncio.Event()
+
+    async def keepalive() -> None:
+        inside.set()
+        await lost_cancel()
+
+    node = types.SimpleNamespace(config=types.SimpleNamespace(keepalive_seconds=0.001), _keepalive=keepalive)
+    task = asyncio.get_running_loop().create_task(KeepAlive._tick_loop(node))  # type: ignore[arg-type]
+    await inside.wait()
+    task.cancel()  # lands inside the keep-alive's Redis step, and is lost there
+    assert await ends_within(task, 2), "the keep-alive went on after its cancel"
+
+
+@pytest.mark.e2e
+@pytest.mark.timeout(60)  # without the fix the bus never stops: the limit ends the test
+async def test_a_bus_busy_sending_stops(redis_server):
+    # with real Redis I/O the lost cancel is the common case (most cancels of a sending task)
+    for _ in range(20):
+        bus = Bus(redis_server.url, "n0", lambda msg: None, lambda ok: None)
+        await bus.start()
+        stop = False
+
+        async def produce() -> None:
+            while not stop:
+                bus.send("n1", {"t": "chat", "ev": {"event": "chat", "message": "x" * 200}})
+                await asyncio.sleep(0)
+
+        producer = asyncio.get_running_loop().create_task(produce())
+        await asyncio.sleep(0.02)
+        stopping = asyncio.get_running_loop().create_task(bus.stop())
+        stopped = await ends_within(stopping, 5)
+        stop = True
+        await producer
+        assert stopped, "the bus's loops did not end"
