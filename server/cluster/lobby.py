@@ -28,6 +28,7 @@ from redis.exceptions import RedisError
 
 from server.cluster import wire
 from server.cluster.bus import Bus
+from server.cluster.community import Community
 from server.cluster.lease import LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.routing import Outbox
@@ -81,6 +82,7 @@ class ClusterLobby(Takeover):
         self.given_up: dict[str, Room] = {}
         self._taking: set[str] = set()
         self._scan_store = True  # look in PostgreSQL for unfinished tables Redis does not list
+        self.community = Community(self)  # tells, friends' notices, mutes, ignore lists across nodes
 
     # -- starting and stopping ------------------------------------------------------------------
 
@@ -296,6 +298,27 @@ class ClusterLobby(Takeover):
             del self.players[player.key]  # a remote person's node keeps their account
             return
         await super().release(player)
+
+    # -- the community on every node (server/cluster/community.py) ---------------------------------
+
+    def people_elsewhere(self) -> Mapping[str, Mapping[str, Any]]:
+        return self._people
+
+    def elsewhere(self, name: str) -> dict[str, Any] | None:
+        return self.community.elsewhere(name)
+
+    def reach(self, key: str, event: Mapping[str, Any], *, reply_to: str | None = None) -> None:
+        self.community.reach(key, event, reply_to)
+
+    def tell_keys(self, keys: list[str], event: Mapping[str, Any], but: Player | None = None) -> None:
+        super().tell_keys(keys, event, but)
+        self.community.tell_keys(keys, event, but.key if but is not None else None)
+
+    def shared_ignores(self, player: Player) -> None:
+        self.community.shared_ignores(player)
+
+    def shared_mute(self, name: str, until: float | None, event: Mapping[str, Any]) -> None:
+        self.community.shared_mute(name, until, event)
 
     # -- who and where ----------------------------------------------------------------------------
 

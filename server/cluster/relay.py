@@ -16,7 +16,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from server.cluster import wire
+from server.cluster import community, wire
 from server.cluster.bus import Bus
 from server.cluster.proxy import RemoteClient, RemotePlace, RemoteStates
 from server.cluster.routing import Outbox
@@ -26,6 +26,9 @@ from server.protocol import CommandError, Shared
 from server.room import Room
 
 log = logging.getLogger("donne.cluster")
+
+LOBBY_KINDS = frozenset({"chat", "news", "kick", "owner"}) | community.KINDS
+"""The lobby channel's messages: each node hears its own too, and has handled them already."""
 
 ANSWERS_KEPT = 10_000
 """Replies kept for copies of a request (a front sends a command again after a second unanswered)."""
@@ -41,6 +44,7 @@ class Relay(Lobby):
     pending: dict[str, asyncio.Future[Any]]
     places: dict[str, RemotePlace]
     _answers: collections.OrderedDict[str, dict[str, Any] | None]
+    community: community.Community
 
     @property
     def healthy(self) -> bool:
@@ -50,8 +54,11 @@ class Relay(Lobby):
 
     def _on_message(self, msg: dict[str, Any]) -> None:
         kind, sender = msg["t"], msg["from"]
-        if sender == self.node and kind in ("chat", "news", "kick", "owner"):
+        if sender == self.node and kind in LOBBY_KINDS:
             return  # this node's own lobby message, already handled here
+        if kind in community.KINDS:
+            self.community.handle(msg)
+            return
         handler = getattr(self, f"_on_{kind}")
         handler(msg, sender)
 

@@ -19,6 +19,8 @@ lobby channel (every node)
     ``chat`` / ``news`` ``ev`` — lobby chat, room-list news
     ``kick`` ``key`` — that name logged in on the sending node: older sessions end
     ``owner`` ``rid epoch`` — the sending node owns that table now (after a take-over)
+    ``reach`` ``keys`` ``ignores`` ``mute`` — tells, friends' notices, ignore lists and mutes
+             (:mod:`server.cluster.community`)
 
 ``m`` (a member) is ``{"key", "name", "guest", "prefs", "lang"}``.
 """
@@ -34,7 +36,7 @@ from server.protocol import encode_value
 PREFIX = "donne:"
 
 KINDS = frozenset({"cmd", "conn", "disc", "reply", "st", "sh", "ev", "notice", "gone", "close",
-                   "chat", "news", "kick", "owner"})
+                   "chat", "news", "kick", "owner", "reach", "keys", "ignores", "mute"})
 
 
 class BadMessage(ValueError):

@@ -208,6 +208,7 @@ async def mute(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str,
     ctx.lobby.conduct.noted_mute(who.name, done.until)  # tells and messages refused from now on
     until = when(done.until)
     _tell(who.player, {"event": "muted", "until": until, "reason": reason})
+    ctx.lobby.shared_mute(who.name, done.until, {"event": "muted", "until": until, "reason": reason})
     return {"name": who.name, "until": until, "reason": reason}
 
 
@@ -220,6 +221,7 @@ async def unmute(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[st
         raise _storage(exc, who.name) from None
     ctx.lobby.conduct.noted_mute(who.name, None)
     _tell(who.player, {"event": "unmuted"})
+    ctx.lobby.shared_mute(who.name, None, {"event": "unmuted"})
     return {"name": who.name}
 
 
@@ -549,6 +551,7 @@ async def ignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         except StorageError as exc:
             raise _storage(exc) from None
     ignores[key] = shown
+    ctx.lobby.shared_ignores(player)
     return {"name": shown, "ignored": _ignored_names(player)}
 
 
@@ -564,6 +567,7 @@ async def unignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if not player.guest:
         await ctx.store.moderation.unignore(player.name, name)
     shown = ignores.pop(key)
+    ctx.lobby.shared_ignores(player)
     return {"name": shown, "ignored": _ignored_names(player)}
 
 

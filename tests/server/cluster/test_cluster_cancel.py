@@ -16,7 +16,6 @@ import pytest
 from server.cluster.bus import Bus, still_wanted
 from server.cluster.keepalive import KeepAlive
 
-
 LOSING = {"on": True}
 
 
@@ -76,20 +75,19 @@ async def test_the_keep_alive_loop_ends_when_its_cancel_is_lost_in_a_keep_alive(
 @pytest.mark.timeout(60)  # without the fix the bus never stops: the limit ends the test
 async def test_a_bus_busy_sending_stops(redis_server):
     # with real Redis I/O the lost cancel is the common case (most cancels of a sending task)
+    async def produce(bus: Bus, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            bus.send("n1", {"t": "chat", "ev": {"event": "chat", "message": "x" * 200}})
+            await asyncio.sleep(0)
+
     for _ in range(20):
         bus = Bus(redis_server.url, "n0", lambda msg: None, lambda ok: None)
         await bus.start()
-        stop = False
-
-        async def produce() -> None:
-            while not stop:
-                bus.send("n1", {"t": "chat", "ev": {"event": "chat", "message": "x" * 200}})
-                await asyncio.sleep(0)
-
-        producer = asyncio.get_running_loop().create_task(produce())
+        stop = asyncio.Event()
+        producer = asyncio.get_running_loop().create_task(produce(bus, stop))
         await asyncio.sleep(0.02)
         stopping = asyncio.get_running_loop().create_task(bus.stop())
         stopped = await ends_within(stopping, 5)
-        stop = True
+        stop.set()
         await producer
         assert stopped, "the bus's loops did not end"
