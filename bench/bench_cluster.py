@@ -11,8 +11,10 @@ Starts a private PostgreSQL and redis-server (as the tests do: ``tests/server/pg
 * ``two_nodes_seat``: two nodes, the seats of each table on different nodes (``--spread seat``:
   the owner's states and the fronts' commands cross Redis).
 
-For each run: throughput, latency p50/p99, every node's CPU seconds over the window (from
-``/proc``), and the server CPU per action (all nodes, ms). The load generator's own lag and CPU
+For each run: throughput, latency p50/p99, the error replies by code, every node's CPU seconds
+over the measured window alone (``/proc/PID/stat`` of each node process when the window starts
+and when it ends: connecting and seating are not in it), Redis's and PostgreSQL's over the same
+window, the server CPU per action (all nodes, ms) and the load average around the run. The load generator's own lag and CPU
 are checked as in ``donne load`` (``flagged``). The machine has two cores shared by the nodes,
 PostgreSQL, Redis and the load generator: the ratios between runs are what count.
 """
@@ -58,21 +60,53 @@ async def one_run(label: str, nodes: int, spread: str, pg: PgServer, redis: Redi
         for server in servers:
             await server.start()
         await asyncio.sleep(2.5)  # every node has read the others' keep-alives
-        cpu0 = [s.cpu_s() or 0.0 for s in servers]
+        services = [redis.proc.pid] if redis.proc is not None else []
+        services += pg_processes(pg)
+        load0 = loadavg()
         opts = LoadOptions(clients=args.clients, tables=args.clients // args.seats, game=args.game,
-                           rules=args.rules, duration=args.duration, procs=args.procs,
-                           ports=[s.telnet_port for s in servers], spread=spread)
+                           rules=args.rules, duration=args.duration, procs=args.procs, think=args.think,
+                           ports=[s.telnet_port for s in servers], spread=spread,
+                           window_pids=tuple([s.pid for s in servers] + services))
         run = await run_load(opts)
-        cpu1 = [s.cpu_s() or 0.0 for s in servers]
+        load1 = loadavg()
     finally:
         for server in servers:
             await server.stop()
-    cpu = [round(b - a, 2) for a, b in zip(cpu0, cpu1, strict=True)]  # includes connecting and seating
-    keep = ("clients", "tables", "duration_s", "actions", "actions_per_s", "p50_ms", "p95_ms", "p99_ms",
-            "max_ms", "suspect_latency", "errors", "refused", "disconnects", "flagged")
-    out = {"run": label, "nodes": nodes, "spread": spread, **{k: run[k] for k in keep}}
+    window = [c or 0.0 for c in run["window_cpu_s"]]
+    cpu = window[:nodes]  # the measured window only (from each node's /proc/PID/stat at its start and end)
+    keep = ("clients", "tables", "think_s", "duration_s", "actions", "actions_per_s", "p50_ms", "p95_ms",
+            "p99_ms", "max_ms", "suspect_latency", "errors", "refused", "disconnects", "codes", "flagged",
+            "client_cpu_s")
+    out = {"run": label, "nodes": nodes, "spread": spread, **{k: run.get(k) for k in keep}}
     out["node_cpu_s"] = cpu
+    out["redis_cpu_s"] = round(window[nodes], 2) if len(window) > nodes else None
+    out["postgres_cpu_s"] = round(sum(window[nodes + 1:]), 2)
     out["server_cpu_ms_per_action"] = round(1000 * sum(cpu) / run["actions"], 3) if run["actions"] else None
+    out["loadavg"] = [load0, load1]
+    return out
+
+
+def loadavg() -> float | None:
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def pg_processes(pg: PgServer) -> list[int]:
+    """The postmaster and the processes it started (backends, writers) at this moment."""
+    try:
+        master = int((pg.data / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return []
+    out = [master]
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == master:
+                out.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
     return out
 
 
@@ -84,6 +118,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--game", default="president")
     p.add_argument("--rules", default="classic")
     p.add_argument("--procs", type=int, default=1, help="worker processes of the load generator")
+    p.add_argument("--think", type=float, default=0.0, help="seconds each player thinks before acting")
     p.add_argument("--quick", action="store_true", help="40 clients, 5 s")
     args = p.parse_args(argv)
     if args.quick:
