@@ -74,6 +74,9 @@ class ClusterLobby(Takeover):
         self._pg_ok = True
         self._answers: collections.OrderedDict[str, dict[str, Any] | None] = collections.OrderedDict()
         """Requests from other nodes seen lately: their reply (None: still running), for the copies."""
+        self._probe: asyncio.Task[bool] | None = None  # the question asked of PostgreSQL, until answered
+        self._probe_at = 0.0
+        self._probe_done: int | None = None
         self._running = asyncio.Event()  # set while Redis and PostgreSQL both answer
         self._running.set()
         self._healthy_since = time.monotonic()  # the last time Redis and PostgreSQL came back
@@ -100,6 +103,8 @@ class ClusterLobby(Takeover):
 
     async def shutdown(self) -> None:
         await super().shutdown()
+        if self._probe is not None:
+            self._probe.cancel()
         self._flush_outbox()
         await self.bus.flush()
         if self._tick is not None:
@@ -146,18 +151,32 @@ class ClusterLobby(Takeover):
         return True
 
     async def _probe_store(self) -> None:
-        """Ask PostgreSQL a question; unanswered after ``service_timeout`` (a database that accepts
-        but does not answer: stopped, or its host unreachable), it counts as away, as one that
-        refuses does. The question stays in the database's queue and the next probe asks again."""
-        try:
-            async with asyncio.timeout(self.config.service_timeout):
-                await self.store.accounts.exists("house:probe")
-        except TimeoutError:
-            self._pg_health(False, TimeoutError(f"no answer in {self.config.service_timeout:g} s"))
-        except Exception as exc:
-            self._pg_health(False, exc)
-        else:
-            self._pg_health(True)
+        """Ask PostgreSQL a question (one at a time) and wait for the answer a moment. A database
+        that refuses counts as away at once; one that accepts but does not answer (stopped, its host
+        unreachable) when the question has waited ``service_timeout`` and the node's database
+        connection finished nothing meanwhile. A busy database, whose queue is long but moving, is
+        not away: the question simply waits its turn."""
+        probe = self._probe
+        if probe is None or probe.done():
+            probe = self._probe = asyncio.get_running_loop().create_task(
+                self.store.accounts.exists("house:probe"), name="cluster-probe-store")
+            self._probe_at, self._probe_done = time.monotonic(), self._store_done()
+        await asyncio.wait([probe], timeout=self.config.keepalive_seconds / 2)
+        if probe.done():
+            exc = probe.exception() if not probe.cancelled() else None
+            if exc is not None:
+                self._pg_health(False, exc)
+            else:
+                self._pg_health(True)
+            return
+        waited = time.monotonic() - self._probe_at
+        done = self._store_done()
+        if waited >= self.config.service_timeout and (done is None or done == self._probe_done):
+            self._pg_health(False, TimeoutError(f"no answer in {waited:.1f} s"))
+
+    def _store_done(self) -> int | None:
+        progress = getattr(self.store, "progress", None)
+        return progress() if callable(progress) else None
 
     def _pg_health(self, ok: bool, exc: BaseException | None = None) -> None:
         if ok == self._pg_ok:

@@ -91,3 +91,38 @@ async def test_a_bus_busy_sending_stops(redis_server):
         stop.set()
         await producer
         assert stopped, "the bus's loops did not end"
+
+
+class SlowStore:
+    """A database whose answer to the probe never comes; ``busy``: it finishes other work meanwhile."""
+
+    def __init__(self, busy: bool) -> None:
+        self.busy = busy
+        self.finished = 0
+        self.accounts = self
+
+    async def exists(self, name: str) -> bool:
+        await asyncio.Event().wait()
+        return False
+
+    def progress(self) -> int:
+        if self.busy:
+            self.finished += 1
+        return self.finished
+
+
+@pytest.mark.parametrize("busy", [True, False])
+async def test_a_database_that_answers_nothing_is_away_a_busy_one_is_not(busy):
+    from server.cluster.lobby import ClusterLobby
+
+    said: list[bool] = []
+    node = types.SimpleNamespace(store=SlowStore(busy), _probe=None, _probe_at=0.0, _probe_done=None,
+                                 config=types.SimpleNamespace(keepalive_seconds=0.1, service_timeout=0.3),
+                                 _pg_health=lambda ok, exc=None: said.append(ok))
+    node._store_done = types.MethodType(ClusterLobby._store_done, node)
+    try:
+        for _ in range(8):  # the keep-alive asks at every turn: 0.4 s and more, past service_timeout
+            await ClusterLobby._probe_store(node)  # type: ignore[arg-type]
+    finally:
+        node._probe.cancel()
+    assert said == ([] if busy else [False] * said.count(False)) and (busy or said)
