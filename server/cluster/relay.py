@@ -221,7 +221,7 @@ class Relay(Lobby):
         states, to = wire.read_states(msg)
         rid = str(msg.get("rid", ""))
         place = self.place(rid, sender)
-        shared = RemoteStates(states)
+        shared = RemoteStates(states)  # the lines as the owner made them: read only if a text session asks
         for key, seat in to:
             found = self._local_session(key)
             if found is None or seat not in states:
