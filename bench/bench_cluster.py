@@ -55,7 +55,8 @@ async def one_run(label: str, nodes: int, spread: str, pg: PgServer, redis: Redi
     finally:
         conn.close()
     redis.command("FLUSHALL")
-    servers = [ServerProcess(node_limits(database, redis.url, f"b{i}")) for i in range(nodes)]
+    servers = [ServerProcess(node_limits(database, redis.url, f"b{i}"),
+                             profile=f"{args.profile}.{label}.{i}" if args.profile else None) for i in range(nodes)]
     try:
         for server in servers:
             await server.start()
@@ -120,6 +121,8 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--procs", type=int, default=1, help="worker processes of the load generator")
     p.add_argument("--think", type=float, default=0.0, help="seconds each player thinks before acting")
     p.add_argument("--quick", action="store_true", help="40 clients, 5 s")
+    p.add_argument("--runs", default="one_node,two_nodes_table,two_nodes_seat", help="which runs, in order")
+    p.add_argument("--profile", help="cProfile each node into PROFILE.RUN.NODE (figures then not comparable)")
     args = p.parse_args(argv)
     if args.quick:
         args.clients, args.duration = 40, 5.0
@@ -132,8 +135,9 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
     try:
         pg.start()
         redis.start()
-        for label, nodes, spread in (("one_node", 1, "table"), ("two_nodes_table", 2, "table"),
-                                     ("two_nodes_seat", 2, "seat")):
+        kinds = {"one_node": (1, "table"), "two_nodes_table": (2, "table"), "two_nodes_seat": (2, "seat")}
+        for label in args.runs.split(","):
+            nodes, spread = kinds[label]
             run = await one_run(label, nodes, spread, pg, redis, args)
             out["runs"].append(run)
             print(json.dumps(run), file=sys.stderr)
@@ -141,7 +145,7 @@ async def main(argv: list[str] | None = None) -> dict[str, Any]:
         redis.stop()
         pg.stop()
     base = out["runs"][0]
-    for run in out["runs"][1:]:
+    for run in out["runs"][1:] if base["run"] == "one_node" else ():
         run["throughput_vs_one_node"] = round(run["actions_per_s"] / base["actions_per_s"], 2) \
             if base["actions_per_s"] else None
     return out
