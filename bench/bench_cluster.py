@@ -71,6 +71,7 @@ async def one_run(label: str, nodes: int, spread: str, pg: PgServer, redis: Redi
         run = await run_load(opts)
         load1 = loadavg()
     finally:
+        said = [said_by(server) for server in servers]
         for server in servers:
             await server.stop()
     window = [c or 0.0 for c in run["window_cpu_s"]]
@@ -84,7 +85,16 @@ async def one_run(label: str, nodes: int, spread: str, pg: PgServer, redis: Redi
     out["postgres_cpu_s"] = round(sum(window[nodes + 1:]), 2)
     out["server_cpu_ms_per_action"] = round(1000 * sum(cpu) / run["actions"], 3) if run["actions"] else None
     out["loadavg"] = [load0, load1]
+    out["node_warnings"] = said  # what each node logged at WARNING and above (the first lines)
     return out
+
+
+def said_by(server: ServerProcess, keep: int = 60) -> list[str]:
+    try:
+        lines = (server.log_path.read_text(errors="replace").splitlines() if server.log_path else [])
+    except OSError:
+        return []
+    return [line[:200] for line in lines if " WARNING " in line or " ERROR " in line][:keep]
 
 
 def loadavg() -> float | None:

@@ -29,6 +29,28 @@ log = logging.getLogger("donne.cluster")
 
 MAX_BATCH = 500
 
+POOL = 100
+"""Connections to Redis one node opens at most (a command waits for a free one, ``timeout`` at most)."""
+
+
+class Busy(RedisConnectionError):
+    """Every connection of this node's pool stayed in use for ``timeout``: this node is overloaded
+    (a storm of logins), which says nothing of Redis. Not taken as Redis away."""
+
+
+class _Pool(aioredis.BlockingConnectionPool):
+    """The node's connections: a command waits for a free one, rather than failing at once when
+    they are all in use (redis-py's plain pool raises "Too many connections": under a thousand
+    logins at once it made a healthy Redis look away, pausing every table and refusing joins)."""
+
+    async def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
+        except RedisConnectionError as exc:
+            if isinstance(exc.__cause__, TimeoutError):
+                raise Busy(f"all {self.max_connections} connections to Redis in use") from exc
+            raise
+
 
 def still_wanted() -> None:
     """Raise :class:`asyncio.CancelledError` when the running task was cancelled, even if the
@@ -71,11 +93,12 @@ class Bus:
         # once, rather than failing one command each after Redis is back; a command Redis does not
         # answer (a Redis that accepts but is stopped, or a network that drops everything) fails
         # after ``timeout``, once: tried again, the wait would double and the outage go unnoticed
-        self.redis = aioredis.from_url(self.url, decode_responses=True, socket_connect_timeout=self.timeout,
-                                       socket_timeout=self.timeout, health_check_interval=2,
-                                       retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2,
-                                                   supported_errors=(RedisConnectionError,)),
-                                       retry_on_error=[RedisConnectionError])
+        pool = _Pool.from_url(self.url, decode_responses=True, socket_connect_timeout=self.timeout,
+                              socket_timeout=self.timeout, health_check_interval=2,
+                              retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2,
+                                          supported_errors=(RedisConnectionError,)),
+                              retry_on_error=[RedisConnectionError], max_connections=POOL, timeout=self.timeout)
+        self.redis = aioredis.Redis(connection_pool=pool)
         await self.redis.ping()
         self.healthy = True
         loop = asyncio.get_running_loop()
@@ -169,6 +192,9 @@ class Bus:
                 await asyncio.sleep(self.retry)
 
     def _health(self, ok: bool, exc: BaseException | None = None) -> None:
+        if not ok and isinstance(exc, Busy):
+            log.warning("cluster: %s", exc)  # this node is overloaded; Redis may answer well
+            return
         if ok == self.healthy:
             return
         self.healthy = ok
