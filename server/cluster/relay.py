@@ -54,6 +54,10 @@ class Relay(Lobby):
 
     def _on_message(self, msg: dict[str, Any]) -> None:
         kind, sender = msg["t"], msg["from"]
+        if kind == "batch":  # what one turn of the sender's loop made for this node, in order
+            for one in wire.read_batch(msg):
+                self._on_message(one)
+            return
         if sender == self.node and kind in LOBBY_KINDS:
             return  # this node's own lobby message, already handled here
         if kind in community.KINDS:
@@ -77,9 +81,14 @@ class Relay(Lobby):
             self._outbox_handle = asyncio.get_running_loop().call_soon(self._flush_outbox)
 
     def _flush_outbox(self) -> None:
+        """What this turn of the loop made for other nodes: one message per node (a ``batch`` of
+        them, in order, when there are several: one publish and one read instead of each)."""
         self._outbox_handle = None
+        by_node: dict[str, list[dict[str, Any]]] = {}
         for node, msg in self.outbox.drain():
-            self.bus.send(node, msg)
+            by_node.setdefault(node, []).append(msg)
+        for node, msgs in by_node.items():
+            self.bus.send(node, msgs[0] if len(msgs) == 1 else wire.batch(msgs))
 
     @staticmethod
     def member_of(player: Player) -> dict[str, Any]:

@@ -16,6 +16,9 @@ owner → front
     ``sh``   ``rid ev names to`` — a table event for the front's readers
     ``ev``   ``key ev names you`` — an event for one person; ``notice`` ``key what params``
     ``gone`` ``rid key`` — the person is no longer at the table; ``close`` ``key reason``
+either
+    ``batch`` ``msgs`` — several of the above for one node, in the order they were made
+
 lobby channel (every node)
     ``chat`` / ``news`` ``ev`` — lobby chat, room-list news
     ``kick`` ``key`` — that name logged in on the sending node: older sessions end
@@ -37,7 +40,7 @@ from server.protocol import encode_value
 PREFIX = "donne:"
 
 KINDS = frozenset({"cmd", "conn", "disc", "reply", "st", "sh", "ev", "notice", "gone", "close",
-                   "chat", "news", "kick", "owner", "reach", "keys", "ignores", "mute"})
+                   "chat", "news", "kick", "owner", "reach", "keys", "ignores", "mute", "batch"})
 
 
 class BadMessage(ValueError):
@@ -93,6 +96,19 @@ def decode(raw: str | bytes) -> dict[str, Any]:
     if not isinstance(msg, dict) or msg.get("t") not in KINDS or not isinstance(msg.get("from"), str):
         raise BadMessage("not a cluster message")
     return msg
+
+
+def batch(msgs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    return {"t": "batch", "msgs": [dict(m) for m in msgs]}
+
+
+def read_batch(msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The messages of a ``batch``, each with its sender (a bad one is left out)."""
+    out = []
+    for one in msg.get("msgs") or ():
+        if isinstance(one, dict) and one.get("t") in KINDS and one.get("t") != "batch":
+            out.append({**one, "from": msg["from"]})
+    return out
 
 
 def member(key: str, name: str, guest: bool, prefs: Mapping[str, bool], lang: str) -> dict[str, Any]:

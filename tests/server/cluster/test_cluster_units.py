@@ -74,6 +74,14 @@ def test_messages_to_a_node_keep_their_order():
     assert kinds == ["st", "gone", "st"]
 
 
+def test_a_batch_carries_a_nodes_messages_in_order_and_leaves_bad_ones_out():
+    msgs = [{"t": "reply", "req": "n1.1", "ok": None}, {"t": "gone", "rid": "r1", "key": "bob"}]
+    back = wire.decode(wire.encode({**wire.batch(msgs), "from": "n0"}))
+    assert wire.read_batch(back) == [{**m, "from": "n0"} for m in msgs]
+    odd = {"t": "batch", "from": "n0", "msgs": [3, {"t": "nope"}, {"t": "batch", "msgs": []}, msgs[0]]}
+    assert wire.read_batch(odd) == [{**msgs[0], "from": "n0"}]
+
+
 def test_remote_states_give_the_same_json_line_as_the_owner():
     state = {"room": "r1", "you": 2, "hand": ["7c", "Qh"], "deadline": 12.5, "window": None, "name": "Zoé"}
     line = encode({"type": "state", **state})
