@@ -149,7 +149,8 @@ class Bus:
             except (RedisError, OSError) as exc:
                 self.dropped += len(batch)
                 self._health(False, exc)
-                log.warning("cluster: %d message(s) not sent, Redis unreachable", len(batch))
+                log.warning("cluster: %d message(s) not sent (%s)", len(batch),
+                            "every connection busy" if isinstance(exc, Busy) else "Redis unreachable")
                 await asyncio.sleep(self.retry)
 
     # -- in ------------------------------------------------------------------------------------
