@@ -217,6 +217,12 @@ class Conduct:
     def unmark(self, player: Player, key: str) -> None:
         self.marks_of(player).pop(key, None)
 
+    def noted_ignores(self, key: str, names: Mapping[str, str], *, guest: bool) -> None:
+        """The ignore list of the person ``key`` as another node of a cluster has it now."""
+        self._set(key, list(names.values()))
+        if guest:
+            self._guests.add(key)
+
     def noted_mute(self, name: str, until: float | None) -> None:
         """A mute set (``until``) or lifted (None)."""
         if until is None:

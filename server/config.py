@@ -136,6 +136,7 @@ class Config:
     lease_seconds: float = 5.0
     keepalive_seconds: float = 1.0
     remote_timeout: float = 10.0
+    service_timeout: float = 2.0
     # [metrics] (its keys are host and port in the file: see _SECTION_KEYS)
     metrics_host: str = "127.0.0.1"
     metrics_port: int = 0
@@ -315,6 +316,8 @@ def _check(cfg: Config) -> None:
     if cfg.keepalive_seconds <= 0 or cfg.lease_seconds < 3 * cfg.keepalive_seconds or cfg.remote_timeout <= 0:
         raise ConfigError("keepalive_seconds and remote_timeout must be positive, lease_seconds at least "
                           "three keep-alives")
+    if cfg.service_timeout <= 0:
+        raise ConfigError("service_timeout must be positive")
     if cfg.default_ante < 1 or cfg.bot_chips < 0:
         raise ConfigError("default_ante must be at least 1 and bot_chips not negative")
 

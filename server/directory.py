@@ -64,6 +64,24 @@ class Directory:
         """The room ``room_id`` names, where ``join`` and ``watch`` go (a cluster: on any node)."""
         return self.find_room(room_id)
 
+    # -- the community on other nodes (one process: there are none) --------------------------
+
+    def elsewhere(self, name: str) -> dict[str, Any] | None:
+        """The person online as ``name`` at another node of the cluster (their ``who`` entry: name,
+        guest, room, seat), or None."""
+        return None
+
+    def reach(self, key: str, event: Mapping[str, Any], *, reply_to: str | None = None) -> None:
+        """``event`` for the person ``key`` online at another node (``reply_to``: whom their
+        ``reply`` answers)."""
+
+    def shared_ignores(self, player: Player) -> None:
+        """``player``'s ignore list changed: every node obeys the new one."""
+
+    def shared_mute(self, name: str, until: float | None, event: Mapping[str, Any]) -> None:
+        """``name`` was muted until ``until`` (None: unmuted): every node obeys it, and the person
+        hears ``event`` wherever they are."""
+
     # -- outages (one process: none; a cluster node: server/cluster/lobby.py) -----------------
 
     @property

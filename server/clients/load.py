@@ -99,6 +99,9 @@ class LoadOptions:
     worker_loop: str = "auto"
     """The workers' event loop: ``asyncio`` (the standard one), ``uvloop`` (a dependency, not on Windows), ``auto``."""
     server_keys: tuple[str, ...] = ()
+    window_pids: tuple[int, ...] = ()
+    """Processes (the nodes of a cluster, its services) whose CPU seconds over the measured window
+    alone, from ``/proc/PID/stat`` at its start and its end, the figures give (``window_cpu_s``)."""
     """``KEY = VALUE`` lines for the started server's ``[server]`` section (``--server-key``)."""
     profile_workers: str | None = None
     """cProfile each worker into ``PREFIX.N`` (N: the worker's index)."""
@@ -406,12 +409,14 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         # the measured window: every seat of every worker is at its table
         m0 = await _scrape(server)
         cpu0 = watched.cpu_s() if watched else None
+        window0 = [proc_cpu_s(pid) for pid in opts.window_pids]
         t0 = time.perf_counter()
         for wp in workers:
             wp.tell("go")
         await asyncio.sleep(opts.duration)
         elapsed = time.perf_counter() - t0
         cpu1 = watched.cpu_s() if watched else None
+        window1 = [proc_cpu_s(pid) for pid in opts.window_pids]
         m1 = await _scrape(server)
         results = await _phase(workers, "result", 30 + PHASE_SLACK)
         rss1 = watched.rss_mb() if watched else None
@@ -465,6 +470,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         "server_rss_start_mb": None if rss0 is None else round(rss0, 1),
         "server_rss_connected_mb": None if rss_connected is None else round(rss_connected, 1),
         "server_cpu_s": None if server_cpu is None else round(server_cpu, 2),
+        "window_cpu_s": [_diff(b, a) for a, b in zip(window0, window1, strict=True)],
         "server_cpu_share": None if server_cpu is None else round(server_cpu / elapsed, 3),
         "server_cpu_connect_s": _diff(cpu_connected, cpu_start),
         "server_cpu_setup_s": _diff(cpu0, cpu_connected),

@@ -20,6 +20,7 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from server.cluster import wire
+from server.cluster.bus import still_wanted
 from server.cluster.lease import Held, LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.relay import Relay
@@ -92,6 +93,7 @@ class KeepAlive(Relay):
 
     async def _tick_loop(self) -> None:
         while True:
+            still_wanted()  # a cancel lost inside a Redis command ends the loop here (bus.still_wanted)
             await asyncio.sleep(self.config.keepalive_seconds)
             try:
                 await self._keepalive()

@@ -28,6 +28,7 @@ from redis.exceptions import RedisError
 
 from server.cluster import wire
 from server.cluster.bus import Bus
+from server.cluster.community import Community
 from server.cluster.lease import LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.routing import Outbox
@@ -61,7 +62,7 @@ class ClusterLobby(Takeover):
         self.pending: dict[str, asyncio.Future[Any]] = {}
         self.places: dict[str, RemotePlace] = {}
         self.bus = Bus(config.redis_url, self.node, self._on_message, self._on_health,
-                       on_subscribed=self._resubscribed)
+                       on_subscribed=self._resubscribed, timeout=config.service_timeout)
         self.book = LeaseBook(self.node, config.lease_seconds, time.monotonic)
         # renewed early enough that a keep-alive late by one beat still finds its leases surely held
         # (a short lease with a slow keep-alive: renewed at every keep-alive)
@@ -78,6 +79,9 @@ class ClusterLobby(Takeover):
         self._pg_ok = True
         self._answers: collections.OrderedDict[str, dict[str, Any] | None] = collections.OrderedDict()
         """Requests from other nodes seen lately: their reply (None: still running), for the copies."""
+        self._probe: asyncio.Task[bool] | None = None  # the question asked of PostgreSQL, until answered
+        self._probe_at = 0.0
+        self._probe_done: int | None = None
         self._running = asyncio.Event()  # set while Redis and PostgreSQL both answer
         self._running.set()
         self._healthy_since = time.monotonic()  # the last time Redis and PostgreSQL came back
@@ -89,6 +93,7 @@ class ClusterLobby(Takeover):
         self.given_up: dict[str, Room] = {}
         self._taking: set[str] = set()
         self._scan_store = True  # look in PostgreSQL for unfinished tables Redis does not list
+        self.community = Community(self)  # tells, friends' notices, mutes, ignore lists across nodes
 
     # -- starting and stopping ------------------------------------------------------------------
 
@@ -106,6 +111,8 @@ class ClusterLobby(Takeover):
 
     async def shutdown(self) -> None:
         await super().shutdown()
+        if self._probe is not None:
+            self._probe.cancel()
         self._flush_outbox()
         await self.bus.flush()
         if self._tick is not None:
@@ -152,12 +159,32 @@ class ClusterLobby(Takeover):
         return True
 
     async def _probe_store(self) -> None:
-        try:
-            await self.store.accounts.exists("house:probe")
-        except Exception as exc:
-            self._pg_health(False, exc)
-        else:
-            self._pg_health(True)
+        """Ask PostgreSQL a question (one at a time) and wait for the answer a moment. A database
+        that refuses counts as away at once; one that accepts but does not answer (stopped, its host
+        unreachable) when the question has waited ``service_timeout`` and the node's database
+        connection finished nothing meanwhile. A busy database, whose queue is long but moving, is
+        not away: the question simply waits its turn."""
+        probe = self._probe
+        if probe is None or probe.done():
+            probe = self._probe = asyncio.get_running_loop().create_task(
+                self.store.accounts.exists("house:probe"), name="cluster-probe-store")
+            self._probe_at, self._probe_done = time.monotonic(), self._store_done()
+        await asyncio.wait([probe], timeout=self.config.keepalive_seconds / 2)
+        if probe.done():
+            exc = probe.exception() if not probe.cancelled() else None
+            if exc is not None:
+                self._pg_health(False, exc)
+            else:
+                self._pg_health(True)
+            return
+        waited = time.monotonic() - self._probe_at
+        done = self._store_done()
+        if waited >= self.config.service_timeout and (done is None or done == self._probe_done):
+            self._pg_health(False, TimeoutError(f"no answer in {waited:.1f} s"))
+
+    def _store_done(self) -> int | None:
+        progress = getattr(self.store, "progress", None)
+        return progress() if callable(progress) else None
 
     def _pg_health(self, ok: bool, exc: BaseException | None = None) -> None:
         if ok == self._pg_ok:
@@ -171,6 +198,8 @@ class ClusterLobby(Takeover):
 
     def _on_health(self, ok: bool) -> None:
         self._health_changed()
+        if ok:  # messages sent or published while Redis did not answer are lost: the tables are drawn again
+            self._resubscribed()
 
     def _health_changed(self) -> None:
         """Pause or resume the rooms; tell this node's people at a table."""
@@ -367,6 +396,27 @@ class ClusterLobby(Takeover):
             del self.players[player.key]  # a remote person's node keeps their account
             return
         await super().release(player)
+
+    # -- the community on every node (server/cluster/community.py) ---------------------------------
+
+    def people_elsewhere(self) -> Mapping[str, Mapping[str, Any]]:
+        return self._people
+
+    def elsewhere(self, name: str) -> dict[str, Any] | None:
+        return self.community.elsewhere(name)
+
+    def reach(self, key: str, event: Mapping[str, Any], *, reply_to: str | None = None) -> None:
+        self.community.reach(key, event, reply_to)
+
+    def tell_keys(self, keys: list[str], event: Mapping[str, Any], but: Player | None = None) -> None:
+        super().tell_keys(keys, event, but)
+        self.community.tell_keys(keys, event, but.key if but is not None else None)
+
+    def shared_ignores(self, player: Player) -> None:
+        self.community.shared_ignores(player)
+
+    def shared_mute(self, name: str, until: float | None, event: Mapping[str, Any]) -> None:
+        self.community.shared_mute(name, until, event)
 
     # -- who and where ----------------------------------------------------------------------------
 

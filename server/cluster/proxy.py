@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from server.protocol import CommandError, Shared, encode
+from server.protocol import CommandError, Shared, decode
 
 if TYPE_CHECKING:
     from server.cluster.node import Node
@@ -103,26 +103,30 @@ class RemoteClient:
 
 
 class RemoteStates:
-    """A table's states of one moment as a front received them (what ``Session.push_states`` reads)."""
+    """A table's states of one moment as a front received them (what ``Session.push_states`` reads):
+    each seat's JSON-mode line as the owner made it; its dict is read from it only when asked (a
+    text session, or a JSON session's last state when it is read)."""
 
     __slots__ = ("_lines", "_states")
 
-    def __init__(self, states: Mapping[int | None, dict[str, Any]]) -> None:
-        self._states = states
-        self._lines: dict[int | None, str] = {}
+    def __init__(self, lines: Mapping[int | None, str]) -> None:
+        self._lines = lines
+        self._states: dict[int | None, dict[str, Any]] = {}
 
     def state(self, seat: int | None) -> dict[str, Any]:
-        return self._states[seat]
+        state = self._states.get(seat)
+        if state is None:
+            read = decode(self._lines[seat]) or {}
+            read.pop("type", None)
+            state = self._states[seat] = read
+        return state
 
     def reader(self, seat: int | None) -> Mapping[str, Any]:
-        """The state a JSON session keeps (as ``StateSet.reader``: here the dict received)."""
-        return self._states[seat]
+        """The state a JSON session keeps (as ``StateSet.reader``)."""
+        return self.state(seat)
 
     def line(self, seat: int | None) -> str:
-        line = self._lines.get(seat)
-        if line is None:
-            line = self._lines[seat] = encode({"type": "state", **self._states[seat]})
-        return line
+        return self._lines[seat]
 
 
 _requests = itertools.count(1)

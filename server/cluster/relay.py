@@ -16,7 +16,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from server.cluster import wire
+from server.cluster import community, wire
 from server.cluster.bus import Bus
 from server.cluster.proxy import RemoteClient, RemotePlace, RemoteStates
 from server.cluster.routing import Outbox
@@ -26,6 +26,9 @@ from server.protocol import CommandError, Shared
 from server.room import Room
 
 log = logging.getLogger("donne.cluster")
+
+LOBBY_KINDS = frozenset({"chat", "news", "kick", "owner"}) | community.KINDS
+"""The lobby channel's messages: each node hears its own too, and has handled them already."""
 
 ANSWERS_KEPT = 10_000
 """Replies kept for copies of a request (a front sends a command again after a second unanswered)."""
@@ -41,6 +44,7 @@ class Relay(Lobby):
     pending: dict[str, asyncio.Future[Any]]
     places: dict[str, RemotePlace]
     _answers: collections.OrderedDict[str, dict[str, Any] | None]
+    community: community.Community
 
     @property
     def healthy(self) -> bool:
@@ -54,8 +58,15 @@ class Relay(Lobby):
 
     def _on_message(self, msg: dict[str, Any]) -> None:
         kind, sender = msg["t"], msg["from"]
-        if sender == self.node and kind in ("chat", "news", "kick", "owner"):
+        if kind == "batch":  # what one turn of the sender's loop made for this node, in order
+            for one in wire.read_batch(msg):
+                self._on_message(one)
+            return
+        if sender == self.node and kind in LOBBY_KINDS:
             return  # this node's own lobby message, already handled here
+        if kind in community.KINDS:
+            self.community.handle(msg)
+            return
         handler = getattr(self, f"_on_{kind}")
         handler(msg, sender)
 
@@ -74,9 +85,14 @@ class Relay(Lobby):
             self._outbox_handle = asyncio.get_running_loop().call_soon(self._flush_outbox)
 
     def _flush_outbox(self) -> None:
+        """What this turn of the loop made for other nodes: one message per node (a ``batch`` of
+        them, in order, when there are several: one publish and one read instead of each)."""
         self._outbox_handle = None
+        by_node: dict[str, list[dict[str, Any]]] = {}
         for node, msg in self.outbox.drain():
-            self.bus.send(node, msg)
+            by_node.setdefault(node, []).append(msg)
+        for node, msgs in by_node.items():
+            self.bus.send(node, msgs[0] if len(msgs) == 1 else wire.batch(msgs))
 
     @staticmethod
     def member_of(player: Player) -> dict[str, Any]:
@@ -235,7 +251,7 @@ class Relay(Lobby):
         states, to = wire.read_states(msg)
         rid = str(msg.get("rid", ""))
         place = self.place(rid, sender)
-        shared = RemoteStates(states)
+        shared = RemoteStates(states)  # the lines as the owner made them: read only if a text session asks
         for key, seat in to:
             found = self._local_session(key)
             if found is None or seat not in states:

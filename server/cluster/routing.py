@@ -21,7 +21,7 @@ from server.cluster import wire
 @dataclass(slots=True)
 class _StateGroup:
     rid: str
-    get: Callable[[int | None], Mapping[str, Any]]
+    get: Callable[[int | None], str]
     source: int  # id() of the StateSet
     seats: dict[int | None, None] = field(default_factory=dict)
     to: list[tuple[str, int | None]] = field(default_factory=list)
@@ -46,11 +46,11 @@ class Outbox:
         return any(self._queues.values())
 
     def state(self, node: str, rid: str, states: Any, key: str, seat: int | None) -> None:
-        """``key`` on ``node`` reads ``states`` (a ``StateSet``-like: ``.state(seat)``) as ``seat``."""
+        """``key`` on ``node`` reads ``states`` (a ``StateSet``-like: ``.line(seat)``) as ``seat``."""
         queue = self._queues.setdefault(node, [])
         last = queue[-1] if queue else None
         if not (isinstance(last, _StateGroup) and last.source == id(states) and last.rid == rid):
-            last = _StateGroup(rid, states.state, id(states))
+            last = _StateGroup(rid, states.line, id(states))
             queue.append(last)
         last.seats[seat] = None
         last.to.append((key, seat))
@@ -74,8 +74,8 @@ class Outbox:
         for node, queue in queues.items():
             for item in queue:
                 if isinstance(item, _StateGroup):
-                    states = {seat: item.get(seat) for seat in item.seats}
-                    out.append((node, wire.states_message(item.rid, states, item.to)))
+                    lines = {seat: item.get(seat) for seat in item.seats}
+                    out.append((node, wire.states_message(item.rid, lines, item.to)))
                 elif isinstance(item, _SharedGroup):
                     out.append((node, {"t": "sh", "rid": item.rid, "ev": dict(item.event),
                                        "names": list(item.names) if item.names is not None else None,

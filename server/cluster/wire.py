@@ -9,32 +9,38 @@ front → owner (the node's channel of the table's owner)
     ``disc`` ``rid m`` — the person's connection ended (counts only from their current front)
 owner → front
     ``reply`` ``req ok`` or ``req err params``
-    ``st``   ``rid states to`` — a table's states of one moment: only the seats this front holds
-             people for (``states``: ``[[seat, state], …]``, seat ``null``: the spectators'),
+    ``st``   ``rid lines to`` — a table's states of one moment: only the seats this front holds
+             people for (``lines``: ``[[seat, JSON-mode state line], …]``, seat ``null``: the
+             spectators'),
              ``to``: ``[[key, seat], …]``
     ``sh``   ``rid ev names to`` — a table event for the front's readers
     ``ev``   ``key ev names you`` — an event for one person; ``notice`` ``key what params``
     ``gone`` ``rid key`` — the person is no longer at the table; ``close`` ``key reason``
+either
+    ``batch`` ``msgs`` — several of the above for one node, in the order they were made
+
 lobby channel (every node)
     ``chat`` / ``news`` ``ev`` — lobby chat, room-list news
     ``kick`` ``key`` — that name logged in on the sending node: older sessions end
     ``owner`` ``rid epoch`` — the sending node owns that table now (after a take-over)
+    ``reach`` ``keys`` ``ignores`` ``mute`` — tells, friends' notices, ignore lists and mutes
+             (:mod:`server.cluster.community`)
 
 ``m`` (a member) is ``{"key", "name", "guest", "prefs", "lang"}``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from server.protocol import decode as decode_line
 from server.protocol import encode_value
 
 PREFIX = "donne:"
 
 KINDS = frozenset({"cmd", "conn", "disc", "reply", "st", "sh", "ev", "notice", "gone", "close",
-                   "chat", "news", "kick", "owner"})
+                   "chat", "news", "kick", "owner", "reach", "keys", "ignores", "mute", "batch"})
 
 
 class BadMessage(ValueError):
@@ -88,13 +94,26 @@ def encode(msg: Mapping[str, Any]) -> str:
 
 def decode(raw: str | bytes) -> dict[str, Any]:
     """The message in ``raw``; :class:`BadMessage` if it is not one."""
-    try:
-        msg = json.loads(raw)
-    except (ValueError, RecursionError, UnicodeDecodeError) as exc:
-        raise BadMessage(f"not JSON: {exc}") from None
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    msg = decode_line(text)  # orjson (a node's states are most of what it reads), the standard library's answer where they differ
+    if msg is None:
+        raise BadMessage("not a JSON object")
     if not isinstance(msg, dict) or msg.get("t") not in KINDS or not isinstance(msg.get("from"), str):
         raise BadMessage("not a cluster message")
     return msg
+
+
+def batch(msgs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    return {"t": "batch", "msgs": [dict(m) for m in msgs]}
+
+
+def read_batch(msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The messages of a ``batch``, each with its sender (a bad one is left out)."""
+    out = []
+    for one in msg.get("msgs") or ():
+        if isinstance(one, dict) and one.get("t") in KINDS and one.get("t") != "batch":
+            out.append({**one, "from": msg["from"]})
+    return out
 
 
 def member(key: str, name: str, guest: bool, prefs: Mapping[str, bool], lang: str,
@@ -123,20 +142,23 @@ def generation(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-def states_message(rid: str, states: Mapping[int | None, Mapping[str, Any]],
+def states_message(rid: str, lines: Mapping[int | None, str],
                    to: Sequence[tuple[str, int | None]]) -> dict[str, Any]:
-    return {"t": "st", "rid": rid, "states": [[seat, state] for seat, state in states.items()],
+    """A table's states of one moment for a front: each seat's as the JSON-mode line the owner
+    would send a session of its own (built and encoded once, shared with the owner's own readers);
+    the front sends it as it is to a JSON session and reads it only for a text one."""
+    return {"t": "st", "rid": rid, "lines": [[seat, line] for seat, line in lines.items()],
             "to": [[key, seat] for key, seat in to]}
 
 
-def read_states(msg: Mapping[str, Any]) -> tuple[dict[int | None, dict[str, Any]], list[tuple[str, int | None]]]:
-    """The states of an ``st`` message by seat, and its recipients."""
-    out: dict[int | None, dict[str, Any]] = {}
-    for pair in msg.get("states") or ():
-        seat, state = pair
-        if not (seat is None or isinstance(seat, int)) or not isinstance(state, dict):
+def read_states(msg: Mapping[str, Any]) -> tuple[dict[int | None, str], list[tuple[str, int | None]]]:
+    """The state lines of an ``st`` message by seat, and its recipients."""
+    out: dict[int | None, str] = {}
+    for pair in msg.get("lines") or ():
+        seat, line = pair
+        if not (seat is None or isinstance(seat, int)) or not isinstance(line, str):
             raise BadMessage("bad state")
-        out[seat] = state
+        out[seat] = line
     return out, _recipients(msg)
 
 

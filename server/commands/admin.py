@@ -210,6 +210,7 @@ async def mute(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str,
     await _drop_seed(who.player)
     until = when(done.until)
     _tell(who.player, {"event": "muted", "until": until, "reason": reason})
+    ctx.lobby.shared_mute(who.name, done.until, {"event": "muted", "until": until, "reason": reason})
     return {"name": who.name, "until": until, "reason": reason}
 
 
@@ -230,6 +231,7 @@ async def unmute(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[st
         raise _storage(exc, who.name) from None
     ctx.lobby.conduct.noted_mute(who.name, None)
     _tell(who.player, {"event": "unmuted"})
+    ctx.lobby.shared_mute(who.name, None, {"event": "unmuted"})
     return {"name": who.name}
 
 
@@ -561,6 +563,7 @@ async def ignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     ignores[key] = shown
     if other is not None:
         ctx.lobby.conduct.mark(player, other)  # a guest: its other guest names too (same address or key)
+    ctx.lobby.shared_ignores(player)
     return {"name": shown, "ignored": _ignored_names(player)}
 
 
@@ -577,6 +580,7 @@ async def unignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         await ctx.store.moderation.unignore(player.name, name)
     shown = ignores.pop(key)
     ctx.lobby.conduct.unmark(player, key)
+    ctx.lobby.shared_ignores(player)
     return {"name": shown, "ignored": _ignored_names(player)}
 
 

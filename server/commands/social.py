@@ -115,9 +115,27 @@ def _addressee(ctx: Context, me: Player, name: str) -> Player:
 
 
 def _tell(ctx: Context, me: Player, name: str, text: str) -> dict[str, Any]:
+    far = _far(ctx, me, name)
+    if far is not None:  # online at another node of the cluster: the sender's budget here
+        ctx.lobby.pace.message(me, time.monotonic())
+        ctx.lobby.reach(name_key(far), {"event": "tell", "from": me.name, "message": text}, reply_to=me.name)
+        return {"to": far, "message": text}
     to = _addressee(ctx, me, name)
     _deliver(ctx, me, to, text)
     return {"to": to.name, "message": text}
+
+
+def _far(ctx: Context, me: Player, name: str) -> str | None:
+    """The name of the person ``name`` when they are online at another node (and may be spoken to)."""
+    if _online(ctx, name) is not None:
+        return None
+    entry = ctx.lobby.elsewhere(name)
+    if entry is None:
+        return None
+    shown = str(entry["name"])
+    _may_speak(ctx, me, name)
+    _may_speak(ctx, me, shown)
+    return shown
 
 
 @command("reply")
@@ -145,6 +163,10 @@ async def message(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if to is not None and to is not me:
         _deliver(ctx, me, to, text, "message")
         return {"to": to.name, "message": text, "kept": False}
+    if to is None and ctx.lobby.elsewhere(account.name) is not None:  # online at another node
+        ctx.lobby.pace.message(me, time.monotonic())
+        ctx.lobby.reach(name_key(account.name), {"event": "message", "from": me.name, "message": text}, reply_to=me.name)
+        return {"to": account.name, "message": text, "kept": False}
     cfg = ctx.config
     ctx.lobby.pace.message(me, time.monotonic())
     try:
@@ -166,19 +188,29 @@ def _where(player: Player | None, viewer: Player) -> tuple[str | None, int | Non
     return player.room.id, player.seat
 
 
+def _where_far(entry: Mapping[str, Any] | None) -> tuple[str | None, int | None]:
+    """Where someone online at another node sits, as that node lists them (hidden tables hidden)."""
+    if entry is None:
+        return None, None
+    room, seat = entry.get("room"), entry.get("seat")
+    return (room if isinstance(room, str) else None), (seat if isinstance(seat, int) else None)
+
+
 @command("finger")
 async def finger(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     """Who someone is: registration, last seen, where they are, their tables and ratings, their bio."""
     me = _me(ctx)
     name = _name(args) if args.get("name") is not None else me.name
     online = _online(ctx, name)
+    far = ctx.lobby.elsewhere(name) if online is None else None  # online at another node
     store = ctx.store
     profile = await store.social.profile(name)
     if profile is None:
-        if online is None:
+        if online is None and far is None:
             raise CommandError("no_such_player", name=name[:40])
-        room, seat = _where(online, me)
-        return {"name": online.name, "guest": True, "online": True, "room": room, "seat": seat}
+        room, seat = _where(online, me) if online is not None else _where_far(far)
+        shown = online.name if online is not None else str(far["name"]) if far is not None else name
+        return {"name": shown, "guest": True, "online": True, "room": room, "seat": seat}
     ratings = {(r.game, r.rules): r for r in await store.ratings.of(profile.name)}
     tables = []
     for t in await store.social.tables_played(profile.name):
@@ -187,12 +219,13 @@ async def finger(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     for (game, rules), r in sorted(ratings.items()):
         tables.append({"game": game, "rules": rules, "rounds": 0, "matches": 0, "titles": 0, "won": 0,
                        **_rating_fields(r)})
-    room, seat = _where(online, me)
+    room, seat = _where(online, me) if online is not None else _where_far(far)
     friends = await store.social.friends(me.name) if not me.guest else []
     bio_text = profile.bio
     if bio_text and name_key(profile.name) != me.key and await ctx.lobby.conduct.is_muted(profile.name):
         bio_text = ""  # a muted player's bio reaches nobody while the mute lasts (it comes back after)
-    return {"name": profile.name, "guest": False, "online": online is not None, "room": room, "seat": seat,
+    return {"name": profile.name, "guest": False, "online": online is not None or far is not None,
+            "room": room, "seat": seat,
             "registered": _iso(profile.registered), "last_seen": _iso(profile.last_seen), "bio": bio_text,
             "hidden": profile.hide_where, "tables": tables,
             "friend": any(name_key(f) == name_key(profile.name) for f in friends)}
@@ -292,8 +325,9 @@ async def _friends(ctx: Context, me: Player) -> dict[str, Any]:
     out = []
     for name in names:
         other = _online(ctx, name)
-        room, seat = _where(other, me)
-        out.append({"name": name, "online": other is not None, "room": room, "seat": seat})
+        far = ctx.lobby.elsewhere(name) if other is None else None  # online at another node
+        room, seat = _where(other, me) if other is not None else _where_far(far)
+        out.append({"name": name, "online": other is not None or far is not None, "room": room, "seat": seat})
     reply: dict[str, Any] = {"friends": out, "notify": profile.notify if profile is not None else True}
     if not out and (example := _someone_to_befriend(ctx, me)) is not None:
         reply["suggest"] = example  # the empty list's hint names someone else, never the reader

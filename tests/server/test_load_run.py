@@ -33,7 +33,7 @@ KEYS = {"clients", "connected_at_end", "tables", "seats", "game", "rules", "tran
         "procs", "duration_s", "connect_s", "setup_s", "actions", "actions_per_s", *LATENCY, "suspect_latency",
         "matches", "lines_in_per_s", "lines_out_per_s", "errors", "refused", "disconnects", "codes",
         "client_cpu_s", "client_cpu_ms_per_action", "worker_loop", "server_rss_mb", "server_rss_start_mb", "server_rss_connected_mb", "server_cpu_s",
-        "server_cpu_share", "workers", "thresholds", "flagged"}
+        "server_cpu_share", "window_cpu_s", "workers", "thresholds", "flagged"}
 WORKER_KEYS = {"worker", "clients", "tables", "elapsed_s", "actions", "matches", "received", "sent", "errors",
                "refused", "disconnects", "connected_at_end", "codes", "cpu_s", "cpu_share", "lag_p99_ms",
                "lag_max_ms", "lag_samples", *LATENCY}
@@ -233,3 +233,22 @@ async def test_load_against_a_running_server_reads_the_process_it_is_told(server
                                         server_pid=os.getpid()))
     assert result["actions"] > 0 and result["errors"] == 0, result.get("codes")
     assert result["server_rss_mb"] > 0 and result["server_cpu_s"] > 0 and result["server_cpu_ms_per_action"] > 0
+
+
+@pytest.mark.e2e
+async def test_window_cpu_is_the_cpu_of_the_measured_window_alone(server: Any) -> None:
+    # a process that burns a second of CPU at once, then sleeps: its CPU over the window (after
+    # the clients connected and sat down) is nothing, though it spent a second before
+    burner = subprocess.Popen([sys.executable, "-c",
+                               "import time\nend = time.process_time() + 1\nwhile time.process_time() < end: pass\n"
+                               "print('burnt', flush=True)\ntime.sleep(60)"], stdout=subprocess.PIPE)
+    try:
+        assert burner.stdout is not None and burner.stdout.readline().strip() == b"burnt"
+        result = await run_load(LoadOptions(clients=3, tables=1, duration=1.5, think=0.01, port=server.telnet_port,
+                                            window_pids=(burner.pid, os.getpid())))
+    finally:
+        burner.kill()
+        burner.wait()
+    idle, busy = result["window_cpu_s"]
+    assert idle is not None and idle < 0.2
+    assert busy is not None and busy > 0  # this process holds the server the clients played on

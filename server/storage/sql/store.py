@@ -95,6 +95,9 @@ class SQLStore:
             window=self.settings.backoff_window,
         )
         self._thread = DatabaseThread(name, backend, retire_gone)  # chips reaching a guest gone: retired
+        self.progress = lambda: self._thread.done
+        """How many jobs the database finished so far: a busy database goes on answering; a hung
+        one does not (a cluster node tells them apart so)."""
         self._closed = False
         self._buffers: dict[asyncio.AbstractEventLoop, list[Job]] = {}
         self._ahead: _ahead.AheadLog | None = None  # tables' steps written ahead (SQLite, one server)

@@ -131,6 +131,7 @@ class DatabaseThread(threading.Thread):
         self.writes = 0  # write jobs run (>= commits: the difference is what grouping saved)
         self.retries = 0  # jobs run again after a passing failure
         self.grouped = 0  # write jobs done together with others (Job.group)
+        self.done = 0  # jobs (or batches of jobs) finished: whether the database is answering at all
 
     def submit(self, jobs: list[Job]) -> None:
         self._jobs.put(jobs)
@@ -163,11 +164,13 @@ class DatabaseThread(threading.Thread):
             job = pending.popleft()
             if job.kind not in WRITES:
                 self._single(job)
+                self.done += 1
                 continue
             batch = [job]
             while pending and pending[0].kind in WRITES and len(batch) < self.MAX_BATCH:
                 batch.append(pending.popleft())
             again = self._batch(batch)
+            self.done += 1
             if again:
                 self.retries += len(again)
                 time.sleep(random.uniform(0.001, 0.005) * min(max(j.attempts for j in again), 10))

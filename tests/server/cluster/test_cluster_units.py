@@ -25,6 +25,9 @@ class FakeStates:
             state["hand"] = [f"{seat}c"]
         return state
 
+    def line(self, seat: int | None) -> str:
+        return encode({"type": "state", **self.state(seat)})
+
 
 def test_messages_round_trip_and_bad_ones_are_refused():
     msg = {"t": "cmd", "from": "n1", "rid": "r3", "req": "n1.4", "cmd": "play", "args": {"cards": ["7c"]},
@@ -40,7 +43,7 @@ def test_messages_round_trip_and_bad_ones_are_refused():
     with pytest.raises(wire.BadMessage):
         wire.read_member({"m": {"key": 1}})
     with pytest.raises(wire.BadMessage):
-        wire.read_states({"states": [["x", {}]], "to": []})
+        wire.read_states({"lines": [["x", "{}"]], "to": []})
 
 
 def test_a_node_receives_only_the_seats_it_holds_people_for_each_built_once():
@@ -56,7 +59,7 @@ def test_a_node_receives_only_the_seats_it_holds_people_for_each_built_once():
     seats_n1, to_n1 = by_node["n1"]
     assert set(seats_n1) == {1} and to_n1 == [("bob", 1)]
     seats_n2, to_n2 = by_node["n2"]
-    assert set(seats_n2) == {2, None} and "hand" not in seats_n2[None]
+    assert set(seats_n2) == {2, None} and "hand" not in RemoteStates(seats_n2).state(None)
     assert to_n2 == [("carol", 2), ("erin", None), ("finn", None)]
     assert sorted(states.built, key=str) == sorted([1, 2, None], key=str)  # the spectators' state once
     assert not box and box.drain() == []
@@ -72,10 +75,19 @@ def test_messages_to_a_node_keep_their_order():
     assert kinds == ["st", "gone", "st"]
 
 
+def test_a_batch_carries_a_nodes_messages_in_order_and_leaves_bad_ones_out():
+    msgs = [{"t": "reply", "req": "n1.1", "ok": None}, {"t": "gone", "rid": "r1", "key": "bob"}]
+    back = wire.decode(wire.encode({**wire.batch(msgs), "from": "n0"}))
+    assert wire.read_batch(back) == [{**m, "from": "n0"} for m in msgs]
+    odd = {"t": "batch", "from": "n0", "msgs": [3, {"t": "nope"}, {"t": "batch", "msgs": []}, msgs[0]]}
+    assert wire.read_batch(odd) == [{**msgs[0], "from": "n0"}]
+
+
 def test_remote_states_give_the_same_json_line_as_the_owner():
     state = {"room": "r1", "you": 2, "hand": ["7c", "Qh"], "deadline": 12.5, "window": None, "name": "Zoé"}
+    line = encode({"type": "state", **state})
     remote = RemoteStates(wire.read_states(wire.decode(wire.encode(
-        {"from": "n0", **wire.states_message("r1", {2: state}, [("zoe", 2)])})))[0])
+        {"from": "n0", **wire.states_message("r1", {2: line}, [("zoe", 2)])})))[0])
     assert remote.line(2) == encode({"type": "state", **state})
     assert remote.state(2) == state
 

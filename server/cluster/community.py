@@ -1,0 +1,113 @@
+"""The community across nodes: tells, messages, friends' notices, mutes and ignore lists
+(``docs/cluster.md``).
+
+A person online at another node is found in the cluster's ``who`` (each node's keep-alive entries,
+read back every keep-alive). What is for them crosses on the lobby channel and the node that holds
+their connection hands it over:
+
+``reach`` ``key ev reply_to`` — a tell or an offline message for a person online there (their
+    node checks their ignore list once more before they see it);
+``keys`` ``keys ev but`` — an event for those of these people online there (friends' notices);
+``ignores`` ``key names guest`` — a person's ignore list as it is now (every node obeys it);
+``mute`` ``name until ev`` — a mute set (``until``) or lifted (null); the person hears ``ev``.
+
+The sender's node checks mutes and ignore lists before anything leaves it: every node keeps every
+list up to date from these messages, as the one process keeps its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from server.storage.names import name_key
+
+if TYPE_CHECKING:
+    from server.cluster.bus import Bus
+    from server.conduct import Conduct
+    from server.players import Player
+
+log = logging.getLogger("donne.cluster")
+
+KINDS = frozenset({"reach", "keys", "ignores", "mute"})
+
+
+class Members(Protocol):
+    """What :class:`Community` needs of its node's lobby."""
+
+    bus: Bus
+    conduct: Conduct
+    players: dict[str, Player]
+
+    def _local_session(self, key: str) -> tuple[Player, Any] | None: ...
+
+    def people_elsewhere(self) -> Mapping[str, Mapping[str, Any]]: ...
+
+
+class Community:
+    """This node's side of the cluster's community (owned by :class:`~server.cluster.lobby.ClusterLobby`)."""
+
+    def __init__(self, lobby: Members) -> None:
+        self.lobby = lobby
+
+    # -- out --------------------------------------------------------------------------------------
+
+    def elsewhere(self, name: str) -> dict[str, Any] | None:
+        key = name_key(name.strip())
+        if not key or self.lobby._local_session(key) is not None:
+            return None
+        entry = self.lobby.people_elsewhere().get(key)
+        return dict(entry) if entry is not None else None
+
+    def reach(self, key: str, event: Mapping[str, Any], reply_to: str | None) -> None:
+        self.lobby.bus.broadcast({"t": "reach", "key": key, "ev": dict(event), "reply_to": reply_to})
+
+    def tell_keys(self, keys: list[str], event: Mapping[str, Any], but: str | None) -> None:
+        """Those of ``keys`` not online here hear ``event`` at their node."""
+        far = [k for k in keys if k != but and self.lobby._local_session(k) is None]
+        if far:
+            self.lobby.bus.broadcast({"t": "keys", "keys": far, "ev": dict(event), "but": but})
+
+    def shared_ignores(self, player: Player) -> None:
+        names = self.lobby.conduct.list_of(player)
+        self.lobby.bus.broadcast({"t": "ignores", "key": player.key, "names": dict(names), "guest": player.guest})
+
+    def shared_mute(self, name: str, until: float | None, event: Mapping[str, Any]) -> None:
+        self.lobby.bus.broadcast({"t": "mute", "name": name, "until": until, "ev": dict(event)})
+
+    # -- in ---------------------------------------------------------------------------------------
+
+    def handle(self, msg: Mapping[str, Any]) -> None:
+        kind = msg["t"]
+        ev = msg.get("ev")
+        if kind == "reach" and isinstance(ev, dict):
+            self._reached(str(msg.get("key")), ev, msg.get("reply_to"))
+        elif kind == "keys" and isinstance(ev, dict) and isinstance(msg.get("keys"), list):
+            but = msg.get("but")
+            for key in msg["keys"]:
+                if isinstance(key, str) and key != but:
+                    found = self.lobby._local_session(key)
+                    if found is not None:
+                        found[1].push_event(ev)
+        elif kind == "ignores" and isinstance(msg.get("key"), str) and isinstance(msg.get("names"), dict):
+            names = {str(k): str(v) for k, v in msg["names"].items()}
+            self.lobby.conduct.noted_ignores(msg["key"], names, guest=bool(msg.get("guest")))
+        elif kind == "mute" and isinstance(msg.get("name"), str) and isinstance(ev, dict):
+            until = msg.get("until")
+            self.lobby.conduct.noted_mute(msg["name"], float(until) if isinstance(until, int | float) else None)
+            found = self.lobby._local_session(name_key(msg["name"]))
+            if found is not None:
+                found[1].push_event(ev)
+
+    def _reached(self, key: str, ev: dict[str, Any], reply_to: Any) -> None:
+        found = self.lobby._local_session(key)
+        if found is None:
+            return  # gone meanwhile (as a tell to someone who just left)
+        player, session = found
+        sender = ev.get("from")
+        if isinstance(sender, str) and self.lobby.conduct.ignores(player.name, sender):
+            return
+        session.push_event(ev)
+        if isinstance(reply_to, str):
+            player.extra["reply_to"] = reply_to
