@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from server.presenters import Local, Quit, Request
+from server.messages.translations import translation
 from server.presenters.text import TextPresenter
 from server.terminal import TermStyle
 
@@ -68,6 +69,23 @@ def test_quitting_a_round_with_chips_at_stake_asks_first_too() -> None:
     assert isinstance(p.read("quitter"), Local)  # another command: asked for itself
     assert isinstance(TextPresenter(Viewer(_state(at_stake=0))).read("quitter"), Quit)
     assert isinstance(TextPresenter(Viewer(None)).read("quitter"), Quit)
+
+
+def test_leaving_a_staked_round_names_it_with_the_word_the_table_uses_in_spanish() -> None:
+    """A Président round is a "ronda" on the table's header and when quitting; leaving says the same
+    word (not "mano", a Speculation deal), in the question and in the reply."""
+    p = TextPresenter(Viewer(_state(at_stake=2), lang="es"))
+    asked = p.read("irse")
+    assert isinstance(asked, Local) and "ronda" in asked.text and "mano" not in asked.text, asked
+    left = p.ok(None, "leave", {"until": "round_end", "at_stake": 2})
+    assert "ronda" in left and "mano" not in left, left
+    quitting = TextPresenter(Viewer(_state(at_stake=2), lang="es")).read("salir")
+    assert isinstance(quitting, Local) and "ronda" in quitting.text, quitting
+    t = translation("es")
+    for told in (t.ngettext("The round you left at {room} is over: you win {n} chip.",
+                            "The round you left at {room} is over: you win {n} chips.", 2),
+                 t.gettext("{name} left: a bot plays the seat to the end of the round.")):
+        assert "ronda" in told and "mano" not in told, told
 
 
 async def test_a_turn_is_not_prompted_while_a_cut_window_is_open() -> None:
