@@ -116,6 +116,22 @@ def test_S9_the_person_on_turn_after_an_auction_reads_the_time_to_trade_with_the
     assert text.index("Temps des échanges") < text.index("À vous")
 
 
+def test_S9_time_to_trade_does_not_say_a_card_turns_sooner_than_the_person_s_own_clock() -> None:
+    """The person on turn reads "(16 s)" on their prompt: their card is turned for them only then. The
+    time to trade says when play goes on, never that the next card turns in 6 s."""
+    base: dict[str, Any] = {
+        "game": "speculation", "round": 1, "you": 0, "turn": None, "auction": None, "offers": [], "trump": "h",
+        "pool": 4, "seats": [{"seat": i, "name": n, "chips": 10, "faceup": [], "facedown": 3}
+                             for i, n in enumerate(["Zoé", "Bob", "Carmen"])]}
+    mine = {**base, "turn": 0, "decision": "turn", "deadline": 16, "window": {"kind": "trade", "left": 6.0}}
+    for lang, said, wrong in (("fr", "6 secondes avant que le jeu reprenne", "carte se retourne"),
+                              ("es", "6 segundos antes de que siga el juego", "se destape"),
+                              ("en", "6 seconds before play goes on", "card turns")):
+        text = _flat(state_update(base, mine, lang, STYLE))
+        assert said in text and wrong not in text, (lang, text)
+        assert "(16 s)" in text, (lang, text)
+
+
 def test_S9_an_offer_declined_by_the_clock_says_so() -> None:
     timed_out = {"event": "declined", "offer": 4, "seat": 0, "timeout": True}
     assert event_text("fr", timed_out, ["Zoé", "Bob"], 1).replace("\u00a0", " ") == \
