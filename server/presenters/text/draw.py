@@ -54,6 +54,14 @@ def seconds_text(t: Any, n: int) -> str:
     return str(t.gettext("({n} s)").format(n=n)).replace(" ", "\u00a0")
 
 
+def glue_seconds(text: str, *numbers: int) -> str:
+    """``text`` with each ``N s`` of ``numbers`` joined by a no-break space: a wrapped line never ends
+    with the number and starts the next with its ``s``."""
+    for n in numbers:
+        text = text.replace(f"{n} s", f"{n}\u00a0s")
+    return text
+
+
 def seat_names(state: Mapping[str, Any], lang: str) -> list[str]:
     t = translation(lang)
     out = []

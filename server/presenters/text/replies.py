@@ -16,6 +16,7 @@ from server.messages.labels import (
 from server.messages.moderation import role_name
 from server.messages.translations import N_, translation
 from server.presenters.text import fair, social
+from server.presenters.text.draw import glue_seconds
 from server.presenters.text.staff import render_reply as render_staff
 from server.presenters.text.tricks import render_tricks
 from server.presenters.text.words import verb
@@ -205,9 +206,9 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         )
     if cmd == "extend":  # seconds from the time bank
         n, left = round(float(reply.get("seconds") or 0)), round(float(reply.get("bank") or 0))
-        return finish(wrap_text(t.ngettext("{n} second more for you; {left} s left in your time bank.",
-                                           "{n} seconds more for you; {left} s left in your time bank.", n).format(
-            n=n, left=left), style.width), style)
+        return finish(wrap_text(glue_seconds(t.ngettext("{n} second more for you; {left} s left in your time bank.",
+                                                        "{n} seconds more for you; {left} s left in your time bank.",
+                                                        n).format(n=n, left=left), left), style.width), style)
     if cmd == "autopass":
         return finish(
             [t.gettext("Automatic pass on: when passing is all you can do, the server passes for you.")

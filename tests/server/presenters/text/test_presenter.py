@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from server.presenters import Local, Quit, Request
 from server.messages.translations import translation
+from server.presenters import Local, Quit, Request
 from server.presenters.text import TextPresenter
 from server.terminal import TermStyle
 

@@ -3,6 +3,8 @@ first cut's word about autocut (T9, S9)."""
 
 from __future__ import annotations
 
+import itertools
+import re
 from typing import Any
 
 from server.messages.events import event_text
@@ -130,6 +132,24 @@ def test_S9_time_to_trade_does_not_say_a_card_turns_sooner_than_the_person_s_own
         text = _flat(state_update(base, mine, lang, STYLE))
         assert said in text and wrong not in text, (lang, text)
         assert "(16 s)" in text, (lang, text)
+
+
+def test_the_seconds_of_the_time_bank_stay_with_their_number_at_every_width() -> None:
+    """Seen at 80 columns: "(60" ending a line and "s left in your time bank)" on the next. A number
+    of seconds is never parted from its "s", in the prompt or in the reply to ``more``."""
+    from server.presenters.text.alerts import your_turn_alert
+    from server.presenters.text.replies import render_reply
+
+    for lang in ("fr", "es", "en"):
+        for width in range(24, 81):
+            style = TermStyle(width, False, False)
+            texts = [your_turn_alert(lang, style, what="turn", seconds=16, bank=60),
+                     render_reply("extend", {"type": "ok", "seconds": 15.0, "bank": 45.0}, lang, style)]
+            for text in texts:
+                lines = text.strip("\a").splitlines()
+                for above, below in itertools.pairwise(lines):
+                    parted = re.search(r"\d$", above.rstrip()) and re.match(r"\s*s\b", below)
+                    assert not parted, (lang, width, above, below)
 
 
 def test_S9_an_offer_declined_by_the_clock_says_so() -> None:
