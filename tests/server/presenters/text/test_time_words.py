@@ -152,6 +152,20 @@ def test_the_seconds_of_the_time_bank_stay_with_their_number_at_every_width() ->
                     assert not parted, (lang, width, above, below)
 
 
+def test_a_seed_window_too_short_to_read_and_type_is_not_offered_as_one_to_meet() -> None:
+    """The default window for a seed is 2 s: "Tapez « graine TEXTE » dans les 2 s" asks what nobody can
+    do. A short window says that a seed counts for the next deals; a long one still says its time."""
+    short = {"event": "commitment", "round": 1, "commitment": "75d5537853666ef1", "window": 2, "given": [],
+             "game": "president"}
+    for lang, said in (("fr", "Tapez « graine TEXTE » pour mêler votre propre aléa aux donnes suivantes."),
+                       ("es", "Escribe «semilla TEXTO» para mezclar tu propio azar en los repartos siguientes."),
+                       ("en", "Type “seed TEXT” to mix your own randomness into the next deals.")):
+        text = _plain(event_text(lang, short, ["Zoé", "bot1"], 0) or "")
+        assert said in text and "2 s" not in text, (lang, text)
+    long = _plain(event_text("fr", {**short, "window": 20}, ["Zoé", "bot1"], 0) or "")
+    assert "dans les 20 s" in long, long
+
+
 def test_S9_an_offer_declined_by_the_clock_says_so() -> None:
     timed_out = {"event": "declined", "offer": 4, "seat": 0, "timeout": True}
     assert event_text("fr", timed_out, ["Zoé", "Bob"], 1).replace("\u00a0", " ") == \
