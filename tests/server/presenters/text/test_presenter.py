@@ -154,6 +154,17 @@ def test_suggestions_are_words_of_the_session_language() -> None:
     assert isinstance(out, Local) and "friend" in out.text
 
 
+def test_seeks_are_listed_by_the_word_the_screen_calls_them() -> None:
+    """The screen says "Recherche n° 1" / "Búsqueda n.º 1": the plural lists them, instead of being
+    answered "Vouliez-vous dire « cherche » ?" (which would open a seek)."""
+    from server.presenters.text.context import context_from_state
+    from server.presenters.text.parse import parse_line
+
+    ctx = context_from_state(None, "lobby")
+    for lang, word in (("fr", "recherches"), ("es", "búsquedas"), ("es", "busquedas"), ("fr", "défis")):
+        assert parse_line(word, lang, ctx).cmd == "seeks", (lang, word)  # type: ignore[union-attr]
+
+
 def test_the_empty_friends_list_never_suggests_oneself() -> None:
     """The example names the person the server suggests, else a placeholder: never a fixed name (which
     was "ana" — to ana herself)."""
