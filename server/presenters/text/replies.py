@@ -163,6 +163,12 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     if cmd == "leave":
         if reply.get("until") == "round_end":
             n = int(reply.get("at_stake") or 0)
+            if reply.get("deal"):  # a Speculation deal, called so on its table
+                return finish(wrap_text(t.ngettext(
+                    "You are back in the lobby. A bot plays your seat to the end of the deal with your stake "
+                    "({n} chip); you will hear how it ends.",
+                    "You are back in the lobby. A bot plays your seat to the end of the deal with your stake "
+                    "({n} chips); you will hear how it ends.", n).format(n=n), width), style)
             return finish(wrap_text(t.ngettext(
                 "You are back in the lobby. A bot plays your seat to the end of the round with your stake "
                 "({n} chip); you will hear how it ends.",

@@ -88,6 +88,22 @@ def test_leaving_a_staked_round_names_it_with_the_word_the_table_uses_in_spanish
         assert "ronda" in told and "mano" not in told, told
 
 
+def test_leaving_a_speculation_deal_calls_it_a_deal_as_its_table_does() -> None:
+    """A Speculation table says "donne 1/8" / "mano 1/8": leaving or quitting it mid-deal says the
+    same word, in the question and in the reply (not "manche" / "ronda", a Président round)."""
+    spec = _state(at_stake=1, game="speculation")
+    for lang, word, said, never in (("fr", "partir", "donne", "manche"), ("fr", "quitter", "donne", "manche"),
+                                    ("es", "irse", "mano", "ronda"), ("es", "salir", "mano", "ronda"),
+                                    ("en", "leave", "deal", "round")):
+        p = TextPresenter(Viewer(spec, lang=lang))
+        p.shown_state = spec
+        asked = p.read(word)
+        assert isinstance(asked, Local) and said in asked.text and never not in asked.text, (lang, asked)
+        if word in ("partir", "irse", "leave"):
+            left = p.ok(None, "leave", {"until": "round_end", "at_stake": 1})
+            assert said in left and never not in left, (lang, left)
+
+
 async def test_a_turn_is_not_prompted_while_a_cut_window_is_open() -> None:
     """T9: a turn that a cut may still take away is prompted once the window has passed."""
     p = TextPresenter(Viewer())
