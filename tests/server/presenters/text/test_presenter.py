@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from server.messages.events import event_text
 from server.messages.translations import translation
 from server.presenters import Local, Quit, Request
 from server.presenters.text import TextPresenter
@@ -102,6 +103,9 @@ def test_leaving_a_speculation_deal_calls_it_a_deal_as_its_table_does() -> None:
         if word in ("partir", "irse", "leave"):
             left = p.ok(None, "leave", {"until": "round_end", "at_stake": 1})
             assert said in left and never not in left, (lang, left)
+            over = event_text(lang, {"event": "round_result", "room": "r5", "round": 1, "seat": 0, "chips": 2,
+                                     "game": "speculation"}, ["Zoé", "Bob"], None) or ""
+            assert said in over.lower() and never not in over.lower(), (lang, over)
 
 
 async def test_a_turn_is_not_prompted_while_a_cut_window_is_open() -> None:
