@@ -361,22 +361,24 @@ def _board_lines(reply: Mapping[str, Any], lang: str, style: TermStyle) -> list[
     if not items:
         lines += wrap_text("  " + t.gettext("Nobody is ranked yet."), style.width, indent="  ")
     for i, p in enumerate(items, 1):
-        lines.append(_board_line(p, f"{i:>3}.", by, lang, style, name_w))
+        lines.append(_board_line(p, f"{i:>3}.", by, lang, style, name_w, game))
     if provisional:
         n = int(reply.get("min_games") or 0)
         lines += wrap_text(t.ngettext("Provisional (fewer than {n} rated game):",
                                       "Provisional (fewer than {n} rated games):", n).format(n=n), style.width)
-        lines += [_board_line(p, "   ~", by, lang, style, name_w) for p in provisional]
+        lines += [_board_line(p, "   ~", by, lang, style, name_w, game) for p in provisional]
     if you:
-        lines.append(_board_line(you, "   ~" if you.get("provisional") else "   >", by, lang, style, name_w))
+        lines.append(_board_line(you, "   ~" if you.get("provisional") else "   >", by, lang, style, name_w, game))
         if you.get("provisional"):
             lines += wrap_text("  " + t.gettext("Your standing is provisional: guests are not ranked. Register to "
                                                 "be ranked."), style.width, indent="  ")
     return lines
 
 
-def _board_line(p: Mapping[str, Any], mark: str, by: str, lang: str, style: TermStyle, name_w: int) -> str:
-    """One player's line on a board; ``mark``: the place (``  1.``), or ``~`` for a provisional line."""
+def _board_line(p: Mapping[str, Any], mark: str, by: str, lang: str, style: TermStyle, name_w: int,
+                game: Any = None) -> str:
+    """One player's line on a board; ``mark``: the place (``  1.``), or ``~`` for a provisional line;
+    ``game``: the board's game (a Speculation round is a deal: "3 donnes", as on its table)."""
     t = translation(lang)
     if by == "rating":
         g = int(p.get("games") or 0)
@@ -389,7 +391,8 @@ def _board_line(p: Mapping[str, Any], mark: str, by: str, lang: str, style: Term
     counts = []
     if p.get("rounds") is not None:
         r = int(p["rounds"])
-        counts.append(t.ngettext("{n} round", "{n} rounds", r).format(n=r))
+        counts.append(t.ngettext("{n} deal", "{n} deals", r).format(n=r) if game == "speculation"
+                      else t.ngettext("{n} round", "{n} rounds", r).format(n=r))
     if p.get("matches"):
         m = int(p["matches"])
         counts.append(t.ngettext("{n} match", "{n} matches", m).format(n=m))

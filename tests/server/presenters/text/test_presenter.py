@@ -217,3 +217,20 @@ def test_a_match_end_says_what_a_player_can_do_next() -> None:
         assert all(w in text for w in words), text
     watcher = TextPresenter(Viewer(_state(you=None))).event(over, ("Zoé", "Bob", "Carmen"), None)
     assert "revanche" not in watcher  # a spectator has no rematch to ask for
+
+
+def test_a_speculation_board_counts_deals_as_its_table_calls_them() -> None:
+    """The Speculation board said "3 manches" / "3 rondas" under a table that says "donne 1/8": its
+    counts are deals; a Président board's are rounds."""
+    from server.presenters.text.replies import render_reply
+
+    style = TermStyle(80, False, False)
+    row = {"name": "zoe", "chips": -3, "rounds": 3, "provisional": True}
+    for lang, deals, rounds in (("fr", "3 donnes", "3 manches"), ("es", "3 manos", "3 rondas"),
+                                ("en", "3 deals", "3 rounds")):
+        spec = render_reply("leaderboard", {"type": "ok", "game": "speculation", "by": "chips", "leaderboard": [],
+                                            "you": row}, lang, style)
+        assert deals in spec and rounds not in spec, (lang, spec)
+        tdc = render_reply("leaderboard", {"type": "ok", "game": "president", "rules": "tdc", "by": "chips",
+                                           "leaderboard": [], "you": row}, lang, style)
+        assert rounds in tdc, (lang, tdc)
