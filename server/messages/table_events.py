@@ -146,6 +146,8 @@ def _ev_hello(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: 
 @event("replaced", seats=ANYONE)
 def _ev_replaced(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
+    if e.get("until") == "round_end" and e.get("game") == "speculation":  # a deal, as its table says
+        return t.gettext("{name} left: a bot plays the seat to the end of the deal.").format(name=who)
     if e.get("until") == "round_end":
         return t.gettext("{name} left: a bot plays the seat to the end of the round.").format(name=who)
     return t.gettext("A bot now plays for {name}; the points stay with the seat.").format(name=who)

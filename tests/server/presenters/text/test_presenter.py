@@ -106,6 +106,9 @@ def test_leaving_a_speculation_deal_calls_it_a_deal_as_its_table_does() -> None:
             over = event_text(lang, {"event": "round_result", "room": "r5", "round": 1, "seat": 0, "chips": 2,
                                      "game": "speculation"}, ["Zoé", "Bob"], None) or ""
             assert said in over.lower() and never not in over.lower(), (lang, over)
+            gone = event_text(lang, {"event": "replaced", "room": "r5", "name": "Bob", "seat": 1, "until": "round_end",
+                                     "game": "speculation"}, ["Zoé", "Bob"], 0) or ""
+            assert said in gone and never not in gone, (lang, gone)
 
 
 async def test_a_turn_is_not_prompted_while_a_cut_window_is_open() -> None:
