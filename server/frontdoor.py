@@ -142,9 +142,13 @@ RESUME = frozenset({"resume_needed", "bad_resume_code"})
 """Login refusals of a guest name that holds a seat: the person is asked for its resume code."""
 
 
-async def ask_resume_code(session: Session) -> str | None:
-    """A person types a guest's resume code (an empty line: they give up). None when closed."""
-    session.send_raw(session.gettext("Resume code (Enter alone: another name): "))
+async def ask_resume_code(session: Session, ssh: bool = False) -> str | None:
+    """A person types a guest's resume code (an empty line: they give up). None when closed.
+    ``ssh``: the SSH user name is the name, so giving up ends the connection; the prompt says so."""
+    if ssh:
+        session.send_raw(session.gettext("Resume code (Enter alone: leave, then connect under another name): "))
+    else:
+        session.send_raw(session.gettext("Resume code (Enter alone: another name): "))
     line = await session.readline()
     if line is None or line is TOO_LONG or not isinstance(line, str):
         return None
@@ -200,7 +204,7 @@ async def serve_ssh(app: Host, conn: Conn, *, name: str, verified: bool, command
             except CommandError as exc:
                 session.reply_error(None, exc.code, **exc.params)
                 if exc.code in RESUME and command is None:
-                    code = await ask_resume_code(session)  # the SSH user name is the name: a code or goodbye
+                    code = await ask_resume_code(session, ssh=True)  # the SSH user name is the name: a code or goodbye
                     if code:
                         continue
                 elif exc.code in RESUME and command == "json":

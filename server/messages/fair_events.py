@@ -21,9 +21,16 @@ def _ev_contributed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str],
         name=seat_name(names, seat, lang), round=e.get("round", ""))
 
 
+READ_AND_TYPE = 10.0
+"""Seconds a person needs to read the commitment line and type ``seed TEXT``: a shorter window is not
+offered to them as one they can meet (its seed counts from the next deal, or this one if typed in time)."""
+
+
 def window_hint(lang: str, seconds: float) -> str:
     """Said with a deal's commitment to a seated person: how to add their own randomness."""
     n = int(seconds) if float(seconds).is_integer() else seconds
+    if seconds < READ_AND_TYPE:  # a few seconds: nobody reads the line and types a seed in them
+        return translation(lang).gettext("Type “seed TEXT” to mix your own randomness into the next deals.")
     return translation(lang).gettext(
         "Type “seed TEXT” within {n} s to mix your own randomness into this deal and the next ones.").format(n=n)
 

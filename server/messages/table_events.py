@@ -149,6 +149,8 @@ def _ev_hello(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: 
 @event("replaced", seats=ANYONE)
 def _ev_replaced(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
+    if e.get("until") == "round_end" and e.get("game") == "speculation":  # a deal, as its table says
+        return t.gettext("{name} left: a bot plays the seat to the end of the deal.").format(name=who)
     if e.get("until") == "round_end":
         return t.gettext("{name} left: a bot plays the seat to the end of the round.").format(name=who)
     return t.gettext("A bot now plays for {name}; the points stay with the seat.").format(name=who)
@@ -163,6 +165,14 @@ def _ev_renamed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you
 def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     n = int(e.get("chips") or 0)
     room = e.get("room", "")
+    if e.get("game") == "speculation":  # a Speculation deal, called so on its table
+        if n > 0:
+            return t.ngettext("The deal you left at {room} is over: you win {n} chip.",
+                              "The deal you left at {room} is over: you win {n} chips.", n).format(room=room, n=n)
+        if n < 0:
+            return t.ngettext("The deal you left at {room} is over: you lose {n} chip.",
+                              "The deal you left at {room} is over: you lose {n} chips.", -n).format(room=room, n=-n)
+        return t.gettext("The deal you left at {room} is over: you break even.").format(room=room)
     if n > 0:
         return t.ngettext("The round you left at {room} is over: you win {n} chip.",
                           "The round you left at {room} is over: you win {n} chips.", n).format(room=room, n=n)

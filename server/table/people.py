@@ -257,7 +257,7 @@ class Seating(TableBase):
             seat.grace_until = None
             seat.prefs = {}
             self._broadcast({"event": "replaced", "room": self.id, "name": seat.name, "seat": seat.index,
-                             "until": "round_end"})
+                             "until": "round_end", "game": self.opts.game})
             self._schedule_bots()
             # the person is free at once: their claim ends now (they may sit or open a table elsewhere);
             # the chips at stake stay in this round's escrow until it settles, paid to seat.account

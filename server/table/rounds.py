@@ -451,7 +451,7 @@ class Rounds(FairDeals):
                 change = after[i] - before[i] if i < len(after) and i < len(before) else 0
                 self._out.items.append(Send(((seat.departed, None),), Shared(
                     {"event": "round_result", "room": self.id, "round": self.match.round, "seat": i,
-                     "chips": change})))
+                     "chips": change, "game": self.opts.game})))
 
     def _record(self, result: dict[str, Any], round_id: str | None = None, *, fair: dict[str, Any] | None = None) -> Step:
         record = RoundRecord(

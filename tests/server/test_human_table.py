@@ -127,7 +127,7 @@ async def test_leaving_a_staked_round_asks_first_then_a_bot_plays_it_out(tmp_pat
                     await bea.request_raw("play", cards=[c for c in s["hand"] if c[0] == rank][:1])
             await asyncio.sleep(0.05)
         await over
-        await asyncio.to_thread(child.expect, re.compile(rf"La mano que dejaste en {room}\s+ha\s+terminado"), 30)
+        await asyncio.to_thread(child.expect, re.compile(rf"La ronda que dejaste en {room}\s+ha\s+terminado"), 30)
         lobby = strip_ansi(child.before or "")
         assert not re.search(r"segundos? para decidir", lobby)  # no countdown reached the lobby
         assert (await running.store.ledger.audit()).ok

@@ -81,7 +81,8 @@ def zoe_comes_back(port: int, screen: Screen, code: str) -> int:
     child = _ssh(port, screen)
     try:
         child.expect(r"L’invité zoe occupe une place")
-        child.expect(r"Code de reprise \(Entrée seule\s*: un autre nom\)\s*: ")
+        # over SSH the name is the SSH user name: Enter alone ends the connection, and the prompt says so
+        child.expect(r"Code de reprise \(Entrée seule\s*: partir, puis revenir sous un autre nom\)\s*: ")
         child.sendline(code.lower().replace("-", " "))  # as a person may type it
         child.expect(r"Le serveur a redémarré\s*; votre table r1 est de retour")
         child.expect(HAND)

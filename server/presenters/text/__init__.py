@@ -112,7 +112,8 @@ class TextPresenter:
             if isinstance(at_stake, int) and at_stake > 0 and state.get("status") == "playing":
                 self._leaving = parsed.cmd  # say what leaving costs first; the same command again confirms
                 cost = _leave_cost if parsed.cmd == "leave" else _quit_cost
-                return Local(self.text(cost(self.lang, at_stake, line.split()[0])))
+                deal = state.get("game") == "speculation"  # a Speculation deal is called a deal, as on its table
+                return Local(self.text(cost(self.lang, at_stake, line.split()[0], deal)))
         if parsed.cmd == "quit":
             return Quit(self.text(translation(self.lang).gettext("Goodbye!")))
         if parsed.cmd == "help":
@@ -141,8 +142,10 @@ class TextPresenter:
             self._stop_playing()
             self.replay = ReplayViewer(result)
             return self.text(self._render(self.replay.page, self.lang, self.viewer.style))
-        return self.text(self._render(replies.render_reply, cmd, {"type": "ok", **(result or {})}, self.lang,
-                                      self.viewer.style))
+        reply = {"type": "ok", **(result or {})}
+        if cmd == "leave" and (self.shown_state or {}).get("game") == "speculation":
+            reply["deal"] = True  # the table left was a Speculation one: its round is called a deal
+        return self.text(self._render(replies.render_reply, cmd, reply, self.lang, self.viewer.style))
 
     def error(self, req_id: Any, code: str, params: Mapping[str, Any]) -> str:
         try:
@@ -317,9 +320,17 @@ def _seconds(word: str) -> float | None:
     return value if value == value and value not in (float("inf"), float("-inf")) else None
 
 
-def _leave_cost(lang: str, at_stake: int, word: str) -> str:
-    """What leaving now costs; ``word``: the command as the person typed it (they type it again)."""
+def _leave_cost(lang: str, at_stake: int, word: str, deal: bool = False) -> str:
+    """What leaving now costs; ``word``: the command as the person typed it (they type it again);
+    ``deal``: a Speculation deal, called so (a Président round is a round)."""
     t = translation(lang)
+    if deal:
+        return t.ngettext(
+            "A deal is being played with {n} chip of yours at stake. If you leave now, a bot plays your seat "
+            "to the end of the deal with it, and you hear how it ends. Type {leave} again to leave.",
+            "A deal is being played with {n} chips of yours at stake. If you leave now, a bot plays your seat "
+            "to the end of the deal with them, and you hear how it ends. Type {leave} again to leave.",
+            at_stake).format(n=at_stake, leave=word)
     return t.ngettext(
         "A round is being played with {n} chip of yours at stake. If you leave now, a bot plays your seat "
         "to the end of the round with it, and you hear how it ends. Type {leave} again to leave.",
@@ -328,9 +339,19 @@ def _leave_cost(lang: str, at_stake: int, word: str) -> str:
         at_stake).format(n=at_stake, leave=word)
 
 
-def _quit_cost(lang: str, at_stake: int, word: str) -> str:
-    """What disconnecting now costs; ``word``: the command as the person typed it (they type it again)."""
+def _quit_cost(lang: str, at_stake: int, word: str, deal: bool = False) -> str:
+    """What disconnecting now costs; ``word``: the command as the person typed it (they type it again);
+    ``deal``: a Speculation deal, called so."""
     t = translation(lang)
+    if deal:
+        return t.ngettext(
+            "A deal is being played with {n} chip of yours at stake. If you disconnect now, your seat waits a "
+            "while for you to come back, then a bot plays it to the end of the deal with it. Type {quit} again "
+            "to disconnect.",
+            "A deal is being played with {n} chips of yours at stake. If you disconnect now, your seat waits a "
+            "while for you to come back, then a bot plays it to the end of the deal with them. Type {quit} again "
+            "to disconnect.",
+            at_stake).format(n=at_stake, quit=word)
     return t.ngettext(
         "A round is being played with {n} chip of yours at stake. If you disconnect now, your seat waits a "
         "while for you to come back, then a bot plays it to the end of the round with it. Type {quit} again "

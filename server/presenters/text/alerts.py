@@ -12,7 +12,14 @@ from server.messages.labels import (
 from server.messages.spoken import rank_words
 from server.messages.translations import translation
 from server.presenters.text.context import give_count
-from server.presenters.text.draw import cards_text, seconds_of, seconds_text, sort_hand, window_text
+from server.presenters.text.draw import (
+    cards_text,
+    glue_seconds,
+    seconds_of,
+    seconds_text,
+    sort_hand,
+    window_text,
+)
 from server.presenters.text.games import render_state
 from server.presenters.text.reader import spoken_countdown, spoken_seconds
 from server.presenters.text.words import verb
@@ -240,8 +247,8 @@ def your_turn_alert(
     if seconds is not None:
         text += " " + (spoken_seconds(lang, seconds) if style.reader else seconds_text(t, seconds))
         if bank:  # the time bank: more time on demand (extend)
-            text += " " + t.gettext("Type {extend} for more time ({n} s left in your time bank).").format(
-                extend=verb(lang, "extend"), n=bank)
+            text += " " + glue_seconds(t.gettext("Type {extend} for more time ({n} s left in your time bank).").format(
+                extend=verb(lang, "extend"), n=bank), bank)
     mark = "" if style.reader else "▶ " if style.unicode else "> "
     lines = wrap_text(mark + text, style.width, indent="  ")  # wrapped, never cut: it says what to do
     return "\a" + finish([paint(line, REVERSE + BOLD if style.color else "", style) for line in lines], style)

@@ -54,6 +54,14 @@ def seconds_text(t: Any, n: int) -> str:
     return str(t.gettext("({n} s)").format(n=n)).replace(" ", "\u00a0")
 
 
+def glue_seconds(text: str, *numbers: int) -> str:
+    """``text`` with each ``N s`` of ``numbers`` joined by a no-break space: a wrapped line never ends
+    with the number and starts the next with its ``s``."""
+    for n in numbers:
+        text = text.replace(f"{n} s", f"{n}\u00a0s")
+    return text
+
+
 def seat_names(state: Mapping[str, Any], lang: str) -> list[str]:
     t = translation(lang)
     out = []
@@ -181,8 +189,10 @@ def window_text(state: Mapping[str, Any], lang: str) -> str | None:
         text = t.ngettext("A cut may follow: {n} second before the game goes on.",
                           "A cut may follow: {n} seconds before the game goes on.", n).format(n=n)
     elif window.get("kind") == "trade":
-        text = t.ngettext("Time to trade: {n} second before the next card turns ({turn} to go on now).",
-                          "Time to trade: {n} seconds before the next card turns ({turn} to go on now).",
+        # "before play goes on", not "before the next card turns": a person's own card turns for them
+        # only when their clock (the prompt's) runs out, later than this window
+        text = t.ngettext("Time to trade: {n} second before play goes on ({turn} to go on now).",
+                          "Time to trade: {n} seconds before play goes on ({turn} to go on now).",
                           n).format(n=n, turn=verb(lang, "turn"))
     else:
         return None

@@ -16,6 +16,7 @@ from server.messages.labels import (
 from server.messages.moderation import role_name
 from server.messages.translations import N_, translation
 from server.presenters.text import fair, social
+from server.presenters.text.draw import glue_seconds
 from server.presenters.text.staff import render_reply as render_staff
 from server.presenters.text.tricks import render_tricks
 from server.presenters.text.words import verb
@@ -162,6 +163,12 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     if cmd == "leave":
         if reply.get("until") == "round_end":
             n = int(reply.get("at_stake") or 0)
+            if reply.get("deal"):  # a Speculation deal, called so on its table
+                return finish(wrap_text(t.ngettext(
+                    "You are back in the lobby. A bot plays your seat to the end of the deal with your stake "
+                    "({n} chip); you will hear how it ends.",
+                    "You are back in the lobby. A bot plays your seat to the end of the deal with your stake "
+                    "({n} chips); you will hear how it ends.", n).format(n=n), width), style)
             return finish(wrap_text(t.ngettext(
                 "You are back in the lobby. A bot plays your seat to the end of the round with your stake "
                 "({n} chip); you will hear how it ends.",
@@ -208,9 +215,9 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         )
     if cmd == "extend":  # seconds from the time bank
         n, left = round(float(reply.get("seconds") or 0)), round(float(reply.get("bank") or 0))
-        return finish(wrap_text(t.ngettext("{n} second more for you; {left} s left in your time bank.",
-                                           "{n} seconds more for you; {left} s left in your time bank.", n).format(
-            n=n, left=left), style.width), style)
+        return finish(wrap_text(glue_seconds(t.ngettext("{n} second more for you; {left} s left in your time bank.",
+                                                        "{n} seconds more for you; {left} s left in your time bank.",
+                                                        n).format(n=n, left=left), left), style.width), style)
     if cmd == "autopass":
         return finish(
             [t.gettext("Automatic pass on: when passing is all you can do, the server passes for you.")
@@ -357,22 +364,24 @@ def _board_lines(reply: Mapping[str, Any], lang: str, style: TermStyle) -> list[
     if not items:
         lines += wrap_text("  " + t.gettext("Nobody is ranked yet."), style.width, indent="  ")
     for i, p in enumerate(items, 1):
-        lines.append(_board_line(p, f"{i:>3}.", by, lang, style, name_w))
+        lines.append(_board_line(p, f"{i:>3}.", by, lang, style, name_w, game))
     if provisional:
         n = int(reply.get("min_games") or 0)
         lines += wrap_text(t.ngettext("Provisional (fewer than {n} rated game):",
                                       "Provisional (fewer than {n} rated games):", n).format(n=n), style.width)
-        lines += [_board_line(p, "   ~", by, lang, style, name_w) for p in provisional]
+        lines += [_board_line(p, "   ~", by, lang, style, name_w, game) for p in provisional]
     if you:
-        lines.append(_board_line(you, "   ~" if you.get("provisional") else "   >", by, lang, style, name_w))
+        lines.append(_board_line(you, "   ~" if you.get("provisional") else "   >", by, lang, style, name_w, game))
         if you.get("provisional"):
             lines += wrap_text("  " + t.gettext("Your standing is provisional: guests are not ranked. Register to "
                                                 "be ranked."), style.width, indent="  ")
     return lines
 
 
-def _board_line(p: Mapping[str, Any], mark: str, by: str, lang: str, style: TermStyle, name_w: int) -> str:
-    """One player's line on a board; ``mark``: the place (``  1.``), or ``~`` for a provisional line."""
+def _board_line(p: Mapping[str, Any], mark: str, by: str, lang: str, style: TermStyle, name_w: int,
+                game: Any = None) -> str:
+    """One player's line on a board; ``mark``: the place (``  1.``), or ``~`` for a provisional line;
+    ``game``: the board's game (a Speculation round is a deal: "3 donnes", as on its table)."""
     t = translation(lang)
     if by == "rating":
         g = int(p.get("games") or 0)
@@ -385,7 +394,8 @@ def _board_line(p: Mapping[str, Any], mark: str, by: str, lang: str, style: Term
     counts = []
     if p.get("rounds") is not None:
         r = int(p["rounds"])
-        counts.append(t.ngettext("{n} round", "{n} rounds", r).format(n=r))
+        counts.append(t.ngettext("{n} deal", "{n} deals", r).format(n=r) if game == "speculation"
+                      else t.ngettext("{n} round", "{n} rounds", r).format(n=r))
     if p.get("matches"):
         m = int(p["matches"])
         counts.append(t.ngettext("{n} match", "{n} matches", m).format(n=m))

@@ -138,10 +138,11 @@ def _seeks(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> s
         text = t.gettext("Seek #{id} is open ({terms}); the lobby hears of it. Type {cancel} to withdraw it.")
     elif cmd == "challenge":
         text = t.gettext("Challenge #{id} sent to {to} ({terms}). Type {cancel} to withdraw it.")
-    elif cmd == "accept_seek" and reply.get("room") and reply.get("to"):
-        text = t.gettext("Challenge #{id} accepted: the table opens in room {room}.")
     elif cmd == "accept_seek" and reply.get("room"):
-        text = t.gettext("Seek #{id} accepted: the table opens in room {room}.")
+        # the table opened at once: its seek_started event, which reached this person just before,
+        # says so with their seat ("La table du défi de ann est ouverte : table r8, votre place 1.");
+        # the reply saying it again came after the match had begun
+        return ""
     elif cmd == "accept_seek":
         text = t.gettext("Seek #{id} accepted: the table opens when its seats are taken.")
     elif cmd == "decline_seek":

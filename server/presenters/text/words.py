@@ -154,7 +154,7 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "friends": ("amis",),
         "seek": ("chercher", "cherche"),
         "challenge": ("défier", "défie"),
-        "seeks": ("défis", "annonces"),
+        "seeks": ("défis", "annonces", "recherches"),  # a seek is "Recherche n° 1" on screen
         "replay": ("revoir",),
         "motd": ("motd", "messagedujour"),
         "ignore": ("ignorer",),
@@ -234,7 +234,7 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "friends": ("amigos",),
         "seek": ("buscar", "busco"),
         "challenge": ("desafiar", "retar", "reto"),
-        "seeks": ("desafíos", "retos"),
+        "seeks": ("desafíos", "retos", "búsquedas"),  # a seek is "Búsqueda n.º 1" on screen
         "replay": ("repetir", "repetición"),
         "motd": ("motd", "mensajedeldía", "mensajedeldia"),
         "ignore": ("ignorar",),

@@ -153,9 +153,15 @@ def test_switch_values_are_shown_in_the_session_language(lang: str, on: str, off
 
 
 def test_accepting_a_challenge_is_not_called_a_seek() -> None:
+    """The table opened at once: its seek_started event tells the person (a challenge's table is not
+    "la table de la recherche"); the reply does not say it a second time, after the match began."""
     reply = {**SEEK, "room": "r1", "seat": 1}
-    assert render_reply("accept_seek", reply, "fr", STYLE).startswith("Défi n° 2 accepté")
-    assert render_reply("accept_seek", {**reply, "to": None}, "fr", STYLE).startswith("Recherche n° 2")
+    assert render_reply("accept_seek", reply, "fr", STYLE) == ""
+    assert render_reply("accept_seek", {**reply, "to": None}, "fr", STYLE) == ""
+    started = {"event": "seek_started", "seek": 2, "room": "r1", "seat": 1, "name": "ann", "challenge": True}
+    assert "La table du défi de ann est ouverte" in " ".join(event_text("fr", started, [], None).split())
+    waiting = render_reply("accept_seek", {**reply, "room": None, "to": None}, "fr", STYLE)
+    assert waiting.startswith("Recherche n° 2 acceptée")
 
 
 @pytest.mark.parametrize(("lang", "pattern"), [

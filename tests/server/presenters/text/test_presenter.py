@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from server.messages.events import event_text
+from server.messages.translations import translation
 from server.presenters import Local, Quit, Request
 from server.presenters.text import TextPresenter
 from server.terminal import TermStyle
@@ -68,6 +70,45 @@ def test_quitting_a_round_with_chips_at_stake_asks_first_too() -> None:
     assert isinstance(p.read("quitter"), Local)  # another command: asked for itself
     assert isinstance(TextPresenter(Viewer(_state(at_stake=0))).read("quitter"), Quit)
     assert isinstance(TextPresenter(Viewer(None)).read("quitter"), Quit)
+
+
+def test_leaving_a_staked_round_names_it_with_the_word_the_table_uses_in_spanish() -> None:
+    """A Président round is a "ronda" on the table's header and when quitting; leaving says the same
+    word (not "mano", a Speculation deal), in the question and in the reply."""
+    p = TextPresenter(Viewer(_state(at_stake=2), lang="es"))
+    asked = p.read("irse")
+    assert isinstance(asked, Local) and "ronda" in asked.text and "mano" not in asked.text, asked
+    left = p.ok(None, "leave", {"until": "round_end", "at_stake": 2})
+    assert "ronda" in left and "mano" not in left, left
+    quitting = TextPresenter(Viewer(_state(at_stake=2), lang="es")).read("salir")
+    assert isinstance(quitting, Local) and "ronda" in quitting.text, quitting
+    t = translation("es")
+    for told in (t.ngettext("The round you left at {room} is over: you win {n} chip.",
+                            "The round you left at {room} is over: you win {n} chips.", 2),
+                 t.gettext("{name} left: a bot plays the seat to the end of the round.")):
+        assert "ronda" in told and "mano" not in told, told
+
+
+def test_leaving_a_speculation_deal_calls_it_a_deal_as_its_table_does() -> None:
+    """A Speculation table says "donne 1/8" / "mano 1/8": leaving or quitting it mid-deal says the
+    same word, in the question and in the reply (not "manche" / "ronda", a Président round)."""
+    spec = _state(at_stake=1, game="speculation")
+    for lang, word, said, never in (("fr", "partir", "donne", "manche"), ("fr", "quitter", "donne", "manche"),
+                                    ("es", "irse", "mano", "ronda"), ("es", "salir", "mano", "ronda"),
+                                    ("en", "leave", "deal", "round")):
+        p = TextPresenter(Viewer(spec, lang=lang))
+        p.shown_state = spec
+        asked = p.read(word)
+        assert isinstance(asked, Local) and said in asked.text and never not in asked.text, (lang, asked)
+        if word in ("partir", "irse", "leave"):
+            left = p.ok(None, "leave", {"until": "round_end", "at_stake": 1})
+            assert said in left and never not in left, (lang, left)
+            over = event_text(lang, {"event": "round_result", "room": "r5", "round": 1, "seat": 0, "chips": 2,
+                                     "game": "speculation"}, ["Zoé", "Bob"], None) or ""
+            assert said in over.lower() and never not in over.lower(), (lang, over)
+            gone = event_text(lang, {"event": "replaced", "room": "r5", "name": "Bob", "seat": 1, "until": "round_end",
+                                     "game": "speculation"}, ["Zoé", "Bob"], 0) or ""
+            assert said in gone and never not in gone, (lang, gone)
 
 
 async def test_a_turn_is_not_prompted_while_a_cut_window_is_open() -> None:
@@ -136,6 +177,17 @@ def test_suggestions_are_words_of_the_session_language() -> None:
     assert isinstance(out, Local) and "friend" in out.text
 
 
+def test_seeks_are_listed_by_the_word_the_screen_calls_them() -> None:
+    """The screen says "Recherche n° 1" / "Búsqueda n.º 1": the plural lists them, instead of being
+    answered "Vouliez-vous dire « cherche » ?" (which would open a seek)."""
+    from server.presenters.text.context import context_from_state
+    from server.presenters.text.parse import parse_line
+
+    ctx = context_from_state(None, "lobby")
+    for lang, word in (("fr", "recherches"), ("es", "búsquedas"), ("es", "busquedas"), ("fr", "défis")):
+        assert parse_line(word, lang, ctx).cmd == "seeks", (lang, word)  # type: ignore[union-attr]
+
+
 def test_the_empty_friends_list_never_suggests_oneself() -> None:
     """The example names the person the server suggests, else a placeholder: never a fixed name (which
     was "ana" — to ana herself)."""
@@ -168,3 +220,20 @@ def test_a_match_end_says_what_a_player_can_do_next() -> None:
         assert all(w in text for w in words), text
     watcher = TextPresenter(Viewer(_state(you=None))).event(over, ("Zoé", "Bob", "Carmen"), None)
     assert "revanche" not in watcher  # a spectator has no rematch to ask for
+
+
+def test_a_speculation_board_counts_deals_as_its_table_calls_them() -> None:
+    """The Speculation board said "3 manches" / "3 rondas" under a table that says "donne 1/8": its
+    counts are deals; a Président board's are rounds."""
+    from server.presenters.text.replies import render_reply
+
+    style = TermStyle(80, False, False)
+    row = {"name": "zoe", "chips": -3, "rounds": 3, "provisional": True}
+    for lang, deals, rounds in (("fr", "3 donnes", "3 manches"), ("es", "3 manos", "3 rondas"),
+                                ("en", "3 deals", "3 rounds")):
+        spec = render_reply("leaderboard", {"type": "ok", "game": "speculation", "by": "chips", "leaderboard": [],
+                                            "you": row}, lang, style)
+        assert deals in spec and rounds not in spec, (lang, spec)
+        tdc = render_reply("leaderboard", {"type": "ok", "game": "president", "rules": "tdc", "by": "chips",
+                                           "leaderboard": [], "you": row}, lang, style)
+        assert rounds in tdc, (lang, tdc)

@@ -3,6 +3,8 @@ first cut's word about autocut (T9, S9)."""
 
 from __future__ import annotations
 
+import itertools
+import re
 from typing import Any
 
 from server.messages.events import event_text
@@ -114,6 +116,54 @@ def test_S9_the_person_on_turn_after_an_auction_reads_the_time_to_trade_with_the
     text = _flat(state_update(base, mine, "fr", STYLE))
     assert "Temps des échanges : 6 secondes" in text and "À vous : retournez votre carte" in text
     assert text.index("Temps des échanges") < text.index("À vous")
+
+
+def test_S9_time_to_trade_does_not_say_a_card_turns_sooner_than_the_person_s_own_clock() -> None:
+    """The person on turn reads "(16 s)" on their prompt: their card is turned for them only then. The
+    time to trade says when play goes on, never that the next card turns in 6 s."""
+    base: dict[str, Any] = {
+        "game": "speculation", "round": 1, "you": 0, "turn": None, "auction": None, "offers": [], "trump": "h",
+        "pool": 4, "seats": [{"seat": i, "name": n, "chips": 10, "faceup": [], "facedown": 3}
+                             for i, n in enumerate(["Zoé", "Bob", "Carmen"])]}
+    mine = {**base, "turn": 0, "decision": "turn", "deadline": 16, "window": {"kind": "trade", "left": 6.0}}
+    for lang, said, wrong in (("fr", "6 secondes avant que le jeu reprenne", "carte se retourne"),
+                              ("es", "6 segundos antes de que siga el juego", "se destape"),
+                              ("en", "6 seconds before play goes on", "card turns")):
+        text = _flat(state_update(base, mine, lang, STYLE))
+        assert said in text and wrong not in text, (lang, text)
+        assert "(16 s)" in text, (lang, text)
+
+
+def test_the_seconds_of_the_time_bank_stay_with_their_number_at_every_width() -> None:
+    """Seen at 80 columns: "(60" ending a line and "s left in your time bank)" on the next. A number
+    of seconds is never parted from its "s", in the prompt or in the reply to ``more``."""
+    from server.presenters.text.alerts import your_turn_alert
+    from server.presenters.text.replies import render_reply
+
+    for lang in ("fr", "es", "en"):
+        for width in range(24, 81):
+            style = TermStyle(width, False, False)
+            texts = [your_turn_alert(lang, style, what="turn", seconds=16, bank=60),
+                     render_reply("extend", {"type": "ok", "seconds": 15.0, "bank": 45.0}, lang, style)]
+            for text in texts:
+                lines = text.strip("\a").splitlines()
+                for above, below in itertools.pairwise(lines):
+                    parted = re.search(r"\d$", above.rstrip()) and re.match(r"\s*s\b", below)
+                    assert not parted, (lang, width, above, below)
+
+
+def test_a_seed_window_too_short_to_read_and_type_is_not_offered_as_one_to_meet() -> None:
+    """The default window for a seed is 2 s: "Tapez « graine TEXTE » dans les 2 s" asks what nobody can
+    do. A short window says that a seed counts for the next deals; a long one still says its time."""
+    short = {"event": "commitment", "round": 1, "commitment": "75d5537853666ef1", "window": 2, "given": [],
+             "game": "president"}
+    for lang, said in (("fr", "Tapez « graine TEXTE » pour mêler votre propre aléa aux donnes suivantes."),
+                       ("es", "Escribe «semilla TEXTO» para mezclar tu propio azar en los repartos siguientes."),
+                       ("en", "Type “seed TEXT” to mix your own randomness into the next deals.")):
+        text = _plain(event_text(lang, short, ["Zoé", "bot1"], 0) or "")
+        assert said in text and "2 s" not in text, (lang, text)
+    long = _plain(event_text("fr", {**short, "window": 20}, ["Zoé", "bot1"], 0) or "")
+    assert "dans les 20 s" in long, long
 
 
 def test_S9_an_offer_declined_by_the_clock_says_so() -> None:

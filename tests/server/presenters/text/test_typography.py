@@ -45,3 +45,21 @@ def test_spanish_says_the_server_chose_alone() -> None:
     reply = {"round": "r1", "ok": True, "names": ["zoe"], "steps": [
         {"code": "entropy", "result": "note", "values": {"players": []}}]}
     assert "el servidor eligió solo" in render_fair("verify", reply, "es", STYLE).replace("\n", " ")
+
+
+def test_spanish_verify_speaks_to_the_reader_with_tu() -> None:
+    """"Las 10 cartas que vio" spoke of someone else (or to usted): the reader saw them, "viste"."""
+    for result, said in (("pass", "Las 10 cartas que viste son exactamente las abiertas."),
+                         ("fail", "¡Una carta que viste (posición 3) no es la abierta!")):
+        reply = {"round": "r1", "ok": result == "pass", "names": ["zoe"], "steps": [
+            {"code": "cards_seen", "result": result, "values": {"count": 10, "index": 3}}]}
+        text = " ".join(render_fair("verify", reply, "es", STYLE).split())
+        assert said in text and "que vio " not in text, text
+
+
+def test_french_verify_says_what_the_bots_public_contributions_are() -> None:
+    """"Les contributions des robots sont les publiques" is not French: say what they are."""
+    reply = {"round": "r1", "ok": True, "names": ["zoe", "bot1"], "steps": [
+        {"code": "bots", "result": "pass", "values": {"bots": [1]}}]}
+    text = " ".join(render_fair("verify", reply, "fr", STYLE).split())
+    assert "sont bien celles que chacun peut recalculer" in text and "sont les publiques" not in text, text
