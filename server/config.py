@@ -117,7 +117,7 @@ class Config:
     url: str = ""
     # [restart]
     durable_tables: bool = True
-    resume_window: float = 20.0
+    resume_window: float = 60.0
     shutdown_in: float = 0.0
     check_hashes: bool = True
     write_ahead: bool = True
