@@ -337,14 +337,15 @@ def restore(table_id: str, config: Mapping[str, Any], entries: Sequence[Mapping[
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise Unreplayable(f"the table's facts do not fit ({type(exc).__name__})") from None
     enable(table)
+    start = now  # a table nobody sits at (bots alone) goes on at once
     if any(s.member is not None for s in table.seats):
-        table.resume_until = now + resume_window
+        table.resume_until = start = now + resume_window
         grace = max(settings.grace_seconds, resume_window)
         for seat in table.seats:
             if seat.member is not None:
                 seat.present = False
                 seat.grace_until = now + grace
-    table._hold_timers(now + resume_window)
+    table._hold_timers(start)
     return table
 
 

@@ -316,3 +316,15 @@ def test_state_hashes_are_the_bytes_earlier_versions_hashed(kind: str) -> None:
     assert h.table.status == "over" and seen > 100
     for odd in ({"b": [1, {"é": None}]}, {2: "x", 10: "y"}, {"a": 2**70}):  # non-ASCII, int keys, a big int
         assert durable._encode(odd) == std(odd)
+
+
+def test_a_rebuilt_table_nobody_sits_at_goes_on_at_once() -> None:
+    """The resume window is for people: a table only bots play (its person left mid-round, a bot
+    plays the seat out) is not held by it after a restart."""
+    h = durable_harness("tdc", seats=3, bots=2, stake=10, turn_seconds=20)
+    h.join("alice")
+    h.ok("alice", "leave")
+    assert all(s.member is None for s in h.table.seats) and h.table.status == "playing"
+    h.table = again = rebuilt(h, resume_window=60.0)
+    assert again.resume_until is None
+    assert again.bot_due is not None and again.bot_due < h.clock.now + 60.0
