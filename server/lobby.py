@@ -74,15 +74,28 @@ class _Guest:
     proven: GuestHold | None = None  # the hold the code matched (None: a new guest)
 
 
-def clean_name(raw: str, limit: int) -> str:
-    """The display form of a typed name (controls and escapes stripped first), or ``bad_name``."""
+def clean_name(raw: str, limit: int, *, staff: bool = True) -> str:
+    """The display form of a typed name (controls and escapes stripped first), or ``bad_name``.
+    ``staff=False``: an account's name, which may look like staff if it was made before that rule."""
     raw = clean_text(raw)
     if not raw or len(raw) > limit:
         raise CommandError("bad_name", max=limit)
     try:
-        return _storage_clean_name(raw)
+        return _storage_clean_name(raw, staff=staff)
     except StorageError:
         raise CommandError("bad_name", max=limit) from None
+
+
+async def account_name(store: Any, raw: str, limit: int) -> str:
+    """:func:`clean_name` for a login: an account made before names could not look like staff
+    ("admin_bob") still logs in; nobody else gets such a name."""
+    try:
+        return clean_name(raw, limit)
+    except CommandError:
+        display = clean_name(raw, limit, staff=False)
+        if not await store.accounts.exists(display):
+            raise
+        return display
 
 
 class Lobby(Directory):
@@ -229,7 +242,7 @@ class Lobby(Directory):
             raise CommandError("already_logged_in")
         if self.closing:
             raise CommandError("not_allowed")
-        display = clean_name(name, self.config.max_name)
+        display = await account_name(self.store, name, self.config.max_name)
         accounts = self.store.accounts
         # Passwords are checked outside the lock: a wrong one is answered slowly (back-off) and
         # must not hold up everybody else's login.
@@ -372,7 +385,7 @@ class Lobby(Directory):
             raise CommandError("already_logged_in")
         if self.closing:
             raise CommandError("not_allowed")
-        display = clean_name(name, self.config.max_name)
+        display = await account_name(self.store, name, self.config.max_name)
         accounts = self.store.accounts
         if not password or not await accounts.exists(display):
             raise CommandError("bad_password")  # only an account, and never a hint which names are
