@@ -239,6 +239,39 @@ async def test_ignoring_a_guest_holds_against_its_other_guest_names(tmp_path: An
         await server.stop()
 
 
+async def test_replay_is_held_to_a_budget_and_a_round_is_recomputed_once(tmp_path: Any, monkeypatch: Any) -> None:
+    """``replay`` recomputes a round (milliseconds of CPU): a crowd of guests asking for it again
+    and again gets a few answers each, and the round is computed once for all of them."""
+    from server.commands import social as social_commands
+
+    server = await start_server(tmp_path, verify_per_minute=6, verify_burst=2)
+    alice = await guest(server, "alice", "127.0.0.102")
+    crowd = [await guest(server, nick("rp", i), "127.0.0.103") for i in range(4)]
+    computed = []
+    real = social_commands.replay_reply
+
+    def counted(*args: Any) -> Any:
+        computed.append(args[0].round_id)
+        return real(*args)
+
+    monkeypatch.setattr(social_commands, "replay_reply", counted)
+    try:
+        room = (await alice.request("create", game="president", rules="classic", seats=3, bots=2, rounds=1,
+                                    turn_seconds=1))["room"]
+        await alice.next_event("match_over", timeout=120)
+        rid = next(h["round"] for h in (await alice.request("history"))["history"] if "-match" not in h["round"])
+        assert rid.startswith(room + "-")
+        codes = [(await c.request_raw("replay", round=rid)).get("code", "ok") for c in crowd for _ in range(3)]
+        assert codes.count("ok") == 6 and codes.count("rate_limited") == 6  # 2 each, 6 from the address
+        refused = await crowd[0].request_raw("replay", round=rid)
+        assert refused["message"] == error_message("en", "rate_limited", reason="replay")
+        assert computed == [rid]  # the others got the reply kept
+        assert (await alice.request("replay", round=rid))["round"] == rid
+    finally:
+        await asyncio.gather(*(c.close() for c in [*crowd, alice]))
+        await server.stop()
+
+
 async def test_verify_is_held_to_a_budget_per_player_and_per_address(tmp_path: Any) -> None:
     server = await start_server(tmp_path, verify_per_minute=6, verify_burst=2)
     crowd = [await guest(server, nick("vf", i), "127.0.0.100") for i in range(4)]
