@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from server import restored, resume, seektable
 from server.claims import SeatClaims
-from server.conduct import IGNORES, Conduct, Moderation, NoModeration
+from server.conduct import IGNORES, Conduct, Moderation, NoModeration, origin_of
 from server.directory import Directory, masked
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.messages.moderation import refusal_params
@@ -214,13 +214,18 @@ class Lobby(Directory):
             if hold.seated:
                 self._tried(key)
             raise CommandError("resume_needed" if hold.seated else "name_taken", name=display)
-        address = str(getattr(session.conn, "peer", "") or "")
+        peer = str(getattr(session.conn, "peer", "") or "")
+        address = address_key(peer) if peer else ""
+        # Wrong codes lock the name for everyone but the guest's own address: strangers trying codes
+        # must not lock the guest out of their seat (their address keeps its own limit).
+        holder = self.players.get(key)
+        origin = origin_of(holder) if holder is not None else None
         attempts = self.resume_attempts
-        if attempts.blocked(key, address):
+        if attempts.blocked(key, address, by_name=origin is None or origin.address != address):
             raise CommandError("rate_limited", reason="resume_attempts")
         if hold.proof is None or not await resume.matches(str(code), hold.proof):
             pause = attempts.fail(key, address)
-            log.warning("wrong resume code for %s from %s", display, address or "?")  # never the code
+            log.warning("wrong resume code for %s from %s", display, peer or "?")  # never the code
             self._tried(key)
             await asyncio.sleep(pause)
             raise CommandError("bad_resume_code", name=display)
