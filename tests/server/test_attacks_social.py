@@ -239,6 +239,34 @@ async def test_ignoring_a_guest_holds_against_its_other_guest_names(tmp_path: An
         await server.stop()
 
 
+async def test_ignoring_a_guest_who_just_left_holds_against_its_next_guest_name(tmp_path: Any) -> None:
+    """The usual order: a guest's tell arrives, the guest leaves, then the person ignores the name;
+    the same person back under another guest name is still ignored (the origin of a guest who left
+    is remembered a while), and a stranger is not."""
+    server = await start_server(tmp_path, tells_per_minute=600, tells_burst=100)
+    ada = await member(server, "ada")
+    hy0 = await guest(server, "hy0", "127.0.0.92")
+    stranger = await guest(server, "zed", "127.0.0.93")
+    again: Client | None = None
+    try:
+        await hy0.request("tell", name="ada", text="annoying")
+        await hy0.close()
+        for _ in range(100):
+            if server.lobby.player("hy0") is None:
+                break
+            await asyncio.sleep(0.02)
+        assert server.lobby.player("hy0") is None
+        await ada.request("ignore", name="hy0")
+        again = await guest(server, "hy0b", "127.0.0.92")
+        assert (await again.request_raw("tell", name="ada", text="it's me again"))["code"] == "ignored"
+        assert (await stranger.request("tell", name="ada", text="hi"))["to"] == "ada"
+        await ada.request("unignore", name="hy0")
+        assert (await again.request("tell", name="ada", text="friends?"))["to"] == "ada"
+    finally:
+        await asyncio.gather(*(c.close() for c in [ada, hy0, stranger, *([again] if again else [])]))
+        await server.stop()
+
+
 async def test_replay_is_held_to_a_budget_and_a_round_is_recomputed_once(tmp_path: Any, monkeypatch: Any) -> None:
     """``replay`` recomputes a round (milliseconds of CPU): a crowd of guests asking for it again
     and again gets a few answers each, and the round is computed once for all of them."""
