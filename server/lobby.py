@@ -17,6 +17,7 @@ import collections
 import contextlib
 import datetime as _dt
 import logging
+import time
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -259,6 +260,7 @@ class Lobby(Directory):
         if registered and not verified:
             if not password:
                 raise CommandError("bad_password")
+            self.pace.login(name_key(display), time.monotonic())  # a password hash of CPU each
             account = await accounts.verify_password(display, password, session.conn.peer)
             if account is None:
                 raise CommandError("bad_password")
@@ -394,6 +396,7 @@ class Lobby(Directory):
         accounts = self.store.accounts
         if not password or not await accounts.exists(display):
             raise CommandError("bad_password")  # only an account, and never a hint which names are
+        self.pace.login(name_key(display), time.monotonic())
         account = await accounts.verify_password(display, password, session.conn.peer)
         if account is None:
             raise CommandError("bad_password")

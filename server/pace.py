@@ -105,6 +105,7 @@ class Pace:
         self.challenges = budget("challenges")
         self.challenges_received = budget("challenges_received")
         self.seeks = budget("seeks")
+        self.logins = budget("logins")
         self.verify_player = budget("verify")
         self.verify_address = budget("verify", 3)
         self._verifying: asyncio.Semaphore | None = None
@@ -130,6 +131,11 @@ class Pace:
     def seek(self, me: Player, now: float) -> None:
         if not self.seeks.take(sender(me), now):
             raise CommandError("rate_limited", reason="seeks")
+
+    def login(self, key: str, now: float) -> None:
+        """A login to the account ``key`` with a password (a hash of CPU each, right or wrong)."""
+        if not self.logins.take(key, now):
+            raise CommandError("rate_limited", reason="logins")
 
     def verify(self, me: Player, now: float) -> None:
         """One ``verify`` of ``me``: its own budget and its address's (everyone's from there)."""

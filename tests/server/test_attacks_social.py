@@ -267,6 +267,29 @@ async def test_ignoring_a_guest_who_just_left_holds_against_its_next_guest_name(
         await server.stop()
 
 
+async def test_a_login_loop_on_one_account_is_held_to_its_budget(tmp_path: Any) -> None:
+    """Each login with a password costs a password hash of CPU: logging in and out in a loop gets
+    a few logins, then ``rate_limited`` (``logins``) until the budget refills; others log in."""
+    server = await start_server(tmp_path, logins_per_minute=6, logins_burst=3)
+    try:
+        first = await member(server, "ada")
+        await first.close()
+        codes = []
+        for _ in range(5):
+            client = await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=20)
+            codes.append((await client.request_raw("login", name="ada", password="a long password")).get("code"))
+            await client.close()
+        assert codes == [None, None, None, "rate_limited", "rate_limited"]
+        client = await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=20)
+        refused = await client.request_raw("login", name="ada", password="a long password")
+        assert refused["message"] == error_message("en", "rate_limited", reason="logins")
+        await client.close()
+        other = await member(server, "bea")  # another account is not held back
+        await other.close()
+    finally:
+        await server.stop()
+
+
 async def test_replay_is_held_to_a_budget_and_a_round_is_recomputed_once(tmp_path: Any, monkeypatch: Any) -> None:
     """``replay`` recomputes a round (milliseconds of CPU): a crowd of guests asking for it again
     and again gets a few answers each, and the round is computed once for all of them."""

@@ -120,6 +120,14 @@ def test_challenges_seeks_and_verify_have_their_budgets() -> None:
     assert refusal(pace.verify, person("far", "203.0.113.3"), 0.0) is None
 
 
+def test_logins_with_a_password_have_a_budget_per_account() -> None:
+    pace = Pace(load_config(logins_per_minute=12, logins_burst=2))
+    assert refusal(pace.login, "ada", 0.0) is None and refusal(pace.login, "ada", 0.0) is None
+    assert refusal(pace.login, "ada", 0.0) == ("rate_limited", {"reason": "logins"})
+    assert refusal(pace.login, "bob", 0.0) is None  # another account
+    assert refusal(pace.login, "ada", 5.0) is None  # 12 a minute: one more after 5 s
+
+
 def test_replay_has_budgets_as_many_as_verify_s_of_its_own() -> None:
     pace = Pace(load_config(verify_per_minute=20, verify_burst=2))
     crowd = [person(f"r{i}", "198.51.100.60") for i in range(4)]
@@ -133,7 +141,7 @@ def test_replay_has_budgets_as_many_as_verify_s_of_its_own() -> None:
 def test_every_refusal_of_the_budgets_says_why_in_the_reader_s_language(lang: str) -> None:
     generic = error_message(lang, "rate_limited")
     seen = set()
-    for reason in ("tells", "tells_to", "challenges", "challenges_to", "seeks", "verify", "replay"):
+    for reason in ("tells", "tells_to", "challenges", "challenges_to", "seeks", "verify", "replay", "logins"):
         text = error_message(lang, "rate_limited", reason=reason, name="vic")
         assert text != generic and text not in seen
         seen.add(text)
