@@ -99,6 +99,12 @@ async def account_name(store: Any, raw: str, limit: int) -> str:
         return display
 
 
+SEATED_TOLD = "seated_told"
+"""``Player.extra`` key: when the player's friends last heard where they sat down."""
+SEATED_TOLD_SECONDS = 30.0
+"""At most one ``friend_seated`` per player in this many seconds."""
+
+
 class Lobby(Directory):
     def __init__(self, config: Config, store: Any, sessions: set[Any]) -> None:
         self.config = config
@@ -743,6 +749,11 @@ class Lobby(Directory):
         they hide it."""
         if player.guest or player.extra.get("hide_where") or player.seat is None:
             return
+        now = time.monotonic()
+        last = player.extra.get(SEATED_TOLD)
+        if isinstance(last, float) and now - last < SEATED_TOLD_SECONDS:
+            return  # a sit-down/leave loop must not flood one's friends
+        player.extra[SEATED_TOLD] = now
 
         async def notify() -> None:
             try:

@@ -378,3 +378,24 @@ async def test_the_history_of_someone_who_hides_does_not_say_where_they_sit(tmp_
         for c in (alice, bob):
             await c.close()
         await running.stop()
+
+
+async def test_a_sit_down_and_leave_loop_tells_ones_friends_once(tmp_path: Any) -> None:
+    """Creating and leaving tables in a loop told each friend every time ("bob sits at r1", "r2"...,
+    23 in 6 s): one ``friend_seated`` in ``SEATED_TOLD_SECONDS``."""
+    running = await start_server(tmp_path)
+    alice = await member(running, "alice")
+    bob = await member(running, "bob")
+    seen: list[dict[str, Any]] = []
+    try:
+        await alice.request("friend", name="bob")
+        alice.on_push = seen.append
+        for _ in range(4):
+            await bob.request("create", game="president", rules="classic", seats=3, bots=2)
+            await bob.request("leave")
+        await asyncio.sleep(0.5)
+        assert len([m for m in seen if m.get("event") == "friend_seated"]) == 1
+    finally:
+        for c in (alice, bob):
+            await c.close()
+        await running.stop()
