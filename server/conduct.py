@@ -10,12 +10,15 @@ again) and at every chat line (the speaker's mute read from the store, so a mute
 process on the same database counts in chat at once, and for tells from then on). A guest's list
 lives in memory only, and is forgotten when the guest leaves. Ignoring a guest also ignores its
 :class:`Origin` (address, SSH key), so logging in again under another guest name does not escape it;
-origins are kept in memory (a restart forgets them, with the guests).
+origins are kept in memory (a restart forgets them, with the guests). A guest who just left is
+remembered by origin for :data:`DEPARTED_SECONDS`, so ignoring the name of someone who has just
+gone (after their last tell) holds against them too when they come back under another name.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -45,6 +48,11 @@ ORIGIN = "origin"
 
 CHAT = "chat_bucket"
 """``Player.extra`` key: the player's chat budget (``chat_per_minute``, ``chat_burst``)."""
+
+
+DEPARTED_SECONDS = 3600.0
+"""How long the origin of a guest who left is remembered for ``ignore`` (at most :data:`DEPARTED_MAX`)."""
+DEPARTED_MAX = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +138,8 @@ class Conduct:
         self._lists: dict[str, dict[str, str]] = {}  # name key -> {ignored name key: name}
         self._guests: set[str] = set()  # keys whose list is in memory only
         self._marks: dict[str, dict[str, Origin]] = {}  # name key -> {ignored guest's key: its origin}
+        self._departed: collections.OrderedDict[str, tuple[Origin, float]] = collections.OrderedDict()
+        """Guests who left lately: name key -> (origin, when it left), oldest first."""
         self._loaded = False
         self._loading = asyncio.Lock()
 
@@ -214,6 +224,13 @@ class Conduct:
         if origin is not None:
             self.marks_of(player)[other.key] = origin
 
+    def mark_departed(self, player: Player, key: str) -> None:
+        """``player`` ignores the name ``key`` of nobody here now: a guest who left lately, its origin
+        is ignored with its name."""
+        left = self._departed.get(key)
+        if left is not None and time.monotonic() - left[1] < DEPARTED_SECONDS:
+            self.marks_of(player)[key] = left[0]
+
     def unmark(self, player: Player, key: str) -> None:
         self.marks_of(player).pop(key, None)
 
@@ -251,8 +268,14 @@ class Conduct:
         self.noted_mute(player.name, None if mute is None else mute.until)
 
     def forget(self, player: Player) -> None:
-        """A guest left: their list and mute go with them."""
+        """A guest left: their list and mute go with them; their origin is kept a while (``ignore``)."""
         if player.guest:
+            origin = player.extra.get(ORIGIN)
+            if isinstance(origin, Origin):
+                self._departed.pop(player.key, None)
+                self._departed[player.key] = (origin, time.monotonic())
+                while len(self._departed) > DEPARTED_MAX:
+                    self._departed.popitem(last=False)
             self._lists.pop(player.key, None)
             self._marks.pop(player.key, None)
             self._guests.discard(player.key)

@@ -81,6 +81,8 @@ class Config:
     seeks_burst: int = 3
     verify_per_minute: float = 20.0
     verify_burst: int = 5
+    logins_per_minute: float = 12.0
+    logins_burst: int = 6
     # [ssh] (algorithm lists: empty = our defaults, see server/transports/ssh.py)
     kex: tuple[str, ...] = ()
     ciphers: tuple[str, ...] = ()
@@ -160,7 +162,7 @@ class Config:
         return _build({**dataclasses.asdict(self), **changes})
 
 
-PACED = ("tells", "tells_received", "challenges", "challenges_received", "seeks", "verify")
+PACED = ("tells", "tells_received", "challenges", "challenges_received", "seeks", "verify", "logins")
 """The kinds of ``KIND_per_minute`` and ``KIND_burst`` keys (``server/pace.py``)."""
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Config)}

@@ -26,16 +26,30 @@ _ESCAPES = re.compile(
 )
 
 
+MAX_MARKS = 2
+"""Combining marks (accents) a character of a shown text may carry (``ệ`` has two)."""
+
+
 def clean_text(text: str, limit: int | None = None) -> str:
     """``text`` without escape sequences or control characters, whitespace runs folded.
 
     Used on every name and chat line before anyone sees it: a player cannot
-    move another player's cursor, change colours or ring a bell.
+    move another player's cursor, change colours or ring a bell, nor pile
+    accents over the lines around (a character keeps :data:`MAX_MARKS` of its
+    combining marks, once composed).
     """
     text = _ESCAPES.sub("", text)
     out = []
-    for ch in text:
+    run = 0
+    for ch in unicodedata.normalize("NFC", text) if not text.isascii() else text:
         cat = unicodedata.category(ch)
+        if cat in ("Mn", "Me"):
+            run += 1
+            if run > MAX_MARKS:
+                continue  # a pile of accents ("zalgo"): the first ones stay
+            out.append(ch)
+            continue
+        run = 0
         if ch in "\t\n\r\v\f":
             out.append(" ")
         elif cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
@@ -46,10 +60,6 @@ def clean_text(text: str, limit: int | None = None) -> str:
     if limit is not None:
         cleaned = cleaned[:limit].rstrip()
     return cleaned
-
-
-MAX_MARKS = 2
-"""Combining marks (accents) a character of a shown text may carry (``ệ`` has two)."""
 
 
 def shown_text_problem(text: str, max_columns: int) -> str | None:

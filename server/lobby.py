@@ -17,13 +17,14 @@ import collections
 import contextlib
 import datetime as _dt
 import logging
+import time
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from server import restored, resume, seektable
 from server.claims import SeatClaims
-from server.conduct import IGNORES, Conduct, Moderation, NoModeration
+from server.conduct import IGNORES, Conduct, Moderation, NoModeration, origin_of
 from server.directory import Directory, masked
 from server.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.messages.moderation import refusal_params
@@ -74,15 +75,34 @@ class _Guest:
     proven: GuestHold | None = None  # the hold the code matched (None: a new guest)
 
 
-def clean_name(raw: str, limit: int) -> str:
-    """The display form of a typed name (controls and escapes stripped first), or ``bad_name``."""
+def clean_name(raw: str, limit: int, *, staff: bool = True) -> str:
+    """The display form of a typed name (controls and escapes stripped first), or ``bad_name``.
+    ``staff=False``: an account's name, which may look like staff if it was made before that rule."""
     raw = clean_text(raw)
     if not raw or len(raw) > limit:
         raise CommandError("bad_name", max=limit)
     try:
-        return _storage_clean_name(raw)
+        return _storage_clean_name(raw, staff=staff)
     except StorageError:
         raise CommandError("bad_name", max=limit) from None
+
+
+async def account_name(store: Any, raw: str, limit: int) -> str:
+    """:func:`clean_name` for a login: an account made before names could not look like staff
+    ("admin_bob") still logs in; nobody else gets such a name."""
+    try:
+        return clean_name(raw, limit)
+    except CommandError:
+        display = clean_name(raw, limit, staff=False)
+        if not await store.accounts.exists(display):
+            raise
+        return display
+
+
+SEATED_TOLD = "seated_told"
+"""``Player.extra`` key: when the player's friends last heard where they sat down."""
+SEATED_TOLD_SECONDS = 30.0
+"""At most one ``friend_seated`` per player in this many seconds."""
 
 
 class Lobby(Directory):
@@ -203,13 +223,18 @@ class Lobby(Directory):
             if hold.seated:
                 self._tried(key)
             raise CommandError("resume_needed" if hold.seated else "name_taken", name=display)
-        address = str(getattr(session.conn, "peer", "") or "")
+        peer = str(getattr(session.conn, "peer", "") or "")
+        address = address_key(peer) if peer else ""
+        # Wrong codes lock the name for everyone but the guest's own address: strangers trying codes
+        # must not lock the guest out of their seat (their address keeps its own limit).
+        holder = self.players.get(key)
+        origin = origin_of(holder) if holder is not None else None
         attempts = self.resume_attempts
-        if attempts.blocked(key, address):
+        if attempts.blocked(key, address, by_name=origin is None or origin.address != address):
             raise CommandError("rate_limited", reason="resume_attempts")
         if hold.proof is None or not await resume.matches(str(code), hold.proof):
             pause = attempts.fail(key, address)
-            log.warning("wrong resume code for %s from %s", display, address or "?")  # never the code
+            log.warning("wrong resume code for %s from %s", display, peer or "?")  # never the code
             self._tried(key)
             await asyncio.sleep(pause)
             raise CommandError("bad_resume_code", name=display)
@@ -231,7 +256,7 @@ class Lobby(Directory):
             raise CommandError("already_logged_in")
         if self.closing:
             raise CommandError("not_allowed")
-        display = clean_name(name, self.config.max_name)
+        display = await account_name(self.store, name, self.config.max_name)
         accounts = self.store.accounts
         # Passwords are checked outside the lock: a wrong one is answered slowly (back-off) and
         # must not hold up everybody else's login.
@@ -243,6 +268,7 @@ class Lobby(Directory):
         if registered and not verified:
             if not password:
                 raise CommandError("bad_password")
+            self.pace.login(name_key(display), time.monotonic())  # a password hash of CPU each
             account = await accounts.verify_password(display, password, session.conn.peer)
             if account is None:
                 raise CommandError("bad_password")
@@ -374,10 +400,11 @@ class Lobby(Directory):
             raise CommandError("already_logged_in")
         if self.closing:
             raise CommandError("not_allowed")
-        display = clean_name(name, self.config.max_name)
+        display = await account_name(self.store, name, self.config.max_name)
         accounts = self.store.accounts
         if not password or not await accounts.exists(display):
             raise CommandError("bad_password")  # only an account, and never a hint which names are
+        self.pace.login(name_key(display), time.monotonic())
         account = await accounts.verify_password(display, password, session.conn.peer)
         if account is None:
             raise CommandError("bad_password")
@@ -724,6 +751,11 @@ class Lobby(Directory):
         they hide it."""
         if player.guest or player.extra.get("hide_where") or player.seat is None:
             return
+        now = time.monotonic()
+        last = player.extra.get(SEATED_TOLD)
+        if isinstance(last, float) and now - last < SEATED_TOLD_SECONDS:
+            return  # a sit-down/leave loop must not flood one's friends
+        player.extra[SEATED_TOLD] = now
 
         async def notify() -> None:
             try:

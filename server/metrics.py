@@ -359,9 +359,29 @@ def scrape() -> bytes:
 
 # -- the endpoint ---------------------------------------------------------------------------------
 
+MAX_SCRAPES = 16
+"""Connections the endpoint holds at once (each for at most 5 s); more are closed at once: silent
+connections by the thousand must not take the file descriptors the players' connections need."""
+
+_open_scrapes = 0
+
+
 async def _answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     """One scrape: ``GET /metrics`` (or ``HEAD``) gets the exposition; any other path 404; a request
-    line or header past the reader's limit (64 KiB) 431; then the connection closes."""
+    line or header past the reader's limit (64 KiB) 431; then the connection closes. Beyond
+    :data:`MAX_SCRAPES` connections at once, a new one is closed unanswered."""
+    global _open_scrapes
+    if _open_scrapes >= MAX_SCRAPES:
+        writer.close()
+        return
+    _open_scrapes += 1
+    try:
+        await _scrape(reader, writer)
+    finally:
+        _open_scrapes -= 1
+
+
+async def _scrape(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     try:
         parts: list[str] = []
         try:

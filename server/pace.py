@@ -10,9 +10,12 @@ conversation they take part in is never held up by strangers flooding them.
 
 ``verify`` recomputes a deal (milliseconds of CPU each): a budget per player
 and one per address (three times the player's), and one at a time
-(:attr:`Pace.verifying`), and recent replies are kept (:attr:`Pace.verified`). Refusals are ``rate_limited`` with a ``reason``
+(:attr:`Pace.verifying`), and recent replies are kept (:attr:`Pace.verified`);
+``replay`` recomputes a round too, and has budgets of its own with the same
+numbers, the same one-at-a-time and its own kept replies (:attr:`Pace.replayed`).
+Refusals are ``rate_limited`` with a ``reason``
 (``tells``, ``tells_to`` with the ``name``, ``challenges``, ``challenges_to``,
-``seeks``, ``verify``), worded in every language (``server/messages/pace.py``).
+``seeks``, ``verify``, ``replay``), worded in every language (``server/messages/pace.py``).
 
 Pure but for the clock, which is passed in (the commands give ``time.monotonic()``).
 """
@@ -102,11 +105,16 @@ class Pace:
         self.challenges = budget("challenges")
         self.challenges_received = budget("challenges_received")
         self.seeks = budget("seeks")
+        self.logins = budget("logins")
         self.verify_player = budget("verify")
         self.verify_address = budget("verify", 3)
         self._verifying: asyncio.Semaphore | None = None
         self.verified: Recent[tuple[str, int | None, str], dict[str, Any]] = Recent(256)
         """Recent ``verify`` replies by (round, seat, fingerprint of the stored record)."""
+        self.replay_player = budget("verify")  # ``replay`` recomputes a round too: the same numbers
+        self.replay_address = budget("verify", 3)
+        self.replayed: Recent[tuple[str, str], dict[str, Any]] = Recent(32)
+        """Recent ``replay`` replies by (round, fingerprint of the stored record): the same for all."""
 
     def tell(self, me: Player, to: Player, now: float) -> None:
         """A tell (``reply``, a ``message`` told at once) from ``me`` to ``to``, or ``rate_limited``."""
@@ -124,13 +132,26 @@ class Pace:
         if not self.seeks.take(sender(me), now):
             raise CommandError("rate_limited", reason="seeks")
 
+    def login(self, key: str, now: float) -> None:
+        """A login to the account ``key`` with a password (a hash of CPU each, right or wrong)."""
+        if not self.logins.take(key, now):
+            raise CommandError("rate_limited", reason="logins")
+
     def verify(self, me: Player, now: float) -> None:
         """One ``verify`` of ``me``: its own budget and its address's (everyone's from there)."""
+        self._costly(self.verify_player, self.verify_address, "verify", me, now)
+
+    def replay(self, me: Player, now: float) -> None:
+        """One ``replay`` of ``me``: budgets of their own, as many as ``verify``'s."""
+        self._costly(self.replay_player, self.replay_address, "replay", me, now)
+
+    @staticmethod
+    def _costly(player: Budgets, by_address: Budgets, reason: str, me: Player, now: float) -> None:
         address = address_of(me)
-        if not (self.verify_player.ready(me.key, now) and self.verify_address.ready(address, now)):
-            raise CommandError("rate_limited", reason="verify")
-        self.verify_player.take(me.key, now)
-        self.verify_address.take(address, now)
+        if not (player.ready(me.key, now) and by_address.ready(address, now)):
+            raise CommandError("rate_limited", reason=reason)
+        player.take(me.key, now)
+        by_address.take(address, now)
 
     @property
     def verifying(self) -> asyncio.Semaphore:

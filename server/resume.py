@@ -81,9 +81,10 @@ class Attempts:
             self._fails.pop(key, None)
         return kept
 
-    def blocked(self, name_key: str, address: str) -> bool:
-        """Too many wrong codes lately for this name or from this address."""
-        return (len(self._recent("n:" + name_key)) >= self.limit
+    def blocked(self, name_key: str, address: str, *, by_name: bool = True) -> bool:
+        """Too many wrong codes lately for this name (``by_name``: the guest's own address is not
+        held back by the codes others tried) or from this address."""
+        return ((by_name and len(self._recent("n:" + name_key)) >= self.limit)
                 or (bool(address) and len(self._recent("a:" + address)) >= self.limit))
 
     def fail(self, name_key: str, address: str) -> float:

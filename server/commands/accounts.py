@@ -280,6 +280,12 @@ async def history(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     if account is not None:
         name = account.name  # the account's own spelling
     played = await ctx.store.history.played(name, limit)
+    who = None if yours else ctx.lobby.player(name)
+    if who is not None and who.extra.get("hide_where") and who.room is not None:
+        # someone who hides where they sit (``hide``): the rounds of the table they sit at now
+        # would say where (a round's id begins with its room's)
+        at = f"{who.room.id}-"
+        played = [p for p in played if not p.record.round_id.startswith(at)]
     return {"name": name, "yours": yours, "history": [summarize(p) for p in played]}
 
 

@@ -563,6 +563,8 @@ async def ignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     ignores[key] = shown
     if other is not None:
         ctx.lobby.conduct.mark(player, other)  # a guest: its other guest names too (same address or key)
+    elif standing is None or standing.guest:
+        ctx.lobby.conduct.mark_departed(player, key)  # a guest who just left: the same
     ctx.lobby.shared_ignores(player)
     return {"name": shown, "ignored": _ignored_names(player)}
 

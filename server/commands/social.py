@@ -33,6 +33,7 @@ from typing import Any
 
 from server.commands import Context, command
 from server.commands import accounts as _accounts
+from server.commands.fair import fingerprint
 from server.games import ADAPTERS, parse_options
 from server.limits import Opener, clean_text, shown_text_problem
 from server.pace import spoke
@@ -511,16 +512,26 @@ async def cancel_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 async def replay(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     """A finished round again, as a spectator saw it, then its hands (``server/replays.py``)."""
     me = _me(ctx)
+    pace = ctx.lobby.pace
+    pace.replay(me, time.monotonic())  # a round recomputed (milliseconds of CPU): budgets as verify's
     record = await asked_round(ctx.store.history, me.name, args)
     round_id = record.round_id
     if record.rules not in ADAPTERS:
         raise CommandError("no_such_round", round=round_id[:60])
     if is_match(record.round_id):
         raise CommandError("bad_argument", arg="round")
-    try:
-        return await asyncio.to_thread(replay_reply, record, ADAPTERS[record.rules])
-    except ValueError:
-        raise CommandError("no_such_round", round=round_id[:60]) from None
+    key = (round_id, fingerprint(record))
+    reply = pace.replayed.get(key)
+    if reply is None:
+        async with pace.verifying:  # one round recomputed at a time, verify's and replay's
+            reply = pace.replayed.get(key)
+            if reply is None:
+                try:
+                    reply = await asyncio.to_thread(replay_reply, record, ADAPTERS[record.rules])
+                except ValueError:
+                    raise CommandError("no_such_round", round=round_id[:60]) from None
+                pace.replayed.put(key, reply)
+    return dict(reply)
 
 
 @command("leaderboard")

@@ -30,4 +30,8 @@ def pace_text(t: gettext.NullTranslations, code: str, reason: str | None, p: Map
         return t.gettext("You are seeking too often: wait a minute before the next seek.")
     if reason == "verify":
         return t.gettext("Checking deals takes the server time: wait a moment before the next verify.")
+    if reason == "logins":
+        return t.gettext("Too many logins to this account lately: wait a minute before the next one.")
+    if reason == "replay":
+        return t.gettext("Replaying rounds takes the server time: wait a moment before the next replay.")
     return None

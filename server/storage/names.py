@@ -59,6 +59,15 @@ STAFF = frozenset({
     "serveur", "servidor", "system", "systeme", "sistema", "donne",
 })
 
+# The staff's titles that no other word begins or ends with: a name beginning or ending with one
+# passes for staff too ("superadmin", "chief-moderator" is a part already). The operator's own
+# words only begin a name ("cooperator" ends with one).
+TITLES = frozenset({
+    "admin", "administrator", "administrateur", "administratrice", "administrador", "administradora",
+    "moderator", "moderateur", "moderatrice", "moderador", "moderadora", "sysop", "sysadmin",
+})
+TITLE_PREFIXES = frozenset({"operator", "operateur", "operatrice", "operador", "operadora"})
+
 CONFUSABLES_FILE = Path(__file__).with_name("confusables.txt")
 CONFUSABLES_VERSION = "13.0.0"
 """The version of Unicode's ``confusables.txt`` shipped (its ``# Version:`` line)."""
@@ -102,8 +111,9 @@ def confusables() -> dict[str, str]:
     return table
 
 
-def clean_name(raw: str) -> str:
-    """The display form of a typed name, or :class:`BadName` saying why not."""
+def clean_name(raw: str, *, staff: bool = True) -> str:
+    """The display form of a typed name, or :class:`BadName` saying why not. ``staff=False``: the
+    name of an account that exists already, which may look like staff (made before that rule)."""
     if not isinstance(raw, str):
         raise BadName("a name is text")
     name = unicodedata.normalize("NFKC", raw).strip()
@@ -117,16 +127,26 @@ def clean_name(raw: str) -> str:
     if not name[0].isalpha():
         raise BadName("a name starts with a letter")
     look = skeleton(name)
-    if look in _RESERVED_SKELETONS or _BOT_SEAT.fullmatch(look) or looks_like_staff(name):
+    if look in _RESERVED_SKELETONS or _BOT_SEAT.fullmatch(look) or (staff and looks_like_staff(name)):
         raise BadName("this name is reserved")
     return name
 
 
 def looks_like_staff(name: str) -> bool:
-    """A part of ``name`` (see :data:`STAFF`) looks like a word of the staff's roles."""
+    """A part of ``name`` (see :data:`STAFF`) looks like a word of the staff's roles, also in the
+    plural ("admins", "modérateurs"), or begins or ends with a role's title (:data:`TITLES`:
+    "superadmin", "moderatorbob")."""
     for part in _PARTS.split(unicodedata.normalize("NFKC", name)):
         core = part.strip("".join(ch for ch in set(part) if ch.isdigit()))
-        if core and skeleton(core.translate(_LEET)) in _STAFF_SKELETONS:
+        if not core:
+            continue
+        look = skeleton(core.translate(_LEET))
+        if look in _STAFF_SKELETONS or any(look.endswith(end) and look[:-len(end)] in _STAFF_SKELETONS
+                                           and len(look) - len(end) >= least for end, least in _PLURALS):
+            return True
+        if any(look.startswith(title) or look.endswith(title) for title in _TITLE_SKELETONS):
+            return True
+        if any(look.startswith(title) for title in _TITLE_PREFIX_SKELETONS):
             return True
     return False
 
@@ -167,6 +187,10 @@ def is_system_name(name: str) -> bool:
 
 _RESERVED_SKELETONS = frozenset(skeleton(word) for word in RESERVED)
 _STAFF_SKELETONS = frozenset(skeleton(word) for word in STAFF)
+# plural endings, each with the shortest word it ends: "admins", "moderadores" ("modes" is a word)
+_PLURALS = ((skeleton("s"), 2), (skeleton("es"), 5))
+_TITLE_SKELETONS = frozenset(skeleton(word) for word in TITLES)
+_TITLE_PREFIX_SKELETONS = frozenset(skeleton(word) for word in TITLE_PREFIXES)
 _LEET = str.maketrans({"3": "e", "4": "a", "7": "t"})  # inside a word, for this check only ("st4ff", "op3rator")
 _PARTS = re.compile("[" + re.escape("".join(sorted(PUNCTUATION))) + "]+")
 

@@ -215,7 +215,10 @@ class Table(Seating, Rounds, Resuming):
             if got is None:
                 raise CommandError("not_allowed", reason="no_tricks")
             seen = self._tricks_seen = (self.log, len(self.log), last, got)
-        return {"room": self.id, **seen[3], "seats": [s.name for s in self.seats]}
+        # a spectator reads no name for a person who hides where they sit (``hide``): null, "seat N"
+        watching = self.seat_of(member.key) is None
+        seats = [None if watching and s.hidden and s.member is not None else s.name for s in self.seats]
+        return {"room": self.id, **seen[3], "seats": seats}
 
     def _play(self, member: Member, cmd: str, args: Mapping[str, Any]) -> Step:
         seat = self.seat_of(member.key)

@@ -277,6 +277,11 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
             return
         super().on_charset(charset)
 
+    def on_request_charset(self) -> list[str]:
+        """The charsets offered to a client that will speak CHARSET: telnetlib3's list without those
+        :func:`text_charset` refuses (it offers UTF-16, which would then be rejected)."""
+        return [name for name in super().on_request_charset() if text_charset(name)]
+
     def encoding(self, outgoing: bool | None = None, incoming: bool | None = None) -> str:
         """telnetlib3's choice (LANG, then CHARSET, then ours), never one :func:`text_charset` refuses."""
         chosen = str(super().encoding(outgoing=outgoing, incoming=incoming))

@@ -239,6 +239,90 @@ async def test_ignoring_a_guest_holds_against_its_other_guest_names(tmp_path: An
         await server.stop()
 
 
+async def test_ignoring_a_guest_who_just_left_holds_against_its_next_guest_name(tmp_path: Any) -> None:
+    """The usual order: a guest's tell arrives, the guest leaves, then the person ignores the name;
+    the same person back under another guest name is still ignored (the origin of a guest who left
+    is remembered a while), and a stranger is not."""
+    server = await start_server(tmp_path, tells_per_minute=600, tells_burst=100)
+    ada = await member(server, "ada")
+    hy0 = await guest(server, "hy0", "127.0.0.92")
+    stranger = await guest(server, "zed", "127.0.0.93")
+    again: Client | None = None
+    try:
+        await hy0.request("tell", name="ada", text="annoying")
+        await hy0.close()
+        for _ in range(100):
+            if server.lobby.player("hy0") is None:
+                break
+            await asyncio.sleep(0.02)
+        assert server.lobby.player("hy0") is None
+        await ada.request("ignore", name="hy0")
+        again = await guest(server, "hy0b", "127.0.0.92")
+        assert (await again.request_raw("tell", name="ada", text="it's me again"))["code"] == "ignored"
+        assert (await stranger.request("tell", name="ada", text="hi"))["to"] == "ada"
+        await ada.request("unignore", name="hy0")
+        assert (await again.request("tell", name="ada", text="friends?"))["to"] == "ada"
+    finally:
+        await asyncio.gather(*(c.close() for c in [ada, hy0, stranger, *([again] if again else [])]))
+        await server.stop()
+
+
+async def test_a_login_loop_on_one_account_is_held_to_its_budget(tmp_path: Any) -> None:
+    """Each login with a password costs a password hash of CPU: logging in and out in a loop gets
+    a few logins, then ``rate_limited`` (``logins``) until the budget refills; others log in."""
+    server = await start_server(tmp_path, logins_per_minute=6, logins_burst=3)
+    try:
+        first = await member(server, "ada")
+        await first.close()
+        codes = []
+        for _ in range(5):
+            client = await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=20)
+            codes.append((await client.request_raw("login", name="ada", password="a long password")).get("code"))
+            await client.close()
+        assert codes == [None, None, None, "rate_limited", "rate_limited"]
+        client = await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=20)
+        refused = await client.request_raw("login", name="ada", password="a long password")
+        assert refused["message"] == error_message("en", "rate_limited", reason="logins")
+        await client.close()
+        other = await member(server, "bea")  # another account is not held back
+        await other.close()
+    finally:
+        await server.stop()
+
+
+async def test_replay_is_held_to_a_budget_and_a_round_is_recomputed_once(tmp_path: Any, monkeypatch: Any) -> None:
+    """``replay`` recomputes a round (milliseconds of CPU): a crowd of guests asking for it again
+    and again gets a few answers each, and the round is computed once for all of them."""
+    from server.commands import social as social_commands
+
+    server = await start_server(tmp_path, verify_per_minute=6, verify_burst=2)
+    alice = await guest(server, "alice", "127.0.0.102")
+    crowd = [await guest(server, nick("rp", i), "127.0.0.103") for i in range(4)]
+    computed = []
+    real = social_commands.replay_reply
+
+    def counted(*args: Any) -> Any:
+        computed.append(args[0].round_id)
+        return real(*args)
+
+    monkeypatch.setattr(social_commands, "replay_reply", counted)
+    try:
+        room = (await alice.request("create", game="president", rules="classic", seats=3, bots=2, rounds=1,
+                                    turn_seconds=1))["room"]
+        await alice.next_event("match_over", timeout=120)
+        rid = next(h["round"] for h in (await alice.request("history"))["history"] if "-match" not in h["round"])
+        assert rid.startswith(room + "-")
+        codes = [(await c.request_raw("replay", round=rid)).get("code", "ok") for c in crowd for _ in range(3)]
+        assert codes.count("ok") == 6 and codes.count("rate_limited") == 6  # 2 each, 6 from the address
+        refused = await crowd[0].request_raw("replay", round=rid)
+        assert refused["message"] == error_message("en", "rate_limited", reason="replay")
+        assert computed == [rid]  # the others got the reply kept
+        assert (await alice.request("replay", round=rid))["round"] == rid
+    finally:
+        await asyncio.gather(*(c.close() for c in [*crowd, alice]))
+        await server.stop()
+
+
 async def test_verify_is_held_to_a_budget_per_player_and_per_address(tmp_path: Any) -> None:
     server = await start_server(tmp_path, verify_per_minute=6, verify_burst=2)
     crowd = [await guest(server, nick("vf", i), "127.0.0.100") for i in range(4)]

@@ -317,3 +317,29 @@ async def test_a_charset_that_is_no_ascii_text_encoding_is_rejected_and_the_conn
         writer.close()
     text = log_lines.getvalue()
     assert "Traceback" not in text and "writer failed" not in text, text[-3000:]
+
+
+async def test_the_charsets_offered_are_only_those_a_client_may_choose(server) -> None:
+    """The server's CHARSET REQUEST (RFC 2066) lists only charsets it would take: never UTF-16, which
+    a client picking from the list would have seen rejected."""
+    from server.transports.telnet import text_charset
+
+    reader, writer = await raw(server)
+    try:
+        writer.write(bytes([IAC, WILL, TTYPE]))
+        await writer.drain()
+        await asyncio.sleep(0.1)
+        writer.write(bytes([IAC, SB, TTYPE, 0]) + b"xterm" + bytes([IAC, SE]) + bytes([IAC, WILL, CHARSET]))
+        await writer.drain()
+        seen = b""
+        head = bytes([IAC, SB, CHARSET, 1])
+        while head not in seen or bytes([IAC, SE]) not in seen[seen.index(head):]:
+            chunk = await asyncio.wait_for(reader.read(4096), 10)
+            assert chunk, seen
+            seen += chunk
+        start = seen.index(head) + len(head)
+        offer = seen[start:seen.index(bytes([IAC, SE]), start)].decode("ascii")
+        names = offer[1:].split(offer[0])
+        assert "UTF-8" in names and all(text_charset(n) for n in names), names
+    finally:
+        writer.close()

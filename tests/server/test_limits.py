@@ -48,6 +48,11 @@ def test_connection_counter_caps_per_address():
         ("c1 \x9b31m csi", "c1 csi"),
         ("  spaces   folded ", "spaces folded"),
         ("Zoé ♥ Спекуляция", "Zoé ♥ Спекуляция"),
+        # a pile of accents keeps two per character once composed; Vietnamese and Thai as they are
+        ("x" + "\u0301" * 50 + "y", "x\u0301\u0301y"),
+        ("e" + "\u0301" * 50, "\u00e9\u0301\u0301"),
+        ("Việt Nam ệ", "Việt Nam ệ"),
+        ("\u0e01\u0e34\u0e48", "\u0e01\u0e34\u0e48"),
     ],
 )
 def test_clean_text_strips_controls_and_escapes(raw, clean):

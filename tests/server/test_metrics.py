@@ -137,3 +137,29 @@ async def test_only_metrics_is_answered_and_an_over_long_header_is_refused_quiet
         server.close()
         await server.wait_closed()
     assert not [r for r in caplog.records if r.levelno >= 30], [r.getMessage() for r in caplog.records]
+
+
+async def test_silent_connections_beyond_a_few_are_closed_at_once() -> None:
+    """Connections that say nothing are held at most 5 s each, and only :data:`metrics.MAX_SCRAPES`
+    at once: beyond, a new one is closed unanswered (a flood of them cannot take the server's file
+    descriptors); once they are gone, a scrape is answered again."""
+    server = await metrics.serve("127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    silent = []
+    try:
+        for _ in range(metrics.MAX_SCRAPES):
+            silent.append(await asyncio.open_connection("127.0.0.1", port))
+        await asyncio.sleep(0.1)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        assert await asyncio.wait_for(reader.read(), 2) == b""  # closed at once, not held 5 s
+        writer.close()
+        for _, w in silent:
+            w.close()
+        await asyncio.sleep(0.1)
+        head, _ = await _get(port)
+        assert head.startswith("HTTP/1.0 200")
+    finally:
+        for _, w in silent:
+            w.close()
+        server.close()
+        await server.wait_closed()

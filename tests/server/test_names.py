@@ -95,6 +95,15 @@ def test_clean_name_accepts(typed: str, clean: str) -> None:
         "St4ff",
         "Support-Team",
         "SysAdmin",
+        # in the plural, or a title with something before or after it
+        "moderators",
+        "moderat0rs",
+        "admins",
+        "modérateurs",
+        "Administradores",
+        "superadmin",
+        "adminbob",
+        "OperatorX",
     ],
 )
 def test_clean_name_refuses(typed: str) -> None:
@@ -254,6 +263,7 @@ async def test_skeletons_stored_by_an_older_version_are_computed_again_at_open(t
         await s.close()
 
 
-@pytest.mark.parametrize("typed", ["badminton", "modest", "operative", "rootbeer", "Supportive", "Modesto"])
+@pytest.mark.parametrize("typed", ["badminton", "modest", "operative", "rootbeer", "Supportive", "Modesto",
+                                   "modes", "cooperator", "Moderato", "observer", "Modeste"])
 def test_a_staff_word_inside_another_word_is_a_name_like_any_other(typed: str) -> None:
     assert clean_name(typed) == typed

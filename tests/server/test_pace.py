@@ -120,11 +120,28 @@ def test_challenges_seeks_and_verify_have_their_budgets() -> None:
     assert refusal(pace.verify, person("far", "203.0.113.3"), 0.0) is None
 
 
+def test_logins_with_a_password_have_a_budget_per_account() -> None:
+    pace = Pace(load_config(logins_per_minute=12, logins_burst=2))
+    assert refusal(pace.login, "ada", 0.0) is None and refusal(pace.login, "ada", 0.0) is None
+    assert refusal(pace.login, "ada", 0.0) == ("rate_limited", {"reason": "logins"})
+    assert refusal(pace.login, "bob", 0.0) is None  # another account
+    assert refusal(pace.login, "ada", 5.0) is None  # 12 a minute: one more after 5 s
+
+
+def test_replay_has_budgets_as_many_as_verify_s_of_its_own() -> None:
+    pace = Pace(load_config(verify_per_minute=20, verify_burst=2))
+    crowd = [person(f"r{i}", "198.51.100.60") for i in range(4)]
+    got = [refusal(pace.replay, p, 0.0) for p in crowd for _ in range(2)]
+    assert got[:6] == [None] * 6 and got[6:] == [("rate_limited", {"reason": "replay"})] * 2
+    assert refusal(pace.verify, crowd[0], 0.0) is None  # a replay spends nothing of verify's
+    assert refusal(pace.replay, crowd[0], 3.0) is None  # 20 a minute: one more after 3 s
+
+
 @pytest.mark.parametrize("lang", ["fr", "es", "en"])
 def test_every_refusal_of_the_budgets_says_why_in_the_reader_s_language(lang: str) -> None:
     generic = error_message(lang, "rate_limited")
     seen = set()
-    for reason in ("tells", "tells_to", "challenges", "challenges_to", "seeks", "verify"):
+    for reason in ("tells", "tells_to", "challenges", "challenges_to", "seeks", "verify", "replay", "logins"):
         text = error_message(lang, "rate_limited", reason=reason, name="vic")
         assert text != generic and text not in seen
         seen.add(text)

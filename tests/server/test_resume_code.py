@@ -33,9 +33,10 @@ async def _seated(client: Client, room: str) -> dict[str, Any]:
     return await client.next_state(lambda s: s.get("room") == room and s.get("hand"), timeout=10, current=True)
 
 
-async def _refused(running: Any, name: str, code: str | None) -> tuple[str, list[dict[str, Any]]]:
+async def _refused(running: Any, name: str, code: str | None,
+                   local: str | None = None) -> tuple[str, list[dict[str, Any]]]:
     """A login under ``name`` that must be refused: its error code, and what the connection received."""
-    other = await Client.connect_tcp("127.0.0.1", running.telnet_port, timeout=10)
+    other = await Client.connect_tcp("127.0.0.1", running.telnet_port, timeout=10, local_addr=local)
     seen = _collect(other)
     try:
         with pytest.raises(ClientError) as refused:
@@ -85,6 +86,7 @@ def test_wrong_codes_are_bounded_per_name_and_per_address() -> None:
     assert attempts.blocked("zoe", "10.0.0.2")  # the name, from anywhere
     assert attempts.blocked("ana", "10.0.0.1")  # the address, for any name
     assert not attempts.blocked("ana", "10.0.0.2")
+    assert not attempts.blocked("zoe", "10.0.0.2", by_name=False)  # the guest's own address
     now[0] = 61.0
     assert not attempts.blocked("zoe", "10.0.0.1")  # the window passed
 
@@ -178,6 +180,26 @@ async def test_wrong_codes_are_limited_then_refused_without_checking(server: Any
         assert (await _refused(server, "alice", code))[0] == "rate_limited"  # even the right one, now
         server.lobby.resume_attempts = resume.Attempts(limit=3, base=0.0)  # the window passed
         alice = await connect(server, "alice", resume=code)
+        assert (await _seated(alice, room))["you"] == 0
+    finally:
+        await alice.close()
+
+
+async def test_strangers_trying_codes_do_not_lock_a_guest_out_of_their_seat(server: Any) -> None:
+    """Wrong codes from other addresses lock the name for them (a brute force spread over many
+    addresses gets nowhere), but the guest, back from their own address with their code, sits again."""
+    server.lobby.resume_attempts = resume.Attempts(limit=3, base=0.0)
+    alice = await connect(server, "alice", resume="")
+    try:
+        room = (await alice.request("create", **ALONE))["room"]
+        await _seated(alice, room)
+        code = alice.resume
+        await alice.close()
+        for i in range(4):
+            got = (await _refused(server, "alice", "AAAA-AAAA", local=f"127.0.0.{20 + i}"))[0]
+            assert got == ("bad_resume_code" if i < 3 else "rate_limited")
+        assert (await _refused(server, "alice", code, local="127.0.0.30"))[0] == "rate_limited"  # a stranger
+        alice = await connect(server, "alice", resume=code)  # from her own address
         assert (await _seated(alice, room))["you"] == 0
     finally:
         await alice.close()

@@ -351,3 +351,51 @@ async def test_a_person_back_at_their_table_is_hidden_again(tmp_path: Any) -> No
         for c in (bob, zoe):
             await c.close()
         await running.stop()
+
+
+async def test_the_history_of_someone_who_hides_does_not_say_where_they_sit(tmp_path: Any) -> None:
+    """A round finished at the table bob sits at now would name its room in ``history bob``: while
+    he hides and sits there, others do not see those rounds; he does, and so do they once he has left."""
+    running = await start_server(tmp_path)
+    bob = await member(running, "bob")
+    alice = await member(running, "alice")
+    try:
+        await bob.request("hide", on=True)
+        room = (await bob.request("create", game="president", rules="classic", seats=3, bots=2, rounds=3,
+                                  turn_seconds=1))["room"]
+        await bob.next_event("round_over", timeout=120)
+        for _ in range(50):
+            if (await bob.request("history"))["history"]:
+                break
+            await asyncio.sleep(0.1)
+        mine = (await bob.request("history"))["history"]
+        assert mine and all(h["round"].startswith(room + "-") for h in mine)
+        seen = await alice.request("history", name="bob")
+        assert seen["history"] == [] and room not in str(seen)
+        await bob.request("hide", on=False)
+        assert (await alice.request("history", name="bob"))["history"]
+    finally:
+        for c in (alice, bob):
+            await c.close()
+        await running.stop()
+
+
+async def test_a_sit_down_and_leave_loop_tells_ones_friends_once(tmp_path: Any) -> None:
+    """Creating and leaving tables in a loop told each friend every time ("bob sits at r1", "r2"...,
+    23 in 6 s): one ``friend_seated`` in ``SEATED_TOLD_SECONDS``."""
+    running = await start_server(tmp_path)
+    alice = await member(running, "alice")
+    bob = await member(running, "bob")
+    seen: list[dict[str, Any]] = []
+    try:
+        await alice.request("friend", name="bob")
+        alice.on_push = seen.append
+        for _ in range(4):
+            await bob.request("create", game="president", rules="classic", seats=3, bots=2)
+            await bob.request("leave")
+        await asyncio.sleep(0.5)
+        assert len([m for m in seen if m.get("event") == "friend_seated"]) == 1
+    finally:
+        for c in (alice, bob):
+            await c.close()
+        await running.stop()

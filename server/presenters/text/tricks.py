@@ -15,7 +15,9 @@ from server.terminal import BOLD, TermStyle, finish, paint, wrap_items, wrap_tex
 
 def render_tricks(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
     t = translation(lang)
-    names = [str(n) if n else "?" for n in reply.get("seats") or []]
+    # a null name: someone who hides where they sit, read by a spectator as their seat
+    names = [str(n) if n else t.gettext("seat {seat}").format(seat=i)
+             for i, n in enumerate(reply.get("seats") or [])]
     tricks: Sequence[Mapping[str, Any]] = reply.get("tricks") or []
     current: Sequence[Mapping[str, Any]] = reply.get("trick") or []
     number = reply.get("round")

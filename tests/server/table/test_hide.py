@@ -49,3 +49,27 @@ def test_hiding_while_seated_reaches_the_spectators_view_at_once() -> None:
     h.members["alice"] = shown
     h.handle(Command(shown, "hide", {}, 1000))
     assert h.state("zoe")["seats"][seat]["name"] == "Alice"
+
+
+def test_the_tricks_a_spectator_asks_for_name_no_one_who_hides() -> None:
+    h = Harness("classic", seats=3, bots=1)
+    hidden_member(h, "alice")
+    h.join("alice", "bob")
+    h.ok("zoe", "watch")
+    h.run(lambda: len(h.events("alice", "trick_closed")) >= 1, act=simple_president(["alice", "bob"]))
+    seat = h.seat("alice")
+    seen = h.ok("zoe", "tricks")
+    assert seen["seats"][seat] is None and "Alice" not in str(seen)
+    assert seen["seats"][h.seat("bob")] == "Bob"
+    assert h.ok("bob", "tricks")["seats"][seat] == "Alice"  # the people at the table see her name
+
+
+def test_a_hidden_seat_in_the_tricks_reads_as_its_seat() -> None:
+    from server.presenters.text.tricks import render_tricks
+    from server.terminal import TermStyle
+
+    reply = {"round": 1, "seats": [None, "Bob", "bot1"], "tricks": [],
+             "trick": [{"seat": 0, "cards": ["3c"]}, {"seat": 1, "pass": True}]}
+    for lang, seat in (("en", "seat 0"), ("fr", "place 0"), ("es", "plaza 0")):
+        text = render_tricks(reply, lang, TermStyle(width=80, color=False))
+        assert seat in text and "?" not in text
