@@ -134,8 +134,13 @@ class Pace:
 
     def login(self, key: str, now: float) -> None:
         """A login to the account ``key`` with a password (a hash of CPU each, right or wrong)."""
-        if not self.logins.take(key, now):
+        if not self.may_login(key, now):
             raise CommandError("rate_limited", reason="logins")
+
+    def may_login(self, key: str, now: float) -> bool:
+        """Whether a password login to the account ``key`` is within its budget (taking it), for
+        the doors that refuse without a reply (SSH's password methods)."""
+        return self.logins.take(key, now)
 
     def verify(self, me: Player, now: float) -> None:
         """One ``verify`` of ``me``: its own budget and its address's (everyone's from there)."""

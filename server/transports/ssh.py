@@ -55,6 +55,7 @@ from server.limits import TokenBucket
 from server.messages.door import password_prompt, wrong_password
 from server.messages.moderation import door_notice, moderation_text, refusal_params
 from server.messages.translations import translation
+from server.storage.names import name_key
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, TOO_LONG, LineAssembler, cut_notice
 
 if TYPE_CHECKING:
@@ -343,6 +344,8 @@ class DonneSSHServer(asyncssh.SSHServer):
     async def validate_password(self, username: str, password: str) -> bool:
         if self.refused:
             return False
+        if not self.app.lobby.pace.may_login(name_key(username), time.monotonic()):
+            return False  # the account's budget of password logins is spent (each costs a hash of CPU)
         ok = await self.auth.validate_password(username, password, self.peer)
         if ok and await self._refused(name=username):  # proved who they are: now they hear why not
             return False

@@ -290,6 +290,31 @@ async def test_a_login_loop_on_one_account_is_held_to_its_budget(tmp_path: Any) 
         await server.stop()
 
 
+async def test_ssh_password_logins_spend_the_same_budget(tmp_path: Any) -> None:
+    """An SSH password (or keyboard-interactive) login costs the same password hash: a loop of
+    them spends the account's budget, and the right password is then refused until it refills."""
+    import asyncssh
+
+    server = await start_server(tmp_path, logins_per_minute=6, logins_burst=3)
+    try:
+        first = await member(server, "ada")
+        await first.close()
+        outcomes = []
+        for _ in range(4):
+            try:
+                conn = await asyncssh.connect("127.0.0.1", server.ssh_port, username="ada", password="a long password",
+                                              known_hosts=None, preferred_auth="password", client_keys=None)
+            except asyncssh.PermissionDenied:
+                outcomes.append("refused")
+            else:
+                outcomes.append("in")
+                conn.close()
+                await conn.wait_closed()
+        assert outcomes == ["in", "in", "in", "refused"]
+    finally:
+        await server.stop()
+
+
 async def test_replay_is_held_to_a_budget_and_a_round_is_recomputed_once(tmp_path: Any, monkeypatch: Any) -> None:
     """``replay`` recomputes a round (milliseconds of CPU): a crowd of guests asking for it again
     and again gets a few answers each, and the round is computed once for all of them."""
