@@ -8,6 +8,7 @@ from typing import Any
 
 from babel.numbers import format_decimal
 
+from server.messages.spoken import number_words
 from server.messages.translations import normalize_lang, translation
 from server.terminal import PLAIN, RED, TermStyle, paint
 
@@ -104,7 +105,6 @@ _CARD_LABELS_MAX = 4096
 def card_label(code: str, lang: str, style: TermStyle = PLAIN) -> str:
     """How a card looks: ``D♥`` (fr), ``Q♥`` (en), red when colour is on; ``Dh`` in ASCII."""
     if style.reader:  # a screen reader: in words ("dame de cœur")
-        from server.messages.spoken import card_words
         return card_words(code, lang)
     key = (code, lang, style.unicode, style.color)
     text = _card_labels.get(key)
@@ -244,7 +244,6 @@ match, a few hundred)."""
 def cards_param(value: Any, lang: str, style: TermStyle) -> str:
     """Cards given as codes (a list, or a string of codes) as they look in ``lang``."""
     if style.reader and type(value) is list and all(type(v) is str for v in value):  # in words
-        from server.messages.spoken import cards_words
         return cards_words(value, lang)
     if type(value) is list:
         key = (tuple(value), lang, style.unicode, style.color)
@@ -264,3 +263,29 @@ def cards_param(value: Any, lang: str, style: TermStyle) -> str:
     if isinstance(value, Sequence):
         return cards_label([str(v) for v in value], lang, style)
     return str(value)
+
+
+def rank_words(rank: str, lang: str) -> str:
+    """A rank as a word: ``sept``, ``dix``, ``dame``, ``reina``, ``queen``."""
+    code = "T" if rank == "10" else rank.upper()[:1]
+    i = RANK_CODES.find(code)
+    if i < 0:
+        return rank
+    if code in "JQKA":
+        return rank_name(lang, code)
+    return number_words(10 if code == "T" else int(code), lang)
+
+
+def card_words(code: str, lang: str) -> str:
+    """A card as words: ``dame de cœur``, ``reina de corazones``, ``queen of hearts``."""
+    if len(code) != 2:
+        return code
+    t = translation(lang)
+    # TRANSLATORS: a card said in words for a screen reader: "queen of hearts" (fr "dame de cœur").
+    return str(t.pgettext("card in words", "{rank} of {suit}")).format(
+        rank=rank_words(code[0], lang), suit=suit_name(lang, code[1]))
+
+
+def cards_words(codes: Sequence[str], lang: str) -> str:
+    """Cards as words, one after the other: ``sept de cœur, sept de pique``."""
+    return ", ".join(card_words(c, lang) for c in codes)

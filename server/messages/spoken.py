@@ -1,12 +1,9 @@
-"""Numbers and cards as words, for the screen-reader mode: ``dix-sept``, ``dame de cœur``,
-``reina de corazones``, ``queen of hearts``."""
+"""Numbers as words, for the screen-reader mode: ``dix-sept``, ``diecisiete``, ``seventeen``
+(cards in words are :func:`server.messages.labels.card_words`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from server.messages.labels import RANK_CODES, rank_name, suit_name
-from server.messages.translations import normalize_lang, translation
+from server.messages.translations import normalize_lang
 
 _EN = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
 _EN_TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
@@ -103,29 +100,3 @@ def before_noun(word: str) -> str:
     if word == "veintiuno":
         return "veintiún"
     return word[:-1] if word.endswith("uno") else word
-
-
-def rank_words(rank: str, lang: str) -> str:
-    """A rank as a word: ``sept``, ``dix``, ``dame``, ``reina``, ``queen``."""
-    code = "T" if rank == "10" else rank.upper()[:1]
-    i = RANK_CODES.find(code)
-    if i < 0:
-        return rank
-    if code in "JQKA":
-        return rank_name(lang, code)
-    return number_words(10 if code == "T" else int(code), lang)
-
-
-def card_words(code: str, lang: str) -> str:
-    """A card as words: ``dame de cœur``, ``reina de corazones``, ``queen of hearts``."""
-    if len(code) != 2:
-        return code
-    t = translation(lang)
-    # TRANSLATORS: a card said in words for a screen reader: "queen of hearts" (fr "dame de cœur").
-    return str(t.pgettext("card in words", "{rank} of {suit}")).format(
-        rank=rank_words(code[0], lang), suit=suit_name(lang, code[1]))
-
-
-def cards_words(codes: Sequence[str], lang: str) -> str:
-    """Cards as words, one after the other: ``sept de cœur, sept de pique``."""
-    return ", ".join(card_words(c, lang) for c in codes)

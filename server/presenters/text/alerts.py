@@ -6,10 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.president.forbidden import stranded
-from server.messages.labels import (
-    rank_label,
-)
-from server.messages.spoken import rank_words
+from server.messages.labels import rank_label, rank_words
 from server.messages.translations import translation
 from server.presenters.text.context import give_count
 from server.presenters.text.draw import (

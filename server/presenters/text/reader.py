@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from server.messages.labels import game_name, rules_name, title_name
-from server.messages.spoken import before_noun, card_words, number_words
+from server.messages.labels import card_words, game_name, rules_name, title_name
+from server.messages.spoken import before_noun, number_words
 from server.messages.translations import normalize_lang, translation
 from server.presenters.text.context import give_count
 from server.presenters.text.draw import seat_names, seconds_of, sort_hand, verb_word, window_line
