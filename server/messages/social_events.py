@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from server.messages.games import deals, has_ante, staked
 from server.messages.kit import ANYONE, T, event
 from server.messages.labels import number, table_name
 from server.messages.translations import translation
@@ -65,14 +66,14 @@ def seek_terms(lang: str, e: Mapping[str, Any]) -> str:
     if seats is not None:
         parts.append(t.ngettext("{n} seat", "{n} seats", seats).format(n=seats))
     stake = _int(e.get("stake"))
-    if stake and e.get("rules") == "tdc":
+    if stake and staked(e.get("rules")):
         parts.append(t.ngettext("stake {n} chip", "stake {n} chips", stake).format(n=number(lang, stake)))
     ante = _int(e.get("ante"))
-    if ante and e.get("game") == "speculation":
+    if ante and has_ante(e.get("game")):
         parts.append(t.ngettext("ante {n} chip", "ante {n} chips", ante).format(n=number(lang, ante)))
     rounds = _int(e.get("rounds"))
     if rounds:
-        parts.append((t.ngettext("{n} deal", "{n} deals", rounds) if e.get("game") == "speculation"
+        parts.append((t.ngettext("{n} deal", "{n} deals", rounds) if deals(e.get("game"))
                       else t.ngettext("{n} round", "{n} rounds", rounds)).format(n=rounds))
     bots = _int(e.get("bots"))
     if bots:

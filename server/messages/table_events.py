@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.fair_events import window_hint
+from server.messages.games import deals, rounds
 from server.messages.kit import ANYONE, T, event, named, named_by, seat_name
 from server.messages.labels import table_name
 from server.messages.translations import translation
@@ -149,7 +150,7 @@ def _ev_hello(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: 
 @event("replaced", seats=ANYONE)
 def _ev_replaced(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
-    if e.get("until") == "round_end" and e.get("game") == "speculation":  # a deal, as its table says
+    if e.get("until") == "round_end" and deals(e.get("game")):  # a deal, as its table says
         return t.gettext("{name} left: a bot plays the seat to the end of the deal.").format(name=who)
     if e.get("until") == "round_end":
         return t.gettext("{name} left: a bot plays the seat to the end of the round.").format(name=who)
@@ -165,7 +166,7 @@ def _ev_renamed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you
 def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     n = int(e.get("chips") or 0)
     room = e.get("room", "")
-    if e.get("game") == "speculation":  # a Speculation deal, called so on its table
+    if deals(e.get("game")):  # a Speculation deal, called so on its table
         if n > 0:
             return t.ngettext("The deal you left at {room} is over: you win {n} chip.",
                               "The deal you left at {room} is over: you win {n} chips.", n).format(room=room, n=n)
@@ -185,7 +186,7 @@ def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
 @event("commitment", seats=named_by(lambda e: e["given"] if isinstance(e.get("given"), list) else (),
                                    "the seats in 'given' (the other seats share the window's hint)"))
 def _ev_commitment(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    if e.get("game") == "president":  # a Président round has one deal: called a round, as everywhere else
+    if rounds(e.get("game")):  # a Président round has one deal: called a round, as everywhere else
         text = t.gettext("Round {round}: the server committed to its shuffle ({commitment}).")
     else:
         text = t.gettext("Deal {round}: the server committed to its shuffle ({commitment}).")

@@ -24,6 +24,7 @@ from typing import Any
 
 from server.messages.errors import error_message
 from server.messages.events import event_text
+from server.messages.games import deals
 from server.messages.table_events import commitment_explained
 from server.messages.translations import translation
 from server.presenters import Action, Local, Quit, Request, Viewer
@@ -112,7 +113,7 @@ class TextPresenter:
             if isinstance(at_stake, int) and at_stake > 0 and state.get("status") == "playing":
                 self._leaving = parsed.cmd  # say what leaving costs first; the same command again confirms
                 cost = _leave_cost if parsed.cmd == "leave" else _quit_cost
-                deal = state.get("game") == "speculation"  # a Speculation deal is called a deal, as on its table
+                deal = deals(state.get("game"))  # a Speculation deal is called a deal, as on its table
                 return Local(self.text(cost(self.lang, at_stake, line.split()[0], deal)))
         if parsed.cmd == "quit":
             return Quit(self.text(translation(self.lang).gettext("Goodbye!")))
@@ -143,7 +144,7 @@ class TextPresenter:
             self.replay = ReplayViewer(result)
             return self.text(self._render(self.replay.page, self.lang, self.viewer.style))
         reply = {"type": "ok", **(result or {})}
-        if cmd == "leave" and (self.shown_state or {}).get("game") == "speculation":
+        if cmd == "leave" and deals((self.shown_state or {}).get("game")):
             reply["deal"] = True  # the table left was a Speculation one: its round is called a deal
         return self.text(self._render(replies.render_reply, cmd, reply, self.lang, self.viewer.style))
 

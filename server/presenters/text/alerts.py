@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.president.forbidden import stranded
+from server.messages.games import forbids_last_cards
 from server.messages.labels import rank_label, rank_words
 from server.messages.translations import translation
 from server.presenters.text.context import give_count
@@ -94,7 +95,7 @@ def _lead_example(state: Mapping[str, Any], lang: str) -> str | None:
         return None
     ranks = list(dict.fromkeys(c[0] for c in hand))
     rank = ranks[0]
-    if state.get("rules") == "tdc":
+    if forbids_last_cards(state.get("rules")):
         rank = next((r for r in ranks if not stranded(hand, [c for c in hand if c[0] == r], order == "reversed")),
                     rank)
     n = sum(1 for c in hand if c[0] == rank)

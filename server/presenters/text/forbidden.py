@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.president.forbidden import forbidden_rank, stranded
+from server.messages.games import forbids_last_cards
 from server.messages.labels import rank_label
 from server.messages.translations import translation
 from server.presenters.text.draw import cards_text
@@ -15,7 +16,7 @@ from server.terminal import TermStyle
 def risky_play(state: Mapping[str, Any] | None, cmd: str, args: Mapping[str, Any]) -> tuple[str, ...] | None:
     """The cards a play (or cut) of ``args`` would leave when they are all forbidden last cards at
     this tdc table (T8), else ``None``."""
-    if state is None or state.get("rules") != "tdc" or cmd not in ("play", "cut"):
+    if state is None or not forbids_last_cards(state.get("rules")) or cmd not in ("play", "cut"):
         return None
     hand = state.get("hand")
     cards = args.get("cards") or (state.get("cut") if cmd == "cut" else None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from server.messages.games import deals
 from server.messages.greetings import welcome_back
 from server.messages.labels import (
     game_name,
@@ -394,7 +395,7 @@ def _board_line(p: Mapping[str, Any], mark: str, by: str, lang: str, style: Term
     counts = []
     if p.get("rounds") is not None:
         r = int(p["rounds"])
-        counts.append(t.ngettext("{n} deal", "{n} deals", r).format(n=r) if game == "speculation"
+        counts.append(t.ngettext("{n} deal", "{n} deals", r).format(n=r) if deals(game)
                       else t.ngettext("{n} round", "{n} rounds", r).format(n=r))
     if p.get("matches"):
         m = int(p["matches"])
