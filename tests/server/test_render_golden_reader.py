@@ -32,10 +32,18 @@ STYLE = TermStyle(width=100, unicode=True, color=False, reader=True)
 NAMES = ["Zoé", "Bob", "Carmen", "Dmitri"]
 
 
-def transcript(lang: str) -> str:
+MATCHES = {
+    # name: (game, constructor kwargs)
+    "president_classic": ("president", {"rules": "classic", "rounds": 2}),
+    "speculation": ("speculation", {"chips": [20, 20, 20, 20], "deals": 4}),
+}
+
+
+def transcript(lang: str, name: str = "president_classic") -> str:
     seats = 4
-    match = game_class("president")(seats=seats, rules="classic", rounds=2)
-    bots = [make_bot("president", "random", s, seed_from_int(100 + s)) for s in range(seats)]
+    game, kwargs = MATCHES[name]
+    match = game_class(game)(seats=seats, **kwargs)
+    bots = [make_bot(game, "random", s, seed_from_int(100 + s)) for s in range(seats)]
     out: list[str] = []
     shown: dict | None = None
 
@@ -60,9 +68,10 @@ def transcript(lang: str) -> str:
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_golden_reader_transcript(lang):
-    path = GOLDEN / f"president_classic_reader_{lang}.txt"
-    got = transcript(lang)
+@pytest.mark.parametrize("name", sorted(MATCHES))
+def test_golden_reader_transcript(name, lang):
+    path = GOLDEN / f"{name}_reader_{lang}.txt"
+    got = transcript(lang, name)
     if UPDATE:
         path.write_text(got, encoding="utf-8")
         return
@@ -82,3 +91,23 @@ def test_the_reader_hears_no_symbol_colour_or_redraw(lang):
     hand = {"fr": "Votre main, treize cartes", "es": "Tu mano, trece cartas", "en": "Your hand, thirteen cards"}
     assert words in text and hand[lang] in text
     assert not re.search(r"\(\d+ ?s\)", text)  # timers in words
+
+
+TABLE_DRAWING = re.compile(r"\S {2,}\S|[▮#]{2,}|→|\(\d+\s?s\)|\d+/\d+")
+"""What a drawn table leaves in its text: columns padded with spaces, face-down bars, arrows, timers
+and ``n/total`` in digits."""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_speculation_table_is_said_one_fact_a_line_prompt_last(lang):
+    """RULES S: the Speculation table read aloud is not drawn: no column, no symbol; each seat its
+    own sentence; the prompt (whose turn, the time in words) is the last line of each table."""
+    text = transcript(lang, "speculation")
+    assert not re.search(r"[♣♦♥♠▶·│─┌┐└┘]", text)
+    assert "\x1b" not in text and "\r" not in text
+    bad = [line for line in text.splitlines() if TABLE_DRAWING.search(line)]
+    assert not bad, bad[:5]
+    trumps = {"fr": "Atout\u00a0: ", "es": "Triunfo: ", "en": "Trumps: "}[lang]
+    assert trumps in text
+    prompt = {"fr": "À vous\u00a0: retournez", "es": "Te toca: ", "en": "Your turn: turn your top card"}[lang]
+    assert prompt in text

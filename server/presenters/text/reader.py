@@ -2,8 +2,8 @@
 
 No box drawing, no columns padded with spaces, no symbols (``▶``, ``·``, suits), no colour;
 cards, counts and seconds in words, in the player's language: ``Bob : dix-sept cartes, trois
-points.``, ``Ta main, dix-sept cartes : trois de trèfle, …``. Président is said here; a
-Speculation table keeps its own drawing, with its cards in words (the style says so).
+points.``, ``Ta main, dix-sept cartes : trois de trèfle, …``. Président is said here, Speculation
+in :mod:`server.presenters.text.reader_speculation`.
 """
 
 from __future__ import annotations
