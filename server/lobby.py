@@ -556,7 +556,7 @@ class Lobby(Directory):
             if len(spans) == 1 and spans[0][0] <= first and not apart:  # in the lobby all along
                 key = session.render_key()
                 text = whole.get(key)
-                if text is None:
+                if text is None or getattr(session, "gmcp", None) is not None:  # (GMCP: each news its Donne.Event)
                     text = whole[key] = news_text(session, [ev for _, ev in shared], digests, len(self.rooms))
             else:
                 text = news_text(session, [ev for seq, ev in shared

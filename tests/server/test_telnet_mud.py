@@ -436,3 +436,23 @@ async def test_gmcp_lobby_follows_the_room_list(tmp_path):
         for client in clients:
             await client.close()
         await server.stop()
+
+
+async def test_every_gmcp_reader_in_the_lobby_gets_the_room_news(tmp_path):
+    """Lobby news is worded once per kind of reader; each GMCP reader still gets its ``Donne.Event``
+    (not only the first of its kind)."""
+    server = await start_server(tmp_path)
+    clients: list[MudClient] = []
+    try:
+        zoe = await guest(server.telnet_port, "zoe")
+        ann = await guest(server.telnet_port, "ann")
+        max_ = await guest(server.telnet_port, "max", lang="fr")
+        clients += [zoe, ann, max_]
+        max_.line("créer président classique 3 bots=2")
+        for reader in (zoe, ann):
+            await reader.until(lambda r=reader: any(p == "Donne.Event" and d.get("event") == "room_created"
+                                                    for p, d in r.gmcp_messages()), timeout=10)
+    finally:
+        for client in clients:
+            await client.close()
+        await server.stop()
