@@ -43,3 +43,29 @@ def test_the_seed_window_is_said_in_words(lang, words):
     text = spoken_numbers(window_hint(lang, 12), lang)
     assert words in text
     assert "12" not in text
+
+
+@pytest.mark.parametrize(("lang", "said"), [("fr", "Donne un\u00a0:"), ("es", "Mano uno:"), ("en", "Deal one:")])
+def test_a_deals_commitment_is_said_with_its_number_in_words(lang, said):
+    """The commitment line (its own wording, not the news') in reader mode: ``Donne un :``, the
+    commitment's hex code kept as written."""
+    from server.presenters.text import TextPresenter
+    from server.terminal import TermStyle
+
+    class Viewer:
+        name, guest, logged_in, welcomed = "zoé", True, True, False
+        style = TermStyle(80, True, False, reader=True)
+
+        def __init__(self) -> None:
+            self.lang = lang
+
+        def send_raw(self, text: str) -> None:
+            pass
+
+        def where(self) -> tuple[None, str]:
+            return None, "room"
+
+    event = {"event": "commitment", "game": "speculation", "round": 1, "commitment": "2aee3966fd93d869",
+             "room": "r1"}
+    text = TextPresenter(Viewer()).event(event, ("Zoé", "Bob"), 0)
+    assert said in text and "2aee3966fd93d869" in text
