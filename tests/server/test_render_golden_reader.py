@@ -111,3 +111,21 @@ def test_a_speculation_table_is_said_one_fact_a_line_prompt_last(lang):
     assert trumps in text
     prompt = {"fr": "À vous\u00a0: retournez", "es": "Te toca: ", "en": "Your turn: turn your top card"}[lang]
     assert prompt in text
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("fr", "Offre #3\u00a0: Bob à Zoé, deux cartes pour trois jetons. Douze secondes."),
+    ("es", "Oferta #3: Bob a Zoé, dos cartas por tres fichas. Doce segundos."),
+    ("en", "Offer #3: Bob to Zoé, two cards for three chips. Twelve seconds."),
+])
+def test_an_open_offer_keeps_the_number_typed_to_answer_it(lang, said):
+    """RULES S9: an offer read aloud keeps its number as typed (``accepter 3``); its cards, price and
+    time in words."""
+    from server.presenters.text.games import render_state
+
+    state = {"game": "speculation", "round": 1, "deals": 4, "you": 0, "phase": "play", "trump": "h",
+             "seats": [{"seat": 0, "name": "Zoé", "chips": 20, "facedown": 2},
+                       {"seat": 1, "name": "Bob", "chips": 18, "facedown": 3}],
+             "offers": [{"offer": 3, "from": 1, "to": 0, "cards": 2, "price": 3, "left": 12}]}
+    text = spoken_numbers(render_state(state, lang, STYLE), lang)
+    assert said in text.replace("\n  ", " ")

@@ -113,7 +113,7 @@ def speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle, sta
     for o in state.get("offers") or []:
         k, price = int(o.get("cards") or 0), int(o.get("price") or 0)
         # TRANSLATORS: a screen reader's open offer; {offer} is its number, typed to answer it.
-        text = t.gettext("Offer {offer}: {buyer} to {seller}, {cards} for {price}.").format(
+        text = t.gettext("Offer #{offer}: {buyer} to {seller}, {cards} for {price}.").format(
             offer=o.get("offer"), buyer=name_of(names, o.get("from")), seller=name_of(names, o.get("to")),
             cards=cards_count(k, lang), price=chips_words(price, lang))
         left = seconds_of(o.get("left"))
