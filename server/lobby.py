@@ -570,6 +570,7 @@ class Lobby(Directory):
         first = shared[0][0]
         seekers = {name_key(str(ev.event.get("name"))): str(ev.event.get("name"))
                    for _, ev in shared if ev.event.get("event") == "seek"}
+        rooms_moved = any(ev.get("event") in ("room_created", "room_closed") for _, ev in news)
         whole: dict[Any, str] = {}  # all the news, worded once per kind of reader (render key)
         digests: dict[tuple[int, int, int], Shared] = {}  # rooms_changed, once per count (server/newsdigest.py)
         for player in self.players.values():
@@ -582,7 +583,7 @@ class Lobby(Directory):
             if len(spans) == 1 and spans[0][0] <= first and not apart:  # in the lobby all along
                 key = session.render_key()
                 text = whole.get(key)
-                if text is None:
+                if text is None or getattr(session, "gmcp", None) is not None:  # (GMCP: each news its Donne.Event)
                     text = whole[key] = news_text(session, [ev for _, ev in shared], digests, len(self.rooms))
             else:
                 text = news_text(session, [ev for seq, ev in shared
@@ -592,6 +593,9 @@ class Lobby(Directory):
                     del spans[:-1]
             if text:
                 self._slices.append((session, text))
+            feed = getattr(session, "gmcp", None) if rooms_moved else None  # a telnet MUD client's GMCP
+            if feed is not None:
+                feed.rooms_changed()  # the room list again (at most once a second)
         self._send_slice()
 
     def _send_slice(self) -> None:

@@ -100,3 +100,30 @@ def before_noun(word: str) -> str:
     if word == "veintiuno":
         return "veintiún"
     return word[:-1] if word.endswith("uno") else word
+
+
+_ORDINALS = {
+    "fr": ("premier", "deuxième", "troisième", "quatrième", "cinquième", "sixième", "septième", "huitième",
+           "neuvième", "dixième"),
+    "es": ("primero", "segundo", "tercero", "cuarto", "quinto", "sexto", "séptimo", "octavo", "noveno", "décimo"),
+    "en": ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"),
+}
+
+
+def ordinal_words(n: int, lang: str, *, feminine: bool = False, before: bool = False) -> str | None:
+    """A place in words (``premier``/``première``, ``primer lugar``/``primero``, ``first``), from 1
+    to 10 (a table's places); ``None`` beyond. ``before``: Spanish shortens before a masculine noun
+    (``primer lugar``, ``tercer lugar``)."""
+    code = normalize_lang(lang) or "en"
+    words = _ORDINALS.get(code, _ORDINALS["en"])
+    if not 1 <= n <= len(words):
+        return None
+    word = words[n - 1]
+    if code == "fr" and n == 1 and feminine:
+        return "première"
+    if code == "es":
+        if feminine:
+            return word[:-1] + "a"
+        if before and n in (1, 3):
+            return word[:-1]
+    return word

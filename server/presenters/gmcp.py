@@ -6,7 +6,8 @@ the words, what a JSON-mode client would receive, in GMCP packages:
 * ``Char.Login`` (name, guest) once logged in; ``Char.Status`` (name, guest, language, room,
   seat) whenever one of them changes;
 * ``Comm.Channel.List`` once, ``Comm.Channel.Text`` for lobby chat, table chat and tells;
-* ``Donne.Lobby`` (the room list, as the ``rooms`` reply) at login and back in the lobby;
+* ``Donne.Lobby`` (the room list, as the ``rooms`` reply) at login, back in the lobby, and when
+  the room list changes (at most once a second: :data:`LOBBY_EVERY`);
 * ``Donne.Table``: the reader's state without its hand (seats, turn, trick, deadline, legal
   plays...), ``Donne.Hand``: the hand, to its owner only, ``Donne.Event``: every event, with its
   words in the session's language.
@@ -17,9 +18,10 @@ only ever in that seat's own state and events), encoded by the JSON presenter.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from server.presenters import Viewer
@@ -36,6 +38,9 @@ CHANNELS = (
 ROOMS_MAX = 100
 """Rooms in one ``Donne.Lobby`` (the first page of the ``rooms`` command at its largest)."""
 TELLS = frozenset({"tell", "message"})
+LOBBY_EVERY = 1.0
+"""Seconds between two ``Donne.Lobby`` sent because the room list changed (rooms open and close in
+bursts: one list a second is enough to follow them, and bounds the bytes)."""
 
 
 class Link(Protocol):
@@ -54,13 +59,19 @@ class GmcpFeed:
     """What one session sends over GMCP. ``place`` tells where its player is: (room id or None,
     seat or None); ``rooms`` gives the lobby's room list."""
 
-    def __init__(self, viewer: Viewer, link: Link, place: Any = None, rooms: Any = None) -> None:
+    def __init__(self, viewer: Viewer, link: Link, place: Any = None, rooms: Any = None,
+                 clock: Callable[[], float] | None = None,
+                 later: Callable[[float, Callable[[], None]], Any] | None = None) -> None:
         self.viewer = viewer
         self.link = link
         self.json = JsonPresenter(viewer)
         self._place = place
         self._rooms = rooms
         self._status: tuple[Any, ...] | None = None
+        self._clock = clock  # (the event loop's, by default; tests give theirs)
+        self._later = later
+        self._lobby_sent: float | None = None
+        self._lobby_due: Any = None  # the timer of a Donne.Lobby put off (LOBBY_EVERY)
         link.on_message = self.received
 
     def received(self, package: str, data: Any) -> None:
@@ -100,7 +111,45 @@ class GmcpFeed:
         except Exception:
             log.exception("gmcp: the room list failed")
             return
-        self.link.send("Donne.Lobby", {"rooms": rooms})
+        if self.link.send("Donne.Lobby", {"rooms": rooms}):
+            self._lobby_sent = self._now()
+
+    def rooms_changed(self) -> None:
+        """The room list changed (rooms opened or closed): ``Donne.Lobby`` again to a reader in the
+        lobby, at once if none went in the last :data:`LOBBY_EVERY` seconds, else once when they
+        are over (the changes of that second together)."""
+        if self._rooms is None or self._lobby_due is not None or not self.viewer.logged_in \
+                or not self.link.wants("Donne.Lobby") or not self._in_lobby():
+            return
+        wait = 0.0 if self._lobby_sent is None else self._lobby_sent + LOBBY_EVERY - self._now()
+        if wait <= 0:
+            self.lobby()
+            return
+        later = self._later
+        if later is None:
+            try:
+                later = asyncio.get_running_loop().call_later
+            except RuntimeError:
+                self.lobby()
+                return
+        self._lobby_due = later(wait, self._lobby_again)
+
+    def _lobby_again(self) -> None:
+        self._lobby_due = None
+        if self.viewer.logged_in and self.link.active and self._in_lobby():
+            self.lobby()
+
+    def _in_lobby(self) -> bool:
+        room, _ = self._place() if self._place is not None else (None, None)
+        return room is None
+
+    def _now(self) -> float:
+        if self._clock is not None:
+            return self._clock()
+        try:
+            return asyncio.get_running_loop().time()
+        except RuntimeError:
+            return 0.0
 
     def state(self, state: Mapping[str, Any]) -> None:
         link = self.link

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import orjson
 from telnetlib3.telopt import GMCP, IAC, SB, SE
 
 from server.config import Config
@@ -118,17 +119,25 @@ class GmcpLink:
         return any(".".join(parts[:n]) in supports for n in range(1, len(parts) + 1))
 
     def send(self, package: str, data: Any) -> bool:
-        """``package`` with ``data`` (anything :func:`json.dumps` takes); False when not sent."""
+        """``package`` with ``data`` (anything :func:`json.dumps` takes) as compact UTF-8 JSON (orjson:
+        a table's state goes to every GMCP reader at each move); False when not sent."""
         if not self.wants(package):
             return False
-        return self.send_json(package, json.dumps(data, separators=(",", ":")))
+        try:
+            body = orjson.dumps(data, default=str, option=orjson.OPT_NON_STR_KEYS)
+        except TypeError:  # orjson.JSONEncodeError: an int beyond 64 bits, a lone surrogate
+            body = json.dumps(data, separators=(",", ":"), default=str).encode("ascii")
+        return self._frame(package, body)
 
     def send_json(self, package: str, text: str) -> bool:
         """``package`` with ``text``, JSON already encoded (its UTF-8 bytes never hold IAC)."""
         if not self.wants(package):
             return False
+        return self._frame(package, text.encode("utf-8"))
+
+    def _frame(self, package: str, body: bytes) -> bool:
         try:
-            self.writer.send_iac(IAC + SB + GMCP + package.encode("ascii") + b" " + text.encode("utf-8") + IAC + SE)
+            self.writer.send_iac(IAC + SB + GMCP + package.encode("ascii") + b" " + body + IAC + SE)
         except (ConnectionError, OSError, RuntimeError):
             return False
         return True

@@ -415,3 +415,44 @@ async def test_a_screen_reader_user_plays_a_whole_classic_match(tmp_path, lang, 
             await client.close()
     finally:
         await server.stop()
+
+
+async def test_gmcp_lobby_follows_the_room_list(tmp_path):
+    """A GMCP reader in the lobby is sent ``Donne.Lobby`` again when a room opens (as news, at most
+    once a second), with the new room in it."""
+    server = await start_server(tmp_path)
+    clients: list[MudClient] = []
+    try:
+        zoe = await guest(server.telnet_port, "zoe")
+        max_ = await guest(server.telnet_port, "max", lang="fr")
+        clients += [zoe, max_]
+        await zoe.until(lambda: any(p == "Donne.Lobby" for p, _ in zoe.gmcp_messages()))
+        assert last(zoe, "Donne.Lobby")["rooms"] == []
+        max_.line("créer président classique 3 bots=2")
+        await zoe.until(lambda: any(p == "Donne.Lobby" and d["rooms"] for p, d in zoe.gmcp_messages()), timeout=10)
+        rooms = last(zoe, "Donne.Lobby")["rooms"]
+        assert len(rooms) == 1 and rooms[0]["game"] == "president"
+    finally:
+        for client in clients:
+            await client.close()
+        await server.stop()
+
+
+async def test_every_gmcp_reader_in_the_lobby_gets_the_room_news(tmp_path):
+    """Lobby news is worded once per kind of reader; each GMCP reader still gets its ``Donne.Event``
+    (not only the first of its kind)."""
+    server = await start_server(tmp_path)
+    clients: list[MudClient] = []
+    try:
+        zoe = await guest(server.telnet_port, "zoe")
+        ann = await guest(server.telnet_port, "ann")
+        max_ = await guest(server.telnet_port, "max", lang="fr")
+        clients += [zoe, ann, max_]
+        max_.line("créer président classique 3 bots=2")
+        for reader in (zoe, ann):
+            await reader.until(lambda r=reader: any(p == "Donne.Event" and d.get("event") == "room_created"
+                                                    for p, d in r.gmcp_messages()), timeout=10)
+    finally:
+        for client in clients:
+            await client.close()
+        await server.stop()

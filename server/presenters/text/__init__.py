@@ -44,6 +44,9 @@ _OVERTAKEN = frozenset({"not_your_turn", "cut_moved_on", "phase"})
 """Refusals that mean the situation changed under the person's fingers."""
 
 OWN_EVENTS = frozenset({"hello", "notice", "replaced", "commitment", "contributed", "round_result"})
+SPOKEN_OWN = frozenset({"commitment", "contributed", "round_result"})
+"""Of :data:`OWN_EVENTS`, those whose numbers a screen reader hears in words (a deal's number, a
+count); the others may hold what is typed or copied as written (resume codes, names)."""
 """The server's own news: said in one plain sentence, never drawn."""
 
 
@@ -179,6 +182,8 @@ class TextPresenter:
     def _event(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str:
         if event.get("event") in OWN_EVENTS:
             text = self._render(event_text, self.lang, event, list(names or ()), you)
+            if self.viewer.style.reader and event.get("event") in SPOKEN_OWN:
+                text = spoken_numbers(text, self.lang)  # "Donne un : ..." (not a code, not a resume code)
             if event.get("event") == "commitment" and not self._commitment_told and text:
                 self._commitment_told = True
                 text += "\n" + self._render(commitment_explained, self.lang)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from server.presenters.text import president, reader, speculation
+from server.presenters.text import president, reader, reader_speculation, speculation
 from server.terminal import TermStyle, finish
 
 TableLines = Callable[[Mapping[str, Any], str, TermStyle, bool], list[str]]
@@ -25,5 +25,7 @@ def render_state(state: Mapping[str, Any], lang: str, style: TermStyle, *, statu
     """
     if style.reader and state.get("game") in (None, "president"):  # a screen reader: one fact per line
         return finish(reader.president_lines(state, lang, style, status), style)
+    if style.reader and state.get("game") == "speculation":
+        return finish(reader_speculation.speculation_lines(state, lang, style, status), style)
     lines = TABLES.get(str(state.get("game")), president.table_lines)(state, lang, style, status)
     return finish(lines, style)

@@ -2,8 +2,8 @@
 
 No box drawing, no columns padded with spaces, no symbols (``▶``, ``·``, suits), no colour;
 cards, counts and seconds in words, in the player's language: ``Bob : dix-sept cartes, trois
-points.``, ``Ta main, dix-sept cartes : trois de trèfle, …``. Président is said here; a
-Speculation table keeps its own drawing, with its cards in words (the style says so).
+points.``, ``Ta main, dix-sept cartes : trois de trèfle, …``. Président is said here, Speculation
+in :mod:`server.presenters.text.reader_speculation`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.labels import card_words, game_name, rules_name, title_name
-from server.messages.spoken import before_noun, number_words
+from server.messages.spoken import before_noun, number_words, ordinal_words
 from server.messages.translations import normalize_lang, translation
 from server.presenters.text.context import give_count
 from server.presenters.text.draw import seat_names, seconds_of, sort_hand, verb_word, window_line
@@ -84,7 +84,45 @@ def spoken_numbers(text: str, lang: str) -> str:
             words = f"{PLUS.get(code, 'plus')} {words}"
         return words + (m.group(2) or "")
 
+    text = spoken_ordinals(spoken_times(text, lang), lang)
     return _COLUMNS.sub(" ", _NUMBER.sub(said, text))  # (columns padded with spaces: one space)
+
+
+_ORDINAL = {
+    "fr": re.compile(r"(?<![\w.#])(\d{1,2})(er|re|e)(?!\w)"),
+    "es": re.compile(r"(?<![\w.#])(\d{1,2})\.([ºª])(?!\w)"),
+    "en": re.compile(r"(?<![\w.#])(\d{1,2})(st|nd|rd|th)(?!\w)"),
+}
+_RANKING = re.compile(r"(?<![\w.,#:])(\d{1,2})\.[ \u00a0](?=[^\W\d_])")
+_LABEL = re.compile(r"(?<=[^\W\d_] )(\d{1,4})(?=[ \u00a0]?:(?!\d))")
+_SECONDS = re.compile(r"(?<![\w.,#])(\d{1,4})[ \u00a0]s(?!\w)")
+
+
+def spoken_ordinals(text: str, lang: str) -> str:
+    """Places in words: ``1er rang`` -> ``premier rang``, ``en 1.º lugar`` -> ``en primer lugar``,
+    ``out, 3rd`` -> ``out, third``; a ranking ``1. Carmen, 2. Zoé`` -> ``premier Carmen, deuxième
+    Zoé``; a numbered label ``Manche 2 :`` -> ``Manche deux :``."""
+    code = normalize_lang(lang) or "en"
+
+    def place(m: re.Match[str]) -> str:
+        n, mark = int(m.group(1)), m.group(2)
+        before = code == "es" and text[m.end():m.end() + 6].strip().startswith("lugar")
+        words = ordinal_words(n, lang, feminine=mark in ("re", "ª"), before=before)
+        return words if words is not None else m.group(0)
+
+    def ranked(m: re.Match[str]) -> str:
+        words = ordinal_words(int(m.group(1)), lang)
+        return f"{words}\u00a0" if words is not None else m.group(0)
+
+    text = _ORDINAL.get(code, _ORDINAL["en"]).sub(place, text)
+    text = _RANKING.sub(ranked, text)
+    return _LABEL.sub(lambda m: number_words(int(m.group(1)), lang), text)
+
+
+def spoken_times(text: str, lang: str) -> str:
+    """Seconds in words: ``dans les 2 s`` -> ``dans les deux secondes``, ``(12 s)`` -> ``(douze
+    secondes)``."""
+    return _SECONDS.sub(lambda m: seconds_words(int(m.group(1)), lang), text)
 
 
 def score_lines(event: Mapping[str, Any], lang: str, names: Sequence[str]) -> list[str]:
