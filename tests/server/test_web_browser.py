@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from server.web.labels import page_labels
 from tests.server import browserkit as bk
 from tests.server.conftest import assert_no_hand, play_simply
+from tests.server.presenters.text.test_no_english import ALLOWED, ENGLISH, WORD
 from tests.server.webkit import connect_ws, start_web_server
 
 why_not = bk.available()
@@ -57,6 +59,12 @@ def base(web: Any) -> str:
     return f"http://127.0.0.1:{web.web_port}"
 
 
+def assert_no_english(text: str, lang: str) -> None:
+    """No English word of the page's own labels in a French or Spanish page (names aside)."""
+    words = {w.lower() for w in WORD.findall(text)} - {"zoé", "ana", "donne"}
+    assert not (words & ENGLISH) - ALLOWED[lang], words & ENGLISH
+
+
 def record_frames(page: Any) -> list[dict[str, Any]]:
     """Every JSON frame the page receives over /ws."""
     seen: list[dict[str, Any]] = []
@@ -79,8 +87,10 @@ async def test_a_guest_plays_a_whole_round_by_clicking_while_a_phone_watches(web
     await player.reload()  # (the frames of the page's own socket, from its first)
     await player.screenshot(path=str(screens / "desktop-login.png"))
     assert await player.text_content("#login-button") == "Entrer"  # the browser's language: French
+    assert await player.text_content("#login-button") == page_labels("fr")["login"]  # from the catalog
     await bk.log_in(player, "Zoé")
     await player.screenshot(path=str(screens / "desktop-lobby.png"))
+    assert_no_english(await player.inner_text("body"), "fr")
     await bk.create_table(player, "classic")
     room = (await player.text_content("#table-title") or "").split(" · ")[0]
     assert room.startswith("r")
@@ -90,6 +100,7 @@ async def test_a_guest_plays_a_whole_round_by_clicking_while_a_phone_watches(web
     await watcher.reload()
     await bk.log_in(watcher, "Mira")
     await watcher.wait_for_selector("#table:not([hidden]) #seats li")
+    assert_no_english(await watcher.inner_text("body"), "es")
 
     moves, shot = 0, False
     deadline = time.monotonic() + 120

@@ -17,15 +17,18 @@
 
   function pickLang() {
     const asked = (params.get("lang") || localStorage.getItem("donne-lang") || "").slice(0, 2);
-    if (LABELS[asked]) return asked;
+    if (LABELS.langs.includes(asked)) return asked;
     for (const l of navigator.languages || [navigator.language || "en"]) {
       const code = (l || "").slice(0, 2).toLowerCase();
-      if (LABELS[code]) return code;
+      if (LABELS.langs.includes(code)) return code;
     }
     return "en";
   }
+  let labels = {};  // this language's labels, from the server's catalogs
   function L(key, vars) {
-    let text = (LABELS[lang] && LABELS[lang][key]) || LABELS.en[key] || key;
+    let text = labels[key];
+    if (Array.isArray(text)) text = text[vars && !singular(vars.n) ? 1 : 0];
+    if (typeof text !== "string") text = "";
     if (vars) for (const k of Object.keys(vars)) text = text.replace("{" + k + "}", String(vars[k]));
     return text;
   }
@@ -41,7 +44,8 @@
     for (const c of children) if (c !== null && c !== undefined) node.append(c);
     return node;
   }
-  function translatePage() {
+  async function translatePage() {
+    labels = await LABELS.load(lang);
     document.documentElement.lang = lang;
     $("lang").value = lang;
     for (const node of document.querySelectorAll("[data-l]")) node.textContent = L(node.dataset.l);
@@ -225,10 +229,10 @@
     s.seats.forEach((seat, i) => {
       const facts = [];
       if (seat.bot) facts.push(L("bot"));
-      if (typeof seat.cards === "number") facts.push(seat.cards + " " + L(singular(seat.cards) ? "card" : "cards"));
+      if (typeof seat.cards === "number") facts.push(L("cards", { n: seat.cards }));
       if (s.game === "speculation" || s.rules === "tdc") if (typeof seat.chips === "number") facts.push(seat.chips + " " + L("chips"));
       if (seat.title) facts.push(L("title_" + seat.title));
-      if (typeof seat.score === "number" && s.rules === "classic") facts.push(L(singular(seat.score) ? "point" : "points", { n: seat.score }));
+      if (typeof seat.score === "number" && s.rules === "classic") facts.push(L("points", { n: seat.score }));
       if (seat.passed) facts.push(L("passed"));
       const li = el("li", { class: "seat" + (s.turn === i ? " turn" : "") + (s.you === i ? " mine" : ""),
         "aria-current": s.turn === i ? "true" : null },
@@ -386,12 +390,12 @@
   }
 
   // -- wiring ---------------------------------------------------------------------------------
-  document.addEventListener("DOMContentLoaded", () => {
-    translatePage();
+  document.addEventListener("DOMContentLoaded", async () => {
+    await translatePage();
     $("lang").addEventListener("change", async () => {
       lang = $("lang").value;
       localStorage.setItem("donne-lang", lang);
-      translatePage();
+      await translatePage();
       if (me) await send("lang", { lang: lang });
       if (me && state) await send("state");
     });
