@@ -253,3 +253,39 @@ async def test_the_public_pages_render_and_link(web, browser, screens):
     assert not page.donne_errors and not phone.donne_errors
     await page.context.close()
     await phone.context.close()
+
+
+@pytest.mark.timeout(120)
+async def test_tells_challenges_and_a_new_account_from_the_page(web, browser, screens):
+    bob = await bk.new_page(browser, base(web), size=bk.PHONE, lang="es-ES")
+    await bob.fill("#login-name", "Bruno")
+    await bob.fill("#login-password", "correct-horse-9")
+    await bob.click("#register-button")  # a new account, over loopback (TLS elsewhere)
+    await bob.wait_for_selector("#login", state="hidden")
+    assert await web.store.accounts.get("Bruno") is not None
+    assert "(" not in (await bob.text_content("#me") or "")  # not a guest
+    ana = await bk.new_page(browser, base(web), size=bk.DESKTOP, lang="fr-FR")
+    await bk.log_in(ana, "Ana")
+    await ana.click("#who li[data-name='Bruno'] [data-action='tell']")
+    await ana.fill("#tell-text", "hola Bruno")
+    await ana.click("#tell-button")
+    await bob.wait_for_selector("#log li.chat:has-text('hola Bruno')")
+    await bob.fill("#tell-text", "salut Ana")
+    await bob.click("#reply-button")
+    await ana.wait_for_selector("#log li.chat:has-text('salut Ana')")
+    assert await ana.locator("#log li:has-text('salut Ana')").count() == 1  # logged once
+
+    await ana.click("#who li[data-name='Bruno'] [data-action='challenge']")
+    await ana.wait_for_selector("#seeks li[data-seek]")
+    await bob.click("#seeks li.challenge [data-action='decline']")
+    await ana.wait_for_selector("#seeks li[data-seek]", state="detached")  # declined: gone
+    await ana.click("#who li[data-name='Bruno'] [data-action='challenge']")
+    await bob.screenshot(path=str(screens / "phone-challenged.png"), full_page=True)
+    assert_no_english(await bob.inner_text("body"), "es")
+    await bob.click("#seeks li.challenge [data-action='accept']")
+    await bob.wait_for_selector("#table:not([hidden]) #hand button")
+    await ana.wait_for_selector("#table:not([hidden]) #hand button")
+    await ana.screenshot(path=str(screens / "desktop-challenge-table.png"))
+    assert not ana.donne_errors and not bob.donne_errors
+    await ana.context.close()
+    await bob.context.close()

@@ -106,7 +106,8 @@
     const lobbyNews = ["room_created", "room_closed", "rooms_changed", "seek", "seek_over", "challenge",
       "seek_accepted", "joined", "left"];
     if (m.event === "hello") return;
-    if (m.event === "chat" || m.event === "tell") log(m.text, "chat");
+    if ((m.event === "tell" || m.event === "message") && m.from && !$("tell-to").value) $("tell-to").value = m.from;
+    if (m.event === "chat" || m.event === "tell" || m.event === "message") log(m.text, "chat");
     else if (!["room_created", "room_closed", "rooms_changed"].includes(m.event)) log(m.text, "event");
     if (m.event === "seek_started" && m.room) { /* the state follows */ }
     if (lobbyNews.includes(m.event) && !$("lobby").hidden) refreshLobbySoon();
@@ -122,6 +123,16 @@
     const args = { name: name };
     if (password) args.password = password;
     const reply = await send("login", args);
+    await enter(reply);
+  }
+  async function register() {
+    const name = $("login-name").value.trim();
+    const password = $("login-password").value;
+    if (!name || !password) { $(name ? "login-password" : "login-name").focus(); return; }
+    await send("lang", { lang: lang });
+    await enter(await send("register", { name: name, password: password }));
+  }
+  async function enter(reply) {
     $("login-password").value = "";
     if (reply.type === "error") { toast(reply.message || reply.code); return; }
     me = { name: reply.name, guest: reply.guest };
@@ -166,15 +177,26 @@
     seekList.replaceChildren();
     for (const s of (seeks.seeks || [])) {
       const mine = me && s.name === me.name;
-      seekList.append(el("li", {}, el("span", { text: s.name + " · " + L(s.rules) + " · " + s.seats + " " + L("seats") }),
-        mine ? null : el("button", { type: "button", text: L("accept"), onclick: () => act("accept_seek", { seek: s.seek }).then(afterSeat) })));
+      const toMe = me && s.to === me.name;
+      const what = (toMe ? L("challenged_by", { name: s.name }) : s.name) + " · " + L(s.rules) + " · " + s.seats + " " + L("seats");
+      seekList.append(el("li", { class: toMe ? "challenge" : "", "data-seek": String(s.seek) }, el("span", { text: what }),
+        mine ? null : el("button", { type: "button", "data-action": "accept", text: L("accept"),
+          onclick: () => act("accept_seek", { seek: s.seek }).then(afterSeat) }),
+        toMe ? el("button", { type: "button", class: "secondary", "data-action": "decline", text: L("decline"),
+          onclick: () => act("decline_seek", { seek: s.seek }).then(refreshLobby) }) : null));
     }
     if (!seekList.children.length) seekList.append(el("li", { class: "empty", text: L("no_seeks") }));
     const whoList = $("who");
     whoList.replaceChildren();
+    const names = $("who-names");
+    names.replaceChildren();
     for (const p of (who.players || [])) {
-      whoList.append(el("li", {}, el("a", { href: "/player/" + encodeURIComponent(p.name), text: p.name }),
-        document.createTextNode(p.room ? " · " + p.room : "")));
+      const other = !me || p.name !== me.name;
+      whoList.append(el("li", { "data-name": p.name }, el("a", { href: "/player/" + encodeURIComponent(p.name), text: p.name }),
+        document.createTextNode(p.room ? " · " + p.room : ""),
+        other ? el("button", { type: "button", class: "secondary", "data-action": "tell", text: L("tell"), onclick: () => tellTo(p.name) }) : null,
+        other ? el("button", { type: "button", class: "secondary", "data-action": "challenge", text: L("challenge"), onclick: () => challenge(p.name) }) : null));
+      if (other) names.append(el("option", { value: p.name }));
     }
   }
   function afterSeat(reply) { if (reply.type === "ok" && reply.room) showTable(); }
@@ -190,6 +212,31 @@
   async function create(ev) {
     ev.preventDefault();
     afterSeat(await act("create", tableArgs()));
+  }
+  function tellTo(name) {
+    $("tell-to").value = name;
+    $("tell-text").focus();
+  }
+  async function challenge(name) {
+    const args = tableArgs();
+    delete args.bots;  // the seats besides the two people are bots
+    const r = await act("challenge", Object.assign(args, { name: name }));
+    if (r.type === "ok") refreshLobby();
+  }
+  async function tell(ev) {
+    ev.preventDefault();
+    const to = $("tell-to").value.trim();
+    const text = $("tell-text").value.trim();
+    if (!text) { $("tell-text").focus(); return; }
+    if (!to) { $("tell-to").focus(); return; }
+    const r = await act("tell", { name: to, text: text });
+    if (r.type === "ok") $("tell-text").value = "";
+  }
+  async function reply() {
+    const text = $("tell-text").value.trim();
+    if (!text) { $("tell-text").focus(); return; }
+    const r = await act("reply", { text: text });
+    if (r.type === "ok") $("tell-text").value = "";
   }
   async function seek() {
     const r = await act("seek", Object.assign(tableArgs(), { fill: true }));
@@ -403,8 +450,12 @@
       // plain HTTP from afar: the server refuses passwords (docs/web.md); guests only
       $("login-password").closest("label").hidden = true;
       $("login-password").disabled = true;
+      for (const node of document.querySelectorAll(".account-only")) node.hidden = true;
     }
     $("login-form").addEventListener("submit", login);
+    $("register-button").addEventListener("click", register);
+    $("tell-form").addEventListener("submit", tell);
+    $("reply-button").addEventListener("click", reply);
     $("create-form").addEventListener("submit", create);
     $("seek-button").addEventListener("click", seek);
     $("leave-button").addEventListener("click", leave);
