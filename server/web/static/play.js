@@ -306,13 +306,18 @@
       if (s.auction) {
         box.append(el("p", { class: "auction" }, document.createTextNode(L("auction") + L("colon") + seatName(s.auction.seat) + " "),
           DonneCards.element(s.auction.card, lang),
-          document.createTextNode(" · " + L("best_bid") + " " + s.auction.best_bid + (s.auction.bidder !== null ? " (" + seatName(s.auction.bidder) + ")" : ""))));
+          document.createTextNode(" · " + L("best_bid") + " " + s.auction.best_bid + (s.auction.bidder !== null ? " (" + seatName(s.auction.bidder) + ")" : "")),
+          typeof s.auction.deadline === "number" ? clockNode(null, s.auction.deadline) : null));
       }
       for (const o of (s.offers || [])) {
-        box.append(el("p", { text: seatName(o.from) + " → " + seatName(o.to) + L("colon") + o.cards + " " + L("offer_cards") + ", " + L("price") + " " + o.price }));
+        box.append(el("p", { class: "offer", "data-offer": String(o.offer) },
+          document.createTextNode(seatName(o.from) + " → " + seatName(o.to) + L("colon") + o.cards + " " + L("offer_cards") + ", " + L("price") + " " + o.price),
+          typeof o.left === "number" ? clockNode("offer_clock", o.left) : null));
       }
+      drawWindow(s, box);
       return;
     }
+    drawWindow(s, box);
     const trick = s.trick || [];
     for (const play of trick.slice(-4)) {
       const row = el("div", { class: "play" }, el("span", { class: "by", text: seatName(play.seat) }));
@@ -321,6 +326,31 @@
       box.append(row);
     }
     if (s.must) box.append(el("p", { class: "must", text: L("must", { rank: s.must }) }));
+  }
+  // clocks beside what they time: each node keeps the seconds it had when the state came
+  function clockNode(label, left) {
+    const node = el("span", { class: "clock small", role: "timer", "data-left": String(left), "data-label": label || "" });
+    drawClock(node, left);
+    return node;
+  }
+  function drawClock(node, left) {
+    const label = node.dataset.label ? L(node.dataset.label) + " " : "";
+    node.textContent = " " + label + L("seconds", { n: Math.ceil(left) });
+    node.classList.toggle("low", left < 4);
+  }
+  function drawWindow(s, box) {
+    if (!s.window || typeof s.window.left !== "number") return;
+    const label = s.window.kind === "cut" ? "cut_window" : "trade_window";
+    box.append(el("p", { id: "window", class: "window", "data-kind": s.window.kind }, clockNode(label, s.window.left)));
+  }
+  function myBank(s) {
+    const seat = (s.you !== null && s.you !== undefined) ? s.seats[s.you] : null;
+    return seat && typeof seat.bank === "number" ? seat.bank : 0;
+  }
+  function somethingWaitsForMe(s) {
+    if (s.decision) return true;
+    if (s.window) return true;
+    return !!(s.can && (s.can.turn || (s.can.bid !== null && s.can.bid !== undefined) || (s.can.accept || []).length));
   }
   function legalPlays(s) { return (s.legal && s.legal.plays) || []; }
   function playable(s, code) {
@@ -374,6 +404,15 @@
     return el("button", Object.assign({ type: "button", "data-action": key, text: L(key), onclick: onclick }, opts || {}));
   }
   function drawActions(s) {
+    drawGameActions(s);
+    const bank = myBank(s);
+    if (s.status === "playing" && bank > 0 && somethingWaitsForMe(s)) {
+      const more = button("extend", () => act("extend"), { class: "secondary" });
+      more.textContent = L("extend") + " (" + L("seconds", { n: Math.round(bank) }) + ")";
+      $("actions").append(more);
+    }
+  }
+  function drawGameActions(s) {
     const box = $("actions");
     box.replaceChildren();
     if (s.status === "over" || s.phase === "match_over" || s.over === true) {
@@ -426,10 +465,17 @@
   function tick() {
     const s = state;
     const clock = $("clock");
+    tickSmall();
     if (!s || typeof s.deadline !== "number") { clock.textContent = ""; return; }
     const left = Math.max(0, s.deadline - (performance.now() - stateAt) / 1000);
     clock.textContent = L("seconds", { n: Math.ceil(left) });
     clock.classList.toggle("low", left < 6);
+  }
+  function tickSmall() {
+    const gone = (performance.now() - stateAt) / 1000;
+    for (const node of document.querySelectorAll("#center [data-left]")) {
+      drawClock(node, Math.max(0, Number(node.dataset.left) - gone));
+    }
   }
   async function leave() {
     const reply = await act("leave");
