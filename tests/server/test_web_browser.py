@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from typing import Any
 
@@ -245,6 +246,25 @@ async def test_the_public_pages_render_and_link(web, browser, screens):
     await page.screenshot(path=str(screens / "desktop-replay.png"), full_page=True)
     await page.click("a[href^='/verify/']")
     await page.wait_for_selector(".verdict.good")
+    # the browser checks the record itself (crypto.subtle), each step beside the server's
+    await page.wait_for_selector("#browser-verdict.good")
+    for code in ("commitment", "bots", "deal_seed", "hands"):
+        assert await page.text_content(f"[data-step={code}] .mine") == "✔", code
+    await page.screenshot(path=str(screens / "desktop-verify.png"), full_page=True)
+    verify_url = page.url
+
+    async def tampered(route: Any) -> None:  # one card of the published hands swapped for another
+        response = await route.fetch()
+        body = await response.text()
+        body = re.sub(r'(&quot;hands&quot;: \[\s*\[\s*&quot;)(\w\w)', lambda m: m.group(1) + ("3c" if m.group(2) != "3c" else "3d"), body, count=1)
+        await route.fulfill(response=response, body=body)
+
+    await page.route(verify_url, tampered)
+    await page.goto(verify_url)
+    await page.wait_for_selector("#browser-verdict.bad")
+    assert await page.text_content("[data-step=hands] .mine") == "✘"
+    assert await page.text_content("[data-step=commitment] .mine") == "✔"
+    await page.unroute(verify_url)
     phone = await bk.new_page(browser, base(web), size=bk.PHONE, lang="es-ES", path="/who")
     assert await phone.text_content("h1") == "Quién está conectado"
     await phone.click("a[href='/tables']")
