@@ -70,6 +70,8 @@ def _words(t: NullTranslations) -> dict[str, Label]:
         "rematch": t.pgettext("web", "Play again"),
         "lobby_back": t.pgettext("web", "Back to the lobby"),
         "round": t.pgettext("web", "round"),
+        # TRANSLATORS: a Speculation deal, as the table's messages call it.
+        "deal": t.pgettext("web", "deal"),
         "you": t.pgettext("web", "you"),
         "bot": t.pgettext("web", "bot"),
         "chips": t.pgettext("web", "chips"),

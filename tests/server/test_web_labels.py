@@ -81,3 +81,13 @@ async def test_the_web_port_serves_each_language_s_catalog(tmp_path):
         assert got["xx"] == got["en"]  # an unknown language: English, the source
     finally:
         await asyncio.wait_for(running.stop(), 20)
+
+
+@pytest.mark.parametrize("lang", ["fr", "es", "en"])
+def test_the_table_title_calls_a_round_and_a_deal_as_the_table_s_messages_do(lang):
+    from server.messages.translations import translation
+
+    t = translation(lang)
+    labels = page_labels(lang)
+    assert str(labels["round"]).lower() in t.gettext("Round {round}: the cards are dealt.").lower()
+    assert str(labels["deal"]).lower() in t.gettext("Deal {round} is over.").lower()

@@ -262,7 +262,7 @@
   function drawTable() {
     const s = state;
     if (!s || $("table").hidden) return;
-    $("table-title").textContent = s.room + " · " + L(s.rules) + (s.round ? " · " + L("round") + " " + s.round : "");
+    $("table-title").textContent = s.room + " · " + L(s.rules) + (s.round ? " · " + L(s.game === "speculation" ? "deal" : "round") + " " + s.round : "");
     drawSeats(s);
     drawCenter(s);
     drawHand(s);
