@@ -60,3 +60,51 @@ async def test_the_cut_window_is_drawn_with_its_clock_and_more_time_is_a_button(
                 await browser.close()
     finally:
         await asyncio.wait_for(running.stop(), 20)
+
+
+@pytest.mark.timeout(150)
+async def test_an_offer_put_to_a_person_shows_its_answer_clock(tmp_path):
+    from playwright.async_api import async_playwright
+
+    from tests.server.webkit import connect_ws
+
+    running = await start_web_server(tmp_path, bot_delay=0.05)
+    buyer = await connect_ws(running, "marc")
+    try:
+        await buyer.request("create", game="speculation", seats=3, bots=1, turn_seconds=2)
+        async with async_playwright() as pw:
+            browser = await bk.launch(pw)
+            try:
+                page = await bk.new_page(browser, f"http://127.0.0.1:{running.web_port}", size=bk.DESKTOP,
+                                         lang="es-ES")
+                await bk.log_in(page, "Zoé")
+                await page.click("#rooms li[data-room] [data-action=join]")  # a table from the lobby's list
+                await page.wait_for_selector("#table:not([hidden]) #seats li")
+                offered = None
+                until = time.monotonic() + 60
+                while time.monotonic() < until:
+                    for action in ("keep", "turn"):
+                        button = page.locator(f"#actions [data-action={action}]")
+                        if await button.count():
+                            await button.first.click()
+                    if offered is None:
+                        reply = await buyer.request_raw("offer", to=1, cards=1, price=1)
+                        if reply.get("type") == "ok":
+                            offered = reply["offer"]
+                    clock = page.locator(f"#center .offer[data-offer='{offered}'] .clock")
+                    if offered is not None and await clock.count():
+                        text = await clock.first.text_content() or ""
+                        assert re.search(r"responde en \d+ s", text), text
+                        line = await page.text_content(f"#center .offer[data-offer='{offered}']") or ""
+                        assert "1 carta," in line, line  # one card, singular
+                        await page.screenshot(path=str(bk.screens_dir() / "desktop-offer-clock.png"))
+                        break
+                    await asyncio.sleep(0.2)
+                else:
+                    pytest.fail("no offer clock drawn")
+                assert not page.donne_errors
+            finally:
+                await browser.close()
+    finally:
+        await buyer.close()
+        await asyncio.wait_for(running.stop(), 20)

@@ -167,10 +167,10 @@
     list.replaceChildren();
     for (const r of (rooms.rooms || [])) {
       const names = r.players.filter((n) => n).join(", ");
-      const join = el("button", { type: "button", text: L("join"), onclick: () => join(r.room) });
-      const watch = el("button", { type: "button", class: "secondary", text: L("watch"), onclick: () => watchRoom(r.room) });
+      const sit = el("button", { type: "button", "data-action": "join", text: L("join"), onclick: () => join(r.room) });
+      const look = el("button", { type: "button", class: "secondary", "data-action": "watch", text: L("watch"), onclick: () => watchRoom(r.room) });
       list.append(el("li", { "data-room": r.room }, el("span", { text: r.room + " · " + L(r.rules) + " · " + names + " · " + L("status_" + r.status) }),
-        r.status !== "over" ? join : null, watch));
+        r.status !== "over" ? sit : null, look));
     }
     if (!list.children.length) list.append(el("li", { class: "empty", text: L("no_rooms") }));
     const seekList = $("seeks");
@@ -311,7 +311,7 @@
       }
       for (const o of (s.offers || [])) {
         box.append(el("p", { class: "offer", "data-offer": String(o.offer) },
-          document.createTextNode(seatName(o.from) + " → " + seatName(o.to) + L("colon") + o.cards + " " + L("offer_cards") + ", " + L("price") + " " + o.price),
+          document.createTextNode(seatName(o.from) + " → " + seatName(o.to) + L("colon") + L("cards", { n: o.cards }) + ", " + L("price") + " " + o.price),
           typeof o.left === "number" ? clockNode("offer_clock", o.left) : null));
       }
       drawWindow(s, box);
