@@ -107,7 +107,7 @@ async def test_a_guest_plays_a_whole_round_by_clicking_while_a_phone_watches(web
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         title = await player.text_content("#table-title") or ""
-        if "donne 2" in title or "finie" in (await player.text_content("#prompt") or ""):
+        if "manche 2" in title or "finie" in (await player.text_content("#prompt") or ""):
             break
         done = await bk.play_one_move(player)
         if done:
