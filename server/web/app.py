@@ -31,6 +31,14 @@ def _page(name: str, csp: str | None = None) -> Any:
     return handle
 
 
+async def labels_handler(request: web.Request) -> web.Response:
+    """``/api/i18n/<lang>``: the play page's labels from the gettext catalogs (English if unknown)."""
+    from server.web.labels import page_labels
+    from server.web.public import api
+
+    return api(page_labels(request.match_info["lang"][:8]))
+
+
 def make_app(running: Any) -> web.Application:
     """Every route of the web port, for one running server."""
     from server.web import public
@@ -39,6 +47,7 @@ def make_app(running: Any) -> web.Application:
     app[public.RUNNING] = running
     app.router.add_get("/", _page("play.html"))
     app.router.add_get("/term", _page("term.html", TERM_CSP))
+    app.router.add_get("/api/i18n/{lang}", labels_handler)
     app.router.add_get("/ws", socket_handler(running, machine=True))
     app.router.add_get("/term/ws", socket_handler(running, machine=False))
     public.add_routes(app, running)

@@ -27,12 +27,16 @@ from server.commands.accounts import GAMES
 from server.commands.fair import fingerprint, verify_reply
 from server.games import ADAPTERS
 from server.limits import TokenBucket
+from server.messages.fair_events import step_text
 from server.replays import public_replay
 from server.storage.api import is_match
 from server.web.security import client_address, cookie_options
 
 LABELS: dict[str, dict[str, str]] = {
-    "en": {"who": "Who is online", "tables": "Open tables", "leaderboard": "Leaderboards", "play": "Play",
+    "en": {"server_check": "Server", "browser_check": "Your browser", "browser_ok": "Your browser checked it too: the deal checks out.",
+           "browser_bad": "Your browser finds that the deal does NOT check out.",
+           "browser_cannot": "Your browser does not check this record itself (Président records only, over TLS or on this machine).",
+           "checking": "Your browser is checking…", "who": "Who is online", "tables": "Open tables", "leaderboard": "Leaderboards", "play": "Play",
            "terminal": "Terminal", "name": "Name", "table": "Table", "seat": "Seat", "guest": "guest",
            "nobody": "Nobody.", "none": "None.", "game": "Game", "players": "Players", "status": "Status",
            "watch": "watch", "rank": "Rank", "score": "Score", "rating": "Rating", "games": "Games",
@@ -42,7 +46,11 @@ LABELS: dict[str, dict[str, str]] = {
            "deal_check": "Deal check", "ok": "The deal checks out.", "not_ok": "The deal does NOT check out.",
            "not_found": "Not found.", "points": "points", "chips": "chips won", "by_rating": "by rating",
            "bio": "About", "place": "Place", "record": "The published record", "hidden": "hidden"},
-    "fr": {"who": "Qui est là", "tables": "Tables ouvertes", "leaderboard": "Classements", "play": "Jouer",
+    "fr": {"server_check": "Serveur", "browser_check": "Votre navigateur",
+           "browser_ok": "Votre navigateur l’a vérifiée aussi : la donne est vérifiée.",
+           "browser_bad": "Pour votre navigateur, la donne NE se vérifie PAS.",
+           "browser_cannot": "Votre navigateur ne vérifie pas lui-même cet enregistrement (Président seulement, en TLS ou sur cette machine).",
+           "checking": "Votre navigateur vérifie…", "who": "Qui est là", "tables": "Tables ouvertes", "leaderboard": "Classements", "play": "Jouer",
            "terminal": "Terminal", "name": "Nom", "table": "Table", "seat": "Place", "guest": "invité",
            "nobody": "Personne.", "none": "Aucune.", "game": "Jeu", "players": "Joueurs", "status": "État",
            "watch": "regarder", "rank": "Rang", "score": "Score", "rating": "Cote", "games": "Parties",
@@ -53,7 +61,11 @@ LABELS: dict[str, dict[str, str]] = {
            "not_ok": "La donne NE se vérifie PAS.", "not_found": "Introuvable.", "points": "points",
            "chips": "jetons gagnés", "by_rating": "par cote", "bio": "À propos", "place": "Rang final",
            "record": "L’enregistrement publié", "hidden": "cachée"},
-    "es": {"who": "Quién está conectado", "tables": "Mesas abiertas", "leaderboard": "Clasificaciones",
+    "es": {"server_check": "Servidor", "browser_check": "Tu navegador",
+           "browser_ok": "Tu navegador también lo ha comprobado: el reparto se verifica.",
+           "browser_bad": "Según tu navegador, el reparto NO se verifica.",
+           "browser_cannot": "Tu navegador no comprueba este registro por sí mismo (solo Presidente, con TLS o en esta máquina).",
+           "checking": "Tu navegador está comprobando…", "who": "Quién está conectado", "tables": "Mesas abiertas", "leaderboard": "Clasificaciones",
            "play": "Jugar", "terminal": "Terminal", "name": "Nombre", "table": "Mesa", "seat": "Asiento",
            "guest": "invitado", "nobody": "Nadie.", "none": "Ninguna.", "game": "Juego",
            "players": "Jugadores", "status": "Estado", "watch": "mirar", "rank": "Puesto",
@@ -336,12 +348,21 @@ class Public:
             raise web.HTTPNotFound(text=t["not_found"])
         if not info["verifiable"]:
             return page(lang, t["deal_check"], f"<p>{esc(t['not_found'])}</p>")
-        steps = table_html(["", ""], [[esc("✔" if s["result"] else "✘"), esc(s["code"])] for s in info["steps"]], "")
+        marks = {"pass": "✔", "fail": "✘"}
+        rows = "".join(f'<tr data-step="{esc(s["code"])}"><td>{esc(marks.get(s["result"], "·"))}</td>'
+                       f'<td>{esc(step_text(lang, s["code"], s["result"], s.get("values") or {}, info.get("names") or ()))}</td>'
+                       '<td class="mine"></td></tr>' for s in info["steps"])
+        steps = (f'<table><thead><tr><th>{esc(t["server_check"])}</th><th>{esc(t["step"])}</th>'
+                 f'<th>{esc(t["browser_check"])}</th></tr></thead><tbody>{rows}</tbody></table>')
         verdict = t["ok"] if info["ok"] else t["not_ok"]
-        body = (f'<p class="verdict {"good" if info["ok"] else "bad"}">{esc(verdict)}</p>{steps}'
-                f"<h2>{esc(t['record'])}</h2><pre>{esc(json.dumps(info['record'], indent=1, ensure_ascii=False))}</pre>"
+        browser = (f'<p id="browser-verdict" class="verdict" data-ok="{esc(t["browser_ok"])}" '
+                   f'data-bad="{esc(t["browser_bad"])}" data-cannot="{esc(t["browser_cannot"])}">'
+                   f'{esc(t["checking"])}</p>')
+        body = (f'<p class="verdict {"good" if info["ok"] else "bad"}">{esc(verdict)}</p>{browser}{steps}'
+                f"<h2>{esc(t['record'])}</h2>"
+                f'<pre id="record">{esc(json.dumps(info["record"], indent=1, ensure_ascii=False))}</pre>'
                 f'<p><a href="/replay/{quote(info["round"], safe="")}">{esc(t["replay"])}</a></p>')
-        return page(lang, f"{t['deal_check']} {info['round']}", body)
+        return page(lang, f"{t['deal_check']} {info['round']}", body, scripts=("verify.js",))
 
     # -- /api/ ---------------------------------------------------------------------------
 

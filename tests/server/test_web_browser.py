@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from typing import Any
 
 import pytest
 import pytest_asyncio
 
+from server.web.labels import page_labels
 from tests.server import browserkit as bk
 from tests.server.conftest import assert_no_hand, play_simply
+from tests.server.presenters.text.test_no_english import ALLOWED, ENGLISH, WORD
 from tests.server.webkit import connect_ws, start_web_server
 
 why_not = bk.available()
@@ -57,6 +60,12 @@ def base(web: Any) -> str:
     return f"http://127.0.0.1:{web.web_port}"
 
 
+def assert_no_english(text: str, lang: str) -> None:
+    """No English word of the page's own labels in a French or Spanish page (names aside)."""
+    words = {w.lower() for w in WORD.findall(text)} - {"zoé", "ana", "donne"}
+    assert not (words & ENGLISH) - ALLOWED[lang], words & ENGLISH
+
+
 def record_frames(page: Any) -> list[dict[str, Any]]:
     """Every JSON frame the page receives over /ws."""
     seen: list[dict[str, Any]] = []
@@ -79,8 +88,10 @@ async def test_a_guest_plays_a_whole_round_by_clicking_while_a_phone_watches(web
     await player.reload()  # (the frames of the page's own socket, from its first)
     await player.screenshot(path=str(screens / "desktop-login.png"))
     assert await player.text_content("#login-button") == "Entrer"  # the browser's language: French
+    assert await player.text_content("#login-button") == page_labels("fr")["login"]  # from the catalog
     await bk.log_in(player, "Zoé")
     await player.screenshot(path=str(screens / "desktop-lobby.png"))
+    assert_no_english(await player.inner_text("body"), "fr")
     await bk.create_table(player, "classic")
     room = (await player.text_content("#table-title") or "").split(" · ")[0]
     assert room.startswith("r")
@@ -90,12 +101,13 @@ async def test_a_guest_plays_a_whole_round_by_clicking_while_a_phone_watches(web
     await watcher.reload()
     await bk.log_in(watcher, "Mira")
     await watcher.wait_for_selector("#table:not([hidden]) #seats li")
+    assert_no_english(await watcher.inner_text("body"), "es")
 
     moves, shot = 0, False
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         title = await player.text_content("#table-title") or ""
-        if "donne 2" in title or "finie" in (await player.text_content("#prompt") or ""):
+        if "manche 2" in title or "finie" in (await player.text_content("#prompt") or ""):
             break
         done = await bk.play_one_move(player)
         if done:
@@ -234,6 +246,25 @@ async def test_the_public_pages_render_and_link(web, browser, screens):
     await page.screenshot(path=str(screens / "desktop-replay.png"), full_page=True)
     await page.click("a[href^='/verify/']")
     await page.wait_for_selector(".verdict.good")
+    # the browser checks the record itself (crypto.subtle), each step beside the server's
+    await page.wait_for_selector("#browser-verdict.good")
+    for code in ("commitment", "bots", "deal_seed", "hands"):
+        assert await page.text_content(f"[data-step={code}] .mine") == "✔", code
+    await page.screenshot(path=str(screens / "desktop-verify.png"), full_page=True)
+    verify_url = page.url
+
+    async def tampered(route: Any) -> None:  # one card of the published hands swapped for another
+        response = await route.fetch()
+        body = await response.text()
+        body = re.sub(r'(&quot;hands&quot;: \[\s*\[\s*&quot;)(\w\w)', lambda m: m.group(1) + ("3c" if m.group(2) != "3c" else "3d"), body, count=1)
+        await route.fulfill(response=response, body=body)
+
+    await page.route(verify_url, tampered)
+    await page.goto(verify_url)
+    await page.wait_for_selector("#browser-verdict.bad")
+    assert await page.text_content("[data-step=hands] .mine") == "✘"
+    assert await page.text_content("[data-step=commitment] .mine") == "✔"
+    await page.unroute(verify_url)
     phone = await bk.new_page(browser, base(web), size=bk.PHONE, lang="es-ES", path="/who")
     assert await phone.text_content("h1") == "Quién está conectado"
     await phone.click("a[href='/tables']")
@@ -242,3 +273,39 @@ async def test_the_public_pages_render_and_link(web, browser, screens):
     assert not page.donne_errors and not phone.donne_errors
     await page.context.close()
     await phone.context.close()
+
+
+@pytest.mark.timeout(120)
+async def test_tells_challenges_and_a_new_account_from_the_page(web, browser, screens):
+    bob = await bk.new_page(browser, base(web), size=bk.PHONE, lang="es-ES")
+    await bob.fill("#login-name", "Bruno")
+    await bob.fill("#login-password", "correct-horse-9")
+    await bob.click("#register-button")  # a new account, over loopback (TLS elsewhere)
+    await bob.wait_for_selector("#login", state="hidden")
+    assert await web.store.accounts.get("Bruno") is not None
+    assert "(" not in (await bob.text_content("#me") or "")  # not a guest
+    ana = await bk.new_page(browser, base(web), size=bk.DESKTOP, lang="fr-FR")
+    await bk.log_in(ana, "Ana")
+    await ana.click("#who li[data-name='Bruno'] [data-action='tell']")
+    await ana.fill("#tell-text", "hola Bruno")
+    await ana.click("#tell-button")
+    await bob.wait_for_selector("#log li.chat:has-text('hola Bruno')")
+    await bob.fill("#tell-text", "salut Ana")
+    await bob.click("#reply-button")
+    await ana.wait_for_selector("#log li.chat:has-text('salut Ana')")
+    assert await ana.locator("#log li:has-text('salut Ana')").count() == 1  # logged once
+
+    await ana.click("#who li[data-name='Bruno'] [data-action='challenge']")
+    await ana.wait_for_selector("#seeks li[data-seek]")
+    await bob.click("#seeks li.challenge [data-action='decline']")
+    await ana.wait_for_selector("#seeks li[data-seek]", state="detached")  # declined: gone
+    await ana.click("#who li[data-name='Bruno'] [data-action='challenge']")
+    await bob.screenshot(path=str(screens / "phone-challenged.png"), full_page=True)
+    assert_no_english(await bob.inner_text("body"), "es")
+    await bob.click("#seeks li.challenge [data-action='accept']")
+    await bob.wait_for_selector("#table:not([hidden]) #hand button")
+    await ana.wait_for_selector("#table:not([hidden]) #hand button")
+    await ana.screenshot(path=str(screens / "desktop-challenge-table.png"))
+    assert not ana.donne_errors and not bob.donne_errors
+    await ana.context.close()
+    await bob.context.close()

@@ -117,3 +117,30 @@ async def test_deal_checks_are_rate_limited_per_address(web, monkeypatch):
         statuses.append((await get(web, f"/api/verify/{round_id}"))[0])
     assert statuses == [200] * 5 + [429] * 2  # the burst, then the budget
     await client.close()
+
+
+async def test_a_failed_step_is_marked_failed_and_said_in_the_page_s_language(web, monkeypatch):
+    from server.pace import Recent
+    from server.web import public
+
+    client = await connect_ws(web, "vale")
+    await client.request("create", game="president", rules="classic", seats=4, bots=3)
+    await play_simply(client, timeout=20)
+    round_id = next(p.record.round_id for p in await web.store.history.played("vale", 20)
+                    if not p.record.round_id.endswith("match"))
+    real = public.verify_reply
+
+    def broken(*args, **kwargs):  # as a tampered record would be reported
+        reply = real(*args, **kwargs)
+        steps = [{**s, "result": "fail"} if s["code"] == "commitment" else s for s in reply["steps"]]
+        return {**reply, "ok": False, "steps": steps}
+
+    monkeypatch.setattr(public, "verify_reply", broken)
+    web.lobby.pace.verified = Recent(256)
+    status, page, _ = await get(web, f"/verify/{round_id}?lang=fr")
+    assert status == 200 and "La donne NE se vérifie PAS." in page
+    row = re.search(r'<tr data-step="commitment">(.*?)</tr>', page)
+    assert row and "✘" in row.group(1) and "✔" not in row.group(1)
+    assert "ne redonne PAS" in row.group(1)  # the step in French words, not its code
+    assert '<script src="/static/verify.js" defer></script>' in page and 'id="record"' in page
+    await client.close()

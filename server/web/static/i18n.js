@@ -1,65 +1,13 @@
-// The play page's own labels in the three languages (the server's messages, events and errors
-// arrive already in the session's language). French typography: a no-break space before : ; ! ?
+// The play page's labels: fetched from the server (/api/i18n/<lang>), which builds them from its
+// gettext catalogs (server/web/labels.py, i18n/*/LC_MESSAGES/donne.po). No text lives here.
 "use strict";
 window.DonneLabels = {
-  en: {
-    who: "Who", tables: "Tables", leaderboard: "Leaderboards", terminal: "Terminal", language: "Language",
-    welcome: "Welcome to donne", name: "Name", password: "Password (accounts only)",
-    guest_hint: "Without a password you play as a guest.", login: "Log in", lobby: "Lobby",
-    new_table: "New table", game: "Game", classic: "Président", tdc: "Président (tdc)", speculation: "Speculation",
-    seats: "Seats", bots: "Bots", create: "Create", seek: "Seek players", rooms: "Tables", seeks: "Seeks",
-    leave: "Leave", your_hand: "Your hand", messages: "Messages", chat: "Chat", chat_placeholder: "Say something",
-    send: "Send", join: "Join", watch: "Watch", accept: "Accept", no_rooms: "No table open yet.",
-    no_seeks: "No seek.", play: "Play", pass: "Pass", give: "Give", cut: "Cut", turn: "Turn a card",
-    sell: "Sell", keep: "Keep", bid: "Bid", offer: "Offer", decline: "Decline", withdraw: "Withdraw",
-    rematch: "Play again", lobby_back: "Back to the lobby", round: "round", you: "you", bot: "bot",
-    cards: "cards", chips: "chips", passed: "passed", your_turn: "Your turn.", lead: "Your turn: lead any cards of one rank.",
-    follow: "Your turn: beat the play or pass.", give_now: "Choose {n} card(s) to give.", watching: "You are watching.",
-    waiting: "Waiting for players…", over: "The match is over.", turn_of: "{name} to play", trump: "trump",
-    pool: "pool", auction: "On sale", best_bid: "best bid", price: "price", to: "to", offer_cards: "cards",
-    guest: "guest", must: "That or nothing: {rank}", seconds: "{n} s", spectator_hand: "Spectators see no hand.",
-    playing: "playing", seat: "seat", select_hint: "Select cards, then Play.",
-    card: "card", status_waiting: "waiting", status_playing: "playing", status_over: "over", colon: ": ", point: "{n} pt", points: "{n} pts", title_president: "President", title_vice_president: "Vice-President", title_neutral: "Neutral", title_vice_last: "Vice-Scum", title_last: "Scum",
-  },
-  fr: {
-    who: "Qui est là", tables: "Tables", leaderboard: "Classements", terminal: "Terminal", language: "Langue",
-    welcome: "Bienvenue sur donne", name: "Nom", password: "Mot de passe (comptes seulement)",
-    guest_hint: "Sans mot de passe, vous jouez en invité.", login: "Entrer", lobby: "Salon",
-    new_table: "Nouvelle table", game: "Jeu", classic: "Président", tdc: "Président (tdc)", speculation: "Spéculation",
-    seats: "Places", bots: "Robots", create: "Créer", seek: "Chercher des joueurs", rooms: "Tables",
-    seeks: "Recherches", leave: "Quitter", your_hand: "Votre main", messages: "Messages", chat: "Discussion",
-    chat_placeholder: "Dites quelque chose", send: "Envoyer", join: "S’asseoir", watch: "Regarder",
-    accept: "Accepter", no_rooms: "Aucune table ouverte pour l’instant.", no_seeks: "Aucune recherche.",
-    play: "Jouer", pass: "Passer", give: "Donner", cut: "Couper", turn: "Retourner une carte", sell: "Vendre",
-    keep: "Garder", bid: "Enchérir", offer: "Proposer", decline: "Refuser", withdraw: "Retirer",
-    rematch: "Rejouer", lobby_back: "Retour au salon", round: "donne", you: "vous", bot: "robot",
-    cards: "cartes", chips: "jetons", passed: "a passé", your_turn: "À vous.",
-    lead: "À vous : posez des cartes d’une même valeur.", follow: "À vous : faites mieux ou passez.",
-    give_now: "Choisissez {n} carte(s) à donner.", watching: "Vous regardez.", waiting: "En attente de joueurs…",
-    over: "La partie est finie.", turn_of: "À {name} de jouer", trump: "atout", pool: "cagnotte",
-    auction: "En vente", best_bid: "meilleure offre", price: "prix", to: "à", offer_cards: "cartes",
-    guest: "invité", must: "Ça ou rien : {rank}", seconds: "{n} s", spectator_hand: "Les spectateurs ne voient aucune main.",
-    playing: "en jeu", seat: "place", select_hint: "Choisissez des cartes, puis « Jouer ».",
-    card: "carte", status_waiting: "en attente", status_playing: "en cours", status_over: "finie", colon: "\u00a0: ", point: "{n} pt", points: "{n} pts", title_president: "Président", title_vice_president: "Vice-président", title_neutral: "Neutre", title_vice_last: "Vice-trou du cul", title_last: "Trou du cul",
-  },
-  es: {
-    who: "Quién está", tables: "Mesas", leaderboard: "Clasificaciones", terminal: "Terminal", language: "Idioma",
-    welcome: "Bienvenido a donne", name: "Nombre", password: "Contraseña (solo cuentas)",
-    guest_hint: "Sin contraseña juegas como invitado.", login: "Entrar", lobby: "Salón",
-    new_table: "Mesa nueva", game: "Juego", classic: "Président", tdc: "Président (tdc)", speculation: "Especulación",
-    seats: "Asientos", bots: "Bots", create: "Crear", seek: "Buscar jugadores", rooms: "Mesas", seeks: "Búsquedas",
-    leave: "Salir", your_hand: "Tu mano", messages: "Mensajes", chat: "Charla", chat_placeholder: "Di algo",
-    send: "Enviar", join: "Sentarse", watch: "Mirar", accept: "Aceptar", no_rooms: "Aún no hay mesas abiertas.",
-    no_seeks: "Ninguna búsqueda.", play: "Jugar", pass: "Pasar", give: "Dar", cut: "Cortar", turn: "Voltear una carta",
-    sell: "Vender", keep: "Quedártela", bid: "Pujar", offer: "Ofrecer", decline: "Rechazar", withdraw: "Retirar",
-    rematch: "Jugar otra vez", lobby_back: "Volver al salón", round: "ronda", you: "tú", bot: "bot",
-    cards: "cartas", chips: "fichas", passed: "pasó", your_turn: "Te toca.",
-    lead: "Te toca: juega cartas de un mismo valor.", follow: "Te toca: supera la jugada o pasa.",
-    give_now: "Elige {n} carta(s) para dar.", watching: "Estás mirando.", waiting: "Esperando jugadores…",
-    over: "La partida ha terminado.", turn_of: "Le toca a {name}", trump: "triunfo", pool: "bote",
-    auction: "En venta", best_bid: "mejor puja", price: "precio", to: "a", offer_cards: "cartas",
-    guest: "invitado", must: "Eso o nada: {rank}", seconds: "{n} s", spectator_hand: "Los espectadores no ven ninguna mano.",
-    playing: "jugando", seat: "asiento", select_hint: "Elige cartas y luego «Jugar».",
-    card: "carta", status_waiting: "esperando", status_playing: "en juego", status_over: "terminada", colon: ": ", point: "{n} pto.", points: "{n} ptos.", title_president: "Presidente", title_vice_president: "Vicepresidente", title_neutral: "Neutral", title_vice_last: "Viceculo", title_last: "Culo",
+  langs: ["fr", "es", "en"],
+  table: {},
+  async load(lang) {
+    if (this.table[lang]) return this.table[lang];
+    const reply = await fetch("/api/i18n/" + encodeURIComponent(lang), { credentials: "same-origin" });
+    this.table[lang] = reply.ok ? await reply.json() : {};
+    return this.table[lang];
   },
 };

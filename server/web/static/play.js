@@ -17,15 +17,18 @@
 
   function pickLang() {
     const asked = (params.get("lang") || localStorage.getItem("donne-lang") || "").slice(0, 2);
-    if (LABELS[asked]) return asked;
+    if (LABELS.langs.includes(asked)) return asked;
     for (const l of navigator.languages || [navigator.language || "en"]) {
       const code = (l || "").slice(0, 2).toLowerCase();
-      if (LABELS[code]) return code;
+      if (LABELS.langs.includes(code)) return code;
     }
     return "en";
   }
+  let labels = {};  // this language's labels, from the server's catalogs
   function L(key, vars) {
-    let text = (LABELS[lang] && LABELS[lang][key]) || LABELS.en[key] || key;
+    let text = labels[key];
+    if (Array.isArray(text)) text = text[vars && !singular(vars.n) ? 1 : 0];
+    if (typeof text !== "string") text = "";
     if (vars) for (const k of Object.keys(vars)) text = text.replace("{" + k + "}", String(vars[k]));
     return text;
   }
@@ -41,7 +44,8 @@
     for (const c of children) if (c !== null && c !== undefined) node.append(c);
     return node;
   }
-  function translatePage() {
+  async function translatePage() {
+    labels = await LABELS.load(lang);
     document.documentElement.lang = lang;
     $("lang").value = lang;
     for (const node of document.querySelectorAll("[data-l]")) node.textContent = L(node.dataset.l);
@@ -102,7 +106,8 @@
     const lobbyNews = ["room_created", "room_closed", "rooms_changed", "seek", "seek_over", "challenge",
       "seek_accepted", "joined", "left"];
     if (m.event === "hello") return;
-    if (m.event === "chat" || m.event === "tell") log(m.text, "chat");
+    if ((m.event === "tell" || m.event === "message") && m.from && !$("tell-to").value) $("tell-to").value = m.from;
+    if (m.event === "chat" || m.event === "tell" || m.event === "message") log(m.text, "chat");
     else if (!["room_created", "room_closed", "rooms_changed"].includes(m.event)) log(m.text, "event");
     if (m.event === "seek_started" && m.room) { /* the state follows */ }
     if (lobbyNews.includes(m.event) && !$("lobby").hidden) refreshLobbySoon();
@@ -118,6 +123,16 @@
     const args = { name: name };
     if (password) args.password = password;
     const reply = await send("login", args);
+    await enter(reply);
+  }
+  async function register() {
+    const name = $("login-name").value.trim();
+    const password = $("login-password").value;
+    if (!name || !password) { $(name ? "login-password" : "login-name").focus(); return; }
+    await send("lang", { lang: lang });
+    await enter(await send("register", { name: name, password: password }));
+  }
+  async function enter(reply) {
     $("login-password").value = "";
     if (reply.type === "error") { toast(reply.message || reply.code); return; }
     me = { name: reply.name, guest: reply.guest };
@@ -152,25 +167,36 @@
     list.replaceChildren();
     for (const r of (rooms.rooms || [])) {
       const names = r.players.filter((n) => n).join(", ");
-      const join = el("button", { type: "button", text: L("join"), onclick: () => join(r.room) });
-      const watch = el("button", { type: "button", class: "secondary", text: L("watch"), onclick: () => watchRoom(r.room) });
+      const sit = el("button", { type: "button", "data-action": "join", text: L("join"), onclick: () => join(r.room) });
+      const look = el("button", { type: "button", class: "secondary", "data-action": "watch", text: L("watch"), onclick: () => watchRoom(r.room) });
       list.append(el("li", { "data-room": r.room }, el("span", { text: r.room + " · " + L(r.rules) + " · " + names + " · " + L("status_" + r.status) }),
-        r.status !== "over" ? join : null, watch));
+        r.status !== "over" ? sit : null, look));
     }
     if (!list.children.length) list.append(el("li", { class: "empty", text: L("no_rooms") }));
     const seekList = $("seeks");
     seekList.replaceChildren();
     for (const s of (seeks.seeks || [])) {
       const mine = me && s.name === me.name;
-      seekList.append(el("li", {}, el("span", { text: s.name + " · " + L(s.rules) + " · " + s.seats + " " + L("seats") }),
-        mine ? null : el("button", { type: "button", text: L("accept"), onclick: () => act("accept_seek", { seek: s.seek }).then(afterSeat) })));
+      const toMe = me && s.to === me.name;
+      const what = (toMe ? L("challenged_by", { name: s.name }) : s.name) + " · " + L(s.rules) + " · " + s.seats + " " + L("seats");
+      seekList.append(el("li", { class: toMe ? "challenge" : "", "data-seek": String(s.seek) }, el("span", { text: what }),
+        mine ? null : el("button", { type: "button", "data-action": "accept", text: L("accept"),
+          onclick: () => act("accept_seek", { seek: s.seek }).then(afterSeat) }),
+        toMe ? el("button", { type: "button", class: "secondary", "data-action": "decline", text: L("decline"),
+          onclick: () => act("decline_seek", { seek: s.seek }).then(refreshLobby) }) : null));
     }
     if (!seekList.children.length) seekList.append(el("li", { class: "empty", text: L("no_seeks") }));
     const whoList = $("who");
     whoList.replaceChildren();
+    const names = $("who-names");
+    names.replaceChildren();
     for (const p of (who.players || [])) {
-      whoList.append(el("li", {}, el("a", { href: "/player/" + encodeURIComponent(p.name), text: p.name }),
-        document.createTextNode(p.room ? " · " + p.room : "")));
+      const other = !me || p.name !== me.name;
+      whoList.append(el("li", { "data-name": p.name }, el("a", { href: "/player/" + encodeURIComponent(p.name), text: p.name }),
+        document.createTextNode(p.room ? " · " + p.room : ""),
+        other ? el("button", { type: "button", class: "secondary", "data-action": "tell", text: L("tell"), onclick: () => tellTo(p.name) }) : null,
+        other ? el("button", { type: "button", class: "secondary", "data-action": "challenge", text: L("challenge"), onclick: () => challenge(p.name) }) : null));
+      if (other) names.append(el("option", { value: p.name }));
     }
   }
   function afterSeat(reply) { if (reply.type === "ok" && reply.room) showTable(); }
@@ -186,6 +212,31 @@
   async function create(ev) {
     ev.preventDefault();
     afterSeat(await act("create", tableArgs()));
+  }
+  function tellTo(name) {
+    $("tell-to").value = name;
+    $("tell-text").focus();
+  }
+  async function challenge(name) {
+    const args = tableArgs();
+    delete args.bots;  // the seats besides the two people are bots
+    const r = await act("challenge", Object.assign(args, { name: name }));
+    if (r.type === "ok") refreshLobby();
+  }
+  async function tell(ev) {
+    ev.preventDefault();
+    const to = $("tell-to").value.trim();
+    const text = $("tell-text").value.trim();
+    if (!text) { $("tell-text").focus(); return; }
+    if (!to) { $("tell-to").focus(); return; }
+    const r = await act("tell", { name: to, text: text });
+    if (r.type === "ok") $("tell-text").value = "";
+  }
+  async function reply() {
+    const text = $("tell-text").value.trim();
+    if (!text) { $("tell-text").focus(); return; }
+    const r = await act("reply", { text: text });
+    if (r.type === "ok") $("tell-text").value = "";
   }
   async function seek() {
     const r = await act("seek", Object.assign(tableArgs(), { fill: true }));
@@ -211,7 +262,7 @@
   function drawTable() {
     const s = state;
     if (!s || $("table").hidden) return;
-    $("table-title").textContent = s.room + " · " + L(s.rules) + (s.round ? " · " + L("round") + " " + s.round : "");
+    $("table-title").textContent = s.room + " · " + L(s.rules) + (s.round ? " · " + L(s.game === "speculation" ? "deal" : "round") + " " + s.round : "");
     drawSeats(s);
     drawCenter(s);
     drawHand(s);
@@ -225,10 +276,10 @@
     s.seats.forEach((seat, i) => {
       const facts = [];
       if (seat.bot) facts.push(L("bot"));
-      if (typeof seat.cards === "number") facts.push(seat.cards + " " + L(singular(seat.cards) ? "card" : "cards"));
+      if (typeof seat.cards === "number") facts.push(L("cards", { n: seat.cards }));
       if (s.game === "speculation" || s.rules === "tdc") if (typeof seat.chips === "number") facts.push(seat.chips + " " + L("chips"));
       if (seat.title) facts.push(L("title_" + seat.title));
-      if (typeof seat.score === "number" && s.rules === "classic") facts.push(L(singular(seat.score) ? "point" : "points", { n: seat.score }));
+      if (typeof seat.score === "number" && s.rules === "classic") facts.push(L("points", { n: seat.score }));
       if (seat.passed) facts.push(L("passed"));
       const li = el("li", { class: "seat" + (s.turn === i ? " turn" : "") + (s.you === i ? " mine" : ""),
         "aria-current": s.turn === i ? "true" : null },
@@ -255,13 +306,18 @@
       if (s.auction) {
         box.append(el("p", { class: "auction" }, document.createTextNode(L("auction") + L("colon") + seatName(s.auction.seat) + " "),
           DonneCards.element(s.auction.card, lang),
-          document.createTextNode(" · " + L("best_bid") + " " + s.auction.best_bid + (s.auction.bidder !== null ? " (" + seatName(s.auction.bidder) + ")" : ""))));
+          document.createTextNode(" · " + L("best_bid") + " " + s.auction.best_bid + (s.auction.bidder !== null ? " (" + seatName(s.auction.bidder) + ")" : "")),
+          typeof s.auction.deadline === "number" ? clockNode(null, s.auction.deadline) : null));
       }
       for (const o of (s.offers || [])) {
-        box.append(el("p", { text: seatName(o.from) + " → " + seatName(o.to) + L("colon") + o.cards + " " + L("offer_cards") + ", " + L("price") + " " + o.price }));
+        box.append(el("p", { class: "offer", "data-offer": String(o.offer) },
+          document.createTextNode(seatName(o.from) + " → " + seatName(o.to) + L("colon") + L("cards", { n: o.cards }) + ", " + L("price") + " " + o.price),
+          typeof o.left === "number" ? clockNode("offer_clock", o.left) : null));
       }
+      drawWindow(s, box);
       return;
     }
+    drawWindow(s, box);
     const trick = s.trick || [];
     for (const play of trick.slice(-4)) {
       const row = el("div", { class: "play" }, el("span", { class: "by", text: seatName(play.seat) }));
@@ -270,6 +326,31 @@
       box.append(row);
     }
     if (s.must) box.append(el("p", { class: "must", text: L("must", { rank: s.must }) }));
+  }
+  // clocks beside what they time: each node keeps the seconds it had when the state came
+  function clockNode(label, left) {
+    const node = el("span", { class: "clock small", role: "timer", "data-left": String(left), "data-label": label || "" });
+    drawClock(node, left);
+    return node;
+  }
+  function drawClock(node, left) {
+    const label = node.dataset.label ? L(node.dataset.label) + " " : "";
+    node.textContent = " " + label + L("seconds", { n: Math.ceil(left) });
+    node.classList.toggle("low", left < 4);
+  }
+  function drawWindow(s, box) {
+    if (!s.window || typeof s.window.left !== "number") return;
+    const label = s.window.kind === "cut" ? "cut_window" : "trade_window";
+    box.append(el("p", { id: "window", class: "window", "data-kind": s.window.kind }, clockNode(label, s.window.left)));
+  }
+  function myBank(s) {
+    const seat = (s.you !== null && s.you !== undefined) ? s.seats[s.you] : null;
+    return seat && typeof seat.bank === "number" ? seat.bank : 0;
+  }
+  function somethingWaitsForMe(s) {
+    if (s.decision) return true;
+    if (s.window) return true;
+    return !!(s.can && (s.can.turn || (s.can.bid !== null && s.can.bid !== undefined) || (s.can.accept || []).length));
   }
   function legalPlays(s) { return (s.legal && s.legal.plays) || []; }
   function playable(s, code) {
@@ -323,6 +404,15 @@
     return el("button", Object.assign({ type: "button", "data-action": key, text: L(key), onclick: onclick }, opts || {}));
   }
   function drawActions(s) {
+    drawGameActions(s);
+    const bank = myBank(s);
+    if (s.status === "playing" && bank > 0 && somethingWaitsForMe(s)) {
+      const more = button("extend", () => act("extend"), { class: "secondary" });
+      more.textContent = L("extend") + " (" + L("seconds", { n: Math.round(bank) }) + ")";
+      $("actions").append(more);
+    }
+  }
+  function drawGameActions(s) {
     const box = $("actions");
     box.replaceChildren();
     if (s.status === "over" || s.phase === "match_over" || s.over === true) {
@@ -375,10 +465,17 @@
   function tick() {
     const s = state;
     const clock = $("clock");
+    tickSmall();
     if (!s || typeof s.deadline !== "number") { clock.textContent = ""; return; }
     const left = Math.max(0, s.deadline - (performance.now() - stateAt) / 1000);
     clock.textContent = L("seconds", { n: Math.ceil(left) });
     clock.classList.toggle("low", left < 6);
+  }
+  function tickSmall() {
+    const gone = (performance.now() - stateAt) / 1000;
+    for (const node of document.querySelectorAll("#center [data-left]")) {
+      drawClock(node, Math.max(0, Number(node.dataset.left) - gone));
+    }
   }
   async function leave() {
     const reply = await act("leave");
@@ -386,12 +483,12 @@
   }
 
   // -- wiring ---------------------------------------------------------------------------------
-  document.addEventListener("DOMContentLoaded", () => {
-    translatePage();
+  document.addEventListener("DOMContentLoaded", async () => {
+    await translatePage();
     $("lang").addEventListener("change", async () => {
       lang = $("lang").value;
       localStorage.setItem("donne-lang", lang);
-      translatePage();
+      await translatePage();
       if (me) await send("lang", { lang: lang });
       if (me && state) await send("state");
     });
@@ -399,8 +496,12 @@
       // plain HTTP from afar: the server refuses passwords (docs/web.md); guests only
       $("login-password").closest("label").hidden = true;
       $("login-password").disabled = true;
+      for (const node of document.querySelectorAll(".account-only")) node.hidden = true;
     }
     $("login-form").addEventListener("submit", login);
+    $("register-button").addEventListener("click", register);
+    $("tell-form").addEventListener("submit", tell);
+    $("reply-button").addEventListener("click", reply);
     $("create-form").addEventListener("submit", create);
     $("seek-button").addEventListener("click", seek);
     $("leave-button").addEventListener("click", leave);

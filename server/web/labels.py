@@ -1,0 +1,151 @@
+"""The play page's own labels, from the server's gettext catalogs.
+
+The page fetches ``/api/i18n/<lang>`` once and draws every label from it; the messages, events
+and errors it shows arrive already in the session's language. The texts here are ordinary
+msgids in the context ``web`` (so short words never clash with the terminal's), extracted by
+``make i18n`` and translated in ``i18n/*/LC_MESSAGES/donne.po`` like every other text.
+Counted labels are pairs (singular, plural form) and the page picks one with the language's
+plural rule.
+"""
+
+from __future__ import annotations
+
+from gettext import NullTranslations
+
+from server.messages.translations import LANGS, normalize_lang, translation
+
+Label = str | list[str]
+
+
+def page_labels(lang: str | None) -> dict[str, Label]:
+    """Every label of the play page in ``lang`` (English when donne does not speak it)."""
+    t = translation(normalize_lang(lang) or "en")
+    labels: dict[str, Label] = {**_words(t), **_sentences(t), **_counted(t)}
+    return labels
+
+
+def _words(t: NullTranslations) -> dict[str, Label]:
+    return {
+        "who": t.pgettext("web", "Who"),
+        "tables": t.pgettext("web", "Tables"),
+        "leaderboard": t.pgettext("web", "Leaderboards"),
+        "terminal": t.pgettext("web", "Terminal"),
+        "language": t.pgettext("web", "Language"),
+        "name": t.pgettext("web", "Name"),
+        "password": t.pgettext("web", "Password (accounts only)"),
+        "login": t.pgettext("web", "Log in"),
+        "register": t.pgettext("web", "Create my account"),
+        "lobby": t.pgettext("web", "Lobby"),
+        "new_table": t.pgettext("web", "New table"),
+        "game": t.pgettext("web", "Game"),
+        "classic": t.pgettext("web", "Président"),
+        "tdc": t.pgettext("web", "Président (tdc)"),
+        "speculation": t.pgettext("web", "Speculation"),
+        "seats": t.pgettext("web", "Seats"),
+        "bots": t.pgettext("web", "Bots"),
+        "create": t.pgettext("web", "Create"),
+        "seek": t.pgettext("web", "Seek players"),
+        "rooms": t.pgettext("web", "Tables"),
+        "seeks": t.pgettext("web", "Seeks"),
+        "leave": t.pgettext("web", "Leave"),
+        "your_hand": t.pgettext("web", "Your hand"),
+        "messages": t.pgettext("web", "Messages"),
+        "chat": t.pgettext("web", "Chat"),
+        "chat_placeholder": t.pgettext("web", "Say something"),
+        "send": t.pgettext("web", "Send"),
+        "join": t.pgettext("web", "Join"),
+        "watch": t.pgettext("web", "Watch"),
+        "accept": t.pgettext("web", "Accept"),
+        "play": t.pgettext("web", "Play"),
+        "pass": t.pgettext("web", "Pass"),
+        "give": t.pgettext("web", "Give"),
+        "cut": t.pgettext("web", "Cut"),
+        "turn": t.pgettext("web", "Turn a card"),
+        "sell": t.pgettext("web", "Sell"),
+        "keep": t.pgettext("web", "Keep"),
+        "bid": t.pgettext("web", "Bid"),
+        "offer": t.pgettext("web", "Offer"),
+        "decline": t.pgettext("web", "Decline"),
+        "withdraw": t.pgettext("web", "Withdraw"),
+        "rematch": t.pgettext("web", "Play again"),
+        "lobby_back": t.pgettext("web", "Back to the lobby"),
+        "round": t.pgettext("web", "round"),
+        # TRANSLATORS: a Speculation deal, as the table's messages call it.
+        "deal": t.pgettext("web", "deal"),
+        "you": t.pgettext("web", "you"),
+        "bot": t.pgettext("web", "bot"),
+        "chips": t.pgettext("web", "chips"),
+        "passed": t.pgettext("web", "passed"),
+        "trump": t.pgettext("web", "trump"),
+        "pool": t.pgettext("web", "pool"),
+        "auction": t.pgettext("web", "On sale"),
+        "best_bid": t.pgettext("web", "best bid"),
+        "price": t.pgettext("web", "price"),
+        "to": t.pgettext("web", "to"),
+        "offer_cards": t.pgettext("web", "cards"),
+        "guest": t.pgettext("web", "guest"),
+        "playing": t.pgettext("web", "playing"),
+        "seat": t.pgettext("web", "seat"),
+        "status_waiting": t.pgettext("web", "waiting"),
+        "status_playing": t.pgettext("web", "playing"),
+        "status_over": t.pgettext("web", "over"),
+        # TRANSLATORS: between a label and its value ("On sale: …"); French puts a no-break space first.
+        "colon": t.pgettext("web", ": "),
+        "title_president": t.pgettext("web", "President"),
+        "title_vice_president": t.pgettext("web", "Vice-President"),
+        "title_neutral": t.pgettext("web", "Neutral"),
+        "title_vice_last": t.pgettext("web", "Vice-Scum"),
+        "title_last": t.pgettext("web", "Scum"),
+        "tell": t.pgettext("web", "Tell"),
+        "tell_to": t.pgettext("web", "To whom"),
+        "reply": t.pgettext("web", "Reply"),
+        "challenge": t.pgettext("web", "Challenge"),
+        "challenges": t.pgettext("web", "Challenges"),
+        "no_challenges": t.pgettext("web", "No challenge."),
+        "offer_clock": t.pgettext("web", "answer within"),
+        "cut_window": t.pgettext("web", "cut window"),
+        "trade_window": t.pgettext("web", "time to trade"),
+        "extend": t.pgettext("web", "More time"),
+    }
+
+
+def _sentences(t: NullTranslations) -> dict[str, Label]:
+    return {
+        "welcome": t.pgettext("web", "Welcome to donne"),
+        "guest_hint": t.pgettext("web", "Without a password you play as a guest."),
+        "register_hint": t.pgettext(
+            "web", "New here? Choose a name and a password, then create your account."
+        ),
+        "no_rooms": t.pgettext("web", "No table open yet."),
+        "no_seeks": t.pgettext("web", "No seek."),
+        "your_turn": t.pgettext("web", "Your turn."),
+        "lead": t.pgettext("web", "Your turn: lead any cards of one rank."),
+        "follow": t.pgettext("web", "Your turn: beat the play or pass."),
+        "watching": t.pgettext("web", "You are watching."),
+        "waiting": t.pgettext("web", "Waiting for players…"),
+        "over": t.pgettext("web", "The match is over."),
+        "turn_of": t.pgettext("web", "{name} to play"),
+        "must": t.pgettext("web", "That or nothing: {rank}"),
+        "seconds": t.pgettext("web", "{n} s"),
+        "spectator_hand": t.pgettext("web", "Spectators see no hand."),
+        "select_hint": t.pgettext("web", "Select cards, then Play."),
+        "tell_placeholder": t.pgettext("web", "A private message"),
+        "challenged_by": t.pgettext("web", "{name} challenges you"),
+    }
+
+
+def _counted(t: NullTranslations) -> dict[str, Label]:
+    return {
+        "cards": [
+            t.npgettext("web", "{n} card", "{n} cards", 1),
+            t.npgettext("web", "{n} card", "{n} cards", 2),
+        ],
+        "points": [t.npgettext("web", "{n} pt", "{n} pts", 1), t.npgettext("web", "{n} pt", "{n} pts", 2)],
+        "give_now": [
+            t.npgettext("web", "Choose {n} card to give.", "Choose {n} cards to give.", 1),
+            t.npgettext("web", "Choose {n} card to give.", "Choose {n} cards to give.", 2),
+        ],
+    }
+
+
+__all__ = ["LANGS", "Label", "page_labels"]
