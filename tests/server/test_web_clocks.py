@@ -83,22 +83,26 @@ async def test_an_offer_put_to_a_person_shows_its_answer_clock(tmp_path):
                 offered = None
                 until = time.monotonic() + 60
                 while time.monotonic() < until:
-                    for action in ("keep", "turn"):
-                        button = page.locator(f"#actions [data-action={action}]")
-                        if await button.count():
-                            await button.first.click()
-                    if offered is None:
+                    if offered is not None:  # read in one go: the offer's clock and its line
+                        seen = await page.evaluate(
+                            """(sel) => { const e = document.querySelector(sel);
+                                 const c = e && e.querySelector('.clock');
+                                 return c ? [c.textContent, e.textContent] : null; }""",
+                            f"#center .offer[data-offer='{offered}']")
+                        if seen is not None:
+                            text, line = seen
+                            assert re.search(r"responde en \d+ s", text), text
+                            assert "1 carta," in line, line  # one card, singular
+                            await page.screenshot(path=str(bk.screens_dir() / "desktop-offer-clock.png"))
+                            break
+                    if offered is None:  # play on until the buyer may offer (not after: keeping would answer it)
+                        for action in ("keep", "turn"):
+                            button = page.locator(f"#actions [data-action={action}]")
+                            if await button.count():
+                                await button.first.click()
                         reply = await buyer.request_raw("offer", to=1, cards=1, price=1)
                         if reply.get("type") == "ok":
                             offered = reply["offer"]
-                    clock = page.locator(f"#center .offer[data-offer='{offered}'] .clock")
-                    if offered is not None and await clock.count():
-                        text = await clock.first.text_content() or ""
-                        assert re.search(r"responde en \d+ s", text), text
-                        line = await page.text_content(f"#center .offer[data-offer='{offered}']") or ""
-                        assert "1 carta," in line, line  # one card, singular
-                        await page.screenshot(path=str(bk.screens_dir() / "desktop-offer-clock.png"))
-                        break
                     await asyncio.sleep(0.2)
                 else:
                     pytest.fail("no offer clock drawn")
