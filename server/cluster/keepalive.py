@@ -51,6 +51,8 @@ class KeepAlive(Relay):
     """The epoch of each table's lease this node holds or held last: its writes' fencing token."""
     _floors: dict[str, int]
     """Tables whose epoch in PostgreSQL is above Redis's counter (Redis lost it): taken above it."""
+    _writes_due: set[bool]
+    """The rewrites of this node's entries asked for and not started (True: people, False: rooms)."""
 
     async def _probe_store(self) -> None:
         raise NotImplementedError
@@ -61,14 +63,22 @@ class KeepAlive(Relay):
     # -- keep-alive -----------------------------------------------------------------------------------
 
     def _write_presence_soon(self) -> None:
-        if self.bus.healthy and self.bus.redis is not None:
-            self._spawn(self._write_entries(presence=True))
+        self._write_soon(presence=True)
 
     def _write_rooms_soon(self) -> None:
-        if self.bus.healthy and self.bus.redis is not None:
-            self._spawn(self._write_entries(presence=False))
+        self._write_soon(presence=False)
+
+    def _write_soon(self, *, presence: bool) -> None:
+        """Rewrite this node's people (or rooms) in Redis at the next turn of the loop: one write
+        for every change made until it starts (a thousand logins at once make a few writes, not a
+        thousand writes of a thousand people each)."""
+        if not self.bus.healthy or self.bus.redis is None or presence in self._writes_due:
+            return
+        self._writes_due.add(presence)
+        self._spawn(self._write_entries(presence=presence))
 
     async def _write_entries(self, *, presence: bool) -> None:
+        self._writes_due.discard(presence)  # a change from now on is not in this write: it asks for another
         with contextlib.suppress(RedisError, OSError):
             pipe = self.bus.redis.pipeline(transaction=True)
             self._entries(pipe, presence=presence, rooms=not presence)
