@@ -59,6 +59,7 @@ class ClusterLobby(Takeover):
         self.node = config.node
         self.outbox = Outbox()
         self._outbox_handle: asyncio.Handle | None = None
+        self._writes_due: set[bool] = set()
         self.pending: dict[str, asyncio.Future[Any]] = {}
         self.places: dict[str, RemotePlace] = {}
         self.bus = Bus(config.redis_url, self.node, self._on_message, self._on_health,

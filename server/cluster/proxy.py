@@ -160,21 +160,21 @@ class RemotePlace:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         lobby.pending[req] = future
         msg = {"t": "cmd", "rid": self.id, "req": req, "m": lobby.member_of(player), "cmd": cmd, "args": dict(args)}
-        deadline = asyncio.get_running_loop().time() + lobby.config.remote_timeout
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + lobby.config.remote_timeout
         try:
             while True:  # sent again until answered: the owner answers each request once (by ``req``)
                 lobby.send(self.owner, msg)
-                left = deadline - asyncio.get_running_loop().time()
+                left = deadline - loop.time()
                 if left <= 0:
                     raise CommandError("server_trouble")
-                try:
-                    result = await asyncio.wait_for(asyncio.shield(future), min(left, RESEND))
+                await asyncio.wait((future,), timeout=min(left, RESEND))  # (leaves the future as it is)
+                if future.done():
+                    result = future.result()
                     break
-                except TimeoutError:
-                    here = player.room
-                    if here is not None and here is not self and not isinstance(here, RemotePlace):
-                        return await here.submit(player, cmd, args)  # the table was taken over by this node
-                    continue
+                here = player.room
+                if here is not None and here is not self and not isinstance(here, RemotePlace):
+                    return await here.submit(player, cmd, args)  # the table was taken over by this node
         finally:
             lobby.pending.pop(req, None)
             if not future.done():

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+import redis.asyncio as aioredis
 
+from server.cluster import wire
 from tests.server.cluster.conftest import settle
 from tests.server.conftest import connect
 
@@ -106,3 +108,41 @@ async def test_a_guest_of_a_node_gone_silent_is_let_in_elsewhere_before_the_next
         await again.close()
     finally:
         await zoe.close()
+
+
+async def test_many_changes_in_one_turn_make_one_rewrite_of_the_nodes_entries(nodes, monkeypatch):
+    (a,) = await nodes(1)
+    lobby = a.lobby
+    made: list[bool] = []
+    entries = lobby._entries
+
+    def counted(pipe, *, presence=True, rooms=True):
+        if presence != rooms:  # (the keep-alive's own rewrite of both is not counted)
+            made.append(presence)
+        entries(pipe, presence=presence, rooms=rooms)
+
+    monkeypatch.setattr(lobby, "_entries", counted)
+    for _ in range(100):  # a storm of logins: each asks for its people to be written again
+        lobby._write_presence_soon()
+        lobby._write_rooms_soon()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert sorted(made) == [False, True]
+    lobby._write_presence_soon()  # a change after the write started: written again
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert sorted(made) == [False, True, True]
+    alice = await connect(a, "alice")
+    try:
+        r = aioredis.Redis.from_url(lobby.bus.url, decode_responses=True)
+        try:
+            for _ in range(100):
+                if await r.hexists(wire.presence_key(lobby.node), "alice"):
+                    break
+                await asyncio.sleep(0.02)
+            else:
+                raise AssertionError("alice never written as present")
+        finally:
+            await r.aclose()
+    finally:
+        await alice.close()

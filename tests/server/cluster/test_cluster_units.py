@@ -46,6 +46,27 @@ def test_messages_round_trip_and_bad_ones_are_refused():
         wire.read_states({"lines": [["x", "{}"]], "to": []})
 
 
+def test_a_message_is_read_without_the_careful_reader_and_long_numbers_cross_exactly(monkeypatch):
+    huge, long = 2**70, 1234567890123456789  # beyond 64 bits (the standard library writes it); 19 digits
+    careful = wire.decode_line
+    read_carefully: list[str] = []
+
+    def counted(text: str):
+        read_carefully.append(text)
+        return careful(text)
+
+    monkeypatch.setattr(wire, "decode_line", counted)
+    lines = {0: encode({"type": "state", "you": 0, "clock": 12.5, "id": long})}
+    msg = {"from": "n0", **wire.batch([wire.states_message("r1", lines, [("ana", 0)])] * 50)}
+    assert wire.decode(wire.encode(msg)) == msg
+    assert read_carefully == []  # what orjson wrote, orjson reads back exactly: no scan of the whole text
+    for args in ({"n": huge}, {"n": -huge}, {"n": long}, {"n": [huge, 1.5, "Zoé"]}):
+        sent = {"t": "cmd", "from": "n1", "rid": "r3", "req": "n1.4", "cmd": "join", "args": args}
+        back = wire.decode(wire.encode(sent))
+        assert back == sent and type(back["args"]["n"]) is type(args["n"])
+    assert len(read_carefully) == 3  # the messages holding an integer beyond 64 bits
+
+
 def test_a_node_receives_only_the_seats_it_holds_people_for_each_built_once():
     states = FakeStates(4)
     box = Outbox()
