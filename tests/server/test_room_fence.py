@@ -43,7 +43,8 @@ async def test_a_room_no_longer_surely_owned_acts_on_nothing_queued(tmp_path) ->
         server.lobby.acting = lambda r: False  # as a node that woke up past its lease, and learnt that
         server.lobby.lost = lambda r: True  # another node holds it now
         server.lobby.stale = stopped.append
-        while alice.next_push_nowait() is not None:
+        await asyncio.sleep(0.3)  # what the room sent before (a bot's cut, say) arrives, then is set aside;
+        while alice.next_push_nowait() is not None:  # anything made since would also move the journal
             pass
         cmd, args = _move(state)
         reply = await alice.request_raw(cmd, **args)
@@ -106,12 +107,15 @@ async def test_a_room_whose_lease_renewal_is_late_waits_for_it_acting_on_nothing
         sure = False
         server.lobby.acting = lambda r: sure
         server.lobby.lost = lambda r: False
+        seq = room.journal.seq if room.journal is not None else -1
+        await asyncio.sleep(0.3)  # what the room sent before (a bot's cut, say) arrives, then is set aside
         while alice.next_push_nowait() is not None:
             pass
         cmd, args = _move(state)
         reply = asyncio.ensure_future(alice.request_raw(cmd, **args))
         await asyncio.sleep(0.5)
         assert not reply.done() and alice.next_push_nowait() is None  # nothing done, nothing said
+        assert room.journal is None or room.journal.seq == seq  # nor written
         sure = True  # the renewal came back
         assert (await asyncio.wait_for(reply, 10))["type"] == "ok"
         assert not room.moved and rid in server.lobby.rooms
