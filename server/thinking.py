@@ -167,7 +167,9 @@ class Thinkers:
         for attempt in (1, 2):
             pool = self._executor()
             try:
-                action, thought = await loop.run_in_executor(pool, think, bot, view, list(legal))
+                if _dead(pool):  # a worker killed while idle: the pool is broken, whether it knows yet or not
+                    raise BrokenProcessPool("a thinking process died")
+                action, thought = await _answer(pool, loop.run_in_executor(pool, think, bot, view, list(legal)))
             except BrokenProcessPool:
                 self._drop(pool)
                 if attempt == 2:
@@ -197,6 +199,30 @@ class Thinkers:
         pool, self._pool = self._pool, None
         if pool is not None:
             await asyncio.to_thread(pool.shutdown, True, cancel_futures=True)
+
+
+POOL_CHECK_SECONDS = 1.0
+"""How often a decision waiting on the pool checks that its workers still live."""
+
+
+def _dead(pool: ProcessPoolExecutor) -> bool:
+    """Has the pool broken, or lost a worker it has not noticed yet? (A ProcessPoolExecutor never
+    replaces a worker: one dead means the pool is broken.)"""
+    processes = getattr(pool, "_processes", None) or {}
+    return bool(getattr(pool, "_broken", False)) or any(not p.is_alive() for p in list(processes.values()))
+
+
+async def _answer(pool: ProcessPoolExecutor, decision: asyncio.Future[Any]) -> Any:
+    """The decision's answer; :class:`BrokenProcessPool` when a worker dies meanwhile, even if the pool
+    misses it (Python 3.11's pool can leave a work item pending for ever when a worker is killed just
+    as it is submitted)."""
+    while True:
+        done, _ = await asyncio.wait({decision}, timeout=POOL_CHECK_SECONDS)
+        if done:
+            return decision.result()
+        if _dead(pool):
+            decision.cancel()
+            raise BrokenProcessPool("a thinking process died")
 
 
 def _unpicklable(exc: BaseException) -> bool:

@@ -179,3 +179,26 @@ async def test_a_real_servers_hard_bots_think_in_its_processes(tmp_path: Any) ->
         await alice.close()
         await server.stop()
     assert not thinkers.started and workers and all(not w.is_alive() for w in workers)  # ended with the server
+
+
+async def test_a_decision_whose_worker_dies_unnoticed_by_the_pool_ends_as_a_broken_pool(monkeypatch: Any) -> None:
+    """Python 3.11's pool can leave a decision pending for ever when its worker is killed just as it is
+    submitted: the wait checks the workers and gives up on a dead one (the caller starts a new pool)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from server import thinking
+
+    class Gone:
+        def is_alive(self) -> bool:
+            return False
+
+    class Pool:
+        def __init__(self) -> None:
+            self._broken = False
+            self._processes = {1: Gone()}
+
+    monkeypatch.setattr(thinking, "POOL_CHECK_SECONDS", 0.01)
+    never: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    with pytest.raises(BrokenProcessPool):
+        await asyncio.wait_for(thinking._answer(Pool(), never), 5)  # type: ignore[arg-type]
+    assert never.cancelled()
