@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -75,22 +76,40 @@ def choose(table: dict[str, Any], hand: list[str]) -> str | None:
         return "give " + " ".join(cards) if cards else None
     if table.get("turn") != table.get("you") or table.get("you") is None:
         return None
+    if legal.get("pass"):
+        return "pass"
     plays = legal.get("plays") or []
     if plays:
         rank, count = min(plays, key=lambda p: (RANKS.index(p[0]), p[1]))
         cards = [c for c in hand if rank_of(c) == rank][: int(count)]
         if len(cards) == int(count):
             return "play " + " ".join(cards)
-    if legal.get("pass"):
-        return "pass"
     return None
+
+
+def choose_from_text(prompt: str, hand: list[str]) -> str | None:
+    """The same choice from the text alone: ``pass`` when the turn prompt offers it, else the weakest card."""
+    if " or pass" in prompt:
+        return "pass"
+    if not hand:
+        return None
+    return "play " + min(hand, key=lambda c: RANKS.index(rank_of(c)))
+
+
+_SEATED = re.compile(r"^(?:Room (r\d+) is open|You sit in room (r\d+))")
+_ROUND_OVER = re.compile(r"^Round \d+ over")
+_MOVE = re.compile(r"^(?:\S+ plays |\S+ passes|You pass|You play)")
 
 
 class GmcpBot(asyncio.Protocol):
     """One text session with GMCP at a table; see the module's text."""
 
-    def __init__(self, name: str, stats: GmcpStats, *, create: bool, room: asyncio.Future[str]) -> None:
+    def __init__(self, name: str, stats: GmcpStats, *, create: bool, room: asyncio.Future[str],
+                 gmcp: bool = True) -> None:
         self.name = name
+        self.gmcp = gmcp
+        self.text = bytearray()  # without GMCP: the text not yet split into lines
+        self.prompted = False  # the turn prompt at the end of the text was answered before its line ended
         self.stats = stats
         self.create = create
         self.room = room
@@ -131,6 +150,8 @@ class GmcpBot(asyncio.Protocol):
         n = len(buf)
         while True:
             j = buf.find(IAC, i)
+            if not self.gmcp:
+                self.text += buf[i:n if j < 0 else j]
             if j < 0 or j + 1 >= n:
                 i = n if j < 0 else j
                 break
@@ -156,6 +177,15 @@ class GmcpBot(asyncio.Protocol):
         del buf[:i]
         if self.stage < 2:
             self._log_in(data)
+        elif not self.gmcp and b"\n" in self.text:
+            *lines, rest = bytes(self.text).split(b"\n")
+            self.text = bytearray(rest)
+            for raw in lines:
+                self._text_line(raw.decode("utf-8", "replace").strip(" \a\r\t"))
+        if not self.gmcp and self.stage == 2 and b"Your turn" in self.text and not self.prompted:
+            # a prompt waits on its line for the answer: taken before its line ends
+            self.prompted = True
+            self._text_line(self.text.decode("utf-8", "replace").strip(" \a\r\t"), partial=True)
 
     def _log_in(self, data: bytes) -> None:
         if self.stage == 0:
@@ -167,7 +197,7 @@ class GmcpBot(asyncio.Protocol):
 
     def _negotiate(self, op: int, option: int) -> None:
         assert self.transport is not None
-        if op == WILL and option == GMCP:
+        if op == WILL and option == GMCP and self.gmcp:
             self.transport.write(bytes([IAC, DO, GMCP]) + gmcp("Core.Hello", {"client": "donne-load", "version": "1"})
                                  + gmcp("Core.Supports.Set", SUPPORTS))
         elif op == DO and option == TTYPE:  # a MUD client names itself: the door then offers GMCP
@@ -193,18 +223,10 @@ class GmcpBot(asyncio.Protocol):
             self._event(json.loads(raw))
         elif name == b"Char.Status":
             status = json.loads(raw)
-            if not self.logged_in.done():
-                self.logged_in.set_result(None)
+            self._logged_in()
             room = status.get("room")
             if room is not None and status.get("seat") is not None:
-                if self.create and not self.room.done():
-                    self.room.set_result(str(room))
-                elif self.create and room != self.room_now:  # a new match: the others follow
-                    for mate in self.mates:
-                        mate.line(f"join {room}")
-                self.room_now = room
-                if not self.seated.done():
-                    self.seated.set_result(None)
+                self._seated(room)
 
     def _event(self, event: dict[str, Any]) -> None:
         name = event.get("event")
@@ -221,6 +243,53 @@ class GmcpBot(asyncio.Protocol):
         elif name == "error":
             self.stats.errors += 1
             self.sent_for = None
+
+    def _text_line(self, line: str, partial: bool = False) -> None:
+        """Without GMCP the bot reads the screen as a person does (English, one line at a time)."""
+        if "! Type help" in line:  # "Hello NAME! Type help...", after the name prompt on its line
+            self._logged_in()
+        elif line.startswith("Your hand ("):
+            self.hand = line.partition(": ")[2].split() if not line.endswith(": -") else []
+        elif line.startswith(("Your turn", "> Your turn")):
+            if self.prompted and not partial:
+                self.prompted = False  # its line ends: answered already
+                return
+            move = choose_from_text(line, self.hand)
+            if move is not None:
+                self._send_move(move)
+        elif (m := _SEATED.match(line)) is not None:
+            self._seated(m.group(1) or m.group(2))
+        elif line.startswith("Room ") and line.endswith(" is closed."):
+            self._event({"event": "room_closed"})
+        elif line.startswith("The match is over"):
+            self._event({"event": "match_over"})
+        elif _ROUND_OVER.match(line):
+            self._event({"event": "round_over"})
+        elif _MOVE.search(line):
+            self._event({"event": "played"})
+
+    def _logged_in(self) -> None:
+        if not self.logged_in.done():
+            self.logged_in.set_result(None)
+
+    def _seated(self, room: Any) -> None:
+        if self.create and not self.room.done():
+            self.room.set_result(str(room))
+        elif self.create and room != self.room_now:  # a new match: the others follow
+            for mate in self.mates:
+                mate.line(f"join {room}")
+        self.room_now = room
+        if not self.seated.done():
+            self.seated.set_result(None)
+
+    def _send_move(self, move: str) -> None:
+        if self.retry is not None:
+            self.retry.cancel()
+            self.retry = None
+        self.stats.actions += 1
+        if self.stats.counting:
+            self.stats.window_actions += 1
+        self.line(move)
 
     def _again(self) -> None:
         """No new state since the move: it was refused (a text error) or lost; decide again."""
@@ -240,23 +309,18 @@ class GmcpBot(asyncio.Protocol):
         if move is None:
             return
         self.sent_for = key
-        if self.retry is not None:
-            self.retry.cancel()
+        self._send_move(move)
         self.retry = asyncio.get_running_loop().call_later(RETRY, self._again)
-        self.stats.actions += 1
-        if self.stats.counting:
-            self.stats.window_actions += 1
-        self.line(move)
 
 
 async def play_table(host: str, port: int, index: int, seats: int, stats: GmcpStats,
-                     timeout: float = 60.0) -> list[GmcpBot]:
-    """Four text+GMCP bots at one new table: the first creates it, the others join it."""
+                     timeout: float = 60.0, gmcp: bool = True) -> list[GmcpBot]:
+    """Four text bots (with GMCP or not) at one new table: the first creates it, the others join it."""
     loop = asyncio.get_running_loop()
     room: asyncio.Future[str] = loop.create_future()
     bots: list[GmcpBot] = []
     for seat in range(seats):
-        bot = GmcpBot(f"g{index}x{seat}", stats, create=seat == 0, room=room)
+        bot = GmcpBot(f"g{index}x{seat}", stats, create=seat == 0, room=room, gmcp=gmcp)
         await loop.create_connection(lambda b=bot: b, host, port)  # type: ignore[misc]
         await asyncio.wait_for(bot.logged_in, timeout)
         if seat == 0:
@@ -270,7 +334,7 @@ async def play_table(host: str, port: int, index: int, seats: int, stats: GmcpSt
     return bots
 
 
-async def run_gmcp_worker(host: str, port: int, tables: list[int], seats: int = 4) -> int:
+async def run_gmcp_worker(host: str, port: int, tables: list[int], seats: int = 4, gmcp: bool = True) -> int:
     """The bots of ``tables``, driven through stdin/stdout by :mod:`server.clients.gmcpload`.
 
     Writes ``{"phase": "ready", ...}`` once every bot is seated, counts from ``go`` on stdin
@@ -284,7 +348,7 @@ async def run_gmcp_worker(host: str, port: int, tables: list[int], seats: int = 
 
     async def one(t: int) -> list[GmcpBot]:
         async with sem:
-            return await play_table(host, port, t, seats, stats)
+            return await play_table(host, port, t, seats, stats, gmcp=gmcp)
 
     t0 = time.perf_counter()
     groups = await asyncio.gather(*(one(t) for t in tables))
@@ -319,9 +383,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--tables", required=True)
+    p.add_argument("--no-gmcp", action="store_true", help="refuse GMCP (DONT) and play from the text")
     ns = p.parse_args(argv)
     tables = [int(t) for t in ns.tables.split(",") if t]
-    return asyncio.run(run_gmcp_worker(ns.host, ns.port, tables))
+    return asyncio.run(run_gmcp_worker(ns.host, ns.port, tables, gmcp=not ns.no_gmcp))
 
 
 if __name__ == "__main__":

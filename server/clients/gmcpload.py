@@ -31,7 +31,7 @@ async def _line(proc: asyncio.subprocess.Process, timeout: float) -> dict[str, A
     return dict(json.loads(raw))
 
 
-async def run_gmcp_load(opts: LoadOptions) -> dict[str, Any]:
+async def run_gmcp_load(opts: LoadOptions, gmcp: bool = True) -> dict[str, Any]:
     """One ``--gmcp`` run: the figures as one dict (see the module's text)."""
     seats = opts.clients // opts.tables
     server = None
@@ -46,7 +46,7 @@ async def run_gmcp_load(opts: LoadOptions) -> dict[str, Any]:
         for group in split_tables(opts.tables, opts.procs):
             procs.append(await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "server.clients.gmcpbot", "--host", opts.host, "--port", str(port),
-                "--tables", ",".join(map(str, group)), cwd=ROOT,
+                "--tables", ",".join(map(str, group)), *([] if gmcp else ["--no-gmcp"]), cwd=ROOT,
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE))
         ready = await asyncio.gather(*(_line(p, SETUP_TIMEOUT) for p in procs))
         cpu0 = proc_cpu_s(pid) if pid is not None else None
@@ -79,7 +79,7 @@ async def run_gmcp_load(opts: LoadOptions) -> dict[str, Any]:
         return None if cpu is None or not n else round(scale * cpu / n, 3)
 
     return {
-        "mode": "text+gmcp", "clients": int(sum(r["clients"] for r in ready)),
+        "mode": "text+gmcp" if gmcp else "text", "clients": int(sum(r["clients"] for r in ready)),
         "connected_at_end": int(total("connected_at_end")), "tables": opts.tables, "seats": seats,
         "procs": opts.procs, "duration_s": round(elapsed, 2), "setup_s": max(r["setup_s"] for r in ready),
         "actions": int(actions), "actions_per_s": round(actions / elapsed, 1), "rounds": round(rounds, 1),
