@@ -34,6 +34,8 @@ TTYPE = 24
 RANKS = "3456789TJQKA2"
 """Président's ranks, weakest first (the ``legal.plays`` ranks and the hand's first letter)."""
 SUPPORTS = ["Char 1", "Donne 1"]
+WARMUP = 3.0
+"""Seconds of play before a worker says it is ready to be measured (every table under way)."""
 RETRY = 2.0
 """Seconds without a new state after a move before the bot decides again (its move was refused)."""
 
@@ -53,6 +55,8 @@ class GmcpStats:
     disconnects: int = 0
     retries: int = 0
     counting: bool = False
+    playing: bool = False
+    """False while the tables are being seated: no move yet (the server's CPU then goes to the logins)."""
 
 
 def gmcp(package: str, data: Any = None) -> bytes:
@@ -109,6 +113,7 @@ class GmcpBot(asyncio.Protocol):
         self.name = name
         self.gmcp = gmcp
         self.text = bytearray()  # without GMCP: the text not yet split into lines
+        self.waiting: str | None = None  # a turn prompt seen before the start
         self.prompted = False  # the turn prompt at the end of the text was answered before its line ended
         self.stats = stats
         self.create = create
@@ -254,6 +259,9 @@ class GmcpBot(asyncio.Protocol):
             if self.prompted and not partial:
                 self.prompted = False  # its line ends: answered already
                 return
+            if not self.stats.playing:
+                self.waiting = line  # answered at the start
+                return
             move = choose_from_text(line, self.hand)
             if move is not None:
                 self._send_move(move)
@@ -298,7 +306,17 @@ class GmcpBot(asyncio.Protocol):
         self.sent_for = None
         self._decide()
 
+    def start(self) -> None:
+        """The tables are all seated: answer the turn seen meanwhile."""
+        if self.gmcp:
+            self._decide()
+        elif self.waiting is not None:
+            line, self.waiting = self.waiting, None
+            self._text_line(line, partial=True)
+
     def _decide(self) -> None:
+        if not self.stats.playing:
+            return
         table = self.table
         if not table or table.get("status") not in (None, "playing"):
             return
@@ -353,6 +371,12 @@ async def run_gmcp_worker(host: str, port: int, tables: list[int], seats: int = 
     t0 = time.perf_counter()
     groups = await asyncio.gather(*(one(t) for t in tables))
     _say({"phase": "ready", "clients": sum(map(len, groups)), "setup_s": round(time.perf_counter() - t0, 2)})
+    stats.playing = True
+    for g in groups:
+        for b in g:
+            b.start()
+    await asyncio.sleep(WARMUP)
+    _say({"phase": "playing"})
     await inbox.readline()  # go
     stats.counting = True
     cpu0, t1 = time.process_time(), time.perf_counter()

@@ -49,6 +49,7 @@ async def run_gmcp_load(opts: LoadOptions, gmcp: bool = True) -> dict[str, Any]:
                 "--tables", ",".join(map(str, group)), *([] if gmcp else ["--no-gmcp"]), cwd=ROOT,
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE))
         ready = await asyncio.gather(*(_line(p, SETUP_TIMEOUT) for p in procs))
+        await asyncio.gather(*(_line(p, 60) for p in procs))  # playing
         cpu0 = proc_cpu_s(pid) if pid is not None else None
         t0 = time.perf_counter()
         for p in procs:
