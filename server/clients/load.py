@@ -555,6 +555,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      "_per_s, and _setup before it), idle_silent (idle connections that heard nothing), and "
                      "server_sessions_logged_in (the started server's count at the window's start: players "
                      "+ idle). See bench/README.md, section load.")
+    parser.add_argument("--gmcp", action="store_true",
+                        help="the players are text sessions over telnet that take GMCP and decide from its "
+                             "Donne.Table/Donne.Hand packages, typing their moves (Président; see docs/gmcp.md)")
+    parser.add_argument("--text", action="store_true",
+                        help="the same text players refusing GMCP, playing from the text on the screen "
+                             "(the comparison for --gmcp: the same moves, GMCP off)")
     parser.add_argument("--test-burn-ms", type=float, default=0.0, help=argparse.SUPPRESS)  # tests only
 
 
@@ -566,6 +572,11 @@ def options(args: argparse.Namespace) -> LoadOptions:
 
 def run(args: argparse.Namespace) -> int:
     opts = options(args)
+    if getattr(args, "gmcp", False) or getattr(args, "text", False):
+        from server.clients.gmcpload import run_gmcp_load  # (imports this module)
+
+        print(json.dumps(asyncio.run(run_gmcp_load(opts, gmcp=bool(args.gmcp)))))
+        return 0
     try:
         result = asyncio.run(run_load(opts))
     except (WorkerFailed, ServerFailed) as exc:

@@ -45,3 +45,22 @@ def test_what_the_fast_encoder_refuses_still_goes():
     link = GmcpLink(writer)
     assert link.send("Donne.Table", {"n": 2**70, "s": "a\ud800"})
     assert json.loads(body(writer.frames[0], "Donne.Table")) == {"n": 2**70, "s": "a\ud800"}
+
+
+def test_the_packages_of_one_turn_of_the_loop_go_in_one_write() -> None:
+    import asyncio
+
+    async def go() -> list[bytes]:
+        writer = Writer()
+        link = GmcpLink(writer)
+        link.send("Donne.Event", {"event": "played"})
+        link.send("Donne.Table", {"turn": 1})
+        link.send("Donne.Hand", {"hand": ["3c"]})
+        assert writer.frames == []  # not yet: at the end of this turn
+        await asyncio.sleep(0)
+        return writer.frames
+
+    frames = asyncio.run(go())
+    assert len(frames) == 1  # one system call for the three
+    assert [f.split(b" ")[0] for f in frames[0].split(IAC + SE)[:-1]] == [
+        IAC + SB + GMCP + b"Donne.Event", IAC + SB + GMCP + b"Donne.Table", IAC + SB + GMCP + b"Donne.Hand"]
