@@ -17,7 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("server.app", "Start the SSH and telnet servers."),
     "simulate": ("server.simulate", "Play matches between engine bots in-process; print JSON figures."),
     "bot": ("server.clients.wirebot", "Play over the wire with engine strategies."),
-    "load": ("server.clients.load", "Load generator: many wire bots against a server; print JSON figures."),
+    "load": ("server.clients.loadcli", "Load generator: many wire bots against a server; print JSON figures."),
     "audit": ("server.storage.cli", "Check the chip ledger of a data folder (balances + escrow = granted - retired)."),
     "migrate": ("server.storage.migrate", "Copy a community to another store (SQLite, PostgreSQL); prove no chip was lost."),
     "export": ("server.export", "Write rounds as self-contained JSON records the engine replays byte for byte."),

@@ -63,7 +63,7 @@ from server.clients import scrape
 from server.clients.common import check_loopback
 from server.clients.figures import proc_cpu_s, proc_rss_mb, summarize_ms
 from server.clients.loadworker import SETUP_TIMEOUT, WORKER_LOOPS, WorkerSpec, uvloop_installed
-from server.clients.serverproc import ROOT, ServerFailed, ServerProcess, free_port
+from server.clients.serverproc import ROOT, ServerProcess, free_port
 
 PHASE_SLACK = 60.0
 """Seconds a worker may take beyond its own time-outs to answer a phase before the run gives up."""
@@ -568,19 +568,3 @@ def options(args: argparse.Namespace) -> LoadOptions:
     """The run's options from the command line (:func:`add_arguments`)."""
     fields = {k: v for k, v in vars(args).items() if k in LoadOptions.__dataclass_fields__}
     return LoadOptions(**{**fields, "server_keys": tuple(fields.get("server_keys", ()))})
-
-
-def run(args: argparse.Namespace) -> int:
-    opts = options(args)
-    if getattr(args, "gmcp", False) or getattr(args, "text", False):
-        from server.clients.gmcpload import run_gmcp_load  # (imports this module)
-
-        print(json.dumps(asyncio.run(run_gmcp_load(opts, gmcp=bool(args.gmcp)))))
-        return 0
-    try:
-        result = asyncio.run(run_load(opts))
-    except (WorkerFailed, ServerFailed) as exc:
-        print(f"donne load: {exc}", file=sys.stderr)
-        return 1
-    print(json.dumps(result))
-    return 0
