@@ -242,17 +242,6 @@ async def state(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
     return result
 
 
-@command("tricks")
-async def tricks(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The tricks of the round being played at your table, as everyone saw them (cards played face up)."""
-    player = ctx.session.player
-    assert player is not None
-    if player.room is None:
-        raise CommandError("not_in_room")
-    result: dict[str, Any] | None = await player.room.submit(player, "tricks", args)
-    return result
-
-
 async def _automatic(ctx: Context, args: Mapping[str, Any], which: str) -> dict[str, Any]:
     player = ctx.session.player
     assert player is not None

@@ -36,3 +36,4 @@ def _forward(cmd: str) -> Any:
 for _cmd in sorted(PLAY_COMMANDS):
     command(_cmd)(_forward(_cmd))
 command("extend")(_forward("extend"))  # more time from the person's time bank (server.table.bank)
+command("tricks")(_forward("tricks"))  # the round's tricks as everyone saw them (server.games.tricks)
