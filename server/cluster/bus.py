@@ -1,10 +1,12 @@
 """The node's Redis connection: its own channel and the lobby channel, messages out in order, health.
 
-One connection publishes (a task empties the queue in pipelines, so messages to one channel leave
-in the order they were made, and Redis hands them to the subscriber in that order); one
-subscription reads this node's channel and the lobby channel and hands each message, in order,
-to ``handler``; after subscribing again (Redis was away) it calls ``on_subscribed``. When Redis goes away both sides say so (``on_health(False)``, logged once), keep
-trying every ``retry`` seconds, and say so again when it is back (``on_health(True)``). Messages
+One connection of its own publishes (:mod:`server.cluster.publisher`: a task empties the queue onto
+it, so messages to one channel leave in the order they were made, and Redis hands them to the
+subscriber in that order); one subscribed connection of its own reads this node's channel and
+the lobby channel and hands each message, in order, to ``handler``; after subscribing again (Redis
+was away) it calls ``on_subscribed``. When Redis goes away both sides say so (``on_health(False)``,
+logged once), keep trying every ``retry`` seconds, and say so again when it is back
+(``on_health(True)``). Messages
 made while it is away are dropped (counted in the log): commands are answered by a time-out,
 states are whole and the next one replaces them, and the keep-alives rewrite the lobby's view.
 """
@@ -24,6 +26,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from server.cluster import wire
+from server.cluster.publisher import Publisher, Subscriber
 
 log = logging.getLogger("donne.cluster")
 
@@ -135,62 +138,62 @@ class Bus:
         self._queue.put_nowait((channel, wire.encode({**msg, "from": self.node})))
 
     async def _send_loop(self) -> None:
-        while True:
-            still_wanted()
-            batch = [await self._queue.get()]
-            while len(batch) < MAX_BATCH and not self._queue.empty():
-                batch.append(self._queue.get_nowait())
-            try:
-                pipe = self.redis.pipeline(transaction=False)
-                for channel, payload in batch:
-                    pipe.publish(channel, payload)
-                await pipe.execute()
-                self.sent += len(batch)
-            except (RedisError, OSError) as exc:
-                self.dropped += len(batch)
-                self._health(False, exc)
-                log.warning("cluster: %d message(s) not sent (%s)", len(batch),
-                            "every connection busy" if isinstance(exc, Busy) else "Redis unreachable")
-                await asyncio.sleep(self.retry)
+        publisher: Publisher | None = None
+        try:
+            while True:
+                still_wanted()
+                batch = [await self._queue.get()]
+                while len(batch) < MAX_BATCH and not self._queue.empty():
+                    batch.append(self._queue.get_nowait())
+                try:
+                    if publisher is None:
+                        publisher = await Publisher.open(self.url, self.timeout)
+                    publisher.publish(batch)
+                    await publisher.drain()
+                    self.sent += len(batch)
+                except (RedisError, OSError, TimeoutError) as exc:
+                    self.dropped += len(batch)
+                    if publisher is not None:  # what it held is lost with it, as a publish that failed
+                        await publisher.close()
+                        publisher = None
+                    self._health(False, exc)
+                    log.warning("cluster: %d message(s) not sent (Redis unreachable)", len(batch))
+                    await asyncio.sleep(self.retry)
+        finally:
+            if publisher is not None:
+                await publisher.close()
 
     # -- in ------------------------------------------------------------------------------------
 
     async def _read_loop(self) -> None:
-        channels = (wire.node_channel(self.node), wire.LOBBY_CHANNEL)
+        subscriber = Subscriber(self.url, (wire.node_channel(self.node), wire.LOBBY_CHANNEL), self._on_payload,
+                                self.timeout)
         while True:
             still_wanted()
-            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.subscribe(*channels)
-                again = self._subscribed.is_set()
-                self._subscribed.set()
-                self._health(True)
-                if again and self.on_subscribed is not None:
-                    self.on_subscribed()  # what was published to this node meanwhile is lost: ask again
-                while True:
-                    still_wanted()
-                    message = await pubsub.get_message(timeout=1.0)
-                    if message is None or message.get("type") != "message":
-                        continue
-                    try:
-                        msg = wire.decode(message["data"])
-                    except wire.BadMessage as exc:
-                        log.warning("cluster: dropped a message on %s: %s", message.get("channel"), exc)
-                        continue
-                    self.received += 1
-                    try:
-                        self.handler(msg)
-                    except Exception:
-                        log.exception("cluster: handling a %r message failed", msg.get("t"))
-            except asyncio.CancelledError:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
-                raise
-            except (RedisError, OSError) as exc:
+                await subscriber.run(self._on_subscribed)
+            except (RedisError, OSError, TimeoutError) as exc:
                 self._health(False, exc)
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
                 await asyncio.sleep(self.retry)
+
+    def _on_subscribed(self) -> None:
+        again = self._subscribed.is_set()
+        self._subscribed.set()
+        self._health(True)
+        if again and self.on_subscribed is not None:
+            self.on_subscribed()  # what was published to this node meanwhile is lost: ask again
+
+    def _on_payload(self, channel: str, payload: str) -> None:
+        try:
+            msg = wire.decode(payload)
+        except wire.BadMessage as exc:
+            log.warning("cluster: dropped a message on %s: %s", channel, exc)
+            return
+        self.received += 1
+        try:
+            self.handler(msg)
+        except Exception:
+            log.exception("cluster: handling a %r message failed", msg.get("t"))
 
     def _health(self, ok: bool, exc: BaseException | None = None) -> None:
         if not ok and isinstance(exc, Busy):
