@@ -84,6 +84,7 @@ class Bus:
         self.redis: Any = None
         self.healthy = False
         self.dropped = 0
+        self.outages = 0  # times Redis went away: what it held may be gone (the keep-alive writes all again)
         self.sent = 0
         self.received = 0
         self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
@@ -202,6 +203,8 @@ class Bus:
         if ok == self.healthy:
             return
         self.healthy = ok
+        if not ok:
+            self.outages += 1
         if ok:
             log.warning("cluster: Redis is reachable again")
         else:

@@ -60,6 +60,9 @@ class ClusterLobby(Takeover):
         self.outbox = Outbox()
         self._outbox_handle: asyncio.Handle | None = None
         self._writes_due: set[bool] = set()
+        self._written: dict[str, dict[str, str]] = {}
+        self._entries_lock = asyncio.Lock()
+        self._outages_seen = 0
         self.pending: dict[str, asyncio.Future[Any]] = {}
         self.places: dict[str, RemotePlace] = {}
         self.bus = Bus(config.redis_url, self.node, self._on_message, self._on_health,
