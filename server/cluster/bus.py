@@ -1,8 +1,9 @@
 """The node's Redis connection: its own channel and the lobby channel, messages out in order, health.
 
-One connection of its own publishes (:mod:`server.cluster.publisher`: a task empties the queue onto
-it, so messages to one channel leave in the order they were made, and Redis hands them to the
-subscriber in that order); one subscribed connection of its own reads this node's channel and
+One connection of its own publishes (:mod:`server.cluster.publisher`): a message is written to it
+at once when nothing waits before it, else queued for a task that writes the queue in order; so
+messages to one channel leave in the order they were made, and Redis hands them to the subscriber
+in that order; one subscribed connection of its own reads this node's channel and
 the lobby channel and hands each message, in order, to ``handler``; after subscribing again (Redis
 was away) it calls ``on_subscribed``. When Redis goes away both sides say so (``on_health(False)``,
 logged once), keep trying every ``retry`` seconds, and say so again when it is back
@@ -88,6 +89,9 @@ class Bus:
         self.sent = 0
         self.received = 0
         self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        # the publishing connection while it is open and the sending task holds nothing unwritten:
+        # a message is then written at once when nothing is queued before it (order kept)
+        self._ready: Publisher | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
 
@@ -136,7 +140,17 @@ class Bus:
         self._put(wire.LOBBY_CHANNEL, msg)
 
     def _put(self, channel: str, msg: Mapping[str, Any]) -> None:
-        self._queue.put_nowait((channel, wire.encode({**msg, "from": self.node})))
+        item = (channel, wire.encode({**msg, "from": self.node}))
+        publisher = self._ready
+        if publisher is not None and self._queue.empty() and publisher.roomy():
+            # nothing waits before it: written now, without a turn of the loop for the sending task
+            try:
+                publisher.publish([item])
+                self.sent += 1
+                return
+            except (RedisError, OSError):
+                pass  # the sending task finds the connection broken and says so
+        self._queue.put_nowait(item)
 
     async def _send_loop(self) -> None:
         publisher: Publisher | None = None
@@ -150,17 +164,20 @@ class Bus:
                     if publisher is None:
                         publisher = await Publisher.open(self.url, self.timeout)
                     publisher.publish(batch)
+                    self._ready = publisher  # (from here on, a message written at once follows the batch)
                     await publisher.drain()
                     self.sent += len(batch)
                 except (RedisError, OSError, TimeoutError) as exc:
+                    self._ready = None
                     self.dropped += len(batch)
                     if publisher is not None:  # what it held is lost with it, as a publish that failed
-                        await publisher.close()
+                        await publisher.close(reset=True)
                         publisher = None
                     self._health(False, exc)
                     log.warning("cluster: %d message(s) not sent (Redis unreachable)", len(batch))
                     await asyncio.sleep(self.retry)
         finally:
+            self._ready = None
             if publisher is not None:
                 await publisher.close()
 

@@ -11,8 +11,9 @@ commands in order.
 
 The connection counts the answers it waits for. When one is older than ``timeout`` (a Redis that
 accepts but does not answer), or the connection breaks, :meth:`Publisher.check` raises
-:class:`Unanswered`; the bus then drops the connection and what it held (as a publish that failed),
-says Redis is away and opens a new one when it tries again.
+:class:`Unanswered`; the bus then drops the connection and what it held (as a publish that failed:
+the connection is reset, so nothing it held arrives late, after newer messages), says Redis is away
+and opens a new one when it tries again.
 
 The subscribed connection (:class:`Subscriber`) reads this node's channel and the lobby channel the
 same way: whole chunks of the socket parsed by hiredis, each message handed on as it is read
@@ -33,6 +34,9 @@ from typing import Any
 import hiredis
 from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
+
+ROOMY = 1 << 20
+"""Bytes waiting in the publishing socket's buffer below which a message is written at once."""
 
 
 class Unanswered(RedisConnectionError):
@@ -116,6 +120,10 @@ class Publisher:
         self.check()
         self._write(b"".join(pack(channel, payload) for channel, payload in batch), len(batch))
 
+    def roomy(self) -> bool:
+        """Little is waiting in the socket's buffer: a message may be written without :meth:`drain`."""
+        return self._writer.transport.get_write_buffer_size() < ROOMY
+
     async def drain(self) -> None:
         """Wait while the socket's buffer is full (Redis reads slowly), ``timeout`` at most."""
         try:
@@ -152,10 +160,15 @@ class Publisher:
         except Exception as exc:
             self._broken = exc
 
-    async def close(self) -> None:
+    async def close(self, *, reset: bool = False) -> None:
+        """Close the connection; ``reset``: given up, what it still holds is thrown away rather than
+        delivered late, after the messages of the connection that replaces it."""
         self._task.cancel()
         with contextlib.suppress(BaseException):
             await self._task
+        if reset:
+            self._writer.transport.abort()
+            return
         self._writer.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._writer.wait_closed(), 1)

@@ -60,6 +60,8 @@ async def test_messages_leave_and_arrive_on_their_own_connections_in_order_with_
             await asyncio.sleep(0.01)
         assert got == list(range(300))
         assert bus.dropped == 0 and bus.sent == 300
+        bus.send("n0", {"t": "chat", "ev": {"n": 300}})  # nothing queued before it: written at once,
+        assert bus.sent == 301  # without waiting for a turn of the loop
     finally:
         await bus.stop()
 
