@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import machine, today
 
-from server.clients.load import LoadOptions, run_load
+from clients.load import LoadOptions, run_load
 
 
 def _row(run: dict[str, Any]) -> str:

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from server.app import loop_factory, loop_name
 from server.config import ConfigError, load_config
+from server.start.app import loop_factory, loop_name
 
 
 def _without_uvloop(monkeypatch: Any) -> None:
