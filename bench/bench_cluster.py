@@ -45,10 +45,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import machine, today
 
-import server.clients.load as load_module
-from server.clients.figures import proc_cpu_s
-from server.clients.load import LoadOptions, run_load
-from server.clients.serverproc import LOAD_LIMITS, ServerProcess
+import clients.load as load_module
+from clients.figures import proc_cpu_s
+from clients.load import LoadOptions, run_load
+from clients.serverproc import LOAD_LIMITS, ServerProcess
 from tests.server.pgserver import PgServer, find_bindir
 from tests.server.redisserver import RedisServer, find_redis
 
