@@ -126,12 +126,19 @@ async def test_many_changes_in_one_turn_make_one_rewrite_of_the_nodes_entries(no
     for _ in range(100):  # a storm of logins: each asks for its people to be written again
         lobby._write_presence_soon()
         lobby._write_rooms_soon()
-    for _ in range(5):
-        await asyncio.sleep(0)
+
+    async def written(count: int) -> None:  # (a write may wait for the keep-alive's, which holds the hashes)
+        for _ in range(200):
+            if len(made) >= count:
+                break
+            await asyncio.sleep(0.01)
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    await written(2)
     assert sorted(made) == [False, True]
     lobby._write_presence_soon()  # a change after the write started: written again
-    for _ in range(5):
-        await asyncio.sleep(0)
+    await written(3)
     assert sorted(made) == [False, True, True]
     alice = await connect(a, "alice")
     try:
