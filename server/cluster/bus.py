@@ -125,10 +125,14 @@ class Bus:
                 await self.redis.aclose()
 
     async def flush(self, timeout: float = 5.0) -> None:
-        """Wait until what was queued so far is published (or dropped), ``timeout`` seconds at most."""
+        """Wait until what was sent so far is published and Redis answered it (or it is dropped),
+        ``timeout`` seconds at most."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
-        while not self._queue.empty() and loop.time() < end:
+        while loop.time() < end:
+            ready = self._ready
+            if self._queue.empty() and (ready is None or ready.answered()):
+                return
             await asyncio.sleep(0.01)
 
     # -- out -----------------------------------------------------------------------------------

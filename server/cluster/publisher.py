@@ -138,8 +138,12 @@ class Publisher:
         if self._waiting and asyncio.get_running_loop().time() - self._waiting[0] > self.timeout:
             raise Unanswered(f"Redis left a publish unanswered {self.timeout:g} s")
 
+    def answered(self) -> bool:
+        """Redis answered every command written so far (or the connection broke)."""
+        return not self._waiting or self._broken is not None
+
     async def _settled(self) -> None:
-        while self._waiting and self._broken is None:
+        while not self.answered():
             await asyncio.sleep(0.005)
 
     async def _answers(self) -> None:

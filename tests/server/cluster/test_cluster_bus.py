@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
 import socket
 
 import pytest
@@ -154,3 +156,24 @@ async def test_a_subscriber_reads_messages_in_order_and_answers_its_own_pings(re
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+async def test_flush_waits_until_redis_answered_what_was_written(redis_server):
+    bus = Bus(redis_server.url, "n0", lambda msg: None, lambda ok: None)
+    await bus.start()
+    try:
+        bus.send("n1", {"t": "chat", "ev": {}})
+        await bus.flush()
+        loop = asyncio.get_running_loop()
+        os.kill(redis_server.proc.pid, signal.SIGSTOP)  # written now, answered only once Redis runs again
+        try:
+            bus.send("n1", {"t": "chat", "ev": {}})
+            t0 = loop.time()
+            await bus.flush(timeout=0.3)
+            assert loop.time() - t0 >= 0.25  # (a node stopping gives its leases up only after that)
+        finally:
+            os.kill(redis_server.proc.pid, signal.SIGCONT)
+        await bus.flush()
+        assert bus._ready is not None and bus._ready.answered()
+    finally:
+        await bus.stop()
