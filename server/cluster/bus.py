@@ -203,7 +203,10 @@ class Bus:
         self._subscribed.set()
         self._health(True)
         if again and self.on_subscribed is not None:
-            self.on_subscribed()  # what was published to this node meanwhile is lost: ask again
+            try:  # what was published to this node meanwhile is lost: ask again
+                self.on_subscribed()
+            except Exception:  # the reading goes on whatever the lobby does with it
+                log.exception("cluster: asking again after subscribing again failed")
 
     def _on_payload(self, channel: str, payload: str) -> None:
         try:
