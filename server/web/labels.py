@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from gettext import NullTranslations
 
+from server.messages.labels import RANK_CODES, SUIT_CODES, card_words, rank_label
 from server.messages.translations import LANGS, normalize_lang, translation
 
 Label = str | list[str]
@@ -20,8 +21,17 @@ Label = str | list[str]
 def page_labels(lang: str | None) -> dict[str, Label]:
     """Every label of the play page in ``lang`` (English when donne does not speak it)."""
     t = translation(normalize_lang(lang) or "en")
-    labels: dict[str, Label] = {**_words(t), **_sentences(t), **_counted(t)}
+    labels: dict[str, Label] = {**_words(t), **_sentences(t), **_counted(t), **card_labels(lang)}
     return labels
+
+
+def card_labels(lang: str | None) -> dict[str, str]:
+    """How cards are drawn and said (``static/cards.js``): ``rank_Q`` the letter printed on a rank
+    (fr ``D``), ``card_Qh`` a card in words for screen readers (fr ``dame de cœur``)."""
+    code = normalize_lang(lang) or "en"
+    out = {f"rank_{r}": rank_label(code, r) for r in RANK_CODES}
+    out.update({f"card_{r}{s}": card_words(r + s, code) for r in RANK_CODES for s in SUIT_CODES})
+    return out
 
 
 def _words(t: NullTranslations) -> dict[str, Label]:
@@ -148,4 +158,4 @@ def _counted(t: NullTranslations) -> dict[str, Label]:
     }
 
 
-__all__ = ["LANGS", "Label", "page_labels"]
+__all__ = ["LANGS", "Label", "card_labels", "page_labels"]

@@ -46,7 +46,9 @@
   }
   async function translatePage() {
     labels = await LABELS.load(lang);
+    DonneCards.use(labels);
     document.documentElement.lang = lang;
+    for (const a of document.querySelectorAll("header nav a")) a.search = "?lang=" + lang;  // the public pages in the same language
     $("lang").value = lang;
     for (const node of document.querySelectorAll("[data-l]")) node.textContent = L(node.dataset.l);
     for (const node of document.querySelectorAll("[data-la]")) node.setAttribute("aria-label", L(node.dataset.la));
