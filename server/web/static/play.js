@@ -372,6 +372,8 @@
   function drawHand(s) {
     const box = $("hand");
     box.replaceChildren();
+    box.hidden = s.game === "speculation";  // nobody holds a hand there: every card lies face down (S4)
+    if (box.hidden) return;
     if (s.you === null || s.you === undefined) {
       box.append(el("p", { class: "empty", text: L("spectator_hand") }));
       return;
@@ -406,6 +408,10 @@
     return el("button", Object.assign({ type: "button", "data-action": key, text: L(key), onclick: onclick }, opts || {}));
   }
   function drawActions(s) {
+    const had = document.activeElement;
+    const focus = had && $("actions").contains(had) ?
+      (had.dataset.field ? '[data-field="' + had.dataset.field + '"]' :
+        had.dataset.action ? '[data-action="' + had.dataset.action + '"]' + (had.dataset.offer ? '[data-offer="' + had.dataset.offer + '"]' : "") : null) : null;
     drawGameActions(s);
     const bank = myBank(s);
     if (s.status === "playing" && bank > 0 && somethingWaitsForMe(s)) {
@@ -413,6 +419,8 @@
       more.textContent = L("extend") + " (" + L("seconds", { n: Math.round(bank) }) + ")";
       $("actions").append(more);
     }
+    const again = focus && $("actions").querySelector(focus);
+    if (again && !again.disabled) again.focus();  // the keyboard stays where it was
   }
   function drawGameActions(s) {
     const box = $("actions");
@@ -434,23 +442,78 @@
     }
     const can = s.can;
     if (!can) return;
+    const chips = myChips(s);
     if (can.turn) box.append(button("turn", () => act("turn")));
     if (can.sell) box.append(button("sell", () => act("sell")));
     if (can.keep) box.append(button("keep", () => act("keep")));
     if (can.bid !== null && can.bid !== undefined) {
-      const amount = el("input", { type: "number", min: String(can.bid), value: String(can.bid), "aria-label": L("bid"), class: "amount" });
-      box.append(amount, button("bid", () => act("bid", { amount: Number(amount.value) })));
+      // a bid from the least allowed (best bid + 1) to one's chips (S7); anything else cannot be sent
+      const amount = numberField("bid_amount", can.bid, can.bid, chips, L("bid"));
+      const go = button("bid", () => fieldsValid(amount) && act("bid", { amount: Number(amount.value) }));
+      watchFields([amount], go, () => fieldsValid(amount));
+      box.append(amount, go);
     }
     if (can.offer && (can.offer_to || []).length) {
-      const to = el("select", { "aria-label": L("to") });
+      // for 1 to the seller's face-down cards, at a price of 1 to one's chips (S9)
+      const to = el("select", { "data-field": "offer_to" });
       for (const seat of can.offer_to) to.append(el("option", { value: String(seat), text: seatName(seat) }));
-      const count = el("input", { type: "number", min: "1", value: "1", "aria-label": L("offer_cards"), class: "amount" });
-      const price = el("input", { type: "number", min: "1", value: "1", "aria-label": L("price"), class: "amount" });
-      box.append(to, count, price, button("offer", () => act("offer", { to: Number(to.value), cards: Number(count.value), price: Number(price.value) })));
+      if (can.offer_to.map(String).includes(drafts.offer_to)) to.value = drafts.offer_to;
+      const facedown = () => (s.seats[Number(to.value)] || {}).facedown || 1;
+      const count = numberField("offer_cards", 1, 1, facedown(), L("offer_cards"));
+      const price = numberField("offer_price", 1, 1, chips, L("price"));
+      const go = button("offer", () => fieldsValid(count, price) &&
+        act("offer", { to: Number(to.value), cards: Number(count.value), price: Number(price.value) }));
+      to.addEventListener("change", () => { drafts.offer_to = to.value; count.max = String(facedown()); });
+      watchFields([count, price], go, () => fieldsValid(count, price), to);
+      box.append(field(L("to"), to), field(L("offer_cards"), count), field(L("price"), price), go);
     }
-    for (const id of (can.accept || [])) box.append(button("accept", () => act("accept", { offer: id })));
-    for (const id of (can.decline || [])) box.append(button("decline", () => act("decline", { offer: id })));
-    for (const id of (can.withdraw || [])) box.append(button("withdraw", () => act("withdraw", { offer: id })));
+    // each answer names the offer it answers: who, how many cards, at what price
+    const offerOf = (id) => (s.offers || []).find((o) => o.offer === id);
+    const about = (id, seat) => {
+      const o = offerOf(id);
+      return o ? " (" + seatName(o[seat]) + L("colon") + L("cards", { n: o.cards }) + ", " + L("price") + " " + o.price + ")" : "";
+    };
+    const answer = (key, id, seat, opts) => {
+      const b = button(key, () => act(key, { offer: id }), Object.assign({ "data-offer": String(id) }, opts || {}));
+      b.textContent = L(key) + about(id, seat);
+      return b;
+    };
+    for (const id of (can.accept || [])) box.append(answer("accept", id, "from"));
+    for (const id of (can.decline || [])) box.append(answer("decline", id, "from", { class: "secondary" }));
+    for (const id of (can.withdraw || [])) box.append(answer("withdraw", id, "to", { class: "secondary" }));
+  }
+  // what a person typed in the action fields outlives the redraws that states cause
+  const drafts = {};
+  function myChips(s) {
+    const seat = (s.you !== null && s.you !== undefined) ? s.seats[s.you] : null;
+    return seat && typeof seat.chips === "number" ? seat.chips : 0;
+  }
+  function numberField(key, value, min, max, label) {
+    const kept = Number(drafts[key]);
+    const input = el("input", { type: "number", inputmode: "numeric", min: String(min), max: String(max), step: "1",
+      value: String(drafts[key] !== undefined && kept >= min && kept <= max ? kept : value),
+      "aria-label": label, class: "amount", "data-field": key });
+    input.addEventListener("input", () => { drafts[key] = input.value; });
+    return input;
+  }
+  function field(label, control) {
+    return el("label", { class: "field" }, el("span", { text: label }), control);
+  }
+  function fieldsValid(...inputs) {
+    return inputs.every((i) => {
+      const n = Number(i.value);
+      return i.value !== "" && Number.isInteger(n) && n >= Number(i.min) && n <= Number(i.max);
+    });
+  }
+  // the button lights up only for a value the rules allow; Enter in a field presses it
+  function watchFields(inputs, go, valid, other) {
+    const check = () => { go.disabled = !valid(); };
+    for (const i of inputs) {
+      i.addEventListener("input", check);
+      i.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); if (!go.disabled) go.click(); } });
+    }
+    if (other) other.addEventListener("change", check);
+    check();
   }
   function drawPrompt(s) {
     let text = "";
