@@ -116,6 +116,11 @@ def _words(t: NullTranslations) -> dict[str, Label]:
         "cut_window": t.pgettext("web", "cut window"),
         "trade_window": t.pgettext("web", "time to trade"),
         "extend": t.pgettext("web", "More time"),
+        "rounds_count": t.pgettext("web", "Rounds in the match"),
+        "deals_count": t.pgettext("web", "Deals in the match"),
+        # TRANSLATORS: the placeholder of the create form's rounds field, left empty for the game's usual number.
+        "rounds_usual": t.pgettext("web", "usual"),
+        "standings": t.pgettext("web", "Final standings"),
     }
 
 

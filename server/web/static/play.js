@@ -53,6 +53,7 @@
     for (const node of document.querySelectorAll("[data-l]")) node.textContent = L(node.dataset.l);
     for (const node of document.querySelectorAll("[data-la]")) node.setAttribute("aria-label", L(node.dataset.la));
     for (const node of document.querySelectorAll("[data-lp]")) node.setAttribute("placeholder", L(node.dataset.lp));
+    roundsLabel();
     if (state) drawTable();
   }
   function toast(text) {
@@ -208,12 +209,17 @@
     const kind = $("create-kind").value;
     const args = { game: kind === "speculation" ? "speculation" : "president", seats: Number($("create-seats").value),
       bots: Number($("create-bots").value) };
+    const rounds = Number($("create-rounds").value);
+    if ($("create-rounds").value !== "" && Number.isInteger(rounds) && rounds > 0) args.rounds = rounds;  // empty: the game's usual
     if (kind !== "speculation") args.rules = kind;
     return args;
   }
   async function create(ev) {
     ev.preventDefault();
     afterSeat(await act("create", tableArgs()));
+  }
+  function roundsLabel() {
+    $("create-rounds-label").textContent = L($("create-kind").value === "speculation" ? "deals_count" : "rounds_count");
   }
   function tellTo(name) {
     $("tell-to").value = name;
@@ -286,7 +292,7 @@
       const li = el("li", { class: "seat" + (s.turn === i ? " turn" : "") + (s.you === i ? " mine" : ""),
         "aria-current": s.turn === i ? "true" : null },
         el("span", { class: "who", text: (seat.name || "—") + (s.you === i ? " (" + L("you") + ")" : "") }),
-        el("span", { class: "facts", text: facts.join(" · ") }));
+        el("span", { class: "facts", text: facts.map((f) => f.replace(/ /g, "\u00a0").replace(/-/g, "\u2011")).join(" · ") }));
       if (Array.isArray(seat.faceup) && seat.faceup.length) {
         const row = el("span", { class: "faceup" });
         for (const c of seat.faceup) row.append(DonneCards.element(c, lang));
@@ -296,9 +302,27 @@
       list.append(li);
     });
   }
+  function isOver(s) { return s.status === "over" || s.phase === "match_over" || s.over === true; }
+  function drawStandings(s, box) {
+    // the match's end: everyone's place, by points (classic) or chips (tdc, Speculation)
+    const byPoints = s.rules === "classic";
+    const worth = (seat) => (byPoints ? seat.score : seat.chips);
+    const order = s.seats.map((seat, i) => i).filter((i) => typeof worth(s.seats[i]) === "number")
+      .sort((a, b) => worth(s.seats[b]) - worth(s.seats[a]));
+    if (!order.length) return;
+    const list = el("ol", { class: "standings", "aria-label": L("standings") });
+    for (const i of order) {
+      const n = worth(s.seats[i]);
+      list.append(el("li", { class: s.you === i ? "mine" : "" }, el("span", { class: "who", text: seatName(i) }),
+        document.createTextNode(" "), el("span", { class: "worth", "data-n": String(n),
+          text: byPoints ? L("points", { n: n }) : n + " " + L("chips") })));
+    }
+    box.append(el("p", { class: "standings-title", text: L("standings") }), list);
+  }
   function drawCenter(s) {
     const box = $("center");
     box.replaceChildren();
+    if (isOver(s)) { drawStandings(s, box); return; }
     if (s.game === "speculation") {
       const line = [];
       if (s.trump) line.push(L("trump") + " " + DonneCards.suit("x" + s.trump));
@@ -327,7 +351,7 @@
       if (!play.cards || !play.cards.length) row.append(el("span", { class: "passed", text: L("passed") }));
       box.append(row);
     }
-    if (s.must) box.append(el("p", { class: "must", text: L("must", { rank: s.must }) }));
+    if (s.must) box.append(el("p", { class: "must", text: L("must", { rank: DonneCards.rank(s.must) }) }));
   }
   // clocks beside what they time: each node keeps the seconds it had when the state came
   function clockNode(label, left) {
@@ -372,12 +396,15 @@
   function drawHand(s) {
     const box = $("hand");
     box.replaceChildren();
-    box.hidden = s.game === "speculation";  // nobody holds a hand there: every card lies face down (S4)
+    // nobody holds a hand at Speculation: every card lies face down (S4); nor after the match
+    box.hidden = s.game === "speculation" || (isOver(s) && !(s.hand || []).length);
     if (box.hidden) return;
     if (s.you === null || s.you === undefined) {
       box.append(el("p", { class: "empty", text: L("spectator_hand") }));
       return;
     }
+    // not one's turn: the cards are drawn as they are, only a decision greys those it cannot use
+    box.classList.toggle("waiting", !["lead", "follow", "give"].includes(s.decision));
     const hand = s.hand || [];
     hand.forEach((code, i) => {
       const ok = playable(s, code);
@@ -568,6 +595,7 @@
     $("tell-form").addEventListener("submit", tell);
     $("reply-button").addEventListener("click", reply);
     $("create-form").addEventListener("submit", create);
+    $("create-kind").addEventListener("change", roundsLabel);
     $("seek-button").addEventListener("click", seek);
     $("leave-button").addEventListener("click", leave);
     $("chat-form").addEventListener("submit", async (ev) => {
