@@ -54,7 +54,7 @@ def page(request: web.Request, lang: str, title: str, body: str, *,
     t = public_labels(lang)
     chosen = bool(request.query.get("lang") or request.cookies.get(LANG_COOKIE))
     play = f"/?lang={lang}" if chosen else "/"
-    nav = " · ".join(f'<a href="{esc(href)}">{esc(t[key])}</a>' for key, href in (
+    nav = " ".join(f'<a href="{esc(href)}">{esc(t[key])}</a>' for key, href in (
         ("play", play), ("who", "/who"), ("tables", "/tables"), ("leaderboard", "/leaderboard"),
         ("terminal", "/term")))
     langs = " ".join(
@@ -86,7 +86,7 @@ def table_html(headers: list[str], rows: list[list[str]], empty: str) -> str:
         return f"<p>{esc(empty)}</p>"
     head = "".join(f"<th scope=\"col\">{esc(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def player_link(name: str) -> str:

@@ -151,3 +151,36 @@ async def test_that_or_nothing_names_the_rank_as_the_language_prints_it_P7(web, 
     await page.wait_for_selector("#center .must")
     assert await page.text_content("#center .must") == "Ça ou rien\u00a0: D"
     await context.close()
+
+
+@pytest.mark.timeout(120)
+async def test_the_public_pages_fit_a_phone(web, browser):
+    """Who, the open tables (names of four players a row), the boards, a profile, a replay and a deal
+    check: nothing wider than 390 pixels, in French."""
+    from tests.server.conftest import play_simply
+    from tests.server.webkit import connect_ws
+
+    await web.store.accounts.register("Maximilienne", "correct-horse-8")
+    client = await connect_ws(web)
+    await client.login("Maximilienne", "correct-horse-8")
+    await client.request("create", game="president", rules="classic", seats=4, bots=3, rounds=1)
+    await play_simply(client, timeout=20)
+    await client.request("leave")
+    await client.request("create", game="president", rules="classic", seats=4, bots=3)  # an open table
+    page = await bk.new_page(browser, base(web), size=bk.PHONE, lang="fr-FR", path="/player/Maximilienne")
+    replay = await page.get_attribute("a[href^='/replay/']", "href")
+    shots: list[str] = []
+    for path in ("/who", "/tables", "/leaderboard", "/player/Maximilienne", replay, f"/verify/{replay[8:]}"):
+        await page.goto(base(web) + path)
+        if path == replay:
+            await page.wait_for_selector("#steps li")
+        name = "phone-public-" + path.strip("/").split("/")[0] + ".png"
+        await look(page, name, shots)
+        words = await page.evaluate("""() => { const body = document.body.cloneNode(true);
+                                          const record = body.querySelector('#record');  // data, not words
+                                          if (record) record.remove();
+                                          return body.textContent; }""")
+        assert_no_english(words, "fr")
+    assert not page.donne_errors
+    await client.close()
+    await page.context.close()
