@@ -93,6 +93,8 @@ def _words(t: NullTranslations) -> dict[str, Label]:
         "price": t.pgettext("web", "price"),
         "to": t.pgettext("web", "to"),
         "offer_cards": t.pgettext("web", "cards"),
+        # TRANSLATORS: before the offer's fields at Speculation: to whom, how many cards, at what price (S9).
+        "offer_what": t.pgettext("web", "Buy face-down cards"),
         "guest": t.pgettext("web", "guest"),
         "playing": t.pgettext("web", "playing"),
         "seat": t.pgettext("web", "seat"),

@@ -143,6 +143,7 @@ async def test_an_auction_a_trade_and_the_turns_by_clicks_and_keys_while_a_phone
                 await counts_down(bruno, window)
                 offer = "#actions [data-action=offer]"
                 await bruno.wait_for_selector(offer)
+                assert "Comprar cartas boca abajo" in (await bruno.text_content("#actions") or "")  # what it is for
                 await bruno.select_option("#actions [data-field=offer_to]", label="Zoé")
                 facedown = int(await bruno.get_attribute("#actions [data-field=offer_cards]", "max") or 0)
                 assert facedown == 3  # Zoé's face-down cards: no more can be asked for

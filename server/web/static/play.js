@@ -492,7 +492,8 @@
         act("offer", { to: Number(to.value), cards: Number(count.value), price: Number(price.value) }));
       to.addEventListener("change", () => { drafts.offer_to = to.value; count.max = String(facedown()); });
       watchFields([count, price], go, () => fieldsValid(count, price), to);
-      box.append(field(L("to"), to), field(L("offer_cards"), count), field(L("price"), price), go);
+      box.append(el("span", { class: "what", text: L("offer_what") + L("colon").trimEnd() }),
+        field(L("to"), to), field(L("offer_cards"), count), field(L("price"), price), go);
     }
     // each answer names the offer it answers: who, how many cards, at what price
     const offerOf = (id) => (s.offers || []).find((o) => o.offer === id);
