@@ -25,12 +25,12 @@ from aiohttp import web
 
 from server.commands.accounts import GAMES
 from server.commands.fair import fingerprint, verify_reply
+from server.community.replays import public_replay
 from server.games import ADAPTERS
-from server.limits import TokenBucket
 from server.messages.events import event_text
 from server.messages.fair_events import step_text
 from server.messages.translations import normalize_lang
-from server.replays import public_replay
+from server.operations.limits import TokenBucket
 from server.storage.api import is_match
 from server.web.labels import card_labels
 from server.web.public_labels import LANG_COOKIE, LANG_NAMES, lang_of, public_labels

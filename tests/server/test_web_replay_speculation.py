@@ -19,7 +19,7 @@ import aiohttp
 import pytest
 
 from engine.seeds import seed_from_int
-from server import room as room_module
+from server.rooms import room as room_module
 from server.table.fair import ExplicitSeed
 from tests.server import browserkit as bk
 from tests.server.conftest import strings_in
