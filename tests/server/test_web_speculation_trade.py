@@ -54,8 +54,9 @@ async def type_into(page: Any, selector: str, text: str) -> None:
     await page.keyboard.type(text)
 
 
-async def cris_plays(client: Any) -> None:
-    """The third seat, a program: turns its card on its turn and keeps its auctions, nothing else."""
+async def cris_plays(client: Any, traded: asyncio.Event) -> None:
+    """The third seat, a program: turns its card on its turn and keeps its auctions, nothing else;
+    in a trade window, only once the trade is done (the player on turn may turn at once, S9)."""
     while True:
         state = await client.next_state(lambda s: True, timeout=30, current=True)
         if state.get("status") == "over" or state.get("over"):
@@ -63,7 +64,7 @@ async def cris_plays(client: Any) -> None:
         can = state.get("can") or {}
         if can.get("keep"):
             await client.request_raw("keep")
-        elif can.get("turn") and not state.get("window"):
+        elif can.get("turn") and (traded.is_set() or not state.get("window")):
             await client.request_raw("turn")
         await asyncio.sleep(0.05)
 
@@ -78,6 +79,7 @@ async def test_an_auction_a_trade_and_the_turns_by_clicks_and_keys_while_a_phone
     screens = bk.screens_dir()
     cris = await connect_ws(running, "cris")
     robot: asyncio.Future[None] | None = None
+    traded = asyncio.Event()
     try:
         async with async_playwright() as pw:
             browser = await bk.launch(pw)
@@ -100,7 +102,7 @@ async def test_an_auction_a_trade_and_the_turns_by_clicks_and_keys_while_a_phone
                 await bk.log_in(mira, "Mira")
                 await mira.wait_for_selector("#table:not([hidden]) #seats li")
                 await cris.request("join", room=room)  # the third seat: the deal starts
-                robot = asyncio.ensure_future(cris_plays(cris))
+                robot = asyncio.ensure_future(cris_plays(cris, traded))
 
                 # S6/S7: Zoé dealt and put the face-up trump on sale; the auction's clock counts down
                 auction = "#center .auction .clock"
@@ -167,6 +169,7 @@ async def test_an_auction_a_trade_and_the_turns_by_clicks_and_keys_while_a_phone
                     "() => [...document.querySelectorAll('#log li')].some((li) => li.textContent.includes('Bruno'))"
                     " && !document.querySelector('#center .offer')")
                 await mira.screenshot(path=str(screens / "phone-speculation-watching.png"), full_page=True)
+                traded.set()
 
                 # S8: the turns, by clicking, until the deal is over (Zoé and cris turn, Bruno holds)
                 until = time.monotonic() + 90
