@@ -158,6 +158,7 @@ def _counted(t: NullTranslations) -> dict[str, Label]:
             t.npgettext("web", "{n} card", "{n} cards", 2),
         ],
         "points": [t.npgettext("web", "{n} pt", "{n} pts", 1), t.npgettext("web", "{n} pt", "{n} pts", 2)],
+        "chips_n": [t.npgettext("web", "{n} chip", "{n} chips", 1), t.npgettext("web", "{n} chip", "{n} chips", 2)],
         "give_now": [
             t.npgettext("web", "Choose {n} card to give.", "Choose {n} cards to give.", 1),
             t.npgettext("web", "Choose {n} card to give.", "Choose {n} cards to give.", 2),

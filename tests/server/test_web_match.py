@@ -32,7 +32,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.asyncio(loop_scope="module"),
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def web(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    running = await start_web_server(tmp_path_factory.mktemp("web"), bot_delay=0.05, round_pause=0.5)
+    running = await start_web_server(tmp_path_factory.mktemp("web"), bot_delay=0.05, round_pause=0.5,
+                                     auction_seconds=2.0, trade_window=1.0)
     try:
         yield running
     finally:
@@ -183,4 +184,36 @@ async def test_the_public_pages_fit_a_phone(web, browser):
         assert_no_english(words, "fr")
     assert not page.donne_errors
     await client.close()
+    await page.context.close()
+
+
+@pytest.mark.timeout(150)
+async def test_a_speculation_match_ends_with_what_each_seat_won_or_lost_S11(web, browser):
+    """One deal with two bots, by clicking (keep, turn); the standings say each seat's gain over the
+    match, from its end's event, and the gains add up to nothing: chips are never created or lost."""
+    page = await bk.new_page(browser, base(web), size=bk.PHONE, lang="fr-FR")
+    await bk.log_in(page, "Sam")
+    await page.select_option("#create-kind", "speculation")
+    assert await page.text_content("#create-rounds-label") == "Donnes"
+    await page.fill("#create-rounds", "1")
+    await bk.create_table(page, "speculation", seats=3, bots=2)
+    until = time.monotonic() + 100
+    while not await page.locator("#actions [data-action=lobby_back]").count():
+        assert time.monotonic() < until, "the deal did not end"
+        for action in ("keep", "turn"):
+            button = page.locator(f"#actions [data-action={action}]")
+            if await button.count() and await button.first.is_enabled():
+                await button.first.click()
+        await page.wait_for_timeout(100)
+    rows = page.locator("#center .standings li")
+    await page.wait_for_selector("#center .standings li .worth")
+    assert await rows.count() == 3
+    gains = [int(await rows.nth(i).locator(".worth").get_attribute("data-n") or "") for i in range(3)]
+    assert sum(gains) == 0 and gains == sorted(gains, reverse=True) and gains[0] > 0
+    assert re.search(rf"\+{gains[0]}\sjetons?$", await rows.first.inner_text())
+    assert re.search(r"\s(−\d+\sjetons?|0\sjeton)$", await rows.nth(2).inner_text())  # a loss, signed
+    shots: list[str] = []
+    await look(page, "phone-speculation-match-over.png", shots)
+    assert_no_english(await page.inner_text("body"), "fr")
+    assert not page.donne_errors
     await page.context.close()

@@ -13,6 +13,7 @@
   let state = null; // the last state pushed
   let stateAt = 0; // when it came (performance.now())
   let selected = new Set();
+  let matchOver = null; // the match_over event of this table's match: each seat's gain (Speculation)
   let roomsTimer = null;
 
   function pickLang() {
@@ -109,6 +110,7 @@
     const lobbyNews = ["room_created", "room_closed", "rooms_changed", "seek", "seek_over", "challenge",
       "seek_accepted", "joined", "left"];
     if (m.event === "hello") return;
+    if (m.event === "match_over") { matchOver = m; if (state) drawTable(); }
     if ((m.event === "tell" || m.event === "message") && m.from && !$("tell-to").value) $("tell-to").value = m.from;
     if (m.event === "chat" || m.event === "tell" || m.event === "message") log(m.text, "chat");
     else if (!["room_created", "room_closed", "rooms_changed"].includes(m.event)) log(m.text, "event");
@@ -258,6 +260,7 @@
     state = s;
     stateAt = performance.now();
     if (!before || before.room !== s.room || handKey(before) !== handKey(s) || before.decision !== s.decision) selected = new Set();
+    if (!isOver(s)) matchOver = null;  // a new match (rematch) or another table
     showTable();
     drawTable();
   }
@@ -304,18 +307,20 @@
   }
   function isOver(s) { return s.status === "over" || s.phase === "match_over" || s.over === true; }
   function drawStandings(s, box) {
-    // the match's end: everyone's place, by points (classic) or chips (tdc, Speculation)
+    // the match's end: everyone's place, by points (classic), by the chips won or lost in the match
+    // (Speculation: its match_over event says), else by chips
     const byPoints = s.rules === "classic";
-    const worth = (seat) => (byPoints ? seat.score : seat.chips);
-    const order = s.seats.map((seat, i) => i).filter((i) => typeof worth(s.seats[i]) === "number")
-      .sort((a, b) => worth(s.seats[b]) - worth(s.seats[a]));
+    const changes = matchOver && Array.isArray(matchOver.changes) && matchOver.changes.length === s.seats.length ? matchOver.changes : null;
+    const worth = (i) => (byPoints ? s.seats[i].score : changes ? changes[i] : s.seats[i].chips);
+    const order = s.seats.map((seat, i) => i).filter((i) => typeof worth(i) === "number")
+      .sort((a, b) => worth(b) - worth(a));
     if (!order.length) return;
     const list = el("ol", { class: "standings", "aria-label": L("standings") });
     for (const i of order) {
-      const n = worth(s.seats[i]);
+      const n = worth(i);
       list.append(el("li", { class: s.you === i ? "mine" : "" }, el("span", { class: "who", text: seatName(i) }),
         document.createTextNode(" "), el("span", { class: "worth", "data-n": String(n),
-          text: byPoints ? L("points", { n: n }) : n + " " + L("chips") })));
+          text: byPoints ? L("points", { n: n }) : (n < 0 ? "−" : changes && n > 0 ? "+" : "") + L("chips_n", { n: Math.abs(n) }) })));
     }
     box.append(el("p", { class: "standings-title", text: L("standings") }), list);
   }
