@@ -7,11 +7,14 @@ wait, ``server.tournaments.arena``), ``closing`` (no new table; the tables under
 way finish and count) and ``over``. A stop by the organiser closes the event at
 once.
 
-A remainder smaller than a table keeps waiting; when the organiser allows bots,
-once its longest-waiting player has waited ``bot_wait`` seconds it is seated
-with bots in the free seats. A table that cannot avoid seating people who just
-played together opens only once all its players waited ``rematch_wait`` seconds
-(0: at once), so that others may come first.
+Who waited longest is seated first (those who entered before the start: in the
+order they entered). A remainder smaller than a table keeps waiting; when the
+organiser allows bots, once its longest-waiting player has waited ``bot_wait``
+seconds (counted from the start at the earliest) it is seated
+with bots in the free seats. The pairing seats as few people who just played
+together as the players waiting allow; a table that would be the very same table
+again (nobody else waits) opens only once all its players waited ``rematch_wait``
+seconds, so that the players of another table may come first (0: at once).
 
 The director never reads a clock: each call gets ``now``, and :attr:`wake` says
 when to call :meth:`tick` next.
@@ -177,8 +180,9 @@ class ArenaDirector:
         placed: set[str] = set()
         for p in proposals:
             placed.update(p.names)
-            if p.repeats and cfg.rematch_wait > 0:
-                due = max(ev.entrants[n].since for n in p.names) + cfg.rematch_wait
+            size = len(p.names)
+            if p.repeats == size * (size - 1) // 2 and cfg.rematch_wait > 0:  # the same table again
+                due = max(max(ev.entrants[n].since, cfg.starts_at) for n in p.names) + cfg.rematch_wait
                 if now < due:
                     holds.append(due)
                     continue
@@ -188,7 +192,7 @@ class ArenaDirector:
         self._bot_due = None
         rest = [w for w in waiting if w.name not in placed]
         if cfg.bots and rest:
-            due = min(w.since for w in rest) + cfg.bot_wait
+            due = max(min(w.since for w in rest), cfg.starts_at) + cfg.bot_wait
             if now >= due:
                 rest.sort(key=lambda w: (w.since, tie_key(cfg.seed, str(ev.opened), w.name)))
                 people = tuple(w.name for w in rest[: cfg.seats - 1])

@@ -44,8 +44,8 @@ class ArenaConfig:
 
     ``bots``: a remainder smaller than a table may be filled with bots once its
     longest-waiting player has waited ``bot_wait`` seconds (bots score nothing).
-    ``rematch_wait``: a table that would seat people who just played together
-    (when no better table can be made) waits up to that long for others first.
+    ``rematch_wait``: a table that would be the same table again (all its players
+    just played together, nobody else waits) waits up to that long for others first.
     """
 
     id: str
@@ -57,7 +57,7 @@ class ArenaConfig:
     scoring: Scoring = field(default_factory=Scoring)
     bots: bool = False
     bot_wait: float = 20.0
-    rematch_wait: float = 0.0
+    rematch_wait: float = 10.0
     max_entrants: int | None = None
 
     kind: ClassVar[str] = "arena"
@@ -87,7 +87,7 @@ class ArenaConfig:
                    length=float(_number(data, "length")), seed=str(data["seed"]),
                    options=dict(data.get("options") or {}), scoring=Scoring.from_dict(data.get("scoring") or {}),
                    bots=bool(data.get("bots", False)), bot_wait=float(_number(data, "bot_wait", 20.0)),
-                   rematch_wait=float(_number(data, "rematch_wait", 0.0)),
+                   rematch_wait=float(_number(data, "rematch_wait", 10.0)),
                    max_entrants=None if data.get("max_entrants") is None else int(data["max_entrants"]))
 
 

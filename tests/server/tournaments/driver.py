@@ -93,4 +93,4 @@ class Driver:
         assert d.event.accounted()
         assert d.standings() == standings(record_of(d))
         wake = d.wake
-        assert wake is None or wake > self.now or not d.event.logged_since_begin() or True
+        assert wake is None or wake > self.now, f"wake {wake} is not after now {self.now}"
