@@ -50,6 +50,7 @@ class Event:
         self.opened = 0  # tables opened so far
         self.now = 0.0
         self._mark = 0
+        self._standings: tuple[tuple[int, str, int, bool], Standings] | None = None
 
     # -- the journal ---------------------------------------------------------------------------
 
@@ -140,7 +141,12 @@ class Event:
         return [name for t, table in self.tables.items() for name in table.people if name not in self.absent[t]]
 
     def standings(self, kind: str, round_: int, final: bool) -> Standings:
-        return build(kind, round_, final, self.entrants, self.tally, self.playing())
+        """The live standings, made again only when the journal grew (every change of the event
+        writes to it): asking for them between two changes costs nothing."""
+        key = (len(self.journal), kind, round_, final)
+        if self._standings is None or self._standings[0] != key:
+            self._standings = (key, build(kind, round_, final, self.entrants, self.tally, self.playing()))
+        return self._standings[1]
 
     def accounted(self) -> bool:
         """Every entrant is at exactly one table under way, or free, or gone (an invariant)."""
