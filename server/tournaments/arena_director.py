@@ -110,6 +110,8 @@ class ArenaDirector:
             if known is None and limit is not None and len(ev.entrants) >= limit:
                 raise TournamentError("full")
         elif isinstance(inp, Leave):
+            if self.phase == OVER:
+                raise TournamentError("not_open")
             known = ev.entrants.get(inp.name)
             if known is None or known.status != ACTIVE:
                 raise TournamentError("not_entered", name=inp.name)

@@ -154,12 +154,15 @@ def build(kind: str, round_: int, final: bool, entrants: Iterable[Entrant], tall
           playing: Iterable[str]) -> Standings:
     """The standings of ``entrants`` from ``tally``; ``playing``: who sits at a table under way."""
     busy = set(playing)
+    points = {name: line.points for name, line in tally.lines.items()}
+    fire = tally.scoring.streak
+    empty = Line()
     rows: list[Standing] = []
     for e in entrants:
-        line = tally.lines.get(e.name) or Line()
-        rows.append(Standing(0, e.name, line.points, tally.opponents(e.name), line.games, line.wins,
-                             line.byes, tally.scoring.streak and line.streak.on_fire, e.name in busy,
-                             e.status, e.rating))
+        line = tally.lines.get(e.name, empty)
+        opponents = sum(n * points.get(mate, 0) for mate, n in line.mates.items())
+        rows.append(Standing(0, e.name, line.points, opponents, line.games, line.wins, line.byes,
+                             fire and line.streak.on_fire, e.name in busy, e.status, e.rating))
     rows.sort(key=lambda r: (_key(kind, r), r.name))
     ranked: list[Standing] = []
     for i, row in enumerate(rows):

@@ -84,7 +84,8 @@ def _turn(t: int, step: int, count: int) -> tuple[int, int]:
 
 def later(order: Sequence[str], people: Sequence[int], shared: Callable[[str, str], int],
           points: Mapping[str, int], budget: int) -> list[list[str]]:
-    """A later round: ``order`` (by points, opponents' points, rating) into tables of ``people``,
+    """A later round: ``order`` (by points, opponents' points, rating) into tables of the sizes
+    ``people`` (the top table is not always the largest: a size goes where it avoids repeats),
     avoiding repeats (see the module)."""
     def repeats(a: int, b: int) -> int:
         return shared(order[a], order[b])

@@ -108,6 +108,8 @@ class SwissDirector:
             if known is None and cfg.max_entrants is not None and len(ev.entrants) >= cfg.max_entrants:
                 raise TournamentError("full")
         elif isinstance(inp, Leave):
+            if self.phase == OVER:
+                raise TournamentError("not_open")
             known = ev.entrants.get(inp.name)
             if known is None or known.status != ACTIVE:
                 raise TournamentError("not_entered", name=inp.name)
@@ -204,8 +206,9 @@ class SwissDirector:
         self.round = number
         self.next_round_at = None
         tables = []
-        for group, bots in zip(groups, plan.bots, strict=True):
+        for group in groups:
             seated = sorted(group, key=lambda n: tie_key(cfg.seed, salt + "/seat", n))
+            bots = max(0, cfg.smallest - len(group)) if cfg.bots else 0
             tables.append(ev.open_table(number, (*seated, *([None] * bots))).table)
         for name in resting:
             tally.bye(name, cfg.scoring.bye_points, late=False)

@@ -283,7 +283,8 @@ def test_invariants_hold_in_any_arena(entrants: int, ops: list[tuple[str, int, i
     again = replay(record)  # the same decisions from the record's inputs
     assert again.standings() == d.director.standings()
     assert [e.item for e in again.event.journal if isinstance(e.item, OpenTable)] == d.opened
-    # every game counted once: games in the standings == people's seats in the tables scored
+    # every game counted once: games in the standings == people's seats scored + forfeits
     scored = [e for e in d.effects if isinstance(e, TableScored)]
-    assert sum(line.games for line in d.director.standings().lines) == sum(
-        len(t.people) for t in d.opened if t.table in {s.table for s in scored})
+    forfeits = sum(len(e.item.names) for e in record.entries if isinstance(e.item, Absent))
+    assert sum(line.games for line in d.director.standings().lines) == forfeits + sum(
+        sum(1 for p in s.points if p is not None) for s in scored)

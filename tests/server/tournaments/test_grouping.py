@@ -21,14 +21,18 @@ def pairs_cost(groups: list[list[int]], repeats: object) -> int:
 
 
 def all_partitions(items: list[int], sizes: list[int]) -> list[list[list[int]]]:
+    """Every partition of ``items`` into tables whose sizes are ``sizes`` (in any order)."""
     if not sizes:
         return [[]]
     first, rest = items[0], items[1:]
     out = []
-    for members in itertools.combinations(rest, sizes[0] - 1):
-        left = [i for i in rest if i not in members]
-        for tail in all_partitions(left, sizes[1:]):
-            out.append([[first, *members], *tail])
+    for size in sorted(set(sizes)):
+        others = list(sizes)
+        others.remove(size)
+        for members in itertools.combinations(rest, size - 1):
+            left = [i for i in rest if i not in members]
+            for tail in all_partitions(left, others):
+                out.append([[first, *members], *tail])
     return out
 
 
@@ -64,6 +68,17 @@ def test_a_repeat_is_avoided_at_the_price_of_distance() -> None:
     groups, cost = partition(6, [3, 3], repeats, [5, 5, 4, 3, 2, 1])
     assert cost[0] == 0
     assert groups == [[0, 2, 3], [1, 4, 5]]
+
+
+def test_a_repeat_the_first_descent_leaves_is_swapped_away() -> None:
+    # with a budget of one, the search stops at its greedy partition ([0 1 2] [3 4 5], 3 and 4
+    # meeting again); one swap with the table above removes the repeat
+    def repeats(a: int, b: int) -> int:
+        return int({a, b} == {3, 4})
+
+    groups, cost = partition(6, [3, 3], repeats, [0] * 6, budget=1)
+    assert cost[0] == 0 and pairs_cost(groups, repeats) == 0
+    assert sorted(i for g in groups for i in g) == list(range(6)) and groups[0][0] == 0
 
 
 def test_the_same_input_gives_the_same_partition() -> None:
@@ -107,6 +122,17 @@ def test_with_enough_budget_the_fewest_repeats_are_found(data: st.DataObject) ->
     groups, cost = partition(n, sizes, repeats, values, budget=1_000_000)
     best = min(pairs_cost(p, repeats) for p in all_partitions(list(range(n)), sizes))
     assert cost[0] == pairs_cost(groups, repeats) == best
+    assert sorted(len(g) for g in groups) == sorted(sizes)
+    assert sorted(i for g in groups for i in g) == list(range(n))
+
+
+def test_the_top_player_takes_a_smaller_table_when_that_avoids_repeats() -> None:
+    # 0 already met 1, 2 and 3: at tables of 3 and 2, 0 goes to the table of two with 4
+    def repeats(a: int, b: int) -> int:
+        return int(0 in (a, b) and {a, b} != {0, 4})
+
+    groups, cost = partition(5, [3, 2], repeats, [0] * 5)
+    assert cost[0] == 0 and groups == [[0, 4], [1, 2, 3]]
 
 
 def test_sizes_must_seat_everyone() -> None:
