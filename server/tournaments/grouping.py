@@ -199,12 +199,22 @@ def _cost(group: Sequence[int], repeats: Callable[[int, int], int], values: Sequ
 def _polish(groups: list[list[int]], repeats: Callable[[int, int], int], values: Sequence[int],
             budget: int, reach: int = 8) -> list[list[int]]:
     """Swaps of two players between tables at most ``reach`` apart, while one lowers the cost,
-    starting from a table that still seats a repeat; at most ``budget`` swaps tried. The search
-    builds tables from the top, so a repeat it could not avoid low in the order may often be
-    undone by a swap with a table above."""
+    starting from a table that still seats a repeat; at most ``budget`` swaps tried (each in
+    time linear in the tables' size). The search builds tables from the top, so a repeat it
+    could not avoid low in the order may often be undone by a swap with a table above."""
     groups = [list(g) for g in groups]
     costs = [_cost(g, repeats, values) for g in groups]
     tried = 0
+
+    def swapped(group: list[int], out: int, into: int, rep: int) -> Cost:
+        """The cost of ``group`` with ``out`` replaced by ``into`` (``rep``: its repeats so far)."""
+        rest = [m for m in group if m != out]
+        for m in rest:
+            rep += repeats(into, m) - repeats(out, m)
+        anchor = min(into, *rest) if rest else into
+        members = [*rest, into]
+        return (rep, sum(values[anchor] - values[m] for m in members), sum(m - anchor for m in members))
+
     improved = True
     while improved and tried < budget:
         improved = False
@@ -215,14 +225,15 @@ def _polish(groups: list[list[int]], repeats: Callable[[int, int], int], values:
                 if j == i:
                     continue
                 now = _add(costs[i], costs[j])
-                for xi, x in enumerate(groups[i]):
-                    for yi, y in enumerate(groups[j]):
+                for x in groups[i]:
+                    for y in groups[j]:
                         tried += 1
-                        gi = [*groups[i][:xi], y, *groups[i][xi + 1:]]
-                        gj = [*groups[j][:yi], x, *groups[j][yi + 1:]]
-                        ci, cj = _cost(gi, repeats, values), _cost(gj, repeats, values)
+                        ci = swapped(groups[i], x, y, costs[i][0])
+                        cj = swapped(groups[j], y, x, costs[j][0])
                         if _add(ci, cj) < now:
-                            groups[i], groups[j], costs[i], costs[j] = gi, gj, ci, cj
+                            groups[i] = [y if m == x else m for m in groups[i]]
+                            groups[j] = [x if m == y else m for m in groups[j]]
+                            costs[i], costs[j] = ci, cj
                             improved = True
                             break
                     if improved or tried >= budget:

@@ -16,7 +16,7 @@ entrant's table is still playing; the standings are **final** once the event end
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from server.tournaments.entrants import ACTIVE, LEFT, Entrant
@@ -69,7 +69,7 @@ class Standings:
 class Line:
     """One entrant's figures."""
 
-    __slots__ = ("byes", "games", "mates", "points", "streak", "wins")
+    __slots__ = ("byes", "games", "mates", "opponents", "points", "streak", "wins")
 
     def __init__(self) -> None:
         self.points = 0
@@ -78,6 +78,7 @@ class Line:
         self.byes = 0
         self.streak = Streak()
         self.mates: dict[str, int] = {}  # name -> games shared
+        self.opponents = 0  # kept equal to sum(n * points of mate), as points and mates change
 
 
 class Tally:
@@ -103,9 +104,14 @@ class Tally:
 
     def opponents(self, name: str) -> int:
         line = self.lines.get(name)
-        if line is None:
-            return 0
-        return sum(n * self.points(mate) for mate, n in line.mates.items())
+        return 0 if line is None else line.opponents
+
+    def _gain(self, line: Line, points: int) -> None:
+        """``line`` scores ``points``: their opponents' opponents' points move with them."""
+        if points:
+            line.points += points
+            for mate, n in line.mates.items():
+                self.lines[mate].opponents += n * points
 
     def forfeit(self, name: str) -> None:
         """An entrant absent from their table: a game lost without a place (no points, no win)."""
@@ -115,7 +121,7 @@ class Tally:
 
     def bye(self, name: str, points: int, late: bool) -> None:
         line = self.line(name)
-        line.points += points
+        self._gain(line, points)
         if not late:
             line.byes += 1
 
@@ -124,6 +130,12 @@ class Tally:
         """A table's game: what each seat scores (``None``: a bot's seat or an absent person)."""
         gone = set(absent)
         people = [s for s in seats if s is not None and s not in gone]
+        for person in people:  # first they meet (at the points they have), then they score
+            met = self.line(person)
+            for other in people:
+                if other != person:
+                    met.mates[other] = met.mates.get(other, 0) + 1
+                    met.opponents += self.line(other).points
         out: list[int | None] = []
         for i, name in enumerate(seats):
             if name is None or name in gone:
@@ -134,17 +146,14 @@ class Tally:
             won = is_win(places, i)
             got = line.streak.score(self.scoring, base)
             line.streak = line.streak.after(won)
-            line.points += got
+            self._gain(line, got)
             line.games += 1
             line.wins += won
-            for other in people:
-                if other != name:
-                    line.mates[other] = line.mates.get(other, 0) + 1
             out.append(got)
         return tuple(out)
 
 
-def _key(kind: str, line: Standing) -> tuple[int, ...]:
+def _key(kind: str, line: Line) -> tuple[int, ...]:
     if kind == "swiss":
         return (-line.points, -line.opponents, -line.wins)
     return (-line.points, -line.wins, line.games)
@@ -154,20 +163,20 @@ def build(kind: str, round_: int, final: bool, entrants: Iterable[Entrant], tall
           playing: Iterable[str]) -> Standings:
     """The standings of ``entrants`` from ``tally``; ``playing``: who sits at a table under way."""
     busy = set(playing)
-    points = {name: line.points for name, line in tally.lines.items()}
     fire = tally.scoring.streak
     empty = Line()
-    rows: list[Standing] = []
+    rows: list[tuple[tuple[int, ...], str, Line, Entrant]] = []
     for e in entrants:
         line = tally.lines.get(e.name, empty)
-        opponents = sum(n * points.get(mate, 0) for mate, n in line.mates.items())
-        rows.append(Standing(0, e.name, line.points, opponents, line.games, line.wins, line.byes,
-                             fire and line.streak.on_fire, e.name in busy, e.status, e.rating))
-    rows.sort(key=lambda r: (_key(kind, r), r.name))
+        rows.append((_key(kind, line), e.name, line, e))
+    rows.sort(key=lambda r: (r[0], r[1]))
     ranked: list[Standing] = []
-    for i, row in enumerate(rows):
-        rank = ranked[-1].rank if ranked and _key(kind, ranked[-1]) == _key(kind, row) else i + 1
-        ranked.append(replace(row, rank=rank))
+    rank = 0
+    for i, (key, name, line, e) in enumerate(rows):
+        if i == 0 or key != rows[i - 1][0]:
+            rank = i + 1
+        ranked.append(Standing(rank, name, line.points, line.opponents, line.games, line.wins, line.byes,
+                               fire and line.streak.on_fire, name in busy, e.status, e.rating))
     return Standings(kind, round_, final, tuple(ranked))
 
 

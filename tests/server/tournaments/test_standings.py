@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from server.tournaments.entrants import LEFT, Entrant
 from server.tournaments.io import (
     Absent,
@@ -16,7 +19,7 @@ from server.tournaments.io import (
     TableAborted,
     TableOver,
 )
-from server.tournaments.scoring import Scoring
+from server.tournaments.scoring import Scoring, places_from_totals
 from server.tournaments.standings import Tally, build, recompute
 
 
@@ -36,6 +39,22 @@ def test_opponents_points_are_the_points_of_everyone_shared_with_once_per_game()
     # a: 100 + 0; b: 50 + 50; c: 0; d: 100
     assert tally.opponents("a") == 2 * 100 + 0 + 100
     assert tally.opponents("c") == 100 + 100
+
+
+@given(st.lists(st.tuples(st.permutations(["a", "b", "c", "d", "e", "f"]), st.integers(3, 5),
+                          st.lists(st.integers(0, 3), min_size=5, max_size=5), st.integers(0, 2)),
+                max_size=12), st.booleans())
+def test_opponents_points_kept_as_they_go_equal_the_sum_made_afresh(
+        games: list[tuple[list[str], int, list[int], int]], streak: bool) -> None:
+    tally = Tally(Scoring(streak=streak))
+    for order, size, totals, bye in games:
+        seats = order[:size]
+        tally.game(seats, places_from_totals(totals[:size]), (), absent=seats[:1] if bye == 2 else ())
+        if bye:
+            tally.bye(order[-1], 50, late=bye == 2)
+    for name, line in tally.lines.items():
+        assert line.opponents == sum(n * tally.points(mate) for mate, n in line.mates.items())
+        assert all(tally.shared(mate, name) == n for mate, n in line.mates.items())
 
 
 def test_an_absent_player_forfeits_and_is_nobody_s_opponent() -> None:
