@@ -15,10 +15,14 @@ from server.tournaments.entrants import ACTIVE, LEFT, Entrants
 from server.tournaments.errors import TournamentError
 from server.tournaments.io import (
     Absent,
+    ByeGiven,
     Effect,
+    Ended,
     Entry,
     Item,
     OpenTable,
+    RoundStarted,
+    Started,
     TableAborted,
     TableOver,
     TableScored,
@@ -36,7 +40,8 @@ class Outputs:
 
     @property
     def effects(self) -> tuple[Effect, ...]:
-        return tuple(e.item for e in self.entries if not e.is_input)  # type: ignore[misc]
+        return tuple(e.item for e in self.entries
+                     if isinstance(e.item, Started | OpenTable | RoundStarted | ByeGiven | TableScored | Ended))
 
 
 class Event:

@@ -15,7 +15,8 @@ from typing import Any
 
 from server.tournaments.arena_director import ArenaDirector
 from server.tournaments.config import ArenaConfig, EventConfig, config_from_dict
-from server.tournaments.io import Entry, Tick
+from server.tournaments.event import Outputs
+from server.tournaments.io import Absent, Entry, Join, Leave, Stop, TableAborted, TableOver, Tick
 from server.tournaments.standings import Standings, recompute
 from server.tournaments.swiss_director import SwissDirector
 
@@ -49,18 +50,25 @@ def record_of(director: Director) -> EventRecord:
     return EventRecord(director.config, tuple(director.event.journal))
 
 
+def step(director: Director, entry: Entry) -> Outputs:
+    """One input of a journal given again to ``director``, at its time."""
+    item = entry.item
+    if isinstance(item, Tick):
+        return director.tick(entry.at)
+    if isinstance(item, Join | Leave | TableOver | TableAborted | Absent | Stop):
+        return director.handle(entry.at, item)
+    raise ReplayError(f"{entry} is not an input")
+
+
 def replay(record: EventRecord) -> Director:
     """A director rebuilt from ``record`` (raises :class:`ReplayError` where its decisions differ)."""
     director = director_for(record.config)
     entries: Sequence[Entry] = record.entries
     i = 0
     while i < len(entries):
-        entry = entries[i]
-        if not entry.is_input:
-            raise ReplayError(f"entry {i}: {entry} is not caused by an input")
-        item = entry.item
-        out = director.tick(entry.at) if isinstance(item, Tick) else director.handle(entry.at, item)  # type: ignore[arg-type]
-        got = out.entries
+        if not entries[i].is_input:
+            raise ReplayError(f"entry {i}: {entries[i]} is not caused by an input")
+        got = step(director, entries[i]).entries
         want = tuple(entries[i: i + len(got)])
         if got != want:
             raise ReplayError(f"entry {i}: the record has {want}, the director made {got}")

@@ -21,6 +21,7 @@ from server.tournaments import (
     replay,
     standings,
 )
+from server.tournaments.record import step
 from tests.server.tournaments.driver import Driver
 
 
@@ -72,7 +73,7 @@ def test_a_record_rebuilt_halfway_goes_on_as_the_original() -> None:
         half = EventRecord(half.config, half.entries[:-1])
     director = replay(EventRecord(half.config, half.entries[:-1]))
     last = half.entries[-1]
-    out = director.tick(last.at) if type(last.item).__name__ == "Tick" else director.handle(last.at, last.item)  # type: ignore[arg-type]
+    out = step(director, last)
     rest = record.entries[len(half.entries) - 1:]
     assert out.entries == tuple(rest[: len(out.entries)])
 
