@@ -270,10 +270,16 @@ def test_invariants_hold_in_any_swiss_event(entrants: int, ops: list[tuple[str, 
     again = replay(record_of(d.director))
     assert again.standings() == st_live
     assert [e.item for e in again.event.journal if isinstance(e.item, OpenTable)] == d.opened
-    # every round: each active player at one table or with a bye, never both
-    for number, tables in rounds(d).items():
+    # every round: each active player at one table or with a bye, never both; a bye goes to
+    # nobody who had more byes than someone seated that round
+    had: dict[str, int] = {}
+    for number, tables in sorted(rounds(d).items()):
         seated = [n for t in tables for n in t.people]
         byes = [e.name for e in d.effects if isinstance(e, ByeGiven) and e.round == number and not e.late]
         assert len(seated) == len(set(seated)) and not set(seated) & set(byes)
+        if byes and seated:
+            assert max(had.get(n, 0) for n in byes) <= min(had.get(n, 0) for n in seated)
+        for name in byes:
+            had[name] = had.get(name, 0) + 1
         if not bots:
             assert all(config.smallest <= len(t.seats) <= config.seats for t in tables)
