@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable, Iterator
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from server.tournaments.arena import Proposal, Waiting, pair
 
 
@@ -52,3 +58,34 @@ def test_the_same_pool_gives_the_same_tables_and_the_seed_breaks_ties() -> None:
     assert pair(list(reversed(rows)), 4, {}, seed="s", salt="0") == first
     others = [pair(rows, 4, {}, seed=seed, salt="0") for seed in ("t", "u", "v")]
     assert any(o != first for o in others)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(2, 3), st.lists(st.integers(0, 3), min_size=6, max_size=9), st.lists(st.integers(0, 900),
+       min_size=9, max_size=9))
+def test_previous_table_mates_meet_again_only_when_nobody_else_can_sit_between(
+        tables: int, before: list[int], scores: list[int]) -> None:
+    # 3 × tables players, each of them in one of four previous tables (0-3) or none (beyond the list)
+    names = [f"p{i}" for i in range(3 * tables)]
+    previous_table = {n: before[i] if i < len(before) else 100 + i for i, n in enumerate(names)}
+    previous = {n: frozenset(m for m in names if m != n and previous_table[m] == previous_table[n])
+                for n in names}
+    rows = waiting(*[(n, 0.0, scores[i]) for i, n in enumerate(names)])
+    got = pair(rows, 3, previous, seed="s", salt="0")
+
+    def reps(group: Iterable[str]) -> int:
+        return sum(1 for a, b in itertools.combinations(sorted(group), 2) if b in previous[a])
+
+    fewest = min(sum(reps(g) for g in split) for split in splits(names, 3))
+    assert sum(p.repeats for p in got) == sum(reps(p.names) for p in got) == fewest
+
+
+def splits(items: list[str], size: int) -> Iterator[list[tuple[str, ...]]]:
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for members in itertools.combinations(rest, size - 1):
+        left = [i for i in rest if i not in members]
+        for tail in splits(left, size):
+            yield [(first, *members), *tail]
