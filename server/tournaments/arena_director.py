@@ -33,6 +33,7 @@ from server.tournaments.io import (
     Input,
     Join,
     Leave,
+    OpenTable,
     Started,
     Stop,
     TableAborted,
@@ -95,6 +96,17 @@ class ArenaDirector:
 
     def standings(self) -> Standings:
         return self.event.standings(self.kind, 0, self.phase == OVER)
+
+    def summary(self) -> dict[str, object]:
+        """The event as a list shows it (JSON-able): id, kind, phase, seats, options, scoring,
+        times, active entrants, people playing, tables under way, the round."""
+        out = self.event.summary(self.phase, 0)
+        out["ends_at"] = self.config.ends_at
+        return out
+
+    def top_tables(self) -> list[OpenTable]:
+        """The tables under way, the one seating the leader (by points) first."""
+        return self.event.top_tables()
 
     # -- inputs --------------------------------------------------------------------------------
 

@@ -153,6 +153,20 @@ class Event:
             self._standings = (key, build(kind, round_, final, self.entrants, self.tally, self.playing()))
         return self._standings[1]
 
+    def summary(self, phase: str, round_: int) -> dict[str, object]:
+        """What a list of events shows of this one (JSON-able)."""
+        cfg = self.config
+        return {"id": cfg.id, "kind": cfg.kind, "phase": phase, "seats": cfg.seats,
+                "options": dict(cfg.options), "scoring": cfg.scoring.to_dict(), "starts_at": cfg.starts_at,
+                "entrants": sum(1 for e in self.entrants if e.status == ACTIVE),
+                "playing": len(self.playing()), "tables": len(self.tables), "round": round_}
+
+    def top_tables(self) -> list[OpenTable]:
+        """The tables under way, the one with the best-placed player first (whom to watch)."""
+        points = self.tally.points
+        return sorted(self.tables.values(),
+                      key=lambda t: (-max((points(n) for n in t.people), default=0), _number(t.table)))
+
     def accounted(self) -> bool:
         """Every entrant is at exactly one table under way, or free, or gone (an invariant)."""
         seen: dict[str, str] = {}
@@ -165,3 +179,8 @@ class Event:
                 seen[name] = t
         return all(e.table is None or e.table in self.tables for e in self.entrants) and all(
             e.status in (ACTIVE, LEFT) for e in self.entrants)
+
+
+def _number(table: str) -> int:
+    """A table's number in its event (``ID.N``: the N-th table the event opened)."""
+    return int(table.rsplit(".", 1)[1])

@@ -34,6 +34,7 @@ from server.tournaments.io import (
     Input,
     Join,
     Leave,
+    OpenTable,
     RoundStarted,
     Started,
     Stop,
@@ -92,6 +93,17 @@ class SwissDirector:
 
     def standings(self) -> Standings:
         return self.event.standings(self.kind, self.round, self.phase == OVER)
+
+    def summary(self) -> dict[str, object]:
+        """The event as a list shows it (JSON-able): id, kind, phase, seats, options, scoring,
+        times, active entrants, people playing, tables under way, the round."""
+        out = self.event.summary(self.phase, self.round)
+        out["rounds"] = self.config.rounds
+        return out
+
+    def top_tables(self) -> list[OpenTable]:
+        """The tables under way, the one seating the leader (by points) first."""
+        return self.event.top_tables()
 
     # -- inputs --------------------------------------------------------------------------------
 

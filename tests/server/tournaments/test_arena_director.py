@@ -61,6 +61,29 @@ def test_nobody_is_seated_before_the_start_then_full_tables_open() -> None:
     assert d.director.wake == 1100.0  # nothing else due before the end
 
 
+def test_the_summary_and_the_table_to_watch() -> None:
+    d = arena()
+    join(d, *"abcdefghij")
+    assert d.director.summary()["phase"] == "registering"
+    d.at(100.0)
+    summary = d.director.summary()
+    assert summary == {"id": "a", "kind": "arena", "phase": "running", "seats": 4,
+                       "options": {"game": "president", "rules": "classic"},
+                       "scoring": {"mode": "place", "streak": False}, "starts_at": 100.0, "entrants": 10,
+                       "playing": 8, "tables": 2, "round": 0, "ends_at": 1100.0}
+    first, second = opened(d)
+    assert d.director.top_tables() == [first, second]  # nobody has points: in the order opened
+    d.finish(first, totals=[0, 0, 0, 0])  # a shared first place: 50 each
+    d.finish(second, totals=[9, 0, 0, 0])  # 100 for its winner
+    st = d.director.standings()
+    top = d.director.top_tables()
+
+    def best(table: OpenTable) -> int:
+        return max(st.line(n).points for n in table.people)  # type: ignore[union-attr]
+
+    assert len(top) == 2 and best(top[0]) >= best(top[1]) and best(top[0]) > 0
+
+
 def test_players_back_from_a_table_are_seated_again_with_others() -> None:
     d = arena()
     join(d, *"abcdefgh")

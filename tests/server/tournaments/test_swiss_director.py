@@ -67,6 +67,20 @@ def test_round_one_is_seeded_by_rating_in_snake_order() -> None:
     assert started == [RoundStarted(1, ("s.1", "s.2", "s.3"), ())]
 
 
+def test_the_summary_and_the_top_table() -> None:
+    d = swiss()
+    join(d, 8)
+    d.at(100.0)
+    assert d.director.summary()["round"] == 1 and d.director.summary()["rounds"] == 3
+    first, second = rounds(d)[1]
+    d.finish(first, totals=[0, 0, 0, 0])  # 50 each
+    d.finish(second, totals=[9, 0, 0, 0])  # 100 for one
+    d.at(d.director.wake or 0)
+    top = d.director.top_tables()[0]
+    leader = d.director.standings().lines[0].name
+    assert leader in top.people and d.director.summary()["tables"] == 2
+
+
 def test_the_next_round_starts_a_pause_after_the_last_result() -> None:
     d = swiss()
     join(d, 8)
