@@ -39,7 +39,6 @@ def test_nobody_is_seated_twice() -> None:
 @pytest.mark.parametrize(("inp", "code"), [
     (TableOver("e.9", (1, 2, 3)), "unknown_table"),
     (TableOver("e.1", (1, 2)), "bad_result"),
-    (TableOver("e.1", (1, 2, 2)), "bad_result"),  # wait: (1, 2, 2) is a ranking; see below
     (TableOver("e.1", (1, 1, 1, 1)), "bad_result"),
     (TableOver("e.1", (1, 2, 3), (1, 2)), "bad_result"),
     (Absent("e.1", ("d",)), "bad_result"),
@@ -49,12 +48,17 @@ def test_nobody_is_seated_twice() -> None:
 def test_a_result_that_does_not_fit_its_table_is_refused(inp: TableOver | Absent, code: str) -> None:
     ev = event()
     ev.open_table(1, ("a", "b", "c"))
-    if inp == TableOver("e.1", (1, 2, 2)):
-        ev.check(inp)  # a shared second place is a ranking: accepted
-        return
     with pytest.raises(TournamentError) as err:
         ev.check(inp)
     assert err.value.code == code
+
+
+def test_a_result_that_fits_is_accepted() -> None:
+    ev = event()
+    ev.open_table(1, ("a", "b", "c"))
+    ev.check(TableOver("e.1", (1, 2, 2)))  # a shared second place (P15)
+    ev.check(TableOver("e.1", (1, 1, 1), (0, 0, 0)))
+    ev.check(Absent("e.1", ("a", "c")))
 
 
 def test_chips_scoring_needs_the_chips() -> None:
