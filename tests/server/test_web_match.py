@@ -110,6 +110,8 @@ async def whole_match(web: Any, browser: Any, size: dict[str, int], prefix: str,
     points = [int(await rows.nth(i).locator(".worth").get_attribute("data-n") or "") for i in range(4)]
     assert re.search(rf"\s{points[0]}\spts?$", await rows.first.inner_text())
     assert points == sorted(points, reverse=True)
+    places = [int(await rows.nth(i).get_attribute("value") or "") for i in range(4)]
+    assert places == [1 + sum(p > n for p in points) for n in points]  # equal points, the same place
     assert "La partie est terminée" in (await page.inner_text("#log"))
     assert_no_english(await page.inner_text("body"), "fr")
     await look(page, f"{prefix}-match-4-over.png", shots)

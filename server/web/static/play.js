@@ -318,7 +318,8 @@
     const list = el("ol", { class: "standings", "aria-label": L("standings") });
     for (const i of order) {
       const n = worth(i);
-      list.append(el("li", { class: s.you === i ? "mine" : "" }, el("span", { class: "who", text: seatName(i) }),
+      const place = 1 + order.filter((j) => worth(j) > n).length;  // equal scores share a place
+      list.append(el("li", { class: s.you === i ? "mine" : "", value: String(place) }, el("span", { class: "who", text: seatName(i) }),
         document.createTextNode(" "), el("span", { class: "worth", "data-n": String(n),
           text: byPoints ? L("points", { n: n }) : (n < 0 ? "−" : changes && n > 0 ? "+" : "") + L("chips_n", { n: Math.abs(n) }) })));
     }
