@@ -344,14 +344,6 @@ class Session:
 
     # -- what the lobby, rooms and the dispatcher push ------------------------------
 
-    def push_state(self, state: Mapping[str, Any], line: str | None = None) -> None:
-        """``line``: ``state`` already encoded as its JSON-mode line (``{"type": "state", ...}``)."""
-        self._last_states = None
-        self._last_state = state
-        self.send_raw(self.presenter.state(state, line))
-        if self.gmcp is not None:
-            self.gmcp.state(state)
-
     def push_states(self, states: Any, seat: int | None) -> None:
         """This reader's state out of a table's :class:`~server.table.states.StateSet`."""
         if self.presenter.mode == "json":  # the line is enough; the dict is made if the last state is read
