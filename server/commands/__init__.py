@@ -36,7 +36,7 @@ from server.protocol import CommandError, arg_bool, arg_int, arg_str
 
 __all__ = ["COMMANDS", "Caller", "CommandError", "Context", "RegistryError", "Server", "Spec", "arg_bool", "arg_int", "arg_str", "command", "load"]
 
-from server.people.players import Client
+from server.people.players import PlayerSession
 
 if TYPE_CHECKING:
     from server.config import Config
@@ -53,7 +53,7 @@ class Spec:
     rate: bool = True  # counts against the session's command rate
 
 
-class Caller(Client, Protocol):
+class Caller(PlayerSession, Protocol):
     """The session a command came from (a :class:`server.sessions.session.Session`), as handlers use it."""
 
     name: str | None

@@ -88,7 +88,7 @@ class Conn(Protocol):
     def close(self) -> None: ...
 
 
-class Host(Protocol):
+class SessionHost(Protocol):
     """What a session needs of the server: its settings, the lobby to leave, the open sessions."""
 
     @property
@@ -113,7 +113,7 @@ def term_caps(term: str | None) -> tuple[bool, bool]:
 class Session:
     _ids = itertools.count(1)
 
-    def __init__(self, app: Host, conn: Conn, *, mode: str = "text") -> None:
+    def __init__(self, app: SessionHost, conn: Conn, *, mode: str = "text") -> None:
         cfg = app.config
         self.id = next(self._ids)
         self.app = app
