@@ -96,8 +96,8 @@ class Presenter(Protocol):
         """An event many readers receive: made once per (:meth:`render_key`, ``you``)."""
         ...
 
-    def state(self, state: Mapping[str, Any], line: str | None = None) -> str:
-        """A new state for the reader (``line``: its JSON encoding when already made)."""
+    def state(self, state: Mapping[str, Any]) -> str:
+        """A new state for the reader."""
         ...
 
     def text(self, text: str) -> str:

@@ -92,8 +92,8 @@ class JsonPresenter:
         cache[key] = line
         return line
 
-    def state(self, state: Mapping[str, Any], line: str | None = None) -> str:
-        return line if line is not None else encode({"type": "state", **state})
+    def state(self, state: Mapping[str, Any]) -> str:
+        return encode({"type": "state", **state})
 
     def text(self, text: str) -> str:
         return ""
