@@ -22,17 +22,17 @@ VERSION = "0.1.0"
 
 # -- JSON ---------------------------------------------------------------------------------------
 
-JSONValue: TypeAlias = "str | int | float | bool | Sequence[JSONValue] | Mapping[str, JSONValue] | None"
+JSONValue: TypeAlias = str | int | float | bool | Sequence["JSONValue"] | Mapping[str, "JSONValue"] | None
 """A JSON value of whatever kind: what a client may send anywhere in a line, and what the server writes. Read it
 by narrowing (``isinstance``, the ``arg_*`` readers below), never by trusting its shape."""
 
-JSONObject: TypeAlias = "dict[str, JSONValue]"
+JSONObject: TypeAlias = dict[str, JSONValue]
 """A JSON object as :func:`decode` reads it from a line."""
 
-Args: TypeAlias = "Mapping[str, JSONValue]"
+Args: TypeAlias = Mapping[str, JSONValue]
 """A command's arguments: whatever the client wrote (or the text parser made of a person's words)."""
 
-Reply: TypeAlias = "Mapping[str, JSONValue]"
+Result: TypeAlias = Mapping[str, JSONValue]
 """A command's answer, as the server builds it for the presenters to encode or word."""
 
 # -- encoding ----------------------------------------------------------------------------------
