@@ -501,6 +501,14 @@ class Accounts(Protocol):
 
     async def keys(self, name: str) -> list[str]: ...
 
+    async def remove_key(self, name: str, public_key: str) -> bool:
+        """Remove one of an account's keys; whether it had it."""
+        ...
+
+    async def set_password(self, name: str, password: str) -> None:
+        """Change a registered account's password."""
+        ...
+
     async def fund_bot(self, display_name: str, chips: int) -> Account:
         """The bot's account (``bot_account(display_name)``), topped up from the house to ``chips``."""
         ...
