@@ -5,7 +5,7 @@ A command is an async handler registered by name::
     from server.commands import Context, command, arg_str
 
     @command("whoami")
-    async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    async def whoami(ctx: Context, args: Args) -> Result:
         return {"name": ctx.session.name, ...}
 
 * ``args`` are exactly the JSON-protocol arguments (the text-mode parser of
@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from server.protocol import CommandError, arg_bool, arg_int, arg_str
+from server.protocol import Args, CommandError, JSONValue, Result, arg_bool, arg_int, arg_str
 
 __all__ = ["COMMANDS", "Caller", "CommandError", "Context", "Server", "Spec", "arg_bool", "arg_int", "arg_str", "command", "load"]
 
@@ -42,10 +42,12 @@ from server.people.players import Client
 if TYPE_CHECKING:
     from server.config import Config
     from server.lobby.lobby import Lobby
+    from server.operations.limits import RateLimiter
+    from server.storage.api import Store
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[["Context", Mapping[str, Any]], Awaitable[dict[str, Any] | None]]
+Handler = Callable[["Context", Args], Awaitable[Result | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,15 +68,15 @@ class Caller(Client, Protocol):
     color: bool
     unicode: bool
     reader: bool  # screen-reader mode
-    limiter: Any
-    app: Any
+    limiter: RateLimiter
+    app: Any  # the session's host: a Server to the handlers (the sessions own its type)
 
     @property
     def mode(self) -> str: ...
 
     def gettext(self, msgid: str) -> str: ...
-    def reply_ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> None: ...
-    def reply_error(self, req_id: Any, code: str, **params: Any) -> None: ...
+    def reply_ok(self, req_id: JSONValue, cmd: str, result: Result | None) -> None: ...
+    def reply_error(self, req_id: JSONValue, code: str, **params: object) -> None: ...
     def send_text(self, text: str) -> None: ...
 
     async def ask_secret(self, prompt: str) -> str | None: ...
@@ -86,9 +88,12 @@ class Server(Protocol):
     @property
     def config(self) -> Config: ...
     @property
-    def store(self) -> Any: ...
+    def store(self) -> Store: ...
     @property
     def lobby(self) -> Lobby: ...
+
+    def schedule_shutdown(self, delay: float, reason: str = "") -> None: ...
+    def cancel_shutdown(self, *, quiet: bool = False) -> bool: ...
 
 
 @dataclass(slots=True)
@@ -100,11 +105,11 @@ class Context:
 
     session: Caller
     app: Server
-    req_id: Any = None
+    req_id: JSONValue = None
     cmd: str = ""
     answered: bool = False
 
-    def answer(self, result: Mapping[str, Any] | None) -> None:
+    def answer(self, result: Result | None) -> None:
         if not self.answered:
             self.answered = True
             self.session.reply_ok(self.req_id, self.cmd, result)
@@ -114,7 +119,14 @@ class Context:
         return self.app.lobby
 
     @property
-    def store(self) -> Any:
+    def account(self) -> str:
+        """The session's name: a command that needs a login runs only once there is one."""
+        name = self.session.name
+        assert name is not None
+        return name
+
+    @property
+    def store(self) -> Store:
         return self.app.store
 
     @property
