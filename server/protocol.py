@@ -35,6 +35,10 @@ Args: TypeAlias = Mapping[str, JSONValue]
 Result: TypeAlias = Mapping[str, JSONValue]
 """A command's answer, as the server builds it for the presenters to encode or word."""
 
+Push: TypeAlias = Mapping[str, JSONValue]
+"""What the server pushes without being asked: an event (``event``: its name, then its fields), a
+state (docs/protocol.md). Its readers narrow what they read of it, as they would a client's JSON."""
+
 # -- encoding ----------------------------------------------------------------------------------
 
 # orjson writes what the standard library's compact, non-ASCII encoder writes for everything the
@@ -218,7 +222,7 @@ class Shared:
     the engine event's form shared by several seats).
     """
 
-    event: Mapping[str, object]
+    event: Push
     names: tuple[str, ...] | None = None
     source: object = None
     cache: dict[Hashable, str] = field(default_factory=dict)
