@@ -130,6 +130,7 @@ def seat_of(record: RoundRecord, name: str | None) -> int | None:
 def verify_reply(record: RoundRecord, adapter: GameAdapter, name: str | None) -> dict[str, JSONValue]:
     """The ``verify`` reply of a stored round for the player ``name`` (their seat's view, if they sat)."""
     fair = record.extra["fairness"]
+    assert isinstance(fair, Mapping)  # asked only of a round with its fairness record
     seat = seat_of(record, name)
     seen = seen_by(record, adapter, seat)
     report = fairness.verify(fair, seen)
@@ -149,10 +150,9 @@ def seen_by(record: RoundRecord, adapter: GameAdapter, seat: int | None) -> Resu
     """What ``seat`` (None: a spectator) was shown of the round: the commitment announced before the
     window, its contribution, and the round's events in its seat's form (from the stored log)."""
     seen: dict[str, JSONValue] = {"commitment": record.commitment}
-    fair = record.extra.get("fairness") or {}
-    config = record.config.get("match") or {}
+    fair = record.extra.get("fairness")
     try:
-        played = adapter.replay_steps(config, record.log)
+        played = adapter.replay_steps(record.match, record.log)
     except Exception:  # a log the engine refuses: the record is checked alone
         return seen
     events: list[Mapping[str, JSONValue]] = []
@@ -164,7 +164,7 @@ def seen_by(record: RoundRecord, adapter: GameAdapter, seat: int | None) -> Resu
     seen["events"] = events
     if seat is not None:
         seen["seat"] = seat
-        contributions = fair.get("contributions")
+        contributions = fair.get("contributions") if isinstance(fair, Mapping) else None
         if isinstance(contributions, list) and seat < len(contributions):
             seen["contribution"] = contributions[seat]
         dealt = next((e for e in events if e.get("event") == "dealt"), None)

@@ -61,7 +61,7 @@ def public_replay(record: RoundRecord, adapter: GameAdapter) -> Replay:
     log the engine refuses)."""
     if is_match(record.round_id):
         raise ValueError("a match's record: replay one of its rounds")
-    config = record.config.get("match") or {}
+    config = record.match
     try:
         played = adapter.replay_steps(config, record.log)
     except Exception as exc:
@@ -99,7 +99,7 @@ def replay_reply(record: RoundRecord, adapter: GameAdapter) -> dict[str, Any]:
 
 def export_record(record: RoundRecord, adapter: GameAdapter) -> dict[str, Any]:
     """``donne export``: everything needed to play the round again and check it (see the module)."""
-    config = record.config.get("match") or {}
+    config = record.match
     played = adapter.replay_steps(config, record.log)
     start = round_start(record.log)
     events = [ev.to_dict() for _, evs in played[start:] for ev in evs]

@@ -32,6 +32,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from server.protocol import JSONValue
 from server.storage.api_social import Letter as Letter
 from server.storage.api_social import Profile as Profile
 from server.storage.api_social import RatedRound as RatedRound
@@ -349,7 +350,7 @@ class TableOpened:
     """A new table and its configuration (JSON-able). Result: None."""
 
     table_id: str
-    config: Mapping[str, Any]
+    config: Mapping[str, JSONValue]
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,7 +361,7 @@ class TableLog:
 
     table_id: str
     seq: int
-    entries: Sequence[Mapping[str, Any]]
+    entries: Sequence[Mapping[str, JSONValue]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -408,8 +409,8 @@ class StoredTable:
     """A durable table: its configuration and log, as the server appended them."""
 
     table_id: str
-    config: Mapping[str, Any]
-    entries: Sequence[Mapping[str, Any]]
+    config: Mapping[str, JSONValue]
+    entries: Sequence[Mapping[str, JSONValue]]
     opened_at: float
     status: str = "open"  # open | over | aside
     reason: str = ""
@@ -446,12 +447,18 @@ class RoundRecord:
     game: str  # "president" | "speculation"
     rules: str  # "classic" | "tdc" | "speculation"
     seats: Sequence[str]  # names, by seat number
-    config: Mapping[str, Any]  # what the match was created with (seats, stake, ante, rounds, ...)
-    log: Sequence[Mapping[str, Any]]  # the engine actions (to_dict()) from match start to this round's end
-    result: Mapping[str, Any]  # the round_over / deal_over / match_over event (to_dict())
+    config: Mapping[str, JSONValue]  # what the match was created with (seats, stake, ante, rounds, ...)
+    log: Sequence[Mapping[str, JSONValue]]  # the engine actions (to_dict()) from match start to this round's end
+    result: Mapping[str, JSONValue]  # the round_over / deal_over / match_over event (to_dict())
     commitment: str = ""
     finished_at: float = 0.0
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, JSONValue] = field(default_factory=dict)
+
+    @property
+    def match(self) -> Mapping[str, JSONValue]:
+        """What the match was made with, as its adapter reads it (``config["match"]``, else empty)."""
+        match = self.config.get("match")
+        return match if isinstance(match, Mapping) else {}
 
 
 @dataclass(frozen=True, slots=True)

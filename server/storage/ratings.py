@@ -102,13 +102,14 @@ def rated_round(record: RoundRecord, scorer: Scorer) -> RatedRound | None:
     if is_match(record.round_id) or not record.extra.get("rated"):
         return None
     try:
-        scores = scorer.round_scores(record.config.get("match") or {}, record.log, record.result)
+        scores = scorer.round_scores(record.match, record.log, record.result)
     except Exception:
         return None
     if len(scores) < 2:
         return None
     level = str(record.config.get("bot_level") or "normal")
-    bots = {int(s): bot_key(level) for s in record.extra.get("bots") or () if int(s) in scores}
+    played = record.extra.get("bots")
+    bots = {s: bot_key(level) for s in played if isinstance(s, int) and s in scores} if isinstance(played, list) else {}
     return RatedRound(record.game, record.rules, scores, bots)
 
 
