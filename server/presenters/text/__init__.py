@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from server.messages.errors import error_message
@@ -36,7 +36,7 @@ from server.presenters.text.parse import _int, parse_line
 from server.presenters.text.reader import spoken_numbers
 from server.presenters.text.replay import ReplayViewer, close_word, help_line, pace
 from server.presenters.text.words import REPLAY_WORDS, VERB_TABLES, fold, verb
-from server.protocol import Shared
+from server.protocol import JSONValue, Shared
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class TextPresenter:
     def lang(self) -> str:
         return self.viewer.lang
 
-    def render_key(self) -> tuple[Any, ...]:
+    def render_key(self) -> tuple[Hashable, ...]:
         style = self.viewer.style
         return ("text", self.viewer.lang, style.width, style.unicode, style.color, style.reader)
 
@@ -131,17 +131,19 @@ class TextPresenter:
             self.shown_state = None  # asked for: draw the whole table
         left = forbidden.risky_play(state, parsed.cmd, parsed.args)
         if left is not None and state is not None:
-            play = (parsed.cmd, tuple(parsed.args.get("cards") or ()))
+            chosen = parsed.args.get("cards")
+            cards = tuple(c for c in chosen if isinstance(c, str)) if isinstance(chosen, list) else ()
+            play = (parsed.cmd, cards)
             if said != play:  # T8: say what it costs first; the same play again makes it
                 self._risky = play
-                cards = parsed.args.get("cards") or state.get("cut") or ()
-                return Local(self.text(forbidden.risky_warning(left, len(cards), state.get("order") == "reversed",
+                count = len(cards) if cards else len(state.get("cut") or ())
+                return Local(self.text(forbidden.risky_warning(left, count, state.get("order") == "reversed",
                                                                line.strip(), self.lang, self.viewer.style)))
         return Request(parsed.cmd, parsed.args)
 
     # -- writing ----------------------------------------------------------------------------------
 
-    def ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> str:
+    def ok(self, req_id: JSONValue, cmd: str, result: Mapping[str, Any] | None) -> str:
         if cmd == "replay" and result is not None:
             self._stop_playing()
             self.replay = ReplayViewer(result)
@@ -151,7 +153,7 @@ class TextPresenter:
             reply["deal"] = True  # the table left was a Speculation one: its round is called a deal
         return self.text(self._render(replies.render_reply, cmd, reply, self.lang, self.viewer.style))
 
-    def error(self, req_id: Any, code: str, params: Mapping[str, Any]) -> str:
+    def error(self, req_id: JSONValue, code: str, params: Mapping[str, Any]) -> str:
         try:
             message = error_message(self.lang, code, **params)
         except Exception:  # a message must never break a reply

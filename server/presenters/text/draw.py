@@ -6,6 +6,7 @@ import gettext
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from server.messages.kit import T
 from server.messages.labels import (
     card_label,
     game_name,
@@ -49,7 +50,7 @@ def seconds_of(value: Any) -> int | None:
         return None
 
 
-def seconds_text(t: Any, n: int) -> str:
+def seconds_text(t: T, n: int) -> str:
     """``(12 s)``, kept on one line when wrapped."""
     return str(t.gettext("({n} s)").format(n=n)).replace(" ", "\u00a0")
 
