@@ -184,7 +184,7 @@ class GmcpLink:
             log.debug("gmcp: %s ignored", name[:60])
 
 
-def _modules(data: Any, *, removing: bool = False) -> Iterable[tuple[str, int]]:
+def _modules(data: JSONValue, *, removing: bool = False) -> Iterable[tuple[str, int]]:
     """``["Char 1", "Donne 1"]`` as (module, version) pairs; malformed items are skipped."""
     if not isinstance(data, list):
         return
