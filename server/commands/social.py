@@ -529,10 +529,10 @@ async def replay(ctx: Context, args: Args) -> Result:
             reply = pace.replayed.get(key)
             if reply is None:
                 try:
-                    reply = await asyncio.to_thread(replay_reply, record, ADAPTERS[record.rules])
+                    fresh = await asyncio.to_thread(replay_reply, record, ADAPTERS[record.rules])
                 except ValueError:
                     raise CommandError("no_such_round", round=round_id[:60]) from None
-                pace.replayed.put(key, reply)
+                pace.replayed.put(key, reply := fresh)
     return dict(reply)
 
 
