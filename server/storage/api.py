@@ -28,7 +28,7 @@ Chips: every movement is a ledger entry written in one transaction.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -640,6 +640,11 @@ class Store(Protocol):
         """A table's step that moves no chip, safe from a crash of the server when this returns and
         in the store soon after, in order with every other write: ``apply([op])``'s result. None
         when the store does not write ahead (then ``apply``)."""
+        ...
+
+    async def recover(self, *, keep_tables: bool = False, keep_accounts: Collection[str] = ()) -> dict[str, JSONValue]:
+        """At start: void unsettled rounds, release holds, retire guests left over, bring bots' chips
+        home (``keep_tables``: what belongs to an unfinished table stays, for it resumes). What it did."""
         ...
 
     async def close(self) -> None: ...
