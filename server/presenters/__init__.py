@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from server.messages.terminal import TermStyle
 from server.protocol import Args, JSONValue, Push, Result, Shared
@@ -68,7 +68,7 @@ class Viewer(Protocol):
 
     def send_raw(self, text: str) -> None: ...
 
-    def where(self) -> tuple[Mapping[str, Any] | None, str]:
+    def where(self) -> tuple[Push | None, str]:
         """The last state received at the table the reader is at (or None), and ``room``/``lobby``."""
         ...
 
