@@ -20,6 +20,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from server.protocol import JSONValue
 from server.storage import names as _names
 from server.storage import passwords as _pw
 from server.storage.api import (
@@ -83,7 +84,7 @@ def key_fingerprint(key: str) -> str:
 
 
 def write_log(tx: Tx, actor: str, action: str, target: str = "", reason: str = "",
-              detail: Mapping[str, Any] | None = None) -> None:
+              detail: Mapping[str, JSONValue] | None = None) -> None:
     tx.execute(
         "INSERT INTO modlog (ts, actor, action, target, reason, detail) VALUES (?, ?, ?, ?, ?, ?)",
         (tx.now(), str(actor)[:100], action, str(target)[:300], _reason(reason),
@@ -226,7 +227,7 @@ class SQLModeration:
                 (kind, account_id, shown, _reason(reason), str(actor)[:100], now, until),
             )
             assert row is not None
-            detail: dict[str, Any] = {"until": until, "ban": int(row["id"])}
+            detail: dict[str, JSONValue] = {"until": until, "ban": int(row["id"])}
             if kind == "key":
                 detail["fingerprint"] = key_fingerprint(shown)
             write_log(t, actor, "ban", shown if kind != "key" else key_fingerprint(shown), reason, detail)
@@ -419,7 +420,7 @@ class SQLModeration:
 
     # -- the log
     async def record(self, actor: str, action: str, target: str = "", reason: str = "",
-                     detail: Mapping[str, Any] | None = None) -> None:
+                     detail: Mapping[str, JSONValue] | None = None) -> None:
         await self._store.run_write(lambda tx: write_log(tx, actor, action, target, reason, detail))
 
     async def log(self, limit: int = 50, name: str | None = None) -> list[ModEntry]:
