@@ -40,7 +40,7 @@ from server.storage.api import (
 )
 from server.storage.moderation import in_network
 from server.storage.moderation import network as _network
-from server.storage.sql.accounts import available, find, lock, move, parse_public_key, require
+from server.storage.sql.accounts import SQLAccounts, available, find, lock, move, parse_public_key, require
 from server.storage.sql.tx import Row, Runner, Tx
 
 log = logging.getLogger("donne.storage.moderation")
@@ -108,7 +108,7 @@ def _live(tx: Tx, name: str) -> Row:
     return row
 
 
-def _active(now: float) -> tuple[str, tuple[Any, ...]]:
+def _active(now: float) -> tuple[str, tuple[float]]:
     return "lifted IS NULL AND (until IS NULL OR until > ?)", (now,)
 
 
@@ -164,9 +164,9 @@ def _mute(row: Row, name: str) -> Mute:
 class SQLModeration:
     """The :class:`~server.storage.api.Moderation` of a SQL store."""
 
-    def __init__(self, store: Runner, accounts: Any) -> None:
+    def __init__(self, store: Runner, accounts: SQLAccounts) -> None:
         self._store = store
-        self._accounts = accounts  # SQLAccounts: its cache of registered names follows renames
+        self._accounts = accounts  # its cache of registered names follows renames
 
     # -- roles
     async def role(self, name: str) -> str:
@@ -530,7 +530,7 @@ class SQLModeration:
         return await self._store.run_read(q)
 
 
-def _amount(value: Any) -> int:
+def _amount(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_CHIPS:
         raise BadAmount(f"an admin grants or retires 1 to {MAX_CHIPS} chips at once, not {value!r}")
     return value
