@@ -115,6 +115,21 @@ def plain_id(value: JSONValue) -> bool:
     return isinstance(value, str) and len(value) <= 200
 
 
+def items_in(value: JSONValue) -> Sequence[JSONValue]:
+    """The items of a JSON list (none for anything else)."""
+    return value if isinstance(value, Sequence) and not isinstance(value, str) else ()
+
+
+def strings_in(value: JSONValue) -> list[str]:
+    """The strings of a JSON list, in order (card codes, names; anything else in it is skipped)."""
+    return [v for v in items_in(value) if isinstance(v, str)]
+
+
+def objects_in(value: JSONValue) -> list[Mapping[str, JSONValue]]:
+    """The JSON objects of a list, in order (anything else in it is skipped)."""
+    return [v for v in items_in(value) if isinstance(v, Mapping)]
+
+
 # -- refusals ------------------------------------------------------------------------------------
 
 
