@@ -222,23 +222,23 @@ class GameAdapter:
 
     # states --------------------------------------------------------------------------------------
 
-    def empty_state(self, opts: TableOptions, seat: int | None) -> dict[str, Any]:
+    def empty_state(self, opts: TableOptions, seat: int | None) -> dict[str, JSONValue]:
         """A reader's state before the match starts."""
         return {"game": opts.game, "rules": opts.rules, "round": 0, "you": seat, "turn": None,
                 "seats": [{"seat": s, "cards": 0} for s in range(opts.seats)]}
 
-    def decorate(self, state: dict[str, Any], opts: TableOptions, match: Match | None, seat: int | None,
+    def decorate(self, state: dict[str, JSONValue], opts: TableOptions, match: Match | None, seat: int | None,
                  pending: Sequence[Pending]) -> None:
         """The table's own fields of a reader's state, added last. With ``batch_states`` what it writes
         for a seat must be the same for every seat: the others' lines are made from the first seat's
         (``server.table.states.StateSet``; a key it adds sends the set back to building each seat whole)."""
 
-    def private_fields(self, view: View) -> dict[str, Any] | None:
+    def private_fields(self, view: View) -> dict[str, JSONValue] | None:
         """The fields of a seat's state that differ from the spectator's (``batch_states``), taken
         from the seat's view; ``None`` when this view cannot be built that way."""
         return None
 
-    def private_key(self, view: View) -> tuple[Any, ...] | None:
+    def private_key(self, view: View) -> tuple[object, ...] | None:
         """Everything :meth:`private_fields` makes of ``view``, or ``None`` (not kept): a table keeps a
         seat's fields and their encoding by seat under this key, and reuses them at a later moment
         whose key is equal (``server.table.states.StateSet``). Equal keys must make equal fields:
@@ -272,7 +272,7 @@ class GameAdapter:
 
     def fair_record(self, match: Match, *, server_seed: bytes, secret: Any, contributions: Sequence[str | None],
                     bots: Sequence[int], round: int, dealt: Mapping[str, Any], chips: Sequence[int],
-                    first: bool, ante: int) -> dict[str, Any]:
+                    first: bool, ante: int) -> dict[str, JSONValue]:
         """The record published with the round's end (``round_end``) and stored with the round:
         what ``engine.fairness.verify`` checks. ``dealt``: the full ``dealt`` event of the deal;
         ``chips``: every seat's chips before it; ``first``: the match's first deal."""

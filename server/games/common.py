@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from engine.bots import LEVELS, make_bot
 from server.games.base import Settings
-from server.protocol import Args, CommandError, arg_bool, arg_int, arg_number, arg_str
+from server.protocol import Args, CommandError, JSONValue, arg_bool, arg_int, arg_number, arg_str
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +48,7 @@ def rated(args: Args, bots: int, settings: Settings) -> bool:
     return arg_bool(args, "rated", default=default)
 
 
-def refuse_unless_absent(args: Args, key: str, *absent: Any) -> None:
+def refuse_unless_absent(args: Args, key: str, *absent: JSONValue) -> None:
     """An option this table does not have may only be left out (or given as one of ``absent``)."""
     if key in args and args[key] not in (None, *absent):
         raise CommandError("bad_argument", arg=key)

@@ -66,7 +66,7 @@ class PresidentAdapter(GameAdapter):
         view = match.view(None)
         return bool(view.present[seat]) and view.counts[seat] > 0  # type: ignore[attr-defined]
 
-    def empty_state(self, opts: TableOptions, seat: int | None) -> dict[str, Any]:
+    def empty_state(self, opts: TableOptions, seat: int | None) -> dict[str, JSONValue]:
         state = super().empty_state(opts, seat)
         state.update(hand=[], trick=[], order="normal")
         return state
@@ -78,7 +78,7 @@ class PresidentAdapter(GameAdapter):
     def private_keys(self) -> tuple[str, ...]:
         return self._PRIVATE
 
-    def private_key(self, view: Any) -> tuple[Any, ...] | None:  # a PresidentView
+    def private_key(self, view: Any) -> tuple[object, ...] | None:  # a PresidentView
         # Kept only while the seat awaits nothing (legal None; give 0, see PresidentView.awaited):
         # then the fields are made of the seat, its hand, cut and exchange moves alone. A seat that
         # must decide has legal moves of the table's play to beat: made each time.
@@ -88,7 +88,7 @@ class PresidentAdapter(GameAdapter):
         exchange = view.exchange
         return (view.you, hand, view.cut, exchange, view.give if exchange else 0)
 
-    def private_fields(self, view: Any) -> dict[str, Any] | None:  # its own game's view
+    def private_fields(self, view: Any) -> dict[str, JSONValue] | None:  # its own game's view
         hand = view.hand
         if hand is None:
             return None
@@ -150,7 +150,7 @@ class TdcAdapter(PresidentAdapter):
         return [Payout({s: round_money.stake + (chips[s] if s < len(chips) and chips[s] is not None else 0)
                         for s in round_money.staked})]
 
-    def decorate(self, state: dict[str, Any], opts: TableOptions, match: Match | None, seat: int | None,
+    def decorate(self, state: dict[str, JSONValue], opts: TableOptions, match: Match | None, seat: int | None,
                  pending: Sequence[Pending]) -> None:
         state["stake"] = opts.stake
 

@@ -58,7 +58,7 @@ class SpeculationAdapter(GameAdapter):
     def private_keys(self) -> tuple[str, ...]:
         return self._PRIVATE
 
-    def private_fields(self, view: Any) -> dict[str, Any] | None:  # its own game's view
+    def private_fields(self, view: Any) -> dict[str, JSONValue] | None:  # its own game's view
         return {"you": view.you, "decision": view.decision, "can": view.can}
 
     def options(self, args: Args, settings: Settings) -> TableOptions:
@@ -144,7 +144,7 @@ class SpeculationAdapter(GameAdapter):
 
     def fair_record(self, match: Match, *, server_seed: bytes, secret: Any, contributions: Sequence[str | None],
                     bots: Sequence[int], round: int, dealt: Mapping[str, Any], chips: Sequence[int],
-                    first: bool, ante: int) -> dict[str, Any]:
+                    first: bool, ante: int) -> dict[str, JSONValue]:
         deal = fairness.speculation_deal(secret, list(contributions))
         players = [int(s) for s in dealt["players"]]
         drawn = first and match.config.get("first_dealer") is None  # type: ignore[attr-defined]
