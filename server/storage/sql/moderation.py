@@ -18,7 +18,6 @@ import asyncio
 import json
 import logging
 from collections.abc import Mapping
-from typing import Any
 
 from server.protocol import JSONValue
 from server.storage import names as _names
@@ -211,7 +210,7 @@ class SQLModeration:
                 row = _player(t, target)
                 account_id, shown = int(row["id"]), row["name"]
                 same = "kind = 'account' AND account_id = ?"
-                params: tuple[Any, ...] = (account_id,)
+                params: tuple[object, ...] = (account_id,)
             else:
                 same = "kind = ? AND target = ?"
                 params = (kind, shown)
