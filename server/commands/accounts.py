@@ -1,4 +1,5 @@
-"""Account commands: register, passwd, balance, addkey, keys, delkey, history, leaderboard, audit.
+"""Account commands: register, passwd, balance, addkey, keys, delkey, history, audit; the points
+and chips boards of ``leaderboard``.
 
 Loaded after ``server.commands.core`` (see :data:`server.commands.MODULES`);
 ``login`` and ``whoami`` stay core's, which already call the store.
@@ -303,9 +304,9 @@ async def _board(ctx: Context, game: str, rules: str, limit: int) -> Result:
     return out
 
 
-@command("leaderboard")
 async def leaderboard(ctx: Context, args: Args) -> Result:
-    """Registered players ranked: classic by points (P14), tdc and speculation by chips won.
+    """Registered players ranked: classic by points (P14), tdc and speculation by chips won (the
+    ``leaderboard`` command's boards but the rating's, :mod:`server.commands.social`).
 
     Without ``game`` (nor ``rules``): every table's board in ``boards``, and the default
     one (classic) as the reply's own fields."""

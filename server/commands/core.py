@@ -1,4 +1,4 @@
-"""Session and lobby commands: login, quit, lang, whoami, who, rooms, create, join, watch, leave, say, state."""
+"""Session and lobby commands: login, quit, lang, whoami, rooms, create, join, watch, leave, say, state."""
 
 from __future__ import annotations
 
@@ -87,11 +87,6 @@ async def lang(ctx: Context, args: Args) -> Result:
     if player is not None and player.room is not None:
         player.room.refresh(player)  # texts of later pushes in the new language
     return {"lang": value}
-
-
-@command("who")
-async def who(ctx: Context, args: Args) -> Result:
-    return {"players": sorted(ctx.lobby.who(ctx.session.player), key=lambda p: str(p["name"]).casefold())}
 
 
 ROOMS_PAGE = 50

@@ -1,10 +1,10 @@
 """Players and each other: tells, offline messages, profiles, friends, seeks, challenges, replays.
 
-Loaded last (:data:`server.commands.MODULES`): ``who`` and ``leaderboard`` here replace
-the earlier modules' (``who`` keeps a person's table to themselves when they hide it;
-``leaderboard`` also ranks by rating, ``by: "rating"``). Every text is cleaned like chat
+``who`` keeps a person's table to themselves when they hide it; ``leaderboard`` ranks by rating
+(``by: "rating"``) and otherwise gives the points and chips boards of
+:func:`server.commands.accounts.leaderboard`. Every text is cleaned like chat
 (:func:`server.operations.limits.clean_text`). Tells and messages ask the lobby's moderation
-(:class:`server.lobby.lobby.Moderation`: mutes, ``ignore``) first.
+(:class:`server.lobby.moderation.Silences`: mutes, ``ignore``) first.
 
 * ``tell`` (``name``, ``text``): to anyone online, wherever they are; ``reply`` (``text``)
   answers the last person who told you something. ``message`` (``name``, ``text``) keeps

@@ -245,10 +245,6 @@ class GameAdapter:
         the key holds the seat itself and every card and fact the fields are made of."""
         return None
 
-    def private_keys(self) -> tuple[str, ...]:
-        """The keys :meth:`private_fields` returns, in that order."""
-        return ()
-
     def on_leave(self, match: Match, seat: int) -> list[Action]:
         """Actions that undo what a person who leaves had promised (their open offers)."""
         return []

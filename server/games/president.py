@@ -71,12 +71,9 @@ class PresidentAdapter(GameAdapter):
         state.update(hand=[], trick=[], order="normal")
         return state
 
-    # A seat's state is the spectator's with these fields of its own view put in (same keys, same
-    # order as building it from the seat's view; see server.table.states).
-    _PRIVATE = ("you", "cut", "decision", "legal", "give", "exchange", "hand")
-
-    def private_keys(self) -> tuple[str, ...]:
-        return self._PRIVATE
+    # A seat's state is the spectator's with its own view's fields put in (you, cut, decision,
+    # legal, give, exchange, hand: same keys, same order as building it from the seat's view; see
+    # server.table.states).
 
     def private_key(self, view: Any) -> tuple[object, ...] | None:  # a PresidentView
         # Kept only while the seat awaits nothing (legal None; give 0, see PresidentView.awaited):

@@ -51,13 +51,9 @@ class SpeculationAdapter(GameAdapter):
     batch_states = True
     question_event = "offered"  # an offer waits for its seller's answer (S9)
 
-    # A seat's state is the spectator's with these fields of its own view put in (the view holds no
-    # face-down card, S4: only what the seat may do now differs; see server.table.states).
-    _PRIVATE = ("you", "decision", "can")
-
-    def private_keys(self) -> tuple[str, ...]:
-        return self._PRIVATE
-
+    # A seat's state is the spectator's with its own view's fields put in (you, decision, can: the
+    # view holds no face-down card, S4: only what the seat may do now differs; see
+    # server.table.states).
     def private_fields(self, view: Any) -> dict[str, JSONValue] | None:  # its own game's view
         return {"you": view.you, "decision": view.decision, "can": view.can}
 

@@ -96,8 +96,8 @@ class Presenter(Protocol):
         """An event many readers receive: made once per (:meth:`render_key`, ``you``)."""
         ...
 
-    def state(self, state: Push, line: str | None = None) -> str:
-        """A new state for the reader (``line``: its JSON encoding when already made)."""
+    def state(self, state: Push) -> str:
+        """A new state for the reader."""
         ...
 
     def text(self, text: str) -> str:

@@ -92,8 +92,8 @@ class JsonPresenter:
         cache[key] = line
         return line
 
-    def state(self, state: Push, line: str | None = None) -> str:
-        return line if line is not None else encode({"type": "state", **state})
+    def state(self, state: Push) -> str:
+        return encode({"type": "state", **state})
 
     def text(self, text: str) -> str:
         return ""

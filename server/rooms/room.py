@@ -87,7 +87,7 @@ from server.table import (
 from server.table.io import Item
 
 
-class Host(Protocol):
+class RoomHost(Protocol):
     """What a room needs of the lobby that opened it."""
 
     @property
@@ -173,7 +173,7 @@ class _Item:
 
 
 class Room:
-    def __init__(self, lobby: Host, rid: str, opts: TableOptions, owner: str, *, table: Table | None = None,
+    def __init__(self, lobby: RoomHost, rid: str, opts: TableOptions, owner: str, *, table: Table | None = None,
                  seq: int = 0, facts: Mapping[str, Any] | None = None, restored: Iterable[str] = ()) -> None:
         self.lobby = lobby
         self.config = lobby.config
@@ -211,7 +211,7 @@ class Room:
         return time.monotonic() - self._lag
 
     @classmethod
-    def restored_from(cls, lobby: Host, stored: api.StoredTable, now: float) -> Room:
+    def restored_from(cls, lobby: RoomHost, stored: api.StoredTable, now: float) -> Room:
         """The room of a table rebuilt from its stored log after a restart (raises
         :class:`~server.table.durable.Unreplayable`)."""
         table = durable.restore(stored.table_id, stored.config, stored.entries, lobby.config, now=now,
@@ -516,7 +516,7 @@ class Room:
 
     async def _through(self, attempt: Callable[[], Awaitable[Any]]) -> Any:
         """``attempt()`` (one whole ``store.apply``, all or nothing, or a read), tried again after an
-        outage of the store (:meth:`Host.outage`); the time waiting is not the table's. A refusal
+        outage of the store (:meth:`RoomHost.outage`); the time waiting is not the table's. A refusal
         by the database's fence (another process took the table over) raises :class:`Stale`."""
         while True:
             await self._own()  # each try: after an outage, the table may be another process's now

@@ -57,6 +57,11 @@ class StorageError(Exception):
     code = "not_allowed"
 
 
+class ToolRefused(StorageError):
+    """An operator's storage tool (``donne backup``, ``donne migrate``) will not run as asked: nothing
+    was done."""
+
+
 class Unreachable(StorageError):
     """The database could not be reached (nothing was done): an outage, not a refusal."""
 

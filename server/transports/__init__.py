@@ -2,7 +2,7 @@
 
 A transport accepts connections and hands each, as a ``Conn`` (see
 :class:`server.sessions.session.Conn`), to the ``serve`` function it was started with
-(:mod:`server.sessions.frontdoor`); it knows the server only as a :class:`Server`.
+(:mod:`server.sessions.frontdoor`); it knows the server only as a :class:`TransportHost`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from server.lobby.lobby import Lobby
 
 
-class Server(Protocol):
+class TransportHost(Protocol):
     """What a transport needs of the running server."""
 
     @property

@@ -62,7 +62,7 @@ from server.storage.names import name_key
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, TOO_LONG, LineAssembler, TooLong, cut_notice
 
 if TYPE_CHECKING:
-    from server.transports import Server
+    from server.transports import TransportHost
 
 log = logging.getLogger(__name__)
 
@@ -174,7 +174,7 @@ class SSHAuth:
     names; guests get in with no authentication at all.
     """
 
-    def __init__(self, app: Server) -> None:
+    def __init__(self, app: TransportHost) -> None:
         self.app = app
 
     @property
@@ -214,7 +214,7 @@ class SSHAuth:
 class DonneSSHServer(asyncssh.SSHServer):
     """Connection-level callbacks: limits per address, session channels, and authentication via :class:`SSHAuth`."""
 
-    def __init__(self, app: Server, auth: SSHAuth,
+    def __init__(self, app: TransportHost, auth: SSHAuth,
                  handle: Callable[[asyncssh.SSHServerProcess[str], MeteredChannel], Awaitable[None]]
                  | None = None) -> None:
         self.app = app
@@ -543,7 +543,7 @@ def host_key(path: Path) -> asyncssh.SSHKey:
     return asyncssh.read_private_key(str(path))
 
 
-async def start_ssh(app: Server, serve_ssh: Callable[..., Awaitable[None]],
+async def start_ssh(app: TransportHost, serve_ssh: Callable[..., Awaitable[None]],
                     auth: SSHAuth | None = None) -> asyncssh.SSHAcceptor:
     """Start listening, handing each session channel to ``serve_ssh`` (see :func:`server.sessions.frontdoor.serve_ssh`)."""
     cfg = app.config

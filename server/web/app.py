@@ -10,7 +10,7 @@ from typing import Any
 
 from aiohttp import web
 
-from server.web.running import Running
+from server.web.host import WebHost
 from server.web.security import CSP, Handler, headers, networks
 from server.web.sockets import socket_handler
 
@@ -40,7 +40,7 @@ async def labels_handler(request: web.Request) -> web.Response:
     return api(page_labels(request.match_info["lang"][:8]))
 
 
-def make_app(running: Running) -> web.Application:
+def make_app(running: WebHost) -> web.Application:
     """Every route of the web port, for one running server."""
     from server.web import public
 
@@ -69,7 +69,7 @@ class WebServer:
             await self.runner.cleanup()
 
 
-async def start_web(running: Running) -> WebServer:
+async def start_web(running: WebHost) -> WebServer:
     """Listen on ``[web] host:port``; the caller checks that the port is not 0 (off)."""
     cfg = running.config
     running.web_proxies = networks(cfg.web_trusted_proxies)

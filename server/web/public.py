@@ -32,16 +32,16 @@ from server.messages.fair_events import step_text
 from server.messages.translations import normalize_lang
 from server.operations.limits import TokenBucket
 from server.storage.api import is_match
+from server.web.host import WebHost
 from server.web.labels import card_labels
 from server.web.public_labels import LANG_COOKIE, LANG_NAMES, lang_of, public_labels
-from server.web.running import Running
 from server.web.security import client_address, cookie_options
 
 VERIFY_PER_MINUTE = 20.0
 """Deal checks (milliseconds of CPU each) one address may ask of the public pages per minute."""
 
 
-RUNNING: web.AppKey[Running] = web.AppKey("running")
+RUNNING: web.AppKey[WebHost] = web.AppKey("running")
 
 
 def esc(value: object) -> str:
@@ -102,7 +102,7 @@ def api(data: object, status: int = 200) -> web.Response:
 class Public:
     """The public pages of one running server."""
 
-    def __init__(self, running: Running) -> None:
+    def __init__(self, running: WebHost) -> None:
         self.running = running
         self.verify_budgets: dict[str, TokenBucket] = {}
 
@@ -361,7 +361,7 @@ async def remember_lang(request: web.Request, handler: Callable[[web.Request], A
     return response
 
 
-def add_routes(app: web.Application, running: Running) -> None:
+def add_routes(app: web.Application, running: WebHost) -> None:
     public = Public(running)
     routes: list[tuple[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]] = [
         ("/who", public.who_page), ("/tables", public.tables_page), ("/leaderboard", public.leaderboard_page),

@@ -208,7 +208,7 @@ class TextPresenter:
             line = shared.cache[key] = self._event(shared.event, shared.names, you)
         return line + self._after_event(shared.event, you)
 
-    def state(self, state: Push, line: str | None = None) -> str:
+    def state(self, state: Push) -> str:
         # The table only when it matters (the reader's turn, a new round...); nothing drawn yet (or
         # asked for): the whole table, with the alert if it is the reader's turn.
         style = self.viewer.style

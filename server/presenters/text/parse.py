@@ -139,10 +139,6 @@ def _rank_letters(lang: str) -> str:
     return "J Q K A"
 
 
-def _no_args(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
-    return Command(cmd, {})
-
-
 def _say(text: str, lang: str) -> Command | ParseError:
     if not text:
         t = translation(lang)

@@ -161,9 +161,6 @@ class SQLStore:
         """Run ``fn(connection, *args)`` as a write (the backend's own connection; tests, tools)."""
         return await self.run_write(lambda tx: fn(tx.conn, *args))
 
-    async def write_relaxed(self, fn: Callable[..., T], *args: Any) -> T:
-        return await self.run_write(lambda tx: fn(tx.conn, *args), relaxed=True)
-
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(connection, *args)`` in one read transaction."""
         return await self.run_read(lambda tx: fn(tx.conn, *args))
