@@ -11,12 +11,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from typing import Any
+from typing import Protocol
 
 log = logging.getLogger("server.sessions.session")  # its failures are a session's
 
 DROPPED = ("slow", "lost")
 """Close reasons after which nothing more is written to the client."""
+
+
+class Flushable(Protocol):
+    """A session's outbox (:class:`server.sessions.outbox.Outbox`), as the flush reads it."""
+
+    due: bool
+    lines: list[str]
+    stopped: str | None
+
+    @property
+    def drainer(self) -> asyncio.Task[None] | None: ...
+
+    def write_out(self) -> bool: ...
 
 
 class Flushes:
@@ -26,7 +39,7 @@ class Flushes:
     __slots__ = ("_armed", "_due")
 
     def __init__(self) -> None:
-        self._due: list[Any] = []
+        self._due: list[Flushable] = []
         self._armed = False  # the callback is scheduled
 
     @classmethod
@@ -36,7 +49,7 @@ class Flushes:
             got = _FLUSHES[loop] = cls()  # (holds no reference to its loop: the entry goes with it)
         return got
 
-    def add(self, outbox: Any, loop: asyncio.AbstractEventLoop) -> None:
+    def add(self, outbox: Flushable, loop: asyncio.AbstractEventLoop) -> None:
         if not self._armed:
             self._armed = True
             loop.call_soon(self._run)

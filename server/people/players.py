@@ -11,12 +11,28 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from server.protocol import Shared
+from server.protocol import Push, Shared
 from server.storage.names import name_key
+
+
+class States(Protocol):
+    """A table's states of one moment (:class:`server.table.states.StateSet`), as a session reads its own."""
+
+    def state(self, seat: int | None) -> Push:
+        """``seat``'s state (None: a spectator's), as a dict."""
+        ...
+
+    def reader(self, seat: int | None) -> Push:
+        """The same, made only when read."""
+        ...
+
+    def line(self, seat: int | None) -> str:
+        """The same, encoded as one JSON line."""
+        ...
 
 
 class PlayerSession(Protocol):
@@ -31,18 +47,18 @@ class PlayerSession(Protocol):
     conn: Any  # the transport's connection (its ``peer``, ``kind``)
     player: Player | None
 
-    def push_event(self, event: Mapping[str, Any], names: tuple[str, ...] | None = None,
+    def push_event(self, event: Push, names: tuple[str, ...] | None = None,
                    you: int | None = None) -> None: ...
 
     def push_shared(self, shared: Shared, you: int | None = None) -> None: ...
 
-    def push_states(self, states: Any, seat: int | None) -> None:
+    def push_states(self, states: States, seat: int | None) -> None:
         """The reader's state out of a table's states of one moment (a ``StateSet``)."""
         ...
 
     def shared_line(self, shared: Shared, you: int | None = None) -> str: ...
 
-    def render_key(self) -> tuple[Any, ...]:
+    def render_key(self) -> tuple[Hashable, ...]:
         """Sessions with the same key are shown the same words for the same event and reader."""
         ...
 

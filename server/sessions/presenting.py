@@ -6,14 +6,14 @@ also gets GMCP beside the text (docs/gmcp.md): the same states and events as the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Protocol
 
-from server.people.players import Player
+from server.people.players import Player, States
 from server.presenters import Presenter, Viewer
 from server.presenters.gmcp import GmcpFeed
 from server.presenters.json import JsonPresenter
 from server.presenters.text import TextPresenter
+from server.protocol import Push
 
 
 class GmcpViewer(Viewer, Protocol):
@@ -56,19 +56,19 @@ class LastState:
     __slots__ = ("_later", "_state")
 
     def __init__(self) -> None:
-        self._state: Mapping[str, Any] | None = None
-        self._later: tuple[Any, int | None] | None = None  # (StateSet, seat) it is read from, if not made yet
+        self._state: Push | None = None
+        self._later: tuple[States, int | None] | None = None  # (StateSet, seat) it is read from, if not made yet
 
-    def keep(self, state: Mapping[str, Any]) -> None:
+    def keep(self, state: Push) -> None:
         self._later = None
         self._state = state
 
-    def keep_later(self, states: Any, seat: int | None) -> None:
+    def keep_later(self, states: States, seat: int | None) -> None:
         """``seat``'s state of ``states``, made when :attr:`state` is read."""
         self._later = (states, seat)
 
     @property
-    def state(self) -> Mapping[str, Any] | None:
+    def state(self) -> Push | None:
         """The last state received (None before the first)."""
         later = self._later
         if later is not None:

@@ -28,17 +28,17 @@ import contextlib
 import itertools
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Protocol
 
 from server.lobby.moderation import MARKS, ignored_origin
 from server.messages.terminal import TermStyle
 from server.messages.translations import lang_from_env, translation
 from server.operations.limits import RateLimiter
-from server.people.players import Player
+from server.people.players import Player, States
 from server.presenters import Local, Presenter, Quit, Request
 from server.presenters.gmcp import GmcpFeed
-from server.protocol import Shared, encode, has_surrogate
+from server.protocol import JSONValue, Push, Result, Shared, encode, has_surrogate
 from server.sessions import presenting
 from server.sessions.deadlines import Deadlines
 from server.sessions.dispatch import dispatch, rate_ok
@@ -220,7 +220,7 @@ class Session:
     def gettext(self, msgid: str) -> str:
         return translation(self.lang).gettext(msgid)
 
-    def where(self) -> tuple[Mapping[str, Any] | None, str]:
+    def where(self) -> tuple[Push | None, str]:
         """The last state received at the reader's table (None before the first), and where they are."""
         player = self.player
         room = player.room if player is not None else None
@@ -232,7 +232,7 @@ class Session:
         return state, "room"
 
     @property
-    def last_state(self) -> Mapping[str, Any] | None:
+    def last_state(self) -> Push | None:
         """The last state received (None before the first)."""
         return self.last.state
 
@@ -243,7 +243,7 @@ class Session:
             self.outbox.start(asyncio.get_running_loop())  # what was queued before goes out
             self._arm_timer()
 
-    def send_json(self, obj: Mapping[str, Any]) -> None:
+    def send_json(self, obj: Push) -> None:
         self.send_raw(encode(obj))
 
     def send_text(self, text: str) -> None:
@@ -252,7 +252,7 @@ class Session:
 
     # -- what the lobby, rooms and the dispatcher push ------------------------------
 
-    def push_states(self, states: Any, seat: int | None) -> None:
+    def push_states(self, states: States, seat: int | None) -> None:
         """This reader's state out of a table's :class:`~server.table.states.StateSet`."""
         if self.presenter.mode == "json":  # the line is enough; the dict is made if the last state is read
             self.last.keep_later(states, seat)
@@ -264,12 +264,12 @@ class Session:
         if self.gmcp is not None:
             self.gmcp.state(state)
 
-    def push_event(self, event: Mapping[str, Any], names: tuple[str, ...] | list[str] | None = None,
+    def push_event(self, event: Push, names: tuple[str, ...] | list[str] | None = None,
                    you: int | None = None) -> None:
         """An event as ``{"event": NAME, ...}``; its ``text`` is written in the session's language."""
         self.send_raw(self.event_line(event, names, you))
 
-    def event_line(self, event: Mapping[str, Any], names: tuple[str, ...] | list[str] | None = None,
+    def event_line(self, event: Push, names: tuple[str, ...] | list[str] | None = None,
                    you: int | None = None) -> str:
         """What :meth:`push_event` queues for ``event`` (``""``: nothing to say)."""
         if self._ignored(event):
@@ -278,7 +278,7 @@ class Session:
             self.gmcp.event(event, tuple(names) if names is not None else None, you)
         return self.presenter.event(event, tuple(names) if names is not None else None, you)
 
-    def _ignored(self, event: Mapping[str, Any]) -> bool:
+    def _ignored(self, event: Push) -> bool:
         """Chat and tells from someone this person ignores (``ignore NAME``) are not shown to them."""
         if event.get("event") not in IGNORABLE or self.player is None:
             return False
@@ -308,16 +308,16 @@ class Session:
             self.gmcp.shared(shared, you)
         return self.presenter.shared(shared, you)
 
-    def render_key(self) -> tuple[Any, ...]:
+    def render_key(self) -> tuple[Hashable, ...]:
         """Sessions with the same key are shown the same words for the same event and reader."""
         return self.presenter.render_key()
 
-    def reply_ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> None:
+    def reply_ok(self, req_id: JSONValue, cmd: str, result: Result | None) -> None:
         self.send_raw(self.presenter.ok(req_id, cmd, result))
         if self.gmcp is not None:
             self.gmcp.status()  # (a command may have moved them: join, leave, watch, lang)
 
-    def reply_error(self, req_id: Any, code: str, **params: Any) -> None:
+    def reply_error(self, req_id: JSONValue, code: str, **params: Any) -> None:
         params.pop("style", None)
         self.send_raw(self.presenter.error(req_id, code, params))
 
