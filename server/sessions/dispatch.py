@@ -13,12 +13,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
-from typing import Any
 
 from server.commands import Caller, Context, load
 from server.operations import metrics
-from server.protocol import PLAY_COMMANDS, CommandError
+from server.protocol import PLAY_COMMANDS, Args, CommandError, JSONValue
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +38,7 @@ def _refused(session: Caller) -> bool:
     return False
 
 
-async def dispatch(session: Caller, cmd: str, args: Mapping[str, Any], req_id: Any = None,
+async def dispatch(session: Caller, cmd: str, args: Args, req_id: JSONValue = None,
                    read_at: float | None = None) -> None:
     """Run one command for ``session`` and send its one reply (``ok`` or ``error``).
 

@@ -10,11 +10,12 @@ Then the session runs (:meth:`server.sessions.session.Session.run`) until the en
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Callable
 
 from server.messages.greetings import LANGUAGE_HINT, language_prompt, welcome_back
 from server.messages.moderation import refusal_params
 from server.messages.translations import lang_from_env, pick_lang
+from server.people.players import GuestStart
 from server.protocol import CommandError
 from server.sessions.session import Conn, Session, SessionHost
 from server.transports.lines import TOO_LONG, cut_notice
@@ -62,7 +63,7 @@ class _WelcomeBack:
             self.session.welcomed = True  # the presenter's own hello would say it twice
 
 
-def _cut(session: Session) -> Any:
+def _cut(session: Session) -> Callable[[str], None]:
     """The transport cuts a flooding connection: the session says why first, in its mode and language
     (before a person chose one: in all three, as the transport would)."""
 
@@ -184,7 +185,7 @@ async def serve_telnet(app: SessionHost, conn: Conn) -> None:
 
 
 async def serve_ssh(app: SessionHost, conn: Conn, *, name: str, verified: bool, command: str | None,
-                    guest_start: Any = None) -> None:
+                    guest_start: GuestStart | None = None) -> None:
     """An SSH channel: ``json`` exec request = machine mode; a shell = a person (or a script).
 
     ``guest_start``: the guest account opened during authentication (:class:`server.people.players.GuestStart`).

@@ -6,11 +6,12 @@ also gets GMCP beside the text (docs/gmcp.md): the same states and events as the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from server.people.players import Player, States
 from server.presenters import Presenter, Viewer
-from server.presenters.gmcp import GmcpFeed
+from server.presenters.gmcp import GmcpFeed, Link
 from server.presenters.json import JsonPresenter
 from server.presenters.text import TextPresenter
 from server.protocol import Push
@@ -25,7 +26,7 @@ class GmcpViewer(Viewer, Protocol):
     def app(self) -> Any: ...
 
 
-def present(session: GmcpViewer, mode: str, gmcp_link: Any) -> tuple[Presenter, GmcpFeed | None]:
+def present(session: GmcpViewer, mode: str, gmcp_link: Link | None) -> tuple[Presenter, GmcpFeed | None]:
     """The presenter of ``mode`` (``json`` or ``text``) for ``session``, and its GMCP feed when the
     connection has a GMCP link (``gmcp_link``, None without) and the mode is text."""
     if mode == "json":
@@ -33,7 +34,7 @@ def present(session: GmcpViewer, mode: str, gmcp_link: Any) -> tuple[Presenter, 
     return TextPresenter(session), (_gmcp_feed(session, gmcp_link) if gmcp_link is not None else None)
 
 
-def _gmcp_feed(session: GmcpViewer, link: Any) -> GmcpFeed:
+def _gmcp_feed(session: GmcpViewer, link: Link) -> GmcpFeed:
     def place() -> tuple[str | None, int | None]:
         player = session.player
         room = player.room if player is not None else None
@@ -41,7 +42,7 @@ def _gmcp_feed(session: GmcpViewer, link: Any) -> GmcpFeed:
             return None, None
         return room.id, player.seat
 
-    def rooms() -> list[dict[str, Any]]:
+    def rooms() -> list[Mapping[str, object]]:
         return [summary for summary, _free in session.app.lobby.room_list()]
 
     return GmcpFeed(session, link, place, rooms)

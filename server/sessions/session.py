@@ -31,13 +31,14 @@ import time
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, Protocol
 
+from server.config import Config
 from server.lobby.moderation import MARKS, ignored_origin
 from server.messages.terminal import TermStyle
 from server.messages.translations import lang_from_env, translation
 from server.operations.limits import RateLimiter
 from server.people.players import Player, States
 from server.presenters import Local, Presenter, Quit, Request
-from server.presenters.gmcp import GmcpFeed
+from server.presenters.gmcp import GmcpFeed, Link
 from server.protocol import JSONValue, Push, Result, Shared, encode, has_surrogate
 from server.sessions import presenting
 from server.sessions.deadlines import Deadlines
@@ -82,7 +83,7 @@ class SessionHost(Protocol):
     """What a session needs of the server: its settings, the lobby to leave, the open sessions."""
 
     @property
-    def config(self) -> Any: ...
+    def config(self) -> Config: ...
     @property
     def lobby(self) -> Any: ...
     @property
@@ -108,7 +109,7 @@ class Session:
                              owner=self, name=str(self.id))
         self.send_raw: Callable[[str], None] = self.outbox.put
         """Queue text for the client (``\\n`` line ends); drops the client if it cannot keep up."""
-        self._gmcp_link: Any = getattr(conn, "gmcp", None)
+        self._gmcp_link: Link | None = getattr(conn, "gmcp", None)
         self.presenter: Presenter
         self.gmcp: GmcpFeed | None  # GMCP beside the text (a telnet MUD client)
         self.presenter, self.gmcp = presenting.present(self, mode, self._gmcp_link)
