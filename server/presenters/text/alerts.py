@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from engine.president.forbidden import stranded
 from server.messages.games import forbids_last_cards
@@ -31,12 +30,18 @@ from server.presenters.text.draw import (
 from server.presenters.text.games import render_state
 from server.presenters.text.reader import spoken_countdown, spoken_seconds
 from server.presenters.text.words import verb
+from server.protocol import JSONValue, Push, objects_in, strings_in
 
 _ALERTS = {"lead": "lead", "follow": "play", "give": "give", "turn": "turn", "auction": "sell"}
 """The view's decision -> the alert that tells the reader (RULES P5/P6, T12, S7, S8)."""
 
 
-def _decision(state: Mapping[str, Any]) -> str | None:
+def _object(value: JSONValue) -> Push:
+    """A JSON object the state carries (the auction, the window), or an empty one."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _decision(state: Push) -> str | None:
     """What the reader must decide now (``play``, ``lead``, ``give``, ``turn``, ``sell``), or ``None``.
 
     The view's ``decision``, held back while a cut window is open: a turn a cut may still take away
@@ -50,16 +55,16 @@ def _decision(state: Mapping[str, Any]) -> str | None:
     return _ALERTS.get(decision)
 
 
-def _bank(state: Mapping[str, Any]) -> int | None:
+def _bank(state: Push) -> int | None:
     """The reader's time bank left in this match (seconds), from their seat's line of the state."""
     you = state.get("you")
-    for entry in state.get("seats") or ():
+    for entry in objects_in(state.get("seats")):
         if isinstance(entry, Mapping) and entry.get("seat") == you and you is not None:
             return seconds_of(entry.get("bank"))
     return None
 
 
-def _window_opened(previous: Mapping[str, Any], state: Mapping[str, Any]) -> bool:
+def _window_opened(previous: Push, state: Push) -> bool:
     """People's window (a cut may follow, T9; time to trade, S9) opened with this state: a new one
     (another kind, or more time left than the last state showed)."""
     now, before = state.get("window"), previous.get("window")
@@ -70,7 +75,7 @@ def _window_opened(previous: Mapping[str, Any], state: Mapping[str, Any]) -> boo
     return (seconds_of(now.get("left")) or 0) > (seconds_of(before.get("left")) or 0)
 
 
-def _signature(state: Mapping[str, Any]) -> tuple[Any, ...]:
+def _signature(state: Push) -> tuple[object, ...]:
     return (
         state.get("room"),
         state.get("round"),
@@ -79,18 +84,19 @@ def _signature(state: Mapping[str, Any]) -> tuple[Any, ...]:
         repr(state.get("trick")),
         repr(state.get("hand")),
         repr(state.get("cut")),
-        repr((state.get("auction") or {}).get("card")),
+        repr(_object(state.get("auction")).get("card")),
         state.get("order"),
         # cards on the table: a Speculation turn that comes back to the same player
-        tuple((s.get("cards"), repr(s.get("faceup")), s.get("facedown")) for s in state.get("seats") or []),
+        tuple((s.get("cards"), repr(s.get("faceup")), s.get("facedown")) for s in objects_in(state.get("seats"))),
     )
 
 
-def _lead_example(state: Mapping[str, Any], lang: str) -> str | None:
+def _lead_example(state: Push, lang: str) -> str | None:
     """The weakest rank of the reader's hand as the hand shows it, once for each card of it (``3``, ``V V``);
     at a tdc table never a play that leaves only forbidden last cards (T8: the next weakest rank then)."""
-    order = state.get("order") or "normal"
-    hand = sort_hand(state.get("hand") or [], order)
+    raw = state.get("order")
+    order = raw if isinstance(raw, str) and raw else "normal"
+    hand = sort_hand(strings_in(state.get("hand")), order)
     if not hand:
         return None
     ranks = list(dict.fromkeys(c[0] for c in hand))
@@ -104,7 +110,7 @@ def _lead_example(state: Mapping[str, Any], lang: str) -> str | None:
 
 
 def state_update(
-    previous: Mapping[str, Any] | None, state: Mapping[str, Any], lang: str, style: TermStyle
+    previous: Push | None, state: Push, lang: str, style: TermStyle
 ) -> str:
     """What a person's terminal shows when a new ``state`` arrives after ``previous``.
 
@@ -125,8 +131,8 @@ def state_update(
     new_round = (state.get("round"), state.get("room")) != (previous.get("round"), previous.get("room")) or (
         state.get("phase") != previous.get("phase") and state.get("phase") in ("exchange", "play")
     )
-    new_auction = bool(state.get("auction")) and (state.get("auction") or {}).get("card") != (
-        previous.get("auction") or {}
+    new_auction = bool(state.get("auction")) and _object(state.get("auction")).get("card") != _object(
+        previous.get("auction")
     ).get("card")
     alert = now if now and (now != before or changed) else "cut" if can_cut else None
     parts: list[str] = []
@@ -141,18 +147,19 @@ def state_update(
                                 style))
     if alert:
         raw = state.get("window")
-        window: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        window: Push = raw if isinstance(raw, Mapping) else {}
         if alert == "sell":
-            secs = seconds_of((state.get("auction") or {}).get("deadline"))
+            secs = seconds_of(_object(state.get("auction")).get("deadline"))
         elif alert == "cut":  # the real time left for a cut: the window's, not the turn's
             secs = seconds_of(window.get("left")) if window.get("kind") == "cut" else None
         else:
             secs = seconds_of(state.get("deadline"))
-        plays = [item["cards"] for item in state.get("trick") or [] if item.get("cards")]
+        plays = [cards for item in objects_in(state.get("trick")) if (cards := strings_in(item.get("cards")))]
+        must = state.get("must")
         parts.append(
             your_turn_alert(
                 lang, style, alert, secs, top=plays[-1] if plays else None, count=give_count(state) or None,
-                must=state.get("must"), example=_lead_example(state, lang), bank=_bank(state),
+                must=must if isinstance(must, str) else None, example=_lead_example(state, lang), bank=_bank(state),
             )
         )
     return "\n".join(parts)
