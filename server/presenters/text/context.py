@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-from server.protocol import JSONValue
+from server.messages.kit import text_of, to_int
+from server.protocol import JSONValue, Push, objects_in, strings_in
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,7 +16,7 @@ class Command:
     cmd: str
     args: dict[str, JSONValue] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {"cmd": self.cmd, **self.args}
 
 
@@ -54,15 +54,15 @@ class CommandContext:
     you: int | None = None
     names: tuple[str, ...] = ()
     decision: str | None = None
-    legal: Mapping[str, Any] | None = None
+    legal: Push | None = None
     must: str | None = None
     cut: tuple[str, ...] | None = None
     give: int = 0
-    can: Mapping[str, Any] | None = None
+    can: Push | None = None
     top: tuple[str, ...] | None = None
     order: str = "normal"
-    auction: Mapping[str, Any] | None = None
-    offers: tuple[Mapping[str, Any], ...] = ()
+    auction: Push | None = None
+    offers: tuple[Push, ...] = ()
     facedown: tuple[int, ...] = ()
 
     @property
@@ -83,15 +83,20 @@ class CommandContext:
 # --------------------------------------------------------------------------- context
 
 
-def context_from_state(state: Mapping[str, Any] | None, where: str | None = None) -> CommandContext:
+def _object(value: JSONValue) -> Push | None:
+    return value if isinstance(value, Mapping) else None
+
+
+def context_from_state(state: Push | None, where: str | None = None) -> CommandContext:
     """A :class:`CommandContext` from the last ``state`` message sent to a player (or the lobby)."""
     if not state:
         return CommandContext(where=where or "lobby")
-    you = state.get("you")
-    seats = state.get("seats") or []
+    raw_you = state.get("you")
+    you = raw_you if isinstance(raw_you, int) else None
+    seats = objects_in(state.get("seats"))
     names = tuple(str(s.get("name") or "") for s in seats)
     hand = state.get("hand")
-    plays = [tuple(item["cards"]) for item in state.get("trick") or [] if item.get("cards")]
+    plays = [tuple(strings_in(item.get("cards"))) for item in objects_in(state.get("trick")) if item.get("cards")]
     auction = state.get("auction")
     given = state.get("give")
     give = given if isinstance(given, int) else 0
@@ -117,27 +122,27 @@ def context_from_state(state: Mapping[str, Any] | None, where: str | None = None
         phase = raw_phase if isinstance(raw_phase, str) else None
     return CommandContext(
         where=where or "room",
-        moves=frozenset(state.get("moves") or ()),
+        moves=frozenset(strings_in(state.get("moves"))),
         phase=phase,
-        hand=tuple(hand) if hand is not None else None,
+        hand=tuple(strings_in(hand)) if hand is not None else None,
         your_turn=you is not None and state.get("turn") == you,
         you=you,
         names=names,
-        decision=state.get("decision"),
-        legal=state.get("legal"),
-        must=state.get("must"),
-        cut=tuple(cut) if cut else None,
+        decision=text_of(state.get("decision")),
+        legal=_object(state.get("legal")),
+        must=text_of(state.get("must")),
+        cut=tuple(strings_in(cut)) if cut else None,
         give=give,
-        can=state.get("can"),
+        can=_object(state.get("can")),
         top=plays[-1] if plays else None,
-        order=state.get("order") or "normal",
-        auction=auction,
-        offers=tuple(state.get("offers") or ()),
-        facedown=tuple(int(s.get("facedown") or 0) for s in seats),
+        order=text_of(state.get("order")) or "normal",
+        auction=_object(auction),
+        offers=tuple(objects_in(state.get("offers"))),
+        facedown=tuple(to_int(s.get("facedown") or 0) for s in seats),
     )
 
 
-def give_count(state: Mapping[str, Any]) -> int:
+def give_count(state: Push) -> int:
     """How many cards the reader must give back now (T12): the view's ``give``."""
     given = state.get("give")
     return given if isinstance(given, int) else 0
