@@ -36,7 +36,7 @@ from server.presenters.text.parse import _int, parse_line
 from server.presenters.text.reader import spoken_numbers
 from server.presenters.text.replay import ReplayViewer, close_word, help_line, pace
 from server.presenters.text.words import REPLAY_WORDS, VERB_TABLES, fold, verb
-from server.protocol import JSONValue, Push, Shared
+from server.protocol import JSONValue, Push, Result, Shared
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ class TextPresenter:
 
     # -- writing ----------------------------------------------------------------------------------
 
-    def ok(self, req_id: JSONValue, cmd: str, result: Mapping[str, Any] | None) -> str:
+    def ok(self, req_id: JSONValue, cmd: str, result: Result | None) -> str:
         if cmd == "replay" and result is not None:
             self._stop_playing()
             self.replay = ReplayViewer(result)
@@ -154,7 +154,7 @@ class TextPresenter:
             reply["deal"] = True  # the table left was a Speculation one: its round is called a deal
         return self.text(self._render(replies.render_reply, cmd, reply, self.lang, self.viewer.style))
 
-    def error(self, req_id: JSONValue, code: str, params: Mapping[str, Any]) -> str:
+    def error(self, req_id: JSONValue, code: str, params: Mapping[str, Any]) -> str:  # spread as sentence params
         try:
             message = error_message(self.lang, code, **params)
         except Exception:  # a message must never break a reply

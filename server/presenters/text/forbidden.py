@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from engine.president.forbidden import forbidden_rank, stranded
 from server.messages.games import forbids_last_cards
 from server.messages.labels import rank_label
 from server.messages.terminal import TermStyle
 from server.messages.translations import translation
 from server.presenters.text.draw import cards_text
+from server.protocol import Args, Push
 
 
-def risky_play(state: Mapping[str, Any] | None, cmd: str, args: Mapping[str, Any]) -> tuple[str, ...] | None:
+def risky_play(state: Push | None, cmd: str, args: Args) -> tuple[str, ...] | None:
     """The cards a play (or cut) of ``args`` would leave when they are all forbidden last cards at
     this tdc table (T8), else ``None``."""
     if state is None or not forbids_last_cards(state.get("rules")) or cmd not in ("play", "cut"):
