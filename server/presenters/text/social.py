@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from server.messages.kit import text_of, to_float, to_int
 from server.messages.labels import punct, table_name
 from server.messages.social_events import seek_terms
 from server.messages.terminal import BOLD, TermStyle, display_width, finish, pad, paint, wrap_text
 from server.messages.translations import translation
 from server.presenters.text.words import typed_word, verb
+from server.protocol import JSONValue, Push, objects_in
 
 COMMANDS = frozenset({"tell", "reply", "message", "finger", "bio", "hide", "friend", "unfriend", "friends",
                       "seek", "challenge", "seeks", "accept_seek", "decline_seek", "cancel_seek"})
 
 
-def _when(value: Any) -> str:
+def _when(value: JSONValue) -> str:
     return str(value or "")[:16].replace("T", " ")
 
 
-def render_social(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+def render_social(cmd: str, reply: Push, lang: str, style: TermStyle) -> str:
     t = translation(lang)
     width = style.width
     if cmd in ("tell", "reply"):
@@ -49,7 +50,7 @@ def render_social(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyl
     return ""
 
 
-def _finger(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+def _finger(reply: Push, lang: str, style: TermStyle) -> str:
     t = translation(lang)
     name = str(reply.get("name"))
     lines = [paint(name, BOLD, style) + (" " + t.gettext("(guest)") if reply.get("guest") else "")]
@@ -63,17 +64,17 @@ def _finger(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
         lines.append("  " + t.gettext("registered {when}").format(when=_when(reply["registered"])))
     if reply.get("bio"):
         lines += wrap_text("  " + t.gettext("Bio: {text}").format(text=reply["bio"]), style.width, indent="    ")
-    for table in reply.get("tables") or []:
-        what = table_name(lang, table.get("game"), table.get("rules"))
-        parts = [t.ngettext("{n} round", "{n} rounds", int(table.get("rounds") or 0)).format(n=table.get("rounds") or 0)]
+    for table in objects_in(reply.get("tables")):
+        what = table_name(lang, text_of(table.get("game")), text_of(table.get("rules")))
+        parts = [t.ngettext("{n} round", "{n} rounds", to_int(table.get("rounds") or 0)).format(n=table.get("rounds") or 0)]
         if table.get("matches"):
-            m = int(table["matches"])
+            m = to_int(table["matches"])
             parts.append(t.ngettext("{n} match", "{n} matches", m).format(n=m))
         if table.get("titles"):
-            n = int(table["titles"])
+            n = to_int(table["titles"])
             parts.append(t.ngettext("{n} time first", "{n} times first", n).format(n=n))
         if table.get("rating") is not None:
-            parts.append(t.gettext("rating {rating} ({n} rated)").format(rating=f"{float(table['rating']):.1f}",
+            parts.append(t.gettext("rating {rating} ({n} rated)").format(rating=f"{to_float(table['rating']):.1f}",
                                                                         n=table.get("rated_games") or 0))
         lines.append(f"  {what}{punct(lang, ':')} " + ", ".join(parts))
     if reply.get("friend"):
@@ -81,14 +82,14 @@ def _finger(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
     return finish(lines, style)
 
 
-def _friends(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+def _friends(cmd: str, reply: Push, lang: str, style: TermStyle) -> str:
     t = translation(lang)
     lines: list[str] = []
     if cmd == "friend":
         lines += wrap_text(t.gettext("{name} is on your friends list.").format(name=reply.get("name")), style.width)
     elif cmd == "unfriend":
         lines += wrap_text(t.gettext("{name} is off your friends list.").format(name=reply.get("name")), style.width)
-    people: Sequence[Mapping[str, Any]] = reply.get("friends") or []
+    people: Sequence[Push] = objects_in(reply.get("friends"))
     if cmd == "friends":
         if not people:
             # someone at the reader's table when the server named one, else a placeholder: never the
@@ -112,22 +113,22 @@ def _friends(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) ->
     return finish(lines, style)
 
 
-def _seek_lines(s: Mapping[str, Any], lang: str, style: TermStyle) -> list[str]:
+def _seek_lines(s: Push, lang: str, style: TermStyle) -> list[str]:
     """One seek with every term it sets (wrapped, never cut)."""
     t = translation(lang)
     head = f"#{s.get('seek')} {s.get('name')}"
     if s.get("to"):
         head += " → " + str(s["to"]) if style.unicode else " -> " + str(s["to"])
-    n = int(s.get("missing") or 0)
+    n = to_int(s.get("missing") or 0)
     body = t.ngettext("{terms}; {n} player missing", "{terms}; {n} players missing", n).format(
         terms=seek_terms(lang, s), n=n)
     return wrap_text(f"  {head}{punct(lang, ':')} {body}", style.width, indent="      ")
 
 
-def _seeks(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+def _seeks(cmd: str, reply: Push, lang: str, style: TermStyle) -> str:
     t = translation(lang)
     if cmd == "seeks":
-        items = reply.get("seeks") or []
+        items = objects_in(reply.get("seeks"))
         if not items:
             return finish(wrap_text(t.gettext("No open seek or challenge. Seek players like this: {example}").format(
                 example=f"{verb(lang, 'seek')} {typed_word(lang, 'president')} tdc 4 {typed_word(lang, 'stake')}=10"),
