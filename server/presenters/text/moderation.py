@@ -20,18 +20,17 @@ A duration is ``10m``, ``2h``, ``3d``, ``1w`` (``2j``, ``3 jours``, ``1 semana``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from server.commands.roles import UNITS, is_address, is_key
-from server.messages.kit import T
+from server.messages.kit import T, to_int
 from server.messages.labels import number
 from server.messages.moderation import role_name, span_text
 from server.messages.terminal import BOLD, TermStyle, finish, paint, wrap_items, wrap_text
 from server.messages.translations import translation
 from server.presenters.text.context import Command, CommandContext, ParseError
 from server.presenters.text.words import STAFF_WORDS, fold, verb
-from server.protocol import JSONValue, parse_int
+from server.protocol import JSONValue, Result, items_in, objects_in, parse_int
 
 Handler = Callable[[str, Sequence[str], str, str, CommandContext], "Command | ParseError"]
 
@@ -238,11 +237,11 @@ def _line(text: str, style: TermStyle) -> str:
     return finish(wrap_text(text, style.width), style)
 
 
-def _until(t: T, until: Any) -> str:
+def _until(t: T, until: JSONValue) -> str:
     return str(t.gettext("until {until}").format(until=until) if until else t.gettext("for good"))
 
 
-def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str | None:
+def render_reply(cmd: str, reply: Result, lang: str, style: TermStyle) -> str | None:
     """The reply to a staff command, ``ignore`` or ``motd`` for a person; None for other commands."""
     t = translation(lang)
     name = reply.get("name")
@@ -254,7 +253,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     if cmd == "unmute":
         return _line(t.gettext("{name} may chat again.").format(name=name), style)
     if cmd == "ban":
-        n = int(reply.get("disconnected") or 0)
+        n = to_int(reply.get("disconnected") or 0)
         text = t.gettext("Ban #{ban}: {target}, {until}.").format(ban=reply.get("ban"), target=reply.get("target"),
                                                                  until=_until(t, reply.get("until")))
         if n:
@@ -266,7 +265,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     if cmd == "bans":
         return _bans(t, reply, style)
     if cmd == "announce":
-        n = int(reply.get("sent") or 0)
+        n = to_int(reply.get("sent") or 0)
         return _line(t.ngettext("Announcement sent to {n} person.", "Announcement sent to {n} people.", n).format(
             n=number(lang, n)), style)
     if cmd == "motd":
@@ -279,7 +278,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         if reply.get("cancelled"):
             return _line(t.gettext("The shutdown is called off."), style)
         return _line(t.gettext("The server shuts down in {delay} ({at}); everyone is warned.").format(
-            delay=span_text(t, int(reply.get("in") or 0)), at=reply.get("at")), style)
+            delay=span_text(t, to_int(reply.get("in") or 0)), at=reply.get("at")), style)
     if cmd in ("grant", "revoke"):
         return _line(t.gettext("{name} is {role} now (was {was}).").format(
             name=name, role=role_name(lang, reply.get("role")), was=role_name(lang, reply.get("was"))), style)
@@ -295,7 +294,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     if cmd == "unlock":
         return _line(t.gettext("{name}'s account is open again.").format(name=name), style)
     if cmd == "chips":
-        delta, chips = int(reply.get("delta") or 0), int(reply.get("chips") or 0)
+        delta, chips = to_int(reply.get("delta") or 0), to_int(reply.get("chips") or 0)
         text = (t.ngettext("{n} chip granted to {name}.", "{n} chips granted to {name}.", delta).format(
                     n=number(lang, delta), name=name) if delta > 0 else
                 t.ngettext("{n} chip retired from {name}.", "{n} chips retired from {name}.", -delta).format(
@@ -311,8 +310,8 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     return None
 
 
-def _bans(t: T, reply: Mapping[str, Any], style: TermStyle) -> str:
-    bans, mutes = reply.get("bans") or [], reply.get("mutes") or []
+def _bans(t: T, reply: Result, style: TermStyle) -> str:
+    bans, mutes = objects_in(reply.get("bans")), objects_in(reply.get("mutes"))
     if not bans and not mutes:
         return _line(t.gettext("No ban or mute is in force."), style)
     lines = []
@@ -328,8 +327,8 @@ def _bans(t: T, reply: Mapping[str, Any], style: TermStyle) -> str:
     return finish(lines, style)
 
 
-def _modlog_lines(t: T, reply: Mapping[str, Any], style: TermStyle) -> str:
-    entries = reply.get("log") or []
+def _modlog_lines(t: T, reply: Result, style: TermStyle) -> str:
+    entries = objects_in(reply.get("log"))
     if not entries:
         return _line(t.gettext("The moderation log is empty."), style)
     lines = []
@@ -342,14 +341,14 @@ def _modlog_lines(t: T, reply: Mapping[str, Any], style: TermStyle) -> str:
     return finish(lines, style)
 
 
-def _standing(t: T, lang: str, reply: Mapping[str, Any], style: TermStyle) -> str:
+def _standing(t: T, lang: str, reply: Result, style: TermStyle) -> str:
     head = [str(reply.get("name"))]
     if reply.get("guest"):
         head.append(t.gettext("guest"))
     elif reply.get("role"):
         head.append(role_name(lang, reply.get("role")))
     if reply.get("chips") is not None:
-        n = int(reply["chips"])
+        n = to_int(reply["chips"])
         head.append(t.ngettext("{n} chip", "{n} chips", n).format(n=number(lang, n)))
     head.append(t.gettext("connected") if reply.get("online") else t.gettext("not connected"))
     lines = wrap_items([h + "," for h in head[:-1]] + head[-1:], style.width)
@@ -367,14 +366,14 @@ def _standing(t: T, lang: str, reply: Mapping[str, Any], style: TermStyle) -> st
     return finish(lines, style)
 
 
-def _ignores(t: T, lang: str, cmd: str, reply: Mapping[str, Any], style: TermStyle) -> str:
+def _ignores(t: T, lang: str, cmd: str, reply: Result, style: TermStyle) -> str:
     name = reply.get("name")
     if cmd == "unignore":
         return _line(t.gettext("You see {name}'s chat again.").format(name=name), style)
     if name:
         return _line(t.gettext("You no longer see {name}'s chat ({again}: again).").format(
             name=name, again=f"{verb(lang, 'unignore')} {name}"), style)
-    ignored = reply.get("ignored") or []
+    ignored = items_in(reply.get("ignored"))
     if not ignored:
         return _line(t.gettext("You ignore nobody."), style)
     return _line(t.gettext("You ignore: {names}.").format(names=", ".join(str(n) for n in ignored)), style)
