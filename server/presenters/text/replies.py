@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from server.messages.games import deals
 from server.messages.greetings import welcome_back
-from server.messages.kit import T
+from server.messages.kit import T, text_of, to_float, to_int
 from server.messages.labels import (
     game_name,
     number,
@@ -32,10 +31,11 @@ from server.presenters.text.draw import glue_seconds
 from server.presenters.text.moderation import render_reply as render_staff
 from server.presenters.text.tricks import render_tricks
 from server.presenters.text.words import verb
+from server.protocol import JSONValue, Result, items_in, objects_in
 
 
-def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle, total: Any = None,
-                 page: Any = None, pages: Any = None) -> str:
+def render_rooms(rooms: Sequence[Result], lang: str, style: TermStyle, total: JSONValue = None,
+                 page: JSONValue = None, pages: JSONValue = None) -> str:
     """The list of rooms: number, game, rules, players/seats, status; when the server sent one page of
     ``total`` rooms (those with a free seat first), which page it is and how to see the next."""
     t = translation(lang)
@@ -51,15 +51,15 @@ def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle
         )
     lines = [paint(t.gettext("Rooms:"), BOLD, style)]
     for r in rooms:
-        game = game_name(lang, r.get("game"))
-        rules = rules_name(lang, r.get("rules"))  # "" for a game with one table
+        game = game_name(lang, text_of(r.get("game")))
+        rules = rules_name(lang, text_of(r.get("rules")))  # "" for a game with one table
         players = r.get("players")
         if isinstance(players, Sequence) and not isinstance(players, str):
             count = len(players)
             who = ", ".join(str(p.get("name") if isinstance(p, Mapping) else p) for p in players
                             if p is not None)  # (None: someone who hides where they sit)
         else:
-            count = int(players or 0)
+            count = to_int(players or 0)
             who = ""
         seats = r.get("seats")
         status = _room_status(lang, r.get("status"))
@@ -88,7 +88,7 @@ def _create_example(lang: str) -> str:
     return f"{verb(lang, 'create')} {_word(lang, 'president')} {_word(lang, 'classic')} 4 bots=3"
 
 
-def _room_status(lang: str, status: Any) -> str:
+def _room_status(lang: str, status: JSONValue) -> str:
     t = translation(lang)
     if status == "waiting":
         return t.pgettext("room status", "waiting for players")
@@ -99,7 +99,7 @@ def _room_status(lang: str, status: Any) -> str:
     return str(status or "")
 
 
-def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+def render_reply(cmd: str, reply: Result, lang: str, style: TermStyle) -> str:
     """The reply to ``cmd`` for a person; ``""`` when the events and the state say it all."""
     staff = render_staff(cmd, reply, lang, style)  # running a community (presenters/text/staff.py)
     if staff is not None:
@@ -113,10 +113,10 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     if cmd == "tricks":
         return render_tricks(reply, lang, style)
     if cmd == "rooms":
-        return render_rooms(reply.get("rooms") or [], lang, style, reply.get("total"),
+        return render_rooms(objects_in(reply.get("rooms")), lang, style, reply.get("total"),
                             reply.get("page"), reply.get("pages"))
     if cmd == "who":
-        people = reply.get("players") or reply.get("who") or reply.get("people") or []
+        people = items_in(reply.get("players") or reply.get("who") or reply.get("people"))
         if not people:
             return finish([t.gettext("Nobody else is here.")], style)
         items = []
@@ -140,7 +140,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
                 parts.append(t.gettext("Your resume code: {code} (it gives your seat back after a lost "
                                        "connection or a restart).").format(code=reply["resume"]))
         if reply.get("chips") is not None:
-            n = int(reply["chips"])
+            n = to_int(reply["chips"])
             parts.append(t.ngettext("{n} chip.", "{n} chips.", abs(n)).format(n=number(lang, n)))
         at_stake = reply.get("at_stake")
         if isinstance(at_stake, int) and at_stake > 0:
@@ -164,7 +164,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         return finish(wrap_text(t.gettext("You watch room {room}.").format(room=reply.get("room")), width), style)
     if cmd == "leave":
         if reply.get("until") == "round_end":
-            n = int(reply.get("at_stake") or 0)
+            n = to_int(reply.get("at_stake") or 0)
             if reply.get("deal"):  # a Speculation deal, called so on its table
                 return finish(wrap_text(t.ngettext(
                     "You are back in the lobby. A bot plays your seat to the end of the deal with your stake "
@@ -183,7 +183,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
         code = reply.get("lang")
         return finish([t.gettext("Language: {lang}.").format(lang=LANG_NAMES.get(str(code), str(code)))], style)
     if cmd == "login" and not reply.get("guest") and reply.get("chips") is not None:
-        return finish(wrap_text(welcome_back(lang, str(reply.get("name")), int(reply["chips"])), width), style)
+        return finish(wrap_text(welcome_back(lang, str(reply.get("name")), to_int(reply["chips"])), width), style)
     if cmd in ("login", "register"):
         name = reply.get("name")
         text = (
@@ -192,7 +192,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
             else t.gettext("Hello {name}! Type help to see the commands.").format(name=name)
         )
         if reply.get("chips") is not None:
-            n = int(reply["chips"])
+            n = to_int(reply["chips"])
             text += " " + t.ngettext("You have {n} chip.", "You have {n} chips.", abs(n)).format(n=number(lang, n))
         return finish(wrap_text(text, width), style)
     if cmd == "history":
@@ -216,7 +216,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
             [t.gettext("Automatic cut on.") if reply.get("on") else t.gettext("Automatic cut off.")], style
         )
     if cmd == "extend":  # seconds from the time bank
-        n, left = round(float(reply.get("seconds") or 0)), round(float(reply.get("bank") or 0))
+        n, left = round(to_float(reply.get("seconds") or 0)), round(to_float(reply.get("bank") or 0))
         return finish(wrap_text(glue_seconds(t.ngettext("{n} second more for you; {left} s left in your time bank.",
                                                         "{n} seconds more for you; {left} s left in your time bank.",
                                                         n).format(n=n, left=left), left), style.width), style)
@@ -237,16 +237,16 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
             n = keys if isinstance(keys, int) else 0
             return finish([t.ngettext("{n} SSH key.", "{n} SSH keys.", n).format(n=n)], style)
         lines = [paint(t.gettext("Your SSH keys:"), BOLD, style)]
-        lines += ["  " + str(k) for k in keys]
+        lines += ["  " + str(k) for k in items_in(keys)]
         return finish(lines, style)
     if cmd == "passwd":
         return finish(wrap_text(t.gettext("Password changed."), width), style)
     if cmd == "balance":
-        n = int(reply.get("chips") or 0)
+        n = to_int(reply.get("chips") or 0)
         lines = wrap_text(t.ngettext("Balance: {n} chip.", "Balance: {n} chips.", n).format(n=n), width)
-        for e in reply.get("entries") or []:
+        for e in objects_in(reply.get("entries")):
             when = str(e.get("at") or "")[:16].replace("T", " ")
-            delta = int(e.get("delta") or 0)
+            delta = to_int(e.get("delta") or 0)
             lines.append(f"  {when}  {delta:+d}  {_ledger_kind(lang, e.get('kind'))}")
         return finish(lines, style)
     if cmd == "ping":
@@ -268,7 +268,7 @@ _LEDGER_KINDS = {
 }
 
 
-def _ledger_kind(lang: str, kind: Any) -> str:
+def _ledger_kind(lang: str, kind: JSONValue) -> str:
     """A chip movement's kind in words."""
     msgid = _LEDGER_KINDS.get(str(kind or ""))
     return translation(lang).gettext(msgid) if msgid else str(kind or "")
@@ -279,9 +279,9 @@ def _chips_change(t: T, n: int) -> str:
     return str(t.ngettext("{n:+d} chip", "{n:+d} chips", abs(n)).format(n=n))
 
 
-def _render_history(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+def _render_history(reply: Result, lang: str, style: TermStyle) -> str:
     t = translation(lang)
-    items = reply.get("history") or reply.get("matches") or []
+    items = objects_in(reply.get("history") or reply.get("matches"))
     name = reply.get("name")
     yours = reply.get("yours", True) or not name
     if not items:
@@ -291,25 +291,25 @@ def _render_history(reply: Mapping[str, Any], lang: str, style: TermStyle) -> st
     head = t.gettext("Your last games:") if yours else t.gettext("{name}'s last games:").format(name=name)
     lines = [paint(head, BOLD, style)]
     for m in items:
-        game = game_name(lang, m.get("game"))
+        game = game_name(lang, text_of(m.get("game")))
         when = str(m.get("ended") or m.get("when") or m.get("at") or "")[:16].replace("T", " ")
         parts = [when, game]
         if m.get("rules") and m.get("rules") != m.get("game"):
-            parts.append(rules_name(lang, m["rules"]))
+            parts.append(rules_name(lang, text_of(m["rules"])))
         if m.get("match"):
             parts.append(t.pgettext("history", "whole match"))
         if m.get("place") is not None:
-            parts.append(t.gettext("place {place}").format(place=ordinal(lang, int(m["place"]))))
+            parts.append(t.gettext("place {place}").format(place=ordinal(lang, to_int(m["place"]))))
         if m.get("title") and m.get("title") != "neutral":
-            parts.append(title_name(lang, m["title"]))
+            parts.append(title_name(lang, text_of(m["title"])))
         if m.get("points") is not None:
-            p = int(m["points"])
+            p = to_int(m["points"])
             if m.get("match"):
                 parts.append(t.ngettext("{n} pt", "{n} pts", p).format(n=p))  # the match's total
             else:
                 parts.append(t.ngettext("+{n} pt", "+{n} pts", p).format(n=p))
         if m.get("chips") is not None:
-            parts.append(_chips_change(t, int(m["chips"])))
+            parts.append(_chips_change(t, to_int(m["chips"])))
         if m.get("won"):
             parts.append(t.pgettext("history", "winner") if m.get("match") else t.gettext("won"))
         if m.get("round") and not m.get("match"):
@@ -321,7 +321,7 @@ def _render_history(reply: Mapping[str, Any], lang: str, style: TermStyle) -> st
     return finish(lines, style)
 
 
-def _render_leaderboard(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+def _render_leaderboard(reply: Result, lang: str, style: TermStyle) -> str:
     t = translation(lang)
     boards = reply.get("boards")
     if not isinstance(boards, Sequence) or isinstance(boards, str):
@@ -335,7 +335,7 @@ def _render_leaderboard(reply: Mapping[str, Any], lang: str, style: TermStyle) -
             lines += _board_lines(board, lang, style)
     if not lines:
         if reply.get("by") == "rating":
-            n = int(reply.get("min_games") or 0)
+            n = to_int(reply.get("min_games") or 0)
             return finish(wrap_text(t.ngettext("Nobody has a rating here yet (it takes {n} rated game).",
                                                "Nobody has a rating here yet (it takes {n} rated games).", n).format(n=n),
                                     style.width), style)
@@ -343,23 +343,23 @@ def _render_leaderboard(reply: Mapping[str, Any], lang: str, style: TermStyle) -
     return finish(lines, style)
 
 
-def _board_lines(reply: Mapping[str, Any], lang: str, style: TermStyle) -> list[str]:
+def _board_lines(reply: Result, lang: str, style: TermStyle) -> list[str]:
     t = translation(lang)
-    items = list(reply.get("leaderboard") or reply.get("players") or [])
-    provisional = list(reply.get("provisional") or [])
-    you = reply.get("you") if isinstance(reply.get("you"), Mapping) else None
+    items = objects_in(reply.get("leaderboard") or reply.get("players"))
+    provisional = objects_in(reply.get("provisional"))
+    you = got if isinstance(got := reply.get("you"), Mapping) else None
     game = reply.get("game")
     head = t.gettext("Leaderboard:")
     if game:
         rules = reply.get("rules")
-        what = game_name(lang, game) + (f" {rules_name(lang, rules)}" if rules and rules != game else "")
+        what = game_name(lang, text_of(game)) + (f" {rules_name(lang, text_of(rules))}" if rules and rules != game else "")
         head = t.gettext("Leaderboard, {what}:").format(what=what)
     lines = [paint(head, BOLD, style)]
     sample = (items or provisional or ([you] if you else [{}]))[0]
-    by = reply.get("by") or ("chips" if "chips" in sample else "points")
+    by = text_of(reply.get("by")) or ("chips" if "chips" in sample else "points")
     if by == "rating":
         lines[0] = paint(t.gettext("Ratings, {what}:").format(
-            what=game_name(lang, game) + (f" {rules_name(lang, reply.get('rules'))}"
+            what=game_name(lang, text_of(game)) + (f" {rules_name(lang, text_of(reply.get('rules')))}"
                                           if reply.get("rules") and reply.get("rules") != game else "")), BOLD, style)
     everyone = [*items, *provisional, *([you] if you else [])]
     name_w = min(max((display_width(str(p.get("name"))) for p in everyone), default=4), 16)
@@ -368,7 +368,7 @@ def _board_lines(reply: Mapping[str, Any], lang: str, style: TermStyle) -> list[
     for i, p in enumerate(items, 1):
         lines.append(_board_line(p, f"{i:>3}.", by, lang, style, name_w, game))
     if provisional:
-        n = int(reply.get("min_games") or 0)
+        n = to_int(reply.get("min_games") or 0)
         lines += wrap_text(t.ngettext("Provisional (fewer than {n} rated game):",
                                       "Provisional (fewer than {n} rated games):", n).format(n=n), style.width)
         lines += [_board_line(p, "   ~", by, lang, style, name_w, game) for p in provisional]
@@ -380,26 +380,26 @@ def _board_lines(reply: Mapping[str, Any], lang: str, style: TermStyle) -> list[
     return lines
 
 
-def _board_line(p: Mapping[str, Any], mark: str, by: str, lang: str, style: TermStyle, name_w: int,
-                game: Any = None) -> str:
+def _board_line(p: Result, mark: str, by: str, lang: str, style: TermStyle, name_w: int,
+                game: JSONValue = None) -> str:
     """One player's line on a board; ``mark``: the place (``  1.``), or ``~`` for a provisional line;
     ``game``: the board's game (a Speculation round is a deal: "3 donnes", as on its table)."""
     t = translation(lang)
     if by == "rating":
-        g = int(p.get("games") or 0)
-        return (f"{mark} {pad(str(p.get('name')), name_w)}  {float(p.get('rating') or 0):6.1f}  "
+        g = to_int(p.get("games") or 0)
+        return (f"{mark} {pad(str(p.get('name')), name_w)}  {to_float(p.get('rating') or 0):6.1f}  "
                 + t.ngettext("{n} rated game", "{n} rated games", g).format(n=g))
     got = p.get("score") if p.get("score") is not None else p.get(by)
-    n = int(got or 0)
+    n = to_int(got or 0)
     score = t.ngettext("{n} pt", "{n} pts", abs(n)).format(n=n) if by == "points" else _chips_change(t, n)
     line = f"{mark} {pad(str(p.get('name')), name_w)}  {score}"
     counts = []
     if p.get("rounds") is not None:
-        r = int(p["rounds"])
+        r = to_int(p["rounds"])
         counts.append(t.ngettext("{n} deal", "{n} deals", r).format(n=r) if deals(game)
                       else t.ngettext("{n} round", "{n} rounds", r).format(n=r))
     if p.get("matches"):
-        m = int(p["matches"])
+        m = to_int(p["matches"])
         counts.append(t.ngettext("{n} match", "{n} matches", m).format(n=m))
     if counts:
         line += "  " + ", ".join(counts)
