@@ -294,7 +294,7 @@ async def _board(ctx: Context, game: str, rules: str, limit: int) -> Result:
     out: dict[str, JSONValue] = {"game": game, "rules": rules, "by": by,
                            "leaderboard": [{**row, "score": row[by]} for row in rows]}
     me = ctx.session.name
-    if me and not any(name_key(row["name"]) == name_key(me) for row in rows):
+    if me and not any(name_key(str(row["name"])) == name_key(me) for row in rows):
         # Where the asker stands when the board does not list them: a newcomer sees their own
         # figures, marked provisional when they play as a guest (guests are not ranked).
         mine = await ctx.store.history.standings(game, rules, 1, include_guests=True, by=by, name=me)

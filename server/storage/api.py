@@ -596,7 +596,7 @@ class History(Protocol):
     async def get(self, round_id: str) -> RoundRecord | None: ...
 
     async def standings(self, game: str, rules: str, limit: int = 10, include_guests: bool = False, *,
-                        by: str = "chips", name: str | None = None) -> list[dict[str, Any]]:
+                        by: str = "chips", name: str | None = None) -> list[dict[str, JSONValue]]:
         """A table's leaderboard, ranked ``by`` ``"points"`` or ``"chips"`` won (registered players unless
         ``include_guests``; ``name``: that player's row alone)."""
         ...

@@ -6,7 +6,6 @@ import hashlib
 import json
 import logging
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
 
 from server.protocol import JSONValue
 from server.storage import names as _names
@@ -86,7 +85,7 @@ def _log_hashes(actions: list[str], prefix: int) -> tuple[str, str]:
     return head, h.hexdigest()
 
 
-def _full_log(tx: Tx, round_id: str) -> list[Any]:
+def _full_log(tx: Tx, round_id: str) -> list[Mapping[str, JSONValue]]:
     """A record's log: its own actions after those of its chain of bases."""
     rows = tx.all(
         """WITH RECURSIVE chain(rid, base, start, log, depth) AS (
@@ -98,7 +97,7 @@ def _full_log(tx: Tx, round_id: str) -> list[Any]:
            SELECT start, log FROM chain ORDER BY depth DESC""",
         (round_id,),
     )
-    actions: list[Any] = []
+    actions: list[Mapping[str, JSONValue]] = []
     for start, text in rows:
         del actions[start:]  # a base is only ever extended; never trust more than 'start' of it
         actions.extend(json.loads(text))
@@ -107,7 +106,7 @@ def _full_log(tx: Tx, round_id: str) -> list[Any]:
 
 def _record_from_row(tx: Tx, row: Row, with_log: bool = True) -> RoundRecord:
     if not with_log:
-        actions: list[Any] = []
+        actions: list[Mapping[str, JSONValue]] = []
     elif row["log_base"] is None:
         actions = json.loads(row["log"])
     else:
@@ -238,9 +237,9 @@ class SQLHistory:
     async def each_record(self, batch: int = 200) -> AsyncIterator[tuple[RoundRecord, list[bool]]]:
         """Every record with its log, in the order recorded, and which seats were registered accounts
         then (what :func:`server.storage.ratings.recompute` replays)."""
-        after: Any = None
+        after: int | None = None
         while True:
-            def q(t: Tx, after: Any = after) -> list[tuple[Any, RoundRecord, list[bool]]]:
+            def q(t: Tx, after: int | None = after) -> list[tuple[int, RoundRecord, list[bool]]]:
                 where = "" if after is None else f"WHERE {t.rowid} > ?"
                 rows = t.all(f"SELECT h.*, h.{t.rowid} AS position FROM history h {where} "
                              f"ORDER BY h.{t.rowid} LIMIT ?", ((after,) if after is not None else ()) + (batch,))
@@ -307,7 +306,7 @@ class SQLHistory:
     async def standings(
         self, game: str, rules: str, limit: int = 10, include_guests: bool = False, *, by: str = "chips",
         name: str | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[dict[str, JSONValue]]:
         """The leaderboard, ranked ``by`` ``"points"`` (classic, P14) or ``"chips"`` won (tdc, Speculation).
 
         Each row: ``rank, name, rounds, points, chips, president, matches`` (``president``:
@@ -320,7 +319,7 @@ class SQLHistory:
         one = "" if name is None else " AND s.key = ?"
         only: tuple[str, ...] = () if name is None else (_names.name_key(name),)
 
-        def q(t: Tx) -> list[dict[str, Any]]:
+        def q(t: Tx) -> list[dict[str, JSONValue]]:
             rows = t.all(
                 f"""SELECT s.key, MAX(s.name) AS name,
                            SUM(CASE WHEN {_NOT_MATCH} THEN 1 ELSE 0 END) AS rounds,
@@ -335,7 +334,7 @@ class SQLHistory:
                     LIMIT ?""",
                 (game, rules, 1 if include_guests else 0, *only, int(limit)),
             )
-            out: list[dict[str, Any]] = []
+            out: list[dict[str, JSONValue]] = []
             for r in rows:
                 account = find(t, r["key"]) if r["key"] else None
                 out.append(
