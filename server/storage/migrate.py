@@ -117,7 +117,7 @@ class Side:
         else:
             self.tx.execute("BEGIN" if self.target else "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 
-    def rows(self, table: str, columns: Sequence[str]) -> Iterator[list[tuple[Any, ...]]]:
+    def rows(self, table: str, columns: Sequence[str]) -> Iterator[list[tuple[object, ...]]]:
         cols = list(columns)
         order = ""
         if table == "history":
@@ -130,7 +130,7 @@ class Side:
                 return
             yield [tuple(r) for r in chunk]
 
-    def insert(self, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
+    def insert(self, table: str, columns: Sequence[str], rows: list[tuple[object, ...]]) -> None:
         cols = list(columns)
         if table == "history":
             cols.append(self.tx.rowid)
@@ -155,7 +155,7 @@ class Side:
             self._lock.close()
 
 
-def copy(source: str, target: str) -> dict[str, Any]:
+def copy(source: str, target: str) -> dict[str, object]:
     """Copy the community; returns the report (``ok``, both audits, rows copied per table)."""
     src = Side(*_parse(source), target=False)
     dst = Side(*_parse(target), target=True)
@@ -217,7 +217,7 @@ def copy(source: str, target: str) -> dict[str, Any]:
     }
 
 
-def _figures(audit: Audit) -> dict[str, Any]:
+def _figures(audit: Audit) -> dict[str, object]:
     return asdict(audit)
 
 

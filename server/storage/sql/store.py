@@ -157,11 +157,11 @@ class SQLStore:
         result: T = await self._submit("read", fn)
         return result
 
-    async def write(self, fn: Callable[..., T], *args: Any) -> T:
+    async def write(self, fn: Callable[..., T], *args: object) -> T:
         """Run ``fn(connection, *args)`` as a write (the backend's own connection; tests, tools)."""
         return await self.run_write(lambda tx: fn(tx.conn, *args))
 
-    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+    async def read(self, fn: Callable[..., T], *args: object) -> T:
         """Run ``fn(connection, *args)`` in one read transaction."""
         return await self.run_read(lambda tx: fn(tx.conn, *args))
 
