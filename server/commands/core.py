@@ -76,6 +76,10 @@ async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 @command("lang", login=False)
 async def lang(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    if arg_bool(args, "browser", default=False):  # the play page: sentences without typing instructions
+        for_browser = getattr(getattr(ctx.session, "presenter", None), "for_browser", None)
+        if callable(for_browser):
+            for_browser()
     if args.get("lang") is None:
         return {"lang": ctx.session.lang, "langs": list(LANGS)}
     value = pick_lang(str(args.get("lang", "")))

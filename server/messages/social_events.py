@@ -100,6 +100,9 @@ def seek_terms(lang: str, e: Mapping[str, Any]) -> str:
 @event("seek", seats=ANYONE)
 def _ev_seek(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     n = int(e.get("missing") or 0)
+    if style.browser:  # the page lists the seeks with their Accept button
+        return t.ngettext("{name} seeks {n} player: {terms}.", "{name} seeks {n} players: {terms}.", n).format(
+            name=e.get("name") or "?", n=n, terms=seek_terms(lang, e))
     return t.ngettext(
         "{name} seeks {n} player: {terms} (accept {id}).",
         "{name} seeks {n} players: {terms} (accept {id}).", n,
@@ -109,6 +112,8 @@ def _ev_seek(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: i
 @event("challenge", seats=ANYONE)
 def _ev_challenge(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
                   style: TermStyle) -> str | None:
+    if style.browser:  # the page lists the challenge with Accept and Decline
+        return t.gettext("{name} challenges you: {terms}.").format(name=e.get("name") or "?", terms=seek_terms(lang, e))
     return t.gettext("{name} challenges you: {terms}. Type accept or decline.").format(
         name=e.get("name") or "?", terms=seek_terms(lang, e))
 
