@@ -5,7 +5,7 @@ A command is an async handler registered by name::
     from server.commands import Context, command, arg_str
 
     @command("whoami")
-    async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+    async def whoami(ctx: Context, args: Args) -> Result:
         return {"name": ctx.session.name, ...}
 
 * ``args`` are exactly the JSON-protocol arguments (the text-mode parser of
@@ -28,11 +28,11 @@ registration, or a command module that cannot be found, stops the start at once
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from server.protocol import CommandError, arg_bool, arg_int, arg_str
+from server.protocol import Args, CommandError, JSONValue, Result, arg_bool, arg_int, arg_str
 
 __all__ = ["COMMANDS", "Caller", "CommandError", "Context", "RegistryError", "Server", "Spec", "arg_bool", "arg_int", "arg_str", "command", "load"]
 
@@ -41,8 +41,10 @@ from server.people.players import PlayerSession
 if TYPE_CHECKING:
     from server.config import Config
     from server.lobby.lobby import Lobby
+    from server.operations.limits import RateLimiter
+    from server.storage.api import Store
 
-Handler = Callable[["Context", Mapping[str, Any]], Awaitable[dict[str, Any] | None]]
+Handler = Callable[["Context", Args], Awaitable[Result | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,15 +65,15 @@ class Caller(PlayerSession, Protocol):
     color: bool
     unicode: bool
     reader: bool  # screen-reader mode
-    limiter: Any
-    app: Any
+    limiter: RateLimiter
+    app: Any  # the session's host: a Server to the handlers (the sessions own its type)
 
     @property
     def mode(self) -> str: ...
 
     def gettext(self, msgid: str) -> str: ...
-    def reply_ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> None: ...
-    def reply_error(self, req_id: Any, code: str, **params: Any) -> None: ...
+    def reply_ok(self, req_id: JSONValue, cmd: str, result: Result | None) -> None: ...
+    def reply_error(self, req_id: JSONValue, code: str, **params: object) -> None: ...
     def send_text(self, text: str) -> None: ...
 
     async def ask_secret(self, prompt: str) -> str | None: ...
@@ -83,9 +85,12 @@ class Server(Protocol):
     @property
     def config(self) -> Config: ...
     @property
-    def store(self) -> Any: ...
+    def store(self) -> Store: ...
     @property
     def lobby(self) -> Lobby: ...
+
+    def schedule_shutdown(self, delay: float, reason: str = "") -> None: ...
+    def cancel_shutdown(self, *, quiet: bool = False) -> bool: ...
 
 
 @dataclass(slots=True)
@@ -97,11 +102,11 @@ class Context:
 
     session: Caller
     app: Server
-    req_id: Any = None
+    req_id: JSONValue = None
     cmd: str = ""
     answered: bool = False
 
-    def answer(self, result: Mapping[str, Any] | None) -> None:
+    def answer(self, result: Result | None) -> None:
         if not self.answered:
             self.answered = True
             self.session.reply_ok(self.req_id, self.cmd, result)
@@ -111,7 +116,14 @@ class Context:
         return self.app.lobby
 
     @property
-    def store(self) -> Any:
+    def account(self) -> str:
+        """The session's name: a command that needs a login runs only once there is one."""
+        name = self.session.name
+        assert name is not None
+        return name
+
+    @property
+    def store(self) -> Store:
         return self.app.store
 
     @property

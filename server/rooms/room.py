@@ -44,12 +44,12 @@ from server.games import TableOptions, adapter
 from server.operations import metrics
 from server.people.flushes import Flushes
 from server.people.players import Player
-from server.protocol import CommandError
+from server.protocol import Args, CommandError, Result
 from server.rooms.claims import SeatClaims
 from server.rooms.inbox import Inbox
 from server.rooms.thinking import Thinkers
 from server.storage import api
-from server.storage.api import bot_account
+from server.storage.api import Store, bot_account
 from server.storage.ratings import rated_round
 from server.table import (
     Balance,
@@ -93,7 +93,7 @@ class RoomHost(Protocol):
     @property
     def config(self) -> Config: ...
     @property
-    def store(self) -> Any: ...
+    def store(self) -> Store: ...
     @property
     def players(self) -> Mapping[str, Player]: ...
     @property
@@ -166,10 +166,10 @@ class _Item:
     kind: str  # "cmd", "connected", "disconnected", "stop"
     player: Player | None = None
     cmd: str = ""
-    args: Mapping[str, Any] = field(default_factory=dict)
-    future: asyncio.Future[Any] | None = None
+    args: Args = field(default_factory=dict)
+    future: asyncio.Future[Result | None] | None = None
     stamp: metrics.Stamp | None = None  # the command it belongs to, held until the room has handled it
-    answer: Callable[[Any], None] | None = None  # the caller's reply, sent before what the command causes
+    answer: Callable[[Result | None], None] | None = None  # the caller's reply, sent before what the command causes
 
 
 class Room:
@@ -244,15 +244,15 @@ class Room:
                 s.member is not None or s.leaving for s in self.table.seats):
             self._queue.put_nowait(_Item("close"))  # rebuilt with nobody to play for: it ends at once
 
-    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any], *,
-                     answer: Callable[[Any], None] | None = None) -> Any:
+    async def submit(self, player: Player, cmd: str, args: Args, *,
+                     answer: Callable[[Result | None], None] | None = None) -> Result | None:
         """Queue a command for the room and wait for its result (or CommandError); ``answer(result)``
         is called as the room delivers it, before the messages the command caused."""
         if self.moved:
             raise CommandError("table_moved")
         if self.closed:
             raise CommandError("no_such_room", room=self.id)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Result | None] = asyncio.get_running_loop().create_future()
         stamp = metrics.current()
         if stamp is not None:
             stamp.hold()

@@ -28,14 +28,14 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
+from server.protocol import JSONValue
 from server.storage.api import ToolRefused
 from server.storage.private import private_temp, publish
 from server.storage.sqlite import audit_connection, db_path, private_umask
 
 
-def backup(source: str | os.PathLike[str], target: str | os.PathLike[str], *, force: bool = False) -> dict[str, Any]:
+def backup(source: str | os.PathLike[str], target: str | os.PathLike[str], *, force: bool = False) -> dict[str, JSONValue]:
     """Copy the database of ``source`` (a data folder or the file) to ``target``; the report."""
     from server.storage import is_postgres_url
 

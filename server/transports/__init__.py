@@ -7,10 +7,14 @@ A transport accepts connections and hands each, as a ``Conn`` (see
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from server.config import Config
 from server.operations.limits import ConnectionCounter
+from server.storage.api import Store
+
+if TYPE_CHECKING:
+    from server.lobby.lobby import Lobby
 
 
 class TransportHost(Protocol):
@@ -23,6 +27,6 @@ class TransportHost(Protocol):
     @property
     def connections(self) -> ConnectionCounter: ...
     @property
-    def store(self) -> Any: ...
+    def store(self) -> Store: ...
     @property
-    def lobby(self) -> Any: ...
+    def lobby(self) -> Lobby: ...

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
 from server.operations import metrics
+from server.protocol import JSONValue
 from server.storage import names as _names
 from server.storage import passwords as _pw
 from server.storage.api import (
@@ -255,7 +256,7 @@ class SQLStore:
                 move(tx, account_id, self.settings.house_chips, "grant", note="house bankroll")
             log.info("house account %s created with %d chips", name, self.settings.house_chips)
 
-    async def recover(self, *, keep_tables: bool = False, keep_accounts: Collection[str] = ()) -> dict[str, Any]:
+    async def recover(self, *, keep_tables: bool = False, keep_accounts: Collection[str] = ()) -> dict[str, JSONValue]:
         """At start: void unsettled rounds, release holds, retire guests left over, bring bots' chips home.
 
         ``keep_tables``: what belongs to an unfinished table stays as it is, since the table
