@@ -736,7 +736,8 @@ class PresidentMatch:
         """Whether a seat holding these rank counts has a play over the top one (a trick is open):
         the same plays as ``_plays()`` — P7 that rank ("ça ou rien"), T4 reversed at most as
         strong, P6 at least as strong (some rank of the range holds as many cards: see _SET_OF).
-        turn_view() and forced_pass() ask it; next_turn() has it inline: change them together."""
+        turn_view() and forced_pass() ask it; next_turn() has it written out (profiled: a call a
+        turn), and tests/engine/test_views.py's check_turn_view holds the two together on random games."""
         tc = self._top_count
         tr = self._top_rank
         if self._must:
@@ -761,7 +762,8 @@ class PresidentMatch:
         tr = self._top_rank
         must = self._must
         reverse = self._reversed
-        # _can_beat(ranks) inline (a call a turn: about 2% of a simulated round)
+        # _can_beat(ranks) written out (a call a turn: about 2% of a simulated round); the same
+        # answer as turn_view() on random games: tests/engine/test_views.py (check_turn_view)
         if tc and not (
             ranks >> 8 * tr & 255 >= tc
             if must

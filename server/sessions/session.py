@@ -307,10 +307,7 @@ class Session:
             log.exception("%r: writer failed", self)
             self.close("error")
             return False
-        self._written = written = self._written + len(out)  # (_wrote)
-        stamps = self._stamps
-        while stamps and stamps[0][0] <= written:
-            stamps.popleft()[1].release()
+        self._wrote(len(out))
         if conn.backlog() if left is None else left:  # (most writes go straight to the socket: nothing to wait for)
             if self._drainer is None and self._loop is not None:
                 self._drainer = self._loop.create_task(self._drain(), name=f"drain-{self.id}")
@@ -586,7 +583,7 @@ class Session:
             task.uncancel()
             return None
         if line is not None:
-            self.last_input = time.monotonic()  # (touch())
+            self.touch()
             if isinstance(line, str) and self.presenter.mode == "text" and has_surrogate(line):
                 # a decoder that can make one (UTF-7...): the line is refused as unreadable, and
                 # reads as an empty one (JSON mode: decode refuses it as bad JSON)
