@@ -49,8 +49,8 @@ from server.players import Player
 from server.protocol import CommandError
 from server.ratings import rated_round
 from server.storage import api
-from server.storage.api import bot_account
 from server.table import (
+    CHIP_OPS,
     Balance,
     Claim,
     Closed,
@@ -58,29 +58,21 @@ from server.table import (
     Connected,
     Disconnected,
     Effect,
-    Escrow,
-    FundBot,
     Gone,
-    HoldChips,
     Member,
     Outputs,
     Pause,
-    Pay,
     Placed,
     Record,
     Refused,
-    ReleaseBot,
-    ReleaseChips,
     Released,
     Reply,
     Send,
-    Settle,
     Shared,
     Shutdown,
     StateSet,
     Table,
     Think,
-    Void,
     durable,
 )
 from server.table.io import Item
@@ -482,7 +474,7 @@ class Room:
         while True:
             held.extend(out.items)
             effect = out.effect
-            op = None if effect is None or isinstance(effect, LOCAL_EFFECTS) else _store_op(effect, self.id)
+            op = effect if isinstance(effect, CHIP_OPS) else None  # the store's own operation
             error: Exception | None = None
             result: Any = None
             if op is not None or held or effect is None:
@@ -506,8 +498,6 @@ class Room:
                     raise
                 except Exception as exc:
                     error = exc
-            elif error is None:
-                result = _op_result(effect, result)
             await self._own()  # (a bot's thinking, a write: the process may have been paused meanwhile)
             if error is not None:
                 out = self.table.resume(self.now(), error=error)
@@ -684,38 +674,3 @@ class Room:
                 session.push_states(msg, seat)
             elif isinstance(msg, Shared):
                 session.push_shared(msg, seat)
-
-
-LOCAL_EFFECTS = (Pause, Claim, Balance, Think, Record)
-"""Effects that move no chip (every other one is a ``store.apply`` operation)."""
-
-
-def _op_result(effect: Effect, result: Any) -> Any:
-    """What the table gets back for a chip effect."""
-    if isinstance(effect, Escrow):
-        return list(result.covered)
-    if isinstance(effect, FundBot):
-        return bot_account(effect.display)
-    return result
-
-
-def _store_op(effect: Effect, table: str) -> Any:
-    """The store's operation for a table's chip effect."""
-    if isinstance(effect, Escrow):
-        return api.OpenRound(effect.round_id, dict(effect.stakes), table=table, partial=effect.partial)
-    if isinstance(effect, Settle):
-        return api.SettleRound(effect.round_id, dict(effect.payouts))
-    if isinstance(effect, Pay):
-        return api.Transfer(effect.src, effect.dst, effect.amount, effect.reason, round_id=effect.round_id or None,
-                            hold_id=effect.hold_id)
-    if isinstance(effect, HoldChips):
-        return api.Hold(effect.hold_id, effect.account, effect.amount, round_id=effect.round_id or None)
-    if isinstance(effect, ReleaseChips):
-        return api.ReleaseHold(effect.hold_id)
-    if isinstance(effect, Void):
-        return api.RefundRound(effect.round_id)
-    if isinstance(effect, FundBot):
-        return api.FundBot(effect.display, effect.chips)
-    if isinstance(effect, ReleaseBot):
-        return api.ReleaseBot(effect.display)
-    raise TypeError(f"unknown effect {effect!r}")

@@ -17,10 +17,10 @@ from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
 from engine.seeds import derive
 from server.protocol import CommandError
-from server.storage.api import StorageError
+from server.storage.api import FundBot, StorageError, bot_account
 from server.storage.names import name_key
 from server.table.base import Step, TableBase, log
-from server.table.io import Balance, Claim, FundBot, Gone, Member, Placed, Released
+from server.table.io import Balance, Claim, Gone, Member, Placed, Released
 from server.table.seats import Seat
 
 
@@ -89,9 +89,9 @@ class Seating(TableBase):
                        derive(self._bot_seed, f"bot-{seat.index}"), **options)
         if self.adapter.funded_bots:
             display = f"{self.id}-{self.uid}-{seat.index}"
-            account = yield FundBot(display, self.settings.bot_chips)  # may refuse: the seat stays free
+            yield FundBot(display, self.settings.bot_chips)  # may refuse: the seat stays free
             seat.bot_display = display
-            seat.account = account
+            seat.account = bot_account(display)
         seat.bot = bot
         seat.name = f"bot{seat.index}"
         seat.member = None

@@ -15,26 +15,23 @@ from engine.bots import LEVELS
 from engine.errors import Refusal
 from server.games.base import Payment, Payout, Reserve, RoundMoney, Stakes, Unreserve
 from server.protocol import CommandError, Shared, arg_number
-from server.storage.api import RoundRecord, StorageError, UnknownRound
+from server.storage.api import (
+    FundBot,
+    Hold,
+    OpenRound,
+    RefundRound,
+    ReleaseBot,
+    ReleaseHold,
+    RoundOpened,
+    RoundRecord,
+    SettleRound,
+    StorageError,
+    Transfer,
+    UnknownRound,
+)
 from server.table.base import Step, log
 from server.table.fair import FairDeals
-from server.table.io import (
-    Closed,
-    Escrow,
-    FundBot,
-    Gone,
-    HoldChips,
-    Pause,
-    Pay,
-    Record,
-    ReleaseBot,
-    ReleaseChips,
-    Released,
-    Send,
-    Settle,
-    Think,
-    Void,
-)
+from server.table.io import Closed, Gone, Pause, Record, Released, Send, Think
 
 MAX_OPTIONAL_BOT_ACTIONS = 12  # per bot and round: offers, cuts... that nobody waits for
 
@@ -322,24 +319,25 @@ class Rounds(FairDeals):
                     self.round_stakes = {s: self._account(s) for s in self._ante_seats(events)}
                     self.round_escrow = dict(move.amounts)
                     if move.amounts and self.round_id is not None:
-                        yield Escrow(self.round_id, {self._account(s): a for s, a in move.amounts.items()})
+                        yield OpenRound(self.round_id, {self._account(s): a for s, a in move.amounts.items()},
+                                        table=self.id)
                 elif isinstance(move, Payout):
                     assert self.round_id is not None
                     payouts: dict[str, int] = {}
                     for s, amount in move.amounts.items():
                         account = self._account(s)
                         payouts[account] = payouts.get(account, 0) + amount
-                    yield Settle(self.round_id, payouts)
+                    yield SettleRound(self.round_id, payouts)
                     self.round_stakes, self.round_escrow = {}, {}
                 elif isinstance(move, Payment):
                     hold = None if move.reserved is None else f"{self.round_id}-{move.reserved}"
-                    yield Pay(self._account(move.payer), self._account(move.payee), move.amount, move.reason,
-                              self.round_id or "", hold)
+                    yield Transfer(self._account(move.payer), self._account(move.payee), move.amount, move.reason,
+                                   round_id=self.round_id, hold_id=hold)
                 elif isinstance(move, Reserve):
-                    yield HoldChips(f"{self.round_id}-{move.key}", self._account(move.seat), move.amount,
-                                    self.round_id or "")
+                    yield Hold(f"{self.round_id}-{move.key}", self._account(move.seat), move.amount,
+                                   round_id=self.round_id)
                 elif isinstance(move, Unreserve):
-                    yield ReleaseChips(f"{self.round_id}-{move.key}")
+                    yield ReleaseHold(f"{self.round_id}-{move.key}")
         except Exception as exc:
             code = getattr(exc, "code", "not_allowed")
             log.warning("table %s: the ledger refused %s (%s); the action is undone", self.id,
@@ -379,14 +377,14 @@ class Rounds(FairDeals):
             if stake > 0 and len(present) >= adapter.min_players:
                 wanted = {self._account(s): stake for s in present}
                 try:
-                    covered = yield Escrow(self.round_id, wanted, partial=True)
+                    opened: RoundOpened = yield OpenRound(self.round_id, wanted, table=self.id, partial=True)
                 except StorageError:
                     # a balance moved since it was read: this round waits, the next deal checks again
                     log.info("table %s: the stakes could not be escrowed; the round waits", self.id)
                     self.round_id = None
                     self.next_deal_at = self._now + max(self.settings.round_pause, 1.0)
                     return False
-                present = [s for s in present if self._account(s) in covered]
+                present = [s for s in present if self._account(s) in opened.covered]
                 self.round_stakes = {s: self._account(s) for s in present}
                 self.round_escrow = dict.fromkeys(present, stake)
             if len(present) < adapter.min_players:
@@ -496,7 +494,7 @@ class Rounds(FairDeals):
         if round_id is None:
             return
         try:
-            yield Void(round_id)
+            yield RefundRound(round_id)
         except UnknownRound:
             pass  # no chip ever moved in it (a classic round, a round nobody could stake): nothing to undo
         except Exception:

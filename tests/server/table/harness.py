@@ -41,7 +41,16 @@ from server.storage.api import (
     BadAmount,
     InsufficientChips,
     NoSuchAccount,
+    FundBot,
+    Hold,
+    OpenRound,
+    RefundRound,
+    ReleaseBot,
+    ReleaseHold,
+    RoundOpened,
     RoundRecord,
+    SettleRound,
+    Transfer,
     UnknownRound,
     bot_account,
 )
@@ -53,30 +62,22 @@ from server.table import (
     Connected,
     Disconnected,
     Effect,
-    Escrow,
-    FundBot,
     Gone,
-    HoldChips,
     Input,
     Member,
     Outputs,
     Pause,
-    Pay,
     Placed,
     Record,
     Refused,
-    ReleaseBot,
-    ReleaseChips,
     Released,
     Reply,
     Send,
-    Settle,
     Shared,
     Shutdown,
     StateSet,
     Table,
     Think,
-    Void,
 )
 from server.table.fair import ExplicitSeed
 
@@ -116,7 +117,7 @@ class FakeClock:
 
 
 @dataclass
-class Transfer:
+class Moved:
     src: str
     dst: str
     amount: int
@@ -156,7 +157,7 @@ class Ledger:
         self.balances: dict[str, int] = {HOUSE: house, **dict(balances or {})}
         self.expected = sum(self.balances.values())  # every chip granted: what total() must stay
         self.rounds: dict[str, RoundBook] = {}
-        self.transfers: list[Transfer] = []
+        self.transfers: list[Moved] = []
         self.settle_calls: dict[str, int] = defaultdict(int)
         self.void_calls: dict[str, int] = defaultdict(int)
         self.records: list[RoundRecord] = []
@@ -191,7 +192,7 @@ class Ledger:
     def open_rounds(self) -> list[str]:
         return [r for r, b in self.rounds.items() if b.state == "open"]
 
-    def round_transfers(self, round_id: str) -> list[Transfer]:
+    def round_transfers(self, round_id: str) -> list[Moved]:
         return [t for t in self.transfers if t.round_id == round_id]
 
     # the operations ------------------------------------------------------------------------------
@@ -262,7 +263,7 @@ class Ledger:
         self.balance(dst)
         self._move(src, -amount)
         self._move(dst, amount)
-        self.transfers.append(Transfer(src, dst, amount, reason, round_id))
+        self.transfers.append(Moved(src, dst, amount, reason, round_id))
 
     def void(self, round_id: str) -> bool:
         """Every chip movement of the round undone: transfers reversed, escrow refunded."""
@@ -560,23 +561,24 @@ class Harness:
             return self.claims.claim(effect.account, effect.table)
         if isinstance(effect, Balance):
             return ledger.available(effect.account)
-        if isinstance(effect, Escrow):
+        if isinstance(effect, OpenRound):
             try:
-                return ledger.escrow(effect.round_id, effect.stakes, effect.partial)
+                covered = ledger.escrow(effect.round_id, effect.stakes, effect.partial)
             except InsufficientChips:
                 if not effect.partial:
                     raise
-                return []
-        if isinstance(effect, Settle):
+                covered = []
+            return RoundOpened(effect.round_id, tuple(covered))
+        if isinstance(effect, SettleRound):
             return ledger.settle(effect.round_id, effect.payouts)
-        if isinstance(effect, Pay):
-            return ledger.transfer(effect.src, effect.dst, effect.amount, effect.reason, effect.round_id,
+        if isinstance(effect, Transfer):
+            return ledger.transfer(effect.src, effect.dst, effect.amount, effect.reason, effect.round_id or "",
                                    effect.hold_id)
-        if isinstance(effect, HoldChips):
-            return ledger.hold(effect.hold_id, effect.account, effect.amount, effect.round_id)
-        if isinstance(effect, ReleaseChips):
+        if isinstance(effect, Hold):
+            return ledger.hold(effect.hold_id, effect.account, effect.amount, effect.round_id or "")
+        if isinstance(effect, ReleaseHold):
             return ledger.release(effect.hold_id)
-        if isinstance(effect, Void):
+        if isinstance(effect, RefundRound):
             return ledger.void(effect.round_id)
         if isinstance(effect, FundBot):
             return ledger.fund_bot(effect.display, effect.chips)

@@ -30,9 +30,9 @@ from typing import Any
 
 import pytest
 
-from server.storage.api import BadRecord
+from server.storage.api import BadRecord, Transfer
 from server.storage.sql import tables
-from server.table import Pay, durable
+from server.table import durable
 from server.table.base import TableBase
 from server.table.fair import FairDeals
 from tests.server.table.harness import Harness, command_of
@@ -154,7 +154,7 @@ def play(kind: str, seed: int, check: Any = None) -> tuple[Harness, list[dict[st
     h.after_call.insert(0, write)
     keys = PEOPLE[kind]
     if kind == "speculation":
-        h.refuse(Pay, when=lambda e: e.reason == "traded", times=1)  # a trade the ledger refuses: undone
+        h.refuse(Transfer, when=lambda e: e.reason == "traded", times=1)  # a trade the ledger refuses: undone
     h.join(*keys)
     rng = random.Random(seed)
     act = _people(h, keys, rng)
