@@ -2,12 +2,14 @@
 
 :class:`Harness` owns one :class:`server.table.Table` (or several sharing one
 :class:`server.claims.SeatClaims` and one :class:`Ledger`) and plays the part of
-``server.room.Room``: it feeds inputs with the fake time, performs every effect
-the table asks for the way ``Room._perform`` does (balances, escrows per round,
-a settlement exactly once, transfers, voids, bot accounts funded by a house,
-records), hands the results back with ``resume`` until no effect is left, and
-carries out the items the way ``Room._deliver`` does (messages to members, seat
-claims released, who is in the room, closing).
+``server.room.Room``: it feeds inputs with the fake time, and the room's own
+effect handling (:class:`server.effects.Effects`) performs what the table asks
+for and hands the results back, reaching memory instead of the server
+(:class:`MemoryOwner`: the :class:`Ledger` with the store's semantics — escrows
+per round, a settlement exactly once, transfers, voids, bot accounts funded by
+a house —, the history, the seat claims, the bots' thinking), and hands the
+table's items to :class:`Inboxes` (messages to members, who is in the room, seat
+claims released, closing).
 
 What each member received is kept in order (:class:`Inbox`): events as plain
 dicts, each state as the reader's dict and its JSON line, replies and refusals.
@@ -27,22 +29,24 @@ from __future__ import annotations
 import itertools
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.seeds import seed_from_int
 from server.claims import SeatClaims
 from server.config import Config, load_config
+from server.effects import Effects
 from server.games import ADAPTERS, parse_options
 from server.protocol import encode
 from server.storage.api import (
     HOUSE,
+    Account,
     BadAmount,
-    InsufficientChips,
-    NoSuchAccount,
     FundBot,
     Hold,
+    InsufficientChips,
+    NoSuchAccount,
     OpenRound,
     RefundRound,
     ReleaseBot,
@@ -354,6 +358,168 @@ def _consistent(state: dict[str, Any]) -> None:
             f"{state['seats'][you]['cards']} in the seats (a state made of two moments)"
 
 
+# -- the room's side, in memory ----------------------------------------------------------------------
+
+
+class MemoryOwner:
+    """What the room's effects (:class:`server.effects.Effects`) reach, in memory: the store (the
+    :class:`Ledger`, the history), the seat claims and the bots' thinking. Each effect that reaches
+    it is noted and may be refused first (:meth:`Harness.refuse`)."""
+
+    def __init__(self, h: Harness) -> None:
+        self.h = h
+
+    @property
+    def store(self) -> MemoryOwner:
+        return self
+
+    @property
+    def ledger(self) -> MemoryOwner:
+        return self
+
+    @property
+    def history(self) -> MemoryOwner:
+        return self
+
+    @property
+    def seats(self) -> MemoryOwner:
+        return self
+
+    @property
+    def thinkers(self) -> MemoryOwner:
+        return self
+
+    async def apply(self, ops: Sequence[Any]) -> list[Any]:
+        results = []
+        for op in ops:
+            self.h._asked(op)
+            results.append(self._op(op))
+        return results
+
+    def log_ahead(self, op: Any) -> None:
+        return None
+
+    async def available(self, account: str) -> int:
+        self.h._asked(Balance(account))
+        return self.h.ledger.available(account)
+
+    async def record_round(self, record: RoundRecord, rated: Any = None, **_: Any) -> None:
+        self.h._asked(Record(record))
+        self.h.ledger.records.append(record)
+
+    def claim(self, account: str, table: str) -> str | None:
+        self.h._asked(Claim(account, table))
+        return self.h.claims.claim(account, table)
+
+    def release(self, account: str, table: str) -> None:
+        self.h.claims.release(account, table)
+
+    async def decide(self, bot: Any, view: Any, legal: Sequence[Any]) -> Any:
+        effect = Think(bot, view, legal)
+        self.h._asked(effect)
+        return self.h.think(effect)
+
+    async def outage(self, exc: BaseException) -> bool:
+        return False
+
+    def acting(self, rid: str) -> bool:
+        return True
+
+    def lost(self, rid: str) -> bool:
+        return False
+
+    def fence(self, rid: str) -> None:
+        return None
+
+    def _op(self, op: Any) -> Any:
+        """One operation of ``store.apply`` on the in-memory ledger."""
+        ledger = self.h.ledger
+        if isinstance(op, OpenRound):
+            try:
+                covered = ledger.escrow(op.round_id, op.stakes, op.partial)
+            except InsufficientChips:
+                if not op.partial:
+                    raise
+                covered = []
+            return RoundOpened(op.round_id, tuple(covered))
+        if isinstance(op, SettleRound):
+            return ledger.settle(op.round_id, op.payouts)
+        if isinstance(op, Transfer):
+            return ledger.transfer(op.src, op.dst, op.amount, op.reason, op.round_id or "", op.hold_id)
+        if isinstance(op, Hold):
+            return ledger.hold(op.hold_id, op.account, op.amount, op.round_id or "")
+        if isinstance(op, ReleaseHold):
+            return ledger.release(op.hold_id)
+        if isinstance(op, RefundRound):
+            return ledger.void(op.round_id)
+        if isinstance(op, FundBot):
+            return Account(ledger.fund_bot(op.display, op.chips), False, op.chips)
+        if isinstance(op, ReleaseBot):
+            return ledger.release_bot(op.display)
+        raise TypeError(f"unknown operation {op!r}")
+
+
+class Inboxes:
+    """The table's readers (:class:`server.effects.Readers`): every item noted in order, what each
+    member received in their :class:`Inbox`, who is in the room, the claims released, the end."""
+
+    def __init__(self, h: Harness) -> None:
+        self.h = h
+
+    async def send(self, item: Send) -> None:
+        h = self.h
+        h.items.append(item)
+        msg = item.msg
+        for key, seat in item.recipients:
+            inbox = h.inbox[key]
+            if isinstance(msg, Reply):
+                h.replies[msg.req] = msg
+                inbox.items.append(Received("reply", seat, msg))
+            elif isinstance(msg, Refused):
+                h.replies[msg.req] = msg
+                inbox.items.append(Received("refused", seat, msg))
+            elif isinstance(msg, StateSet):
+                state = _plain(msg.state(seat))
+                line = msg.line(seat)
+                assert json.loads(line) == {"type": "state", **state}
+                _consistent(state)
+                inbox.items.append(Received("state", seat, state, line))
+            elif isinstance(msg, Shared):
+                inbox.items.append(Received("event", seat, _plain(dict(msg.event)), names=tuple(msg.names or ())))
+            else:
+                raise AssertionError(f"unknown message {msg!r}")
+            for check in h.on_deliver:
+                check(h, key, inbox.items[-1])
+
+    def placed(self, item: Placed) -> None:
+        self.h.items.append(item)
+        self.h.where[item.member] = item.seat
+
+    async def gone(self, item: Gone) -> None:
+        self.h.items.append(item)
+        self.h.where.pop(item.member, None)
+
+    def released(self, item: Released) -> None:
+        self.h.items.append(item)
+        self.h.released.append(item.account)
+
+    def ended(self, item: Closed) -> None:
+        self.h.items.append(item)
+        self.h.closed = item.reason
+
+
+def run_now(step: Coroutine[Any, Any, None]) -> None:
+    """Run ``step`` to its end here and now: in memory, the room's effects never wait on anything but
+    a turn of the loop (``asyncio.sleep(0)``, a bare ``yield``), so no loop is needed (nor may one be
+    running already: a test of async code uses the harness too)."""
+    try:
+        while True:
+            waited = step.send(None)
+            assert waited is None, f"the room's effects wait for {waited!r}"
+    except StopIteration:
+        return
+
+
 # -- the driver ------------------------------------------------------------------------------------
 
 
@@ -392,6 +558,22 @@ class Harness:
         self._req = itertools.count(1)
         self.after_call: list[Callable[[Harness], None]] = []  # extra checks after every call
         self.on_deliver: list[Callable[[Harness, str, Received], None]] = []  # checks of each message, as it goes
+        # the room's own effect handling, on the fake clock, reaching memory instead of the server
+        self.room = Effects(self.table, MemoryOwner(self), lambda: self.clock.now)  # type: ignore[arg-type]
+        self.readers = Inboxes(self)
+
+    @property
+    def table(self) -> Table:
+        return self._table
+
+    @table.setter
+    def table(self, table: Table) -> None:
+        """(A test may put a table rebuilt from its log in the place of the one it played: the room's
+        effects go on with that one, as a room made for it would; a test keeps its own journal.)"""
+        self._table = table
+        room = getattr(self, "room", None)
+        if room is not None:
+            room.table, room.id = table, table.id
 
     # -- people ----------------------------------------------------------------------------------
 
@@ -525,109 +707,27 @@ class Harness:
     def _call(self, call: Callable[[float], Outputs]) -> None:
         assert not self.table.waiting
         self.calls += 1
-        self._drain(call(self.clock.now))
+        run_now(self.room.drain(call(self.clock.now), self.readers))
         self._check()
         if self.probe:
             self._probe()
 
-    def _drain(self, out: Outputs) -> None:
-        while True:
-            self._deliver(out)
-            effect = out.effect
-            if effect is None:
-                return
-            # the room closes the table's log with its Closed item: no chip, bot or record after it
-            assert isinstance(effect, Pause | Think) or not self.items_of(Closed), \
-                f"{effect!r} asked after the table closed ({self.closed})"
-            try:
-                result = self._perform(effect)
-            except Exception as exc:
-                out = self.table.resume(self.clock.now, error=exc)
-            else:
-                out = self.table.resume(self.clock.now, result)
-
-    def _perform(self, effect: Effect) -> Any:
-        if not isinstance(effect, Pause):
-            self.effects.append(effect)
+    def _asked(self, effect: Effect) -> None:
+        """The room's effects reach the store, the seat claims or the thinking with ``effect``: noted,
+        and refused as the test asked (:meth:`refuse`)."""
+        # the room closes the table's log with its Closed item: no chip, bot or record after it
+        assert isinstance(effect, Pause | Think) or not self.items_of(Closed), \
+            f"{effect!r} asked after the table closed ({self.closed})"
+        self.effects.append(effect)
         for rule in self.refusals:
             if rule.times > 0 and isinstance(effect, rule.kind) and rule.when(effect):
                 rule.times -= 1
                 rule.hits += 1
                 raise rule.error
-        ledger = self.ledger
-        if isinstance(effect, Pause):
-            return None
-        if isinstance(effect, Claim):
-            return self.claims.claim(effect.account, effect.table)
-        if isinstance(effect, Balance):
-            return ledger.available(effect.account)
-        if isinstance(effect, OpenRound):
-            try:
-                covered = ledger.escrow(effect.round_id, effect.stakes, effect.partial)
-            except InsufficientChips:
-                if not effect.partial:
-                    raise
-                covered = []
-            return RoundOpened(effect.round_id, tuple(covered))
-        if isinstance(effect, SettleRound):
-            return ledger.settle(effect.round_id, effect.payouts)
-        if isinstance(effect, Transfer):
-            return ledger.transfer(effect.src, effect.dst, effect.amount, effect.reason, effect.round_id or "",
-                                   effect.hold_id)
-        if isinstance(effect, Hold):
-            return ledger.hold(effect.hold_id, effect.account, effect.amount, effect.round_id or "")
-        if isinstance(effect, ReleaseHold):
-            return ledger.release(effect.hold_id)
-        if isinstance(effect, RefundRound):
-            return ledger.void(effect.round_id)
-        if isinstance(effect, FundBot):
-            return ledger.fund_bot(effect.display, effect.chips)
-        if isinstance(effect, ReleaseBot):
-            return ledger.release_bot(effect.display)
-        if isinstance(effect, Record):
-            ledger.records.append(effect.record)
-            return None
-        if isinstance(effect, Think):
-            return effect.bot.decide(effect.view, effect.legal)
-        raise TypeError(f"unknown effect {effect!r}")
 
-    def _deliver(self, out: Outputs) -> None:
-        for item in out.items:
-            self.items.append(item)
-            if isinstance(item, Send):
-                self._send(item)
-            elif isinstance(item, Placed):
-                self.where[item.member] = item.seat
-            elif isinstance(item, Gone):
-                self.where.pop(item.member, None)
-            elif isinstance(item, Released):
-                self.claims.release(item.account, self.table.id)
-                self.released.append(item.account)
-            elif isinstance(item, Closed):
-                self.closed = item.reason
-
-    def _send(self, send: Send) -> None:
-        msg = send.msg
-        for key, seat in send.recipients:
-            inbox = self.inbox[key]
-            if isinstance(msg, Reply):
-                self.replies[msg.req] = msg
-                inbox.items.append(Received("reply", seat, msg))
-            elif isinstance(msg, Refused):
-                self.replies[msg.req] = msg
-                inbox.items.append(Received("refused", seat, msg))
-            elif isinstance(msg, StateSet):
-                state = _plain(msg.state(seat))
-                line = msg.line(seat)
-                assert json.loads(line) == {"type": "state", **state}
-                _consistent(state)
-                inbox.items.append(Received("state", seat, state, line))
-            elif isinstance(msg, Shared):
-                inbox.items.append(Received("event", seat, _plain(dict(msg.event)), names=tuple(msg.names or ())))
-            else:
-                raise AssertionError(f"unknown message {msg!r}")
-            for check in self.on_deliver:
-                check(self, key, inbox.items[-1])
+    def think(self, effect: Think) -> Any:
+        """A search bot's decision (the room's: in the server's thinking processes)."""
+        return effect.bot.decide(effect.view, effect.legal)
 
     # -- checks ----------------------------------------------------------------------------------------
 

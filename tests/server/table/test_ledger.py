@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.storage.api import BadAmount, FundBot, InsufficientChips, OpenRound, RefundRound, SettleRound, Transfer
+from server.storage.api import (
+    BadAmount,
+    FundBot,
+    InsufficientChips,
+    OpenRound,
+    RefundRound,
+    SettleRound,
+    Transfer,
+)
 from server.table import Closed, Gone, Record, Refused, Released
 from tests.server.table.harness import Harness, simple_president
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.storage.api import FundBot, HOUSE, OpenRound, ReleaseBot, SettleRound, Transfer
+from server.storage.api import HOUSE, FundBot, OpenRound, ReleaseBot, SettleRound, Transfer
 from server.table import Closed, Gone, Record, Released
 from tests.server.table.harness import Harness, simple_president
 
