@@ -30,7 +30,7 @@ from server.table.seats import Seat
 
 
 class Table(Protocol):
-    """What a state is made of: the table's facts (see :class:`server.table.base.TableBase`)."""
+    """What a state is made of: the table's facts (see :class:`server.table.core.Table`)."""
 
     @property
     def id(self) -> str: ...

@@ -784,7 +784,7 @@ class Harness:
         return seat
 
     def account(self, seat: int) -> str:
-        return self.table._account(seat)
+        return self.table.chips.account(seat)
 
     def balance(self, key: str) -> int:
         return self.ledger.balance(self.member(key).account)
