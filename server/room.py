@@ -416,10 +416,11 @@ class Room:
     async def send(self, item: Send) -> None:
         msg = item.msg
         if isinstance(msg, Reply):
-            future = msg.req.future if isinstance(msg.req, _Item) else None
-            if future is not None and not future.done():
-                if msg.req.answer is not None:
-                    msg.req.answer(msg.result)  # queued now: before the states it causes
+            req = msg.req if isinstance(msg.req, _Item) else None
+            future = req.future if req is not None else None
+            if req is not None and future is not None and not future.done():
+                if req.answer is not None:
+                    req.answer(msg.result)  # queued now: before the states it causes
                     future.set_result(msg.result)
                 else:
                     future.set_result(msg.result)

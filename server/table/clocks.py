@@ -17,12 +17,14 @@ people's window, a person's time to answer an offer and the bots' pause afresh
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
+from engine.api import Match
 from server.games.base import GameAdapter, TableOptions
 from server.table.answers import AnswerClocks
 from server.table.bank import TimeBank
 from server.table.seats import Seat
+from server.table.steps import TableSettings
 
 
 class ClockSettings(Protocol):
@@ -44,13 +46,13 @@ class Timed(Protocol):
     @property
     def status(self) -> str: ...
     @property
-    def match(self) -> Any: ...
+    def match(self) -> Match | None: ...
     @property
     def adapter(self) -> GameAdapter: ...
     @property
     def opts(self) -> TableOptions: ...
     @property
-    def settings(self) -> Any: ...
+    def settings(self) -> TableSettings: ...
     @property
     def seats(self) -> Sequence[Seat]: ...
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
+from engine.api import Match
 from engine.errors import Refusal
 from server.games.base import GameAdapter, TableOptions
 from server.protocol import AUTOMATIC, PLAY_COMMANDS, CommandError
@@ -33,7 +34,7 @@ from server.table.answers import AnswerClocks
 from server.table.bank import TimeBank
 from server.table.chips import RoundChips
 from server.table.clocks import Clocks
-from server.table.fair import Entropy, FairDeals
+from server.table.fair import Entropy, ExplicitSeed, FairDeals
 from server.table.io import Command, Connected, Disconnected, Member, Outputs, Refused, Reply, Shutdown
 from server.table.matchlog import MatchLog
 from server.table.outbox import Outbox
@@ -50,7 +51,7 @@ class Table:
     """One card table (see the module's documentation): its facts, and the parts that own the rest."""
 
     def __init__(self, table_id: str, adapter: GameAdapter, opts: TableOptions, settings: TableSettings, *,
-                 owner: str, uid: str, draw_seed: Callable[[], Any], bot_seed: bytes,
+                 owner: str, uid: str, draw_seed: Callable[[], bytes | ExplicitSeed], bot_seed: bytes,
                  bot_options: Mapping[str, Any] | None = None) -> None:
         self.id = table_id
         self.uid = uid  # this match's part of round ids (a rematch gets its own)
@@ -177,7 +178,7 @@ class Table:
     # -- what the parts own, as the table's readers know it (states, logs, tests) ----------------------
 
     @property
-    def match(self) -> Any:
+    def match(self) -> Match | None:
         return self.game.match
 
     @property

@@ -47,12 +47,13 @@ from typing import Any
 import orjson
 
 from engine import game_class
+from engine.api import Event, Match
 from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
 from engine.seeds import derive
 from server.games import ADAPTERS, GameAdapter, TableOptions
 from server.table.core import Table
-from server.table.fair import fairness_facts_of
+from server.table.fair import ExplicitSeed, fairness_facts_of
 from server.table.steps import TableSettings
 
 FORMAT = 1
@@ -103,7 +104,7 @@ def _encode(view: Any) -> str:
     return _encode_bytes(view).decode()
 
 
-def _hashes(match: Any, every_seat: bool) -> tuple[str, str | None]:
+def _hashes(match: Match, every_seat: bool) -> tuple[str, str | None]:
     """:func:`state_hash` of the match, and (``every_seat``) with every seat's view too: the spectator's
     view is made and encoded once for both (the second hash's text begins with the first's)."""
     hasher = hashlib.blake2b(_encode_bytes(match.view(None).to_dict()), digest_size=8)
@@ -116,7 +117,7 @@ def _hashes(match: Any, every_seat: bool) -> tuple[str, str | None]:
     return public, hasher.hexdigest()
 
 
-def state_hash(match: Any, *, every_seat: bool = False) -> str:
+def state_hash(match: Match, *, every_seat: bool = False) -> str:
     """A short hash of the match's public state (what a spectator's view says); ``every_seat``:
     of every seat's view too (their hands: after a deal). The text hashed is the spectator's view
     then each seat's, in order, as :func:`_encode` writes them, one line each."""
@@ -256,9 +257,9 @@ class _Replay:
 
     adapter: GameAdapter
     config: Mapping[str, Any] | None = None
-    match: Any = None
+    match: Match | None = None
     actions: list[dict[str, Any]] = field(default_factory=list)
-    events: list[tuple[Any, ...]] = field(default_factory=list)
+    events: list[tuple[Event, ...]] = field(default_factory=list)
 
 
 def _options(config: Mapping[str, Any]) -> TableOptions:
@@ -269,7 +270,7 @@ def _options(config: Mapping[str, Any]) -> TableOptions:
 
 
 def replay(config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], *,
-           check: bool = True) -> tuple[Any, list[dict[str, Any]], list[tuple[Any, ...]]]:
+           check: bool = True) -> tuple[Match | None, list[dict[str, Any]], list[tuple[Event, ...]]]:
     """The last match of a stored table: (match or None, its actions, the events of each), every
     state hash checked (``check``; else only what the engine refuses stops it). Raises
     :class:`Unreplayable`."""
@@ -316,7 +317,7 @@ def replay(config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], *,
 
 
 def restore(table_id: str, config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]],
-            settings: TableSettings, *, now: float, resume_window: float, draw_seed: Callable[[], Any],
+            settings: TableSettings, *, now: float, resume_window: float, draw_seed: Callable[[], bytes | ExplicitSeed],
             bot_options: Mapping[str, Any] | None = None, check: bool = True) -> Table:
     """The table as its log left it, durable, every person away, every clock held until
     ``now + resume_window`` (see the module's documentation). Raises :class:`Unreplayable`."""
@@ -349,8 +350,8 @@ def restore(table_id: str, config: Mapping[str, Any], entries: Sequence[Mapping[
     return table
 
 
-def _put_back(table: Table, got: Mapping[str, Any], match: Any, actions: list[dict[str, Any]],
-              events: list[tuple[Any, ...]]) -> None:
+def _put_back(table: Table, got: Mapping[str, Any], match: Match | None, actions: list[dict[str, Any]],
+              events: list[tuple[Event, ...]]) -> None:
     opts = table.opts
     table.uid = str(got["uid"])
     table.matches = int(got["matches"])

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from engine.api import Action, Event
 from engine.errors import BadArgument
 from engine.fairness import bot_contribution, normalize_contribution
 from engine.seeds import commitment as sha_commitment
@@ -65,7 +66,7 @@ class FairDeals:
 
     __slots__ = ("_draw_seed", "commitment", "entropy", "record", "t")
 
-    def __init__(self, table: Table, draw_seed: Callable[[], Any]) -> None:
+    def __init__(self, table: Table, draw_seed: Callable[[], bytes | ExplicitSeed]) -> None:
         self.t = table
         self._draw_seed = draw_seed
         self.entropy: Entropy | None = None
@@ -82,7 +83,7 @@ class FairDeals:
         drawn = self._draw_seed()
         explicit = isinstance(drawn, ExplicitSeed)
         seed = drawn.seed if isinstance(drawn, ExplicitSeed) else drawn
-        round_no = t.game.match.round + 1
+        round_no = t.game.current.round + 1
         if explicit or len(seed) != 32:
             commit, secret, explicit = sha_commitment(seed), None, True
         else:
@@ -182,17 +183,18 @@ class FairDeals:
                 out.append(e.given.get(i))
         e.contributions, e.bots = tuple(out), tuple(bots)
         e.chips = tuple(getattr(t.game.match, "chips", ()) or ())
-        e.first = t.game.match.round == 0
+        e.first = t.game.current.round == 0
 
-    def deal_action(self, facts: Mapping[str, Any]) -> Any:
+    def deal_action(self, facts: Mapping[str, Any]) -> Action:
         t = self.t
         e = self.entropy
         assert e is not None
         if e.explicit:
-            return t.game.match.deal_action(e.server_seed, **facts)
-        return t.adapter.fair_deal_action(t.game.match, e.server_seed, e.secret, e.contributions, facts)
+            return t.game.current.deal_action(e.server_seed, **facts)
+        action: Action = t.adapter.fair_deal_action(t.game.current, e.server_seed, e.secret, e.contributions, facts)
+        return action
 
-    def dealt(self, events: tuple[Any, ...]) -> None:
+    def dealt(self, events: tuple[Event, ...]) -> None:
         e = self.entropy
         if e is not None:
             e.dealt = next((ev.to_dict() for ev in events if ev.name == "dealt"), {})
@@ -208,7 +210,7 @@ class FairDeals:
             self.record = None
             return None
         self.record = t.adapter.fair_record(
-            t.game.match, server_seed=e.server_seed, secret=e.secret, contributions=e.contributions, bots=e.bots,
+            t.game.current, server_seed=e.server_seed, secret=e.secret, contributions=e.contributions, bots=e.bots,
             round=e.round, dealt=e.dealt, chips=e.chips, first=e.first, ante=t.opts.ante)
         return self.record
 

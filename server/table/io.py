@@ -14,10 +14,13 @@ to the table in between.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.api import Action, View
+from engine.bots import Bot
+from server.protocol import Shared
 from server.storage.api import (
     FundBot,
     Hold,
@@ -25,9 +28,11 @@ from server.storage.api import (
     RefundRound,
     ReleaseBot,
     ReleaseHold,
+    RoundRecord,
     SettleRound,
     Transfer,
 )
+from server.table.states import StateSet
 
 # -- inputs --------------------------------------------------------------------------------------
 
@@ -50,7 +55,7 @@ class Command:
     member: Member
     cmd: str
     args: Mapping[str, Any]
-    req: Any = None  # the caller's token for the reply (echoed in Reply / Refused)
+    req: object = None  # the caller's token for the reply (echoed in Reply / Refused)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,13 +87,13 @@ Input = Command | Connected | Disconnected | Shutdown
 class Reply:
     """A command succeeded: its result fields (or None)."""
 
-    req: Any
+    req: object
     result: Mapping[str, Any] | None
 
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    req: Any
+    req: object
     code: str
     params: Mapping[str, Any]
 
@@ -102,7 +107,7 @@ class Send:
     """``msg`` for each recipient, who reads it as its seat."""
 
     recipients: tuple[Recipient, ...]
-    msg: Any  # Shared | StateSet | Reply | Refused
+    msg: Shared | StateSet | Reply | Refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,16 +161,16 @@ class Balance:
 class Record:
     """A finished round for the history (``record``: a ``RoundRecord``)."""
 
-    record: Any
+    record: RoundRecord
 
 
 @dataclass(frozen=True, slots=True)
 class Think:
     """A bot too slow to decide inline (search): result ``bot.decide(view, legal)``."""
 
-    bot: Any
-    view: Any
-    legal: Any
+    bot: Bot
+    view: View
+    legal: Sequence[Action]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,20 +9,10 @@ its log needs: a match made, an action applied, an action undone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from engine.api import Action, Event, Match
 from server.games.base import GameAdapter
-
-
-class TableMatch(Match, Protocol):
-    """An engine match as a table plays it (its round number and configuration, besides :class:`Match`)."""
-
-    @property
-    def round(self) -> int: ...
-    @property
-    def config(self) -> Mapping[str, Any]: ...
 
 
 class MatchLog:
@@ -32,17 +22,25 @@ class MatchLog:
 
     def __init__(self, adapter: GameAdapter) -> None:
         self._adapter = adapter
-        self.match: Any = None  # a TableMatch (the engine's classes satisfy it; read as such by the table)
+        self.match: Match | None = None
         self.log: list[dict[str, Any]] = []
         # a durable table: the entries its log needs, not taken yet (None: the table is not durable)
         self.journal: list[dict[str, Any]] | None = None
+
+    @property
+    def current(self) -> Match:
+        """The match being played (a step that needs one: there is one)."""
+        match = self.match
+        if match is None:
+            raise RuntimeError("no match at this table")
+        return match
 
     def keep_journal(self) -> None:
         """From now on, keep the entries a durable table's log needs."""
         if self.journal is None:
             self.journal = []
 
-    def start(self, match: Any) -> None:
+    def start(self, match: Match) -> None:
         """A new match (the first, or a rematch): the log starts again from its configuration."""
         self.match = match
         self.log = []
@@ -54,13 +52,14 @@ class MatchLog:
         self.match = None
         self.log = []
 
-    def restore(self, match: Any, log: list[dict[str, Any]]) -> None:
+    def restore(self, match: Match, log: list[dict[str, Any]]) -> None:
         """The match and its log as a stored table's log rebuilt them (nothing to journal: it is written)."""
         self.match = match
         self.log = log
 
     def apply(self, action: Action) -> tuple[Event, ...]:
         """Apply one action to the match (raises ``Refusal``, changing nothing); its events."""
+        assert self.match is not None, "no match to apply an action to"
         events = tuple(self.match.apply(action))
         entry = action.to_dict()
         self.log.append(entry)
@@ -70,6 +69,7 @@ class MatchLog:
 
     def revert_last(self) -> None:
         """Undo the last action: the match rebuilt from its log without it (invariant 3)."""
+        assert self.match is not None
         self.log.pop()
         self.match = self._adapter.replay(self.match.config, self.log)
         if self.journal is not None:

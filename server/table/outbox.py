@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from engine.api import Event
 from server.protocol import Shared
-from server.table.io import Item, Member, Outputs, Send
+from server.table.io import Item, Member, Outputs, Refused, Reply, Send
 from server.table.seats import Seat
 from server.table.states import StateSet
 from server.table.states import Table as StateSource
@@ -93,7 +93,7 @@ class Outbox:
 
     # -- what they receive ---------------------------------------------------------------------------
 
-    def to_member(self, key: str, msg: Any) -> None:
+    def to_member(self, key: str, msg: Shared | StateSet | Reply | Refused) -> None:
         self.out.items.append(Send(((key, self._table.seat_of(key)),), msg))
 
     def broadcast(self, event: dict[str, Any]) -> None:
@@ -140,8 +140,8 @@ class Outbox:
                         except Exception:
                             log.debug("table %s: bot %d could not observe %s", room, seat.index, ev.name)
             # one message per form of the event (a public event: one for everybody)
-            forms: dict[int | None, Any] = {}
-            groups: list[tuple[Any, list[tuple[str, int | None]]]] = []
+            forms: dict[int | None, Event | None] = {}
+            groups: list[tuple[Event, list[tuple[str, int | None]]]] = []
             for key, seat_no in audience:
                 if seat_no in forms:
                     seen = forms[seat_no]

@@ -9,8 +9,10 @@ cannot finish is voided (every chip movement of it undone).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from engine.api import Action, Event
 from engine.bots import LEVELS
 from engine.errors import Refusal
 from server.protocol import CommandError, Shared, arg_number
@@ -24,7 +26,7 @@ from server.storage.api import (
     StorageError,
     UnknownRound,
 )
-from server.table.io import Closed, Gone, Pause, Record, Released, Send, Think
+from server.table.io import Closed, Gone, Member, Pause, Record, Released, Send, Think
 from server.table.steps import Step, log
 
 if TYPE_CHECKING:
@@ -86,7 +88,7 @@ class RoundCycle:
 
     def timeouts(self, now: float) -> Step:
         t = self.t
-        for pending in t.game.match.pending():
+        for pending in t.game.current.pending():
             due = t.clocks.deadlines.get(pending.key)
             if due is not None and now >= due:
                 t.clocks.deadlines.pop(pending.key, None)
@@ -103,7 +105,7 @@ class RoundCycle:
                 return True
         return False
 
-    def extend(self, member: Any, args: Any) -> dict[str, Any]:
+    def extend(self, member: Member, args: Mapping[str, Any]) -> dict[str, Any]:
         """``extend``: seconds from the person's time bank (server.table.bank) on every clock that
         waits for them: their decisions, the offers put to them, and — when they play in the round —
         the clocks everyone shares (an auction, people's window, with what starts after it)."""
@@ -140,7 +142,7 @@ class RoundCycle:
             return False
         for question, seat in t.clocks.answers.expired(now):
             try:
-                events = t.game.apply(t.adapter.question_timeout(t.game.match, question, seat))
+                events = t.game.apply(t.adapter.question_timeout(t.game.current, question, seat))
             except Refusal:  # no longer open (it ended in this very moment): nothing to answer
                 continue
             if (yield from self.money(events, refuse=False)):
@@ -152,24 +154,26 @@ class RoundCycle:
     def bots_act(self) -> Step:
         """Ask the bots, the awaited ones first; apply the first action one of them chooses."""
         t = self.t
-        match = t.game.match
+        match = t.game.current
         awaited = [p.seat for p in match.pending() if p.seat is not None]
         order = [s for s in t.seats if s.bot is not None and s.index in awaited]
         order += [s for s in t.seats if s.bot is not None and s.index not in awaited and not s.leaving
                   and s.optional_actions < MAX_OPTIONAL_BOT_ACTIONS]
         allowed = None if t.clocks.window is None else t.adapter.window_bot_moves(t.clocks.window[0])
         for seat in order:
+            bot = seat.bot
+            assert bot is not None
             legal = match.legal_actions(seat.index)
             if allowed is not None:  # a window is open: only the moves it allows (a cut, T9)
-                legal = [a for a in legal if a.cmd in allowed]
+                legal = [a for a in legal if a.cmd in allowed]  # type: ignore[attr-defined]
             if not legal:
                 continue
             view = match.view(seat.index)
             try:
                 if LEVELS.get(t.opts.bot_level, t.opts.bot_level) == "search":
-                    action = yield Think(seat.bot, view, legal)
+                    action = yield Think(bot, view, legal)
                 else:
-                    action = seat.bot.decide(view, legal)
+                    action = bot.decide(view, legal)
             except Exception:
                 log.exception("table %s: bot %d failed", t.id, seat.index)
                 action = None
@@ -188,7 +192,7 @@ class RoundCycle:
             return True
         return False
 
-    def automatic(self, *, delayed: bool = False) -> Any:
+    def automatic(self, *, delayed: bool = False) -> Action | None:
         """The first move a person asked the server to make for them now (``autocut`` at once;
         ``autopass`` after a short pause: asked with ``delayed``), or ``None``. A move that waits
         for its pause sets :attr:`auto_at`."""
@@ -200,7 +204,8 @@ class RoundCycle:
                 got = t.adapter.automatic(t.game.match, seat.index, seat.prefs)
                 if got is None:
                     continue
-                action, at_once = got
+                action: Action = got[0]
+                at_once = got[1]
                 if at_once != delayed:
                     return action
                 if not at_once and t.clocks.auto_at is None:
@@ -220,10 +225,10 @@ class RoundCycle:
             yield from self.after(events, paid=True)
         return True
 
-    def update_window(self, events: tuple[Any, ...]) -> None:
+    def update_window(self, events: tuple[Event, ...]) -> None:
         """Open or close people's window after these events (a cut may follow; time to trade)."""
         t = self.t
-        change = t.adapter.window_after(events, t.game.match)
+        change = t.adapter.window_after(events, t.game.current)
         if change == "close":
             t.clocks.window = None
         elif change is not None and any(s.human for s in t.seats):
@@ -268,7 +273,8 @@ class RoundCycle:
             return False
         allowed = t.adapter.window_bot_moves(t.clocks.window[0])
         return bool(allowed) and any(
-            a.cmd in allowed for s in t.seats if s.bot is not None for a in t.game.match.legal_actions(s.index))
+            a.cmd in allowed for s in t.seats if s.bot is not None  # type: ignore[attr-defined]
+            for a in t.game.current.legal_actions(s.index))
 
     def schedule_bots(self) -> None:
         t = self.t
@@ -279,7 +285,7 @@ class RoundCycle:
             if t.clocks.bot_due is None or due < t.clocks.bot_due:
                 t.clocks.bot_due = due
 
-    def after(self, events: tuple[Any, ...], *, paid: bool = False,
+    def after(self, events: tuple[Event, ...], *, paid: bool = False,
                also: dict[str, dict[str, Any]] | None = None) -> Step:
         """Chips, pushes, round and match ends, deadlines, automatic moves, bots. ``also``: the
         table's own fields to add to these events, by name (not to the automatic moves after them)."""
@@ -314,7 +320,7 @@ class RoundCycle:
         t.out.push_states()  # once the automatic moves are made: a state is one moment of the match
         self.schedule_bots()
 
-    def money(self, events: tuple[Any, ...], *, refuse: bool) -> Step:
+    def money(self, events: tuple[Event, ...], *, refuse: bool) -> Step:
         """The chips the events of the last action move (:meth:`RoundChips.moves`). If the store refuses
         one, the action is undone: ``refuse`` raises the refusal (a person's command), else the table
         logs it."""
@@ -339,7 +345,7 @@ class RoundCycle:
             t.fair.open()
             if t.now < t.clocks.next_deal_at:
                 return False  # the window is open: the deal comes when it closes (or everyone gave)
-        match, adapter = t.game.match, t.adapter
+        match, adapter = t.game.current, t.adapter
         yield from t.seating.vacate_leavers()
         if t.closed:
             return False
@@ -408,7 +414,7 @@ class RoundCycle:
             t.clocks.over_at = t.now
         t.out.push_states()
 
-    def round_end(self, ev: Any, fair: dict[str, Any] | None = None) -> Step:
+    def round_end(self, ev: Event, fair: dict[str, Any] | None = None) -> Step:
         t = self.t
         self.tell_departed()
         yield from self.record(ev.to_dict(), fair=fair)
@@ -427,13 +433,13 @@ class RoundCycle:
                 i = seat.index
                 change = after[i] - before[i] if i < len(after) and i < len(before) else 0
                 t.out.out.items.append(Send(((seat.departed, None),), Shared(
-                    {"event": "round_result", "room": t.id, "round": t.game.match.round, "seat": i,
+                    {"event": "round_result", "room": t.id, "round": t.game.current.round, "seat": i,
                      "chips": change, "game": t.opts.game})))
 
     def record(self, result: dict[str, Any], round_id: str | None = None, *, fair: dict[str, Any] | None = None) -> Step:
         t = self.t
         record = RoundRecord(
-            round_id=round_id or t.chips.round_id or f"{t.id}-{t.uid}-{t.game.match.round}",
+            round_id=round_id or t.chips.round_id or f"{t.id}-{t.uid}-{t.game.current.round}",
             game=t.opts.game,
             rules=t.opts.rules,
             seats=[s.name or "" for s in t.seats],

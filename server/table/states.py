@@ -15,13 +15,13 @@ nobody changes a state in place.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, KeysView, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, KeysView, Mapping, Sequence
 from operator import is_not
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypedDict
 
 import orjson
 
-from engine.api import Pending
+from engine.api import Match, Pending
 from server.games.base import GameAdapter, TableOptions
 from server.protocol import encode, encode_value
 from server.table.answers import AnswerClocks
@@ -39,15 +39,15 @@ class Table(Protocol):
     @property
     def opts(self) -> TableOptions: ...
     @property
-    def match(self) -> Any: ...
+    def match(self) -> Match | None: ...
     @property
     def seats(self) -> Sequence[Seat]: ...
     @property
-    def spectators(self) -> Mapping[str, Any]: ...
+    def spectators(self) -> Mapping[str, object]: ...
     @property
     def status(self) -> str: ...
     @property
-    def deadlines(self) -> Mapping[Any, float]: ...
+    def deadlines(self) -> Mapping[Hashable, float]: ...
     @property
     def commitment(self) -> str | None: ...
     @property
@@ -55,11 +55,32 @@ class Table(Protocol):
     @property
     def window(self) -> tuple[str, float] | None: ...
     @property
-    def state_memo(self) -> dict[int, Any]: ...
+    def state_memo(self) -> dict[int, _Private]: ...
     @property
     def answers(self) -> AnswerClocks: ...
     @property
     def bank(self) -> TimeBank: ...
+
+
+class Window(TypedDict):
+    """People's window in a state: its kind and the seconds left."""
+
+    kind: str  # "cut" | "trade"
+    left: float
+
+
+class TableFields(TypedDict):
+    """What the table says in every reader's state besides the engine's view of it (PROTOCOL.md
+    "The state a player receives"); a seated reader's has ``at_stake`` too, after the adapter's
+    own fields."""
+
+    room: str
+    status: str  # waiting | playing | over
+    deadline: float | None  # seconds left on the decision the reader cares about
+    spectators: int
+    commitment: str | None  # the next deal's commitment (docs/fairness.md)
+    window: Window | None
+    moves: list[str]  # the commands of the game
 
 
 def decorate_seats(table: Table, state: dict[str, Any]) -> None:
@@ -139,7 +160,7 @@ class Dues:
         return left
 
 
-def window_of(table: Table, now: float) -> dict[str, Any] | None:
+def window_of(table: Table, now: float) -> Window | None:
     """People's window, if one is open: ``{"kind": "cut" | "trade", "left": seconds}``."""
     if table.window is None:
         return None
@@ -188,9 +209,11 @@ def build_state(table: Table, seat: int | None, now: float) -> dict[str, Any]:
     pending = pending_now(table)
     auction_deadline(table, state, pending, now)
     answer_clocks(table, state, now)
-    state.update(room=table.id, status=table.status, deadline=deadline(table, seat, pending, state.get("turn"), now),
-                 spectators=len(table.spectators), commitment=table.commitment, window=window_of(table, now),
-                 moves=list(adapter.moves))
+    fields: TableFields = {"room": table.id, "status": table.status,
+                           "deadline": deadline(table, seat, pending, state.get("turn"), now),
+                           "spectators": len(table.spectators), "commitment": table.commitment,
+                           "window": window_of(table, now), "moves": list(adapter.moves)}
+    state.update(fields)
     adapter.decorate(state, table.opts, match, seat, pending)
     if seat is not None:
         state["at_stake"] = table.round_escrow.get(seat, 0)  # chips of the reader's in this round
@@ -224,7 +247,7 @@ class StateSet:
         self._layout: _Layout | None = None  # its per-seat keys (None: each seat built whole)
         self._parts: list[str] | None = None  # its line cut around them: [head, None, text, None, ..., end]
         self.public: dict[str, Any] | None = None
-        self.tail: dict[str, Any] = {}
+        self.tail: TableFields  # (batch_states: the table's fields, the same for every reader)
         self.pending: Sequence[Pending] = ()
         self._memo: dict[int, _Private] = table.state_memo
         adapter = table.adapter  # its private_key, unless it keeps nothing (the base's: asked for nothing)
@@ -280,6 +303,7 @@ class StateSet:
         if public is None:
             return build_state(table, seat, self.now), None
         match = table.match
+        assert match is not None  # (a public part is made of a match)
         pending = self.pending
         if seat is None:  # the spectators': the public part as it is (its line is encoded once, if asked)
             state = dict(public)
