@@ -3,9 +3,18 @@
 A :class:`Table` owns one engine match and everything around it: who sits where
 (people, bots, a disconnected person's grace), the timers (decision time-outs,
 bots' pauses, the pause between rounds, closing), the round and match cycle,
-and the chips each round moves (RULES T13, S3, S7, S9), as effects for the
-ledger. It never awaits, reads a clock or touches a socket: every call gets
+and the chips each round moves (RULES T13, S3, S7, S9), as the store's own
+operations. It never awaits, reads a clock or touches a socket: every call gets
 ``now`` and returns :class:`~server.table.io.Outputs`.
+
+The table is a whole that owns its parts: the match and its log
+(:class:`~server.table.matchlog.MatchLog`), what its readers receive
+(:class:`~server.table.outbox.Outbox`), its clocks (:class:`~server.table.clocks.Clocks`),
+the open round's chips (:class:`~server.table.chips.RoundChips`), fair deals
+(:class:`~server.table.fair.FairDeals`), who sits and watches
+(:class:`~server.table.people.Seating`) and the round cycle
+(:class:`~server.table.rounds.RoundCycle`). It keeps its facts (options, seats,
+spectators, status) and steps the generator of the call being made.
 
 Inside, each input is handled by a generator that ``yield`` s the effects it
 needs (a ledger operation, a balance, a seat claim, a slow bot's decision) and
@@ -15,7 +24,7 @@ the waiting: when :attr:`Outputs.effect` is set, perform it and call
 valid cut to reach the table wins (T9) because inputs are handled one at a time.
 
 A refused command changes nothing and sends nothing but its refusal. A refused
-ledger operation refuses the action that caused it: the match is rebuilt from
+chip movement refuses the action that caused it: the match is rebuilt from
 its log without that action (the engine is deterministic, invariant 3).
 """
 

@@ -6,6 +6,9 @@ One account holds at most one seat in the whole server: a seat is claimed
 of a staked round, where a bot plays the seat to the round's end on their stake
 (T1, S11): the person is free at once, the chips stay in the round's escrow until it
 settles.
+
+:class:`Seating` is a part of its :class:`~server.table.core.Table`, reaching the
+others (the match, the clocks, the outbox, the round cycle) through the table.
 """
 
 from __future__ import annotations

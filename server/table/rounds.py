@@ -1,10 +1,15 @@
 """A table's round cycle: deals, time-outs, bots, automatic moves, chips, the end of rounds and matches.
 
-Chips move through ledger effects: a staked round's stakes are escrowed before
-its deal (T13), Speculation's antes with the deal (S3); the escrow is paid out from
-the round's end (T13, S10), sale and trade prices are payments of the round (S7,
-S9). A refused ledger operation undoes the action that caused it; a round that
-cannot finish is voided (every chip movement of it undone).
+Chips move through the store's operations (:mod:`server.table.chips`): a staked
+round's stakes are escrowed before its deal (T13), Speculation's antes with the
+deal (S3); the escrow is paid out from the round's end (T13, S10), sale and trade
+prices are payments of the round (S7, S9). A refused operation undoes the action
+that caused it; a round that cannot finish is voided (every chip movement of it
+undone).
+
+:class:`RoundCycle` is a part of its :class:`~server.table.core.Table`: it ties the
+others together (the match, the clocks, the chips, fair deals, the seating, the
+outbox), reaching them through the table.
 """
 
 from __future__ import annotations
