@@ -43,7 +43,9 @@ from server.table import (
     Pause,
     Placed,
     Record,
+    Refused,
     Released,
+    Reply,
     Send,
     Table,
     Think,
@@ -98,8 +100,12 @@ class Owner(Protocol):
 class Readers(Protocol):
     """Where a table's items go, in order (the room's sessions and lobby; a test's inboxes)."""
 
-    async def send(self, item: Send) -> None:
-        """A message (an event, states, a command's reply or refusal) for its recipients."""
+    def send(self, item: Send) -> None:
+        """A message (an event, states) for its recipients."""
+        ...
+
+    async def answer(self, item: Send) -> None:
+        """A command's reply or refusal (``item.msg``: a :class:`Reply` or :class:`Refused`)."""
         ...
 
     def placed(self, item: Placed) -> None: ...
@@ -315,7 +321,10 @@ class Effects:
         """The table's items in order: messages, who is in the room, seat claims, closing."""
         for item in items:
             if isinstance(item, Send):
-                await readers.send(item)
+                if isinstance(item.msg, Reply | Refused):
+                    await readers.answer(item)
+                else:
+                    readers.send(item)
             elif isinstance(item, Placed):
                 readers.placed(item)
             elif isinstance(item, Gone):

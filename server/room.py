@@ -413,7 +413,10 @@ class Room:
 
     # -- the table's readers (server.effects.Readers): its items, handed out in order ----------------
 
-    async def send(self, item: Send) -> None:
+    def send(self, item: Send) -> None:
+        self._send(self.lobby.players, item)
+
+    async def answer(self, item: Send) -> None:
         msg = item.msg
         if isinstance(msg, Reply):
             req = msg.req if isinstance(msg.req, _Item) else None
@@ -429,8 +432,6 @@ class Room:
             future = msg.req.future if isinstance(msg.req, _Item) else None
             if future is not None and not future.done():
                 future.set_exception(CommandError(msg.code, **msg.params))
-        else:
-            self._send(self.lobby.players, item)
 
     def placed(self, item: Placed) -> None:
         if item.seat is not None:

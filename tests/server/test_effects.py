@@ -81,7 +81,10 @@ class Readers:
     owner: Owner
     got: list[Any] = field(default_factory=list)
 
-    async def send(self, item: Send) -> None:
+    async def answer(self, item: Send) -> None:
+        raise AssertionError("no command here")
+
+    def send(self, item: Send) -> None:
         assert isinstance(item.msg, Shared)
         self.got.append((item.msg.event["event"], len(self.owner.applied)))  # (what the store had then)
 

@@ -466,7 +466,10 @@ class Inboxes:
     def __init__(self, h: Harness) -> None:
         self.h = h
 
-    async def send(self, item: Send) -> None:
+    async def answer(self, item: Send) -> None:
+        self.send(item)
+
+    def send(self, item: Send) -> None:
         h = self.h
         h.items.append(item)
         msg = item.msg
