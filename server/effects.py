@@ -28,6 +28,8 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
+from engine.api import Action, View
+from engine.bots import Bot
 from server.claims import SeatClaims
 from server.protocol import CommandError
 from server.ratings import rated_round
@@ -35,6 +37,7 @@ from server.storage import api
 from server.table import (
     CHIP_OPS,
     Balance,
+    ChipOp,
     Claim,
     Closed,
     Effect,
@@ -66,7 +69,7 @@ class Jammed(Exception):
 class Thinking(Protocol):
     """Where a search bot decides (:class:`server.thinking.Thinkers`)."""
 
-    async def decide(self, bot: Any, view: Any, legal: Sequence[Any]) -> Any: ...
+    async def decide(self, bot: Bot, view: View, legal: Sequence[Action]) -> Action | None: ...
 
 
 class Owner(Protocol):
@@ -224,18 +227,18 @@ class Effects:
                 if not again:
                     raise
 
-    async def apply(self, ops: list[Any]) -> list[Any]:
+    async def apply(self, ops: list[api.Op]) -> list[api.OpResult]:
         """``store.apply(ops)`` with the table's fencing token first (a cluster's), its results."""
         fence = self.owner.fence(self.id)
         if fence is None:
             return list(await self.owner.store.apply(ops))
         return list(await self.owner.store.apply([fence, *ops]))[1:]
 
-    async def _write(self, op: Any, held: list[Item]) -> Any:
+    async def _write(self, op: ChipOp | None, held: list[Item]) -> api.OpResult:
         """One transaction: this step's log entries (durable), then ``op`` (a chip movement, or None);
         the table's end when it closed. ``op``'s result. A refused ``op`` raises and nothing is written;
         a log that cannot be written without one is logged and the messages go out anyway."""
-        ops: list[Any] = []
+        ops: list[api.Op] = []
         journal = self.journal
         entries = journal.take() if journal is not None else []
         closed: str | None = None
@@ -252,8 +255,8 @@ class Effects:
         if not ops:
             return None
         # a step that moves no chip: written ahead when the store can (a crash loses none of it), not waited for
-        if journal is not None and len(ops) == 1 and entries and self.opened and \
-                self.owner.store.log_ahead(ops[0]) is not None:
+        if journal is not None and len(ops) == 1 and entries and self.opened and isinstance(ops[0], api.TableLog) \
+                and self.owner.store.log_ahead(ops[0]) is not None:
             journal.written()
             return None
         try:
@@ -278,7 +281,7 @@ class Effects:
                 self.closed_written = True
         return results[ops.index(op)] if op is not None else None
 
-    async def _log_alone(self, exc: Exception, op: Any) -> None:
+    async def _log_alone(self, exc: Exception, op: ChipOp | None) -> None:
         """A write with log entries was refused: the log alone, to tell a refused chip movement (the
         table hears of it) from a log that cannot be written (:class:`Jammed`: the table ends)."""
         if op is None:

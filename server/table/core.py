@@ -50,7 +50,7 @@ from server.table.outbox import Outbox
 from server.table.people import Seating
 from server.table.rounds import RoundCycle
 from server.table.seats import Seat
-from server.table.states import build_state
+from server.table.states import Private, build_state
 from server.table.steps import Step, TableSettings, log
 
 __all__ = ["Table", "TableSettings"]
@@ -77,10 +77,11 @@ class Table:
         self.now = 0.0  # the time of the call being made
         self.arrivals = 0  # players (people and the table's bots) who sat down at this table so far
         self.dealt_arrivals: int | None = None  # ``arrivals`` at the last deal of this match (T12)
-        self.state_memo: dict[int, Any] = {}  # seat -> its own fields of a state, kept (server.table.states)
+        self.state_memo: dict[int, Private] = {}  # seat -> its own fields of a state, kept (server.table.states)
         self.bot_seed = bot_seed
         self.bot_options = dict(bot_options or {})
-        self._tricks_seen: tuple[Any, int, Any, dict[str, Any]] | None = None  # (log, length, last, tricks)
+        # the tricks last asked for, and of which log: (the log, its length, its last entry, the tricks)
+        self._tricks_seen: tuple[list[dict[str, Any]], int, dict[str, Any] | None, dict[str, Any]] | None = None
         self._gen: Step | None = None
         # the parts
         self.game = MatchLog(adapter)  # the engine match and its log (a durable table's entries)

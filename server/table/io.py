@@ -183,7 +183,7 @@ ChipOp = OpenRound | SettleRound | Transfer | Hold | ReleaseHold | RefundRound |
 asks for it. Results: :class:`~server.storage.api.RoundOpened` for ``OpenRound`` (the accounts
 covered), the store's for the others (the table reads none of them)."""
 
-CHIP_OPS: tuple[type, ...] = (OpenRound, SettleRound, Transfer, Hold, ReleaseHold, RefundRound, FundBot, ReleaseBot)
+CHIP_OPS = (OpenRound, SettleRound, Transfer, Hold, ReleaseHold, RefundRound, FundBot, ReleaseBot)
 
 Effect = Claim | Balance | ChipOp | Record | Think | Pause
 

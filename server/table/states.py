@@ -55,7 +55,7 @@ class Table(Protocol):
     @property
     def window(self) -> tuple[str, float] | None: ...
     @property
-    def state_memo(self) -> dict[int, _Private]: ...
+    def state_memo(self) -> dict[int, Private]: ...
     @property
     def answers(self) -> AnswerClocks: ...
     @property
@@ -118,7 +118,8 @@ def hide_names(table: Table, state: dict[str, Any]) -> None:
                       for entry in entries]
 
 
-def deadline(table: Table, seat: int | None, pending: Sequence[Pending], turn: Any, now: float) -> float | None:
+def deadline(table: Table, seat: int | None, pending: Sequence[Pending], turn: int | None,
+             now: float) -> float | None:
     """Seconds left on the decision ``seat`` cares about: its own, else the turn's, else any."""
     return Dues(table, pending).left(seat, turn, now)
 
@@ -143,7 +144,7 @@ class Dues:
         self._by_seat.pop(None, None)
         self._left: dict[float, float] = {}  # due - now -> the seconds left, as sent (round() is dear)
 
-    def left(self, seat: int | None, turn: Any, now: float) -> float | None:
+    def left(self, seat: int | None, turn: int | None, now: float) -> float | None:
         by_seat = self._by_seat
         if seat is not None and seat in by_seat:
             due = by_seat[seat]
@@ -249,7 +250,7 @@ class StateSet:
         self.public: dict[str, Any] | None = None
         self.tail: TableFields  # (batch_states: the table's fields, the same for every reader)
         self.pending: Sequence[Pending] = ()
-        self._memo: dict[int, _Private] = table.state_memo
+        self._memo: dict[int, Private] = table.state_memo
         adapter = table.adapter  # its private_key, unless it keeps nothing (the base's: asked for nothing)
         self._key_of = None if type(adapter).private_key is GameAdapter.private_key else adapter.private_key
         self._lefts: dict[float, str] = {}  # a deadline's text (most seats share one)
@@ -392,13 +393,13 @@ class StateSet:
         if len(got) != n:  # a value holding the place mark itself (or too big for orjson)
             got = [encode_value(v) for v in values]
         if key is not None and layout.in_order:
-            self._memo[seat] = _Private(key, private, got[:-2], layout.private)
+            self._memo[seat] = Private(key, private, got[:-2], layout.private)
         out = parts.copy()
         out[1::2] = got
         return "".join(out)
 
 
-class _Private(NamedTuple):
+class Private(NamedTuple):
     """A seat's own fields of a state and their encoded values (in order), kept in its table's
     ``state_memo`` by seat under the adapter's ``private_key`` of the view they were made of: equal
     keys make equal fields, so a later moment whose key is equal reuses them."""
