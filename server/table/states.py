@@ -189,8 +189,8 @@ def auction_deadline(table: Table, state: dict[str, Any], pending: Sequence[Pend
                             "deadline": round(max(0.0, table.deadlines[keys[0]] - now), 1) if keys else None}
 
 
-def pending_now(table: Table) -> Sequence[Pending]:
-    match = table.match
+def pending_now(table: Table, match: Match | None) -> Sequence[Pending]:
+    """The decisions the table waits for now (``match``: the table's, read once by the caller)."""
     return tuple(match.pending()) if match is not None and table.status == "playing" else ()
 
 
@@ -207,7 +207,7 @@ def build_state(table: Table, seat: int | None, now: float) -> dict[str, Any]:
     decorate_seats(table, state)
     if seat is None:
         hide_names(table, state)
-    pending = pending_now(table)
+    pending = pending_now(table, match)
     auction_deadline(table, state, pending, now)
     answer_clocks(table, state, now)
     fields: TableFields = {"room": table.id, "status": table.status,
@@ -243,6 +243,7 @@ class StateSet:
     def __init__(self, table: Table, now: float, seats: Iterable[int | None] = ()) -> None:
         self.table = table
         self.now = now
+        match = table.match
         self._cache: dict[int | None, tuple[Mapping[str, Any], str | None]] = {}
         self._sample: dict[str, Any] | None = None  # the first seat's state, whole (the template's source)
         self._layout: _Layout | None = None  # its per-seat keys (None: each seat built whole)
@@ -254,10 +255,10 @@ class StateSet:
         adapter = table.adapter  # its private_key, unless it keeps nothing (the base's: asked for nothing)
         self._key_of = None if type(adapter).private_key is GameAdapter.private_key else adapter.private_key
         self._lefts: dict[float, str] = {}  # a deadline's text (most seats share one)
-        if table.adapter.batch_states and table.match is not None:
-            self.pending = pending_now(table)
+        if table.adapter.batch_states and match is not None:
+            self.pending = pending_now(table, match)
             self._dues = Dues(table, self.pending)
-            public = dict(table.match.view(None).to_dict())  # the engine's is shared: copied before changes
+            public = dict(match.view(None).to_dict())  # the engine's is shared: copied before changes
             decorate_seats(table, public)
             auction_deadline(table, public, self.pending, now)
             answer_clocks(table, public, now)
@@ -303,7 +304,7 @@ class StateSet:
         public = self.public
         if public is None:
             return build_state(table, seat, self.now), None
-        match = table.match
+        match = table.match  # (a seat asked for later: the match as it is then, as before)
         assert match is not None  # (a public part is made of a match)
         pending = self.pending
         if seat is None:  # the spectators': the public part as it is (its line is encoded once, if asked)
@@ -330,17 +331,17 @@ class StateSet:
         sample, layout = self._sample, self._layout
         if sample is None:
             size: list[int] = []
-            sample = self._sample = self._whole(seat, private, left, at_stake, size)
+            sample = self._sample = self._whole(match, seat, private, left, at_stake, size)
             layout = self._layout = _layout_of(adapter, sample, size[0], private, left, at_stake)
             if layout is not None:
                 self._parts = _template(sample, layout)
             return sample, self._line(seat, key, private, texts, left, at_stake)
         if layout is None or ((kept is None or kept.names is not layout.private)  # (kept: checked then)
                               and private.keys() != layout.private):  # (the same keys: every one of them replaced)
-            return self._whole(seat, private, left, at_stake), None
+            return self._whole(match, seat, private, left, at_stake), None
         return _Reader(sample, private, left, at_stake), self._line(seat, key, private, texts, left, at_stake)
 
-    def _whole(self, seat: int, private: dict[str, Any], left: float | None, at_stake: int,
+    def _whole(self, match: Match, seat: int, private: dict[str, Any], left: float | None, at_stake: int,
                size: list[int] | None = None) -> dict[str, Any]:
         """A seat's state built whole, as :func:`build_state` builds it (``size``: gets how many keys
         it had before ``decorate``)."""
@@ -352,7 +353,7 @@ class StateSet:
         state["deadline"] = left
         if size is not None:
             size.append(len(state))
-        table.adapter.decorate(state, table.opts, table.match, seat, self.pending)
+        table.adapter.decorate(state, table.opts, match, seat, self.pending)
         state["at_stake"] = at_stake
         return state
 
