@@ -1,4 +1,4 @@
-"""A table's effects performed and its items handed out (server/effects.py), with a scripted table,
+"""A table's effects performed and its items handed out (server/rooms/effects.py), with a scripted table,
 store and readers: a chip movement is the store's own operation, applied before the messages of its
 step leave; a refused one is the table's to handle and its messages wait; claims end as the table
 says; an outage is waited out, off the table's clock."""
@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.claims import SeatClaims
-from server.effects import Effects
 from server.protocol import Shared
+from server.rooms.claims import SeatClaims
+from server.rooms.effects import Effects
 from server.storage.api import InsufficientChips, OpenRound, RoundOpened, Transfer, Unreachable
 from server.table import Claim, Closed, Gone, Outputs, Placed, Released, Send, Think
 from tests.server.table.harness import run_now

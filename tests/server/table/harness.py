@@ -1,9 +1,9 @@
 """A harness for the sans-I/O table core: a fake clock, an in-memory ledger and seat registry, a driver.
 
 :class:`Harness` owns one :class:`server.table.Table` (or several sharing one
-:class:`server.claims.SeatClaims` and one in-memory ``Ledger``) and plays the part of
-``server.room.Room``: it feeds inputs with the fake time, and the room's own
-effect handling (:class:`server.effects.Effects`) performs what the table asks
+`server.rooms.claims.SeatClaims` and one in-memory ``Ledger``) and plays the part of
+``server.rooms.room.Room``: it feeds inputs with the fake time, and the room's own
+effect handling (:class:`server.rooms.effects.Effects`) performs what the table asks
 for and hands the results back, reaching memory instead of the server
 (``tests.server.table.memory``: the ``Ledger`` with the store's semantics — escrows
 per round, a settlement exactly once, transfers, voids, bot accounts funded by
@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.seeds import seed_from_int
-from server.claims import SeatClaims
 from server.config import Config, load_config
-from server.effects import Effects
 from server.games import ADAPTERS, parse_options
 from server.protocol import encode
+from server.rooms.claims import SeatClaims
+from server.rooms.effects import Effects
 from server.storage.api import (
     InsufficientChips,
 )
@@ -164,7 +164,7 @@ def _consistent(state: dict[str, Any]) -> None:
 
 
 class Inboxes:
-    """The table's readers (:class:`server.effects.Readers`): every item noted in order, what each
+    """The table's readers (:class:`server.rooms.effects.Readers`): every item noted in order, what each
     member received in their :class:`Inbox`, who is in the room, the claims released, the end."""
 
     def __init__(self, h: Harness) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from server.claims import SeatClaims
+from server.rooms.claims import SeatClaims
 from server.storage.api import (
     HOUSE,
     Account,
@@ -217,7 +217,7 @@ class Ledger:
 
 
 class MemoryOwner:
-    """What the room's effects (:class:`server.effects.Effects`) reach, in memory: the store (the
+    """What the room's effects (:class:`server.rooms.effects.Effects`) reach, in memory: the store (the
     :class:`Ledger`, the history), the seat claims and the bots' thinking (``think``). Each effect
     that reaches it is told to ``asked`` first, which may refuse it by raising."""
 
