@@ -25,6 +25,9 @@ from server.storage.api import (
     RoundOpened,
     RoundRecord,
     SettleRound,
+    TableClosed,
+    TableLog,
+    TableOpened,
     Transfer,
     UnknownRound,
     bot_account,
@@ -227,6 +230,7 @@ class MemoryOwner:
         self.claims = claims
         self.asked = asked
         self.think = think
+        self.logs: dict[str, list[Mapping[str, Any]]] = {}  # a durable table's log, as the room wrote it
 
     @property
     def store(self) -> MemoryOwner:
@@ -251,9 +255,23 @@ class MemoryOwner:
     async def apply(self, ops: Sequence[Any]) -> list[Any]:
         results = []
         for op in ops:
+            if isinstance(op, TableOpened | TableLog | TableClosed):  # (the room's writes, not the table's asks)
+                results.append(self._log(op))
+                continue
             self.asked(op)
             results.append(self._op(op))
         return results
+
+    def _log(self, op: TableOpened | TableLog | TableClosed) -> Any:
+        if isinstance(op, TableOpened):
+            self.logs.setdefault(op.table_id, [])
+            return None
+        if isinstance(op, TableLog):
+            log = self.logs.setdefault(op.table_id, [])
+            assert op.seq == len(log), f"a gap or an overlap in {op.table_id}'s log"
+            log.extend(op.entries)
+            return op.seq + len(op.entries)
+        return True
 
     def log_ahead(self, op: Any) -> None:
         return None
