@@ -43,7 +43,7 @@ from server.games import TableOptions, adapter
 from server.operations import metrics
 from server.people.flushes import Flushes
 from server.people.players import Player
-from server.protocol import CommandError
+from server.protocol import Args, CommandError, Result
 from server.rooms.effects import Effects, Jammed, Owner, Stale
 from server.rooms.inbox import Inbox
 from server.rooms.thinking import Thinkers
@@ -69,7 +69,7 @@ from server.table import (
 )
 
 
-class Host(Owner, Protocol):
+class RoomHost(Owner, Protocol):
     """What a room needs of the lobby that opened it (and its table's effects: :class:`Owner`)."""
 
     @property
@@ -118,14 +118,14 @@ class _Item:
     kind: str  # "cmd", "connected", "disconnected", "stop"
     player: Player | None = None
     cmd: str = ""
-    args: Mapping[str, Any] = field(default_factory=dict)
-    future: asyncio.Future[Any] | None = None
+    args: Args = field(default_factory=dict)
+    future: asyncio.Future[Result | None] | None = None
     stamp: metrics.Stamp | None = None  # the command it belongs to, held until the room has handled it
-    answer: Callable[[Any], None] | None = None  # the caller's reply, sent before what the command causes
+    answer: Callable[[Result | None], None] | None = None  # the caller's reply, sent before what the command causes
 
 
 class Room:
-    def __init__(self, lobby: Host, rid: str, opts: TableOptions, owner: str, *, table: Table | None = None,
+    def __init__(self, lobby: RoomHost, rid: str, opts: TableOptions, owner: str, *, table: Table | None = None,
                  seq: int = 0, facts: Mapping[str, Any] | None = None, restored: Iterable[str] = ()) -> None:
         self.lobby = lobby
         self.config = lobby.config
@@ -162,7 +162,7 @@ class Room:
         return self.effects.journal
 
     @classmethod
-    def restored_from(cls, lobby: Host, stored: api.StoredTable, now: float) -> Room:
+    def restored_from(cls, lobby: RoomHost, stored: api.StoredTable, now: float) -> Room:
         """The room of a table rebuilt from its stored log after a restart (raises
         :class:`~server.table.durable.Unreplayable`)."""
         table = durable.restore(stored.table_id, stored.config, stored.entries, lobby.config, now=now,
@@ -195,15 +195,15 @@ class Room:
                 s.member is not None or s.leaving for s in self.table.seats):
             self._queue.put_nowait(_Item("close"))  # rebuilt with nobody to play for: it ends at once
 
-    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any], *,
-                     answer: Callable[[Any], None] | None = None) -> Any:
+    async def submit(self, player: Player, cmd: str, args: Args, *,
+                     answer: Callable[[Result | None], None] | None = None) -> Result | None:
         """Queue a command for the room and wait for its result (or CommandError); ``answer(result)``
         is called as the room delivers it, before the messages the command caused."""
         if self.moved:
             raise CommandError("table_moved")
         if self.closed:
             raise CommandError("no_such_room", room=self.id)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Result | None] = asyncio.get_running_loop().create_future()
         stamp = metrics.current()
         if stamp is not None:
             stamp.hold()

@@ -28,10 +28,11 @@ Chips: every movement is a ledger entry written in one transaction.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from server.protocol import JSONValue
 from server.storage.api_social import Letter as Letter
 from server.storage.api_social import Profile as Profile
 from server.storage.api_social import RatedRound as RatedRound
@@ -54,6 +55,11 @@ class StorageError(Exception):
     """Base of storage refusals; ``code`` is a protocol error code."""
 
     code = "not_allowed"
+
+
+class ToolRefused(StorageError):
+    """An operator's storage tool (``donne backup``, ``donne migrate``) will not run as asked: nothing
+    was done."""
 
 
 class Unreachable(StorageError):
@@ -349,7 +355,7 @@ class TableOpened:
     """A new table and its configuration (JSON-able). Result: None."""
 
     table_id: str
-    config: Mapping[str, Any]
+    config: Mapping[str, JSONValue]
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,7 +366,7 @@ class TableLog:
 
     table_id: str
     seq: int
-    entries: Sequence[Mapping[str, Any]]
+    entries: Sequence[Mapping[str, JSONValue]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -408,8 +414,8 @@ class StoredTable:
     """A durable table: its configuration and log, as the server appended them."""
 
     table_id: str
-    config: Mapping[str, Any]
-    entries: Sequence[Mapping[str, Any]]
+    config: Mapping[str, JSONValue]
+    entries: Sequence[Mapping[str, JSONValue]]
     opened_at: float
     status: str = "open"  # open | over | aside
     reason: str = ""
@@ -446,12 +452,18 @@ class RoundRecord:
     game: str  # "president" | "speculation"
     rules: str  # "classic" | "tdc" | "speculation"
     seats: Sequence[str]  # names, by seat number
-    config: Mapping[str, Any]  # what the match was created with (seats, stake, ante, rounds, ...)
-    log: Sequence[Mapping[str, Any]]  # the engine actions (to_dict()) from match start to this round's end
-    result: Mapping[str, Any]  # the round_over / deal_over / match_over event (to_dict())
+    config: Mapping[str, JSONValue]  # what the match was created with (seats, stake, ante, rounds, ...)
+    log: Sequence[Mapping[str, JSONValue]]  # the engine actions (to_dict()) from match start to this round's end
+    result: Mapping[str, JSONValue]  # the round_over / deal_over / match_over event (to_dict())
     commitment: str = ""
     finished_at: float = 0.0
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, JSONValue] = field(default_factory=dict)
+
+    @property
+    def match(self) -> Mapping[str, JSONValue]:
+        """What the match was made with, as its adapter reads it (``config["match"]``, else empty)."""
+        match = self.config.get("match")
+        return match if isinstance(match, Mapping) else {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,6 +512,14 @@ class Accounts(Protocol):
     async def add_key(self, name: str, public_key: str) -> None: ...
 
     async def keys(self, name: str) -> list[str]: ...
+
+    async def remove_key(self, name: str, public_key: str) -> bool:
+        """Remove one of an account's keys; whether it had it."""
+        ...
+
+    async def set_password(self, name: str, password: str) -> None:
+        """Change a registered account's password."""
+        ...
 
     async def fund_bot(self, display_name: str, chips: int) -> Account:
         """The bot's account (``bot_account(display_name)``), topped up from the house to ``chips``."""
@@ -625,6 +645,11 @@ class Store(Protocol):
         """A table's step that moves no chip, safe from a crash of the server when this returns and
         in the store soon after, in order with every other write: ``apply([op])``'s result. None
         when the store does not write ahead (then ``apply``)."""
+        ...
+
+    async def recover(self, *, keep_tables: bool = False, keep_accounts: Collection[str] = ()) -> dict[str, JSONValue]:
+        """At start: void unsettled rounds, release holds, retire guests left over, bring bots' chips
+        home (``keep_tables``: what belongs to an unfinished table stays, for it resumes). What it did."""
         ...
 
     async def close(self) -> None: ...

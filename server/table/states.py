@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator, KeysView, Mapping, Sequence
 from operator import is_not
-from typing import Any, NamedTuple, Protocol, TypedDict
+from typing import Any, NamedTuple, Protocol, TypedDict, cast
 
 import orjson
 
@@ -211,10 +211,10 @@ def build_state(table: Table, seat: int | None, now: float) -> dict[str, Any]:
     auction_deadline(table, state, pending, now)
     answer_clocks(table, state, now)
     fields: TableFields = {"room": table.id, "status": table.status,
-                           "deadline": deadline(table, seat, pending, state.get("turn"), now),
+                           "deadline": deadline(table, seat, pending, cast("int | None", state.get("turn")), now),
                            "spectators": len(table.spectators), "commitment": table.commitment,
                            "window": window_of(table, now), "moves": list(adapter.moves)}
-    state.update(fields)
+    state.update(cast("Mapping[str, Any]", fields))  # (a TypedDict is a Mapping of its values' types)
     adapter.decorate(state, table.opts, match, seat, pending)
     if seat is not None:
         state["at_stake"] = table.round_escrow.get(seat, 0)  # chips of the reader's in this round

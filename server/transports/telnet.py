@@ -51,7 +51,7 @@ from server.transports.lines import CUT_GRACE, INPUT_FLOOD, LineAssembler, cut_n
 from server.transports.mud import GmcpLink, mssp_variables
 
 if TYPE_CHECKING:
-    from server.transports import Server
+    from server.transports import TransportHost
 
 log = logging.getLogger(__name__)
 
@@ -699,7 +699,7 @@ class TelnetListener:
         await asyncio.sleep(0)
 
 
-async def start_telnet(app: Server, serve_telnet: Callable[[Any, Any], Awaitable[None]]) -> TelnetListener:
+async def start_telnet(app: TransportHost, serve_telnet: Callable[[Any, Any], Awaitable[None]]) -> TelnetListener:
     """Start listening, handing each connection to ``serve_telnet``; returns the :class:`TelnetListener`
     (``.sockets``, ``.close()``)."""
     cfg = app.config

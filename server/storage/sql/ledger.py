@@ -22,6 +22,7 @@ from server.storage.api import (
     FundBot,
     Hold,
     InsufficientChips,
+    Op,
     OpenRound,
     RefundRound,
     ReleaseBot,
@@ -42,19 +43,19 @@ from server.storage.sql.tx import Row, Tx, hook
 log = logging.getLogger("donne.storage")
 
 
-def positive(amount: Any, what: str) -> int:
+def positive(amount: object, what: str) -> int:
     if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
         raise BadAmount(f"{what} must be a positive whole number of chips, not {amount!r}")
     return amount
 
 
-def _ident(value: Any, what: str) -> str:
+def _ident(value: object, what: str) -> str:
     if not isinstance(value, str) or not value or len(value) > 200:
         raise BadAmount(f"{what} must be a non-empty string of at most 200 characters, not {value!r}")
     return value
 
 
-def check(op: Any) -> None:
+def check(op: Op) -> None:
     """What can be refused without the database (bad amounts, bad ids): before any transaction."""
     if isinstance(op, OpenRound):
         _ident(op.round_id, "a round id")

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
 from server.operations import metrics
+from server.protocol import JSONValue
 from server.storage import names as _names
 from server.storage import passwords as _pw
 from server.storage.api import (
@@ -160,9 +161,6 @@ class SQLStore:
         """Run ``fn(connection, *args)`` as a write (the backend's own connection; tests, tools)."""
         return await self.run_write(lambda tx: fn(tx.conn, *args))
 
-    async def write_relaxed(self, fn: Callable[..., T], *args: Any) -> T:
-        return await self.run_write(lambda tx: fn(tx.conn, *args), relaxed=True)
-
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(connection, *args)`` in one read transaction."""
         return await self.run_read(lambda tx: fn(tx.conn, *args))
@@ -253,7 +251,7 @@ class SQLStore:
                 move(tx, account_id, self.settings.house_chips, "grant", note="house bankroll")
             log.info("house account %s created with %d chips", name, self.settings.house_chips)
 
-    async def recover(self, *, keep_tables: bool = False, keep_accounts: Collection[str] = ()) -> dict[str, Any]:
+    async def recover(self, *, keep_tables: bool = False, keep_accounts: Collection[str] = ()) -> dict[str, JSONValue]:
         """At start: void unsettled rounds, release holds, retire guests left over, bring bots' chips home.
 
         ``keep_tables``: what belongs to an unfinished table stays as it is, since the table
