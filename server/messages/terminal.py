@@ -45,9 +45,6 @@ class TermStyle:
     """Sentences for a person at the play page (``docs/web.md``): they click the page's controls and
     type no command, so no sentence tells them to type one."""
 
-    def with_width(self, width: int) -> TermStyle:
-        return replace(self, width=width)
-
     @property
     def plain(self) -> TermStyle:
         """The same terminal without colours (for text inside an already highlighted line)."""
