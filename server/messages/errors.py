@@ -87,6 +87,15 @@ def _browser_text(t: gettext.NullTranslations, code: str, p: dict[str, JSONValue
         return t.gettext("That seek or challenge is no longer open.")
     if code == "no_such_round" and _has(p, "round"):
         return t.gettext("There is no finished round {round}.").format(round=p["round"])
+    if code == "not_online" and _has(p, "name"):
+        return t.gettext("{name} is not online.").format(name=p["name"])
+    if code == "no_reply":
+        return t.gettext("Nobody has told you anything yet.")
+    if code == "account_needed":
+        return t.gettext("This needs an account.")
+    if code == "resume_needed":  # the page gives the code it kept; this browser has none for the name
+        return t.gettext("The guest {name} holds a seat, and only their resume code takes it back: this "
+                         "browser does not have it. Choose another name.").format(name=p.get("name", ""))
     return None
 
 

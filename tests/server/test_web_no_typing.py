@@ -35,8 +35,12 @@ TYPING = re.compile(
 ``(accepter 1 / refuser 1)`` form."""
 
 
+PLACEHOLDERS = re.compile(r"\b(?:NAME|TEXT|NOM|TEXTE|NOMBRE|TEXTO)\b")
+"""The text mode's syntax words (``tell NAME TEXT``), in capitals."""
+
+
 def typing_in(text: str) -> list[str]:
-    return [m.group(0) for m in TYPING.finditer(text)]
+    return [m.group(0) for m in TYPING.finditer(text)] + PLACEHOLDERS.findall(text)
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")

@@ -27,6 +27,7 @@ ERRORS: list[tuple[str, dict[str, Any]]] = [
     ("unknown_command", {"cmd": "frob"}), ("unknown_command", {}), ("no_such_room", {"room": "r9"}),
     ("no_such_room", {}), ("room_full", {"room": "r9"}), ("not_in_room", {}), ("no_such_seek", {"seek": 3}),
     ("no_such_seek", {}), ("no_such_round", {"round": "r1-2"}), ("not_allowed", {"reason": "over"}),
+    ("not_online", {"name": "bob"}), ("no_reply", {}), ("account_needed", {}), ("resume_needed", {"name": "lea"}),
 ]
 
 
