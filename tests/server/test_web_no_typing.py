@@ -114,6 +114,7 @@ async def test_no_typing_instruction_reaches_the_play_page(web: Any, browser: An
         await page.wait_for_function("() => !!document.querySelector('#seed-status') && "
                                      "document.querySelector('#seed-status').innerText.length > 0")
         await look()
+        await page.screenshot(path=str(bk.screens_dir() / f"no-typing-seed-{lang}.png"))
         # the first auction: whoever owns it keeps (the page by its button)
         state = await bob.next_state(lambda s: s.get("auction"), timeout=60, current=True)
         owner = state["auction"]["seat"]
