@@ -143,7 +143,7 @@ class SpeculationAdapter(GameAdapter):
                     first: bool, ante: int) -> dict[str, JSONValue]:
         deal = fairness.speculation_deal(secret, list(contributions))
         players = [int(s) for s in dealt["players"]]
-        drawn = first and match.config.get("first_dealer") is None  # type: ignore[attr-defined]
+        drawn = first and match.config.get("first_dealer") is None
         return fairness.speculation_reveal(
             deal, round=round, dealer=int(dealt["dealer"]), order=players[1:] + players[:1],
             shown=match.shown_positions(),  # type: ignore[attr-defined]

@@ -456,7 +456,7 @@ class Session:
             task.uncancel()
             return None
         if line is not None:
-            self.deadlines.last_input = time.monotonic()  # (touch(), on every line)
+            self.touch()
             if isinstance(line, str) and self.presenter.mode == "text" and has_surrogate(line):
                 # a decoder that can make one (UTF-7...): the line is refused as unreadable, and
                 # reads as an empty one (JSON mode: decode refuses it as bad JSON)

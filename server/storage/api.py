@@ -9,7 +9,8 @@ One atomic operation API: ``await store.apply([op, ...])`` performs a
 sequence of the operation records below (:class:`OpenRound`,
 :class:`SettleRound`, :class:`Transfer`, :class:`RefundRound`, :class:`Hold`,
 :class:`ReleaseHold`, :class:`FundBot`, :class:`ReleaseBot`,
-:class:`TableOpened`, :class:`TableLog`, :class:`TableClosed`, :class:`Fence`) in ONE
+:class:`TableOpened`, :class:`TableLog`, :class:`TableClosed`, :class:`Fence`; a tournament's
+:class:`TournamentOpened`, :class:`TournamentLog`, :class:`TournamentTable`, :class:`TournamentClosed`) in ONE
 transaction: all of them or none (a refusal raises its :class:`StorageError`
 and nothing changed). It returns one result per operation, in order (see
 :data:`OpResult`). The older methods below are one-operation ``apply`` calls.
@@ -40,6 +41,13 @@ from server.storage.api_social import Rating as Rating
 from server.storage.api_social import RatingChange as RatingChange
 from server.storage.api_social import Ratings as Ratings
 from server.storage.api_social import Social as Social
+from server.storage.api_tournaments import StoredTournament as StoredTournament
+from server.storage.api_tournaments import TournamentClosed as TournamentClosed
+from server.storage.api_tournaments import TournamentLog as TournamentLog
+from server.storage.api_tournaments import TournamentOpened as TournamentOpened
+from server.storage.api_tournaments import Tournaments as Tournaments
+from server.storage.api_tournaments import TournamentTable as TournamentTable
+from server.storage.api_tournaments import fence_key as fence_key
 from server.storage.moderation import BAN_KINDS as BAN_KINDS  # re-exported: the whole contract is here
 from server.storage.moderation import ROLES as ROLES
 from server.storage.moderation import Ban as Ban
@@ -402,9 +410,11 @@ class Fence:
 
 
 Op = (OpenRound | SettleRound | RefundRound | Transfer | Hold | ReleaseHold | FundBot | ReleaseBot
-      | TableOpened | TableLog | TableClosed | Fence)
+      | TableOpened | TableLog | TableClosed | Fence
+      | TournamentOpened | TournamentLog | TournamentTable | TournamentClosed)
 OP_TYPES: tuple[type, ...] = (OpenRound, SettleRound, RefundRound, Transfer, Hold, ReleaseHold, FundBot,
-                              ReleaseBot, TableOpened, TableLog, TableClosed, Fence)
+                              ReleaseBot, TableOpened, TableLog, TableClosed, Fence,
+                              TournamentOpened, TournamentLog, TournamentTable, TournamentClosed)
 # What apply() returns for each operation, in order: RoundOpened | bool | None | Account | int.
 OpResult = Any
 
@@ -636,6 +646,9 @@ class Store(Protocol):
 
     @property
     def moderation(self) -> Moderation: ...
+
+    @property
+    def tournaments(self) -> Tournaments: ...
 
     async def apply(self, ops: Sequence[Op]) -> list[OpResult]:
         """Perform the operations in one transaction, all or nothing; one result per operation."""

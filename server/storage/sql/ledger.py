@@ -441,10 +441,11 @@ RUNNERS: dict[type, Any] = {
 def run(tx: Tx, ops: Sequence[Any]) -> list[Any]:
     """Every operation in order, in the caller's savepoint: all of them, or a raise."""
     from server.storage.sql.tables import RUNNERS as TABLE_RUNNERS
+    from server.storage.sql.tournaments import RUNNERS as TOURNAMENT_RUNNERS
 
     out: list[Any] = []
     for op in ops:
-        runner = RUNNERS.get(type(op)) or TABLE_RUNNERS[type(op)]
+        runner = RUNNERS.get(type(op)) or TABLE_RUNNERS.get(type(op)) or TOURNAMENT_RUNNERS[type(op)]
         out.append(runner(tx, op))
         if isinstance(op, TableClosed) and op.status == "aside" and out[-1]:
             voided = set_aside(tx, op.table_id)  # a table that will not resume gives its chips back

@@ -38,6 +38,7 @@ from server.storage.api import (
     TableLog,
     TableOpened,
     Tables,
+    Tournaments,
     Transfer,
     table_bots,
 )
@@ -46,6 +47,7 @@ from server.storage.sql import ahead as _ahead
 from server.storage.sql import audit as _audit
 from server.storage.sql import ledger as _ledger
 from server.storage.sql import tables as _tables
+from server.storage.sql import tournaments as _tournaments
 from server.storage.sql.accounts import (
     SQLAccounts,
     available,
@@ -62,6 +64,7 @@ from server.storage.sql.ratings import SQLRatings
 from server.storage.sql.social import SQLSocial
 from server.storage.sql.tables import SQLTables
 from server.storage.sql.thread import Backend, DatabaseThread, Grouped, Job
+from server.storage.sql.tournaments import SQLTournaments
 from server.storage.sql.tx import Tx
 
 log = logging.getLogger("donne.storage")
@@ -109,6 +112,7 @@ class SQLStore:
         self.social = SQLSocial(self)
         self.ratings = SQLRatings(self)
         self.moderation = SQLModeration(self, self.accounts)
+        self.tournaments = SQLTournaments(self)
 
     # -- plumbing
     def _submit(self, kind: str, fn: Callable[..., Any], group: tuple[Grouped, Any] | None = None) -> asyncio.Future[Any]:
@@ -187,6 +191,7 @@ class SQLStore:
                 raise BadAmount(f"not a storage operation: {op!r}")
             _ledger.check(op)
             _tables.check(op)
+            _tournaments.check(op)
         if not ops:
             return []
         # a table's log alone moves no chip: atomic and in order, but it waits for no fsync of its own
@@ -401,7 +406,8 @@ def _conforms(store: SQLStore) -> None:
     f: Social = store.social
     g: Ratings = store.ratings
     h: Moderation = store.moderation
-    del a, b, c, d, e, f, g, h
+    i: Tournaments = store.tournaments
+    del a, b, c, d, e, f, g, h, i
 
 
 def _refresh_skeletons(tx: Tx) -> int:
