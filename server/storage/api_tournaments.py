@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from server.protocol import JSONValue
 
 if TYPE_CHECKING:
     from server.storage.api import RoundRecord
@@ -32,7 +34,7 @@ class TournamentOpened:
     organised it. Result: None (refused: an id already taken)."""
 
     tournament_id: str
-    config: Mapping[str, Any]
+    config: Mapping[str, JSONValue]
     organiser: str
 
 
@@ -43,7 +45,7 @@ class TournamentLog:
 
     tournament_id: str
     seq: int
-    entries: Sequence[Mapping[str, Any]]
+    entries: Sequence[Mapping[str, JSONValue]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +66,7 @@ class TournamentClosed:
 
     tournament_id: str
     status: Literal["over", "aside"]
-    standings: Mapping[str, Any] | Sequence[Any] | None = None
+    standings: Mapping[str, JSONValue] | Sequence[JSONValue] | None = None
 
 
 TOURNAMENT_OPS: tuple[type, ...] = (TournamentOpened, TournamentLog, TournamentTable, TournamentClosed)
@@ -76,14 +78,14 @@ class StoredTournament:
     answers), ``tables`` its tables as (table id, round), in the order they were linked."""
 
     tournament_id: str
-    config: Mapping[str, Any]
+    config: Mapping[str, JSONValue]
     organiser: str
     status: str  # open | over | aside
     created_at: float
     closed_at: float | None = None
     next_seq: int = 0
-    standings: Any = None
-    entries: Sequence[Mapping[str, Any]] = ()
+    standings: JSONValue = None
+    entries: Sequence[Mapping[str, JSONValue]] = ()
     tables: Sequence[tuple[str, int]] = ()
 
 
@@ -96,7 +98,7 @@ class Tournaments(Protocol):
         """One event with its whole journal and its tables."""
         ...
 
-    async def journal(self, tournament_id: str, start: int = 0) -> list[Mapping[str, Any]]:
+    async def journal(self, tournament_id: str, start: int = 0) -> list[Mapping[str, JSONValue]]:
         """The event's journal entries from number ``start`` on, in order."""
         ...
 
@@ -104,7 +106,7 @@ class Tournaments(Protocol):
         """The round records of the event's tables (their rounds and matches), oldest first."""
         ...
 
-    async def export(self, tournament_id: str) -> dict[str, Any] | None:
+    async def export(self, tournament_id: str) -> dict[str, JSONValue] | None:
         """The event as ``donne export`` writes it (JSON-able): its record (configuration and
         journal, ``EventRecord.to_dict()``'s shape), status, standings, tables and their rounds' ids."""
         ...

@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from server.protocol import JSONValue
 from server.storage.api import (
     BadRecord,
     BadSequence,
@@ -127,8 +128,8 @@ RUNNERS: dict[type, Any] = {TournamentOpened: opened, TournamentLog: logged, Tou
                             TournamentClosed: closed}
 
 
-def journal(tx: Tx, tournament_id: str, start: int = 0) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
+def journal(tx: Tx, tournament_id: str, start: int = 0) -> list[dict[str, JSONValue]]:
+    entries: list[dict[str, JSONValue]] = []
     rows = tx.rows("SELECT seq, entry FROM tournament_log WHERE tournament_id = ? ORDER BY seq", (tournament_id,))
     for seq, text in rows:
         value = json.loads(text)  # an entry (a JSON object), or the entries of one write (an array)
@@ -175,12 +176,12 @@ def rounds(tx: Tx, tournament_id: str) -> list[RoundRecord]:
     return [_record_from_row(tx, r) for r in rows]
 
 
-def export(tx: Tx, tournament_id: str) -> dict[str, Any] | None:
+def export(tx: Tx, tournament_id: str) -> dict[str, JSONValue] | None:
     row = tx.one("SELECT * FROM tournaments WHERE tournament_id = ?", (tournament_id,))
     if row is None:
         return None
     event = _stored(tx, row, True)
-    tables = [{"table": t, "round": n} for t, n in event.tables]
+    tables: list[JSONValue] = [{"table": t, "round": n} for t, n in event.tables]
     return {
         "tournament": event.tournament_id,
         "organiser": event.organiser,
@@ -218,8 +219,8 @@ class SQLTournaments:
 
         return await self._store.run_read(q)
 
-    async def journal(self, tournament_id: str, start: int = 0) -> list[Mapping[str, Any]]:
-        def q(tx: Tx) -> list[Mapping[str, Any]]:
+    async def journal(self, tournament_id: str, start: int = 0) -> list[Mapping[str, JSONValue]]:
+        def q(tx: Tx) -> list[Mapping[str, JSONValue]]:
             return list(journal(tx, tournament_id, start))
 
         return await self._store.run_read(q)
@@ -227,5 +228,5 @@ class SQLTournaments:
     async def rounds(self, tournament_id: str) -> list[RoundRecord]:
         return await self._store.run_read(lambda tx: rounds(tx, tournament_id))
 
-    async def export(self, tournament_id: str) -> dict[str, Any] | None:
+    async def export(self, tournament_id: str) -> dict[str, JSONValue] | None:
         return await self._store.run_read(lambda tx: export(tx, tournament_id))
