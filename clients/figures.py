@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:
@@ -80,7 +80,7 @@ class Timers(Protocol):
 
     def time(self) -> float: ...
 
-    def call_at(self, when: float, callback: Callable[[], Any], /) -> _Handle: ...
+    def call_at(self, when: float, callback: Callable[[], object], /) -> _Handle: ...
 
 
 class LagMonitor:

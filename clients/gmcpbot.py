@@ -59,7 +59,7 @@ class GmcpStats:
     """False while the tables are being seated: no move yet (the server's CPU then goes to the logins)."""
 
 
-def gmcp(package: str, data: Any = None) -> bytes:
+def gmcp(package: str, data: object = None) -> bytes:
     """One ``IAC SB GMCP <package> <json> IAC SE`` message."""
     body = package if data is None else f"{package} {json.dumps(data)}"
     return bytes([IAC, SB, GMCP]) + body.encode() + bytes([IAC, SE])

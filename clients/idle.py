@@ -103,7 +103,7 @@ class IdleConnection:
         self.counter = IdleCounter()
         self.closed = False
         self.dropped = False
-        self._closer: Callable[[], Any] | None = None
+        self._closer: Callable[[], object] | None = None
         self._reply: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
 
     # -- the transports' callbacks ------------------------------------------------
@@ -179,7 +179,7 @@ class IdleConnection:
             self._reply.cancel()
 
 
-def _request(cmd: str, **args: Any) -> bytes:
+def _request(cmd: str, **args: object) -> bytes:
     """The line of a request, written as :class:`~clients.client.Client` writes it."""
     return json.dumps({"cmd": cmd, **args, "id": FIRST_ID}, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
