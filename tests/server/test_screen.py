@@ -319,7 +319,8 @@ async def test_whoami_at_a_staked_table_shows_what_is_at_stake(server: Running) 
 
 @pytest.mark.e2e
 async def test_the_commitment_is_explained_once_per_session(tmp_path: Path) -> None:
-    server = await start_server(tmp_path, flip_seconds=0.05)
+    # nobody answers the bot's offers either: each is declined for them at once (S9)
+    server = await start_server(tmp_path, flip_seconds=0.05, offer_seconds=0.05)
     seated = await Person.arrive(server, "ana")
     watcher = await Person.arrive(server, "bea")
     explained = "That code binds the server to its secret shuffle before anyone adds randomness"
