@@ -38,8 +38,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict engine server
 
+# The tests run in PYTEST_WORKERS processes (pytest-xdist), each with its own PostgreSQL, Redis and
+# temporary folders, every server on port 0; a test file stays whole in one process. 0: one process.
+PYTEST_WORKERS ?= 2
 pytest: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
 
 test: $(STAMP) tools lint typecheck pytest
 
