@@ -36,7 +36,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict engine server
+	$(BIN)/mypy --strict engine server clients
 
 # The tests run in PYTEST_WORKERS processes (pytest-xdist), each with its own PostgreSQL, Redis and
 # temporary folders, every server on port 0; a test file stays whole in one process. 0: one process.
@@ -49,8 +49,8 @@ test: $(STAMP) tools lint typecheck pytest
 # After changing or adding a message in server/: extract, merge, then translate
 # the new entries in i18n/*/LC_MESSAGES/donne.po (docs/i18n.md).
 i18n: $(STAMP)
-	$(BIN)/python -m server.catalogs update
-	$(BIN)/python -m server.catalogs check
+	$(BIN)/python -m server.start.catalogs update
+	$(BIN)/python -m server.start.catalogs check
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

@@ -6,7 +6,7 @@
     python bench/bench_abuse.py --only tells,challenges,seeks,verify --social-attackers 40
 
 Every scenario starts the real ``donne serve`` in a subprocess
-(``server/clients/serverproc.py``) with its own configuration, and a *witness*:
+(``clients/serverproc.py``) with its own configuration, and a *witness*:
 one JSON client in the lobby that sends ``ping`` every 10 ms and times each
 reply. Its latency percentiles, per phase, are the figures; the server's
 memory (RSS) and CPU are read from ``/proc``; this process's own event-loop
@@ -54,10 +54,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from common import machine, today
 
-from server.clients.client import Client, ClientError
-from server.clients.figures import LagMonitor, summarize_ms
-from server.clients.serverproc import ServerProcess
-from server.clients.wirebot import WireBot, WireStats
+from clients.client import Client, ClientError
+from clients.figures import LagMonitor, summarize_ms
+from clients.serverproc import ServerProcess
+from clients.wirebot import WireBot, WireStats
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -103,7 +103,7 @@ PASSWORD = "a long password"
 
 def audit(srv: ServerProcess) -> dict[str, Any]:
     """``donne audit --data-dir`` on the server's data folder (read-only, beside the running server)."""
-    proc = subprocess.run([sys.executable, "-m", "server.cli", "audit", "--data-dir", str(srv.data_dir)],
+    proc = subprocess.run([sys.executable, "-m", "server.start.cli", "audit", "--data-dir", str(srv.data_dir)],
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     try:
         got = json.loads(proc.stdout)

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import machine, today
 
-from server.clients.load import LoadOptions, run_load
+from clients.load import LoadOptions, run_load
 
 THIS = Path(__file__).resolve().parent.parent
 
@@ -44,8 +44,8 @@ import asyncio, json, os, sys
 sys.path.insert(0, os.getcwd())
 durable = sys.argv[1] == "on"
 async def main():
-    if os.path.exists("server/clients/serverproc.py"):
-        from server.clients.serverproc import LOAD_LIMITS, ServerProcess
+    if os.path.exists("clients/serverproc.py"):
+        from clients.serverproc import LOAD_LIMITS, ServerProcess
         srv = ServerProcess(LOAD_LIMITS + ("" if durable else "\\n[restart]\\ndurable_tables = false\\n"))
     else:
         from server.load import ServerProcess

@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import EchoProcess, close_all, connect_many, echo_round_trips, machine, setup_cycles, today
 
-from server.clients.client import Client
-from server.clients.load import LoadOptions, run_load
-from server.clients.serverproc import ServerProcess
+from clients.client import Client
+from clients.load import LoadOptions, run_load
+from clients.serverproc import ServerProcess
 
 
 async def echo_throughput(kind: str, clients: int, duration: float) -> dict[str, Any]:

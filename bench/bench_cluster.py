@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import machine, today
 
-from server.clients.load import LoadOptions, run_load
-from server.clients.serverproc import LOAD_LIMITS, ServerProcess
+from clients.load import LoadOptions, run_load
+from clients.serverproc import LOAD_LIMITS, ServerProcess
 from tests.server.pgserver import PgServer, find_bindir
 from tests.server.redisserver import RedisServer, find_redis
 

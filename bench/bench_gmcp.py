@@ -32,12 +32,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from server.messages.terminal import TermStyle
 from server.presenters.gmcp import GmcpFeed
 from server.presenters.text import TextPresenter
 from server.protocol import Shared
 from server.table import Send
 from server.table.states import StateSet
-from server.terminal import TermStyle
 from server.transports.mud import GMCP, GmcpLink
 from tests.server.messages.shared_games import play
 

@@ -4,7 +4,7 @@
     python bench/bench_idle.py --churn 6 --clients 1000 [--hold 12] [--server-key 'gc_full_closed = 0']
 
 For each transport a fresh ``donne serve`` (a subprocess,
-``server.clients.serverproc.ServerProcess``) is started; its RSS is read from
+``clients.serverproc.ServerProcess``) is started; its RSS is read from
 ``/proc`` before any connection, then N clients connect (telnet: raw TCP +
 ``json`` + ``login`` as a guest; SSH: exec ``json`` as a guest name) and stay idle; after a settle time the RSS is read again.
 ``kib_per_connection`` = (RSS with N idle − RSS before) / N. Target (printed,
@@ -30,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import EchoProcess, close_all, connect_many, machine, today
 
-from server.clients.client import Client
-from server.clients.figures import proc_cpu_s, proc_rss_mb
-from server.clients.loadworker import distinct
-from server.clients.serverproc import ServerProcess
+from clients.client import Client
+from clients.figures import proc_cpu_s, proc_rss_mb
+from clients.loadworker import distinct
+from clients.serverproc import ServerProcess
 
 
 async def measure(pid: int, connect: Any, n: int, settle: float) -> dict[str, Any]:

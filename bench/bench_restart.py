@@ -36,9 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import machine, today
 
-from server.clients import load as load_module
-from server.clients.load import LoadOptions, run_load
-from server.clients.serverproc import LOAD_LIMITS, ServerProcess
+from clients import load as load_module
+from clients.load import LoadOptions, run_load
+from clients.serverproc import LOAD_LIMITS, ServerProcess
 
 
 async def load_run(durable: bool, clients: int, duration: float, procs: int) -> dict[str, Any]:
@@ -77,10 +77,10 @@ def _name(i: int) -> str:
 
 
 async def resume_run(tables: int) -> dict[str, Any]:
-    from server.app import start
     from server.config import load_config
     from server.games import parse_options
-    from server.players import Player
+    from server.people.players import Player
+    from server.start.app import start
 
     tmp = Path(tempfile.mkdtemp(prefix="donne-resume-"))
     settings = dict(host="127.0.0.1", ssh_port=0, telnet_port=0, web_port=0, data_dir=tmp / "data", log_level="WARNING",

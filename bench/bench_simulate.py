@@ -3,9 +3,9 @@
     python bench/bench_simulate.py [--quick] [--cpu N] [--only classic,tdc,speculation]
 
 Pins itself to one core (``os.sched_setaffinity``, where the OS has it) and
-runs, through :func:`server.simulate.simulate`:
+runs, through :func:`server.start.simulate.simulate`:
 
-* ``classic``: Président classic, 4 greedy bots (target, issue 14: 3,000 rounds per CPU-second
+* ``classic``: Président classic, 4 greedy bots (target: 3,000 rounds per CPU-second
   with the invariants checked every 10 actions);
 * ``tdc``: Président tdc, 3 greedy bots, stake 10;
 * ``speculation``: Speculation, 5 seats (3 greedy, 2 random), when its bots exist;
@@ -30,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.simulate import simulate
+from server.start.simulate import simulate
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "classic": {"game": "president", "rules": "classic", "players": 4, "rounds": 10_000, "bots": "greedy,greedy,greedy,greedy", "seed": 1},

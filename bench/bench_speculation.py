@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.seeds import derive, seed_from_int
 from engine.speculation import SpeculationMatch
-from server.simulate import simulate
+from server.start.simulate import simulate
 
 TARGET = 1000
 BOTS = "greedy,greedy,greedy,random,random"

@@ -5,8 +5,8 @@
 
 What runs is the server's own way in and way out, over real loopback sockets: the telnet listener
 (:func:`server.transports.telnet.start_telnet`), telnetlib3's protocol and :class:`TelnetConn`
-in JSON mode, :class:`server.session.Session` (``run``, ``readline``, the JSON presenter's
-``read``, :func:`server.dispatch.dispatch` with its rate limit and metrics stamp, the ``play``
+in JSON mode, :class:`server.sessions.session.Session` (``run``, ``readline``, the JSON presenter's
+``read``, :func:`server.sessions.dispatch.dispatch` with its rate limit and metrics stamp, the ``play``
 command's handler), and what a table's step sends back (the actor's ``ok``, then every seat's
 state and the step's shared events, through ``push_states`` / ``push_shared``, the loop's one
 flush and one write per session). Only the room is a stand-in: it answers a move at the next turn
@@ -36,12 +36,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server import metrics
 from server.config import Config
-from server.limits import ConnectionCounter
-from server.players import Player
+from server.operations import metrics
+from server.operations.limits import ConnectionCounter
+from server.people.players import Player
 from server.protocol import Shared
-from server.session import Session
+from server.sessions.session import Session
 from server.table import Send
 from server.table.io import Reply
 from server.table.states import StateSet

@@ -30,15 +30,15 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from server.messages import events as events_mod
+from server.messages.terminal import PLAIN, TermStyle
 from server.presenters.json import JsonPresenter
 from server.presenters.text import TextPresenter
 from server.protocol import Shared
-from server.terminal import PLAIN, TermStyle
 from tests.server.messages.shared_games import play
 
 
 class Viewer:
-    """What a presenter reads of its session (a stand-in for :class:`server.session.Session`)."""
+    """What a presenter reads of its session (a stand-in for :class:`server.sessions.session.Session`)."""
 
     def __init__(self, lang: str, style: TermStyle = PLAIN) -> None:
         self.lang = lang

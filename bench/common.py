@@ -1,6 +1,6 @@
 """Helpers shared by the bench scripts: bare echo servers in subprocesses, closed-loop line runs.
 
-Every figure is measured with :class:`server.clients.client.Client`, the same client
+Every figure is measured with :class:`clients.client.Client`, the same client
 code the wire bots and ``donne load`` use, so bare baselines and donne are
 compared like for like.
 """
@@ -20,8 +20,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from server.clients.client import Client, ClientError
-from server.clients.figures import proc_cpu_s, proc_rss_mb, summarize_ms
+from clients.client import Client, ClientError
+from clients.figures import proc_cpu_s, proc_rss_mb, summarize_ms
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent

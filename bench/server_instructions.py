@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from server.clients.load import LoadOptions, run_load
+from clients.load import LoadOptions, run_load
 
 THIS = Path(__file__).resolve().parent.parent
 
@@ -35,7 +35,7 @@ THIS = Path(__file__).resolve().parent.parent
 STARTER = """
 import asyncio, json, os, sys
 sys.path.insert(0, os.getcwd())
-from server.clients.serverproc import ServerProcess
+from clients.serverproc import ServerProcess
 out = sys.argv[1]
 class Counted(ServerProcess):
     def command(self, config, ready):

@@ -62,7 +62,7 @@ def stop(signum, frame):
 
 signal.signal(signal.SIGUSR1, start)
 signal.signal(signal.SIGUSR2, stop)
-from server.cli import main
+from server.start.cli import main
 sys.exit(main())
 """
 

@@ -163,7 +163,7 @@ class Config:
 
 
 PACED = ("tells", "tells_received", "challenges", "challenges_received", "seeks", "verify", "logins")
-"""The kinds of ``KIND_per_minute`` and ``KIND_burst`` keys (``server/pace.py``)."""
+"""The kinds of ``KIND_per_minute`` and ``KIND_burst`` keys (``server/lobby/pace.py``)."""
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Config)}
 _SECTION_KEYS = {("metrics", "host"): "metrics_host", ("metrics", "port"): "metrics_port",

@@ -25,8 +25,8 @@ from server.storage.names import name_key
 
 if TYPE_CHECKING:
     from server.cluster.bus import Bus
-    from server.conduct import Conduct
-    from server.players import Player
+    from server.lobby.moderation import Conduct
+    from server.people.players import Player
 
 log = logging.getLogger("donne.cluster")
 

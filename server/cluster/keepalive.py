@@ -25,9 +25,9 @@ from server.cluster.bus import still_wanted
 from server.cluster.lease import Held, LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.relay import Relay
-from server.lobby import Lobby
-from server.players import Player
-from server.room import Room
+from server.lobby.lobby import Lobby
+from server.people.players import Player
+from server.rooms.room import Room
 from server.storage.api import Fence, StaleOwner
 from server.storage.names import name_key
 

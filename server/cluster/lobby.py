@@ -1,6 +1,6 @@
 """The lobby of one node of a cluster (``docs/cluster.md``).
 
-It is the one-process :class:`~server.lobby.Lobby` for the node's own connections and rooms, and
+It is the one-process :class:`~server.lobby.lobby.Lobby` for the node's own connections and rooms, and
 the cluster's directory for the rest:
 
 * the room list, ``who`` and the seats people hold are each node's keep-alive entries in Redis
@@ -33,10 +33,10 @@ from server.cluster.lease import LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.routing import Outbox
 from server.cluster.takeover import FencedStore, Takeover
-from server.lobby import GuestHold, Lobby, clean_name
-from server.players import Client, GuestStart, Place, Player, Welcome
+from server.lobby.lobby import GuestHold, Lobby, clean_name
+from server.people.players import Client, GuestStart, Place, Player, Welcome
 from server.protocol import CommandError
-from server.room import Room
+from server.rooms.room import Room
 from server.storage.api import Fence, Unreachable
 from server.storage.names import name_key
 from server.table.durable import last_facts
@@ -44,7 +44,7 @@ from server.table.durable import last_facts
 if TYPE_CHECKING:
     from server.config import Config
     from server.games import TableOptions
-    from server.limits import Opener
+    from server.operations.limits import Opener
 
 log = logging.getLogger("donne.cluster")
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from server.cluster.routing import Outbox
     from server.config import Config
-    from server.players import Player
+    from server.people.players import Player
 
 
 class Node(Protocol):

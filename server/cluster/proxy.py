@@ -18,7 +18,7 @@ from server.protocol import CommandError, Shared, decode
 
 if TYPE_CHECKING:
     from server.cluster.node import Node
-    from server.players import Player
+    from server.people.players import Player
 
 
 class RemoteConn:

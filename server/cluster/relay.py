@@ -20,10 +20,10 @@ from server.cluster import community, wire
 from server.cluster.bus import Bus
 from server.cluster.proxy import RemoteClient, RemotePlace, RemoteStates
 from server.cluster.routing import Outbox
-from server.lobby import Lobby
-from server.players import Player
+from server.lobby.lobby import Lobby
+from server.people.players import Player
 from server.protocol import CommandError, Shared
-from server.room import Room
+from server.rooms.room import Room
 
 log = logging.getLogger("donne.cluster")
 
@@ -137,7 +137,7 @@ class Relay(Lobby):
             player.session = remote
         player.prefs = dict(m["prefs"])
         if m.get("proof") is not None:
-            player.resume = m["proof"]  # the seat this person takes keeps it (server/resume.py)
+            player.resume = m["proof"]  # the seat this person takes keeps it (server/people/resume.py)
         player.extra["front"] = sender
         player.extra["rid"] = rid
         return player

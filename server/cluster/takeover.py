@@ -5,7 +5,7 @@ written by its owner when it opens or takes a table and again at every keep-aliv
 keep-alive a node looks for tables whose lease nobody holds and whose owner is not alive (its
 ``node:`` key expired, or it stopped and said so): it takes the lease (``SET NX``, a new epoch),
 reads the table's log from PostgreSQL and rebuilds it exactly as a restart does
-(:meth:`Room.restored_from <server.room.Room.restored_from>`, the same code path), then tells every
+(:meth:`Room.restored_from <server.rooms.room.Room.restored_from>`, the same code path), then tells every
 node it owns it now (``owner``): their people at that table are connected to it again, and the
 people of the dead node find their seat from whichever node they log in to. A table PostgreSQL
 knows unfinished that Redis does not list (Redis lost its data) is found by a scan of PostgreSQL
@@ -15,7 +15,7 @@ Taking a table over raises its fence in PostgreSQL to the new lease's epoch *bef
 read (:class:`~server.storage.api.Fence`): every write of the former owner carries its own epoch
 and is refused by the database from then on, whatever that node's clock says. A node that can no
 longer be sure it owns a table (its lease not renewed in time, by its monotonic clock, or another
-node holds it) stops the table before acting (:meth:`Room._own <server.room.Room._own>`), and
+node holds it) stops the table before acting (:meth:`Room._own <server.rooms.room.Room._own>`), and
 :class:`FencedStore` refuses that table's writes before they reach PostgreSQL.
 """
 
@@ -29,11 +29,11 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from server import restored
 from server.cluster import lease, wire
 from server.cluster.keepalive import KeepAlive
 from server.cluster.proxy import RemoteClient
-from server.room import Room
+from server.lobby import restored
+from server.rooms.room import Room
 from server.storage.api import Fence, StorageError
 
 log = logging.getLogger("donne.cluster")
@@ -180,7 +180,7 @@ class Takeover(KeepAlive):
 
     async def _rebuild(self, rid: str) -> Room | None:
         """The table ``rid`` rebuilt here from its log, by the restart's code path
-        (:func:`server.restored.restore`); None when it is finished, or set aside because its log
+        (:func:`server.lobby.restored.restore`); None when it is finished, or set aside because its log
         does not replay. Its people logged in here (or seen here through another node) keep their
         player, now at this table; the others wait as players away (their grace runs)."""
         stored = await self.store.tables.get(rid)

@@ -37,11 +37,11 @@ from server.protocol import CommandError, arg_bool, arg_int, arg_str
 
 __all__ = ["COMMANDS", "Caller", "CommandError", "Context", "Server", "Spec", "arg_bool", "arg_int", "arg_str", "command", "load"]
 
-from server.players import Client
+from server.people.players import Client
 
 if TYPE_CHECKING:
     from server.config import Config
-    from server.lobby import Lobby
+    from server.lobby.lobby import Lobby
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ class Spec:
 
 
 class Caller(Client, Protocol):
-    """The session a command came from (a :class:`server.session.Session`), as handlers use it."""
+    """The session a command came from (a :class:`server.sessions.session.Session`), as handlers use it."""
 
     name: str | None
     guest: bool
@@ -125,7 +125,7 @@ class Context:
 COMMANDS: dict[str, Spec] = {}
 
 MODULES = ("server.commands.core", "server.commands.game", "server.commands.accounts", "server.commands.social",
-           "server.commands.admin", "server.commands.fair")
+           "server.commands.moderation", "server.commands.fair")
 """Loaded in this order; a later module may replace an earlier module's command."""
 
 

@@ -8,10 +8,10 @@ from typing import Any
 
 from server.commands import COMMANDS, Context, command
 from server.config import PACED
-from server.directory import masked
 from server.games import adapter, parse_options
-from server.limits import clean_text
+from server.lobby.directory import masked
 from server.messages.translations import LANGS, pick_lang
+from server.operations.limits import clean_text
 from server.protocol import CommandError, arg_bool, arg_int, arg_str
 
 
@@ -21,7 +21,7 @@ async def login(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     password = args.get("password")
     if password is not None and not isinstance(password, str):
         raise CommandError("bad_argument", arg="password")
-    code = args.get("resume")  # a guest's resume code, to take back a name in use (server/resume.py)
+    code = args.get("resume")  # a guest's resume code, to take back a name in use (server/people/resume.py)
     if code is not None and not isinstance(code, str):
         raise CommandError("bad_argument", arg="resume")
     session = ctx.session

@@ -3,7 +3,7 @@
 * ``entropy`` (``text``): this deal's contribution, during the window after the ``commitment``
   event only, from a seated player; forwarded to the table (``server.table.fair``). Contribution
   texts are published in the deal's record: a muted player may give none (``entropy``, ``seed``),
-  and a mute takes their standing ``seed`` away (``server.commands.admin``).
+  and a mute takes their standing ``seed`` away (``server.commands.moderation``).
 * ``seed`` (``text``: set; ``clear``: true to remove; neither: show): a standing contribution kept
   by the session and given at every deal until changed; at a table it takes effect at once (and
   counts for an open window where the seat gave nothing yet).
@@ -13,7 +13,7 @@
   every step (``code``, ``result``, ``values``) and the record itself, for a check that does not
   trust the server (``docs/verify_deal.py``). Recomputing a deal costs milliseconds of CPU: each
   ``verify`` spends the player's budget and its address's (``verify_per_minute``:
-  ``server/pace.py``), one is computed at a time, and the recent replies are kept (``Pace.verified``).
+  ``server/lobby/pace.py``), one is computed at a time, and the recent replies are kept (``Pace.verified``).
   ``checker``: where the operator offers that checker (``verify_url``), when set.
 """
 
@@ -29,10 +29,10 @@ from typing import Any
 from engine import fairness
 from engine.errors import BadArgument
 from server.commands import Context, command
+from server.community.replays import asked_round, round_start
 from server.games import ADAPTERS
 from server.games.base import GameAdapter
 from server.protocol import CommandError
-from server.replays import asked_round, round_start
 from server.storage.api import RoundRecord, is_match
 from server.storage.names import name_key
 

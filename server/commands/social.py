@@ -3,8 +3,8 @@
 Loaded last (:data:`server.commands.MODULES`): ``who`` and ``leaderboard`` here replace
 the earlier modules' (``who`` keeps a person's table to themselves when they hide it;
 ``leaderboard`` also ranks by rating, ``by: "rating"``). Every text is cleaned like chat
-(:func:`server.limits.clean_text`). Tells and messages ask the lobby's moderation
-(:class:`server.lobby.Moderation`: mutes, ``ignore``) first.
+(:func:`server.operations.limits.clean_text`). Tells and messages ask the lobby's moderation
+(:class:`server.lobby.lobby.Moderation`: mutes, ``ignore``) first.
 
 * ``tell`` (``name``, ``text``): to anyone online, wherever they are; ``reply`` (``text``)
   answers the last person who told you something. ``message`` (``name``, ``text``) keeps
@@ -19,7 +19,7 @@ the earlier modules' (``who`` keeps a person's table to themselves when they hid
   lapses opens with bots in its empty seats); ``seeks`` lists what you may accept;
   ``accept_seek`` / ``decline_seek`` / ``cancel_seek`` (``seek``).
 * ``replay`` (``round``; none: your last round): the round as a spectator saw it, then the
-  hands; Président also the stored log and the round's seed (``server/replays.py``).
+  hands; Président also the stored log and the round's seed (``server/community/replays.py``).
 """
 
 from __future__ import annotations
@@ -34,15 +34,15 @@ from typing import Any
 from server.commands import Context, command
 from server.commands import accounts as _accounts
 from server.commands.fair import fingerprint
+from server.community.replays import asked_round, replay_reply
 from server.games import ADAPTERS, parse_options
-from server.limits import Opener, clean_text, shown_text_problem
-from server.pace import spoke
-from server.players import Player
+from server.lobby.pace import spoke
+from server.operations.limits import Opener, clean_text, shown_text_problem
+from server.people.players import Player
 from server.protocol import CommandError, arg_bool, arg_int, arg_str
-from server.ratings import ordinal
-from server.replays import asked_round, replay_reply
 from server.storage.api import MailboxFull, NoSuchAccount, StorageError, TooManyFriends, is_match
 from server.storage.names import name_key
+from server.storage.ratings import ordinal
 
 
 def _iso(ts: float | None) -> str | None:
@@ -510,7 +510,7 @@ async def cancel_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 @command("replay")
 async def replay(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
-    """A finished round again, as a spectator saw it, then its hands (``server/replays.py``)."""
+    """A finished round again, as a spectator saw it, then its hands (``server/community/replays.py``)."""
     me = _me(ctx)
     pace = ctx.lobby.pace
     pace.replay(me, time.monotonic())  # a round recomputed (milliseconds of CPU): budgets as verify's

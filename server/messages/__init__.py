@@ -7,7 +7,7 @@
 * :mod:`~server.messages.events` — one sentence per event, worded per game.
 
 Both presenters use them: text mode prints them, JSON mode puts them in ``text`` and
-``message`` fields. Catalog maintenance is :mod:`server.catalogs`.
+``message`` fields. Catalog maintenance is :mod:`server.start.catalogs`.
 """
 
 from server.messages.errors import error_message

@@ -13,8 +13,8 @@ from server.messages.labels import (
 )
 from server.messages.moderation import moderation_text
 from server.messages.pace import pace_text
+from server.messages.terminal import PLAIN, TermStyle
 from server.messages.translations import translation
-from server.terminal import PLAIN, TermStyle
 
 
 def error_message(lang: str, code: str, style: TermStyle = PLAIN, **params: Any) -> str:

@@ -21,8 +21,8 @@ from server.messages import (
     table_events,
 )
 from server.messages.kit import EVENTS
+from server.messages.terminal import PLAIN, TermStyle
 from server.messages.translations import translation
-from server.terminal import PLAIN, TermStyle
 
 WORDED = (shared_events, president_events, speculation_events, table_events, social_events, moderation,
           fair_events)

@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.kit import T, event, named, seat_name
+from server.messages.terminal import TermStyle
 from server.messages.translations import translation
-from server.terminal import TermStyle
 
 
 @event("contributed", seats=named("seat"))

@@ -7,8 +7,8 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from server.messages.labels import cards_param
+from server.messages.terminal import TermStyle
 from server.messages.translations import translation
-from server.terminal import TermStyle
 
 T = gettext.NullTranslations
 EventFn = Callable[[gettext.NullTranslations, str, Mapping[str, Any], Sequence[str], "int | None", TermStyle],

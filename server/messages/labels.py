@@ -9,8 +9,8 @@ from typing import Any
 from babel.numbers import format_decimal
 
 from server.messages.spoken import number_words
+from server.messages.terminal import PLAIN, RED, TermStyle, paint
 from server.messages.translations import normalize_lang, translation
-from server.terminal import PLAIN, RED, TermStyle, paint
 
 RANK_CODES = "3456789TJQKA2"
 SUIT_CODES = "cdhs"

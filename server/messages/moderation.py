@@ -2,7 +2,7 @@
 (announcements, the message of the day, a kick, a mute, a shutdown coming), and what the door says.
 
 Reasons typed by moderators (``why``, ``reason``) and announcements (``message``) are cleaned like
-chat before they are stored or sent (``server.limits.clean_text``); they are shown as typed, never
+chat before they are stored or sent (``server.operations.limits.clean_text``); they are shown as typed, never
 translated. Moments are ``2025-01-31 14:05 UTC`` in every language.
 """
 
@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from server.messages.kit import ANYONE, T, event
+from server.messages.terminal import TermStyle
 from server.messages.translations import LANGS, translation
-from server.terminal import TermStyle
 
 
 def when(ts: float | None) -> str | None:

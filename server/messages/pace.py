@@ -1,4 +1,4 @@
-"""The sentences of the limits on reaching people (``server/pace.py``): ``rate_limited`` with the
+"""The sentences of the limits on reaching people (``server/lobby/pace.py``): ``rate_limited`` with the
 ``reason`` of the budget that refused (tells, challenges, seeks, ``verify``)."""
 
 from __future__ import annotations

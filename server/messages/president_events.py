@@ -7,7 +7,7 @@ from typing import Any
 
 from server.messages.kit import ANYONE, EVERY_SEAT, T, cards_of, event, named, seat_name, seat_of
 from server.messages.labels import cards_param, ordinal, title_name
-from server.terminal import TermStyle
+from server.messages.terminal import TermStyle
 
 
 @event("exchange", seats=named("from", "to"))

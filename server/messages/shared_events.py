@@ -7,7 +7,7 @@ from typing import Any
 
 from server.messages.kit import T, event, named, named_by, seat_name, seat_of
 from server.messages.labels import join_names
-from server.terminal import TermStyle
+from server.messages.terminal import TermStyle
 
 
 def _dealt_seats(e: Mapping[str, Any]) -> list[Any] | None:

@@ -8,8 +8,8 @@ from typing import Any
 from server.messages.games import deals, has_ante, staked
 from server.messages.kit import ANYONE, T, event
 from server.messages.labels import number, table_name
+from server.messages.terminal import TermStyle
 from server.messages.translations import translation
-from server.terminal import TermStyle
 
 
 @event("tell", seats=ANYONE)

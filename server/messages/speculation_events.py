@@ -8,7 +8,7 @@ from typing import Any
 
 from server.messages.kit import ANYONE, EVERY_SEAT, T, event, named, named_by, seat_name, seat_of
 from server.messages.labels import card_label, cards_param, punct, suit_name
-from server.terminal import TermStyle
+from server.messages.terminal import TermStyle
 
 _PAYERS = named_by(lambda e: [p.get("seat") for p in e.get("payments") or []], "the seats in 'payments'")
 """``ante``: "You paid 2 chips." for each seat that paid."""

@@ -9,8 +9,8 @@ from server.messages.fair_events import window_hint
 from server.messages.games import deals, rounds
 from server.messages.kit import ANYONE, T, event, named, named_by, seat_name
 from server.messages.labels import table_name
+from server.messages.terminal import TermStyle
 from server.messages.translations import translation
-from server.terminal import TermStyle
 
 
 @event("chat", seats=ANYONE)

@@ -7,7 +7,7 @@ language, compiled in memory from ``i18n/<lang>/LC_MESSAGES/donne.po`` with Babe
 the first time it is needed (call :func:`load_translations` at start to pay that
 once); ``.mo`` files are never committed. English is the language of the msgids and
 the fallback. ``gettext.install()`` is never called. Keeping the catalogs up to date
-is :mod:`server.catalogs`' job.
+is :mod:`server.start.catalogs`' job.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from server.messages.terminal import TermStyle
 from server.protocol import Shared
-from server.terminal import TermStyle
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,15 +39,15 @@ from server.storage.api_social import Rating as Rating
 from server.storage.api_social import RatingChange as RatingChange
 from server.storage.api_social import Ratings as Ratings
 from server.storage.api_social import Social as Social
-from server.storage.community import BAN_KINDS as BAN_KINDS  # re-exported: the whole contract is here
-from server.storage.community import ROLES as ROLES
-from server.storage.community import Ban as Ban
-from server.storage.community import ModEntry as ModEntry
-from server.storage.community import Moderation as Moderation
-from server.storage.community import Mute as Mute
-from server.storage.community import Refusal as Refusal
-from server.storage.community import Standing as Standing
-from server.storage.community import role_rank as role_rank
+from server.storage.moderation import BAN_KINDS as BAN_KINDS  # re-exported: the whole contract is here
+from server.storage.moderation import ROLES as ROLES
+from server.storage.moderation import Ban as Ban
+from server.storage.moderation import ModEntry as ModEntry
+from server.storage.moderation import Moderation as Moderation
+from server.storage.moderation import Mute as Mute
+from server.storage.moderation import Refusal as Refusal
+from server.storage.moderation import Standing as Standing
+from server.storage.moderation import role_rank as role_rank
 
 
 class StorageError(Exception):
@@ -559,7 +559,7 @@ class History(Protocol):
     async def record_round(self, record: RoundRecord, rated: RatedRound | None = None, *,
                            fence: Fence | None = None) -> None:
         """Store a finished round; ``rated``: and update the ratings from it, in the same transaction
-        (so the ratings' order is the history's, and :func:`server.ratings.recompute` finds the same);
+        (so the ratings' order is the history's, and :func:`server.storage.ratings.recompute` finds the same);
         ``fence``: checked first in that transaction (:class:`StaleOwner`: nothing stored)."""
         ...
 

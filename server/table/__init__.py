@@ -1,7 +1,7 @@
 """The table core: one card table as data in, data out (see :mod:`server.table.core`).
 
 :class:`Table` never awaits, reads a clock or touches a socket; the asyncio room
-(``server.room``) feeds it inputs and the time, performs the effects it asks for
+(``server.rooms.room``) feeds it inputs and the time, performs the effects it asks for
 (ledger, reads, seat claims, slow bots) and delivers its messages.
 """
 

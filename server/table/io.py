@@ -30,7 +30,7 @@ class Member:
     prefs: Mapping[str, bool] = field(default_factory=dict)  # autocut...
     seed: str | None = None  # a standing contribution to every deal (normalised text)
     hidden: bool = False  # ``hide``: spectators are not shown their name (only their seat)
-    proof: str | None = field(default=None, repr=False)  # a guest's resume code, hashed (server/resume.py)
+    proof: str | None = field(default=None, repr=False)  # a guest's resume code, hashed (server/people/resume.py)
 
 
 @dataclass(frozen=True, slots=True)

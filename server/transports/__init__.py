@@ -1,8 +1,8 @@
 """Bytes to lines and back, and what terminals say about themselves (telnet, SSH).
 
 A transport accepts connections and hands each, as a ``Conn`` (see
-:class:`server.session.Conn`), to the ``serve`` function it was started with
-(:mod:`server.frontdoor`); it knows the server only as a :class:`Server`.
+:class:`server.sessions.session.Conn`), to the ``serve`` function it was started with
+(:mod:`server.sessions.frontdoor`); it knows the server only as a :class:`Server`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from server.config import Config
-from server.limits import ConnectionCounter
+from server.operations.limits import ConnectionCounter
 
 
 class Server(Protocol):

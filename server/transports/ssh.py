@@ -49,12 +49,12 @@ from asyncssh.kex import get_kex_algs
 from asyncssh.mac import get_mac_algs
 from asyncssh.public_key import get_public_key_algs
 
-from server import logsafe
 from server.config import Config, ConfigError
-from server.limits import TokenBucket
 from server.messages.door import password_prompt, wrong_password
 from server.messages.moderation import door_notice, moderation_text, refusal_params
 from server.messages.translations import translation
+from server.operations import logsafe
+from server.operations.limits import TokenBucket
 from server.storage.names import name_key
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, TOO_LONG, LineAssembler, cut_notice
 
@@ -220,7 +220,7 @@ class DonneSSHServer(asyncssh.SSHServer):
         self.conn: asyncssh.SSHServerConnection | None = None
         self.peer = "?"
         self.counted = False
-        self.guest_start: Any = None  # server.lobby.GuestStart
+        self.guest_start: Any = None  # server.lobby.lobby.GuestStart
         self.log_key = logsafe.new_key("ssh")
         cfg = app.config
         self.input_budget = TokenBucket(cfg.input_bytes_per_second, cfg.input_burst)
@@ -333,7 +333,7 @@ class DonneSSHServer(asyncssh.SSHServer):
         self._drop_guest_start()  # another user name than a previous attempt's
         if not needed and self.conn is not None and self.counted:
             # A guest: its account (a durable write) is opened while authentication and the
-            # channel go on, instead of after them; the login claims it (see server.lobby.GuestStart).
+            # channel go on, instead of after them; the login claims it (see server.lobby.lobby.GuestStart).
             self.guest_start = self.app.lobby.start_guest(username)
             self.conn.set_extra_info(**{GUEST_START: self.guest_start})
         return needed
@@ -394,7 +394,7 @@ class DonneSSHServer(asyncssh.SSHServer):
 
 
 class SSHConn:
-    """A :class:`server.session.Conn` over an asyncssh server process.
+    """A :class:`server.sessions.session.Conn` over an asyncssh server process.
 
     ``on_cut``: set by the session to be told, once, that the client sent more
     input than the byte budget allows (reason :data:`INPUT_FLOOD`). The input
@@ -542,7 +542,7 @@ def host_key(path: Path) -> asyncssh.SSHKey:
 
 async def start_ssh(app: Server, serve_ssh: Callable[..., Awaitable[None]],
                     auth: SSHAuth | None = None) -> asyncssh.SSHAcceptor:
-    """Start listening, handing each session channel to ``serve_ssh`` (see :func:`server.frontdoor.serve_ssh`)."""
+    """Start listening, handing each session channel to ``serve_ssh`` (see :func:`server.sessions.frontdoor.serve_ssh`)."""
     cfg = app.config
     auth = auth or SSHAuth(app)
     algs = algorithms(cfg)

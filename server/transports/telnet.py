@@ -45,8 +45,8 @@ from telnetlib3.telopt import (
     theNULL,
 )
 
-from server import logsafe
-from server.limits import TokenBucket
+from server.operations import logsafe
+from server.operations.limits import TokenBucket
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, LineAssembler, cut_notice
 from server.transports.mud import GmcpLink, mssp_variables
 
@@ -73,7 +73,7 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
     ``cut_hook`` (the :class:`TelnetConn`) is told first so that the client
     hears why; without one, a notice in the three languages is written here.
 
-    Every callback runs in the connection's log scope (:mod:`server.logsafe`),
+    Every callback runs in the connection's log scope (:mod:`server.operations.logsafe`),
     so telnetlib3's own records about it share its log budget.
     """
 
@@ -350,7 +350,7 @@ class CompressedTransport:
 
 
 class TelnetConn:
-    """A :class:`server.session.Conn` over a telnetlib3 reader/writer pair."""
+    """A :class:`server.sessions.session.Conn` over a telnetlib3 reader/writer pair."""
 
     kind = "telnet"
     crlf = True

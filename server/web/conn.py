@@ -1,4 +1,4 @@
-"""A WebSocket as a :class:`server.session.Conn`: the same session as telnet's, over frames.
+"""A WebSocket as a :class:`server.sessions.session.Conn`: the same session as telnet's, over frames.
 
 Two kinds, like the telnet port's two modes:
 
@@ -29,7 +29,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from server.limits import TokenBucket
+from server.operations.limits import TokenBucket
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, TOO_LONG, LineAssembler, cut_notice
 
 MIN_SIZE, MAX_SIZE = 20, 500

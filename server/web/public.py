@@ -25,10 +25,10 @@ from aiohttp import web
 
 from server.commands.accounts import GAMES
 from server.commands.fair import fingerprint, verify_reply
+from server.community.replays import public_replay
 from server.games import ADAPTERS
-from server.limits import TokenBucket
 from server.messages.fair_events import step_text
-from server.replays import public_replay
+from server.operations.limits import TokenBucket
 from server.storage.api import is_match
 from server.web.security import client_address, cookie_options
 

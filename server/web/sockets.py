@@ -2,7 +2,7 @@
 
 Each is a thin door like the telnet one (:mod:`server.transports.telnet`): the
 connection cap per address, then a :class:`~server.web.conn.WsConn` handed to
-the same sessions (:mod:`server.frontdoor`), which apply the login time-out,
+the same sessions (:mod:`server.sessions.frontdoor`), which apply the login time-out,
 the command rate limits and the slow-client rules; the conn meters the input.
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from server import logsafe
-from server.frontdoor import _cut, greet_after_start, refused_at_door, serve_telnet
-from server.session import Session
+from server.operations import logsafe
+from server.sessions.frontdoor import _cut, greet_after_start, refused_at_door, serve_telnet
+from server.sessions.session import Session
 from server.web.conn import WsConn
 from server.web.security import client_address, origin_allowed, passwords_allowed
 

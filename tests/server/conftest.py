@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest_asyncio
 
-from server.app import Running, start
 from server.config import PACED, load_config
+from server.start.app import Running, start
 
 FAST = {
     "host": "127.0.0.1",
@@ -62,12 +62,12 @@ async def server(tmp_path: Any) -> AsyncIterator[Running]:
         await asyncio.wait_for(running.stop(), 20)
 
 
-# -- scripted JSON players (server/clients/client.py) ------------------------------------------------
+# -- scripted JSON players (clients/client.py) ------------------------------------------------
 
-from server.clients.client import Client  # noqa: E402
+from clients.client import Client  # noqa: E402
 
 GUEST_CODES: dict[str, str] = {}
-"""The resume code each guest name was given last (server/resume.py), kept as a person keeps theirs:
+"""The resume code each guest name was given last (server/people/resume.py), kept as a person keeps theirs:
 logging in again under that name gives it (a name that holds nothing ignores it)."""
 
 

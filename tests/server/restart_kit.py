@@ -1,11 +1,11 @@
 """Scripted players and real server processes for the restart tests (``test_restart_*.py``).
 
-:class:`ServerProcess` runs ``python -m server.cli serve`` on ports 0 with a data folder
+:class:`ServerProcess` runs ``python -m server.start.cli serve`` on ports 0 with a data folder
 and a configuration text, reads its ports from its log, and is stopped by a signal
 (``kill -9`` included). :class:`TableRun` is one table played over the wire by
 scripted JSON players (:class:`Person`: a telnet client logged in as a guest or an
 account): each person's choices come from a seeded random number generator and the
-legal actions the wire adapters (``server.clients.adapters``) compute from the states
+legal actions the wire adapters (``clients.adapters``) compute from the states
 pushed. A run plays until its *target* (a seeded number of actions, or a situation:
 a cut, a revolution, an exchange choice pending, a passive seat, an auction or an
 offer open) and then stops acting, so that the table stands still for the kill.
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from server.clients.adapters import ADAPTERS
-from server.clients.client import Client, ClientClosed, ClientError
+from clients.adapters import ADAPTERS
+from clients.client import Client, ClientClosed, ClientError
 
 ROOT = Path(__file__).resolve().parents[2]
 LISTENING = re.compile(r"listening: telnet [^:]+:(\d+), ssh [^:]+:(\d+)")
@@ -64,7 +64,7 @@ class ServerProcess:
         path = self.data.parent / "restart-test.toml"
         path.write_text(self.config)
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "server.cli", "serve", "--data-dir", str(self.data),
+            sys.executable, "-m", "server.start.cli", "serve", "--data-dir", str(self.data),
             "--ssh-port", "0", "--telnet-port", "0", "--web-port", "0", "--config", str(path), "--log-level", "INFO",
             cwd=ROOT, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
@@ -112,7 +112,7 @@ class Person:
     acted_on: Any = None  # the last state acted upon (never act twice on one state)
     resumed: list[dict[str, Any]] = field(default_factory=list)
     offers: int = 0  # offers made this deal (Speculation)
-    resume: str | None = None  # a guest's resume code (server/resume.py), given at the first login
+    resume: str | None = None  # a guest's resume code (server/people/resume.py), given at the first login
 
     async def connect(self, port: int, on_push: Any, *, register: bool = False) -> Client:
         client = await Client.connect_tcp("127.0.0.1", port, timeout=20)

@@ -77,7 +77,7 @@ def spawn_server(data_dir: Path, **config: Any) -> tuple[subprocess.Popen[str], 
         lines += [f"{k} = {v!r}" for k, v in values.items()]
     toml.write_text("\n".join(lines) + "\n")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve", "--config", str(toml), "--data-dir", str(data_dir),
+        [sys.executable, "-m", "server.start.cli", "serve", "--config", str(toml), "--data-dir", str(data_dir),
          "--ssh-port", "0", "--telnet-port", "0", "--web-port", "0"],
         cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
     )

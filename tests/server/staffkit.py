@@ -9,9 +9,9 @@ import contextlib
 import re
 from typing import Any
 
-from server.app import Running
-from server.clients.client import Client, ClientClosed
-from server.clients.framing import WONT_TTYPE, IacFilter
+from clients.client import Client, ClientClosed
+from clients.framing import WONT_TTYPE, IacFilter
+from server.start.app import Running
 
 HOST = "127.0.0.1"
 OTHER = "127.0.0.2"  # another loopback address (Linux answers on all of 127/8)
@@ -46,7 +46,7 @@ async def json_client(server: Running, name: str, *, local: str | None = None, g
         client = Client(timeout=10)
 
         async def connect() -> Any:
-            from server.clients.transports import TcpTransport
+            from clients.transports import TcpTransport
 
             reader, writer = await asyncio.wait_for(
                 asyncio.open_connection(HOST, server.telnet_port, local_addr=(local, 0)), 10)

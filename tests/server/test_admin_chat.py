@@ -11,8 +11,8 @@ from typing import Any
 
 import asyncssh
 
-from server.app import Running
-from server.clients.client import Client
+from clients.client import Client
+from server.start.app import Running
 from tests.server.conftest import start_server
 from tests.server.staffkit import HOST, Text, community, event_of, events, json_client
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from server.admin import main as admin_main
-from server.clients.client import Client, ClientError
+from clients.client import Client, ClientError
+from server.start.admin import main as admin_main
 from server.storage import StoreSettings, open_store
 from server.storage.api import OpenRound, SettleRound
 from server.storage.backup import backup

@@ -2,7 +2,7 @@
 changes, nothing is logged), done by the least role allowed and by an admin (one line of the
 moderation log each, with who, what, whom, why), typed by a person in text mode.
 
-The rules checked (server/commands/moderation.py): moderators kick and mute, admins everything;
+The rules checked (server/commands/roles.py): moderators kick and mute, admins everything;
 only on lower roles; never on oneself; guests are players. ada and max are admins, mo and zed
 moderators, pat and bob players (tests/server/staffkit.py).
 """
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from server.app import Running
-from server.clients.client import Client
+from clients.client import Client
+from server.start.app import Running
 from server.storage.api import role_rank
 from tests.server.staffkit import PASSWORDS, Text, community, event_of, json_client, log_size, until
 
@@ -269,7 +269,7 @@ async def test_resetpw_code_logs_in_once_then_passwd(server: Running) -> None:
     await ada.close()
     client = await json_client(server, "bob")
     await client.close()
-    from server.clients.client import Client
+    from clients.client import Client
 
     pat = await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=10)
     try:

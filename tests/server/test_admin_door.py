@@ -23,7 +23,7 @@ from typing import Any
 import asyncssh
 import pytest
 
-from server.app import Running
+from server.start.app import Running
 from tests.server.staffkit import HOST, OTHER, PASSWORDS, Text, community, json_client
 
 pytestmark = pytest.mark.e2e
@@ -112,7 +112,7 @@ async def test_key_ban_disconnects_the_sessions_that_used_it(server: Running) ->
     key = asyncssh.generate_private_key("ssh-ed25519")
     line = key.export_public_key("openssh").decode()
     await server.store.accounts.add_key("bob", line)
-    from server.clients.client import Client
+    from clients.client import Client
 
     bob = await Client.connect_ssh(HOST, server.ssh_port, "bob", client_keys=[key], timeout=10)
     ada = await json_client(server, "ada")
@@ -153,7 +153,7 @@ async def test_telnet_banned_address_hears_it_in_its_language(server: Running) -
     # a program gets one JSON error line
     reader, writer = await asyncio.open_connection(HOST, server.telnet_port, local_addr=(OTHER, 0))
     try:
-        from server.clients.framing import WONT_TTYPE
+        from clients.framing import WONT_TTYPE
 
         writer.write(WONT_TTYPE + b"json\r\n")
         data = (await asyncio.wait_for(reader.read(), 10)).decode("utf-8", "replace")  # then the server closes
@@ -187,7 +187,7 @@ async def test_telnet_banned_and_locked_accounts_after_their_password(server: Ru
     assert "This account is locked. Ask the server's operators." in rest
     assert not server.lobby.players
     # JSON login of a banned account: refused, nothing opened
-    from server.clients.client import Client, ClientError
+    from clients.client import Client, ClientError
 
     client = await Client.connect_tcp(HOST, server.telnet_port, timeout=10)
     try:
@@ -211,7 +211,7 @@ async def test_a_ban_made_offline_holds_at_the_next_connection(server: Running, 
         await tool.moderation.ban("account", "pat", until=None, reason="offline", actor="console:root")
     finally:
         await tool.close()
-    from server.clients.client import Client, ClientError
+    from clients.client import Client, ClientError
 
     client = await Client.connect_tcp(HOST, server.telnet_port, timeout=10)
     try:

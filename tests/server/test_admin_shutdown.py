@@ -8,7 +8,7 @@ import asyncio
 import json
 from typing import Any
 
-from server.app import Running
+from server.start.app import Running
 from tests.server.staffkit import Text, community, event_of, events, json_client
 
 
@@ -88,7 +88,7 @@ async def test_shutdown_cancel(server: Running) -> None:
 
 async def test_donne_serve_ends_after_a_planned_shutdown(tmp_path: Any) -> None:
     """``donne serve`` returns (exit 0) once the shutdown command stopped the server: no signal needed."""
-    from server.app import serve
+    from server.start.app import serve
     from tests.server.conftest import test_config
 
     ready = tmp_path / "ready.json"
@@ -98,7 +98,7 @@ async def test_donne_serve_ends_after_a_planned_shutdown(tmp_path: Any) -> None:
             break
         await asyncio.sleep(0.01)
     ports = json.loads(ready.read_text())
-    from server.clients.client import Client
+    from clients.client import Client
     from server.storage import open_store
 
     tool = await open_store(tmp_path / "data", recover=False, exclusive=False)

@@ -1,5 +1,5 @@
 """The operators' mutes and ignore lists reach the social commands through the lobby's moderation hook
-(``Lobby.moderation``, answered by ``server/conduct.py``), on real servers: a muted player's tells,
+(``Lobby.moderation``, answered by ``server/lobby/moderation.py``), on real servers: a muted player's tells,
 offline messages and challenges reach nobody; someone ignored cannot tell, message or challenge the
 one who ignores them, online or not, after a restart too (the lists are read from the store); a
 message left before the ignore is not shown at login; a guest's list goes with the guest.
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.app import Running
-from server.clients.client import Client
-from server.conduct import Conduct
+from clients.client import Client
+from server.lobby.moderation import Conduct
+from server.start.app import Running
 from tests.server.conftest import start_server
 from tests.server.staffkit import community, event_of, events, json_client, until
 

@@ -1,4 +1,4 @@
-"""server/app.py: start on port 0, host key, data folder, clean and idempotent shutdown, `donne serve`."""
+"""server/start/app.py: start on port 0, host key, data folder, clean and idempotent shutdown, `donne serve`."""
 
 import asyncio
 import os
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from server.clients.client import Client
+from clients.client import Client
 from tests.server.conftest import start_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,7 +68,7 @@ async def test_new_connections_are_refused_after_stop(tmp_path):
 async def test_donne_serve_command_logs_ports_and_stops_on_sigterm(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.cli", "serve", "--ssh-port", "0", "--telnet-port", "0", "--web-port", "0",
+        sys.executable, "-m", "server.start.cli", "serve", "--ssh-port", "0", "--telnet-port", "0", "--web-port", "0",
         "--data-dir", str(tmp_path / "d"), cwd=str(tmp_path), env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
     )
@@ -98,7 +98,7 @@ async def test_bad_config_file_is_reported(tmp_path):
     bad.write_text("[server]\nnope = 1\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "server.cli", "serve", "--config", str(bad), cwd=str(tmp_path), env=env,
+        sys.executable, "-m", "server.start.cli", "serve", "--config", str(bad), cwd=str(tmp_path), env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
     )
     out, _ = await asyncio.wait_for(proc.communicate(), 30)

@@ -1,7 +1,7 @@
 """Attacks on the room slots, against a real server: guests from many addresses filling ``max_rooms``,
 rooms nobody comes to play at, hundreds of rooms closing at once, a ``rooms`` reply as big as the server.
 
-Every connection is a real JSON client (``server/clients/client.py``) on the telnet port, from its own
+Every connection is a real JSON client (``clients/client.py``) on the telnet port, from its own
 loopback address (``127.0.0.N``) when the attack needs many addresses.
 """
 
@@ -12,11 +12,11 @@ import collections
 import time
 from typing import Any
 
-from server.clients.client import Client
+from clients.client import Client
 from server.messages.errors import error_message
+from server.messages.terminal import TermStyle
 from server.presenters.text.replies import render_rooms
-from server.session import Session
-from server.terminal import TermStyle
+from server.sessions.session import Session
 from tests.server.conftest import start_server
 
 LANGS = ("fr", "es", "en")
@@ -154,7 +154,7 @@ async def test_hundreds_of_rooms_closing_at_once_are_worded_once_per_kind_of_rea
                                                                                     monkeypatch: Any) -> None:
     """200 rooms close in the same moment (their creators drop their connections): every listener in the
     lobby hears of each close once (one by one, or counted in one ``rooms_changed`` when a push would
-    carry more than ``NEWS_DIGEST``: server/newsdigest.py), in one write per interval, worded once for
+    carry more than ``NEWS_DIGEST``: server/lobby/newsdigest.py), in one write per interval, worded once for
     all listeners of a kind, never once per listener and event."""
     server = await start_server(tmp_path, rooms_per_address=5)
     listeners = [await guest(server, nick("lis", i), f"127.0.1.{1 + i // 10}") for i in range(30)]

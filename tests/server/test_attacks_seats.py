@@ -1,7 +1,7 @@
 """Attacks on seats and chips, against a real server: one account trying to hold two seats (two connections,
 a leaver's round, a ghost in a waiting room), and a Speculation buyer whose open offer should outlive him.
 
-Every connection is a real client (``server/clients/client.py``: JSON over telnet, or over SSH); the chips
+Every connection is a real client (``clients/client.py``: JSON over telnet, or over SSH); the chips
 are checked at the end with ``donne audit`` run as a program on the server's data folder (RULES invariant 4).
 """
 
@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from server import room as room_module
-from server.clients.client import Client, ClientClosed
-from server.room import Room
+from clients.client import Client, ClientClosed
+from server.rooms import room as room_module
+from server.rooms.room import Room
 from server.table.fair import ExplicitSeed
 from tests.server.conftest import play_simply, start_server
 from tests.server.test_room_speculation import no_ace_seed
@@ -41,7 +41,7 @@ async def ssh(server: Any, name: str) -> Client:
 
 def donne_audit(server: Any) -> dict[str, Any]:
     """``donne audit --data-dir DIR`` beside the running server (read-only): exit 0 and its JSON."""
-    proc = subprocess.run([sys.executable, "-m", "server.cli", "audit", "--data-dir", str(server.config.data_dir)],
+    proc = subprocess.run([sys.executable, "-m", "server.start.cli", "audit", "--data-dir", str(server.config.data_dir)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result: dict[str, Any] = json.loads(proc.stdout)

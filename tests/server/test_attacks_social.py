@@ -2,7 +2,7 @@
 challenges past the room limits, floods of tells, challenges and seeks, escaping an ``ignore`` under
 another guest name, and ``verify`` as a CPU burner.
 
-Every connection is a real JSON client (``server/clients/client.py``) on the telnet port, from its own
+Every connection is a real JSON client (``clients/client.py``) on the telnet port, from its own
 loopback address (``127.0.0.N``) when the attack needs many addresses.
 """
 
@@ -12,7 +12,7 @@ import asyncio
 import time
 from typing import Any
 
-from server.clients.client import Client
+from clients.client import Client
 from server.messages.errors import error_message
 from tests.server.conftest import play_simply, start_server
 from tests.server.staffkit import event_of, events

@@ -7,7 +7,6 @@ import gettext
 import pytest
 from babel.messages.pofile import read_po
 
-from server.catalogs import extract_catalog, missing_messages, placeholders
 from server.messages import (
     LANGS,
     error_message,
@@ -15,6 +14,7 @@ from server.messages import (
     translation,
     translations,
 )
+from server.start.catalogs import extract_catalog, missing_messages, placeholders
 
 NAMES = ["Zoé", "Bob", "Carmen", "Dmitri"]
 
@@ -30,13 +30,13 @@ def extracted():
 @pytest.mark.parametrize("lang", LANGS)
 def test_catalog_complete(lang, extracted):
     """Every message of server/ is translated, not fuzzy, with the header's plural count and
-    the msgid's placeholders (STYLE 17). Fix with: python -m server.catalogs update, then translate."""
+    the msgid's placeholders (STYLE 17). Fix with: python -m server.start.catalogs update, then translate."""
     problems = missing_messages(lang, extracted)
     assert not problems, "\n".join(problems[:40])
 
 
 def test_pot_up_to_date(extracted):
-    """i18n/donne.pot holds exactly the messages of the code (python -m server.catalogs update)."""
+    """i18n/donne.pot holds exactly the messages of the code (python -m server.start.catalogs update)."""
     with (translations.CATALOG_DIR / "donne.pot").open("rb") as f:
         pot = read_po(f)
     in_code = {(m.context, m.id if isinstance(m.id, str) else tuple(m.id)) for m in extracted if m.id}

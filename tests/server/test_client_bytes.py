@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from server.clients.client import Client, ClientClosed, ClientError
-from server.clients.framing import IAC, IacFilter, LineSplitter, LineTooLong, parse_line
+from clients.client import Client, ClientClosed, ClientError
+from clients.framing import IAC, IacFilter, LineSplitter, LineTooLong, parse_line
 
 DO_TTYPE = bytes((255, 253, 24))
 WILL_ECHO = bytes((255, 251, 1))

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from server.clients.client import Client, ClientClosed, ClientError
+from clients.client import Client, ClientClosed, ClientError
 
 pytestmark = pytest.mark.e2e
 

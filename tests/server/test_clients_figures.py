@@ -1,4 +1,4 @@
-"""server.clients.figures: percentiles, /proc readings, and the event-loop lag monitor on a fake clock."""
+"""clients.figures: percentiles, /proc readings, and the event-loop lag monitor on a fake clock."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from server.clients.figures import LagMonitor, percentile, proc_cpu_s, proc_rss_mb, summarize_ms
+from clients.figures import LagMonitor, percentile, proc_cpu_s, proc_rss_mb, summarize_ms
 
 
 def test_percentiles_nearest_rank() -> None:

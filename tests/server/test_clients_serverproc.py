@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from server.clients.client import Client
-from server.clients.serverproc import LOAD_LIMITS, ServerFailed, ServerProcess, server_config
+from clients.client import Client
+from clients.serverproc import LOAD_LIMITS, ServerFailed, ServerProcess, server_config
 
 pytestmark = pytest.mark.e2e
 
@@ -50,7 +50,7 @@ def test_serve_writes_the_ready_file_once_listening_and_removes_it_at_stop(tmp_p
     config = tmp_path / "serve.toml"
     config.write_text(server_config(tmp_path / "data", LOAD_LIMITS))
     ready = tmp_path / "ready.json"
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--config", str(config),
+    proc = subprocess.Popen([sys.executable, "-m", "server.start.cli", "serve", "--config", str(config),
                              "--ready-file", str(ready)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
@@ -76,7 +76,7 @@ def test_serve_writes_the_ready_file_once_listening_and_removes_it_at_stop(tmp_p
 
 _WHOAMI = """
 import asyncio, json, sys
-from server.clients.client import Client
+from clients.client import Client
 
 async def main() -> None:
     client = await Client.connect_tcp("127.0.0.1", int(sys.argv[1]))
@@ -92,7 +92,7 @@ def test_serve_refuses_a_ready_file_it_cannot_write(tmp_path: Path) -> None:
     config = tmp_path / "serve.toml"
     config.write_text(server_config(tmp_path / "data"))
     ready = tmp_path / "no" / "such" / "folder" / "ready.json"
-    proc = subprocess.run([sys.executable, "-m", "server.cli", "serve", "--config", str(config),
+    proc = subprocess.run([sys.executable, "-m", "server.start.cli", "serve", "--config", str(config),
                            "--ready-file", str(ready)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert "cannot write the ready file" in proc.stdout
@@ -134,8 +134,8 @@ async def test_a_server_that_cannot_start_is_a_clear_failure() -> None:
 
 
 def test_the_tools_import_nothing_else_of_server() -> None:
-    code = ("import sys, server.clients.load, server.clients.wirebot, server.clients.loadworker; "
-            "print(sorted(m for m in sys.modules if m.startswith('server.') and not m.startswith('server.clients')))")
+    code = ("import sys, clients.load, clients.wirebot, clients.loadworker; "
+            "print(sorted(m for m in sys.modules if m.startswith('server.') and not m.startswith('clients')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 0, out.stderr

@@ -1,6 +1,6 @@
 """``kill -9`` of a real ``donne serve`` in the middle of a staked tdc round, then a restart.
 
-The server runs as its own process (``python -m server.cli serve`` on port 0,
+The server runs as its own process (``python -m server.start.cli serve`` on port 0,
 ports read from its log). A JSON client registers, sits at a tdc table with
 two bots and a stake (T13), and waits until the round is dealt: the stakes
 are in escrow. The server is SIGKILLed; a new server on the same data folder
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from server.clients.client import Client
+from clients.client import Client
 from server.storage import open_store
 from server.storage.api import HOUSE
 from server.storage.cli import audit_file

@@ -8,7 +8,7 @@ import asyncssh
 import pytest
 import telnetlib3
 
-from server.clients.client import Client
+from clients.client import Client
 
 pytestmark = pytest.mark.e2e
 

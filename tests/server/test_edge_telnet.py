@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from server import logsafe
+from server.operations import logsafe
 from server.transports.lines import INPUT_FLOOD
 from tests.server.conftest import start_server
 
@@ -169,7 +169,7 @@ async def test_the_session_hook_is_told_instead_of_the_fallback(tmp_path, monkey
         conn.write(f"told {told}\r\n")
         await conn.drain()
 
-    monkeypatch.setattr("server.frontdoor.serve_telnet", fake_serve_telnet)  # what start() hands telnet
+    monkeypatch.setattr("server.sessions.frontdoor.serve_telnet", fake_serve_telnet)  # what start() hands telnet
     server = await start_server(tmp_path)
     reader, writer = await raw(server)
     try:
@@ -212,7 +212,7 @@ def test_exception_text_from_client_data_is_escaped_and_our_tracebacks_kept() ->
     try:
         raise ValueError(f"bad name {EVIL_TTYPE}")
     except ValueError as exc:
-        ours = _record("server.session", "session failed", exc=exc)
+        ours = _record("server.sessions.session", "session failed", exc=exc)
     assert f.filter(ours)
     text = _format(ours)
     assert "Traceback (most recent call last)" in text and "test_edge_telnet.py" in text  # our bug: kept

@@ -1,4 +1,4 @@
-"""The collector policy (server/gcpolicy.py): the long-lived heap frozen, cycles among it freed by the
+"""The collector policy (server/operations/gcpolicy.py): the long-lived heap frozen, cycles among it freed by the
 full collection, CPython's own policy back at stop. The timers are never waited for: the steps are
 called directly."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from server.gcpolicy import GcPolicy
+from server.operations.gcpolicy import GcPolicy
 
 
 class Node:
@@ -83,7 +83,7 @@ async def test_enough_ended_connections_bring_the_full_collection_forward() -> N
 
 
 def test_the_open_sessions_count_those_that_ended() -> None:
-    from server.app import Sessions
+    from server.start.app import Sessions
 
     sessions = Sessions()
     a, b = object(), object()

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from server.clients.gmcpbot import choose, choose_from_text
+from clients.gmcpbot import choose, choose_from_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,7 +27,7 @@ def test_the_same_choice_from_the_text_prompt() -> None:
 
 
 def _load(mode: str) -> dict[str, object]:
-    out = subprocess.run([sys.executable, "-c", "from server.cli import main; main()", "load", mode,
+    out = subprocess.run([sys.executable, "-c", "from server.start.cli import main; main()", "load", mode,
                           "--clients", "8", "--tables", "2", "--duration", "6"],
                          cwd=ROOT, capture_output=True, text=True, timeout=200, check=True)
     figures: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from server.messages.terminal import TermStyle
 from server.presenters.gmcp import LOBBY_EVERY, GmcpFeed
-from server.terminal import TermStyle
 
 
 class Link:

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from server.clients.client import Client
-from server.clients.errors import ClientError
+from clients.client import Client
+from clients.errors import ClientError
 from tests.server.conftest import connect
 
 CLASSIC = {"game": "president", "rules": "classic", "seats": 3, "bots": 2}

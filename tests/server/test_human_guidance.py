@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from server.clients.client import Client
-from server.terminal import strip_ansi
+from clients.client import Client
+from server.messages.terminal import strip_ansi
 
 from .conftest import start_server
 

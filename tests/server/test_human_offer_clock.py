@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
+from clients.errors import ClientTimeout
 from engine.seeds import seed_from_int
 from engine.speculation.match import SpeculationMatch
-from server import room as room_module
-from server.clients.errors import ClientTimeout
+from server.messages.terminal import strip_ansi
+from server.rooms import room as room_module
 from server.table.fair import ExplicitSeed
-from server.terminal import strip_ansi
 
 from .conftest import connect, start_server
 from .test_human_table import _telnet

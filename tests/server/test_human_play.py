@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from server.terminal import display_width, strip_ansi
+from server.messages.terminal import display_width, strip_ansi
 
 from .conftest import start_server
 

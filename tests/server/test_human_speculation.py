@@ -22,9 +22,9 @@ import pytest
 
 from engine.seeds import seed_from_int
 from engine.speculation.match import SpeculationMatch
-from server import room as room_module
+from server.messages.terminal import display_width
+from server.rooms import room as room_module
 from server.table.fair import ExplicitSeed
-from server.terminal import display_width
 
 from .conftest import start_server
 from .test_human_play import Screen

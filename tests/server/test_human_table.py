@@ -22,9 +22,9 @@ import pytest
 
 from engine.president import Play, PresidentMatch
 from engine.seeds import seed_from_int
-from server import room as room_module
+from server.messages.terminal import strip_ansi
+from server.rooms import room as room_module
 from server.table.fair import ExplicitSeed
-from server.terminal import strip_ansi
 
 from .conftest import connect, start_server
 

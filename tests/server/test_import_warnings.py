@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_importing_the_server_prints_no_deprecation_warning() -> None:
-    done = subprocess.run([sys.executable, "-W", "default", "-c", "import server.cli, server.app, server.transports.ssh"],
+    done = subprocess.run([sys.executable, "-W", "default", "-c", "import server.start.cli, server.start.app, server.transports.ssh"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "Warning" not in done.stderr, done.stderr

@@ -1,10 +1,10 @@
-"""server/inbox.py: a room's inputs in order, and the wait for the next one with a deadline."""
+"""server/rooms/inbox.py: a room's inputs in order, and the wait for the next one with a deadline."""
 
 import asyncio
 
 import pytest
 
-from server.inbox import Inbox
+from server.rooms.inbox import Inbox
 
 
 async def test_items_come_out_in_order_and_a_waiting_reader_is_woken_by_the_first():

@@ -5,7 +5,7 @@ import contextlib
 import json
 import os
 
-from server.clients.client import Client
+from clients.client import Client
 from tests.server.conftest import start_server
 
 IAC = 0xFF

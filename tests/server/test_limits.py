@@ -1,9 +1,9 @@
-"""server/limits.py and server/config.py: limits at the edge, pure (the clock is passed in)."""
+"""server/operations/limits.py and server/config.py: limits at the edge, pure (the clock is passed in)."""
 
 import pytest
 
 from server.config import ConfigError, load_config
-from server.limits import ConnectionCounter, RateLimiter, TokenBucket, clean_text
+from server.operations.limits import ConnectionCounter, RateLimiter, TokenBucket, clean_text
 
 
 def test_token_bucket_burst_then_rate():
@@ -89,7 +89,7 @@ def test_config_refuses_unknown_and_bad_values(tmp_path):
 
 
 def test_open_seeks_count_as_their_openers_rooms():
-    from server.limits import Opener, RoomLimits, RoomSlots
+    from server.operations.limits import Opener, RoomLimits, RoomSlots
 
     slots = RoomSlots(RoomLimits(max_rooms=10, per_account=1, per_address=2, guest_share=0.5))
     g1, g2, g3 = (Opener(f"g{i}", "198.51.100.1", True) for i in range(3))

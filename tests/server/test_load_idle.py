@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from server.clients.client import Client, ClientError
-from server.clients.framing import WONT_TTYPE
-from server.clients.idle import IdleConnection, IdleCounter
-from server.clients.load import LoadOptions, check_options, run_load, split_count
-from server.clients.loadworker import LoadWorker, WorkerSpec
+from clients.client import Client, ClientError
+from clients.framing import WONT_TTYPE
+from clients.idle import IdleConnection, IdleCounter
+from clients.load import LoadOptions, check_options, run_load, split_count
+from clients.loadworker import LoadWorker, WorkerSpec
 from tests.server.conftest import connect, start_server
 from tests.server.test_load_run import check_figures
 

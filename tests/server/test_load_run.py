@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from server.clients.load import (
+from clients.load import (
     LoadOptions,
     add_arguments,
     check_options,
@@ -24,8 +24,8 @@ from server.clients.load import (
     run_load,
     split_tables,
 )
-from server.clients.loadworker import LoadWorker, WorkerSpec
-from server.clients.loadworker import main as worker_main
+from clients.loadworker import LoadWorker, WorkerSpec
+from clients.loadworker import main as worker_main
 
 ROOT = Path(__file__).resolve().parents[2]
 LATENCY = ("p50_ms", "p95_ms", "p99_ms", "max_ms")
@@ -121,7 +121,7 @@ def test_a_worker_whose_parent_is_gone_ends_by_itself() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     spec = WorkerSpec(index=0, port=port, tables=[0], seats=3)
-    proc = subprocess.Popen([sys.executable, "-m", "server.clients.loadworker", spec.to_json()], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "clients.loadworker", spec.to_json()], cwd=ROOT,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert proc.stdout is not None and proc.stdin is not None
@@ -169,7 +169,7 @@ def check_figures(result: dict[str, Any], clients: int, tables: int, procs: int)
 @pytest.mark.e2e
 def test_donne_load_spreads_40_clients_over_2_workers_and_prints_every_figure() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "server.cli", "load", "--clients", "40", "--tables", "10", "--procs", "2",
+        [sys.executable, "-m", "server.start.cli", "load", "--clients", "40", "--tables", "10", "--procs", "2",
          "--duration", "3"],
         capture_output=True, text=True, timeout=180, cwd=ROOT,
     )
@@ -183,7 +183,7 @@ def test_donne_load_spreads_40_clients_over_2_workers_and_prints_every_figure() 
     # every seat sees each move (the server's forced passes too, P9): at least one move per action
     assert result["card_moves"] >= result["actions"] * 0.9 > 0 and result["server_cpu_ms_per_card_move"] > 0
     assert result["thresholds"] == {"lag_p99_ms": 20.0, "worker_cpu_share": 0.85}
-    # the load generator's own cost (issue 14: it must not be what is measured)
+    # the load generator's own cost (it must not be what is measured)
     per_action = 1000 * result["client_cpu_s"] / result["actions"]  # client_cpu_s is rounded to 0.01
     assert result["client_cpu_ms_per_action"] == pytest.approx(per_action, abs=5 / result["actions"] + 1e-3)
     assert result["client_cpu_ms_per_action"] > 0

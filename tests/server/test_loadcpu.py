@@ -1,4 +1,4 @@
-"""The cheaper load generator (issue 14): same bot, fewer tasks, events counted by name.
+"""The cheaper load generator: same bot, fewer tasks, events counted by name.
 
 A wire bot is driven by callbacks (a push schedules the next batch, the think
 is one timer, the reply a future's callback); these check that it still ends
@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from server.clients.client import Client, ClientClosed, ClientTimeout
-from server.clients.common import Deadline
-from server.clients.load import LoadOptions, check_options
-from server.clients.loadworker import loop_factory
-from server.clients.transports import TcpPushTransport
-from server.clients.wirebot import WireBot
+from clients.client import Client, ClientClosed, ClientTimeout
+from clients.common import Deadline
+from clients.load import LoadOptions, check_options
+from clients.loadworker import loop_factory
+from clients.transports import TcpPushTransport
+from clients.wirebot import WireBot
 
 from .test_wirebot_races import OVER, ScriptedServer, leading_state
 
@@ -242,11 +242,11 @@ async def test_a_tcp_client_reads_lines_cut_anywhere_and_sees_the_end() -> None:
 def test_the_worker_loop_is_one_of_three_and_uvloop_must_be_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(SystemExit, match="unknown worker loop"):
         check_options(LoadOptions(worker_loop="trio"))
-    monkeypatch.setattr("server.clients.load.uvloop_installed", lambda: False)
+    monkeypatch.setattr("clients.load.uvloop_installed", lambda: False)
     with pytest.raises(SystemExit, match="uvloop is not installed"):
         check_options(LoadOptions(worker_loop="uvloop"))
     check_options(LoadOptions(worker_loop="auto"))  # auto: the standard loop then
-    monkeypatch.setattr("server.clients.loadworker.uvloop_installed", lambda: False)
+    monkeypatch.setattr("clients.loadworker.uvloop_installed", lambda: False)
     assert loop_factory("asyncio") is None and loop_factory("auto") is None
 
 
@@ -259,7 +259,7 @@ def test_donne_load_plays_with_its_workers_on_uvloop_when_installed() -> None:
     from pathlib import Path
 
     proc = subprocess.run(
-        [sys.executable, "-m", "server.cli", "load", "--clients", "8", "--tables", "2", "--duration", "2",
+        [sys.executable, "-m", "server.start.cli", "load", "--clients", "8", "--tables", "2", "--duration", "2",
          "--think", "0.05", "--worker-loop", "uvloop"],
         capture_output=True, text=True, timeout=180, cwd=Path(__file__).resolve().parents[2],
     )

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from server import metrics
 from server.config import ConfigError, load_config
+from server.operations import metrics
 from server.protocol import PLAY_COMMANDS
 from tests.server.conftest import connect, play_simply, start_server
 

@@ -1,4 +1,4 @@
-"""server/metrics.py: a command's server-side latency (``donne_command_seconds``) and its counters.
+"""server/operations/metrics.py: a command's server-side latency (``donne_command_seconds``) and its counters.
 
 A fake clock, no server: a command is held by its handling, by the room's handling of what it
 queued, and by every line queued for it until written; lines queued once it is done are not its
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
-from server import metrics
+from server.operations import metrics
 
 
 class Clock:
@@ -172,7 +172,7 @@ def test_a_run_of_lines_of_one_command_is_one_hold_on_its_last_line(figures):
 
 async def test_a_sessions_lines_hold_the_command_until_its_writer_wrote_them(figures):
     fresh, clock = figures
-    from server.session import Session
+    from server.sessions.session import Session
     from tests.server.test_session import FakeConn, make_app
 
     app = make_app()

@@ -1,4 +1,4 @@
-"""How often one may reach others (server/pace.py), the budgets under it (server/limits.py), seeks as
+"""How often one may reach others (server/lobby/pace.py), the budgets under it (server/operations/limits.py), seeks as
 lobby news, ignoring a guest by its origin, and the kept ``verify`` replies: pure, on explicit times,
 without a network."""
 
@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from server.conduct import Origin, ignored_origin, origin_of
 from server.config import load_config
-from server.limits import Budgets
+from server.lobby.moderation import Origin, ignored_origin, origin_of
+from server.lobby.newsdigest import NEWS_DIGEST, news_text
+from server.lobby.pace import Pace, Recent, sender, spoke
 from server.messages.errors import error_message
 from server.messages.events import event_text
-from server.newsdigest import NEWS_DIGEST, news_text
-from server.pace import Pace, Recent, sender, spoke
-from server.players import Player
+from server.operations.limits import Budgets
+from server.people.players import Player
 from server.protocol import CommandError, Shared
 
 

@@ -1,6 +1,6 @@
-"""server/players.py: a player's key follows its name."""
+"""server/people/players.py: a player's key follows its name."""
 
-from server.players import Player
+from server.people.players import Player
 from server.storage.names import name_key
 
 

@@ -2,7 +2,7 @@
 
 A table's event goes out as one :class:`server.protocol.Shared` message whose
 words and encoding each session makes once per kind of reader
-(:meth:`server.session.Session.shared_line`); Président states share their public
+(:meth:`server.sessions.session.Session.shared_line`); Président states share their public
 part (:class:`server.table.states.StateSet`); the lobby words its news once per
 language. These tests check, on real matches, every shared push against the
 per-reader way of building it.
@@ -12,7 +12,7 @@ import asyncio
 import json
 from typing import Any
 
-import server.session as session_mod
+import server.sessions.session as session_mod
 from server.protocol import encode
 from server.table import states as states_mod
 from tests.server.conftest import connect, play_simply
@@ -118,7 +118,7 @@ async def test_lobby_news_once_per_language_and_only_to_the_lobby(server):
 
 async def test_many_news_in_one_flush_are_counted_in_one_digest(server, monkeypatch):
     """Beyond ``NEWS_DIGEST`` news in one flush a reader gets one ``rooms_changed`` that counts them."""
-    import server.newsdigest as digest_mod
+    import server.lobby.newsdigest as digest_mod
 
     monkeypatch.setattr(digest_mod, "NEWS_DIGEST", 2)
     alice = await connect(server, "alice")

@@ -12,7 +12,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server import ratings
+from server.storage import ratings
 
 priors = st.tuples(st.floats(5, 45), st.floats(1, 8.4))
 

@@ -49,8 +49,8 @@ def test_the_seed_window_is_said_in_words(lang, words):
 def test_a_deals_commitment_is_said_with_its_number_in_words(lang, said):
     """The commitment line (its own wording, not the news') in reader mode: ``Donne un :``, the
     commitment's hex code kept as written."""
+    from server.messages.terminal import TermStyle
     from server.presenters.text import TextPresenter
-    from server.terminal import TermStyle
 
     class Viewer:
         name, guest, logged_in, welcomed = "zoé", True, True, False

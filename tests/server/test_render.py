@@ -13,6 +13,7 @@ from engine.bots.driver import play_match
 from engine.seeds import seed_from_int
 from server.games import ADAPTERS
 from server.messages import LANGS
+from server.messages.terminal import TermStyle, display_width, fit, strip_ansi, wrap_items
 from server.presenters.text.alerts import (
     countdown_line,
     countdown_marks,
@@ -26,7 +27,6 @@ from server.presenters.text.help import help_text
 from server.presenters.text.news import fit_text, render_event
 from server.presenters.text.replies import render_reply, render_rooms
 from server.presenters.text.words import verb
-from server.terminal import TermStyle, display_width, fit, strip_ansi, wrap_items
 from tests.server.messages.test_events import EVENTS
 
 WIDTHS = (40, 80, 120)
@@ -510,7 +510,7 @@ def test_a_page_of_rooms_says_what_to_type_for_the_next():
 
 @pytest.mark.parametrize("width", range(12, 60))
 def test_wrap_text_keeps_french_marks_with_their_words(width: int) -> None:
-    from server.terminal import wrap_text
+    from server.messages.terminal import wrap_text
 
     text = "Tapez « graine TEXTE » dans les 2 s pour mêler votre aléa : il ne peut plus le changer ?"
     lines = wrap_text(text, width, indent="  ")
@@ -524,8 +524,8 @@ def test_wrap_text_keeps_french_marks_with_their_words(width: int) -> None:
 def test_a_hidden_persons_chat_is_signed_with_their_seat_for_spectators():
     """A spectator is not told the name of someone who hides where they sit (``hide``): their chat
     line reads as their seat's."""
+    from server.messages.terminal import PLAIN
     from server.presenters.text.news import render_event
-    from server.terminal import PLAIN
 
     line = render_event({"event": "chat", "room": "r1", "name": None, "seat": 0, "text": "hola"}, "es", PLAIN,
                         ("", "ana"), None)

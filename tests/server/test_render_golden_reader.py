@@ -21,10 +21,10 @@ from engine.bots import make_bot
 from engine.bots.driver import play_match
 from engine.seeds import seed_from_int
 from server.messages import LANGS
+from server.messages.terminal import TermStyle
 from server.presenters.text.alerts import state_update
 from server.presenters.text.news import render_event
 from server.presenters.text.reader import spoken_numbers
-from server.terminal import TermStyle
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("DONNE_UPDATE_GOLDEN") == "1"

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from clients.client import Client
 from engine.president import PresidentMatch
-from server.cli import main as donne
-from server.clients.client import Client
-from server.terminal import strip_ansi
+from server.messages.terminal import strip_ansi
+from server.start.cli import main as donne
 
 from .conftest import play_simply, start_server
 from .test_social_e2e import member, refused

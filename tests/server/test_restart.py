@@ -21,7 +21,7 @@ import pytest
 from engine.president import PresidentMatch
 from engine.president import rules as president_rules
 from engine.seeds import seed_from_int
-from server import room as room_module
+from server.rooms import room as room_module
 from server.storage.api import HOUSE
 from server.storage.cli import audit_file
 from server.table.fair import ExplicitSeed

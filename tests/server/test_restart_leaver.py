@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from server.clients.client import Client
+from clients.client import Client
 from server.storage.cli import audit_file
 from tests.server.conftest import play_simply
 from tests.server.restart_kit import FAST_TIMERS, ServerProcess

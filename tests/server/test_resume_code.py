@@ -1,4 +1,4 @@
-"""A guest's seat is theirs: only the resume code takes it back (``server/resume.py``, docs/restart.md).
+"""A guest's seat is theirs: only the resume code takes it back (``server/people/resume.py``, docs/restart.md).
 
 A bare guest name used to be enough to take a seat held for someone away — in the grace after a
 lost connection and after a restart — with that seat's hand. Now each guest login gets a code;
@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from server import resume
-from server.clients.client import Client
-from server.clients.errors import ClientError
+from clients.client import Client
+from clients.errors import ClientError
+from server.people import resume
 from tests.server.conftest import connect, start_server, strings_in
 
 GAME = {"game": "president", "rules": "classic", "seats": 3, "bots": 1}  # alice, bob and a bot

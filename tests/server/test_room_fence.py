@@ -1,5 +1,5 @@
 """A room acts only while its process surely owns the table, and a table whose log cannot be written
-ends cleanly (``server/room.py``; ``docs/cluster.md``).
+ends cleanly (``server/rooms/room.py``; ``docs/cluster.md``).
 
 One process stands in for a cluster node: its lobby is told it no longer surely owns the table
 (as a node paused past its lease finds by its monotonic clock), or its store refuses the table's
@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from server.room import Room
+from server.rooms.room import Room
 from server.storage.api import BadSequence, TableLog
 from tests.server.conftest import connect, start_server
 

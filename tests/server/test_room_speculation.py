@@ -8,7 +8,7 @@ import pytest
 
 from engine.seeds import commitment, seed_from_int
 from engine.speculation import SpeculationMatch
-from server import room as room_module
+from server.rooms import room as room_module
 from server.table.fair import ExplicitSeed
 from tests.server.conftest import connect, start_server
 

@@ -6,7 +6,7 @@ import pytest
 
 from engine.president import Play, PresidentMatch
 from engine.seeds import seed_from_int
-from server import room as room_module
+from server.rooms import room as room_module
 from server.table.fair import ExplicitSeed
 from tests.server.conftest import connect, play_simply, start_server
 

@@ -1,7 +1,7 @@
 """What the screen says must be true: history, leaderboards, greetings, help, rule words, JSON corners.
 
 People are real telnet clients (telnetlib3) on a plain terminal, reading what the server
-draws; programs are the JSON client of ``server/clients/client.py``. Each test starts a
+draws; programs are the JSON client of ``clients/client.py``. Each test starts a
 real server on free loopback ports (SQLite in a tmp dir).
 """
 
@@ -17,14 +17,14 @@ import pytest
 import telnetlib3
 from babel.messages.pofile import read_po
 
-from server.app import Running
-from server.clients.client import Client
+from clients.client import Client
 from server.messages.labels import ordinal
+from server.messages.terminal import TermStyle, strip_ansi
 from server.messages.translations import LANGS, po_path
 from server.presenters.text.context import CommandContext
 from server.presenters.text.help import help_text
+from server.start.app import Running
 from server.storage.api import RoundRecord
-from server.terminal import TermStyle, strip_ansi
 
 from .conftest import connect, play_simply, start_server
 
@@ -371,8 +371,8 @@ async def test_not_logged_in_names_the_login_command_and_its_fields(server: Runn
 
 def test_every_room_closed_reason_is_documented() -> None:
     sources = [p.read_text() for p in (ROOT / "server" / "table").glob("*.py")]
-    sources.append((ROOT / "server" / "lobby.py").read_text())
-    sources.append((ROOT / "server" / "room.py").read_text())  # the room closes its table: Shutdown("waited")
+    sources.append((ROOT / "server" / "lobby" / "lobby.py").read_text())
+    sources.append((ROOT / "server" / "rooms" / "room.py").read_text())  # the room closes its table: Shutdown("waited")
     reasons: set[str] = set()
     for text in sources:
         reasons |= set(re.findall(r'_clos(?:e|ing)\("(\w+)"\)', text))

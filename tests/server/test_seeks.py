@@ -1,14 +1,14 @@
-"""Seeks and challenges as data (server/seeks.py) on explicit times; their words; the replay viewer."""
+"""Seeks and challenges as data (server/lobby/seeks.py) on explicit times; their words; the replay viewer."""
 
 from __future__ import annotations
 
 from server.config import load_config
 from server.games import parse_options
+from server.lobby.seeks import Seeks
+from server.messages.terminal import TermStyle
 from server.presenters.text.context import CommandContext
 from server.presenters.text.parse import parse_line
 from server.presenters.text.replay import ReplayViewer, pace
-from server.seeks import Seeks
-from server.terminal import TermStyle
 from tests.server.social_records import match_records
 
 CFG = load_config()
@@ -65,8 +65,8 @@ def test_the_words_of_the_social_commands() -> None:
 
 
 def test_the_viewer_pages_and_keeps_within_the_round() -> None:
+    from server.community.replays import replay_reply
     from server.games import ADAPTERS
-    from server.replays import replay_reply
 
     record = match_records("classic", ["ana", "bob", "eva"], 7, rounds=1)[0]
     viewer = ReplayViewer(replay_reply(record, ADAPTERS["classic"]))

@@ -1,4 +1,4 @@
-"""server/session.py: the outbound queue, slow clients, closing — with a fake transport."""
+"""server/sessions/session.py: the outbound queue, slow clients, closing — with a fake transport."""
 
 import asyncio
 import json
@@ -8,7 +8,7 @@ from typing import ClassVar
 import pytest
 
 from server.config import load_config
-from server.session import Session, term_caps
+from server.sessions.session import Session, term_caps
 
 
 class FakeConn:

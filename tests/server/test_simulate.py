@@ -1,10 +1,10 @@
-"""server/simulate.py: ``donne simulate`` end to end through server.cli.main, small counts."""
+"""server/start/simulate.py: ``donne simulate`` end to end through server.start.cli.main, small counts."""
 
 import json
 
 import pytest
 
-from server.cli import main
+from server.start.cli import main
 
 TIMINGS = {"seconds", "cpu_seconds", "rounds_per_s", "deals_per_s", "actions_per_s", "rounds_per_cpu_s", "deals_per_cpu_s"}
 

@@ -1,7 +1,7 @@
 """Players and each other over real transports: tells, messages, friends, finger, seeks, challenges.
 
 A real server on free loopback ports; scripted JSON players over raw TCP and SSH
-(``server/clients/client.py``) and a person on the real ``telnet`` client in French
+(``clients/client.py``) and a person on the real ``telnet`` client in French
 (pexpect). Mutes and ``ignore`` lists are the operators' (not on this branch): a stand-in
 ``Moderation`` is plugged into the lobby's hook to prove tells and messages ask it.
 """
@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from server.clients.client import Client, ClientError
-from server.terminal import strip_ansi
+from clients.client import Client, ClientError
+from server.messages.terminal import strip_ansi
 
 from .conftest import play_simply, start_server
 

@@ -148,7 +148,7 @@ async def test_the_session_hook_is_told_instead_of_the_fallback(tmp_path, monkey
             conn.write(f"got {len(line)}\n")
         conn.write(f"told {told}\n")
 
-    monkeypatch.setattr("server.frontdoor.serve_ssh", fake_serve_ssh)  # what start() hands SSH
+    monkeypatch.setattr("server.sessions.frontdoor.serve_ssh", fake_serve_ssh)  # what start() hands SSH
     server = await start_server(tmp_path)
     async with connect(server, "hugo") as conn:
         proc = await conn.create_process("json")

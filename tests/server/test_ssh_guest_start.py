@@ -1,7 +1,7 @@
 """SSH guests: the account is opened during authentication; chips are never created or lost.
 
 The guest's grant is written while the key exchange and authentication go on
-(:class:`server.lobby.GuestStart`); the login uses it, and a connection that
+(:class:`server.lobby.lobby.GuestStart`); the login uses it, and a connection that
 never logs in has it retired.
 """
 
@@ -10,8 +10,8 @@ import json
 
 import asyncssh
 
-from server.clients.client import Client
-from server.lobby import Lobby
+from clients.client import Client
+from server.lobby.lobby import Lobby
 
 HOST = "127.0.0.1"
 

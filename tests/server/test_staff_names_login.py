@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from server.clients.client import Client
-from server.clients.errors import ClientError
+from clients.client import Client
+from clients.errors import ClientError
 from server.storage import names
 from tests.server.conftest import start_server
 

@@ -659,7 +659,7 @@ async def test_a_speculation_deal_keeps_each_seat_s_change_not_its_chips(store: 
 
 
 async def test_donne_audit_subcommand(where: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from server.cli import main as donne
+    from server.start.cli import main as donne
 
     s = await open_store(where, FAST)
     await s.accounts.register("alice", "secret")

@@ -8,8 +8,8 @@ from typing import Any
 import asyncssh
 import pytest
 
-from server.app import Running
-from server.clients.client import Client, ClientError
+from clients.client import Client, ClientError
+from server.start.app import Running
 
 HOST = "127.0.0.1"
 

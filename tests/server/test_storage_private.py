@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from server.cli import main as donne
+from server.start.cli import main as donne
 from server.storage import StoreSettings, open_store
 from server.storage.backup import backup
 from server.storage.private import write_private

@@ -1,7 +1,7 @@
 """Profiles, friends, offline messages and ratings in the store, on SQLite and PostgreSQL.
 
 Ratings (OpenSkill Plackett–Luce): updated in the transaction that records a rated
-round, stored with their history, found again from scratch by ``server.ratings.recompute``;
+round, stored with their history, found again from scratch by ``server.storage.ratings.recompute``;
 an unrated round changes nothing; a bot's place never moves a person's rating.
 """
 
@@ -13,9 +13,8 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from server import ratings
 from server.games import ADAPTERS
-from server.storage import StoreSettings, open_store
+from server.storage import StoreSettings, open_store, ratings
 from server.storage.api import MailboxFull, NoSuchAccount, RoundRecord, TooManyFriends
 from server.storage.sql.store import SQLStore
 from tests.server.social_records import match_records

@@ -339,7 +339,7 @@ async def test_the_reader_command_in_three_languages(tmp_path, lang, on, off, sa
 
 def test_the_load_tools_mccp_filter_inflates_across_any_split():
     """``donne load --mccp``: the bots' filter finds the start of MCCP2 wherever the chunks split."""
-    from server.clients.framing import MCCP2_START, MccpFilter
+    from clients.framing import MCCP2_START, MccpFilter
 
     compressor = zlib.compressobj()
     body = compressor.compress(b'{"type":"ok"}\r\n\xff\xfb\x01') + compressor.flush(zlib.Z_SYNC_FLUSH)
@@ -350,7 +350,7 @@ def test_the_load_tools_mccp_filter_inflates_across_any_split():
 
 
 async def test_json_mode_over_mccp2_with_the_load_tools_client(tmp_path):
-    from server.clients.client import Client
+    from clients.client import Client
 
     server = await start_server(tmp_path)
     try:

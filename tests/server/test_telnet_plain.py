@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import telnetlib3.server
 
-from server import session as session_module
-from server.session import Session
+from server.sessions import session as session_module
+from server.sessions.session import Session
 from server.transports.telnet import PLAIN_BACKLOG, TelnetConn
 from tests.server.conftest import start_server
 from tests.server.test_json import IAC, RawJson

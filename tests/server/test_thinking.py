@@ -1,4 +1,4 @@
-"""Search bots think in other processes (server/thinking.py): the bot, its view and the legal actions
+"""Search bots think in other processes (server/rooms/thinking.py): the bot, its view and the legal actions
 travel there and back, a bot's memory comes back with its decision, a dead worker is replaced, the pool
 ends with the server; and a real server's hard bots think there, not in its threads."""
 
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from engine.bots import make_bot
+from server.rooms.thinking import Thinkers, adopt, think, worker_count
 from server.table import Think
-from server.thinking import Thinkers, adopt, think, worker_count
 from tests.server.conftest import connect, play_simply, start_server
 from tests.server.table.harness import Harness, simple_president
 
@@ -186,7 +186,7 @@ async def test_a_decision_whose_worker_dies_unnoticed_by_the_pool_ends_as_a_brok
     submitted: the wait checks the workers and gives up on a dead one (the caller starts a new pool)."""
     from concurrent.futures.process import BrokenProcessPool
 
-    from server import thinking
+    from server.rooms import thinking
 
     class Gone:
         def is_alive(self) -> bool:

@@ -1,5 +1,5 @@
 """``kill -9`` of a real ``donne serve`` whose search bots think in worker processes: the workers and
-multiprocessing's resource tracker end with it (``server.thinking.die_with_parent``); they once
+multiprocessing's resource tracker end with it (``server.rooms.thinking.die_with_parent``); they once
 stayed alive, orphaned, for as long as the machine ran."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from server.clients.client import Client
-from server.clients.serverproc import LOAD_LIMITS, ServerProcess
+from clients.client import Client
+from clients.serverproc import LOAD_LIMITS, ServerProcess
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")]
 

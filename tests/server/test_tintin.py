@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from server.clients.serverproc import LOAD_LIMITS, server_config
+from clients.serverproc import LOAD_LIMITS, server_config
 
 pytestmark = pytest.mark.e2e
 
@@ -38,7 +38,7 @@ def started(tmp_path: Path) -> tuple[subprocess.Popen[Any], int]:
     config.write_text(server_config(tmp_path / "data", LOAD_LIMITS, server_keys=(
         'default_lang = "en"', "telnet_mssp = true", "telnet_gmcp = true", "telnet_mccp = true")))
     ready = tmp_path / "ready.json"
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "serve", "--config", str(config),
+    proc = subprocess.Popen([sys.executable, "-m", "server.start.cli", "serve", "--config", str(config),
                              "--ready-file", str(ready)], cwd=ROOT, stdout=subprocess.DEVNULL,
                             stderr=(tmp_path / "serve.log").open("w"))
     end = time.monotonic() + 30

@@ -102,7 +102,7 @@ async def test_public_pages_show_what_a_stranger_may_see_and_escape_people_s_tex
 
 
 async def test_deal_checks_are_rate_limited_per_address(web, monkeypatch):
-    from server.pace import Recent
+    from server.lobby.pace import Recent
     from server.web import public
 
     monkeypatch.setattr(public, "VERIFY_PER_MINUTE", 0.0001)
@@ -120,7 +120,7 @@ async def test_deal_checks_are_rate_limited_per_address(web, monkeypatch):
 
 
 async def test_a_failed_step_is_marked_failed_and_said_in_the_page_s_language(web, monkeypatch):
-    from server.pace import Recent
+    from server.lobby.pace import Recent
     from server.web import public
 
     client = await connect_ws(web, "vale")

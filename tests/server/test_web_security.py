@@ -9,7 +9,7 @@ import json
 import aiohttp
 import pytest
 
-from server.clients.client import Client
+from clients.client import Client
 from tests.server.webkit import own_origin, start_web_server, ws_url
 
 pytestmark = pytest.mark.e2e

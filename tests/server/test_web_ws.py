@@ -8,7 +8,7 @@ import json
 import aiohttp
 import pytest
 
-from server.clients.client import Client
+from clients.client import Client
 from tests.server import test_json as tcp
 from tests.server.conftest import play_simply
 from tests.server.webkit import RawWs, connect_ws, own_origin, start_web_server, ws_url
@@ -172,7 +172,7 @@ async def test_the_web_port_is_off_at_zero_and_read_from_its_section(tmp_path, c
 
 @pytest.mark.timeout(120)
 async def test_the_load_generator_plays_over_ws():
-    from server.clients.load import LoadOptions, check_options, run_load
+    from clients.load import LoadOptions, check_options, run_load
 
     with pytest.raises(SystemExit, match="not --transport ws"):
         check_options(LoadOptions(transport="ws", idle=5))

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from clients.adapters import ADAPTERS
+from clients.wirebot import JsonEvent, command_of
 from engine.seeds import seed_from_int
-from server.clients.adapters import ADAPTERS
-from server.clients.wirebot import JsonEvent, command_of
 
 
 def as_pushed(match: Any, seat: int) -> dict[str, Any]:

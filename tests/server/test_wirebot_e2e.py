@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from server.clients.wirebot import add_arguments, run_bots
+from clients.wirebot import add_arguments, run_bots
 
 pytestmark = pytest.mark.e2e
 
@@ -71,8 +71,8 @@ async def test_wire_bot_over_ssh_with_server_bots(server: Any) -> None:
 
 
 async def test_wire_bots_join_an_existing_room(server: Any) -> None:
-    from server.clients.client import Client
-    from server.clients.wirebot import WireBot
+    from clients.client import Client
+    from clients.wirebot import WireBot
 
     owner = await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=10)
     try:

@@ -18,11 +18,11 @@ import asyncio
 import json
 from typing import Any
 
+from clients.client import Client
+from clients.transports import Transport
+from clients.wirebot import WireBot
 from engine.president import PresidentMatch
 from engine.seeds import seed_from_int
-from server.clients.client import Client
-from server.clients.transports import Transport
-from server.clients.wirebot import WireBot
 
 from .test_wirebot_adapters import as_pushed
 

@@ -11,10 +11,10 @@ import string
 
 import pytest
 
+from server.messages.terminal import RED, TermStyle, display_width, finish, paint, strip_ansi, wrap_items
 from server.presenters.text.games import render_state
 from server.presenters.text.news import fit_text
 from server.presenters.text.replies import render_reply
-from server.terminal import RED, TermStyle, display_width, finish, paint, strip_ansi, wrap_items
 
 ROUND = "r12-85ab12cd-12"
 LONG = "Bartholomew_Longname"  # 20 characters: the longest name an account may have

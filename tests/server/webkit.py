@@ -6,9 +6,9 @@ import asyncio
 import json
 from typing import Any
 
-from server.app import Running
-from server.clients.client import Client
-from server.clients.serverproc import free_port
+from clients.client import Client
+from clients.serverproc import free_port
+from server.start.app import Running
 from tests.server.conftest import start_server
 
 

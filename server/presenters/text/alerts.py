@@ -8,6 +8,16 @@ from typing import Any
 from engine.president.forbidden import stranded
 from server.messages.games import forbids_last_cards
 from server.messages.labels import rank_label, rank_words
+from server.messages.terminal import (
+    BOLD,
+    RED,
+    REVERSE,
+    YELLOW,
+    TermStyle,
+    finish,
+    paint,
+    wrap_text,
+)
 from server.messages.translations import translation
 from server.presenters.text.context import give_count
 from server.presenters.text.draw import (
@@ -21,16 +31,6 @@ from server.presenters.text.draw import (
 from server.presenters.text.games import render_state
 from server.presenters.text.reader import spoken_countdown, spoken_seconds
 from server.presenters.text.words import verb
-from server.terminal import (
-    BOLD,
-    RED,
-    REVERSE,
-    YELLOW,
-    TermStyle,
-    finish,
-    paint,
-    wrap_text,
-)
 
 _ALERTS = {"lead": "lead", "follow": "play", "give": "give", "turn": "turn", "auction": "sell"}
 """The view's decision -> the alert that tells the reader (RULES P5/P6, T12, S7, S8)."""

@@ -11,9 +11,7 @@ from server.messages.labels import (
     game_name,
     rules_name,
 )
-from server.messages.translations import translation
-from server.presenters.text.words import verb
-from server.terminal import (
+from server.messages.terminal import (
     BOLD,
     YELLOW,
     TermStyle,
@@ -21,6 +19,8 @@ from server.terminal import (
     pad,
     paint,
 )
+from server.messages.translations import translation
+from server.presenters.text.words import verb
 
 RANKS = "3456789TJQKA2"
 SUITS = "cdhs"

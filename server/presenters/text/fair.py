@@ -10,11 +10,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.fair_events import result_mark, step_text, verify_footer, verify_title
+from server.messages.terminal import BOLD, TermStyle, finish, paint, wrap_text
 from server.messages.translations import translation
 from server.presenters.text.context import Command, CommandContext, ParseError
 from server.presenters.text.parse import _HANDLERS
 from server.presenters.text.words import OFF_WORDS, fold, switch_word, verb
-from server.terminal import BOLD, TermStyle, finish, paint, wrap_text
 
 COMMANDS = frozenset({"seed", "entropy", "verify"})
 

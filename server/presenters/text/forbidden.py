@@ -8,9 +8,9 @@ from typing import Any
 from engine.president.forbidden import forbidden_rank, stranded
 from server.messages.games import forbids_last_cards
 from server.messages.labels import rank_label
+from server.messages.terminal import TermStyle
 from server.messages.translations import translation
 from server.presenters.text.draw import cards_text
-from server.terminal import TermStyle
 
 
 def risky_play(state: Mapping[str, Any] | None, cmd: str, args: Mapping[str, Any]) -> tuple[str, ...] | None:

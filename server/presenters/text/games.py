@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from server.messages.terminal import TermStyle, finish
 from server.presenters.text import president, reader, reader_speculation, speculation
-from server.terminal import TermStyle, finish
 
 TableLines = Callable[[Mapping[str, Any], str, TermStyle, bool], list[str]]
 

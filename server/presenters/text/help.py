@@ -9,18 +9,18 @@ disagree.
 
 from __future__ import annotations
 
+from server.messages.terminal import BOLD, PLAIN, TermStyle, display_width, finish, paint, wrap_text
 from server.messages.translations import translation
 from server.presenters.text.context import CommandContext
-from server.presenters.text.staff import STAFF_TOPICS, staff_help
+from server.presenters.text.moderation import STAFF_TOPICS, staff_help
 from server.presenters.text.words import VERBS, fold, lang_code, switch_word, typed_word, verb
-from server.terminal import BOLD, PLAIN, TermStyle, display_width, finish, paint, wrap_text
 
 
 def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: str | None = None, *,
               guest: bool = True, resume: str | None = None) -> str:
     """The commands available now, with examples, fitting ``style.width``; ``guest``: the reader has
     no account yet (``register`` is offered only then); ``resume``: a guest's resume code, said
-    again at the end (server/resume.py)."""
+    again at the end (server/people/resume.py)."""
     t = translation(lang)
 
     def v(cmd: str) -> str:

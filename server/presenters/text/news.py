@@ -9,9 +9,7 @@ from server.messages.events import event_text
 from server.messages.kit import reading as words_reading
 from server.messages.kit import seat_name
 from server.messages.labels import punct
-from server.messages.translations import translation
-from server.presenters.text.reader import score_lines
-from server.terminal import (
+from server.messages.terminal import (
     BOLD,
     CYAN,
     YELLOW,
@@ -22,6 +20,8 @@ from server.terminal import (
     paint,
     wrap_text,
 )
+from server.messages.translations import translation
+from server.presenters.text.reader import score_lines
 
 
 def fit_text(text: str, style: TermStyle) -> str:

@@ -36,7 +36,7 @@ from server.messages.errors import error_message
 from server.messages.translations import normalize_lang, translation
 from server.presenters.text.cards import CardSpec, parse_cards, resolve_cards
 from server.presenters.text.context import Command, CommandContext, ParseError
-from server.presenters.text.staff import HANDLERS as STAFF_HANDLERS
+from server.presenters.text.moderation import HANDLERS as STAFF_HANDLERS
 from server.presenters.text.words import (
     CREATE_KEYS,
     FREE_WORDS,

@@ -10,6 +10,17 @@ from server.messages.labels import (
     ordinal,
     title_name,
 )
+from server.messages.terminal import (
+    DIM,
+    GREEN,
+    RED,
+    REVERSE,
+    YELLOW,
+    TermStyle,
+    paint,
+    wrap_items,
+    wrap_text,
+)
 from server.messages.translations import translation
 from server.presenters.text.context import give_count
 from server.presenters.text.draw import (
@@ -24,17 +35,6 @@ from server.presenters.text.draw import (
     sort_hand,
     verb_word,
     window_line,
-)
-from server.terminal import (
-    DIM,
-    GREEN,
-    RED,
-    REVERSE,
-    YELLOW,
-    TermStyle,
-    paint,
-    wrap_items,
-    wrap_text,
 )
 
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from server.messages.labels import card_words, game_name, rules_name, title_name
 from server.messages.spoken import before_noun, number_words, ordinal_words
+from server.messages.terminal import TermStyle, wrap_text
 from server.messages.translations import normalize_lang, translation
 from server.presenters.text.context import give_count
 from server.presenters.text.draw import seat_names, seconds_of, sort_hand, verb_word, window_line
-from server.terminal import TermStyle, wrap_text
 
 FEMININE = {"card": ("fr", "es"), "second": ("fr",), "chip": ("es",), "point": ()}
 """The nouns counted here that are feminine, per language (fr une carte, es una carta...)."""

@@ -20,10 +20,10 @@ from typing import Any
 
 from server.messages.labels import card_words, game_name, suit_name
 from server.messages.spoken import number_words
+from server.messages.terminal import TermStyle, wrap_text
 from server.messages.translations import translation
 from server.presenters.text.draw import seat_names, seconds_of, window_text
 from server.presenters.text.reader import cards_count, count_words, said, sentence, spoken_seconds
-from server.terminal import TermStyle, wrap_text
 
 
 def chips_words(n: int, lang: str) -> str:

@@ -1,6 +1,6 @@
 """The replay viewer: a stored round, step by step, as a spectator saw it; then the hands.
 
-The server's ``replay`` reply (``server/replays.py``) holds the round's steps: per action,
+The server's ``replay`` reply (``server/community/replays.py``) holds the round's steps: per action,
 its events in the form spectators received them. The viewer shows one step at a time
 (``next``, ``prev``, ``go N``), or all of them at a chosen pace (``play [SECONDS]``,
 ``stop``); after the last step, the page of the hands (``end``): what was hidden during
@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.labels import cards_label, punct, table_name
+from server.messages.terminal import BOLD, TermStyle, finish, paint, wrap_text
 from server.messages.translations import translation
 from server.presenters.text.news import render_event
 from server.presenters.text.words import fold, verb
-from server.terminal import BOLD, TermStyle, finish, paint, wrap_text
 
 MIN_PACE, MAX_PACE, PACE = 0.2, 10.0, 1.5
 """Seconds between two steps when playing (the range a person may choose, the default)."""

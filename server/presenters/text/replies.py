@@ -15,13 +15,7 @@ from server.messages.labels import (
     title_name,
 )
 from server.messages.moderation import role_name
-from server.messages.translations import N_, translation
-from server.presenters.text import fair, social
-from server.presenters.text.draw import glue_seconds
-from server.presenters.text.staff import render_reply as render_staff
-from server.presenters.text.tricks import render_tricks
-from server.presenters.text.words import verb
-from server.terminal import (
+from server.messages.terminal import (
     BOLD,
     TermStyle,
     display_width,
@@ -31,6 +25,12 @@ from server.terminal import (
     wrap_items,
     wrap_text,
 )
+from server.messages.translations import N_, translation
+from server.presenters.text import fair, social
+from server.presenters.text.draw import glue_seconds
+from server.presenters.text.moderation import render_reply as render_staff
+from server.presenters.text.tricks import render_tricks
+from server.presenters.text.words import verb
 
 
 def render_rooms(rooms: Sequence[Mapping[str, Any]], lang: str, style: TermStyle, total: Any = None,

@@ -7,9 +7,9 @@ from typing import Any
 
 from server.messages.labels import punct, table_name
 from server.messages.social_events import seek_terms
+from server.messages.terminal import BOLD, TermStyle, display_width, finish, pad, paint, wrap_text
 from server.messages.translations import translation
 from server.presenters.text.words import typed_word, verb
-from server.terminal import BOLD, TermStyle, display_width, finish, pad, paint, wrap_text
 
 COMMANDS = frozenset({"tell", "reply", "message", "finger", "bio", "hide", "friend", "unfriend", "friends",
                       "seek", "challenge", "seeks", "accept_seek", "decline_seek", "cancel_seek"})

@@ -10,6 +10,16 @@ from server.messages.labels import (
     card_label,
     suit_name,
 )
+from server.messages.terminal import (
+    DIM,
+    RED,
+    REVERSE,
+    YELLOW,
+    TermStyle,
+    paint,
+    wrap_items,
+    wrap_text,
+)
 from server.messages.translations import translation
 from server.presenters.text.draw import (
     SUITS,
@@ -23,16 +33,6 @@ from server.presenters.text.draw import (
     seconds_text,
     sep,
     window_line,
-)
-from server.terminal import (
-    DIM,
-    RED,
-    REVERSE,
-    YELLOW,
-    TermStyle,
-    paint,
-    wrap_items,
-    wrap_text,
 )
 
 

@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.labels import cards_label
+from server.messages.terminal import BOLD, TermStyle, finish, paint, wrap_items, wrap_text
 from server.messages.translations import translation
-from server.terminal import BOLD, TermStyle, finish, paint, wrap_items, wrap_text
 
 
 def render_tricks(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:

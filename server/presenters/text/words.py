@@ -78,7 +78,7 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "motd": ("motd",),
         "ignore": ("ignore",),
         "unignore": ("unignore",),
-        # the staff's (server/commands/admin.py; who may: server/commands/moderation.py)
+        # the staff's (server/commands/moderation.py; who may: server/commands/roles.py)
         "kick": ("kick",),
         "mute": ("mute",),
         "unmute": ("unmute",),

@@ -236,7 +236,7 @@ class SQLHistory:
 
     async def each_record(self, batch: int = 200) -> AsyncIterator[tuple[RoundRecord, list[bool]]]:
         """Every record with its log, in the order recorded, and which seats were registered accounts
-        then (what :func:`server.ratings.recompute` replays)."""
+        then (what :func:`server.storage.ratings.recompute` replays)."""
         after: Any = None
         while True:
             def q(t: Tx, after: Any = after) -> list[tuple[Any, RoundRecord, list[bool]]]:

@@ -37,8 +37,8 @@ from server.storage.api import (
     Refusal,
     Standing,
 )
-from server.storage.community import in_network
-from server.storage.community import network as _network
+from server.storage.moderation import in_network
+from server.storage.moderation import network as _network
 from server.storage.sql.accounts import available, find, lock, move, parse_public_key, require
 from server.storage.sql.tx import Row, Runner, Tx
 

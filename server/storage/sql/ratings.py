@@ -2,15 +2,15 @@
 
 A rated round updates its entrants' ratings inside the transaction that records it
 (:func:`rate_in_tx`, called by ``SQLHistory.record_round``): the ratings change in
-the order the history grows, so ``server.ratings.recompute`` finds them again.
+the order the history grows, so ``server.storage.ratings.recompute`` finds them again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from server import ratings as _model
 from server.storage import names as _names
+from server.storage import ratings as _model
 from server.storage.api import RatedRound, Rating, RatingChange, RoundRecord
 from server.storage.sql.tx import Row, Runner, Tx
 

@@ -9,7 +9,7 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
-from server import metrics
+from server.operations import metrics
 from server.storage import names as _names
 from server.storage import passwords as _pw
 from server.storage.api import (

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from server import metrics
+from server.operations import metrics
 from server.storage.api import StorageError, Unreachable
 from server.storage.sql.tx import Tx
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from server.app import Running
+from server.start.app import Running
 from tests.server.conftest import start_server
 from tests.server.pgserver import PgServer
 from tests.server.redisserver import RedisServer, find_redis

@@ -202,7 +202,7 @@ async def check_results(pg_url: str, tables: list[TableRun], results: dict[str, 
 async def test_a_node_stopping_cleanly_hands_its_tables_over(nodes):
     """SIGTERM's clean stop: the durable table stops where it is, its lease is released, another
     node takes it over at its next keep-alive; its people play it to the end from there."""
-    from server.clients.client import Client
+    from clients.client import Client
     from tests.server.cluster.test_cluster_lobby import until
     from tests.server.cluster.test_cluster_play import listed_everywhere
     from tests.server.conftest import connect, play_simply

@@ -61,7 +61,7 @@ async def test_logging_in_on_another_node_ends_the_older_session(nodes):
     try:
         await first.request("register", password="correct horse 12")
         await settle([a, b])
-        from server.clients.client import Client
+        from clients.client import Client
 
         second = await Client.connect_tcp("127.0.0.1", b.telnet_port, timeout=10)
         notice = asyncio.ensure_future(first.next_event("notice", timeout=10))
@@ -79,7 +79,7 @@ async def test_a_guest_name_in_use_on_another_node_is_refused(nodes):
     zoe = await connect(a, "zoe")
     try:
         await settle([a, b])
-        from server.clients.client import Client
+        from clients.client import Client
 
         third = await Client.connect_tcp("127.0.0.1", b.telnet_port, timeout=10)
         reply = await third.request_raw("login", name="zoe")

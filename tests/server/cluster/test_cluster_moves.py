@@ -13,7 +13,7 @@ import asyncio
 import pytest
 
 from server.cluster.lobby import ClusterLobby
-from server.room import Room
+from server.rooms.room import Room
 from tests.server.cluster.test_cluster_lobby import until
 from tests.server.cluster.test_cluster_play import listed_everywhere
 from tests.server.conftest import connect, play_simply

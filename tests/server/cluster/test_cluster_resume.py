@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from server.clients.client import Client
-from server.clients.errors import ClientError
+from clients.client import Client
+from clients.errors import ClientError
 from tests.server.cluster.conftest import settle
 from tests.server.conftest import connect
 

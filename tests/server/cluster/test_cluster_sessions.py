@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from server.clients.client import Client
+from clients.client import Client
 from server.cluster import wire
 from server.cluster.lobby import ClusterLobby
 from tests.server.cluster.conftest import settle

@@ -162,7 +162,7 @@ def test_a_lease_is_surely_held_only_within_its_margin_by_the_node_s_own_clock()
 
 
 def test_load_spreads_seats_over_the_nodes_ports():
-    from server.clients.loadworker import WorkerSpec
+    from clients.loadworker import WorkerSpec
 
     one = WorkerSpec(index=0, port=2323, tables=[0, 1], seats=3)
     assert {one.port_for(t, s) for t in range(3) for s in range(3)} == {2323}

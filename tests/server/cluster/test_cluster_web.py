@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from server.clients.serverproc import free_port
+from clients.serverproc import free_port
 from tests.server.cluster.test_cluster_play import listed_everywhere
 from tests.server.conftest import assert_no_hand, play_simply
 from tests.server.webkit import connect_ws

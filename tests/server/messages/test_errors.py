@@ -10,11 +10,11 @@ import pytest
 from engine.cards import parse_cards
 from engine.errors import Refusal
 from engine.president import Cut, Play, PresidentMatch
-from server import catalogs
 from server.messages import (
     LANGS,
     error_message,
 )
+from server.start import catalogs
 
 NAMES = ["Zoé", "Bob", "Carmen", "Dmitri"]
 
@@ -95,7 +95,7 @@ def engine_reasons() -> set[tuple[str, str]]:
     from pathlib import Path
 
     found = set()
-    root = Path(catalogs.__file__).resolve().parent.parent / "engine"
+    root = Path(catalogs.__file__).resolve().parents[2] / "engine"
     for path in root.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ENGINE_CODES:
@@ -159,7 +159,7 @@ def test_bad_arguments_are_named_in_the_language():
     assert error_message("fr", "bad_argument", arg="turn_seconds") == "Temps par décision\u00a0: de 1 à 600 secondes."
     assert "«mesa»" in error_message("es", "bad_argument", arg="room")
     # every argument name the server reports gets a sentence or a translated name
-    root = pathlib.Path(catalogs.__file__).resolve().parent
+    root = pathlib.Path(catalogs.__file__).resolve().parents[1]
     args = set()
     for path in root.rglob("*.py"):
         args |= set(re.findall(r'arg="([a-z_]+)"', path.read_text(encoding="utf-8")))

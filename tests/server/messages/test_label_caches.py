@@ -15,8 +15,8 @@ import pytest
 
 from server.messages import labels, translations
 from server.messages.labels import RANK_CODES, SUIT_CODES, card_label, cards_label, cards_param, rank_labels
+from server.messages.terminal import ASCII, PLAIN, TermStyle
 from server.messages.translations import LANGS, normalize_lang, translation
-from server.terminal import ASCII, PLAIN, TermStyle
 
 STYLES = (PLAIN, ASCII, TermStyle(width=40, unicode=True, color=True), TermStyle(width=120, unicode=False, color=True))
 NAMES = (*LANGS, "FR", "es-ES", "français", "klingon", "")

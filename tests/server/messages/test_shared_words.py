@@ -24,11 +24,11 @@ from typing import Any
 import pytest
 
 from server.messages import kit
+from server.messages.terminal import ASCII, PLAIN, TermStyle
 from server.messages.translations import LANGS
 from server.presenters.json import JsonPresenter
 from server.presenters.text import TextPresenter
 from server.protocol import Shared
-from server.terminal import ASCII, PLAIN, TermStyle
 from tests.server.messages.shared_games import Pushed, games
 
 STYLES = (PLAIN, TermStyle(width=44, unicode=False, color=True))

@@ -7,8 +7,8 @@ import pytest
 from server.messages import event_text
 from server.messages.labels import punct
 from server.messages.social_events import seek_terms
+from server.messages.terminal import TermStyle
 from server.presenters.text.news import render_event
-from server.terminal import TermStyle
 
 NAMES = ["Zoé", "Bob", "Carmen", "Dmitri"]
 STYLE = TermStyle(width=80, unicode=True, color=False)

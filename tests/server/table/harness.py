@@ -1,8 +1,8 @@
 """A harness for the sans-I/O table core: a fake clock, an in-memory ledger and seat registry, a driver.
 
 :class:`Harness` owns one :class:`server.table.Table` (or several sharing one
-:class:`server.claims.SeatClaims` and one :class:`Ledger`) and plays the part of
-``server.room.Room``: it feeds inputs with the fake time, performs every effect
+:class:`server.rooms.claims.SeatClaims` and one :class:`Ledger`) and plays the part of
+``server.rooms.room.Room``: it feeds inputs with the fake time, performs every effect
 the table asks for the way ``Room._perform`` does (balances, escrows per round,
 a settlement exactly once, transfers, voids, bot accounts funded by a house,
 records), hands the results back with ``resume`` until no effect is left, and
@@ -32,10 +32,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.seeds import seed_from_int
-from server.claims import SeatClaims
 from server.config import Config, load_config
 from server.games import ADAPTERS, parse_options
 from server.protocol import encode
+from server.rooms.claims import SeatClaims
 from server.storage.api import (
     HOUSE,
     BadAmount,

@@ -65,8 +65,8 @@ def test_the_tricks_a_spectator_asks_for_name_no_one_who_hides() -> None:
 
 
 def test_a_hidden_seat_in_the_tricks_reads_as_its_seat() -> None:
+    from server.messages.terminal import TermStyle
     from server.presenters.text.tricks import render_tricks
-    from server.terminal import TermStyle
 
     reply = {"round": 1, "seats": [None, "Bob", "bot1"], "tricks": [],
              "trick": [{"seat": 0, "cards": ["3c"]}, {"seat": 1, "pass": True}]}

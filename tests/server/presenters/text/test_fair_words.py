@@ -7,10 +7,10 @@ import pytest
 import server.presenters.text  # noqa: F401  (registers the fair words' handlers)
 from server.messages.errors import error_message
 from server.messages.fair_events import step_text
+from server.messages.terminal import PLAIN
 from server.presenters.text.context import Command, CommandContext
 from server.presenters.text.parse import parse_line
 from server.presenters.text.replies import render_reply
-from server.terminal import PLAIN
 
 CODES = ("format", "commitment_seen", "commitment", "decks", "hashes", "contributions", "bots", "entropy",
          "own_contribution", "deal_seed", "mix", "chosen", "order", "dealer", "hands", "hands_seen", "openings",

@@ -3,10 +3,10 @@ cards, and such a play is said first and made when typed again."""
 
 from __future__ import annotations
 
+from server.messages.terminal import TermStyle
 from server.presenters import Local, Request
 from server.presenters.text import TextPresenter
 from server.presenters.text.alerts import state_update
-from server.terminal import TermStyle
 from tests.server.presenters.text.test_presenter import Viewer, _state
 
 HAND = ["3d", "3h", "3s", "2c"]

@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from server.messages import error_message, event_text
+from server.messages.terminal import TermStyle
 from server.presenters import Local
 from server.presenters.text import TextPresenter
 from server.presenters.text.context import CommandContext
 from server.presenters.text.help import help_text
+from server.presenters.text.moderation import staff_help
 from server.presenters.text.replies import render_reply
-from server.presenters.text.staff import staff_help
-from server.terminal import TermStyle
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 STYLE = TermStyle(80, True, False)

@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from server.messages.events import event_text
+from server.messages.terminal import TermStyle
 from server.messages.translations import translation
 from server.presenters import Local, Quit, Request
 from server.presenters.text import TextPresenter
-from server.terminal import TermStyle
 
 
 class Viewer:

@@ -8,10 +8,10 @@ import re
 from typing import Any
 
 from server.messages.events import event_text
+from server.messages.terminal import TermStyle
 from server.presenters.text import TextPresenter
 from server.presenters.text.alerts import state_update
 from server.presenters.text.games import render_state
-from server.terminal import TermStyle
 from tests.server.presenters.text.test_presenter import Viewer, _state
 
 STYLE = TermStyle(80, True, False)

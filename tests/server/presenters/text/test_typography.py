@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from server.messages.terminal import TermStyle
 from server.presenters.text.fair import render_fair
 from server.presenters.text.news import fit_text
-from server.terminal import TermStyle
 
 STYLE = TermStyle(80, True, False)
 

@@ -1,0 +1,1 @@
+"""Running the server: metrics, limits at the edge, log hygiene, the garbage collector."""

@@ -1,0 +1,1 @@
+"""One connection's session: the front door, the session, the command dispatcher."""
