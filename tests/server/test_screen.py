@@ -192,7 +192,7 @@ async def test_a_tdc_line_shows_the_chip_change_and_no_points(server: Running) -
 @pytest.mark.e2e
 async def test_a_speculation_deal_line_shows_its_change_not_the_chips_held(tmp_path: Path) -> None:
     """S10: a deal's line is what it won or lost; the match's line what the match did (S11)."""
-    server = await start_server(tmp_path, flip_seconds=0.05)
+    server = await start_server(tmp_path, flip_seconds=0.05, offer_seconds=0.05)  # the bots' offers declined for her
     alice = await connect(server, "alice")
     try:
         start = (await alice.request("whoami"))["chips"]
