@@ -375,7 +375,7 @@ def test_every_room_closed_reason_is_documented() -> None:
     sources.append((ROOT / "server" / "rooms" / "room.py").read_text())  # the room closes its table: Shutdown("waited")
     reasons: set[str] = set()
     for text in sources:
-        reasons |= set(re.findall(r'_clos(?:e|ing)\("(\w+)"\)', text))
+        reasons |= set(re.findall(r'(?:_clos(?:e|ing)|(?:cycle|self)\.close)\("(\w+)"\)', text))
         reasons |= set(re.findall(r'"event": "room_closed"[^}]*"reason": "(\w+)"', text))
         reasons |= set(re.findall(r'Shutdown\("(\w+)"\)', text))
         reasons |= set(re.findall(r'class Shutdown:[^@]*?reason: str = "(\w+)"', text))  # its default
