@@ -10,26 +10,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import MutableMapping, Sequence
-from typing import Protocol
+from collections.abc import Sequence
 
+from server.lobby.api import Lobby
 from server.people.players import Player
-from server.rooms.room import Host, Room
+from server.rooms.room import Room
 from server.storage.api import StoredTable, TableClosed
 from server.table.durable import Unreplayable
-
-
-class Lobby(Host, Protocol):
-    """What rebuilding needs of the lobby: a room's host, whose rooms and players it fills."""
-
-    @property
-    def rooms(self) -> MutableMapping[str, Room]: ...
-    @property
-    def players(self) -> MutableMapping[str, Player]: ...
-
-    def adopt(self, room: Room) -> None:
-        """Count ``room``, rebuilt after a restart, among the lobby's open rooms."""
-        ...
 
 log = logging.getLogger(__name__)
 
