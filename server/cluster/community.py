@@ -95,7 +95,7 @@ class Community:
             if found is not None:
                 found[1].push_event(ev)
 
-    def _reached(self, key: str, ev: dict[str, Any], reply_to: Any) -> None:
+    def _reached(self, key: str, ev: dict[str, Any], reply_to: object) -> None:
         found = self._local_session(key)
         if found is None:
             return  # gone meanwhile (as a tell to someone who just left)

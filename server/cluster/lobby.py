@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import psycopg
@@ -38,6 +38,7 @@ from server.cluster.lease import LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.relay import Relay
 from server.cluster.takeover import FencedStore, Takeover
+from server.lobby.api import Connection
 from server.lobby.directory import Summary, WhoEntry
 from server.lobby.lobby import Lobby
 from server.lobby.logins import GuestHold, clean_name
@@ -70,7 +71,7 @@ def room_number(rid: str) -> int:
 class ClusterLobby(Lobby):
     """A node's lobby: the one process's lobby, and its parts in the cluster."""
 
-    def __init__(self, config: Config, store: Store, sessions: set[Any]) -> None:
+    def __init__(self, config: Config, store: Store, sessions: Collection[Connection]) -> None:
         super().__init__(config, store, sessions)
         self.node = config.node
         self.bus = Bus(config.redis_url, self.node, self._on_message, self._on_health,

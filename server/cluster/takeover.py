@@ -36,7 +36,8 @@ from server.lobby import restored
 from server.lobby.api import Lobby
 from server.people.players import Player
 from server.rooms.room import Room
-from server.storage.api import Fence, StaleOwner, StorageError
+from server.storage import api
+from server.storage.api import Fence, StaleOwner, StorageError, Store
 
 if TYPE_CHECKING:
     from redis.asyncio.client import Pipeline
@@ -53,7 +54,7 @@ class Fenced(StorageError):
     """A write for a table this node no longer owns (its lease was lost): refused before PostgreSQL."""
 
 
-def tables_of(ops: Sequence[Any]) -> set[str]:
+def tables_of(ops: Sequence[object]) -> set[str]:
     """The tables a ``store.apply`` writes for (their log, their rounds: a round id begins with its
     table's, ``r12-ab12cd34-3``)."""
     out = set()
@@ -68,23 +69,55 @@ def tables_of(ops: Sequence[Any]) -> set[str]:
 
 
 class FencedStore:
-    """The store as a node's rooms see it: ``apply`` refuses the writes of tables given up here."""
+    """The store as a node's rooms see it (a :class:`~server.storage.api.Store`): ``apply`` refuses
+    the writes of tables given up here; the rest is the store's."""
 
-    def __init__(self, store: Any, fenced: set[str]) -> None:
+    def __init__(self, store: Store, fenced: set[str]) -> None:
         self._store = store
         self._fenced = fenced
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:  # what a backend has beyond the protocol (``progress``)
         return getattr(self._store, name)
 
-    async def apply(self, ops: Sequence[Any]) -> Any:
+    @property
+    def accounts(self) -> api.Accounts:
+        return self._store.accounts
+
+    @property
+    def ledger(self) -> api.Ledger:
+        return self._store.ledger
+
+    @property
+    def history(self) -> api.History:
+        return self._store.history
+
+    @property
+    def tables(self) -> api.Tables:
+        return self._store.tables
+
+    @property
+    def social(self) -> api.Social:
+        return self._store.social
+
+    @property
+    def ratings(self) -> api.Ratings:
+        return self._store.ratings
+
+    @property
+    def moderation(self) -> api.Moderation:
+        return self._store.moderation
+
+    async def close(self) -> None:
+        await self._store.close()
+
+    async def apply(self, ops: Sequence[api.Op]) -> list[api.OpResult]:
         taking = {op.table_id for op in ops if isinstance(op, Fence) and op.take}  # a node taking it (back)
         stale = (tables_of(ops) - taking) & self._fenced
         if stale:
             raise Fenced(f"table(s) {' '.join(sorted(stale))} no longer owned by this node")
         return await self._store.apply(ops)
 
-    def log_ahead(self, op: Any) -> int | None:
+    def log_ahead(self, op: api.TableLog) -> int | None:
         """Nothing ahead on a node: its table may go to another node, which reads the database alone."""
         return None
 

@@ -8,10 +8,11 @@ of it it declares itself (:class:`server.rooms.room.Host`, below the lobby in th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from server.people.players import Player
+from server.people.players import Client, Player
 from server.rooms.room import Host, Room
 
 if TYPE_CHECKING:
@@ -19,6 +20,15 @@ if TYPE_CHECKING:
     from server.lobby.seeks import Seek, Seeks
     from server.operations.limits import Opener
     from server.storage.api import Store
+
+
+class Connection(Client, Protocol):
+    """An open connection, logged in or not, as the lobby's shutdown and the staff's door see it."""
+
+    @property
+    def done(self) -> asyncio.Event:
+        """Set once the connection is closed and the lobby told."""
+        ...
 
 
 class Lobby(Host, Protocol):

@@ -20,11 +20,12 @@ import contextlib
 import datetime as _dt
 import logging
 import time
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Collection, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from server.lobby import restored, seektable
 from server.lobby.alarm import Alarm
+from server.lobby.api import Connection
 from server.lobby.directory import Directory, Summary, WhoEntry, masked
 from server.lobby.logins import GuestHold, Logins, clean_name
 from server.lobby.moderation import Conduct, Moderation, NoModeration
@@ -58,7 +59,7 @@ class Lobby:
     claims, the room slots, logging in, the room-list news, the seeks and their timer, and the
     moderation hook (:class:`Conduct`)."""
 
-    def __init__(self, config: Config, store: Store, sessions: set[Any]) -> None:
+    def __init__(self, config: Config, store: Store, sessions: Collection[Connection]) -> None:
         self.config = config
         self.store = store
         self.sessions = sessions  # every open connection (logged in or not), for shutdown
