@@ -4,9 +4,9 @@
     python bench/bench_load.py --sizes 1000 --think 1.0                 # bots decide in 0.5-1.5 s
     python bench/bench_load.py --sizes 1000 --profile /tmp/donne.prof   # cProfile the server
     python bench/bench_load.py --sizes 1000 --procs 2                   # bots in 2 worker processes
-    python bench/bench_load.py --sizes 1000,2500,5000 --think 1.0 --duration 20 --baseline   # issue 14
+    python bench/bench_load.py --sizes 1000,2500,5000 --think 1.0 --duration 20 --baseline
     python bench/bench_load.py --sizes 5000 --think 1.0 --server-key 'gc_freeze_seconds = 0'  # CPython's GC
-    python bench/bench_load.py --sizes 5000 --idle 5000 --think 1.0 --duration 20   # issue 14: 10,000 connections
+    python bench/bench_load.py --sizes 5000 --idle 5000 --think 1.0 --duration 20   # 10,000 connections
 
 Each size is a fresh server (``donne serve`` in a subprocess) with ``clients/4``
 tables of 4 wire bots (greedy) spread over ``--procs`` worker processes, playing

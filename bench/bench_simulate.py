@@ -5,7 +5,7 @@
 Pins itself to one core (``os.sched_setaffinity``, where the OS has it) and
 runs, through :func:`server.start.simulate.simulate`:
 
-* ``classic``: Président classic, 4 greedy bots (target, issue 14: 3,000 rounds per CPU-second
+* ``classic``: Président classic, 4 greedy bots (target: 3,000 rounds per CPU-second
   with the invariants checked every 10 actions);
 * ``tdc``: Président tdc, 3 greedy bots, stake 10;
 * ``speculation``: Speculation, 5 seats (3 greedy, 2 random), when its bots exist;

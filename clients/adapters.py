@@ -89,7 +89,7 @@ class PresidentAdapter:
         played_mask = 0
         for c in map(_card, s.get("played") or ()):
             played_mask |= 1 << c
-        # the seats' facts in one pass (a view is built for every decision: issue 14)
+        # the seats' facts in one pass (a view is built for every decision)
         passive_mask = passed_mask = 0
         counts: list[int] = []
         present: list[bool] = []

@@ -358,7 +358,7 @@ class Client:
     def light_events(self, *parsed: str) -> None:
         """Queue pushed events by their name alone, unparsed: ``{"type": "event", "event": NAME}``, except
         the events named in ``parsed`` (a wire bot whose strategy observes no event only counts them by
-        name; parsing them was a good part of a load client's work: issue 14).
+        name; parsing them was a good part of a load client's work).
 
         Only a line that starts exactly as the server writes an event (``{"type":"event","event":"NAME"``)
         is taken by its name; any other line, and any line while a :meth:`next_state` /
@@ -516,7 +516,7 @@ class Client:
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Message] = loop.create_future()
         self._pending[rid] = fut
-        # one timer, no ``wait_for`` (its task and callbacks were much of a load client's CPU: issue 14)
+        # one timer, no ``wait_for`` (its task and callbacks were much of a load client's CPU)
         timer = loop.call_later(self.timeout if timeout is None else timeout, _time_out, fut,
                                 f"no reply to {cmd!r} in time")
         try:

@@ -29,7 +29,7 @@ scheduled against actual time, p99 and max). A worker whose lag p99 passes
 ``suspect_latency`` (the top-level ``p50_ms`` … ``max_ms`` are ``null``):
 they measured the load generator, not the server.
 
-``--idle N`` adds N connections that never play (issue 14: "10,000 connections
+``--idle N`` adds N connections that never play ("10,000 connections
 of which 5,000 play"): over the same ``--transport``, spread over the same
 workers, each logs in as a person does (a guest name; the bots' telnet
 opening and ``json``) and stays in the lobby for the whole run, so the server

@@ -71,7 +71,7 @@ class TcpProtocol(asyncio.Protocol):
     ``data_received`` removes the telnet commands and gives the data to
     its client's ``_feed`` at once: a chunk of lines is cut and dispatched in the
     loop's own read callback, where a :class:`TcpTransport` woke a reader
-    task for every chunk (issue 14: the load generator's CPU per action).
+    task for every chunk (the load generator's CPU per action).
     """
 
     def __init__(self, mccp: bool = False) -> None:

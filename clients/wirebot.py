@@ -21,7 +21,7 @@ weakest single, or nothing).
 Several bots run in one process (``--count N``): with ``--create`` the first
 bot creates the room and the others join it. A bot is driven by callbacks
 (see "playing" below), not by a task woken for every push: thousands of them
-share one worker of ``donne load`` (issue 14).
+share one worker of ``donne load``.
 """
 
 from __future__ import annotations
@@ -200,7 +200,7 @@ class WireBot:
 
     # -- playing ------------------------------------------------------------------
     #
-    # The bot is driven by callbacks, not by a task woken for every push (issue 14: the
+    # The bot is driven by callbacks, not by a task woken for every push (the
     # load generator's CPU per action). The steps are those of a loop
     #
     #     until the stop time: wait for pushes; take every push queued (a batch); count its

@@ -11,7 +11,7 @@ change a game or what anyone sees of it. After every applied action of seeded ma
 * every seat's ``legal_actions(seat)`` and the table's ``pending()``;
 
 and, at the end, the driver's figures (actions, checks, forced decisions...). The digests were
-recorded on the engine as it was before the speed work of issue 14; an intended change of the
+recorded on the engine as it was before its speed work; an intended change of the
 rules or of a bot's strategy updates them (say so in the commit).
 """
 

@@ -24,7 +24,7 @@ def _without_uvloop(monkeypatch: Any) -> None:
 
 
 def test_the_default_is_uvloop_when_installed() -> None:
-    # issue 14: the standard loop saturates at 5,000 players where uvloop does not (bench/README.md)
+    # the standard loop saturates at 5,000 players where uvloop does not (bench/README.md)
     assert load_config().event_loop == "auto"
 
 

@@ -23,6 +23,7 @@ LAYERS = (
     ("rooms",),
     ("community",),
     ("table",),
+    ("tournaments",),
     ("games",),
     ("people",),
     ("storage",),

@@ -183,7 +183,7 @@ def test_donne_load_spreads_40_clients_over_2_workers_and_prints_every_figure() 
     # every seat sees each move (the server's forced passes too, P9): at least one move per action
     assert result["card_moves"] >= result["actions"] * 0.9 > 0 and result["server_cpu_ms_per_card_move"] > 0
     assert result["thresholds"] == {"lag_p99_ms": 20.0, "worker_cpu_share": 0.85}
-    # the load generator's own cost (issue 14: it must not be what is measured)
+    # the load generator's own cost (it must not be what is measured)
     per_action = 1000 * result["client_cpu_s"] / result["actions"]  # client_cpu_s is rounded to 0.01
     assert result["client_cpu_ms_per_action"] == pytest.approx(per_action, abs=5 / result["actions"] + 1e-3)
     assert result["client_cpu_ms_per_action"] > 0

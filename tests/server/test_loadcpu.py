@@ -1,4 +1,4 @@
-"""The cheaper load generator (issue 14): same bot, fewer tasks, events counted by name.
+"""The cheaper load generator: same bot, fewer tasks, events counted by name.
 
 A wire bot is driven by callbacks (a push schedules the next batch, the think
 is one timer, the reply a future's callback); these check that it still ends
