@@ -65,6 +65,8 @@ class Relay:
         self.lobby = lobby
         self.node = node
         self.bus = bus
+        self.players = lobby.players  # (the lobby's own, read for every message: no look-up through it)
+        self.rooms = lobby.rooms
         self.outbox = Outbox()
         self._outbox_handle: asyncio.Handle | None = None
         self.pending: dict[str, asyncio.Future[Any]] = {}
@@ -84,14 +86,6 @@ class Relay:
 
     async def until_running(self) -> None:
         await self.lobby.until_running()
-
-    @property
-    def players(self) -> MutableMapping[str, Player]:
-        return self.lobby.players
-
-    @property
-    def rooms(self) -> Mapping[str, Room]:
-        return self.lobby.rooms
 
     def handle(self, msg: wire.Message, sender: str) -> None:
         """A message of the relay's :data:`KINDS` from node ``sender``."""

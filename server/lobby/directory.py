@@ -51,6 +51,8 @@ class Directory:
 
     def online(self) -> list[Player]:
         here = self._here
+        if here is connected:  # one process: no call per player
+            return [p for p in self.players.values() if p.connected]
         return [p for p in self.players.values() if here(p)]
 
     def who(self, viewer: Player | None = None) -> list[WhoEntry]:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from server.lobby import restored, seektable
 from server.lobby.alarm import Alarm
 from server.lobby.api import Connection
-from server.lobby.directory import Directory, Summary, WhoEntry, masked
+from server.lobby.directory import Directory, Summary, WhoEntry, connected, masked
 from server.lobby.logins import GuestHold, Logins, clean_name
 from server.lobby.moderation import Conduct, Moderation, NoModeration
 from server.lobby.news import News
@@ -171,10 +171,8 @@ class Lobby:
 
     # -- who and where -------------------------------------------------------------
 
-    @staticmethod
-    def _here(player: Player) -> bool:
-        """Whether ``player`` counts as online here (a cluster node: connected to this node)."""
-        return player.connected
+    _here = staticmethod(connected)
+    """Whether a player counts as online here (a cluster node: connected to this node)."""
 
     def online(self) -> list[Player]:
         return self.directory.online()
