@@ -17,6 +17,7 @@ class FakeBus:
         self.sent: list[tuple[str, dict[str, Any]]] = []
         self.broadcasts: list[dict[str, Any]] = []
         self.healthy = True
+        self.outages = 0
         self.redis: Any = None
 
     def send(self, node: str, msg: dict[str, Any]) -> None:
