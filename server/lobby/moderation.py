@@ -121,7 +121,7 @@ class NoModeration:
         return False
 
 
-class Place(Protocol):
+class Staffed(Protocol):
     """What :class:`Conduct` needs of the lobby (:class:`server.lobby.lobby.Lobby`)."""
 
     @property
@@ -141,7 +141,7 @@ class Conduct:
     """The operators' mutes and everyone's ignore lists, in memory (a :class:`Moderation`), and the
     lobby's staff side: the door, the message of the day, chat checks, disconnecting, announcing."""
 
-    def __init__(self, lobby: Place, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, lobby: Staffed, clock: Callable[[], float] = time.time) -> None:
         self.lobby = lobby
         self.clock = clock  # the wall clock mutes end by (seconds since the epoch)
         self._mutes: dict[str, float] = {}  # name key -> until
