@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from gettext import NullTranslations
 
+from server.messages.labels import RANK_CODES, SUIT_CODES, card_words, rank_label
 from server.messages.translations import LANGS, normalize_lang, translation
 
 Label = str | list[str]
@@ -20,8 +21,17 @@ Label = str | list[str]
 def page_labels(lang: str | None) -> dict[str, Label]:
     """Every label of the play page in ``lang`` (English when donne does not speak it)."""
     t = translation(normalize_lang(lang) or "en")
-    labels: dict[str, Label] = {**_words(t), **_sentences(t), **_counted(t)}
+    labels: dict[str, Label] = {**_words(t), **_sentences(t), **_counted(t), **card_labels(lang)}
     return labels
+
+
+def card_labels(lang: str | None) -> dict[str, str]:
+    """How cards are drawn and said (``static/cards.js``): ``rank_Q`` the letter printed on a rank
+    (fr ``D``), ``card_Qh`` a card in words for screen readers (fr ``dame de cœur``)."""
+    code = normalize_lang(lang) or "en"
+    out = {f"rank_{r}": rank_label(code, r) for r in RANK_CODES}
+    out.update({f"card_{r}{s}": card_words(r + s, code) for r in RANK_CODES for s in SUIT_CODES})
+    return out
 
 
 def _words(t: NullTranslations) -> dict[str, Label]:
@@ -83,6 +93,8 @@ def _words(t: NullTranslations) -> dict[str, Label]:
         "price": t.pgettext("web", "price"),
         "to": t.pgettext("web", "to"),
         "offer_cards": t.pgettext("web", "cards"),
+        # TRANSLATORS: before the offer's fields at Speculation: to whom, how many cards, at what price (S9).
+        "offer_what": t.pgettext("web", "Buy face-down cards"),
         "guest": t.pgettext("web", "guest"),
         "playing": t.pgettext("web", "playing"),
         "seat": t.pgettext("web", "seat"),
@@ -106,6 +118,11 @@ def _words(t: NullTranslations) -> dict[str, Label]:
         "cut_window": t.pgettext("web", "cut window"),
         "trade_window": t.pgettext("web", "time to trade"),
         "extend": t.pgettext("web", "More time"),
+        "rounds_count": t.pgettext("web", "Rounds in the match"),
+        "deals_count": t.pgettext("web", "Deals in the match"),
+        # TRANSLATORS: the placeholder of the create form's rounds field, left empty for the game's usual number.
+        "rounds_usual": t.pgettext("web", "usual"),
+        "standings": t.pgettext("web", "Final standings"),
     }
 
 
@@ -141,6 +158,7 @@ def _counted(t: NullTranslations) -> dict[str, Label]:
             t.npgettext("web", "{n} card", "{n} cards", 2),
         ],
         "points": [t.npgettext("web", "{n} pt", "{n} pts", 1), t.npgettext("web", "{n} pt", "{n} pts", 2)],
+        "chips_n": [t.npgettext("web", "{n} chip", "{n} chips", 1), t.npgettext("web", "{n} chip", "{n} chips", 2)],
         "give_now": [
             t.npgettext("web", "Choose {n} card to give.", "Choose {n} cards to give.", 1),
             t.npgettext("web", "Choose {n} card to give.", "Choose {n} cards to give.", 2),
@@ -148,4 +166,4 @@ def _counted(t: NullTranslations) -> dict[str, Label]:
     }
 
 
-__all__ = ["LANGS", "Label", "page_labels"]
+__all__ = ["LANGS", "Label", "card_labels", "page_labels"]

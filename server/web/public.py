@@ -27,120 +27,57 @@ from server.commands.accounts import GAMES
 from server.commands.fair import fingerprint, verify_reply
 from server.community.replays import public_replay
 from server.games import ADAPTERS
+from server.messages.events import event_text
 from server.messages.fair_events import step_text
+from server.messages.translations import normalize_lang
 from server.operations.limits import TokenBucket
 from server.storage.api import is_match
+from server.web.labels import card_labels
+from server.web.public_labels import LANG_COOKIE, LANG_NAMES, lang_of, public_labels
 from server.web.security import client_address, cookie_options
-
-LABELS: dict[str, dict[str, str]] = {
-    "en": {"server_check": "Server", "browser_check": "Your browser", "browser_ok": "Your browser checked it too: the deal checks out.",
-           "browser_bad": "Your browser finds that the deal does NOT check out.",
-           "browser_cannot": "Your browser does not check this record itself (Président records only, over TLS or on this machine).",
-           "checking": "Your browser is checking…", "who": "Who is online", "tables": "Open tables", "leaderboard": "Leaderboards", "play": "Play",
-           "terminal": "Terminal", "name": "Name", "table": "Table", "seat": "Seat", "guest": "guest",
-           "nobody": "Nobody.", "none": "None.", "game": "Game", "players": "Players", "status": "Status",
-           "watch": "watch", "rank": "Rank", "score": "Score", "rating": "Rating", "games": "Games",
-           "player": "Player", "registered": "Registered", "last_seen": "Last seen", "online": "Online",
-           "yes": "yes", "no": "no", "rounds": "Rounds", "ended": "Ended", "replay": "replay",
-           "verify": "verify", "step": "Step", "previous": "Previous", "next": "Next",
-           "deal_check": "Deal check", "ok": "The deal checks out.", "not_ok": "The deal does NOT check out.",
-           "not_found": "Not found.", "points": "points", "chips": "chips won", "by_rating": "by rating",
-           "bio": "About", "place": "Place", "record": "The published record", "hidden": "hidden"},
-    "fr": {"server_check": "Serveur", "browser_check": "Votre navigateur",
-           "browser_ok": "Votre navigateur l’a vérifiée aussi : la donne est vérifiée.",
-           "browser_bad": "Pour votre navigateur, la donne NE se vérifie PAS.",
-           "browser_cannot": "Votre navigateur ne vérifie pas lui-même cet enregistrement (Président seulement, en TLS ou sur cette machine).",
-           "checking": "Votre navigateur vérifie…", "who": "Qui est là", "tables": "Tables ouvertes", "leaderboard": "Classements", "play": "Jouer",
-           "terminal": "Terminal", "name": "Nom", "table": "Table", "seat": "Place", "guest": "invité",
-           "nobody": "Personne.", "none": "Aucune.", "game": "Jeu", "players": "Joueurs", "status": "État",
-           "watch": "regarder", "rank": "Rang", "score": "Score", "rating": "Cote", "games": "Parties",
-           "player": "Joueur", "registered": "Inscrit le", "last_seen": "Vu le", "online": "En ligne",
-           "yes": "oui", "no": "non", "rounds": "Donnes", "ended": "Fin", "replay": "revoir",
-           "verify": "vérifier", "step": "Étape", "previous": "Précédent", "next": "Suivant",
-           "deal_check": "Vérification de la donne", "ok": "La donne est vérifiée.",
-           "not_ok": "La donne NE se vérifie PAS.", "not_found": "Introuvable.", "points": "points",
-           "chips": "jetons gagnés", "by_rating": "par cote", "bio": "À propos", "place": "Rang final",
-           "record": "L’enregistrement publié", "hidden": "cachée"},
-    "es": {"server_check": "Servidor", "browser_check": "Tu navegador",
-           "browser_ok": "Tu navegador también lo ha comprobado: el reparto se verifica.",
-           "browser_bad": "Según tu navegador, el reparto NO se verifica.",
-           "browser_cannot": "Tu navegador no comprueba este registro por sí mismo (solo Presidente, con TLS o en esta máquina).",
-           "checking": "Tu navegador está comprobando…", "who": "Quién está conectado", "tables": "Mesas abiertas", "leaderboard": "Clasificaciones",
-           "play": "Jugar", "terminal": "Terminal", "name": "Nombre", "table": "Mesa", "seat": "Asiento",
-           "guest": "invitado", "nobody": "Nadie.", "none": "Ninguna.", "game": "Juego",
-           "players": "Jugadores", "status": "Estado", "watch": "mirar", "rank": "Puesto",
-           "score": "Puntuación", "rating": "Valoración", "games": "Partidas", "player": "Jugador",
-           "registered": "Registrado", "last_seen": "Visto", "online": "Conectado", "yes": "sí", "no": "no",
-           "rounds": "Rondas", "ended": "Fin", "replay": "repetir", "verify": "verificar", "step": "Paso",
-           "previous": "Anterior", "next": "Siguiente", "deal_check": "Verificación del reparto",
-           "ok": "El reparto se verifica.", "not_ok": "El reparto NO se verifica.",
-           "not_found": "No encontrado.", "points": "puntos", "chips": "fichas ganadas",
-           "by_rating": "por valoración", "bio": "Acerca de", "place": "Puesto final",
-           "record": "El registro publicado", "hidden": "oculta"},
-}
-
-EVENT_WORDS: dict[str, dict[str, str]] = {
-    "en": {"dealt": "deal", "exchange": "exchange", "played": "plays", "passed": "passes", "trick_closed": "trick closed",
-           "out": "goes out", "round_over": "end of the round", "match_over": "end of the match", "cut": "cuts",
-           "revolution": "revolution", "ante": "ante", "auction": "auction", "bid": "bids", "sold": "sold",
-           "kept": "kept", "turned": "turns", "offered": "offers", "traded": "trade", "declined": "declines",
-           "withdrawn": "withdraws", "lapsed": "lapsed", "pool_won": "wins the pool", "deal_over": "end of the deal",
-           "trump": "trump", "revealed": "shows"},
-    "fr": {"dealt": "donne", "exchange": "échange", "played": "joue", "passed": "passe", "trick_closed": "pli fermé",
-           "out": "sort", "round_over": "fin de la manche", "match_over": "fin de la partie", "cut": "coupe",
-           "revolution": "révolution", "ante": "mise", "auction": "enchères", "bid": "enchérit", "sold": "vendue",
-           "kept": "gardée", "turned": "retourne", "offered": "propose", "traded": "échange conclu",
-           "declined": "refuse", "withdrawn": "retire", "lapsed": "expirée", "pool_won": "gagne la cagnotte",
-           "deal_over": "fin de la donne", "trump": "atout", "revealed": "montre"},
-    "es": {"dealt": "reparto", "exchange": "intercambio", "played": "juega", "passed": "pasa",
-           "trick_closed": "baza cerrada", "out": "sale", "round_over": "fin de la ronda",
-           "match_over": "fin de la partida", "cut": "corta", "revolution": "revolución", "ante": "apuesta",
-           "auction": "subasta", "bid": "puja", "sold": "vendida", "kept": "guardada", "turned": "voltea",
-           "offered": "ofrece", "traded": "trato cerrado", "declined": "rechaza", "withdrawn": "retira",
-           "lapsed": "caducada", "pool_won": "gana el bote", "deal_over": "fin del reparto", "trump": "triunfo",
-           "revealed": "muestra"},
-}
-"""The replay viewer's words for the engine's events (others are shown without a word)."""
-
-GAME_NAMES = {"classic": "Président", "tdc": "Président (tdc)", "speculation": "Spéculation"}
 
 VERIFY_PER_MINUTE = 20.0
 """Deal checks (milliseconds of CPU each) one address may ask of the public pages per minute."""
 
 
-LANG_COOKIE = "donne_lang"
 RUNNING: web.AppKey[Any] = web.AppKey("running")
-
-
-def lang_of(request: web.Request) -> str:
-    """``?lang=``, else the language chosen before (a cookie), else the browser's first language we
-    speak, else English."""
-    for asked in (request.query.get("lang", ""), request.cookies.get(LANG_COOKIE, "")):
-        if asked[:2].lower() in LABELS:
-            return asked[:2].lower()
-    for part in request.headers.get("Accept-Language", "").split(","):
-        code = part.split(";")[0].strip()[:2].lower()
-        if code in LABELS:
-            return code
-    return "en"
 
 
 def esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def page(lang: str, title: str, body: str, *, scripts: tuple[str, ...] = ()) -> web.Response:
-    t = LABELS[lang]
-    nav = " · ".join(f'<a href="{href}">{esc(t[key])}</a>' for key, href in (
-        ("play", "/"), ("who", "/who"), ("tables", "/tables"), ("leaderboard", "/leaderboard"),
+def page(request: web.Request, lang: str, title: str, body: str, *,
+         scripts: tuple[str, ...] = ()) -> web.Response:
+    """A public page: the navigation, the language chooser (each language by its own name, the
+    page again with ``?lang=``), the title and ``body`` (HTML already escaped)."""
+    t = public_labels(lang)
+    chosen = bool(request.query.get("lang") or request.cookies.get(LANG_COOKIE))
+    play = f"/?lang={lang}" if chosen else "/"
+    nav = " ".join(f'<a href="{esc(href)}">{esc(t[key])}</a>' for key, href in (
+        ("play", play), ("who", "/who"), ("tables", "/tables"), ("leaderboard", "/leaderboard"),
         ("terminal", "/term")))
+    langs = " ".join(
+        f'<a href="{esc(request.path)}?lang={code}" hreflang="{code}" lang="{code}"'
+        + (' aria-current="true"' if code == lang else "") + f">{esc(name)}</a>"
+        for code, name in LANG_NAMES.items())
     tags = "".join(f'<script src="/static/{name}" defer></script>' for name in scripts)
     text = (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{esc(title)} · donne</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/static/public.css">{tags}</head>'
-            f'<body><header><nav aria-label="donne">{nav}</nav></header><main><h1>{esc(title)}</h1>{body}</main>'
-            "</body></html>")
+            f'<title>{esc(title)} · donne</title><link rel="icon" href="data:,">'
+            f'<link rel="stylesheet" href="/static/public.css">{tags}</head>'
+            f'<body><header><nav aria-label="donne">{nav}</nav>'
+            f'<nav class="langs" aria-label="{esc(t["language"])}">{langs}</nav></header>'
+            f"<main><h1>{esc(title)}</h1>{body}</main></body></html>")
     return web.Response(text=text, content_type="text/html", charset="utf-8")
+
+
+def not_found(lang: str) -> web.HTTPNotFound:
+    return web.HTTPNotFound(text=public_labels(lang)["not_found"])
+
+
+def game_name(t: Mapping[str, str], rules: str) -> str:
+    return t.get(rules, rules) if rules in ("classic", "tdc", "speculation") else rules
 
 
 def table_html(headers: list[str], rows: list[list[str]], empty: str) -> str:
@@ -149,7 +86,7 @@ def table_html(headers: list[str], rows: list[list[str]], empty: str) -> str:
         return f"<p>{esc(empty)}</p>"
     head = "".join(f"<th scope=\"col\">{esc(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def player_link(name: str) -> str:
@@ -223,8 +160,9 @@ class Public:
                 "registered": _iso(profile.registered), "last_seen": _iso(profile.last_seen),
                 "bio": profile.bio, "tables": tables, "rounds": rounds}
 
-    async def replay(self, round_id: str) -> dict[str, Any] | None:
-        """The round as a spectator saw it: the public events of each step, and its result."""
+    async def replay(self, round_id: str, lang: str = "en") -> dict[str, Any] | None:
+        """The round as a spectator saw it: the public events of each step, each with the sentence a
+        spectator read (``text``, in ``lang``), and its result."""
         record = await self.running.store.history.get(round_id[:200])
         if record is None or record.rules not in ADAPTERS or is_match(record.round_id):
             return None
@@ -232,8 +170,10 @@ class Public:
             replay = await asyncio.to_thread(public_replay, record, ADAPTERS[record.rules])
         except ValueError:
             return None
+        names = [n or "" for n in replay.seats]
         return {"round": replay.round_id, "game": replay.game, "rules": replay.rules, "seats": list(replay.seats),
-                "steps": [list(step) for step in replay.steps], "result": dict(replay.result),
+                "steps": [[{**ev, "text": event_text(lang, ev, names, None)} for ev in step] for step in replay.steps],
+                "result": dict(replay.result),
                 "verify": f"/verify/{quote(replay.round_id, safe='')}"}
 
     async def verify(self, round_id: str, address: str) -> dict[str, Any] | None:
@@ -263,27 +203,28 @@ class Public:
 
     async def who_page(self, request: web.Request) -> web.Response:
         lang = lang_of(request)
-        t = LABELS[lang]
+        t = public_labels(lang)
         rows = [[player_link(p["name"]) + (f" ({esc(t['guest'])})" if p["guest"] else ""),
                  _room_link(p["room"], t), esc("" if p["seat"] is None else p["seat"] + 1)] for p in self.who()]
-        return page(lang, t["who"], table_html([t["name"], t["table"], t["seat"]], rows, t["nobody"]))
+        return page(request, lang, t["who"], table_html([t["name"], t["table"], t["seat"]], rows, t["nobody"]))
 
     async def tables_page(self, request: web.Request) -> web.Response:
         lang = lang_of(request)
-        t = LABELS[lang]
-        rows = [[esc(r["room"]), esc(GAME_NAMES.get(r["rules"], r["rules"])),
-                 ", ".join(player_link(n) for n in r["players"] if n), esc(r["status"]),
+        t = public_labels(lang)
+        rows = [[esc(r["room"]), esc(game_name(t, r["rules"])),
+                 ", ".join(player_link(n) for n in r["players"] if n),
+                 esc(t.get(f"status_{r['status']}", r["status"])),
                  f'<a href="{esc(r["watch"])}">{esc(t["watch"])}</a>'] for r in self.tables()]
-        return page(lang, t["tables"], table_html([t["table"], t["game"], t["players"], t["status"], ""], rows,
-                                                  t["none"]))
+        return page(request, lang, t["tables"],
+                    table_html([t["table"], t["game"], t["players"], t["status"], ""], rows, t["none"]))
 
     async def leaderboard_page(self, request: web.Request) -> web.Response:
         lang = lang_of(request)
-        t = LABELS[lang]
+        t = public_labels(lang)
         parts = []
         for board in await self.leaderboards():
-            name = GAME_NAMES.get(board["rules"], board["rules"])
-            parts.append(f"<h2>{esc(name)} — {esc(t['points'] if board['by'] == 'points' else t['chips'])}</h2>")
+            name = game_name(t, board["rules"])
+            parts.append(f"<h2>{esc(name)} — {esc(t['by_points'] if board['by'] == 'points' else t['by_chips'])}</h2>")
             parts.append(table_html([t["rank"], t["player"], t["score"]],
                                     [[esc(r["rank"]), player_link(r["name"]), esc(r["score"])]
                                      for r in board["leaderboard"]], t["none"]))
@@ -291,14 +232,14 @@ class Public:
             parts.append(table_html([t["rank"], t["player"], t["rating"], t["games"]],
                                     [[esc(r["rank"]), player_link(r["name"]), esc(r["rating"]), esc(r["games"])]
                                      for r in board["ratings"]], t["none"]))
-        return page(lang, t["leaderboard"], "".join(parts))
+        return page(request, lang, t["leaderboard"], "".join(parts))
 
     async def player_page(self, request: web.Request) -> web.Response:
         lang = lang_of(request)
-        t = LABELS[lang]
+        t = public_labels(lang)
         info = await self.player(request.match_info["name"][:100])
         if info is None:
-            raise web.HTTPNotFound(text=t["not_found"])
+            raise not_found(lang)
         facts = [(t["online"], esc(t["yes"] if info["online"] else t["no"]))]
         if info["where"] is not None:
             facts.append((t["table"], _room_link(info["where"]["room"], t)))
@@ -309,45 +250,50 @@ class Public:
         body = "<dl>" + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>"
         if info.get("tables"):
             body += table_html([t["game"], t["rounds"], t["rating"]],
-                               [[esc(GAME_NAMES.get(x["rules"], x["rules"])), esc(x.get("rounds", 0)),
+                               [[esc(game_name(t, x["rules"])), esc(x.get("rounds", 0)),
                                  esc("" if x.get("rating") is None else x["rating"])] for x in info["tables"]], "")
         if info["rounds"]:
             body += f"<h2>{esc(t['rounds'])}</h2>" + table_html(
                 [t["ended"], t["game"], t["players"], ""],
-                [[esc(r["ended"] or ""), esc(GAME_NAMES.get(r["rules"], r["rules"])),
+                [[esc(r["ended"] or ""), esc(game_name(t, r["rules"])),
                   ", ".join(player_link(n) for n in r["players"] if n),
                   f'<a href="/replay/{quote(r["round"], safe="")}">{esc(t["replay"])}</a> · '
                   f'<a href="/verify/{quote(r["round"], safe="")}">{esc(t["verify"])}</a>'] for r in info["rounds"]],
                 "")
         title = info["name"] + (f" ({t['guest']})" if info["guest"] else "")
-        return page(lang, title, body)
+        return page(request, lang, title, body)
 
     async def replay_page(self, request: web.Request) -> web.Response:
         lang = lang_of(request)
-        t = LABELS[lang]
-        info = await self.replay(request.match_info["round"])
+        t = public_labels(lang)
+        info = await self.replay(request.match_info["round"], lang)
         if info is None:
-            raise web.HTTPNotFound(text=t["not_found"])
-        labels = {k: t[k] for k in ("step", "previous", "next", "verify")}
-        body = (f'<p>{esc(GAME_NAMES.get(info["rules"], info["rules"]))} · '
+            raise not_found(lang)
+        labels = {**{k: t[k] for k in ("step_of", "cards_shown")}, **card_labels(lang)}
+        body = (f'<p>{esc(game_name(t, info["rules"]))} · '
                 + ", ".join(player_link(n) for n in info["seats"] if n) + "</p>"
-                f'<div id="replay" data-round="{esc(info["round"])}" data-labels="{esc(json.dumps(labels))}" '
-                f'data-events="{esc(json.dumps(EVENT_WORDS[lang]))}">'
-                f'<p class="controls"><button type="button" id="prev">{esc(t["previous"])}</button> '
-                f'<span id="where" aria-live="polite"></span> '
-                f'<button type="button" id="next">{esc(t["next"])}</button></p>'
+                f'<div id="replay" data-round="{esc(info["round"])}" data-lang="{lang}" '
+                f'data-labels="{esc(json.dumps(labels, ensure_ascii=False))}">'
+                f'<p class="controls"><button type="button" id="prev" aria-keyshortcuts="ArrowLeft">'
+                f'{esc(t["previous"])}</button> <span id="where" aria-live="polite"></span> '
+                f'<button type="button" id="next" aria-keyshortcuts="ArrowRight">{esc(t["next"])}</button></p>'
                 '<ol id="steps" class="steps"></ol></div>'
                 f'<p><a href="{esc(info["verify"])}">{esc(t["verify"])}</a></p>')
-        return page(lang, f"{t['replay']} {info['round']}", body, scripts=("cards.js", "replay.js"))
+        return page(request, lang, t["replay_of"].format(round=info["round"]), body,
+                    scripts=("cards.js", "replay.js"))
 
     async def verify_page(self, request: web.Request) -> web.Response:
         lang = lang_of(request)
-        t = LABELS[lang]
-        info = await self.verify(request.match_info["round"], client_address(request, self.running.web_proxies))
+        t = public_labels(lang)
+        try:
+            info = await self.verify(request.match_info["round"], client_address(request, self.running.web_proxies))
+        except web.HTTPTooManyRequests:
+            raise web.HTTPTooManyRequests(text=t["too_many"]) from None
         if info is None:
-            raise web.HTTPNotFound(text=t["not_found"])
+            raise not_found(lang)
+        title = t["deal_check_of"].format(round=info["round"])
         if not info["verifiable"]:
-            return page(lang, t["deal_check"], f"<p>{esc(t['not_found'])}</p>")
+            return page(request, lang, title, f"<p>{esc(t['not_verifiable'])}</p>")
         marks = {"pass": "✔", "fail": "✘"}
         rows = "".join(f'<tr data-step="{esc(s["code"])}"><td>{esc(marks.get(s["result"], "·"))}</td>'
                        f'<td>{esc(step_text(lang, s["code"], s["result"], s.get("values") or {}, info.get("names") or ()))}</td>'
@@ -360,9 +306,9 @@ class Public:
                    f'{esc(t["checking"])}</p>')
         body = (f'<p class="verdict {"good" if info["ok"] else "bad"}">{esc(verdict)}</p>{browser}{steps}'
                 f"<h2>{esc(t['record'])}</h2>"
-                f'<pre id="record">{esc(json.dumps(info["record"], indent=1, ensure_ascii=False))}</pre>'
+                f'<pre id="record" translate="no">{esc(json.dumps(info["record"], indent=1, ensure_ascii=False))}</pre>'
                 f'<p><a href="/replay/{quote(info["round"], safe="")}">{esc(t["replay"])}</a></p>')
-        return page(lang, f"{t['deal_check']} {info['round']}", body, scripts=("verify.js",))
+        return page(request, lang, title, body, scripts=("verify.js",))
 
     # -- /api/ ---------------------------------------------------------------------------
 
@@ -380,7 +326,7 @@ class Public:
         return api(info) if info is not None else api({"error": "no_such_player"}, 404)
 
     async def api_replay(self, request: web.Request) -> web.Response:
-        info = await self.replay(request.match_info["round"])
+        info = await self.replay(request.match_info["round"], lang_of(request))
         return api(info) if info is not None else api({"error": "no_such_round"}, 404)
 
     async def api_verify(self, request: web.Request) -> web.Response:
@@ -406,8 +352,8 @@ def _iso(when: Any) -> str | None:
 async def remember_lang(request: web.Request, handler: Any) -> web.StreamResponse:
     """A page asked with ``?lang=`` keeps it in a cookie (HttpOnly, SameSite, Secure behind TLS)."""
     response: web.StreamResponse = await handler(request)
-    asked = request.query.get("lang", "")[:2].lower()
-    if asked in LABELS and request.cookies.get(LANG_COOKIE) != asked and not response.prepared:
+    asked = normalize_lang(request.query.get("lang", "")[:16])
+    if asked is not None and request.cookies.get(LANG_COOKIE) != asked and not response.prepared:
         running = request.app[RUNNING]
         response.set_cookie(LANG_COOKIE, asked, max_age=365 * 86400,
                             **cookie_options(request, running.web_proxies))

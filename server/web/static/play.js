@@ -13,6 +13,7 @@
   let state = null; // the last state pushed
   let stateAt = 0; // when it came (performance.now())
   let selected = new Set();
+  let matchOver = null; // the match_over event of this table's match: each seat's gain (Speculation)
   let roomsTimer = null;
 
   function pickLang() {
@@ -46,11 +47,14 @@
   }
   async function translatePage() {
     labels = await LABELS.load(lang);
+    DonneCards.use(labels);
     document.documentElement.lang = lang;
+    for (const a of document.querySelectorAll("header nav a")) a.search = "?lang=" + lang;  // the public pages in the same language
     $("lang").value = lang;
     for (const node of document.querySelectorAll("[data-l]")) node.textContent = L(node.dataset.l);
     for (const node of document.querySelectorAll("[data-la]")) node.setAttribute("aria-label", L(node.dataset.la));
     for (const node of document.querySelectorAll("[data-lp]")) node.setAttribute("placeholder", L(node.dataset.lp));
+    roundsLabel();
     if (state) drawTable();
   }
   function toast(text) {
@@ -106,6 +110,7 @@
     const lobbyNews = ["room_created", "room_closed", "rooms_changed", "seek", "seek_over", "challenge",
       "seek_accepted", "joined", "left"];
     if (m.event === "hello") return;
+    if (m.event === "match_over") { matchOver = m; if (state) drawTable(); }
     if ((m.event === "tell" || m.event === "message") && m.from && !$("tell-to").value) $("tell-to").value = m.from;
     if (m.event === "chat" || m.event === "tell" || m.event === "message") log(m.text, "chat");
     else if (!["room_created", "room_closed", "rooms_changed"].includes(m.event)) log(m.text, "event");
@@ -206,12 +211,17 @@
     const kind = $("create-kind").value;
     const args = { game: kind === "speculation" ? "speculation" : "president", seats: Number($("create-seats").value),
       bots: Number($("create-bots").value) };
+    const rounds = Number($("create-rounds").value);
+    if ($("create-rounds").value !== "" && Number.isInteger(rounds) && rounds > 0) args.rounds = rounds;  // empty: the game's usual
     if (kind !== "speculation") args.rules = kind;
     return args;
   }
   async function create(ev) {
     ev.preventDefault();
     afterSeat(await act("create", tableArgs()));
+  }
+  function roundsLabel() {
+    $("create-rounds-label").textContent = L($("create-kind").value === "speculation" ? "deals_count" : "rounds_count");
   }
   function tellTo(name) {
     $("tell-to").value = name;
@@ -250,6 +260,7 @@
     state = s;
     stateAt = performance.now();
     if (!before || before.room !== s.room || handKey(before) !== handKey(s) || before.decision !== s.decision) selected = new Set();
+    if (!isOver(s)) matchOver = null;  // a new match (rematch) or another table
     showTable();
     drawTable();
   }
@@ -284,7 +295,7 @@
       const li = el("li", { class: "seat" + (s.turn === i ? " turn" : "") + (s.you === i ? " mine" : ""),
         "aria-current": s.turn === i ? "true" : null },
         el("span", { class: "who", text: (seat.name || "—") + (s.you === i ? " (" + L("you") + ")" : "") }),
-        el("span", { class: "facts", text: facts.join(" · ") }));
+        el("span", { class: "facts", text: facts.map((f) => f.replace(/ /g, "\u00a0").replace(/-/g, "\u2011")).join(" · ") }));
       if (Array.isArray(seat.faceup) && seat.faceup.length) {
         const row = el("span", { class: "faceup" });
         for (const c of seat.faceup) row.append(DonneCards.element(c, lang));
@@ -294,9 +305,30 @@
       list.append(li);
     });
   }
+  function isOver(s) { return s.status === "over" || s.phase === "match_over" || s.over === true; }
+  function drawStandings(s, box) {
+    // the match's end: everyone's place, by points (classic), by the chips won or lost in the match
+    // (Speculation: its match_over event says), else by chips
+    const byPoints = s.rules === "classic";
+    const changes = matchOver && Array.isArray(matchOver.changes) && matchOver.changes.length === s.seats.length ? matchOver.changes : null;
+    const worth = (i) => (byPoints ? s.seats[i].score : changes ? changes[i] : s.seats[i].chips);
+    const order = s.seats.map((seat, i) => i).filter((i) => typeof worth(i) === "number")
+      .sort((a, b) => worth(b) - worth(a));
+    if (!order.length) return;
+    const list = el("ol", { class: "standings", "aria-label": L("standings") });
+    for (const i of order) {
+      const n = worth(i);
+      const place = 1 + order.filter((j) => worth(j) > n).length;  // equal scores share a place
+      list.append(el("li", { class: s.you === i ? "mine" : "", value: String(place) }, el("span", { class: "who", text: seatName(i) }),
+        document.createTextNode(" "), el("span", { class: "worth", "data-n": String(n),
+          text: byPoints ? L("points", { n: n }) : (n < 0 ? "−" : changes && n > 0 ? "+" : "") + L("chips_n", { n: Math.abs(n) }) })));
+    }
+    box.append(el("p", { class: "standings-title", text: L("standings") }), list);
+  }
   function drawCenter(s) {
     const box = $("center");
     box.replaceChildren();
+    if (isOver(s)) { drawStandings(s, box); return; }
     if (s.game === "speculation") {
       const line = [];
       if (s.trump) line.push(L("trump") + " " + DonneCards.suit("x" + s.trump));
@@ -325,7 +357,7 @@
       if (!play.cards || !play.cards.length) row.append(el("span", { class: "passed", text: L("passed") }));
       box.append(row);
     }
-    if (s.must) box.append(el("p", { class: "must", text: L("must", { rank: s.must }) }));
+    if (s.must) box.append(el("p", { class: "must", text: L("must", { rank: DonneCards.rank(s.must) }) }));
   }
   // clocks beside what they time: each node keeps the seconds it had when the state came
   function clockNode(label, left) {
@@ -370,10 +402,15 @@
   function drawHand(s) {
     const box = $("hand");
     box.replaceChildren();
+    // nobody holds a hand at Speculation: every card lies face down (S4); nor after the match
+    box.hidden = s.game === "speculation" || (isOver(s) && !(s.hand || []).length);
+    if (box.hidden) return;
     if (s.you === null || s.you === undefined) {
       box.append(el("p", { class: "empty", text: L("spectator_hand") }));
       return;
     }
+    // not one's turn: the cards are drawn as they are, only a decision greys those it cannot use
+    box.classList.toggle("waiting", !["lead", "follow", "give"].includes(s.decision));
     const hand = s.hand || [];
     hand.forEach((code, i) => {
       const ok = playable(s, code);
@@ -404,6 +441,10 @@
     return el("button", Object.assign({ type: "button", "data-action": key, text: L(key), onclick: onclick }, opts || {}));
   }
   function drawActions(s) {
+    const had = document.activeElement;
+    const focus = had && $("actions").contains(had) ?
+      (had.dataset.field ? '[data-field="' + had.dataset.field + '"]' :
+        had.dataset.action ? '[data-action="' + had.dataset.action + '"]' + (had.dataset.offer ? '[data-offer="' + had.dataset.offer + '"]' : "") : null) : null;
     drawGameActions(s);
     const bank = myBank(s);
     if (s.status === "playing" && bank > 0 && somethingWaitsForMe(s)) {
@@ -411,6 +452,8 @@
       more.textContent = L("extend") + " (" + L("seconds", { n: Math.round(bank) }) + ")";
       $("actions").append(more);
     }
+    const again = focus && $("actions").querySelector(focus);
+    if (again && !again.disabled) again.focus();  // the keyboard stays where it was
   }
   function drawGameActions(s) {
     const box = $("actions");
@@ -432,23 +475,79 @@
     }
     const can = s.can;
     if (!can) return;
+    const chips = myChips(s);
     if (can.turn) box.append(button("turn", () => act("turn")));
     if (can.sell) box.append(button("sell", () => act("sell")));
     if (can.keep) box.append(button("keep", () => act("keep")));
     if (can.bid !== null && can.bid !== undefined) {
-      const amount = el("input", { type: "number", min: String(can.bid), value: String(can.bid), "aria-label": L("bid"), class: "amount" });
-      box.append(amount, button("bid", () => act("bid", { amount: Number(amount.value) })));
+      // a bid from the least allowed (best bid + 1) to one's chips (S7); anything else cannot be sent
+      const amount = numberField("bid_amount", can.bid, can.bid, chips, L("bid"));
+      const go = button("bid", () => fieldsValid(amount) && act("bid", { amount: Number(amount.value) }));
+      watchFields([amount], go, () => fieldsValid(amount));
+      box.append(amount, go);
     }
     if (can.offer && (can.offer_to || []).length) {
-      const to = el("select", { "aria-label": L("to") });
+      // for 1 to the seller's face-down cards, at a price of 1 to one's chips (S9)
+      const to = el("select", { "data-field": "offer_to" });
       for (const seat of can.offer_to) to.append(el("option", { value: String(seat), text: seatName(seat) }));
-      const count = el("input", { type: "number", min: "1", value: "1", "aria-label": L("offer_cards"), class: "amount" });
-      const price = el("input", { type: "number", min: "1", value: "1", "aria-label": L("price"), class: "amount" });
-      box.append(to, count, price, button("offer", () => act("offer", { to: Number(to.value), cards: Number(count.value), price: Number(price.value) })));
+      if (can.offer_to.map(String).includes(drafts.offer_to)) to.value = drafts.offer_to;
+      const facedown = () => (s.seats[Number(to.value)] || {}).facedown || 1;
+      const count = numberField("offer_cards", 1, 1, facedown(), L("offer_cards"));
+      const price = numberField("offer_price", 1, 1, chips, L("price"));
+      const go = button("offer", () => fieldsValid(count, price) &&
+        act("offer", { to: Number(to.value), cards: Number(count.value), price: Number(price.value) }));
+      to.addEventListener("change", () => { drafts.offer_to = to.value; count.max = String(facedown()); });
+      watchFields([count, price], go, () => fieldsValid(count, price), to);
+      box.append(el("span", { class: "what", text: L("offer_what") + L("colon").trimEnd() }),
+        field(L("to"), to), field(L("offer_cards"), count), field(L("price"), price), go);
     }
-    for (const id of (can.accept || [])) box.append(button("accept", () => act("accept", { offer: id })));
-    for (const id of (can.decline || [])) box.append(button("decline", () => act("decline", { offer: id })));
-    for (const id of (can.withdraw || [])) box.append(button("withdraw", () => act("withdraw", { offer: id })));
+    // each answer names the offer it answers: who, how many cards, at what price
+    const offerOf = (id) => (s.offers || []).find((o) => o.offer === id);
+    const about = (id, seat) => {
+      const o = offerOf(id);
+      return o ? " (" + seatName(o[seat]) + L("colon") + L("cards", { n: o.cards }) + ", " + L("price") + " " + o.price + ")" : "";
+    };
+    const answer = (key, id, seat, opts) => {
+      const b = button(key, () => act(key, { offer: id }), Object.assign({ "data-offer": String(id) }, opts || {}));
+      b.textContent = L(key) + about(id, seat);
+      return b;
+    };
+    for (const id of (can.accept || [])) box.append(answer("accept", id, "from"));
+    for (const id of (can.decline || [])) box.append(answer("decline", id, "from", { class: "secondary" }));
+    for (const id of (can.withdraw || [])) box.append(answer("withdraw", id, "to", { class: "secondary" }));
+  }
+  // what a person typed in the action fields outlives the redraws that states cause
+  const drafts = {};
+  function myChips(s) {
+    const seat = (s.you !== null && s.you !== undefined) ? s.seats[s.you] : null;
+    return seat && typeof seat.chips === "number" ? seat.chips : 0;
+  }
+  function numberField(key, value, min, max, label) {
+    const kept = Number(drafts[key]);
+    const input = el("input", { type: "number", inputmode: "numeric", min: String(min), max: String(max), step: "1",
+      value: String(drafts[key] !== undefined && kept >= min && kept <= max ? kept : value),
+      "aria-label": label, class: "amount", "data-field": key });
+    input.addEventListener("input", () => { drafts[key] = input.value; });
+    return input;
+  }
+  function field(label, control) {
+    return el("label", { class: "field" }, el("span", { text: label }), control);
+  }
+  function fieldsValid(...inputs) {
+    return inputs.every((i) => {
+      const n = Number(i.value);
+      return i.value !== "" && Number.isInteger(n) && n >= Number(i.min) && n <= Number(i.max);
+    });
+  }
+  // the button lights up only for a value the rules allow; Enter in a field presses it
+  function watchFields(inputs, go, valid, other) {
+    const check = () => { go.disabled = !valid(); };
+    for (const i of inputs) {
+      i.addEventListener("input", check);
+      i.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); if (!go.disabled) go.click(); } });
+    }
+    if (other) other.addEventListener("change", check);
+    check();
   }
   function drawPrompt(s) {
     let text = "";
@@ -503,6 +602,7 @@
     $("tell-form").addEventListener("submit", tell);
     $("reply-button").addEventListener("click", reply);
     $("create-form").addEventListener("submit", create);
+    $("create-kind").addEventListener("change", roundsLabel);
     $("seek-button").addEventListener("click", seek);
     $("leave-button").addEventListener("click", leave);
     $("chat-form").addEventListener("submit", async (ev) => {
