@@ -1,8 +1,8 @@
 """A node's keep-alive in Redis (``docs/cluster.md``): what it tells the cluster, what it reads back.
 
 Every ``keepalive_seconds`` the node says it is alive (``node:<name>``, expiring after
-``lease_seconds``), rewrites its lobby entries (people online, rooms, seats held: per-node hashes
-that expire with it), and reads the other nodes' entries into its view of the cluster
+``lease_seconds``), writes what changed in its lobby entries (people online, rooms, seats held:
+per-node hashes that expire with it) and renews their expiry, and reads the other nodes' entries into its view of the cluster
 (:attr:`KeepAlive.people`, :attr:`KeepAlive.rooms`, :attr:`KeepAlive.seats`). A node that stops
 renewing drops out by itself. The node's lobby composes one beat (:meth:`ClusterLobby._keepalive
 <server.cluster.lobby.ClusterLobby._keepalive>`): the leases first, then :meth:`KeepAlive.beat`.
@@ -36,6 +36,11 @@ log = logging.getLogger("donne.cluster")
 
 Entry = dict[str, Any]
 """A ``who`` entry or a room's summary as the lobby lists them (JSON values)."""
+
+
+def _fields(mapping: dict[str, str]) -> dict[EncodableT, EncodableT]:
+    """A hash's fields as redis-py's typing wants them."""
+    return {k: v for k, v in mapping.items()}
 
 
 def _dumps(value: object) -> str:
@@ -72,6 +77,11 @@ class KeepAlive:
         """When the last keep-alive that succeeded was sent."""
         self._writes_due: set[bool] = set()
         """The rewrites of this node's entries asked for and not started (True: people, False: rooms)."""
+        self._written: dict[str, dict[str, str]] = {}
+        """Each of this node's hashes as Redis holds it after the last write it confirmed."""
+        self._entries_lock = asyncio.Lock()
+        """Held from building a write of the hashes to reading its results: writes apply in order."""
+        self._outages_seen = 0
 
     # -- this node's entries ----------------------------------------------------------------------
 
@@ -93,13 +103,19 @@ class KeepAlive:
     async def _write_entries(self, *, presence: bool) -> None:
         self._writes_due.discard(presence)  # a change from now on is not in this write: it asks for another
         with contextlib.suppress(RedisError, OSError):
-            pipe = self.bus.redis.pipeline(transaction=True)
-            self._entries(pipe, presence=presence, rooms=not presence)
-            await pipe.execute()
+            async with self._entries_lock:
+                pipe = self.bus.redis.pipeline(transaction=True)
+                confirm = self._entries(pipe, presence=presence, rooms=not presence)
+                confirm(await pipe.execute())
 
-    def _entries(self, pipe: Pipeline, *, presence: bool = True, rooms: bool = True) -> None:
+    def _entries(self, pipe: Pipeline, *, presence: bool = True,
+                 rooms: bool = True) -> Callable[[list[Any]], None]:
+        """This node's people (and/or rooms and seats) into ``pipe``: only what changed since the
+        last write Redis confirmed (``_written``), the whole hash when that is unknown (the first
+        write, a write that failed, Redis away since: it may have come back empty). The caller
+        holds ``_entries_lock`` until it hands the pipeline's results to the function returned."""
         ttl = int(self.config.lease_seconds * 1000)
-        tables: list[tuple[str, Mapping[str, str]]] = []
+        tables: list[tuple[str, dict[str, str]]] = []
         if presence:
             people = {name_key(str(p["name"])): _dumps(p) for p in self._local_people()}
             tables.append((wire.presence_key(self.node), people))
@@ -107,12 +123,41 @@ class KeepAlive:
             listed = {str(s["room"]): _dumps([s, free]) for s, free in self._local_rooms()}
             seats = self._local_seats()
             tables += [(wire.rooms_key(self.node), listed), (wire.seats_key(self.node), seats)]
+        if self.bus.outages != self._outages_seen:  # Redis was away: it may have lost every key
+            self._outages_seen = self.bus.outages
+            self._written.clear()
+        checks: list[tuple[str, dict[str, str], int]] = []
         for key, mapping in tables:
-            pipe.delete(key)
-            if mapping:
-                fields: dict[EncodableT, EncodableT] = {k: v for k, v in mapping.items()}
-                pipe.hset(key, mapping=fields)
-                pipe.pexpire(key, ttl)
+            before = self._written.pop(key, None)  # unknown until Redis confirms this write
+            if before is None or not mapping:
+                pipe.delete(key)
+                if mapping:
+                    pipe.hset(key, mapping=_fields(mapping))
+                    pipe.pexpire(key, ttl)
+                checks.append((key, mapping, -1))
+                continue
+            pipe.pexpire(key, ttl)  # 0: the key is gone (Redis lost it, or it expired): rewritten whole
+            checks.append((key, mapping, len(pipe) - 1))
+            gone = [field for field in before if field not in mapping]
+            changed = {field: value for field, value in mapping.items() if before.get(field) != value}
+            if gone:
+                pipe.hdel(key, *gone)
+            if changed:
+                pipe.hset(key, mapping=_fields(changed))
+                pipe.pexpire(key, ttl)  # (a key made again by the line above expires too)
+
+        def confirm(results: list[Any]) -> None:
+            lost = False
+            for key, mapping, at in checks:
+                if at >= 0 and not results[at]:
+                    lost = True
+                else:
+                    self._written[key] = mapping
+            if lost:
+                self._write_soon(presence=True)
+                self._write_soon(presence=False)
+
+        return confirm
 
     # -- the beat -----------------------------------------------------------------------------------
 
@@ -136,11 +181,12 @@ class KeepAlive:
         r = self.bus.redis
         ttl = int(self.config.lease_seconds * 1000)
         sent = time.monotonic()
-        pipe = r.pipeline(transaction=True)
-        pipe.set(wire.node_key(self.node), json.dumps({"pid": os.getpid(), "at": time.time()}), px=ttl)
-        self._entries(pipe)
-        list_tables(pipe)
-        await pipe.execute()
+        async with self._entries_lock:
+            pipe = r.pipeline(transaction=True)
+            pipe.set(wire.node_key(self.node), json.dumps({"pid": os.getpid(), "at": time.time()}), px=ttl)
+            confirm = self._entries(pipe)
+            list_tables(pipe)
+            confirm(await pipe.execute())
         self.alive_at = sent
         nodes = {self.node}
         prefix = wire.node_key("")
