@@ -90,6 +90,7 @@ class FakeRedis:
     def __init__(self) -> None:
         self.data: dict[str, Any] = {}
         self.executed = 0
+        self.commands: list[tuple[str, str]] = []  # (command, key), as executed
 
     def pipeline(self, transaction: bool = True) -> FakePipe:
         return FakePipe(self)
@@ -110,23 +111,30 @@ class FakePipe:
     def __len__(self) -> int:
         return len(self.ops)
 
+    def _op(self, command: str, key: str, run: Any) -> None:
+        def op() -> Any:
+            self.redis.commands.append((command, key))
+            return run()
+
+        self.ops.append(op)
+
     def set(self, key: str, value: str, px: int | None = None) -> None:
-        self.ops.append(lambda: self.redis.data.__setitem__(key, value))
+        self._op("set", key, lambda: self.redis.data.__setitem__(key, value))
 
     def delete(self, *keys: str) -> None:
-        self.ops.append(lambda: sum(self.redis.data.pop(k, None) is not None for k in keys))
+        self._op("delete", keys[0], lambda: sum(self.redis.data.pop(k, None) is not None for k in keys))
 
     def hset(self, key: str, *args: Any, mapping: dict[str, str] | None = None) -> None:
-        self.ops.append(lambda: self.redis.data.setdefault(key, {}).update(mapping or {}))
+        self._op("hset", key, lambda: self.redis.data.setdefault(key, {}).update(mapping or {}))
 
     def hdel(self, key: str, *fields: str) -> None:
-        self.ops.append(lambda: [self.redis.data.get(key, {}).pop(f, None) for f in fields])
+        self._op("hdel", key, lambda: [self.redis.data.get(key, {}).pop(f, None) for f in fields])
 
     def pexpire(self, key: str, ttl: int) -> None:
-        self.ops.append(lambda: int(key in self.redis.data))
+        self._op("pexpire", key, lambda: int(key in self.redis.data))
 
     def hgetall(self, key: str) -> None:
-        self.ops.append(lambda: dict(self.redis.data.get(key, {})))
+        self._op("hgetall", key, lambda: dict(self.redis.data.get(key, {})))
 
     async def execute(self) -> list[Any]:
         self.redis.executed += 1

@@ -76,3 +76,27 @@ async def test_a_keep_alive_stands_until_a_fifth_of_a_lease_before_it_expires():
     assert k.surely_alive()
     k.alive_at -= 4.1  # lease_seconds 5: it may expire within a second
     assert not k.surely_alive()
+
+
+async def test_a_write_sends_what_changed_and_the_whole_hash_again_when_redis_lost_it():
+    people = [{"name": "Ana", "guest": False, "room": None, "seat": None}]
+    k, redis, tasks = keepalive(people=people)
+    key = wire.presence_key("n1")
+
+    async def write() -> list[str]:
+        redis.commands.clear()
+        k.write_presence_soon()
+        await asyncio.gather(*tasks)
+        return [cmd for cmd, at in redis.commands if at == key]
+
+    assert await write() == ["delete", "hset", "pexpire"]  # the first write: whole
+    assert await write() == ["pexpire"]  # nothing changed: its expiry only
+    people.append({"name": "Bob", "guest": True, "room": None, "seat": None})
+    assert await write() == ["pexpire", "hset", "pexpire"] and set(redis.data[key]) == {"ana", "bob"}
+    people.pop(0)
+    assert await write() == ["pexpire", "hdel"] and set(redis.data[key]) == {"bob"}
+    del redis.data[key]  # Redis lost it (restarted empty, or it expired)
+    assert await write() == ["pexpire", "delete", "hset", "pexpire"]  # found gone: written whole again
+    assert set(redis.data[key]) == {"bob"}
+    k.bus.outages += 1  # Redis was away since: what it holds is unknown
+    assert await write() == ["delete", "hset", "pexpire"]
