@@ -2,9 +2,9 @@
 
 Every ``keepalive_seconds`` the node says it is alive (``node:<name>``, expiring after
 ``lease_seconds``), writes what changed in its lobby entries (people online, rooms, seats held:
-per-node hashes that expire with it) and renews their expiry, and reads the other nodes' entries into its view of the cluster
-(:attr:`KeepAlive.people`, :attr:`KeepAlive.rooms`, :attr:`KeepAlive.seats`). A node that stops
-renewing drops out by itself. The node's lobby composes one beat (:meth:`ClusterLobby._keepalive
+per-node hashes that expire with it) and renews their expiry, and reads the other nodes' entries
+into its view of the cluster (:attr:`KeepAlive.people`, :attr:`KeepAlive.rooms`,
+:attr:`KeepAlive.seats`). A node that stops renewing drops out by itself. The node's lobby composes one beat (:meth:`ClusterLobby._keepalive
 <server.cluster.lobby.ClusterLobby._keepalive>`): the leases first, then :meth:`KeepAlive.beat`.
 """
 
