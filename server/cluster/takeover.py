@@ -258,15 +258,18 @@ class Takeover:
         return rid in self.fenced or rid in self.given_up
 
     async def follow_given_up(self) -> None:
-        """The tables given up here that another node holds now: this node's people follow them there
-        (the ``owner`` message may have been lost while this node was held back or away)."""
+        """The tables given up here that another node holds now and lists as its own (it has rebuilt
+        them: a person's redraw asked earlier would find no table there): this node's people follow
+        them there (the ``owner`` message may have been lost while this node was held back or away)."""
         rids = list(self.given_up)
         if not rids:
             return
         found = await self.bus.redis.mget([wire.lease_key(rid) for rid in rids])
-        for rid, raw in zip(rids, found, strict=True):
+        owners = await self.bus.redis.hmget(wire.TABLES_KEY, rids)
+        for rid, raw, listed in zip(rids, found, owners, strict=True):
             held = lease.parse(raw)
-            if held is not None and held[0] != self.node and held[0] in self._live() and rid in self.given_up:
+            if held is not None and held[0] != self.node and held[0] == listed and held[0] in self._live() \
+                    and rid in self.given_up:
                 log.warning("cluster: table %s is on node %s now; its people here follow it", rid, held[0])
                 self.follow_owner(rid, held[0])
 

@@ -76,3 +76,35 @@ def test_the_tables_listed_at_each_keep_alive_are_those_this_node_holds():
     pipe = Pipe()
     t.list_tables(pipe)  # type: ignore[arg-type]
     assert pipe.calls == [(wire.TABLES_KEY, {"r1": "n1"})]
+
+
+class LeaseRedis:
+    """The leases and the cluster's list of tables, as failover reads them."""
+
+    def __init__(self) -> None:
+        self.leases: dict[str, str] = {}
+        self.tables: dict[str, str] = {}
+
+    async def mget(self, keys: list[str]) -> list[str | None]:
+        return [self.leases.get(k) for k in keys]
+
+    async def hmget(self, key: str, fields: list[str]) -> list[str | None]:
+        assert key == wire.TABLES_KEY
+        return [self.tables.get(f) for f in fields]
+
+
+async def test_people_follow_a_given_up_table_only_once_its_new_owner_lists_it_as_its_own():
+    t, node, relay = takeover()
+    redis = node.bus.redis = LeaseRedis()
+    room = FakeRoom("r1", durable=True)
+    t.given_up["r1"] = room
+    ana = online("Ana")
+    ana.room = room  # type: ignore[assignment]
+    node.players["ana"] = ana
+    redis.leases[wire.lease_key("r1")] = "n2 7"  # n2 took the lease, and is rebuilding the table
+    await t.follow_given_up()
+    assert ana.room is room and "r1" in t.given_up  # a redraw asked now would find no table at n2
+    redis.tables["r1"] = "n2"  # rebuilt: n2 lists it
+    await t.follow_given_up()
+    await node.settle()
+    assert ana.room is relay.places["r1"] and relay.places["r1"].owner == "n2" and "r1" not in t.given_up
