@@ -26,7 +26,7 @@ from server.storage.names import name_key
 if TYPE_CHECKING:
     from server.cluster.bus import Bus
     from server.lobby.moderation import Conduct
-    from server.people.players import Client, Player
+    from server.people.players import Player, PlayerSession
 
 log = logging.getLogger("donne.cluster")
 
@@ -39,7 +39,7 @@ class Community:
     at the other nodes (at the last keep-alive)."""
 
     def __init__(self, bus: Bus, conduct: Conduct,
-                 local_session: Callable[[str], tuple[Player, Client] | None],
+                 local_session: Callable[[str], tuple[Player, PlayerSession] | None],
                  elsewhere: Callable[[], Mapping[str, Mapping[str, Any]]]) -> None:
         self.bus = bus
         self.conduct = conduct

@@ -25,7 +25,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from redis.exceptions import RedisError
@@ -41,8 +41,8 @@ from server.cluster.takeover import FencedStore, Takeover
 from server.lobby.api import Connection
 from server.lobby.directory import Summary, WhoEntry
 from server.lobby.lobby import Lobby
-from server.lobby.logins import GuestHold, clean_name
-from server.people.players import Client, GuestStart, Place, Player, Welcome
+from server.lobby.logins import GuestHold, typed_name
+from server.people.players import GuestStart, Place, Player, PlayerSession, Welcome
 from server.protocol import CommandError
 from server.rooms.room import Room
 from server.storage.api import Fence, Store, Unreachable
@@ -71,7 +71,7 @@ def room_number(rid: str) -> int:
 class ClusterLobby(Lobby):
     """A node's lobby: the one process's lobby, and its parts in the cluster."""
 
-    def __init__(self, config: Config, store: Store, sessions: Collection[Connection]) -> None:
+    def __init__(self, config: Config, store: Store | None, sessions: Collection[Connection]) -> None:
         super().__init__(config, store, sessions)
         self.node = config.node
         self.bus = Bus(config.redis_url, self.node, self._on_message, self._on_health,
@@ -281,7 +281,7 @@ class ClusterLobby(Lobby):
 
     # -- logging in -------------------------------------------------------------------------------
 
-    async def login(self, session: Client, name: str, *, password: str | None = None,
+    async def login(self, session: PlayerSession, name: str, *, password: str | None = None,
                     verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True,
                     welcome: Welcome | None = None, resume: str | None = None) -> Player:
         key = name_key(name.strip()) if name.strip() else ""
@@ -333,7 +333,7 @@ class ClusterLobby(Lobby):
         """No early guest account for a name seated at another node's table: it is that guest's,
         and a login without its code would otherwise retire it on the way out."""
         try:
-            key = name_key(clean_name(name, self.config.max_name))
+            key = name_key(typed_name(name, self.config.max_name))
         except CommandError:
             return None
         if key in self.keepalive.seats or key in self.keepalive.people:
@@ -361,7 +361,7 @@ class ClusterLobby(Lobby):
                 proof = seat.get("proof") if isinstance(seat.get("proof"), str) else None
         return GuestHold(True, proof)
 
-    async def switch_to_account(self, session: Client, name: str, password: str | None, *,
+    async def switch_to_account(self, session: PlayerSession, name: str, password: str | None, *,
                                 welcome: Welcome | None = None) -> Player:
         player = await super().switch_to_account(session, name, password, welcome=welcome)
         await self._kick_elsewhere(player)  # as any login: other nodes' older sessions end
@@ -428,7 +428,7 @@ class ClusterLobby(Lobby):
             del self.players[key]  # no guest log-out: the account is in use on the other node
         self.keepalive.write_presence_soon()
 
-    async def detach(self, session: Client) -> None:
+    async def detach(self, session: PlayerSession) -> None:
         await super().detach(session)
         self.keepalive.write_presence_soon()
 
@@ -466,7 +466,7 @@ class ClusterLobby(Lobby):
     def who(self, viewer: Player | None = None) -> list[WhoEntry]:
         here = self.directory.who(viewer)
         keys = {name_key(str(p["name"])) for p in here}
-        return here + [cast(WhoEntry, dict(entry)) for key, entry in self.keepalive.people.items() if key not in keys]
+        return here + [dict(entry) for key, entry in self.keepalive.people.items() if key not in keys]
 
     def room_list(self) -> list[tuple[Summary, bool]]:
         out = super().room_list()

@@ -21,7 +21,7 @@ from server.cluster import wire
 from server.cluster.bus import Bus
 from server.cluster.proxy import RemoteClient, RemotePlace, RemoteStates
 from server.cluster.routing import Outbox
-from server.people.players import Client, Player
+from server.people.players import Player, PlayerSession
 from server.protocol import CommandError, Shared
 from server.rooms.room import Room
 
@@ -37,7 +37,7 @@ ANSWERS_KEPT = 10_000
 """Replies kept for copies of a request (a front sends a command again after a second unanswered)."""
 
 
-class Tables(Protocol):
+class RelayHost(Protocol):
     """What the relay needs of its node's lobby: its people and rooms, and whether it runs."""
 
     @property
@@ -61,7 +61,7 @@ class Tables(Protocol):
 class Relay:
     """A table's traffic between nodes, for one node (owned by :class:`~server.cluster.lobby.ClusterLobby`)."""
 
-    def __init__(self, lobby: Tables, node: str, bus: Bus) -> None:
+    def __init__(self, lobby: RelayHost, node: str, bus: Bus) -> None:
         self.lobby = lobby
         self.node = node
         self.bus = bus
@@ -252,7 +252,7 @@ class Relay:
 
     # on the front
 
-    def local_session(self, key: str) -> tuple[Player, Client] | None:
+    def local_session(self, key: str) -> tuple[Player, PlayerSession] | None:
         """The player ``key`` and their session, when it is connected to this node (else None)."""
         player = self.players.get(key)
         session = player.session if player is not None else None

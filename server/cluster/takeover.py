@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Coroutine, MutableMapping, Sequence
+from collections.abc import Callable, Collection, Coroutine, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from redis.exceptions import RedisError
@@ -33,8 +33,9 @@ from server.cluster.bus import Bus
 from server.cluster.lease import Held, LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
 from server.lobby import restored
-from server.lobby.api import Lobby
+from server.lobby.api import LobbyHost
 from server.people.players import Player
+from server.protocol import JSONValue
 from server.rooms.room import Room
 from server.storage import api
 from server.storage.api import Fence, StaleOwner, StorageError, Store
@@ -107,8 +108,16 @@ class FencedStore:
     def moderation(self) -> api.Moderation:
         return self._store.moderation
 
+    @property
+    def tournaments(self) -> api.Tournaments:
+        return self._store.tournaments
+
     async def close(self) -> None:
         await self._store.close()
+
+    async def recover(self, *, keep_tables: bool = False,
+                      keep_accounts: Collection[str] = ()) -> dict[str, JSONValue]:
+        return await self._store.recover(keep_tables=keep_tables, keep_accounts=keep_accounts)
 
     async def apply(self, ops: Sequence[api.Op]) -> list[api.OpResult]:
         taking = {op.table_id for op in ops if isinstance(op, Fence) and op.take}  # a node taking it (back)
@@ -122,7 +131,7 @@ class FencedStore:
         return None
 
 
-class Cluster(Lobby, Protocol):
+class TakeoverHost(LobbyHost, Protocol):
     """What failover needs of its node's lobby: the lobby restoring needs (:mod:`server.lobby.restored`),
     its rooms and people as it may change them, and the node's bus and leases."""
 
@@ -148,7 +157,7 @@ class Takeover:
     """Failover for one node (owned by :class:`~server.cluster.lobby.ClusterLobby`): the tables it
     may no longer own, the tables it takes over, the fencing token of each."""
 
-    def __init__(self, lobby: Cluster, node: str, *, live: Callable[[], set[str]],
+    def __init__(self, lobby: TakeoverHost, node: str, *, live: Callable[[], set[str]],
                  place: Callable[[str, str], RemotePlace], rooms_changed: Callable[[], None],
                  just_back: Callable[[], bool]) -> None:
         self.lobby = lobby

@@ -1,9 +1,9 @@
-"""What rooms, seeks' tables and tables rebuilt after a restart need of the lobby (:class:`Lobby`).
+"""What rooms, seeks' tables and tables rebuilt after a restart need of the lobby (:class:`LobbyHost`).
 
 The one-process :class:`server.lobby.lobby.Lobby` and a cluster node's
 :class:`server.cluster.lobby.ClusterLobby` both are one; :func:`server.lobby.seektable.open_seek`
 and :func:`server.lobby.restored.restore` work against this protocol, and a room against the part
-of it it declares itself (:class:`server.rooms.room.Host`, below the lobby in the layers).
+of it it declares itself (:class:`server.rooms.room.RoomHost`, below the lobby in the layers).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import asyncio
 from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from server.people.players import Client, Player
-from server.rooms.room import Host, Room
+from server.people.players import Player, PlayerSession
+from server.rooms.room import Room, RoomHost
 
 if TYPE_CHECKING:
     from server.games import TableOptions
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from server.storage.api import Store
 
 
-class Connection(Client, Protocol):
+class Connection(PlayerSession, Protocol):
     """An open connection, logged in or not, as the lobby's shutdown and the staff's door see it."""
 
     @property
@@ -31,7 +31,7 @@ class Connection(Client, Protocol):
         ...
 
 
-class Lobby(Host, Protocol):
+class LobbyHost(RoomHost, Protocol):
     """A room's host, whose rooms and players it fills, that keeps the seeks and opens rooms."""
 
     @property

@@ -8,22 +8,19 @@ these answers (:class:`server.cluster.lobby.ClusterLobby`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypedDict
+from typing import Any
 
 from server.people.players import Player
+from server.protocol import JSONValue
 from server.rooms.room import Room
 
 Summary = dict[str, Any]
 """A room's summary as ``rooms`` lists it (:meth:`server.rooms.room.Room.summary`: JSON values)."""
 
 
-class WhoEntry(TypedDict):
-    """One person as ``who`` lists them (the room and seat only where they may be shown)."""
-
-    name: str
-    guest: bool
-    room: str | None
-    seat: int | None
+WhoEntry = dict[str, JSONValue]
+"""One person as ``who`` lists them: ``name``, ``guest``, ``room`` and ``seat`` (these two only where
+they may be shown)."""
 
 
 def masked(summary: Summary, hidden: set[str]) -> Summary:

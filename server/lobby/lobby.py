@@ -6,7 +6,7 @@ seeks and challenges.
 :class:`~server.lobby.directory.Directory` (``who``, ``rooms``), the seat claims and room slots,
 :class:`~server.lobby.logins.Logins`, the :class:`~server.lobby.news.News`, the seeks and their
 :class:`~server.lobby.alarm.Alarm`, and the moderation hook (:class:`~server.lobby.moderation.Conduct`).
-Rooms, seeks' tables and restored tables see it as :class:`server.lobby.api.Lobby`.
+Rooms, seeks' tables and restored tables see it as :class:`server.lobby.api.LobbyHost`.
 
 A player outlives their connection while they hold a seat (:mod:`server.lobby.logins`). Rooms call
 :meth:`Lobby.release` when they no longer need a player; a player with neither a connection nor a
@@ -21,20 +21,20 @@ import datetime as _dt
 import logging
 import time
 from collections.abc import Collection, Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from server.lobby import restored, seektable
 from server.lobby.alarm import Alarm
 from server.lobby.api import Connection
 from server.lobby.directory import Directory, Summary, WhoEntry, connected, masked
-from server.lobby.logins import GuestHold, Logins, clean_name
-from server.lobby.moderation import Conduct, Moderation, NoModeration
+from server.lobby.logins import GuestHold, Logins, typed_name
+from server.lobby.moderation import Conduct, NoSilences, Silences
 from server.lobby.news import News
 from server.lobby.pace import Pace
 from server.lobby.seeks import Seek, Seeks
 from server.operations.limits import Opener, RoomLimits, RoomSlots, address_key
 from server.people import resume
-from server.people.players import Client, GuestStart, Place, Player, Welcome
+from server.people.players import GuestStart, Place, Player, PlayerSession, Welcome
 from server.protocol import CommandError
 from server.rooms.claims import SeatClaims
 from server.rooms.room import Room
@@ -59,9 +59,9 @@ class Lobby:
     claims, the room slots, logging in, the room-list news, the seeks and their timer, and the
     moderation hook (:class:`Conduct`)."""
 
-    def __init__(self, config: Config, store: Store, sessions: Collection[Connection]) -> None:
+    def __init__(self, config: Config, store: Store | None, sessions: Collection[Connection]) -> None:
         self.config = config
-        self.store = store
+        self.store = cast(Store, store)  # (None until the server starts: app.Running.start gives it)
         self.sessions = sessions  # every open connection (logged in or not), for shutdown
         self.players: dict[str, Player] = {}
         self.rooms: dict[str, Room] = {}
@@ -76,7 +76,7 @@ class Lobby:
         self.closing = False
         self.logins = Logins(self)  # logging in, a guest becoming an account (server/lobby/logins.py)
         self.conduct = Conduct(self)  # mutes, ignore lists, the door, the motd (server/lobby/moderation.py)
-        self.moderation: Moderation = self.conduct  # what the social commands ask (tells, messages)
+        self.moderation: Silences = self.conduct  # what the social commands ask (tells, messages)
         self.seeks = Seeks()
         self.news = News(self)  # the lobby's news: room list, seeks, chat (server/lobby/news.py)
         self.pace = Pace(config)  # how often one may reach others: tells, challenges, seeks, verify
@@ -101,7 +101,7 @@ class Lobby:
         """Whether the door refuses this account, address or SSH key (:meth:`Conduct.door`)."""
         return await self.conduct.door(name=name, address=address, key=key)
 
-    async def login(self, session: Client, name: str, *, password: str | None = None,
+    async def login(self, session: PlayerSession, name: str, *, password: str | None = None,
                     verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True,
                     welcome: Welcome | None = None, resume: str | None = None) -> Player:
         """Log ``session`` in as ``name`` (:meth:`server.lobby.logins.Logins.login`)."""
@@ -120,7 +120,7 @@ class Lobby:
         """``player``, a guest, is the account ``name`` from now on (:meth:`server.lobby.logins.Logins.become`)."""
         await self.logins.become(player, name)
 
-    async def switch_to_account(self, session: Client, name: str, password: str | None, *,
+    async def switch_to_account(self, session: PlayerSession, name: str, password: str | None, *,
                                 welcome: Welcome | None = None) -> Player:
         """A guest's session logs in to the account ``name`` (:meth:`server.lobby.logins.Logins.switch_to_account`)."""
         return await self.logins.switch_to_account(session, name, password, welcome=welcome)
@@ -128,7 +128,7 @@ class Lobby:
 
     # -- the operators' side (server/lobby/moderation.py) -------------------------------------
 
-    async def greet(self, session: Client) -> None:
+    async def greet(self, session: PlayerSession) -> None:
         await self.conduct.greet(session)
 
     async def check_chat(self, player: Player) -> None:
@@ -140,7 +140,7 @@ class Lobby:
         """The player of that name (connected, or holding a seat), or None."""
         return self.players.get(name_key(name))
 
-    async def detach(self, session: Client) -> None:
+    async def detach(self, session: PlayerSession) -> None:
         """The session ended (called once by :meth:`Session.close`)."""
         player = session.player
         session.player = None
@@ -244,7 +244,7 @@ class Lobby:
     def stale(self, room: Room) -> None:
         """Room ``room`` found this process no longer surely owns it: it stopped where it was."""
 
-    def lobby_sessions(self) -> list[Client]:
+    def lobby_sessions(self) -> list[PlayerSession]:
         """Connected sessions not in a room (they receive lobby chat)."""
         return [p.session for p in self.players.values()
                 if p.session is not None and p.room is None and not p.session.closed.is_set()]
@@ -512,4 +512,4 @@ def _iso(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-__all__ = ["Lobby", "Moderation", "NoModeration", "clean_name"]
+__all__ = ["Lobby", "NoSilences", "Silences", "typed_name"]

@@ -21,7 +21,7 @@ from server.lobby.moderation import origin_of
 from server.messages.moderation import refusal_params
 from server.operations.limits import address_key, clean_text
 from server.people import resume
-from server.people.players import Client, GuestStart, Player, Welcome, news_now
+from server.people.players import GuestStart, Player, PlayerSession, Welcome, news_now
 from server.protocol import CommandError
 from server.rooms.room import Room
 from server.storage.api import NameTaken, Refusal, StorageError, Store
@@ -58,7 +58,7 @@ class _Guest:
     proven: GuestHold | None = None  # the hold the code matched (None: a new guest)
 
 
-def clean_name(raw: str, limit: int, *, staff: bool = True) -> str:
+def typed_name(raw: str, limit: int, *, staff: bool = True) -> str:
     """The display form of a typed name (controls and escapes stripped first), or ``bad_name``.
     ``staff=False``: an account's name, which may look like staff if it was made before that rule."""
     raw = clean_text(raw)
@@ -71,17 +71,17 @@ def clean_name(raw: str, limit: int, *, staff: bool = True) -> str:
 
 
 async def account_name(store: Store, raw: str, limit: int) -> str:
-    """:func:`clean_name` for a login: an account made before names could not look like staff
+    """:func:`typed_name` for a login: an account made before names could not look like staff
     ("admin_bob") still logs in; nobody else gets such a name."""
     try:
-        return clean_name(raw, limit)
+        return typed_name(raw, limit)
     except CommandError:
-        display = clean_name(raw, limit, staff=False)
+        display = typed_name(raw, limit, staff=False)
         if not await store.accounts.exists(display):
             raise
         return display
 
-class Entrance(Protocol):
+class LoginsHost(Protocol):
     """What logging in needs of the lobby: its people, the door, the greeting and welcome after it."""
 
     @property
@@ -103,7 +103,7 @@ class Entrance(Protocol):
 
     async def door(self, *, name: str | None = None, address: str | None = None,
                    key: str | None = None) -> Refusal | None: ...
-    async def greet(self, session: Client) -> None: ...
+    async def greet(self, session: PlayerSession) -> None: ...
     async def guest_hold(self, key: str) -> GuestHold | None: ...
 
     def after_login(self, player: Player) -> None:
@@ -112,9 +112,9 @@ class Entrance(Protocol):
 
 
 class Logins:
-    """Logging in to one lobby (:class:`Entrance`)."""
+    """Logging in to one lobby (:class:`LoginsHost`)."""
 
-    def __init__(self, lobby: Entrance) -> None:
+    def __init__(self, lobby: LoginsHost) -> None:
         self.lobby = lobby
 
     async def needs_password(self, name: str) -> bool:
@@ -128,7 +128,7 @@ class Logins:
         if self.lobby.closing or not self.lobby.config.allow_guests:
             return None
         try:
-            display = clean_name(name, self.lobby.config.max_name)
+            display = typed_name(name, self.lobby.config.max_name)
         except CommandError:
             return None
         key = name_key(display)
@@ -151,7 +151,7 @@ class Logins:
         except Exception:
             log.exception("could not retire guest %s", account.name)
 
-    async def login(self, session: Client, name: str, *, password: str | None = None,
+    async def login(self, session: PlayerSession, name: str, *, password: str | None = None,
                     verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True,
                     welcome: Welcome | None = None, resume: str | None = None) -> Player:
         """Log ``session`` in as ``name`` (a guest unless the name has an account).
@@ -190,7 +190,7 @@ class Logins:
             return None
         return GuestHold(seated, player.resume)
 
-    async def _guest(self, session: Client, display: str, code: str | None) -> _Guest:
+    async def _guest(self, session: PlayerSession, display: str, code: str | None) -> _Guest:
         """A guest login: a new code, or the code proved for the name in use (else refused)."""
         key = name_key(display)
         hold = await self.lobby.guest_hold(key)
@@ -227,7 +227,7 @@ class Logins:
         if player is not None and player.connected and player.session is not None:
             player.session.notice("resume_tried")
 
-    async def _enter(self, session: Client, name: str, password: str | None, verified: bool,
+    async def _enter(self, session: PlayerSession, name: str, password: str | None, verified: bool,
                      guest_start: GuestStart | None, greet: bool, welcome: Welcome | None,
                      code: str | None = None) -> Player:
         if session.logged_in:
@@ -266,7 +266,7 @@ class Logins:
             await self.lobby.greet(session)
         return player
 
-    async def _login(self, session: Client, display: str, registered: bool,
+    async def _login(self, session: PlayerSession, display: str, registered: bool,
                      guest_start: GuestStart | None, welcome: Welcome | None = None,
                      guest: _Guest | None = None) -> Player:
         accounts = self.lobby.store.accounts
@@ -368,7 +368,7 @@ class Logins:
         if player.session is not None:
             player.session.logged(name, False)
 
-    async def switch_to_account(self, session: Client, name: str, password: str | None, *,
+    async def switch_to_account(self, session: PlayerSession, name: str, password: str | None, *,
                                 welcome: Welcome | None = None) -> Player:
         """A guest's session logs in to the account ``name`` (its password checked, with the usual
         back-off): the guest's seat, where it may (:meth:`check_become`), goes on as the account's;

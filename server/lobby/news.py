@@ -13,9 +13,9 @@ import collections
 from collections.abc import Hashable, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from server.lobby.moderation import IGNORES, Moderation
+from server.lobby.moderation import IGNORES, Silences
 from server.lobby.newsdigest import news_text
-from server.people.players import Client, Player, take_news_seq
+from server.people.players import Player, PlayerSession, take_news_seq
 from server.protocol import Shared
 from server.storage.names import name_key
 
@@ -32,7 +32,7 @@ for every session in the lobby, and the other sessions' replies go out between t
 
 
 
-class Readers(Protocol):
+class NewsHost(Protocol):
     """What the news need of the lobby: who is in it, the rooms' count, the open seeks, who ignores whom."""
 
     @property
@@ -42,21 +42,21 @@ class Readers(Protocol):
     @property
     def seeks(self) -> Seeks: ...
     @property
-    def moderation(self) -> Moderation: ...
+    def moderation(self) -> Silences: ...
     @property
-    def conduct(self) -> Moderation: ...
+    def conduct(self) -> Silences: ...
 
-    def lobby_sessions(self) -> list[Client]: ...
+    def lobby_sessions(self) -> list[PlayerSession]: ...
 
 
 class News:
     """The lobby's news waiting, and being handed out."""
 
-    def __init__(self, lobby: Readers) -> None:
+    def __init__(self, lobby: NewsHost) -> None:
         self._lobby = lobby
         self._waiting: list[tuple[int, Mapping[str, Any]]] = []  # room-list events waiting (see queue)
         self._timer: asyncio.TimerHandle | None = None
-        self._slices: collections.deque[tuple[Client, str]] = collections.deque()  # news being handed out
+        self._slices: collections.deque[tuple[PlayerSession, str]] = collections.deque()  # news being handed out
         self._slice_handle: asyncio.Handle | None = None
         self._sent = float("-inf")
 

@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Sequence
 
-from server.lobby.api import Lobby
+from server.lobby.api import LobbyHost
 from server.people.players import Player
 from server.rooms.room import Room
 from server.storage.api import StoredTable, TableClosed
@@ -21,7 +21,7 @@ from server.table.durable import Unreplayable
 log = logging.getLogger(__name__)
 
 
-async def restore(lobby: Lobby, stored: Sequence[StoredTable]) -> list[tuple[str, str]]:
+async def restore(lobby: LobbyHost, stored: Sequence[StoredTable]) -> list[tuple[str, str]]:
     """Rebuild the rooms of the tables a restart found unfinished (``docs/restart.md``).
 
     Each table is replayed from its log; its people get their seats back as players away
@@ -59,7 +59,7 @@ async def restore(lobby: Lobby, stored: Sequence[StoredTable]) -> list[tuple[str
         log.info("%d table(s) resumed: %s", len(rebuilt), " ".join(sorted(r.id for r in rebuilt)))
     return aside
 
-async def _seat_again(lobby: Lobby, room: Room) -> bool:
+async def _seat_again(lobby: LobbyHost, room: Room) -> bool:
     """A rebuilt table's people: their seat claims, and a player away for each person seated."""
     table = room.table
     # a seat a person left, played to its round's end by a bot, holds no claim: they may sit elsewhere

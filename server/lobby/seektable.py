@@ -10,14 +10,14 @@ step that turns a seek into a room.
 from __future__ import annotations
 
 from server.games import parse_options
-from server.lobby.api import Lobby
+from server.lobby.api import LobbyHost
 from server.lobby.seeks import Seek
 from server.people.players import Player
 from server.protocol import CommandError
 from server.rooms.room import Room
 
 
-async def open_seek(lobby: Lobby, seek: Seek) -> Room | None:
+async def open_seek(lobby: LobbyHost, seek: Seek) -> Room | None:
     """The seek's table: its owner on seat 0, then the people who accepted, the empty seats to
     bots. People no longer free to sit (gone, at a table) are left out; without its owner the
     seek ends. A person who cannot sit (chips) is told why; the others still play."""

@@ -9,10 +9,11 @@ from typing import Any
 from server.messages.kit import T, event, named, seat_name
 from server.messages.terminal import TermStyle
 from server.messages.translations import translation
+from server.protocol import Push
 
 
 @event("contributed", seats=named("seat"))
-def _ev_contributed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_contributed(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                     style: TermStyle) -> str | None:
     seat = e.get("seat")
     if seat == you:

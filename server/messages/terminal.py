@@ -42,9 +42,6 @@ class TermStyle:
     reader: bool = False
     """Screen-reader mode: cards and counts in words, one fact per line, no symbols, no colour."""
 
-    def with_width(self, width: int) -> TermStyle:
-        return replace(self, width=width)
-
     @property
     def plain(self) -> TermStyle:
         """The same terminal without colours (for text inside an already highlighted line)."""

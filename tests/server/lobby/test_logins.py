@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from server.lobby.logins import GuestHold, Logins, clean_name
+from server.lobby.logins import GuestHold, Logins, typed_name
 from server.people import resume
 from server.people.players import Player
 from server.protocol import CommandError
@@ -138,7 +138,7 @@ def test_a_guest_seated_at_a_table_of_another_process_may_not_become_an_account_
 
 
 def test_names_are_cleaned_and_staff_looking_names_refused():
-    assert clean_name("  Ana ", 20) == "Ana"
+    assert typed_name("  Ana ", 20) == "Ana"
     for bad in ("", "x" * 21, "admin_bob"):
         with pytest.raises(CommandError):
-            clean_name(bad, 20)
+            typed_name(bad, 20)

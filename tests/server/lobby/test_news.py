@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from server.lobby import news as news_mod
-from server.lobby.moderation import NoModeration
+from server.lobby.moderation import NoSilences
 from server.lobby.news import News
 from server.lobby.seeks import Seeks
 from server.people.players import Player
@@ -18,7 +18,7 @@ class FakeLobby:
         self.players = {p.key: p for p in people}
         self.rooms: dict[str, Any] = {}
         self.seeks = Seeks()
-        self.moderation = self.conduct = NoModeration()
+        self.moderation = self.conduct = NoSilences()
 
     def lobby_sessions(self) -> list[Any]:
         return [p.session for p in self.players.values() if p.session is not None and p.room is None]
