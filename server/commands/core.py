@@ -77,6 +77,10 @@ async def whoami(ctx: Context, args: Args) -> Result:
 
 @command("lang", login=False)
 async def lang(ctx: Context, args: Args) -> Result:
+    if arg_bool(args, "browser", default=False):  # the play page: sentences without typing instructions
+        for_browser = getattr(getattr(ctx.session, "presenter", None), "for_browser", None)
+        if callable(for_browser):
+            for_browser()
     if args.get("lang") is None:
         return {"lang": ctx.session.lang, "langs": list(LANGS)}
     value = pick_lang(str(args.get("lang", "")))

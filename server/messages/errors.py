@@ -71,7 +71,37 @@ def _has(p: Mapping[str, JSONValue], *keys: str) -> bool:
     return all(p.get(k) is not None and p.get(k) != "" for k in keys)
 
 
+def _browser_text(t: gettext.NullTranslations, code: str, p: dict[str, JSONValue]) -> str | None:
+    """The play page's words where the text mode's tell what to type (the page has its buttons)."""
+    if code == "unknown_command":
+        return t.gettext("The server cannot do that.")
+    if code == "no_such_room":
+        if _has(p, "room"):
+            return t.gettext("There is no room {room}: the lobby lists the open ones.").format(room=p["room"])
+        return t.gettext("There is no such room: the lobby lists the open ones.")
+    if code == "room_full":
+        return t.gettext("That room is full; you can still watch it.")
+    if code == "not_in_room":
+        return t.gettext("You are not at a table: join one or create one in the lobby.")
+    if code == "no_such_seek":
+        return t.gettext("That seek or challenge is no longer open.")
+    if code == "no_such_round" and _has(p, "round"):
+        return t.gettext("There is no finished round {round}.").format(round=p["round"])
+    if code == "not_online" and _has(p, "name"):
+        return t.gettext("{name} is not online.").format(name=p["name"])
+    if code == "no_reply":
+        return t.gettext("Nobody has told you anything yet.")
+    if code == "account_needed":
+        return t.gettext("This needs an account.")
+    if code == "resume_needed":  # the page gives the code it kept; this browser has none for the name
+        return t.gettext("The guest {name} holds a seat, and only their resume code takes it back: this "
+                         "browser does not have it. Choose another name.").format(name=p.get("name", ""))
+    return None
+
+
 def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, JSONValue], style: TermStyle) -> str:
+    if style.browser and (text := _browser_text(t, code, p)) is not None:
+        return text
     if code == "bad_json":
         return t.gettext("That line is not a JSON object.")
     if code == "unknown_command":
@@ -320,6 +350,7 @@ def _argument_name(t: gettext.NullTranslations, arg: str) -> str:
         "rated": t.pgettext("argument", "rated"),
         "clear": t.pgettext("argument", "clear (remove the seed)"),
         "resume": t.pgettext("argument", "resume code"),
+        "browser": t.pgettext("argument", "browser (the play page)"),
     }
     return names.get(arg, arg)
 
@@ -364,6 +395,8 @@ def _reason_text(
     if reason == "left_here":
         return t.gettext("The seat you left here is played by a bot to the end of this round, on your stake; "
                          "you can sit down here again once the round is over, or at any other table now.")
+    if reason == "over" and style.browser:
+        return t.gettext("This match is over: play again at this table, or leave.")
     if reason == "over":
         return t.gettext("This match is over: type rematch to play again at this table, or leave.")
     if reason == "not_over":

@@ -101,6 +101,9 @@ def seek_terms(lang: str, e: Push) -> str:
 @event("seek", seats=ANYONE)
 def _ev_seek(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     n = to_int(e.get("missing") or 0)
+    if style.browser:  # the page lists the seeks with their Accept button
+        return t.ngettext("{name} seeks {n} player: {terms}.", "{name} seeks {n} players: {terms}.", n).format(
+            name=e.get("name") or "?", n=n, terms=seek_terms(lang, e))
     return t.ngettext(
         "{name} seeks {n} player: {terms} (accept {id}).",
         "{name} seeks {n} players: {terms} (accept {id}).", n,
@@ -110,6 +113,8 @@ def _ev_seek(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, st
 @event("challenge", seats=ANYONE)
 def _ev_challenge(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                   style: TermStyle) -> str | None:
+    if style.browser:  # the page lists the challenge with Accept and Decline
+        return t.gettext("{name} challenges you: {terms}.").format(name=e.get("name") or "?", terms=seek_terms(lang, e))
     return t.gettext("{name} challenges you: {terms}. Type accept or decline.").format(
         name=e.get("name") or "?", terms=seek_terms(lang, e))
 

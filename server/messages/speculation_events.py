@@ -85,6 +85,11 @@ def _ev_turned(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, 
 def _ev_auction(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat", "owner")
     card = card_label(str(e.get("card", "")), lang, style)
+    if style.browser:  # the page draws Sell / Keep and the bid's field
+        if you is not None and seat == you:
+            return t.gettext("Your {card} is up for auction: sell it for the best bid, or keep it.").format(card=card)
+        return t.gettext("{name} puts {card} up for auction: bid now.").format(name=seat_name(names, seat, lang),
+                                                                              card=card)
     if you is not None and seat == you:
         return t.gettext("Your {card} is up for auction: type sell to take the best bid, or keep.").format(card=card)
     return t.gettext("{name} puts {card} up for auction: bid now (bid N).").format(
@@ -142,11 +147,18 @@ def _ev_offered(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
     price = to_int(e.get("price") or 0)
     oid = e.get("offer")
     if you is not None and seller == you:
-        text = t.ngettext(
-            "Offer #{offer}: {buyer} offers you {price} for your top face-down card (accept {offer} / decline {offer}).",
-            "Offer #{offer}: {buyer} offers you {price} for your top {k} face-down cards (accept {offer} / decline {offer}).",
-            k,
-        ).format(offer=oid, buyer=seat_name(names, buyer, lang), price=_chips(t, price), k=k)
+        if style.browser:  # the page draws Accept / Decline
+            text = t.ngettext(
+                "Offer #{offer}: {buyer} offers you {price} for your top face-down card.",
+                "Offer #{offer}: {buyer} offers you {price} for your top {k} face-down cards.",
+                k,
+            ).format(offer=oid, buyer=seat_name(names, buyer, lang), price=_chips(t, price), k=k)
+        else:
+            text = t.ngettext(
+                "Offer #{offer}: {buyer} offers you {price} for your top face-down card (accept {offer} / decline {offer}).",
+                "Offer #{offer}: {buyer} offers you {price} for your top {k} face-down cards (accept {offer} / decline {offer}).",
+                k,
+            ).format(offer=oid, buyer=seat_name(names, buyer, lang), price=_chips(t, price), k=k)
         seconds = e.get("answer_seconds")
         if isinstance(seconds, int | float) and not isinstance(seconds, bool) and seconds > 0:
             # the seller's own time to answer: their card is not turned meanwhile (S9)

@@ -199,7 +199,7 @@ def _ev_commitment(t: T, lang: str, e: Push, names: Sequence[str], you: int | No
     given = e.get("given")
     if (you is not None and isinstance(window, int | float) and not isinstance(window, bool) and window > 0
             and not (isinstance(given, list) and you in given)):  # a standing seed already gave
-        text += " " + window_hint(lang, float(window))
+        text += " " + window_hint(lang, float(window), style)
     return text
 
 
@@ -229,6 +229,10 @@ def _ev_notice(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, 
         "resume_tried": t.gettext("Someone tried to log in under your name without your resume code; "
                                   "your seat stays yours."),
     }
+    if code == "resume_code" and style.browser:  # the page keeps the code and gives it when logging in again
+        return t.gettext("Your resume code: {code}. If your connection drops or the server restarts, log in "
+                         "again as {name} on this page: it gives the code and your seat comes back.").format(
+            code=e.get("resume", ""), name=e.get("name", ""))
     if code == "resume_code":
         return t.gettext("Your resume code: {code}. Keep it: if your connection drops or the server "
                          "restarts, log in again as {name} and give this code to get your seat back "

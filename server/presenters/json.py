@@ -17,6 +17,7 @@ from typing import Any
 from server.messages.errors import error_message
 from server.messages.events import event_text
 from server.messages.kit import reading
+from server.messages.terminal import BROWSER, PLAIN, TermStyle
 from server.presenters import Action, Local, Request, Viewer
 from server.protocol import VERSION, JSONValue, Push, Result, Shared, decode, encode, plain_id
 
@@ -30,9 +31,14 @@ class JsonPresenter:
 
     def __init__(self, viewer: Viewer) -> None:
         self.viewer = viewer
+        self.words: TermStyle = PLAIN  # BROWSER once the play page said it is one (for_browser)
+
+    def for_browser(self) -> None:
+        """The reader is a person at the play page: sentences without typing instructions."""
+        self.words = BROWSER
 
     def render_key(self) -> tuple[Hashable, ...]:
-        return ("json", self.viewer.lang)
+        return ("json", self.viewer.lang, self.words.browser)
 
     def start(self) -> str:
         v = self.viewer
@@ -61,11 +67,11 @@ class JsonPresenter:
 
     def error(self, req_id: JSONValue, code: str, params: Mapping[str, object]) -> str:
         return encode({"type": "error", "id": req_id, "code": code,
-                       "message": _error_message(self.viewer.lang, code, params)})
+                       "message": _error_message(self.viewer.lang, code, params, self.words)})
 
     def _words(self, event: Push, names: tuple[str, ...] | None, you: int | None) -> str:
         try:
-            return event_text(self.viewer.lang, _worded(event), names or (), you)
+            return event_text(self.viewer.lang, _worded(event), names or (), you, self.words)
         except Exception:  # a rendering bug costs a sentence, never a session
             log.exception("wording %s failed", event.get("event"))
             return ""
@@ -102,11 +108,11 @@ class JsonPresenter:
         pass
 
 
-def _error_message(lang: str, code: str, params: Mapping[str, Any]) -> str:  # a refusal's params, spread
+def _error_message(lang: str, code: str, params: Mapping[str, Any], style: TermStyle) -> str:  # a refusal's params, spread
     try:
-        return error_message(lang, code, **params)
+        return error_message(lang, code, style, **params)
     except Exception:  # a message must never break a reply
-        return error_message(lang, code)
+        return error_message(lang, code, style)
 
 
 def _worded(event: Push) -> Push:

@@ -93,9 +93,22 @@ async def test_a_node_held_back_past_its_keep_alive_refuses_a_login_until_it_is_
         await live.request("register", password="correct horse 12")
         await settle([a, b])
         late = await Client.connect_tcp("127.0.0.1", a.telnet_port, timeout=10)
-        lobby(a).keepalive.alive_at = time.monotonic() - 3 * a.config.lease_seconds  # as after a pause
+        # a's keep-alive held back (a tick already under way would write its time over the one set
+        # below, before the login is read: on a loaded machine it did), its last one as after a pause
+        waiting, go_on = asyncio.Event(), asyncio.Event()
+        keepalive = lobby(a)._keepalive
+
+        async def held_back() -> None:
+            waiting.set()
+            await go_on.wait()
+            await keepalive()
+
+        lobby(a)._keepalive = held_back
+        await asyncio.wait_for(waiting.wait(), 10)
+        lobby(a).keepalive.alive_at = time.monotonic() - 3 * a.config.lease_seconds
         reply = await late.request_raw("login", name="eve", password="correct horse 12")
         assert reply["type"] == "error" and reply["code"] == "server_trouble"
+        go_on.set()
         await settle([a, b])
         assert not live.closed.is_set()
 
