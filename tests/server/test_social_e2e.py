@@ -2,7 +2,7 @@
 
 A real server on free loopback ports; scripted JSON players over raw TCP and SSH
 (``clients/client.py``) and a person on the real ``telnet`` client in French
-(pexpect). Mutes and ``ignore`` lists are the operators' (not on this branch): a stand-in
+(pexpect). Mutes and ``ignore`` lists are the operators' (``test_admin_social.py``): here a stand-in
 ``Moderation`` is plugged into the lobby's hook to prove tells and messages ask it.
 """
 
