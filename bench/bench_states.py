@@ -31,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import server.table.base as base_mod
+import server.table.outbox as base_mod
 from server.table.durable import state_hash
 from server.table.states import StateSet
 from tests.server.table.harness import Harness, command_of
@@ -52,7 +52,8 @@ def moment(table: Any, now: float, seats: tuple[int | None, ...],
         id=table.id, adapter=table.adapter, opts=table.opts, match=copy.deepcopy(match, memo),
         seats=[copy.copy(s) for s in table.seats], spectators=dict(table.spectators), status=table.status,
         deadlines=dict(table.deadlines), commitment=table.commitment, round_escrow=dict(table.round_escrow),
-        window=table.window, state_memo=state_memo)
+        window=table.window, state_memo=state_memo, answers=copy.deepcopy(table.answers),
+        bank=copy.deepcopy(table.bank))
     return kept, now, seats
 
 

@@ -3,8 +3,9 @@ the database thread's Python costs per step (``table_logs``: the JSON of the ent
 parameters), on real tables (``server.table.core.Table`` with the real adapters) played to the end.
 
 Each game is a table of the test harness (fake clock, ledger in memory) played by seeded people at
-random, with fair deals; the journal is taken where the room takes it (``Room._drain``: before each
-effect is performed, and when the step ends), and only that call is timed (``time.process_time``).
+random, with fair deals; the room's own effects (``server.rooms.effects.Effects``) take the journal
+where the room takes it (before each write: a chip movement, or the step's messages), and only that
+call is timed (``time.process_time``).
 The entries taken go, one step a ``TableLog``, through ``table_logs`` in groups of 64 (the database
 thread's ``MAX_BATCH``) against a transaction that runs no SQL: only the Python is timed. The collector
 is off while a game is played (the harness keeps every message it delivered: its passes would land in
@@ -33,11 +34,13 @@ import json
 import random
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from server.rooms.effects import Effects
 from server.storage import api
 from server.storage.sql import tables
 from server.table import durable
@@ -51,45 +54,52 @@ TABLES: dict[str, dict[str, Any]] = {
 PEOPLE = ["alice", "bob", "carol", "dave"]
 
 
+@dataclass
+class TimedJournal(durable.Journal):
+    """The room's journal, its ``take`` timed (``stub``: the entries only emptied, nothing written)."""
+
+    stub: bool = False
+    spent: float = 0.0
+    takes: int = 0
+    steps: list[list[dict[str, Any]]] = field(default_factory=list)
+
+    def take(self) -> list[dict[str, Any]]:
+        if self.stub:
+            assert self.table.journal is not None
+            self.table.journal.clear()
+            return []
+        started = time.process_time()
+        entries = super().take()
+        self.spent += time.process_time() - started
+        self.takes += 1
+        if entries:
+            self.steps.append(entries)
+        return entries
+
+
 class Timed(Harness):
-    """The harness, its table durable, the journal taken (and timed) where the room takes it."""
+    """The harness, its table durable: the room's own effects take the journal where the room takes
+    it (before each write) and write it to the in-memory store; only the take is timed."""
 
     stub = False  # the journal emptied and nothing else: what the rest of the game costs
 
     def __init__(self, rules: str, **kw: Any) -> None:
         super().__init__(rules, probe=False, fair=True, **kw)
         durable.enable(self.table)
-        self.journal = durable.Journal(self.table)
-        self.spent = 0.0
-        self.takes = 0
-        self.steps: list[list[dict[str, Any]]] = []
+        self.room = Effects(self.table, self.room.owner, lambda: self.clock.now)
+        self.journal = self.room.journal = TimedJournal(self.table, stub=self.stub)
 
-    def _take(self) -> None:
-        if self.stub:
-            assert self.table.journal is not None
-            self.table.journal.clear()
-            return
-        started = time.process_time()
-        entries = self.journal.take()
-        self.spent += time.process_time() - started
-        self.takes += 1
-        if entries:
-            self.steps.append(entries)
-            self.journal.written()
+    @property
+    def spent(self) -> float:
+        return self.journal.spent
 
-    def _drain(self, out: Any) -> None:
-        while True:
-            self._take()
-            self._deliver(out)
-            effect = out.effect
-            if effect is None:
-                return
-            try:
-                result = self._perform(effect)
-            except Exception as exc:
-                out = self.table.resume(self.clock.now, error=exc)
-            else:
-                out = self.table.resume(self.clock.now, result)
+    @property
+    def takes(self) -> int:
+        return self.journal.takes
+
+    @property
+    def steps(self) -> list[list[dict[str, Any]]]:
+        return self.journal.steps
 
 
 def _act(rng: random.Random) -> Any:

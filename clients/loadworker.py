@@ -189,7 +189,6 @@ class LoadWorker:
         self.idle_failures: Counter[str] = Counter()
         """Idle connections that could not open or log in, by ``connect:Type`` or ``login:code``."""
         self._burn: asyncio.TimerHandle | None = None
-        self._burning = False
 
     @property
     def connected(self) -> list[Client]:

@@ -84,6 +84,16 @@ class Match(Protocol):
     @property
     def seats(self) -> int: ...
 
+    @property
+    def round(self) -> int:
+        """The number of the round (deal) being played, or last played; 0 before the first."""
+        ...
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """What the match was made with: enough to make it again (``replay``)."""
+        ...
+
     def needs_deal(self) -> bool: ...
 
     def deal_action(self, seed: bytes, **table: Any) -> Action: ...

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -158,7 +159,7 @@ class Config:
     def host_key_path(self) -> Path:
         return self.data_dir / self.host_key_file
 
-    def replace(self, **changes: Any) -> Config:
+    def replace(self, **changes: object) -> Config:
         return _build({**dataclasses.asdict(self), **changes})
 
 
@@ -172,8 +173,8 @@ _SECTION_KEYS = {("metrics", "host"): "metrics_host", ("metrics", "port"): "metr
 """Keys a section names like another section's: ``[metrics] host`` is ``metrics_host``."""
 
 
-def _flatten(doc: dict[str, Any], source: str) -> dict[str, Any]:
-    flat: dict[str, Any] = {}
+def _flatten(doc: Mapping[str, object], source: str) -> dict[str, object]:
+    flat: dict[str, object] = {}
     for section, values in doc.items():
         if not isinstance(values, dict):
             raise ConfigError(f"{source}: top-level key {section!r} must be a [section]")
@@ -188,7 +189,7 @@ def _flatten(doc: dict[str, Any], source: str) -> dict[str, Any]:
     return flat
 
 
-def _coerce(name: str, value: Any) -> Any:
+def _coerce(name: str, value: Any) -> Any:  # a TOML value or an override, made its field's type
     kind = _FIELDS[name].type
     try:
         if kind == "Path":
@@ -220,7 +221,7 @@ def _coerce(name: str, value: Any) -> Any:
     return value
 
 
-def _mssp_table(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _mssp_table(value: dict[str, object] | Iterable[tuple[object, object]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """``[mssp]``: MSSP variable names (upper case letters, digits, spaces, ``_ -``) to a string, a
     number, a boolean (``"1"``/``"0"``) or a list of strings; in the order given."""
     items = value.items() if isinstance(value, dict) else value
@@ -242,7 +243,7 @@ def _mssp_table(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(table)
 
 
-def _build(values: dict[str, Any]) -> Config:
+def _build(values: Mapping[str, object]) -> Config:
     unknown = set(values) - set(_FIELDS)
     if unknown:
         raise ConfigError(f"unknown configuration keys: {', '.join(sorted(unknown))}")
@@ -324,13 +325,13 @@ def _check(cfg: Config) -> None:
         raise ConfigError("default_ante must be at least 1 and bot_chips not negative")
 
 
-def load_config(path: str | Path | None = None, **overrides: Any) -> Config:
+def load_config(path: str | Path | None = None, **overrides: object) -> Config:
     """Embedded defaults, then the TOML file at ``path``, then ``overrides`` (bare key names).
 
     Overrides whose value is ``None`` are ignored, so unset command-line flags
     can be passed straight through.
     """
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     with DEFAULT_FILE.open("rb") as fh:
         values.update(_flatten(tomllib.load(fh), str(DEFAULT_FILE.name)))
     if path is not None:

@@ -12,13 +12,32 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import orjson
 
 VERSION = "0.1.0"
+
+# -- JSON ---------------------------------------------------------------------------------------
+
+JSONValue: TypeAlias = str | int | float | bool | Sequence["JSONValue"] | Mapping[str, "JSONValue"] | None
+"""A JSON value of whatever kind: what a client may send anywhere in a line, and what the server writes. Read it
+by narrowing (``isinstance``, the ``arg_*`` readers below), never by trusting its shape."""
+
+JSONObject: TypeAlias = dict[str, JSONValue]
+"""A JSON object as :func:`decode` reads it from a line."""
+
+Args: TypeAlias = Mapping[str, JSONValue]
+"""A command's arguments: whatever the client wrote (or the text parser made of a person's words)."""
+
+Result: TypeAlias = Mapping[str, JSONValue]
+"""A command's answer, as the server builds it for the presenters to encode or word."""
+
+Push: TypeAlias = Mapping[str, JSONValue]
+"""What the server pushes without being asked: an event (``event``: its name, then its fields), a
+state (docs/protocol.md). Its readers narrow what they read of it, as they would a client's JSON."""
 
 # -- encoding ----------------------------------------------------------------------------------
 
@@ -33,7 +52,7 @@ _LONG_DIGITS = re.compile(r"\d{19}").search  # a number orjson may not read as t
 _SURROGATE = re.compile("[\ud800-\udfff]").search
 
 
-def encode(obj: Any) -> str:
+def encode(obj: object) -> str:
     """One JSON line: compact UTF-8 text ending in ``\\n`` (PROTOCOL.md)."""
     try:
         return _dumps(obj, default=str, option=_LINE).decode()
@@ -41,7 +60,7 @@ def encode(obj: Any) -> str:
         return _encoder.encode(obj) + "\n"
 
 
-def encode_value(obj: Any) -> str:
+def encode_value(obj: object) -> str:
     """``obj`` as :func:`encode` writes it inside a line (no line end)."""
     try:
         return _dumps(obj, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
@@ -54,7 +73,7 @@ def has_surrogate(text: str) -> bool:
     return not text.isascii() and _SURROGATE(text) is not None
 
 
-def decode(line: str) -> dict[str, Any] | None:
+def decode(line: str) -> JSONObject | None:
     """The JSON object of a line, or ``None`` for anything else (bad JSON, a list, too deep, a lone
     surrogate anywhere in it, ``"\\ud800"`` written as an escape too: no text of a client may hold
     one, since nothing could store, hash or send it as UTF-8)."""
@@ -72,10 +91,10 @@ def decode(line: str) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
-def _holds_surrogate(obj: Any) -> bool:
+def _holds_surrogate(obj: JSONValue) -> bool:
     """A lone surrogate in a key or a string anywhere in ``obj`` (walked without recursion: the
     standard library reads nestings deeper than a recursive walk could follow)."""
-    todo = [obj]
+    todo: list[JSONValue] = [obj]
     while todo:
         item = todo.pop()
         if isinstance(item, str):
@@ -89,11 +108,26 @@ def _holds_surrogate(obj: Any) -> bool:
     return False
 
 
-def plain_id(value: Any) -> bool:
+def plain_id(value: JSONValue) -> bool:
     """Ids echoed back: null, numbers, short strings (anything else is answered with id null)."""
     if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
         return True
     return isinstance(value, str) and len(value) <= 200
+
+
+def items_in(value: JSONValue) -> Sequence[JSONValue]:
+    """The items of a JSON list (none for anything else)."""
+    return value if isinstance(value, Sequence) and not isinstance(value, str) else ()
+
+
+def strings_in(value: JSONValue) -> list[str]:
+    """The strings of a JSON list, in order (card codes, names; anything else in it is skipped)."""
+    return [v for v in items_in(value) if isinstance(v, str)]
+
+
+def objects_in(value: JSONValue) -> list[Mapping[str, JSONValue]]:
+    """The JSON objects of a list, in order (anything else in it is skipped)."""
+    return [v for v in items_in(value) if isinstance(v, Mapping)]
 
 
 # -- refusals ------------------------------------------------------------------------------------
@@ -107,7 +141,7 @@ class CommandError(Exception):
     the reader's language. A refusal changes nothing.
     """
 
-    def __init__(self, code: str, **params: Any) -> None:
+    def __init__(self, code: str, **params: Any) -> None:  # sentence parameters, spread into callers' keywords
         super().__init__(code)
         self.code = code
         self.params = params
@@ -129,14 +163,14 @@ def parse_int(text: str) -> int | None:
     return int(body)
 
 
-def arg_str(args: Mapping[str, Any], key: str, *, default: str | None = None, limit: int = 200) -> str:
+def arg_str(args: Args, key: str, *, default: str | None = None, limit: int = 200) -> str:
     value = args.get(key, default)
     if not isinstance(value, str) or not value or len(value) > limit:
         raise CommandError("bad_argument", arg=key)
     return value
 
 
-def arg_int(args: Mapping[str, Any], key: str, *, default: int | None = None,
+def arg_int(args: Args, key: str, *, default: int | None = None,
             lo: int | None = None, hi: int | None = None) -> int:
     value = args.get(key, default)
     if isinstance(value, str):
@@ -151,7 +185,7 @@ def arg_int(args: Mapping[str, Any], key: str, *, default: int | None = None,
     return value
 
 
-def arg_number(args: Mapping[str, Any], key: str, *, default: float, lo: float, hi: float) -> float:
+def arg_number(args: Args, key: str, *, default: float, lo: float, hi: float) -> float:
     """A number of seconds or a similar quantity (int or float, never a bool)."""
     value = args.get(key, default)
     if isinstance(value, str):
@@ -166,7 +200,7 @@ _SWITCH_WORDS = {"on": True, "true": True, "yes": True, "1": True,
                  "off": False, "false": False, "no": False, "0": False}
 
 
-def arg_bool(args: Mapping[str, Any], key: str, *, default: bool | None = None) -> bool:
+def arg_bool(args: Args, key: str, *, default: bool | None = None) -> bool:
     value = args.get(key, default)
     if isinstance(value, str):
         value = _SWITCH_WORDS.get(value.lower(), value)
@@ -203,7 +237,7 @@ class Shared:
     the engine event's form shared by several seats).
     """
 
-    event: Mapping[str, Any]
+    event: Push
     names: tuple[str, ...] | None = None
-    source: Any = None
-    cache: dict[Any, str] = field(default_factory=dict)
+    source: object = None
+    cache: dict[Hashable, str] = field(default_factory=dict)

@@ -259,8 +259,10 @@ class _Driver:
     # -- the loop ---------------------------------------------------------
 
     def run(self) -> DriverStats:
-        # The hot loop: one iteration per awaited decision, with the common
-        # work (apply, counting, checks) inlined and the match's methods bound.
+        # The hot loop (profiled: the simulator's), one iteration per awaited decision: the common
+        # work of apply() (counting, checks, hooks) written out in the loop, the match's methods in
+        # locals. Its fast form (next_turn(), forced moves unasked) and the plain one (ask_forced or
+        # per-action hooks) play the same games: tests/engine/test_driver_paths.py.
         match = self.match
         bots = self.bots
         stats = self.stats

@@ -189,15 +189,3 @@ def _prune(
 def _all_equal(alive: list[int], history: list[list[float]]) -> bool:
     first = history[alive[0]]
     return all(history[c] == first for c in alive[1:])
-
-
-def mean_and_interval(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and half-width of its 95% normal interval (benchmarks)."""
-    n = len(values)
-    if n == 0:
-        return 0.0, 0.0
-    mean = sum(values) / n
-    if n == 1:
-        return mean, 0.0
-    var = sum((v - mean) ** 2 for v in values) / (n - 1)
-    return mean, 1.96 * math.sqrt(var / n)

@@ -1004,7 +1004,6 @@ class SearchPresidentBot:
         self.decisions = 0
         self.forbidden: list[int] = []
         self.passive_order: list[int] = []
-        self.last_result: RaceResult | None = None
         self.stats_rollouts = 0
         self.stats_searches = 0
         self.stats_steps = 0
@@ -1100,7 +1099,6 @@ class SearchPresidentBot:
         return self.model
 
     def _account(self, result: RaceResult) -> None:
-        self.last_result = result
         self.stats_searches += 1
         self.stats_rollouts += result.rollouts
         self.stats_steps += result.steps

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations, compress
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from engine._records import record_maker
 from engine.api import Action as ApiAction
@@ -75,11 +75,15 @@ _LEADS: tuple[tuple[tuple[Play, ...], ...], ...] = tuple(
     tuple(tuple(row[_LOW[nib][k]] for k in range(1, _POP[nib] + 1)) for nib in range(16)) for row in PLAYS
 )
 """``_LEADS[seat * 13 + rank][nibble]``: the representative leads of that rank, single to quad."""
-_Rows = tuple[tuple[tuple[Play, ...], ...], ...]
-_SEAT_TABLES: dict[int, tuple[_Rows, tuple[_Rows, ...]]] = {}
+_ByteRows = tuple[tuple[tuple[Play, ...], ...], ...]
+"""``rows[i][byte]``: plays of ranks ``2i`` and ``2i + 1`` whose suit bits are the byte (a hand read a
+byte, two ranks, at a time)."""
+_SeatTables = tuple[_ByteRows, tuple[_ByteRows, ...]]
+"""``(leads, follows)`` of one seat: its leads' byte rows, and ``follows[k]`` its plays of ``k`` cards."""
+_SEAT_TABLES: dict[int, _SeatTables] = {}
 
 
-def _seat_tables(seat: int) -> tuple[_Rows, tuple[_Rows, ...]]:
+def _seat_tables(seat: int) -> _SeatTables:
     """``(leads, follows)`` of ``seat``, built on first use: ``leads[i][byte]`` are the representative
     leads of ranks ``2i`` and ``2i + 1`` whose suit bits are the byte, ``follows[k][i][byte]`` their
     plays of ``k`` cards (a hand is read a byte, two ranks, at a time)."""
@@ -112,10 +116,10 @@ def _seat_tables(seat: int) -> tuple[_Rows, tuple[_Rows, ...]]:
     return got
 
 
-_ALL_SEAT_TABLES: dict[int, tuple[tuple[_Rows, tuple[_Rows, ...]], ...]] = {}
+_ALL_SEAT_TABLES: dict[int, tuple[_SeatTables, ...]] = {}
 
 
-def _all_seat_tables(n: int) -> tuple[tuple[_Rows, tuple[_Rows, ...]], ...]:
+def _all_seat_tables(n: int) -> tuple[_SeatTables, ...]:
     """:func:`_seat_tables` of each of ``n`` seats, as one tuple made once per table size (a
     simulator makes a match every five rounds)."""
     got = _ALL_SEAT_TABLES.get(n)
@@ -164,14 +168,30 @@ def _next_table(n: int) -> tuple[tuple[int | None, ...], ...]:
     return table
 
 
-_PlayFacts = tuple[int, int, int, int, tuple[int, tuple[Card, ...]], list[tuple[Played] | None]]
-"""What a play of one seat's cards of one rank does: ``(rank, mask, count, rank_counts, trick_entry,
-events)``: its rank index, its cards as a mask and their number, the same cards in packed rank counts
-(see ``_RANK_ONE``), its ``(seat, cards)`` entry in the trick, and its ``played`` events already
-made (each a 1-tuple, at index ``remaining`` in the list, ``53 + remaining`` for an automatic play:
-a list read costs less than a dict's ``get``; ``None`` until made; a hand holds 52 cards at most)."""
-_PLAY_FACTS: dict[int, _PlayFacts] = {
-    id(play): (
+class _PlayFacts(NamedTuple):
+    """What a play of one seat's cards of one rank does (a plain tuple to the hot path, which
+    unpacks it): made once per shared :class:`Play` of ``PLAYS``."""
+
+    rank: int
+    """Its rank index."""
+    mask: int
+    """Its cards as a mask."""
+    size: int
+    """The number of its cards."""
+    rank_counts: int
+    """The same cards in packed rank counts (see ``_RANK_ONE``)."""
+    entry: tuple[int, tuple[Card, ...]]
+    """Its ``(seat, cards)`` entry in the trick (``cards``: the shared play's own tuple)."""
+    made: list[tuple[Played] | None]
+    """Its ``played`` events already made, each a 1-tuple, at index ``remaining`` in the list,
+    ``53 + remaining`` for an automatic play (a list read costs less than a dict's ``get``;
+    ``None`` until made; a hand holds 52 cards at most)."""
+
+
+_PlayKey = tuple[int, tuple[Card, ...]]
+"""A play's value, ``(seat, cards)``: the key of ``_PLAY_FACTS``."""
+_PLAY_FACTS: dict[_PlayKey, _PlayFacts] = {
+    (play.seat, play.cards): _PlayFacts(
         i % 13,
         nib << (i % 13 * 4),
         _POP[nib],
@@ -183,10 +203,12 @@ _PLAY_FACTS: dict[int, _PlayFacts] = {
     for nib, play in enumerate(row)
     if nib
 }
-"""``id(play)`` of a shared :class:`Play` of ``PLAYS`` → its :data:`_PlayFacts`: these objects
-(handed out by ``legal_actions`` and played back by bots) hold valid cards of one rank, so
-``apply`` only checks what depends on the state (turn, hand, the top play). Any other play of the
-same cards is checked whole and then played through the shared one's facts (:meth:`PresidentMatch._facts`)."""
+"""The shared plays of ``PLAYS`` by value → their :class:`_PlayFacts`. Those plays (handed out by
+``legal_actions`` and played back by bots) hold valid cards of one rank, so ``apply`` only checks
+what depends on the state (turn, hand, the top play) for a play whose seat is an ``int`` and whose
+cards are the shared play's own tuple (the test at the top of :meth:`PresidentMatch.apply`). Any other play of the same cards is
+checked whole and then played through the shared one's facts (:meth:`PresidentMatch._facts`)."""
+
 
 # Events are immutable: the frequent ones are shared instead of rebuilt (hot path).
 _played = record_maker(Played)
@@ -195,15 +217,21 @@ _PASSED: tuple[Passed, ...] = tuple(Passed(i >> 1, bool(i & 1)) for i in range(1
 _FORCED_PASSED: tuple[Passed, ...] = tuple(Passed(s, True, True) for s in range(8))
 """``_FORCED_PASSED[seat]``: a pass because nobody can play the rank "ça ou rien" demands (P9 Decision)."""
 _PASSED_ALONE: tuple[tuple[Passed], ...] = tuple((p,) for p in _PASSED)
-_PASS_ENTRIES: tuple[tuple[int, None], ...] = tuple((s, None) for s in range(8))
+_PASS_ENTRIES: tuple[_PassEntry, ...] = tuple((s, None) for s in range(8))
 """``_PASS_ENTRIES[seat]``: a pass in the trick."""
 """``_PASSED_ALONE[seat << 1 | auto]``: the events of a pass that does not close the trick."""
 
 
-_FORCED: dict[int, tuple[tuple[tuple[tuple[tuple[int, None], ...], tuple[Passed, ...]], ...], ...]] = {}
+_PassEntry = tuple[int, None]
+"""A pass in the trick: ``(seat, None)``."""
+_ForcedPasses = tuple[tuple[_PassEntry, ...], tuple[Passed, ...]]
+"""Automatic passes of some seats (P9 Decision): their trick entries and their ``passed`` events."""
+_ForcedPassTable = tuple[tuple[_ForcedPasses, ...], ...]
+"""``table[seat][mask]``: see :func:`_forced_pass_table`."""
+_FORCED: dict[int, _ForcedPassTable] = {}
 
 
-def _forced_pass_table(n: int) -> tuple[tuple[tuple[tuple[tuple[int, None], ...], tuple[Passed, ...]], ...], ...]:
+def _forced_pass_table(n: int) -> _ForcedPassTable:
     """``table[seat][mask]``: the automatic passes of the seats of ``mask`` after ``seat``'s play, in
     seat order from ``seat`` on (P9 Decision): their trick entries and their ``passed`` events."""
     table = _FORCED.get(n)
@@ -413,7 +441,7 @@ class PresidentMatch:
         self._plain = not (
             rules.pass_leaves_trick or rules.close_on_four_of_rank or rules.close_on_empty or rules.revolution
         )
-        """Plays are applied by :meth:`apply`'s plain path: none of T5, T7b, T7c, T10 (the classic table)."""
+        """Plays and passes take :meth:`apply`'s fast path: none of T5, T7b, T7c, T10 (the classic table)."""
         self._n = seats
         self._next_tab = _next_table(seats)
         self._forced_tab = _forced_pass_table(seats)
@@ -708,7 +736,8 @@ class PresidentMatch:
         """Whether a seat holding these rank counts has a play over the top one (a trick is open):
         the same plays as ``_plays()`` — P7 that rank ("ça ou rien"), T4 reversed at most as
         strong, P6 at least as strong (some rank of the range holds as many cards: see _SET_OF).
-        turn_view() and forced_pass() ask it; next_turn() has it inline: change them together."""
+        turn_view() and forced_pass() ask it; next_turn() has it written out (profiled: a call a
+        turn), and tests/engine/test_views.py's check_turn_view holds the two together on random games."""
         tc = self._top_count
         tr = self._top_rank
         if self._must:
@@ -733,7 +762,8 @@ class PresidentMatch:
         tr = self._top_rank
         must = self._must
         reverse = self._reversed
-        # _can_beat(ranks) inline (a call a turn: about 2% of a simulated round)
+        # _can_beat(ranks) written out (a call a turn: about 2% of a simulated round); the same
+        # answer as turn_view() on random games: tests/engine/test_views.py (check_turn_view)
         if tc and not (
             ranks >> 8 * tr & 255 >= tc
             if must
@@ -1114,83 +1144,126 @@ class PresidentMatch:
     def apply(self, action: ApiAction) -> tuple[Event, ...]:
         """Apply one action; raises a :class:`Refusal` and changes nothing when the rules forbid it.
 
-        A play at a table without T5, T7b, T7c and T10 (``_plain``: the classic one) is applied
-        right here (most actions of a simulated round: a call saved per play), and so is a pass
-        there (P9c, :meth:`_do_pass`'s steps at such a table), the rarer outcomes of a play
-        in :meth:`_after_plain_play`: :meth:`_do_play`'s checks, state and events without the
-        tests of those rules (the order is never reversed, a pass leaves no trick, only a 2 or a
-        quad closes a trick, P9). Every other play goes through :meth:`_do_play`; a test plays the
-        same games through both paths."""
+        Plays and passes at a table without T5, T7b, T7c and T10 (``_plain``: the classic one) take
+        the fast path (:meth:`_plain_play`, :meth:`_plain_pass`); every other play or pass takes
+        :meth:`_do_play` or :meth:`_do_pass`. ``tests/engine/test_president_play_paths.py`` plays
+        the same games through both."""
         a: Any = action
         ev: tuple[Event, ...]
         cls = a.__class__
         if cls is Play:
-            facts = _PLAY_FACTS.get(id(a))
-            if facts is None:
+            # a shared play of PLAYS (the same seat, as an int, and the same tuple of cards) carries
+            # valid cards of one rank; any other is checked whole first
+            facts = _PLAY_FACTS.get((a.seat, a.cards))
+            if facts is None or a.cards is not facts[4][1] or a.seat.__class__ is not int:
                 facts = self._facts(a.seat, self._check_play(a))
             if self._plain:
-                # the plain play (see the docstring)
-                seat: int = a.seat
-                r, m, k, rank_counts, trick_entry, made = facts
-                hands = self._hands
-                hand = hands[seat]
-                tc = self._top_count
-                tr = self._top_rank
-                if seat != self._turn or hand & m != m or (tc and (k != tc or ((r != tr) if self._must else r < tr))):
-                    self._check_play(a)  # raises the refusal
-                self._actions.append(a)  # the play is valid (nothing below reads the version)
-                hand ^= m  # (m is in the hand: checked above; one operation where &= ~m takes two)
-                hands[seat] = hand
-                counts = self._counts
-                left = counts[seat] - k
-                counts[seat] = left
-                self._ranks[seat] -= rank_counts
-                played = self._played | m
-                self._played = played
-                alone = made[left]
-                if alone is None:
-                    alone = made[left] = (_played(seat, trick_entry[1], left, False),)
-                self._trick.append(trick_entry)
-                must = tc != 0 and r == tr  # P7: "ça ou rien"
-                self._must = must
-                self._top_seat = seat
-                self._top_rank = r
-                self._top_count = k
-                self._passed = 0  # P9c counts passes since the last play
-                if not hand or r == RANK_2 or k == 4 or (must and played >> 4 * r & 15 == 15):
-                    return self._after_plain_play(seat, r, k, must, hand, alone)
-                self._turn = self._next_tab[seat][self._holding]
-                return alone
+                return self._plain_play(a, facts)
             ev = self._do_play(a, facts, False)
         elif cls is Pass:
             seat = a.seat
             if seat != self._turn or seat.__class__ is not int or not self._top_count:
                 seat = self._check_pass(a)
             if self._plain:
-                # _do_pass(seat, False) at a table where a pass leaves no trick (P9c), inline
-                self._actions.append(a)
-                passed = self._passed | _SEAT_BITS[seat]
-                self._passed = passed
-                self._trick.append(_PASS_ENTRIES[seat])
-                others = self._holding & _NOT_SEAT[self._top_seat]
-                if passed & others == others:  # every other player holding cards has passed
-                    closing: list[Event] = [_PASSED[seat << 1]]
-                    self._close(self._top_seat, "all_passed", closing)  # P10
-                    return tuple(closing)
-                self._turn = self._next_tab[seat][self._holding]
-                return _PASSED_ALONE[seat << 1]
+                return self._plain_pass(a, seat)
             ev = self._do_pass(seat, False)
         else:
             ev = tuple(self._apply_other(a))
         self._actions.append(a)
         return ev
 
+    # ---------------------------------------------------- the plain table's fast path
+    # A play or a pass at a table without T5, T7b, T7c and T10 (most actions of a simulated round):
+    # :meth:`_do_play`'s and :meth:`_do_pass`'s checks, state and events without the tests of those
+    # rules (the order is never reversed, a pass leaves no trick, only a 2 or a quad closes a trick,
+    # P9). tests/engine/test_president_play_paths.py plays the same games through both paths.
+
+    def _plain_play(self, a: Play, facts: _PlayFacts) -> tuple[Event, ...]:
+        """:meth:`_do_play` of ``a`` (cards of ``facts``) at a plain table, logged."""
+        seat = a.seat
+        r, m, k, rank_counts, trick_entry, made = facts
+        hands = self._hands
+        hand = hands[seat]
+        tc = self._top_count
+        tr = self._top_rank
+        if seat != self._turn or hand & m != m or (tc and (k != tc or ((r != tr) if self._must else r < tr))):
+            self._check_play(a)  # raises the refusal
+        self._actions.append(a)  # the play is valid (nothing below reads the version)
+        hand ^= m  # (m is in the hand: checked above; one operation where &= ~m takes two)
+        hands[seat] = hand
+        counts = self._counts
+        left = counts[seat] - k
+        counts[seat] = left
+        self._ranks[seat] -= rank_counts
+        played = self._played | m
+        self._played = played
+        alone = made[left]
+        if alone is None:
+            alone = made[left] = (_played(seat, trick_entry[1], left, False),)
+        self._trick.append(trick_entry)
+        must = tc != 0 and r == tr  # P7: "ça ou rien"
+        self._must = must
+        self._top_seat = seat
+        self._top_rank = r
+        self._top_count = k
+        self._passed = 0  # P9c counts passes since the last play
+        if not hand or r == RANK_2 or k == 4 or (must and played >> 4 * r & 15 == 15):
+            return self._after_plain_play(seat, r, k, must, hand, alone)
+        self._turn = self._next_tab[seat][self._holding]
+        return alone
+
+    def _plain_pass(self, a: Pass, seat: int) -> tuple[Event, ...]:
+        """:meth:`_do_pass` of the checked ``seat`` at a plain table (a pass leaves no trick, P9c), logged."""
+        self._actions.append(a)
+        passed = self._passed | _SEAT_BITS[seat]
+        self._passed = passed
+        self._trick.append(_PASS_ENTRIES[seat])
+        others = self._holding & _NOT_SEAT[self._top_seat]
+        if passed & others == others:  # every other player holding cards has passed
+            closing: list[Event] = [_PASSED[seat << 1]]
+            self._close(self._top_seat, "all_passed", closing)  # P10
+            return tuple(closing)
+        self._turn = self._next_tab[seat][self._holding]
+        return _PASSED_ALONE[seat << 1]
+
+    def _after_plain_play(
+        self, seat: int, r: int, k: int, must: bool, hand: int, alone: tuple[Played]
+    ) -> tuple[Event, ...]:
+        """The rest of a plain play (:meth:`_plain_play`) that may do more than give the turn:
+        one that empties the hand (P11), plays 2s or a quad (P9a / P9b) or says "ça ou rien" on a
+        rank whose four cards are played (P9 Decision): its events (``alone``: the shared
+        ``played`` event's 1-tuple)."""
+        ev: list[Event] | None = None  # made when the play has more events than its own
+        holding = self._holding
+        if not hand:
+            ev = [alone[0]]
+            self._go_out(seat, r, ev)
+            holding = self._holding
+            if holding & (holding - 1) == 0 or holding & ~self._passive == 0:  # P11
+                self._end_round(ev)
+                return tuple(ev)
+        if r == RANK_2 or (k == 4 and self._rules.close_on_quad):  # P9a / P9b
+            if ev is None:
+                ev = [alone[0]]
+            self._close(seat, "twos" if r == RANK_2 else "quad", ev)
+            return tuple(ev)
+        if must and self._rules.forced_passes and self._played >> (r * 4) & 15 == 15:
+            if ev is None:
+                ev = [alone[0]]
+            self._forced_passes(seat, ev)  # P9 Decision: nobody can play that rank any more
+            return tuple(ev)
+        self._turn = self._next_tab[seat][holding]
+        return alone if ev is None else tuple(ev)
+
+    # ------------------------------------------------------- end of the fast path
+
     @staticmethod
     def _facts(seat: int, checked: tuple[int, int, int]) -> _PlayFacts:
         """The facts of ``seat``'s play of the checked ``(rank, mask, count)``: those of the shared
         :class:`Play` of the same cards (see ``_PLAY_FACTS``)."""
         r, m, _ = checked
-        return _PLAY_FACTS[id(PLAYS[seat * 13 + r][m >> 4 * r & 15])]
+        play = PLAYS[seat * 13 + r][m >> 4 * r & 15]
+        return _PLAY_FACTS[play.seat, play.cards]
 
     def _apply_other(self, action: Any) -> Sequence[Event]:
         if isinstance(action, Deal):  # once a round; the others are rarer still
@@ -1221,7 +1294,6 @@ class PresidentMatch:
         return h & (h - 1) == 0 or h & ~self._passive == 0
 
     def _new_trick(self) -> None:
-        # _close() does the same inline: change both together
         self._trick = []
         self._trick_mask = 0
         self._top_count = 0
@@ -1236,13 +1308,7 @@ class PresidentMatch:
         leader = self._next_tab[by - 1][self._holding & ~self._passive]
         self._closed_trick = self._trick
         self._closed_reason = reason
-        # _new_trick() inline, and the lead (a trick closes every five actions or so)
-        self._trick = []
-        self._trick_mask = 0
-        self._top_count = 0
-        self._top_seat = -1
-        self._must = False
-        self._passed = 0
+        self._new_trick()
         key = (by, leader, reason)
         closed = _CLOSED.get(key)
         if closed is None:
@@ -1271,8 +1337,8 @@ class PresidentMatch:
         """The play ``a`` of the cards of ``facts`` (valid cards of one rank), checked against the
         state (the turn, the hand, the play to beat: a :class:`Refusal` changes nothing), then
         applied: its events. Most plays keep cards, change no order and close nothing: their events
-        are the shared 1-tuple of the ``played`` event. Every rule set (:meth:`apply`'s plain path is
-        the same for the tables without T5, T7b, T7c and T10)."""
+        are the shared 1-tuple of the ``played`` event. Every rule set (:meth:`_plain_play` is the same
+        for the tables without T5, T7b, T7c and T10)."""
         seat = a.seat
         r, m, k, rank_counts, trick_entry, made = facts
         hands = self._hands
@@ -1359,35 +1425,6 @@ class PresidentMatch:
             self._turn = self._next_tab[seat][holding]
         return alone if ev is None else tuple(ev)
 
-    def _after_plain_play(
-        self, seat: int, r: int, k: int, must: bool, hand: int, alone: tuple[Played]
-    ) -> tuple[Event, ...]:
-        """The rest of a plain play (applied by :meth:`apply`) that may do more than give the turn:
-        one that empties the hand (P11), plays 2s or a quad (P9a / P9b) or says "ça ou rien" on a
-        rank whose four cards are played (P9 Decision): its events (``alone``: the shared
-        ``played`` event's 1-tuple)."""
-        ev: list[Event] | None = None  # made when the play has more events than its own
-        holding = self._holding
-        if not hand:
-            ev = [alone[0]]
-            self._go_out(seat, r, ev)
-            holding = self._holding
-            if holding & (holding - 1) == 0 or holding & ~self._passive == 0:  # P11
-                self._end_round(ev)
-                return tuple(ev)
-        if r == RANK_2 or (k == 4 and self._rules.close_on_quad):  # P9a / P9b
-            if ev is None:
-                ev = [alone[0]]
-            self._close(seat, "twos" if r == RANK_2 else "quad", ev)
-            return tuple(ev)
-        if must and self._rules.forced_passes and self._played >> (r * 4) & 15 == 15:
-            if ev is None:
-                ev = [alone[0]]
-            self._forced_passes(seat, ev)  # P9 Decision: nobody can play that rank any more
-            return tuple(ev)
-        self._turn = self._next_tab[seat][holding]
-        return alone if ev is None else tuple(ev)
-
     def _forced_passes(self, seat: int, ev: list[Event]) -> None:
         """P9 Decision: "ça ou rien" demands a rank whose four cards are all played, so nobody can
         play; every seat still to answer ``seat``'s play passes at once, in seat order (each an
@@ -1471,7 +1508,7 @@ class PresidentMatch:
             low = hand & -hand
             c = low.bit_length() - 1
             play = PLAYS[seat * 13 + (c >> 2)][1 << (c & 3)]
-            ev.extend(self._do_play(play, _PLAY_FACTS[id(play)], True))
+            ev.extend(self._do_play(play, _PLAY_FACTS[play.seat, play.cards], True))
         else:
             ev.extend(self._do_pass(seat, True))
         return ev

@@ -7,7 +7,7 @@ the embedded default (one process, SQLite) never imports this package.
 * :mod:`server.cluster.routing` — which node receives what of a table's outputs (pure).
 * :mod:`server.cluster.lease` — a table's ownership: lease book, renewal, fencing epoch.
 * :mod:`server.cluster.bus` — the Redis connection: a channel per node, the lobby channel,
-  keep-alives, health.
+  keep-alives, health; :mod:`server.cluster.publisher` — its publishing connection.
 * :mod:`server.cluster.proxy` — a remote person on the owner (:class:`RemoteClient`) and a
   remote room on the front (:class:`RemotePlace`).
 * :mod:`server.cluster.lobby` — :class:`ClusterLobby`, the lobby of one node of the cluster.

@@ -1,10 +1,13 @@
 """The node's Redis connection: its own channel and the lobby channel, messages out in order, health.
 
-One connection publishes (a task empties the queue in pipelines, so messages to one channel leave
-in the order they were made, and Redis hands them to the subscriber in that order); one
-subscription reads this node's channel and the lobby channel and hands each message, in order,
-to ``handler``; after subscribing again (Redis was away) it calls ``on_subscribed``. When Redis goes away both sides say so (``on_health(False)``, logged once), keep
-trying every ``retry`` seconds, and say so again when it is back (``on_health(True)``). Messages
+One connection of its own publishes (:mod:`server.cluster.publisher`): a message is written to it
+at once when nothing waits before it, else queued for a task that writes the queue in order; so
+messages to one channel leave in the order they were made, and Redis hands them to the subscriber
+in that order; one subscribed connection of its own reads this node's channel and
+the lobby channel and hands each message, in order, to ``handler``; after subscribing again (Redis
+was away) it calls ``on_subscribed``. When Redis goes away both sides say so (``on_health(False)``,
+logged once), keep trying every ``retry`` seconds, and say so again when it is back
+(``on_health(True)``). Messages
 made while it is away are dropped (counted in the log): commands are answered by a time-out,
 states are whole and the next one replaces them, and the keep-alives rewrite the lobby's view.
 """
@@ -24,6 +27,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from server.cluster import wire
+from server.cluster.publisher import Publisher, Subscriber
 
 log = logging.getLogger("donne.cluster")
 
@@ -81,9 +85,13 @@ class Bus:
         self.redis: Any = None
         self.healthy = False
         self.dropped = 0
+        self.outages = 0  # times Redis went away: what it held may be gone (the keep-alive writes all again)
         self.sent = 0
         self.received = 0
         self._queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        # the publishing connection while it is open and the sending task holds nothing unwritten:
+        # a message is then written at once when nothing is queued before it (order kept)
+        self._ready: Publisher | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
 
@@ -117,10 +125,14 @@ class Bus:
                 await self.redis.aclose()
 
     async def flush(self, timeout: float = 5.0) -> None:
-        """Wait until what was queued so far is published (or dropped), ``timeout`` seconds at most."""
+        """Wait until what was sent so far is published and Redis answered it (or it is dropped),
+        ``timeout`` seconds at most."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
-        while not self._queue.empty() and loop.time() < end:
+        while loop.time() < end:
+            ready = self._ready
+            if self._queue.empty() and (ready is None or ready.answered()):
+                return
             await asyncio.sleep(0.01)
 
     # -- out -----------------------------------------------------------------------------------
@@ -132,65 +144,81 @@ class Bus:
         self._put(wire.LOBBY_CHANNEL, msg)
 
     def _put(self, channel: str, msg: Mapping[str, Any]) -> None:
-        self._queue.put_nowait((channel, wire.encode({**msg, "from": self.node})))
+        item = (channel, wire.encode({**msg, "from": self.node}))
+        publisher = self._ready
+        if publisher is not None and self._queue.empty() and publisher.roomy():
+            # nothing waits before it: written now, without a turn of the loop for the sending task
+            try:
+                publisher.publish([item])
+                self.sent += 1
+                return
+            except (RedisError, OSError):
+                pass  # the sending task finds the connection broken and says so
+        self._queue.put_nowait(item)
 
     async def _send_loop(self) -> None:
-        while True:
-            still_wanted()
-            batch = [await self._queue.get()]
-            while len(batch) < MAX_BATCH and not self._queue.empty():
-                batch.append(self._queue.get_nowait())
-            try:
-                pipe = self.redis.pipeline(transaction=False)
-                for channel, payload in batch:
-                    pipe.publish(channel, payload)
-                await pipe.execute()
-                self.sent += len(batch)
-            except (RedisError, OSError) as exc:
-                self.dropped += len(batch)
-                self._health(False, exc)
-                log.warning("cluster: %d message(s) not sent (%s)", len(batch),
-                            "every connection busy" if isinstance(exc, Busy) else "Redis unreachable")
-                await asyncio.sleep(self.retry)
+        publisher: Publisher | None = None
+        try:
+            while True:
+                still_wanted()
+                batch = [await self._queue.get()]
+                while len(batch) < MAX_BATCH and not self._queue.empty():
+                    batch.append(self._queue.get_nowait())
+                try:
+                    if publisher is None:
+                        publisher = await Publisher.open(self.url, self.timeout)
+                    publisher.publish(batch)
+                    self._ready = publisher  # (from here on, a message written at once follows the batch)
+                    await publisher.drain()
+                    self.sent += len(batch)
+                except (RedisError, OSError, TimeoutError) as exc:
+                    self._ready = None
+                    self.dropped += len(batch)
+                    if publisher is not None:  # what it held is lost with it, as a publish that failed
+                        await publisher.close(reset=True)
+                        publisher = None
+                    self._health(False, exc)
+                    log.warning("cluster: %d message(s) not sent (Redis unreachable)", len(batch))
+                    await asyncio.sleep(self.retry)
+        finally:
+            self._ready = None
+            if publisher is not None:
+                await publisher.close()
 
     # -- in ------------------------------------------------------------------------------------
 
     async def _read_loop(self) -> None:
-        channels = (wire.node_channel(self.node), wire.LOBBY_CHANNEL)
+        subscriber = Subscriber(self.url, (wire.node_channel(self.node), wire.LOBBY_CHANNEL), self._on_payload,
+                                self.timeout)
         while True:
             still_wanted()
-            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.subscribe(*channels)
-                again = self._subscribed.is_set()
-                self._subscribed.set()
-                self._health(True)
-                if again and self.on_subscribed is not None:
-                    self.on_subscribed()  # what was published to this node meanwhile is lost: ask again
-                while True:
-                    still_wanted()
-                    message = await pubsub.get_message(timeout=1.0)
-                    if message is None or message.get("type") != "message":
-                        continue
-                    try:
-                        msg = wire.decode(message["data"])
-                    except wire.BadMessage as exc:
-                        log.warning("cluster: dropped a message on %s: %s", message.get("channel"), exc)
-                        continue
-                    self.received += 1
-                    try:
-                        self.handler(msg)
-                    except Exception:
-                        log.exception("cluster: handling a %r message failed", msg.get("t"))
-            except asyncio.CancelledError:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
-                raise
-            except (RedisError, OSError) as exc:
+                await subscriber.run(self._on_subscribed)
+            except (RedisError, OSError, TimeoutError) as exc:
                 self._health(False, exc)
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
                 await asyncio.sleep(self.retry)
+
+    def _on_subscribed(self) -> None:
+        again = self._subscribed.is_set()
+        self._subscribed.set()
+        self._health(True)
+        if again and self.on_subscribed is not None:
+            try:  # what was published to this node meanwhile is lost: ask again
+                self.on_subscribed()
+            except Exception:  # the reading goes on whatever the lobby does with it
+                log.exception("cluster: asking again after subscribing again failed")
+
+    def _on_payload(self, channel: str, payload: str) -> None:
+        try:
+            msg = wire.decode(payload)
+        except wire.BadMessage as exc:
+            log.warning("cluster: dropped a message on %s: %s", channel, exc)
+            return
+        self.received += 1
+        try:
+            self.handler(msg)
+        except Exception:
+            log.exception("cluster: handling a %r message failed", msg.get("t"))
 
     def _health(self, ok: bool, exc: BaseException | None = None) -> None:
         if not ok and isinstance(exc, Busy):
@@ -199,6 +227,8 @@ class Bus:
         if ok == self.healthy:
             return
         self.healthy = ok
+        if not ok:
+            self.outages += 1
         if ok:
             log.warning("cluster: Redis is reachable again")
         else:

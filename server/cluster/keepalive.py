@@ -1,8 +1,8 @@
 """A node's keep-alive in Redis (``docs/cluster.md``): what it tells the cluster, what it reads back.
 
 Every ``keepalive_seconds`` the node says it is alive (``node:<name>``, expiring after
-``lease_seconds``), rewrites its lobby entries (people online, rooms, seats held: per-node hashes
-that expire with it), renews the leases of its tables, and reads the other nodes' entries into its
+``lease_seconds``), writes what changed in its lobby entries (people online, rooms, seats held:
+per-node hashes that expire with it) and renews their expiry, renews the leases of its tables, and reads the other nodes' entries into its
 view of the cluster. A node that stops renewing drops out by itself.
 """
 
@@ -14,7 +14,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -60,6 +60,11 @@ class KeepAlive(Relay):
     """Tables whose epoch in PostgreSQL is above Redis's counter (Redis lost it): taken above it."""
     _writes_due: set[bool]
     """The rewrites of this node's entries asked for and not started (True: people, False: rooms)."""
+    _written: dict[str, dict[str, str]]
+    """Each of this node's hashes as Redis holds it after the last write it confirmed."""
+    _entries_lock: asyncio.Lock
+    """Held from building a write of the hashes to reading its results: writes apply in order."""
+    _outages_seen: int
 
     async def _probe_store(self) -> None:
         raise NotImplementedError
@@ -87,13 +92,19 @@ class KeepAlive(Relay):
     async def _write_entries(self, *, presence: bool) -> None:
         self._writes_due.discard(presence)  # a change from now on is not in this write: it asks for another
         with contextlib.suppress(RedisError, OSError):
-            pipe = self.bus.redis.pipeline(transaction=True)
-            self._entries(pipe, presence=presence, rooms=not presence)
-            await pipe.execute()
+            async with self._entries_lock:
+                pipe = self.bus.redis.pipeline(transaction=True)
+                confirm = self._entries(pipe, presence=presence, rooms=not presence)
+                confirm(await pipe.execute())
 
-    def _entries(self, pipe: Any, *, presence: bool = True, rooms: bool = True) -> None:
+    def _entries(self, pipe: Any, *, presence: bool = True,
+                 rooms: bool = True) -> Callable[[list[Any]], None]:
+        """This node's people (and/or rooms and seats) into ``pipe``: only what changed since the
+        last write Redis confirmed (``_written``), the whole hash when that is unknown (the first
+        write, a write that failed, Redis away since: it may have come back empty). The caller
+        holds ``_entries_lock`` until it hands the pipeline's results to the function returned."""
         ttl = int(self.config.lease_seconds * 1000)
-        tables: list[tuple[str, Mapping[str, str]]] = []
+        tables: list[tuple[str, dict[str, str]]] = []
         if presence:
             people = {name_key(str(p["name"])): _dumps(p) for p in self._local_people()}
             tables.append((wire.presence_key(self.node), people))
@@ -102,11 +113,41 @@ class KeepAlive(Relay):
             seats = {s.member: room.id for room in self.rooms.values() if not room.closed
                      for s in room.table.seats if s.member is not None}
             tables += [(wire.rooms_key(self.node), listed), (wire.seats_key(self.node), seats)]
+        if self.bus.outages != self._outages_seen:  # Redis was away: it may have lost every key
+            self._outages_seen = self.bus.outages
+            self._written.clear()
+        checks: list[tuple[str, dict[str, str], int]] = []
         for key, mapping in tables:
-            pipe.delete(key)
-            if mapping:
-                pipe.hset(key, mapping=dict(mapping))
-                pipe.pexpire(key, ttl)
+            before = self._written.pop(key, None)  # unknown until Redis confirms this write
+            if before is None or not mapping:
+                pipe.delete(key)
+                if mapping:
+                    pipe.hset(key, mapping=mapping)
+                    pipe.pexpire(key, ttl)
+                checks.append((key, mapping, -1))
+                continue
+            pipe.pexpire(key, ttl)  # 0: the key is gone (Redis lost it, or it expired): rewritten whole
+            checks.append((key, mapping, len(pipe) - 1))
+            gone = [field for field in before if field not in mapping]
+            changed = {field: value for field, value in mapping.items() if before.get(field) != value}
+            if gone:
+                pipe.hdel(key, *gone)
+            if changed:
+                pipe.hset(key, mapping=changed)
+                pipe.pexpire(key, ttl)  # (a key made again by the line above expires too)
+
+        def confirm(results: list[Any]) -> None:
+            lost = False
+            for key, mapping, at in checks:
+                if at >= 0 and not results[at]:
+                    lost = True
+                else:
+                    self._written[key] = mapping
+            if lost:
+                self._write_soon(presence=True)
+                self._write_soon(presence=False)
+
+        return confirm
 
     async def _tick_loop(self) -> None:
         while True:
@@ -137,11 +178,12 @@ class KeepAlive(Relay):
             self._lost(rid, "another node holds its lease" if holder else "its lease could not be taken again")
         ttl = int(self.config.lease_seconds * 1000)
         sent = time.monotonic()
-        pipe = r.pipeline(transaction=True)
-        pipe.set(wire.node_key(self.node), json.dumps({"pid": os.getpid(), "at": time.time()}), px=ttl)
-        self._entries(pipe)
-        self._list_tables(pipe)
-        await pipe.execute()
+        async with self._entries_lock:
+            pipe = r.pipeline(transaction=True)
+            pipe.set(wire.node_key(self.node), json.dumps({"pid": os.getpid(), "at": time.time()}), px=ttl)
+            confirm = self._entries(pipe)
+            self._list_tables(pipe)
+            confirm(await pipe.execute())
         self._alive_at = sent
         nodes = {self.node}
         prefix = wire.node_key("")

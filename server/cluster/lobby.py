@@ -33,8 +33,8 @@ from server.cluster.lease import LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
 from server.cluster.routing import Outbox
 from server.cluster.takeover import FencedStore, Takeover
-from server.lobby.lobby import GuestHold, Lobby, clean_name
-from server.people.players import Client, GuestStart, Place, Player, Welcome
+from server.lobby.lobby import GuestHold, Lobby, typed_name
+from server.people.players import GuestStart, Place, Player, PlayerSession, Welcome
 from server.protocol import CommandError
 from server.rooms.room import Room
 from server.storage.api import Fence, Unreachable
@@ -60,6 +60,9 @@ class ClusterLobby(Takeover):
         self.outbox = Outbox()
         self._outbox_handle: asyncio.Handle | None = None
         self._writes_due: set[bool] = set()
+        self._written: dict[str, dict[str, str]] = {}
+        self._entries_lock = asyncio.Lock()
+        self._outages_seen = 0
         self.pending: dict[str, asyncio.Future[Any]] = {}
         self.places: dict[str, RemotePlace] = {}
         self.bus = Bus(config.redis_url, self.node, self._on_message, self._on_health,
@@ -236,7 +239,7 @@ class ClusterLobby(Takeover):
 
     # -- logging in -------------------------------------------------------------------------------
 
-    async def login(self, session: Client, name: str, *, password: str | None = None,
+    async def login(self, session: PlayerSession, name: str, *, password: str | None = None,
                     verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True,
                     welcome: Welcome | None = None, resume: str | None = None) -> Player:
         key = name_key(name.strip()) if name.strip() else ""
@@ -288,7 +291,7 @@ class ClusterLobby(Takeover):
         """No early guest account for a name seated at another node's table: it is that guest's,
         and a login without its code would otherwise retire it on the way out."""
         try:
-            key = name_key(clean_name(name, self.config.max_name))
+            key = name_key(typed_name(name, self.config.max_name))
         except CommandError:
             return None
         if key in self._seats or key in self._people:
@@ -316,7 +319,7 @@ class ClusterLobby(Takeover):
                 proof = seat.get("proof") if isinstance(seat.get("proof"), str) else None
         return GuestHold(True, proof)
 
-    async def switch_to_account(self, session: Client, name: str, password: str | None, *,
+    async def switch_to_account(self, session: PlayerSession, name: str, password: str | None, *,
                                 welcome: Welcome | None = None) -> Player:
         player = await super().switch_to_account(session, name, password, welcome=welcome)
         await self._kick_elsewhere(player)  # as any login: other nodes' older sessions end
@@ -383,7 +386,7 @@ class ClusterLobby(Takeover):
             del self.players[key]  # no guest log-out: the account is in use on the other node
         self._write_presence_soon()
 
-    async def detach(self, session: Client) -> None:
+    async def detach(self, session: PlayerSession) -> None:
         await super().detach(session)
         self._write_presence_soon()
 

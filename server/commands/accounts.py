@@ -1,4 +1,5 @@
-"""Account commands: register, passwd, balance, addkey, keys, delkey, history, leaderboard, audit.
+"""Account commands: register, passwd, balance, addkey, keys, delkey, history, audit; the points
+and chips boards of ``leaderboard``.
 
 Loaded after ``server.commands.core`` (see :data:`server.commands.MODULES`);
 ``login`` and ``whoami`` stay core's, which already call the store.
@@ -21,12 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
-from collections.abc import Mapping
-from typing import Any
 
 from server.commands import Context, command
 from server.games import ADAPTERS, TABLES
-from server.protocol import CommandError, arg_int, arg_str
+from server.protocol import Args, CommandError, JSONValue, Result, arg_int, arg_str
 from server.storage import passwords as _pw
 from server.storage.api import (
     BadKey,
@@ -73,7 +72,7 @@ async def _secret(ctx: Context, prompt: str) -> str | None:
     return line
 
 
-async def _password(ctx: Context, args: Mapping[str, Any], key: str = "password") -> str:
+async def _password(ctx: Context, args: Args, key: str = "password") -> str:
     value = args.get(key)
     if value is None:
         _ = ctx.session.gettext
@@ -95,7 +94,7 @@ async def _password(ctx: Context, args: Mapping[str, Any], key: str = "password"
 
 
 @command("register", login=False)
-async def register(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def register(ctx: Context, args: Args) -> Result:
     session = ctx.session
     store = ctx.store
     if getattr(session.conn, "insecure", False):
@@ -140,7 +139,7 @@ async def register(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("passwd")
-async def passwd(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def passwd(ctx: Context, args: Args) -> Result:
     """Change one's password: ``old`` (checked, with the usual back-off) and ``new``."""
     session = ctx.session
     if session.guest:
@@ -152,23 +151,23 @@ async def passwd(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         old = await _secret(ctx, session.gettext("Password: "))
     if not isinstance(old, str) or not old:
         raise CommandError("bad_argument", arg="old")
-    if await ctx.store.accounts.verify_password(session.name, old, session.conn.peer) is None:
+    if await ctx.store.accounts.verify_password(ctx.account, old, session.conn.peer) is None:
         raise CommandError("bad_password")
     new = await _password(ctx, args, "new")
-    await ctx.store.accounts.set_password(session.name, new)
-    return {"name": session.name}
+    await ctx.store.accounts.set_password(ctx.account, new)
+    return {"name": ctx.account}
 
 
 @command("balance")
-async def balance(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def balance(ctx: Context, args: Args) -> Result:
     """Chips on one's balance (fr ``solde``, es ``saldo``), and the latest movements."""
     session = ctx.session
     limit = arg_int(args, "limit", default=5, lo=0, hi=50)
     ledger = ctx.store.ledger
-    chips = await ledger.balance(session.name)
-    entries = await ledger.statement(session.name, limit) if limit else []
+    chips = await ledger.balance(ctx.account)
+    entries = await ledger.statement(ctx.account, limit) if limit else []
     return {
-        "name": session.name,
+        "name": ctx.account,
         "guest": session.guest,
         "chips": chips,
         "entries": [
@@ -178,48 +177,48 @@ async def balance(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("addkey")
-async def addkey(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def addkey(ctx: Context, args: Args) -> Result:
     """Add an SSH public key (one ``authorized_keys`` line) to one's account."""
     session = ctx.session
     if session.guest:
         raise CommandError("account_needed")
     key = arg_str(args, "key", limit=16384)
     try:
-        await ctx.store.accounts.add_key(session.name, key)
+        await ctx.store.accounts.add_key(ctx.account, key)
     except StorageError as exc:
         raise _storage_error(exc) from None
-    keys = await ctx.store.accounts.keys(session.name)
+    keys = await ctx.store.accounts.keys(ctx.account)
     return {"keys": len(keys)}
 
 
 @command("keys")
-async def keys(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def keys(ctx: Context, args: Args) -> Result:
     session = ctx.session
     if session.guest:
         raise CommandError("account_needed")
-    return {"keys": await ctx.store.accounts.keys(session.name)}
+    return {"keys": await ctx.store.accounts.keys(ctx.account)}
 
 
 @command("delkey")
-async def delkey(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def delkey(ctx: Context, args: Args) -> Result:
     session = ctx.session
     if session.guest:
         raise CommandError("account_needed")
     key = arg_str(args, "key", limit=16384)
     try:
-        removed = await ctx.store.accounts.remove_key(session.name, key)
+        removed = await ctx.store.accounts.remove_key(ctx.account, key)
     except StorageError as exc:
         raise _storage_error(exc) from None
     if not removed:
         raise CommandError("bad_argument", arg="key")
-    return {"keys": len(await ctx.store.accounts.keys(session.name))}
+    return {"keys": len(await ctx.store.accounts.keys(ctx.account))}
 
 
 def _iso(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def summarize(played: Played) -> dict[str, Any]:
+def summarize(played: Played) -> Result:
     """One finished round, deal or match seen from one player's seat: no seed, no log.
 
     ``points`` where the table ranks by points, else ``chips``: the change at that seat
@@ -230,7 +229,7 @@ def summarize(played: Played) -> dict[str, Any]:
     record, seat = played.record, played.seat
     result = record.result
     by = _scored_by(record.rules)
-    out: dict[str, Any] = {
+    out: dict[str, JSONValue] = {
         "round": record.round_id,
         "game": record.game,
         "rules": record.rules,
@@ -264,7 +263,7 @@ def summarize(played: Played) -> dict[str, Any]:
 
 
 @command("history")
-async def history(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def history(ctx: Context, args: Args) -> Result:
     """One's latest finished rounds and matches (or another player's: ``name``).
 
     ``yours`` says whether they are the asker's own (the text reads "your last games"
@@ -289,10 +288,10 @@ async def history(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     return {"name": name, "yours": yours, "history": [summarize(p) for p in played]}
 
 
-async def _board(ctx: Context, game: str, rules: str, limit: int) -> dict[str, Any]:
+async def _board(ctx: Context, game: str, rules: str, limit: int) -> Result:
     by = _scored_by(rules)
     rows = await ctx.store.history.standings(game, rules, limit, by=by)
-    out: dict[str, Any] = {"game": game, "rules": rules, "by": by,
+    out: dict[str, JSONValue] = {"game": game, "rules": rules, "by": by,
                            "leaderboard": [{**row, "score": row[by]} for row in rows]}
     me = ctx.session.name
     if me and not any(name_key(row["name"]) == name_key(me) for row in rows):
@@ -305,9 +304,9 @@ async def _board(ctx: Context, game: str, rules: str, limit: int) -> dict[str, A
     return out
 
 
-@command("leaderboard")
-async def leaderboard(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
-    """Registered players ranked: classic by points (P14), tdc and speculation by chips won.
+async def leaderboard(ctx: Context, args: Args) -> Result:
+    """Registered players ranked: classic by points (P14), tdc and speculation by chips won (the
+    ``leaderboard`` command's boards but the rating's, :mod:`server.commands.social`).
 
     Without ``game`` (nor ``rules``): every table's board in ``boards``, and the default
     one (classic) as the reply's own fields."""
@@ -326,7 +325,7 @@ async def leaderboard(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("audit")
-async def audit(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def audit(ctx: Context, args: Args) -> Result:
     """Invariant 4 on the live ledger, from its maintained totals: balances + escrow = granted − retired.
 
     Cheap for everyone (O(1)); the full audit, which reads every entry, is the operator's

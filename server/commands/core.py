@@ -1,4 +1,4 @@
-"""Session and lobby commands: login, quit, lang, whoami, who, rooms, create, join, watch, leave, say, state."""
+"""Session and lobby commands: login, quit, lang, whoami, rooms, create, join, watch, leave, say, state."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from server.games import adapter, parse_options
 from server.lobby.directory import masked
 from server.messages.translations import LANGS, pick_lang
 from server.operations.limits import clean_text
-from server.protocol import CommandError, arg_bool, arg_int, arg_str
+from server.people.players import Player
+from server.protocol import Args, CommandError, JSONValue, Result, arg_bool, arg_int, arg_str
 
 
 @command("login", login=False)
-async def login(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def login(ctx: Context, args: Args) -> Result:
     name = arg_str(args, "name", limit=200)
     password = args.get("password")
     if password is not None and not isinstance(password, str):
@@ -37,14 +38,14 @@ async def login(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
             "room": player.room.id if player.room else None, "seat": player.seat, **_resume_field(player)}
 
 
-def _resume_field(player: Any) -> dict[str, Any]:
+def _resume_field(player: Player | None) -> Result:
     """A guest's resume code, for their own replies only (``login``, ``whoami``)."""
     code = getattr(player, "code", None) if player is not None and player.guest else None
     return {"resume": code} if code else {}
 
 
 @command("quit", login=False, rate=False)
-async def quit_(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def quit_(ctx: Context, args: Args) -> Result:
     """Machine mode: the ``ok`` reply, then the server closes the connection. (A person's ``quit``
     never gets here: the text presenter says goodbye and closes.)"""
     # after the reply is queued (the dispatcher queues it as soon as this returns); the session
@@ -54,7 +55,7 @@ async def quit_(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("whoami")
-async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def whoami(ctx: Context, args: Args) -> Result:
     """Who I am, my balance, and where I sit. Seated: ``at_stake``, my chips in the round being
     played (tdc stakes, Speculation antes), as my last state said; they are not in ``chips``."""
     session = ctx.session
@@ -62,7 +63,7 @@ async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     player = session.player
     chips = await ctx.store.ledger.balance(session.name)
     role = "player" if session.guest else await ctx.store.moderation.role(session.name)
-    out: dict[str, Any] = {"name": session.name, "guest": session.guest, "chips": chips, "lang": session.lang,
+    out: dict[str, JSONValue] = {"name": session.name, "guest": session.guest, "chips": chips, "lang": session.lang,
                            "role": role,
                            "room": player.room.id if player and player.room else None,
                            "seat": player.seat if player else None, **_resume_field(player)}
@@ -75,7 +76,11 @@ async def whoami(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("lang", login=False)
-async def lang(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def lang(ctx: Context, args: Args) -> Result:
+    if arg_bool(args, "browser", default=False):  # the play page: sentences without typing instructions
+        for_browser = getattr(getattr(ctx.session, "presenter", None), "for_browser", None)
+        if callable(for_browser):
+            for_browser()
     if args.get("lang") is None:
         return {"lang": ctx.session.lang, "langs": list(LANGS)}
     value = pick_lang(str(args.get("lang", "")))
@@ -88,11 +93,6 @@ async def lang(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     return {"lang": value}
 
 
-@command("who")
-async def who(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
-    return {"players": sorted(ctx.lobby.who(ctx.session.player), key=lambda p: str(p["name"]).casefold())}
-
-
 ROOMS_PAGE = 50
 """Rooms in one ``rooms`` reply unless ``limit`` says otherwise (at most :data:`ROOMS_PAGE_MAX`)."""
 ROOMS_PAGE_MAX = 100
@@ -100,7 +100,7 @@ ROOM_STATUSES = ("waiting", "playing", "over")
 
 
 @command("rooms")
-async def rooms(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def rooms(ctx: Context, args: Args) -> Result:
     """One page of the open rooms, those with a seat free to take first, then in the order they opened.
 
     ``page`` (from 1), ``limit`` (1 to 100, default 50); filters: ``game``, ``rules``,
@@ -132,7 +132,7 @@ async def rooms(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
             "pages": max(1, -(-total // limit))}
 
 
-def _choice(args: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> str | None:
+def _choice(args: Args, key: str, allowed: tuple[str, ...]) -> str | None:
     value = args.get(key)
     if value is None:
         return None
@@ -142,7 +142,7 @@ def _choice(args: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> str 
 
 
 @command("create")
-async def create(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def create(ctx: Context, args: Args) -> Result:
     """A new room with the creator on seat 0 and the bots on the last seats."""
     lobby = ctx.lobby
     player = ctx.session.player
@@ -172,7 +172,7 @@ async def create(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("join")
-async def join(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def join(ctx: Context, args: Args) -> Result:
     room = await ctx.lobby.find_place(args.get("room"))
     player = ctx.session.player
     assert player is not None
@@ -183,7 +183,7 @@ async def join(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("watch")
-async def watch(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def watch(ctx: Context, args: Args) -> Result:
     room = await ctx.lobby.find_place(args.get("room"))
     player = ctx.session.player
     assert player is not None
@@ -194,28 +194,28 @@ async def watch(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("leave")
-async def leave(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+async def leave(ctx: Context, args: Args) -> Result | None:
     player = ctx.session.player
     assert player is not None
     if player.room is None:
         raise CommandError("not_in_room")
-    result: dict[str, Any] | None = await player.room.submit(player, "leave", args)
+    result: Result | None = await player.room.submit(player, "leave", args)
     return result
 
 
 @command("rematch")
-async def rematch(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+async def rematch(ctx: Context, args: Args) -> Result | None:
     """At a finished table: a new match with the same options, for the people still seated."""
     player = ctx.session.player
     assert player is not None
     if player.room is None:
         raise CommandError("not_in_room")
-    result: dict[str, Any] | None = await player.room.submit(player, "rematch", args)
+    result: Result | None = await player.room.submit(player, "rematch", args)
     return result
 
 
 @command("say")
-async def say(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+async def say(ctx: Context, args: Args) -> Result | None:
     text = args.get("text")
     if not isinstance(text, str):
         raise CommandError("bad_argument", arg="text")
@@ -226,23 +226,23 @@ async def say(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
     assert player is not None
     await ctx.lobby.check_chat(player)  # muted, or talking too fast: the line reaches nobody
     if player.room is not None:
-        result: dict[str, Any] | None = await player.room.submit(player, "say", {"text": message})
+        result: Result | None = await player.room.submit(player, "say", {"text": message})
         return result
     ctx.lobby.broadcast({"event": "chat", "name": player.name, "room": None, "message": message})
     return None
 
 
 @command("state")
-async def state(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+async def state(ctx: Context, args: Args) -> Result | None:
     player = ctx.session.player
     assert player is not None
     if player.room is None:
         return {"room": None}  # in the lobby there is no table to show
-    result: dict[str, Any] | None = await player.room.submit(player, "state", args)
+    result: Result | None = await player.room.submit(player, "state", args)
     return result
 
 
-async def _automatic(ctx: Context, args: Mapping[str, Any], which: str) -> dict[str, Any]:
+async def _automatic(ctx: Context, args: Args, which: str) -> Result:
     player = ctx.session.player
     assert player is not None
     on = arg_bool(args, "on", default=not player.prefs.get(which, False))
@@ -253,19 +253,19 @@ async def _automatic(ctx: Context, args: Mapping[str, Any], which: str) -> dict[
 
 
 @command("autocut")
-async def autocut(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def autocut(ctx: Context, args: Args) -> Result:
     """tdc: let the server cut for me as soon as a cut is possible (T9)."""
     return await _automatic(ctx, args, "autocut")
 
 
 @command("autopass")
-async def autopass(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def autopass(ctx: Context, args: Args) -> Result:
     """Let the server pass for me, after a short pause, when passing is all I can do."""
     return await _automatic(ctx, args, "autopass")
 
 
 @command("colour", login=False)
-async def colour(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def colour(ctx: Context, args: Args) -> Result:
     """Text mode: ANSI colours on or off (default: from the terminal type)."""
     session = ctx.session
     session.color = arg_bool(args, "on", default=not session.color)
@@ -274,7 +274,7 @@ async def colour(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("unicode", login=False)
-async def unicode(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def unicode(ctx: Context, args: Args) -> Result:
     """Text mode: suit symbols and box characters, or plain ASCII."""
     session = ctx.session
     session.unicode = arg_bool(args, "on", default=not session.unicode)
@@ -283,7 +283,7 @@ async def unicode(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("reader", login=False)
-async def reader(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def reader(ctx: Context, args: Args) -> Result:
     """Text mode: the screen-reader mode (cards and counts in words, one fact per line) on or off."""
     session = ctx.session
     session.reader = arg_bool(args, "on", default=not session.reader)
@@ -292,7 +292,7 @@ async def reader(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("width", login=False)
-async def width(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def width(ctx: Context, args: Args) -> Result:
     """Text mode: the width tables are drawn for (the terminal's, when it tells us)."""
     if args.get("width") is not None:
         ctx.session.width = arg_int(args, "width", lo=20, hi=400)
@@ -307,17 +307,17 @@ def _redraw(ctx: Context) -> None:
 
 
 @command("ping", login=False, rate=False)
-async def ping(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def ping(ctx: Context, args: Args) -> Result:
     return {"pong": True}
 
 
 @command("help", login=False)
-async def help_(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def help_(ctx: Context, args: Args) -> Result:
     return {"commands": sorted(COMMANDS)}
 
 
 @command("limits")
-async def limits(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def limits(ctx: Context, args: Args) -> Result:
     """The limits this server applies (so scripts can pace themselves)."""
     cfg = ctx.config
     return {"max_line": cfg.max_line, "commands_per_second": cfg.commands_per_second,

@@ -24,7 +24,6 @@ import hashlib
 import json
 import time
 from collections.abc import Mapping
-from typing import Any
 
 from engine import fairness
 from engine.errors import BadArgument
@@ -32,12 +31,13 @@ from server.commands import Context, command
 from server.community.replays import asked_round, round_start
 from server.games import ADAPTERS
 from server.games.base import GameAdapter
-from server.protocol import CommandError
+from server.people.players import Player
+from server.protocol import Args, CommandError, JSONValue, Result
 from server.storage.api import RoundRecord, is_match
 from server.storage.names import name_key
 
 
-def _player(ctx: Context) -> Any:
+def _player(ctx: Context) -> Player:
     player = ctx.session.player
     assert player is not None
     return player
@@ -52,19 +52,19 @@ def normalized(text: object) -> str:
 
 
 @command("entropy")
-async def entropy(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+async def entropy(ctx: Context, args: Args) -> Result | None:
     """This deal's contribution (``text``), during the window after the ``commitment`` event."""
     player = _player(ctx)
     normalized(args.get("text"))  # a malformed text is refused here, before any table sees it
     if player.room is None:
         raise CommandError("not_in_room")
     await ctx.lobby.conduct.check_muted(player)  # the text is published in the deal's record
-    result: dict[str, Any] | None = await player.room.submit(player, "entropy", {"text": args.get("text")})
+    result: Result | None = await player.room.submit(player, "entropy", {"text": args.get("text")})
     return result
 
 
 @command("seed")
-async def seed(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def seed(ctx: Context, args: Args) -> Result:
     """A standing contribution to every deal: ``text`` sets it, ``clear: true`` removes it, neither shows it."""
     player = _player(ctx)
     clear = args.get("clear")
@@ -79,7 +79,7 @@ async def seed(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         player.extra.pop("seed", None)
     else:
         player.extra["seed"] = text
-    out: dict[str, Any] = {"seed": text, "set": True}
+    out: dict[str, JSONValue] = {"seed": text, "set": True}
     if player.room is not None:
         result = await player.room.submit(player, "seed", {"text": text})
         if isinstance(result, Mapping) and "round" in result:
@@ -88,7 +88,7 @@ async def seed(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("verify")
-async def verify(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def verify(ctx: Context, args: Args) -> Result:
     """A finished round's deal checked step by step (``round``; none: your last round)."""
     me = _player(ctx)
     pace = ctx.lobby.pace
@@ -106,8 +106,8 @@ async def verify(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
         async with pace.verifying:  # one at a time: a crowd of them queues instead of taking the cores
             reply = pace.verified.get(key)
             if reply is None:
-                reply = await asyncio.to_thread(verify_reply, record, ADAPTERS[record.rules], me.name)
-                pace.verified.put(key, reply)
+                fresh = await asyncio.to_thread(verify_reply, record, ADAPTERS[record.rules], me.name)
+                pace.verified.put(key, reply := fresh)
     reply = dict(reply)
     if ctx.config.verify_url:
         reply["checker"] = ctx.config.verify_url
@@ -127,9 +127,10 @@ def seat_of(record: RoundRecord, name: str | None) -> int | None:
     return next((i for i, n in enumerate(record.seats) if n and key is not None and name_key(n) == key), None)
 
 
-def verify_reply(record: RoundRecord, adapter: GameAdapter, name: str | None) -> dict[str, Any]:
+def verify_reply(record: RoundRecord, adapter: GameAdapter, name: str | None) -> dict[str, JSONValue]:
     """The ``verify`` reply of a stored round for the player ``name`` (their seat's view, if they sat)."""
     fair = record.extra["fairness"]
+    assert isinstance(fair, Mapping)  # asked only of a round with its fairness record
     seat = seat_of(record, name)
     seen = seen_by(record, adapter, seat)
     report = fairness.verify(fair, seen)
@@ -145,17 +146,16 @@ def verify_reply(record: RoundRecord, adapter: GameAdapter, name: str | None) ->
     }
 
 
-def seen_by(record: RoundRecord, adapter: GameAdapter, seat: int | None) -> dict[str, Any]:
+def seen_by(record: RoundRecord, adapter: GameAdapter, seat: int | None) -> Result:
     """What ``seat`` (None: a spectator) was shown of the round: the commitment announced before the
     window, its contribution, and the round's events in its seat's form (from the stored log)."""
-    seen: dict[str, Any] = {"commitment": record.commitment}
-    fair = record.extra.get("fairness") or {}
-    config = record.config.get("match") or {}
+    seen: dict[str, JSONValue] = {"commitment": record.commitment}
+    fair = record.extra.get("fairness")
     try:
-        played = adapter.replay_steps(config, record.log)
+        played = adapter.replay_steps(record.match, record.log)
     except Exception:  # a log the engine refuses: the record is checked alone
         return seen
-    events: list[dict[str, Any]] = []
+    events: list[Mapping[str, JSONValue]] = []
     for _, evs in played[round_start(record.log):]:
         for ev in evs:
             form = ev.for_seat(seat)
@@ -164,7 +164,7 @@ def seen_by(record: RoundRecord, adapter: GameAdapter, seat: int | None) -> dict
     seen["events"] = events
     if seat is not None:
         seen["seat"] = seat
-        contributions = fair.get("contributions")
+        contributions = fair.get("contributions") if isinstance(fair, Mapping) else None
         if isinstance(contributions, list) and seat < len(contributions):
             seen["contribution"] = contributions[seat]
         dealt = next((e for e in events if e.get("event") == "dealt"), None)

@@ -9,15 +9,14 @@ the protocol's (PROTOCOL.md); the engine's refusals come back as error codes
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
-from typing import Any
+from collections.abc import Awaitable
 
-from server.commands import Context, command
-from server.protocol import PLAY_COMMANDS, CommandError
+from server.commands import Context, Handler, command
+from server.protocol import PLAY_COMMANDS, Args, CommandError, Result
 
 
-def _forward(cmd: str) -> Any:
-    def handler(ctx: Context, args: Mapping[str, Any]) -> Awaitable[dict[str, Any] | None]:
+def _forward(cmd: str) -> Handler:
+    def handler(ctx: Context, args: Args) -> Awaitable[Result | None]:
         """The room's own ``submit`` is what the dispatcher awaits (no coroutine of ours around it)."""
         player = ctx.session.player
         assert player is not None
@@ -25,7 +24,7 @@ def _forward(cmd: str) -> Any:
         if room is None:
             raise CommandError("not_in_room")
         # the room answers as it delivers, before the states the move causes
-        submitted: Awaitable[dict[str, Any] | None] = room.submit(player, cmd, args, answer=ctx.answer)
+        submitted: Awaitable[Result | None] = room.submit(player, cmd, args, answer=ctx.answer)
         return submitted
 
     handler.__name__ = f"game_{cmd}"

@@ -21,9 +21,8 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 
 from server.commands import Context, command
 from server.commands.roles import (
@@ -38,7 +37,7 @@ from server.lobby.moderation import IGNORES
 from server.messages.moderation import when
 from server.operations.limits import clean_text
 from server.people.players import Player
-from server.protocol import CommandError, arg_int, arg_str
+from server.protocol import Args, CommandError, JSONValue, Result, arg_int, arg_str
 from server.storage.api import (
     ROLES,
     BadAmount,
@@ -78,7 +77,7 @@ class Target:
         return self.player is not None and self.player.connected
 
 
-StaffHandler = Callable[[Context, Mapping[str, Any], Actor], Awaitable[dict[str, Any] | None]]
+StaffHandler = Callable[[Context, Args, Actor], Awaitable[Result | None]]
 
 
 async def actor_of(ctx: Context) -> Actor:
@@ -100,7 +99,7 @@ def staff(name: str) -> Callable[[StaffHandler], StaffHandler]:
 
     def register(handler: StaffHandler) -> StaffHandler:
         @functools.wraps(handler)
-        async def guarded(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+        async def guarded(ctx: Context, args: Args) -> Result | None:
             actor = await actor_of(ctx)
             check(name, actor)
             return await handler(ctx, args, actor)
@@ -111,7 +110,7 @@ def staff(name: str) -> Callable[[StaffHandler], StaffHandler]:
     return register
 
 
-def reason_of(args: Mapping[str, Any], *, required: bool = False) -> str:
+def reason_of(args: Args, *, required: bool = False) -> str:
     raw = args.get("reason")
     if raw is None:
         raw = ""
@@ -123,7 +122,7 @@ def reason_of(args: Mapping[str, Any], *, required: bool = False) -> str:
     return reason
 
 
-def name_of(args: Mapping[str, Any], key: str = "name") -> str:
+def name_of(args: Args, key: str = "name") -> str:
     value = args.get(key)
     if not isinstance(value, str) or not value.strip() or len(value) > 100:
         raise CommandError("bad_argument", arg=key)
@@ -169,14 +168,14 @@ def _storage(exc: StorageError, name: str = "") -> CommandError:
     return CommandError(exc.code)
 
 
-def duration_of(args: Mapping[str, Any], *, forever: bool) -> float | None:
+def duration_of(args: Args, *, forever: bool) -> float | None:
     try:
         return parse_duration(args.get("duration"), forever=forever)
     except ValueError:
         raise CommandError("bad_argument", arg="duration") from None
 
 
-def _tell(player: Player | None, event: Mapping[str, Any]) -> None:
+def _tell(player: Player | None, event: Result) -> None:
     if player is not None and player.session is not None and player.connected:
         player.session.push_event(event)
 
@@ -185,7 +184,7 @@ def _tell(player: Player | None, event: Mapping[str, Any]) -> None:
 
 
 @staff("kick")
-async def kick(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def kick(ctx: Context, args: Args, actor: Actor) -> Result:
     """Disconnect someone now (their seat waits for them as after a lost connection)."""
     who = await target(ctx, actor, name_of(args), online=True)
     reason = reason_of(args)
@@ -196,7 +195,7 @@ async def kick(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str,
 
 
 @staff("mute")
-async def mute(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def mute(ctx: Context, args: Args, actor: Actor) -> Result:
     """No lobby or room chat (nor tells) from them for ``duration``; they are told until when."""
     who = await target(ctx, actor, name_of(args))
     seconds = duration_of(args, forever=False)
@@ -223,7 +222,7 @@ async def _drop_seed(player: Player | None) -> None:
 
 
 @staff("unmute")
-async def unmute(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def unmute(ctx: Context, args: Args, actor: Actor) -> Result:
     who = await target(ctx, actor, name_of(args))
     try:
         await ctx.store.moderation.unmute(who.name, actor=actor.name, reason=reason_of(args))
@@ -243,7 +242,7 @@ def _own_address(ctx: Context) -> str:
 
 
 @staff("ban")
-async def ban(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def ban(ctx: Context, args: Args, actor: Actor) -> Result:
     """Ban an account (``name``), an address or a CIDR network (``address``), or an SSH public key
     (``key``) for ``duration`` (or ``forever``); whoever it concerns is disconnected and refused at
     the door. A guest's name bans the address the guest is connected from."""
@@ -305,7 +304,7 @@ def _fingerprint(key: str) -> str:
 
 
 @staff("unban")
-async def unban(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def unban(ctx: Context, args: Args, actor: Actor) -> Result:
     """Lift a ban: by ``name``, ``address``, ``key`` or its number (``ban``)."""
     if args.get("ban") is not None:
         kind, value = "id", str(arg_int(args, "ban", lo=1, hi=2**62))
@@ -323,7 +322,7 @@ async def unban(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str
 
 
 @staff("bans")
-async def bans(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def bans(ctx: Context, args: Args, actor: Actor) -> Result:
     """The bans and mutes in force."""
     mod = ctx.store.moderation
     return {
@@ -339,7 +338,7 @@ async def bans(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str,
 
 
 @staff("announce")
-async def announce(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def announce(ctx: Context, args: Args, actor: Actor) -> Result:
     """A message to everyone connected, at the tables and in the lobby."""
     raw = args.get("text")
     if not isinstance(raw, str):
@@ -353,7 +352,7 @@ async def announce(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[
 
 
 @command("motd")
-async def motd(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def motd(ctx: Context, args: Args) -> Result:
     """The message of the day; with ``text`` an admin sets it, with ``clear`` back to the configuration's."""
     clear = args.get("clear") is True
     if args.get("text") is not None or clear:
@@ -370,10 +369,10 @@ async def motd(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @staff("shutdown")
-async def shutdown(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def shutdown(ctx: Context, args: Args, actor: Actor) -> Result:
     """``delay`` (``5m``, or seconds; ``now``) and a ``reason``: everyone is warned at the announced
     moments, then the server stops cleanly. ``cancel``: the planned shutdown is called off."""
-    running: Any = ctx.app
+    running = ctx.app
     if args.get("cancel") is True:
         if not running.cancel_shutdown():
             raise CommandError("not_allowed", reason="no_shutdown")
@@ -393,14 +392,14 @@ async def shutdown(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[
 # --------------------------------------------------------------------------- accounts
 
 
-def _role_of(args: Mapping[str, Any]) -> str:
+def _role_of(args: Args) -> str:
     role = args.get("role")
     if not isinstance(role, str) or role not in ROLES:
         raise CommandError("bad_argument", arg="role")
     return role
 
 
-async def _set_role(ctx: Context, actor: Actor, name: str, role: str, reason: str) -> dict[str, Any]:
+async def _set_role(ctx: Context, actor: Actor, name: str, role: str, reason: str) -> Result:
     who = await target(ctx, actor, name, account=True)
     try:
         was = await ctx.store.moderation.set_role(who.name, role, actor=actor.name, reason=reason)
@@ -411,19 +410,19 @@ async def _set_role(ctx: Context, actor: Actor, name: str, role: str, reason: st
 
 
 @staff("grant")
-async def grant(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def grant(ctx: Context, args: Args, actor: Actor) -> Result:
     """Give a registered account a role (``player``, ``moderator``, ``admin``)."""
     return await _set_role(ctx, actor, name_of(args), _role_of(args), reason_of(args))
 
 
 @staff("revoke")
-async def revoke(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def revoke(ctx: Context, args: Args, actor: Actor) -> Result:
     """Back to player."""
     return await _set_role(ctx, actor, name_of(args), PLAYER, reason_of(args))
 
 
 @staff("resetpw")
-async def resetpw(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def resetpw(ctx: Context, args: Args, actor: Actor) -> Result:
     """A one-time code for the person who forgot their password: it logs them in, and ``passwd``
     takes it in place of the old password. Given once, here; stored hashed; never logged."""
     who = await target(ctx, actor, name_of(args), account=True)
@@ -435,7 +434,7 @@ async def resetpw(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[s
 
 
 @staff("rename")
-async def rename(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def rename(ctx: Context, args: Args, actor: Actor) -> Result:
     """Rename an account that is not connected and holds no seat; its history follows."""
     who = await target(ctx, actor, name_of(args), account=True)
     new = name_of(args, "new")
@@ -450,7 +449,7 @@ async def rename(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[st
 
 
 @staff("lock")
-async def lock(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def lock(ctx: Context, args: Args, actor: Actor) -> Result:
     """Lock an account (refused at the door until unlocked); a connected one is disconnected."""
     who = await target(ctx, actor, name_of(args), account=True)
     reason = reason_of(args)
@@ -464,7 +463,7 @@ async def lock(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str,
 
 
 @staff("unlock")
-async def unlock(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def unlock(ctx: Context, args: Args, actor: Actor) -> Result:
     who = await target(ctx, actor, name_of(args), account=True)
     try:
         await ctx.store.moderation.unlock(who.name, actor=actor.name, reason=reason_of(args))
@@ -474,7 +473,7 @@ async def unlock(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[st
 
 
 @staff("chips")
-async def chips(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def chips(ctx: Context, args: Args, actor: Actor) -> Result:
     """Grant (``amount`` > 0) or retire (``amount`` < 0) chips, with a ``reason``: a ledger entry of its
     own, so ``donne audit`` still proves every chip (nobody grants themselves: :func:`target`)."""
     who = await target(ctx, actor, name_of(args), account=True)
@@ -495,7 +494,7 @@ async def chips(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str
 
 
 @staff("modlog")
-async def modlog(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def modlog(ctx: Context, args: Args, actor: Actor) -> Result:
     """The moderation log, newest first (``name``: what that name did or underwent)."""
     limit = arg_int(args, "limit", default=20, lo=1, hi=200)
     name = args.get("name")
@@ -507,14 +506,14 @@ async def modlog(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[st
 
 
 @staff("standing")
-async def standing(ctx: Context, args: Mapping[str, Any], actor: Actor) -> dict[str, Any]:
+async def standing(ctx: Context, args: Args, actor: Actor) -> Result:
     """An account's standing (role, chips, lock, mute, ban) and, when connected, where and from where."""
     raw = name_of(args)
     standing = await ctx.store.moderation.standing(raw)
     player = ctx.lobby.player(raw)
     if standing is None and player is None:
         raise CommandError("no_such_account", name=raw)
-    out: dict[str, Any] = {"name": standing.name if standing else raw, "online": bool(player and player.connected)}
+    out: dict[str, JSONValue] = {"name": standing.name if standing else raw, "online": bool(player and player.connected)}
     if standing is not None:
         banned = standing.banned_until
         out.update({"guest": standing.guest, "role": standing.role, "chips": standing.chips,
@@ -541,7 +540,7 @@ def _ignored_names(player: Player) -> list[str]:
 
 
 @command("ignore")
-async def ignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def ignore(ctx: Context, args: Args) -> Result:
     """Not to see someone's chat or tells any more (kept with one's account); without a name, the list."""
     player = ctx.session.player
     assert player is not None
@@ -570,7 +569,7 @@ async def ignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("unignore")
-async def unignore(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def unignore(ctx: Context, args: Args) -> Result:
     player = ctx.session.player
     assert player is not None
     ignores = ctx.lobby.conduct.list_of(player)

@@ -19,8 +19,8 @@ from __future__ import annotations
 import ipaddress
 import re
 import unicodedata
-from typing import Any
 
+from server.protocol import Args, JSONValue
 from server.storage.api import ROLES, role_rank
 
 PLAYER, MODERATOR, ADMIN = ROLES
@@ -82,7 +82,7 @@ def _fold(text: str) -> str:
     return "".join(c for c in w if not unicodedata.combining(c))
 
 
-def parse_duration(value: Any, *, forever: bool = True, now: bool = False) -> float | None:
+def parse_duration(value: JSONValue, *, forever: bool = True, now: bool = False) -> float | None:
     """Seconds for ``10m``, ``2h30m``, ``3d``, ``1w``, ``90s`` (units in the three languages: ``2j``,
     ``3 jours``, ``1 semana``), or a number of seconds (JSON); ``None`` for ``forever`` (when
     ``forever``); ``0`` for ``now`` (when ``now``). :class:`ValueError` otherwise: a number without
@@ -130,7 +130,7 @@ def is_key(words: list[str]) -> bool:
     return len(words) >= 2 and words[0] in KEY_TYPES and words[1].startswith("AAAA")
 
 
-def target_kind(args: dict[str, Any] | Any) -> tuple[str, str]:
+def target_kind(args: Args) -> tuple[str, str]:
     """(``account`` | ``address`` | ``key``, the target) from a ban's protocol arguments: ``name``,
     ``address`` or ``key`` (exactly one). :class:`ValueError` naming the argument otherwise."""
     given = [k for k in ("name", "address", "key") if args.get(k) is not None]

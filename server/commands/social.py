@@ -1,10 +1,10 @@
 """Players and each other: tells, offline messages, profiles, friends, seeks, challenges, replays.
 
-Loaded last (:data:`server.commands.MODULES`): ``who`` and ``leaderboard`` here replace
-the earlier modules' (``who`` keeps a person's table to themselves when they hide it;
-``leaderboard`` also ranks by rating, ``by: "rating"``). Every text is cleaned like chat
+``who`` keeps a person's table to themselves when they hide it; ``leaderboard`` ranks by rating
+(``by: "rating"``) and otherwise gives the points and chips boards of
+:func:`server.commands.accounts.leaderboard`. Every text is cleaned like chat
 (:func:`server.operations.limits.clean_text`). Tells and messages ask the lobby's moderation
-(:class:`server.lobby.lobby.Moderation`: mutes, ``ignore``) first.
+(:class:`server.lobby.moderation.Silences`: mutes, ``ignore``) first.
 
 * ``tell`` (``name``, ``text``): to anyone online, wherever they are; ``reply`` (``text``)
   answers the last person who told you something. ``message`` (``name``, ``text``) keeps
@@ -35,12 +35,14 @@ from server.commands import Context, command
 from server.commands import accounts as _accounts
 from server.commands.fair import fingerprint
 from server.community.replays import asked_round, replay_reply
-from server.games import ADAPTERS, parse_options
+from server.games import ADAPTERS, TableOptions, parse_options
 from server.lobby.pace import spoke
+from server.lobby.seeks import Seek
 from server.operations.limits import Opener, clean_text, shown_text_problem
 from server.people.players import Player
-from server.protocol import CommandError, arg_bool, arg_int, arg_str
+from server.protocol import Args, CommandError, JSONValue, Result, arg_bool, arg_int, arg_str
 from server.storage.api import MailboxFull, NoSuchAccount, StorageError, TooManyFriends, is_match
+from server.storage.api_social import Rating
 from server.storage.names import name_key
 from server.storage.ratings import ordinal
 
@@ -55,7 +57,7 @@ def _me(ctx: Context) -> Player:
     return player
 
 
-def _text(ctx: Context, args: Mapping[str, Any], key: str = "text") -> str:
+def _text(ctx: Context, args: Args, key: str = "text") -> str:
     raw = args.get(key)
     if not isinstance(raw, str):
         raise CommandError("bad_argument", arg="text")
@@ -65,7 +67,7 @@ def _text(ctx: Context, args: Mapping[str, Any], key: str = "text") -> str:
     return text
 
 
-def _name(args: Mapping[str, Any]) -> str:
+def _name(args: Args) -> str:
     name = arg_str(args, "name", limit=100).strip()
     if not name:
         raise CommandError("bad_argument", arg="name")
@@ -97,7 +99,7 @@ def _deliver(ctx: Context, sender: Player, to: Player, text: str, event: str = "
 
 
 @command("tell")
-async def tell(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def tell(ctx: Context, args: Args) -> Result:
     """A private line to someone online, at whatever table (or none)."""
     me, name, text = _me(ctx), _name(args), _text(ctx, args)
     return _tell(ctx, me, name, text)
@@ -115,7 +117,7 @@ def _addressee(ctx: Context, me: Player, name: str) -> Player:
     return to
 
 
-def _tell(ctx: Context, me: Player, name: str, text: str) -> dict[str, Any]:
+def _tell(ctx: Context, me: Player, name: str, text: str) -> Result:
     far = _far(ctx, me, name)
     if far is not None:  # online at another node of the cluster: the sender's budget here
         ctx.lobby.pace.message(me, time.monotonic())
@@ -140,7 +142,7 @@ def _far(ctx: Context, me: Player, name: str) -> str | None:
 
 
 @command("reply")
-async def reply(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def reply(ctx: Context, args: Args) -> Result:
     """A tell to the last person who told you something."""
     me = _me(ctx)
     text = _text(ctx, args)
@@ -151,7 +153,7 @@ async def reply(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("message")
-async def message(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def message(ctx: Context, args: Args) -> Result:
     """A message for an account: told now if they are online, else kept for their next login."""
     me, name, text = _me(ctx), _name(args), _text(ctx, args)
     if me.guest:
@@ -198,7 +200,7 @@ def _where_far(entry: Mapping[str, Any] | None) -> tuple[str | None, int | None]
 
 
 @command("finger")
-async def finger(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def finger(ctx: Context, args: Args) -> Result:
     """Who someone is: registration, last seen, where they are, their tables and ratings, their bio."""
     me = _me(ctx)
     name = _name(args) if args.get("name") is not None else me.name
@@ -232,7 +234,7 @@ async def finger(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
             "friend": any(name_key(f) == name_key(profile.name) for f in friends)}
 
 
-def _rating_fields(r: Any) -> dict[str, Any]:
+def _rating_fields(r: Rating | None) -> Result:
     if r is None:
         return {"rating": None, "rated_games": 0}
     return {"rating": round(ordinal(r.mu, r.sigma), 2), "mu": round(r.mu, 3), "sigma": round(r.sigma, 3),
@@ -247,7 +249,7 @@ def _account_only(ctx: Context) -> Player:
 
 
 @command("bio")
-async def bio(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def bio(ctx: Context, args: Args) -> Result:
     """The free text ``finger`` shows: ``text`` sets it ("" clears it); none: what it is."""
     me = _account_only(ctx)
     if args.get("text") is None:
@@ -267,7 +269,7 @@ async def bio(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("hide")
-async def hide(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def hide(ctx: Context, args: Args) -> Result:
     """Keep your table to yourself in ``who``, ``finger``, ``friends`` and friends' notices."""
     me = _account_only(ctx)
     on = arg_bool(args, "on", default=not me.extra.get("hide_where", False))
@@ -279,7 +281,7 @@ async def hide(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("who")
-async def who(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def who(ctx: Context, args: Args) -> Result:
     return {"players": sorted(ctx.lobby.who(_me(ctx)), key=lambda p: str(p["name"]).casefold())}
 
 
@@ -287,7 +289,7 @@ async def who(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("friend")
-async def friend(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def friend(ctx: Context, args: Args) -> Result:
     me, name = _account_only(ctx), _name(args)
     if name_key(name) == me.key:
         raise CommandError("bad_argument", arg="name")
@@ -304,7 +306,7 @@ async def friend(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("unfriend")
-async def unfriend(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def unfriend(ctx: Context, args: Args) -> Result:
     me, name = _account_only(ctx), _name(args)
     if not await ctx.store.social.remove_friend(me.name, name):
         raise CommandError("no_such_player", name=name[:40])
@@ -312,7 +314,7 @@ async def unfriend(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("friends")
-async def friends(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def friends(ctx: Context, args: Args) -> Result:
     """Your friends, who is online and where; ``notify`` switches the notices on or off."""
     me = _account_only(ctx)
     if args.get("notify") is not None:
@@ -320,16 +322,16 @@ async def friends(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
     return await _friends(ctx, me)
 
 
-async def _friends(ctx: Context, me: Player) -> dict[str, Any]:
+async def _friends(ctx: Context, me: Player) -> Result:
     names = await ctx.store.social.friends(me.name)
     profile = await ctx.store.social.profile(me.name)
-    out = []
+    out: list[JSONValue] = []
     for name in names:
         other = _online(ctx, name)
         far = ctx.lobby.elsewhere(name) if other is None else None  # online at another node
         room, seat = _where(other, me) if other is not None else _where_far(far)
         out.append({"name": name, "online": other is not None or far is not None, "room": room, "seat": seat})
-    reply: dict[str, Any] = {"friends": out, "notify": profile.notify if profile is not None else True}
+    reply: dict[str, JSONValue] = {"friends": out, "notify": profile.notify if profile is not None else True}
     if not out and (example := _someone_to_befriend(ctx, me)) is not None:
         reply["suggest"] = example  # the empty list's hint names someone else, never the reader
     return reply
@@ -352,8 +354,8 @@ def _in_lobby(player: Player) -> None:
         raise CommandError("already_in_room", room=player.room.id)
 
 
-def _seek_options(ctx: Context, args: Mapping[str, Any], people: int | None) -> tuple[dict[str, Any], Any]:
-    table_args = {k: v for k, v in args.items() if k not in ("name", "fill", "seek")}
+def _seek_options(ctx: Context, args: Args, people: int | None) -> tuple[dict[str, JSONValue], TableOptions]:
+    table_args: dict[str, JSONValue] = {k: v for k, v in args.items() if k not in ("name", "fill", "seek")}
     table_args.setdefault("game", "president")
     if people is not None:  # a challenge: two people, the other seats bots
         seats = arg_int(table_args, "seats", default=4, lo=2, hi=10)
@@ -365,7 +367,7 @@ def _seek_options(ctx: Context, args: Mapping[str, Any], people: int | None) -> 
     return table_args, opts
 
 
-async def _check_chips(ctx: Context, player: Player, opts: Any) -> None:
+async def _check_chips(ctx: Context, player: Player, opts: TableOptions) -> None:
     need = ADAPTERS[opts.rules].chips_to_sit(opts)
     if need > 0:
         chips = await ctx.store.ledger.balance(player.name)
@@ -388,7 +390,7 @@ def _new_seek(ctx: Context, me: Player) -> Opener:
 
 
 @command("seek")
-async def seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def seek(ctx: Context, args: Args) -> Result:
     """A table for whoever accepts first: the lobby hears of it."""
     me = _me(ctx)
     _new_seek(ctx, me)
@@ -406,7 +408,7 @@ async def seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("challenge")
-async def challenge(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def challenge(ctx: Context, args: Args) -> Result:
     """A table for you and one person; they accept or decline; it lapses after ``challenge_seconds``."""
     me, name = _me(ctx), _name(args)
     _new_seek(ctx, me)
@@ -427,12 +429,12 @@ async def challenge(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("seeks")
-async def seeks(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def seeks(ctx: Context, args: Args) -> Result:
     me = _me(ctx)
     return {"seeks": [s.summary() for s in ctx.lobby.seeks.visible(me.key)]}
 
 
-def _pick(ctx: Context, me: Player, args: Mapping[str, Any], *, own: bool) -> Any:
+def _pick(ctx: Context, me: Player, args: Args, *, own: bool) -> Seek:
     registry = ctx.lobby.seeks
     if args.get("seek") is None:
         choices = [registry.owned_by(me.key)] if own else registry.offered_to(me.key)
@@ -447,7 +449,7 @@ def _pick(ctx: Context, me: Player, args: Mapping[str, Any], *, own: bool) -> An
 
 
 @command("accept_seek")
-async def accept_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def accept_seek(ctx: Context, args: Args) -> Result:
     """Take a seat of a seek (or accept a challenge): its table opens when its seats are taken."""
     me = _me(ctx)
     _in_lobby(me)
@@ -468,7 +470,7 @@ async def accept_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("decline_seek")
-async def decline_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def decline_seek(ctx: Context, args: Args) -> Result:
     """Decline a challenge (its owner hears it), or give back a seat of a seek you accepted."""
     me = _me(ctx)
     lobby = ctx.lobby
@@ -493,7 +495,7 @@ async def decline_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("cancel_seek")
-async def cancel_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def cancel_seek(ctx: Context, args: Args) -> Result:
     me = _me(ctx)
     found = _pick(ctx, me, args, own=True)
     lobby = ctx.lobby
@@ -509,7 +511,7 @@ async def cancel_seek(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @command("replay")
-async def replay(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
+async def replay(ctx: Context, args: Args) -> Result:
     """A finished round again, as a spectator saw it, then its hands (``server/community/replays.py``)."""
     me = _me(ctx)
     pace = ctx.lobby.pace
@@ -527,15 +529,15 @@ async def replay(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any]:
             reply = pace.replayed.get(key)
             if reply is None:
                 try:
-                    reply = await asyncio.to_thread(replay_reply, record, ADAPTERS[record.rules])
+                    fresh = await asyncio.to_thread(replay_reply, record, ADAPTERS[record.rules])
                 except ValueError:
                     raise CommandError("no_such_round", round=round_id[:60]) from None
-                pace.replayed.put(key, reply)
+                pace.replayed.put(key, reply := fresh)
     return dict(reply)
 
 
 @command("leaderboard")
-async def leaderboard(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] | None:
+async def leaderboard(ctx: Context, args: Args) -> Result | None:
     """``by: "rating"``: registered players by their OpenSkill rating at one table kind (at least
     ``min_games`` rated games, default ``rating_min_games``); else the points and chips boards."""
     if args.get("by") != "rating":
@@ -560,7 +562,7 @@ async def leaderboard(ctx: Context, args: Mapping[str, Any]) -> dict[str, Any] |
     except StorageError as exc:
         raise CommandError(exc.code) from None
 
-    def row(r: Any, **more: Any) -> dict[str, Any]:
+    def row(r: Rating, **more: JSONValue) -> Result:
         return {"name": r.name, "rating": round(r.rating, 2), "score": round(r.rating, 2),
                 "mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "games": r.games, **more}
 

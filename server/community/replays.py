@@ -20,17 +20,37 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from server.games.base import GameAdapter
-from server.protocol import CommandError, arg_str
-from server.storage.api import RoundRecord, is_match
+from server.protocol import Args, CommandError, JSONValue, arg_str
+from server.storage.api import History, RoundRecord, is_match
 
 EXPORT_FORMAT = "donne-round/1"
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+class RoundExport(TypedDict):
+    """``donne export``'s document of one round (``EXPORT_FORMAT``)."""
+
+    format: str
+    round: str
+    game: str
+    rules: str
+    seats: list[str]
+    finished_at: float
+    options: dict[str, JSONValue]  # the table's options
+    config: dict[str, JSONValue]  # the match's engine configuration
+    seed: JSONValue
+    commitment: JSONValue
+    start: int  # the index of the round's deal in ``log``
+    log: list[dict[str, JSONValue]]  # the match's actions from its start
+    result: dict[str, JSONValue]
+    events: list[dict[str, JSONValue]]  # the round's events, full form
+    events_sha256: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,18 +59,18 @@ class Replay:
     game: str
     rules: str
     seats: tuple[str, ...]
-    steps: tuple[tuple[Mapping[str, Any], ...], ...]  # per action of the round: its public events
-    revealed: tuple[Mapping[str, Any], ...]  # the full form of the events spectators saw censored
-    result: Mapping[str, Any]
+    steps: tuple[tuple[Mapping[str, JSONValue], ...], ...]  # per action of the round: its public events
+    revealed: tuple[Mapping[str, JSONValue], ...]  # the full form of the events spectators saw censored
+    result: Mapping[str, JSONValue]
     seed: str | None  # this round's deal seed (hex), when the game publishes it (Président)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:
         return {"round": self.round_id, "game": self.game, "rules": self.rules, "seats": list(self.seats),
                 "steps": [list(step) for step in self.steps], "revealed": list(self.revealed),
                 "result": dict(self.result)}
 
 
-def round_start(log: Sequence[Mapping[str, Any]]) -> int:
+def round_start(log: Sequence[Mapping[str, JSONValue]]) -> int:
     """The index of the round's own first action: its deal (the log runs from the match's start)."""
     deals = [i for i, entry in enumerate(log) if entry.get("cmd") == "deal"]
     return deals[-1] if deals else 0
@@ -61,17 +81,17 @@ def public_replay(record: RoundRecord, adapter: GameAdapter) -> Replay:
     log the engine refuses)."""
     if is_match(record.round_id):
         raise ValueError("a match's record: replay one of its rounds")
-    config = record.config.get("match") or {}
+    config = record.match
     try:
         played = adapter.replay_steps(config, record.log)
     except Exception as exc:
         raise ValueError(f"the log of {record.round_id} does not replay: {exc}") from None
     start = round_start(record.log)
-    steps: list[tuple[Mapping[str, Any], ...]] = []
-    revealed: list[Mapping[str, Any]] = []
+    steps: list[tuple[Mapping[str, JSONValue], ...]] = []
+    revealed: list[Mapping[str, JSONValue]] = []
     fair = record.extra.get("fairness")  # published with the round's end (server.table.fair)
     for _entry, events in played[start:]:
-        seen: list[Mapping[str, Any]] = []
+        seen: list[Mapping[str, JSONValue]] = []
         for ev in events:
             public = ev.for_seat(None)
             if public is not None:
@@ -86,7 +106,7 @@ def public_replay(record: RoundRecord, adapter: GameAdapter) -> Replay:
                   dict(record.result), seed if isinstance(seed, str) else None)
 
 
-def replay_reply(record: RoundRecord, adapter: GameAdapter) -> dict[str, Any]:
+def replay_reply(record: RoundRecord, adapter: GameAdapter) -> dict[str, JSONValue]:
     """The JSON ``replay`` reply: the public steps and, when the game publishes its seeds (Président),
     the stored log with the round's seed, so a client can run it again through the engine."""
     replay = public_replay(record, adapter)
@@ -97,9 +117,9 @@ def replay_reply(record: RoundRecord, adapter: GameAdapter) -> dict[str, Any]:
     return out
 
 
-def export_record(record: RoundRecord, adapter: GameAdapter) -> dict[str, Any]:
+def export_record(record: RoundRecord, adapter: GameAdapter) -> RoundExport:
     """``donne export``: everything needed to play the round again and check it (see the module)."""
-    config = record.config.get("match") or {}
+    config = record.match
     played = adapter.replay_steps(config, record.log)
     start = round_start(record.log)
     events = [ev.to_dict() for _, evs in played[start:] for ev in evs]
@@ -123,23 +143,23 @@ def export_record(record: RoundRecord, adapter: GameAdapter) -> dict[str, Any]:
     }
 
 
-def verify_record(export: Mapping[str, Any], adapter: GameAdapter) -> bool:
+def verify_record(export: RoundExport, adapter: GameAdapter) -> bool:
     """The engine's replay of an exported record gives its events and its result, byte for byte."""
     played = adapter.replay_steps(export["config"], export["log"])
-    events = [ev.to_dict() for _, evs in played[int(export["start"]):] for ev in evs]
+    events = [ev.to_dict() for _, evs in played[export["start"]:] for ev in evs]
     ends = [ev for ev in events if ev.get("event") == export["result"].get("event")]
     return (_canonical(events) == _canonical(export["events"])
             and hashlib.sha256(_canonical(events).encode()).hexdigest() == export["events_sha256"]
             and bool(ends) and _canonical(ends[-1]) == _canonical(export["result"]))
 
 
-async def last_round_id(history: Any, name: str) -> str | None:
+async def last_round_id(history: History, name: str) -> str | None:
     """The round (not a match) ``name`` played last, from ``history``; None when none is kept."""
     mine = [p for p in await history.played(name, 20) if not is_match(p.record.round_id)]
     return mine[0].record.round_id if mine else None
 
 
-async def asked_round(history: Any, name: str, args: Mapping[str, Any]) -> RoundRecord:
+async def asked_round(history: History, name: str, args: Args) -> RoundRecord:
     """The stored round a command names (``round``; none: ``name``'s last round); ``no_such_round``
     when there is none. It may be a match's record (``is_match``): the command decides."""
     if args.get("round") is None:

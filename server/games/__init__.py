@@ -7,13 +7,10 @@ the one place of ``server/`` that knows games by name.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from server.games.base import GameAdapter, Settings, TableOptions
 from server.games.president import ClassicAdapter, TdcAdapter
 from server.games.speculation import SpeculationAdapter
-from server.protocol import CommandError, arg_str
+from server.protocol import Args, CommandError, arg_str
 
 ADAPTERS: dict[str, GameAdapter] = {a.name: a for a in (ClassicAdapter(), TdcAdapter(), SpeculationAdapter())}
 """Table kind -> adapter."""
@@ -30,7 +27,7 @@ def adapter(rules: str) -> GameAdapter:
     return ADAPTERS[rules]
 
 
-def parse_options(args: Mapping[str, Any], settings: Settings) -> TableOptions:
+def parse_options(args: Args, settings: Settings) -> TableOptions:
     """The ``create`` arguments, checked; ``CommandError("bad_argument")`` names the first bad one."""
     game = arg_str(args, "game", limit=20).lower()
     if game not in DEFAULT_RULES:

@@ -12,12 +12,13 @@ game, its engine module.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine import fairness
-from engine.api import Match, Pending
+from engine.api import Action, Event, Match, Pending, View
+from server.protocol import Args, JSONValue
 
 # -- what a creator chose -------------------------------------------------------------------------
 
@@ -35,9 +36,14 @@ class TableOptions:
     stake: int = 0  # chips each seat stakes per round (tdc, T13)
     ante: int = 1  # chips each seat antes per deal (Speculation, S3)
     rounds: int | None = None  # rounds or deals to play (None: the game's default)
-    extra: Mapping[str, Any] = field(default_factory=dict)  # adapter-specific options
+    extra: Mapping[str, JSONValue] = field(default_factory=dict)  # adapter-specific options
 
-    def to_dict(self) -> dict[str, Any]:
+    def seconds(self, key: str, default: float) -> float:
+        """An adapter's option counted in seconds (``extra[key]``: a number), else ``default``."""
+        value = self.extra.get(key, default)
+        return float(value) if isinstance(value, int | float) else default
+
+    def to_dict(self) -> dict[str, JSONValue]:
         return {"game": self.game, "rules": self.rules, "seats": self.seats, "bots": self.bots,
                 "bot_level": self.bot_level, "turn_seconds": self.turn_seconds, "stake": self.stake,
                 "ante": self.ante, "rounds": self.rounds, **dict(self.extra)}
@@ -60,6 +66,12 @@ class Settings(Protocol):
 
     @property
     def default_ante(self) -> int: ...
+
+    @property
+    def cut_window(self) -> float: ...
+
+    @property
+    def trade_window(self) -> float: ...
 
 
 # -- chips, in seat terms -----------------------------------------------------------------------
@@ -142,7 +154,7 @@ class GameAdapter:
 
     # options -----------------------------------------------------------------------------------
 
-    def options(self, args: Mapping[str, Any], settings: Settings) -> TableOptions:
+    def options(self, args: Args, settings: Settings) -> TableOptions:
         """The ``create`` arguments checked for this table (raises ``CommandError``)."""
         raise NotImplementedError
 
@@ -163,34 +175,34 @@ class GameAdapter:
     def new_match(self, opts: TableOptions, chips: Sequence[int]) -> Match:
         raise NotImplementedError
 
-    def replay(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> Match:
+    def replay(self, config: Mapping[str, JSONValue], log: Sequence[Mapping[str, JSONValue]]) -> Match:
         """The match rebuilt from its configuration and log (same state, byte for byte)."""
         raise NotImplementedError
 
     def deal_table(self, opts: TableOptions, present: Sequence[int] | None,
-                   newcomers: Sequence[int] = ()) -> dict[str, Any]:
+                   newcomers: Sequence[int] = ()) -> dict[str, object]:
         """The table facts of ``match.deal_action(seed, **facts)``; ``newcomers``: the seats of ``present``
         whose player sat down since the last deal."""
         return {}
 
-    def action_from_dict(self, entry: Mapping[str, Any]) -> Any:
+    def action_from_dict(self, entry: Mapping[str, JSONValue]) -> Action:
         """A log entry (an action's ``to_dict()``) read back as the engine's action."""
         raise NotImplementedError
 
-    def replay_steps(self, config: Mapping[str, Any],
-                     log: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], tuple[Any, ...]]]:
+    def replay_steps(self, config: Mapping[str, JSONValue],
+                     log: Sequence[Mapping[str, JSONValue]]) -> list[tuple[Mapping[str, JSONValue], tuple[Event, ...]]]:
         """Each logged action with the engine events it caused, replayed from the match's start
         (``config``: the match's engine configuration). Same events, byte for byte (RULES invariant 3)."""
         match = self.replay(config, [])
         return [(entry, tuple(match.apply(self.action_from_dict(entry)))) for entry in log]
 
-    def round_tricks(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    def round_tricks(self, config: Mapping[str, JSONValue], log: Sequence[Mapping[str, JSONValue]]) -> dict[str, JSONValue] | None:
         """The tricks of the round being played (or just played), as everyone saw them
         (:func:`server.games.tricks.public_tricks`); ``None`` for a game without tricks."""
         return None
 
-    def round_scores(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]],
-                     result: Mapping[str, Any]) -> dict[int, float]:
+    def round_scores(self, config: Mapping[str, JSONValue], log: Sequence[Mapping[str, JSONValue]],
+                     result: Mapping[str, JSONValue]) -> dict[int, float]:
         """What ranks a finished round's players for the ratings: ``{seat: score}``, higher is
         better, for the seats that played it (``config``, ``log``, ``result``: its history record).
         By default the round's ``ranking``, first to last."""
@@ -204,44 +216,40 @@ class GameAdapter:
         """``seat`` holds cards in the round or deal being played (beyond any stake)."""
         return False
 
-    def money(self, event: Any, round_money: RoundMoney) -> list[Money]:
+    def money(self, event: Event, round_money: RoundMoney) -> list[Money]:
         """The chip movements an engine event causes (in seat terms)."""
         return []
 
     # states --------------------------------------------------------------------------------------
 
-    def empty_state(self, opts: TableOptions, seat: int | None) -> dict[str, Any]:
+    def empty_state(self, opts: TableOptions, seat: int | None) -> dict[str, JSONValue]:
         """A reader's state before the match starts."""
         return {"game": opts.game, "rules": opts.rules, "round": 0, "you": seat, "turn": None,
                 "seats": [{"seat": s, "cards": 0} for s in range(opts.seats)]}
 
-    def decorate(self, state: dict[str, Any], opts: TableOptions, match: Match | None, seat: int | None,
+    def decorate(self, state: dict[str, JSONValue], opts: TableOptions, match: Match | None, seat: int | None,
                  pending: Sequence[Pending]) -> None:
         """The table's own fields of a reader's state, added last. With ``batch_states`` what it writes
         for a seat must be the same for every seat: the others' lines are made from the first seat's
         (``server.table.states.StateSet``; a key it adds sends the set back to building each seat whole)."""
 
-    def private_fields(self, view: Any) -> dict[str, Any] | None:
+    def private_fields(self, view: View) -> dict[str, JSONValue] | None:
         """The fields of a seat's state that differ from the spectator's (``batch_states``), taken
         from the seat's view; ``None`` when this view cannot be built that way."""
         return None
 
-    def private_key(self, view: Any) -> tuple[Any, ...] | None:
+    def private_key(self, view: View) -> tuple[object, ...] | None:
         """Everything :meth:`private_fields` makes of ``view``, or ``None`` (not kept): a table keeps a
         seat's fields and their encoding by seat under this key, and reuses them at a later moment
         whose key is equal (``server.table.states.StateSet``). Equal keys must make equal fields:
         the key holds the seat itself and every card and fact the fields are made of."""
         return None
 
-    def private_keys(self) -> tuple[str, ...]:
-        """The keys :meth:`private_fields` returns, in that order."""
-        return ()
-
-    def on_leave(self, match: Match, seat: int) -> list[Any]:
+    def on_leave(self, match: Match, seat: int) -> list[Action]:
         """Actions that undo what a person who leaves had promised (their open offers)."""
         return []
 
-    def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> tuple[Any, bool] | None:
+    def automatic(self, match: Match, seat: int, prefs: Mapping[str, bool]) -> tuple[Action, bool] | None:
         """A move the server makes for a person who asked for it (``prefs``: autocut, autopass):
         ``(action, at_once)`` — at once, or after a short pause — or ``None``."""
         return None
@@ -254,35 +262,35 @@ class GameAdapter:
         return fairness.president_commitment(server_seed), None
 
     def fair_deal_action(self, match: Match, server_seed: bytes, secret: Any,
-                         contributions: Sequence[str | None], facts: Mapping[str, Any]) -> Any:
+                         contributions: Sequence[str | None], facts: Mapping[str, object]) -> Action:
         """The deal action made from the server seed and every seat's contribution."""
         return match.deal_action(fairness.deal_seed(server_seed, contributions), **facts)
 
     def fair_record(self, match: Match, *, server_seed: bytes, secret: Any, contributions: Sequence[str | None],
                     bots: Sequence[int], round: int, dealt: Mapping[str, Any], chips: Sequence[int],
-                    first: bool, ante: int) -> dict[str, Any]:
+                    first: bool, ante: int) -> dict[str, JSONValue]:
         """The record published with the round's end (``round_end``) and stored with the round:
         what ``engine.fairness.verify`` checks. ``dealt``: the full ``dealt`` event of the deal;
         ``chips``: every seat's chips before it; ``first``: the match's first deal."""
         return fairness.president_reveal(server_seed, list(contributions), round=round, dealer=int(dealt["dealer"]),
                                          present=list(dealt["present"]), dealer_drawn=first, bots=bots)
 
-    def window_after(self, events: Sequence[Any], match: Match) -> str | None:
+    def window_after(self, events: Sequence[Event], match: Match) -> str | None:
         """After these events, a window people get before any bot or clock moves on: its kind
         (``"cut"``: a cut may follow, T9; ``"trade"``: between auctions, S9), ``"close"`` when the
         events end the open window, or ``None`` (no change)."""
         return None
 
-    def window_seconds(self, kind: str, opts: TableOptions, settings: Any) -> float:
+    def window_seconds(self, kind: str, opts: TableOptions, settings: Settings) -> float:
         """How long a window of ``kind`` lasts at this table (0: none)."""
         return 0.0
 
-    def questions(self, match: Match) -> Mapping[Any, int]:
+    def questions(self, match: Match) -> Mapping[Hashable, int]:
         """The questions open now that wait for one seat's answer out of turn (Speculation: each open
         offer -> its seller, S9): a person gets a clock to answer each (``server.table.answers``)."""
         return {}
 
-    def question_timeout(self, match: Match, question: Any, seat: int) -> Any:
+    def question_timeout(self, match: Match, question: Hashable, seat: int) -> Action:
         """The answer the table gives for a person whose time to answer ``question`` ran out."""
         raise NotImplementedError
 

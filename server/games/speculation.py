@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from engine import fairness
-from engine.api import Match
+from engine.api import Action, Event, Match
 from engine.speculation import (
     Ante,
     Decline,
@@ -34,7 +34,7 @@ from server.games.base import (
     TableOptions,
     Unreserve,
 )
-from server.protocol import arg_int
+from server.protocol import Args, JSONValue, arg_int
 
 
 class SpeculationAdapter(GameAdapter):
@@ -51,17 +51,13 @@ class SpeculationAdapter(GameAdapter):
     batch_states = True
     question_event = "offered"  # an offer waits for its seller's answer (S9)
 
-    # A seat's state is the spectator's with these fields of its own view put in (the view holds no
-    # face-down card, S4: only what the seat may do now differs; see server.table.states).
-    _PRIVATE = ("you", "decision", "can")
-
-    def private_keys(self) -> tuple[str, ...]:
-        return self._PRIVATE
-
-    def private_fields(self, view: Any) -> dict[str, Any] | None:
+    # A seat's state is the spectator's with its own view's fields put in (you, decision, can: the
+    # view holds no face-down card, S4: only what the seat may do now differs; see
+    # server.table.states).
+    def private_fields(self, view: Any) -> dict[str, JSONValue] | None:  # its own game's view
         return {"you": view.you, "decision": view.decision, "can": view.can}
 
-    def options(self, args: Mapping[str, Any], settings: Settings) -> TableOptions:
+    def options(self, args: Args, settings: Settings) -> TableOptions:
         seats, bots = common.seats_and_bots(args, self.min_seats, self.max_seats)
         level = common.bot_level(args, self.game)
         turn = common.turn_seconds(args, settings.auction_seconds)
@@ -79,18 +75,18 @@ class SpeculationAdapter(GameAdapter):
     def new_match(self, opts: TableOptions, chips: Sequence[int]) -> Match:
         return SpeculationMatch(seats=opts.seats, chips=list(chips), ante=opts.ante, deals=opts.rounds)
 
-    def replay(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]]) -> Match:
+    def replay(self, config: Mapping[str, JSONValue], log: Sequence[Mapping[str, JSONValue]]) -> Match:
         return SpeculationMatch.replay(config, log)
 
     def deal_table(self, opts: TableOptions, present: Sequence[int] | None,
-                   newcomers: Sequence[int] = ()) -> dict[str, Any]:
+                   newcomers: Sequence[int] = ()) -> dict[str, object]:
         return {"present": tuple(present or ())}
 
-    def action_from_dict(self, entry: Mapping[str, Any]) -> Any:
+    def action_from_dict(self, entry: Mapping[str, JSONValue]) -> Action:
         return action_from_dict(dict(entry))
 
-    def round_scores(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]],
-                     result: Mapping[str, Any]) -> dict[int, float]:
+    def round_scores(self, config: Mapping[str, JSONValue], log: Sequence[Mapping[str, JSONValue]],
+                     result: Mapping[str, JSONValue]) -> dict[int, float]:
         """A deal ranks its players by the chips each won in it (S10; antes, sales and trades
         included): the chips after it (``deal_over``) less those before its deal."""
         after = result.get("chips")
@@ -103,7 +99,7 @@ class SpeculationAdapter(GameAdapter):
         players = next((list(getattr(ev, "players", ())) for ev in events if ev.name == "dealt"), [])
         return {s: float(after[s] - before[s]) for s in players if s < len(after) and s < len(before)}
 
-    def money(self, event: Any, round_money: RoundMoney) -> list[Money]:
+    def money(self, event: Event, round_money: RoundMoney) -> list[Money]:
         # S3 antes into the pool, S10 the pool to its winner, S7 and S9 prices between players
         if isinstance(event, Ante):
             return [Stakes({seat: amount for seat, amount in event.payments if amount > 0})]
@@ -120,7 +116,7 @@ class SpeculationAdapter(GameAdapter):
             return [Payment(event.buyer, event.seller, event.price, "traded", reserved=_offer_key(event.offer))]
         return []
 
-    def window_after(self, events: Sequence[Any], match: Match) -> str | None:
+    def window_after(self, events: Sequence[Event], match: Match) -> str | None:
         # after an auction closes, people get time to offer before the next card turns (S9)
         names = {ev.name for ev in events}
         if names & {"turned", "auction", "deal_over", "dealt"}:
@@ -129,8 +125,8 @@ class SpeculationAdapter(GameAdapter):
             return "trade"
         return None
 
-    def window_seconds(self, kind: str, opts: TableOptions, settings: Any) -> float:
-        return float(opts.extra.get("trade_window", settings.trade_window)) if kind == "trade" else 0.0
+    def window_seconds(self, kind: str, opts: TableOptions, settings: Settings) -> float:
+        return opts.seconds("trade_window", settings.trade_window) if kind == "trade" else 0.0
 
     # fair deals: committed card by card, only the shown cards opened after the deal (S12h)
 
@@ -139,30 +135,31 @@ class SpeculationAdapter(GameAdapter):
         return commit.root.hex(), commit
 
     def fair_deal_action(self, match: Match, server_seed: bytes, secret: Any,
-                         contributions: Sequence[str | None], facts: Mapping[str, Any]) -> Any:
+                         contributions: Sequence[str | None], facts: Mapping[str, object]) -> Action:
         return match.deal_action(server_seed, **facts, contributions=tuple(contributions))
 
     def fair_record(self, match: Match, *, server_seed: bytes, secret: Any, contributions: Sequence[str | None],
                     bots: Sequence[int], round: int, dealt: Mapping[str, Any], chips: Sequence[int],
-                    first: bool, ante: int) -> dict[str, Any]:
+                    first: bool, ante: int) -> dict[str, JSONValue]:
         deal = fairness.speculation_deal(secret, list(contributions))
         players = [int(s) for s in dealt["players"]]
-        drawn = first and match.config.get("first_dealer") is None  # type: ignore[attr-defined]
+        drawn = first and match.config.get("first_dealer") is None
         return fairness.speculation_reveal(
             deal, round=round, dealer=int(dealt["dealer"]), order=players[1:] + players[:1],
             shown=match.shown_positions(),  # type: ignore[attr-defined]
             dealer_drawn=drawn, chips=list(chips) if drawn else None, ante=ante if drawn else None, bots=bots)
 
-    def questions(self, match: Match) -> Mapping[Any, int]:
+    def questions(self, match: Match) -> Mapping[Hashable, int]:
         offers = match.view(None).offers  # type: ignore[attr-defined]
         return {o.offer: o.seller for o in offers} if offers else {}
 
-    def question_timeout(self, match: Match, question: Any, seat: int) -> Any:
-        return Decline(seat, int(question))  # no answer in time: the offer is declined (S9)
+    def question_timeout(self, match: Match, question: Hashable, seat: int) -> Action:
+        assert isinstance(question, int)  # an offer's id (questions)
+        return Decline(seat, question)  # no answer in time: the offer is declined (S9)
 
-    def on_leave(self, match: Match, seat: int) -> list[Any]:
+    def on_leave(self, match: Match, seat: int) -> list[Action]:
         """A player who leaves withdraws his offers and declines those made to him."""
-        out: list[Any] = []
+        out: list[Action] = []
         for offer in match.view(None).offers:  # type: ignore[attr-defined]
             if offer.buyer == seat:
                 out.append(Withdraw(seat, offer.offer))

@@ -9,24 +9,26 @@ what the ``tricks`` command answers (docs/protocol.md).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+
+from server.protocol import JSONValue
 
 TRICK_EVENTS = frozenset({"played", "passed", "cut", "trick_closed"})
 
 
-def public_tricks(events: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+def public_tricks(events: Iterable[Mapping[str, JSONValue]]) -> dict[str, JSONValue]:
     """``{"round", "tricks": [{"plays", "by", "reason"}], "trick"}`` for the last round dealt among
     ``events`` (public forms, in order). A play is ``{"seat", "cards"}`` (with ``"cut": true`` for a
     cut), a pass ``{"seat", "pass": true}``."""
-    number: int | None = None
-    tricks: list[dict[str, Any]] = []
-    current: list[dict[str, Any]] = []
+    number: JSONValue = None
+    tricks: list[JSONValue] = []
+    current: list[JSONValue] = []
     for ev in events:
         name = ev.get("event")
         if name == "dealt":
             number, tricks, current = ev.get("round"), [], []
         elif name in ("played", "cut"):
-            play: dict[str, Any] = {"seat": ev.get("seat"), "cards": list(ev.get("cards") or [])}
+            cards = ev.get("cards")
+            play: dict[str, JSONValue] = {"seat": ev.get("seat"), "cards": list(cards) if isinstance(cards, list) else []}
             if name == "cut":
                 play["cut"] = True
             current.append(play)

@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from server.lobby import restored, seektable
 from server.lobby.directory import Directory, masked
-from server.lobby.moderation import IGNORES, Conduct, Moderation, NoModeration, origin_of
+from server.lobby.moderation import IGNORES, Conduct, NoSilences, Silences, origin_of
 from server.lobby.newsdigest import news_text
 from server.lobby.pace import Pace
 from server.lobby.seeks import Seek, Seeks
 from server.messages.moderation import refusal_params
 from server.operations.limits import Opener, RoomLimits, RoomSlots, address_key, clean_text
 from server.people import resume
-from server.people.players import Client, GuestStart, Player, Welcome, news_now, take_news_seq
+from server.people.players import GuestStart, Player, PlayerSession, Welcome, news_now, take_news_seq
 from server.protocol import CommandError, Shared
 from server.rooms.claims import SeatClaims
 from server.rooms.room import Room
@@ -76,7 +76,7 @@ class _Guest:
     proven: GuestHold | None = None  # the hold the code matched (None: a new guest)
 
 
-def clean_name(raw: str, limit: int, *, staff: bool = True) -> str:
+def typed_name(raw: str, limit: int, *, staff: bool = True) -> str:
     """The display form of a typed name (controls and escapes stripped first), or ``bad_name``.
     ``staff=False``: an account's name, which may look like staff if it was made before that rule."""
     raw = clean_text(raw)
@@ -89,12 +89,12 @@ def clean_name(raw: str, limit: int, *, staff: bool = True) -> str:
 
 
 async def account_name(store: Any, raw: str, limit: int) -> str:
-    """:func:`clean_name` for a login: an account made before names could not look like staff
+    """:func:`typed_name` for a login: an account made before names could not look like staff
     ("admin_bob") still logs in; nobody else gets such a name."""
     try:
-        return clean_name(raw, limit)
+        return typed_name(raw, limit)
     except CommandError:
-        display = clean_name(raw, limit, staff=False)
+        display = typed_name(raw, limit, staff=False)
         if not await store.accounts.exists(display):
             raise
         return display
@@ -123,11 +123,11 @@ class Lobby(Directory):
         self.closing = False
         self._news: list[tuple[int, Mapping[str, Any]]] = []  # room-list events waiting (see broadcast)
         self._news_timer: asyncio.TimerHandle | None = None
-        self._slices: collections.deque[tuple[Client, str]] = collections.deque()  # news being handed out
+        self._slices: collections.deque[tuple[PlayerSession, str]] = collections.deque()  # news being handed out
         self._slice_handle: asyncio.Handle | None = None
         self._news_sent = float("-inf")
         self.conduct = Conduct(self)  # mutes, ignore lists, the door, the motd (server/lobby/moderation.py)
-        self.moderation: Moderation = self.conduct  # what the social commands ask (tells, messages)
+        self.moderation: Silences = self.conduct  # what the social commands ask (tells, messages)
         self.seeks = Seeks()
         self.pace = Pace(config)  # how often one may reach others: tells, challenges, seeks, verify
         self._seek_timer: asyncio.TimerHandle | None = None
@@ -146,7 +146,7 @@ class Lobby(Directory):
         if self.closing or not self.config.allow_guests:
             return None
         try:
-            display = clean_name(name, self.config.max_name)
+            display = typed_name(name, self.config.max_name)
         except CommandError:
             return None
         key = name_key(display)
@@ -174,7 +174,7 @@ class Lobby(Directory):
         """Whether the door refuses this account, address or SSH key (:meth:`Conduct.door`)."""
         return await self.conduct.door(name=name, address=address, key=key)
 
-    async def login(self, session: Client, name: str, *, password: str | None = None,
+    async def login(self, session: PlayerSession, name: str, *, password: str | None = None,
                     verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True,
                     welcome: Welcome | None = None, resume: str | None = None) -> Player:
         """Log ``session`` in as ``name`` (a guest unless the name has an account).
@@ -213,7 +213,7 @@ class Lobby(Directory):
             return None
         return GuestHold(seated, player.resume)
 
-    async def _guest(self, session: Client, display: str, code: str | None) -> _Guest:
+    async def _guest(self, session: PlayerSession, display: str, code: str | None) -> _Guest:
         """A guest login: a new code, or the code proved for the name in use (else refused)."""
         key = name_key(display)
         hold = await self.guest_hold(key)
@@ -250,7 +250,7 @@ class Lobby(Directory):
         if player is not None and player.connected and player.session is not None:
             player.session.notice("resume_tried")
 
-    async def _enter(self, session: Client, name: str, password: str | None, verified: bool,
+    async def _enter(self, session: PlayerSession, name: str, password: str | None, verified: bool,
                      guest_start: GuestStart | None, greet: bool, welcome: Welcome | None,
                      code: str | None = None) -> Player:
         if session.logged_in:
@@ -289,7 +289,7 @@ class Lobby(Directory):
             await self.greet(session)
         return player
 
-    async def _login(self, session: Client, display: str, registered: bool,
+    async def _login(self, session: PlayerSession, display: str, registered: bool,
                      guest_start: GuestStart | None, welcome: Welcome | None = None,
                      guest: _Guest | None = None) -> Player:
         accounts = self.store.accounts
@@ -391,7 +391,7 @@ class Lobby(Directory):
         if player.session is not None:
             player.session.logged(name, False)
 
-    async def switch_to_account(self, session: Client, name: str, password: str | None, *,
+    async def switch_to_account(self, session: PlayerSession, name: str, password: str | None, *,
                                 welcome: Welcome | None = None) -> Player:
         """A guest's session logs in to the account ``name`` (its password checked, with the usual
         back-off): the guest's seat, where it may (:meth:`check_become`), goes on as the account's;
@@ -458,7 +458,7 @@ class Lobby(Directory):
 
     # -- the operators' side (server/lobby/moderation.py) -------------------------------------
 
-    async def greet(self, session: Client) -> None:
+    async def greet(self, session: PlayerSession) -> None:
         await self.conduct.greet(session)
 
     async def check_chat(self, player: Player) -> None:
@@ -470,7 +470,7 @@ class Lobby(Directory):
         """The player of that name (connected, or holding a seat), or None."""
         return self.players.get(name_key(name))
 
-    async def detach(self, session: Client) -> None:
+    async def detach(self, session: PlayerSession) -> None:
         """The session ended (called once by :meth:`Session.close`)."""
         player = session.player
         session.player = None
@@ -504,7 +504,7 @@ class Lobby(Directory):
     def online(self) -> list[Player]:
         return [p for p in self.players.values() if p.connected]
 
-    def lobby_sessions(self) -> list[Client]:
+    def lobby_sessions(self) -> list[PlayerSession]:
         """Connected sessions not in a room (they receive lobby chat)."""
         return [p.session for p in self.players.values()
                 if p.session is not None and p.room is None and not p.session.closed.is_set()]
@@ -867,4 +867,4 @@ def _iso(ts: float) -> str:
     return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-__all__ = ["Lobby", "Moderation", "NoModeration", "clean_name"]
+__all__ = ["Lobby", "NoSilences", "Silences", "typed_name"]

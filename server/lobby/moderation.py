@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from server.messages.moderation import when
 from server.operations.limits import TokenBucket, address_key, clean_text
-from server.people.players import Client, Player
+from server.people.players import Player, PlayerSession
 from server.protocol import CommandError, Shared
 from server.storage.api import Refusal
 from server.storage.moderation import in_network
@@ -93,7 +93,7 @@ def ignored_origin(names: Mapping[str, str], marks: Mapping[str, Origin], speake
     return origin is not None and any(key in names and mark.same(origin) for key, mark in marks.items())
 
 
-class Moderation(Protocol):
+class Silences(Protocol):
     """Who may speak to whom: the operators' mutes and ``ignore`` lists plug in here
     (:attr:`Lobby.moderation`). Tells and offline messages ask it before anything is sent."""
 
@@ -106,7 +106,7 @@ class Moderation(Protocol):
         ...
 
 
-class NoModeration:
+class NoSilences:
     """Nobody is muted, nobody ignores anyone."""
 
     def muted(self, name: str) -> bool:
@@ -116,7 +116,7 @@ class NoModeration:
         return False
 
 
-class Place(Protocol):
+class ConductHost(Protocol):
     """What :class:`Conduct` needs of the lobby (:class:`server.lobby.lobby.Lobby`)."""
 
     store: Any
@@ -128,10 +128,10 @@ class Place(Protocol):
 
 
 class Conduct:
-    """The operators' mutes and everyone's ignore lists, in memory (a :class:`Moderation`), and the
+    """The operators' mutes and everyone's ignore lists, in memory (a :class:`Silences`), and the
     lobby's staff side: the door, the message of the day, chat checks, disconnecting, announcing."""
 
-    def __init__(self, lobby: Place, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, lobby: ConductHost, clock: Callable[[], float] = time.time) -> None:
         self.lobby = lobby
         self.clock = clock  # the wall clock mutes end by (seconds since the epoch)
         self._mutes: dict[str, float] = {}  # name key -> until
@@ -305,7 +305,7 @@ class Conduct:
         text = stored if stored is not None else self.lobby.config.motd
         return "\n".join(clean_text(line, 500) for line in text.splitlines()).strip()
 
-    async def greet(self, session: Client) -> None:
+    async def greet(self, session: PlayerSession) -> None:
         """The message of the day, after logging in (nothing when there is none)."""
         text = await self.motd()
         if text and not session.closed.is_set():
@@ -350,7 +350,7 @@ class Conduct:
 
     # -- reaching people --------------------------------------------------------------------
 
-    def disconnect(self, session: Client, event: Mapping[str, Any], reason: str) -> None:
+    def disconnect(self, session: PlayerSession, event: Mapping[str, Any], reason: str) -> None:
         """Tell a session why (``event``), then close it (its seat, if any, waits as after a lost
         connection)."""
         if session.closed.is_set():
@@ -358,12 +358,12 @@ class Conduct:
         session.push_event(event)
         session.close(reason)
 
-    def sessions_from(self, network: str) -> list[Client]:
+    def sessions_from(self, network: str) -> list[PlayerSession]:
         """Every open connection (logged in or not) from an address inside ``network``."""
         return [s for s in list(self.lobby.sessions)
                 if not s.closed.is_set() and in_network(str(getattr(s.conn, "peer", "")), network)]
 
-    def sessions_with_key(self, key: str) -> list[Client]:
+    def sessions_with_key(self, key: str) -> list[PlayerSession]:
         """Every open SSH connection that proved itself with that public key ("type base64")."""
         return [s for s in list(self.lobby.sessions)
                 if not s.closed.is_set() and getattr(s.conn, "key", None) == key]
@@ -383,4 +383,4 @@ class Conduct:
         return sent
 
 
-__all__ = ["CHAT", "IGNORES", "MARKS", "Conduct", "Moderation", "NoModeration", "Origin", "ignored_origin", "origin_of"]
+__all__ = ["CHAT", "IGNORES", "MARKS", "Conduct", "NoSilences", "Origin", "Silences", "ignored_origin", "origin_of"]

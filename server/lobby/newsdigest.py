@@ -13,19 +13,14 @@ are news of the same kind: counted as ``seeks`` in the digest.
 
 from __future__ import annotations
 
-from typing import Protocol
-
+from server.people.players import PlayerSession
 from server.protocol import Shared
 
 NEWS_DIGEST = 8
 """Room-list news (and new seeks) one reader is given one by one in a flush; beyond, one ``rooms_changed``."""
 
 
-class Reader(Protocol):
-    def shared_line(self, shared: Shared, you: int | None = None) -> str: ...
-
-
-def news_text(session: Reader, news: list[Shared], digests: dict[tuple[int, int, int], Shared], open_now: int) -> str:
+def news_text(session: PlayerSession, news: list[Shared], digests: dict[tuple[int, int, int], Shared], open_now: int) -> str:
     """The lines of ``news`` for ``session``; ``digests``: the ``rooms_changed`` of this flush by count
     (shared by the readers of the same counts, so each is worded once per kind of reader)."""
     if len(news) <= NEWS_DIGEST:

@@ -21,7 +21,7 @@ from server.protocol import CommandError
 from server.rooms.room import Room
 
 
-class Lobby(Protocol):
+class SeekHost(Protocol):
     """What opening a seek's table needs of the lobby."""
 
     @property
@@ -38,7 +38,7 @@ class Lobby(Protocol):
     def announce(self, room: Room, name: str) -> None: ...
 
 
-async def open_seek(lobby: Lobby, seek: Seek) -> Room | None:
+async def open_seek(lobby: SeekHost, seek: Seek) -> Room | None:
     """The seek's table: its owner on seat 0, then the people who accepted, the empty seats to
     bots. People no longer free to sit (gone, at a table) are left out; without its owner the
     seek ends. A person who cannot sit (chips) is told why; the others still play."""

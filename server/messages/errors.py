@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages import fair_events
+from server.messages.kit import to_int
 from server.messages.labels import (
     cards_param,
     rank_label,
@@ -15,9 +16,10 @@ from server.messages.moderation import moderation_text
 from server.messages.pace import pace_text
 from server.messages.terminal import PLAIN, TermStyle
 from server.messages.translations import translation
+from server.protocol import JSONValue
 
 
-def error_message(lang: str, code: str, style: TermStyle = PLAIN, **params: Any) -> str:
+def error_message(lang: str, code: str, style: TermStyle = PLAIN, **params: JSONValue) -> str:
     """A sentence telling what went wrong, and what would be legal when ``params`` say so.
 
     ``code`` is a protocol error code; ``params`` may hold ``reason`` (the engine's refusal
@@ -30,7 +32,8 @@ def error_message(lang: str, code: str, style: TermStyle = PLAIN, **params: Any)
     t = translation(lang)
     p = dict(params)
     detail = p.pop("detail", None)
-    reason = p.pop("reason", None) or _DETAIL_REASONS.get(str(detail))
+    given = p.pop("reason", None)
+    reason = (given if isinstance(given, str) else None) or _DETAIL_REASONS.get(str(detail))
     if code == "insufficient_chips" and "have" not in p and isinstance(p.get("chips"), int):
         p["have"] = p["chips"]
     if code == "illegal_play" and reason is None and isinstance(p.get("min"), int):
@@ -64,11 +67,41 @@ _DETAIL_REASONS = {
 }
 
 
-def _has(p: Mapping[str, Any], *keys: str) -> bool:
+def _has(p: Mapping[str, JSONValue], *keys: str) -> bool:
     return all(p.get(k) is not None and p.get(k) != "" for k in keys)
 
 
-def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, Any], style: TermStyle) -> str:
+def _browser_text(t: gettext.NullTranslations, code: str, p: dict[str, JSONValue]) -> str | None:
+    """The play page's words where the text mode's tell what to type (the page has its buttons)."""
+    if code == "unknown_command":
+        return t.gettext("The server cannot do that.")
+    if code == "no_such_room":
+        if _has(p, "room"):
+            return t.gettext("There is no room {room}: the lobby lists the open ones.").format(room=p["room"])
+        return t.gettext("There is no such room: the lobby lists the open ones.")
+    if code == "room_full":
+        return t.gettext("That room is full; you can still watch it.")
+    if code == "not_in_room":
+        return t.gettext("You are not at a table: join one or create one in the lobby.")
+    if code == "no_such_seek":
+        return t.gettext("That seek or challenge is no longer open.")
+    if code == "no_such_round" and _has(p, "round"):
+        return t.gettext("There is no finished round {round}.").format(round=p["round"])
+    if code == "not_online" and _has(p, "name"):
+        return t.gettext("{name} is not online.").format(name=p["name"])
+    if code == "no_reply":
+        return t.gettext("Nobody has told you anything yet.")
+    if code == "account_needed":
+        return t.gettext("This needs an account.")
+    if code == "resume_needed":  # the page gives the code it kept; this browser has none for the name
+        return t.gettext("The guest {name} holds a seat, and only their resume code takes it back: this "
+                         "browser does not have it. Choose another name.").format(name=p.get("name", ""))
+    return None
+
+
+def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, JSONValue], style: TermStyle) -> str:
+    if style.browser and (text := _browser_text(t, code, p)) is not None:
+        return text
     if code == "bad_json":
         return t.gettext("That line is not a JSON object.")
     if code == "unknown_command":
@@ -132,14 +165,14 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
         return t.gettext("You cannot do that now.")
     if code == "insufficient_chips":
         if _has(p, "need", "have"):
-            need, have = int(p["need"]), int(p["have"])
+            need, have = to_int(p["need"]), to_int(p["have"])
             return t.ngettext(
                 "Not enough chips: this needs {need} chip and you have {have}.",
                 "Not enough chips: this needs {need} chips and you have {have}.",
                 need,
             ).format(need=need, have=have)
         if _has(p, "have"):
-            have = int(p["have"])
+            have = to_int(p["have"])
             return t.ngettext(
                 "Not enough chips: you have only {have} chip.",
                 "Not enough chips: you have only {have} chips.",
@@ -221,7 +254,7 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, A
     return t.gettext("Refused ({code}).").format(code=code)
 
 
-def _social_text(t: gettext.NullTranslations, code: str, p: dict[str, Any]) -> str | None:
+def _social_text(t: gettext.NullTranslations, code: str, p: dict[str, JSONValue]) -> str | None:
     """Tells, messages, friends, seeks and replays."""
     if code == "not_online":
         if _has(p, "name"):
@@ -317,16 +350,18 @@ def _argument_name(t: gettext.NullTranslations, arg: str) -> str:
         "rated": t.pgettext("argument", "rated"),
         "clear": t.pgettext("argument", "clear (remove the seed)"),
         "resume": t.pgettext("argument", "resume code"),
+        "browser": t.pgettext("argument", "browser (the play page)"),
     }
     return names.get(arg, arg)
 
 
 def _reason_text(
-    t: gettext.NullTranslations, lang: str, code: str, reason: str | None, p: dict[str, Any], style: TermStyle
+    t: gettext.NullTranslations, lang: str, code: str, reason: str | None, p: dict[str, JSONValue], style: TermStyle
 ) -> str | None:
     if not reason:
         return None
-    rank = rank_label(lang, p["rank"]) if _has(p, "rank") else None
+    shown = p.get("rank")
+    rank = rank_label(lang, shown) if _has(p, "rank") and isinstance(shown, str | int) else None
     # the table's own refusals
     if reason == "not_seated":
         return t.gettext("You are watching this table: only its players can do that.")
@@ -360,6 +395,8 @@ def _reason_text(
     if reason == "left_here":
         return t.gettext("The seat you left here is played by a bot to the end of this round, on your stake; "
                          "you can sit down here again once the round is over, or at any other table now.")
+    if reason == "over" and style.browser:
+        return t.gettext("This match is over: play again at this table, or leave.")
     if reason == "over":
         return t.gettext("This match is over: type rematch to play again at this table, or leave.")
     if reason == "not_over":
@@ -370,7 +407,7 @@ def _reason_text(
         return t.gettext("You lead this trick: you must play, you cannot pass.")
     if reason == "must_follow_count":
         if _has(p, "count"):
-            n = int(p["count"])
+            n = to_int(p["count"])
             return t.ngettext(
                 "Play {count} card, like the top of the trick, or pass.",
                 "Play {count} cards, like the top of the trick, or pass.",
@@ -391,7 +428,7 @@ def _reason_text(
         return t.gettext("You do not hold those cards.")
     if reason == "not_enough":
         if rank and _has(p, "have"):
-            have = int(p["have"])
+            have = to_int(p["have"])
             return t.ngettext(
                 "You hold only {have} card of rank {rank}.",
                 "You hold only {have} cards of rank {rank}.",
@@ -409,7 +446,7 @@ def _reason_text(
     if reason == "no_cut":
         return t.gettext("There is no cut at this table (classic rules).")
     if reason == "cannot_cut" and rank and _has(p, "count"):
-        n = int(p["count"])
+        n = to_int(p["count"])
         return t.ngettext(
             "No cut for you: it takes the last card of rank {rank}, and you do not hold it.",
             "No cut for you: it takes the {count} remaining cards of rank {rank}, and you do not hold them all.",
@@ -448,7 +485,7 @@ def _reason_text(
         return t.gettext("That must be a whole number.")
     if reason == "cut_cards":
         if rank and _has(p, "count"):
-            n = int(p["count"])
+            n = to_int(p["count"])
             return t.ngettext(
                 "A cut here is the {count} remaining card of rank {rank}.",
                 "A cut here is the {count} remaining cards of rank {rank}.",
@@ -481,7 +518,7 @@ def _reason_text(
         return t.gettext("You let your time run out: you are passive until the end of the round.")
     if reason == "give_count":
         if _has(p, "count"):
-            n = int(p["count"])
+            n = to_int(p["count"])
             return t.ngettext("Give exactly {count} card.", "Give exactly {count} cards.", n).format(count=n)
         return t.gettext("Give the number of cards the exchange asks for.")
     if reason in ("no_exchange", "no_give"):
@@ -502,12 +539,12 @@ def _reason_text(
         return t.gettext("Nobody has bid yet: you can only keep the card.")
     if reason == "bid_too_low":
         if _has(p, "min"):
-            n = int(p["min"])
+            n = to_int(p["min"])
             return t.ngettext("Bid at least {min} chip.", "Bid at least {min} chips.", n).format(min=n)
         return t.gettext("Bid more than the best bid.")
     if reason in ("bid_over_chips", "price_over_chips"):
         if _has(p, "max"):
-            n = int(p["max"])
+            n = to_int(p["max"])
             return t.ngettext(
                 "You can offer at most {max} chip.", "You can offer at most {max} chips.", n
             ).format(max=n)
@@ -516,7 +553,7 @@ def _reason_text(
         return t.gettext("A price is at least 1 chip.")
     if reason == "bad_count":
         if _has(p, "max"):
-            n = int(p["max"])
+            n = to_int(p["max"])
             return t.ngettext(
                 "That player has {max} face-down card: ask for 1 to {max}.",
                 "That player has {max} face-down cards: ask for 1 to {max}.",
@@ -537,7 +574,7 @@ def _reason_text(
         return t.gettext("There is no such seat at this table.")
     if reason == "rooms_per_account":
         if _has(p, "max"):
-            n = int(p["max"])
+            n = to_int(p["max"])
             return t.ngettext(
                 "You already have {max} room open; join a room, or wait until yours closes.",
                 "You already have {max} rooms open; join a room, or wait until one of yours closes.",
@@ -546,7 +583,7 @@ def _reason_text(
         return t.gettext("You already have rooms open; join a room, or wait until one of yours closes.")
     if reason == "rooms_per_address":
         if _has(p, "max"):
-            n = int(p["max"])
+            n = to_int(p["max"])
             return t.ngettext(
                 "Guests from your address already have {max} room open; join an open room, or register to open one.",
                 "Guests from your address already have {max} rooms open; join an open room, or register to open one.",
@@ -588,7 +625,7 @@ def _can_play(t: gettext.NullTranslations, shown: Sequence[str], total: int) -> 
     return t.gettext("You can play: {plays}.").format(plays=plays)
 
 
-def _legal_suffix(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, Any], style: TermStyle) -> str:
+def _legal_suffix(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, JSONValue], style: TermStyle) -> str:
     if "legal" not in p:
         return ""
     legal = p["legal"]

@@ -8,8 +8,7 @@ The wording of each event lives with its kind: :mod:`~server.messages.shared_eve
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from server.messages import (
     fair_events,
@@ -23,13 +22,14 @@ from server.messages import (
 from server.messages.kit import EVENTS
 from server.messages.terminal import PLAIN, TermStyle
 from server.messages.translations import translation
+from server.protocol import Push
 
 WORDED = (shared_events, president_events, speculation_events, table_events, social_events, moderation,
           fair_events)
 """The modules whose events are worded (imported for their registrations)."""
 
 
-def event_text(lang: str, event: Mapping[str, Any], names: Sequence[str], you: int | None,
+def event_text(lang: str, event: Push, names: Sequence[str], you: int | None,
                style: TermStyle = PLAIN) -> str:
     """One sentence telling ``event`` (a protocol event dict) as seat ``you`` sees it.
 

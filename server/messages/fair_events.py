@@ -7,12 +7,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.kit import T, event, named, seat_name
-from server.messages.terminal import TermStyle
+from server.messages.terminal import PLAIN, TermStyle
 from server.messages.translations import translation
+from server.protocol import Push
 
 
 @event("contributed", seats=named("seat"))
-def _ev_contributed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_contributed(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                     style: TermStyle) -> str | None:
     seat = e.get("seat")
     if seat == you:
@@ -26,9 +27,17 @@ READ_AND_TYPE = 10.0
 offered to them as one they can meet (its seed counts from the next deal, or this one if typed in time)."""
 
 
-def window_hint(lang: str, seconds: float) -> str:
-    """Said with a deal's commitment to a seated person: how to add their own randomness."""
+def window_hint(lang: str, seconds: float, style: TermStyle = PLAIN) -> str:
+    """Said with a deal's commitment to a seated person: how to add their own randomness (at the play
+    page: with its field *Your randomness*, which sends ``seed``)."""
     n = int(seconds) if float(seconds).is_integer() else seconds
+    if style.browser:
+        if seconds < READ_AND_TYPE:
+            return translation(lang).gettext(
+                "Mix your own randomness into the next deals with the field “Your randomness”.")
+        return translation(lang).gettext(
+            "Within {n} s, mix your own randomness into this deal and the next ones with the field "
+            "“Your randomness”.").format(n=n)
     if seconds < READ_AND_TYPE:  # a few seconds: nobody reads the line and types a seed in them
         return translation(lang).gettext("Type “seed TEXT” to mix your own randomness into the next deals.")
     return translation(lang).gettext(

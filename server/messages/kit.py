@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import gettext
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Sequence
 
 from server.messages.labels import cards_param
 from server.messages.terminal import TermStyle
 from server.messages.translations import translation
+from server.protocol import JSONValue, Push
 
 T = gettext.NullTranslations
-EventFn = Callable[[gettext.NullTranslations, str, Mapping[str, Any], Sequence[str], "int | None", TermStyle],
+EventFn = Callable[[gettext.NullTranslations, str, Push, Sequence[str], "int | None", TermStyle],
                    "str | None"]
-EVENTS: dict[str, EventFn] = {}
+EVENTS: dict[object, EventFn] = {}  # (looked up with whatever an event's "event" holds)
 """Event name -> the function wording it (registered with :func:`event`)."""
 
 
@@ -46,7 +46,7 @@ class Readers:
     def __init__(self, said: str = "every seat") -> None:
         self.said = said
 
-    def reading(self, e: Mapping[str, Any], you: int | None) -> Hashable:
+    def reading(self, e: Push, you: int | None) -> Hashable:
         """What decides ``you``'s words for ``e``, besides language and terminal."""
         return you
 
@@ -54,7 +54,7 @@ class Readers:
 class _Anyone(Readers):
     __slots__ = ()
 
-    def reading(self, e: Mapping[str, Any], you: int | None) -> Hashable:
+    def reading(self, e: Push, you: int | None) -> Hashable:
         return ANY_READER
 
 
@@ -73,7 +73,7 @@ class named(Readers):
         super().__init__("the seats in " + ", ".join(f"{k!r}" for k in keys))
         self.keys = keys
 
-    def reading(self, e: Mapping[str, Any], you: int | None) -> Hashable:
+    def reading(self, e: Push, you: int | None) -> Hashable:
         if you is None:
             return SPECTATOR
         for k in self.keys:
@@ -87,11 +87,11 @@ class named_by(Readers):
 
     __slots__ = ("seats",)
 
-    def __init__(self, seats: Callable[[Mapping[str, Any]], Iterable[Any] | None], said: str) -> None:
+    def __init__(self, seats: Callable[[Push], Iterable[JSONValue] | None], said: str) -> None:
         super().__init__(said)
         self.seats = seats
 
-    def reading(self, e: Mapping[str, Any], you: int | None) -> Hashable:
+    def reading(self, e: Push, you: int | None) -> Hashable:
         if you is None:
             return SPECTATOR
         seats = self.seats(e)
@@ -103,7 +103,7 @@ class named_by(Readers):
         return OTHER_SEAT
 
 
-READERS: dict[str, Readers] = {}
+READERS: dict[object, Readers] = {}  # (looked up with whatever an event's "event" holds)
 """Event name -> which readers read words of their own (declared with :func:`event`)."""
 
 
@@ -120,10 +120,10 @@ def event(*names: str, seats: Readers = EVERY_SEAT) -> Callable[[EventFn], Event
     return register
 
 
-def reading(e: Mapping[str, Any], you: int | None) -> Hashable:
+def reading(e: Push, you: int | None) -> Hashable:
     """What decides reader ``you``'s words for event ``e``, besides language and terminal: two readers
     with the same reading are shown the same sentence (see :class:`Readers`)."""
-    readers = READERS.get(e.get("event"))  # type: ignore[arg-type]
+    readers = READERS.get(e.get("event"))
     if readers is None:
         return you
     try:
@@ -132,7 +132,7 @@ def reading(e: Mapping[str, Any], you: int | None) -> Hashable:
         return you
 
 
-def seat_name(names: Sequence[str], seat: Any, lang: str) -> str:
+def seat_name(names: Sequence[str], seat: JSONValue, lang: str) -> str:
     if isinstance(seat, int) and 0 <= seat < len(names) and names[seat]:
         return names[seat]
     if isinstance(seat, int):
@@ -140,7 +140,7 @@ def seat_name(names: Sequence[str], seat: Any, lang: str) -> str:
     return str(seat) if seat is not None else "?"
 
 
-def seat_of(e: Mapping[str, Any], *keys: str) -> Any:
+def seat_of(e: Push, *keys: str) -> JSONValue:
     """The first of ``keys`` the event has (a seat number), or None."""
     for k in keys:
         if k in e and e[k] is not None:
@@ -148,5 +148,31 @@ def seat_of(e: Mapping[str, Any], *keys: str) -> Any:
     return None
 
 
-def cards_of(e: Mapping[str, Any], lang: str, style: TermStyle, key: str = "cards") -> str:
+def to_int(value: JSONValue) -> int:
+    """``int(value)`` of a number an event carries (a TypeError for anything else, as ``int`` gives)."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(f"not a number: {value!r}")
+
+
+def to_float(value: JSONValue) -> float:
+    """``float(value)`` of a number an event carries (a TypeError for anything else)."""
+    if isinstance(value, int | float | str):
+        return float(value)
+    raise TypeError(f"not a number: {value!r}")
+
+
+def seats_in(value: JSONValue) -> list[int]:
+    """The seat numbers an event lists (winners, a ranking), in order."""
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [s for s in value if isinstance(s, int)]
+    return []
+
+
+def text_of(value: JSONValue) -> str | None:
+    """A word an event carries (a game's name, a code), or None."""
+    return value if isinstance(value, str) else None
+
+
+def cards_of(e: Push, lang: str, style: TermStyle, key: str = "cards") -> str:
     return cards_param(e.get(key) or [], lang, style)

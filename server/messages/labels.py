@@ -227,13 +227,6 @@ def table_name(lang: str, game: str | None, rules: str | None) -> str:
     return f"{name} {table}" if table else name
 
 
-def order_name(lang: str, order: str | None) -> str:
-    t = translation(lang)
-    if order == "reversed":
-        return t.pgettext("order", "reversed")
-    return t.pgettext("order", "normal")
-
-
 
 
 _cards_labels: dict[tuple[tuple[str, ...], str, bool, bool], str] = {}

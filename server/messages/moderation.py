@@ -13,9 +13,10 @@ import gettext
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from server.messages.kit import ANYONE, T, event
+from server.messages.kit import ANYONE, T, event, to_int
 from server.messages.terminal import TermStyle
 from server.messages.translations import LANGS, translation
+from server.protocol import Push
 
 
 def when(ts: float | None) -> str | None:
@@ -145,59 +146,59 @@ def span_text(t: gettext.NullTranslations, seconds: int) -> str:
 
 
 @event("announcement", seats=ANYONE)
-def _ev_announcement(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_announcement(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                      style: TermStyle) -> str | None:
     return t.gettext("Announcement from {name}: {message}").format(name=e.get("name") or "?",
                                                                    message=e.get("message", ""))
 
 
 @event("motd", seats=ANYONE)
-def _ev_motd(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_motd(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
              style: TermStyle) -> str | None:
     return t.gettext("Message of the day:") + "\n" + str(e.get("message", ""))
 
 
 @event("kicked", seats=ANYONE)
-def _ev_kicked(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_kicked(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                style: TermStyle) -> str | None:
     return t.gettext("A moderator disconnected you.") + _why(t, e, "reason")
 
 
 @event("banned", seats=ANYONE)
-def _ev_banned(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_banned(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                style: TermStyle) -> str | None:
     return _banned(t, {**e, "why": e.get("reason")})
 
 
 @event("locked", seats=ANYONE)
-def _ev_locked(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_locked(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                style: TermStyle) -> str | None:
     return t.gettext("Your account was locked by the server's operators.") + _why(t, e, "reason")
 
 
 @event("muted", seats=ANYONE)
-def _ev_muted(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_muted(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
               style: TermStyle) -> str | None:
     return (t.gettext("A moderator muted you until {until}: your chat reaches nobody until then.").format(
         until=e.get("until", "?")) + _why(t, e, "reason"))
 
 
 @event("unmuted", seats=ANYONE)
-def _ev_unmuted(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_unmuted(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                 style: TermStyle) -> str | None:
     return t.gettext("You may chat again.")
 
 
 @event("role", seats=ANYONE)
-def _ev_role(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_role(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
              style: TermStyle) -> str | None:
     return t.gettext("You are {role} on this server now.").format(role=role_name(lang, e.get("role")))
 
 
 @event("chips", seats=ANYONE)
-def _ev_chips(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_chips(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
               style: TermStyle) -> str | None:
-    n = int(e.get("delta") or 0)
+    n = to_int(e.get("delta") or 0)
     if n >= 0:
         text = t.ngettext("An admin gave you {n} chip.", "An admin gave you {n} chips.", n).format(n=n)
     else:

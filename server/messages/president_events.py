@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from server.messages.kit import ANYONE, EVERY_SEAT, T, cards_of, event, named, seat_name, seat_of
+from server.messages.kit import (
+    ANYONE,
+    EVERY_SEAT,
+    T,
+    cards_of,
+    event,
+    named,
+    seat_name,
+    seat_of,
+    seats_in,
+    text_of,
+    to_int,
+)
 from server.messages.labels import cards_param, ordinal, title_name
 from server.messages.terminal import TermStyle
+from server.protocol import Push
 
 
 @event("exchange", seats=named("from", "to"))
-def _ev_exchange(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_exchange(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     giver, taker = seat_of(e, "from"), seat_of(e, "to")
     cards = e.get("cards")
     if cards:
@@ -23,14 +35,14 @@ def _ev_exchange(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], yo
         return t.gettext("{giver} gives {cards} to {taker}.").format(
             giver=seat_name(names, giver, lang), taker=seat_name(names, taker, lang), cards=shown
         )
-    n = int(e.get("count") or 0)
+    n = to_int(e.get("count") or 0)
     return t.ngettext(
         "{giver} gives {count} card to {taker}.", "{giver} gives {count} cards to {taker}.", n
     ).format(giver=seat_name(names, giver, lang), taker=seat_name(names, taker, lang), count=n)
 
 
 @event("played", seats=named("seat"))
-def _ev_played(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_played(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     cards = cards_of(e, lang, style)
     if you is not None and seat == you:
@@ -43,7 +55,7 @@ def _ev_played(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
 
 
 @event("passed", seats=named("seat"))
-def _ev_passed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_passed(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     if you is not None and seat == you and e.get("forced"):
         return t.gettext("You pass: all four cards of the rank “that or nothing” asks for are out, so nobody "
@@ -54,7 +66,7 @@ def _ev_passed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
 
 
 @event("cut", seats=named("seat"))
-def _ev_cut(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_cut(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     cards = cards_of(e, lang, style)
     if you is not None and seat == you:
@@ -63,7 +75,7 @@ def _ev_cut(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: in
 
 
 @event("trick_closed", seats=named("leader", "next", "lead"))
-def _ev_trick_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_trick_closed(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     leader = seat_of(e, "leader", "next", "lead")
     if leader is None:
         return t.gettext("The trick is closed.")
@@ -73,7 +85,7 @@ def _ev_trick_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
 
 
 @event("out", seats=named("seat"))
-def _ev_out(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_out(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     place = e.get("place")
     mine = you is not None and seat == you
@@ -88,12 +100,12 @@ def _ev_out(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: in
             return t.gettext("You have no cards left.")
         return t.gettext("{name} has no cards left.").format(name=seat_name(names, seat, lang))
     if mine:
-        return t.gettext("You are out, {place}.").format(place=ordinal(lang, int(place)))
-    return t.gettext("{name} is out, {place}.").format(name=seat_name(names, seat, lang), place=ordinal(lang, int(place)))
+        return t.gettext("You are out, {place}.").format(place=ordinal(lang, to_int(place)))
+    return t.gettext("{name} is out, {place}.").format(name=seat_name(names, seat, lang), place=ordinal(lang, to_int(place)))
 
 
 @event("revolution", seats=ANYONE)
-def _ev_revolution(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_revolution(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     if e.get("order", "reversed") == "reversed":
         return t.gettext("Revolution by {name}! The order is reversed: 3 is now the strongest.").format(
@@ -105,21 +117,21 @@ def _ev_revolution(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], 
 
 
 
-def _ranking_text(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None) -> str:
-    ranking = e.get("ranking") or []
+def _ranking_text(t: T, lang: str, e: Push, names: Sequence[str], you: int | None) -> str:
+    ranking = seats_in(e.get("ranking"))
     titles = e.get("titles") or []
     items = []
     for pos, seat in enumerate(ranking, 1):
         title = titles[seat] if isinstance(titles, Sequence) and seat < len(titles) else None
         label = seat_name(names, seat, lang)
         if title and title != "neutral":
-            label = t.gettext("{name} ({title})").format(name=label, title=title_name(lang, title))
+            label = t.gettext("{name} ({title})").format(name=label, title=title_name(lang, text_of(title)))
         items.append(f"{pos}.\u00a0{label}")
     return ", ".join(items)
 
 
 @event("round_over", seats=EVERY_SEAT)
-def _ev_round_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_round_over(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     rnd = e.get("round")
     ranking = _ranking_text(t, lang, e, names, you)
     if rnd is not None and ranking:
@@ -130,7 +142,7 @@ def _ev_round_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], 
         text = t.gettext("Round over.")
     chips = e.get("chips")
     if you is not None and isinstance(chips, Sequence) and you < len(chips) and chips[you] is not None:
-        delta = int(chips[you])
+        delta = to_int(chips[you])
         if delta > 0:
             text += " " + t.ngettext("You win {n} chip.", "You win {n} chips.", delta).format(n=delta)
         elif delta < 0:
@@ -139,6 +151,6 @@ def _ev_round_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], 
             text += " " + t.gettext("You break even.")
     scores = e.get("scores")
     if you is not None and chips is None and isinstance(scores, Sequence) and you < len(scores):
-        n = int(scores[you] or 0)
+        n = to_int(scores[you] or 0)
         text += " " + t.ngettext("You score {n} point.", "You score {n} points.", n).format(n=n)
     return text

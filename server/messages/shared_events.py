@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from server.messages.kit import T, event, named, named_by, seat_name, seat_of
+from server.messages.kit import T, event, named, named_by, seat_name, seat_of, seats_in, to_int
 from server.messages.labels import join_names
 from server.messages.terminal import TermStyle
+from server.protocol import JSONValue, Push
 
 
-def _dealt_seats(e: Mapping[str, Any]) -> list[Any] | None:
+def _dealt_seats(e: Push) -> list[JSONValue] | None:
     if "players" in e or "facedown" in e:  # Speculation: "you deal" to the dealer
         return [e.get("dealer")]
     if "hand" in e:  # an old form: every seat reads "you are dealt"
@@ -25,7 +25,7 @@ _DEALT = named_by(_dealt_seats, "Speculation: the seat in 'dealer'; Président: 
 
 
 @event("dealt", seats=_DEALT)
-def _ev_dealt(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_dealt(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     rnd = e.get("round")
     if "players" in e or "facedown" in e:  # Speculation (S4)
         dealer = seat_of(e, "dealer")
@@ -40,7 +40,7 @@ def _ev_dealt(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: 
     if isinstance(hands, Sequence) and you is not None and you < len(hands) and hands[you] is not None:
         e = {**e, "hand": hands[you]}
     hand = e.get("hand")
-    if hand and you is not None:
+    if hand and isinstance(hand, Sequence) and you is not None:
         n = len(hand)
         if rnd is not None:
             return t.ngettext(
@@ -56,7 +56,7 @@ def _ev_dealt(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: 
 
 
 @event("timeout", seats=named("seat"))
-def _ev_timeout(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_timeout(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     seat = seat_of(e, "seat")
     kind = e.get("kind") or e.get("what")
     mine = you is not None and seat == you
@@ -83,12 +83,12 @@ def _ev_timeout(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you
 
 
 
-_WINNERS = named_by(lambda e: list(e.get("winners") or []), "the seats in 'winners'")
+_WINNERS = named_by(lambda e: seats_in(e.get("winners")), "the seats in 'winners'")
 
 
 @event("match_over", seats=_WINNERS)
-def _ev_match_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    winners = list(e.get("winners") or [])
+def _ev_match_over(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    winners = seats_in(e.get("winners"))
     totals = e.get("totals") or []
     if not winners:
         return t.gettext("The match is over.")
@@ -102,7 +102,7 @@ def _ev_match_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], 
     best = totals[winners[0]] if isinstance(totals, Sequence) and winners[0] < len(totals) else None
     changes = e.get("changes")
     if isinstance(changes, Sequence) and winners[0] < len(changes):
-        n = int(changes[winners[0]])
+        n = to_int(changes[winners[0]])
         gain = t.ngettext("{n:+d} chip", "{n:+d} chips", abs(n)).format(n=n)
         return t.ngettext(
             "The match is over. Winner: {names} ({chips}).",
@@ -110,7 +110,7 @@ def _ev_match_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], 
             len(winners),
         ).format(names=who, chips=gain)
     if best is not None:
-        n = int(best)
+        n = to_int(best)
         if len(winners) > 1:
             return t.ngettext(
                 "The match is over. Winners: {names} ({n} point each).",

@@ -6,19 +6,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from server.messages.games import deals, has_ante, staked
-from server.messages.kit import ANYONE, T, event
+from server.messages.kit import ANYONE, T, event, text_of, to_int
 from server.messages.labels import number, table_name
 from server.messages.terminal import TermStyle
 from server.messages.translations import translation
+from server.protocol import JSONValue, Push
 
 
 @event("tell", seats=ANYONE)
-def _ev_tell(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_tell(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("{name} tells you: {text}").format(name=e.get("from") or "?", text=e.get("message", ""))
 
 
 @event("message", seats=ANYONE)
-def _ev_message(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_message(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                 style: TermStyle) -> str | None:
     when = str(e.get("sent") or "")[:16].replace("T", " ")
     if when:
@@ -28,23 +29,23 @@ def _ev_message(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you
 
 
 @event("friend_online", seats=ANYONE)
-def _ev_friend_online(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_friend_online(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                       style: TermStyle) -> str | None:
     return t.gettext("Your friend {name} is online.").format(name=e.get("name") or "?")
 
 
 @event("friend_seated", seats=ANYONE)
-def _ev_friend_seated(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_friend_seated(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                       style: TermStyle) -> str | None:
     return t.gettext("Your friend {name} sits down in room {room} (watch {room}).").format(
         name=e.get("name") or "?", room=e.get("room"))
 
 
-def _what(lang: str, e: Mapping[str, Any]) -> str:
-    return table_name(lang, e.get("game"), e.get("rules"))
+def _what(lang: str, e: Push) -> str:
+    return table_name(lang, text_of(e.get("game")), text_of(e.get("rules")))
 
 
-def _level(t: T, level: Any) -> str:
+def _level(t: T, level: JSONValue) -> str:
     if level == "easy":
         return t.pgettext("bot level", "easy")
     if level == "hard":
@@ -52,11 +53,11 @@ def _level(t: T, level: Any) -> str:
     return t.pgettext("bot level", "normal")
 
 
-def _int(value: Any) -> int | None:
+def _int(value: JSONValue) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def seek_terms(lang: str, e: Mapping[str, Any]) -> str:
+def seek_terms(lang: str, e: Push) -> str:
     """Everything a seek or a challenge sets, before anyone accepts it: the table, its seats, then
     the stake or ante, rounds, bots and their level, time per turn, rated or not, and the game's
     own options (``Président trou du cul, 4 seats, stake 2 chips, 1 bot (normal), 30 s a turn``)."""
@@ -98,8 +99,11 @@ def seek_terms(lang: str, e: Mapping[str, Any]) -> str:
 
 
 @event("seek", seats=ANYONE)
-def _ev_seek(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    n = int(e.get("missing") or 0)
+def _ev_seek(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    n = to_int(e.get("missing") or 0)
+    if style.browser:  # the page lists the seeks with their Accept button
+        return t.ngettext("{name} seeks {n} player: {terms}.", "{name} seeks {n} players: {terms}.", n).format(
+            name=e.get("name") or "?", n=n, terms=seek_terms(lang, e))
     return t.ngettext(
         "{name} seeks {n} player: {terms} (accept {id}).",
         "{name} seeks {n} players: {terms} (accept {id}).", n,
@@ -107,22 +111,24 @@ def _ev_seek(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: i
 
 
 @event("challenge", seats=ANYONE)
-def _ev_challenge(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_challenge(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                   style: TermStyle) -> str | None:
+    if style.browser:  # the page lists the challenge with Accept and Decline
+        return t.gettext("{name} challenges you: {terms}.").format(name=e.get("name") or "?", terms=seek_terms(lang, e))
     return t.gettext("{name} challenges you: {terms}. Type accept or decline.").format(
         name=e.get("name") or "?", terms=seek_terms(lang, e))
 
 
 @event("seek_accepted", seats=ANYONE)
-def _ev_seek_accepted(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_seek_accepted(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                       style: TermStyle) -> str | None:
-    n = int(e.get("missing") or 0)
+    n = to_int(e.get("missing") or 0)
     return t.ngettext("{name} accepts your seek; {n} more player needed.",
                       "{name} accepts your seek; {n} more players needed.", n).format(name=e.get("name") or "?", n=n)
 
 
 @event("seek_started", seats=ANYONE)
-def _ev_seek_started(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_seek_started(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                      style: TermStyle) -> str | None:
     if e.get("challenge"):
         return t.gettext("The table of {name}'s challenge is open: room {room}, your seat {seat}.").format(
@@ -132,7 +138,7 @@ def _ev_seek_started(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
 
 
 @event("seek_over", seats=ANYONE)
-def _ev_seek_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None,
+def _ev_seek_over(t: T, lang: str, e: Push, names: Sequence[str], you: int | None,
                   style: TermStyle) -> str | None:
     reason = e.get("reason")
     name = e.get("name") or "?"
@@ -149,5 +155,5 @@ def _ev_seek_over(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], y
         from server.messages.errors import error_message
 
         params = {k: v for k, v in e.items() if k in ("max", "need", "chips", "have")}
-        text += " " + error_message(lang, e["code"], style, reason=e.get("refused"), **params)
+        text += " " + error_message(lang, str(e["code"]), style, reason=e.get("refused"), **params)
     return text

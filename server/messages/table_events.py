@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from server.messages.fair_events import window_hint
 from server.messages.games import deals, rounds
-from server.messages.kit import ANYONE, T, event, named, named_by, seat_name
+from server.messages.kit import ANYONE, T, event, named, named_by, seat_name, text_of, to_float, to_int
 from server.messages.labels import table_name
 from server.messages.terminal import TermStyle
 from server.messages.translations import translation
+from server.protocol import JSONValue, Push
 
 
 @event("chat", seats=ANYONE)
-def _ev_chat(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_chat(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
     return t.gettext("{name}: {text}").format(name=who, text=e.get("text", e.get("message", "")))
 
 
 @event("joined", seats=ANYONE)
-def _ev_joined(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_joined(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
     if e.get("watch") or e.get("spectator"):
         return t.gettext("{name} is watching.").format(name=who)
@@ -30,7 +30,7 @@ def _ev_joined(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
 
 
 @event("left", seats=ANYONE)
-def _ev_left(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_left(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
     if e.get("bot") or e.get("replaced_by_bot"):
         return t.gettext("{name} leaves; a bot takes the seat.").format(name=who)
@@ -38,10 +38,10 @@ def _ev_left(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: i
 
 
 @event("disconnected", seats=ANYONE)
-def _ev_disconnected(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_disconnected(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
     if e.get("grace"):
-        n = round(float(e["grace"]))
+        n = round(to_float(e["grace"]))
         return t.ngettext(
             "{name} lost the connection; the seat is kept for {n} second.",
             "{name} lost the connection; the seat is kept for {n} seconds.",
@@ -51,14 +51,14 @@ def _ev_disconnected(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
 
 
 @event("reconnected", seats=ANYONE)
-def _ev_reconnected(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_reconnected(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
     return t.gettext("{name} is back.").format(name=who)
 
 
 @event("extended", seats=named("seat"))
-def _ev_extended(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    n = round(float(e.get("seconds") or 0))
+def _ev_extended(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    n = round(to_float(e.get("seconds") or 0))
     if you is not None and e.get("seat") == you:  # (a terminal shows the reply instead: server.presenters.text.news)
         return t.ngettext("You take {n} second more.", "You take {n} seconds more.", n).format(n=n)
     return t.ngettext("{name} takes {n} second more.", "{name} takes {n} seconds more.", n).format(
@@ -66,13 +66,13 @@ def _ev_extended(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], yo
 
 
 @event("room_created", seats=ANYONE)
-def _ev_room_created(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    game = table_name(lang, e.get("game"), e.get("rules"))
+def _ev_room_created(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    game = table_name(lang, text_of(e.get("game")), text_of(e.get("rules")))
     who = e.get("name") or e.get("by")
     if not who:  # someone who hides where they sit
         return t.gettext("Room {room} opens: {game} (join {room}).").format(room=e.get("room"), game=game)
     if e.get("seats"):
-        n = int(e["seats"])
+        n = to_int(e["seats"])
         return t.ngettext(
             "{name} opens room {room}: {game}, {n} seat (join {room}).",
             "{name} opens room {room}: {game}, {n} seats (join {room}).",
@@ -82,7 +82,7 @@ def _ev_room_created(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
 
 
 @event("room_closed", seats=ANYONE)
-def _ev_room_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_room_closed(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     if e.get("reason") == "waited":
         return t.gettext("Room {room} is closed: nobody came to play for a long while.").format(room=e.get("room"))
     if e.get("reason") == "trouble":
@@ -92,8 +92,8 @@ def _ev_room_closed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str],
 
 
 @event("rooms_changed", seats=ANYONE)
-def _ev_rooms_changed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    seeks = int(e.get("seeks") or 0)
+def _ev_rooms_changed(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    seeks = to_int(e.get("seeks") or 0)
     seek_text = t.ngettext("{n} new seek (type seeks to see the open ones).",
                            "{n} new seeks (type seeks to see the open ones).", seeks).format(n=seeks)
     if seeks and not e.get("opened") and not e.get("closed"):
@@ -105,20 +105,20 @@ def _ev_rooms_changed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str
 
 
 @event("match_started", "started", seats=ANYONE)
-def _ev_started(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_started(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("Every seat is taken: the match begins.")
 
 
 @event("shutdown", seats=ANYONE)
-def _ev_shutdown(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_shutdown(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     if e.get("resume"):
         return t.gettext("The server is restarting: your tables will be back, where they were.")
     return t.gettext("The server is shutting down. Stakes in play are given back.")
 
 
 @event("shutdown_warning", seats=ANYONE)
-def _ev_shutdown_warning(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    n = round(float(e.get("seconds") or 0))
+def _ev_shutdown_warning(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    n = round(to_float(e.get("seconds") or 0))
     if e.get("resume"):
         text = t.ngettext("The server restarts in {n} second: your tables will be back, where they were.",
                           "The server restarts in {n} seconds: your tables will be back, where they were.", n)
@@ -130,12 +130,12 @@ def _ev_shutdown_warning(t: T, lang: str, e: Mapping[str, Any], names: Sequence[
 
 
 @event("shutdown_cancelled", seats=ANYONE)
-def _ev_shutdown_cancelled(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_shutdown_cancelled(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("The restart is called off: play on.")
 
 
 @event("resumed", seats=ANYONE)
-def _ev_resumed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_resumed(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("The server restarted; your table {room} is back, where it was.").format(room=e.get("room", ""))
 
 
@@ -143,12 +143,12 @@ def _ev_resumed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you
 
 
 @event("hello", seats=ANYONE)
-def _ev_hello(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_hello(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("Welcome to donne. Type help to see the commands.")
 
 
 @event("replaced", seats=ANYONE)
-def _ev_replaced(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_replaced(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     who = e.get("name") or seat_name(names, e.get("seat"), lang)
     if e.get("until") == "round_end" and deals(e.get("game")):  # a deal, as its table says
         return t.gettext("{name} left: a bot plays the seat to the end of the deal.").format(name=who)
@@ -158,13 +158,13 @@ def _ev_replaced(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], yo
 
 
 @event("renamed", seats=ANYONE)
-def _ev_renamed(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_renamed(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("{name} is now {to}, on the same seat.").format(name=e.get("name", ""), to=e.get("to", ""))
 
 
 @event("round_result", seats=ANYONE)
-def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
-    n = int(e.get("chips") or 0)
+def _ev_round_result(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    n = to_int(e.get("chips") or 0)
     room = e.get("room", "")
     if deals(e.get("game")):  # a Speculation deal, called so on its table
         if n > 0:
@@ -183,9 +183,13 @@ def _ev_round_result(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str]
     return t.gettext("The round you left at {room} is over: you break even.").format(room=room)
 
 
-@event("commitment", seats=named_by(lambda e: e["given"] if isinstance(e.get("given"), list) else (),
-                                   "the seats in 'given' (the other seats share the window's hint)"))
-def _ev_commitment(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _given(e: Push) -> Sequence[JSONValue]:
+    given = e.get("given")
+    return given if isinstance(given, list) else ()
+
+
+@event("commitment", seats=named_by(_given, "the seats in 'given' (the other seats share the window's hint)"))
+def _ev_commitment(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     if rounds(e.get("game")):  # a Président round has one deal: called a round, as everywhere else
         text = t.gettext("Round {round}: the server committed to its shuffle ({commitment}).")
     else:
@@ -195,7 +199,7 @@ def _ev_commitment(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], 
     given = e.get("given")
     if (you is not None and isinstance(window, int | float) and not isinstance(window, bool) and window > 0
             and not (isinstance(given, list) and you in given)):  # a standing seed already gave
-        text += " " + window_hint(lang, float(window))
+        text += " " + window_hint(lang, float(window), style)
     return text
 
 
@@ -212,7 +216,7 @@ def commitment_explained(lang: str) -> str:
 
 
 @event("notice", seats=ANYONE)
-def _ev_notice(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_notice(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     code = str(e.get("code", ""))
     texts = {
         "login_timeout": t.gettext("Too slow to log in; goodbye."),
@@ -225,6 +229,10 @@ def _ev_notice(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
         "resume_tried": t.gettext("Someone tried to log in under your name without your resume code; "
                                   "your seat stays yours."),
     }
+    if code == "resume_code" and style.browser:  # the page keeps the code and gives it when logging in again
+        return t.gettext("Your resume code: {code}. If your connection drops or the server restarts, log in "
+                         "again as {name} on this page: it gives the code and your seat comes back.").format(
+            code=e.get("resume", ""), name=e.get("name", ""))
     if code == "resume_code":
         return t.gettext("Your resume code: {code}. Keep it: if your connection drops or the server "
                          "restarts, log in again as {name} and give this code to get your seat back "
@@ -233,6 +241,6 @@ def _ev_notice(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you:
 
 
 @event("rematch", seats=ANYONE)
-def _ev_rematch(t: T, lang: str, e: Mapping[str, Any], names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+def _ev_rematch(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     return t.gettext("{name} asks for a rematch: the same table again; empty seats wait for players.").format(
         name=e.get("name", ""))

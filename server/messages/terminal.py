@@ -41,9 +41,9 @@ class TermStyle:
     color: bool = False
     reader: bool = False
     """Screen-reader mode: cards and counts in words, one fact per line, no symbols, no colour."""
-
-    def with_width(self, width: int) -> TermStyle:
-        return replace(self, width=width)
+    browser: bool = False
+    """Sentences for a person at the play page (``docs/web.md``): they click the page's controls and
+    type no command, so no sentence tells them to type one."""
 
     @property
     def plain(self) -> TermStyle:
@@ -53,6 +53,10 @@ class TermStyle:
 
 PLAIN = TermStyle(width=80, unicode=True, color=False)
 """The style of texts sent to machines (JSON ``text`` fields): Unicode, no colour."""
+
+BROWSER = TermStyle(width=80, unicode=True, color=False, browser=True)
+"""The style of the JSON ``text`` and ``message`` fields sent to the play page (the ``lang`` command's
+``browser``)."""
 
 ASCII = TermStyle(width=80, unicode=False, color=False)
 

@@ -82,22 +82,6 @@ def shown_text_problem(text: str, max_columns: int) -> str | None:
     return None
 
 
-_NAME_OK = re.compile(r"^[^\s:@/\\\"'`<>]+$")
-
-
-def clean_name(text: str, limit: int) -> str | None:
-    """A player name as shown to others, or ``None`` when nothing usable is left.
-
-    Names are one word of printable characters (letters of any script, digits,
-    ``-_.``…); ``:`` is reserved for house accounts (``bot:house``) and ``@``,
-    quotes and slashes would confuse commands and logs.
-    """
-    name = unicodedata.normalize("NFC", clean_text(text))
-    if not name or len(name) > limit or not _NAME_OK.match(name):
-        return None
-    return name
-
-
 @dataclass(slots=True)
 class TokenBucket:
     """``rate`` commands per second sustained, ``burst`` at once."""
@@ -343,9 +327,6 @@ class RoomSlots:
         if opener.guest:
             _drop(self._by_address, opener.address)
             self._guests -= 1
-
-    def opened_by(self, account: str) -> int:
-        return self._by_account[account]
 
     def opened_from(self, address: str) -> int:
         return self._by_address[address]

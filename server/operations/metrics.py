@@ -292,7 +292,7 @@ class LoopWatch:
 _gc_started = [0.0]
 
 
-def _on_gc(phase: str, info: dict[str, Any]) -> None:
+def _on_gc(phase: str, info: dict[str, int]) -> None:
     if phase == "start":
         _gc_started[0] = time.perf_counter()
     else:

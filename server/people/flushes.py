@@ -1,8 +1,8 @@
 """The loop's writer of queued output: the sessions with lines waiting, written together.
 
-A session that queues a line (:meth:`server.sessions.session.Session.send_raw` and the pushes) asks its
-loop's :class:`Flushes` for a write: one callback at the next turn writes every session due,
-however many a step reached. A room whose step is over writes them at once
+A session that queues a line (:meth:`server.sessions.session.Session.send_raw` and the pushes: its
+:class:`~server.sessions.outbox.Outbox`) asks its loop's :class:`Flushes` for a write: one callback
+at the next turn writes every outbox due, however many a step reached. A room whose step is over writes them at once
 (:meth:`Flushes.now`), so its messages do not wait for that turn.
 """
 
@@ -36,11 +36,11 @@ class Flushes:
             got = _FLUSHES[loop] = cls()  # (holds no reference to its loop: the entry goes with it)
         return got
 
-    def add(self, session: Any, loop: asyncio.AbstractEventLoop) -> None:
+    def add(self, outbox: Any, loop: asyncio.AbstractEventLoop) -> None:
         if not self._armed:
             self._armed = True
             loop.call_soon(self._run)
-        self._due.append(session)
+        self._due.append(outbox)
 
     def now(self) -> None:
         """Write the sessions due at once: a room's step is over, its messages need not wait for the
@@ -54,13 +54,13 @@ class Flushes:
 
     def _write(self) -> None:
         due, self._due = self._due, []
-        for session in due:
-            session._flush_due = False  # (the session's flush, without a call of its own)
-            if session._drainer is None and session._out and session.close_reason not in DROPPED:
+        for outbox in due:
+            outbox.due = False  # (the outbox's flush, without a call of its own)
+            if outbox.drainer is None and outbox.lines and outbox.stopped not in DROPPED:
                 try:
-                    session._write_out()
+                    outbox.write_out()
                 except Exception:  # one session's failure is its own (its writer closes it)
-                    log.exception("%r: flush failed", session)
+                    log.exception("%r: flush failed", outbox)
 
 
 _FLUSHES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Flushes] = weakref.WeakKeyDictionary()

@@ -2,7 +2,7 @@
 
 A :class:`Player` is a name's presence. It outlives its connection while it holds a
 seat: when the connection drops the table keeps the seat for a while, and a new
-login under the same name takes it back. :class:`Client` is what the lobby and the
+login under the same name takes it back. :class:`PlayerSession` is what the lobby and the
 rooms use of a connection (a :class:`server.sessions.session.Session`), so they never need
 the session's own module.
 """
@@ -19,7 +19,7 @@ from server.protocol import Shared
 from server.storage.names import name_key
 
 
-class Client(Protocol):
+class PlayerSession(Protocol):
     """A connection as the lobby and the rooms see it."""
 
     @property
@@ -101,7 +101,7 @@ def news_now() -> int:
 class Player:
     name: str
     guest: bool
-    session: Client | None = None
+    session: PlayerSession | None = None
     _room: Place | None = field(default=None, repr=False)
     seat: int | None = None  # None with a room: spectator
     prefs: dict[str, bool] = field(default_factory=dict)  # automatic moves asked for (autocut, autopass)

@@ -14,12 +14,12 @@ one when the mode is known and then only calls it:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from server.messages.terminal import TermStyle
-from server.protocol import Shared
+from server.protocol import Args, JSONValue, Push, Result, Shared
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,8 +27,8 @@ class Request:
     """A command for the dispatcher: exactly one reply will follow."""
 
     cmd: str
-    args: Mapping[str, Any] = field(default_factory=dict)
-    req_id: Any = None
+    args: Args = field(default_factory=dict)
+    req_id: JSONValue = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +68,7 @@ class Viewer(Protocol):
 
     def send_raw(self, text: str) -> None: ...
 
-    def where(self) -> tuple[Mapping[str, Any] | None, str]:
+    def where(self) -> tuple[Push | None, str]:
         """The last state received at the table the reader is at (or None), and ``room``/``lobby``."""
         ...
 
@@ -82,22 +82,22 @@ class Presenter(Protocol):
 
     def read(self, line: str) -> Action: ...
 
-    def render_key(self) -> tuple[Any, ...]:
+    def render_key(self) -> tuple[Hashable, ...]:
         """Sessions with the same key are shown the same words for the same event and reader."""
         ...
 
-    def ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> str: ...
+    def ok(self, req_id: JSONValue, cmd: str, result: Result | None) -> str: ...
 
-    def error(self, req_id: Any, code: str, params: Mapping[str, Any]) -> str: ...
+    def error(self, req_id: JSONValue, code: str, params: Mapping[str, object]) -> str: ...
 
-    def event(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str: ...
+    def event(self, event: Push, names: tuple[str, ...] | None, you: int | None) -> str: ...
 
     def shared(self, shared: Shared, you: int | None) -> str:
         """An event many readers receive: made once per (:meth:`render_key`, ``you``)."""
         ...
 
-    def state(self, state: Mapping[str, Any], line: str | None = None) -> str:
-        """A new state for the reader (``line``: its JSON encoding when already made)."""
+    def state(self, state: Push) -> str:
+        """A new state for the reader."""
         ...
 
     def text(self, text: str) -> str:

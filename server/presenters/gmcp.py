@@ -21,12 +21,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
 from server.presenters import Viewer
 from server.presenters.json import JsonPresenter
-from server.protocol import Shared
+from server.protocol import JSONValue, Push, Shared
 
 log = logging.getLogger(__name__)
 
@@ -49,32 +49,34 @@ class Link(Protocol):
     @property
     def active(self) -> bool: ...
     def wants(self, package: str) -> bool: ...
-    def send(self, package: str, data: Any) -> bool: ...
+    def send(self, package: str, data: object) -> bool: ...
     def send_json(self, package: str, text: str) -> bool: ...
 
-    on_message: Any  # told of the client's own messages (package, data)
+    on_message: Callable[[str, JSONValue], None] | None  # told of the client's own messages (package, data)
 
 
 class GmcpFeed:
     """What one session sends over GMCP. ``place`` tells where its player is: (room id or None,
     seat or None); ``rooms`` gives the lobby's room list."""
 
-    def __init__(self, viewer: Viewer, link: Link, place: Any = None, rooms: Any = None,
+    def __init__(self, viewer: Viewer, link: Link,
+                 place: Callable[[], tuple[str | None, int | None]] | None = None,
+                 rooms: Callable[[], Sequence[Mapping[str, object]]] | None = None,
                  clock: Callable[[], float] | None = None,
-                 later: Callable[[float, Callable[[], None]], Any] | None = None) -> None:
+                 later: Callable[[float, Callable[[], None]], object] | None = None) -> None:
         self.viewer = viewer
         self.link = link
         self.json = JsonPresenter(viewer)
         self._place = place
         self._rooms = rooms
-        self._status: tuple[Any, ...] | None = None
+        self._status: tuple[object, ...] | None = None
         self._clock = clock  # (the event loop's, by default; tests give theirs)
         self._later = later
         self._lobby_sent: float | None = None
-        self._lobby_due: Any = None  # the timer of a Donne.Lobby put off (LOBBY_EVERY)
+        self._lobby_due: object = None  # the timer of a Donne.Lobby put off (LOBBY_EVERY)
         link.on_message = self.received
 
-    def received(self, package: str, data: Any) -> None:
+    def received(self, package: str, data: JSONValue) -> None:
         """A client's message beyond ``Core``: ``Donne.Lobby.Get`` asks for the room list again."""
         if package.lower() == "donne.lobby.get" and self.viewer.logged_in:
             self.lobby()
@@ -151,7 +153,7 @@ class GmcpFeed:
         except RuntimeError:
             return 0.0
 
-    def state(self, state: Mapping[str, Any]) -> None:
+    def state(self, state: Push) -> None:
         link = self.link
         if not link.active:
             return
@@ -162,7 +164,7 @@ class GmcpFeed:
             link.send("Donne.Hand", {"room": state.get("room"), "you": state.get("you"), "hand": hand})
         self.status()
 
-    def event(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> None:
+    def event(self, event: Push, names: tuple[str, ...] | None, you: int | None) -> None:
         if not self.link.active:
             return
         self._send_event(event, self.json.event(event, names, you))
@@ -172,7 +174,7 @@ class GmcpFeed:
             return
         self._send_event(shared.event, self.json.shared(shared, you))
 
-    def _send_event(self, event: Mapping[str, Any], line: str) -> None:
+    def _send_event(self, event: Push, line: str) -> None:
         link = self.link
         line = line.rstrip("\n")
         if not line:

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import json.encoder
 import logging
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from server.messages.errors import error_message
 from server.messages.events import event_text
 from server.messages.kit import reading
+from server.messages.terminal import BROWSER, PLAIN, TermStyle
 from server.presenters import Action, Local, Request, Viewer
-from server.protocol import VERSION, Shared, decode, encode, plain_id
+from server.protocol import VERSION, JSONValue, Push, Result, Shared, decode, encode, plain_id
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +31,14 @@ class JsonPresenter:
 
     def __init__(self, viewer: Viewer) -> None:
         self.viewer = viewer
+        self.words: TermStyle = PLAIN  # BROWSER once the play page said it is one (for_browser)
 
-    def render_key(self) -> tuple[Any, ...]:
-        return ("json", self.viewer.lang)
+    def for_browser(self) -> None:
+        """The reader is a person at the play page: sentences without typing instructions."""
+        self.words = BROWSER
+
+    def render_key(self) -> tuple[Hashable, ...]:
+        return ("json", self.viewer.lang, self.words.browser)
 
     def start(self) -> str:
         v = self.viewer
@@ -56,21 +62,21 @@ class JsonPresenter:
         args.pop("id", None)
         return Request(cmd, args, req_id)
 
-    def ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> str:
+    def ok(self, req_id: JSONValue, cmd: str, result: Result | None) -> str:
         return encode({"type": "ok", "id": req_id, **result} if result else {"type": "ok", "id": req_id})
 
-    def error(self, req_id: Any, code: str, params: Mapping[str, Any]) -> str:
+    def error(self, req_id: JSONValue, code: str, params: Mapping[str, object]) -> str:
         return encode({"type": "error", "id": req_id, "code": code,
-                       "message": _error_message(self.viewer.lang, code, params)})
+                       "message": _error_message(self.viewer.lang, code, params, self.words)})
 
-    def _words(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str:
+    def _words(self, event: Push, names: tuple[str, ...] | None, you: int | None) -> str:
         try:
-            return event_text(self.viewer.lang, _worded(event), names or (), you)
+            return event_text(self.viewer.lang, _worded(event), names or (), you, self.words)
         except Exception:  # a rendering bug costs a sentence, never a session
             log.exception("wording %s failed", event.get("event"))
             return ""
 
-    def event(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str:
+    def event(self, event: Push, names: tuple[str, ...] | None, you: int | None) -> str:
         return encode({"type": "event", **event, "text": self._words(event, names, you)})
 
     def shared(self, shared: Shared, you: int | None) -> str:
@@ -92,8 +98,8 @@ class JsonPresenter:
         cache[key] = line
         return line
 
-    def state(self, state: Mapping[str, Any], line: str | None = None) -> str:
-        return line if line is not None else encode({"type": "state", **state})
+    def state(self, state: Push) -> str:
+        return encode({"type": "state", **state})
 
     def text(self, text: str) -> str:
         return ""
@@ -102,14 +108,14 @@ class JsonPresenter:
         pass
 
 
-def _error_message(lang: str, code: str, params: Mapping[str, Any]) -> str:
+def _error_message(lang: str, code: str, params: Mapping[str, Any], style: TermStyle) -> str:  # a refusal's params, spread
     try:
-        return error_message(lang, code, **params)
+        return error_message(lang, code, style, **params)
     except Exception:  # a message must never break a reply
-        return error_message(lang, code)
+        return error_message(lang, code, style)
 
 
-def _worded(event: Mapping[str, Any]) -> Mapping[str, Any]:
+def _worded(event: Push) -> Push:
     if event.get("event") == "chat" and "text" not in event:
         return {**event, "text": event.get("message", "")}
     return event

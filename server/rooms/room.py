@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import functools
 import logging
 import os
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -44,60 +43,39 @@ from server.games import TableOptions, adapter
 from server.operations import metrics
 from server.people.flushes import Flushes
 from server.people.players import Player
-from server.protocol import CommandError
-from server.rooms.claims import SeatClaims
+from server.protocol import Args, CommandError, Result
+from server.rooms.effects import Effects, Jammed, Owner, Stale
 from server.rooms.inbox import Inbox
 from server.rooms.thinking import Thinkers
 from server.storage import api
-from server.storage.api import bot_account
-from server.storage.ratings import rated_round
 from server.table import (
-    Balance,
-    Claim,
     Closed,
     Command,
     Connected,
     Disconnected,
-    Effect,
-    Escrow,
-    FundBot,
     Gone,
-    HoldChips,
     Member,
     Outputs,
-    Pause,
-    Pay,
     Placed,
-    Record,
     Refused,
-    ReleaseBot,
-    ReleaseChips,
     Released,
     Reply,
     Send,
-    Settle,
     Shared,
     Shutdown,
     StateSet,
     Table,
-    Think,
-    Void,
     durable,
 )
-from server.table.io import Item
 
 
-class Host(Protocol):
-    """What a room needs of the lobby that opened it."""
+class RoomHost(Owner, Protocol):
+    """What a room needs of the lobby that opened it (and its table's effects: :class:`Owner`)."""
 
     @property
     def config(self) -> Config: ...
     @property
-    def store(self) -> Any: ...
-    @property
     def players(self) -> Mapping[str, Player]: ...
-    @property
-    def seats(self) -> SeatClaims: ...
     @property
     def thinkers(self) -> Thinkers: ...
 
@@ -120,23 +98,6 @@ class Host(Protocol):
         """Return when the rooms may go on (at once unless :attr:`paused`)."""
         ...
 
-    async def outage(self, exc: BaseException) -> bool:
-        """A store operation failed with ``exc``: True when it is an outage of the store and it is
-        over now (the operation is tried again), False to hand the failure to the table."""
-        ...
-
-    def acting(self, rid: str) -> bool:
-        """This process surely owns the table now (a cluster: its lease, by its monotonic clock)."""
-        ...
-
-    def lost(self, rid: str) -> bool:
-        """This process knows it no longer holds the table (a cluster: its lease given up)."""
-        ...
-
-    def fence(self, rid: str) -> api.Fence | None:
-        """The fencing token the table's writes carry (a cluster's PostgreSQL checks it)."""
-        ...
-
     def stale(self, room: Room) -> None:
         """``room`` stopped where it was: this process no longer surely owns it."""
         ...
@@ -145,15 +106,6 @@ log = logging.getLogger(__name__)
 
 BOT_OPTIONS: Mapping[str, Any] = {"clock": time.monotonic}
 """What a table's search bots are made with (their budget is capped by the wall clock too)."""
-
-
-class Stale(Exception):
-    """This process no longer surely owns the table (its lease, or the database's fence, says so):
-    the room stops where it is, before acting, and says nothing but where the table went."""
-
-
-class Jammed(Exception):
-    """The table's log cannot be written, alone, for a reason that is no outage: the table ends."""
 
 
 def draw_seed() -> bytes:
@@ -166,14 +118,14 @@ class _Item:
     kind: str  # "cmd", "connected", "disconnected", "stop"
     player: Player | None = None
     cmd: str = ""
-    args: Mapping[str, Any] = field(default_factory=dict)
-    future: asyncio.Future[Any] | None = None
+    args: Args = field(default_factory=dict)
+    future: asyncio.Future[Result | None] | None = None
     stamp: metrics.Stamp | None = None  # the command it belongs to, held until the room has handled it
-    answer: Callable[[Any], None] | None = None  # the caller's reply, sent before what the command causes
+    answer: Callable[[Result | None], None] | None = None  # the caller's reply, sent before what the command causes
 
 
 class Room:
-    def __init__(self, lobby: Host, rid: str, opts: TableOptions, owner: str, *, table: Table | None = None,
+    def __init__(self, lobby: RoomHost, rid: str, opts: TableOptions, owner: str, *, table: Table | None = None,
                  seq: int = 0, facts: Mapping[str, Any] | None = None, restored: Iterable[str] = ()) -> None:
         self.lobby = lobby
         self.config = lobby.config
@@ -187,31 +139,30 @@ class Room:
             if self.config.durable_tables:
                 durable.enable(table)
         self.table = table
-        # durable: the entries not written yet; ``_opened``: TableOpened is stored
-        self.journal = durable.Journal(table, seq) if table.journal is not None else None
-        if self.journal is not None and facts is not None:
-            self.journal.last_facts = dict(facts)  # what the log says now
-        self._opened = bool(seq) or table.journal is None
-        self._closed_written = False
+        # its effects performed, its log written (durable), its items handed out to this room
+        self.effects = Effects(table, lobby, time.monotonic, seq=seq, facts=None if facts is None else dict(facts))
         self.restored = set(restored)  # people of a rebuilt table not told yet that it is back
         self.closed = False
         self.suspended = False  # stopped by a shutdown, its table to resume at the next start
         self.moved = False  # stopped because another process may own it now (a cluster: its lease)
-        self._stopping = False
         self._current: _Item | None = None  # the item being handled
         self.announced = False  # the lobby was told it opened
         self._queue: Inbox[_Item] = Inbox()
         self._task: asyncio.Task[None] | None = None
         self._waiting_since: float | None = None  # the table waits for players since (monotonic)
         self._sat_at = 0.0  # when a person last sat down here
-        self._lag = 0.0  # seconds the room spent paused (an outage): its table's clock does not count them
 
     def now(self) -> float:
         """The table's clock: monotonic, less the time paused, so no deadline runs out during an outage."""
-        return time.monotonic() - self._lag
+        return self.effects.now()
+
+    @property
+    def journal(self) -> durable.Journal | None:
+        """A durable table's log entries not written yet (None: the table is not durable)."""
+        return self.effects.journal
 
     @classmethod
-    def restored_from(cls, lobby: Host, stored: api.StoredTable, now: float) -> Room:
+    def restored_from(cls, lobby: RoomHost, stored: api.StoredTable, now: float) -> Room:
         """The room of a table rebuilt from its stored log after a restart (raises
         :class:`~server.table.durable.Unreplayable`)."""
         table = durable.restore(stored.table_id, stored.config, stored.entries, lobby.config, now=now,
@@ -244,15 +195,15 @@ class Room:
                 s.member is not None or s.leaving for s in self.table.seats):
             self._queue.put_nowait(_Item("close"))  # rebuilt with nobody to play for: it ends at once
 
-    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any], *,
-                     answer: Callable[[Any], None] | None = None) -> Any:
+    async def submit(self, player: Player, cmd: str, args: Args, *,
+                     answer: Callable[[Result | None], None] | None = None) -> Result | None:
         """Queue a command for the room and wait for its result (or CommandError); ``answer(result)``
         is called as the room delivers it, before the messages the command caused."""
         if self.moved:
             raise CommandError("table_moved")
         if self.closed:
             raise CommandError("no_such_room", room=self.id)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Result | None] = asyncio.get_running_loop().create_future()
         stamp = metrics.current()
         if stamp is not None:
             stamp.hold()
@@ -279,7 +230,7 @@ class Room:
         """Stop the room now (shutdown). A durable table stops where it is, its log written, and
         resumes at the next start (no refund); any other, or any with ``end`` (a table that could
         not open as asked), closes, giving back an unfinished round's chips, and releases everyone."""
-        self._stopping = True
+        self.effects.stopping = True
         if self._task is None or self._task.done():
             if not self.closed and not self.suspended and (self.journal is None or end):
                 with contextlib.suppress(Stale):
@@ -319,7 +270,7 @@ class Room:
                     await self._wait_out()  # a stop goes through: a table given up stops at once
                 self._current = item
                 if item is None or item.kind not in ("stop", "close") or self.journal is not None:
-                    await self._own()  # before every step: this process surely owns the table
+                    await self.effects.own()  # before every step: this process surely owns the table
                 now = self.now()
                 if item is None and idle_at is not None and now >= idle_at:
                     log.info("room %s: nobody sat down for %.0f s; closing it", self.id,
@@ -366,25 +317,6 @@ class Room:
             self._queue.close()
             self._fail_waiting()
 
-    async def _own(self) -> None:
-        """Return when this process surely owns the table (a cluster: its lease, by its own monotonic
-        clock, however long it was paused). Until then it acts on nothing: it waits for the verdict
-        of its lease's renewal. A durable table whose lease is lost raises :class:`Stale` (another
-        process may have taken it over from its log), as one being stopped meanwhile; any other
-        waits for its lease (nobody takes it over), or for its stop."""
-        if self.lobby.acting(self.id):
-            return
-        started = time.monotonic()
-        try:
-            while not self.lobby.acting(self.id):
-                if self.journal is not None and (self._stopping or self.lobby.lost(self.id)):
-                    raise Stale(self.id)
-                if self.journal is None and self._stopping:
-                    return
-                await asyncio.sleep(0.02)
-        finally:
-            self._lag += time.monotonic() - started
-
     def _moved(self) -> None:
         """Stop where the table is, acting on nothing more: no message, no write. What was asked of it
         is refused (``table_moved``: the person asks again, and reaches the table where it is now)."""
@@ -412,9 +344,10 @@ class Room:
         item = self._current
         if item is not None and item.future is not None and not item.future.done():
             item.future.set_exception(CommandError("internal_error"))  # not kept: nothing of it happened
-        self.journal = None  # no more log: what is written stays, the table will not be rebuilt from it
+        self.effects.journal = None  # no more log: what is written stays, the table will not be rebuilt from it
         with contextlib.suppress(Exception):
-            await self._through(functools.partial(self._apply, [api.TableClosed(self.id, "aside", why[:200])]))
+            await self.effects.through(functools.partial(self.effects.apply,
+                                                         [api.TableClosed(self.id, "aside", why[:200])]))
         if not self.closed:
             with contextlib.suppress(Stale):
                 await self._drain(self.table.handle(self.now(), Shutdown("trouble")))
@@ -426,7 +359,7 @@ class Room:
         """Hold the table while the lobby is paused; that time is not the table's."""
         started = time.monotonic()
         await self.lobby.until_running()
-        self._lag += time.monotonic() - started
+        self.effects.lag += time.monotonic() - started
 
     def _tell_resumed(self, player: Player) -> None:
         """The first time someone comes back to a table rebuilt after a restart: it is back."""
@@ -465,6 +398,12 @@ class Room:
             return None
         return max(self._waiting_since, self._sat_at) + wait
 
+    async def _drain(self, out: Outputs) -> None:
+        """Hand the table's outputs to its effects (:meth:`server.rooms.effects.Effects.drain`): what it
+        asks for performed, what it says handed out to this room's people."""
+        await self.effects.drain(out, self)
+        self._note_waiting()
+
     def _note_waiting(self) -> None:
         if self.table.status == "waiting" and not self.table.closed:
             if self._waiting_since is None:
@@ -472,206 +411,53 @@ class Room:
         else:
             self._waiting_since = None
 
-    async def _drain(self, out: Outputs) -> None:
-        """Deliver what the table produced; perform its effects and hand it their results.
+    # -- the table's readers (server.rooms.effects.Readers): its items, handed out in order ----------------
 
-        Durable: before any message leaves, the step's log entries are written — with the chip
-        movement the table waits for, in one ``store.apply``; when that is refused, nothing of it
-        is written and the messages wait for the next write."""
-        held: list[Item] = []
-        while True:
-            held.extend(out.items)
-            effect = out.effect
-            op = None if effect is None or isinstance(effect, LOCAL_EFFECTS) else _store_op(effect, self.id)
-            error: Exception | None = None
-            result: Any = None
-            if op is not None or held or effect is None:
-                try:
-                    result = await self._write(op, held)
-                except (asyncio.CancelledError, Stale, Jammed):
-                    raise
-                except Exception as exc:
-                    error = exc  # the chip movement was refused: nothing was written
-                if error is None:
-                    await self._own()  # nothing leaves a process that may no longer own the table
-                    await self._deliver(held)
-                    held = []
-            if effect is None:
-                self._note_waiting()
-                return
-            if op is None:
-                try:
-                    result = await self._through(functools.partial(self._perform, effect))
-                except (asyncio.CancelledError, Stale):
-                    raise
-                except Exception as exc:
-                    error = exc
-            elif error is None:
-                result = _op_result(effect, result)
-            await self._own()  # (a bot's thinking, a write: the process may have been paused meanwhile)
-            if error is not None:
-                out = self.table.resume(self.now(), error=error)
-            else:
-                out = self.table.resume(self.now(), result)
+    def send(self, item: Send) -> None:
+        self._send(self.lobby.players, item)
 
-    async def _through(self, attempt: Callable[[], Awaitable[Any]]) -> Any:
-        """``attempt()`` (one whole ``store.apply``, all or nothing, or a read), tried again after an
-        outage of the store (:meth:`Host.outage`); the time waiting is not the table's. A refusal
-        by the database's fence (another process took the table over) raises :class:`Stale`."""
-        while True:
-            await self._own()  # each try: after an outage, the table may be another process's now
-            try:
-                return await attempt()
-            except (asyncio.CancelledError, CommandError):
-                raise
-            except api.StaleOwner as exc:
-                fence = self.lobby.fence(self.id)
-                if fence is not None and fence.epoch == exc.current and self.lobby.acting(self.id):
-                    continue  # this process took its own lease again meanwhile (Redis lost it): a new token
-                raise Stale(self.id) from exc
-            except Exception as exc:
-                started = time.monotonic()
-                again = await self.lobby.outage(exc)
-                self._lag += time.monotonic() - started
-                if not again:
-                    raise
-
-    async def _write(self, op: Any, held: list[Item]) -> Any:
-        """One transaction: this step's log entries (durable), then ``op`` (a chip movement, or None);
-        the table's end when it closed. ``op``'s result. A refused ``op`` raises and nothing is written;
-        a log that cannot be written without one is logged and the messages go out anyway."""
-        ops: list[Any] = []
-        journal = self.journal
-        entries = journal.take() if journal is not None else []
-        closed: str | None = None
-        if journal is not None:
-            closed = next((i.reason for i in held if isinstance(i, Closed)), None)
-            if not self._opened and (entries or op is not None or closed is not None):
-                ops.append(api.TableOpened(self.id, durable.table_config(self.table)))
-            if entries:
-                ops.append(api.TableLog(self.id, journal.seq, entries))
-        if op is not None:
-            ops.append(op)
-        if journal is not None and closed is not None and not self._closed_written:
-            ops.append(api.TableClosed(self.id, "over", closed))
-        if not ops:
-            return None
-        # a step that moves no chip: written ahead when the store can (a crash loses none of it), not waited for
-        if journal is not None and len(ops) == 1 and entries and self._opened and \
-                self.lobby.store.log_ahead(ops[0]) is not None:
-            journal.written()
-            return None
-        try:
-            results = await self._through(functools.partial(self._apply, ops))
-        except Stale:
-            if journal is not None and entries:
-                journal.not_written()
-            raise
-        except Exception as exc:
-            if journal is not None and entries:
-                journal.not_written()
-            if journal is not None and (entries or closed is not None or not self._opened):
-                await self._log_alone(exc, op)
-            if op is not None:
-                raise
-            return None
-        if journal is not None:
-            self._opened = True
-            if entries:
-                journal.written()
-            if closed is not None:
-                self._closed_written = True
-        return results[ops.index(op)] if op is not None else None
-
-    async def _apply(self, ops: list[Any]) -> list[Any]:
-        """``store.apply(ops)`` with the table's fencing token first (a cluster's), its results."""
-        fence = self.lobby.fence(self.id)
-        if fence is None:
-            return list(await self.lobby.store.apply(ops))
-        return list(await self.lobby.store.apply([fence, *ops]))[1:]
-
-    async def _log_alone(self, exc: Exception, op: Any) -> None:
-        """A write with log entries was refused: the log alone, to tell a refused chip movement (the
-        table hears of it) from a log that cannot be written (:class:`Jammed`: the table ends)."""
-        if op is None:
-            raise Jammed(f"{type(exc).__name__}: {exc}")
-        await self._write(None, [])  # raises Jammed (or Stale) when the log alone is refused too
-
-    async def _perform(self, effect: Effect) -> Any:
-        """An effect the table waits for that is no chip movement: a pause, a seat claim, a balance,
-        a bot's thinking, a history record."""
-        store = self.lobby.store
-        if isinstance(effect, Pause):
-            await asyncio.sleep(0)
-            return None
-        if isinstance(effect, Claim):
-            return self.lobby.seats.claim(effect.account, effect.table)
-        if isinstance(effect, Balance):
-            return await store.ledger.available(effect.account)
-        if isinstance(effect, Think):  # a search bot: in the server's thinking processes, off the loop's GIL
-            return await self.lobby.thinkers.decide(effect.bot, effect.view, effect.legal)
-        if isinstance(effect, Record):
-            record, rated = self._rated(effect.record)
-            fence = self.lobby.fence(self.id)
-            if fence is not None:
-                return await store.history.record_round(record, rated=rated, fence=fence)
-            return await store.history.record_round(record, rated=rated)
-        raise TypeError(f"unknown effect {effect!r}")
-
-    def _rated(self, record: api.RoundRecord) -> tuple[api.RoundRecord, api.RatedRound | None]:
-        """The record as stored (its time; whether the table is rated, which seats a bot played) and
-        what the ratings learn from it (``server.storage.ratings``; None: nothing)."""
-        table = self.table
-        bots = [s.index for s in table.seats
-                if s.bot is not None and (s.account is None or s.account.startswith(api.BOT_PREFIX))]
-        record = dataclasses.replace(record, finished_at=time.time(),
-                                     extra={**record.extra, "rated": bool(table.opts.extra.get("rated")),
-                                            "bots": bots})
-        return record, rated_round(record, table.adapter)
-
-    async def _deliver(self, items: list[Item]) -> None:
-        """Carry out the table's items in order: messages, who is in the room, seat claims, closing."""
-        players = self.lobby.players
-        for item in items:
-            if isinstance(item, Send):
-                msg = item.msg
-                if isinstance(msg, Reply):
-                    future = msg.req.future if isinstance(msg.req, _Item) else None
-                    if future is not None and not future.done():
-                        if msg.req.answer is not None:
-                            msg.req.answer(msg.result)  # queued now: before the states it causes
-                            future.set_result(msg.result)
-                        else:
-                            future.set_result(msg.result)
-                            await asyncio.sleep(0)  # the caller replies before the states it causes
-                elif isinstance(msg, Refused):
-                    future = msg.req.future if isinstance(msg.req, _Item) else None
-                    if future is not None and not future.done():
-                        future.set_exception(CommandError(msg.code, **msg.params))
+    async def answer(self, item: Send) -> None:
+        msg = item.msg
+        if isinstance(msg, Reply):
+            req = msg.req if isinstance(msg.req, _Item) else None
+            future = req.future if req is not None else None
+            if req is not None and future is not None and not future.done():
+                if req.answer is not None:
+                    req.answer(msg.result)  # queued now: before the states it causes
+                    future.set_result(msg.result)
                 else:
-                    self._send(players, item)
-            elif isinstance(item, Placed):
-                if item.seat is not None:
-                    self._sat_at = self.now()
-                player = players.get(item.member)
-                if player is not None:
-                    sat_down = item.seat is not None and (player.room is not self or player.seat != item.seat)
-                    player.room = self
-                    player.seat = item.seat
-                    self.lobby.seated(player, self)
-                    if sat_down and player.guest and player.session is not None:
-                        player.session.notice("resume_code")  # what takes this seat back (server/people/resume.py)
-            elif isinstance(item, Gone):
-                player = players.get(item.member)
-                if player is not None and player.room is self:
-                    player.room = None
-                    player.seat = None
-                    await self.lobby.release(player)
-            elif isinstance(item, Released):
-                self.lobby.seats.release(item.account, self.id)
-            elif isinstance(item, Closed):
-                self.closed = True
-                self.lobby.room_closed(self)  # tells the lobby while its members are still here (no double news)
+                    future.set_result(msg.result)
+                    await asyncio.sleep(0)  # the caller replies before the states it causes
+        elif isinstance(msg, Refused):
+            future = msg.req.future if isinstance(msg.req, _Item) else None
+            if future is not None and not future.done():
+                future.set_exception(CommandError(msg.code, **msg.params))
+
+    def placed(self, item: Placed) -> None:
+        if item.seat is not None:
+            self._sat_at = self.now()
+        player = self.lobby.players.get(item.member)
+        if player is not None:
+            sat_down = item.seat is not None and (player.room is not self or player.seat != item.seat)
+            player.room = self
+            player.seat = item.seat
+            self.lobby.seated(player, self)
+            if sat_down and player.guest and player.session is not None:
+                player.session.notice("resume_code")  # what takes this seat back (server/people/resume.py)
+
+    async def gone(self, item: Gone) -> None:
+        player = self.lobby.players.get(item.member)
+        if player is not None and player.room is self:
+            player.room = None
+            player.seat = None
+            await self.lobby.release(player)
+
+    def released(self, item: Released) -> None:
+        """(The seat claim is released already: :class:`server.rooms.effects.Effects`.)"""
+
+    def ended(self, item: Closed) -> None:
+        self.closed = True
+        self.lobby.room_closed(self)  # tells the lobby while its members are still here (no double news)
 
     def _send(self, players: Mapping[str, Player], send: Send) -> None:
         msg = send.msg
@@ -684,38 +470,3 @@ class Room:
                 session.push_states(msg, seat)
             elif isinstance(msg, Shared):
                 session.push_shared(msg, seat)
-
-
-LOCAL_EFFECTS = (Pause, Claim, Balance, Think, Record)
-"""Effects that move no chip (every other one is a ``store.apply`` operation)."""
-
-
-def _op_result(effect: Effect, result: Any) -> Any:
-    """What the table gets back for a chip effect."""
-    if isinstance(effect, Escrow):
-        return list(result.covered)
-    if isinstance(effect, FundBot):
-        return bot_account(effect.display)
-    return result
-
-
-def _store_op(effect: Effect, table: str) -> Any:
-    """The store's operation for a table's chip effect."""
-    if isinstance(effect, Escrow):
-        return api.OpenRound(effect.round_id, dict(effect.stakes), table=table, partial=effect.partial)
-    if isinstance(effect, Settle):
-        return api.SettleRound(effect.round_id, dict(effect.payouts))
-    if isinstance(effect, Pay):
-        return api.Transfer(effect.src, effect.dst, effect.amount, effect.reason, round_id=effect.round_id or None,
-                            hold_id=effect.hold_id)
-    if isinstance(effect, HoldChips):
-        return api.Hold(effect.hold_id, effect.account, effect.amount, round_id=effect.round_id or None)
-    if isinstance(effect, ReleaseChips):
-        return api.ReleaseHold(effect.hold_id)
-    if isinstance(effect, Void):
-        return api.RefundRound(effect.round_id)
-    if isinstance(effect, FundBot):
-        return api.FundBot(effect.display, effect.chips)
-    if isinstance(effect, ReleaseBot):
-        return api.ReleaseBot(effect.display)
-    raise TypeError(f"unknown effect {effect!r}")

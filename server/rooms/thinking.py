@@ -52,7 +52,9 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+
+from engine.api import Action, View
+from engine.bots import Bot
 
 log = logging.getLogger(__name__)
 
@@ -107,12 +109,12 @@ def _init_worker(parent: int) -> None:
         importlib.import_module(module)  # the first decision does not pay for the imports
 
 
-def think(bot: Any, view: Any, legal: Sequence[Any]) -> tuple[Any, Any]:
+def think(bot: Bot, view: View, legal: Sequence[Action]) -> tuple[Action | None, Bot]:
     """In a worker: the bot's decision, and the bot as the decision left it."""
     return bot.decide(view, legal), bot
 
 
-def adopt(bot: Any, thought: Any) -> None:
+def adopt(bot: Bot, thought: Bot) -> None:
     """Give ``bot`` the state of ``thought`` (the same bot, back from a worker): attributes and slots."""
     if type(bot) is not type(thought):
         raise TypeError(f"a {type(thought).__name__} came back for a {type(bot).__name__}")
@@ -161,7 +163,7 @@ class Thinkers:
             log.info("bots think in %d process%s", self.processes, "" if self.processes == 1 else "es")
         return self._pool
 
-    async def decide(self, bot: Any, view: Any, legal: Sequence[Any]) -> Any:
+    async def decide(self, bot: Bot, view: View, legal: Sequence[Action]) -> Action | None:
         """``bot.decide(view, legal)`` in a worker; ``bot`` then has the state the decision left."""
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
@@ -212,7 +214,7 @@ def _dead(pool: ProcessPoolExecutor) -> bool:
     return bool(getattr(pool, "_broken", False)) or any(not p.is_alive() for p in list(processes.values()))
 
 
-async def _answer(pool: ProcessPoolExecutor, decision: asyncio.Future[Any]) -> Any:
+async def _answer(pool: ProcessPoolExecutor, decision: asyncio.Future[tuple[Action | None, Bot]]) -> tuple[Action | None, Bot]:
     """The decision's answer; :class:`BrokenProcessPool` when a worker dies meanwhile, even if the pool
     misses it (Python 3.11's pool can leave a work item pending for ever when a worker is killed just
     as it is submitted)."""

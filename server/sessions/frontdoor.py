@@ -16,7 +16,7 @@ from server.messages.greetings import LANGUAGE_HINT, language_prompt, welcome_ba
 from server.messages.moderation import refusal_params
 from server.messages.translations import lang_from_env, pick_lang
 from server.protocol import CommandError
-from server.sessions.session import Conn, Host, Session
+from server.sessions.session import Conn, Session, SessionHost
 from server.transports.lines import TOO_LONG, cut_notice
 
 __all__ = ["language_prompt", "serve_ssh", "serve_telnet", "text_login"]
@@ -155,7 +155,7 @@ async def ask_resume_code(session: Session, ssh: bool = False) -> str | None:
     return line.strip() or None
 
 
-async def serve_telnet(app: Host, conn: Conn) -> None:
+async def serve_telnet(app: SessionHost, conn: Conn) -> None:
     """A telnet or raw TCP connection, from its first byte to its end."""
     session = Session(app, conn)
     if hasattr(conn, "on_cut"):
@@ -183,7 +183,7 @@ async def serve_telnet(app: Host, conn: Conn) -> None:
         await session.done.wait()
 
 
-async def serve_ssh(app: Host, conn: Conn, *, name: str, verified: bool, command: str | None,
+async def serve_ssh(app: SessionHost, conn: Conn, *, name: str, verified: bool, command: str | None,
                     guest_start: Any = None) -> None:
     """An SSH channel: ``json`` exec request = machine mode; a shell = a person (or a script).
 

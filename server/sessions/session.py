@@ -1,29 +1,29 @@
 """One person or program connected, whatever the transport.
 
-A :class:`Session` knows who it is (name, guest, language), what its terminal
-can show (width, colour, Unicode), and owns an outbound queue: rooms and the
-lobby only ever *enqueue*, so a slow or stuck client can never block them.
-What is queued during one turn of the event loop goes out at the next in one
-write (one send for a state and its events; one loop callback writes every
-session that has something, :class:`Flushes`); only a client whose transport
-holds unsent bytes gets a task that waits for it to read them. When the
-queue passes ``outbound_queue`` messages, or such a wait takes longer than
-``drain_timeout``, the client is too slow and is disconnected.
+A :class:`Session` is made of parts it owns, each with a small interface of its own:
 
-How things are shown and how input lines are read is the job of one presenter
-(:mod:`server.presenters`), chosen with the mode: text for a person, JSON for a
-program. :meth:`Session.run` reads lines until the end, hands each to the
-presenter, and runs the commands it makes through :func:`server.sessions.dispatch.dispatch`.
+* :class:`~server.sessions.outbox.Outbox`, the outbound queue and its flushing: rooms and the lobby
+  only ever *enqueue*, so a slow or stuck client can never block them, and is disconnected;
+* :class:`~server.sessions.screen.Screen`, what the terminal can show (width, colour, Unicode, the
+  screen-reader mode) and the style the renderers draw for;
+* :class:`~server.sessions.deadlines.Deadlines`, the login and idle time-outs (the session owns the
+  one timer that looks at them);
+* :class:`~server.sessions.identity.Identity`, who is connected (nobody yet, a guest, an account);
+* the presenter (:mod:`server.presenters`), chosen with the mode: text for a person, JSON for a
+  program, and GMCP beside the text for a MUD client (:mod:`server.sessions.presenting`, which also
+  keeps the last state received).
 
-Transports (``server/transports/``) give the session a :class:`Conn`: line
-input, raw output, echo control and terminal facts. Logging in and choosing the
-mode and language happen before, in :mod:`server.sessions.frontdoor`.
+:meth:`Session.run` reads lines until the end, hands each to the presenter, and runs the commands
+it makes through :func:`server.sessions.dispatch.dispatch`.
+
+Transports (``server/transports/``) give the session a :class:`Conn`: line input, raw output, echo
+control and terminal facts. Logging in and choosing the mode and language happen before, in
+:mod:`server.sessions.frontdoor`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import itertools
 import logging
@@ -34,18 +34,21 @@ from typing import Any, Protocol
 from server.lobby.moderation import MARKS, ignored_origin
 from server.messages.terminal import TermStyle
 from server.messages.translations import lang_from_env, translation
-from server.operations import metrics
 from server.operations.limits import RateLimiter
-from server.people.flushes import DROPPED, Flushes
 from server.people.players import Player
 from server.presenters import Local, Presenter, Quit, Request
 from server.presenters.gmcp import GmcpFeed
-from server.presenters.json import JsonPresenter
-from server.presenters.text import TextPresenter
 from server.protocol import Shared, encode, has_surrogate
+from server.sessions import presenting
+from server.sessions.deadlines import Deadlines
 from server.sessions.dispatch import dispatch, rate_ok
+from server.sessions.identity import Identity
+from server.sessions.outbox import Outbox, Sink
+from server.sessions.screen import Screen, Terminal, term_caps
 from server.storage.names import name_key
 from server.transports.lines import TOO_LONG
+
+__all__ = ["IGNORABLE", "Conn", "Session", "SessionHost", "term_caps"]
 
 log = logging.getLogger(__name__)
 
@@ -54,14 +57,12 @@ IGNORABLE = frozenset({"chat", "tell", "message"})
 are not among them)."""
 
 
-class Conn(Protocol):
-    """What a transport gives a session."""
+class Conn(Sink, Terminal, Protocol):
+    """What a transport gives a session: raw output (:class:`~server.sessions.outbox.Sink`), terminal
+    facts (:class:`~server.sessions.screen.Terminal`), line input and echo control."""
 
     kind: str  # "telnet" | "ssh"
     peer: str  # client address, for limits and logs
-    term: str | None  # terminal type, None without a terminal
-    width: int
-    height: int
     env: Mapping[str, str]  # LANG, LC_* ... as the client sent them
     crlf: bool  # text output needs "\r\n" line ends
     on_resize: Callable[[int, int], None] | None
@@ -70,17 +71,6 @@ class Conn(Protocol):
         """The next line without its end; ``TOO_LONG`` for a refused line; ``None`` at the end."""
         ...
 
-    def write(self, text: str) -> None: ...
-
-    # optional: ``write_lines(lines)``, what ``write("".join(lines))`` writes, made more cheaply; it
-    # returns backlog() when it knows it without a call, else None
-
-    def backlog(self) -> int:
-        """Bytes written that the network has not taken yet (``drain`` can only wait when there are)."""
-        ...
-
-    async def drain(self) -> None: ...
-
     def set_secret(self, secret: bool) -> None:
         """Stop (True) or restart (False) echoing what the client types (passwords)."""
         ...
@@ -88,7 +78,7 @@ class Conn(Protocol):
     def close(self) -> None: ...
 
 
-class Host(Protocol):
+class SessionHost(Protocol):
     """What a session needs of the server: its settings, the lobby to leave, the open sessions."""
 
     @property
@@ -99,65 +89,41 @@ class Host(Protocol):
     def sessions(self) -> set[Any]: ...
 
 
-def term_caps(term: str | None) -> tuple[bool, bool]:
-    """(colour, unicode) for a terminal type: dumb or unknown terminals get plain ASCII."""
-    t = (term or "").lower()
-    if not t or t in ("dumb", "unknown", "network", "vt52") or t.startswith("vt1"):
-        return False, False
-    color = any(k in t for k in ("xterm", "screen", "tmux", "rxvt", "linux", "color", "ansi", "putty",
-                                  "konsole", "kitty", "alacritty", "iterm", "foot", "wezterm", "vt2",
-                                  "st-", "gnome", "cygwin"))
-    return color, color
-
-
 class Session:
+    """One connection's life: its parts (outbox, screen, deadlines, identity, presenter), what the
+    lobby and rooms push through them, its input loop, and its end."""
+
     _ids = itertools.count(1)
 
-    def __init__(self, app: Host, conn: Conn, *, mode: str = "text") -> None:
+    def __init__(self, app: SessionHost, conn: Conn, *, mode: str = "text") -> None:
         cfg = app.config
         self.id = next(self._ids)
         self.app = app
         self.conn = conn
-        self.name: str | None = None
-        self.guest = True
-        self.lang = lang_from_env(conn.env) or cfg.default_lang
-        self.width = conn.width or 80
-        self.height = conn.height or 24
-        self.color, self.unicode = term_caps(conn.term)
-        self._screen_reader: bool | None = None  # screen-reader mode once chosen (``reader on``); else MTTS's
+        self.identity = Identity()
+        self.lang = lang_from_env(conn.env) or cfg.default_lang  # (read at every line: the session's own)
+        self.screen = Screen(conn)
         self.player: Player | None = None
-        self.welcomed = False  # greeted at the door already (an account coming back)
-        self.presenter: Presenter = JsonPresenter(self) if mode == "json" else TextPresenter(self)
-        self._crlf = self.presenter.mode == "text" and conn.crlf  # text written with "\r\n" line ends
-        self._last_state: Mapping[str, Any] | None = None  # the last state received (text: for the parser)
-        self._last_states: tuple[Any, int | None] | None = None  # (StateSet, seat) it is read from, if not made yet
+        self.outbox = Outbox(conn, limit=cfg.outbound_queue, drain_timeout=cfg.drain_timeout, drop=self.close,
+                             owner=self, name=str(self.id))
+        self.send_raw: Callable[[str], None] = self.outbox.put
+        """Queue text for the client (``\\n`` line ends); drops the client if it cannot keep up."""
+        self._gmcp_link: Any = getattr(conn, "gmcp", None)
+        self.presenter: Presenter
+        self.gmcp: GmcpFeed | None  # GMCP beside the text (a telnet MUD client)
+        self.presenter, self.gmcp = presenting.present(self, mode, self._gmcp_link)
+        self.outbox.crlf = self.presenter.mode == "text" and conn.crlf
+        self.last = presenting.LastState()
         self._reader: asyncio.Task[Any] | None = None  # the task waiting in readline(), for close()
         self._stopping_read = False  # close() cancelled that wait (not someone else)
         self.limiter = RateLimiter.of(cfg.commands_per_second, cfg.command_burst, cfg.flood_disconnect)
         self.closed = asyncio.Event()
         self.done = asyncio.Event()  # set once the connection is closed and the lobby told
         self.close_reason: str | None = None
-        self.connected_at = time.monotonic()
-        self.last_input = self.connected_at
-        self._out: list[str] = []  # queued, not written yet (at most ``outbound_queue``)
-        write_lines = getattr(conn, "write_lines", None)
-        self._write_lines: Callable[[list[str]], int | None] = write_lines if write_lines is not None else \
-            (lambda lines: conn.write("".join(lines)))
-        self._max_out = cfg.outbound_queue
-        self._loop: asyncio.AbstractEventLoop | None = None  # set by start(): output may flow
-        self._flushes: Flushes | None = None  # the loop's writer of queued output (set with _loop)
-        self._flush_due = False  # a flush is scheduled for the next turn of the loop
-        self._drainer: asyncio.Task[None] | None = None  # waiting for the client to read a backlog
-        self._queued = 0  # lines put in the queue, ever ...
-        self._written = 0  # ... and written
-        self._stamps: collections.deque[tuple[int, metrics.Stamp]] = collections.deque()  # (line, its command)
+        self.deadlines = Deadlines(cfg.login_timeout, cfg.idle_timeout, time.monotonic())
         self._timer: asyncio.TimerHandle | None = None
         self._closer: asyncio.Task[None] | None = None
-        conn.on_resize = self._resized
-        self.gmcp: GmcpFeed | None = None  # GMCP beside the text (a telnet MUD client): see _gmcp_feed
-        self._gmcp_link: Any = getattr(conn, "gmcp", None)
-        if self._gmcp_link is not None and self.presenter.mode == "text":
-            self.gmcp = self._gmcp_feed()
+        conn.on_resize = self.screen.resized
         app.sessions.add(self)
 
     def __repr__(self) -> str:
@@ -174,48 +140,82 @@ class Session:
         """Choose the presenter (``text`` or ``json``)."""
         if mode != self.presenter.mode:
             self.presenter.close()
-            self.presenter = JsonPresenter(self) if mode == "json" else TextPresenter(self)
-            self._crlf = self.presenter.mode == "text" and self.conn.crlf
-            self.gmcp = self._gmcp_feed() if self._gmcp_link is not None and mode == "text" else None
+            self.presenter, self.gmcp = presenting.present(self, mode, self._gmcp_link)
+            self.outbox.crlf = self.presenter.mode == "text" and self.conn.crlf
 
-    def _gmcp_feed(self) -> GmcpFeed:
-        """GMCP beside the text (docs/gmcp.md): the same states and events as the JSON mode."""
-        def place() -> tuple[str | None, int | None]:
-            player = self.player
-            room = player.room if player is not None else None
-            if room is None or player is None:
-                return None, None
-            return room.id, player.seat
+    @property
+    def name(self) -> str | None:
+        return self.identity.name
 
-        def rooms() -> list[dict[str, Any]]:
-            return [summary for summary, _free in self.app.lobby.room_list()]
+    @name.setter
+    def name(self, name: str | None) -> None:
+        self.identity.name = name
 
-        return GmcpFeed(self, self._gmcp_link, place, rooms)
+    @property
+    def guest(self) -> bool:
+        return self.identity.guest
+
+    @guest.setter
+    def guest(self, guest: bool) -> None:
+        self.identity.guest = guest
+
+    @property
+    def welcomed(self) -> bool:
+        """Greeted at the door already (an account coming back)."""
+        return self.identity.welcomed
+
+    @welcomed.setter
+    def welcomed(self, welcomed: bool) -> None:
+        self.identity.welcomed = welcomed
 
     @property
     def logged_in(self) -> bool:
-        return self.name is not None
+        return self.identity.name is not None
 
     @property
-    def style(self) -> TermStyle:
-        if self.reader:
-            return TermStyle(width=self.width, unicode=self.unicode, color=False, reader=True)
-        return TermStyle(width=self.width, unicode=self.unicode, color=self.color)
+    def width(self) -> int:
+        return self.screen.width
+
+    @width.setter
+    def width(self, width: int) -> None:
+        self.screen.width = width
+
+    @property
+    def height(self) -> int:
+        return self.screen.height
+
+    @height.setter
+    def height(self, height: int) -> None:
+        self.screen.height = height
+
+    @property
+    def color(self) -> bool:
+        return self.screen.color
+
+    @color.setter
+    def color(self, on: bool) -> None:
+        self.screen.color = on
+
+    @property
+    def unicode(self) -> bool:
+        return self.screen.unicode
+
+    @unicode.setter
+    def unicode(self, on: bool) -> None:
+        self.screen.unicode = on
 
     @property
     def reader(self) -> bool:
-        """Screen-reader mode (docs/playing.md): chosen with ``reader on|off``, else what the client's
-        MTTS said (its screen-reader bit)."""
-        chosen = self._screen_reader
-        if chosen is not None:
-            return chosen
-        return bool(getattr(self.conn, "screen_reader", False))
+        """Screen-reader mode (:attr:`Screen.reader <server.sessions.screen.Screen.reader>`)."""
+        return self.screen.reader
 
     @reader.setter
     def reader(self, on: bool) -> None:
-        self._screen_reader = on
-        if hasattr(self.conn, "reader_mode"):
-            self.conn.reader_mode = on  # (telnet: nothing redrawn in place in that mode)
+        self.screen.reader = on
+
+    @property
+    def style(self) -> TermStyle:
+        return self.screen.style
 
     def gettext(self, msgid: str) -> str:
         return translation(self.lang).gettext(msgid)
@@ -226,7 +226,7 @@ class Session:
         room = player.room if player is not None else None
         if room is None:
             return None, "lobby"
-        state = self.last_state
+        state = self.last.state
         if state is None or state.get("room") != room.id:
             return None, "room"
         return state, "room"
@@ -234,49 +234,14 @@ class Session:
     @property
     def last_state(self) -> Mapping[str, Any] | None:
         """The last state received (None before the first)."""
-        got = self._last_states
-        if got is not None:  # pushed by push_states in JSON mode: read from its StateSet when asked
-            self._last_states = None
-            self._last_state = got[0].reader(got[1])
-        return self._last_state
-
-    def _resized(self, width: int, height: int) -> None:
-        if width > 0 and height > 0:
-            self.width, self.height = width, height
+        return self.last.state
 
     # -- output ---------------------------------------------------------------
 
     def start(self) -> None:
-        if self._loop is None:
-            self._loop = asyncio.get_running_loop()
-            self._flushes = Flushes.of(self._loop)
-            self._schedule_flush()  # what was queued before
+        if not self.outbox.started:
+            self.outbox.start(asyncio.get_running_loop())  # what was queued before goes out
             self._arm_timer()
-
-    def send_raw(self, text: str) -> None:
-        """Queue text for the client (``\\n`` line ends); drops the client if it cannot keep up."""
-        if not text or self.close_reason is not None:  # (closed: set with it, without a call)
-            return
-        if self._crlf:
-            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
-        out = self._out
-        if len(out) >= self._max_out:
-            log.info("%r: outbound queue full, disconnecting a slow client", self)
-            metrics.queue_drop()
-            self.close("slow")
-            return
-        out.append(text)
-        self._queued = queued = self._queued + 1
-        metrics.line_queued_to(self._stamps, queued)
-        if not self._flush_due:
-            self._schedule_flush()
-
-    def _wrote(self, lines: int) -> None:
-        """``lines`` more were written: the commands waiting for them are told."""
-        self._written = written = self._written + lines
-        stamps = self._stamps
-        while stamps and stamps[0][0] <= written:
-            stamps.popleft()[1].release()
 
     def send_json(self, obj: Mapping[str, Any]) -> None:
         self.send_raw(encode(obj))
@@ -285,82 +250,16 @@ class Session:
         """A sentence for a person (text mode); nothing in JSON mode."""
         self.send_raw(self.presenter.text(text))
 
-    def _schedule_flush(self) -> None:
-        """The queue goes out at the next turn of the loop, unless a drain is under way (it writes)."""
-        loop, flushes = self._loop, self._flushes
-        if loop is not None and flushes is not None and self._out and not self._flush_due and self._drainer is None:
-            self._flush_due = True
-            flushes.add(self, loop)
-
-    def _write_out(self) -> bool:
-        """Everything queued in one write; True when the transport took it all (nothing to wait for)."""
-        out = self._out
-        self._out = []
-        conn = self.conn
-        try:
-            left = self._write_lines(out)
-        except (ConnectionError, OSError, EOFError) as exc:
-            log.debug("%r: write failed: %s", self, exc)
-            self.close("lost")
-            return False
-        except Exception:
-            log.exception("%r: writer failed", self)
-            self.close("error")
-            return False
-        self._written = written = self._written + len(out)  # (_wrote)
-        stamps = self._stamps
-        while stamps and stamps[0][0] <= written:
-            stamps.popleft()[1].release()
-        if conn.backlog() if left is None else left:  # (most writes go straight to the socket: nothing to wait for)
-            if self._drainer is None and self._loop is not None:
-                self._drainer = self._loop.create_task(self._drain(), name=f"drain-{self.id}")
-            return False
-        return True
-
-    async def _drain(self) -> None:
-        """The client has unread bytes: wait (``drain_timeout`` at most each time) and write what
-        was queued meanwhile, until the transport is clear."""
-        timeout = self.app.config.drain_timeout
-        try:
-            while True:
-                async with asyncio.timeout(timeout):
-                    await self.conn.drain()
-                if not self._out or self.close_reason in DROPPED or self._write_out():
-                    return
-        except TimeoutError:
-            log.info("%r: client stopped reading, disconnecting", self)
-            metrics.drain_timeout()
-            self.close("slow")
-        except (ConnectionError, OSError, EOFError) as exc:  # the drain's (a write's: _write_out's own)
-            log.debug("%r: write failed: %s", self, exc)
-            self.close("lost")
-        except Exception:
-            log.exception("%r: writer failed", self)
-            self.close("error")
-        finally:
-            self._drainer = None
-            if self.close_reason is None:
-                self._schedule_flush()
-
     # -- what the lobby, rooms and the dispatcher push ------------------------------
-
-    def push_state(self, state: Mapping[str, Any], line: str | None = None) -> None:
-        """``line``: ``state`` already encoded as its JSON-mode line (``{"type": "state", ...}``)."""
-        self._last_states = None
-        self._last_state = state
-        self.send_raw(self.presenter.state(state, line))
-        if self.gmcp is not None:
-            self.gmcp.state(state)
 
     def push_states(self, states: Any, seat: int | None) -> None:
         """This reader's state out of a table's :class:`~server.table.states.StateSet`."""
         if self.presenter.mode == "json":  # the line is enough; the dict is made if the last state is read
-            self._last_states = (states, seat)
+            self.last.keep_later(states, seat)
             self.send_raw(states.line(seat))
             return
         state = states.state(seat)
-        self._last_states = None
-        self._last_state = state
+        self.last.keep(state)
         self.send_raw(self.presenter.state(state))
         if self.gmcp is not None:
             self.gmcp.state(state)
@@ -451,39 +350,25 @@ class Session:
     # -- lifetime ---------------------------------------------------------------
 
     def touch(self) -> None:
-        self.last_input = time.monotonic()
+        self.deadlines.touch(time.monotonic())
 
     def _arm_timer(self) -> None:
         """One timer for the login time-out, then for the idle time-out outside a seat."""
         if self._timer is not None:
             self._timer.cancel()
-        cfg = self.app.config
-        if not self.logged_in:
-            delay = cfg.login_timeout - (time.monotonic() - self.connected_at)
-        elif cfg.idle_timeout > 0:
-            delay = cfg.idle_timeout - (time.monotonic() - self.last_input)
-        else:
-            self._timer = None
-            return
-        self._timer = asyncio.get_running_loop().call_later(max(delay, 0.05), self._on_timer)
+        wait = self.deadlines.wait(time.monotonic(), self.logged_in)
+        self._timer = None if wait is None else asyncio.get_running_loop().call_later(wait, self._on_timer)
 
     def _on_timer(self) -> None:
         self._timer = None
         if self.closed.is_set():
             return
-        cfg = self.app.config
-        now = time.monotonic()
-        if not self.logged_in:
-            if now - self.connected_at >= cfg.login_timeout:
-                self.notice("login_timeout")
-                self.close("login timeout")
-                return
-        elif now - self.last_input >= cfg.idle_timeout and not (self.player and self.player.seated):
-            self.notice("idle")
-            self.close("idle")
+        player = self.player
+        expired = self.deadlines.expired(time.monotonic(), self.logged_in, bool(player and player.seated))
+        if expired is not None:
+            self.notice(expired)
+            self.close("login timeout" if expired == "login_timeout" else expired)
             return
-        elif self.player and self.player.seated:
-            self.last_input = now  # a seated player is never idle-kicked; the room's timers act
         self._arm_timer()
 
     @property
@@ -493,15 +378,14 @@ class Session:
         return player.code if player is not None and player.guest else None
 
     def logged(self, name: str, guest: bool) -> None:
-        self.name = name
-        self.guest = guest
+        self.identity.logged(name, guest)
         self.touch()
         self._arm_timer()
-        if self.mode == "text" and not self.welcomed:
+        if self.mode == "text" and not self.identity.welcomed:
             # A person is greeted now, before a table they get back is drawn and prompts them
             # (the room draws it as soon as the login returns, before run() starts reading).
             self.send_raw(self.presenter.start())
-            self.welcomed = True
+            self.identity.welcomed = True
         if self.gmcp is not None:
             self.gmcp.logged()
 
@@ -510,6 +394,7 @@ class Session:
         if self.closed.is_set():
             return
         self.close_reason = reason
+        self.outbox.stop(reason)
         self.closed.set()
         if self._timer is not None:
             self._timer.cancel()
@@ -519,28 +404,12 @@ class Session:
         if reader is not None and not self._stopping_read and reader is not asyncio.current_task():
             self._stopping_read = True  # readline() tells this cancellation from anyone else's
             reader.cancel()
-        self._closer = asyncio.get_running_loop().create_task(self._finish(reason), name=f"close-{self.id}")
+        self._closer = asyncio.get_running_loop().create_task(self._finish(), name=f"close-{self.id}")
 
-    async def _finish(self, reason: str) -> None:
-        drainer = self._drainer
-        if reason in DROPPED:  # a client that cannot take more, or is gone: nothing more goes out
-            self._out = []
-            if drainer is not None:
-                drainer.cancel()
-        elif self._loop is not None:  # what was queued goes out first, for two seconds at most
-            with contextlib.suppress(BaseException):
-                async with asyncio.timeout(2.0):
-                    if drainer is not None:
-                        await asyncio.shield(drainer)
-                    if self._out and self._drainer is None:
-                        self._write_out()  # (starts a drain when the client has not read it all)
-                    if self._drainer is not None:
-                        await asyncio.shield(self._drainer)
-            if self._drainer is not None:
-                self._drainer.cancel()
+    async def _finish(self) -> None:
+        await self.outbox.finish()
         with contextlib.suppress(Exception):
             self.conn.close()
-        self._wrote(self._queued - self._written)  # never written: the commands waiting are done with it
         try:
             await self.app.lobby.detach(self)
         except Exception:
@@ -586,7 +455,7 @@ class Session:
             task.uncancel()
             return None
         if line is not None:
-            self.last_input = time.monotonic()  # (touch())
+            self.touch()
             if isinstance(line, str) and self.presenter.mode == "text" and has_surrogate(line):
                 # a decoder that can make one (UTF-7...): the line is refused as unreadable, and
                 # reads as an empty one (JSON mode: decode refuses it as bad JSON)

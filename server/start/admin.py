@@ -39,6 +39,7 @@ from typing import Any
 from server.commands.roles import is_address, is_key, parse_duration
 from server.messages.moderation import when
 from server.operations.limits import clean_text
+from server.protocol import JSONValue
 from server.storage.api import ROLES, StorageError
 
 ACTIONS = ("grant", "revoke", "register", "resetpw", "rename", "lock", "unlock", "chips", "ban", "unban", "bans",
@@ -64,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", required=True)
     add = sub.add_parser
 
-    def sub_parser(name: str, **kw: Any) -> argparse.ArgumentParser:
+    def sub_parser(name: str, **kw: Any) -> argparse.ArgumentParser:  # add_parser's own keywords
         return add(name, parents=[common], **kw)
 
     sub.add_parser = sub_parser  # type: ignore[method-assign]
@@ -137,7 +138,7 @@ async def _in_use(where: str) -> bool:
     return in_use(where)
 
 
-async def perform(args: argparse.Namespace) -> dict[str, Any]:
+async def perform(args: argparse.Namespace) -> dict[str, JSONValue]:
     """Run one action; its result as a JSON-able dict (raises StorageError or ValueError when refused)."""
     from server.storage import open_store
     from server.storage.sqlite import db_path

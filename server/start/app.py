@@ -29,12 +29,24 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from server.config import Config, ConfigError, load_config
 from server.lobby.lobby import Lobby
 from server.operations import logsafe
 from server.operations.limits import ConnectionCounter, clean_text
+from server.protocol import Push
+from server.storage.api import Store
+
+if TYPE_CHECKING:
+    import asyncssh
+
+    from server.operations.gcpolicy import GcPolicy
+    from server.operations.metrics import LoopWatch
+    from server.sessions.session import Session
+    from server.transports.telnet import TelnetListener
+    from server.web.app import WebServer
+    from server.web.security import Network
 
 log = logging.getLogger("donne")
 
@@ -42,13 +54,13 @@ SHUTDOWN_WARNINGS = (60.0, 30.0, 10.0)
 """Seconds before a scheduled shutdown when everyone is warned (and when it is scheduled)."""
 
 
-class Sessions(set[Any]):
+class Sessions(set["Session"]):
     """The open sessions; :attr:`ended` counts those that have gone (the collector's cue for a full
     collection: an ended connection leaves garbage cycles, ``server/operations/gcpolicy.py``)."""
 
     ended = 0
 
-    def discard(self, session: Any) -> None:
+    def discard(self, session: object) -> None:
         if session in self:
             self.ended += 1
         super().discard(session)
@@ -57,22 +69,22 @@ class Sessions(set[Any]):
 @dataclass(eq=False)
 class Running:
     config: Config
-    store: Any = None
+    store: Store = field(init=False)  # opened by start(), after the lobby
     telnet_port: int = 0
     ssh_port: int = 0
     lobby: Lobby = field(init=False)
     connections: ConnectionCounter = field(init=False)
     stopping: bool = False
     sessions: Sessions = field(default_factory=Sessions)  # every open Session, logged in or not
-    _telnet: Any = None
-    _ssh: Any = None
-    _metrics: Any = None  # the metrics endpoint's asyncio.Server ([metrics] port), None when off
-    _lag: Any = None  # server.operations.metrics.LoopWatch
-    _gc: Any = None  # server.operations.gcpolicy.GcPolicy
+    _telnet: TelnetListener | None = None
+    _ssh: asyncssh.SSHAcceptor | None = None
+    _metrics: asyncio.Server | None = None  # the metrics endpoint ([metrics] port), None when off
+    _lag: LoopWatch | None = None
+    _gc: GcPolicy | None = None
     metrics_port: int = 0
-    _web: Any = None  # server.web.WebServer ([web] port), None when off
+    _web: WebServer | None = None  # [web] port, None when off
     web_port: int = 0
-    web_proxies: tuple[Any, ...] = ()  # [web] trusted_proxies as networks
+    web_proxies: tuple[Network, ...] = ()  # [web] trusted_proxies
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
     _stop_task: asyncio.Task[None] | None = None
     _countdown: asyncio.Task[None] | None = None
@@ -85,7 +97,7 @@ class Running:
             from server.cluster.lobby import ClusterLobby
 
             lobby_class = ClusterLobby
-        self.lobby = lobby_class(self.config, self.store, self.sessions)
+        self.lobby = lobby_class(self.config, None, self.sessions)  # its store comes with start()
         self.connections = ConnectionCounter(self.config.max_connections_per_address)
 
     def schedule_shutdown(self, delay: float, reason: str = "") -> None:
@@ -114,7 +126,7 @@ class Running:
             self._tell_everyone({"event": "shutdown_cancelled"})
         return True
 
-    def _tell_everyone(self, event: dict[str, Any]) -> None:
+    def _tell_everyone(self, event: Push) -> None:
         for player in list(self.lobby.players.values()):
             if player.session is not None and player.connected:
                 player.session.push_event(event)
@@ -170,9 +182,10 @@ class Running:
         if self._ssh is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._ssh.wait_closed(), 5)
-        if self.store is not None:
+        store: Store | None = getattr(self, "store", None)  # (none when start() failed before it)
+        if store is not None:
             try:
-                await self.store.close()
+                await store.close()
             except Exception:
                 log.exception("closing the store failed")
         from server.operations import metrics
@@ -185,7 +198,7 @@ class Running:
         await self._stopped.wait()
 
 
-async def open_store(config: Config) -> Any:
+async def open_store(config: Config) -> Store:
     """The store, not recovered yet (:func:`resume_tables` does it, knowing which tables resume)."""
     from server.storage import open_store as _open
 

@@ -13,15 +13,18 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from server.messages.translations import CATALOG_DIR, DOMAIN, LANG_NAMES, LANGS, PLURAL_FORMS, po_path
+
+if TYPE_CHECKING:
+    from babel.messages.catalog import Catalog
 
 SOURCE_DIR = Path(__file__).resolve().parent.parent
 
 
 
-def extract_catalog(source_dir: Path = SOURCE_DIR) -> Any:
+def extract_catalog(source_dir: Path = SOURCE_DIR) -> Catalog:
     """Extract every message of ``server/`` with Babel, in memory (a ``babel.messages.Catalog``)."""
     from babel.messages.catalog import Catalog
     from babel.messages.extract import extract_from_dir
@@ -35,13 +38,13 @@ def extract_catalog(source_dir: Path = SOURCE_DIR) -> Any:
     return catalog
 
 
-def _messages(catalog: Any) -> set[tuple[Any, ...]]:
+def _messages(catalog: Catalog) -> set[tuple[str | None, str | tuple[str, ...], tuple[str, ...]]]:
     return {
         (m.context, m.id if isinstance(m.id, str) else tuple(m.id), tuple(m.auto_comments)) for m in catalog if m.id
     }
 
 
-def write_pot(path: Path | None = None, catalog: Any = None) -> Path:
+def write_pot(path: Path | None = None, catalog: Catalog | None = None) -> Path:
     """Write ``donne.pot``; when its messages did not change, the file (and its date) stays as it is."""
     from babel.messages.pofile import read_po, write_po
 
@@ -90,7 +93,7 @@ def update_catalogs() -> None:
             write_po(f, catalog, width=100, no_location=True, sort_output=True)
 
 
-def _set_plural_header(catalog: Any, lang: str) -> None:
+def _set_plural_header(catalog: Any, lang: str) -> None:  # sets babel's private plural attributes
     forms = PLURAL_FORMS[lang]
     m = re.match(r"nplurals=(\d+); plural=(.*);", forms)
     assert m
@@ -98,13 +101,13 @@ def _set_plural_header(catalog: Any, lang: str) -> None:
     catalog._plural_expr = m.group(2)
 
 
-def _filled(string: Any) -> bool:
+def _filled(string: object) -> bool:
     if isinstance(string, tuple | list):
         return all(bool(s) for s in string)
     return bool(string)
 
 
-def missing_messages(lang: str, template: Any = None) -> list[str]:
+def missing_messages(lang: str, template: Catalog | None = None) -> list[str]:
     """Problems of one catalog against the code: missing, empty, fuzzy, plural or placeholder mismatch.
 
     ``template``: the extracted catalog (:func:`extract_catalog`), extracted here when omitted.

@@ -23,9 +23,9 @@ import json
 import sqlite3
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from server.community.replays import export_record, verify_record
+from server.community.replays import RoundExport, export_record, verify_record
 from server.games import ADAPTERS
 from server.storage.api import RoundRecord, StorageError
 from server.storage.private import write_private
@@ -71,7 +71,7 @@ def read_only(where: str, fn: Callable[[Tx], T]) -> T:
         return fn(Tx(lite, StoreSettings()))
 
 
-def _export(record: RoundRecord, check: bool) -> dict[str, Any]:
+def _export(record: RoundRecord, check: bool) -> RoundExport:
     adapter = ADAPTERS[record.rules]
     out = export_record(record, adapter)
     if check and not verify_record(out, adapter):
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
             if record is None:
                 print(json.dumps({"error": f"no round {args.round}"}), file=sys.stderr)
                 return 2
-            document: Any = _export(record, args.check)
+            document: object = _export(record, args.check)
         else:
             records = read_only(where, lambda tx: read_recent(tx, args.player, max(1, args.last)))
             document = {"format": "donne-rounds/1", "player": args.player,

@@ -36,6 +36,7 @@ from engine.bots import LEVELS, STRATEGIES, Bot, make_bot
 from engine.bots.driver import DriverError, DriverStats, play_match
 from engine.president import CutEvent, Out, Revolution, RoundOver
 from engine.seeds import derive, seed_from_int
+from server.protocol import JSONValue
 
 BANKROLL = 10**9
 """Chips each seat starts a Speculation simulation with (the figures are net changes)."""
@@ -191,7 +192,7 @@ _YOUNG_THRESHOLD = 10_000
 """The cyclic collector's first threshold during a simulation (see :func:`simulate`)."""
 
 
-def simulate(args: argparse.Namespace) -> dict[str, Any]:
+def simulate(args: argparse.Namespace) -> dict[str, JSONValue]:
     """Play what ``args`` asks; the figures (raises AssertionError / DriverError on failure).
 
     The collector's young generation is collected every 10,000 net allocations instead of 700
@@ -206,7 +207,7 @@ def simulate(args: argparse.Namespace) -> dict[str, Any]:
         gc.set_threshold(*thresholds)
 
 
-def _simulate(args: argparse.Namespace) -> dict[str, Any]:
+def _simulate(args: argparse.Namespace) -> dict[str, JSONValue]:
     game = args.game
     players = args.players
     names = _strategy_names(game, args.bots, players)
@@ -274,7 +275,7 @@ def _simulate(args: argparse.Namespace) -> dict[str, Any]:
     wall = time.perf_counter() - wall0
     cpu = time.process_time() - cpu0
     rounds = tally.rounds
-    out: dict[str, Any] = {
+    out: dict[str, JSONValue] = {
         "game": game,
         "players": players,
         "bots": names,
@@ -323,7 +324,7 @@ def _simulate(args: argparse.Namespace) -> dict[str, Any]:
 class SimulationFailure(Exception):
     """An invariant failed or a bot was refused in match ``index``."""
 
-    def __init__(self, index: int, match: Any, cause: BaseException) -> None:
+    def __init__(self, index: int, match: object, cause: BaseException) -> None:
         super().__init__(f"match {index}, round {getattr(match, 'round', '?')}: {type(cause).__name__}: {cause}")
         self.index = index
         self.cause = cause

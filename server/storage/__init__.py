@@ -14,7 +14,6 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
 
 from server.storage.api import HOUSE, Store
 from server.storage.settings import StoreSettings
@@ -30,7 +29,7 @@ def is_postgres_url(where: str | os.PathLike[str]) -> bool:
 
 async def open_store(
     where: str | os.PathLike[str],
-    settings: StoreSettings | Mapping[str, Any] | None = None,
+    settings: StoreSettings | Mapping[str, object] | None = None,
     *,
     recover: bool = True,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,

@@ -9,7 +9,8 @@ One atomic operation API: ``await store.apply([op, ...])`` performs a
 sequence of the operation records below (:class:`OpenRound`,
 :class:`SettleRound`, :class:`Transfer`, :class:`RefundRound`, :class:`Hold`,
 :class:`ReleaseHold`, :class:`FundBot`, :class:`ReleaseBot`,
-:class:`TableOpened`, :class:`TableLog`, :class:`TableClosed`, :class:`Fence`) in ONE
+:class:`TableOpened`, :class:`TableLog`, :class:`TableClosed`, :class:`Fence`; a tournament's
+:class:`TournamentOpened`, :class:`TournamentLog`, :class:`TournamentTable`, :class:`TournamentClosed`) in ONE
 transaction: all of them or none (a refusal raises its :class:`StorageError`
 and nothing changed). It returns one result per operation, in order (see
 :data:`OpResult`). The older methods below are one-operation ``apply`` calls.
@@ -28,10 +29,11 @@ Chips: every movement is a ledger entry written in one transaction.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from server.protocol import JSONValue
 from server.storage.api_social import Letter as Letter
 from server.storage.api_social import Profile as Profile
 from server.storage.api_social import RatedRound as RatedRound
@@ -39,6 +41,13 @@ from server.storage.api_social import Rating as Rating
 from server.storage.api_social import RatingChange as RatingChange
 from server.storage.api_social import Ratings as Ratings
 from server.storage.api_social import Social as Social
+from server.storage.api_tournaments import StoredTournament as StoredTournament
+from server.storage.api_tournaments import TournamentClosed as TournamentClosed
+from server.storage.api_tournaments import TournamentLog as TournamentLog
+from server.storage.api_tournaments import TournamentOpened as TournamentOpened
+from server.storage.api_tournaments import Tournaments as Tournaments
+from server.storage.api_tournaments import TournamentTable as TournamentTable
+from server.storage.api_tournaments import fence_key as fence_key
 from server.storage.moderation import BAN_KINDS as BAN_KINDS  # re-exported: the whole contract is here
 from server.storage.moderation import ROLES as ROLES
 from server.storage.moderation import Ban as Ban
@@ -54,6 +63,11 @@ class StorageError(Exception):
     """Base of storage refusals; ``code`` is a protocol error code."""
 
     code = "not_allowed"
+
+
+class ToolRefused(StorageError):
+    """An operator's storage tool (``donne backup``, ``donne migrate``) will not run as asked: nothing
+    was done."""
 
 
 class Unreachable(StorageError):
@@ -349,7 +363,7 @@ class TableOpened:
     """A new table and its configuration (JSON-able). Result: None."""
 
     table_id: str
-    config: Mapping[str, Any]
+    config: Mapping[str, JSONValue]
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,7 +374,7 @@ class TableLog:
 
     table_id: str
     seq: int
-    entries: Sequence[Mapping[str, Any]]
+    entries: Sequence[Mapping[str, JSONValue]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,9 +410,11 @@ class Fence:
 
 
 Op = (OpenRound | SettleRound | RefundRound | Transfer | Hold | ReleaseHold | FundBot | ReleaseBot
-      | TableOpened | TableLog | TableClosed | Fence)
+      | TableOpened | TableLog | TableClosed | Fence
+      | TournamentOpened | TournamentLog | TournamentTable | TournamentClosed)
 OP_TYPES: tuple[type, ...] = (OpenRound, SettleRound, RefundRound, Transfer, Hold, ReleaseHold, FundBot,
-                              ReleaseBot, TableOpened, TableLog, TableClosed, Fence)
+                              ReleaseBot, TableOpened, TableLog, TableClosed, Fence,
+                              TournamentOpened, TournamentLog, TournamentTable, TournamentClosed)
 # What apply() returns for each operation, in order: RoundOpened | bool | None | Account | int.
 OpResult = Any
 
@@ -408,8 +424,8 @@ class StoredTable:
     """A durable table: its configuration and log, as the server appended them."""
 
     table_id: str
-    config: Mapping[str, Any]
-    entries: Sequence[Mapping[str, Any]]
+    config: Mapping[str, JSONValue]
+    entries: Sequence[Mapping[str, JSONValue]]
     opened_at: float
     status: str = "open"  # open | over | aside
     reason: str = ""
@@ -446,12 +462,18 @@ class RoundRecord:
     game: str  # "president" | "speculation"
     rules: str  # "classic" | "tdc" | "speculation"
     seats: Sequence[str]  # names, by seat number
-    config: Mapping[str, Any]  # what the match was created with (seats, stake, ante, rounds, ...)
-    log: Sequence[Mapping[str, Any]]  # the engine actions (to_dict()) from match start to this round's end
-    result: Mapping[str, Any]  # the round_over / deal_over / match_over event (to_dict())
+    config: Mapping[str, JSONValue]  # what the match was created with (seats, stake, ante, rounds, ...)
+    log: Sequence[Mapping[str, JSONValue]]  # the engine actions (to_dict()) from match start to this round's end
+    result: Mapping[str, JSONValue]  # the round_over / deal_over / match_over event (to_dict())
     commitment: str = ""
     finished_at: float = 0.0
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, JSONValue] = field(default_factory=dict)
+
+    @property
+    def match(self) -> Mapping[str, JSONValue]:
+        """What the match was made with, as its adapter reads it (``config["match"]``, else empty)."""
+        match = self.config.get("match")
+        return match if isinstance(match, Mapping) else {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,6 +522,14 @@ class Accounts(Protocol):
     async def add_key(self, name: str, public_key: str) -> None: ...
 
     async def keys(self, name: str) -> list[str]: ...
+
+    async def remove_key(self, name: str, public_key: str) -> bool:
+        """Remove one of an account's keys; whether it had it."""
+        ...
+
+    async def set_password(self, name: str, password: str) -> None:
+        """Change a registered account's password."""
+        ...
 
     async def fund_bot(self, display_name: str, chips: int) -> Account:
         """The bot's account (``bot_account(display_name)``), topped up from the house to ``chips``."""
@@ -617,6 +647,9 @@ class Store(Protocol):
     @property
     def moderation(self) -> Moderation: ...
 
+    @property
+    def tournaments(self) -> Tournaments: ...
+
     async def apply(self, ops: Sequence[Op]) -> list[OpResult]:
         """Perform the operations in one transaction, all or nothing; one result per operation."""
         ...
@@ -625,6 +658,11 @@ class Store(Protocol):
         """A table's step that moves no chip, safe from a crash of the server when this returns and
         in the store soon after, in order with every other write: ``apply([op])``'s result. None
         when the store does not write ahead (then ``apply``)."""
+        ...
+
+    async def recover(self, *, keep_tables: bool = False, keep_accounts: Collection[str] = ()) -> dict[str, JSONValue]:
+        """At start: void unsettled rounds, release holds, retire guests left over, bring bots' chips
+        home (``keep_tables``: what belongs to an unfinished table stays, for it resumes). What it did."""
         ...
 
     async def close(self) -> None: ...

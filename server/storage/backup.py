@@ -28,31 +28,27 @@ import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
-from server.storage.api import StorageError
+from server.protocol import JSONValue
+from server.storage.api import ToolRefused
 from server.storage.private import private_temp, publish
 from server.storage.sqlite import audit_connection, db_path, private_umask
 
 
-class Refused(StorageError):
-    pass
-
-
-def backup(source: str | os.PathLike[str], target: str | os.PathLike[str], *, force: bool = False) -> dict[str, Any]:
+def backup(source: str | os.PathLike[str], target: str | os.PathLike[str], *, force: bool = False) -> dict[str, JSONValue]:
     """Copy the database of ``source`` (a data folder or the file) to ``target``; the report."""
     from server.storage import is_postgres_url
 
     if is_postgres_url(str(source)):
-        raise Refused("a PostgreSQL database is backed up with its own tools: pg_dump (docs/operators.md)")
+        raise ToolRefused("a PostgreSQL database is backed up with its own tools: pg_dump (docs/operators.md)")
     src_file = db_path(source)
     if not src_file.exists():
-        raise Refused(f"no database at {src_file}")
+        raise ToolRefused(f"no database at {src_file}")
     dst = Path(target)
     if dst.exists() and not force:
-        raise Refused(f"{dst} exists; choose another file or pass --force")
+        raise ToolRefused(f"{dst} exists; choose another file or pass --force")
     if dst.resolve() == src_file.resolve():
-        raise Refused("the backup cannot replace the database itself")
+        raise ToolRefused("the backup cannot replace the database itself")
     dst.parent.mkdir(parents=True, exist_ok=True)
     with private_temp(dst) as partial:  # 0600, created exclusively under a random name beside FILE
         src = sqlite3.connect(f"{src_file.resolve().as_uri()}?mode=ro", uri=True, timeout=10.0)
@@ -94,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         report = backup(args.data_dir, args.target, force=args.force)
-    except (Refused, sqlite3.Error, OSError) as exc:
+    except (ToolRefused, sqlite3.Error, OSError) as exc:
         print(json.dumps({"ok": False, "error": str(exc)}), file=sys.stderr)
         return 2
     print(json.dumps(report, indent=2))

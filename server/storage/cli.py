@@ -13,7 +13,6 @@ exits 0 when the ledger holds, 1 otherwise, 2 when there is nothing to read::
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import sqlite3
@@ -75,10 +74,6 @@ def audit_location(where: str | Path, stuck_after: float | None = None) -> Audit
 
         return audit_url(str(where), stuck_after)
     return audit_file(where, stuck_after)
-
-
-async def audit_async(path: str | Path) -> Audit:
-    return await asyncio.to_thread(audit_location, path)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -29,7 +29,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from server.storage.api import Audit, StorageError
+from server.storage.api import Audit, StorageError, ToolRefused
 from server.storage.settings import StoreSettings
 from server.storage.sql import audit as _audit
 from server.storage.sql.tx import Tx
@@ -50,6 +50,10 @@ TABLES: list[tuple[str, tuple[str, ...]]] = [
     ("registrations", ("id", "address", "ts")),
     ("tables", ("table_id", "config", "status", "reason", "opened_at", "closed_at", "next_seq")),
     ("table_log", ("table_id", "seq", "entry")),
+    ("tournaments", ("tournament_id", "config", "organiser", "status", "created_at", "closed_at", "next_seq",
+                     "standings")),
+    ("tournament_log", ("tournament_id", "seq", "entry")),
+    ("tournament_tables", ("table_id", "tournament_id", "round", "position")),
     ("counters", ("name", "value")),
     ("profiles", ("key", "bio", "hide_where", "notify", "last_seen")),
     ("friends", ("key", "friend", "name", "added")),
@@ -66,10 +70,6 @@ TABLES: list[tuple[str, tuple[str, ...]]] = [
 ]
 TOTALS = ("balances", "escrow", "held", "granted", "retired")
 CHUNK = 1000
-
-
-class Refused(StorageError):
-    pass
 
 
 def _parse(where: str) -> tuple[str, str]:
@@ -99,7 +99,7 @@ class Side:
 
             file = db_path(self.where)
             if not self.target and not file.exists():
-                raise Refused(f"no database at {file}")
+                raise ToolRefused(f"no database at {file}")
             self._lock = _lock_data(file)  # no server may use it meanwhile
             self.conn = connect(file)
             migrate_sqlite(self.conn)
@@ -112,7 +112,7 @@ class Side:
             migrate_pg(self.conn)
             row = self.conn.execute("SELECT pg_try_advisory_lock(%s)", (LOCK_KEY,)).fetchone()
             if not (row and row[0]):
-                raise Refused("the PostgreSQL database is in use by a server")
+                raise ToolRefused("the PostgreSQL database is in use by a server")
             self.tx = PgTx(self.conn, settings)
 
     def begin(self) -> None:
@@ -169,7 +169,7 @@ def copy(source: str, target: str) -> dict[str, Any]:
         src.begin()
         before = _audit.audit(src.tx)
         if not before.ok:
-            raise Refused("the source's audit fails; fix it before copying: " + "; ".join(before.problems))
+            raise ToolRefused("the source's audit fails; fix it before copying: " + "; ".join(before.problems))
         dst.begin()
         try:
             moved = dst.tx.integer(
@@ -178,7 +178,7 @@ def copy(source: str, target: str) -> dict[str, Any]:
             )
             busy = [t for t, _ in TABLES if dst.count(t)] + (["ledger_totals"] if moved else [])
             if busy:
-                raise Refused(f"the target is not empty ({', '.join(busy)}): copy into a fresh database")
+                raise ToolRefused(f"the target is not empty ({', '.join(busy)}): copy into a fresh database")
             copied: dict[str, int] = {}
             for table, columns in TABLES:
                 n = 0

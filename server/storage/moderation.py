@@ -12,7 +12,9 @@ import functools
 import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
+
+from server.protocol import JSONValue
 
 MIN_PREFIX = {4: 8, 6: 16}  # a network banned at once is at most a /8 (IPv4) or a /16 (IPv6)
 
@@ -118,7 +120,7 @@ class ModEntry:
     action: str
     target: str
     reason: str
-    detail: Mapping[str, Any] = field(default_factory=dict)
+    detail: Mapping[str, JSONValue] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +206,7 @@ class Moderation(Protocol):
         ...
 
     async def record(self, actor: str, action: str, target: str = "", reason: str = "",
-                     detail: Mapping[str, Any] | None = None) -> None:
+                     detail: Mapping[str, JSONValue] | None = None) -> None:
         """A line of the moderation log for an action that changes nothing stored (kick, announce)."""
         ...
 

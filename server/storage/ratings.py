@@ -19,12 +19,16 @@ This module does no I/O except :func:`recompute`, which reads and writes a store
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from openskill.models import PlackettLuce
 
+from server.protocol import JSONValue
 from server.storage.api import RatedRound, Rating, RatingChange, RoundRecord, is_match
+
+if TYPE_CHECKING:
+    from server.storage.api import Store
 
 MODEL = PlackettLuce()
 """OpenSkill's Plackett–Luce model with its defaults (mu 25, sigma 25/3, tau 25/300)."""
@@ -87,8 +91,8 @@ def update(current: Mapping[str, Prior], people: Sequence[tuple[str, float]],
 class Scorer(Protocol):
     """What ranks a round's players: the table's adapter (``server.games``)."""
 
-    def round_scores(self, config: Mapping[str, Any], log: Sequence[Mapping[str, Any]],
-                     result: Mapping[str, Any]) -> dict[int, float]: ...
+    def round_scores(self, config: Mapping[str, JSONValue], log: Sequence[Mapping[str, JSONValue]],
+                     result: Mapping[str, JSONValue]) -> dict[int, float]: ...
 
 
 def bot_key(level: str) -> str:
@@ -102,18 +106,19 @@ def rated_round(record: RoundRecord, scorer: Scorer) -> RatedRound | None:
     if is_match(record.round_id) or not record.extra.get("rated"):
         return None
     try:
-        scores = scorer.round_scores(record.config.get("match") or {}, record.log, record.result)
+        scores = scorer.round_scores(record.match, record.log, record.result)
     except Exception:
         return None
     if len(scores) < 2:
         return None
     level = str(record.config.get("bot_level") or "normal")
-    bots = {int(s): bot_key(level) for s in record.extra.get("bots") or () if int(s) in scores}
+    played = record.extra.get("bots")
+    bots = {s: bot_key(level) for s in played if isinstance(s, int) and s in scores} if isinstance(played, list) else {}
     return RatedRound(record.game, record.rules, scores, bots)
 
 
 def entrants(rated: RatedRound, seats: Sequence[str], registered: Sequence[bool],
-             key_of: Any) -> tuple[list[tuple[int, str, str, float]], list[tuple[int, str, str, float]]]:
+             key_of: Callable[[str], str]) -> tuple[list[tuple[int, str, str, float]], list[tuple[int, str, str, float]]]:
     """``(seat, key, name, score)`` of the people (registered accounts) and of the bots of a round."""
     people: list[tuple[int, str, str, float]] = []
     bots: list[tuple[int, str, str, float]] = []
@@ -128,7 +133,7 @@ def entrants(rated: RatedRound, seats: Sequence[str], registered: Sequence[bool]
 # -- from scratch ------------------------------------------------------------------------------------
 
 
-async def recompute(store: Any, scorers: Mapping[str, Scorer], *, write: bool = True) -> list[Rating]:
+async def recompute(store: Store, scorers: Mapping[str, Scorer], *, write: bool = True) -> list[Rating]:
     """Every rating again from nothing: the rated rounds of the history, in the order recorded.
 
     ``scorers``: table kind -> its adapter. Returns the ratings found (and, with

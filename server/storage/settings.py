@@ -31,7 +31,7 @@ class StoreSettings:
     write_ahead: bool = True  # SQLite: tables' steps that move no chip written ahead (server/storage/sql/ahead.py)
 
     @classmethod
-    def from_mapping(cls, *mappings: Mapping[str, Any] | None) -> StoreSettings:
+    def from_mapping(cls, *mappings: Mapping[str, object] | None) -> StoreSettings:
         """Settings from config sections (later ones win); unknown keys are ignored."""
         known = {f.name for f in fields(cls)}
         values: dict[str, Any] = {}

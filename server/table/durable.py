@@ -30,7 +30,7 @@ replay).
 match replayed action by action (each hash checked), the last facts put back, the
 bots made again from their seeds and fed the events they saw, every person away
 with their grace, and every clock held for the resume window
-(:mod:`server.table.resume`). A log that does not replay raises :class:`Unreplayable`
+(:meth:`server.table.clocks.Clocks.hold`). A log that does not replay raises :class:`Unreplayable`
 with a reason fit for an operator (never a card).
 """
 
@@ -47,13 +47,14 @@ from typing import Any
 import orjson
 
 from engine import game_class
+from engine.api import Event, Match
 from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
 from engine.seeds import derive
 from server.games import ADAPTERS, GameAdapter, TableOptions
-from server.table.base import TableBase, TableSettings
 from server.table.core import Table
-from server.table.fair import FairDeals, fairness_facts_of
+from server.table.fair import ExplicitSeed, fairness_facts_of
+from server.table.steps import TableSettings
 
 FORMAT = 1
 """The version of :func:`table_config` and of the entries; a table of another version is set aside."""
@@ -69,17 +70,16 @@ class Unreplayable(Exception):
         self.reason = reason
 
 
-def enable(table: TableBase) -> None:
+def enable(table: Table) -> None:
     """From now on the table keeps the entries its log needs (see :class:`Journal`)."""
-    if table.journal is None:
-        table.journal = []
+    table.game.keep_journal()
 
 
-def table_config(table: TableBase) -> dict[str, Any]:
+def table_config(table: Table) -> dict[str, Any]:
     """What ``TableOpened`` stores: the options, the owner, the table's first match id, the bots' seed."""
     opts = table.opts
     return {"v": FORMAT, **{k: getattr(opts, k) for k in _OPTION_KEYS}, "extra": dict(opts.extra),
-            "owner": table.owner, "uid": table.first_uid, "bot_seed": table._bot_seed.hex()}
+            "owner": table.owner, "uid": table.first_uid, "bot_seed": table.bot_seed.hex()}
 
 
 _encode_std = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
@@ -104,7 +104,7 @@ def _encode(view: Any) -> str:
     return _encode_bytes(view).decode()
 
 
-def _hashes(match: Any, every_seat: bool) -> tuple[str, str | None]:
+def _hashes(match: Match, every_seat: bool) -> tuple[str, str | None]:
     """:func:`state_hash` of the match, and (``every_seat``) with every seat's view too: the spectator's
     view is made and encoded once for both (the second hash's text begins with the first's)."""
     hasher = hashlib.blake2b(_encode_bytes(match.view(None).to_dict()), digest_size=8)
@@ -117,7 +117,7 @@ def _hashes(match: Any, every_seat: bool) -> tuple[str, str | None]:
     return public, hasher.hexdigest()
 
 
-def state_hash(match: Any, *, every_seat: bool = False) -> str:
+def state_hash(match: Match, *, every_seat: bool = False) -> str:
     """A short hash of the match's public state (what a spectator's view says); ``every_seat``:
     of every seat's view too (their hands: after a deal). The text hashed is the spectator's view
     then each seat's, in order, as :func:`_encode` writes them, one line each."""
@@ -128,18 +128,19 @@ def state_hash(match: Any, *, every_seat: bool = False) -> str:
 _Key = tuple[Any, ...]
 
 
-def _facts_key(table: TableBase) -> _Key:
+def _facts_key(table: Table) -> _Key:
     """Every value :func:`facts` is made of, each copied as deep as :func:`facts` copies it (so that
     equal keys make equal facts), in a tuple cheaper to make and compare than the facts."""
-    window = table.window
-    return (table.uid, table.matches, table.status, table.match is not None, table.round_id,
-            tuple(table.round_stakes.items()), tuple(table.round_escrow.items()), table.commitment,
-            tuple(table._round_chips), None if window is None else window[0], table.over_at is not None,
+    window = table.clocks.window
+    chips = table.chips
+    return (table.uid, table.matches, table.status, table.game.match is not None, chips.round_id,
+            tuple(chips.stakes.items()), tuple(chips.escrow.items()), table.fair.commitment,
+            tuple(chips.start), None if window is None else window[0], table.clocks.over_at is not None,
             [None if s.empty else (s.name, s.account, s.member, None if s.bot is None else s.substitute,
                                    s.bot_display, s.leaving, s.departed, dict(s.prefs), s.seed, s.arrived,
                                    s.proof if s.member is not None else None)
              for s in table.seats],
-            table.arrivals, table.dealt_arrivals, table.fairness_key() if isinstance(table, FairDeals) else None)
+            table.arrivals, table.dealt_arrivals, table.fair.key())
 
 
 def _facts_of(key: _Key) -> dict[str, Any]:
@@ -158,7 +159,7 @@ def _facts_of(key: _Key) -> dict[str, Any]:
             "arrivals": [arrivals, dealt_arrivals], "fair": fairness_facts_of(fair)}
 
 
-def facts(table: TableBase) -> dict[str, Any]:
+def facts(table: Table) -> dict[str, Any]:
     """The table's own state beside the match: what the log must give back after a restart.
 
     Connections, graces, clocks and spectators are left out: a restart gives everyone a
@@ -170,7 +171,7 @@ def facts(table: TableBase) -> dict[str, Any]:
 class Journal:
     """The log entries of one table not written yet, as the room takes them at each step."""
 
-    table: TableBase
+    table: Table
     seq: int = 0  # the number of the next entry in the store
     last_facts: dict[str, Any] | None = None  # the facts written last (or being written)
     _taken: list[dict[str, Any]] = field(default_factory=list)
@@ -256,9 +257,9 @@ class _Replay:
 
     adapter: GameAdapter
     config: Mapping[str, Any] | None = None
-    match: Any = None
+    match: Match | None = None
     actions: list[dict[str, Any]] = field(default_factory=list)
-    events: list[tuple[Any, ...]] = field(default_factory=list)
+    events: list[tuple[Event, ...]] = field(default_factory=list)
 
 
 def _options(config: Mapping[str, Any]) -> TableOptions:
@@ -269,7 +270,7 @@ def _options(config: Mapping[str, Any]) -> TableOptions:
 
 
 def replay(config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], *,
-           check: bool = True) -> tuple[Any, list[dict[str, Any]], list[tuple[Any, ...]]]:
+           check: bool = True) -> tuple[Match | None, list[dict[str, Any]], list[tuple[Event, ...]]]:
     """The last match of a stored table: (match or None, its actions, the events of each), every
     state hash checked (``check``; else only what the engine refuses stops it). Raises
     :class:`Unreplayable`."""
@@ -316,7 +317,7 @@ def replay(config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], *,
 
 
 def restore(table_id: str, config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]],
-            settings: TableSettings, *, now: float, resume_window: float, draw_seed: Callable[[], Any],
+            settings: TableSettings, *, now: float, resume_window: float, draw_seed: Callable[[], bytes | ExplicitSeed],
             bot_options: Mapping[str, Any] | None = None, check: bool = True) -> Table:
     """The table as its log left it, durable, every person away, every clock held until
     ``now + resume_window`` (see the module's documentation). Raises :class:`Unreplayable`."""
@@ -330,7 +331,7 @@ def restore(table_id: str, config: Mapping[str, Any], entries: Sequence[Mapping[
     got = last_facts(entries)
     table = Table(table_id, ADAPTERS[opts.rules], opts, settings, owner=owner, uid=first_uid, draw_seed=draw_seed,
                   bot_seed=bot_seed, bot_options=bot_options)
-    table._now = now
+    table.now = now
     if got is not None:
         try:
             _put_back(table, got, match, actions, events)
@@ -339,18 +340,18 @@ def restore(table_id: str, config: Mapping[str, Any], entries: Sequence[Mapping[
     enable(table)
     start = now  # a table nobody sits at (bots alone) goes on at once
     if any(s.member is not None for s in table.seats):
-        table.resume_until = start = now + resume_window
+        table.clocks.resume_until = start = now + resume_window
         grace = max(settings.grace_seconds, resume_window)
         for seat in table.seats:
             if seat.member is not None:
                 seat.present = False
                 seat.grace_until = now + grace
-    table._hold_timers(start)
+    table.clocks.hold(start, table)
     return table
 
 
-def _put_back(table: Table, got: Mapping[str, Any], match: Any, actions: list[dict[str, Any]],
-              events: list[tuple[Any, ...]]) -> None:
+def _put_back(table: Table, got: Mapping[str, Any], match: Match | None, actions: list[dict[str, Any]],
+              events: list[tuple[Event, ...]]) -> None:
     opts = table.opts
     table.uid = str(got["uid"])
     table.matches = int(got["matches"])
@@ -358,19 +359,19 @@ def _put_back(table: Table, got: Mapping[str, Any], match: Any, actions: list[di
     if got["match"]:
         if match is None:
             raise ValueError("the facts name a match the log does not have")
-        table.match = match
-        table.log = actions
-    table.round_id = got["round_id"]
-    table.round_stakes = {int(s): str(a) for s, a in got["stakes"]}
-    table.round_escrow = {int(s): int(n) for s, n in got["escrow"]}
-    table.commitment = got["commitment"]
-    table._round_chips = tuple(int(c) for c in got["round_chips"])
+        table.game.restore(match, actions)
+    chips = table.chips
+    chips.round_id = got["round_id"]
+    chips.stakes = {int(s): str(a) for s, a in got["stakes"]}
+    chips.escrow = {int(s): int(n) for s, n in got["escrow"]}
+    table.fair.commitment = got["commitment"]
+    chips.start = tuple(int(c) for c in got["round_chips"])
     if got["window"] is not None:
-        table.window = (str(got["window"]), 0.0)  # its length starts again (Resuming._hold_timers)
-    table.over_at = 0.0 if got["over"] else None
+        table.clocks.window = (str(got["window"]), 0.0)  # its length starts again (Clocks.hold)
+    table.clocks.over_at = 0.0 if got["over"] else None
     arrivals, dealt = got.get("arrivals") or (0, None)
     table.arrivals, table.dealt_arrivals = int(arrivals), None if dealt is None else int(dealt)
-    table.restore_fairness(got.get("fair"))  # the deal being played: its record at the round's end
+    table.fair.restore(got.get("fair"))  # the deal being played: its record at the round's end
     for seat, s in zip(table.seats, got["seats"], strict=True):
         if s is None:
             continue
@@ -382,11 +383,11 @@ def _put_back(table: Table, got: Mapping[str, Any], match: Any, actions: list[di
         seat.proof = s.get("proof")  # a guest's resume code, hashed (logs written before it: none)
         if s["bot"] == "table":
             level = opts.bot_level
-            options = table._bot_options if LEVELS.get(level, level) == "search" else {}
-            seat.bot = make_bot(opts.game, level, seat.index, derive(table._bot_seed, f"bot-{seat.index}"), **options)
+            options = table.bot_options if LEVELS.get(level, level) == "search" else {}
+            seat.bot = make_bot(opts.game, level, seat.index, derive(table.bot_seed, f"bot-{seat.index}"), **options)
         elif s["bot"] == "sub":
             seat.substitute = True
-            seat.bot = make_bot(opts.game, "normal", seat.index, derive(table._bot_seed, f"sub-{seat.index}"))
+            seat.bot = make_bot(opts.game, "normal", seat.index, derive(table.bot_seed, f"sub-{seat.index}"))
     if table.match is not None:
         for evs in events:  # the bots saw the match so far
             for ev in evs:

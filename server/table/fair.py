@@ -20,16 +20,19 @@ no record is made: such a deal cannot be verified).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from engine.api import Action, Event
 from engine.errors import BadArgument
 from engine.fairness import bot_contribution, normalize_contribution
 from engine.seeds import commitment as sha_commitment
 from server.protocol import CommandError
-from server.table.base import TableBase
 from server.table.io import Member
+
+if TYPE_CHECKING:
+    from server.table.core import Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,99 +61,115 @@ class Entropy:
     not_before: float = 0.0  # the deal waits for this too (the pause after the last round)
 
 
-class FairDeals(TableBase):
-    entropy: Entropy | None = None
-    """The window being open (``dealt`` None) or the deal being played; None between them."""
-    fair_record: dict[str, Any] | None = None
-    """The record of the last finished round (published with its end, stored with it)."""
+class FairDeals:
+    """The fairness of its table's deals (see the module's documentation)."""
 
-    def _open_entropy(self, not_before: float | None = None) -> None:
+    __slots__ = ("_draw_seed", "commitment", "entropy", "record", "t")
+
+    def __init__(self, table: Table, draw_seed: Callable[[], bytes | ExplicitSeed]) -> None:
+        self.t = table
+        self._draw_seed = draw_seed
+        self.entropy: Entropy | None = None
+        """The window being open (``dealt`` None) or the deal being played; None between them."""
+        self.record: dict[str, Any] | None = None
+        """The record of the last finished round (published with its end, stored with it)."""
+        self.commitment: str | None = None
+        """Published with the deal; the seed after it."""
+
+    def open(self, not_before: float | None = None) -> None:
         """Draw the seed, publish its commitment, open the window; standing seeds contribute.
         ``not_before``: the window opens during the pause after a round, which it does not shorten."""
+        t = self.t
         drawn = self._draw_seed()
         explicit = isinstance(drawn, ExplicitSeed)
         seed = drawn.seed if isinstance(drawn, ExplicitSeed) else drawn
-        round_no = self.match.round + 1
+        round_no = t.game.current.round + 1
         if explicit or len(seed) != 32:
             commit, secret, explicit = sha_commitment(seed), None, True
         else:
-            commit, secret = self.adapter.commit(seed)
-        length = max(0.0, float(self.settings.entropy_window))
-        start = self._now if not_before is None else max(self._now, not_before)
-        self.entropy = Entropy(round_no, seed, commit, secret, explicit, self._now + length, not_before=start)
+            commit, secret = t.adapter.commit(seed)
+        length = max(0.0, float(t.settings.entropy_window))
+        start = t.now if not_before is None else max(t.now, not_before)
+        self.entropy = Entropy(round_no, seed, commit, secret, explicit, t.now + length, not_before=start)
         self.commitment = commit
-        self.next_deal_at = max(self.entropy.until, start)
-        for seat in self.seats:
+        t.clocks.next_deal_at = max(self.entropy.until, start)
+        for seat in t.seats:
             if seat.member is not None and not seat.leaving and seat.seed is not None:
                 self.entropy.given[seat.index] = seat.seed
         given = sorted(self.entropy.given)
-        self._broadcast({"event": "commitment", "round": round_no, "commitment": commit, "window": length,
-                         "given": given, "game": self.opts.game})
+        t.out.broadcast({"event": "commitment", "round": round_no, "commitment": commit, "window": length,
+                         "given": given, "game": t.opts.game})
         for i in given:
-            self._broadcast({"event": "contributed", "round": round_no, "seat": i})
-        if self._entropy_complete():
-            self.next_deal_at = start
+            t.out.broadcast({"event": "contributed", "round": round_no, "seat": i})
+        if self.complete():
+            t.clocks.next_deal_at = start
 
-    def _open_between_rounds(self) -> None:
+    def open_between_rounds(self) -> None:
         """After a round: the next deal's window opens now and runs during the pause."""
-        if self.settings.entropy_window > 0 and not self.closed and self.match is not None and not self.match.over:
-            self._open_entropy(not_before=self.next_deal_at)
+        t = self.t
+        if t.settings.entropy_window > 0 and not t.closed and t.game.match is not None and not t.game.match.over:
+            self.open(not_before=t.clocks.next_deal_at)
 
-    def _entropy_open(self) -> bool:
+    def is_open(self) -> bool:
         return self.entropy is not None and self.entropy.dealt is None
 
-    def _entropy_complete(self) -> bool:
+    def complete(self) -> bool:
         """Every person who may play the deal has contributed (bots always have)."""
+        t = self.t
         e = self.entropy
-        return e is not None and all(s.index in e.given for s in self.seats if s.member is not None and not s.leaving)
+        return e is not None and all(s.index in e.given for s in t.seats if s.member is not None and not s.leaving)
 
-    def _contribute(self, member: Member, args: Mapping[str, Any]) -> dict[str, Any]:
+    def contribute(self, member: Member, args: Mapping[str, Any]) -> dict[str, Any]:
         """``entropy``: this deal's contribution of a seated person, during the window only."""
-        seat_no = self.seat_of(member.key)
-        if seat_no is None or self.seats[seat_no].leaving:
+        t = self.t
+        seat_no = t.seat_of(member.key)
+        if seat_no is None or t.seats[seat_no].leaving:
             raise CommandError("not_allowed", reason="not_seated")
         text = _normalized(args.get("text"))
         e = self.entropy
-        if e is None or e.dealt is not None or self._now > e.until:
+        if e is None or e.dealt is not None or t.now > e.until:
             raise CommandError("entropy_closed")
         if seat_no in e.given:
             raise CommandError("entropy_given", round=e.round)
-        self._accept(seat_no, text)
+        self.accept(seat_no, text)
         return {"round": e.round, "seat": seat_no}
 
-    def _accept(self, seat_no: int, text: str) -> None:
+    def accept(self, seat_no: int, text: str) -> None:
+        t = self.t
         e = self.entropy
         assert e is not None
         e.given[seat_no] = text
-        self._broadcast({"event": "contributed", "round": e.round, "seat": seat_no})
-        if self._entropy_complete():
-            self.next_deal_at = max(self._now, e.not_before)  # everybody has spoken: deal now
+        t.out.broadcast({"event": "contributed", "round": e.round, "seat": seat_no})
+        if self.complete():
+            t.clocks.next_deal_at = max(t.now, e.not_before)  # everybody has spoken: deal now
 
-    def _set_seed(self, member: Member, args: Mapping[str, Any]) -> dict[str, Any]:
+    def set_seed(self, member: Member, args: Mapping[str, Any]) -> dict[str, Any]:
         """``seed``: a person's standing contribution (``text`` None: none), used at every deal; in an
         open window where the seat gave nothing yet it is this deal's contribution too."""
-        seat_no = self.seat_of(member.key)
+        t = self.t
+        seat_no = t.seat_of(member.key)
         raw = args.get("text")
         text = None if raw is None else _normalized(raw)
         if seat_no is None:
             return {"seed": text}
-        seat = self.seats[seat_no]
+        seat = t.seats[seat_no]
         seat.seed = text
         e = self.entropy
-        if (text is not None and e is not None and e.dealt is None and self._now <= e.until
+        if (text is not None and e is not None and e.dealt is None and t.now <= e.until
                 and seat_no not in e.given and not seat.leaving):
-            self._accept(seat_no, text)
+            self.accept(seat_no, text)
             return {"seed": text, "round": e.round}
         return {"seed": text}
 
-    def _final_contributions(self, present: list[int] | None) -> None:
+    def final_contributions(self, present: list[int] | None) -> None:
         """Close the window: each seat of the deal gives its text, its bot's, or none."""
+        t = self.t
         e = self.entropy
         assert e is not None
-        playing = set(present) if present is not None else {s.index for s in self.seats if not s.empty}
+        playing = set(present) if present is not None else {s.index for s in t.seats if not s.empty}
         out: list[str | None] = []
         bots: list[int] = []
-        for seat in self.seats:
+        for seat in t.seats:
             i = seat.index
             if i not in playing:
                 out.append(None)
@@ -160,48 +179,51 @@ class FairDeals(TableBase):
             else:
                 if i not in e.given and seat.seed is not None and seat.member is not None:
                     e.given[i] = seat.seed  # sat down with a standing seed after the window opened
-                    self._broadcast({"event": "contributed", "round": e.round, "seat": i})
+                    t.out.broadcast({"event": "contributed", "round": e.round, "seat": i})
                 out.append(e.given.get(i))
         e.contributions, e.bots = tuple(out), tuple(bots)
-        e.chips = tuple(getattr(self.match, "chips", ()) or ())
-        e.first = self.match.round == 0
+        e.chips = tuple(getattr(t.game.match, "chips", ()) or ())
+        e.first = t.game.current.round == 0
 
-    def _fair_deal_action(self, facts: Mapping[str, Any]) -> Any:
+    def deal_action(self, facts: Mapping[str, Any]) -> Action:
+        t = self.t
         e = self.entropy
         assert e is not None
         if e.explicit:
-            return self.match.deal_action(e.server_seed, **facts)
-        return self.adapter.fair_deal_action(self.match, e.server_seed, e.secret, e.contributions, facts)
+            return t.game.current.deal_action(e.server_seed, **facts)
+        action: Action = t.adapter.fair_deal_action(t.game.current, e.server_seed, e.secret, e.contributions, facts)
+        return action
 
-    def _dealt(self, events: tuple[Any, ...]) -> None:
+    def dealt(self, events: tuple[Event, ...]) -> None:
         e = self.entropy
         if e is not None:
             e.dealt = next((ev.to_dict() for ev in events if ev.name == "dealt"), {})
 
-    def _round_record(self, events: tuple[Any, ...]) -> dict[str, Any] | None:
+    def round_record(self, events: tuple[Any, ...]) -> dict[str, Any] | None:
         """At the round's end: the record to publish with it and to store (None: nothing to prove)."""
+        t = self.t
         e = self.entropy
-        if e is None or e.dealt is None or not any(ev.name == self.adapter.round_end for ev in events):
+        if e is None or e.dealt is None or not any(ev.name == t.adapter.round_end for ev in events):
             return None
         self.entropy = None
         if e.explicit:
-            self.fair_record = None
+            self.record = None
             return None
-        self.fair_record = self.adapter.fair_record(
-            self.match, server_seed=e.server_seed, secret=e.secret, contributions=e.contributions, bots=e.bots,
-            round=e.round, dealt=e.dealt, chips=e.chips, first=e.first, ante=self.opts.ante)
-        return self.fair_record
+        self.record = t.adapter.fair_record(
+            t.game.current, server_seed=e.server_seed, secret=e.secret, contributions=e.contributions, bots=e.bots,
+            round=e.round, dealt=e.dealt, chips=e.chips, first=e.first, ante=t.opts.ante)
+        return self.record
 
 
     # -- durable tables: what a restart needs to reveal the deal being played ----------------------
 
-    def fairness_facts(self) -> dict[str, Any] | None:
+    def facts(self) -> dict[str, Any] | None:
         """The deal being played, as JSON facts for a durable table's log (it holds the server seed:
         the log is private, as the deal action's seed already is). An open window is not kept: after
         a restart the next deal gets a fresh commitment, nothing having been dealt from the old one."""
-        return fairness_facts_of(self.fairness_key())
+        return fairness_facts_of(self.key())
 
-    def fairness_key(self) -> tuple[Any, ...] | None:
+    def key(self) -> tuple[Any, ...] | None:
         """What :meth:`fairness_facts` is made of, copied as deep as it copies (equal keys: equal
         facts), in a tuple cheaper to make and compare (a durable table compares it every step)."""
         e = self.entropy
@@ -210,16 +232,17 @@ class FairDeals(TableBase):
         return (e.round, e.server_seed, e.explicit, e.commitment, e.contributions, e.bots, e.chips, dict(e.dealt),
                 e.first)
 
-    def restore_fairness(self, facts: Mapping[str, Any] | None) -> None:
-        """The deal being played back from :meth:`fairness_facts` (the match itself is replayed from
+    def restore(self, facts: Mapping[str, Any] | None) -> None:
+        """The deal being played back from :meth:`facts` (the match itself is replayed from
         its log, whose deal action carries what the engine dealt from)."""
+        t = self.t
         if not facts:
             self.entropy = None
             return
         seed = bytes.fromhex(str(facts["seed"]))
         explicit = bool(facts["explicit"])
-        secret = None if explicit else self.adapter.commit(seed)[1]
-        self.entropy = Entropy(int(facts["round"]), seed, str(facts["commitment"]), secret, explicit, self._now,
+        secret = None if explicit else t.adapter.commit(seed)[1]
+        self.entropy = Entropy(int(facts["round"]), seed, str(facts["commitment"]), secret, explicit, t.now,
                                contributions=tuple(facts["contributions"]), bots=tuple(facts["bots"]),
                                chips=tuple(facts["chips"]), dealt=dict(facts["dealt"]), first=bool(facts["first"]))
         self.commitment = self.entropy.commitment
@@ -233,7 +256,7 @@ def _normalized(text: object) -> str:
 
 
 def fairness_facts_of(key: tuple[Any, ...] | None) -> dict[str, Any] | None:
-    """:meth:`FairDeals.fairness_facts` from its :meth:`FairDeals.fairness_key`."""
+    """:meth:`FairDeals.facts` from its :meth:`FairDeals.key`."""
     if key is None:
         return None
     round_no, seed, explicit, commitment, contributions, bots, chips, dealt, first = key

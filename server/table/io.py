@@ -5,17 +5,34 @@ going (:class:`Connected`, :class:`Disconnected`), the end of the server
 (:class:`Shutdown`) — and the time, passed to every call. Outputs
 (:class:`Outputs`) are messages for audiences (:class:`Send`), changes of who is
 in the room (:class:`Placed`, :class:`Gone`), seat claims to drop
-(``released``), and at most one :data:`Effect` the table waits for: a ledger
-operation, a read, a seat claim, or a bot's thinking. The caller performs the
+(``released``), and at most one :data:`Effect` the table waits for: a chip
+movement (the store's own operations, :data:`ChipOp`), a read, a seat claim, or a
+bot's thinking. The caller performs the
 effect and hands its result back with :meth:`Table.resume`; nothing else happens
 to the table in between.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from engine.api import Action, View
+from engine.bots import Bot
+from server.protocol import Shared
+from server.storage.api import (
+    FundBot,
+    Hold,
+    OpenRound,
+    RefundRound,
+    ReleaseBot,
+    ReleaseHold,
+    RoundRecord,
+    SettleRound,
+    Transfer,
+)
+from server.table.states import StateSet
 
 # -- inputs --------------------------------------------------------------------------------------
 
@@ -38,7 +55,7 @@ class Command:
     member: Member
     cmd: str
     args: Mapping[str, Any]
-    req: Any = None  # the caller's token for the reply (echoed in Reply / Refused)
+    req: object = None  # the caller's token for the reply (echoed in Reply / Refused)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +87,13 @@ Input = Command | Connected | Disconnected | Shutdown
 class Reply:
     """A command succeeded: its result fields (or None)."""
 
-    req: Any
+    req: object
     result: Mapping[str, Any] | None
 
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    req: Any
+    req: object
     code: str
     params: Mapping[str, Any]
 
@@ -90,7 +107,7 @@ class Send:
     """``msg`` for each recipient, who reads it as its seat."""
 
     recipients: tuple[Recipient, ...]
-    msg: Any  # Shared | StateSet | Reply | Refused
+    msg: Shared | StateSet | Reply | Refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,83 +158,19 @@ class Balance:
 
 
 @dataclass(frozen=True, slots=True)
-class Escrow:
-    """Move stakes into a round's escrow (result: the accounts covered). ``partial``: skip those
-    who cannot cover theirs instead of refusing everything."""
-
-    round_id: str
-    stakes: Mapping[str, int]
-    partial: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Settle:
-    round_id: str
-    payouts: Mapping[str, int]
-
-
-@dataclass(frozen=True, slots=True)
-class Pay:
-    """Chips from one account to another, belonging to a round (undone if the round is voided);
-    ``hold_id``: paid from that hold."""
-
-    src: str
-    dst: str
-    amount: int
-    reason: str
-    round_id: str
-    hold_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class HoldChips:
-    """Set ``amount`` of an account's chips aside for a promise (an open offer) of the round."""
-
-    hold_id: str
-    account: str
-    amount: int
-    round_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class ReleaseChips:
-    hold_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class Void:
-    """A round that will not finish: every chip movement of it is undone."""
-
-    round_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class FundBot:
-    """A bot's account topped up from the house (result: the bot's chips)."""
-
-    display: str
-    chips: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReleaseBot:
-    display: str
-
-
-@dataclass(frozen=True, slots=True)
 class Record:
     """A finished round for the history (``record``: a ``RoundRecord``)."""
 
-    record: Any
+    record: RoundRecord
 
 
 @dataclass(frozen=True, slots=True)
 class Think:
     """A bot too slow to decide inline (search): result ``bot.decide(view, legal)``."""
 
-    bot: Any
-    view: Any
-    legal: Any
+    bot: Bot
+    view: View
+    legal: Sequence[Action]
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,8 +178,14 @@ class Pause:
     """Let the rest of the server run before going on (result: None)."""
 
 
-Effect = (Claim | Balance | Escrow | Settle | Pay | HoldChips | ReleaseChips | Void | FundBot | ReleaseBot | Record
-          | Think | Pause)
+ChipOp = OpenRound | SettleRound | Transfer | Hold | ReleaseHold | RefundRound | FundBot | ReleaseBot
+"""A chip movement the table waits for: the store's own operation (``store.apply``), as the table
+asks for it. Results: :class:`~server.storage.api.RoundOpened` for ``OpenRound`` (the accounts
+covered), the store's for the others (the table reads none of them)."""
+
+CHIP_OPS = (OpenRound, SettleRound, Transfer, Hold, ReleaseHold, RefundRound, FundBot, ReleaseBot)
+
+Effect = Claim | Balance | ChipOp | Record | Think | Pause
 
 # -- outputs -------------------------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+
+from engine.bots import Bot
 
 
 @dataclass(eq=False, slots=True)
@@ -14,7 +15,7 @@ class Seat:
     member: str | None = None  # the key of the person sitting here (None: a bot or nobody)
     present: bool = False  # the person's connection is up
     prefs: dict[str, bool] = field(default_factory=dict)  # the person's automatic moves (autocut)
-    bot: Any = None  # the engine bot playing this seat (bots, and people replaced after leaving)
+    bot: Bot | None = None  # the engine bot playing this seat (bots, and people replaced after leaving)
     bot_display: str | None = None  # ledger display name of a funded bot
     grace_until: float | None = None  # disconnected person: the seat is kept until then
     leaving: bool = False  # the person left; the seat ends with the round being played

@@ -15,13 +15,13 @@ nobody changes a state in place.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, KeysView, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, KeysView, Mapping, Sequence
 from operator import is_not
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypedDict, cast
 
 import orjson
 
-from engine.api import Pending
+from engine.api import Match, Pending
 from server.games.base import GameAdapter, TableOptions
 from server.protocol import encode, encode_value
 from server.table.answers import AnswerClocks
@@ -30,7 +30,7 @@ from server.table.seats import Seat
 
 
 class Table(Protocol):
-    """What a state is made of: the table's facts (see :class:`server.table.base.TableBase`)."""
+    """What a state is made of: the table's facts (see :class:`server.table.core.Table`)."""
 
     @property
     def id(self) -> str: ...
@@ -39,15 +39,15 @@ class Table(Protocol):
     @property
     def opts(self) -> TableOptions: ...
     @property
-    def match(self) -> Any: ...
+    def match(self) -> Match | None: ...
     @property
     def seats(self) -> Sequence[Seat]: ...
     @property
-    def spectators(self) -> Mapping[str, Any]: ...
+    def spectators(self) -> Mapping[str, object]: ...
     @property
     def status(self) -> str: ...
     @property
-    def deadlines(self) -> Mapping[Any, float]: ...
+    def deadlines(self) -> Mapping[Hashable, float]: ...
     @property
     def commitment(self) -> str | None: ...
     @property
@@ -55,11 +55,32 @@ class Table(Protocol):
     @property
     def window(self) -> tuple[str, float] | None: ...
     @property
-    def state_memo(self) -> dict[int, Any]: ...
+    def state_memo(self) -> dict[int, Private]: ...
     @property
     def answers(self) -> AnswerClocks: ...
     @property
     def bank(self) -> TimeBank: ...
+
+
+class Window(TypedDict):
+    """People's window in a state: its kind and the seconds left."""
+
+    kind: str  # "cut" | "trade"
+    left: float
+
+
+class TableFields(TypedDict):
+    """What the table says in every reader's state besides the engine's view of it (PROTOCOL.md
+    "The state a player receives"); a seated reader's has ``at_stake`` too, after the adapter's
+    own fields."""
+
+    room: str
+    status: str  # waiting | playing | over
+    deadline: float | None  # seconds left on the decision the reader cares about
+    spectators: int
+    commitment: str | None  # the next deal's commitment (docs/fairness.md)
+    window: Window | None
+    moves: list[str]  # the commands of the game
 
 
 def decorate_seats(table: Table, state: dict[str, Any]) -> None:
@@ -97,7 +118,8 @@ def hide_names(table: Table, state: dict[str, Any]) -> None:
                       for entry in entries]
 
 
-def deadline(table: Table, seat: int | None, pending: Sequence[Pending], turn: Any, now: float) -> float | None:
+def deadline(table: Table, seat: int | None, pending: Sequence[Pending], turn: int | None,
+             now: float) -> float | None:
     """Seconds left on the decision ``seat`` cares about: its own, else the turn's, else any."""
     return Dues(table, pending).left(seat, turn, now)
 
@@ -122,7 +144,7 @@ class Dues:
         self._by_seat.pop(None, None)
         self._left: dict[float, float] = {}  # due - now -> the seconds left, as sent (round() is dear)
 
-    def left(self, seat: int | None, turn: Any, now: float) -> float | None:
+    def left(self, seat: int | None, turn: int | None, now: float) -> float | None:
         by_seat = self._by_seat
         if seat is not None and seat in by_seat:
             due = by_seat[seat]
@@ -139,7 +161,7 @@ class Dues:
         return left
 
 
-def window_of(table: Table, now: float) -> dict[str, Any] | None:
+def window_of(table: Table, now: float) -> Window | None:
     """People's window, if one is open: ``{"kind": "cut" | "trade", "left": seconds}``."""
     if table.window is None:
         return None
@@ -167,8 +189,8 @@ def auction_deadline(table: Table, state: dict[str, Any], pending: Sequence[Pend
                             "deadline": round(max(0.0, table.deadlines[keys[0]] - now), 1) if keys else None}
 
 
-def pending_now(table: Table) -> Sequence[Pending]:
-    match = table.match
+def pending_now(table: Table, match: Match | None) -> Sequence[Pending]:
+    """The decisions the table waits for now (``match``: the table's, read once by the caller)."""
     return tuple(match.pending()) if match is not None and table.status == "playing" else ()
 
 
@@ -185,12 +207,14 @@ def build_state(table: Table, seat: int | None, now: float) -> dict[str, Any]:
     decorate_seats(table, state)
     if seat is None:
         hide_names(table, state)
-    pending = pending_now(table)
+    pending = pending_now(table, match)
     auction_deadline(table, state, pending, now)
     answer_clocks(table, state, now)
-    state.update(room=table.id, status=table.status, deadline=deadline(table, seat, pending, state.get("turn"), now),
-                 spectators=len(table.spectators), commitment=table.commitment, window=window_of(table, now),
-                 moves=list(adapter.moves))
+    fields: TableFields = {"room": table.id, "status": table.status,
+                           "deadline": deadline(table, seat, pending, cast("int | None", state.get("turn")), now),
+                           "spectators": len(table.spectators), "commitment": table.commitment,
+                           "window": window_of(table, now), "moves": list(adapter.moves)}
+    state.update(cast("Mapping[str, Any]", fields))  # (a TypedDict is a Mapping of its values' types)
     adapter.decorate(state, table.opts, match, seat, pending)
     if seat is not None:
         state["at_stake"] = table.round_escrow.get(seat, 0)  # chips of the reader's in this round
@@ -219,21 +243,22 @@ class StateSet:
     def __init__(self, table: Table, now: float, seats: Iterable[int | None] = ()) -> None:
         self.table = table
         self.now = now
+        match = table.match
         self._cache: dict[int | None, tuple[Mapping[str, Any], str | None]] = {}
         self._sample: dict[str, Any] | None = None  # the first seat's state, whole (the template's source)
         self._layout: _Layout | None = None  # its per-seat keys (None: each seat built whole)
         self._parts: list[str] | None = None  # its line cut around them: [head, None, text, None, ..., end]
         self.public: dict[str, Any] | None = None
-        self.tail: dict[str, Any] = {}
+        self.tail: TableFields  # (batch_states: the table's fields, the same for every reader)
         self.pending: Sequence[Pending] = ()
-        self._memo: dict[int, _Private] = table.state_memo
+        self._memo: dict[int, Private] = table.state_memo
         adapter = table.adapter  # its private_key, unless it keeps nothing (the base's: asked for nothing)
         self._key_of = None if type(adapter).private_key is GameAdapter.private_key else adapter.private_key
         self._lefts: dict[float, str] = {}  # a deadline's text (most seats share one)
-        if table.adapter.batch_states and table.match is not None:
-            self.pending = pending_now(table)
+        if table.adapter.batch_states and match is not None:
+            self.pending = pending_now(table, match)
             self._dues = Dues(table, self.pending)
-            public = dict(table.match.view(None).to_dict())  # the engine's is shared: copied before changes
+            public = dict(match.view(None).to_dict())  # the engine's is shared: copied before changes
             decorate_seats(table, public)
             auction_deadline(table, public, self.pending, now)
             answer_clocks(table, public, now)
@@ -279,7 +304,8 @@ class StateSet:
         public = self.public
         if public is None:
             return build_state(table, seat, self.now), None
-        match = table.match
+        match = table.match  # (a seat asked for later: the match as it is then, as before)
+        assert match is not None  # (a public part is made of a match)
         pending = self.pending
         if seat is None:  # the spectators': the public part as it is (its line is encoded once, if asked)
             state = dict(public)
@@ -305,17 +331,17 @@ class StateSet:
         sample, layout = self._sample, self._layout
         if sample is None:
             size: list[int] = []
-            sample = self._sample = self._whole(seat, private, left, at_stake, size)
+            sample = self._sample = self._whole(match, seat, private, left, at_stake, size)
             layout = self._layout = _layout_of(adapter, sample, size[0], private, left, at_stake)
             if layout is not None:
                 self._parts = _template(sample, layout)
             return sample, self._line(seat, key, private, texts, left, at_stake)
         if layout is None or ((kept is None or kept.names is not layout.private)  # (kept: checked then)
                               and private.keys() != layout.private):  # (the same keys: every one of them replaced)
-            return self._whole(seat, private, left, at_stake), None
+            return self._whole(match, seat, private, left, at_stake), None
         return _Reader(sample, private, left, at_stake), self._line(seat, key, private, texts, left, at_stake)
 
-    def _whole(self, seat: int, private: dict[str, Any], left: float | None, at_stake: int,
+    def _whole(self, match: Match, seat: int, private: dict[str, Any], left: float | None, at_stake: int,
                size: list[int] | None = None) -> dict[str, Any]:
         """A seat's state built whole, as :func:`build_state` builds it (``size``: gets how many keys
         it had before ``decorate``)."""
@@ -327,7 +353,7 @@ class StateSet:
         state["deadline"] = left
         if size is not None:
             size.append(len(state))
-        table.adapter.decorate(state, table.opts, table.match, seat, self.pending)
+        table.adapter.decorate(state, table.opts, match, seat, self.pending)
         state["at_stake"] = at_stake
         return state
 
@@ -368,13 +394,13 @@ class StateSet:
         if len(got) != n:  # a value holding the place mark itself (or too big for orjson)
             got = [encode_value(v) for v in values]
         if key is not None and layout.in_order:
-            self._memo[seat] = _Private(key, private, got[:-2], layout.private)
+            self._memo[seat] = Private(key, private, got[:-2], layout.private)
         out = parts.copy()
         out[1::2] = got
         return "".join(out)
 
 
-class _Private(NamedTuple):
+class Private(NamedTuple):
     """A seat's own fields of a state and their encoded values (in order), kept in its table's
     ``state_memo`` by seat under the adapter's ``private_key`` of the view they were made of: equal
     keys make equal fields, so a later moment whose key is equal reuses them."""

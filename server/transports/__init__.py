@@ -2,18 +2,22 @@
 
 A transport accepts connections and hands each, as a ``Conn`` (see
 :class:`server.sessions.session.Conn`), to the ``serve`` function it was started with
-(:mod:`server.sessions.frontdoor`); it knows the server only as a :class:`Server`.
+(:mod:`server.sessions.frontdoor`); it knows the server only as a :class:`TransportHost`.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from server.config import Config
 from server.operations.limits import ConnectionCounter
+from server.storage.api import Store
+
+if TYPE_CHECKING:
+    from server.lobby.lobby import Lobby
 
 
-class Server(Protocol):
+class TransportHost(Protocol):
     """What a transport needs of the running server."""
 
     @property
@@ -23,6 +27,6 @@ class Server(Protocol):
     @property
     def connections(self) -> ConnectionCounter: ...
     @property
-    def store(self) -> Any: ...
+    def store(self) -> Store: ...
     @property
-    def lobby(self) -> Any: ...
+    def lobby(self) -> Lobby: ...

@@ -25,14 +25,14 @@ from dataclasses import dataclass, field
 _SPECIAL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
-class _TooLong:
+class TooLong:
     __slots__ = ()
 
     def __repr__(self) -> str:
         return "TOO_LONG"
 
 
-TOO_LONG = _TooLong()
+TOO_LONG = TooLong()
 """Marker in :attr:`Fed.lines` for a line that passed ``max_line`` (its text is dropped)."""
 
 
@@ -67,7 +67,7 @@ def cut_notice(reason: str, *, machine: bool, crlf: bool = False) -> str:
 
 @dataclass(slots=True)
 class Fed:
-    lines: list[str | _TooLong] = field(default_factory=list)
+    lines: list[str | TooLong] = field(default_factory=list)
     echo: str = ""
 
 
@@ -90,7 +90,7 @@ class LineAssembler:
             return Fed([line], "\r\n" if self.secret else line + "\r\n")
         return self._feed(data)
 
-    def lines(self, data: str) -> list[str | _TooLong]:
+    def lines(self, data: str) -> list[str | TooLong]:
         """``feed(data).lines``, for a reader that echoes nothing (JSON mode)."""
         line = self._whole_line(data)
         return [line] if line is not None else self._feed(data).lines

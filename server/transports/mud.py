@@ -24,6 +24,7 @@ import orjson
 from telnetlib3.telopt import GMCP, IAC, SB, SE
 
 from server.config import Config
+from server.protocol import JSONValue
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +103,7 @@ class GmcpLink:
         self.client: str | None = None  # Core.Hello's client and version
         self.version: str | None = None
         self.supports: dict[str, int] | None = None  # None: never said
-        self.on_message: Callable[[str, Any], None] | None = None  # other client messages (the session's)
+        self.on_message: Callable[[str, JSONValue], None] | None = None  # other client messages (the session's)
         self._frames: list[bytes] = []  # framed packages of this turn of the event loop, not yet written
 
     @property
@@ -121,7 +122,7 @@ class GmcpLink:
             return True
         return any(".".join(parts[:n]) in supports for n in range(1, len(parts) + 1))
 
-    def send(self, package: str, data: Any) -> bool:
+    def send(self, package: str, data: object) -> bool:
         """``package`` with ``data`` (anything :func:`json.dumps` takes) as compact UTF-8 JSON (orjson:
         a table's state goes to every GMCP reader at each move); False when not sent."""
         if not self.wants(package):
@@ -158,7 +159,7 @@ class GmcpLink:
         with contextlib.suppress(ConnectionError, OSError, RuntimeError):
             self.writer.send_iac(frames[0] if len(frames) == 1 else b"".join(frames))
 
-    def received(self, package: str, data: Any) -> None:
+    def received(self, package: str, data: JSONValue) -> None:
         """A GMCP message from the client (telnetlib3's ext callback)."""
         name = package.strip()
         key = name.lower()
@@ -183,7 +184,7 @@ class GmcpLink:
             log.debug("gmcp: %s ignored", name[:60])
 
 
-def _modules(data: Any, *, removing: bool = False) -> Iterable[tuple[str, int]]:
+def _modules(data: JSONValue, *, removing: bool = False) -> Iterable[tuple[str, int]]:
     """``["Char 1", "Donne 1"]`` as (module, version) pairs; malformed items are skipped."""
     if not isinstance(data, list):
         return

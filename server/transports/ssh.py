@@ -40,9 +40,10 @@ import stat
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import asyncssh
+from asyncssh.auth import KbdIntChallenge
 from asyncssh.compression import get_compression_algs
 from asyncssh.encryption import get_encryption_algs
 from asyncssh.kex import get_kex_algs
@@ -55,11 +56,13 @@ from server.messages.moderation import door_notice, moderation_text, refusal_par
 from server.messages.translations import translation
 from server.operations import logsafe
 from server.operations.limits import TokenBucket
+from server.people.players import GuestStart
+from server.storage.api import Accounts
 from server.storage.names import name_key
-from server.transports.lines import CUT_GRACE, INPUT_FLOOD, TOO_LONG, LineAssembler, cut_notice
+from server.transports.lines import CUT_GRACE, INPUT_FLOOD, TOO_LONG, LineAssembler, TooLong, cut_notice
 
 if TYPE_CHECKING:
-    from server.transports import Server
+    from server.transports import TransportHost
 
 log = logging.getLogger(__name__)
 
@@ -171,11 +174,11 @@ class SSHAuth:
     names; guests get in with no authentication at all.
     """
 
-    def __init__(self, app: Server) -> None:
+    def __init__(self, app: TransportHost) -> None:
         self.app = app
 
     @property
-    def accounts(self) -> Any:
+    def accounts(self) -> Accounts | None:
         store = self.app.store
         return getattr(store, "accounts", None)
 
@@ -211,7 +214,7 @@ class SSHAuth:
 class DonneSSHServer(asyncssh.SSHServer):
     """Connection-level callbacks: limits per address, session channels, and authentication via :class:`SSHAuth`."""
 
-    def __init__(self, app: Server, auth: SSHAuth,
+    def __init__(self, app: TransportHost, auth: SSHAuth,
                  handle: Callable[[asyncssh.SSHServerProcess[str], MeteredChannel], Awaitable[None]]
                  | None = None) -> None:
         self.app = app
@@ -220,7 +223,7 @@ class DonneSSHServer(asyncssh.SSHServer):
         self.conn: asyncssh.SSHServerConnection | None = None
         self.peer = "?"
         self.counted = False
-        self.guest_start: Any = None  # server.lobby.lobby.GuestStart
+        self.guest_start: GuestStart | None = None
         self.log_key = logsafe.new_key("ssh")
         cfg = app.config
         self.input_budget = TokenBucket(cfg.input_bytes_per_second, cfg.input_burst)
@@ -251,7 +254,7 @@ class DonneSSHServer(asyncssh.SSHServer):
             log.info("ssh: %s started no session in time; closing", self.peer, extra=self.log_key.extra)
             self.conn.close()
 
-    def session_requested(self) -> Any:
+    def session_requested(self) -> tuple[asyncssh.SSHServerChannel[str], asyncssh.SSHServerProcess[str]] | bool:
         """A session channel: refused beyond ``ssh_max_sessions``; small window; closed if it never starts."""
         cfg = self.app.config
         conn = self.conn
@@ -361,11 +364,11 @@ class DonneSSHServer(asyncssh.SSHServer):
     def kbdint_auth_supported(self) -> bool:
         return True
 
-    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> Any:
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> KbdIntChallenge:
         self.kbdint_lang = lang or None
         return "", "", lang or "", ((password_prompt(self.kbdint_lang), False),)
 
-    async def validate_kbdint_response(self, username: str, responses: Sequence[str]) -> Any:
+    async def validate_kbdint_response(self, username: str, responses: Sequence[str]) -> KbdIntChallenge:
         if len(responses) != 1:
             return False
         if await self.validate_password(username, responses[0]):
@@ -424,7 +427,7 @@ class SSHConn:
         self.cut_reason: str | None = None
         self.machine = (process.command or "").strip() == "json"
         self._lines = LineAssembler(max_line)
-        self._ready: list[Any] = []
+        self._ready: list[str | TooLong] = []
         self.channel = channel  # the channel itself (process.channel may be the line editor's wrapper)
         self.key: str | None = process.get_extra_info(PROVED_KEY)  # the public key the user proved
         if channel is not None:
@@ -451,7 +454,7 @@ class SSHConn:
             if self.on_resize is not None:
                 self.on_resize(width, height)
 
-    async def readline(self) -> Any:
+    async def readline(self) -> str | TooLong | None:
         if self.cut_reason is not None:
             return None
         stdin = self.process.stdin
@@ -540,7 +543,7 @@ def host_key(path: Path) -> asyncssh.SSHKey:
     return asyncssh.read_private_key(str(path))
 
 
-async def start_ssh(app: Server, serve_ssh: Callable[..., Awaitable[None]],
+async def start_ssh(app: TransportHost, serve_ssh: Callable[..., Awaitable[None]],
                     auth: SSHAuth | None = None) -> asyncssh.SSHAcceptor:
     """Start listening, handing each session channel to ``serve_ssh`` (see :func:`server.sessions.frontdoor.serve_ssh`)."""
     cfg = app.config

@@ -17,18 +17,15 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
-import datetime
 import encodings.utf_8
 import functools
 import importlib.metadata
 import logging
 import re
 import time
-import zlib
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import telnetlib3
 from telnetlib3.telopt import (
     CHARSET,
     ECHO,
@@ -49,9 +46,22 @@ from server.operations import logsafe
 from server.operations.limits import TokenBucket
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, LineAssembler, cut_notice
 from server.transports.mud import GmcpLink, mssp_variables
+from server.transports.telnetlib3_adapter import (
+    Telnetlib3Server,
+    count_sent,
+    counting_protocol,
+    decoder_of,
+    holds_input,
+    inner_server,
+    inner_writer,
+    plain_input_possible,
+    wait_for_input,
+    wake_reader,
+    writer_transport,
+)
 
 if TYPE_CHECKING:
-    from server.transports import Server
+    from server.transports import TransportHost
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +73,7 @@ PLAIN_BACKLOG = 64
 telnetlib3's way again (its reader's flow control: the socket is not read past its limit)."""
 
 
-class DonneTelnetServer(telnetlib3.TelnetServer):
+class DonneTelnetServer(Telnetlib3Server):
     """Tells the session about window changes (NAWS); cuts clients that send too much.
 
     telnetlib3 parses input byte by byte in Python (about 10 µs a byte here),
@@ -117,58 +127,19 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
             super().connection_lost(exc)
         logsafe.forget(self.log_key)
 
-    # telnetlib3 schedules its negotiation steps (call_soon, call_later) without checking, when
-    # they run, that the connection still stands: one lost before its first step ran (a client
-    # gone at once, many at a time after a restart) had its cancelled negotiation "completed"
-    # (InvalidStateError in the loop's log). Those steps do nothing once the connection is gone.
-    # The timer's guard is needed too: connection_lost cancels the timer it tracks, yet under
-    # uvloop, with many clients reconnecting at once, the kill -9 restart test saw the timer run
-    # with the negotiation already settled (without the guard: InvalidStateError again).
-
-    def begin_negotiation(self) -> None:
-        if self._transport is not None:
-            super().begin_negotiation()
-
-    def begin_advanced_negotiation(self) -> None:
-        if self._transport is not None:
-            # MCCP2 only: telnetlib3 would offer MCCP3 with it, whose client-to-server stream its own
-            # client and server did not agree on (a decompression error, then no input at all)
-            mccp, self._mccp2_enabled = self._mccp2_enabled, False
-            super().begin_advanced_negotiation()
-            self._mccp2_enabled = mccp
-            writer: Any = self.writer
-            if mccp and writer.get_extra_info("ssl_object") is None:  # (never under TLS)
-                writer.iac(WILL, MCCP2_COMPRESS)
-            if self.mssp_table is not None:
-                writer.iac(WILL, MSSP)
-            if self.gmcp is not None:
-                writer.iac(WILL, GMCP)
-
-    def _check_negotiation_timer(self) -> None:
-        if not self._waiter_connected.done():
-            super()._check_negotiation_timer()
+    def offer_options(self, mccp2: bool) -> None:
+        """Our offers after telnetlib3's own (:meth:`Telnetlib3Server.begin_advanced_negotiation`)."""
+        writer: Any = self.writer
+        if mccp2 and writer.get_extra_info("ssl_object") is None:  # (never under TLS)
+            writer.iac(WILL, MCCP2_COMPRESS)
+        if self.mssp_table is not None:
+            writer.iac(WILL, MSSP)
+        if self.gmcp is not None:
+            writer.iac(WILL, GMCP)
 
     plain_in: TelnetConn | None = None
     """JSON mode: the connection that takes plain input from here, bypassing telnetlib3 (see
     :meth:`TelnetConn.take_plain`)."""
-
-    _plain_at: float | None = None  # when (time.monotonic()) take_plain last took a chunk, if since _received
-    _received: datetime.datetime | None = None
-
-    @property
-    def _last_received(self) -> datetime.datetime | None:
-        """telnetlib3's time of the last input (its ``idle``). A chunk :meth:`TelnetConn.take_plain`
-        takes is noted at the monotonic time its input budget read, made a datetime only when asked
-        (``datetime.now()`` per chunk was a local time conversion each)."""
-        at = self._plain_at
-        if at is None:
-            return self._received
-        return datetime.datetime.now() - datetime.timedelta(seconds=time.monotonic() - at)
-
-    @_last_received.setter
-    def _last_received(self, value: datetime.datetime | None) -> None:
-        self._received = value
-        self._plain_at = None
 
     def data_received(self, data: bytes) -> None:
         if self.over_budget:
@@ -189,29 +160,6 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
         if conn is not None:
             conn.parsed()
 
-    # MCCP2 (telnetlib3 starts it once the client said DO): telnetlib3 compresses by assigning its own
-    # function to the transport's ``write``, which uvloop's transports refuse (AttributeError: the
-    # connection died at its first compressed byte). The writer's transport is wrapped instead.
-
-    def _mccp2_start(self) -> None:
-        writer: Any = self.writer
-        self._mccp2_pending = True
-        writer.send_iac(IAC + SB + MCCP2_COMPRESS + IAC + SE)  # (every byte after this SE is compressed)
-        compressor = zlib.compressobj(MCCP_LEVEL, zlib.DEFLATED, 12, 5)  # a 4 KiB window: ~32 KiB a client
-        self._mccp2_compressor = compressor
-        writer._transport = CompressedTransport(writer._transport, compressor)
-        writer.mccp2_active = True
-
-    def _mccp2_end(self) -> None:
-        writer: Any = self.writer
-        transport = getattr(writer, "_transport", None)
-        if isinstance(transport, CompressedTransport):
-            transport.finish()
-            writer._transport = transport.transport
-        self._mccp2_compressor = None
-        self._mccp2_pending = False
-        writer.mccp2_active = False
-
     def _send_mssp(self, table: Callable[[], dict[str, str | list[str]]]) -> None:
         """The crawler said DO MSSP: the table, once per connection."""
         self._mssp_sent = True
@@ -224,7 +172,7 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
     def _cut(self, reason: str) -> None:
         self.over_budget = True
         log.info("telnet: %s sent too much input; cutting", self.get_extra_info("peername"))
-        transport = getattr(self, "_transport", None)
+        transport = self.connection_transport()
         if transport is None:
             return
         # Input is still read, and dropped unparsed (data_received): left unread, it would turn
@@ -245,7 +193,7 @@ class DonneTelnetServer(telnetlib3.TelnetServer):
         side is shut first and the transport closed when the client closes, or
         after :data:`CUT_GRACE` seconds.
         """
-        transport = getattr(self, "_transport", None)
+        transport = self.connection_transport()
         if transport is None or transport.is_closing():
             return
         try:
@@ -314,41 +262,6 @@ def text_charset(name: str) -> bool:
         return False
 
 
-MCCP_LEVEL = 1
-"""zlib's level for MCCP2: the fastest (telnetlib3 uses 9: twice the CPU a write for a few bytes less)."""
-
-
-class CompressedTransport:
-    """A transport whose writes go out compressed (MCCP2), around the real one."""
-
-    def __init__(self, transport: Any, compressor: Any) -> None:
-        self.transport = transport
-        self.compressor: Any = compressor
-
-    def write(self, data: bytes) -> None:
-        compressor = self.compressor
-        if compressor is None:
-            self.transport.write(data)
-            return
-        self.transport.write(compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH))
-
-    def finish(self) -> None:
-        """The end of the compressed stream (the client said DONT): plain bytes after it."""
-        compressor, self.compressor = self.compressor, None
-        if compressor is not None and not self.transport.is_closing():
-            with contextlib.suppress(zlib.error):
-                self.transport.write(compressor.flush(zlib.Z_FINISH))
-
-    def is_closing(self) -> bool:  # (asked at every write: without the __getattr__ detour)
-        return bool(self.transport.is_closing())
-
-    def get_write_buffer_size(self) -> int:
-        return int(self.transport.get_write_buffer_size())
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.transport, name)
-
-
 class TelnetConn:
     """A :class:`server.sessions.session.Conn` over a telnetlib3 reader/writer pair."""
 
@@ -380,7 +293,7 @@ class TelnetConn:
         self._ready: list[Any] = []
         self._iac_secret = False
         self._special: re.Pattern[bytes] | None = None  # JSON mode: bytes telnetlib3 must see (take_plain)
-        self._decoder: Any = None  # JSON mode: the reader's decoder, once take_plain has seen it chosen
+        self._plain_decoder: Any = None  # JSON mode: the reader's decoder, once take_plain has seen it chosen
         protocol = getattr(writer, "protocol", None)
         self.reader_mode: bool | None = None  # the session's screen-reader mode, once chosen (else MTTS's)
         self.gmcp: GmcpLink | None = None  # GMCP offered on this connection (on once the client said DO)
@@ -422,9 +335,9 @@ class TelnetConn:
             if self.cut_reason is not None:
                 return None
             reader = self.reader
-            if self._special is not None and not reader._buffer and not reader._eof:
+            if self._special is not None and not holds_input(reader):
                 # JSON mode: lines come from take_plain, or bytes from telnetlib3 (then read them)
-                await reader._wait_for_data("read")
+                await wait_for_input(reader)
                 continue
             data = await reader.read(4096)
             if not data or self.cut_reason is not None:
@@ -446,10 +359,10 @@ class TelnetConn:
         protocol: Any = getattr(self.writer, "protocol", None)
         if isinstance(protocol, DonneTelnetServer) and not getattr(self.writer, "mccp2_active", False):
             # no compression may start from now on: its start is a telnet command, dropped below
-            protocol._mccp2_enabled = False
+            protocol.mccp2_enabled = False
             self.writer.compression = False
         self.gmcp = None
-        writers = [self.writer, getattr(self.writer, "_writer", None),
+        writers = [self.writer, inner_writer(self.writer),
                    getattr(getattr(self.writer, "protocol", None), "writer", None)]
         for w in writers:
             if w is not None and hasattr(w, "send_iac"):
@@ -476,16 +389,13 @@ class TelnetConn:
         reader = self.reader
         writer: Any = protocol.writer
         if (special is None or len(self._ready) >= PLAIN_BACKLOG or special.search(data) is not None
-                or writer.iac_received or writer.cmd_received or reader._buffer  # (writer.is_oob, without its call)
-                or reader._eof or not protocol._tls_checked or protocol._mccp3_decompressor is not None
-                or writer.mccp3_active):
+                or not protocol.parsing_idle(writer, reader)):
             return False
-        protocol._plain_at = now  # (what telnetlib3's data_received keeps: its _last_received)
-        protocol._rx_bytes += len(data)
-        decoder = self._decoder
-        if decoder is None or decoder is not reader._decoder:
+        protocol.note_plain_input(now, len(data))
+        decoder = self._plain_decoder
+        if decoder is None or decoder is not decoder_of(reader):
             text = reader.decode(data)  # telnetlib3 chooses (or keeps) the decoder for the encoding
-            self._decoder = reader._decoder
+            self._plain_decoder = decoder_of(reader)
         elif decoder.__class__ is _UTF8_DECODER and not decoder.buffer and data.isascii():
             text = data.decode("ascii")  # what the UTF-8 decoder makes of ASCII bytes, keeping none back
         else:
@@ -493,7 +403,7 @@ class TelnetConn:
         lines = self._lines.lines(text)  # (no echo in JSON mode)
         if lines:
             self._ready.extend(lines)
-            reader._wakeup_waiter()
+            wake_reader(reader)
         return True
 
     def parsed(self) -> None:
@@ -502,7 +412,7 @@ class TelnetConn:
         protocol = getattr(self.writer, "protocol", None)
         if self._special is not None and protocol is not None:
             self._special = _special_bytes(protocol.writer)
-        self._decoder = None
+        self._plain_decoder = None
 
     def _direct_output(self) -> tuple[Any, str, str, Any] | None:
         """JSON mode: (transport, encoding, errors, protocol counting the bytes sent or None) to write
@@ -516,16 +426,14 @@ class TelnetConn:
         """
         w = self.writer
         fn = getattr(w, "fn_encoding", None)
-        transport = getattr(w, "_transport", None)
+        transport = writer_transport(w)
         if fn is None or transport is None or not hasattr(w, "connection_closed"):
             return None
         try:
             encoding = codecs.lookup(fn(outgoing=True)).name
         except Exception:
             return None
-        protocol = getattr(w, "_protocol", None)
-        if protocol is not None and not hasattr(protocol, "_tx_bytes"):
-            protocol = None
+        protocol = counting_protocol(w)
         return transport, encoding, getattr(w, "encoding_errors", None) or "strict", protocol
 
     def write(self, text: str) -> None:
@@ -539,7 +447,7 @@ class TelnetConn:
                 data = data.replace(b"\xff", b"\xff\xff")  # IAC (never a byte of UTF-8)
             transport.write(data)
             if protocol is not None:
-                protocol._tx_bytes += len(data)
+                count_sent(protocol, len(data))
             return
         typing = "" if self.machine or self._lines.secret else self._lines.pending
         if typing and getattr(self.writer, "will_echo", False) and text.endswith("\n"):
@@ -573,7 +481,7 @@ class TelnetConn:
             data = b"".join([line.encode("utf-8", errors) for line in lines])
         transport.write(data)
         if protocol is not None:
-            protocol._tx_bytes += len(data)
+            count_sent(protocol, len(data))
         left: int = transport.get_write_buffer_size()  # (backlog(): the writer's transport is this one)
         return left
 
@@ -619,24 +527,9 @@ def mtts_bits(ttype: Any) -> int | None:
 
 
 def _plain_input_possible(protocol: Any, reader: Any) -> bool:
-    """telnetlib3's usual server, reader and writer, in the state :meth:`TelnetConn.take_plain`
-    knows: no idle timer, no compression, the reader the connection reads."""
-    if not isinstance(protocol, DonneTelnetServer):
-        return False
-    server: Any = protocol
-    writer: Any = server.writer
-    try:
-        # (MCCP2 may be on only if it started before JSON mode: set_machine stops it starting later)
-        return bool(server.reader is reader and (not server._mccp2_enabled or writer.mccp2_active)
-                    and not server.get_extra_info("timeout")
-                    and isinstance(reader._buffer, bytearray) and callable(reader._wait_for_data)
-                    and callable(reader._wakeup_waiter) and callable(reader.decode) and hasattr(reader, "_decoder")
-                    and hasattr(server, "_mccp3_decompressor") and hasattr(server, "_last_received")
-                    and isinstance(server._rx_bytes, int) and hasattr(server, "_tls_checked")
-                    and hasattr(writer, "iac_received") and hasattr(writer, "cmd_received")
-                    and hasattr(writer, "mccp3_active") and hasattr(writer, "slctab"))
-    except AttributeError:
-        return False
+    """Our telnet server, with telnetlib3's usual reader and writer in the state
+    :meth:`TelnetConn.take_plain` knows (:func:`~.telnetlib3_adapter.plain_input_possible`)."""
+    return isinstance(protocol, DonneTelnetServer) and plain_input_possible(protocol, reader)
 
 
 def _special_bytes(writer: Any) -> re.Pattern[bytes]:
@@ -689,7 +582,7 @@ class TelnetListener:
     def close(self) -> None:
         self.stop_listening()
         for protocol in list(self.protocols):
-            transport = getattr(protocol, "_transport", None)
+            transport = protocol.connection_transport()
             if transport is not None:
                 transport.close()
 
@@ -699,7 +592,7 @@ class TelnetListener:
         await asyncio.sleep(0)
 
 
-async def start_telnet(app: Server, serve_telnet: Callable[[Any, Any], Awaitable[None]]) -> TelnetListener:
+async def start_telnet(app: TransportHost, serve_telnet: Callable[[Any, Any], Awaitable[None]]) -> TelnetListener:
     """Start listening, handing each connection to ``serve_telnet``; returns the :class:`TelnetListener`
     (``.sockets``, ``.close()``)."""
     cfg = app.config
@@ -777,6 +670,6 @@ def stop_listening(server: Any) -> None:
     if isinstance(server, TelnetListener):
         server.stop_listening()
         return
-    inner = getattr(server, "_server", None)
+    inner = inner_server(server)
     if inner is not None:
         inner.close()

@@ -10,7 +10,8 @@ from typing import Any
 
 from aiohttp import web
 
-from server.web.security import CSP, headers, networks
+from server.web.host import WebHost
+from server.web.security import CSP, Handler, headers, networks
 from server.web.sockets import socket_handler
 
 log = logging.getLogger(__name__)
@@ -21,7 +22,7 @@ TERM_CSP = CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
 """The terminal page's: xterm.js writes its colours into a style element (scripts stay strict)."""
 
 
-def _page(name: str, csp: str | None = None) -> Any:
+def _page(name: str, csp: str | None = None) -> Handler:
     path = STATIC / name
     extra = {"Content-Security-Policy": csp} if csp else {}
 
@@ -39,7 +40,7 @@ async def labels_handler(request: web.Request) -> web.Response:
     return api(page_labels(request.match_info["lang"][:8]))
 
 
-def make_app(running: Any) -> web.Application:
+def make_app(running: WebHost) -> web.Application:
     """Every route of the web port, for one running server."""
     from server.web import public
 
@@ -68,7 +69,7 @@ class WebServer:
             await self.runner.cleanup()
 
 
-async def start_web(running: Any) -> WebServer:
+async def start_web(running: WebHost) -> WebServer:
     """Listen on ``[web] host:port``; the caller checks that the port is not 0 (off)."""
     cfg = running.config
     running.web_proxies = networks(cfg.web_trusted_proxies)

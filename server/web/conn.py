@@ -27,7 +27,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSMessage, WSMsgType, web
 
 from server.operations.limits import TokenBucket
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, TOO_LONG, LineAssembler, cut_notice
@@ -89,7 +89,7 @@ class WsConn:
 
     # -- input (fed by the handler's reading loop) -----------------------------
 
-    def feed(self, msg: Any) -> bool:
+    def feed(self, msg: WSMessage) -> bool:
         """One frame from the client; False once the connection should stop reading."""
         if self.cut_reason is not None:
             return False

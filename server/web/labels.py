@@ -123,6 +123,13 @@ def _words(t: NullTranslations) -> dict[str, Label]:
         # TRANSLATORS: the placeholder of the create form's rounds field, left empty for the game's usual number.
         "rounds_usual": t.pgettext("web", "usual"),
         "standings": t.pgettext("web", "Final standings"),
+        # TRANSLATORS: the field where a player mixes their own randomness into the fair deals (the words
+        # "Your randomness" are quoted by the server's sentence after a deal's commitment: keep them alike).
+        "seed_label": t.pgettext("web", "Your randomness"),
+        "seed_placeholder": t.pgettext("web", "any text: it is shown in the deal's record"),
+        "seed_give": t.pgettext("web", "Mix in"),
+        "seed_set": t.pgettext("web", "Mixed into every deal you play from now on."),
+        "seed_set_now": t.pgettext("web", "Mixed into deal {n} and every deal you play from now on."),
     }
 
 

@@ -17,7 +17,7 @@ import asyncio
 import html
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -32,6 +32,7 @@ from server.messages.fair_events import step_text
 from server.messages.translations import normalize_lang
 from server.operations.limits import TokenBucket
 from server.storage.api import is_match
+from server.web.host import WebHost
 from server.web.labels import card_labels
 from server.web.public_labels import LANG_COOKIE, LANG_NAMES, lang_of, public_labels
 from server.web.security import client_address, cookie_options
@@ -40,10 +41,10 @@ VERIFY_PER_MINUTE = 20.0
 """Deal checks (milliseconds of CPU each) one address may ask of the public pages per minute."""
 
 
-RUNNING: web.AppKey[Any] = web.AppKey("running")
+RUNNING: web.AppKey[WebHost] = web.AppKey("running")
 
 
-def esc(value: Any) -> str:
+def esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
@@ -93,7 +94,7 @@ def player_link(name: str) -> str:
     return f'<a href="/player/{quote(name, safe="")}">{esc(name)}</a>'
 
 
-def api(data: Any, status: int = 200) -> web.Response:
+def api(data: object, status: int = 200) -> web.Response:
     return web.json_response(data, status=status, dumps=lambda v: json.dumps(v, ensure_ascii=False),
                              headers={"Access-Control-Allow-Origin": "*"})
 
@@ -101,7 +102,7 @@ def api(data: Any, status: int = 200) -> web.Response:
 class Public:
     """The public pages of one running server."""
 
-    def __init__(self, running: Any) -> None:
+    def __init__(self, running: WebHost) -> None:
         self.running = running
         self.verify_budgets: dict[str, TokenBucket] = {}
 
@@ -195,8 +196,8 @@ class Public:
             async with pace.verifying:
                 reply = pace.verified.get(key)
                 if reply is None:
-                    reply = await asyncio.to_thread(verify_reply, record, ADAPTERS[record.rules], None)
-                    pace.verified.put(key, reply)
+                    fresh = await asyncio.to_thread(verify_reply, record, ADAPTERS[record.rules], None)
+                    pace.verified.put(key, reply := fresh)
         return {**dict(reply), "verifiable": True}
 
     # -- pages ---------------------------------------------------------------------------
@@ -340,7 +341,7 @@ def _room_link(room: str | None, t: Mapping[str, str]) -> str:
     return f'{esc(room)} (<a href="/?watch={quote(room, safe="")}">{esc(t["watch"])}</a>)'
 
 
-def _iso(when: Any) -> str | None:
+def _iso(when: object) -> str | None:
     if when is None:
         return None
     if isinstance(when, int | float):
@@ -349,7 +350,7 @@ def _iso(when: Any) -> str | None:
 
 
 @web.middleware
-async def remember_lang(request: web.Request, handler: Any) -> web.StreamResponse:
+async def remember_lang(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
     """A page asked with ``?lang=`` keeps it in a cookie (HttpOnly, SameSite, Secure behind TLS)."""
     response: web.StreamResponse = await handler(request)
     asked = normalize_lang(request.query.get("lang", "")[:16])
@@ -360,9 +361,9 @@ async def remember_lang(request: web.Request, handler: Any) -> web.StreamRespons
     return response
 
 
-def add_routes(app: web.Application, running: Any) -> None:
+def add_routes(app: web.Application, running: WebHost) -> None:
     public = Public(running)
-    routes: list[tuple[str, Callable[[web.Request], Any]]] = [
+    routes: list[tuple[str, Callable[[web.Request], Awaitable[web.StreamResponse]]]] = [
         ("/who", public.who_page), ("/tables", public.tables_page), ("/leaderboard", public.leaderboard_page),
         ("/player/{name}", public.player_page), ("/replay/{round}", public.replay_page),
         ("/verify/{round}", public.verify_page),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from typing import TypedDict
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -97,7 +97,14 @@ def origin_allowed(request: web.Request, extra: Iterable[str], proxies: tuple[Ne
     return f"{parts.scheme}://{parts.netloc}".lower() in allowed
 
 
-def cookie_options(request: web.Request, proxies: tuple[Network, ...]) -> dict[str, Any]:
+class CookieOptions(TypedDict):
+    httponly: bool
+    samesite: str
+    secure: bool
+    path: str
+
+
+def cookie_options(request: web.Request, proxies: tuple[Network, ...]) -> CookieOptions:
     """Every cookie: HttpOnly, SameSite=Strict, Secure when the page came over TLS."""
     return {"httponly": True, "samesite": "Strict", "secure": is_secure(request, proxies), "path": "/"}
 

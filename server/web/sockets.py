@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from collections.abc import Awaitable, Callable
 
 from aiohttp import WSMsgType, web
 
@@ -19,6 +19,7 @@ from server.operations import logsafe
 from server.sessions.frontdoor import _cut, greet_after_start, refused_at_door, serve_telnet
 from server.sessions.session import Session
 from server.web.conn import WsConn
+from server.web.host import WebHost
 from server.web.security import client_address, origin_allowed, passwords_allowed
 
 log = logging.getLogger(__name__)
@@ -26,7 +27,7 @@ log = logging.getLogger(__name__)
 TOO_MANY = "Too many connections / Trop de connexions / Demasiadas conexiones."
 
 
-async def serve_json(app: Any, conn: WsConn) -> None:
+async def serve_json(app: WebHost, conn: WsConn) -> None:
     """A ``/ws`` connection: JSON mode from its first frame (the ``hello`` event), then ``login``."""
     session = Session(app, conn, mode="json")
     conn.on_cut = _cut(session)
@@ -40,7 +41,7 @@ async def serve_json(app: Any, conn: WsConn) -> None:
         await session.done.wait()
 
 
-def socket_handler(running: Any, *, machine: bool) -> Any:
+def socket_handler(running: WebHost, *, machine: bool) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     cfg = running.config
     proxies = running.web_proxies
 

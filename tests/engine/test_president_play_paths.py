@@ -1,9 +1,10 @@
 """The two play paths of ``PresidentMatch`` decide alike (P5–P11, P9 Decision, T8, T9, T13).
 
-A table without T5, T7b, T7c and T10 (the classic one) plays through ``_do_play_plain``, every
-other through ``_do_play``; the plain path drops the tests of those four rules and nothing else.
-Here random games (legal moves, time-outs, and plays the rules refuse) of several such rule sets
-run twice, once through each path: every answer (events or refusal), view and log must agree.
+A table without T5, T7b, T7c and T10 (the classic one) plays and passes through its fast path
+(``_plain_play``, ``_plain_pass``), every other through ``_do_play`` and ``_do_pass``; the fast path
+drops the tests of those four rules and nothing else. Here random games (legal moves, time-outs,
+and plays the rules refuse) of several such rule sets, at every table size, run twice, once through
+each path: every answer (events or refusal), view and log must agree.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from typing import Any
 
 import pytest
 
+from engine.cards import Card
 from engine.errors import Refusal
 from engine.president import RULESETS, PresidentMatch, PresidentRules
-from engine.president.actions import PASSES, PLAYS, TIMEOUTS
+from engine.president.actions import PASSES, PLAYS, TIMEOUTS, Play
 from engine.seeds import derive, seed_from_int
 
 PLAIN_RULES = {
@@ -53,8 +55,7 @@ def test_plain_and_general_play_paths_agree(name: str) -> None:
     rules: PresidentRules = PLAIN_RULES[name]
     rng = random.Random(name)
     games = 0
-    for g in range(4):  # 3, 4, 5 and 6 seats
-        seats = 3 + g % 4
+    for g, seats in enumerate(range(rules.min_seats, rules.max_seats + 1)):  # every table size
         plain = PresidentMatch(rules, seats=seats, stake=10, rounds=3)
         general = PresidentMatch(rules, seats=seats, stake=10, rounds=3)
         general._plain = False
@@ -84,4 +85,46 @@ def test_plain_and_general_play_paths_agree(name: str) -> None:
         assert plain.log() == general.log()
         plain.check_invariants()
         games += 1
-    assert games == 4
+    assert games == 6
+
+
+def _look_alikes(shared: Play) -> list[Any]:
+    """Plays equal in value to ``shared`` (a single of PLAYS) but not it: its own tuple of the same
+    cards, a new :class:`Card`, a plain ``int`` card, and where they exist a ``bool`` seat or card."""
+    seat, (card,) = shared.seat, shared.cards
+    looks: list[Any] = [Play(seat, tuple(list(shared.cards))), Play(seat, (Card(int(card)),)), Play(seat, (int(card),))]
+    if seat in (0, 1):
+        looks.append(Play(bool(seat), shared.cards))
+    if card in (0, 1):
+        looks.append(Play(seat, (bool(card),)))
+    return looks
+
+
+@pytest.mark.parametrize("rules", ["classic", "tdc"])
+def test_plays_equal_to_a_shared_one_are_checked_whole(rules: str) -> None:
+    """A play equal in value to a shared play of PLAYS but not it (another tuple, an ``int`` card, a
+    ``bool`` seat or card) is checked whole before it is applied: a ``bool`` is refused, the others
+    answer as the shared play does, with the same state."""
+    kinds = set()
+    for i in range(40):
+        shared_match = PresidentMatch(rules, seats=4, stake=10)
+        shared_match.apply(shared_match.deal_action(seed_from_int(i)))
+        seat = shared_match.awaited_turn()
+        assert seat is not None
+        hand = shared_match._hands[seat]
+        card = (hand & -hand).bit_length() - 1
+        shared = PLAYS[seat * 13 + (card >> 2)][1 << (card & 3)]
+        for look in _look_alikes(shared):
+            m = PresidentMatch(rules, seats=4, stake=10)
+            m.apply(m.deal_action(seed_from_int(i)))
+            answer = _answer(m, look)
+            if isinstance(look.seat, bool) or isinstance(look.cards[0], bool):
+                assert answer[0] == "BadArgument", (look, answer)
+                assert _state(m) == _state(shared_match)
+                kinds.add("bool seat" if isinstance(look.seat, bool) else "bool card")
+            else:
+                fresh = PresidentMatch(rules, seats=4, stake=10)
+                fresh.apply(fresh.deal_action(seed_from_int(i)))
+                assert answer == _answer(fresh, shared)
+                assert _state(m) == _state(fresh)
+    assert kinds == {"bool seat", "bool card"}

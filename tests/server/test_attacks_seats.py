@@ -18,7 +18,7 @@ import pytest
 
 from clients.client import Client, ClientClosed
 from server.rooms import room as room_module
-from server.rooms.room import Room
+from server.rooms.effects import Effects
 from server.table.fair import ExplicitSeed
 from tests.server.conftest import play_simply, start_server
 from tests.server.test_room_speculation import no_ace_seed
@@ -73,13 +73,13 @@ def watch_seats(monkeypatch: Any) -> Callable[[Any, str], list[list[tuple[str, i
 
     def install(server: Any, key: str) -> list[list[tuple[str, int]]]:
         seen: list[list[tuple[str, int]]] = []
-        original = Room._deliver
+        original = Effects._hand_out
 
-        async def deliver(self: Room, out: Any) -> None:
-            await original(self, out)
+        async def deliver(self: Effects, items: Any, readers: Any) -> None:
+            await original(self, items, readers)
             seen.append(seats_of(server, key))
 
-        monkeypatch.setattr(Room, "_deliver", deliver)
+        monkeypatch.setattr(Effects, "_hand_out", deliver)
         return seen
 
     return install

@@ -157,7 +157,7 @@ async def test_S9_an_offer_open_at_a_restart_is_still_open_and_its_price_still_h
         assert (await again.store.ledger.audit()).held == 3  # the hold survived the restart
         clients = [await connect(again, n) for n in names]
         states = [await c.next_state(lambda s: s.get("room") == room, timeout=10, current=True) for c in clients]
-        # the offer put to a person is open again, with its full time to answer (server.table.resume)
+        # the offer put to a person is open again, with its full time to answer (server.table.clocks)
         assert [{**o, "left": None} for o in states[0]["offers"]] == [{**o, "left": None} for o in open_offers]
         assert states[0]["offers"][0]["left"] > 10
         seller_client = clients[[s["you"] for s in states].index(seller)]

@@ -136,6 +136,11 @@ async def _community(where: str) -> dict[str, Any]:
         await mod.grant_chips("carol", 7, reason="prize", actor="carol")
         await mod.ignore("bob", "carol")
         await mod.set_motd("hello", actor="carol")
+        from server.storage.api import TournamentLog, TournamentOpened, TournamentTable
+
+        await s.apply([TournamentOpened("s1", {"kind": "swiss"}, "carol"),  # an event, its journal, a table
+                       TournamentLog("s1", 0, [{"at": 1.0, "k": "tick"}, {"at": 2.0, "k": "tick"}]),
+                       TableOpened("s1.1", {"tournament": "s1"}), TournamentTable("s1", "s1.1", 1)])
         numbers = [await s.tables.next_table_number() for _ in range(3)]
         audit = await s.ledger.audit()
         return {"audit": audit, "numbers": numbers, "balances": {n: await s.ledger.balance(n) for n in ("Zoé", "bob")},
@@ -162,7 +167,7 @@ async def test_migrate_sqlite_to_postgresql_and_back(tmp_path: Path, url: str, p
         assert {n: await s.ledger.balance(n) for n in ("Zoé", "bob")} == before["balances"]
         assert await s.ledger.available("Zoé") == before["available"]
         assert await s.tables.next_table_number() == before["numbers"][-1] + 1
-        [t] = await s.tables.unfinished()
+        [t, _] = await s.tables.unfinished()
         assert list(t.entries) == [{"cmd": "deal", "seed": "ab"}]
         rec = await s.history.get("done")
         assert rec is not None and list(rec.log) == [{"cmd": "pass"}]
@@ -171,6 +176,9 @@ async def test_migrate_sqlite_to_postgresql_and_back(tmp_path: Path, url: str, p
         assert (await s.ledger.audit()).admin_granted == 7
         assert await s.moderation.ignores("bob") == ["carol"]
         assert await s.moderation.motd() == "hello"
+        event = await s.tournaments.get("s1")
+        assert event is not None and event.next_seq == 2 and list(event.tables) == [("s1.1", 1)]
+        assert list(event.entries) == [{"at": 1.0, "k": "tick"}, {"at": 2.0, "k": "tick"}]
         assert len(await s.moderation.log()) == 4  # role, ban, grant, motd (ignoring is no moderation)
         await s.moderation.record("carol", "kick", "bob")  # identity sequences moved past the copied ids
         await s.accounts.register("newcomer", "secret")

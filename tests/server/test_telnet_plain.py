@@ -269,13 +269,13 @@ async def test_a_json_client_that_reads_late_is_waited_for_and_gets_every_line_i
         pad = "x" * 1000
         sent = after = 0
         while after < 5:  # until the sockets hold all they can, the client reading nothing yet; then more
-            if len(session._out) < 500:
+            if len(session.outbox.lines) < 500:
                 for _ in range(50):
                     session.send_raw(f'{{"type":"event","event":"pad","n":{sent},"pad":"{pad} \u2660"}}\n')
                     sent += 1
-                after += session._drainer is not None
+                after += session.outbox.drainer is not None
             await asyncio.sleep(0)
-        waited = session._drainer is not None
+        waited = session.outbox.drainer is not None
         assert waited and session.close_reason is None
         got = [(await c.line())["n"] for _ in range(sent)]
         assert got == list(range(sent))

@@ -27,15 +27,12 @@ class Travelled(Harness):
 
     thoughts = 0
 
-    def _perform(self, effect: Any) -> Any:
-        if isinstance(effect, Think):
-            self.effects.append(effect)
-            bot, view, legal = pickle.loads(pickle.dumps((effect.bot, effect.view, list(effect.legal))))
-            action, thought = pickle.loads(pickle.dumps(think(bot, view, legal)))
-            adopt(effect.bot, thought)
-            self.thoughts += 1
-            return action
-        return super()._perform(effect)
+    def think(self, effect: Think) -> Any:
+        bot, view, legal = pickle.loads(pickle.dumps((effect.bot, effect.view, list(effect.legal))))
+        action, thought = pickle.loads(pickle.dumps(think(bot, view, legal)))
+        adopt(effect.bot, thought)
+        self.thoughts += 1
+        return action
 
 
 def play(kind: type[Harness], rules: str) -> Harness:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 from server.messages.errors import error_message
@@ -30,13 +30,13 @@ from server.messages.translations import translation
 from server.presenters import Action, Local, Quit, Request, Viewer
 from server.presenters.text import alerts, forbidden, games, news, parse_social, replies
 from server.presenters.text.cards import parse_cards
-from server.presenters.text.context import ParseError, context_from_state
+from server.presenters.text.context import CommandContext, ParseError, context_from_state
 from server.presenters.text.help import help_text
 from server.presenters.text.parse import _int, parse_line
 from server.presenters.text.reader import spoken_numbers
 from server.presenters.text.replay import ReplayViewer, close_word, help_line, pace
 from server.presenters.text.words import REPLAY_WORDS, VERB_TABLES, fold, verb
-from server.protocol import Shared
+from server.protocol import JSONValue, Push, Shared
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ class TextPresenter:
 
     def __init__(self, viewer: Viewer) -> None:
         self.viewer = viewer
-        self.shown_state: Mapping[str, Any] | None = None  # the last state drawn
+        self.shown_state: Push | None = None  # the last state drawn
         self._leaving: str | None = None  # "leave"/"quit" asked to confirm: a round with chips at stake
         self._risky: tuple[str, tuple[str, ...]] | None = None  # a play leaving forbidden last cards (T8), said
         self._countdowns: list[asyncio.TimerHandle] = []
@@ -68,11 +68,11 @@ class TextPresenter:
     def lang(self) -> str:
         return self.viewer.lang
 
-    def render_key(self) -> tuple[Any, ...]:
+    def render_key(self) -> tuple[Hashable, ...]:
         style = self.viewer.style
         return ("text", self.viewer.lang, style.width, style.unicode, style.color, style.reader)
 
-    def _render(self, fn: Callable[..., str | None], *args: Any) -> str:
+    def _render(self, fn: Callable[..., str | None], *args: object) -> str:
         """Words for people; a rendering bug costs a sentence, never a session."""
         try:
             return fn(*args) or ""
@@ -131,17 +131,20 @@ class TextPresenter:
             self.shown_state = None  # asked for: draw the whole table
         left = forbidden.risky_play(state, parsed.cmd, parsed.args)
         if left is not None and state is not None:
-            play = (parsed.cmd, tuple(parsed.args.get("cards") or ()))
+            chosen = parsed.args.get("cards")
+            cards = tuple(c for c in chosen if isinstance(c, str)) if isinstance(chosen, list) else ()
+            play = (parsed.cmd, cards)
             if said != play:  # T8: say what it costs first; the same play again makes it
                 self._risky = play
-                cards = parsed.args.get("cards") or state.get("cut") or ()
-                return Local(self.text(forbidden.risky_warning(left, len(cards), state.get("order") == "reversed",
+                cut = state.get("cut") or ()
+                count = len(cards) if cards else len(cut) if isinstance(cut, Sequence) else 0
+                return Local(self.text(forbidden.risky_warning(left, count, state.get("order") == "reversed",
                                                                line.strip(), self.lang, self.viewer.style)))
         return Request(parsed.cmd, parsed.args)
 
     # -- writing ----------------------------------------------------------------------------------
 
-    def ok(self, req_id: Any, cmd: str, result: Mapping[str, Any] | None) -> str:
+    def ok(self, req_id: JSONValue, cmd: str, result: Mapping[str, Any] | None) -> str:
         if cmd == "replay" and result is not None:
             self._stop_playing()
             self.replay = ReplayViewer(result)
@@ -151,7 +154,7 @@ class TextPresenter:
             reply["deal"] = True  # the table left was a Speculation one: its round is called a deal
         return self.text(self._render(replies.render_reply, cmd, reply, self.lang, self.viewer.style))
 
-    def error(self, req_id: Any, code: str, params: Mapping[str, Any]) -> str:
+    def error(self, req_id: JSONValue, code: str, params: Mapping[str, Any]) -> str:
         try:
             message = error_message(self.lang, code, **params)
         except Exception:  # a message must never break a reply
@@ -166,10 +169,10 @@ class TextPresenter:
                 return self.text(table) + self.text(message)
         return self.text(message)
 
-    def event(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str:
+    def event(self, event: Push, names: tuple[str, ...] | None, you: int | None) -> str:
         return self._event(event, names, you) + self._after_event(event, you)
 
-    def _after_event(self, event: Mapping[str, Any], you: int | None) -> str:
+    def _after_event(self, event: Push, you: int | None) -> str:
         """What this reader alone is told after an event: at a match's end, a player hears what they
         can do next (a spectator has no rematch to ask for)."""
         if event.get("event") == "match_over" and you is not None:
@@ -179,7 +182,7 @@ class TextPresenter:
                                                                              leave=verb(self.lang, "leave")))
         return ""
 
-    def _event(self, event: Mapping[str, Any], names: tuple[str, ...] | None, you: int | None) -> str:
+    def _event(self, event: Push, names: tuple[str, ...] | None, you: int | None) -> str:
         if event.get("event") in OWN_EVENTS:
             text = self._render(event_text, self.lang, event, list(names or ()), you)
             if self.viewer.style.reader and event.get("event") in SPOKEN_OWN:
@@ -205,12 +208,13 @@ class TextPresenter:
             line = shared.cache[key] = self._event(shared.event, shared.names, you)
         return line + self._after_event(shared.event, you)
 
-    def state(self, state: Mapping[str, Any], line: str | None = None) -> str:
+    def state(self, state: Push) -> str:
         # The table only when it matters (the reader's turn, a new round...); nothing drawn yet (or
         # asked for): the whole table, with the alert if it is the reader's turn.
         style = self.viewer.style
         text = self._render(alerts.state_update, self.shown_state or {}, state, self.lang, style)
-        if text and state.get("cut") and not self._autocut_told and "autocut" in (state.get("moves") or ()):
+        if text and state.get("cut") and not self._autocut_told and isinstance(moves := state.get("moves"), list) \
+                and "autocut" in moves:
             self._autocut_told = True
             text += "\n" + alerts.autocut_tip(self.lang)
         self.shown_state = state
@@ -219,7 +223,7 @@ class TextPresenter:
             text = spoken_numbers(text, self.lang)  # the counts the alert gives, in words
         return self.text(text)
 
-    def _countdown(self, state: Mapping[str, Any]) -> None:
+    def _countdown(self, state: Push) -> None:
         """Announce the time left on the reader's own decision at a few marks (30, 10, 5 s)."""
         self._cancel_countdowns()
         deadline = state.get("deadline")
@@ -229,7 +233,7 @@ class TextPresenter:
         for mark in alerts.countdown_marks(deadline):
             self._countdowns.append(loop.call_later(deadline - mark, self._announce, state, mark))
 
-    def _announce(self, state: Mapping[str, Any], seconds: int) -> None:
+    def _announce(self, state: Push, seconds: int) -> None:
         current, _ = self.viewer.where()
         if self.shown_state is state and current is not None and current.get("room") == state.get("room"):
             # still at that table (never "10 seconds left" once back in the lobby)
@@ -242,7 +246,7 @@ class TextPresenter:
 
     # -- the replay viewer ----------------------------------------------------------------------
 
-    def _replay_line(self, line: str, context: Any) -> str | None:
+    def _replay_line(self, line: str, context: CommandContext) -> str | None:
         """A line for the open replay (``next``, ``go 5``, ``replay play 2``...), or None: not one."""
         words = line.split()
         if not words:
@@ -305,7 +309,7 @@ class TextPresenter:
         self._stop_playing()
 
 
-def _a_move(line: str, lang: str, context: Any) -> bool:
+def _a_move(line: str, lang: str, context: CommandContext) -> bool:
     """The line is a move at this table: cards, or a word of the table's own commands (``play``,
     ``bid``...). The replay's words are chosen so that none of them is one (``next``, ``go 5``,
     ``autoplay``: fr ``lire``, es ``reproducir``)."""
@@ -368,7 +372,7 @@ def _quit_cost(lang: str, at_stake: int, word: str, deal: bool = False) -> str:
         at_stake).format(n=at_stake, quit=word)
 
 
-def my_decision(state: Mapping[str, Any]) -> bool:
+def my_decision(state: Push) -> bool:
     """The reader must decide something now (the view's ``decision``): their turn, their exchange
     choice, their card on sale."""
     return state.get("status") in (None, "playing") and state.get("decision") is not None

@@ -6,13 +6,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.protocol import JSONValue
+
 
 @dataclass(frozen=True, slots=True)
 class Command:
     """A protocol command: ``Command("play", {"cards": ["7c", "7h"]})``."""
 
     cmd: str
-    args: dict[str, Any] = field(default_factory=dict)
+    args: dict[str, JSONValue] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {"cmd": self.cmd, **self.args}

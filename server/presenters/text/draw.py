@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import gettext
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from server.messages.kit import T, text_of, to_int
 from server.messages.labels import (
     card_label,
     game_name,
@@ -21,6 +21,7 @@ from server.messages.terminal import (
 )
 from server.messages.translations import translation
 from server.presenters.text.words import verb
+from server.protocol import JSONValue, Push, objects_in
 
 RANKS = "3456789TJQKA2"
 SUITS = "cdhs"
@@ -40,8 +41,8 @@ def sep(style: TermStyle) -> str:
     return " · " if style.unicode else " | "
 
 
-def seconds_of(value: Any) -> int | None:
-    if value is None:
+def seconds_of(value: JSONValue) -> int | None:
+    if not isinstance(value, int | float | str):
         return None
     try:
         return max(0, round(float(value)))
@@ -49,7 +50,7 @@ def seconds_of(value: Any) -> int | None:
         return None
 
 
-def seconds_text(t: Any, n: int) -> str:
+def seconds_text(t: T, n: int) -> str:
     """``(12 s)``, kept on one line when wrapped."""
     return str(t.gettext("({n} s)").format(n=n)).replace(" ", "\u00a0")
 
@@ -62,10 +63,10 @@ def glue_seconds(text: str, *numbers: int) -> str:
     return text
 
 
-def seat_names(state: Mapping[str, Any], lang: str) -> list[str]:
+def seat_names(state: Push, lang: str) -> list[str]:
     t = translation(lang)
     out = []
-    for s in state.get("seats") or []:
+    for s in objects_in(state.get("seats")):
         name = s.get("name")
         if s.get("hidden"):  # someone who hides where they sit, to a spectator
             out.append(t.gettext("seat {seat}").format(seat=s.get("seat")))
@@ -74,11 +75,11 @@ def seat_names(state: Mapping[str, Any], lang: str) -> list[str]:
     return out
 
 
-def header(state: Mapping[str, Any], lang: str, style: TermStyle, *, deals: bool = False) -> str:
+def header(state: Push, lang: str, style: TermStyle, *, deals: bool = False) -> str:
     """The table's first line: game and table, round (``deals``: deal) n/total, room, stake."""
     t = translation(lang)
-    parts = [paint(game_name(lang, state.get("game")), BOLD, style)]
-    table = rules_name(lang, state.get("rules"))  # "" for a game with one table
+    parts = [paint(game_name(lang, text_of(state.get("game"))), BOLD, style)]
+    table = rules_name(lang, text_of(state.get("rules")))  # "" for a game with one table
     if table:
         parts.append(table)
     rnd = state.get("round")
@@ -99,19 +100,19 @@ def header(state: Mapping[str, Any], lang: str, style: TermStyle, *, deals: bool
     if state.get("room") is not None:
         parts.append(t.gettext("room {room}").format(room=state["room"]))
     if state.get("stake"):
-        n = int(state["stake"])
+        n = to_int(state["stake"])
         parts.append(t.ngettext("stake {n} chip", "stake {n} chips", n).format(n=n))
     return sep(style).join(str(p) for p in parts)
 
 
-def seat_marker(state: Mapping[str, Any], seat: int, style: TermStyle) -> str:
+def seat_marker(state: Push, seat: int, style: TermStyle) -> str:
     if state.get("turn") == seat:
         return paint("▶", YELLOW, style) if style.unicode else ">"
     return " "
 
 
 def seat_lines(
-    state: Mapping[str, Any], lang: str, style: TermStyle, columns: list[list[str]], flags: list[str]
+    state: Push, lang: str, style: TermStyle, columns: list[list[str]], flags: list[str]
 ) -> list[str]:
     """Lay out one line per seat: marker, name, then ``columns`` aligned, then ``flags`` free text."""
     names = seat_names(state, lang)
@@ -136,9 +137,9 @@ def seat_lines(
 
 
 
-def digits(values: Any) -> int:
+def digits(values: Iterable[JSONValue]) -> int:
     """The widest number among ``values`` (``None`` skipped), for right-aligned columns."""
-    return max((len(str(int(v))) for v in values if v is not None), default=1)
+    return max((len(str(to_int(v))) for v in values if v is not None), default=1)
 
 
 def verb_word(lang: str, cmd: str) -> str:
@@ -165,20 +166,20 @@ def cards_text(cards: Sequence[str], lang: str, style: TermStyle) -> str:
     return (", " if style.reader else " ").join(card_label(c, lang, style) for c in cards)
 
 
-def deadline_text(state: Mapping[str, Any], lang: str) -> str:
+def deadline_text(state: Push, lang: str) -> str:
     secs = seconds_of(state.get("deadline"))
     if secs is None:
         return ""
     return " " + seconds_text(translation(lang), secs)
 
 
-def window_line(state: Mapping[str, Any], lang: str, style: TermStyle) -> str | None:
+def window_line(state: Push, lang: str, style: TermStyle) -> str | None:
     """People's window, if one is open: a cut may follow (T9), or time to trade (S9)."""
     text = window_text(state, lang)
     return None if text is None else paint(text, YELLOW, style)
 
 
-def window_text(state: Mapping[str, Any], lang: str) -> str | None:
+def window_text(state: Push, lang: str) -> str | None:
     """The words of :func:`window_line`, not painted."""
     window = state.get("window")
     if not isinstance(window, Mapping):

@@ -7,7 +7,6 @@ The words are in :mod:`server.presenters.text.words` (``graine``/``semilla``,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from server.messages.fair_events import result_mark, step_text, verify_footer, verify_title
 from server.messages.terminal import BOLD, TermStyle, finish, paint, wrap_text
@@ -15,6 +14,7 @@ from server.messages.translations import translation
 from server.presenters.text.context import Command, CommandContext, ParseError
 from server.presenters.text.parse import _HANDLERS
 from server.presenters.text.words import OFF_WORDS, fold, switch_word, verb
+from server.protocol import Result, items_in, objects_in
 
 COMMANDS = frozenset({"seed", "entropy", "verify"})
 
@@ -36,7 +36,7 @@ def _h_verify(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
 _HANDLERS.update({"seed": _h_seed, "verify": _h_verify})
 
 
-def render_fair(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+def render_fair(cmd: str, reply: Result, lang: str, style: TermStyle) -> str:
     t = translation(lang)
     width = style.width
     if cmd == "entropy":
@@ -60,17 +60,19 @@ def render_fair(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle)
     return _verify(reply, lang, style)
 
 
-def _verify(reply: Mapping[str, Any], lang: str, style: TermStyle) -> str:
+def _verify(reply: Result, lang: str, style: TermStyle) -> str:
     width = style.width
     lines = [paint(line, BOLD, style) for line in wrap_text(verify_title(lang, reply), width)]
-    steps = reply.get("steps") or []
-    decks = any(isinstance(s, Mapping) and s.get("code") == "decks" for s in steps)
-    marks = [result_mark(lang, str(s.get("result"))) for s in steps if isinstance(s, Mapping)]
+    steps = objects_in(reply.get("steps"))
+    decks = any(s.get("code") == "decks" for s in steps)
+    marks = [result_mark(lang, str(s.get("result"))) for s in steps]
+    names = [str(n or "") for n in items_in(reply.get("names"))]
     w = max((len(m) for m in marks), default=2) + 2
-    for step, mark in zip([s for s in steps if isinstance(s, Mapping)], marks, strict=True):
+    for step, mark in zip(steps, marks, strict=True):
         head = f"  [{mark}]".ljust(w + 3)
-        body = wrap_text(step_text(lang, str(step.get("code")), str(step.get("result")), step.get("values") or {},
-                                   [str(n or "") for n in reply.get("names") or ()], decks),
+        values = step.get("values")
+        body = wrap_text(step_text(lang, str(step.get("code")), str(step.get("result")),
+                                   values if isinstance(values, Mapping) else {}, names, decks),
                          max(20, width - len(head)))
         lines.append(head + body[0])
         lines += [" " * len(head) + b for b in body[1:]]

@@ -24,13 +24,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from server.commands.roles import UNITS, is_address, is_key
+from server.messages.kit import T
 from server.messages.labels import number
 from server.messages.moderation import role_name, span_text
 from server.messages.terminal import BOLD, TermStyle, finish, paint, wrap_items, wrap_text
 from server.messages.translations import translation
 from server.presenters.text.context import Command, CommandContext, ParseError
 from server.presenters.text.words import STAFF_WORDS, fold, verb
-from server.protocol import parse_int
+from server.protocol import JSONValue, parse_int
 
 Handler = Callable[[str, Sequence[str], str, str, CommandContext], "Command | ParseError"]
 
@@ -47,7 +48,7 @@ def _tail(text: str, words: int) -> str:
     return parts[words].strip() if len(parts) > words else ""
 
 
-def _add_reason(args: dict[str, Any], text: str, words: int) -> None:
+def _add_reason(args: dict[str, JSONValue], text: str, words: int) -> None:
     """The reason typed after the command's first ``words`` words, if any, into ``args``."""
     reason = _tail(text, words)
     if reason:
@@ -73,7 +74,7 @@ def _duration(rest: Sequence[str], i: int) -> tuple[str | None, int]:
 def _name_reason(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
     if not rest:
         return _usage(lang, cmd, "ana")
-    args: dict[str, Any] = {"name": rest[0]}
+    args: dict[str, JSONValue] = {"name": rest[0]}
     _add_reason(args, text, 2)
     return Command(cmd, args)
 
@@ -88,12 +89,12 @@ def _mute(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandConte
     duration, took = _duration(rest, 1)
     if not rest or duration is None:
         return _usage(lang, cmd, "ana 10m")
-    args: dict[str, Any] = {"name": rest[0], "duration": duration}
+    args: dict[str, JSONValue] = {"name": rest[0], "duration": duration}
     _add_reason(args, text, 2 + took)
     return Command(cmd, args)
 
 
-def _target(rest: Sequence[str]) -> tuple[dict[str, Any], int]:
+def _target(rest: Sequence[str]) -> tuple[dict[str, JSONValue], int]:
     """A ban's target at the start of ``rest``: a public key (two words), an address, or a name."""
     if is_key(list(rest[:2])):
         return {"key": f"{rest[0]} {rest[1]}"}, 2
@@ -150,7 +151,7 @@ def _shutdown(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
     delay, took = _duration(words, skip)
     if delay is None:
         return _usage(lang, cmd, "in 5m")
-    args: dict[str, Any] = {"delay": delay}
+    args: dict[str, JSONValue] = {"delay": delay}
     _add_reason(args, text, 1 + skip + took)
     return Command(cmd, args)
 
@@ -162,7 +163,7 @@ def _grant(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCont
         return _usage(lang, cmd, "ana 500 …" if cmd == "retire" else "ana moderator")
     n = _number(rest[1])
     if n is not None and n != 0 and (cmd != "retire" or n > 0):
-        args: dict[str, Any] = {"name": rest[0], "amount": -n if cmd == "retire" else n}
+        args: dict[str, JSONValue] = {"name": rest[0], "amount": -n if cmd == "retire" else n}
         _add_reason(args, text, 3)
         return Command("chips", args)
     role = STAFF_WORDS["role"].get(fold(rest[1]))
@@ -177,7 +178,7 @@ def _revoke(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCon
     if not rest:
         return _usage(lang, cmd, "ana")
     skip = 1 if len(rest) > 1 and fold(rest[1]) in STAFF_WORDS["role"] else 0
-    args: dict[str, Any] = {"name": rest[0]}
+    args: dict[str, JSONValue] = {"name": rest[0]}
     _add_reason(args, text, 2 + skip)
     return Command(cmd, args)
 
@@ -185,13 +186,13 @@ def _revoke(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCon
 def _rename(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
     if len(rest) < 2:
         return _usage(lang, cmd, "ana anna")
-    args: dict[str, Any] = {"name": rest[0], "new": rest[1]}
+    args: dict[str, JSONValue] = {"name": rest[0], "new": rest[1]}
     _add_reason(args, text, 3)
     return Command(cmd, args)
 
 
 def _modlog(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
-    args: dict[str, Any] = {}
+    args: dict[str, JSONValue] = {}
     for raw in rest:
         n = _number(raw)
         if n is not None and n > 0:
@@ -237,7 +238,7 @@ def _line(text: str, style: TermStyle) -> str:
     return finish(wrap_text(text, style.width), style)
 
 
-def _until(t: Any, until: Any) -> str:
+def _until(t: T, until: Any) -> str:
     return str(t.gettext("until {until}").format(until=until) if until else t.gettext("for good"))
 
 
@@ -310,7 +311,7 @@ def render_reply(cmd: str, reply: Mapping[str, Any], lang: str, style: TermStyle
     return None
 
 
-def _bans(t: Any, reply: Mapping[str, Any], style: TermStyle) -> str:
+def _bans(t: T, reply: Mapping[str, Any], style: TermStyle) -> str:
     bans, mutes = reply.get("bans") or [], reply.get("mutes") or []
     if not bans and not mutes:
         return _line(t.gettext("No ban or mute is in force."), style)
@@ -327,7 +328,7 @@ def _bans(t: Any, reply: Mapping[str, Any], style: TermStyle) -> str:
     return finish(lines, style)
 
 
-def _modlog_lines(t: Any, reply: Mapping[str, Any], style: TermStyle) -> str:
+def _modlog_lines(t: T, reply: Mapping[str, Any], style: TermStyle) -> str:
     entries = reply.get("log") or []
     if not entries:
         return _line(t.gettext("The moderation log is empty."), style)
@@ -341,7 +342,7 @@ def _modlog_lines(t: Any, reply: Mapping[str, Any], style: TermStyle) -> str:
     return finish(lines, style)
 
 
-def _standing(t: Any, lang: str, reply: Mapping[str, Any], style: TermStyle) -> str:
+def _standing(t: T, lang: str, reply: Mapping[str, Any], style: TermStyle) -> str:
     head = [str(reply.get("name"))]
     if reply.get("guest"):
         head.append(t.gettext("guest"))
@@ -366,7 +367,7 @@ def _standing(t: Any, lang: str, reply: Mapping[str, Any], style: TermStyle) -> 
     return finish(lines, style)
 
 
-def _ignores(t: Any, lang: str, cmd: str, reply: Mapping[str, Any], style: TermStyle) -> str:
+def _ignores(t: T, lang: str, cmd: str, reply: Mapping[str, Any], style: TermStyle) -> str:
     name = reply.get("name")
     if cmd == "unignore":
         return _line(t.gettext("You see {name}'s chat again.").format(name=name), style)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from collections.abc import Hashable, Sequence
 
 from server.messages.events import event_text
 from server.messages.kit import reading as words_reading
-from server.messages.kit import seat_name
+from server.messages.kit import seat_name, seats_in, to_int
 from server.messages.labels import punct
 from server.messages.terminal import (
     BOLD,
@@ -22,6 +21,7 @@ from server.messages.terminal import (
 )
 from server.messages.translations import translation
 from server.presenters.text.reader import score_lines
+from server.protocol import JSONValue, Push, items_in
 
 
 def fit_text(text: str, style: TermStyle) -> str:
@@ -36,7 +36,7 @@ def fit_text(text: str, style: TermStyle) -> str:
 
 
 def render_event(
-    event: Mapping[str, Any], lang: str, style: TermStyle, names: Sequence[str], you: int | None
+    event: Push, lang: str, style: TermStyle, names: Sequence[str], you: int | None
 ) -> str | None:
     """One event as lines for the reader, or ``None`` when it needs no line of its own."""
     name = event.get("event")
@@ -71,7 +71,7 @@ def _printable(text: str) -> str:
     return "".join(ch if ch.isprintable() else " " for ch in text)
 
 
-def reading(event: Mapping[str, Any], you: int | None) -> Hashable:
+def reading(event: Push, you: int | None) -> Hashable:
     """What decides reader ``you``'s lines for ``event``, besides language and terminal: the reading
     of its words (:func:`server.messages.kit.reading`), and whether the line is about the reader
     (drawn bold). Readers with the same reading are shown the same lines."""
@@ -80,29 +80,30 @@ def reading(event: Mapping[str, Any], you: int | None) -> Hashable:
     return words_reading(event, you)
 
 
-def _about(event: Mapping[str, Any], you: int | None) -> bool:
+def _about(event: Push, you: int | None) -> bool:
     if you is None:
         return False
     return any(event.get(k) == you for k in ("seat", "to", "from", "leader"))
 
 
-def _score_table(event: Mapping[str, Any], lang: str, style: TermStyle, names: Sequence[str]) -> list[str]:
+def _score_table(event: Push, lang: str, style: TermStyle, names: Sequence[str]) -> list[str]:
     """One aligned line per player: this round's points (classic) or chips (tdc, T13), and totals."""
     t = translation(lang)
-    totals = event.get("totals") or []
-    scores = event.get("scores") or []
+    totals = items_in(event.get("totals"))
+    scores = items_in(event.get("scores"))
     chips = event.get("chips")
     changes = event.get("changes")
     if not totals and not chips:
         return []
-    order = list(event.get("ranking") or range(len(totals)))
+    order = seats_in(event.get("ranking")) or list(range(len(totals)))
     if event.get("event") == "match_over":
-        order = sorted(range(len(totals)), key=lambda s: -int(totals[s] or 0))
+        order = sorted(range(len(totals)), key=lambda s: -to_int(totals[s] or 0))
 
-    def at(values: Any, s: int) -> int | None:
-        return int(values[s]) if values and s < len(values) and values[s] is not None else None
+    def at(values: JSONValue, s: int) -> int | None:
+        seq = items_in(values)
+        return to_int(seq[s]) if seq and s < len(seq) and seq[s] is not None else None
 
-    def width(values: Any, sign: bool) -> int:
+    def width(values: JSONValue, sign: bool) -> int:
         return max((len(f"{v:+d}" if sign else str(v)) for s in order if (v := at(values, s)) is not None), default=1)
 
     round_points = event.get("event") == "round_over" and not chips and bool(scores)

@@ -33,6 +33,7 @@ from typing import Any
 
 from server.games import ADAPTERS
 from server.messages.errors import error_message
+from server.messages.kit import T
 from server.messages.translations import normalize_lang, translation
 from server.presenters.text.cards import CardSpec, parse_cards, resolve_cards
 from server.presenters.text.context import Command, CommandContext, ParseError
@@ -59,7 +60,7 @@ from server.presenters.text.words import (
     typed_word,
     verb,
 )
-from server.protocol import parse_int
+from server.protocol import JSONValue, parse_int
 
 # --------------------------------------------------------------------------- parsing
 
@@ -136,10 +137,6 @@ def _rank_letters(lang: str) -> str:
     if lang == "fr":
         return "V D R A"
     return "J Q K A"
-
-
-def _no_args(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
-    return Command(cmd, {})
 
 
 def _say(text: str, lang: str) -> Command | ParseError:
@@ -299,7 +296,7 @@ def _h_offer_answer(
 
 def _h_create(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
     t = translation(lang)
-    args: dict[str, Any] = {}
+    args: dict[str, JSONValue] = {}
     numbers: list[int] = []
     i = 0
     tokens = list(rest)
@@ -370,7 +367,7 @@ def _h_create(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
     return Command("create", args)
 
 
-def _create_usage(t: Any, lang: str) -> str:
+def _create_usage(t: T, lang: str) -> str:
     return str(
         t.gettext(
             "Create a table like this: {example1} or {example2} (game, rules, seats, {options})."
@@ -440,7 +437,7 @@ def _h_width(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCo
 
 
 def _h_account(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
-    args: dict[str, Any] = {}
+    args: dict[str, JSONValue] = {}
     if cmd == "login" and not rest:  # a person is logged in already (at the door): to an account
         return ParseError("bad_argument", translation(lang).gettext(
             "To log in to your account, type {login} NAME; the password is asked next.").format(
@@ -455,7 +452,7 @@ def _h_account(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: Command
 def _h_leaderboard(
     cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext
 ) -> Command | ParseError:
-    args: dict[str, Any] = {}
+    args: dict[str, JSONValue] = {}
     for raw in rest:
         tok = fold(raw)
         if tok in GAME_WORDS:
@@ -468,8 +465,9 @@ def _h_leaderboard(
             args["limit"] = _int(tok)
         else:
             return ParseError("bad_argument", error_message(lang, "bad_argument", value=raw))
-    if "rules" in args:
-        args.setdefault("game", ADAPTERS[args["rules"]].game)
+    rules = args.get("rules")
+    if isinstance(rules, str):
+        args.setdefault("game", ADAPTERS[rules].game)
     elif "game" in args:
         tables = [a.name for a in ADAPTERS.values() if a.game == args["game"]]
         if len(tables) == 1:  # a game with one table: its board
@@ -479,7 +477,7 @@ def _h_leaderboard(
 
 def _h_rooms(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
     """``rooms [PAGE] [game] [rules] [free|waiting|playing|over]``, in any order."""
-    args: dict[str, Any] = {}
+    args: dict[str, JSONValue] = {}
     for raw in rest:
         tok = fold(raw)
         if _int(tok) is not None:
@@ -498,7 +496,7 @@ def _h_rooms(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandCo
 
 
 def _h_history(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
-    args: dict[str, Any] = {}
+    args: dict[str, JSONValue] = {}
     for raw in rest:
         n = _int(raw)
         if n is not None:

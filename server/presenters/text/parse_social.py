@@ -7,7 +7,6 @@ The handlers of :mod:`server.presenters.text.parse` for the social commands
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from server.messages.translations import translation
 from server.presenters.text.context import Command, CommandContext, ParseError
@@ -21,6 +20,7 @@ from server.presenters.text.words import (
     typed_word,
     verb,
 )
+from server.protocol import JSONValue
 
 
 def _usage(lang: str, example: str) -> ParseError:
@@ -72,7 +72,7 @@ def _h_friends(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: Command
 
 def _h_seek(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandContext) -> Command | ParseError:
     words = list(rest)
-    args: dict[str, Any] = {}
+    args: dict[str, JSONValue] = {}
     if cmd == "challenge":
         if not words:
             return _usage(lang, f"{verb(lang, 'challenge')} ana {typed_word(lang, 'president')} "

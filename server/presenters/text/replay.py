@@ -12,26 +12,27 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from server.messages.kit import text_of
 from server.messages.labels import cards_label, punct, table_name
 from server.messages.terminal import BOLD, TermStyle, finish, paint, wrap_text
 from server.messages.translations import translation
 from server.presenters.text.news import render_event
 from server.presenters.text.words import fold, verb
+from server.protocol import JSONValue, Result, items_in, objects_in, strings_in
 
 MIN_PACE, MAX_PACE, PACE = 0.2, 10.0, 1.5
 """Seconds between two steps when playing (the range a person may choose, the default)."""
 
 
 class ReplayViewer:
-    def __init__(self, reply: Mapping[str, Any]) -> None:
+    def __init__(self, reply: Result) -> None:
         self.round_id = str(reply.get("round") or "")
-        self.game = reply.get("game")
-        self.rules = reply.get("rules")
-        self.names = [str(n) for n in reply.get("seats") or []]
-        self.steps: list[Sequence[Mapping[str, Any]]] = [list(s) for s in reply.get("steps") or []]
-        self.revealed: list[Mapping[str, Any]] = list(reply.get("revealed") or [])
+        self.game = text_of(reply.get("game"))
+        self.rules = text_of(reply.get("rules"))
+        self.names = [str(n) for n in items_in(reply.get("seats"))]
+        self.steps: list[Sequence[Mapping[str, JSONValue]]] = [objects_in(s) for s in items_in(reply.get("steps"))]
+        self.revealed: list[Mapping[str, JSONValue]] = objects_in(reply.get("revealed"))
         self.at = 0  # 0: the title page; 1..len(steps): a step; len(steps) + 1: the hands
 
     @property
@@ -81,25 +82,27 @@ class ReplayViewer:
         for event in self.revealed:
             if event.get("event") == "dealt" and isinstance(event.get("hands"), list):
                 lines.append("  " + t.gettext("As dealt:"))
-                for seat, hand in enumerate(event["hands"]):
+                for seat, hand in enumerate(items_in(event["hands"])):
                     if hand:
-                        lines.append(f"    {self._name(seat, lang)}{punct(lang, ':')} {cards_label(hand, lang, style)}")
+                        lines.append(f"    {self._name(seat, lang)}{punct(lang, ':')} "
+                                     f"{cards_label(strings_in(hand), lang, style)}")
             elif event.get("event") == "exchange" and event.get("cards"):
                 lines.append("  " + t.gettext("{giver} gives {receiver}: {cards}").format(
                     giver=self._name(event.get("from"), lang), receiver=self._name(event.get("to"), lang),
-                    cards=cards_label(event["cards"], lang, style)))
+                    cards=cards_label(strings_in(event["cards"]), lang, style)))
         for step in self.steps:
             for event in step:
                 if event.get("event") == "revealed" and isinstance(event.get("stacks"), list):
                     lines.append("  " + t.gettext("Face-down cards at the end:"))
-                    for seat, stack in enumerate(event["stacks"]):
+                    for seat, stack in enumerate(items_in(event["stacks"])):
                         if stack:
-                            lines.append(f"    {self._name(seat, lang)}{punct(lang, ':')} {cards_label(stack, lang, style)}")
+                            lines.append(f"    {self._name(seat, lang)}{punct(lang, ':')} "
+                                         f"{cards_label(strings_in(stack), lang, style)}")
         if len(lines) == 1:
             lines.append("  " + t.gettext("Nothing was hidden from the spectators."))
         return finish(lines, style)
 
-    def _name(self, seat: Any, lang: str) -> str:
+    def _name(self, seat: JSONValue, lang: str) -> str:
         if isinstance(seat, int) and 0 <= seat < len(self.names) and self.names[seat]:
             return self.names[seat]
         return translation(lang).gettext("seat {seat}").format(seat=seat)

@@ -7,6 +7,7 @@ from typing import Any
 
 from server.messages.games import deals
 from server.messages.greetings import welcome_back
+from server.messages.kit import T
 from server.messages.labels import (
     game_name,
     number,
@@ -273,7 +274,7 @@ def _ledger_kind(lang: str, kind: Any) -> str:
     return translation(lang).gettext(msgid) if msgid else str(kind or "")
 
 
-def _chips_change(t: Any, n: int) -> str:
+def _chips_change(t: T, n: int) -> str:
     """``+4 chips``, ``-10 chips``, ``+1 chip``: a change, the plural chosen by its size."""
     return str(t.ngettext("{n:+d} chip", "{n:+d} chips", abs(n)).format(n=n))
 

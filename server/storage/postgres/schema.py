@@ -288,6 +288,35 @@ MIGRATIONS: list[str] = [
         table_id TEXT   PRIMARY KEY,
         epoch    BIGINT NOT NULL
     );
+    """,    # 5: SQLite's version 6, tournaments (docs/tournaments.md): configuration and status, journal, tables
+    #    (a cluster owner's writes are fenced by the table_fences row keyed 'tour:<id>')
+    """
+    CREATE TABLE tournaments (
+        tournament_id TEXT    PRIMARY KEY,
+        config        TEXT    NOT NULL,
+        organiser     TEXT    NOT NULL,
+        status        TEXT    NOT NULL CHECK (status IN ('open', 'over', 'aside')),
+        created_at    DOUBLE PRECISION NOT NULL,
+        closed_at     DOUBLE PRECISION,
+        next_seq      BIGINT  NOT NULL DEFAULT 0,
+        standings     TEXT
+    );
+    CREATE INDEX tournaments_status ON tournaments(status, created_at);
+
+    CREATE TABLE tournament_log (
+        tournament_id TEXT    NOT NULL REFERENCES tournaments(tournament_id),
+        seq           BIGINT  NOT NULL,
+        entry         TEXT    NOT NULL,
+        PRIMARY KEY (tournament_id, seq)
+    );
+
+    CREATE TABLE tournament_tables (
+        table_id      TEXT    PRIMARY KEY,
+        tournament_id TEXT    NOT NULL REFERENCES tournaments(tournament_id),
+        round         BIGINT  NOT NULL DEFAULT 0,
+        position      BIGINT  NOT NULL
+    );
+    CREATE INDEX tournament_tables_event ON tournament_tables(tournament_id, position);
     """,
 ]
 

@@ -8,6 +8,7 @@ import logging
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from server.protocol import JSONValue
 from server.storage import names as _names
 from server.storage.api import MATCH_SUFFIX, Fence, Played, RatedRound, RoundRecord, is_match
 from server.storage.sql import ratings as _ratings
@@ -18,7 +19,7 @@ from server.storage.sql.tx import Row, Runner, Tx
 log = logging.getLogger("donne.storage")
 
 
-def _per_seat(value: Any, seats: int) -> list[int]:
+def _per_seat(value: JSONValue, seats: int) -> list[int]:
     if isinstance(value, Mapping):
         out = [0] * seats
         for k, v in value.items():
@@ -40,7 +41,7 @@ TOP_TITLE = "president"
 """The title of the first out (RULES P12): the rounds a player won."""
 
 
-def _presidents(result: Mapping[str, Any], seats: int) -> list[int]:
+def _presidents(result: Mapping[str, JSONValue], seats: int) -> list[int]:
     titles = result.get("titles")
     if isinstance(titles, list | tuple):
         return [1 if i < len(titles) and titles[i] == TOP_TITLE else 0 for i in range(seats)]
@@ -50,7 +51,7 @@ def _presidents(result: Mapping[str, Any], seats: int) -> list[int]:
     return [0] * seats
 
 
-def _chip_changes(record: RoundRecord) -> Any:
+def _chip_changes(record: RoundRecord) -> JSONValue:
     """The per-seat chip changes the record gives, or None (then the ledger tells).
 
     ``extra["chips"]``, else the result's ``chips`` — except a Speculation deal's
@@ -69,7 +70,7 @@ def _chip_changes(record: RoundRecord) -> Any:
 _NOT_MATCH = f"h.round_id NOT LIKE '%{MATCH_SUFFIX}'"
 
 
-def _canonical(obj: Any) -> str:
+def _canonical(obj: object) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 

@@ -22,6 +22,7 @@ from server.storage.api import (
     FundBot,
     Hold,
     InsufficientChips,
+    Op,
     OpenRound,
     RefundRound,
     ReleaseBot,
@@ -42,19 +43,19 @@ from server.storage.sql.tx import Row, Tx, hook
 log = logging.getLogger("donne.storage")
 
 
-def positive(amount: Any, what: str) -> int:
+def positive(amount: object, what: str) -> int:
     if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
         raise BadAmount(f"{what} must be a positive whole number of chips, not {amount!r}")
     return amount
 
 
-def _ident(value: Any, what: str) -> str:
+def _ident(value: object, what: str) -> str:
     if not isinstance(value, str) or not value or len(value) > 200:
         raise BadAmount(f"{what} must be a non-empty string of at most 200 characters, not {value!r}")
     return value
 
 
-def check(op: Any) -> None:
+def check(op: Op) -> None:
     """What can be refused without the database (bad amounts, bad ids): before any transaction."""
     if isinstance(op, OpenRound):
         _ident(op.round_id, "a round id")
@@ -440,10 +441,11 @@ RUNNERS: dict[type, Any] = {
 def run(tx: Tx, ops: Sequence[Any]) -> list[Any]:
     """Every operation in order, in the caller's savepoint: all of them, or a raise."""
     from server.storage.sql.tables import RUNNERS as TABLE_RUNNERS
+    from server.storage.sql.tournaments import RUNNERS as TOURNAMENT_RUNNERS
 
     out: list[Any] = []
     for op in ops:
-        runner = RUNNERS.get(type(op)) or TABLE_RUNNERS[type(op)]
+        runner = RUNNERS.get(type(op)) or TABLE_RUNNERS.get(type(op)) or TOURNAMENT_RUNNERS[type(op)]
         out.append(runner(tx, op))
         if isinstance(op, TableClosed) and op.status == "aside" and out[-1]:
             voided = set_aside(tx, op.table_id)  # a table that will not resume gives its chips back

@@ -18,8 +18,8 @@ import asyncio
 import json
 import logging
 from collections.abc import Mapping
-from typing import Any
 
+from server.protocol import JSONValue
 from server.storage import names as _names
 from server.storage import passwords as _pw
 from server.storage.api import (
@@ -39,7 +39,7 @@ from server.storage.api import (
 )
 from server.storage.moderation import in_network
 from server.storage.moderation import network as _network
-from server.storage.sql.accounts import available, find, lock, move, parse_public_key, require
+from server.storage.sql.accounts import SQLAccounts, available, find, lock, move, parse_public_key, require
 from server.storage.sql.tx import Row, Runner, Tx
 
 log = logging.getLogger("donne.storage.moderation")
@@ -83,7 +83,7 @@ def key_fingerprint(key: str) -> str:
 
 
 def write_log(tx: Tx, actor: str, action: str, target: str = "", reason: str = "",
-              detail: Mapping[str, Any] | None = None) -> None:
+              detail: Mapping[str, JSONValue] | None = None) -> None:
     tx.execute(
         "INSERT INTO modlog (ts, actor, action, target, reason, detail) VALUES (?, ?, ?, ?, ?, ?)",
         (tx.now(), str(actor)[:100], action, str(target)[:300], _reason(reason),
@@ -107,7 +107,7 @@ def _live(tx: Tx, name: str) -> Row:
     return row
 
 
-def _active(now: float) -> tuple[str, tuple[Any, ...]]:
+def _active(now: float) -> tuple[str, tuple[float]]:
     return "lifted IS NULL AND (until IS NULL OR until > ?)", (now,)
 
 
@@ -163,9 +163,9 @@ def _mute(row: Row, name: str) -> Mute:
 class SQLModeration:
     """The :class:`~server.storage.api.Moderation` of a SQL store."""
 
-    def __init__(self, store: Runner, accounts: Any) -> None:
+    def __init__(self, store: Runner, accounts: SQLAccounts) -> None:
         self._store = store
-        self._accounts = accounts  # SQLAccounts: its cache of registered names follows renames
+        self._accounts = accounts  # its cache of registered names follows renames
 
     # -- roles
     async def role(self, name: str) -> str:
@@ -210,7 +210,7 @@ class SQLModeration:
                 row = _player(t, target)
                 account_id, shown = int(row["id"]), row["name"]
                 same = "kind = 'account' AND account_id = ?"
-                params: tuple[Any, ...] = (account_id,)
+                params: tuple[object, ...] = (account_id,)
             else:
                 same = "kind = ? AND target = ?"
                 params = (kind, shown)
@@ -226,7 +226,7 @@ class SQLModeration:
                 (kind, account_id, shown, _reason(reason), str(actor)[:100], now, until),
             )
             assert row is not None
-            detail: dict[str, Any] = {"until": until, "ban": int(row["id"])}
+            detail: dict[str, JSONValue] = {"until": until, "ban": int(row["id"])}
             if kind == "key":
                 detail["fingerprint"] = key_fingerprint(shown)
             write_log(t, actor, "ban", shown if kind != "key" else key_fingerprint(shown), reason, detail)
@@ -419,7 +419,7 @@ class SQLModeration:
 
     # -- the log
     async def record(self, actor: str, action: str, target: str = "", reason: str = "",
-                     detail: Mapping[str, Any] | None = None) -> None:
+                     detail: Mapping[str, JSONValue] | None = None) -> None:
         await self._store.run_write(lambda tx: write_log(tx, actor, action, target, reason, detail))
 
     async def log(self, limit: int = 50, name: str | None = None) -> list[ModEntry]:
@@ -529,7 +529,7 @@ class SQLModeration:
         return await self._store.run_read(q)
 
 
-def _amount(value: Any) -> int:
+def _amount(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_CHIPS:
         raise BadAmount(f"an admin grants or retires 1 to {MAX_CHIPS} chips at once, not {value!r}")
     return value

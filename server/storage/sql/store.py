@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
 from server.operations import metrics
+from server.protocol import JSONValue
 from server.storage import names as _names
 from server.storage import passwords as _pw
 from server.storage.api import (
@@ -37,6 +38,7 @@ from server.storage.api import (
     TableLog,
     TableOpened,
     Tables,
+    Tournaments,
     Transfer,
     table_bots,
 )
@@ -45,6 +47,7 @@ from server.storage.sql import ahead as _ahead
 from server.storage.sql import audit as _audit
 from server.storage.sql import ledger as _ledger
 from server.storage.sql import tables as _tables
+from server.storage.sql import tournaments as _tournaments
 from server.storage.sql.accounts import (
     SQLAccounts,
     available,
@@ -61,6 +64,7 @@ from server.storage.sql.ratings import SQLRatings
 from server.storage.sql.social import SQLSocial
 from server.storage.sql.tables import SQLTables
 from server.storage.sql.thread import Backend, DatabaseThread, Grouped, Job
+from server.storage.sql.tournaments import SQLTournaments
 from server.storage.sql.tx import Tx
 
 log = logging.getLogger("donne.storage")
@@ -108,6 +112,7 @@ class SQLStore:
         self.social = SQLSocial(self)
         self.ratings = SQLRatings(self)
         self.moderation = SQLModeration(self, self.accounts)
+        self.tournaments = SQLTournaments(self)
 
     # -- plumbing
     def _submit(self, kind: str, fn: Callable[..., Any], group: tuple[Grouped, Any] | None = None) -> asyncio.Future[Any]:
@@ -160,9 +165,6 @@ class SQLStore:
         """Run ``fn(connection, *args)`` as a write (the backend's own connection; tests, tools)."""
         return await self.run_write(lambda tx: fn(tx.conn, *args))
 
-    async def write_relaxed(self, fn: Callable[..., T], *args: Any) -> T:
-        return await self.run_write(lambda tx: fn(tx.conn, *args), relaxed=True)
-
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(connection, *args)`` in one read transaction."""
         return await self.run_read(lambda tx: fn(tx.conn, *args))
@@ -189,6 +191,7 @@ class SQLStore:
                 raise BadAmount(f"not a storage operation: {op!r}")
             _ledger.check(op)
             _tables.check(op)
+            _tournaments.check(op)
         if not ops:
             return []
         # a table's log alone moves no chip: atomic and in order, but it waits for no fsync of its own
@@ -253,7 +256,7 @@ class SQLStore:
                 move(tx, account_id, self.settings.house_chips, "grant", note="house bankroll")
             log.info("house account %s created with %d chips", name, self.settings.house_chips)
 
-    async def recover(self, *, keep_tables: bool = False, keep_accounts: Collection[str] = ()) -> dict[str, Any]:
+    async def recover(self, *, keep_tables: bool = False, keep_accounts: Collection[str] = ()) -> dict[str, JSONValue]:
         """At start: void unsettled rounds, release holds, retire guests left over, bring bots' chips home.
 
         ``keep_tables``: what belongs to an unfinished table stays as it is, since the table
@@ -403,7 +406,8 @@ def _conforms(store: SQLStore) -> None:
     f: Social = store.social
     g: Ratings = store.ratings
     h: Moderation = store.moderation
-    del a, b, c, d, e, f, g, h
+    i: Tournaments = store.tournaments
+    del a, b, c, d, e, f, g, h, i
 
 
 def _refresh_skeletons(tx: Tx) -> int:

@@ -15,10 +15,12 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from server.protocol import JSONValue
 from server.storage.api import (
     BadRecord,
     BadSequence,
     Fence,
+    Op,
     StaleOwner,
     StoredTable,
     TableClosed,
@@ -36,7 +38,7 @@ _dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", 
 """``json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))``, its encoder made once."""
 
 
-def _json(value: Any, what: str) -> str:
+def _json(value: object, what: str) -> str:
     try:
         text = _dumps(value)
     except (TypeError, ValueError) as exc:
@@ -44,7 +46,7 @@ def _json(value: Any, what: str) -> str:
     return text
 
 
-def _step_text(entries: Sequence[Mapping[str, Any]]) -> str:
+def _step_text(entries: Sequence[Mapping[str, JSONValue]]) -> str:
     """The row of one write (a step): its entry's JSON, or the JSON array of its entries (what joining
     each entry's JSON in brackets gives: the same bytes). BadRecord when one of them is not JSON or is
     over ``MAX_ENTRY`` characters (the array is made at once when all of them are dicts and it is
@@ -64,13 +66,13 @@ def _step_text(entries: Sequence[Mapping[str, Any]]) -> str:
     return texts[0] if len(texts) == 1 else "[" + ",".join(texts) + "]"
 
 
-def _table_id(value: Any) -> str:
+def _table_id(value: object) -> str:
     if not isinstance(value, str) or not value or len(value) > 200:
         raise BadRecord(f"a table id must be a non-empty string of at most 200 characters, not {value!r}")
     return value
 
 
-def check(op: Any) -> None:
+def check(op: Op) -> None:
     """The refusals that need no database: ids, shapes, sequence numbers, statuses (the JSON of a
     configuration or an entry is made once, where it is written: a refusal there undoes the op)."""
     if isinstance(op, TableOpened):

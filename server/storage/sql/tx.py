@@ -15,11 +15,13 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from server.storage.api import Op, OpResult
+    from server.storage.passwords import Backoff
     from server.storage.settings import StoreSettings
 
 T = TypeVar("T")
 Row = Any  # a row: r["column"] and r[0] both work (sqlite3.Row, or PgRow)
-Params = Sequence[Any]
+Params = Sequence[object]
 
 # Test-only hooks, called in the database thread inside a transaction, named by
 # the place they run at. The crash tests set them in a child process to stop
@@ -120,7 +122,7 @@ class Runner(Protocol):
     """What the accounts, history and tables of a store run their SQL through (a ``SQLStore``)."""
 
     settings: StoreSettings
-    backoff: Any
+    backoff: Backoff
     sleep: Callable[[float], Awaitable[None]]
     clock: Callable[[], float]
 
@@ -128,4 +130,4 @@ class Runner(Protocol):
 
     async def run_read(self, fn: Callable[[Tx], T]) -> T: ...
 
-    async def apply(self, ops: Sequence[Any]) -> list[Any]: ...
+    async def apply(self, ops: Sequence[Op]) -> list[OpResult]: ...

@@ -310,6 +310,35 @@ MIGRATIONS: list[str] = [
         name  TEXT PRIMARY KEY,
         value TEXT NOT NULL
     );
+    """,    # 6: tournaments (docs/tournaments.md): each event's configuration and status, its journal (numbered
+    #    entries, appended in order as a table's log), and the tables it opened
+    """
+    CREATE TABLE tournaments (
+        tournament_id TEXT    PRIMARY KEY,
+        config        TEXT    NOT NULL,                          -- JSON: ArenaConfig / SwissConfig
+        organiser     TEXT    NOT NULL,
+        status        TEXT    NOT NULL CHECK (status IN ('open', 'over', 'aside')),
+        created_at    REAL    NOT NULL,
+        closed_at     REAL,
+        next_seq      INTEGER NOT NULL DEFAULT 0,
+        standings     TEXT                                       -- JSON, once over
+    );
+    CREATE INDEX tournaments_status ON tournaments(status, created_at);
+
+    CREATE TABLE tournament_log (
+        tournament_id TEXT    NOT NULL REFERENCES tournaments(tournament_id),
+        seq           INTEGER NOT NULL,                          -- the number of the row's first entry
+        entry         TEXT    NOT NULL,                          -- JSON: an entry, or an array of them
+        PRIMARY KEY (tournament_id, seq)
+    );
+
+    CREATE TABLE tournament_tables (
+        table_id      TEXT    PRIMARY KEY,                       -- a table belongs to one event at most
+        tournament_id TEXT    NOT NULL REFERENCES tournaments(tournament_id),
+        round         INTEGER NOT NULL DEFAULT 0,                -- a Swiss round (0: an arena's table)
+        position      INTEGER NOT NULL                           -- the order the event opened them
+    );
+    CREATE INDEX tournament_tables_event ON tournament_tables(tournament_id, position);
     """,
 ]
 

@@ -110,6 +110,7 @@
     const lobbyNews = ["room_created", "room_closed", "rooms_changed", "seek", "seek_over", "challenge",
       "seek_accepted", "joined", "left"];
     if (m.event === "hello") return;
+    if (m.event === "notice" && m.code === "resume_code" && m.resume && m.name) keepResumeCode(m.name, m.resume);
     if (m.event === "match_over") { matchOver = m; if (state) drawTable(); }
     if ((m.event === "tell" || m.event === "message") && m.from && !$("tell-to").value) $("tell-to").value = m.from;
     if (m.event === "chat" || m.event === "tell" || m.event === "message") log(m.text, "chat");
@@ -119,14 +120,24 @@
   }
 
   // -- logging in -----------------------------------------------------------------------------
+  // a guest's resume code, kept by the page: logging in again under that name gives it (docs/web.md)
+  function resumeKey(name) { return "donne-resume:" + name.trim().toLowerCase(); }
+  function resumeCode(name) {
+    try { return localStorage.getItem(resumeKey(name)); } catch (e) { return null; }
+  }
+  function keepResumeCode(name, code) {
+    try { localStorage.setItem(resumeKey(name), code); } catch (e) { /* storage refused: the code is in the log */ }
+  }
   async function login(ev) {
     ev.preventDefault();
     const name = $("login-name").value.trim();
     const password = $("login-password").value;
     if (!name) return;
-    await send("lang", { lang: lang });
+    await send("lang", { lang: lang, browser: true });
     const args = { name: name };
     if (password) args.password = password;
+    const code = resumeCode(name);  // a guest taking their seat back (the server ignores it for a free name)
+    if (code && !password) args.resume = code;
     const reply = await send("login", args);
     await enter(reply);
   }
@@ -134,7 +145,7 @@
     const name = $("login-name").value.trim();
     const password = $("login-password").value;
     if (!name || !password) { $(name ? "login-password" : "login-name").focus(); return; }
-    await send("lang", { lang: lang });
+    await send("lang", { lang: lang, browser: true });
     await enter(await send("register", { name: name, password: password }));
   }
   async function enter(reply) {
@@ -279,6 +290,7 @@
     drawHand(s);
     drawActions(s);
     drawPrompt(s);
+    drawSeed(s);
     tick();
   }
   function drawSeats(s) {
@@ -549,6 +561,19 @@
     if (other) other.addEventListener("change", check);
     check();
   }
+  // one's own randomness for the fair deals (the seed command: a standing contribution, counted for the
+  // window open now too); only for a seat, until the match ends
+  function drawSeed(s) {
+    const seated = s.you !== null && s.you !== undefined && !isOver(s);
+    $("seed-form").hidden = !seated;
+  }
+  async function giveSeed(ev) {
+    ev.preventDefault();
+    const reply = await act("seed", { text: $("seed-text").value });
+    if (reply.type !== "ok") return;
+    $("seed-status").textContent = typeof reply.round === "number" || typeof reply.round === "string" ?
+      L("seed_set_now", { n: reply.round }) : L("seed_set");
+  }
   function drawPrompt(s) {
     let text = "";
     if (s.you === null || s.you === undefined) text = L("watching");
@@ -600,6 +625,7 @@
     $("login-form").addEventListener("submit", login);
     $("register-button").addEventListener("click", register);
     $("tell-form").addEventListener("submit", tell);
+    $("seed-form").addEventListener("submit", giveSeed);
     $("reply-button").addEventListener("click", reply);
     $("create-form").addEventListener("submit", create);
     $("create-kind").addEventListener("change", roundsLabel);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 
 import pytest
 import redis.asyncio as aioredis
@@ -119,18 +120,25 @@ async def test_many_changes_in_one_turn_make_one_rewrite_of_the_nodes_entries(no
     def counted(pipe, *, presence=True, rooms=True):
         if presence != rooms:  # (the keep-alive's own rewrite of both is not counted)
             made.append(presence)
-        entries(pipe, presence=presence, rooms=rooms)
+        return entries(pipe, presence=presence, rooms=rooms)
 
     monkeypatch.setattr(lobby, "_entries", counted)
     for _ in range(100):  # a storm of logins: each asks for its people to be written again
         lobby._write_presence_soon()
         lobby._write_rooms_soon()
-    for _ in range(5):
-        await asyncio.sleep(0)
+
+    async def written(count: int) -> None:  # (a write may wait for the keep-alive's, which holds the hashes)
+        for _ in range(200):
+            if len(made) >= count:
+                break
+            await asyncio.sleep(0.01)
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    await written(2)
     assert sorted(made) == [False, True]
     lobby._write_presence_soon()  # a change after the write started: written again
-    for _ in range(5):
-        await asyncio.sleep(0)
+    await written(3)
     assert sorted(made) == [False, True, True]
     alice = await connect(a, "alice")
     try:
@@ -146,3 +154,47 @@ async def test_many_changes_in_one_turn_make_one_rewrite_of_the_nodes_entries(no
             await r.aclose()
     finally:
         await alice.close()
+
+
+def hset_calls(redis_server) -> int:
+    """How many HSET commands Redis ran since it started (``INFO commandstats``)."""
+    with socket.create_connection(("127.0.0.1", redis_server.port), timeout=5) as s:
+        s.sendall(b"INFO commandstats\r\n")
+        data = b""
+        while b"\r\n\r\n" not in data[-4:] and (chunk := s.recv(65536)):
+            data += chunk
+    for line in data.decode().splitlines():
+        if line.startswith("cmdstat_hset:"):
+            return int(line.split("calls=")[1].split(",")[0])
+    return 0
+
+
+async def test_keepalives_write_only_what_changed_and_write_whole_what_redis_lost(nodes, redis_server):
+    (a,) = await nodes(1)
+    lobby = a.lobby
+    key = wire.presence_key(lobby.node)
+    alice, bob = await connect(a, "alice"), await connect(a, "bob")
+    r = aioredis.Redis.from_url(lobby.bus.url, decode_responses=True)
+
+    async def present(names: set[str]) -> None:
+        for _ in range(150):
+            if set(await r.hkeys(key)) == names:
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"present in Redis: {sorted(await r.hkeys(key))}, not {sorted(names)}")
+
+    try:
+        await present({"alice", "bob"})
+        await settle([a])
+        written = hset_calls(redis_server)
+        await settle([a], rounds=3)  # nothing changed: the keep-alives renew the entries' expiry only
+        assert hset_calls(redis_server) == written
+        assert 0 < await r.pttl(key) <= lobby.config.lease_seconds * 1000
+        await bob.close()  # his entry goes, alice's stays
+        await present({"alice"})
+        await r.delete(key)  # Redis lost the node's entries (restarted empty, or they expired)
+        await present({"alice"})  # written whole again
+        assert await r.pttl(key) > 0
+    finally:
+        await alice.close()
+        await r.aclose()

@@ -1,13 +1,15 @@
 """A harness for the sans-I/O table core: a fake clock, an in-memory ledger and seat registry, a driver.
 
 :class:`Harness` owns one :class:`server.table.Table` (or several sharing one
-:class:`server.rooms.claims.SeatClaims` and one :class:`Ledger`) and plays the part of
-``server.rooms.room.Room``: it feeds inputs with the fake time, performs every effect
-the table asks for the way ``Room._perform`` does (balances, escrows per round,
-a settlement exactly once, transfers, voids, bot accounts funded by a house,
-records), hands the results back with ``resume`` until no effect is left, and
-carries out the items the way ``Room._deliver`` does (messages to members, seat
-claims released, who is in the room, closing).
+`server.rooms.claims.SeatClaims` and one in-memory ``Ledger``) and plays the part of
+``server.rooms.room.Room``: it feeds inputs with the fake time, and the room's own
+effect handling (:class:`server.rooms.effects.Effects`) performs what the table asks
+for and hands the results back, reaching memory instead of the server
+(``tests.server.table.memory``: the ``Ledger`` with the store's semantics — escrows
+per round, a settlement exactly once, transfers, voids, bot accounts funded by
+a house —, the history, the seat claims, the bots' thinking), and hands the
+table's items to :class:`Inboxes` (messages to members, who is in the room, seat
+claims released, closing).
 
 What each member received is kept in order (:class:`Inbox`): events as plain
 dicts, each state as the reader's dict and its JSON line, replies and refusals.
@@ -27,7 +29,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,49 +38,34 @@ from server.config import Config, load_config
 from server.games import ADAPTERS, parse_options
 from server.protocol import encode
 from server.rooms.claims import SeatClaims
+from server.rooms.effects import Effects
 from server.storage.api import (
-    HOUSE,
-    BadAmount,
     InsufficientChips,
-    NoSuchAccount,
-    RoundRecord,
-    UnknownRound,
-    bot_account,
 )
 from server.table import (
-    Balance,
-    Claim,
     Closed,
     Command,
     Connected,
     Disconnected,
     Effect,
-    Escrow,
-    FundBot,
     Gone,
-    HoldChips,
     Input,
     Member,
     Outputs,
     Pause,
-    Pay,
     Placed,
-    Record,
     Refused,
-    ReleaseBot,
-    ReleaseChips,
     Released,
     Reply,
     Send,
-    Settle,
     Shared,
     Shutdown,
     StateSet,
     Table,
     Think,
-    Void,
 )
 from server.table.fair import ExplicitSeed
+from tests.server.table.memory import Ledger, MemoryOwner
 
 TIMERS: dict[str, Any] = {
     "turn_seconds": 30.0,
@@ -112,26 +99,7 @@ class FakeClock:
         return when
 
 
-# -- the ledger ------------------------------------------------------------------------------------
-
-
-@dataclass
-class Transfer:
-    src: str
-    dst: str
-    amount: int
-    reason: str
-    round_id: str
-    undone: bool = False
-
-
-@dataclass
-class RoundBook:
-    """One round's escrow in the ledger."""
-
-    stakes: dict[str, int]
-    state: str = "open"  # open | settled | voided
-    payouts: dict[str, int] | None = None
+# -- refusals the test asks for --------------------------------------------------------------------
 
 
 @dataclass
@@ -143,167 +111,6 @@ class Refusal:
     when: Callable[[Any], bool]
     times: int
     hits: int = 0
-
-
-class Ledger:
-    """Chips in memory, with the storage contract of ``server.storage.api.Ledger`` (SQLite's semantics).
-
-    ``void`` undoes every chip movement of a round: its escrow goes back to the payers and its
-    transfers are reversed (``server.table.io.Void``).
-    """
-
-    def __init__(self, balances: Mapping[str, int] | None = None, *, house: int = 1_000_000) -> None:
-        self.balances: dict[str, int] = {HOUSE: house, **dict(balances or {})}
-        self.expected = sum(self.balances.values())  # every chip granted: what total() must stay
-        self.rounds: dict[str, RoundBook] = {}
-        self.transfers: list[Transfer] = []
-        self.settle_calls: dict[str, int] = defaultdict(int)
-        self.void_calls: dict[str, int] = defaultdict(int)
-        self.records: list[RoundRecord] = []
-        self.bots_funded: dict[str, int] = defaultdict(int)
-        self.bots_released: dict[str, int] = defaultdict(int)
-        self.holds: dict[str, tuple[str, int, str]] = {}  # hold id -> (account, amount, round id)
-
-    def grant(self, account: str, chips: int) -> None:
-        """A new account with ``chips`` (new chips, counted in ``expected``)."""
-        assert account not in self.balances
-        self.balances[account] = chips
-        self.expected += chips
-
-    # reading ---------------------------------------------------------------------------------
-
-    def balance(self, account: str) -> int:
-        if account not in self.balances:
-            raise NoSuchAccount(account)
-        return self.balances[account]
-
-    def available(self, account: str) -> int:
-        """The chips an account may stake, pay or hold: its balance less what it holds."""
-        return self.balance(account) - sum(n for a, n, _ in self.holds.values() if a == account)
-
-    def escrowed(self) -> int:
-        return sum(sum(b.stakes.values()) for b in self.rounds.values() if b.state == "open")
-
-    def total(self) -> int:
-        """Every chip there is: balances + open escrows (invariant 4)."""
-        return sum(self.balances.values()) + self.escrowed()
-
-    def open_rounds(self) -> list[str]:
-        return [r for r, b in self.rounds.items() if b.state == "open"]
-
-    def round_transfers(self, round_id: str) -> list[Transfer]:
-        return [t for t in self.transfers if t.round_id == round_id]
-
-    # the operations ------------------------------------------------------------------------------
-
-    def _move(self, account: str, delta: int) -> None:
-        self.balances[account] = self.balance(account) + delta
-        assert self.balances[account] >= 0, f"{account} would go below zero"
-
-    def escrow(self, round_id: str, stakes: Mapping[str, int], partial: bool) -> list[str]:
-        """``Escrow`` as ``Room._perform`` does it (``partial``: only those who can cover)."""
-        wanted = dict(stakes)
-        if partial:
-            wanted = {a: n for a, n in wanted.items() if self.available(a) >= n}
-        if not wanted:
-            return []
-        if round_id in self.rounds:
-            raise BadAmount(f"round {round_id} was already opened")
-        if any(n <= 0 for n in wanted.values()):
-            raise BadAmount("a stake must be positive")
-        short = [a for a, n in wanted.items() if self.available(a) < n]
-        if short:
-            raise InsufficientChips(f"not enough chips: {short}")
-        for account, amount in wanted.items():
-            self._move(account, -amount)
-        self.rounds[round_id] = RoundBook(wanted)
-        return list(wanted)
-
-    def settle(self, round_id: str, payouts: Mapping[str, int]) -> bool:
-        self.settle_calls[round_id] += 1
-        book = self.rounds.get(round_id)
-        if book is None:
-            raise UnknownRound(round_id)
-        if book.state != "open":
-            return False
-        if any(n < 0 for n in payouts.values()) or sum(payouts.values()) != sum(book.stakes.values()):
-            raise BadAmount(f"payouts {dict(payouts)} do not add up to the escrow {book.stakes}")
-        for account, amount in payouts.items():
-            self._move(account, amount)
-        book.state, book.payouts = "settled", dict(payouts)
-        self._release_round_holds(round_id)
-        return True
-
-    def hold(self, hold_id: str, account: str, amount: int, round_id: str) -> None:
-        if amount <= 0 or hold_id in self.holds:
-            raise BadAmount("a hold sets a positive amount aside, once")
-        if self.available(account) < amount:
-            raise InsufficientChips(f"{account} has {self.available(account)} chips free, not {amount}")
-        self.holds[hold_id] = (account, amount, round_id)
-
-    def release(self, hold_id: str) -> bool:
-        return self.holds.pop(hold_id, None) is not None
-
-    def _release_round_holds(self, round_id: str) -> None:
-        for hold_id in [h for h, (_, _, r) in self.holds.items() if r == round_id]:
-            del self.holds[hold_id]
-
-    def transfer(self, src: str, dst: str, amount: int, reason: str, round_id: str,
-                 hold_id: str | None = None) -> None:
-        if amount <= 0 or src == dst:
-            raise BadAmount("a transfer moves a positive amount between two accounts")
-        if hold_id is not None:
-            held = self.holds.get(hold_id)
-            if held is None or held[0] != src or held[1] < amount:
-                raise InsufficientChips(f"no hold {hold_id} of {src} for {amount}")
-            del self.holds[hold_id]
-        if self.available(src) < amount:
-            raise InsufficientChips(f"{src} has {self.balances[src]} chips, not {amount}")
-        self.balance(dst)
-        self._move(src, -amount)
-        self._move(dst, amount)
-        self.transfers.append(Transfer(src, dst, amount, reason, round_id))
-
-    def void(self, round_id: str) -> bool:
-        """Every chip movement of the round undone: transfers reversed, escrow refunded."""
-        self.void_calls[round_id] += 1
-        book = self.rounds.get(round_id)
-        if book is not None and book.state != "open":
-            return False
-        undone = False
-        for t in reversed(self.round_transfers(round_id)):
-            if not t.undone:
-                self._move(t.dst, -t.amount)
-                self._move(t.src, t.amount)
-                t.undone = undone = True
-        if book is not None:
-            for account, amount in book.stakes.items():
-                self._move(account, amount)
-            book.state = "voided"
-            undone = True
-        self._release_round_holds(round_id)
-        return undone
-
-    def fund_bot(self, display: str, chips: int) -> str:
-        """The bot's account topped up from the house to ``chips`` (its surplus goes back)."""
-        account = bot_account(display)
-        have = self.balances.setdefault(account, 0)
-        need = chips - have
-        if need > self.balances[HOUSE]:
-            raise InsufficientChips(f"the house cannot fund {need} chips")
-        self._move(HOUSE, -need)
-        self._move(account, need)
-        self.bots_funded[display] += 1
-        return account
-
-    def release_bot(self, display: str) -> int:
-        account = bot_account(display)
-        amount = self.balances.get(account, 0)
-        if amount:
-            self._move(account, -amount)
-            self._move(HOUSE, amount)
-        self.bots_released[display] += 1
-        return amount
 
 
 # -- what members receive --------------------------------------------------------------------------
@@ -353,6 +160,73 @@ def _consistent(state: dict[str, Any]) -> None:
             f"{state['seats'][you]['cards']} in the seats (a state made of two moments)"
 
 
+# -- the readers ------------------------------------------------------------------------------------
+
+
+class Inboxes:
+    """The table's readers (:class:`server.rooms.effects.Readers`): every item noted in order, what each
+    member received in their :class:`Inbox`, who is in the room, the claims released, the end."""
+
+    def __init__(self, h: Harness) -> None:
+        self.h = h
+
+    async def answer(self, item: Send) -> None:
+        self.send(item)
+
+    def send(self, item: Send) -> None:
+        h = self.h
+        h.items.append(item)
+        msg = item.msg
+        for key, seat in item.recipients:
+            inbox = h.inbox[key]
+            if isinstance(msg, Reply):
+                h.replies[msg.req] = msg
+                inbox.items.append(Received("reply", seat, msg))
+            elif isinstance(msg, Refused):
+                h.replies[msg.req] = msg
+                inbox.items.append(Received("refused", seat, msg))
+            elif isinstance(msg, StateSet):
+                state = _plain(msg.state(seat))
+                line = msg.line(seat)
+                assert json.loads(line) == {"type": "state", **state}
+                _consistent(state)
+                inbox.items.append(Received("state", seat, state, line))
+            elif isinstance(msg, Shared):
+                inbox.items.append(Received("event", seat, _plain(dict(msg.event)), names=tuple(msg.names or ())))
+            else:
+                raise AssertionError(f"unknown message {msg!r}")
+            for check in h.on_deliver:
+                check(h, key, inbox.items[-1])
+
+    def placed(self, item: Placed) -> None:
+        self.h.items.append(item)
+        self.h.where[item.member] = item.seat
+
+    async def gone(self, item: Gone) -> None:
+        self.h.items.append(item)
+        self.h.where.pop(item.member, None)
+
+    def released(self, item: Released) -> None:
+        self.h.items.append(item)
+        self.h.released.append(item.account)
+
+    def ended(self, item: Closed) -> None:
+        self.h.items.append(item)
+        self.h.closed = item.reason
+
+
+def run_now(step: Coroutine[Any, Any, None]) -> None:
+    """Run ``step`` to its end here and now: in memory, the room's effects never wait on anything but
+    a turn of the loop (``asyncio.sleep(0)``, a bare ``yield``), so no loop is needed (nor may one be
+    running already: a test of async code uses the harness too)."""
+    try:
+        while True:
+            waited = step.send(None)
+            assert waited is None, f"the room's effects wait for {waited!r}"
+    except StopIteration:
+        return
+
+
 # -- the driver ------------------------------------------------------------------------------------
 
 
@@ -391,6 +265,23 @@ class Harness:
         self._req = itertools.count(1)
         self.after_call: list[Callable[[Harness], None]] = []  # extra checks after every call
         self.on_deliver: list[Callable[[Harness, str, Received], None]] = []  # checks of each message, as it goes
+        # the room's own effect handling, on the fake clock, reaching memory instead of the server
+        self.room = Effects(self.table, MemoryOwner(self.ledger, self.claims, self._asked, lambda e: self.think(e)),
+                            lambda: self.clock.now)  # type: ignore[arg-type]
+        self.readers = Inboxes(self)
+
+    @property
+    def table(self) -> Table:
+        return self._table
+
+    @table.setter
+    def table(self, table: Table) -> None:
+        """(A test may put a table rebuilt from its log in the place of the one it played: the room's
+        effects go on with that one, as a room made for it would; a test keeps its own journal.)"""
+        self._table = table
+        room = getattr(self, "room", None)
+        if room is not None:
+            room.table, room.id = table, table.id
 
     # -- people ----------------------------------------------------------------------------------
 
@@ -524,108 +415,27 @@ class Harness:
     def _call(self, call: Callable[[float], Outputs]) -> None:
         assert not self.table.waiting
         self.calls += 1
-        self._drain(call(self.clock.now))
+        run_now(self.room.drain(call(self.clock.now), self.readers))
         self._check()
         if self.probe:
             self._probe()
 
-    def _drain(self, out: Outputs) -> None:
-        while True:
-            self._deliver(out)
-            effect = out.effect
-            if effect is None:
-                return
-            # the room closes the table's log with its Closed item: no chip, bot or record after it
-            assert isinstance(effect, Pause | Think) or not self.items_of(Closed), \
-                f"{effect!r} asked after the table closed ({self.closed})"
-            try:
-                result = self._perform(effect)
-            except Exception as exc:
-                out = self.table.resume(self.clock.now, error=exc)
-            else:
-                out = self.table.resume(self.clock.now, result)
-
-    def _perform(self, effect: Effect) -> Any:
-        if not isinstance(effect, Pause):
-            self.effects.append(effect)
+    def _asked(self, effect: Effect) -> None:
+        """The room's effects reach the store, the seat claims or the thinking with ``effect``: noted,
+        and refused as the test asked (:meth:`refuse`)."""
+        # the room closes the table's log with its Closed item: no chip, bot or record after it
+        assert isinstance(effect, Pause | Think) or not self.items_of(Closed), \
+            f"{effect!r} asked after the table closed ({self.closed})"
+        self.effects.append(effect)
         for rule in self.refusals:
             if rule.times > 0 and isinstance(effect, rule.kind) and rule.when(effect):
                 rule.times -= 1
                 rule.hits += 1
                 raise rule.error
-        ledger = self.ledger
-        if isinstance(effect, Pause):
-            return None
-        if isinstance(effect, Claim):
-            return self.claims.claim(effect.account, effect.table)
-        if isinstance(effect, Balance):
-            return ledger.available(effect.account)
-        if isinstance(effect, Escrow):
-            try:
-                return ledger.escrow(effect.round_id, effect.stakes, effect.partial)
-            except InsufficientChips:
-                if not effect.partial:
-                    raise
-                return []
-        if isinstance(effect, Settle):
-            return ledger.settle(effect.round_id, effect.payouts)
-        if isinstance(effect, Pay):
-            return ledger.transfer(effect.src, effect.dst, effect.amount, effect.reason, effect.round_id,
-                                   effect.hold_id)
-        if isinstance(effect, HoldChips):
-            return ledger.hold(effect.hold_id, effect.account, effect.amount, effect.round_id)
-        if isinstance(effect, ReleaseChips):
-            return ledger.release(effect.hold_id)
-        if isinstance(effect, Void):
-            return ledger.void(effect.round_id)
-        if isinstance(effect, FundBot):
-            return ledger.fund_bot(effect.display, effect.chips)
-        if isinstance(effect, ReleaseBot):
-            return ledger.release_bot(effect.display)
-        if isinstance(effect, Record):
-            ledger.records.append(effect.record)
-            return None
-        if isinstance(effect, Think):
-            return effect.bot.decide(effect.view, effect.legal)
-        raise TypeError(f"unknown effect {effect!r}")
 
-    def _deliver(self, out: Outputs) -> None:
-        for item in out.items:
-            self.items.append(item)
-            if isinstance(item, Send):
-                self._send(item)
-            elif isinstance(item, Placed):
-                self.where[item.member] = item.seat
-            elif isinstance(item, Gone):
-                self.where.pop(item.member, None)
-            elif isinstance(item, Released):
-                self.claims.release(item.account, self.table.id)
-                self.released.append(item.account)
-            elif isinstance(item, Closed):
-                self.closed = item.reason
-
-    def _send(self, send: Send) -> None:
-        msg = send.msg
-        for key, seat in send.recipients:
-            inbox = self.inbox[key]
-            if isinstance(msg, Reply):
-                self.replies[msg.req] = msg
-                inbox.items.append(Received("reply", seat, msg))
-            elif isinstance(msg, Refused):
-                self.replies[msg.req] = msg
-                inbox.items.append(Received("refused", seat, msg))
-            elif isinstance(msg, StateSet):
-                state = _plain(msg.state(seat))
-                line = msg.line(seat)
-                assert json.loads(line) == {"type": "state", **state}
-                _consistent(state)
-                inbox.items.append(Received("state", seat, state, line))
-            elif isinstance(msg, Shared):
-                inbox.items.append(Received("event", seat, _plain(dict(msg.event)), names=tuple(msg.names or ())))
-            else:
-                raise AssertionError(f"unknown message {msg!r}")
-            for check in self.on_deliver:
-                check(self, key, inbox.items[-1])
+    def think(self, effect: Think) -> Any:
+        """A search bot's decision (the room's: in the server's thinking processes)."""
+        return effect.bot.decide(effect.view, effect.legal)
 
     # -- checks ----------------------------------------------------------------------------------------
 
@@ -682,7 +492,7 @@ class Harness:
         return seat
 
     def account(self, seat: int) -> str:
-        return self.table._account(seat)
+        return self.table.chips.account(seat)
 
     def balance(self, key: str) -> int:
         return self.ledger.balance(self.member(key).account)

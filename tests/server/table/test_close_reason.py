@@ -3,7 +3,8 @@ in it, the seats and their claims end, the bots' chips go back to the house."""
 
 from __future__ import annotations
 
-from server.table import Closed, Gone, ReleaseBot, Shutdown
+from server.storage.api import ReleaseBot
+from server.table import Closed, Gone, Shutdown
 from tests.server.table.harness import Harness
 
 

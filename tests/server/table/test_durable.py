@@ -24,7 +24,8 @@ import pytest
 
 from engine.president import rules as president_rules
 from engine.seeds import seed_from_int
-from server.table import Pay, Table, durable
+from server.storage.api import Transfer
+from server.table import Table, durable
 from tests.server.table.harness import Harness, command_of
 
 CARD = re.compile(r"\b(?:[2-9TJQKA][cdhs])\b")
@@ -164,7 +165,7 @@ def _table(kind: str, seed: int, **extra: Any) -> tuple[Harness, Callable[[Harne
         h.join(keys[2])
         return h, people(keys, rng, idle="carol")
     if kind == "speculation":
-        h.refuse(Pay, when=lambda e: e.reason == "traded", times=1)  # a trade the ledger refuses: undone
+        h.refuse(Transfer, when=lambda e: e.reason == "traded", times=1)  # a trade the ledger refuses: undone
     h.join(*keys)
     return h, people(keys, rng)
 

@@ -30,11 +30,9 @@ from typing import Any
 
 import pytest
 
-from server.storage.api import BadRecord
+from server.storage.api import BadRecord, Transfer
 from server.storage.sql import tables
-from server.table import Pay, durable
-from server.table.base import TableBase
-from server.table.fair import FairDeals
+from server.table import Table, durable
 from tests.server.table.harness import Harness, command_of
 from tests.server.table.test_durable import _pick
 
@@ -62,7 +60,7 @@ def long_hash(match: Any, *, every_seat: bool = False) -> str:
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
-def long_facts(table: TableBase) -> dict[str, Any]:
+def long_facts(table: Table) -> dict[str, Any]:
     seats: list[dict[str, Any] | None] = []
     for s in table.seats:
         if s.empty:
@@ -75,10 +73,10 @@ def long_facts(table: TableBase) -> dict[str, Any]:
     return {"uid": table.uid, "matches": table.matches, "status": table.status, "match": table.match is not None,
             "round_id": table.round_id, "stakes": sorted([s, a] for s, a in table.round_stakes.items()),
             "escrow": sorted([s, n] for s, n in table.round_escrow.items()), "commitment": table.commitment,
-            "round_chips": list(table._round_chips), "window": None if table.window is None else table.window[0],
+            "round_chips": list(table.chips.start), "window": None if table.window is None else table.window[0],
             "over": table.over_at is not None, "seats": seats,
             "arrivals": [table.arrivals, table.dealt_arrivals],
-            "fair": table.fairness_facts() if isinstance(table, FairDeals) else None}
+            "fair": table.fair.facts()}
 
 
 def long_text(entries: list[dict[str, Any]]) -> str:
@@ -154,7 +152,7 @@ def play(kind: str, seed: int, check: Any = None) -> tuple[Harness, list[dict[st
     h.after_call.insert(0, write)
     keys = PEOPLE[kind]
     if kind == "speculation":
-        h.refuse(Pay, when=lambda e: e.reason == "traded", times=1)  # a trade the ledger refuses: undone
+        h.refuse(Transfer, when=lambda e: e.reason == "traded", times=1)  # a trade the ledger refuses: undone
     h.join(*keys)
     rng = random.Random(seed)
     act = _people(h, keys, rng)
@@ -222,7 +220,7 @@ def test_the_same_game_writes_the_same_log_byte_for_byte(kind: str, pinned: dict
 def test_facts_are_written_exactly_when_they_change_and_the_hashes_are_the_long_ways(kind: str, seed: int) -> None:
     state: dict[str, Any] = {"written": None, "long": None, "steps": 0, "facts": 0, "deals": 0, "fair": 0}
 
-    def check(table: TableBase, journal: durable.Journal, entries: list[dict[str, Any]] | None) -> None:
+    def check(table: Table, journal: durable.Journal, entries: list[dict[str, Any]] | None) -> None:
         if entries is None:  # before the take: the long way's view of this moment
             state["long"] = long_facts(table)
             assert durable.facts(table) == state["long"]

@@ -6,8 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.storage.api import BadAmount, InsufficientChips
-from server.table import Closed, Escrow, FundBot, Gone, Pay, Record, Refused, Released, Settle, Void
+from server.storage.api import (
+    BadAmount,
+    FundBot,
+    InsufficientChips,
+    OpenRound,
+    RefundRound,
+    SettleRound,
+    Transfer,
+)
+from server.table import Closed, Gone, Record, Refused, Released
 from tests.server.table.harness import Harness, simple_president
 
 P3 = ["alice", "bob", "carol"]
@@ -42,7 +50,7 @@ def test_S7_a_refused_sale_payment_undoes_the_sale_and_refuses_the_command() -> 
     before = snapshot(h)
     for key in P3:
         h.inbox[key].clear()
-    h.refuse(Pay, InsufficientChips("the store says no"))
+    h.refuse(Transfer, InsufficientChips("the store says no"))
     refused = h.refused(owner, "sell")
     assert refused.code == "insufficient_chips"
     assert snapshot(h) == before  # the sale never happened
@@ -52,7 +60,7 @@ def test_S7_a_refused_sale_payment_undoes_the_sale_and_refuses_the_command() -> 
     assert h.table.match.view(None).auction is not None
     h.ok(owner, "sell")
     assert h.balance(owner) == before[2][owner] + 5 and h.balance(bidder) == before[2][bidder] - 5
-    assert [p.amount for p in h.effects_of(Pay)] == [5, 5]  # the refused one and the real one
+    assert [p.amount for p in h.effects_of(Transfer)] == [5, 5]  # the refused one and the real one
     assert len(h.ledger.transfers) == 1
 
 
@@ -62,7 +70,7 @@ def test_S9_a_refused_trade_payment_leaves_the_offer_open() -> None:
     h.ok(owner, "keep")
     offer = h.ok(bidder, "offer", to=h.seat(other), cards=1, price=3)["offer"]
     before = snapshot(h)
-    h.refuse(Pay, BadAmount("the store says no"))
+    h.refuse(Transfer, BadAmount("the store says no"))
     refused = h.refused(other, "accept", offer=offer)
     assert refused.code == "bad_argument"
     assert snapshot(h) == before and not h.events("alice", "traded")
@@ -76,7 +84,7 @@ def test_T13_a_refused_settlement_refuses_the_move_that_ends_the_round() -> None
     h = Harness("tdc", seats=3, stake=10, turn_seconds=60)
     h.join(*P3)
     start = dict(h.ledger.balances)
-    rule = h.refuse(Settle, BadAmount("the store says no"))
+    rule = h.refuse(SettleRound, BadAmount("the store says no"))
     refusals: list[tuple[Refused, Any, Any]] = []
 
     def act(h: Harness) -> bool:
@@ -98,7 +106,7 @@ def test_T13_a_refused_settlement_refuses_the_move_that_ends_the_round() -> None
     assert rule.hits == 1 and len(refusals) == 1
     answer, before, after = refusals[0]
     assert answer.code == "bad_argument" and before == after
-    assert [s.round_id for s in h.effects_of(Settle)] == ["t1-u1-1", "t1-u1-1"]
+    assert [s.round_id for s in h.effects_of(SettleRound)] == ["t1-u1-1", "t1-u1-1"]
     assert h.ledger.rounds["t1-u1-1"].state == "settled" and h.ledger.escrowed() == 0
     result = h.events("alice", "round_over")[0]
     assert {k: h.balance(k) for k in P3} == {k: start[k] + 10 + result["chips"][h.seat(k)] for k in P3}
@@ -108,7 +116,7 @@ def test_T13_a_round_that_cannot_settle_is_voided_and_the_table_closes() -> None
     h = Harness("tdc", seats=3, bots=2, stake=10, turn_seconds=30)
     start = 1000
     h.join("alice")
-    h.refuse(Settle, BadAmount("the store is broken"), times=1000)
+    h.refuse(SettleRound, BadAmount("the store is broken"), times=1000)
     escrowed = {a: b for a, b in h.ledger.balances.items()}
 
     def alice(h: Harness) -> bool:
@@ -123,7 +131,7 @@ def test_T13_a_round_that_cannot_settle_is_voided_and_the_table_closes() -> None
 
     h.run(lambda: h.closed is not None, act=alice)
     assert h.closed == "error"
-    assert [v.round_id for v in h.effects_of(Void)] == ["t1-u1-1"]
+    assert [v.round_id for v in h.effects_of(RefundRound)] == ["t1-u1-1"]
     assert h.ledger.rounds["t1-u1-1"].state == "voided"
     # every stake went back: alice has what she had before the round, the bots gave theirs to the house
     assert h.balance("alice") == start and escrowed["alice"] == start - 10
@@ -136,14 +144,14 @@ def test_T13_a_round_that_cannot_settle_is_voided_and_the_table_closes() -> None
 def test_T13_stakes_that_cannot_be_escrowed_make_the_round_wait() -> None:
     h = Harness("tdc", seats=3, stake=10, turn_seconds=30)
     h.join("alice", "bob")
-    h.refuse(Escrow, BadAmount("the store is busy"))
+    h.refuse(OpenRound, BadAmount("the store is busy"))
     h.join("carol")  # the match starts, but its first round's stakes are refused
     assert h.events("alice", "dealt") == [] and h.table.match.round == 0
     assert h.ledger.escrowed() == 0 and all(h.balance(k) == 1000 for k in P3)
     assert h.table.wake == h.clock.now + h.settings.round_pause
     h.tick_wake()
     assert len(h.events("alice", "dealt")) == 1 and h.ledger.escrowed() == 30
-    assert [e.round_id for e in h.effects_of(Escrow)] == ["t1-u1-1", "t1-u1-1"]
+    assert [e.round_id for e in h.effects_of(OpenRound)] == ["t1-u1-1", "t1-u1-1"]
 
 
 def test_S3_S7_S9_a_deal_voided_at_shutdown_gives_back_every_chip_it_moved() -> None:
@@ -157,7 +165,7 @@ def test_S3_S7_S9_a_deal_voided_at_shutdown_gives_back_every_chip_it_moved() -> 
     assert h.balance(owner) != 1000 and len(h.ledger.transfers) == 2
     h.shutdown()
     assert h.closed == "shutdown"
-    assert [v.round_id for v in h.effects_of(Void)] == ["t1-u1-1"]
+    assert [v.round_id for v in h.effects_of(RefundRound)] == ["t1-u1-1"]
     # the antes, the sale and the trade: all undone
     assert {k: h.balance(k) for k in P3} == dict.fromkeys(P3, 1000)
     assert h.ledger.escrowed() == 0 and all(t.undone for t in h.ledger.transfers)
@@ -172,7 +180,7 @@ def test_T13_a_tdc_round_voided_at_shutdown_gives_the_stakes_back() -> None:
     assert h.ledger.escrowed() == 30
     h.shutdown()
     assert {k: h.balance(k) for k in P3} == dict.fromkeys(P3, 1000) and h.ledger.escrowed() == 0
-    assert h.effects_of(Settle) == []
+    assert h.effects_of(SettleRound) == []
 
 
 def test_a_bot_the_house_cannot_fund_leaves_its_seat_free_and_the_join_stands() -> None:
@@ -190,7 +198,7 @@ def test_a_bot_the_house_cannot_fund_leaves_its_seat_free_and_the_join_stands() 
 def test_S3_antes_the_store_refuses_void_the_deal_and_close_the_table_with_every_chip_home() -> None:
     h = Harness("speculation", seats=3, turn_seconds=60)
     h.join("alice", "bob")
-    h.refuse(Escrow, InsufficientChips("the store says no"))
+    h.refuse(OpenRound, InsufficientChips("the store says no"))
     h.join("carol")  # the match starts; its first deal's antes are refused
     assert h.closed == "error"
     assert h.table.log == [] and h.events("alice", "dealt") == []  # the deal was undone

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.storage.api import HOUSE
-from server.table import Closed, Escrow, FundBot, Gone, Pay, Record, ReleaseBot, Released, Settle
+from server.storage.api import HOUSE, FundBot, OpenRound, ReleaseBot, SettleRound, Transfer
+from server.table import Closed, Gone, Record, Released
 from tests.server.table.harness import Harness, simple_president
 
 PEOPLE = ["alice", "bob"]
@@ -42,7 +42,7 @@ def test_P15_classic_plays_five_rounds_and_names_the_winners() -> None:
     # and the match its own record, last: the match_over event, under the match's id
     assert match.round_id == "t1-u1-match" and match.result == {k: over[0][k] for k in ("event", "winners", "totals")}
     assert match.rules == "classic" and list(match.seats) == list(records[-1].seats)
-    assert not h.effects_of(Escrow) and not h.effects_of(Pay)  # classic moves no chips
+    assert not h.effects_of(OpenRound) and not h.effects_of(Transfer)  # classic moves no chips
     # the room closes close_after_over later; everyone's seat claim ends then, not before
     assert h.claims.holder("alice") == "t1" and h.claims.holder("bob") == "t1"
     over_at = h.clock.now
@@ -61,7 +61,7 @@ def test_T13_tdc_rounds_escrow_and_settle_each_stake_once() -> None:
     h.run(lambda: h.table.status == "over", act=simple_president(PEOPLE))
     rounds = h.events("alice", "round_over")
     assert len(rounds) == 3
-    escrows, settles = h.effects_of(Escrow), h.effects_of(Settle)
+    escrows, settles = h.effects_of(OpenRound), h.effects_of(SettleRound)
     assert [e.round_id for e in escrows] == [s.round_id for s in settles] == ["t1-u1-1", "t1-u1-2", "t1-u1-3"]
     accounts = [h.account(s) for s in range(4)]
     for escrow, settle, result in zip(escrows, settles, rounds, strict=True):
@@ -144,13 +144,13 @@ def test_S7_S9_speculation_with_a_sale_and_a_trade_conserves_chips() -> None:
     assert h.balance(buyer) == before[buyer] - 8 and h.balance(other) == before[other] + 2
     traded = h.events(owner, "traded")
     assert len(traded) == 1 and "cards" in traded[0] and traded[0]["price"] == 2
-    pays = [(p.reason, p.amount, p.round_id) for p in h.effects_of(Pay)]
+    pays = [(p.reason, p.amount, p.round_id) for p in h.effects_of(Transfer)]
     assert pays == [("sold", 6, "t1-u1-1"), ("traded", 2, "t1-u1-1")]
     # the rest of the match: people turn, owners keep
     h.run(lambda: h.table.status == "over", act=_spec_people(h, keys))
     deals = h.events("alice", "deal_over")
     assert [d["round"] for d in deals] == [1, 2, 3]
-    assert len(h.effects_of(Settle)) == 3 and h.ledger.escrowed() == 0
+    assert len(h.effects_of(SettleRound)) == 3 and h.ledger.escrowed() == 0
     over = h.events("alice", "match_over")[0]
     # S11: the match result is the chips each player won, and it is the ledger's
     for key in keys:
