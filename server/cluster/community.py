@@ -18,63 +18,58 @@ list up to date from these messages, as the one process keeps its own.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from server.storage.names import name_key
 
 if TYPE_CHECKING:
     from server.cluster.bus import Bus
     from server.lobby.moderation import Conduct
-    from server.people.players import Player
+    from server.people.players import Player, PlayerSession
 
 log = logging.getLogger("donne.cluster")
 
 KINDS = frozenset({"reach", "keys", "ignores", "mute"})
 
 
-class Members(Protocol):
-    """What :class:`Community` needs of its node's lobby."""
-
-    bus: Bus
-    conduct: Conduct
-    players: dict[str, Player]
-
-    def _local_session(self, key: str) -> tuple[Player, Any] | None: ...
-
-    def people_elsewhere(self) -> Mapping[str, Mapping[str, Any]]: ...
-
-
 class Community:
-    """This node's side of the cluster's community (owned by :class:`~server.cluster.lobby.ClusterLobby`)."""
+    """This node's side of the cluster's community (owned by :class:`~server.cluster.lobby.ClusterLobby`):
+    ``local_session`` finds a person connected to this node, ``elsewhere`` lists the people online
+    at the other nodes (at the last keep-alive)."""
 
-    def __init__(self, lobby: Members) -> None:
-        self.lobby = lobby
+    def __init__(self, bus: Bus, conduct: Conduct,
+                 local_session: Callable[[str], tuple[Player, PlayerSession] | None],
+                 elsewhere: Callable[[], Mapping[str, Mapping[str, Any]]]) -> None:
+        self.bus = bus
+        self.conduct = conduct
+        self._local_session = local_session
+        self._elsewhere = elsewhere
 
     # -- out --------------------------------------------------------------------------------------
 
     def elsewhere(self, name: str) -> dict[str, Any] | None:
         key = name_key(name.strip())
-        if not key or self.lobby._local_session(key) is not None:
+        if not key or self._local_session(key) is not None:
             return None
-        entry = self.lobby.people_elsewhere().get(key)
+        entry = self._elsewhere().get(key)
         return dict(entry) if entry is not None else None
 
     def reach(self, key: str, event: Mapping[str, Any], reply_to: str | None) -> None:
-        self.lobby.bus.broadcast({"t": "reach", "key": key, "ev": dict(event), "reply_to": reply_to})
+        self.bus.broadcast({"t": "reach", "key": key, "ev": dict(event), "reply_to": reply_to})
 
     def tell_keys(self, keys: list[str], event: Mapping[str, Any], but: str | None) -> None:
         """Those of ``keys`` not online here hear ``event`` at their node."""
-        far = [k for k in keys if k != but and self.lobby._local_session(k) is None]
+        far = [k for k in keys if k != but and self._local_session(k) is None]
         if far:
-            self.lobby.bus.broadcast({"t": "keys", "keys": far, "ev": dict(event), "but": but})
+            self.bus.broadcast({"t": "keys", "keys": far, "ev": dict(event), "but": but})
 
     def shared_ignores(self, player: Player) -> None:
-        names = self.lobby.conduct.list_of(player)
-        self.lobby.bus.broadcast({"t": "ignores", "key": player.key, "names": dict(names), "guest": player.guest})
+        names = self.conduct.list_of(player)
+        self.bus.broadcast({"t": "ignores", "key": player.key, "names": dict(names), "guest": player.guest})
 
     def shared_mute(self, name: str, until: float | None, event: Mapping[str, Any]) -> None:
-        self.lobby.bus.broadcast({"t": "mute", "name": name, "until": until, "ev": dict(event)})
+        self.bus.broadcast({"t": "mute", "name": name, "until": until, "ev": dict(event)})
 
     # -- in ---------------------------------------------------------------------------------------
 
@@ -87,26 +82,26 @@ class Community:
             but = msg.get("but")
             for key in msg["keys"]:
                 if isinstance(key, str) and key != but:
-                    found = self.lobby._local_session(key)
+                    found = self._local_session(key)
                     if found is not None:
                         found[1].push_event(ev)
         elif kind == "ignores" and isinstance(msg.get("key"), str) and isinstance(msg.get("names"), dict):
             names = {str(k): str(v) for k, v in msg["names"].items()}
-            self.lobby.conduct.noted_ignores(msg["key"], names, guest=bool(msg.get("guest")))
+            self.conduct.noted_ignores(msg["key"], names, guest=bool(msg.get("guest")))
         elif kind == "mute" and isinstance(msg.get("name"), str) and isinstance(ev, dict):
             until = msg.get("until")
-            self.lobby.conduct.noted_mute(msg["name"], float(until) if isinstance(until, int | float) else None)
-            found = self.lobby._local_session(name_key(msg["name"]))
+            self.conduct.noted_mute(msg["name"], float(until) if isinstance(until, int | float) else None)
+            found = self._local_session(name_key(msg["name"]))
             if found is not None:
                 found[1].push_event(ev)
 
-    def _reached(self, key: str, ev: dict[str, Any], reply_to: Any) -> None:
-        found = self.lobby._local_session(key)
+    def _reached(self, key: str, ev: dict[str, Any], reply_to: object) -> None:
+        found = self._local_session(key)
         if found is None:
             return  # gone meanwhile (as a tell to someone who just left)
         player, session = found
         sender = ev.get("from")
-        if isinstance(sender, str) and self.lobby.conduct.ignores(player.name, sender):
+        if isinstance(sender, str) and self.conduct.ignores(player.name, sender):
             return
         session.push_event(ev)
         if isinstance(reply_to, str):

@@ -1,7 +1,12 @@
 """The lobby of one node of a cluster (``docs/cluster.md``).
 
 It is the one-process :class:`~server.lobby.lobby.Lobby` for the node's own connections and rooms, and
-the cluster's directory for the rest:
+the cluster's directory for the rest. It owns its parts, each given only what it needs: the
+:class:`~server.cluster.bus.Bus` (Redis), the :class:`~server.cluster.relay.Relay` (a table's messages
+between its owner and its people's fronts), the :class:`~server.cluster.keepalive.KeepAlive` (what
+the node tells the cluster, its view of the others), the :class:`~server.cluster.takeover.Takeover`
+(failover and fencing) and the :class:`~server.cluster.community.Community` (tells, mutes across
+nodes). It routes the messages the bus hears to them, and composes each keep-alive's beat:
 
 * the room list, ``who`` and the seats people hold are each node's keep-alive entries in Redis
   (per-node hashes that expire with the node), read back every keep-alive into a local view;
@@ -16,28 +21,31 @@ the cluster's directory for the rest:
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import psycopg
 from redis.exceptions import RedisError
 
-from server.cluster import wire
+from server.cluster import community, relay, wire
 from server.cluster.bus import Bus
 from server.cluster.community import Community
+from server.cluster.keepalive import KeepAlive
 from server.cluster.lease import LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
-from server.cluster.routing import Outbox
+from server.cluster.relay import Relay
 from server.cluster.takeover import FencedStore, Takeover
-from server.lobby.lobby import GuestHold, Lobby, typed_name
+from server.lobby.api import Connection
+from server.lobby.directory import Summary, WhoEntry
+from server.lobby.lobby import Lobby
+from server.lobby.logins import GuestHold, typed_name
 from server.people.players import GuestStart, Place, Player, PlayerSession, Welcome
 from server.protocol import CommandError
 from server.rooms.room import Room
-from server.storage.api import Fence, Unreachable
+from server.storage.api import Fence, Store, Unreachable
 from server.storage.names import name_key
 from server.table.durable import last_facts
 
@@ -49,55 +57,64 @@ if TYPE_CHECKING:
 log = logging.getLogger("donne.cluster")
 
 
+LOBBY_KINDS = frozenset({"chat", "news", "kick", "owner"})
+"""The lobby channel's messages the node's lobby handles itself (``_on_<kind>``)."""
+
+OWN_KINDS = LOBBY_KINDS | community.KINDS
+"""The lobby channel's messages: each node hears its own too, and has handled them already."""
+
+
 def room_number(rid: str) -> int:
     return int(rid[1:]) if rid[1:].isdigit() else 0
 
 
-class ClusterLobby(Takeover):
-    def __init__(self, config: Config, store: Any, sessions: set[Any]) -> None:
+class ClusterLobby(Lobby):
+    """A node's lobby: the one process's lobby, and its parts in the cluster."""
+
+    def __init__(self, config: Config, store: Store | None, sessions: Collection[Connection]) -> None:
         super().__init__(config, store, sessions)
         self.node = config.node
-        self.outbox = Outbox()
-        self._outbox_handle: asyncio.Handle | None = None
-        self._writes_due: set[bool] = set()
-        self._written: dict[str, dict[str, str]] = {}
-        self._entries_lock = asyncio.Lock()
-        self._outages_seen = 0
-        self.pending: dict[str, asyncio.Future[Any]] = {}
-        self.places: dict[str, RemotePlace] = {}
         self.bus = Bus(config.redis_url, self.node, self._on_message, self._on_health,
                        on_subscribed=self._resubscribed, timeout=config.service_timeout)
+        self.relay = Relay(self, self.node, self.bus)
         self.book = LeaseBook(self.node, config.lease_seconds, time.monotonic)
         # renewed early enough that a keep-alive late by one beat still finds its leases surely held
         # (a short lease with a slow keep-alive: renewed at every keep-alive)
         self.book.renew_every = min(self.book.renew_every,
                                     max(0.0, self.book.ttl - self.book.margin - 2 * config.keepalive_seconds))
         self.leases: Leases | None = None
-        self.live: set[str] = {self.node}
-        # what the other nodes wrote at the last keep-alive: rooms, people online, seats held
-        self._rooms: dict[str, tuple[str, dict[str, Any], bool]] = {}
-        self._people: dict[str, dict[str, Any]] = {}
-        self._seats: dict[str, tuple[str, str]] = {}
         self._tick: asyncio.Task[None] | None = None
-        self.ticks = 0
         self._pg_ok = True
-        self._answers: collections.OrderedDict[str, dict[str, Any] | None] = collections.OrderedDict()
-        """Requests from other nodes seen lately: their reply (None: still running), for the copies."""
         self._probe: asyncio.Task[bool] | None = None  # the question asked of PostgreSQL, until answered
         self._probe_at = 0.0
         self._probe_done: int | None = None
         self._running = asyncio.Event()  # set while Redis and PostgreSQL both answer
         self._running.set()
         self._healthy_since = time.monotonic()  # the last time Redis and PostgreSQL came back
-        self._alive_at = time.monotonic()  # when the last keep-alive that succeeded was sent
-        # failover (server/cluster/takeover.py)
-        self.fenced: set[str] = set()  # tables given up here: their writes are refused
-        self.epochs: dict[str, int] = {}  # each table's lease epoch: its writes' fencing token
-        self._floors: dict[str, int] = {}
-        self.given_up: dict[str, Room] = {}
-        self._taking: set[str] = set()
-        self._scan_store = True  # look in PostgreSQL for unfinished tables Redis does not list
-        self.community = Community(self)  # tells, friends' notices, mutes, ignore lists across nodes
+        self.keepalive = KeepAlive(self.node, config, self.bus, people=self.directory.who,
+                                   rooms=self.directory.room_list, seats=self._seated_here,
+                                   spawn=self.spawn, just_back=self._just_back)
+        self.takeover = Takeover(self, self.node, live=lambda: self.keepalive.live, place=self.relay.place,
+                                 rooms_changed=self.keepalive.write_rooms_soon, just_back=self._just_back)
+        # tells, friends' notices, mutes, ignore lists across nodes
+        self.community = Community(self.bus, self.conduct, self.relay.local_session,
+                                   lambda: self.keepalive.people)
+
+    def _just_back(self) -> bool:
+        """Redis and PostgreSQL came back less than a lease ago (the others may not have caught up)."""
+        return time.monotonic() - self._healthy_since < self.config.lease_seconds
+
+    def _seated_here(self) -> dict[str, str]:
+        """Who holds a seat at this node's tables: name key -> room id."""
+        return {s.member: room.id for room in self.rooms.values() if not room.closed
+                for s in room.table.seats if s.member is not None}
+
+    @staticmethod
+    def _here(player: Player) -> bool:
+        return player.connected and not isinstance(player.session, RemoteClient)
+
+    def moved_away(self, rid: str) -> bool:
+        return self.takeover.moved_away(rid)
 
     # -- starting and stopping ------------------------------------------------------------------
 
@@ -106,18 +123,44 @@ class ClusterLobby(Takeover):
         share = getattr(self.store.accounts, "share", None)
         if callable(share):
             share()  # other nodes register names too
-        self.store = FencedStore(self.store, self.fenced)
+        self.store = FencedStore(self.store, self.takeover.fenced)
         await self.bus.start()
         self.leases = Leases(self.bus.redis, self.book)
         await self._keepalive()
-        self._tick = asyncio.get_running_loop().create_task(self._tick_loop(), name="cluster-keepalive")
-        log.info("cluster: node %s joined (%d node(s) alive)", self.node, len(self.live))
+        # (each beat looks ``_keepalive`` up again: a test may hold one back)
+        self._tick = asyncio.get_running_loop().create_task(self.keepalive.run(lambda: self._keepalive()),
+                                                            name="cluster-keepalive")
+        log.info("cluster: node %s joined (%d node(s) alive)", self.node, len(self.keepalive.live))
+
+    async def _keepalive(self) -> None:
+        """One beat: renew the leases, say this node is alive and read the others
+        (:meth:`KeepAlive.beat`), see who is gone, then take over the tables of dead nodes."""
+        assert self.leases is not None
+        self.keepalive.ticks += 1
+        await self.takeover.renew()
+        dead = await self.keepalive.beat(self.takeover.list_tables)
+        self.bus._health(True)
+        # an outage of PostgreSQL pauses the tables even between two writes (asked last: a slow
+        # database must not hold this node's keep-alive back until the others think it dead)
+        await self._probe_store()
+        if dead:
+            log.warning("cluster: node(s) %s stopped answering", ", ".join(sorted(dead)))
+        nodes = self.keepalive.live
+        for player in list(self.players.values()):
+            session = player.session
+            if isinstance(session, RemoteClient) and session.node not in nodes:
+                self.relay.front_gone(player)  # their node died: they are away (their grace runs)
+            elif isinstance(player.room, RemotePlace) and player.room.owner in dead and session is not None:
+                session.notice("server_trouble")  # their table's node died: it resumes elsewhere
+        self._health_changed()  # the leases are renewed: the rooms may go on, if they waited for that
+        await self.takeover.follow_given_up()
+        await self.takeover.claim()
 
     async def shutdown(self) -> None:
         await super().shutdown()
         if self._probe is not None:
             self._probe.cancel()
-        self._flush_outbox()
+        self.relay.flush()
         await self.bus.flush()
         if self._tick is not None:
             self._tick.cancel()
@@ -228,7 +271,7 @@ class ClusterLobby(Takeover):
         Its people at other nodes' tables ask for their table again, and its tables draw themselves
         again for the people of other nodes (whichever node hears again last, its messages arrive).
         Redis may have lost the list of tables: the next claim looks in PostgreSQL too."""
-        self._scan_store = True
+        self.takeover.scan_store = True
         for player in list(self.players.values()):
             if not player.connected:
                 continue
@@ -243,10 +286,11 @@ class ClusterLobby(Takeover):
                     verified: bool = False, guest_start: GuestStart | None = None, greet: bool = True,
                     welcome: Welcome | None = None, resume: str | None = None) -> Player:
         key = name_key(name.strip()) if name.strip() else ""
-        if key and key in self._people and key not in self.players and not self.closing and \
+        people = self.keepalive.people
+        if key and key in people and key not in self.players and not self.closing and \
                 not await self.store.accounts.exists(name.strip()) and await self._still_online(key) and \
                 (resume is None or await self._locate(key) is None):  # a seat's code may take it back
-            raise CommandError("name_taken", name=self._people[key].get("name", name))
+            raise CommandError("name_taken", name=people[key].get("name", name))
         if self.bus.healthy and not self._surely_alive():
             # held back (a pause of the process) past its keep-alive: this login may be older than
             # one made on another node meanwhile, whose session it must not end
@@ -254,12 +298,12 @@ class ClusterLobby(Takeover):
         player = await super().login(session, name, password=password, verified=verified, guest_start=guest_start,
                                      greet=greet, welcome=welcome, resume=resume)
         await self._kick_elsewhere(player)
-        self._write_presence_soon()
+        self.keepalive.write_presence_soon()
         if player.room is None:
             found = await self._locate(player.key)
             if found is not None and player.room is None and found[0] != self.node:
                 owner, rid = found
-                place = self.place(rid, owner)
+                place = self.relay.place(rid, owner)
                 player.room = place
                 await place.reconnect(player)
         return player
@@ -269,8 +313,7 @@ class ClusterLobby(Takeover):
         (or it no longer runs at all: the node is stopping, or a test stopped it on purpose)."""
         if self._tick is None or self._tick.done():
             return True
-        ttl = self.config.lease_seconds
-        return time.monotonic() - self._alive_at < ttl - ttl / 5
+        return self.keepalive.surely_alive()
 
     async def _kick_elsewhere(self, player: Player) -> None:
         """This login takes the name's next generation; every other node ends that name's session
@@ -294,7 +337,7 @@ class ClusterLobby(Takeover):
             key = name_key(typed_name(name, self.config.max_name))
         except CommandError:
             return None
-        if key in self._seats or key in self._people:
+        if key in self.keepalive.seats or key in self.keepalive.people:
             return None
         return super().start_guest(name)
 
@@ -323,14 +366,14 @@ class ClusterLobby(Takeover):
                                 welcome: Welcome | None = None) -> Player:
         player = await super().switch_to_account(session, name, password, welcome=welcome)
         await self._kick_elsewhere(player)  # as any login: other nodes' older sessions end
-        self._write_presence_soon()
+        self.keepalive.write_presence_soon()
         return player
 
     async def _still_online(self, key: str) -> bool:
         """Whether the guest name ``key``, online at another node at the last keep-alive, still is,
         asked of Redis now: a node whose keep-alive stands still lists it. A guest whose node was
         killed comes back through another node once its keep-alive expires, not a keep-alive later."""
-        nodes = sorted(self.live - {self.node})
+        nodes = sorted(self.keepalive.live - {self.node})
         try:
             pipe = self.bus.redis.pipeline(transaction=False)
             for node in nodes:
@@ -343,16 +386,16 @@ class ClusterLobby(Takeover):
 
     async def _locate(self, key: str) -> tuple[str, str] | None:
         """Where ``key`` holds a seat in the cluster: ``(owner node, room id)``, or None."""
-        nodes = sorted(self.live - {self.node})
+        nodes = sorted(self.keepalive.live - {self.node})
         if not nodes or not self.healthy:
-            return self._seats.get(key)
+            return self.keepalive.seats.get(key)
         try:
             pipe = self.bus.redis.pipeline(transaction=False)
             for node in nodes:
                 pipe.hget(wire.seats_key(node), key)
             found = await pipe.execute()
         except (RedisError, OSError):
-            return self._seats.get(key)
+            return self.keepalive.seats.get(key)
         for node, rid in zip(nodes, found, strict=True):
             if rid:
                 return node, rid
@@ -376,19 +419,19 @@ class ClusterLobby(Takeover):
         session.close("replaced")
         room = player.room
         if isinstance(room, Room):
-            self._spawn(room.disconnected(player))  # its new front takes the seat back (``conn``)
+            self.spawn(room.disconnected(player))  # its new front takes the seat back (``conn``)
             return
         if isinstance(room, RemotePlace):
-            self.send(room.owner, {"t": "disc", "rid": room.id, "m": self.member_of(player)})
+            self.relay.send(room.owner, {"t": "disc", "rid": room.id, "m": self.relay.member_of(player)})
         player.room = None
         player.seat = None
         if self.players.get(key) is player:
             del self.players[key]  # no guest log-out: the account is in use on the other node
-        self._write_presence_soon()
+        self.keepalive.write_presence_soon()
 
     async def detach(self, session: PlayerSession) -> None:
         await super().detach(session)
-        self._write_presence_soon()
+        self.keepalive.write_presence_soon()
 
     async def release(self, player: Player) -> None:
         front = player.extra.get("front")
@@ -396,15 +439,12 @@ class ClusterLobby(Takeover):
         if front is not None and player.room is None and self.players.get(player.key) is player and \
                 (session is None or isinstance(session, RemoteClient)):
             if isinstance(session, RemoteClient) and not session.closed.is_set():
-                self.send(session.node, {"t": "gone", "rid": player.extra.get("rid"), "key": player.key})
+                self.relay.send(session.node, {"t": "gone", "rid": player.extra.get("rid"), "key": player.key})
             del self.players[player.key]  # a remote person's node keeps their account
             return
         await super().release(player)
 
     # -- the community on every node (server/cluster/community.py) ---------------------------------
-
-    def people_elsewhere(self) -> Mapping[str, Mapping[str, Any]]:
-        return self._people
 
     def elsewhere(self, name: str) -> dict[str, Any] | None:
         return self.community.elsewhere(name)
@@ -424,22 +464,20 @@ class ClusterLobby(Takeover):
 
     # -- who and where ----------------------------------------------------------------------------
 
-    def online(self) -> list[Player]:
-        return [p for p in self.players.values() if p.connected and not isinstance(p.session, RemoteClient)]
-
-    def who(self, viewer: Player | None = None) -> list[dict[str, Any]]:
-        here = self._local_people(viewer)
+    def who(self, viewer: Player | None = None) -> list[WhoEntry]:
+        here = self.directory.who(viewer)
         keys = {name_key(str(p["name"])) for p in here}
-        return here + [dict(entry) for key, entry in self._people.items() if key not in keys]
+        return here + [dict(entry) for key, entry in self.keepalive.people.items() if key not in keys]
 
-    def room_list(self) -> list[tuple[dict[str, Any], bool]]:
+    def room_list(self) -> list[tuple[Summary, bool]]:
         out = super().room_list()
         local = {summary["room"] for summary, _ in out}
-        out += [(dict(summary), free) for rid, (_, summary, free) in self._rooms.items() if rid not in local]
+        out += [(dict(summary), free) for rid, (_, summary, free) in self.keepalive.rooms.items()
+                if rid not in local]
         out.sort(key=lambda pair: room_number(str(pair[0]["room"])))
         return out
 
-    async def find_place(self, room_id: Any) -> Place:
+    async def find_place(self, room_id: object) -> Place:
         try:
             return self.find_room(room_id)
         except CommandError:
@@ -449,17 +487,17 @@ class ClusterLobby(Takeover):
         if rid.isdigit():
             rid = "r" + rid
         owner: str | None = None
-        if rid in self._rooms:
-            owner = self._rooms[rid][0]
+        if rid in self.keepalive.rooms:
+            owner = self.keepalive.rooms[rid][0]
         elif self.leases is not None and self.healthy:
             try:
                 held = await self.leases.holder(rid)
             except (RedisError, OSError):
                 held = None
             owner = held[0] if held is not None else None
-        if owner is None or owner == self.node or owner not in self.live:
+        if owner is None or owner == self.node or owner not in self.keepalive.live:
             raise CommandError("no_such_room", room=str(room_id)[:20])
-        return self.place(rid, owner)
+        return self.relay.place(rid, owner)
 
     # -- rooms --------------------------------------------------------------------------------------
 
@@ -474,7 +512,7 @@ class ClusterLobby(Takeover):
         if held is None:
             await room.stop()
             raise CommandError("server_trouble")
-        self.epochs[room.id] = held.epoch  # a new table: its first write sets its fence
+        self.takeover.epochs[room.id] = held.epoch  # a new table: its first write sets its fence
         if room.journal is not None:  # durable: another node takes it over if this one dies
             with contextlib.suppress(RedisError, OSError):
                 await self.bus.redis.hset(wire.TABLES_KEY, room.id, self.node)
@@ -482,7 +520,7 @@ class ClusterLobby(Takeover):
 
     def announce(self, room: Room, name: str) -> None:
         super().announce(room, name)
-        self._write_rooms_soon()
+        self.keepalive.write_rooms_soon()
 
     # -- ownership: the lease, surely held by this node's clock; the fencing token --------------------
 
@@ -493,7 +531,7 @@ class ClusterLobby(Takeover):
         return rid not in self.book.held
 
     def fence(self, rid: str) -> Fence | None:
-        epoch = self.epochs.get(rid)
+        epoch = self.takeover.epochs.get(rid)
         return Fence(rid, epoch) if epoch else None
 
     def stale(self, room: Room) -> None:
@@ -502,7 +540,7 @@ class ClusterLobby(Takeover):
         so that whichever node claims it first rebuilds it from its log."""
         held = self.book.held.get(room.id)
         if self.rooms.get(room.id) is room:
-            self._lost(room.id, "its lease is not surely held any more (the process was held back)")
+            self.takeover.lost(room.id, "its lease is not surely held any more (the process was held back)")
         if held is not None and self.leases is not None:
             leases = self.leases
 
@@ -510,13 +548,13 @@ class ClusterLobby(Takeover):
                 with contextlib.suppress(RedisError, OSError):
                     await leases.release(room.id, held)
 
-            self._spawn(release())
+            self.spawn(release())
 
     def room_closed(self, room: Room) -> None:
         super().room_closed(room)
-        self.epochs.pop(room.id, None)
+        self.takeover.epochs.pop(room.id, None)
         if self.leases is not None and room.id in self.book.held:
-            self._spawn(self._drop_lease(room.id))
+            self.spawn(self._drop_lease(room.id))
 
     async def _drop_lease(self, rid: str) -> None:
         assert self.leases is not None
@@ -531,14 +569,31 @@ class ClusterLobby(Takeover):
 
     # -- messages -----------------------------------------------------------------------------------
 
+    def _on_message(self, msg: wire.Message) -> None:
+        """What the bus heard: to the relay, the community, or the lobby's own handlers, by kind."""
+        kind, sender = msg["t"], msg["from"]
+        if kind == "batch":  # what one turn of the sender's loop made for this node, in order
+            for one in wire.read_batch(msg):
+                self._on_message(one)
+            return
+        if sender == self.node and kind in OWN_KINDS:
+            return  # this node's own lobby message, already handled here
+        if kind in relay.KINDS:
+            self.relay.handle(msg, sender)
+        elif kind in community.KINDS:
+            self.community.handle(msg)
+        else:
+            handler = getattr(self, f"_on_{kind}")
+            handler(msg, sender)
+
     # lobby channel
 
-    def _on_chat(self, msg: dict[str, Any], sender: str) -> None:
+    def _on_chat(self, msg: wire.Message, sender: str) -> None:
         ev = msg.get("ev")
         if isinstance(ev, dict):
             Lobby.broadcast(self, ev)
 
-    def _on_news(self, msg: dict[str, Any], sender: str) -> None:
+    def _on_news(self, msg: wire.Message, sender: str) -> None:
         ev = msg.get("ev")
         if not isinstance(ev, dict):
             return
@@ -546,22 +601,22 @@ class ClusterLobby(Takeover):
         if ev.get("event") == "room_created":
             summary = {k: v for k, v in ev.items() if k not in ("event", "name")}
             free = summary.get("status") == "waiting" and len(summary.get("players") or ()) < int(summary.get("seats") or 0)
-            self._rooms[rid] = (sender, summary, free)
+            self.keepalive.rooms[rid] = (sender, summary, free)
         elif ev.get("event") == "room_closed":
-            self._rooms.pop(rid, None)
+            self.keepalive.rooms.pop(rid, None)
         Lobby.broadcast(self, ev, news=True)
 
-    def _on_kick(self, msg: dict[str, Any], sender: str) -> None:
+    def _on_kick(self, msg: wire.Message, sender: str) -> None:
         key = msg.get("key")
         if isinstance(key, str):
             self._kicked(key, wire.generation(msg.get("gen")))
 
-    def _on_owner(self, msg: dict[str, Any], sender: str) -> None:
+    def _on_owner(self, msg: wire.Message, sender: str) -> None:
         """``sender`` took table ``rid`` over: this node's people there are connected to it again."""
         rid = str(msg.get("rid", ""))
-        if rid in self.rooms or rid in self.given_up:
-            self._follow_owner(rid, sender)  # it was this node's
-        place = self.places.get(rid)
+        if rid in self.rooms or rid in self.takeover.given_up:
+            self.takeover.follow_owner(rid, sender)  # it was this node's
+        place = self.relay.places.get(rid)
         if place is None:
             return
         place.owner = sender

@@ -1,7 +1,7 @@
 """What a remote person's proxies need of their node's lobby (:class:`Node`), as a protocol.
 
-:mod:`server.cluster.proxy` works against this rather than against
-:class:`~server.cluster.lobby.ClusterLobby`, which builds the proxies (no import circle).
+:mod:`server.cluster.proxy` works against this rather than against the node's
+:class:`~server.cluster.relay.Relay`, which builds the proxies (no import circle).
 """
 
 from __future__ import annotations
@@ -12,16 +12,18 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from server.cluster.routing import Outbox
+    from server.cluster.wire import Person
     from server.config import Config
     from server.people.players import Player
 
 
 class Node(Protocol):
     node: str
-    config: Config
     outbox: Outbox
     pending: dict[str, asyncio.Future[Any]]
 
+    @property
+    def config(self) -> Config: ...
     @property
     def healthy(self) -> bool: ...
 
@@ -32,4 +34,4 @@ class Node(Protocol):
     def kick_outbox(self) -> None: ...
 
     @staticmethod
-    def member_of(player: Player) -> dict[str, Any]: ...
+    def member_of(player: Player) -> Person: ...

@@ -13,9 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from server.cluster import wire
+
+
+class Lines(Protocol):
+    """A table's states of one moment as the owner hands them on (a ``StateSet``): each seat's line."""
+
+    def line(self, seat: int | None) -> str: ...
 
 
 @dataclass(slots=True)
@@ -40,12 +46,12 @@ class Outbox:
     """Messages waiting for their nodes, in order; :meth:`drain` hands them out."""
 
     def __init__(self) -> None:
-        self._queues: dict[str, list[Any]] = {}
+        self._queues: dict[str, list[_StateGroup | _SharedGroup | wire.Message]] = {}
 
     def __bool__(self) -> bool:
         return any(self._queues.values())
 
-    def state(self, node: str, rid: str, states: Any, key: str, seat: int | None) -> None:
+    def state(self, node: str, rid: str, states: Lines, key: str, seat: int | None) -> None:
         """``key`` on ``node`` reads ``states`` (a ``StateSet``-like: ``.line(seat)``) as ``seat``."""
         queue = self._queues.setdefault(node, [])
         last = queue[-1] if queue else None
@@ -55,7 +61,7 @@ class Outbox:
         last.seats[seat] = None
         last.to.append((key, seat))
 
-    def shared(self, node: str, rid: str, event: Mapping[str, Any], names: tuple[str, ...] | None, source: Any,
+    def shared(self, node: str, rid: str, event: Mapping[str, Any], names: tuple[str, ...] | None, source: object,
                key: str, you: int | None) -> None:
         queue = self._queues.setdefault(node, [])
         last = queue[-1] if queue else None
@@ -67,9 +73,9 @@ class Outbox:
     def message(self, node: str, msg: Mapping[str, Any]) -> None:
         self._queues.setdefault(node, []).append(dict(msg))
 
-    def drain(self) -> list[tuple[str, dict[str, Any]]]:
+    def drain(self) -> list[tuple[str, wire.Message]]:
         """Every waiting message as ``(node, message)``, in order for each node."""
-        out: list[tuple[str, dict[str, Any]]] = []
+        out: list[tuple[str, wire.Message]] = []
         queues, self._queues = self._queues, {}
         for node, queue in queues.items():
             for item in queue:

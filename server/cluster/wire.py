@@ -32,7 +32,7 @@ lobby channel (every node)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import orjson
 
@@ -40,6 +40,23 @@ from server.protocol import decode as decode_line
 from server.protocol import encode_value
 
 PREFIX = "donne:"
+
+Message = dict[str, Any]
+"""A message as it arrives: a JSON object from another node (``t``, ``from`` checked by :func:`decode`,
+every other field read with a check of its type, as anything a node did not make itself)."""
+
+
+class Person(TypedDict):
+    """A person as the owner of their table needs them (:func:`member`, :func:`read_member`)."""
+
+    key: str
+    name: str
+    guest: bool
+    prefs: dict[str, bool]
+    lang: str
+    gen: int
+    proof: NotRequired[str]
+
 
 KINDS = frozenset({"cmd", "conn", "disc", "reply", "st", "sh", "ev", "notice", "gone", "close",
                    "chat", "news", "kick", "owner", "reach", "keys", "ignores", "mute", "batch"})
@@ -104,7 +121,7 @@ def encode(msg: Mapping[str, Any]) -> str:
         return " " + encode_value(msg)
 
 
-def decode(raw: str | bytes) -> dict[str, Any]:
+def decode(raw: str | bytes) -> Message:
     """The message in ``raw``; :class:`BadMessage` if it is not one."""
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     msg: Any = None
@@ -122,11 +139,11 @@ def decode(raw: str | bytes) -> dict[str, Any]:
     return msg
 
 
-def batch(msgs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def batch(msgs: Sequence[Mapping[str, Any]]) -> Message:
     return {"t": "batch", "msgs": [dict(m) for m in msgs]}
 
 
-def read_batch(msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+def read_batch(msg: Mapping[str, Any]) -> list[Message]:
     """The messages of a ``batch``, each with its sender (a bad one is left out)."""
     out = []
     for one in msg.get("msgs") or ():
@@ -136,33 +153,35 @@ def read_batch(msg: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def member(key: str, name: str, guest: bool, prefs: Mapping[str, bool], lang: str,
-           proof: str | None = None, gen: int = 0) -> dict[str, Any]:
+           proof: str | None = None, gen: int = 0) -> Person:
     """A person as the owner of their table needs them (``proof``: a guest's resume code, hashed;
     ``gen``: the generation of the login their session is of)."""
-    m = {"key": key, "name": name, "guest": guest, "prefs": dict(prefs), "lang": lang, "gen": gen}
+    m: Person = {"key": key, "name": name, "guest": guest, "prefs": dict(prefs), "lang": lang, "gen": gen}
     if proof is not None:
         m["proof"] = proof
     return m
 
 
-def read_member(msg: Mapping[str, Any]) -> dict[str, Any]:
+def read_member(msg: Mapping[str, Any]) -> Person:
     m = msg.get("m")
     if not isinstance(m, dict) or not isinstance(m.get("key"), str) or not isinstance(m.get("name"), str):
         raise BadMessage("no member")
     prefs = m.get("prefs")
-    return {"key": m["key"], "name": m["name"], "guest": bool(m.get("guest")),
-            "prefs": {str(k): bool(v) for k, v in prefs.items()} if isinstance(prefs, dict) else {},
-            "lang": str(m.get("lang") or "en"), "gen": generation(m.get("gen")),
-            **({"proof": m["proof"]} if isinstance(m.get("proof"), str) else {})}
+    out: Person = {"key": m["key"], "name": m["name"], "guest": bool(m.get("guest")),
+                   "prefs": {str(k): bool(v) for k, v in prefs.items()} if isinstance(prefs, dict) else {},
+                   "lang": str(m.get("lang") or "en"), "gen": generation(m.get("gen"))}
+    if isinstance(m.get("proof"), str):
+        out["proof"] = m["proof"]
+    return out
 
 
-def generation(value: Any) -> int:
+def generation(value: object) -> int:
     """A login generation read from a message (0: none)."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def states_message(rid: str, lines: Mapping[int | None, str],
-                   to: Sequence[tuple[str, int | None]]) -> dict[str, Any]:
+                   to: Sequence[tuple[str, int | None]]) -> Message:
     """A table's states of one moment for a front: each seat's as the JSON-mode line the owner
     would send a session of its own (built and encoded once, shared with the owner's own readers);
     the front sends it as it is to a JSON session and reads it only for a text one."""

@@ -124,7 +124,7 @@ async def register(ctx: Context, args: Args) -> Result:
     # A guest becomes an account: same session, same Player, new identity (under the
     # lobby's login lock, so no login of the same name can slip in between); a seat goes on as
     # the account's (the lobby's become: checked above, where no chip of the guest's is in play).
-    async with getattr(lobby, "_login_lock", None) or asyncio.Lock():
+    async with getattr(lobby, "login_lock", None) or asyncio.Lock():
         other = lobby.players.get(name_key(name))
         if other is not None and other is not player:
             raise CommandError("name_taken", name=name)

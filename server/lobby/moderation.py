@@ -21,9 +21,9 @@ import asyncio
 import collections
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from server.messages.moderation import when
 from server.operations.limits import TokenBucket, address_key, clean_text
@@ -32,6 +32,11 @@ from server.protocol import CommandError, Shared
 from server.storage.api import Refusal
 from server.storage.moderation import in_network
 from server.storage.names import name_key
+
+if TYPE_CHECKING:
+    from server.config import Config
+    from server.lobby.api import Connection
+    from server.storage.api import Store
 
 log = logging.getLogger(__name__)
 
@@ -119,9 +124,14 @@ class NoSilences:
 class ConductHost(Protocol):
     """What :class:`Conduct` needs of the lobby (:class:`server.lobby.lobby.Lobby`)."""
 
-    store: Any
-    config: Any
-    sessions: set[Any]  # every open connection, logged in or not
+    @property
+    def store(self) -> Store: ...
+    @property
+    def config(self) -> Config: ...
+    @property
+    def sessions(self) -> Collection[Connection]:
+        """Every open connection, logged in or not."""
+        ...
     players: dict[str, Player]
 
     def flush_news(self) -> None: ...

@@ -24,11 +24,14 @@ from __future__ import annotations
 
 import asyncio
 import collections
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from server.operations.limits import Budgets, address_key
 from server.people.players import Player
 from server.protocol import CommandError
+
+if TYPE_CHECKING:
+    from server.config import Config
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -96,7 +99,7 @@ class Recent(Generic[K, V]):
 class Pace:
     """The budgets of one server (or node), from its configuration (``[limits]``, ``docs/server.md``)."""
 
-    def __init__(self, config: Any) -> None:
+    def __init__(self, config: Config) -> None:
         def budget(kind: str, times: int = 1) -> Budgets:
             return Budgets(getattr(config, f"{kind}_per_minute") * times, getattr(config, f"{kind}_burst") * times)
 

@@ -10,31 +10,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import MutableMapping, Sequence
-from typing import Protocol
+from collections.abc import Sequence
 
+from server.lobby.api import LobbyHost
 from server.people.players import Player
-from server.rooms.room import Room, RoomHost
+from server.rooms.room import Room
 from server.storage.api import StoredTable, TableClosed
 from server.table.durable import Unreplayable
-
-
-class RestoreHost(RoomHost, Protocol):
-    """What rebuilding needs of the lobby: a room's host, whose rooms and players it fills."""
-
-    @property
-    def rooms(self) -> MutableMapping[str, Room]: ...
-    @property
-    def players(self) -> MutableMapping[str, Player]: ...
-
-    def adopt(self, room: Room) -> None:
-        """Count ``room``, rebuilt after a restart, among the lobby's open rooms."""
-        ...
 
 log = logging.getLogger(__name__)
 
 
-async def restore(lobby: RestoreHost, stored: Sequence[StoredTable]) -> list[tuple[str, str]]:
+async def restore(lobby: LobbyHost, stored: Sequence[StoredTable]) -> list[tuple[str, str]]:
     """Rebuild the rooms of the tables a restart found unfinished (``docs/restart.md``).
 
     Each table is replayed from its log; its people get their seats back as players away
@@ -72,7 +59,7 @@ async def restore(lobby: RestoreHost, stored: Sequence[StoredTable]) -> list[tup
         log.info("%d table(s) resumed: %s", len(rebuilt), " ".join(sorted(r.id for r in rebuilt)))
     return aside
 
-async def _seat_again(lobby: RestoreHost, room: Room) -> bool:
+async def _seat_again(lobby: LobbyHost, room: Room) -> bool:
     """A rebuilt table's people: their seat claims, and a player away for each person seated."""
     table = room.table
     # a seat a person left, played to its round's end by a bot, holds no claim: they may sit elsewhere

@@ -9,36 +9,15 @@ step that turns a seek into a room.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol
-
-from server.config import Config
-from server.games import TableOptions, parse_options
-from server.lobby.seeks import Seek, Seeks
-from server.operations.limits import Opener
+from server.games import parse_options
+from server.lobby.api import LobbyHost
+from server.lobby.seeks import Seek
 from server.people.players import Player
 from server.protocol import CommandError
 from server.rooms.room import Room
 
 
-class SeekHost(Protocol):
-    """What opening a seek's table needs of the lobby."""
-
-    @property
-    def config(self) -> Config: ...
-    @property
-    def players(self) -> Mapping[str, Player]: ...
-    @property
-    def seeks(self) -> Seeks: ...
-
-    def arm_seeks(self) -> None: ...
-    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None, **why: Any) -> None: ...
-    def opener(self, player: Player) -> Opener: ...
-    async def open_room(self, opts: TableOptions, owner: str, opener: Opener | None = None) -> Room: ...
-    def announce(self, room: Room, name: str) -> None: ...
-
-
-async def open_seek(lobby: SeekHost, seek: Seek) -> Room | None:
+async def open_seek(lobby: LobbyHost, seek: Seek) -> Room | None:
     """The seek's table: its owner on seat 0, then the people who accepted, the empty seats to
     bots. People no longer free to sit (gone, at a table) are left out; without its owner the
     seek ends. A person who cannot sit (chips) is told why; the others still play."""

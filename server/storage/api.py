@@ -45,7 +45,6 @@ from server.storage.api_tournaments import StoredTournament as StoredTournament
 from server.storage.api_tournaments import TournamentClosed as TournamentClosed
 from server.storage.api_tournaments import TournamentLog as TournamentLog
 from server.storage.api_tournaments import TournamentOpened as TournamentOpened
-from server.storage.api_tournaments import Tournaments as Tournaments
 from server.storage.api_tournaments import TournamentTable as TournamentTable
 from server.storage.api_tournaments import fence_key as fence_key
 from server.storage.moderation import BAN_KINDS as BAN_KINDS  # re-exported: the whole contract is here
@@ -667,3 +666,27 @@ class Store(Protocol):
 
     async def close(self) -> None: ...
 
+
+class Tournaments(Protocol):
+    """A tournament's stored record (its operations: :mod:`server.storage.api_tournaments`)."""
+
+    async def events(self, status: str | None = None) -> list[StoredTournament]:
+        """Events (``status``: only those open, over or aside), oldest first, without their journals."""
+        ...
+
+    async def get(self, tournament_id: str) -> StoredTournament | None:
+        """One event with its whole journal and its tables."""
+        ...
+
+    async def journal(self, tournament_id: str, start: int = 0) -> list[Mapping[str, Any]]:
+        """The event's journal entries from number ``start`` on, in order."""
+        ...
+
+    async def rounds(self, tournament_id: str) -> list[RoundRecord]:
+        """The round records of the event's tables (their rounds and matches), oldest first."""
+        ...
+
+    async def export(self, tournament_id: str) -> dict[str, Any] | None:
+        """The event as ``donne export`` writes it (JSON-able): its record (configuration and
+        journal, ``EventRecord.to_dict()``'s shape), status, standings, tables and their rounds' ids."""
+        ...

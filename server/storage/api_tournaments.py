@@ -11,10 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
-
-if TYPE_CHECKING:
-    from server.storage.api import RoundRecord
+from typing import Any, Literal
 
 FENCE_PREFIX = "tour:"
 """A tournament's row of fences is keyed ``tour:<id>`` (its Redis lease ``donne:lease:tour:<id>``):
@@ -85,26 +82,3 @@ class StoredTournament:
     standings: Any = None
     entries: Sequence[Mapping[str, Any]] = ()
     tables: Sequence[tuple[str, int]] = ()
-
-
-class Tournaments(Protocol):
-    async def events(self, status: str | None = None) -> list[StoredTournament]:
-        """Events (``status``: only those open, over or aside), oldest first, without their journals."""
-        ...
-
-    async def get(self, tournament_id: str) -> StoredTournament | None:
-        """One event with its whole journal and its tables."""
-        ...
-
-    async def journal(self, tournament_id: str, start: int = 0) -> list[Mapping[str, Any]]:
-        """The event's journal entries from number ``start`` on, in order."""
-        ...
-
-    async def rounds(self, tournament_id: str) -> list[RoundRecord]:
-        """The round records of the event's tables (their rounds and matches), oldest first."""
-        ...
-
-    async def export(self, tournament_id: str) -> dict[str, Any] | None:
-        """The event as ``donne export`` writes it (JSON-able): its record (configuration and
-        journal, ``EventRecord.to_dict()``'s shape), status, standings, tables and their rounds' ids."""
-        ...

@@ -22,17 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.api import Action, Event
 from engine.errors import BadArgument
 from engine.fairness import bot_contribution, normalize_contribution
 from engine.seeds import commitment as sha_commitment
 from server.protocol import CommandError
+from server.table.host import TableHost
 from server.table.io import Member
-
-if TYPE_CHECKING:
-    from server.table.core import Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +64,7 @@ class FairDeals:
 
     __slots__ = ("_draw_seed", "commitment", "entropy", "record", "t")
 
-    def __init__(self, table: Table, draw_seed: Callable[[], bytes | ExplicitSeed]) -> None:
+    def __init__(self, table: TableHost, draw_seed: Callable[[], bytes | ExplicitSeed]) -> None:
         self.t = table
         self._draw_seed = draw_seed
         self.entropy: Entropy | None = None
@@ -109,6 +107,10 @@ class FairDeals:
         t = self.t
         if t.settings.entropy_window > 0 and not t.closed and t.game.match is not None and not t.game.match.over:
             self.open(not_before=t.clocks.next_deal_at)
+
+    def forget_seed(self) -> None:
+        """The next deal gets a fresh commitment."""
+        self.entropy = None
 
     def is_open(self) -> bool:
         return self.entropy is not None and self.entropy.dealt is None

@@ -14,7 +14,7 @@ others (the match, the clocks, the outbox, the round cycle) through the table.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
@@ -22,12 +22,10 @@ from engine.seeds import derive
 from server.protocol import CommandError
 from server.storage.api import FundBot, StorageError, bot_account
 from server.storage.names import name_key
+from server.table.host import TableHost
 from server.table.io import Balance, Claim, Gone, Member, Placed, Released
 from server.table.seats import Seat
 from server.table.steps import Step, log
-
-if TYPE_CHECKING:
-    from server.table.core import Table
 
 
 class Seating:
@@ -35,7 +33,7 @@ class Seating:
 
     __slots__ = ("t",)
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: TableHost) -> None:
         self.t = table
 
     def arrival(self) -> int:

@@ -15,7 +15,7 @@ outbox), reaching them through the table.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.api import Action, Event
 from engine.bots import LEVELS
@@ -31,11 +31,9 @@ from server.storage.api import (
     StorageError,
     UnknownRound,
 )
+from server.table.host import TableHost
 from server.table.io import Closed, Gone, Member, Pause, Record, Released, Send, Think
 from server.table.steps import Step, log
-
-if TYPE_CHECKING:
-    from server.table.core import Table
 
 MAX_OPTIONAL_BOT_ACTIONS = 12  # per bot and round: offers, cuts... that nobody waits for
 
@@ -45,7 +43,7 @@ class RoundCycle:
 
     __slots__ = ("t",)
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: TableHost) -> None:
         self.t = table
 
     def advance(self) -> Step:
@@ -376,7 +374,7 @@ class RoundCycle:
                 present = [s for s in present if t.chips.account(s) in opened.covered]
                 t.chips.staked(present, stake)
             if len(present) < adapter.min_players:
-                t.fair.entropy = None  # the next deal gets a fresh commitment
+                t.fair.forget_seed()  # the next deal gets a fresh commitment
                 if t.chips.stakes:
                     yield from self.void_round()
                 if adapter.too_few_ends_match:
@@ -393,7 +391,7 @@ class RoundCycle:
                                                                             t.seating.newcomers(present))))
         except Refusal as exc:
             log.info("table %s: no deal possible (%s)", t.id, exc.code)
-            t.fair.entropy = None
+            t.fair.forget_seed()
             yield from self.void_round()
             if adapter.too_few_ends_match:
                 yield from self.end_early()

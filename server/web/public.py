@@ -78,7 +78,7 @@ def not_found(lang: str) -> web.HTTPNotFound:
 
 
 def game_name(t: Mapping[str, str], rules: str) -> str:
-    return t.get(rules, rules) if rules in ("classic", "tdc", "speculation") else rules
+    return t.get(rules, rules) if rules in ADAPTERS else rules
 
 
 def table_html(headers: list[str], rows: list[list[str]], empty: str) -> str:

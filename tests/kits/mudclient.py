@@ -30,6 +30,8 @@ class MudClient:
         self.ttype_round = 0
         self.offers: list[tuple[int, int]] = []  # (WILL/DO/WONT/DONT, option) the server sent
         self.subs: list[tuple[int, bytes]] = []  # (option, payload) the server sent
+        self._gmcp: list[tuple[str, Any]] = []  # the GMCP ones among them, parsed: subs[:_parsed]
+        self._parsed = 0
         self.text = bytearray()
         self.raw = bytearray()  # every byte received, compressed as it came
         self._inflate: Any = None  # zlib decompressor once MCCP2 started
@@ -138,13 +140,13 @@ class MudClient:
         return self.text.decode("utf-8", "replace")
 
     def gmcp_messages(self) -> list[tuple[str, Any]]:
-        out: list[tuple[str, Any]] = []
-        for opt, payload in self.subs:
-            if opt != GMCP:
-                continue
-            package, _, body = payload.decode("utf-8").partition(" ")
-            out.append((package, json.loads(body) if body else None))
-        return out
+        """Every GMCP message so far, (package, data); each parsed once (a match polls this often)."""
+        for opt, payload in self.subs[self._parsed:]:
+            if opt == GMCP:
+                package, _, body = payload.decode("utf-8").partition(" ")
+                self._gmcp.append((package, json.loads(body) if body else None))
+        self._parsed = len(self.subs)
+        return list(self._gmcp)
 
     def mssp(self) -> dict[str, list[str]] | None:
         for opt, payload in self.subs:

@@ -71,7 +71,7 @@ class ServerProcess:
         )
         assert self.proc.stderr is not None
         while True:
-            raw = await asyncio.wait_for(self.proc.stderr.readline(), 30)
+            raw = await asyncio.wait_for(self.proc.stderr.readline(), 60)  # a loaded machine: 30 s were seen to pass
             if not raw:
                 raise AssertionError("server ended before listening:\n" + "".join(self.log))
             line = raw.decode(errors="replace")

@@ -15,7 +15,7 @@ from typing import Any
 from clients.client import Client
 from server.messages.errors import error_message
 from tests.e2e.attacks.test_attacks import guest, member, nick
-from tests.kits.servers import start_server
+from tests.kits.servers import play_simply, start_server
 from tests.kits.staffkit import event_of, events
 
 TABLE = {"game": "president", "rules": "classic", "seats": 3, "bots": 1}  # two people: the owner and one
@@ -332,9 +332,10 @@ async def test_replay_is_held_to_a_budget_and_a_round_is_recomputed_once(tmp_pat
 
     monkeypatch.setattr(social_commands, "replay_reply", counted)
     try:
-        room = (await alice.request("create", game="president", rules="classic", seats=3, bots=2, rounds=1,
-                                    turn_seconds=1))["room"]
-        await alice.next_event("match_over", timeout=120)
+        over = asyncio.ensure_future(alice.next_event("match_over", timeout=120))
+        room = (await alice.request("create", game="president", rules="classic", seats=3, bots=2, rounds=1))["room"]
+        await play_simply(alice, timeout=60)  # a round played out: one to replay
+        await over
         rid = next(h["round"] for h in (await alice.request("history"))["history"] if "-match" not in h["round"])
         assert rid.startswith(room + "-")
         codes = [(await c.request_raw("replay", round=rid)).get("code", "ok") for c in crowd for _ in range(3)]

@@ -86,9 +86,9 @@ async def settle(running: list[Running], rounds: int = 2) -> None:
     from server.cluster.lobby import ClusterLobby
 
     lobbies = [r.lobby for r in running if isinstance(r.lobby, ClusterLobby)]
-    start = [lobby.ticks for lobby in lobbies]
+    start = [lobby.keepalive.ticks for lobby in lobbies]
     for _ in range(500):
-        if all(lobby.ticks >= t + rounds for lobby, t in zip(lobbies, start, strict=True)):
+        if all(lobby.keepalive.ticks >= t + rounds for lobby, t in zip(lobbies, start, strict=True)):
             return
         await asyncio.sleep(0.02)
     raise AssertionError("the nodes' keep-alives did not run")

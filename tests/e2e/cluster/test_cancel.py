@@ -64,8 +64,8 @@ async def test_the_keep_alive_loop_ends_when_its_cancel_is_lost_in_a_keep_alive(
         inside.set()
         await lost_cancel()
 
-    node = types.SimpleNamespace(config=types.SimpleNamespace(keepalive_seconds=0.001), _keepalive=keepalive)
-    task = asyncio.get_running_loop().create_task(KeepAlive._tick_loop(node))  # type: ignore[arg-type]
+    node = types.SimpleNamespace(config=types.SimpleNamespace(keepalive_seconds=0.001))
+    task = asyncio.get_running_loop().create_task(KeepAlive.run(node, keepalive))  # type: ignore[arg-type]
     await inside.wait()
     task.cancel()  # lands inside the keep-alive's Redis step, and is lost there
     assert await ends_within(task, 2), "the keep-alive went on after its cancel"

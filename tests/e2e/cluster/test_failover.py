@@ -49,14 +49,15 @@ def node_config(pg_url: str, redis_url: str, name: str) -> str:
             "lease_seconds = 2\nkeepalive_seconds = 0.25\nremote_timeout = 30\n")
 
 
-def runs(rng: random.Random) -> list[TableRun]:
+def runs(rng: random.Random, *, deals: int = 2) -> list[TableRun]:
+    """The two tables; ``deals``: the Speculation match's length."""
     def r() -> random.Random:
         return random.Random(rng.random())
 
     return [
         TableRun("tdc", {"game": "president", "rules": "tdc", "seats": 3, "stake": 10, "rounds": 3},
                  [Person("alice", "pw-alice-1"), Person("bob", "pw-bob-1"), Person("carol", "pw-carol-1")], r()),
-        TableRun("speculation", {"game": "speculation", "seats": 3, "ante": 1, "rounds": 2},
+        TableRun("speculation", {"game": "speculation", "seats": 3, "ante": 1, "rounds": deals},
                  [Person("erin", "pw-erin-1"), Person("fay", "pw-fay-1"), Person("gil")], r()),
     ]
 

@@ -102,7 +102,7 @@ async def test_a_guest_of_a_node_gone_silent_is_let_in_elsewhere_before_the_next
         for lobby in (a.lobby, b.lobby):  # nobody renews or reads the keep-alives from now on
             lobby._tick.cancel()
         await asyncio.gather(a.lobby._tick, b.lobby._tick, return_exceptions=True)
-        assert "zoe" in b.lobby._people  # b still has zoe at a
+        assert "zoe" in b.lobby.keepalive.people  # b still has zoe at a
         await b.lobby.bus.redis.delete(wire.node_key(a.lobby.node))
         again = await connect(b, "zoe")
         assert (await again.request("whoami"))["name"] == "zoe"
@@ -115,17 +115,17 @@ async def test_many_changes_in_one_turn_make_one_rewrite_of_the_nodes_entries(no
     (a,) = await nodes(1)
     lobby = a.lobby
     made: list[bool] = []
-    entries = lobby._entries
+    entries = lobby.keepalive._entries
 
     def counted(pipe, *, presence=True, rooms=True):
         if presence != rooms:  # (the keep-alive's own rewrite of both is not counted)
             made.append(presence)
         return entries(pipe, presence=presence, rooms=rooms)
 
-    monkeypatch.setattr(lobby, "_entries", counted)
+    monkeypatch.setattr(lobby.keepalive, "_entries", counted)
     for _ in range(100):  # a storm of logins: each asks for its people to be written again
-        lobby._write_presence_soon()
-        lobby._write_rooms_soon()
+        lobby.keepalive.write_presence_soon()
+        lobby.keepalive.write_rooms_soon()
 
     async def written(count: int) -> None:  # (a write may wait for the keep-alive's, which holds the hashes)
         for _ in range(200):
@@ -137,7 +137,7 @@ async def test_many_changes_in_one_turn_make_one_rewrite_of_the_nodes_entries(no
 
     await written(2)
     assert sorted(made) == [False, True]
-    lobby._write_presence_soon()  # a change after the write started: written again
+    lobby.keepalive.write_presence_soon()  # a change after the write started: written again
     await written(3)
     assert sorted(made) == [False, True, True]
     alice = await connect(a, "alice")

@@ -43,7 +43,7 @@ async def _give_up_and_take_over(a, b, room: str) -> None:
     la.stale(la.rooms[room])
     assert la.leases is not None and lb.leases is not None
     await la.leases.release(room, held)
-    await lb._take_over(room)
+    await lb.takeover.take_over(room)
     assert room in lb.rooms and isinstance(lb.rooms[room], Room)
 
 
@@ -56,7 +56,7 @@ async def test_the_former_owner_s_people_follow_the_table_without_the_owner_mess
         await _give_up_and_take_over(a, b, room)
 
         async def followed() -> bool:
-            return room not in lobby(a).given_up and lobby(a).players["alice"].room is lobby(a).places.get(room)
+            return room not in lobby(a).takeover.given_up and lobby(a).players["alice"].room is lobby(a).relay.places.get(room)
 
         await until(followed, "alice follows her table to b")
         state = await alice.next_state(lambda s: s.get("room") == room, timeout=20, current=True)
@@ -102,10 +102,10 @@ async def test_after_redis_lost_its_counters_a_lease_is_taken_again_above_the_da
 
         async def again() -> bool:
             held = la.book.held.get(room)
-            return held is not None and held.epoch > before and la.epochs[room] == held.epoch and la.acting(room)
+            return held is not None and held.epoch > before and la.takeover.epochs[room] == held.epoch and la.acting(room)
 
         await until(again, "the lease taken again", tries=500)
-        assert la.book.held[room].epoch == before + 1 and la.epochs[room] == before + 1
+        assert la.book.held[room].epoch == before + 1 and la.takeover.epochs[room] == before + 1
         assert la.rooms[room] is the_room and not the_room.moved  # never stopped, never rebuilt
         final = await asyncio.wait_for(play_simply(alice), 90)
         assert final["status"] == "over"

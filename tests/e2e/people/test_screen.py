@@ -191,7 +191,7 @@ async def test_a_tdc_line_shows_the_chip_change_and_no_points(server: Running) -
 @pytest.mark.e2e
 async def test_a_speculation_deal_line_shows_its_change_not_the_chips_held(tmp_path: Path) -> None:
     """S10: a deal's line is what it won or lost; the match's line what the match did (S11)."""
-    server = await start_server(tmp_path, flip_seconds=0.05)
+    server = await start_server(tmp_path, flip_seconds=0.05, offer_seconds=0.05)  # the bots' offers declined for her
     alice = await connect(server, "alice")
     try:
         start = (await alice.request("whoami"))["chips"]
@@ -318,7 +318,8 @@ async def test_whoami_at_a_staked_table_shows_what_is_at_stake(server: Running) 
 
 @pytest.mark.e2e
 async def test_the_commitment_is_explained_once_per_session(tmp_path: Path) -> None:
-    server = await start_server(tmp_path, flip_seconds=0.05)
+    # nobody answers the bot's offers either: each is declined for them at once (S9)
+    server = await start_server(tmp_path, flip_seconds=0.05, offer_seconds=0.05)
     seated = await Person.arrive(server, "ana")
     watcher = await Person.arrive(server, "bea")
     explained = "That code binds the server to its secret shuffle before anyone adds randomness"
@@ -373,7 +374,7 @@ def test_every_room_closed_reason_is_documented() -> None:
     sources.append((ROOT / "server" / "rooms" / "room.py").read_text())  # the room closes its table: Shutdown("waited")
     reasons: set[str] = set()
     for text in sources:
-        reasons |= set(re.findall(r'_clos(?:e|ing)\("(\w+)"\)', text))
+        reasons |= set(re.findall(r'(?:_clos(?:e|ing)|(?:cycle|self)\.close)\("(\w+)"\)', text))
         reasons |= set(re.findall(r'"event": "room_closed"[^}]*"reason": "(\w+)"', text))
         reasons |= set(re.findall(r'Shutdown\("(\w+)"\)', text))
         reasons |= set(re.findall(r'class Shutdown:[^@]*?reason: str = "(\w+)"', text))  # its default

@@ -155,7 +155,8 @@ async def _verify_when_stored(client: Any) -> dict[str, Any]:
 
 
 async def test_speculation_with_bots_verifies_and_no_undealt_card_or_salt_reaches_the_player(tmp_path):
-    server = await start_server(tmp_path, entropy_window=WINDOW, auction_seconds=1.0, flip_seconds=0.2)
+    server = await start_server(tmp_path, entropy_window=WINDOW, auction_seconds=1.0, flip_seconds=0.2,
+                                offer_seconds=0.2)  # the bots' offers to ana declined for her soon
     ana = await connect(server, "ana")
     received: list[Any] = []
     ana.on_push = ana.on_reply = received.append  # every message from here on

@@ -16,7 +16,7 @@ import pytest
 
 from clients.client import Client, ClientError
 from server.messages.terminal import strip_ansi
-from tests.kits.servers import start_server
+from tests.kits.servers import play_simply, start_server
 
 pexpect = pytest.importorskip("pexpect")
 pytestmark = pytest.mark.e2e
@@ -360,9 +360,10 @@ async def test_the_history_of_someone_who_hides_does_not_say_where_they_sit(tmp_
     alice = await member(running, "alice")
     try:
         await bob.request("hide", on=True)
-        room = (await bob.request("create", game="president", rules="classic", seats=3, bots=2, rounds=3,
-                                  turn_seconds=1))["room"]
-        await bob.next_event("round_over", timeout=120)
+        over = asyncio.ensure_future(bob.next_event("round_over", timeout=120))
+        room = (await bob.request("create", game="president", rules="classic", seats=3, bots=2, rounds=3))["room"]
+        await play_simply(bob, timeout=60, until=lambda s: s.get("round", 1) >= 2)  # still seated, in round 2
+        await over
         for _ in range(50):
             if (await bob.request("history"))["history"]:
                 break
