@@ -2,8 +2,8 @@
 
     python bench/bench_cluster.py [--clients 200] [--duration 20] [--rules classic] [--quick]
 
-Starts a private PostgreSQL and redis-server (as the tests do: ``tests/server/pgserver.py``,
-``tests/server/redisserver.py``), then, one after the other, with the same clients and tables:
+Starts a private PostgreSQL and redis-server (as the tests do: ``tests/kits/pgserver.py``,
+``tests/kits/redisserver.py``), then, one after the other, with the same clients and tables:
 
 * ``one_node``: one node (cluster mode, PostgreSQL and Redis) holds every table and connection;
 * ``two_nodes_table``: two nodes, each table whole on one node (``donne load --spread table``:
@@ -49,8 +49,8 @@ import clients.load as load_module
 from clients.figures import proc_cpu_s
 from clients.load import LoadOptions, run_load
 from clients.serverproc import LOAD_LIMITS, ServerProcess
-from tests.server.pgserver import PgServer, find_bindir
-from tests.server.redisserver import RedisServer, find_redis
+from tests.kits.pgserver import PgServer, find_bindir
+from tests.kits.redisserver import RedisServer, find_redis
 
 
 def node_limits(pg_url: str, redis_url: str, node: str) -> str:

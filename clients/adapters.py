@@ -6,7 +6,7 @@ A wire bot sees only what the server sends. :class:`PresidentAdapter` and
 :class:`engine.speculation.view.SpeculationView` and compute the seat's legal
 actions from that view alone by the rules (RULES P5–P9, T4–T12, S7–S9),
 exactly as ``match.legal_actions(seat)`` lists them
-(``tests/server/test_wirebot_adapters.py`` checks this against the engine).
+(``tests/clients/test_adapters.py`` checks this against the engine).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Sans-I/O byte handling of the JSON-mode clients: telnet commands out, lines, JSON objects.
 
-Tested without a network (``tests/server/test_client_bytes.py``):
+Tested without a network (``tests/clients/test_framing.py``):
 :class:`IacFilter` removes telnet command sequences (``IAC IAC`` is a literal
 0xFF, ``IAC SB … IAC SE`` is skipped whole, split anywhere across reads),
 :class:`LineSplitter` cuts the stream into lines (``\\n``, ``\\r\\n``, bare

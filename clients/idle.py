@@ -37,7 +37,7 @@ FIRST_ID = 1
 
 
 class IdleCounter:
-    """Sans-I/O: the bytes one idle connection receives (tested in ``tests/server/test_load_idle.py``).
+    """Sans-I/O: the bytes one idle connection receives (tested in ``tests/e2e/load/test_load_idle.py``).
 
     Until the reply to the first request (``id`` :data:`FIRST_ID`) the stream
     is read as the bots read it (telnet commands removed, lines cut, JSON

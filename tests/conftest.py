@@ -3,7 +3,7 @@
 Temporary folders in memory: when ``TMPDIR`` is not set and the machine has a
 roomy ``/dev/shm`` (tmpfs), every temporary folder of the run is made there:
 pytest's ``tmp_path`` (the SQLite data folders), the private PostgreSQL and
-Redis (tests/server/pgserver.py, redisserver.py), and those of the processes
+Redis (tests/kits/pgserver.py, redisserver.py), and those of the processes
 the tests start. SQLite runs with ``synchronous=FULL`` and PostgreSQL makes a
 database of about 9 MB per test: on a disk those writes took most of the run.
 What the tests prove does not change: a process killed with ``kill -9`` leaves
@@ -37,3 +37,9 @@ _where = _memory_tmp()
 if _where is not None:
     os.environ["TMPDIR"] = _where
     tempfile.tempdir = _where
+
+
+# The fixtures every folder's tests use: a real server on port 0 (tests/kits/servers.py) and
+# storage on both back-ends (tests/kits/storefixtures.py).
+from tests.kits.servers import server  # noqa: E402, F401
+from tests.kits.storefixtures import postgres, where  # noqa: E402, F401

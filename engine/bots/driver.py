@@ -262,7 +262,7 @@ class _Driver:
         # The hot loop (profiled: the simulator's), one iteration per awaited decision: the common
         # work of apply() (counting, checks, hooks) written out in the loop, the match's methods in
         # locals. Its fast form (next_turn(), forced moves unasked) and the plain one (ask_forced or
-        # per-action hooks) play the same games: tests/engine/test_driver_paths.py.
+        # per-action hooks) play the same games: tests/engine/bots/test_driver.py.
         match = self.match
         bots = self.bots
         stats = self.stats

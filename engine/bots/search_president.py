@@ -18,7 +18,7 @@ For every decision with more than one sensible answer the bot
 Rollouts run on :class:`_Sim`, a compact model of one round (rank counts per
 seat, bit masks), not on the engine, to be fast; its rules are the engine's
 (checked move for move against :class:`engine.president.PresidentMatch` by
-``tests/engine/test_bots_search.py``). The bot reads only its view and the
+``tests/engine/bots/test_search.py``). The bot reads only its view and the
 legal actions it is given: it never sees another seat's cards, so two
 matches that differ only in hidden cards get the same decision.
 """

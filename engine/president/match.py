@@ -1146,7 +1146,7 @@ class PresidentMatch:
 
         Plays and passes at a table without T5, T7b, T7c and T10 (``_plain``: the classic one) take
         the fast path (:meth:`_plain_play`, :meth:`_plain_pass`); every other play or pass takes
-        :meth:`_do_play` or :meth:`_do_pass`. ``tests/engine/test_president_play_paths.py`` plays
+        :meth:`_do_play` or :meth:`_do_pass`. ``tests/engine/president/test_match.py`` plays
         the same games through both."""
         a: Any = action
         ev: tuple[Event, ...]
@@ -1176,7 +1176,7 @@ class PresidentMatch:
     # A play or a pass at a table without T5, T7b, T7c and T10 (most actions of a simulated round):
     # :meth:`_do_play`'s and :meth:`_do_pass`'s checks, state and events without the tests of those
     # rules (the order is never reversed, a pass leaves no trick, only a 2 or a quad closes a trick,
-    # P9). tests/engine/test_president_play_paths.py plays the same games through both paths.
+    # P9). tests/engine/president/test_match.py plays the same games through both paths.
 
     def _plain_play(self, a: Play, facts: _PlayFacts) -> tuple[Event, ...]:
         """:meth:`_do_play` of ``a`` (cards of ``facts``) at a plain table, logged."""

@@ -11,8 +11,8 @@ server, and its seating time.
 Young collections cost more than their size says, too. The objects a young
 collection walks (three passes over its list, each reading every object) lie
 scattered over a heap of hundreds of megabytes: at 2,500 players one of 10,000
-objects took 40–70 ms of the loop (``bench/README.md``, "the collector's
-young pauses"), several times in every 20 s, while the whole server played
+objects took 40–70 ms of the loop (the server's own figures in ``bench/bench_load.py``),
+several times in every 20 s, while the whole server played
 without making garbage cycles (a full collection after a minute of play found
 8 objects). Those pauses were most of the p99 below saturation.
 

@@ -22,8 +22,7 @@ import pytest
 
 from engine import fairness as F
 from engine.speculation import SpeculationMatch
-
-from .test_fairness import TAMPER, _tampered, president_case, speculation_case
+from tests.engine.test_fairness import TAMPER, _tampered, president_case, speculation_case
 
 SCRIPT = Path(__file__).resolve().parents[2] / "docs" / "verify_deal.py"
 DEALS = 1000
@@ -211,7 +210,7 @@ def test_the_script_runs_as_a_program(tmp_path: Path) -> None:
 
 
 def test_the_script_computes_the_worked_example() -> None:
-    from .test_fairness import VECTOR_CONTRIBUTIONS, VECTOR_SEED, VECTORS
+    from tests.engine.test_fairness import VECTOR_CONTRIBUTIONS, VECTOR_SEED, VECTORS
 
     v = VECTORS
     assert vd.encode(VECTOR_CONTRIBUTIONS).hex() == v["encoding"]

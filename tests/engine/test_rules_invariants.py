@@ -16,9 +16,8 @@ from engine.cards import Card, parse_cards
 from engine.errors import IllegalPlay, NotAllowed, NotYourTurn, Refusal
 from engine.president import Pass, Play, PresidentMatch
 from engine.speculation import Bid, Keep, Offer, SpeculationMatch, Turn
-
-from .test_president_invariants import card_codes
-from .test_speculation import PLAIN, SEED, deck_for, new, run
+from tests.engine.president.test_invariants import card_codes
+from tests.engine.speculation.test_match import PLAIN, SEED, deck_for, new, run
 
 
 def _hands(m: PresidentMatch) -> list[set[str]]:

@@ -444,7 +444,7 @@ def check_speculation_views(m: SpeculationMatch) -> None:
 
 
 def test_speculation_views_agree_with_the_engine_on_random_states() -> None:
-    from tests.engine.test_speculation_invariants import random_action
+    from tests.engine.speculation.test_invariants import random_action
 
     states = 0
     seen: set[str] = set()

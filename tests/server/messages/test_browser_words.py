@@ -10,7 +10,7 @@ import pytest
 from server.messages.errors import error_message
 from server.messages.events import event_text
 from server.messages.terminal import BROWSER, PLAIN
-from tests.server.test_web_no_typing import typing_in
+from tests.e2e.web.test_no_typing import typing_in
 
 NAMES = ("lea", "bob", "bot3")
 EVENTS: list[tuple[dict[str, Any], int | None]] = [

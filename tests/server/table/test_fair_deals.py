@@ -19,7 +19,7 @@ import pytest
 from engine import fairness
 from engine.seeds import seed_from_int
 from server.table import durable
-from tests.server.conftest import strings_in
+from tests.kits.servers import strings_in
 from tests.server.table.harness import Harness
 
 P3 = ("alice", "bob", "carol")
