@@ -38,10 +38,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict engine server clients
 
-# `make test PYTEST_WORKERS=2`: the tests in two processes (pytest-xdist), each with its own
-# PostgreSQL, Redis and temporary folders, every server on port 0, a test file whole in one process
-# (README). One process by default until the whole suite has passed that way twice in a row.
-PYTEST_WORKERS ?= 1
+# The tests run in two processes (pytest-xdist), each with its own PostgreSQL, Redis and temporary
+# folders, every server on port 0, a test file whole in one process (README); `make test
+# PYTEST_WORKERS=1` runs them in one.
+PYTEST_WORKERS ?= 2
 pytest: $(STAMP)
 	$(BIN)/python -m pytest $(if $(filter-out 0 1,$(PYTEST_WORKERS)),-n $(PYTEST_WORKERS) --dist loadfile)
 

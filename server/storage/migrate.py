@@ -154,6 +154,8 @@ class Side:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             if self.conn is not None:
+                if self.kind == "postgresql":  # the lock is given back now, not once PostgreSQL reads the goodbye
+                    self.conn.execute("SELECT pg_advisory_unlock_all()")
                 self.conn.close()
         if self._lock is not None:
             self._lock.close()

@@ -32,6 +32,7 @@ One server per database
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import time
@@ -216,8 +217,14 @@ class PostgresBackend:
 
     def close(self) -> None:
         self._closed = True
-        if self.conn is not None:
-            self.conn.close()  # the session advisory lock goes with it
+        conn = self.conn
+        if conn is not None:
+            if not conn.closed and not conn.broken:
+                # the session advisory lock is given back now, not once the server reads the goodbye
+                # (a failure leaves it to go with the session all the same)
+                with contextlib.suppress(psycopg.Error):
+                    conn.execute("SELECT pg_advisory_unlock_all()")
+            conn.close()
             self.conn = None
 
 

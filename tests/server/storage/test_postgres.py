@@ -204,3 +204,32 @@ async def test_migrate_refuses_a_source_in_use(tmp_path: Path, url: str, capsys:
     finally:
         await s.close()
     assert migrate_main(["--from", f"sqlite:{tmp_path / 'missing'}", "--to", url]) == 2
+
+
+
+async def test_a_closed_store_or_migration_gives_its_lock_back_before_its_connection_closes(
+        postgres: PgServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``donne migrate`` right after a server (or another migration) stopped finds the database free:
+    the session lock is given back before the connection closes, not when PostgreSQL gets round to
+    the closed connection (which a busy machine delays: "in use by a server")."""
+    import psycopg
+
+    url = postgres.new_database()
+    held_at_close: list[int] = []
+    with psycopg.connect(url, autocommit=True) as other:
+        close = psycopg.Connection.close
+
+        def watched(conn: psycopg.Connection[Any]) -> None:
+            if not conn.closed and conn is not other:
+                row = other.execute("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                                    " AND pid = %s", (conn.info.backend_pid,)).fetchone()
+                held_at_close.append(row[0] if row else 0)
+            close(conn)
+
+        monkeypatch.setattr(psycopg.Connection, "close", watched)
+        store = await open_store(url, FAST, recover=False)
+        await store.close()
+        assert held_at_close and not any(held_at_close), held_at_close
+        held_at_close.clear()
+        assert migrate_main(["--from", url, "--to", f"sqlite:{tmp_path / 'copy.sqlite3'}"]) == 0
+        assert held_at_close and not any(held_at_close), held_at_close
