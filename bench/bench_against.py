@@ -37,16 +37,20 @@ from clients.load import LoadOptions, run_load
 THIS = Path(__file__).resolve().parent.parent
 
 # Run with the checkout's own Python in its folder: its load-settings server, then its port and pid
-# on one line; it stops when its standard input closes. Knows the server's two homes: the
-# scripted-client package (today) and the first server's ``server/load.py``.
+# on one line; it stops when its standard input closes. Knows the load settings' three homes: the
+# client tools' package (today), the same inside ``server/`` before, and the first ``server/load.py``.
 STARTER = """
 import asyncio, json, os, sys
 sys.path.insert(0, os.getcwd())
 durable = sys.argv[1] == "on"
 async def main():
+    limits = "" if durable else "\\n[restart]\\ndurable_tables = false\\n"
     if os.path.exists("clients/serverproc.py"):
         from clients.serverproc import LOAD_LIMITS, ServerProcess
-        srv = ServerProcess(LOAD_LIMITS + ("" if durable else "\\n[restart]\\ndurable_tables = false\\n"))
+        srv = ServerProcess(LOAD_LIMITS + limits)
+    elif os.path.exists("server/clients/serverproc.py"):
+        from server.clients.serverproc import LOAD_LIMITS, ServerProcess
+        srv = ServerProcess(LOAD_LIMITS + limits)
     else:
         from server.load import ServerProcess
         srv = ServerProcess()
