@@ -38,7 +38,6 @@ from server.tournaments.io import (
     Stop,
     TableAborted,
     TableOver,
-    Tick,
 )
 from server.tournaments.standings import Standings
 from server.tournaments.ties import tie_key
@@ -63,21 +62,11 @@ class ArenaDirector:
     def handle(self, now: float, inp: Input) -> Outputs:
         """One input (raises :class:`TournamentError`, changing nothing, when it is refused);
         then everything due."""
-        self._check(inp)
-        self.event.begin(now)
-        self.event.log(inp)
-        self._apply(inp)
-        self._advance()
-        return self.event.outputs()
+        return self.event.step(now, inp, self._check, self._apply, self._advance)
 
     def tick(self, now: float) -> Outputs:
         """Time passed: start, seat, close, end as due."""
-        ev = self.event
-        ev.begin(now)
-        ev.log(Tick())
-        if not self._advance() and ev.logged_since_begin() == 1:
-            ev.journal.pop()
-        return ev.outputs()
+        return self.event.tick(now, self._advance)
 
     @property
     def wake(self) -> float | None:
@@ -121,15 +110,8 @@ class ArenaDirector:
             limit = self.config.max_entrants
             if known is None and limit is not None and len(ev.entrants) >= limit:
                 raise TournamentError("full")
-        elif isinstance(inp, Leave):
-            if self.phase == OVER:
-                raise TournamentError("not_open")
-            known = ev.entrants.get(inp.name)
-            if known is None or known.status != ACTIVE:
-                raise TournamentError("not_entered", name=inp.name)
-        elif isinstance(inp, Stop):
-            if self.phase == OVER:
-                raise TournamentError("not_open")
+        elif isinstance(inp, Leave | Stop):
+            ev.check_leave_or_stop(inp, self.phase == OVER)
         else:
             ev.check(inp)
 

@@ -8,6 +8,7 @@ input that changed something and every effect goes into the journal in order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from server.tournaments.config import EventConfig
@@ -19,13 +20,17 @@ from server.tournaments.io import (
     Effect,
     Ended,
     Entry,
+    Input,
     Item,
+    Leave,
     OpenTable,
     RoundStarted,
     Started,
+    Stop,
     TableAborted,
     TableOver,
     TableScored,
+    Tick,
 )
 from server.tournaments.scoring import check_places
 from server.tournaments.standings import Standings, Tally, build
@@ -71,6 +76,35 @@ class Event:
 
     def logged_since_begin(self) -> int:
         return len(self.journal) - self._mark
+
+    def step(self, now: float, inp: Input, check: Callable[[Input], None], apply: Callable[[Input], None],
+             advance: Callable[[], bool]) -> Outputs:
+        """A director's input: ``check`` (raises :class:`TournamentError`, changing nothing, when it is
+        refused), logged, ``apply``, then everything due (``advance``)."""
+        check(inp)
+        self.begin(now)
+        self.log(inp)
+        apply(inp)
+        advance()
+        return self.outputs()
+
+    def tick(self, now: float, advance: Callable[[], bool]) -> Outputs:
+        """Time passed: everything due; a tick that changed nothing leaves no journal entry."""
+        self.begin(now)
+        self.log(Tick())
+        if not advance() and self.logged_since_begin() == 1:
+            self.journal.pop()
+        return self.outputs()
+
+    def check_leave_or_stop(self, inp: Leave | Stop, over: bool) -> None:
+        """Raise unless ``inp`` may be taken: nothing once the event is over; a leave of an entrant
+        still in (changes nothing)."""
+        if over:
+            raise TournamentError("not_open")
+        if isinstance(inp, Leave):
+            known = self.entrants.get(inp.name)
+            if known is None or known.status != ACTIVE:
+                raise TournamentError("not_entered", name=inp.name)
 
     # -- tables --------------------------------------------------------------------------------
 
