@@ -6,6 +6,7 @@ import logging
 from collections.abc import Generator
 from typing import Any, Protocol
 
+from server.games.base import Settings
 from server.table.io import Effect
 
 log = logging.getLogger("server.table")
@@ -14,19 +15,10 @@ Step = Generator[Effect, Any, Any]
 """A step of the table's logic: yields the effects it waits for, receives their results."""
 
 
-class TableSettings(Protocol):
-    """The server settings a table reads (a subset of :class:`server.config.Config`)."""
+class TableSettings(Settings, Protocol):
+    """The server settings a table reads (a subset of :class:`server.config.Config`): its game
+    adapter's, and the table's own."""
 
-    @property
-    def turn_seconds(self) -> float: ...
-    @property
-    def auction_seconds(self) -> float: ...
-    @property
-    def flip_seconds(self) -> float: ...
-    @property
-    def default_stake(self) -> int: ...
-    @property
-    def default_ante(self) -> int: ...
     @property
     def grace_seconds(self) -> float: ...
     @property
@@ -37,10 +29,6 @@ class TableSettings(Protocol):
     def close_after_over(self) -> float: ...
     @property
     def bot_chips(self) -> int: ...
-    @property
-    def cut_window(self) -> float: ...
-    @property
-    def trade_window(self) -> float: ...
     @property
     def autopass_delay(self) -> float: ...
     @property
