@@ -17,15 +17,14 @@ from engine.api import Event
 from server.protocol import Shared
 from server.table.io import Item, Member, Outputs, Refused, Reply, Send
 from server.table.seats import Seat
-from server.table.states import StateSet
-from server.table.states import Table as StateSource
+from server.table.states import StateSet, StateSource
 
 log = logging.getLogger("server.table")
 
 Recipients = tuple[tuple[str, "int | None"], ...]
 
 
-class Room(StateSource, Protocol):
+class OutboxHost(StateSource, Protocol):
     """What the outbox reads of its table: who is there (besides what a state is made of)."""
 
     @property
@@ -45,7 +44,7 @@ class Outbox:
 
     __slots__ = ("_deferred", "_table", "out")
 
-    def __init__(self, table: Room) -> None:
+    def __init__(self, table: OutboxHost) -> None:
         self._table = table
         self.out = Outputs()
         self._deferred: list[Callable[[], None]] = []

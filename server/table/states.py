@@ -29,7 +29,7 @@ from server.table.bank import TimeBank
 from server.table.seats import Seat
 
 
-class Table(Protocol):
+class StateSource(Protocol):
     """What a state is made of: the table's facts (see :class:`server.table.core.Table`)."""
 
     @property
@@ -83,7 +83,7 @@ class TableFields(TypedDict):
     moves: list[str]  # the commands of the game
 
 
-def decorate_seats(table: Table, state: dict[str, Any]) -> None:
+def decorate_seats(table: StateSource, state: dict[str, Any]) -> None:
     """The room's facts about each seat in a state: name, connection, bot, leaving.
 
     The seat entries are replaced by decorated copies: the view's own are left as they were (a
@@ -106,7 +106,7 @@ def decorate_seats(table: Table, state: dict[str, Any]) -> None:
     state["seats"] = out
 
 
-def hide_names(table: Table, state: dict[str, Any]) -> None:
+def hide_names(table: StateSource, state: dict[str, Any]) -> None:
     """A spectator's state: the seat of a person who hides where they sit (``hide``) has no name
     (``"name": null, "hidden": true``); the people at the table see every name."""
     seats = table.seats
@@ -118,7 +118,7 @@ def hide_names(table: Table, state: dict[str, Any]) -> None:
                       for entry in entries]
 
 
-def deadline(table: Table, seat: int | None, pending: Sequence[Pending], turn: int | None,
+def deadline(table: StateSource, seat: int | None, pending: Sequence[Pending], turn: int | None,
              now: float) -> float | None:
     """Seconds left on the decision ``seat`` cares about: its own, else the turn's, else any."""
     return Dues(table, pending).left(seat, turn, now)
@@ -129,7 +129,7 @@ class Dues:
 
     __slots__ = ("_all", "_by_seat", "_left")
 
-    def __init__(self, table: Table, pending: Sequence[Pending]) -> None:
+    def __init__(self, table: StateSource, pending: Sequence[Pending]) -> None:
         deadlines = table.deadlines
         self._by_seat: dict[int | None, float | None] = {}  # seats with a decision: its earliest due
         self._all: float | None = None  # the earliest of all (None: no clock runs)
@@ -161,7 +161,7 @@ class Dues:
         return left
 
 
-def window_of(table: Table, now: float) -> Window | None:
+def window_of(table: StateSource, now: float) -> Window | None:
     """People's window, if one is open: ``{"kind": "cut" | "trade", "left": seconds}``."""
     if table.window is None:
         return None
@@ -169,7 +169,7 @@ def window_of(table: Table, now: float) -> Window | None:
     return {"kind": kind, "left": round(max(0.0, until - now), 1)}
 
 
-def answer_clocks(table: Table, state: dict[str, Any], now: float) -> None:
+def answer_clocks(table: StateSource, state: dict[str, Any], now: float) -> None:
     """Seconds left to answer each open offer put to a person (``left``, in copies of the state's
     ``offers``; server.table.answers): the same for every reader."""
     offers = state.get("offers")
@@ -180,7 +180,7 @@ def answer_clocks(table: Table, state: dict[str, Any], now: float) -> None:
                        for o in offers]
 
 
-def auction_deadline(table: Table, state: dict[str, Any], pending: Sequence[Pending], now: float) -> None:
+def auction_deadline(table: StateSource, state: dict[str, Any], pending: Sequence[Pending], now: float) -> None:
     """Seconds left on the auction of a state that has one (S7), in a copy of its ``auction``."""
     auction = state.get("auction")
     if isinstance(auction, dict):
@@ -189,12 +189,12 @@ def auction_deadline(table: Table, state: dict[str, Any], pending: Sequence[Pend
                             "deadline": round(max(0.0, table.deadlines[keys[0]] - now), 1) if keys else None}
 
 
-def pending_now(table: Table, match: Match | None) -> Sequence[Pending]:
+def pending_now(table: StateSource, match: Match | None) -> Sequence[Pending]:
     """The decisions the table waits for now (``match``: the table's, read once by the caller)."""
     return tuple(match.pending()) if match is not None and table.status == "playing" else ()
 
 
-def build_state(table: Table, seat: int | None, now: float) -> dict[str, Any]:
+def build_state(table: StateSource, seat: int | None, now: float) -> dict[str, Any]:
     """One reader's state (``seat is None``: a spectator)."""
     adapter, match = table.adapter, table.match
     state: dict[str, Any]
@@ -240,7 +240,7 @@ class StateSet:
     __slots__ = ("_cache", "_dues", "_key_of", "_layout", "_lefts", "_memo", "_parts", "_sample", "now", "pending",
                  "public", "table", "tail")
 
-    def __init__(self, table: Table, now: float, seats: Iterable[int | None] = ()) -> None:
+    def __init__(self, table: StateSource, now: float, seats: Iterable[int | None] = ()) -> None:
         self.table = table
         self.now = now
         match = table.match
