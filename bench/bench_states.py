@@ -31,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import server.table.outbox as base_mod
+import server.table.sender as base_mod
 from server.table.durable import state_hash
 from server.table.states import StateSet
 from tests.server.table.harness import Harness, command_of

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from server.cluster.routing import Outbox
+    from server.cluster.routing import NodeQueues
     from server.cluster.wire import Person
     from server.config import Config
     from server.people.players import Player
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 class Node(Protocol):
     node: str
-    outbox: Outbox
+    outbox: NodeQueues
     pending: dict[str, asyncio.Future[Any]]
 
     @property

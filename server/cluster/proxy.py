@@ -1,7 +1,7 @@
 """A person at a table owned by another node, seen from each side.
 
 On the owner, the person's session is a :class:`RemoteClient`: what the room hands it (states,
-events, notices) goes to the person's node through the :class:`~server.cluster.routing.Outbox`.
+events, notices) goes to the person's node through the :class:`~server.cluster.routing.NodeQueues`.
 On the person's node (the front), the room is a :class:`RemotePlace`: commands go to the owner
 and their replies come back; the states the owner sends are rendered by the person's own session
 (language, width, text or JSON) from :class:`RemoteStates`.

@@ -1,7 +1,7 @@
 """The messages of a table between its owner and the fronts of its people (``docs/cluster.md``).
 
 :class:`Relay` is the part of :class:`~server.cluster.lobby.ClusterLobby` that carries a table's
-traffic: out through the :class:`~server.cluster.routing.Outbox` and the bus, in by kind
+traffic: out through the :class:`~server.cluster.routing.NodeQueues` and the bus, in by kind
 (``_on_<kind>``, :meth:`Relay.handle`). On the owner, a person of another node is a player whose
 session is a :class:`~server.cluster.proxy.RemoteClient` (``cmd``, ``conn``, ``disc``); on the
 front, their room is a :class:`~server.cluster.proxy.RemotePlace` and the owner's states, events and
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from server.cluster import wire
 from server.cluster.bus import Bus
 from server.cluster.proxy import RemoteClient, RemotePlace, RemoteStates
-from server.cluster.routing import Outbox
+from server.cluster.routing import NodeQueues
 from server.people.players import Player, PlayerSession
 from server.protocol import CommandError, Shared
 from server.rooms.room import Room
@@ -67,7 +67,7 @@ class Relay:
         self.bus = bus
         self.players = lobby.players  # (the lobby's own, read for every message: no look-up through it)
         self.rooms = lobby.rooms
-        self.outbox = Outbox()
+        self.outbox = NodeQueues()
         self._outbox_handle: asyncio.Handle | None = None
         self.pending: dict[str, asyncio.Future[Any]] = {}
         self.places: dict[str, RemotePlace] = {}

@@ -2,7 +2,7 @@
 
 The owner's room hands each reader's state to the reader's session; for a person on another node
 that session is a :class:`~server.cluster.proxy.RemoteClient`, which hands it here. The
-:class:`Outbox` gathers what one turn of the event loop produced and makes, per node, one message
+:class:`NodeQueues` gathers what one turn of the event loop produced and makes, per node, one message
 per moment of a table: the states of the seats that node holds people for (each built and encoded
 once, however many of its sessions read it) and the spectators' state when it holds spectators —
 never the hand of a seat it holds nobody for. Messages to one node leave in the order they were
@@ -42,7 +42,7 @@ class _SharedGroup:
     to: list[tuple[str, int | None]] = field(default_factory=list)
 
 
-class Outbox:
+class NodeQueues:
     """Messages waiting for their nodes, in order; :meth:`drain` hands them out."""
 
     def __init__(self) -> None:

@@ -9,7 +9,7 @@ operations. It never awaits, reads a clock or touches a socket: every call gets
 
 The table is a whole that owns its parts: the match and its log
 (:class:`~server.table.matchlog.MatchLog`), what its readers receive
-(:class:`~server.table.outbox.Outbox`), its clocks (:class:`~server.table.clocks.Clocks`),
+(:class:`~server.table.sender.Sender`), its clocks (:class:`~server.table.clocks.Clocks`),
 the open round's chips (:class:`~server.table.chips.RoundChips`), fair deals
 (:class:`~server.table.fair.FairDeals`), who sits and watches
 (:class:`~server.table.people.Seating`) and the round cycle
@@ -46,10 +46,10 @@ from server.table.clocks import Clocks
 from server.table.fair import Entropy, ExplicitSeed, FairDeals
 from server.table.io import Command, Connected, Disconnected, Member, Outputs, Refused, Reply, Shutdown
 from server.table.matchlog import MatchLog
-from server.table.outbox import Outbox
 from server.table.people import Seating
 from server.table.rounds import RoundCycle
 from server.table.seats import Seat
+from server.table.sender import Sender
 from server.table.states import Private, build_state
 from server.table.steps import Step, TableSettings, log
 
@@ -85,7 +85,7 @@ class Table:
         self._gen: Step | None = None
         # the parts
         self.game = MatchLog(adapter)  # the engine match and its log (a durable table's entries)
-        self.out = Outbox(self)  # what the readers receive from the call being made
+        self.out = Sender(self)  # what the readers receive from the call being made
         self.clocks = Clocks(settings, getattr(settings, "time_bank", 0.0))  # every moment the table waits for
         self.chips = RoundChips(table_id, adapter, self.seats, opts.stake)  # the open round's escrow
         self.fair = FairDeals(self, draw_seed)  # deals nobody can rig

@@ -2,7 +2,7 @@
 
 The table (:class:`server.table.core.Table`) owns its parts; the round cycle, the seating and the
 fair deals are given the table itself, typed here as :class:`TableHost` so that no part needs the
-table's own module. The other parts (clocks, chips, outbox, match log) see even less of it.
+table's own module. The other parts (clocks, chips, sender, match log) see even less of it.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from server.table.chips import RoundChips
 from server.table.clocks import Clocks
 from server.table.io import Member
 from server.table.matchlog import MatchLog
-from server.table.outbox import Outbox
 from server.table.seats import Seat
+from server.table.sender import Sender
 from server.table.steps import Step, TableSettings
 
 
@@ -72,7 +72,7 @@ class TableHost(Protocol):
     bot_seed: bytes
     bot_options: dict[str, Any]
     game: MatchLog
-    out: Outbox
+    out: Sender
     clocks: Clocks
     chips: RoundChips
 

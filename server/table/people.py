@@ -8,7 +8,7 @@ of a staked round, where a bot plays the seat to the round's end on their stake
 settles.
 
 :class:`Seating` is a part of its :class:`~server.table.core.Table`, reaching the
-others (the match, the clocks, the outbox, the round cycle) through the table.
+others (the match, the clocks, the sender, the round cycle) through the table.
 """
 
 from __future__ import annotations

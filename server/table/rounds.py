@@ -9,7 +9,7 @@ undone).
 
 :class:`RoundCycle` is a part of its :class:`~server.table.core.Table`: it ties the
 others together (the match, the clocks, the chips, fair deals, the seating, the
-outbox), reaching them through the table.
+sender), reaching them through the table.
 """
 
 from __future__ import annotations

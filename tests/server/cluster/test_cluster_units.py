@@ -7,7 +7,7 @@ import pytest
 from server.cluster import wire
 from server.cluster.lease import LeaseBook, parse
 from server.cluster.proxy import RemoteStates
-from server.cluster.routing import Outbox
+from server.cluster.routing import NodeQueues
 from server.protocol import encode
 
 
@@ -69,7 +69,7 @@ def test_a_message_is_read_without_the_careful_reader_and_long_numbers_cross_exa
 
 def test_a_node_receives_only_the_seats_it_holds_people_for_each_built_once():
     states = FakeStates(4)
-    box = Outbox()
+    box = NodeQueues()
     box.state("n1", "r1", states, "bob", 1)
     box.state("n2", "r1", states, "carol", 2)
     box.state("n2", "r1", states, "erin", None)  # a spectator on n2
@@ -88,7 +88,7 @@ def test_a_node_receives_only_the_seats_it_holds_people_for_each_built_once():
 
 def test_messages_to_a_node_keep_their_order():
     states_a, states_b = FakeStates(3), FakeStates(3)
-    box = Outbox()
+    box = NodeQueues()
     box.state("n1", "r1", states_a, "bob", 1)
     box.message("n1", {"t": "gone", "rid": "r1", "key": "bob"})
     box.state("n1", "r1", states_b, "bob", 1)

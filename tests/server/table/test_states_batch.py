@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-import server.table.outbox as base_mod
+import server.table.sender as base_mod
 from engine.cards import format_cards
 from server.protocol import encode
 from server.table.states import StateSet, build_state

@@ -1,4 +1,4 @@
-"""What a table's readers receive (server/table/outbox.py): each event in the form its reader may
+"""What a table's readers receive (server/table/sender.py): each event in the form its reader may
 see, one message per form; a spectator never reads the name of a person who hides where they sit;
 a command's pushes after its reply, none for a refused command."""
 
@@ -10,8 +10,8 @@ from typing import Any
 
 from server.protocol import Shared
 from server.table.io import Member, Send
-from server.table.outbox import Outbox
 from server.table.seats import Seat
+from server.table.sender import Sender
 
 
 @dataclass
@@ -62,7 +62,7 @@ PUBLIC = Dealt()
 HANDS = {0: Dealt(seat=0), 1: Dealt(seat=1), 2: Dealt(seat=2)}
 
 
-def sends(box: Outbox) -> list[tuple[tuple[tuple[str, int | None], ...], Mapping[str, Any]]]:
+def sends(box: Sender) -> list[tuple[tuple[tuple[str, int | None], ...], Mapping[str, Any]]]:
     out = box.take()
     assert out.effect is None and box.out.items == []
     got = []
@@ -74,7 +74,7 @@ def sends(box: Outbox) -> list[tuple[tuple[tuple[str, int | None], ...], Mapping
 
 def test_each_reader_gets_its_form_of_an_event_and_bots_observe_theirs() -> None:
     room = Room()
-    box = Outbox(room)
+    box = Sender(room)
     box.publish((Dealt(),), {"dealt": {"fair": 1}})
     assert sends(box) == [((("ann", 0),), {"event": "dealt", "hand": 0, "fair": 1, "room": "t1"}),
                           ((("bob", 1),), {"event": "dealt", "hand": 1, "fair": 1, "room": "t1"}),
@@ -86,7 +86,7 @@ def test_each_reader_gets_its_form_of_an_event_and_bots_observe_theirs() -> None
 def test_a_spectator_reads_the_seat_of_a_person_who_hides() -> None:
     room = Room()
     room.seats[0].hidden = True
-    box = Outbox(room)
+    box = Sender(room)
     box.broadcast({"event": "joined", "name": "Ann", "seat": 0})
     (seated, to_them), (watching, to_zoe) = sends(box)
     assert seated == (("ann", 0), ("bob", 1)) and to_them["name"] == "Ann"
@@ -100,7 +100,7 @@ def test_a_spectator_reads_the_seat_of_a_person_who_hides() -> None:
 
 def test_a_commands_pushes_wait_for_its_reply_and_a_refused_one_pushes_nothing() -> None:
     room = Room()
-    box = Outbox(room)
+    box = Sender(room)
     box.defer(lambda: box.broadcast({"event": "later"}))
     box.drop_deferred()
     box.run_deferred()

@@ -4,7 +4,7 @@ every reader's state — gathered as the :class:`~server.table.io.Outputs` of on
 The readers are the people seated (each reads as their seat) and the spectators (who read as
 no seat). A spectator is never told the name of a person who hides where they sit (``hide``):
 they read the seat (``"seat 2"``). A command's pushes wait until its reply has gone
-(:meth:`Outbox.defer`), and a refused command pushes nothing (:meth:`Outbox.drop_deferred`).
+(:meth:`Sender.defer`), and a refused command pushes nothing (:meth:`Sender.drop_deferred`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ log = logging.getLogger("server.table")
 Recipients = tuple[tuple[str, "int | None"], ...]
 
 
-class OutboxHost(StateSource, Protocol):
-    """What the outbox reads of its table: who is there (besides what a state is made of)."""
+class SenderHost(StateSource, Protocol):
+    """What the sender reads of its table: who is there (besides what a state is made of)."""
 
     @property
     def seats(self) -> Sequence[Seat]: ...
@@ -39,12 +39,12 @@ class OutboxHost(StateSource, Protocol):
     def seat_of(self, key: str) -> int | None: ...
 
 
-class Outbox:
+class Sender:
     """The messages and items of the call being made (see the module's documentation)."""
 
     __slots__ = ("_deferred", "_table", "out")
 
-    def __init__(self, table: OutboxHost) -> None:
+    def __init__(self, table: SenderHost) -> None:
         self._table = table
         self.out = Outputs()
         self._deferred: list[Callable[[], None]] = []
