@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -71,13 +72,33 @@ def server_config(data_dir: Path, limits: str = LOAD_LIMITS, log_level: str = "W
     )
 
 
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_port() -> int:
-    """A loopback port free now (the server binds it a moment later: a race only other local programs
-    could lose for us)."""
-    with socket.socket() as s:
+    """A loopback port free now, taken below the kernel's ephemeral range: the outgoing connections of
+    other programs, which draw from that range, cannot take it before the server binds it. Another
+    program choosing the very same port in that moment remains possible; callers that start a server on
+    it retry on ``EADDRINUSE``."""
+    low, _ = _ephemeral_range()
+    ports = list(range(max(1024, low - 12000), low))
+    random.SystemRandom().shuffle(ports)
+    for port in ports[:200]:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    with socket.socket() as s:  # everything below the range taken: let the kernel choose
         s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+        chosen: int = s.getsockname()[1]
+        return chosen
 
 
 class ServerFailed(RuntimeError):

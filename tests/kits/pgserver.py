@@ -18,12 +18,13 @@ import itertools
 import os
 import queue
 import shutil
-import socket
 import subprocess
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+from clients.serverproc import free_port
 
 
 def find_bindir() -> Path | None:
@@ -39,12 +40,6 @@ def find_bindir() -> Path | None:
     return None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class PgServer:
     """Start with :meth:`start`, stop with :meth:`stop` (by its pid file, through pg_ctl)."""
 
@@ -54,7 +49,7 @@ class PgServer:
         self.bindir = bindir
         self.folder = Path(tempfile.mkdtemp(prefix="donne-pg-"))
         self.data = self.folder / "pg"
-        self.port = _free_port()
+        self.port = free_port()
         self._names = itertools.count(1)
         self._file_copy: bool | None = None
         self._lock = threading.Lock()  # names from two threads

@@ -15,21 +15,17 @@ import tempfile
 import time
 from pathlib import Path
 
+from clients.serverproc import free_port
+
 
 def find_redis() -> str | None:
     return shutil.which("redis-server")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class RedisServer:
     def __init__(self, binary: str) -> None:
         self.binary = binary
-        self.port = _free_port()
+        self.port = free_port()
         self.folder = Path(tempfile.mkdtemp(prefix="donne-redis-"))
         self.proc: subprocess.Popen[bytes] | None = None
 

@@ -8,11 +8,13 @@ server running on its own loop (TECH.md §3).
 from __future__ import annotations
 
 import asyncio
+import errno
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest_asyncio
 
+from clients.serverproc import free_port
 from server.config import PACED, load_config
 from server.start.app import Running, start
 
@@ -20,7 +22,7 @@ FAST = {
     "host": "127.0.0.1",
     "ssh_port": 0,
     "telnet_port": 0,
-    "web_port": 0,  # off; the web tests give it a free port (tests/kits/webkit.py)
+    "web_port": 0,  # off; the web tests give it FREE_PORT (tests/kits/webkit.py)
     "turn_seconds": 30.0,
     "auction_seconds": 30.0,
     "flip_seconds": 30.0,
@@ -49,8 +51,21 @@ def test_config(tmp_path: Any, **overrides: Any) -> Any:
     return load_config(data_dir=tmp_path / "data", **{**FAST, **overrides})
 
 
+FREE_PORT = "free"
+"""A port setting given as ``FREE_PORT`` (``start_server(tmp_path, web_port=FREE_PORT)``) gets a free
+loopback port, chosen again if another program took it before the server could bind it."""
+
+
 async def start_server(tmp_path: Any, **overrides: Any) -> Running:
-    return await asyncio.wait_for(start(test_config(tmp_path, **overrides)), 20)
+    free = [key for key, value in overrides.items() if value is FREE_PORT]
+    for attempt in range(5):
+        chosen = {**overrides, **{key: free_port() for key in free}}
+        try:
+            return await asyncio.wait_for(start(test_config(tmp_path, **chosen)), 20)
+        except OSError as e:
+            if not free or e.errno != errno.EADDRINUSE or attempt == 4:
+                raise
+    raise AssertionError("unreachable")
 
 
 @pytest_asyncio.fixture

@@ -7,13 +7,12 @@ import json
 from typing import Any
 
 from clients.client import Client
-from clients.serverproc import free_port
 from server.start.app import Running
-from tests.kits.servers import start_server
+from tests.kits.servers import FREE_PORT, start_server
 
 
 async def start_web_server(tmp_path: Any, **overrides: Any) -> Running:
-    return await start_server(tmp_path, web_port=free_port(), **overrides)
+    return await start_server(tmp_path, web_port=FREE_PORT, **overrides)
 
 
 def ws_url(running: Running, path: str = "/ws") -> str:

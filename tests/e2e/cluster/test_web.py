@@ -6,17 +6,16 @@ import asyncio
 
 import pytest
 
-from clients.serverproc import free_port
 from tests.e2e.cluster.test_play import listed_everywhere
-from tests.kits.servers import assert_no_hand, play_simply
+from tests.kits.servers import FREE_PORT, assert_no_hand, play_simply
 from tests.kits.webkit import connect_ws
 
 pytestmark = pytest.mark.e2e
 
 
 async def test_people_on_two_nodes_play_one_table_over_ws_and_a_third_watches(nodes):
-    (a,) = await nodes(1, web_port=free_port())
-    (b,) = await nodes(1, web_port=free_port())
+    (a,) = await nodes(1, web_port=FREE_PORT)
+    (b,) = await nodes(1, web_port=FREE_PORT)
     alice, bob, dave = await connect_ws(a, "alice"), await connect_ws(b, "bob"), await connect_ws(b, "dave")
     try:
         room = (await alice.request("create", game="president", rules="classic", seats=3, bots=1))["room"]

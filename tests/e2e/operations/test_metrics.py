@@ -9,7 +9,6 @@ JSON connections over telnet, two sessions logged in and one classic Président 
 from __future__ import annotations
 
 import asyncio
-import socket
 from typing import Any
 
 import pytest
@@ -17,16 +16,9 @@ import pytest
 from server.config import ConfigError, load_config
 from server.operations import metrics
 from server.protocol import PLAY_COMMANDS
-from tests.kits.servers import connect, play_simply, start_server
+from tests.kits.servers import FREE_PORT, connect, play_simply, start_server
 
 pytestmark = pytest.mark.e2e
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 async def _get(port: int, path: str = "/metrics") -> tuple[str, str]:
@@ -54,7 +46,7 @@ def _moves(samples: dict[str, float]) -> float:
 
 
 async def test_a_match_moves_the_scraped_figures(tmp_path: Any) -> None:
-    running = await start_server(tmp_path, metrics_port=_free_port())
+    running = await start_server(tmp_path, metrics_port=FREE_PORT)
     try:
         assert running.metrics_port
         before = _samples(metrics.scrape().decode())
