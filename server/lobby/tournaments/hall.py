@@ -1,0 +1,473 @@
+"""The lobby's hall of tournaments: the events of this process, their tables, their news.
+
+The :class:`Hall` is a part of the lobby, as its directory and news are. It opens events
+(``TournamentOpened``, then one :class:`~server.lobby.tournaments.shell.EventShell` each), hands
+them the inputs of commands (a join, a leave, a stop) and of their tables, performs their
+effects (tables opened, people told, lobby news), and answers what commands ask (the list,
+standings, the table to watch). At start it rebuilds the open events from their records and
+reconciles them with their tables (:meth:`Hall.restore`, ``docs/tournaments.md``, "Durability").
+
+Every write of an event goes through :meth:`Hall.write`: one ``store.apply``, where a cluster
+owner's ``Fence(fence_key(tid), epoch)`` would go first (:meth:`Hall.fence`; one process: none).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Any, Protocol
+
+from server.lobby.api import LobbyHost
+from server.lobby.tournaments.shell import EventShell
+from server.lobby.tournaments.tables import (
+    TABLE,
+    TOURNAMENT,
+    TableLink,
+    is_match,
+    records_of,
+    seat_plan,
+    table_options,
+    who_can_sit,
+)
+from server.people.players import Player
+from server.protocol import CommandError
+from server.rooms.room import Room
+from server.storage.api import Fence, Op, OpResult, RoundRecord
+from server.storage.api_tournaments import (
+    StoredTournament,
+    TournamentClosed,
+    TournamentOpened,
+    TournamentTable,
+    fence_key,
+)
+from server.storage.names import name_key
+from server.tournaments import (
+    Absent,
+    ByeGiven,
+    Effect,
+    Ended,
+    EventConfig,
+    EventRecord,
+    Input,
+    Join,
+    OpenTable,
+    ReplayError,
+    RoundStarted,
+    Started,
+    SwissConfig,
+    TableAborted,
+    TableScored,
+    TournamentError,
+    config_from_dict,
+    director_for,
+    replay,
+)
+from server.tournaments.io import Entry
+
+log = logging.getLogger(__name__)
+
+STANDINGS_LINES = 50
+"""Lines of standings a reply carries (and the asker's own line when below)."""
+
+
+class HallHost(LobbyHost, Protocol):
+    """What the hall needs of the lobby besides a seek's: its news, its tasks, whether it closes."""
+
+    @property
+    def closing(self) -> bool: ...
+
+    def broadcast(self, event: Mapping[str, Any], *, news: bool = False) -> None: ...
+
+    def spawn(self, coro: Coroutine[Any, Any, object]) -> None: ...
+
+
+class Hall:
+    """The events of this process (see the module)."""
+
+    def __init__(self, lobby: HallHost, clock: Callable[[], float] = time.time) -> None:
+        self.lobby = lobby
+        self.clock = clock  # wall-clock seconds: the journal's times
+        self.events: dict[str, EventShell] = {}  # open ones, and those over since the start
+        self.links: dict[str, TableLink] = {}  # room id -> the event's table it is
+        self.opening: dict[str, TableLink] = {}  # the event's table name -> its link, while seated
+
+    # -- writes: the one place a cluster owner's fence goes ------------------------------------------
+
+    def fence(self, tid: str) -> Fence | None:
+        """The fencing token every write of event ``tid`` carries (one process: none)."""
+        return None
+
+    async def write(self, tid: str, ops: Sequence[Op]) -> list[OpResult]:
+        fence = self.fence(tid)
+        if fence is None:
+            return await self.lobby.store.apply(list(ops))
+        results = await self.lobby.store.apply([Fence(fence_key(tid), fence.epoch), *ops])
+        return results[1:]
+
+    # -- opening an event ------------------------------------------------------------------------------
+
+    async def new_id(self) -> str:
+        """An event id never used before (the store's counter, shared with the rooms)."""
+        while True:
+            tid = f"e{await self.lobby.store.tables.next_table_number()}"
+            if tid not in self.events:
+                return tid
+
+    @staticmethod
+    def seed() -> str:
+        return secrets.token_hex(8)
+
+    async def open(self, config: EventConfig, organiser: str) -> EventShell:
+        """A new event, written, running, announced."""
+        if self.lobby.closing:
+            raise CommandError("shutting_down")
+        await self.write(config.id, [TournamentOpened(config.id, config.to_dict(), organiser)])
+        shell = EventShell(director_for(config), self, self.clock, organiser=organiser)
+        self.events[config.id] = shell
+        shell.start()
+        options = config.options
+        self.lobby.broadcast({"event": "tournament_opened", "tournament": config.id, "kind": config.kind,
+                              "game": options.get("game"), "rules": options.get("rules"), "seats": config.seats,
+                              "organiser": organiser, "starts_at": config.starts_at})
+        return shell
+
+    # -- what commands ask ---------------------------------------------------------------------------
+
+    def get(self, tid: object) -> EventShell:
+        if not isinstance(tid, str | int) or isinstance(tid, bool):
+            raise CommandError("no_such_tournament", tournament=str(tid)[:20])
+        key = str(tid).strip().lower()
+        if key.isdigit():
+            key = "e" + key
+        shell = self.events.get(key)
+        if shell is None:
+            raise CommandError("no_such_tournament", tournament=str(tid)[:20])
+        return shell
+
+    async def ask(self, shell: EventShell, inp: Input) -> None:
+        try:
+            await shell.ask(inp)
+        except TournamentError as exc:
+            raise CommandError(f"tournament_{exc.code}", tournament=shell.id) from None
+
+    async def join(self, player: Player, shell: EventShell) -> None:
+        rating = await self._rating(player.name, shell.director.config.options)
+        await self.ask(shell, Join(player.name, rating))
+
+    async def _rating(self, name: str, options: Mapping[str, object]) -> float:
+        """The player's rating (its ordinal) at the event's table kind, 0 when they have none."""
+        try:
+            ratings = await self.lobby.store.ratings.of(name)
+        except Exception:
+            log.exception("could not read %s's ratings", name)
+            return 0.0
+        for r in ratings:
+            if r.game == options.get("game") and r.rules == options.get("rules"):
+                return round(r.rating, 6)
+        return 0.0
+
+    def summary(self, shell: EventShell, asker: str | None) -> dict[str, Any]:
+        seen = shell.seen()
+        s = seen.summary
+        options = shell.director.config.options
+        phase = str(s.get("phase"))
+        out: dict[str, Any] = {
+            "id": shell.id, "kind": s.get("kind"), "game": options.get("game"), "rules": options.get("rules"),
+            "seats": s.get("seats"), "phase": "over" if shell.over or shell.jammed else
+            "waiting" if phase == "registering" else "running",
+            "entrants": s.get("entrants"), "playing": s.get("playing"), "tables": s.get("tables"),
+            "starts_at": s.get("starts_at"), "organiser": shell.organiser,
+            "scoring": dict(shell.director.config.scoring.to_dict()),
+            "joined": asker is not None and any(
+                line.name == asker and line.status == "active" for line in seen.standings.lines),
+        }
+        if "ends_at" in s:
+            out["ends_at"] = s["ends_at"]
+        else:
+            out["round"] = s.get("round")
+            out["rounds"] = s.get("rounds")
+        return out
+
+    def standings(self, shell: EventShell, asker: str | None) -> dict[str, Any]:
+        standings = shell.seen().standings
+        lines = list(standings.lines[:STANDINGS_LINES])
+        own = standings.line(asker) if asker is not None else None
+        if own is not None and own not in lines:
+            lines.append(own)
+        return {"tournament": shell.id, "kind": standings.kind, "round": standings.round, "final": standings.final,
+                "lines": [{"rank": line.rank, "name": line.name, "points": line.points, "opponents": line.opponents,
+                           "games": line.games, "wins": line.wins, "byes": line.byes, "fire": line.on_fire,
+                           "provisional": line.provisional, "status": line.status} for line in lines]}
+
+    def table_to_watch(self, shell: EventShell, table: object = None) -> Room:
+        """The room of one of the event's tables under way: ``table`` (a room id), else the top one."""
+        rooms = [link.room for t in shell.seen().top for link in self._links_of(shell.id, t.table)
+                 if link.room is not None and not link.room.closed]
+        if table is not None:
+            wanted = str(table).strip().lower()
+            rooms = [r for r in rooms if r.id == wanted or r.id == "r" + wanted]
+        if not rooms:
+            raise CommandError("no_such_room", room=str(table or shell.id)[:20])
+        return rooms[0]
+
+    def _links_of(self, tid: str, table: str) -> list[TableLink]:
+        return [link for link in self.links.values() if link.tournament == tid and link.table == table]
+
+    # -- the events' effects ---------------------------------------------------------------------------
+
+    async def perform(self, shell: EventShell, effect: Effect) -> None:
+        if isinstance(effect, OpenTable):
+            await self.open_table(shell, effect)
+        elif isinstance(effect, Started):
+            self._news(shell, {"event": "tournament_started", "tournament": shell.id,
+                               "kind": shell.director.config.kind, "entrants": len(effect.entrants)})
+        elif isinstance(effect, RoundStarted):
+            event = {"event": "tournament_round", "tournament": shell.id, "round": effect.round,
+                     "rounds": config.rounds if isinstance(config := shell.director.config, SwissConfig) else 0,
+                     "tables": len(effect.tables), "byes": list(effect.byes)}
+            self.tell(self._entrants(shell), event)
+        elif isinstance(effect, ByeGiven):
+            self.tell([effect.name], {"event": "tournament_bye", "tournament": shell.id, "round": effect.round,
+                                      "points": effect.points, "late": effect.late})
+        elif isinstance(effect, TableScored):
+            links = self._links_of(shell.id, effect.table)
+            room = links[-1].room.id if links and links[-1].room is not None else None
+            results = [{"name": name, "place": place, "points": points}
+                       for name, place, points in zip(effect.seats, effect.places, effect.points, strict=True)]
+            self.tell([n for n in effect.seats if n is not None],
+                      {"event": "tournament_scored", "tournament": shell.id, "room": room, "round": effect.round,
+                       "results": results})
+            for link in links:
+                self.links.pop(link.room.id if link.room is not None else "", None)
+        elif isinstance(effect, Ended):
+            top = [{"rank": line.rank, "name": line.name, "points": line.points}
+                   for line in shell.seen().standings.lines[:3]]
+            self._news(shell, {"event": "tournament_ended", "tournament": shell.id, "reason": effect.reason,
+                               "top": top})
+
+    def finished(self, shell: EventShell) -> None:
+        if shell.jammed:
+            log.error("tournament %s stopped where it is; the next start rebuilds it", shell.id)
+
+    def _entrants(self, shell: EventShell) -> list[str]:
+        return [line.name for line in shell.seen().standings.lines if line.status == "active"]
+
+    def tell(self, names: Sequence[str], event: Mapping[str, Any]) -> None:
+        """``event`` to each of these people who is online."""
+        for name in names:
+            player = self.lobby.players.get(name_key(name))
+            if player is not None and player.session is not None and player.connected:
+                player.session.push_event(event)
+
+    def _news(self, shell: EventShell, event: Mapping[str, Any]) -> None:
+        """Lobby news, and the entrants at a table hear it too."""
+        self.lobby.broadcast(event)
+        at_tables = []
+        for name in self._entrants(shell):
+            player = self.lobby.players.get(name_key(name))
+            if player is not None and player.room is not None:
+                at_tables.append(name)
+        self.tell(at_tables, event)
+
+    # -- tables ----------------------------------------------------------------------------------
+
+    async def open_table(self, shell: EventShell, effect: OpenTable) -> None:
+        """The director's table as a room, its people seated; those who cannot sit are reported absent
+        (their seats played by bots), a table nobody can sit at aborted."""
+        lobby = self.lobby
+        people = list(effect.people)
+        for name in people:
+            await self._free(name)
+        absent: list[str] = []
+        while True:
+            can = [n for n in who_can_sit(lobby.players, people, lobby.seats.holder) if n not in absent]
+            if not can:
+                if people:
+                    shell.tell(Absent(effect.table, tuple(people)))
+                shell.tell(TableAborted(effect.table))
+                return
+            plan, order = seat_plan(effect.seats, can)
+            link = TableLink(shell.id, effect.table, effect.round, effect.seats, order)
+            try:
+                room = await lobby.open_room(table_options(effect, plan, lobby.config, shell.id),
+                                             owner=shell.organiser or shell.id)
+            except CommandError as exc:
+                log.warning("tournament %s: table %s could not open (%s %s)", shell.id, effect.table, exc.code,
+                            exc.params)
+                shell.tell(Absent(effect.table, tuple(people)))
+                shell.tell(TableAborted(effect.table))
+                return
+            link.room = room
+            self.opening[effect.table] = link
+            await self.write(shell.id, [TournamentTable(shell.id, room.id, effect.round)])
+            refused = await self._seat(room, plan)
+            if not refused:
+                break
+            absent += refused
+            self.opening.pop(effect.table, None)
+            await room.stop(end=True)
+        self.opening.pop(effect.table, None)
+        self.links[room.id] = link
+        room.watched_by(self)
+        lobby.announce(room, shell.organiser or shell.id)
+        for seat, person in enumerate(plan):
+            if person is not None:
+                self.tell([person], {"event": "tournament_seated", "tournament": shell.id, "room": room.id,
+                                   "seat": seat, "round": effect.round})
+        gone = [n for n in people if n not in can]
+        if gone:
+            shell.tell(Absent(effect.table, tuple(gone)))
+
+    async def _free(self, name: str) -> None:
+        """A person the event seats leaves the room they watch, or the finished table they sit at."""
+        player = self.lobby.players.get(name_key(name))
+        place = player.room if player is not None else None
+        if player is None or place is None:
+            return
+        if player.seat is None or (isinstance(place, Room) and place.table.status == "over"):
+            with contextlib.suppress(CommandError):
+                await place.submit(player, "leave", {})
+
+    async def _seat(self, room: Room, plan: Sequence[str | None]) -> list[str]:
+        """Seat the people of ``plan``; those who could not sit."""
+        refused = []
+        for name in plan:
+            if name is None:
+                continue
+            player = self.lobby.players.get(name_key(name))
+            if player is None:
+                refused.append(name)
+                continue
+            try:
+                await room.submit(player, "join", {})
+            except CommandError as exc:
+                log.info("%s could not sit at %s (%s)", name, room.id, exc.code)
+                refused.append(name)
+        return refused
+
+    # -- what the rooms report (server.rooms.room.TableWatcher) ------------------------------------------
+
+    def recorded(self, room: Room, record: RoundRecord) -> None:
+        link = self.links.get(room.id)
+        if link is None or link.reported:
+            return
+        if not is_match(record):
+            link.rounds.append(record.result)
+            return
+        link.reported = True
+        self.lobby.spawn(self._report(link, record))
+
+    async def _report(self, link: TableLink, record: RoundRecord) -> None:
+        """A table's match ended: its people leave it (free for the next table), then the event hears."""
+        shell = self.events.get(link.tournament)
+        if link.room is not None:
+            await self._leave_all(link.room, link.seats)
+        if shell is None:
+            return
+        result = link.result(record)
+        shell.tell(result if result is not None else TableAborted(link.table))
+
+    async def _leave_all(self, room: Room, names: Sequence[str | None]) -> None:
+        for name in names:
+            player = self.lobby.players.get(name_key(name)) if name is not None else None
+            if player is not None and player.room is room:
+                with contextlib.suppress(CommandError):
+                    await room.submit(player, "leave", {})
+
+    def closed(self, room: Room) -> None:
+        link = self.links.pop(room.id, None)
+        if link is None or link.reported:
+            return
+        link.reported = True
+        shell = self.events.get(link.tournament)
+        if shell is not None:
+            shell.tell(TableAborted(link.table))
+
+    # -- a restart -----------------------------------------------------------------------------------
+
+    async def restore(self) -> list[str]:
+        """Rebuild the open events from their records and reconcile them with their tables; the ids of
+        those set aside (a record its director does not reproduce)."""
+        store = self.lobby.store
+        aside = []
+        for brief in await store.tournaments.events("open"):
+            stored = await store.tournaments.get(brief.tournament_id)
+            if stored is None:
+                continue
+            try:
+                shell = self._rebuild(stored)
+            except (ReplayError, TournamentError, ValueError, KeyError) as exc:
+                log.error("tournament %s cannot be rebuilt (%s); set aside", stored.tournament_id, exc)
+                await self.write(stored.tournament_id, [TournamentClosed(stored.tournament_id, "aside", None)])
+                aside.append(stored.tournament_id)
+                continue
+            self.events[shell.id] = shell
+            await self._reconcile(shell, stored)
+            shell.start()
+        return aside
+
+    def _rebuild(self, stored: StoredTournament) -> EventShell:
+        record = EventRecord(config_from_dict(stored.config), tuple(Entry.from_dict(e) for e in stored.entries))
+        director = replay(record)
+        return EventShell(director, self, self.clock, seq=stored.next_seq, organiser=stored.organiser)
+
+    async def _reconcile(self, shell: EventShell, stored: StoredTournament) -> None:
+        """Each table the journal has under way: its rebuilt room followed; finished while the event
+        was down: its result reported now; never opened as a room: opened again."""
+        records = await self.lobby.store.tournaments.rounds(shell.id)
+        linked = [room_id for room_id, _ in stored.tables]
+        for table in shell.director.event.tables.values():
+            rooms = [rid for rid in linked if self._table_of(rid, records) == table.table]
+            live = [self.lobby.rooms[rid] for rid in rooms
+                    if rid in self.lobby.rooms and not self.lobby.rooms[rid].closed]
+            done = next((r for rid in rooms for r in records_of(rid, records) if is_match(r)), None)
+            if live:
+                room = live[-1]
+                link = TableLink(shell.id, table.table, table.round, table.seats,
+                                 _order(room.opts.extra.get("plan"), table.seats))
+                link.room = room
+                link.rounds = [r.result for r in records_of(room.id, records) if not is_match(r)]
+                self.links[room.id] = link
+                room.watched_by(self)
+                if done is not None:
+                    link.reported = True
+                    self.lobby.spawn(self._report(link, done))
+            elif done is not None:
+                rid = done.round_id.rsplit("-", 2)[0]
+                link = TableLink(shell.id, table.table, table.round, table.seats,
+                                 _order(done.config.get("plan"), table.seats))
+                link.rounds = [r.result for r in records_of(rid, records) if not is_match(r)]
+                result = link.result(done)
+                shell.tell(result if result is not None else TableAborted(table.table))
+            else:
+                self.lobby.spawn(self.open_table(shell, table))
+
+    def _table_of(self, room_id: str, records: Sequence[RoundRecord]) -> str | None:
+        room = self.lobby.rooms.get(room_id)
+        if room is not None:
+            value = room.opts.extra.get(TABLE)
+            return value if isinstance(value, str) else None
+        for r in records_of(room_id, records):
+            value = r.config.get(TABLE)
+            if isinstance(value, str):
+                return value
+        return None
+
+    async def shutdown(self) -> None:
+        """Stop every event's task; the open ones are rebuilt at the next start."""
+        await asyncio.gather(*(shell.stop() for shell in self.events.values()), return_exceptions=True)
+
+
+def _order(plan: object, seats: Sequence[str | None]) -> list[int]:
+    """Which director seat each room seat plays, from the room's plan (people first, then bots)."""
+    names = [n for n in plan if isinstance(n, str)] if isinstance(plan, list) else []
+    people = [i for i, name in enumerate(seats) if name is not None and name in names]
+    return people + [i for i in range(len(seats)) if i not in people]
+
+
+def is_tournament_table(extra: Mapping[str, object]) -> bool:
+    return TOURNAMENT in extra
