@@ -111,13 +111,21 @@ class EventShell:
     async def ask(self, inp: Input) -> Outputs:
         """Queue ``inp`` and wait until it is handled, written and its effects performed (raises
         :class:`TournamentError` when refused: nothing changed)."""
+        if self.ended:
+            raise TournamentError("not_open")
         future: asyncio.Future[Outputs] = asyncio.get_running_loop().create_future()
         self._inbox.put_nowait(_Item(inp, future))
         return await future
 
+    @property
+    def ended(self) -> bool:
+        """The task has ended (the event is over, or stopped): nothing more is taken."""
+        return self._task is not None and self._task.done()
+
     def tell(self, inp: Input) -> None:
         """Queue ``inp`` without waiting (a table's report); a refusal is logged."""
-        self._inbox.put_nowait(_Item(inp))
+        if not self.ended:
+            self._inbox.put_nowait(_Item(inp))
 
     async def stop(self) -> None:
         """End the task (shutdown): the event stays open in the store, rebuilt at the next start."""

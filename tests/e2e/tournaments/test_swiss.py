@@ -1,0 +1,51 @@
+"""A whole Swiss event over the JSON wire: rounds announced, byes, bots in a short table, final
+standings equal to their recomputation from the stored record, the record replayed, chips conserved."""
+
+from __future__ import annotations
+
+import asyncio
+
+from server.tournaments import EventRecord, replay, standings
+from tests.kits.servers import start_server
+from tests.kits.tournamentkit import Entrant, account, seated_once
+
+
+async def test_a_swiss_event_is_played_round_by_round_over_the_wire(tmp_path):
+    running = await start_server(tmp_path, tournament_create="accounts", commands_per_second=5000.0,
+                                 command_burst=10000)
+    clients = []
+    try:
+        names = ["ana", "bob", "cid", "dan", "eve", "fay", "gus"]
+        clients = [await account(running, n) for n in names]
+        entrants = [Entrant(c, n) for c, n in zip(clients, names, strict=True)]
+        made = await clients[0].request("tournament_create", kind="swiss", game="president", rules="classic",
+                                        seats=3, rounds=1, start=0.5, event_rounds=3, round_pause=0)
+        tid = made["tournament"]
+        for c in clients:
+            await c.request("tournament_join", tournament=tid)
+        ended = await asyncio.wait_for(asyncio.gather(*(e.play(tid) for e in entrants)), 40)
+        assert all(e["reason"] == "rounds" for e in ended)
+        assert [ev["round"] for ev in entrants[0].events if ev["event"] == "tournament_round"] == [1, 2, 3]
+        byes = [ev for e in entrants for ev in e.events if ev["event"] == "tournament_bye"]
+        assert len(byes) == 3  # seven players at tables of three: one bye a round, never twice the same
+        assert len({b["round"] for b in byes}) == 3 and all(b["points"] == 50 for b in byes)
+        final = await clients[1].request("tournament_standings", tournament=tid)
+        assert final["final"] and len(final["lines"]) == 7 and all(line["games"] + line["byes"] == 3
+                                                                    for line in final["lines"])
+        stored = await running.store.tournaments.export(tid)
+        assert stored is not None and stored["status"] == "over"
+        record = EventRecord.from_dict(stored["record"])
+        replay(record)
+        assert seated_once(stored["record"]["entries"]) == 6
+        assert [(s.name, s.points, s.rank) for s in standings(record).lines] == [
+            (line["name"], line["points"], line["rank"]) for line in final["lines"]]
+        assert stored["standings"]["lines"][0]["name"] == final["lines"][0]["name"]
+        # each table's match is in the history with the event's id
+        rounds = await running.store.tournaments.rounds(tid)
+        assert len([r for r in rounds if r.round_id.endswith("-match")]) == 6
+        assert all(r.config.get("tournament") == tid for r in rounds)
+        assert (await running.store.ledger.audit()).ok
+    finally:
+        for c in clients:
+            await c.close()
+        await asyncio.wait_for(running.stop(), 20)
