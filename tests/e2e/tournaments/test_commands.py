@@ -49,7 +49,7 @@ async def test_refusals_name_what_was_wrong_and_change_nothing(tmp_path):
                           ({"kind": "swiss", "event_rounds": 0}, "event_rounds"), ({"length": 0}, "length")):
             args = {"kind": "arena", "game": "president", "seats": 3, **bad}
             reply = await ana.request_raw("tournament_create", **args)
-            assert reply["code"] == "bad_option", (bad, reply)
+            assert reply["code"] == "bad_option", (name, reply)
         assert (await ana.request("tournaments"))["tournaments"] == []
         assert (await ana.request_raw("tournament_join", tournament="e999"))["code"] == "no_such_tournament"
         tid = (await ana.request("tournament_create", kind="arena", game="president", seats=3, start=600,

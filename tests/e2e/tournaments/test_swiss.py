@@ -4,7 +4,11 @@ standings equal to their recomputation from the stored record, the record replay
 from __future__ import annotations
 
 import asyncio
+import json
+import shutil
+import sqlite3
 
+from server.start.cli import main as donne
 from server.tournaments import EventRecord, replay, standings
 from tests.kits.servers import start_server
 from tests.kits.tournamentkit import Entrant, account, seated_once
@@ -49,3 +53,17 @@ async def test_a_swiss_event_is_played_round_by_round_over_the_wire(tmp_path):
         for c in clients:
             await c.close()
         await asyncio.wait_for(running.stop(), 20)
+    # donne export of the event, beside the data the server left: its record replays to what was stored
+    out = tmp_path / "event.json"
+    data = tmp_path / "data"
+    assert donne(["export", "--data-dir", str(data), "--tournament", tid, "--check", "--out", str(out)]) == 0
+    exported = json.loads(out.read_text(encoding="utf-8"))
+    assert exported["format"] == "donne-tournament/1" and exported["record"] == stored["record"]
+    assert len(exported["tables"]) == 6 and exported["standings"] == stored["standings"]
+    assert donne(["export", "--data-dir", str(data), "--tournament", "e999"]) == 2
+    # an event whose stored standings are not its record's is refused by the check
+    copy = tmp_path / "copy.sqlite3"
+    shutil.copy(data / "donne.sqlite3", copy)
+    with sqlite3.connect(copy) as db:
+        db.execute("UPDATE tournaments SET standings = '{}' WHERE tournament_id = ?", (tid,))
+    assert donne(["export", "--data-dir", str(copy), "--tournament", tid, "--check"]) == 1
