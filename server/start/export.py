@@ -33,8 +33,8 @@ from typing import TypeVar
 
 from server.community.replays import RoundExport, export_record, verify_record
 from server.games import ADAPTERS
-from server.storage.api import RoundRecord, StorageError
 from server.protocol import JSONValue
+from server.storage.api import RoundRecord, StorageError
 from server.storage.private import write_private
 from server.storage.settings import StoreSettings
 from server.storage.sql.history import read_recent, read_record
