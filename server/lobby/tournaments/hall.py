@@ -217,6 +217,43 @@ class Hall:
     def _links_of(self, tid: str, table: str) -> list[TableLink]:
         return [link for link in self.links.values() if link.tournament == tid and link.table == table]
 
+    async def entered(self, name: str, limit: int = 5) -> tuple[list[dict[str, Any]], int | None]:
+        """The events ``name`` entered, newest first (``limit`` of them: id, kind, game, rules, their
+        rank, how many entered, whether it is over), and their best final rank (None: none yet)."""
+        key = name_key(name)
+        found: dict[str, dict[str, Any]] = {}
+        best: int | None = None
+        for event in await self.lobby.store.tournaments.events("over"):
+            lines = event.standings.get("lines") if isinstance(event.standings, dict) else None
+            if not isinstance(lines, list):
+                continue
+            mine = next((line for line in lines if isinstance(line, dict) and isinstance(line.get("name"), str)
+                         and name_key(str(line["name"])) == key), None)
+            if mine is None or not isinstance(mine.get("rank"), int):
+                continue
+            rank = int(mine["rank"])
+            best = rank if best is None else min(best, rank)
+            found[event.tournament_id] = self._entry(event.tournament_id, event.config, rank, len(lines), True,
+                                                     event.created_at)
+        for tid, shell in self.events.items():
+            if tid in found or shell.over:
+                continue
+            standings = shell.seen().standings
+            line = next((ln for ln in standings.lines if name_key(ln.name) == key), None)
+            if line is not None:
+                found[tid] = self._entry(tid, shell.director.config.to_dict(), line.rank, len(standings.lines),
+                                         False, shell.director.config.starts_at)
+        newest = sorted(found.values(), key=lambda e: -float(e.pop("at")))
+        return newest[:limit], best
+
+    @staticmethod
+    def _entry(tid: str, config: Mapping[str, Any], rank: int, entrants: int, final: bool,
+               at: float) -> dict[str, Any]:
+        options = config.get("options")
+        options = options if isinstance(options, dict) else {}
+        return {"tournament": tid, "kind": config.get("kind"), "game": options.get("game"),
+                "rules": options.get("rules"), "rank": rank, "entrants": entrants, "final": final, "at": at}
+
     # -- the events' effects ---------------------------------------------------------------------------
 
     async def perform(self, shell: EventShell, effect: Effect) -> None:

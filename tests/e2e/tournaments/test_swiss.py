@@ -49,6 +49,15 @@ async def test_a_swiss_event_is_played_round_by_round_over_the_wire(tmp_path):
         assert len([r for r in rounds if r.round_id.endswith("-match")]) == 6
         assert all(r.config.get("tournament") == tid for r in rounds)
         assert (await running.store.ledger.audit()).ok
+        # finger: the events one entered and one's best place; history: the event's games
+        winner = final["lines"][0]["name"]
+        finger = await clients[3].request("finger", name=winner)
+        assert finger["tournament_best"] == 1
+        assert finger["tournaments"] == [{"tournament": tid, "kind": "swiss", "game": "president",
+                                          "rules": "classic", "rank": 1, "entrants": 7, "final": True}]
+        history = (await clients[0].request("history"))["history"]
+        games = [h for h in history if h.get("tournament") == tid]
+        assert games and all(h["table"].startswith(tid + ".") for h in games)
     finally:
         for c in clients:
             await c.close()
