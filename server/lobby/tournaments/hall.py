@@ -70,6 +70,9 @@ from server.tournaments.io import Entry
 
 log = logging.getLogger(__name__)
 
+RETURN_POLL = 0.25
+"""Seconds between two looks, after a restart, at whether a table's people are back."""
+
 STANDINGS_LINES = 50
 """Lines of standings a reply carries (and the asker's own line when below)."""
 
@@ -481,7 +484,18 @@ class Hall:
                 result = link.result(done)
                 shell.tell(result if result is not None else TableAborted(table.table))
             else:
-                self.lobby.spawn(self.open_table(shell, table))
+                self.lobby.spawn(self._open_again(shell, table))
+
+    async def _open_again(self, shell: EventShell, table: OpenTable) -> None:
+        """A table the journal opened that no room seated (the crash came between them): opened again
+        once its people are back, or after the ``resume_window`` a rebuilt table gives them."""
+        deadline = self.clock() + self.lobby.config.resume_window
+        while self.clock() < deadline and not self.lobby.closing:
+            if len(who_can_sit(self.lobby.players, table.people, self.lobby.seats.holder)) == len(table.people):
+                break
+            await asyncio.sleep(RETURN_POLL)
+        if not self.lobby.closing and not shell.ended:
+            await self.open_table(shell, table)
 
     def _table_of(self, room_id: str, records: Sequence[RoundRecord]) -> str | None:
         room = self.lobby.rooms.get(room_id)
