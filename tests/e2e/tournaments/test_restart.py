@@ -51,7 +51,7 @@ async def test_a_table_opened_in_the_journal_but_never_as_a_room_is_opened_again
     for c in clients:
         await c.close()
     await asyncio.wait_for(running.stop(), 20)
-    assert list((await _stored_tables(tmp_path, tid))) == []
+    assert await _stored_tables(tmp_path, tid) == []
 
     monkeypatch.setattr(Hall, "open_table", real)
     running = await start_server(tmp_path, **FAST)
@@ -102,7 +102,7 @@ async def test_a_match_that_ended_while_the_event_was_down_is_reported_from_its_
         scored = [e for e in entries if e["k"] == "scored"]
         assert len(scored) == 1 and sorted(scored[0]["points"]) in ([0, 50, 100], [0, 75, 75], [25, 25, 100],
                                                                     [50, 50, 50])
-        assert [e for e in entries if e["k"] == "open"][0]["table"] == scored[0]["table"]
+        assert next(e for e in entries if e["k"] == "open")["table"] == scored[0]["table"]
         assert (await running.store.tournaments.get(tid)).status == "over"
     finally:
         await asyncio.wait_for(running.stop(), 20)
