@@ -94,6 +94,8 @@ def event_config(tid: str, seed: str, now: float, args: Args, settings: Settings
 async def tournament_create(ctx: Context, args: Args) -> Result:
     if ctx.session.guest:
         raise CommandError("not_allowed", reason="guest")
+    if ctx.config.redis_url:  # a cluster node does not run events yet (docs/tournaments.md)
+        raise CommandError("not_allowed", reason="cluster")
     if ctx.config.tournament_create == "staff" and not await _is_staff(ctx):
         raise CommandError("not_allowed", reason="staff_only")
     hall = ctx.lobby.hall
