@@ -136,8 +136,11 @@ async def tournament_leave(ctx: Context, args: Args) -> Result:
 
 @command("tournament_standings")
 async def tournament_standings(ctx: Context, args: Args) -> Result:
-    shell = _event(ctx, args)
-    return ctx.lobby.hall.standings(shell, ctx.account)
+    hall = ctx.lobby.hall
+    tid = args.get("tournament")
+    if hall.key(tid) not in hall.events:  # over before this start, or long ago: as stored
+        return await hall.final_standings(tid, ctx.account)
+    return hall.standings(hall.get(tid), ctx.account)
 
 
 @command("tournament_watch")

@@ -19,6 +19,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
+from dataclasses import asdict
 from typing import Any, Protocol
 
 from server.lobby.api import LobbyHost
@@ -72,6 +73,9 @@ log = logging.getLogger(__name__)
 
 RETURN_POLL = 0.25
 """Seconds between two looks, after a restart, at whether a table's people are back."""
+
+KEEP_OVER = 20
+"""Events over that ``tournaments`` still lists (the older ones' final standings are read from the store)."""
 
 STANDINGS_LINES = 50
 """Lines of standings a reply carries (and the asker's own line when below)."""
@@ -140,16 +144,36 @@ class Hall:
 
     # -- what commands ask ---------------------------------------------------------------------------
 
-    def get(self, tid: object) -> EventShell:
-        if not isinstance(tid, str | int) or isinstance(tid, bool):
+    @staticmethod
+    def key(tid: object) -> str:
+        """The event id ``tid`` names (``12`` or ``E12``: ``e12``); ``no_such_tournament`` when none could."""
+        if not isinstance(tid, str | int) or isinstance(tid, bool) or len(str(tid)) > 40:
             raise CommandError("no_such_tournament", tournament=str(tid)[:20])
         key = str(tid).strip().lower()
-        if key.isdigit():
-            key = "e" + key
-        shell = self.events.get(key)
+        return "e" + key if key.isdigit() else key
+
+    def get(self, tid: object) -> EventShell:
+        shell = self.events.get(self.key(tid))
         if shell is None:
             raise CommandError("no_such_tournament", tournament=str(tid)[:20])
         return shell
+
+    async def final_standings(self, tid: object, asker: str | None) -> dict[str, Any]:
+        """The standings of an event this process does not hold (over before its start, or long
+        ago): its final standings as stored; ``no_such_tournament`` when there are none."""
+        key = self.key(tid)
+        stored = await self.lobby.store.tournaments.get(key)
+        raw = stored.standings if stored is not None else None
+        if stored is None or not isinstance(raw, dict) or not isinstance(raw.get("lines"), list):
+            raise CommandError("no_such_tournament", tournament=str(tid)[:20])
+        lines = [line for line in raw["lines"] if isinstance(line, dict)]
+        shown = lines[:STANDINGS_LINES]
+        own = next((line for line in lines if asker is not None and isinstance(line.get("name"), str)
+                    and name_key(str(line["name"])) == name_key(asker)), None)
+        if own is not None and own not in shown:
+            shown.append(own)
+        return {"tournament": key, "kind": raw.get("kind"), "round": raw.get("round"), "final": True,
+                "lines": [_line(line) for line in shown]}
 
     async def ask(self, shell: EventShell, inp: Input) -> None:
         try:
@@ -202,9 +226,7 @@ class Hall:
         if own is not None and own not in lines:
             lines.append(own)
         return {"tournament": shell.id, "kind": standings.kind, "round": standings.round, "final": standings.final,
-                "lines": [{"rank": line.rank, "name": line.name, "points": line.points, "opponents": line.opponents,
-                           "games": line.games, "wins": line.wins, "byes": line.byes, "fire": line.on_fire,
-                           "provisional": line.provisional, "status": line.status} for line in lines]}
+                "lines": [_line(asdict(line)) for line in lines]}
 
     def table_to_watch(self, shell: EventShell, table: object = None) -> Room:
         """The room of one of the event's tables under way: ``table`` (a room id), else the top one."""
@@ -292,6 +314,9 @@ class Hall:
     def finished(self, shell: EventShell) -> None:
         if shell.jammed:
             log.error("tournament %s stopped where it is; the next start rebuilds it", shell.id)
+        over = [tid for tid, s in self.events.items() if s.ended or s is shell]
+        for tid in over[:max(0, len(over) - KEEP_OVER)]:  # the oldest over: their standings are stored
+            del self.events[tid]
 
     def _entrants(self, shell: EventShell) -> list[str]:
         return [line.name for line in shell.seen().standings.lines if line.status == "active"]
@@ -511,6 +536,14 @@ class Hall:
     async def shutdown(self) -> None:
         """Stop every event's task; the open ones are rebuilt at the next start."""
         await asyncio.gather(*(shell.stop() for shell in self.events.values()), return_exceptions=True)
+
+
+def _line(line: Mapping[str, Any]) -> dict[str, Any]:
+    """A line of standings as the ``tournament_standings`` reply gives it (from a ``Standing``'s fields)."""
+    return {"rank": line.get("rank"), "name": line.get("name"), "points": line.get("points"),
+            "opponents": line.get("opponents"), "games": line.get("games"), "wins": line.get("wins"),
+            "byes": line.get("byes"), "fire": line.get("on_fire"), "provisional": line.get("provisional"),
+            "status": line.get("status")}
 
 
 def _order(plan: object, seats: Sequence[str | None]) -> list[int]:

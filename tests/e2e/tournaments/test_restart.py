@@ -63,16 +63,28 @@ async def test_a_table_opened_in_the_journal_but_never_as_a_room_is_opened_again
         ended = await asyncio.wait_for(asyncio.gather(*(e.play(tid) for e in entrants)), 30)
         assert all(e["reason"] == "rounds" for e in ended)
         entries = await _journal(running, tid, "ended")
-        again = [e for e in entries if e["k"] == "open"]
-        assert again == opened  # the same table, the same seats: not a second one
+        reopened = [e for e in entries if e["k"] == "open"]
+        assert reopened == opened  # the same table, the same seats: not a second one
         assert [e["k"] for e in entries if e["k"] in ("absent", "aborted", "scored")] == ["scored"]
         record = EventRecord.from_dict({"config": (await running.store.tournaments.get(tid)).config,
                                         "entries": entries})
         replay(record)
         assert standings(record).final
+        final = await clients[1].request("tournament_standings", tournament=tid)
     finally:
         for c in clients:
             await c.close()
+        await asyncio.wait_for(running.stop(), 20)
+    # an event over before this start: its final standings as stored
+    running = await start_server(tmp_path, **FAST)
+    try:
+        bob = await account(running, "bob", login=True)
+        assert (await bob.request("tournaments"))["tournaments"] == []
+        again = await bob.request("tournament_standings", tournament=tid)
+        assert {k: v for k, v in again.items() if k != "id"} == {k: v for k, v in final.items() if k != "id"}
+        assert (await bob.request_raw("tournament_standings", tournament="e404"))["code"] == "no_such_tournament"
+        await bob.close()
+    finally:
         await asyncio.wait_for(running.stop(), 20)
 
 
