@@ -46,3 +46,33 @@ async def test_an_arena_with_bots_is_played_to_its_end_over_the_wire(tmp_path):
         for c in clients:
             await c.close()
         await asyncio.wait_for(running.stop(), 20)
+
+
+async def test_a_tdc_arena_scored_by_chips_counts_each_players_chips_won_and_conserves_them(tmp_path):
+    running = await start_server(tmp_path, tournament_create="accounts", commands_per_second=5000.0,
+                                 command_burst=10000)
+    clients = []
+    try:
+        names = ["ana", "bob", "cid", "dan"]
+        clients = [await account(running, n) for n in names]
+        before = {n: await running.store.ledger.balance(n) for n in names}
+        entrants = [Entrant(c, n) for c, n in zip(clients, names, strict=True)]
+        tid = (await clients[0].request("tournament_create", kind="arena", game="president", rules="tdc",
+                                        seats=3, stake=10, rounds=1, start=0.3, length=3, bots=True,
+                                        bot_wait=0, rematch_wait=0))["tournament"]
+        listed = (await clients[0].request("tournaments"))["tournaments"]
+        assert listed[0]["scoring"]["mode"] == "chips"  # tdc's own (T13): by chips won
+        for c in clients:
+            await c.request("tournament_join", tournament=tid)
+        await asyncio.wait_for(asyncio.gather(*(e.play(tid) for e in entrants)), 40)
+        final = await clients[0].request("tournament_standings", tournament=tid)
+        after = {n: await running.store.ledger.balance(n) for n in names}
+        # each one's points are the chips they won or lost at the event's tables, seat by seat
+        assert {line["name"]: line["points"] for line in final["lines"]} == {n: after[n] - before[n] for n in names}
+        assert any(after[n] != before[n] for n in names)
+        audit = await running.store.ledger.audit()
+        assert audit.ok and audit.escrow == 0, audit
+    finally:
+        for c in clients:
+            await c.close()
+        await asyncio.wait_for(running.stop(), 20)
