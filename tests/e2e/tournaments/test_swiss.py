@@ -76,3 +76,32 @@ async def test_a_swiss_event_is_played_round_by_round_over_the_wire(tmp_path):
     with sqlite3.connect(copy) as db:
         db.execute("UPDATE tournaments SET standings = '{}' WHERE tournament_id = ?", (tid,))
     assert donne(["export", "--data-dir", str(copy), "--tournament", tid, "--check"]) == 1
+
+
+async def test_an_entrant_away_when_their_table_opens_is_absent_and_a_bot_plays_their_seat(tmp_path):
+    running = await start_server(tmp_path, tournament_create="accounts", commands_per_second=5000.0,
+                                 command_burst=10000)
+    clients = []
+    try:
+        names = ["ana", "bob", "cid"]
+        clients = [await account(running, n) for n in names]
+        tid = (await clients[0].request("tournament_create", kind="swiss", game="president", rules="classic",
+                                        seats=3, rounds=1, start=1.0, event_rounds=2, round_pause=0))["tournament"]
+        for c in clients:
+            await c.request("tournament_join", tournament=tid)
+        await clients[2].close()  # cid goes away before the start
+        entrants = [Entrant(c, n) for c, n in zip(clients[:2], names[:2], strict=True)]
+        ended = await asyncio.wait_for(asyncio.gather(*(e.play(tid) for e in entrants)), 30)
+        assert all(e["reason"] == "too_few" for e in ended)  # cid withdrawn: two left, tables of three
+        entries = list(await running.store.tournaments.journal(tid))
+        assert [e["names"] for e in entries if e["k"] == "absent"] == [["cid"]]
+        room = next(ev["room"] for ev in entrants[0].events if ev["event"] == "tournament_seated")
+        match = next(r for r in await running.store.tournaments.rounds(tid) if r.round_id.endswith("-match"))
+        assert match.round_id.startswith(room + "-") and match.seats[2].startswith("bot")  # a bot in cid's seat
+        final = await clients[0].request("tournament_standings", tournament=tid)
+        cid = next(line for line in final["lines"] if line["name"] == "cid")
+        assert cid["points"] == 0 and cid["games"] == 1 and cid["status"] == "left"  # a forfeit
+    finally:
+        for c in clients:
+            await c.close()
+        await asyncio.wait_for(running.stop(), 20)
