@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 from server.commands import Context, command
-from server.games import adapter, parse_options
+from server.games import TableOptions, adapter, parse_options
 from server.games.base import Settings
 from server.lobby.tournaments.shell import EventShell
 from server.protocol import Args, CommandError, JSONValue, Result, arg_bool, arg_int, arg_number
@@ -41,51 +41,82 @@ async def _is_staff(ctx: Context) -> bool:
     return role_rank(role) >= role_rank(ROLES[1])
 
 
-def event_config(tid: str, seed: str, now: float, args: Args, settings: Settings) -> EventConfig:
-    """The event ``args`` describe, checked (``bad_option`` naming the first bad one)."""
-    kind = args.get("kind")
-    if kind not in ("arena", "swiss"):
-        raise CommandError("bad_option", name="kind")
+class Options:
+    """The event's own options of ``args``, each read as the protocol reads numbers and switches; a
+    refused one is ``bad_option`` naming it (they are never ``create``'s ``bad_argument``)."""
+
+    def __init__(self, args: Args) -> None:
+        self.args = args
+
+    def number(self, key: str, default: float, lo: float, hi: float) -> float:
+        try:
+            return arg_number(self.args, key, default=default, lo=lo, hi=hi)
+        except CommandError:
+            raise CommandError("bad_option", name=key) from None
+
+    def whole(self, key: str, default: int | None, lo: int, hi: int) -> int:
+        try:
+            return arg_int(self.args, key, default=default, lo=lo, hi=hi)
+        except CommandError:
+            raise CommandError("bad_option", name=key) from None
+
+    def switch(self, key: str, default: bool) -> bool:
+        try:
+            return arg_bool(self.args, key, default=default)
+        except CommandError:
+            raise CommandError("bad_option", name=key) from None
+
+    def choice(self, key: str, default: str, allowed: tuple[str, ...]) -> str:
+        value = self.args.get(key, default)
+        if not isinstance(value, str) or value.strip().lower() not in allowed:
+            raise CommandError("bad_option", name=key)
+        return value.strip().lower()
+
+
+def table_options(args: Args, settings: Settings) -> TableOptions:
+    """The tables' options, checked by the table kind's adapter as ``create``'s are (a refused one is
+    ``bad_option`` naming it)."""
     table_args: dict[str, JSONValue] = {k: args[k] for k in TABLE_OPTIONS if k in args}
     table_args["bots"] = 0
     try:
-        opts = parse_options(table_args, settings)
-        start = arg_number(args, "start", default=DEFAULT_START, lo=0, hi=MAX_WAIT)
-        rated = arg_bool(args, "rated", default=True)
-        chosen = adapter(opts.rules)
-        by = "place" if chosen.scored_by == "points" else "chips"
-        mode = args.get("scoring", by)
-        if mode not in ("place", "chips"):
-            raise CommandError("bad_argument", arg="scoring")
-        scoring = Scoring(mode="place" if mode == "place" else "chips", streak=arg_bool(args, "streak", default=False))
-        bots = arg_bool(args, "bots", default=False)
-        max_entrants = None if args.get("max_entrants") is None else arg_int(args, "max_entrants", lo=1, hi=100_000)
-        min_seats = arg_int(args, "min_seats", default=0, lo=0, hi=opts.seats)
-        if min_seats and min_seats < chosen.min_seats:
-            raise CommandError("bad_argument", arg="min_seats")
-        # the tables' options as given (checked above; each table checks them again as ``create`` would)
-        options: dict[str, JSONValue] = {"game": opts.game, "rules": opts.rules,
-                                         **{k: table_args[k] for k in TABLE_OPTIONS[3:] if k in table_args},
-                                         "rated": rated}
-        if kind == "arena":
-            return ArenaConfig(
-                id=tid, seats=opts.seats, starts_at=now + start, seed=seed, options=options, scoring=scoring,
-                length=arg_number(args, "length", default=DEFAULT_LENGTH, lo=1, hi=MAX_WAIT), bots=bots,
-                bot_wait=arg_number(args, "bot_wait", default=20.0, lo=0, hi=3600),
-                rematch_wait=arg_number(args, "rematch_wait", default=10.0, lo=0, hi=3600),
-                max_entrants=max_entrants)
-        late = args.get("late", "half")
-        if late not in ("half", "zero"):
-            raise CommandError("bad_argument", arg="late")
-        return SwissConfig(
-            id=tid, seats=opts.seats, rounds=arg_int(args, "event_rounds", default=DEFAULT_ROUNDS, lo=1, hi=99),
-            starts_at=now + start, seed=seed, min_seats=min_seats, options=options, scoring=scoring, bots=bots,
-            round_pause=arg_number(args, "round_pause", default=30.0, lo=0, hi=3600),
-            late_points="zero" if late == "zero" else "half", max_entrants=max_entrants)
+        return parse_options(table_args, settings)
     except CommandError as exc:
         if exc.code == "bad_argument":
             raise CommandError("bad_option", name=str(exc.params.get("arg", "?"))) from None
         raise
+
+
+def event_config(tid: str, seed: str, now: float, args: Args, settings: Settings) -> EventConfig:
+    """The event ``args`` describe, checked (``bad_option`` naming the first bad one)."""
+    read = Options(args)
+    kind = read.choice("kind", "", ("arena", "swiss"))
+    opts = table_options(args, settings)
+    chosen = adapter(opts.rules)
+    start = read.number("start", DEFAULT_START, 0, MAX_WAIT)
+    rated = read.switch("rated", True)
+    mode = read.choice("scoring", "place" if chosen.scored_by == "points" else "chips", ("place", "chips"))
+    scoring = Scoring(mode="place" if mode == "place" else "chips", streak=read.switch("streak", False))
+    bots = read.switch("bots", False)
+    max_entrants = None if args.get("max_entrants") is None else read.whole("max_entrants", None, 1, 100_000)
+    min_seats = read.whole("min_seats", 0, 0, opts.seats)
+    if min_seats and min_seats < chosen.min_seats:
+        raise CommandError("bad_option", name="min_seats")
+    # the tables' options as given (checked above; each table checks them again as ``create`` would)
+    options: dict[str, JSONValue] = {"game": opts.game, "rules": opts.rules,
+                                     **{k: args[k] for k in TABLE_OPTIONS[3:] if k in args}, "rated": rated}
+    try:
+        if kind == "arena":
+            return ArenaConfig(
+                id=tid, seats=opts.seats, starts_at=now + start, seed=seed, options=options, scoring=scoring,
+                length=read.number("length", DEFAULT_LENGTH, 1, MAX_WAIT), bots=bots,
+                bot_wait=read.number("bot_wait", 20.0, 0, 3600),
+                rematch_wait=read.number("rematch_wait", 10.0, 0, 3600), max_entrants=max_entrants)
+        late = read.choice("late", "half", ("half", "zero"))
+        return SwissConfig(
+            id=tid, seats=opts.seats, rounds=read.whole("event_rounds", DEFAULT_ROUNDS, 1, 99),
+            starts_at=now + start, seed=seed, min_seats=min_seats, options=options, scoring=scoring, bots=bots,
+            round_pause=read.number("round_pause", 30.0, 0, 3600),
+            late_points="zero" if late == "zero" else "half", max_entrants=max_entrants)
     except TournamentError as exc:
         raise CommandError("bad_option", name=str(exc.facts.get("field", "?"))) from None
 
