@@ -35,7 +35,7 @@ from server.lobby.tournaments.tables import (
     who_can_sit,
 )
 from server.people.players import Player
-from server.protocol import CommandError
+from server.protocol import CommandError, JSONValue
 from server.rooms.room import Room
 from server.storage.api import Fence, Op, OpResult, RoundRecord
 from server.storage.api_tournaments import (
@@ -87,7 +87,7 @@ class HallHost(LobbyHost, Protocol):
     @property
     def closing(self) -> bool: ...
 
-    def broadcast(self, event: Mapping[str, Any], *, news: bool = False) -> None: ...
+    def broadcast(self, event: Mapping[str, JSONValue], *, news: bool = False) -> None: ...
 
     def spawn(self, coro: Coroutine[Any, Any, object]) -> None: ...
 
@@ -158,7 +158,7 @@ class Hall:
             raise CommandError("no_such_tournament", tournament=str(tid)[:20])
         return shell
 
-    async def final_standings(self, tid: object, asker: str | None) -> dict[str, Any]:
+    async def final_standings(self, tid: object, asker: str | None) -> dict[str, JSONValue]:
         """The standings of an event this process does not hold (over before its start, or long
         ago): its final standings as stored; ``no_such_tournament`` when there are none."""
         key = self.key(tid)
@@ -166,7 +166,7 @@ class Hall:
         raw = stored.standings if stored is not None else None
         if stored is None or not isinstance(raw, dict) or not isinstance(raw.get("lines"), list):
             raise CommandError("no_such_tournament", tournament=str(tid)[:20])
-        lines = [line for line in raw["lines"] if isinstance(line, dict)]
+        lines = [line for line in raw["lines"] if isinstance(line, Mapping)]
         shown = lines[:STANDINGS_LINES]
         own = next((line for line in lines if asker is not None and isinstance(line.get("name"), str)
                     and name_key(str(line["name"])) == name_key(asker)), None)
@@ -197,36 +197,38 @@ class Hall:
                 return round(r.rating, 6)
         return 0.0
 
-    def summary(self, shell: EventShell, asker: str | None) -> dict[str, Any]:
+    def summary(self, shell: EventShell, asker: str | None) -> dict[str, JSONValue]:
+        """The event as ``tournaments`` lists it (docs/tournaments.md, "Commands")."""
         seen = shell.seen()
-        s = seen.summary
-        options = shell.director.config.options
-        phase = str(s.get("phase"))
-        out: dict[str, Any] = {
-            "id": shell.id, "kind": s.get("kind"), "game": options.get("game"), "rules": options.get("rules"),
-            "seats": s.get("seats"), "phase": "over" if shell.over or shell.jammed else
-            "waiting" if phase == "registering" else "running",
+        s = {k: _plain(v) for k, v in seen.summary.items()}
+        config = shell.director.config
+        phase = "over" if shell.over or shell.jammed else "waiting" if s.get("phase") == "registering" else "running"
+        mine = name_key(asker) if asker is not None else None
+        out: dict[str, JSONValue] = {
+            "id": shell.id, "kind": config.kind, "game": config.options.get("game"),
+            "rules": config.options.get("rules"), "seats": config.seats, "phase": phase,
             "entrants": s.get("entrants"), "playing": s.get("playing"), "tables": s.get("tables"),
-            "starts_at": s.get("starts_at"), "organiser": shell.organiser,
-            "scoring": dict(shell.director.config.scoring.to_dict()),
-            "joined": asker is not None and any(
-                line.name == asker and line.status == "active" for line in seen.standings.lines),
+            "starts_at": config.starts_at, "organiser": shell.organiser,
+            "scoring": {"mode": config.scoring.mode, "streak": config.scoring.streak},
+            "joined": any(name_key(line.name) == mine and line.status == "active" for line in seen.standings.lines),
         }
-        if "ends_at" in s:
-            out["ends_at"] = s["ends_at"]
-        else:
+        if isinstance(config, SwissConfig):
             out["round"] = s.get("round")
-            out["rounds"] = s.get("rounds")
+            out["rounds"] = config.rounds
+        else:
+            out["ends_at"] = config.ends_at
         return out
 
-    def standings(self, shell: EventShell, asker: str | None) -> dict[str, Any]:
+    def standings(self, shell: EventShell, asker: str | None) -> dict[str, JSONValue]:
+        """The ``tournament_standings`` reply: the first lines, and the asker's own when below."""
         standings = shell.seen().standings
         lines = list(standings.lines[:STANDINGS_LINES])
-        own = standings.line(asker) if asker is not None else None
+        mine = name_key(asker) if asker is not None else None
+        own = next((line for line in standings.lines if name_key(line.name) == mine), None)
         if own is not None and own not in lines:
             lines.append(own)
         return {"tournament": shell.id, "kind": standings.kind, "round": standings.round, "final": standings.final,
-                "lines": [_line(asdict(line)) for line in lines]}
+                "lines": [_line({k: _plain(v) for k, v in asdict(line).items()}) for line in lines]}
 
     def table_to_watch(self, shell: EventShell, table: object = None) -> Room:
         """The room of one of the event's tables under way: ``table`` (a room id), else the top one."""
@@ -242,42 +244,34 @@ class Hall:
     def _links_of(self, tid: str, table: str) -> list[TableLink]:
         return [link for link in self.links.values() if link.tournament == tid and link.table == table]
 
-    async def entered(self, name: str, limit: int = 5) -> tuple[list[dict[str, Any]], int | None]:
+    async def entered(self, name: str, limit: int = 5) -> tuple[list[JSONValue], int | None]:
         """The events ``name`` entered, newest first (``limit`` of them: id, kind, game, rules, their
         rank, how many entered, whether it is over), and their best final rank (None: none yet)."""
         key = name_key(name)
-        found: dict[str, dict[str, Any]] = {}
+        found: dict[str, tuple[float, dict[str, JSONValue]]] = {}
         best: int | None = None
         for event in await self.lobby.store.tournaments.events("over"):
-            lines = event.standings.get("lines") if isinstance(event.standings, dict) else None
+            lines = event.standings.get("lines") if isinstance(event.standings, Mapping) else None
             if not isinstance(lines, list):
                 continue
-            mine = next((line for line in lines if isinstance(line, dict) and isinstance(line.get("name"), str)
+            mine = next((line for line in lines if isinstance(line, Mapping) and isinstance(line.get("name"), str)
                          and name_key(str(line["name"])) == key), None)
-            if mine is None or not isinstance(mine.get("rank"), int):
+            rank = mine.get("rank") if mine is not None else None
+            if not isinstance(rank, int):
                 continue
-            rank = int(mine["rank"])
             best = rank if best is None else min(best, rank)
-            found[event.tournament_id] = self._entry(event.tournament_id, event.config, rank, len(lines), True,
-                                                     event.created_at)
+            found[event.tournament_id] = (event.created_at, _entry(event.tournament_id, event.config, rank,
+                                                                   len(lines), True))
         for tid, shell in self.events.items():
             if tid in found or shell.over:
                 continue
             standings = shell.seen().standings
             line = next((ln for ln in standings.lines if name_key(ln.name) == key), None)
             if line is not None:
-                found[tid] = self._entry(tid, shell.director.config.to_dict(), line.rank, len(standings.lines),
-                                         False, shell.director.config.starts_at)
-        newest = sorted(found.values(), key=lambda e: -float(e.pop("at")))
-        return newest[:limit], best
-
-    @staticmethod
-    def _entry(tid: str, config: Mapping[str, Any], rank: int, entrants: int, final: bool,
-               at: float) -> dict[str, Any]:
-        options = config.get("options")
-        options = options if isinstance(options, dict) else {}
-        return {"tournament": tid, "kind": config.get("kind"), "game": options.get("game"),
-                "rules": options.get("rules"), "rank": rank, "entrants": entrants, "final": final, "at": at}
+                config = shell.director.config
+                found[tid] = (config.starts_at, _entry(tid, config.to_dict(), line.rank, len(standings.lines), False))
+        newest = sorted(found.values(), key=lambda pair: -pair[0])
+        return [entry for _, entry in newest[:limit]], best
 
     # -- the events' effects ---------------------------------------------------------------------------
 
@@ -288,7 +282,7 @@ class Hall:
             self._news(shell, {"event": "tournament_started", "tournament": shell.id,
                                "kind": shell.director.config.kind, "entrants": len(effect.entrants)})
         elif isinstance(effect, RoundStarted):
-            event = {"event": "tournament_round", "tournament": shell.id, "round": effect.round,
+            event: dict[str, JSONValue] = {"event": "tournament_round", "tournament": shell.id, "round": effect.round,
                      "rounds": config.rounds if isinstance(config := shell.director.config, SwissConfig) else 0,
                      "tables": len(effect.tables), "byes": list(effect.byes)}
             self.tell(self._entrants(shell), event)
@@ -298,7 +292,7 @@ class Hall:
         elif isinstance(effect, TableScored):
             links = self._links_of(shell.id, effect.table)
             room = links[-1].room.id if links and links[-1].room is not None else None
-            results = [{"name": name, "place": place, "points": points}
+            results: list[JSONValue] = [{"name": name, "place": place, "points": points}
                        for name, place, points in zip(effect.seats, effect.places, effect.points, strict=True)]
             self.tell([n for n in effect.seats if n is not None],
                       {"event": "tournament_scored", "tournament": shell.id, "room": room, "round": effect.round,
@@ -306,7 +300,7 @@ class Hall:
             for link in links:
                 self.links.pop(link.room.id if link.room is not None else "", None)
         elif isinstance(effect, Ended):
-            top = [{"rank": line.rank, "name": line.name, "points": line.points}
+            top: list[JSONValue] = [{"rank": line.rank, "name": line.name, "points": line.points}
                    for line in shell.seen().standings.lines[:3]]
             self._news(shell, {"event": "tournament_ended", "tournament": shell.id, "reason": effect.reason,
                                "top": top})
@@ -321,14 +315,14 @@ class Hall:
     def _entrants(self, shell: EventShell) -> list[str]:
         return [line.name for line in shell.seen().standings.lines if line.status == "active"]
 
-    def tell(self, names: Sequence[str], event: Mapping[str, Any]) -> None:
+    def tell(self, names: Sequence[str], event: Mapping[str, JSONValue]) -> None:
         """``event`` to each of these people who is online."""
         for name in names:
             player = self.lobby.players.get(name_key(name))
             if player is not None and player.session is not None and player.connected:
                 player.session.push_event(event)
 
-    def _news(self, shell: EventShell, event: Mapping[str, Any]) -> None:
+    def _news(self, shell: EventShell, event: Mapping[str, JSONValue]) -> None:
         """Lobby news, and the entrants at a table hear it too."""
         self.lobby.broadcast(event)
         at_tables = []
@@ -538,7 +532,22 @@ class Hall:
         await asyncio.gather(*(shell.stop() for shell in self.events.values()), return_exceptions=True)
 
 
-def _line(line: Mapping[str, Any]) -> dict[str, Any]:
+def _entry(tid: str, config: Mapping[str, JSONValue], rank: int, entrants: int, final: bool) -> dict[str, JSONValue]:
+    """One event ``finger`` lists."""
+    options = config.get("options")
+    game, rules = (options.get("game"), options.get("rules")) if isinstance(options, Mapping) else (None, None)
+    return {"tournament": tid, "kind": config.get("kind"), "game": game, "rules": rules, "rank": rank,
+            "entrants": entrants, "final": final}
+
+
+def _plain(value: object) -> JSONValue:
+    """A scalar of the core's summaries and lines as JSON (they hold nothing else)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def _line(line: Mapping[str, JSONValue]) -> dict[str, JSONValue]:
     """A line of standings as the ``tournament_standings`` reply gives it (from a ``Standing``'s fields)."""
     return {"rank": line.get("rank"), "name": line.get("name"), "points": line.get("points"),
             "opponents": line.get("opponents"), "games": line.get("games"), "wins": line.get("wins"),
