@@ -277,7 +277,18 @@ class Hall:
 
     async def perform(self, shell: EventShell, effect: Effect) -> None:
         if isinstance(effect, OpenTable):
-            await self.open_table(shell, effect)
+            try:
+                await self.open_table(shell, effect)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # (a store away): the table is no table; its people are free again
+                log.exception("tournament %s: table %s could not open", shell.id, effect.table)
+                half = self.opening.pop(effect.table, None)
+                if half is not None and half.room is not None:
+                    with contextlib.suppress(Exception):
+                        await half.room.stop(end=True)
+                if not self._links_of(shell.id, effect.table):
+                    shell.tell(TableAborted(effect.table))
         elif isinstance(effect, Started):
             self._news(shell, {"event": "tournament_started", "tournament": shell.id,
                                "kind": shell.director.config.kind, "entrants": len(effect.entrants)})
