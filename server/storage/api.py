@@ -41,6 +41,7 @@ from server.storage.api_social import Rating as Rating
 from server.storage.api_social import RatingChange as RatingChange
 from server.storage.api_social import Ratings as Ratings
 from server.storage.api_social import Social as Social
+from server.storage.api_social import TablePlayed as TablePlayed
 from server.storage.api_tournaments import StoredTournament as StoredTournament
 from server.storage.api_tournaments import TournamentClosed as TournamentClosed
 from server.storage.api_tournaments import TournamentLog as TournamentLog

@@ -94,7 +94,7 @@ class Side:
     def open(self) -> None:
         settings = StoreSettings()
         if self.kind == "sqlite":
-            from server.storage.sqlite import _lock_data, connect, db_path
+            from server.storage.sqlite import SQLiteTx, _lock_data, connect, db_path
             from server.storage.sqlite.schema import migrate as migrate_sqlite
 
             file = db_path(self.where)
@@ -103,7 +103,7 @@ class Side:
             self._lock = _lock_data(file)  # no server may use it meanwhile
             self.conn = connect(file)
             migrate_sqlite(self.conn)
-            self.tx = Tx(self.conn, settings)
+            self.tx = SQLiteTx(self.conn, settings)
         else:
             from server.storage.postgres import LOCK_KEY, PgTx, pg_connect
             from server.storage.postgres import migrate as migrate_pg

@@ -66,6 +66,7 @@ from server.storage.sql.tables import SQLTables
 from server.storage.sql.thread import Backend, DatabaseThread, Grouped, Job
 from server.storage.sql.tournaments import SQLTournaments
 from server.storage.sql.tx import Tx
+from server.storage.sql.values import integer, number, text, text_or_none
 
 log = logging.getLogger("donne.storage")
 
@@ -272,12 +273,12 @@ class SQLStore:
             holds = _ledger.release_all_holds(tx, kept)
             busy = set()
             for round_id in kept:
-                busy |= {int(r[0]) for r in tx.rows("SELECT account_id FROM stakes WHERE round_id = ?", (round_id,))}
-                busy |= {int(r[0]) for r in tx.rows("SELECT account_id FROM holds WHERE round_id = ?", (round_id,))}
-                busy |= {int(r[0]) for r in tx.rows("SELECT account_id FROM round_flows WHERE round_id = ?",
+                busy |= {integer(r[0]) for r in tx.rows("SELECT account_id FROM stakes WHERE round_id = ?", (round_id,))}
+                busy |= {integer(r[0]) for r in tx.rows("SELECT account_id FROM holds WHERE round_id = ?", (round_id,))}
+                busy |= {integer(r[0]) for r in tx.rows("SELECT account_id FROM round_flows WHERE round_id = ?",
                                                     (round_id,))}
             guests = [row for row in tx.all("SELECT * FROM accounts WHERE live = 1 AND kind = 'guest'")
-                      if row["key"] not in keep_keys and int(row["id"]) not in busy]
+                      if row["key"] not in keep_keys and integer(row["id"]) not in busy]
             for row in guests:
                 logout_guest(tx, row)
             house = require(tx, self.settings.house_account)
@@ -285,9 +286,9 @@ class SQLStore:
             bots = [row for row in tx.all("SELECT * FROM accounts WHERE live = 1 AND kind = 'bot' AND balance > 0")
                     if not (prefixes and str(row["name"]).startswith(prefixes))]
             for row in bots:
-                amount = int(row["balance"])
-                move(tx, row["id"], -amount, "transfer", ref=row["name"], note="bot_release")
-                move(tx, house["id"], amount, "transfer", ref=row["name"], note="bot_release")
+                amount = integer(row["balance"])
+                move(tx, integer(row["id"]), -amount, "transfer", ref=text(row["name"]), note="bot_release")
+                move(tx, integer(house["id"]), amount, "transfer", ref=text(row["name"]), note="bot_release")
             return refunded, len(guests), len(bots), holds
 
         refunded, guests, bots, holds = await self.run_write(work)
@@ -332,14 +333,14 @@ class SQLLedger:
 
     async def balance(self, name: str) -> int:
         def q(tx: Tx) -> int:
-            return int(require(tx, name)["balance"])
+            return integer(require(tx, name)["balance"])
 
         return await self._store.run_read(q)
 
     async def available(self, name: str) -> int:
         def q(tx: Tx) -> int:
             row = require(tx, name)
-            return available(tx, int(row["id"]), int(row["balance"]))
+            return available(tx, integer(row["id"]), integer(row["balance"]))
 
         return await self._store.run_read(q)
 
@@ -382,18 +383,23 @@ class SQLLedger:
             rows = tx.all("SELECT * FROM entries WHERE account_id = ? ORDER BY id DESC LIMIT ?", (row["id"], int(limit)))
             return [
                 Entry(
-                    id=int(r["id"]),
-                    ts=float(r["ts"]),
-                    account=row["name"],
-                    delta=int(r["delta"]),
-                    kind=r["kind"],
-                    round_id=r["round_id"],
-                    ref=r["note"] + (":" + r["ref"] if r["ref"] else "") if r["note"] else r["ref"],
+                    id=integer(r["id"]),
+                    ts=float(number(r["ts"])),
+                    account=text(row["name"]),
+                    delta=integer(r["delta"]),
+                    kind=text(r["kind"]),
+                    round_id=text_or_none(r["round_id"]),
+                    ref=_ref(text(r["note"]), text(r["ref"])),
                 )
                 for r in rows
             ]
 
         return await self._store.run_read(q)
+
+
+def _ref(note: str, ref: str) -> str:
+    """An entry's reference as the ledger shows it: ``note:ref``, the note alone, or the ref."""
+    return note + (":" + ref if ref else "") if note else ref
 
 
 def _conforms(store: SQLStore) -> None:
@@ -414,11 +420,11 @@ def _refresh_skeletons(tx: Tx) -> int:
     """Live accounts' skeletons computed again when they were stored by another
     :data:`~server.storage.names.SKELETON_VERSION` (its number kept in ``counters``). How many changed."""
     row = tx.one("SELECT value FROM counters WHERE name = 'skeleton'")
-    if row is not None and int(row[0]) == _names.SKELETON_VERSION:
+    if row is not None and integer(row[0]) == _names.SKELETON_VERSION:
         return 0
     changed = 0
     for account in tx.rows("SELECT id, name, skeleton FROM accounts WHERE live = 1"):
-        skel = _names.skeleton(account[1])
+        skel = _names.skeleton(text(account[1]))
         if skel != account[2]:
             tx.execute("UPDATE accounts SET skeleton = ? WHERE id = ?", (skel, account[0]))
             changed += 1
