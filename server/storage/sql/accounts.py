@@ -15,6 +15,7 @@ from server.storage.api import (
     NoSuchAccount,
     RegistrationClosed,
     TooManyRegistrations,
+    first_result,
 )
 from server.storage.sql.tx import Row, Runner, Tx
 from server.storage.sql.values import integer, number_or_none, text, text_or_none
@@ -433,14 +434,12 @@ class SQLAccounts:
         """The bot's account topped up (or down) to ``chips`` from the house (an :class:`FundBot`)."""
         from server.storage.api import FundBot
 
-        result: Account = (await self._store.apply([FundBot(display_name, chips)]))[0]
-        return result
+        return first_result(await self._store.apply([FundBot(display_name, chips)]), Account)
 
     async def release_bot(self, display_name: str) -> int:
         from server.storage.api import ReleaseBot
 
-        result: int = (await self._store.apply([ReleaseBot(display_name)]))[0]
-        return result
+        return first_result(await self._store.apply([ReleaseBot(display_name)]), int)
 
 
 def parse_public_key(text: str) -> tuple[str, str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from server.storage import names as _names
 from server.storage.api import (
@@ -19,11 +18,13 @@ from server.storage.api import (
     Account,
     BadAmount,
     BadName,
+    Fence,
     FundBot,
     Hold,
     InsufficientChips,
     Op,
     OpenRound,
+    OpResult,
     RefundRound,
     ReleaseBot,
     ReleaseHold,
@@ -31,12 +32,19 @@ from server.storage.api import (
     RoundOpened,
     SettleRound,
     TableClosed,
+    TableLog,
+    TableOpened,
+    TournamentLog,
+    TournamentOpened,
+    TournamentTable,
     Transfer,
     UnknownHold,
     UnknownRound,
     bot_account,
     table_bots,
 )
+from server.storage.sql import tables as _tables
+from server.storage.sql import tournaments as _tournaments
 from server.storage.sql.accounts import available, create, find, lock, move, require
 from server.storage.sql.tx import Row, Tx, hook
 from server.storage.sql.values import integer, text, text_or_none
@@ -429,27 +437,51 @@ def grant(tx: Tx, name: str, amount: int, reason: str) -> None:
     move(tx, integer(row["id"]), amount, "grant", note=str(reason)[:200])
 
 
-RUNNERS: dict[type, Any] = {
-    OpenRound: open_round,
-    SettleRound: settle_round,
-    RefundRound: refund_round,
-    Transfer: transfer,
-    Hold: hold,
-    ReleaseHold: release_hold,
-    FundBot: fund_bot,
-    ReleaseBot: release_bot,
-}
+def run_one(tx: Tx, op: Op) -> OpResult:
+    """One operation, by its kind (a table's log first: most of the writes)."""
+    if isinstance(op, TableLog):
+        return _tables.table_log(tx, op)
+    if isinstance(op, OpenRound):
+        return open_round(tx, op)
+    if isinstance(op, SettleRound):
+        return settle_round(tx, op)
+    if isinstance(op, RefundRound):
+        return refund_round(tx, op)
+    if isinstance(op, Transfer):
+        transfer(tx, op)
+        return None
+    if isinstance(op, Hold):
+        hold(tx, op)
+        return None
+    if isinstance(op, ReleaseHold):
+        return release_hold(tx, op)
+    if isinstance(op, FundBot):
+        return fund_bot(tx, op)
+    if isinstance(op, ReleaseBot):
+        return release_bot(tx, op)
+    if isinstance(op, TableOpened):
+        _tables.table_opened(tx, op)
+        return None
+    if isinstance(op, TableClosed):
+        return _tables.table_closed(tx, op)
+    if isinstance(op, Fence):
+        return _tables.fence(tx, op)
+    if isinstance(op, TournamentOpened):
+        _tournaments.opened(tx, op)
+        return None
+    if isinstance(op, TournamentLog):
+        return _tournaments.logged(tx, op)
+    if isinstance(op, TournamentTable):
+        _tournaments.linked(tx, op)
+        return None
+    return _tournaments.closed(tx, op)
 
 
-def run(tx: Tx, ops: Sequence[Any]) -> list[Any]:
+def run(tx: Tx, ops: Sequence[Op]) -> list[OpResult]:
     """Every operation in order, in the caller's savepoint: all of them, or a raise."""
-    from server.storage.sql.tables import RUNNERS as TABLE_RUNNERS
-    from server.storage.sql.tournaments import RUNNERS as TOURNAMENT_RUNNERS
-
-    out: list[Any] = []
+    out: list[OpResult] = []
     for op in ops:
-        runner = RUNNERS.get(type(op)) or TABLE_RUNNERS.get(type(op)) or TOURNAMENT_RUNNERS[type(op)]
-        out.append(runner(tx, op))
+        out.append(run_one(tx, op))
         if isinstance(op, TableClosed) and op.status == "aside" and out[-1]:
             voided = set_aside(tx, op.table_id)  # a table that will not resume gives its chips back
             if voided:

@@ -7,7 +7,7 @@ import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from server.operations import metrics
 from server.protocol import JSONValue
@@ -40,6 +40,7 @@ from server.storage.api import (
     Tables,
     Tournaments,
     Transfer,
+    first_result,
     table_bots,
 )
 from server.storage.settings import StoreSettings
@@ -116,12 +117,12 @@ class SQLStore:
         self.tournaments = SQLTournaments(self)
 
     # -- plumbing
-    def _submit(self, kind: str, fn: Callable[..., Any], group: tuple[Grouped, Any] | None = None) -> asyncio.Future[Any]:
+    def _submit(self, kind: str, fn: Callable[..., T], group: tuple[Grouped, object] | None = None) -> asyncio.Future[T]:
         """Queue a job; the jobs of one event-loop turn reach the thread together (group commit)."""
         if self._closed and kind != "call":
             raise StorageError("the store is closed")
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
+        future: asyncio.Future[T] = loop.create_future()
         buffer = self._buffers.get(loop)
         if buffer is None:
             buffer = self._buffers[loop] = []
@@ -129,7 +130,7 @@ class SQLStore:
         buffer.append(Job(kind, fn, loop, future, group=group))
         return future
 
-    def _submit_quiet(self, kind: str, fn: Callable[..., Any], group: tuple[Grouped, Any] | None = None) -> None:
+    def _submit_quiet(self, kind: str, fn: Callable[..., object], group: tuple[Grouped, object] | None = None) -> None:
         """Queue a job nobody waits for, in order with the others (a failure is logged)."""
         loop = asyncio.get_running_loop()
         buffer = self._buffers.get(loop)
@@ -144,7 +145,7 @@ class SQLStore:
             self._thread.submit(jobs)
 
     async def run_write(self, fn: Callable[[Tx], T], *, relaxed: bool = False,
-                        group: tuple[Grouped, Any] | None = None) -> T:
+                        group: tuple[Grouped, object] | None = None) -> T:
         """Run ``fn(tx)`` atomically in the database thread; durable when it returns.
 
         Writes waiting together share one transaction and one fsync (group
@@ -201,7 +202,7 @@ class SQLStore:
         # (a takeover's raised fence is durable: the new owner's writes are compared with it)
         relaxed = all(isinstance(op, RELAXED_OPS) and not (isinstance(op, Fence) and op.take) for op in ops)
         # a step's log alone (most of a table's writes) is written with the other tables' of the moment
-        group: Any = (_tables.table_logs, ops[0]) if len(ops) == 1 and isinstance(ops[0], TableLog) else None
+        group: tuple[Grouped, object] | None = (_tables.table_logs, ops[0]) if len(ops) == 1 and isinstance(ops[0], TableLog) else None
         if len(ops) == 2 and isinstance(ops[0], Fence) and not ops[0].take and isinstance(ops[1], TableLog) and \
                 ops[0].table_id == ops[1].table_id:  # a cluster owner's step: fenced, with the others of the moment
             group = (_tables.fenced_logs, (ops[0], ops[1]))
@@ -354,16 +355,14 @@ class SQLLedger:
         await self._store.apply([OpenRound(str(round_id), stakes)])
 
     async def settle_round(self, round_id: str, payouts: Mapping[str, int]) -> bool:
-        result: bool = (await self._store.apply([SettleRound(str(round_id), payouts)]))[0]
-        return result
+        return first_result(await self._store.apply([SettleRound(str(round_id), payouts)]), bool)
 
     async def transfer(self, src: str, dst: str, amount: int, reason: str, ref: str = "") -> None:
         await self._store.apply([Transfer(src, dst, amount, reason, ref=ref)])
 
     async def refund_round(self, round_id: str) -> bool:
         """Void one open round: stakes back, its transfers reversed; False if not open."""
-        result: bool = (await self._store.apply([RefundRound(str(round_id))]))[0]
-        return result
+        return first_result(await self._store.apply([RefundRound(str(round_id))]), bool)
 
     async def refund_unsettled(self) -> list[str]:
         ids = await self._store.run_write(_ledger.refund_unsettled)

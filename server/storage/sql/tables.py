@@ -13,7 +13,6 @@ import contextlib
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from server.protocol import JSONValue
 from server.storage.api import (
@@ -182,8 +181,8 @@ def table_steps(tx: Tx, steps: list[Step]) -> list[int] | None:
     if len({step[0] for step in steps}) != len(steps):
         return None
     hook("table_steps.before")
-    moves: list[Any] = []  # (id, expected, after) for each
-    rows: list[Any] = []  # (id, seq, text) for each
+    moves: list[str | int] = []  # (id, expected, after) for each
+    rows: list[str | int] = []  # (id, seq, text) for each
     for table_id, seq, count, row_text in steps:
         moves += (table_id, seq, seq + count)
         rows += (table_id, seq, row_text)
@@ -268,7 +267,6 @@ def fenced_logs(tx: Tx, pairs: list[tuple[Fence, TableLog]]) -> list[list[int]] 
     return None if after is None else [[fence.epoch, *n] for (fence, _), n in zip(pairs, after, strict=True)]
 
 
-RUNNERS: dict[type, Any] = {TableOpened: table_opened, TableLog: table_log, TableClosed: table_closed, Fence: fence}
 
 
 def next_table_number(tx: Tx) -> int:
@@ -281,7 +279,7 @@ def next_table_number(tx: Tx) -> int:
 
 
 def stored(tx: Tx, row: Row) -> StoredTable:
-    entries: list[Any] = []
+    entries: list[Mapping[str, JSONValue]] = []
     for r in tx.rows("SELECT entry FROM table_log WHERE table_id = ? ORDER BY seq", (row["table_id"],)):
         value = json.loads(text(r[0]))  # an entry (a JSON object), or the entries of one write (an array)
         if isinstance(value, list):

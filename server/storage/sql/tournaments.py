@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from server.protocol import JSONValue
 from server.storage.api import (
     BadRecord,
     BadSequence,
+    Op,
     RoundRecord,
     StoredTournament,
     TournamentClosed,
@@ -35,13 +35,13 @@ class UnknownTournament(BadRecord):
     """An operation on an event the store does not hold."""
 
 
-def _tid(value: Any) -> str:
+def _tid(value: object) -> str:
     if not isinstance(value, str) or not value or len(value) > 100:
         raise BadRecord(f"a tournament id must be a non-empty string of at most 100 characters, not {value!r}")
     return value
 
 
-def check(op: Any) -> None:
+def check(op: Op) -> None:
     """The refusals that need no database: ids, shapes, sequence numbers, statuses."""
     if isinstance(op, TournamentOpened):
         _tid(op.tournament_id)
@@ -125,8 +125,6 @@ def closed(tx: Tx, op: TournamentClosed) -> bool:
     return True
 
 
-RUNNERS: dict[type, Any] = {TournamentOpened: opened, TournamentLog: logged, TournamentTable: linked,
-                            TournamentClosed: closed}
 
 
 def journal(tx: Tx, tournament_id: str, start: int = 0) -> list[dict[str, JSONValue]]:
