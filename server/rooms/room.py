@@ -43,7 +43,7 @@ from server.games import TableOptions, adapter
 from server.operations import metrics
 from server.people.flushes import Flushes
 from server.people.players import Player
-from server.protocol import Args, CommandError, Result
+from server.protocol import Args, CommandError, JSONValue, Result
 from server.rooms.effects import Effects, Jammed, Owner, Stale
 from server.rooms.inbox import Inbox
 from server.rooms.thinking import Thinkers
@@ -186,7 +186,7 @@ class Room:
         return bool(summary["status"] == "waiting" and self.table.match is None) or \
             bool(self.table.adapter.joins_between_rounds)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, JSONValue]:
         return self.table.summary()
 
     def start(self) -> None:
