@@ -29,7 +29,6 @@ import datetime as _dt
 import time
 import unicodedata
 from collections.abc import Mapping
-from typing import Any
 
 from server.commands import Context, command
 from server.commands import accounts as _accounts
@@ -191,7 +190,7 @@ def _where(player: Player | None, viewer: Player) -> tuple[str | None, int | Non
     return player.room.id, player.seat
 
 
-def _where_far(entry: Mapping[str, Any] | None) -> tuple[str | None, int | None]:
+def _where_far(entry: Mapping[str, JSONValue] | None) -> tuple[str | None, int | None]:
     """Where someone online at another node sits, as that node lists them (hidden tables hidden)."""
     if entry is None:
         return None, None
