@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from server.protocol import JSONValue, Push, Shared
+from server.protocol import Args, JSONValue, Push, Result, Shared
 from server.storage.api import Account
 from server.storage.names import name_key
 
@@ -105,8 +105,8 @@ class Place(Protocol):
     @property
     def id(self) -> str: ...
 
-    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any], *,
-                     answer: Callable[[Any], None] | None = None) -> Any:
+    async def submit(self, player: Player, cmd: str, args: Args, *,
+                     answer: Callable[[Result | None], None] | None = None) -> Result | None:
         """The command's result (or CommandError); ``answer(result)``, when given, is called as the
         result is known, before anything the command causes is sent."""
 
@@ -139,7 +139,7 @@ class Player:
     _room: Place | None = field(default=None, repr=False)
     seat: int | None = None  # None with a room: spectator
     prefs: dict[str, bool] = field(default_factory=dict)  # automatic moves asked for (autocut, autopass)
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # facts of kinds each key's owner decides (Origin, TokenBucket...)
     resume: str | None = field(default=None, repr=False)
     """A guest's resume code, hashed (:mod:`server.people.resume`): what a login under this name must match
     while the name holds a seat or a connection. None for an account."""
