@@ -1,6 +1,7 @@
 """An arena through the server's event shell and the real store: a table's end to its players seated again.
 
     python bench/bench_tournament_server.py [--entrants N] [--results N] [--out FILE]
+    python bench/bench_tournament_server.py --rooms 99 [--seconds 20]   # with rooms, over the wire
 
 An arena of ``--entrants`` (1,000) at tables of four (250 under way) runs in its asyncio shell
 (``server/lobby/tournaments/shell.py``): every call of the director in a worker thread, its journal
@@ -17,8 +18,15 @@ the shell). Measured (one JSON object on stdout, nothing asserted):
   the loop; its thread still shares the GIL) — p50 / p99 / max;
 * ``write_ms``: one journal write (``TournamentLog``) — p50 / p99.
 
-No room is opened (a table "ends" when the driver says so): this is the event's own path. The
-rooms' side is ``bench/bench_load.py``'s.
+No room is opened (a table "ends" when the driver says so): this is the event's own path.
+
+``--rooms N`` runs the whole path instead, at a smaller scale: a real ``donne serve`` (its own
+process) and ``N`` JSON clients over loopback (this process) in a classic arena at tables of three,
+one round a table game, for ``--seconds``. Each client plays every table it is seated at (the
+weakest single when leading, else pass). Measured on the clients' side: ``seat_again_ms``, from the
+state that shows a client its table's match over to the ``tournament_seated`` of its next table
+(the room's end, the report, the journal, the new room, every join); ``standings_rtt_ms``, a
+``tournament_standings`` request's round trip, asked every 100 ms by one more client.
 """
 
 from __future__ import annotations
@@ -147,16 +155,132 @@ async def _arena(store: Store, entrants: int, results: int) -> dict[str, Any]:
             "journal_entries": shell.seq}
 
 
+async def rooms(players: int, seconds: float) -> dict[str, Any]:
+    from clients.client import Client
+    from clients.serverproc import LOAD_LIMITS, ServerProcess
+
+    limits = LOAD_LIMITS.replace("[limits]\n", "[limits]\nregistrations_per_hour = 0\n") + \
+        '[tournaments]\ncreate = "accounts"\n'
+    server = await ServerProcess(limits).start()
+    clients: list[Client] = []
+    try:
+        for i in range(players + 1):
+            client = await Client.connect_tcp("127.0.0.1", server.telnet_port, timeout=60)
+            await client.register(f"p{i}", "bench-password-1")
+            clients.append(client)
+        asker, people = clients[0], clients[1:]
+        tid = (await asker.request("tournament_create", kind="arena", game="president", rules="classic", seats=3,
+                                   rounds=1, start=1.0 + players * 0.02, length=seconds, rematch_wait=0))["tournament"]
+        for c in people:
+            await c.request("tournament_join", tournament=tid)
+        waits: list[float] = []
+        tables = [0]
+
+        async def play(client: Client) -> None:
+            seated: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+            over_at: list[float] = []
+
+            def heard(msg: dict[str, Any]) -> None:
+                if msg.get("event") in ("tournament_seated", "tournament_ended"):
+                    seated.put_nowait(msg)
+                elif msg.get("type") == "state" and msg.get("status") == "over" and not over_at:
+                    over_at.append(time.perf_counter())
+
+            client.on_push = heard
+            while True:
+                ev = await asyncio.wait_for(seated.get(), seconds + 60)
+                if ev["event"] == "tournament_ended":
+                    return
+                if over_at:
+                    waits.append(time.perf_counter() - over_at[0])
+                over_at.clear()
+                tables[0] += 1
+                await _play_table(client, ev["room"])
+
+        rtts: list[float] = []
+        done = False
+
+        async def ask() -> None:
+            while not done:
+                t0 = time.perf_counter()
+                await asker.request("tournament_standings", tournament=tid)
+                rtts.append(time.perf_counter() - t0)
+                await asyncio.sleep(0.1)
+
+        asking = asyncio.get_running_loop().create_task(ask())
+        await asyncio.gather(*(play(c) for c in people))
+        done = True
+        await asking
+        decided = _decided(server.data_dir, tid)
+        return {"players": players, "seats": 3, "seconds": seconds, "tables_played": tables[0] // 3,
+                "seat_again_ms": spread(waits), "match_stored_to_next_table_ms": spread(decided),
+                "standings_rtt_ms": spread(rtts), "server_cpu_s": server.cpu_s()}
+    except BaseException:
+        print(server.log_tail(6000), file=sys.stderr)
+        raise
+    finally:
+        for c in clients:
+            await c.close()
+        await server.stop()
+
+
+def _decided(data: Path, tid: str) -> list[float]:
+    """The server's side, from its store: for each person of each table, from its match's record
+    (stored when the match ended) to the journal's next table for them (the event's decision, made
+    once the people left the finished table; the room and its joins come after)."""
+    from server.start.export import read_only
+    from server.storage.sql.tournaments import journal, rounds
+
+    where = str(data / "donne.sqlite3")
+    records = [r for r in read_only(where, lambda tx: rounds(tx, tid)) if r.round_id.endswith("-match")]
+    opens = [e for e in read_only(where, lambda tx: journal(tx, tid)) if e.get("k") == "open"]
+    out = []
+    for record in records:
+        for name in record.seats:
+            after = [float(str(e["at"])) for e in opens
+                     if float(str(e["at"])) >= record.finished_at and name in (e.get("seats") or [])]
+            if after:
+                out.append(min(after) - record.finished_at)
+    return out
+
+
+async def _play_table(client: Any, room: str) -> None:
+    acted: dict[str, Any] | None = None
+
+    def ready(s: dict[str, Any]) -> bool:
+        if s is acted or s.get("room") != room:
+            return False
+        return s.get("status") == "over" or (s.get("phase") == "play" and s.get("turn") is not None
+                                             and s.get("turn") == s.get("you"))
+
+    while True:
+        state = await client.next_state(ready, timeout=60, current=True)
+        if state.get("status") == "over":
+            return
+        acted = state
+        if not any(item.get("cards") for item in state.get("trick") or []):
+            reply = await client.request_raw("play", cards=[state["hand"][0]])
+        else:
+            reply = await client.request_raw("pass")
+        if reply["type"] == "error" and reply.get("code") in ("not_in_room", "no_such_room"):
+            return
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--entrants", type=int, default=1000)
     parser.add_argument("--results", type=int, default=2000)
     parser.add_argument("--quick", action="store_true", help="200 entrants, 300 results")
+    parser.add_argument("--rooms", type=int, default=0, help="players of an arena with rooms, over the wire")
+    parser.add_argument("--seconds", type=float, default=20.0, help="with --rooms: the arena's length")
     parser.add_argument("--out", help="also write the JSON here")
     args = parser.parse_args()
     entrants, results = (200, 300) if args.quick else (args.entrants, args.results)
-    out = {"bench": "tournament_server", "when": today(), "machine": machine(),
-           "arena": asyncio.run(arena(entrants, results))}
+    out: dict[str, Any] = {"bench": "tournament_server", "when": today(), "machine": machine()}
+    if args.rooms:
+        out["rooms"] = asyncio.run(rooms(args.rooms, args.seconds))
+    else:
+        out["arena"] = asyncio.run(arena(entrants, results))
     text = json.dumps(out, indent=1)
     print(text)
     if args.out:

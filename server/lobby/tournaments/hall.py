@@ -277,18 +277,9 @@ class Hall:
 
     async def perform(self, shell: EventShell, effect: Effect) -> None:
         if isinstance(effect, OpenTable):
-            try:
-                await self.open_table(shell, effect)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # (a store away): the table is no table; its people are free again
-                log.exception("tournament %s: table %s could not open", shell.id, effect.table)
-                half = self.opening.pop(effect.table, None)
-                if half is not None and half.room is not None:
-                    with contextlib.suppress(Exception):
-                        await half.room.stop(end=True)
-                if not self._links_of(shell.id, effect.table):
-                    shell.tell(TableAborted(effect.table))
+            # opened beside the event's task: its next input (another table's result) need not wait
+            # for this room and its joins; what the table reports comes back through the queue
+            self.lobby.spawn(self._open_table(shell, effect))
         elif isinstance(effect, Started):
             self._news(shell, {"event": "tournament_started", "tournament": shell.id,
                                "kind": shell.director.config.kind, "entrants": len(effect.entrants)})
@@ -344,6 +335,20 @@ class Hall:
         self.tell(at_tables, event)
 
     # -- tables ----------------------------------------------------------------------------------
+
+    async def _open_table(self, shell: EventShell, effect: OpenTable) -> None:
+        try:
+            await self.open_table(shell, effect)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # (a store away): the table is no table; its people are free again
+            log.exception("tournament %s: table %s could not open", shell.id, effect.table)
+            half = self.opening.pop(effect.table, None)
+            if half is not None and half.room is not None:
+                with contextlib.suppress(Exception):
+                    await half.room.stop(end=True)
+            if not self._links_of(shell.id, effect.table):
+                shell.tell(TableAborted(effect.table))
 
     async def open_table(self, shell: EventShell, effect: OpenTable) -> None:
         """The director's table as a room, its people seated; those who cannot sit are reported absent
@@ -403,21 +408,23 @@ class Hall:
                 await place.submit(player, "leave", {})
 
     async def _seat(self, room: Room, plan: Sequence[str | None]) -> list[str]:
-        """Seat the people of ``plan``; those who could not sit."""
-        refused = []
-        for name in plan:
-            if name is None:
-                continue
+        """Seat the people of ``plan`` (their joins queued at once: the room takes them one after
+        another without waiting for the loop between them); those who could not sit."""
+        people = [name for name in plan if name is not None]
+
+        async def join(name: str) -> str | None:
             player = self.lobby.players.get(name_key(name))
             if player is None:
-                refused.append(name)
-                continue
+                return name
             try:
                 await room.submit(player, "join", {})
             except CommandError as exc:
                 log.info("%s could not sit at %s (%s)", name, room.id, exc.code)
-                refused.append(name)
-        return refused
+                return name
+            return None
+
+        refused = await asyncio.gather(*(join(name) for name in people))
+        return [name for name in refused if name is not None]
 
     # -- what the rooms report (server.rooms.room.TableWatcher) ------------------------------------------
 
@@ -432,21 +439,24 @@ class Hall:
         self.lobby.spawn(self._report(link, record))
 
     async def _report(self, link: TableLink, record: RoundRecord) -> None:
-        """A table's match ended: its people leave it (free for the next table), then the event hears."""
+        """A table's match ended: the event hears, and its people leave it (free for their next
+        table, which makes them leave first if it opens before they did: ``_free``)."""
         shell = self.events.get(link.tournament)
+        if shell is not None:
+            result = link.result(record)
+            shell.tell(result if result is not None else TableAborted(link.table))
         if link.room is not None:
             await self._leave_all(link.room, link.seats)
-        if shell is None:
-            return
-        result = link.result(record)
-        shell.tell(result if result is not None else TableAborted(link.table))
 
     async def _leave_all(self, room: Room, names: Sequence[str | None]) -> None:
-        for name in names:
-            player = self.lobby.players.get(name_key(name)) if name is not None else None
-            if player is not None and player.room is room:
-                with contextlib.suppress(CommandError):
-                    await room.submit(player, "leave", {})
+        """The people of ``names`` still at ``room`` leave it (their leaves queued at once)."""
+
+        async def leave(player: Player) -> None:
+            with contextlib.suppress(CommandError):
+                await room.submit(player, "leave", {})
+
+        players = [self.lobby.players.get(name_key(name)) if name is not None else None for name in names]
+        await asyncio.gather(*(leave(p) for p in players if p is not None and p.room is room))
 
     def closed(self, room: Room) -> None:
         link = self.links.pop(room.id, None)
@@ -514,7 +524,7 @@ class Hall:
                 result = link.result(done)
                 shell.tell(result if result is not None else TableAborted(table.table))
             else:
-                self.lobby.spawn(self._open_again(shell, table))
+                self.lobby.spawn(self._open_again(shell, table))  # (once its people are back)
 
     async def _open_again(self, shell: EventShell, table: OpenTable) -> None:
         """A table the journal opened that no room seated (the crash came between them): opened again
@@ -525,7 +535,7 @@ class Hall:
                 break
             await asyncio.sleep(RETURN_POLL)
         if not self.lobby.closing and not shell.ended:
-            await self.open_table(shell, table)
+            await self._open_table(shell, table)
 
     def _table_of(self, room_id: str, records: Sequence[RoundRecord]) -> str | None:
         room = self.lobby.rooms.get(room_id)

@@ -77,6 +77,7 @@ async def test_a_table_nobody_can_sit_at_is_reported_absent_then_aborted() -> No
     hall = Hall(lobby)  # type: ignore[arg-type]
     shell = Shell()
     await hall.perform(shell, TABLE)  # type: ignore[arg-type]  # nobody online
+    await asyncio.gather(*lobby.tasks)  # (the table opens beside the event's task)
     assert shell.told == [Absent("e1.1", ("ana", "bob")), TableAborted("e1.1")]
     assert lobby.store.applied == []
 
@@ -89,6 +90,7 @@ async def test_a_table_that_cannot_open_frees_its_people() -> None:
     hall = Hall(lobby)  # type: ignore[arg-type]
     shell = Shell()
     await hall.perform(shell, TABLE)  # type: ignore[arg-type]  # open_room raises
+    await asyncio.gather(*lobby.tasks)
     assert shell.told == [TableAborted("e1.1")]
 
 
