@@ -8,7 +8,8 @@ pair, and the event loop stays free meanwhile. The director is touched by this t
 others read of it between two calls (standings, the summary, the tables under way) is read on
 the loop while no call runs, and otherwise the last copy read.
 
-**Journal first.** A call's journal entries are written (:meth:`EventHost.write`: one
+**Journal first.** A call's journal entries (those of the inputs queued together: one call, one
+write) are written (:meth:`EventHost.write`: one
 ``store.apply``, where a cluster owner would put its fence first) before any of its effects is
 performed or announced, so a restart finds every decision ever announced. A write that fails
 stops the event where it is: what was written is its truth, and the next start rebuilds it.
@@ -30,6 +31,7 @@ from server.tournaments import (
     Director,
     Effect,
     Ended,
+    Entry,
     Input,
     OpenTable,
     Outputs,
@@ -38,6 +40,10 @@ from server.tournaments import (
 )
 
 log = logging.getLogger(__name__)
+
+BATCH = 64
+"""Inputs queued together handed to the director in one call of the worker thread and written in one
+journal write (a busy arena's results arrive faster than one write each)."""
 
 
 class EventHost(Protocol):
@@ -136,60 +142,72 @@ class EventShell:
                 await task
         self._inbox.close()
 
-    # -- one step ----------------------------------------------------------------------------------
+    # -- steps ---------------------------------------------------------------------------------------
 
     async def step(self, item: _Item | None) -> Outputs | None:
         """Hand the director one input (or a tick when ``item`` is None), write what it decided, then
         perform it. Returns the outputs (None: the input was refused)."""
+        return (await self.steps([item]))[0]
+
+    async def steps(self, items: Sequence[_Item | None]) -> list[Outputs | None]:
+        """The inputs queued together (a tick for ``None``), in order, in one call of the worker thread
+        and one journal write; then each one's effects performed, in order. A refused input changes
+        nothing and is answered at once; the others are answered once the journal is written."""
         now = self.clock()
         director = self.director
+
+        def calls() -> tuple[list[Outputs | TournamentError], Seen]:
+            outs: list[Outputs | TournamentError] = []
+            for item in items:
+                try:
+                    outs.append(director.tick(now) if item is None else director.handle(now, item.input))
+                except TournamentError as exc:
+                    outs.append(exc)
+            return outs, self._look()
+
         self._busy = True
         try:
-            if item is None:
-                out, seen = await asyncio.to_thread(self._call, lambda: director.tick(now))
-            else:
-                inp = item.input
-                out, seen = await asyncio.to_thread(self._call, lambda: director.handle(now, inp))
-        except TournamentError as exc:
-            if item is not None and item.future is not None and not item.future.done():
-                item.future.set_exception(exc)
-            elif item is not None:
-                log.warning("tournament %s: %s refused (%s)", self.id, item.input, exc.code)
-            return None
+            outs, seen = await asyncio.to_thread(calls)
         finally:
             self._busy = False
         self._seen = seen
-        if out.entries:
+        for item, out in zip(items, outs, strict=True):
+            if isinstance(out, TournamentError) and item is not None:
+                if item.future is not None and not item.future.done():
+                    item.future.set_exception(out)
+                else:
+                    log.warning("tournament %s: %s refused (%s)", self.id, item.input, out.code)
+        done = [(item, out) for item, out in zip(items, outs, strict=True) if isinstance(out, Outputs)]
+        entries = [e for _, out in done for e in out.entries]
+        if entries:
             try:
-                await self._write(out, seen)
+                await self._write(entries, seen)
             except BaseException:
-                if item is not None and item.future is not None and not item.future.done():
-                    item.future.set_exception(TournamentError("not_open"))
+                for item, _ in done:
+                    if item is not None and item.future is not None and not item.future.done():
+                        item.future.set_exception(TournamentError("not_open"))
                 raise
-        if item is not None and item.future is not None and not item.future.done():
-            item.future.set_result(out)
-        for effect in out.effects:
-            try:
-                await self.host.perform(self, effect)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("tournament %s: %s could not be performed", self.id, effect)
-        return out
+        for item, out in done:
+            if item is not None and item.future is not None and not item.future.done():
+                item.future.set_result(out)
+        for _, out in done:
+            for effect in out.effects:
+                try:
+                    await self.host.perform(self, effect)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("tournament %s: %s could not be performed", self.id, effect)
+        return [out if isinstance(out, Outputs) else None for out in outs]
 
-    def _call(self, call: Callable[[], Outputs]) -> tuple[Outputs, Seen]:
-        """(In the worker thread.) The call, and what others will read of the director after it."""
-        out = call()
-        return out, self._look()
-
-    async def _write(self, out: Outputs, seen: Seen) -> None:
-        entries = [e.to_dict() for e in out.entries]
-        ops: list[Op] = [TournamentLog(self.id, self.seq, entries)]
-        if any(isinstance(e, Ended) for e in out.effects):
+    async def _write(self, entries: Sequence[Entry], seen: Seen) -> None:
+        rows = [e.to_dict() for e in entries]
+        ops: list[Op] = [TournamentLog(self.id, self.seq, rows)]
+        if any(isinstance(e.item, Ended) for e in entries):
             ops.append(TournamentClosed(self.id, "over", seen.standings.to_dict()))
         results = await self.host.write(self.id, ops)
         after = results[0]
-        self.seq = after if isinstance(after, int) else self.seq + len(entries)
+        self.seq = after if isinstance(after, int) else self.seq + len(rows)
 
     # -- the task ----------------------------------------------------------------------------------
 
@@ -200,10 +218,13 @@ class EventShell:
                 timeout = None if wake is None else max(0.0, wake - self.clock())
                 if timeout == 0:
                     await asyncio.sleep(0)
-                    item = None
+                    batch: list[_Item | None] = [None]
                 else:
                     item = await self._inbox.get(timeout)
-                await self.step(item)
+                    batch = [item]
+                    while item is not None and not self._inbox.empty() and len(batch) < BATCH:
+                        batch.append(self._inbox.get_nowait())  # what queued meanwhile: one call, one write
+                await self.steps(batch)
         except asyncio.CancelledError:
             raise
         except Exception:

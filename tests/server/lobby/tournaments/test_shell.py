@@ -174,3 +174,17 @@ async def test_a_journal_that_cannot_be_written_stops_the_event_and_refuses_the_
         await asyncio.sleep(0)
     assert shell.jammed and host.done == [shell] and host.calls == []
     await shell.stop()
+
+
+async def test_inputs_queued_together_are_one_call_and_one_write_each_answered_in_order() -> None:
+    clock, host = Clock(), Host()
+    shell = EventShell(arena(clock), host, clock)
+    shell.start()
+    asks = [asyncio.ensure_future(shell.ask(Join(name))) for name in ("ana", "bob", "ana", "cid")]
+    done = await asyncio.gather(*asks, return_exceptions=True)
+    assert isinstance(done[2], TournamentError) and done[2].code == "already_entered"
+    assert [type(d) for i, d in enumerate(done) if i != 2] == [type(done[0])] * 3
+    writes = [ops for kind, ops in host.calls if kind == "write"]
+    assert len(writes) == 1 and [e["name"] for e in writes[0][0].entries] == ["ana", "bob", "cid"]
+    assert shell.seq == 3
+    await shell.stop()
