@@ -246,6 +246,18 @@ def _decided(data: Path, tid: str) -> list[float]:
 
 async def _play_table(client: Any, room: str) -> None:
     acted: dict[str, Any] | None = None
+    latest: list[dict[str, Any]] = []  # the last state of this room (others may come after it: the next table's)
+    if client.state is not None and client.state.get("room") == room:
+        latest.append(client.state)
+    chained = client.on_push
+
+    def heard(msg: dict[str, Any]) -> None:
+        if msg.get("type") == "state" and msg.get("room") == room:
+            latest[:] = [msg]
+        if chained is not None:
+            chained(msg)
+
+    client.on_push = heard
 
     def ready(s: dict[str, Any]) -> bool:
         if s is acted or s.get("room") != room:
@@ -253,17 +265,20 @@ async def _play_table(client: Any, room: str) -> None:
         return s.get("status") == "over" or (s.get("phase") == "play" and s.get("turn") is not None
                                              and s.get("turn") == s.get("you"))
 
-    while True:
-        state = await client.next_state(ready, timeout=60, current=True)
-        if state.get("status") == "over":
-            return
-        acted = state
-        if not any(item.get("cards") for item in state.get("trick") or []):
-            reply = await client.request_raw("play", cards=[state["hand"][0]])
-        else:
-            reply = await client.request_raw("pass")
-        if reply["type"] == "error" and reply.get("code") in ("not_in_room", "no_such_room"):
-            return
+    try:
+        while True:
+            state = latest[0] if latest and ready(latest[0]) else await client.next_state(ready, timeout=60)
+            if state.get("status") == "over":
+                return
+            acted = state
+            if not any(item.get("cards") for item in state.get("trick") or []):
+                reply = await client.request_raw("play", cards=[state["hand"][0]])
+            else:
+                reply = await client.request_raw("pass")
+            if reply["type"] == "error" and reply.get("code") in ("not_in_room", "no_such_room"):
+                return
+    finally:
+        client.on_push = chained
 
 
 def main() -> None:

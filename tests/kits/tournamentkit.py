@@ -57,6 +57,18 @@ class Entrant:
 async def play_table(client: Client, room: str, *, timeout: float = 30.0) -> None:
     """Play President at ``room`` until its match is over (or the person is no longer there)."""
     acted: dict[str, Any] | None = None
+    latest: list[dict[str, Any]] = []  # the last state of this room (others may come after it: the next table's)
+    if client.state is not None and client.state.get("room") == room:
+        latest.append(client.state)
+    chained = client.on_push
+
+    def heard(msg: dict[str, Any]) -> None:
+        if msg.get("type") == "state" and msg.get("room") == room:
+            latest[:] = [msg]
+        if chained is not None:
+            chained(msg)
+
+    client.on_push = heard
 
     def ready(s: dict[str, Any]) -> bool:
         if s is acted or s.get("room") != room:
@@ -65,19 +77,22 @@ async def play_table(client: Client, room: str, *, timeout: float = 30.0) -> Non
             return True
         return s.get("phase") == "play" and s.get("turn") is not None and s.get("turn") == s.get("you")
 
-    while True:
-        state = await client.next_state(ready, timeout=timeout, current=True)
-        if state.get("status") == "over":
-            return
-        acted = state
-        if leading(state):
-            reply = await client.request_raw("play", cards=[state["hand"][0]])
-        else:
-            reply = await client.request_raw("pass")
-        if reply["type"] == "error" and reply.get("code") in ("not_in_room", "no_such_room"):
-            return
-        # a state can go stale before the move reaches the table (a trick closed; the match ended)
-        assert reply["type"] == "ok" or reply.get("code") in ("not_your_turn", "illegal_play", "not_allowed"), reply
+    try:
+        while True:
+            state = latest[0] if latest and ready(latest[0]) else await client.next_state(ready, timeout=timeout)
+            if state.get("status") == "over":
+                return
+            acted = state
+            if leading(state):
+                reply = await client.request_raw("play", cards=[state["hand"][0]])
+            else:
+                reply = await client.request_raw("pass")
+            if reply["type"] == "error" and reply.get("code") in ("not_in_room", "no_such_room"):
+                return
+            # a state can go stale before the move reaches the table (a trick closed; the match ended)
+            assert reply["type"] == "ok" or reply.get("code") in ("not_your_turn", "illegal_play", "not_allowed"), reply
+    finally:
+        client.on_push = chained
 
 
 def seated_once(entries: list[dict[str, Any]]) -> int:
