@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from engine import fairness
 from engine.api import Action, Event, Match, Pending, View
+from server.games.states import SeatOwn, State
 from server.protocol import Args, JSONValue
 
 # -- what a creator chose -------------------------------------------------------------------------
@@ -222,18 +223,18 @@ class GameAdapter:
 
     # states --------------------------------------------------------------------------------------
 
-    def empty_state(self, opts: TableOptions, seat: int | None) -> dict[str, JSONValue]:
+    def empty_state(self, opts: TableOptions, seat: int | None) -> State:
         """A reader's state before the match starts."""
         return {"game": opts.game, "rules": opts.rules, "round": 0, "you": seat, "turn": None,
                 "seats": [{"seat": s, "cards": 0} for s in range(opts.seats)]}
 
-    def decorate(self, state: dict[str, JSONValue], opts: TableOptions, match: Match | None, seat: int | None,
+    def decorate(self, state: State, opts: TableOptions, match: Match | None, seat: int | None,
                  pending: Sequence[Pending]) -> None:
         """The table's own fields of a reader's state, added last. With ``batch_states`` what it writes
         for a seat must be the same for every seat: the others' lines are made from the first seat's
         (``server.table.states.StateSet``; a key it adds sends the set back to building each seat whole)."""
 
-    def private_fields(self, view: View) -> dict[str, JSONValue] | None:
+    def private_fields(self, view: View) -> SeatOwn | None:
         """The fields of a seat's state that differ from the spectator's (``batch_states``), taken
         from the seat's view; ``None`` when this view cannot be built that way."""
         return None

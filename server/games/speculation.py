@@ -34,6 +34,7 @@ from server.games.base import (
     TableOptions,
     Unreserve,
 )
+from server.games.states import SeatOwn
 from server.protocol import Args, JSONValue, arg_int
 
 
@@ -54,7 +55,7 @@ class SpeculationAdapter(GameAdapter):
     # A seat's state is the spectator's with its own view's fields put in (you, decision, can: the
     # view holds no face-down card, S4: only what the seat may do now differs; see
     # server.table.states).
-    def private_fields(self, view: Any) -> dict[str, JSONValue] | None:  # its own game's view
+    def private_fields(self, view: Any) -> SeatOwn | None:  # its own game's view
         return {"you": view.you, "decision": view.decision, "can": view.can}
 
     def options(self, args: Args, settings: Settings) -> TableOptions:

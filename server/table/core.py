@@ -36,6 +36,7 @@ from typing import Any
 from engine.api import Match
 from engine.errors import Refusal
 from server.games.base import GameAdapter, TableOptions
+from server.games.states import State
 from server.protocol import AUTOMATIC, PLAY_COMMANDS, CommandError
 from server.storage.api import StorageError
 from server.table import io
@@ -149,7 +150,7 @@ class Table:
             "round": match.round if match is not None else 0,
         }
 
-    def state_for(self, seat: int | None, now: float) -> dict[str, Any]:
+    def state_for(self, seat: int | None, now: float) -> State:
         return build_state(self, seat, now)
 
     def seat_of(self, key: str) -> int | None:
