@@ -8,10 +8,11 @@ table's own module. The other parts (clocks, chips, sender, match log) see even 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.api import Action, Event
 from server.games.base import GameAdapter, TableOptions
+from server.protocol import JSONObject
 from server.table.chips import RoundChips
 from server.table.clocks import Clocks
 from server.table.io import Member
@@ -30,9 +31,9 @@ class FairHost(Protocol):
     def open_between_rounds(self) -> None: ...
     def is_open(self) -> bool: ...
     def final_contributions(self, present: list[int] | None) -> None: ...
-    def deal_action(self, facts: Mapping[str, Any]) -> Action: ...
+    def deal_action(self, facts: Mapping[str, object]) -> Action: ...
     def dealt(self, events: tuple[Event, ...]) -> None: ...
-    def round_record(self, events: tuple[Any, ...]) -> dict[str, Any] | None: ...
+    def round_record(self, events: tuple[Event, ...]) -> JSONObject | None: ...
     def forget_seed(self) -> None: ...
 
 
@@ -70,7 +71,7 @@ class TableHost(Protocol):
     arrivals: int
     dealt_arrivals: int | None
     bot_seed: bytes
-    bot_options: dict[str, Any]
+    bot_options: dict[str, object]  # keywords of the engine's make_bot (a search bot's clock)
     game: MatchLog
     out: Sender
     clocks: Clocks

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from typing import Any
 
 from server.games import ADAPTERS
 from server.messages.errors import error_message
@@ -379,7 +378,7 @@ def _create_usage(t: T, lang: str) -> str:
     )
 
 
-def _room_arg(token: str) -> Any:
+def _room_arg(token: str) -> int | str:
     n = _int(token)
     return n if n is not None else token
 
