@@ -13,13 +13,12 @@ others (the match, the clocks, the sender, the round cycle) through the table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
 from engine.seeds import derive
-from server.protocol import CommandError
+from server.protocol import Args, CommandError, JSONObject, Result
 from server.storage.api import FundBot, StorageError, bot_account
 from server.storage.names import name_key
 from server.table.host import TableHost
@@ -48,7 +47,7 @@ class Seating:
             return []
         return [s for s in present if self.t.seats[s].arrived > since]
 
-    def join(self, member: Member, args: Mapping[str, Any]) -> Step:
+    def join(self, member: Member, args: Args) -> Step:
         t = self.t
         seat_no = t.seat_of(member.key)
         if seat_no is not None:
@@ -182,7 +181,7 @@ class Seating:
         return bool(t.adapter.chips_in_match or t.adapter.chips_to_sit(t.opts) > 0
                     or t.adapter.deal_stake(t.opts) > 0 or t.chips.escrow.get(seat_no))
 
-    def become(self, member: Member, args: Mapping[str, Any]) -> Step:
+    def become(self, member: Member, args: Args) -> Step:
         """A guest seated here becomes an account (``register``, or ``login`` from the guest's session):
         the seat goes on under the account's key, name and ledger account, the points with it.
 
@@ -213,7 +212,7 @@ class Seating:
         t.out.defer(t.out.push_states)
         return {"room": t.id, "seat": seat_no}
 
-    def watch(self, member: Member) -> dict[str, Any]:
+    def watch(self, member: Member) -> Result:
         t = self.t
         if t.seat_of(member.key) is not None:
             raise CommandError("not_allowed", reason="already_seated")
@@ -228,7 +227,7 @@ class Seating:
         seat_no = t.seat_of(member.key)
         if seat_no is None and member.key not in t.spectators:
             raise CommandError("not_in_room")
-        result: dict[str, Any] = {"room": t.id}
+        result: JSONObject = {"room": t.id}
         if seat_no is None:
             del t.spectators[member.key]
         else:

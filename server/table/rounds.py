@@ -15,12 +15,11 @@ sender), reaching them through the table.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from engine.api import Action, Event
 from engine.bots import LEVELS
 from engine.errors import Refusal
-from server.protocol import CommandError, Shared, arg_number
+from server.protocol import Args, CommandError, JSONObject, JSONValue, Result, Shared, arg_number
 from server.storage.api import (
     FundBot,
     OpenRound,
@@ -31,6 +30,7 @@ from server.storage.api import (
     StorageError,
     UnknownRound,
 )
+from server.table.events import RoundResult, pushed
 from server.table.host import TableHost
 from server.table.io import Closed, Gone, Member, Pause, Record, Released, Send, Think
 from server.table.steps import Step, log
@@ -108,7 +108,7 @@ class RoundCycle:
                 return True
         return False
 
-    def extend(self, member: Member, args: Mapping[str, Any]) -> dict[str, Any]:
+    def extend(self, member: Member, args: Args) -> Result:
         """``extend``: seconds from the person's time bank (server.table.bank) on every clock that
         waits for them: their decisions, the offers put to them, and — when they play in the round —
         the clocks everyone shares (an auction, people's window, with what starts after it)."""
@@ -289,7 +289,7 @@ class RoundCycle:
                 t.clocks.bot_due = due
 
     def after(self, events: tuple[Event, ...], *, paid: bool = False,
-               also: dict[str, dict[str, Any]] | None = None) -> Step:
+               also: Mapping[str, JSONObject] | None = None) -> Step:
         """Chips, pushes, round and match ends, deadlines, automatic moves, bots. ``also``: the
         table's own fields to add to these events, by name (not to the automatic moves after them)."""
         t = self.t
@@ -298,7 +298,7 @@ class RoundCycle:
                 break
             paid = False
             record = t.fair.round_record(events)
-            extra: dict[str, dict[str, Any]] = dict(also or {})
+            extra: dict[str, JSONObject] = dict(also or {})
             also = None
             if record is not None:
                 extra[t.adapter.round_end] = {"fairness": record}
@@ -417,7 +417,7 @@ class RoundCycle:
             t.clocks.over_at = t.now
         t.out.push_states()
 
-    def round_end(self, ev: Event, fair: dict[str, Any] | None = None) -> Step:
+    def round_end(self, ev: Event, fair: JSONObject | None = None) -> Step:
         t = self.t
         self.tell_departed()
         yield from self.record(ev.to_dict(), fair=fair)
@@ -435,11 +435,11 @@ class RoundCycle:
             if seat.leaving and seat.departed is not None:
                 i = seat.index
                 change = after[i] - before[i] if i < len(after) and i < len(before) else 0
-                t.out.out.items.append(Send(((seat.departed, None),), Shared(
-                    {"event": "round_result", "room": t.id, "round": t.game.current.round, "seat": i,
-                     "chips": change, "game": t.opts.game})))
+                told: RoundResult = {"event": "round_result", "room": t.id, "round": t.game.current.round, "seat": i,
+                                     "chips": change, "game": t.opts.game}
+                t.out.out.items.append(Send(((seat.departed, None),), Shared(pushed(told))))
 
-    def record(self, result: dict[str, Any], round_id: str | None = None, *, fair: dict[str, Any] | None = None) -> Step:
+    def record(self, result: JSONObject, round_id: str | None = None, *, fair: JSONObject | None = None) -> Step:
         t = self.t
         record = RoundRecord(
             round_id=round_id or t.chips.round_id or f"{t.id}-{t.uid}-{t.game.current.round}",
@@ -528,11 +528,15 @@ class RoundCycle:
         log.info("table %s closed (%s)", t.id, reason)
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> JSONValue:
+    """A match's configuration as JSON: keys as text, tuples as lists, bytes in hex (anything else the
+    engine never puts there: as text, which the encoder would have written)."""
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     if isinstance(value, bytes):
         return value.hex()
-    return value
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return str(value)
