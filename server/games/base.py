@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine import fairness
 from engine.api import Action, Event, Match, Pending, View
 from server.games.states import SeatOwn, State
+from server.messages.kit import seats_in, to_int
 from server.protocol import Args, JSONValue
 
 # -- what a creator chose -------------------------------------------------------------------------
@@ -257,24 +258,26 @@ class GameAdapter:
 
     # fair deals (docs/fairness.md) ---------------------------------------------------------------
 
-    def commit(self, server_seed: bytes) -> tuple[str, Any]:
+    def commit(self, server_seed: bytes) -> tuple[str, object]:
         """The commitment published before the contribution window (hex), and the private side of
-        it the table keeps to deal and to reveal (Président: nothing; the seed is enough)."""
+        it the table keeps to deal and to reveal, handed back to this adapter (``secret``) and read by
+        it alone (Président: nothing; the seed is enough)."""
         return fairness.president_commitment(server_seed), None
 
-    def fair_deal_action(self, match: Match, server_seed: bytes, secret: Any,
+    def fair_deal_action(self, match: Match, server_seed: bytes, secret: object,
                          contributions: Sequence[str | None], facts: Mapping[str, object]) -> Action:
         """The deal action made from the server seed and every seat's contribution."""
         return match.deal_action(fairness.deal_seed(server_seed, contributions), **facts)
 
-    def fair_record(self, match: Match, *, server_seed: bytes, secret: Any, contributions: Sequence[str | None],
-                    bots: Sequence[int], round: int, dealt: Mapping[str, Any], chips: Sequence[int],
+    def fair_record(self, match: Match, *, server_seed: bytes, secret: object, contributions: Sequence[str | None],
+                    bots: Sequence[int], round: int, dealt: Mapping[str, JSONValue], chips: Sequence[int],
                     first: bool, ante: int) -> dict[str, JSONValue]:
         """The record published with the round's end (``round_end``) and stored with the round:
         what ``engine.fairness.verify`` checks. ``dealt``: the full ``dealt`` event of the deal;
         ``chips``: every seat's chips before it; ``first``: the match's first deal."""
-        return fairness.president_reveal(server_seed, list(contributions), round=round, dealer=int(dealt["dealer"]),
-                                         present=list(dealt["present"]), dealer_drawn=first, bots=bots)
+        return fairness.president_reveal(server_seed, list(contributions), round=round,
+                                         dealer=to_int(dealt["dealer"]), present=seats_in(dealt["present"]),
+                                         dealer_drawn=first, bots=bots)
 
     def window_after(self, events: Sequence[Event], match: Match) -> str | None:
         """After these events, a window people get before any bot or clock moves on: its kind

@@ -35,7 +35,8 @@ from server.games.base import (
     Unreserve,
 )
 from server.games.states import SeatOwn
-from server.protocol import Args, JSONValue, arg_int
+from server.messages.kit import to_int
+from server.protocol import Args, JSONValue, arg_int, items_in
 
 
 class SpeculationAdapter(GameAdapter):
@@ -131,22 +132,24 @@ class SpeculationAdapter(GameAdapter):
 
     # fair deals: committed card by card, only the shown cards opened after the deal (S12h)
 
-    def commit(self, server_seed: bytes) -> tuple[str, Any]:
+    def commit(self, server_seed: bytes) -> tuple[str, object]:
         commit = fairness.speculation_commit(server_seed)
         return commit.root.hex(), commit
 
-    def fair_deal_action(self, match: Match, server_seed: bytes, secret: Any,
+    def fair_deal_action(self, match: Match, server_seed: bytes, secret: object,
                          contributions: Sequence[str | None], facts: Mapping[str, object]) -> Action:
         return match.deal_action(server_seed, **facts, contributions=tuple(contributions))
 
-    def fair_record(self, match: Match, *, server_seed: bytes, secret: Any, contributions: Sequence[str | None],
-                    bots: Sequence[int], round: int, dealt: Mapping[str, Any], chips: Sequence[int],
+    def fair_record(self, match: Match, *, server_seed: bytes, secret: object, contributions: Sequence[str | None],
+                    bots: Sequence[int], round: int, dealt: Mapping[str, JSONValue], chips: Sequence[int],
                     first: bool, ante: int) -> dict[str, JSONValue]:
+        if not isinstance(secret, fairness.SpeculationCommitment):  # (what commit() gave the table)
+            raise TypeError(f"not a Speculation commitment: {type(secret).__name__}")
         deal = fairness.speculation_deal(secret, list(contributions))
-        players = [int(s) for s in dealt["players"]]
+        players = [to_int(s) for s in items_in(dealt["players"])]
         drawn = first and match.config.get("first_dealer") is None
         return fairness.speculation_reveal(
-            deal, round=round, dealer=int(dealt["dealer"]), order=players[1:] + players[:1],
+            deal, round=round, dealer=to_int(dealt["dealer"]), order=players[1:] + players[:1],
             shown=match.shown_positions(),  # type: ignore[attr-defined]
             dealer_drawn=drawn, chips=list(chips) if drawn else None, ante=ante if drawn else None, bots=bots)
 
