@@ -19,8 +19,7 @@ from typing import Protocol
 from engine import fairness
 from engine.api import Action, Event, Match, Pending, View
 from server.games.states import SeatOwn, State
-from server.messages.kit import seats_in, to_int
-from server.protocol import Args, JSONValue
+from server.protocol import Args, JSONValue, items_in
 
 # -- what a creator chose -------------------------------------------------------------------------
 
@@ -275,9 +274,12 @@ class GameAdapter:
         """The record published with the round's end (``round_end``) and stored with the round:
         what ``engine.fairness.verify`` checks. ``dealt``: the full ``dealt`` event of the deal;
         ``chips``: every seat's chips before it; ``first``: the match's first deal."""
-        return fairness.president_reveal(server_seed, list(contributions), round=round,
-                                         dealer=to_int(dealt["dealer"]), present=seats_in(dealt["present"]),
-                                         dealer_drawn=first, bots=bots)
+        dealer = dealt["dealer"]
+        if not isinstance(dealer, int):
+            raise TypeError(f"not a seat: {dealer!r}")
+        present = [s for s in items_in(dealt["present"]) if isinstance(s, int)]
+        return fairness.president_reveal(server_seed, list(contributions), round=round, dealer=dealer,
+                                         present=present, dealer_drawn=first, bots=bots)
 
     def window_after(self, events: Sequence[Event], match: Match) -> str | None:
         """After these events, a window people get before any bot or clock moves on: its kind

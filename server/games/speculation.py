@@ -35,7 +35,6 @@ from server.games.base import (
     Unreserve,
 )
 from server.games.states import SeatOwn
-from server.messages.kit import to_int
 from server.protocol import Args, JSONValue, arg_int, items_in
 
 
@@ -146,10 +145,13 @@ class SpeculationAdapter(GameAdapter):
         if not isinstance(secret, fairness.SpeculationCommitment):  # (what commit() gave the table)
             raise TypeError(f"not a Speculation commitment: {type(secret).__name__}")
         deal = fairness.speculation_deal(secret, list(contributions))
-        players = [to_int(s) for s in items_in(dealt["players"])]
+        players = [s for s in items_in(dealt["players"]) if isinstance(s, int)]
+        dealer = dealt["dealer"]
+        if not isinstance(dealer, int):
+            raise TypeError(f"not a seat: {dealer!r}")
         drawn = first and match.config.get("first_dealer") is None
         return fairness.speculation_reveal(
-            deal, round=round, dealer=to_int(dealt["dealer"]), order=players[1:] + players[:1],
+            deal, round=round, dealer=dealer, order=players[1:] + players[:1],
             shown=match.shown_positions(),  # type: ignore[attr-defined]
             dealer_drawn=drawn, chips=list(chips) if drawn else None, ante=ante if drawn else None, bots=bots)
 

@@ -52,11 +52,10 @@ from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
 from engine.seeds import derive
 from server.games import ADAPTERS, GameAdapter, TableOptions
-from server.messages.kit import to_float, to_int
 from server.protocol import JSONObject, JSONValue, objects_in
 from server.table.core import Table
 from server.table.fair import ExplicitSeed, FairKey, fairness_facts_of
-from server.table.logged import copied, listed, text
+from server.table.logged import copied, integer, listed, number, text
 from server.table.steps import TableSettings
 
 FORMAT = 1
@@ -277,9 +276,9 @@ class _Replay:
 
 
 def _options(config: Mapping[str, JSONValue]) -> TableOptions:
-    return TableOptions(str(config["game"]), str(config["rules"]), to_int(config["seats"]), to_int(config["bots"]),
-                        str(config["bot_level"]), to_float(config["turn_seconds"]), to_int(config["stake"]),
-                        to_int(config["ante"]), None if config["rounds"] is None else to_int(config["rounds"]),
+    return TableOptions(str(config["game"]), str(config["rules"]), integer(config["seats"]), integer(config["bots"]),
+                        str(config["bot_level"]), number(config["turn_seconds"]), integer(config["stake"]),
+                        integer(config["ante"]), None if config["rounds"] is None else integer(config["rounds"]),
                         copied(config.get("extra") or {}))
 
 
@@ -368,7 +367,7 @@ def _put_back(table: Table, got: Mapping[str, JSONValue], match: Match | None, a
               events: list[tuple[Event, ...]]) -> None:
     opts = table.opts
     table.uid = str(got["uid"])
-    table.matches = to_int(got["matches"])
+    table.matches = integer(got["matches"])
     table.status = str(got["status"])
     if got["match"]:
         if match is None:
@@ -376,15 +375,15 @@ def _put_back(table: Table, got: Mapping[str, JSONValue], match: Match | None, a
         table.game.restore(match, actions)
     chips = table.chips
     chips.round_id = text(got["round_id"])
-    chips.stakes = {to_int(s): str(a) for s, a in map(listed, listed(got["stakes"]))}
-    chips.escrow = {to_int(s): to_int(n) for s, n in map(listed, listed(got["escrow"]))}
+    chips.stakes = {integer(s): str(a) for s, a in map(listed, listed(got["stakes"]))}
+    chips.escrow = {integer(s): integer(n) for s, n in map(listed, listed(got["escrow"]))}
     table.fair.commitment = text(got["commitment"])
-    chips.start = tuple(to_int(c) for c in listed(got["round_chips"]))
+    chips.start = tuple(integer(c) for c in listed(got["round_chips"]))
     if got["window"] is not None:
         table.clocks.window = (str(got["window"]), 0.0)  # its length starts again (Clocks.hold)
     table.clocks.over_at = 0.0 if got["over"] else None
     arrivals, dealt = listed(got.get("arrivals") or (0, None))
-    table.arrivals, table.dealt_arrivals = to_int(arrivals), None if dealt is None else to_int(dealt)
+    table.arrivals, table.dealt_arrivals = integer(arrivals), None if dealt is None else integer(dealt)
     fair = got.get("fair")
     table.fair.restore(copied(fair) if fair else None)  # the deal being played: its record at the round's end
     for seat, entry in zip(table.seats, listed(got["seats"]), strict=True):
@@ -394,7 +393,7 @@ def _put_back(table: Table, got: Mapping[str, JSONValue], match: Match | None, a
         seat.name, seat.account, seat.member = text(s["name"]), text(s["account"]), text(s["member"])
         seat.bot_display, seat.leaving, seat.departed = text(s["display"]), bool(s["leaving"]), text(s["departed"])
         seat.prefs = {str(k): bool(v) for k, v in copied(s["prefs"]).items()}
-        seat.arrived = to_int(s.get("arrived", 0))  # (logs written before T12's newcomers: 0)
+        seat.arrived = integer(s.get("arrived", 0))  # (logs written before T12's newcomers: 0)
         seat.seed = text(s.get("seed"))
         seat.proof = text(s.get("proof"))  # a guest's resume code, hashed (logs written before it: none)
         if s["bot"] == "table":

@@ -28,11 +28,10 @@ from engine.api import Action, Event
 from engine.errors import BadArgument
 from engine.fairness import bot_contribution, normalize_contribution
 from engine.seeds import commitment as sha_commitment
-from server.messages.kit import to_int
 from server.protocol import Args, CommandError, JSONObject, JSONValue, Result
 from server.table.host import TableHost
 from server.table.io import Member
-from server.table.logged import copied, listed
+from server.table.logged import copied, integer, listed
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,10 +245,10 @@ class FairDeals:
         seed = bytes.fromhex(str(facts["seed"]))
         explicit = bool(facts["explicit"])
         secret = None if explicit else t.adapter.commit(seed)[1]
-        self.entropy = Entropy(to_int(facts["round"]), seed, str(facts["commitment"]), secret, explicit, t.now,
+        self.entropy = Entropy(integer(facts["round"]), seed, str(facts["commitment"]), secret, explicit, t.now,
                                contributions=tuple(c if c is None else str(c) for c in listed(facts["contributions"])),
-                               bots=tuple(to_int(b) for b in listed(facts["bots"])),
-                               chips=tuple(to_int(c) for c in listed(facts["chips"])), dealt=copied(facts["dealt"]),
+                               bots=tuple(integer(b) for b in listed(facts["bots"])),
+                               chips=tuple(integer(c) for c in listed(facts["chips"])), dealt=copied(facts["dealt"]),
                                first=bool(facts["first"]))
         self.commitment = self.entropy.commitment
 

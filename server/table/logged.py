@@ -12,6 +12,20 @@ from collections.abc import Mapping, Sequence
 from server.protocol import JSONObject, JSONValue, items_in
 
 
+def integer(value: JSONValue) -> int:
+    """``int(value)`` of a number (or its text)."""
+    if isinstance(value, int | float | str):
+        return int(value)
+    raise TypeError(f"not a number: {type(value).__name__}")
+
+
+def number(value: JSONValue) -> float:
+    """``float(value)`` of a number (or its text)."""
+    if isinstance(value, int | float | str):
+        return float(value)
+    raise TypeError(f"not a number: {type(value).__name__}")
+
+
 def text(value: JSONValue) -> str | None:
     """A text, or None."""
     return None if value is None else str(value)
