@@ -64,7 +64,7 @@ def typed_misfits(value: object, kind: Any, where: str) -> list[str]:
     hints = typing.get_type_hints(kind, include_extras=True)
     out = [f"{where}.{key}: not in {kind.__name__}" for key in value if key not in hints]
     for key, hint in hints.items():
-        required = get_origin(hint) is not NotRequired and kind.__total__ or get_origin(hint) is Required
+        required = (get_origin(hint) is not NotRequired and kind.__total__) or get_origin(hint) is Required
         if get_origin(hint) in (NotRequired, Required):
             hint = get_args(hint)[0]
         if key not in value:
@@ -123,7 +123,8 @@ def test_every_state_and_table_event_of_random_games_fits_its_type(rules: str,
         people = PEOPLE[: 3 if seed else 4]
         h.join(*people)
         h.ok(people[1], "seed", text="a standing seed")  # (its seat contributes to every deal)
-        h.run(lambda: h.table.status == "over", act=random_people(random.Random(f"{rules}{seed}")), limit=50_000)
+        table = h.table
+        h.run(lambda: table.status == "over", act=random_people(random.Random(f"{rules}{seed}")), limit=50_000)
         h.cmd(people[0], "leave")
         assert not recorder.errors, recorder.errors[:5]
     assert recorder.states > 100
