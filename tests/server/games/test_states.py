@@ -108,6 +108,10 @@ class Recorder:
         return told
 
 
+def play_to_the_end(h: Harness, rng: random.Random) -> None:
+    h.run(lambda: h.table.status == "over", act=random_people(rng), limit=50_000)
+
+
 @pytest.mark.parametrize("rules", ["classic", "tdc", "speculation"])
 def test_every_state_and_table_event_of_random_games_fits_its_type(rules: str,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,8 +127,7 @@ def test_every_state_and_table_event_of_random_games_fits_its_type(rules: str,
         people = PEOPLE[: 3 if seed else 4]
         h.join(*people)
         h.ok(people[1], "seed", text="a standing seed")  # (its seat contributes to every deal)
-        table = h.table
-        h.run(lambda: table.status == "over", act=random_people(random.Random(f"{rules}{seed}")), limit=50_000)
+        play_to_the_end(h, random.Random(f"{rules}{seed}"))
         h.cmd(people[0], "leave")
         assert not recorder.errors, recorder.errors[:5]
     assert recorder.states > 100
