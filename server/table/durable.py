@@ -209,9 +209,10 @@ class Journal:
             kind = entry["k"]
             if kind != "s":
                 acted = True
-                action = entry["a"] if kind == "a" else None
-                if isinstance(action, Mapping) and action.get("cmd") == "deal":
-                    dealt = True
+                if kind == "a":
+                    action = entry["a"]  # (its to_dict())
+                    if isinstance(action, dict) and action.get("cmd") == "deal":
+                        dealt = True
         if "f" not in step and not entries:
             return []
         match = self.table.match
