@@ -331,8 +331,8 @@ def _h_create(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
             args["bot_level"] = LEVEL_WORDS[tok]
         elif tok in CREATE_KEYS and CREATE_KEYS[tok] == "bots" and numbers:
             args["bots"] = numbers.pop()
-        elif _int(tok) is not None:
-            numbers.append(_int(tok))  # type: ignore[arg-type]
+        elif (number := _int(tok)) is not None:
+            numbers.append(number)
         else:
             shown = create_words(lang)  # suggested in the session's words: « présidnt » → « président »
             guess = difflib.get_close_matches(tok, list(shown), n=1)
