@@ -190,7 +190,7 @@ def spoken_header(state: State, lang: str) -> str:
         parts.append(rules)
     rnd = state.get("round")
     if rnd:
-        total = state.get("rounds")  # (a state may say how many rounds the match plays)
+        total = state.get("rounds")  # (no key of State: no table sends it; read as before)
         n = number_words(int(rnd), lang)
         parts.append(t.gettext("round {n} of {total}").format(n=n, total=number_words(int(total), lang))
                      if isinstance(total, int) and total

@@ -41,7 +41,7 @@ def spoken_header(state: State, lang: str) -> str:
     parts = [game_name(lang, state.get("game"))]
     rnd = state.get("round")
     if rnd:
-        total = state.get("deals") or state.get("rounds")  # (a state may say how many rounds the match plays)
+        total = state.get("deals") or state.get("rounds")  # (no key of State: no table sends it; read as before)
         n = number_words(int(rnd), lang)
         # TRANSLATORS: a screen reader's Speculation header: "deal one of four" (numbers in words).
         parts.append(t.gettext("deal {n} of {total}").format(n=n, total=number_words(int(total), lang))
