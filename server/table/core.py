@@ -32,11 +32,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
 
-from engine.api import Match
+from engine.api import Event, Match
 from engine.errors import Refusal
 from server.games.base import GameAdapter, TableOptions
 from server.games.states import State
-from server.protocol import AUTOMATIC, PLAY_COMMANDS, Args, CommandError, JSONObject
+from server.protocol import AUTOMATIC, PLAY_COMMANDS, Args, CommandError, JSONObject, Result
 from server.storage.api import StorageError
 from server.table import io
 from server.table.answers import AnswerClocks
@@ -82,7 +82,7 @@ class Table:
         self.bot_options: dict[str, object] = dict(bot_options or {})
         # the tricks last asked for, and of which log: (the log, its length, its last entry, the tricks)
         self._tricks_seen: tuple[list[JSONObject], int, JSONObject | None, JSONObject] | None = None
-        self._gen: Step | None = None
+        self._gen: Step[None] | None = None
         # the parts
         self.game = MatchLog(adapter)  # the engine match and its log (a durable table's entries)
         self.out = Sender(self)  # what the readers receive from the call being made
@@ -261,7 +261,7 @@ class Table:
 
     # -- one call at a time ------------------------------------------------------------------------------
 
-    def _start(self, now: float, gen: Step) -> Outputs:
+    def _start(self, now: float, gen: Step[None]) -> Outputs:
         if self._gen is not None:
             raise RuntimeError("the table waits for an effect: resume() first")
         if self.closed:
@@ -286,12 +286,12 @@ class Table:
             self.out.out.effect = effect
         return self.out.take()
 
-    def _closing(self, reason: str) -> Step:
+    def _closing(self, reason: str) -> Step[None]:
         yield from self.cycle.close(reason)
 
     # -- inputs -------------------------------------------------------------------------------------
 
-    def _on_input(self, inp: io.Input) -> Step:
+    def _on_input(self, inp: io.Input) -> Step[None]:
         if isinstance(inp, Command):
             yield from self._on_command(inp)
         elif isinstance(inp, Connected):
@@ -303,7 +303,7 @@ class Table:
             return
         yield from self.cycle.advance()
 
-    def _on_command(self, c: Command) -> Step:
+    def _on_command(self, c: Command) -> Step[None]:
         try:
             result, events = yield from self._command(c)
         except CommandError as exc:
@@ -324,7 +324,7 @@ class Table:
         if events is not None:
             yield from self.cycle.after(events, paid=True)
 
-    def _command(self, c: Command) -> Step:
+    def _command(self, c: Command) -> Step[tuple[Result | None, tuple[Event, ...] | None]]:
         """One command: returns (reply fields, engine events to publish or None)."""
         cmd, member = c.cmd, c.member
         if cmd == "join":
@@ -386,7 +386,7 @@ class Table:
         seats = [None if watching and s.hidden and s.member is not None else s.name for s in self.seats]
         return {"room": self.id, **seen[3], "seats": seats}
 
-    def _play(self, member: Member, cmd: str, args: Args) -> Step:
+    def _play(self, member: Member, cmd: str, args: Args) -> Step[tuple[Result | None, tuple[Event, ...] | None]]:
         seat = self.seat_of(member.key)
         if seat is None:
             raise CommandError("not_allowed", reason="not_seated")
