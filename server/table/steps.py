@@ -16,7 +16,7 @@ _R = TypeVar("_R")
 Step: TypeAlias = Generator[Effect, Any, _R]
 """A step of the table's logic that returns an ``_R``: yields the effects it waits for, receives their
 results (each effect's own: a claim's table id, a balance, the store's answer, a bot's action... which
-the step that yielded it reads as that; whence ``Any``)."""
+the step that yielded it reads as that: no one type says them all)."""
 
 
 class TableSettings(Settings, Protocol):
