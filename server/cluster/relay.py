@@ -22,7 +22,7 @@ from server.cluster.bus import Bus
 from server.cluster.proxy import RemoteClient, RemotePlace, RemoteStates
 from server.cluster.routing import NodeQueues
 from server.people.players import Player, PlayerSession
-from server.protocol import CommandError, Shared
+from server.protocol import Args, CommandError, JSONValue, Shared
 from server.rooms.room import Room
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class Relay:
         self.rooms = lobby.rooms
         self.outbox = NodeQueues()
         self._outbox_handle: asyncio.Handle | None = None
-        self.pending: dict[str, asyncio.Future[Any]] = {}
+        self.pending: dict[str, asyncio.Future[JSONValue]] = {}
         self.places: dict[str, RemotePlace] = {}
         self.answers: collections.OrderedDict[str, wire.Message | None] = collections.OrderedDict()
         """Requests from other nodes seen lately: their reply (None: still running), for the copies."""
@@ -94,7 +94,7 @@ class Relay:
 
     # -- sending ----------------------------------------------------------------------------------
 
-    def send(self, node: str, msg: Mapping[str, Any]) -> None:
+    def send(self, node: str, msg: Mapping[str, JSONValue]) -> None:
         if node == self.node:  # a place that moved here: handled as if it came from outside
             message = {**msg, "from": self.node}
             asyncio.get_running_loop().call_soon(self.bus.handler, message)
@@ -117,7 +117,7 @@ class Relay:
             self.bus.send(node, msgs[0] if len(msgs) == 1 else wire.batch(msgs))
 
     @staticmethod
-    def member_of(player: Player) -> wire.Person:
+    def member_of(player: Player) -> wire.Message:
         return wire.member(player.key, player.name, player.guest, player.prefs, player.lang,
                            player.resume if player.guest else None, int(player.extra.get("gen", 0)))
 
@@ -192,7 +192,7 @@ class Relay:
         self.lobby.spawn(self._run_cmd(room, player, sender, req, cmd, args))
 
     async def _run_cmd(self, room: Room, player: Player, sender: str, req: str, cmd: str,
-                       args: dict[str, Any]) -> None:
+                       args: Args) -> None:
         answer: wire.Message
         try:
             result = await room.submit(player, cmd, args)
@@ -302,7 +302,9 @@ class Relay:
         found = self.local_session(str(msg.get("key")))
         ev, names = msg.get("ev"), msg.get("names")
         if found is not None and isinstance(ev, dict):
-            found[1].push_event(ev, tuple(names) if isinstance(names, list) else None, msg.get("you"))
+            you = msg.get("you")
+            found[1].push_event(ev, tuple(str(n) for n in names) if isinstance(names, list) else None,
+                                you if isinstance(you, int) else None)
 
     def _on_notice(self, msg: wire.Message, sender: str) -> None:
         found = self.local_session(str(msg.get("key")))
