@@ -18,7 +18,7 @@ import html
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 from urllib.parse import quote
 
 from aiohttp import web
@@ -32,7 +32,7 @@ from server.messages.events import event_text
 from server.messages.fair_events import step_text
 from server.messages.translations import normalize_lang
 from server.operations.limits import TokenBucket
-from server.protocol import JSONObject, JSONValue, items_in
+from server.protocol import JSONObject, JSONValue, items_in, objects_in, strings_in
 from server.storage.api import is_match
 from server.web.host import WebHost
 from server.web.labels import card_labels
@@ -241,7 +241,7 @@ class Public:
                 "result": dict(replay.result),
                 "verify": f"/verify/{quote(replay.round_id, safe='')}"}
 
-    async def verify(self, round_id: str, address: str) -> dict[str, Any] | None:
+    async def verify(self, round_id: str, address: str) -> JSONObject | None:
         """The deal's checks for a spectator (``verify``'s, without a seat), cached like ``verify``'s."""
         record = await self.running.store.history.get(round_id[:200])
         if record is None or record.rules not in ADAPTERS or is_match(record.round_id):
@@ -360,9 +360,10 @@ class Public:
         if not info["verifiable"]:
             return page(request, lang, title, f"<p>{esc(t['not_verifiable'])}</p>")
         marks = {"pass": "✔", "fail": "✘"}
-        rows = "".join(f'<tr data-step="{esc(s["code"])}"><td>{esc(marks.get(s["result"], "·"))}</td>'
-                       f'<td>{esc(step_text(lang, s["code"], s["result"], s.get("values") or {}, info.get("names") or ()))}</td>'
-                       '<td class="mine"></td></tr>' for s in info["steps"])
+        names = strings_in(info.get("names"))
+        rows = "".join(f'<tr data-step="{esc(s["code"])}"><td>{esc(marks.get(str(s["result"]), "·"))}</td>'
+                       f'<td>{esc(step_text(lang, str(s["code"]), str(s["result"]), _object(s.get("values")), names))}</td>'
+                       '<td class="mine"></td></tr>' for s in objects_in(info["steps"]))
         steps = (f'<table><thead><tr><th>{esc(t["server_check"])}</th><th>{esc(t["step"])}</th>'
                  f'<th>{esc(t["browser_check"])}</th></tr></thead><tbody>{rows}</tbody></table>')
         verdict = t["ok"] if info["ok"] else t["not_ok"]
@@ -372,7 +373,7 @@ class Public:
         body = (f'<p class="verdict {"good" if info["ok"] else "bad"}">{esc(verdict)}</p>{browser}{steps}'
                 f"<h2>{esc(t['record'])}</h2>"
                 f'<pre id="record" translate="no">{esc(json.dumps(info["record"], indent=1, ensure_ascii=False))}</pre>'
-                f'<p><a href="/replay/{quote(info["round"], safe="")}">{esc(t["replay"])}</a></p>')
+                f'<p><a href="/replay/{quote(str(info["round"]), safe="")}">{esc(t["replay"])}</a></p>')
         return page(request, lang, title, body, scripts=("verify.js",))
 
     # -- /api/ ---------------------------------------------------------------------------
@@ -397,6 +398,10 @@ class Public:
     async def api_verify(self, request: web.Request) -> web.Response:
         info = await self.verify(request.match_info["round"], client_address(request, self.running.web_proxies))
         return api(info) if info is not None else api({"error": "no_such_round"}, 404)
+
+
+def _object(value: JSONValue) -> Mapping[str, JSONValue]:
+    return value if isinstance(value, Mapping) else {}
 
 
 def _text(value: JSONValue) -> str | None:
