@@ -571,9 +571,7 @@ class ClusterLobby(Lobby):
 
     def _on_message(self, msg: wire.Message) -> None:
         """What the bus heard: to the relay, the community, or the lobby's own handlers, by kind."""
-        kind, sender = msg["t"], msg["from"]
-        if not isinstance(sender, str):
-            return  # (never: :func:`wire.decode` let only a named sender in, and a batch passes its own on)
+        kind, sender = msg["t"], msg["from"]  # (``from``: a node's name, as wire.decode checked)
         if kind == "batch":  # what one turn of the sender's loop made for this node, in order
             for one in wire.read_batch(msg):
                 self._on_message(one)

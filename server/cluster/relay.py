@@ -87,8 +87,10 @@ class Relay:
     async def until_running(self) -> None:
         await self.lobby.until_running()
 
-    def handle(self, msg: wire.Message, sender: str) -> None:
-        """A message of the relay's :data:`KINDS` from node ``sender``."""
+    def handle(self, msg: wire.Message, sender: JSONValue) -> None:
+        """A message of the relay's :data:`KINDS` from node ``sender`` (its ``from``: a node's name,
+        as :func:`wire.decode` let only such a message in). Its kind (``t``) chooses the handler, which
+        reads it as the fields of that kind (``wire.StatesMessage`` for ``st``...)."""
         handler = getattr(self, f"_on_{msg['t']}")
         handler(msg, sender)
 
@@ -270,7 +272,7 @@ class Relay:
         else:
             future.set_result(msg.get("ok"))
 
-    def _on_st(self, msg: wire.Message, sender: str) -> None:
+    def _on_st(self, msg: wire.StatesMessage, sender: str) -> None:
         states, to = wire.read_states(msg)
         rid = str(msg.get("rid", ""))
         place = self.place(rid, sender)
@@ -287,7 +289,7 @@ class Relay:
             player.seat = seat
             session.push_states(shared, seat)
 
-    def _on_sh(self, msg: wire.Message, sender: str) -> None:
+    def _on_sh(self, msg: wire.SharedMessage, sender: str) -> None:
         ev = msg.get("ev")
         names = msg.get("names")
         if not isinstance(ev, dict):

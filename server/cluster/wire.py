@@ -60,6 +60,25 @@ class Person(TypedDict):
     proof: NotRequired[str]
 
 
+class StatesMessage(TypedDict):
+    """An ``st`` message as a front reads it (:func:`read_states`; the relay's handler of its kind is
+    handed it as such): its fields as the owner writes them, each still checked where it is read (a
+    pair of another shape fails its unpacking)."""
+
+    rid: JSONValue
+    lines: list[list[JSONValue]]
+    to: list[list[JSONValue]]
+
+
+class SharedMessage(TypedDict):
+    """An ``sh`` message as a front reads it (:func:`read_recipients`), as :class:`StatesMessage`."""
+
+    rid: JSONValue
+    ev: JSONValue
+    names: JSONValue
+    to: list[list[JSONValue]]
+
+
 KINDS = frozenset({"cmd", "conn", "disc", "reply", "st", "sh", "ev", "notice", "gone", "close",
                    "chat", "news", "kick", "owner", "reach", "keys", "ignores", "mute", "batch"})
 
@@ -195,13 +214,10 @@ def states_message(rid: str, lines: Mapping[int | None, str],
             "to": [[key, seat] for key, seat in to]}
 
 
-def read_states(msg: Message) -> tuple[dict[int | None, str], list[tuple[str, int | None]]]:
+def read_states(msg: StatesMessage) -> tuple[dict[int | None, str], list[tuple[str, int | None]]]:
     """The state lines of an ``st`` message by seat, and its recipients."""
     out: dict[int | None, str] = {}
-    lines = msg.get("lines")
-    for pair in lines if isinstance(lines, list) else ():
-        if not isinstance(pair, list):
-            raise BadMessage("bad state")
+    for pair in msg.get("lines") or ():
         seat, line = pair
         if not (seat is None or isinstance(seat, int)) or not isinstance(line, str):
             raise BadMessage("bad state")
@@ -209,12 +225,9 @@ def read_states(msg: Message) -> tuple[dict[int | None, str], list[tuple[str, in
     return out, _recipients(msg)
 
 
-def _recipients(msg: Message) -> list[tuple[str, int | None]]:
+def _recipients(msg: StatesMessage | SharedMessage) -> list[tuple[str, int | None]]:
     to: list[tuple[str, int | None]] = []
-    pairs = msg.get("to")
-    for pair in pairs if isinstance(pairs, list) else ():
-        if not isinstance(pair, list):
-            raise BadMessage("bad recipient")
+    for pair in msg.get("to") or ():
         key, seat = pair
         if not isinstance(key, str) or not (seat is None or isinstance(seat, int)):
             raise BadMessage("bad recipient")
@@ -222,5 +235,5 @@ def _recipients(msg: Message) -> list[tuple[str, int | None]]:
     return to
 
 
-def read_recipients(msg: Message) -> list[tuple[str, int | None]]:
+def read_recipients(msg: SharedMessage) -> list[tuple[str, int | None]]:
     return _recipients(msg)
