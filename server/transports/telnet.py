@@ -372,7 +372,7 @@ class TelnetConn:
         parsed out of the input).
         """
         self.machine = True
-        protocol = self.writer.protocol
+        protocol = getattr(self.writer, "protocol", None)
         if isinstance(protocol, DonneTelnetServer) and not getattr(self.writer, "mccp2_active", False):
             # no compression may start from now on: its start is a telnet command, dropped below
             protocol.mccp2_enabled = False
@@ -385,7 +385,8 @@ class TelnetConn:
                 vars(w)["send_iac"] = _drop_iac  # (the writer's own, in front of its class's method)
         self._direct = self._direct_output()
         writer = protocol.writer if isinstance(protocol, DonneTelnetServer) else None
-        if writer is not None and _plain_input_possible(protocol, self.reader):
+        if isinstance(protocol, DonneTelnetServer) and writer is not None \
+                and _plain_input_possible(protocol, self.reader):
             self._special = _special_bytes(writer)
             self._plain_writer = writer
             protocol.plain_in = self
