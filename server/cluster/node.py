@@ -15,13 +15,13 @@ if TYPE_CHECKING:
     from server.cluster.wire import Message
     from server.config import Config
     from server.people.players import Player
-    from server.protocol import JSONValue
+    from server.protocol import JSONValue, Result
 
 
 class Node(Protocol):
     node: str
     outbox: NodeQueues
-    pending: dict[str, asyncio.Future[JSONValue]]
+    pending: dict[str, asyncio.Future[Result | None]]
 
     @property
     def config(self) -> Config: ...

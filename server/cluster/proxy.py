@@ -149,7 +149,7 @@ class RemotePlace:
         return f"RemotePlace({self.id} on {self.owner})"
 
     async def submit(self, player: Player, cmd: str, args: Args, *,
-                     answer: Callable[[Result], None] | None = None) -> JSONValue:
+                     answer: Callable[[Result | None], None] | None = None) -> Result | None:
         # (``answer`` unused: the owner's states come over the bus, the reply after the result)
         lobby = self._lobby
         if not lobby.healthy:  # paused: the command waits a while for Redis and PostgreSQL
@@ -158,7 +158,7 @@ class RemotePlace:
             except TimeoutError:
                 raise CommandError("server_trouble") from None
         req = f"{lobby.node}.{next(_requests)}"
-        future: asyncio.Future[JSONValue] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Result | None] = asyncio.get_running_loop().create_future()
         lobby.pending[req] = future
         msg: wire.Message = {"t": "cmd", "rid": self.id, "req": req, "m": lobby.member_of(player), "cmd": cmd, "args": dict(args)}
         loop = asyncio.get_running_loop()
@@ -175,8 +175,7 @@ class RemotePlace:
                     break
                 here = player.room
                 if here is not None and here is not self and not isinstance(here, RemotePlace):
-                    taken: JSONValue = await here.submit(player, cmd, args)  # the table was taken over by this node
-                    return taken
+                    return await here.submit(player, cmd, args)  # the table was taken over by this node
         finally:
             lobby.pending.pop(req, None)
             if not future.done():

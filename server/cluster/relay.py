@@ -22,7 +22,7 @@ from server.cluster.bus import Bus
 from server.cluster.proxy import RemoteClient, RemotePlace, RemoteStates
 from server.cluster.routing import NodeQueues
 from server.people.players import Player, PlayerSession
-from server.protocol import Args, CommandError, JSONValue, Shared
+from server.protocol import Args, CommandError, JSONValue, Result, Shared
 from server.rooms.room import Room
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class Relay:
         self.rooms = lobby.rooms
         self.outbox = NodeQueues()
         self._outbox_handle: asyncio.Handle | None = None
-        self.pending: dict[str, asyncio.Future[JSONValue]] = {}
+        self.pending: dict[str, asyncio.Future[Result | None]] = {}
         self.places: dict[str, RemotePlace] = {}
         self.answers: collections.OrderedDict[str, wire.Message | None] = collections.OrderedDict()
         """Requests from other nodes seen lately: their reply (None: still running), for the copies."""
@@ -262,7 +262,7 @@ class Relay:
             return None
         return player, session
 
-    def _on_reply(self, msg: wire.Message, sender: str) -> None:
+    def _on_reply(self, msg: wire.ReplyMessage, sender: str) -> None:
         future = self.pending.get(str(msg.get("req")))
         if future is None or future.done():
             return

@@ -36,7 +36,7 @@ from typing import NotRequired, TypedDict
 
 import orjson
 
-from server.protocol import JSONObject, JSONValue, encode_value
+from server.protocol import JSONObject, JSONValue, Result, encode_value
 from server.protocol import decode as decode_line
 
 PREFIX = "donne:"
@@ -77,6 +77,16 @@ class SharedMessage(TypedDict):
     ev: JSONValue
     names: JSONValue
     to: list[list[JSONValue]]
+
+
+class ReplyMessage(TypedDict, total=False):
+    """A ``reply`` as the front that asked reads it: ``ok`` (the owner's room's result) or ``err`` and
+    ``params``."""
+
+    req: JSONValue
+    ok: Result | None
+    err: JSONValue
+    params: JSONValue
 
 
 KINDS = frozenset({"cmd", "conn", "disc", "reply", "st", "sh", "ev", "notice", "gone", "close",

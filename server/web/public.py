@@ -93,7 +93,7 @@ class PlayerInfo(TypedDict):
     registered: NotRequired[str | None]
     last_seen: NotRequired[str | None]
     bio: NotRequired[str]
-    tables: NotRequired[list[JSONObject]]
+    tables: NotRequired[list[dict[str, object]]]  # each table kind played (storage's row) with its rating
 
 
 class ReplayInfo(TypedDict):
@@ -214,7 +214,7 @@ class Public:
                 return None
             return {"name": online.name, "guest": True, "online": True, "where": where, "rounds": []}
         ratings = {(r.game, r.rules): r for r in await store.ratings.of(profile.name)}
-        tables: list[JSONObject] = []
+        tables: list[dict[str, object]] = []
         for t in await store.social.tables_played(profile.name):
             tables.append({**t, **_rating_fields(ratings.pop((t["game"], t["rules"]), None))})
         played = await store.history.played(profile.name, 20)
