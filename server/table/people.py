@@ -13,12 +13,12 @@ others (the match, the clocks, the sender, the round cycle) through the table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
 from engine.seeds import derive
-from server.protocol import Args, CommandError, JSONObject, Result
+from server.protocol import Args, CommandError, JSONObject, JSONValue, Result
 from server.storage.api import FundBot, StorageError, bot_account
 from server.storage.names import name_key
 from server.table.host import TableHost
@@ -397,7 +397,7 @@ TOURNAMENT = "tournament"
 of the table, and ``plan``: the names by seat, ``None`` for a bot)."""
 
 
-def tournament_seat(extra: Mapping[str, Any], account: str) -> int | None:
+def tournament_seat(extra: Mapping[str, JSONValue], account: str) -> int | None:
     """At a tournament's table, the seat planned for ``account`` (-1: none); None at any other table."""
     plan = extra.get("plan")
     if TOURNAMENT not in extra or not isinstance(plan, list):
