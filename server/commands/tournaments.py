@@ -28,6 +28,9 @@ from server.tournaments import ArenaConfig, EventConfig, Leave, Scoring, Stop, S
 TABLE_OPTIONS = ("game", "rules", "seats", "stake", "ante", "turn_seconds", "rounds", "bot_level")
 """The ``create`` options an event's tables take."""
 
+ONLY = {"arena": ("length", "bot_wait", "rematch_wait"), "swiss": ("event_rounds", "round_pause", "late", "min_seats")}
+"""The options of one kind of event only."""
+
 DEFAULT_START = 60.0
 DEFAULT_LENGTH = 3600.0
 DEFAULT_ROUNDS = 5
@@ -90,6 +93,9 @@ def event_config(tid: str, seed: str, now: float, args: Args, settings: Settings
     """The event ``args`` describe, checked (``bad_option`` naming the first bad one)."""
     read = Options(args)
     kind = read.choice("kind", "", ("arena", "swiss"))
+    for other in ONLY[("swiss" if kind == "arena" else "arena")]:
+        if args.get(other) is not None:  # an option of the other kind of event: said, not ignored
+            raise CommandError("bad_option", name=other)
     opts = table_options(args, settings)
     chosen = adapter(opts.rules)
     start = read.number("start", DEFAULT_START, 0, MAX_WAIT)

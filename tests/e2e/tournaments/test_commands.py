@@ -50,8 +50,16 @@ async def test_refusals_name_what_was_wrong_and_change_nothing(tmp_path):
             args = {"kind": "arena", "game": "president", "seats": 3, **bad}
             reply = await ana.request_raw("tournament_create", **args)
             assert reply["code"] == "bad_option", (name, reply)
+        for bad in ({"kind": 5}, {"start": "soon"}, {"streak": "maybe"}, {"max_entrants": 0}, {"late": "half"},
+                    {"kind": "swiss", "late": ["half"]}, {"kind": "swiss", "length": 60},
+                    {"kind": "swiss", "min_seats": 2}, {"rounds": 0}, {"bot_wait": -1}):
+            args = {"kind": "arena", "game": "president", "seats": 3, **bad}
+            assert (await ana.request_raw("tournament_create", **args))["code"] == "bad_option", bad
         assert (await ana.request("tournaments"))["tournaments"] == []
         assert (await ana.request_raw("tournament_join", tournament="e999"))["code"] == "no_such_tournament"
+        for weird in ({"x": 1}, [1], True, None, "e" * 500):
+            reply = await ana.request_raw("tournament_standings", tournament=weird)
+            assert reply["code"] == "no_such_tournament", weird
         tid = (await ana.request("tournament_create", kind="arena", game="president", seats=3, start=600,
                                  max_entrants=2))["tournament"]
         await ana.request("tournament_join", tournament=tid)
@@ -102,6 +110,7 @@ async def test_news_of_an_event_and_its_top_table_to_watch(tmp_path):
                 break
             await asyncio.sleep(0.05)
         assert seated and seated[0]["seat"] in (0, 1, 2) and seated[0]["round"] == 1
+        assert (await watcher.request_raw("tournament_watch", tournament=tid, table=[1]))["code"] == "no_such_room"
         watched = await watcher.request("tournament_watch", tournament=tid)
         assert watched["room"] == seated[0]["room"]
         play = [asyncio.ensure_future(e.play(tid)) for e in entrants]
