@@ -39,6 +39,8 @@ class Entrant:
                 self.events.append(msg)
                 self.inbox.put_nowait(msg)
 
+        while (early := self.client.next_push_nowait()) is not None:  # come before this entrant listened
+            heard(early)
         self.client.on_push = heard
 
     async def play(self, tid: str, *, timeout: float = 60.0) -> dict[str, Any]:

@@ -58,8 +58,10 @@ async def test_a_table_opened_in_the_journal_but_never_as_a_room_is_opened_again
     clients = []
     try:
         # the table waits for its people to come back (resume_window), then opens again for them
-        clients = [await account(running, n, login=True) for n in NAMES]
-        entrants = [Entrant(c, n) for c, n in zip(clients, NAMES, strict=True)]
+        entrants = []
+        for n in NAMES:  # each one hears what comes from the moment they are back
+            clients.append(await account(running, n, login=True))
+            entrants.append(Entrant(clients[-1], n))
         ended = await asyncio.wait_for(asyncio.gather(*(e.play(tid) for e in entrants)), 30)
         assert all(e["reason"] == "rounds" for e in ended)
         entries = await _journal(running, tid, "ended")
