@@ -92,6 +92,9 @@ class EventShell:
         self._inbox: Inbox[_Item] = Inbox()
         self._task: asyncio.Task[None] | None = None
         self._busy = False  # a call of the director runs in a worker thread
+        self._between = asyncio.Event()  # set while no step runs (a shutdown waits for the step's end)
+        self._between.set()
+        self._stopping = False
         self._seen = self._look()
 
     # -- the public face ---------------------------------------------------------------------------
@@ -133,10 +136,15 @@ class EventShell:
         if not self.ended:
             self._inbox.put_nowait(_Item(inp))
 
-    async def stop(self) -> None:
-        """End the task (shutdown): the event stays open in the store, rebuilt at the next start."""
+    async def stop(self, patience: float = 5.0) -> None:
+        """End the task (shutdown): the event stays open in the store, rebuilt at the next start. A
+        step under way ends first (its journal written and its effects performed: up to
+        ``patience`` seconds), so a shutdown never leaves a decision half announced."""
+        self._stopping = True
         task = self._task
         if task is not None and not task.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._between.wait(), patience)
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
@@ -150,6 +158,14 @@ class EventShell:
         return (await self.steps([item]))[0]
 
     async def steps(self, items: Sequence[_Item | None]) -> list[Outputs | None]:
+        """(See :meth:`_steps`.) While it runs, a shutdown waits."""
+        self._between.clear()
+        try:
+            return await self._steps(items)
+        finally:
+            self._between.set()
+
+    async def _steps(self, items: Sequence[_Item | None]) -> list[Outputs | None]:
         """The inputs queued together (a tick for ``None``), in order, in one call of the worker thread
         and one journal write; then each one's effects performed, in order. A refused input changes
         nothing and is answered at once; the others are answered once the journal is written."""
@@ -213,7 +229,7 @@ class EventShell:
 
     async def _run(self) -> None:
         try:
-            while not self.director.over:
+            while not self.director.over and not self._stopping:
                 wake = self.director.wake
                 timeout = None if wake is None else max(0.0, wake - self.clock())
                 if timeout == 0:
@@ -233,7 +249,8 @@ class EventShell:
         finally:
             self._inbox.close()
             self._refuse_waiting()
-        self.host.finished(self)
+        if not self._stopping:
+            self.host.finished(self)
 
     def _refuse_waiting(self) -> None:
         while not self._inbox.empty():

@@ -188,3 +188,29 @@ async def test_inputs_queued_together_are_one_call_and_one_write_each_answered_i
     assert len(writes) == 1 and [e["name"] for e in writes[0][0].entries] == ["ana", "bob", "cid"]
     assert shell.seq == 3
     await shell.stop()
+
+
+async def test_a_shutdown_lets_the_step_under_way_write_and_answer_first() -> None:
+    clock, host = Clock(), Host()
+    gate = asyncio.Event()
+    write = host.write
+
+    async def slow(tid: str, ops: Sequence[Op]) -> list[OpResult]:
+        await gate.wait()
+        return await write(tid, ops)
+
+    host.write = slow  # type: ignore[method-assign]
+    shell = EventShell(arena(clock), host, clock)
+    shell.start()
+    asked = asyncio.ensure_future(shell.ask(Join("ana")))
+    for _ in range(100):
+        if not shell._between.is_set():
+            break
+        await asyncio.sleep(0.001)
+    stopping = asyncio.ensure_future(shell.stop())
+    await asyncio.sleep(0.01)
+    assert not stopping.done()  # it waits for the step: the journal is being written
+    gate.set()
+    await stopping
+    assert (await asked).entries and [kind for kind, _ in host.calls] == ["write"]
+    assert host.done == []  # stopped, not finished: the next start rebuilds it
