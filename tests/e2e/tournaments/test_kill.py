@@ -99,3 +99,64 @@ async def test_a_swiss_event_survives_kill_9_twice_and_finishes(tmp_path: Path) 
     assert seated_once(stored["record"]["entries"]) == 3  # one table a round, none opened twice
     assert [(s.name, s.points) for s in standings(record).lines] == [
         (line["name"], line["points"]) for line in final["lines"]]
+
+
+async def test_an_arena_killed_while_its_tables_play_goes_on_and_ends(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    server = await ServerProcess(data, CONFIG).start()
+    servers = [server]
+    names = ("ana", "bob", "cid", "dan", "eve", "fay")
+    clients: list[Client] = []
+    try:
+        clients = [await _login(server, n, register=True) for n in names]
+        entrants = [Entrant(c, n) for c, n in zip(clients, names, strict=True)]
+        tid = (await clients[0].request("tournament_create", kind="arena", game="president", rules="classic",
+                                        seats=3, rounds=1, start=0.3, length=6, rematch_wait=0))["tournament"]
+        for c in clients:
+            await c.request("tournament_join", tournament=tid)
+        playing = [asyncio.ensure_future(e.play(tid)) for e in entrants]
+        await asyncio.sleep(2.0)  # tables under way, others just ended or opening: the server dies now
+        assert await server.kill(signal.SIGKILL) == -signal.SIGKILL
+        for task in playing:
+            task.cancel()
+        await asyncio.gather(*playing, return_exceptions=True)
+        for c in clients:
+            await c.close()
+        assert audit_file(data / "donne.sqlite3").ok
+        server = await ServerProcess(data, CONFIG).start()
+        servers.append(server)
+        clients, entrants = [], []
+        for n in names:
+            clients.append(await _login(server, n))
+            entrants.append(Entrant(clients[-1], n))
+
+        async def go_on(e: Entrant) -> dict:
+            try:  # back at the table they sat at, if it resumed
+                state = await e.client.next_state(lambda s: s.get("room") is not None, timeout=1.5, current=True)
+                if state.get("status") != "over":
+                    await play_table(e.client, state["room"])
+            except Exception:  # (no table to go back to)
+                pass
+            return await e.play(tid)
+
+        ended = await asyncio.wait_for(asyncio.gather(*(go_on(e) for e in entrants)), 40)
+        assert all(e["reason"] == "time" for e in ended)
+        for s in servers:
+            assert not s.errors(), "".join(s.errors())
+    finally:
+        for c in clients:
+            await c.close()
+        await server.kill(signal.SIGTERM)
+    audit = audit_file(data / "donne.sqlite3")
+    assert audit.ok and audit.escrow == 0, audit
+    store = await open_store(data, recover=False)
+    try:
+        stored = await store.tournaments.export(tid)
+    finally:
+        await store.close()
+    assert stored is not None and stored["status"] == "over"
+    record = EventRecord.from_dict(stored["record"])
+    replay(record)
+    assert seated_once(stored["record"]["entries"]) >= 2
+    assert standings(record).final and [s.points for s in standings(record).lines] == [
+        line["points"] for line in stored["standings"]["lines"]]
