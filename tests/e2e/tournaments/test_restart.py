@@ -132,3 +132,33 @@ async def _stored_tables(tmp_path: Path, tid: str) -> list[tuple[str, int]]:
         return list(event.tables)
     finally:
         await store.close()
+
+
+async def test_an_event_whose_record_does_not_replay_is_set_aside_at_start(tmp_path: Path) -> None:
+    import json
+    import sqlite3
+
+    running = await start_server(tmp_path, **FAST)
+    clients = [await account(running, n) for n in NAMES]
+    tid = (await clients[0].request("tournament_create", kind="swiss", game="president", seats=3,
+                                    start=600))["tournament"]
+    for c in clients:
+        await c.request("tournament_join", tournament=tid)
+    for c in clients:
+        await c.close()
+    await asyncio.wait_for(running.stop(), 20)
+    with sqlite3.connect(tmp_path / "data" / "donne.sqlite3") as db:  # a record its director does not make
+        seq, entry = db.execute("SELECT seq, entry FROM tournament_log WHERE tournament_id = ? ORDER BY seq",
+                                (tid,)).fetchone()
+        row = json.loads(entry)
+        first = row[0] if isinstance(row, list) else row
+        first["k"] = "started"
+        first["entrants"] = ["nobody"]
+        db.execute("UPDATE tournament_log SET entry = ? WHERE tournament_id = ? AND seq = ?",
+                   (json.dumps(row), tid, seq))
+    running = await start_server(tmp_path, **FAST)
+    try:
+        assert (await running.store.tournaments.get(tid)).status == "aside"
+        assert tid not in running.lobby.hall.events
+    finally:
+        await asyncio.wait_for(running.stop(), 20)
