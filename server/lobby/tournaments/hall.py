@@ -4,8 +4,9 @@ The :class:`Hall` is a part of the lobby, as its directory and news are. It open
 (``TournamentOpened``, then one :class:`~server.lobby.tournaments.shell.EventShell` each), hands
 them the inputs of commands (a join, a leave, a stop) and of their tables, performs their
 effects (tables opened, people told, lobby news), and answers what commands ask (the list,
-standings, the table to watch). At start it rebuilds the open events from their records and
-reconciles them with their tables (:meth:`Hall.restore`, ``docs/tournaments.md``, "Durability").
+standings, the table to watch: read in :mod:`~server.lobby.tournaments.views`). At start it
+rebuilds the open events from their records and reconciles them with their tables
+(:mod:`~server.lobby.tournaments.restart`).
 
 Every write of an event goes through :meth:`Hall.write`: one ``store.apply``, where a cluster
 owner's ``Fence(fence_key(tid), epoch)`` would go first (:meth:`Hall.fence`; one process: none).
@@ -18,18 +19,14 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import asdict
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
 
-from server.lobby.api import LobbyHost
+from server.lobby.tournaments import restart, views
+from server.lobby.tournaments.host import HallHost
 from server.lobby.tournaments.shell import EventShell
 from server.lobby.tournaments.tables import (
-    TABLE,
-    TOURNAMENT,
     TableLink,
     is_match,
-    records_of,
     seat_plan,
     table_options,
     who_can_sit,
@@ -39,8 +36,6 @@ from server.protocol import CommandError, JSONValue
 from server.rooms.room import Room
 from server.storage.api import Fence, Op, OpResult, RoundRecord
 from server.storage.api_tournaments import (
-    StoredTournament,
-    TournamentClosed,
     TournamentOpened,
     TournamentTable,
     fence_key,
@@ -52,44 +47,22 @@ from server.tournaments import (
     Effect,
     Ended,
     EventConfig,
-    EventRecord,
     Input,
     Join,
     OpenTable,
-    ReplayError,
     RoundStarted,
     Started,
     SwissConfig,
     TableAborted,
     TableScored,
     TournamentError,
-    config_from_dict,
     director_for,
-    replay,
 )
-from server.tournaments.io import Entry
 
 log = logging.getLogger(__name__)
 
-RETURN_POLL = 0.25
-"""Seconds between two looks, after a restart, at whether a table's people are back."""
-
 KEEP_OVER = 20
 """Events over that ``tournaments`` still lists (the older ones' final standings are read from the store)."""
-
-STANDINGS_LINES = 50
-"""Lines of standings a reply carries (and the asker's own line when below)."""
-
-
-class HallHost(LobbyHost, Protocol):
-    """What the hall needs of the lobby besides a seek's: its news, its tasks, whether it closes."""
-
-    @property
-    def closing(self) -> bool: ...
-
-    def broadcast(self, event: Mapping[str, JSONValue], *, news: bool = False) -> None: ...
-
-    def spawn(self, coro: Coroutine[Any, Any, object]) -> None: ...
 
 
 class Hall:
@@ -158,22 +131,21 @@ class Hall:
             raise CommandError("no_such_tournament", tournament=str(tid)[:20])
         return shell
 
+    def summary(self, shell: EventShell, asker: str | None) -> dict[str, JSONValue]:
+        """The event as ``tournaments`` lists it (:func:`views.summary`)."""
+        return views.summary(shell, asker)
+
+    def standings(self, shell: EventShell, asker: str | None) -> dict[str, JSONValue]:
+        """The ``tournament_standings`` reply (:func:`views.standings`)."""
+        return views.standings(shell, asker)
+
     async def final_standings(self, tid: object, asker: str | None) -> dict[str, JSONValue]:
-        """The standings of an event this process does not hold (over before its start, or long
-        ago): its final standings as stored; ``no_such_tournament`` when there are none."""
-        key = self.key(tid)
-        stored = await self.lobby.store.tournaments.get(key)
-        raw = stored.standings if stored is not None else None
-        if stored is None or not isinstance(raw, dict) or not isinstance(raw.get("lines"), list):
-            raise CommandError("no_such_tournament", tournament=str(tid)[:20])
-        lines = [line for line in raw["lines"] if isinstance(line, Mapping)]
-        shown = lines[:STANDINGS_LINES]
-        own = next((line for line in lines if asker is not None and isinstance(line.get("name"), str)
-                    and name_key(str(line["name"])) == name_key(asker)), None)
-        if own is not None and own not in shown:
-            shown.append(own)
-        return {"tournament": key, "kind": raw.get("kind"), "round": raw.get("round"), "final": True,
-                "lines": [_line(line) for line in shown]}
+        """The standings of an event this process does not hold, as stored (:func:`views.final_standings`)."""
+        return await views.final_standings(self.lobby.store, self.key(tid), str(tid), asker)
+
+    async def entered(self, name: str, limit: int = 5) -> tuple[list[JSONValue], int | None]:
+        """The events ``name`` entered and their best final rank (:func:`views.entered`)."""
+        return await views.entered(self.lobby.store, self.events, name, limit)
 
     async def ask(self, shell: EventShell, inp: Input) -> None:
         try:
@@ -197,39 +169,6 @@ class Hall:
                 return round(r.rating, 6)
         return 0.0
 
-    def summary(self, shell: EventShell, asker: str | None) -> dict[str, JSONValue]:
-        """The event as ``tournaments`` lists it (docs/tournaments.md, "Commands")."""
-        seen = shell.seen()
-        s = {k: _plain(v) for k, v in seen.summary.items()}
-        config = shell.director.config
-        phase = "over" if shell.over or shell.jammed else "waiting" if s.get("phase") == "registering" else "running"
-        mine = name_key(asker) if asker is not None else None
-        out: dict[str, JSONValue] = {
-            "id": shell.id, "kind": config.kind, "game": config.options.get("game"),
-            "rules": config.options.get("rules"), "seats": config.seats, "phase": phase,
-            "entrants": s.get("entrants"), "playing": s.get("playing"), "tables": s.get("tables"),
-            "starts_at": config.starts_at, "organiser": shell.organiser,
-            "scoring": {"mode": config.scoring.mode, "streak": config.scoring.streak},
-            "joined": any(name_key(line.name) == mine and line.status == "active" for line in seen.standings.lines),
-        }
-        if isinstance(config, SwissConfig):
-            out["round"] = s.get("round")
-            out["rounds"] = config.rounds
-        else:
-            out["ends_at"] = config.ends_at
-        return out
-
-    def standings(self, shell: EventShell, asker: str | None) -> dict[str, JSONValue]:
-        """The ``tournament_standings`` reply: the first lines, and the asker's own when below."""
-        standings = shell.seen().standings
-        lines = list(standings.lines[:STANDINGS_LINES])
-        mine = name_key(asker) if asker is not None else None
-        own = next((line for line in standings.lines if name_key(line.name) == mine), None)
-        if own is not None and own not in lines:
-            lines.append(own)
-        return {"tournament": shell.id, "kind": standings.kind, "round": standings.round, "final": standings.final,
-                "lines": [_line({k: _plain(v) for k, v in asdict(line).items()}) for line in lines]}
-
     def table_to_watch(self, shell: EventShell, table: object = None) -> Room:
         """The room of one of the event's tables under way: ``table`` (a room id), else the top one."""
         rooms = [link.room for t in shell.seen().top for link in self._links_of(shell.id, t.table)
@@ -244,42 +183,13 @@ class Hall:
     def _links_of(self, tid: str, table: str) -> list[TableLink]:
         return [link for link in self.links.values() if link.tournament == tid and link.table == table]
 
-    async def entered(self, name: str, limit: int = 5) -> tuple[list[JSONValue], int | None]:
-        """The events ``name`` entered, newest first (``limit`` of them: id, kind, game, rules, their
-        rank, how many entered, whether it is over), and their best final rank (None: none yet)."""
-        key = name_key(name)
-        found: dict[str, tuple[float, dict[str, JSONValue]]] = {}
-        best: int | None = None
-        for event in await self.lobby.store.tournaments.events("over"):
-            lines = event.standings.get("lines") if isinstance(event.standings, Mapping) else None
-            if not isinstance(lines, list):
-                continue
-            mine = next((line for line in lines if isinstance(line, Mapping) and isinstance(line.get("name"), str)
-                         and name_key(str(line["name"])) == key), None)
-            rank = mine.get("rank") if mine is not None else None
-            if not isinstance(rank, int):
-                continue
-            best = rank if best is None else min(best, rank)
-            found[event.tournament_id] = (event.created_at, _entry(event.tournament_id, event.config, rank,
-                                                                   len(lines), True))
-        for tid, shell in self.events.items():
-            if tid in found or shell.over:
-                continue
-            standings = shell.seen().standings
-            line = next((ln for ln in standings.lines if name_key(ln.name) == key), None)
-            if line is not None:
-                config = shell.director.config
-                found[tid] = (config.starts_at, _entry(tid, config.to_dict(), line.rank, len(standings.lines), False))
-        newest = sorted(found.values(), key=lambda pair: -pair[0])
-        return [entry for _, entry in newest[:limit]], best
-
     # -- the events' effects ---------------------------------------------------------------------------
 
     async def perform(self, shell: EventShell, effect: Effect) -> None:
         if isinstance(effect, OpenTable):
             # opened beside the event's task: its next input (another table's result) need not wait
             # for this room and its joins; what the table reports comes back through the queue
-            self.lobby.spawn(self._open_table(shell, effect))
+            self.lobby.spawn(self.open_safely(shell, effect))
         elif isinstance(effect, Started):
             self._news(shell, {"event": "tournament_started", "tournament": shell.id,
                                "kind": shell.director.config.kind, "entrants": len(effect.entrants)})
@@ -336,7 +246,7 @@ class Hall:
 
     # -- tables ----------------------------------------------------------------------------------
 
-    async def _open_table(self, shell: EventShell, effect: OpenTable) -> None:
+    async def open_safely(self, shell: EventShell, effect: OpenTable) -> None:
         try:
             await self.open_table(shell, effect)
         except asyncio.CancelledError:
@@ -436,9 +346,9 @@ class Hall:
             link.rounds.append(record.result)
             return
         link.reported = True
-        self.lobby.spawn(self._report(link, record))
+        self.lobby.spawn(self.report(link, record))
 
-    async def _report(self, link: TableLink, record: RoundRecord) -> None:
+    async def report(self, link: TableLink, record: RoundRecord) -> None:
         """A table's match ended: the event hears, and its people leave it (free for their next
         table, which makes them leave first if it opens before they did: ``_free``)."""
         shell = self.events.get(link.tournament)
@@ -467,121 +377,13 @@ class Hall:
         if shell is not None:
             shell.tell(TableAborted(link.table))
 
-    # -- a restart -----------------------------------------------------------------------------------
+    # -- a restart (server/lobby/tournaments/restart.py) -------------------------------------------------
 
     async def restore(self) -> list[str]:
-        """Rebuild the open events from their records and reconcile them with their tables; the ids of
-        those set aside (a record its director does not reproduce)."""
-        store = self.lobby.store
-        aside = []
-        for brief in await store.tournaments.events("open"):
-            stored = await store.tournaments.get(brief.tournament_id)
-            if stored is None:
-                continue
-            try:
-                shell = self._rebuild(stored)
-            except (ReplayError, TournamentError, ValueError, KeyError) as exc:
-                log.error("tournament %s cannot be rebuilt (%s); set aside", stored.tournament_id, exc)
-                await self.write(stored.tournament_id, [TournamentClosed(stored.tournament_id, "aside", None)])
-                aside.append(stored.tournament_id)
-                continue
-            self.events[shell.id] = shell
-            await self._reconcile(shell, stored)
-            shell.start()
-        return aside
-
-    def _rebuild(self, stored: StoredTournament) -> EventShell:
-        record = EventRecord(config_from_dict(stored.config), tuple(Entry.from_dict(e) for e in stored.entries))
-        director = replay(record)
-        return EventShell(director, self, self.clock, seq=stored.next_seq, organiser=stored.organiser)
-
-    async def _reconcile(self, shell: EventShell, stored: StoredTournament) -> None:
-        """Each table the journal has under way: its rebuilt room followed; finished while the event
-        was down: its result reported now; never opened as a room: opened again."""
-        records = await self.lobby.store.tournaments.rounds(shell.id)
-        linked = [room_id for room_id, _ in stored.tables]
-        for table in shell.director.event.tables.values():
-            rooms = [rid for rid in linked if self._table_of(rid, records) == table.table]
-            live = [self.lobby.rooms[rid] for rid in rooms
-                    if rid in self.lobby.rooms and not self.lobby.rooms[rid].closed]
-            done = next((r for rid in rooms for r in records_of(rid, records) if is_match(r)), None)
-            if live:
-                room = live[-1]
-                link = TableLink(shell.id, table.table, table.round, table.seats,
-                                 _order(room.opts.extra.get("plan"), table.seats))
-                link.room = room
-                link.rounds = [r.result for r in records_of(room.id, records) if not is_match(r)]
-                self.links[room.id] = link
-                room.watched_by(self)
-                if done is not None:
-                    link.reported = True
-                    self.lobby.spawn(self._report(link, done))
-            elif done is not None:
-                rid = done.round_id.rsplit("-", 2)[0]
-                link = TableLink(shell.id, table.table, table.round, table.seats,
-                                 _order(done.config.get("plan"), table.seats))
-                link.rounds = [r.result for r in records_of(rid, records) if not is_match(r)]
-                result = link.result(done)
-                shell.tell(result if result is not None else TableAborted(table.table))
-            else:
-                self.lobby.spawn(self._open_again(shell, table))  # (once its people are back)
-
-    async def _open_again(self, shell: EventShell, table: OpenTable) -> None:
-        """A table the journal opened that no room seated (the crash came between them): opened again
-        once its people are back, or after the ``resume_window`` a rebuilt table gives them."""
-        deadline = self.clock() + self.lobby.config.resume_window
-        while self.clock() < deadline and not self.lobby.closing:
-            if len(who_can_sit(self.lobby.players, table.people, self.lobby.seats.holder)) == len(table.people):
-                break
-            await asyncio.sleep(RETURN_POLL)
-        if not self.lobby.closing and not shell.ended:
-            await self._open_table(shell, table)
-
-    def _table_of(self, room_id: str, records: Sequence[RoundRecord]) -> str | None:
-        room = self.lobby.rooms.get(room_id)
-        if room is not None:
-            value = room.opts.extra.get(TABLE)
-            return value if isinstance(value, str) else None
-        for r in records_of(room_id, records):
-            value = r.config.get(TABLE)
-            if isinstance(value, str):
-                return value
-        return None
+        """Rebuild the open events and reconcile them with their tables (:func:`restart.restore`); the
+        ids of those set aside."""
+        return await restart.restore(self)
 
     async def shutdown(self) -> None:
         """Stop every event's task; the open ones are rebuilt at the next start."""
         await asyncio.gather(*(shell.stop() for shell in self.events.values()), return_exceptions=True)
-
-
-def _entry(tid: str, config: Mapping[str, JSONValue], rank: int, entrants: int, final: bool) -> dict[str, JSONValue]:
-    """One event ``finger`` lists."""
-    options = config.get("options")
-    game, rules = (options.get("game"), options.get("rules")) if isinstance(options, Mapping) else (None, None)
-    return {"tournament": tid, "kind": config.get("kind"), "game": game, "rules": rules, "rank": rank,
-            "entrants": entrants, "final": final}
-
-
-def _plain(value: object) -> JSONValue:
-    """A scalar of the core's summaries and lines as JSON (they hold nothing else)."""
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
-
-
-def _line(line: Mapping[str, JSONValue]) -> dict[str, JSONValue]:
-    """A line of standings as the ``tournament_standings`` reply gives it (from a ``Standing``'s fields)."""
-    return {"rank": line.get("rank"), "name": line.get("name"), "points": line.get("points"),
-            "opponents": line.get("opponents"), "games": line.get("games"), "wins": line.get("wins"),
-            "byes": line.get("byes"), "fire": line.get("on_fire"), "provisional": line.get("provisional"),
-            "status": line.get("status")}
-
-
-def _order(plan: object, seats: Sequence[str | None]) -> list[int]:
-    """Which director seat each room seat plays, from the room's plan (people first, then bots)."""
-    names = [n for n in plan if isinstance(n, str)] if isinstance(plan, list) else []
-    people = [i for i, name in enumerate(seats) if name is not None and name in names]
-    return people + [i for i in range(len(seats)) if i not in people]
-
-
-def is_tournament_table(extra: Mapping[str, object]) -> bool:
-    return TOURNAMENT in extra
