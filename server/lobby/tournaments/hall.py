@@ -261,9 +261,15 @@ class Hall:
             return
         log.error("tournament %s stops on this node: another node may own it now", tid)
         shell.abandon()
+        self.cluster.gone(tid)
         for links in (self.links, self.far):
             for rid in [rid for rid, link in links.items() if link.tournament == tid]:
                 del links[rid]
+
+    async def follow_far(self) -> None:
+        """The tables of this node's events that other nodes hold: each one over is reported
+        (:func:`restart.follow_far`; a cluster node's keep-alive calls it)."""
+        await restart.follow_far(self)
 
     async def adopt(self, stored: StoredTournament) -> bool:
         """Event ``stored`` (its fence raised for this node) rebuilt from its journal and reconciled

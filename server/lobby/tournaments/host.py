@@ -54,6 +54,11 @@ class HallCluster(Protocol):
         """Event ``tid`` ended here (over or set aside): its lease and its listing are given up."""
         ...
 
+    def gone(self, tid: str) -> None:
+        """This node stopped driving event ``tid`` (it may no longer own it): its lease released if
+        still this node's, so that whichever node claims it first rebuilds it from its journal."""
+        ...
+
     async def owner(self, tid: str) -> str | None:
         """The node that runs event ``tid`` when another node does (None: no other node does)."""
         ...
@@ -86,6 +91,9 @@ class Alone:
         return None
 
     def over(self, tid: str) -> None:
+        return None
+
+    def gone(self, tid: str) -> None:
         return None
 
     async def owner(self, tid: str) -> str | None:
