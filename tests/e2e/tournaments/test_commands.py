@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from clients.client import ClientError
-from tests.kits.servers import connect, start_server
+from tests.kits.servers import assert_no_hand, connect, start_server
 from tests.kits.tournamentkit import Entrant, account
 
 
@@ -111,10 +111,13 @@ async def test_news_of_an_event_and_its_top_table_to_watch(tmp_path):
             await asyncio.sleep(0.05)
         assert seated and seated[0]["seat"] in (0, 1, 2) and seated[0]["round"] == 1
         assert (await watcher.request_raw("tournament_watch", tournament=tid, table=[1]))["code"] == "no_such_room"
+        seen: list[dict] = []
+        watcher.on_push = seen.append
         watched = await watcher.request("tournament_watch", tournament=tid)
         assert watched["room"] == seated[0]["room"]
         play = [asyncio.ensure_future(e.play(tid)) for e in entrants]
         ended = await asyncio.wait_for(asyncio.gather(*play), 30)
+        assert_no_hand([m for m in seen if m.get("room") == watched["room"]])  # a spectator: no hidden card
         assert ended[0]["top"][0]["rank"] == 1 and len(ended[0]["top"]) == 3
         scored = [e for e in entrants[0].events if e["event"] == "tournament_scored"]
         assert len(scored) == 1 and sorted(r["points"] for r in scored[0]["results"]) in ([0, 50, 100], [0, 75, 75],
