@@ -8,10 +8,18 @@ there and seat the people of other nodes through their own node, and its announc
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 
 import pytest
 
+from server.storage import open_store
+from server.storage.api import Fence, StaleOwner
+from server.storage.api_tournaments import TournamentLog, fence_key
+from server.storage.cli import audit_location
 from server.tournaments import EventRecord, replay, standings
+from tests.e2e.cluster.test_failover import owner_of, until_owned
+from tests.kits.restart_kit import FAST_TIMERS, ServerProcess
 from tests.kits.tournamentkit import Entrant, account, seated_once
 
 pytestmark = pytest.mark.e2e
@@ -48,3 +56,75 @@ async def test_entrants_on_two_nodes_play_an_arena_to_its_end(nodes):
     finally:
         for c in clients:
             await c.close()
+
+
+def process_config(pg_url: str, redis_url: str, name: str) -> str:
+    return (FAST_TIMERS + "[restart]\nresume_window = 10\n"
+            f'[storage]\nurl = "{pg_url}"\n'
+            f'[cluster]\nredis_url = "{redis_url}"\nnode = "{name}"\n'
+            "lease_seconds = 2\nkeepalive_seconds = 0.25\nremote_timeout = 30\n"
+            '[tournaments]\ncreate = "accounts"\n')
+
+
+async def test_kill_9_of_the_events_owner_another_node_finishes_it(tmp_path, redis_server, pg_url):
+    """The node running an arena (and its tables) is killed with SIGKILL while they play: the other
+    node takes the event's lease, raises its fence, rebuilds it from its journal and its tables from
+    their logs, and the event goes on to its end. Nobody was seated twice at once, the standings
+    are those the stored record gives, the chips are conserved, and the dead owner's epoch is
+    refused by the fence."""
+    procs: list[ServerProcess] = []
+    for name in ("n0", "n1"):
+        (tmp_path / name).mkdir()
+        procs.append(await ServerProcess(tmp_path / name / "data",
+                                         process_config(pg_url, redis_server.url, name)).start())
+    n0, n1 = procs
+    clients = []
+    try:
+        organiser = await account(n0, "ora")
+        clients.append(organiser)
+        names = ["ana", "bob", "cid"]
+        people = [await account(n1, n) for n in names]
+        clients += people
+        entrants = [Entrant(c, n) for c, n in zip(people, names, strict=True)]
+        tid = (await organiser.request("tournament_create", kind="arena", game="president", rules="classic",
+                                       seats=3, rounds=1, start=0.5, length=12, bots=True, bot_wait=0,
+                                       rematch_wait=0))["tournament"]
+        assert owner_of(redis_server, f"tour:{tid}") == "n0"
+        for c in people:  # their node forwards the joins to n0
+            await c.request("tournament_join", tournament=tid)
+        plays = [asyncio.ensure_future(e.play(tid)) for e in entrants]
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 20
+        while not any(ev["event"] == "tournament_seated" for e in entrants for ev in e.events):
+            assert loop.time() < end, "nobody was seated"
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)  # at n0's table, mid-match
+        await n0.kill(signal.SIGKILL)
+        held = await until_owned(redis_server, [f"tour:{tid}"], {"n1"})
+        assert held == {f"tour:{tid}": "n1"}
+        ended = await asyncio.wait_for(asyncio.gather(*plays), 40)
+        assert all(e["reason"] == "time" for e in ended)
+        final = await people[0].request("tournament_standings", tournament=tid)
+        store = await open_store(pg_url, recover=False, exclusive=False)
+        try:
+            stored = await store.tournaments.export(tid)
+            assert stored is not None and stored["status"] == "over"
+            record = EventRecord.from_dict(stored["record"])
+            replay(record)  # one journal, every decision once: it replays
+            assert seated_once(stored["record"]["entries"]) >= 2
+            assert [(s.name, s.points, s.rank) for s in standings(record).lines] == [
+                (line["name"], line["points"], line["rank"]) for line in final["lines"]]
+            with pytest.raises(StaleOwner):  # the dead owner's epoch: refused by the fence
+                await store.apply([Fence(fence_key(tid), 1), TournamentLog(tid, 10_000, [])])
+        finally:
+            await store.close()
+        audit = audit_location(pg_url)
+        assert audit.ok and audit.escrow == 0, audit
+        assert not n1.errors(), "".join(n1.errors())
+    finally:
+        for c in clients:
+            with contextlib.suppress(Exception):
+                await c.close()
+        for p in procs:
+            if p.proc is not None and p.proc.returncode is None:
+                await p.kill(signal.SIGTERM)
