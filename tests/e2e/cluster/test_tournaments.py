@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import signal
 
+import psycopg
 import pytest
 
 from server.storage import open_store
@@ -127,4 +128,95 @@ async def test_kill_9_of_the_events_owner_another_node_finishes_it(tmp_path, red
                 await c.close()
         for p in procs:
             if p.proc is not None and p.proc.returncode is None:
+                await p.kill(signal.SIGTERM)
+
+
+NOTE_WRITES = """
+CREATE TABLE IF NOT EXISTS event_writes (app TEXT NOT NULL, ref TEXT NOT NULL, seq INTEGER NOT NULL,
+                                         at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp());
+CREATE OR REPLACE FUNCTION note_event() RETURNS trigger AS $$ BEGIN
+  INSERT INTO event_writes (app, ref, seq) VALUES (current_setting('application_name'), NEW.tournament_id, NEW.seq);
+  RETURN NEW; END $$ LANGUAGE plpgsql;
+CREATE OR REPLACE TRIGGER note_event AFTER INSERT ON tournament_log FOR EACH ROW EXECUTE FUNCTION note_event();
+"""
+
+
+def named(url: str, app: str) -> str:
+    return f"{url}{'&' if '?' in url else '?'}application_name={app}"
+
+
+async def test_an_owner_paused_past_its_lease_writes_nothing_of_the_event_when_it_wakes(tmp_path, redis_server, pg_url):
+    """The node running an arena is stopped (SIGSTOP) for three times its lease while its tables play;
+    the other node takes the event and its tables over and runs them on. When the stopped node is
+    continued it writes nothing more of the event (no journal row of it after the stop: its clock
+    says its lease is not surely held, and the fence would refuse it), says it stopped driving it,
+    and the event ends once, on the other node."""
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(NOTE_WRITES)
+    procs: list[ServerProcess] = []
+    for name in ("n0", "n1"):
+        (tmp_path / name).mkdir()
+        procs.append(await ServerProcess(tmp_path / name / "data",
+                                         process_config(named(pg_url, name), redis_server.url, name)).start())
+    n0, n1 = procs
+    clients = []
+    try:
+        organiser = await account(n0, "ora")
+        clients.append(organiser)
+        names = ["ana", "bob", "cid"]
+        people = [await account(n1, n) for n in names]
+        clients += people
+        entrants = [Entrant(c, n) for c, n in zip(people, names, strict=True)]
+        tid = (await organiser.request("tournament_create", kind="arena", game="president", rules="classic",
+                                       seats=3, rounds=1, start=0.5, length=14, bots=True, bot_wait=0,
+                                       rematch_wait=0))["tournament"]
+        for c in people:
+            await c.request("tournament_join", tournament=tid)
+        plays = [asyncio.ensure_future(e.play(tid)) for e in entrants]
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 20
+        while not any(ev["event"] == "tournament_seated" for e in entrants for ev in e.events):
+            assert loop.time() < end, "nobody was seated"
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)
+        assert n0.proc is not None
+        n0.proc.send_signal(signal.SIGSTOP)
+        stopped = loop.time()
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            row = conn.execute("SELECT clock_timestamp()").fetchone()
+        assert row is not None
+        since = row[0]
+        await until_owned(redis_server, [f"tour:{tid}"], {"n1"}, timeout=30)
+        await asyncio.sleep(max(0.0, stopped + 6.0 - loop.time()))  # three times its lease
+        n0.proc.send_signal(signal.SIGCONT)
+        ended = await asyncio.wait_for(asyncio.gather(*plays), 40)
+        assert all(e["reason"] == "time" for e in ended)
+        for e in entrants:  # the event ended once
+            assert [ev["event"] for ev in e.events].count("tournament_ended") == 1
+        deadline = loop.time() + 10
+        while not any(f"tournament {tid} stops on this node" in line for line in n0.log):
+            assert loop.time() < deadline, "".join(n0.log[-30:])
+            await asyncio.sleep(0.1)
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            late = conn.execute("SELECT seq FROM event_writes WHERE app = 'n0' AND at > %s", (since,)).fetchall()
+            by_n1 = conn.execute("SELECT count(*) FROM event_writes WHERE app = 'n1'").fetchone()
+        assert late == [] and by_n1 is not None and by_n1[0] > 0
+        store = await open_store(pg_url, recover=False, exclusive=False)
+        try:
+            stored = await store.tournaments.export(tid)
+            assert stored is not None and stored["status"] == "over"
+            replay(EventRecord.from_dict(stored["record"]))
+            assert seated_once(stored["record"]["entries"]) >= 2
+        finally:
+            await store.close()
+        audit = audit_location(pg_url)
+        assert audit.ok and audit.escrow == 0, audit
+        assert not [line for line in n0.log + n1.log if "Traceback" in line], "".join(n0.log[-40:])
+    finally:
+        for c in clients:
+            with contextlib.suppress(Exception):
+                await c.close()
+        for p in procs:
+            if p.proc is not None and p.proc.returncode is None:
+                p.proc.send_signal(signal.SIGCONT)
                 await p.kill(signal.SIGTERM)
