@@ -61,6 +61,9 @@ KINDS = frozenset({"tcmd", "tseat"})
 PREFIX = "tour:"
 """An event's key in the lease book and in ``table_fences`` (``fence_key``)."""
 
+LIST_WAIT = 2.0
+"""Seconds ``tournaments`` waits for another node's list of its events."""
+
 _requests = itertools.count(1)
 
 
@@ -188,30 +191,32 @@ class Events:
         return dict(answer)
 
     async def listing(self, asker: str | None) -> list[dict[str, JSONValue]]:
-        try:
-            listed = await self.redis.hgetall(wire.TOURNAMENTS_KEY)
-        except (RedisError, OSError):
-            return []
-        nodes = sorted({n for n in listed.values() if isinstance(n, str)} & self._live() - {self.node})
+        """Every other live node's events (those over lately too), each node asked at once; a node
+        that does not answer within :data:`LIST_WAIT` seconds is left out of this answer."""
+        nodes = sorted(self._live() - {self.node})
 
         async def one(node: str) -> list[dict[str, JSONValue]]:
             try:
-                answer = await self.forward(node, "tournaments", {}, asker or "", False)
+                answer = await self._ask(node, {"t": "tcmd", "cmd": "tournaments", "args": {}, "name": asker or "",
+                                                "staff": False}, LIST_WAIT)
             except CommandError:
+                return []
+            if not isinstance(answer, Mapping):
                 return []
             found = answer.get("tournaments")
             return [dict(s) for s in found if isinstance(s, dict)] if isinstance(found, list) else []
 
         return [s for part in await asyncio.gather(*(one(n) for n in nodes)) for s in part]
 
-    async def _ask(self, node: str, msg: dict[str, JSONValue]) -> Result | None:
-        """``msg`` sent to ``node``, its ``reply`` awaited (``remote_timeout``: ``server_trouble``)."""
+    async def _ask(self, node: str, msg: dict[str, JSONValue], wait: float | None = None) -> Result | None:
+        """``msg`` sent to ``node``, its ``reply`` awaited (``wait``, by default ``remote_timeout``:
+        then ``server_trouble``)."""
         req = f"{self.node}.t{next(_requests)}"
         future: asyncio.Future[Result | None] = asyncio.get_running_loop().create_future()
         self.relay.pending[req] = future
         try:
             self.relay.send(node, {**msg, "req": req})
-            return await asyncio.wait_for(future, self.lobby.config.remote_timeout)
+            return await asyncio.wait_for(future, self.lobby.config.remote_timeout if wait is None else wait)
         except TimeoutError:
             raise CommandError("server_trouble") from None
         finally:

@@ -237,8 +237,8 @@ class Hall:
                                "top": top})
 
     def finished(self, shell: EventShell) -> None:
-        if shell.jammed and self._moved(shell):
-            self.stale(shell.id)
+        if shell.jammed and (self._moved(shell) or not isinstance(self.cluster, Alone)):
+            self.stale(shell.id)  # (a cluster: given up, rebuilt from its journal by whichever node claims it)
             return
         if shell.jammed:
             log.error("tournament %s stopped where it is; the next start rebuilds it", shell.id)

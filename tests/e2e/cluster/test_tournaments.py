@@ -14,6 +14,7 @@ import signal
 import psycopg
 import pytest
 
+from clients.client import Client, ClientError
 from server.storage import open_store
 from server.storage.api import Fence, StaleOwner
 from server.storage.api_tournaments import TournamentLog, fence_key
@@ -32,16 +33,29 @@ async def test_entrants_on_two_nodes_play_an_arena_to_its_end(nodes):
     a, b = await nodes(2, **FAST)
     names = ["ana", "bob", "cid", "dan"]
     clients = [await account(a if i % 2 == 0 else b, n) for i, n in enumerate(names)]
+    eve = await account(b, "eve")
+    clients.append(eve)
     try:
-        entrants = [Entrant(c, n) for c, n in zip(clients, names, strict=True)]
+        entrants = [Entrant(c, n) for c, n in zip(clients[:4], names, strict=True)]
         tid = (await clients[0].request("tournament_create", kind="arena", game="president", rules="classic",
                                         seats=3, rounds=1, start=0.8, length=5, bots=True, bot_wait=0,
                                         rematch_wait=0))["tournament"]
-        for c in clients:  # bob and dan on node b: forwarded to node a, which runs the event
+        for c in clients[:4]:  # bob and dan on node b: forwarded to node a, which runs the event
             assert (await c.request("tournament_join", tournament=tid))["tournament"] == tid
-        listed = (await clients[1].request("tournaments"))["tournaments"]
-        assert [s["id"] for s in listed] == [tid] and listed[0]["joined"]
-        ended = await asyncio.wait_for(asyncio.gather(*(e.play(tid) for e in entrants)), 40)
+        later = (await clients[1].request("tournament_create", kind="swiss", game="president", rules="classic",
+                                          seats=3, start=600))["tournament"]  # node b runs this one
+        for c in clients[:2]:  # every node lists every node's events
+            listed = (await c.request("tournaments"))["tournaments"]
+            assert [s["id"] for s in listed] == [tid, later] and listed[0]["joined"] and not listed[1]["joined"]
+            assert [s["organiser"] for s in listed] == ["ana", "bob"]
+        with pytest.raises(ClientError) as refused:  # ana's stop goes to node b, which refuses it
+            await clients[0].request("tournament_stop", tournament=later)
+        assert refused.value.code == "not_allowed"  # (organiser_only)
+        await clients[1].request("tournament_stop", tournament=later)
+        plays = [asyncio.ensure_future(e.play(tid)) for e in entrants]
+        watched = await watch_a_table(eve, tid)  # a spectator on node b watches a table of node a
+        assert watched.startswith("r") and (await eve.request("whoami"))["room"] == watched
+        ended = await asyncio.wait_for(asyncio.gather(*plays), 40)
         assert all(e["reason"] == "time" for e in ended)
         assert any(e.rooms for e in entrants[1::2])  # the people of node b sat at node a's tables
         final = await clients[3].request("tournament_standings", tournament=tid)
@@ -57,6 +71,18 @@ async def test_entrants_on_two_nodes_play_an_arena_to_its_end(nodes):
     finally:
         for c in clients:
             await c.close()
+
+
+async def watch_a_table(client: Client, tid: str, timeout: float = 10.0) -> str:
+    """The room ``client`` watches through ``tournament_watch``, once the event has a table under way."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        try:
+            return str((await client.request("tournament_watch", tournament=tid))["room"])
+        except ClientError as exc:
+            assert exc.code == "no_such_room" and loop.time() < end, exc
+            await asyncio.sleep(0.05)
 
 
 def process_config(pg_url: str, redis_url: str, name: str) -> str:
