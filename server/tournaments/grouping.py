@@ -20,16 +20,21 @@ a limited discrepancy search with branch and bound: its first descent is the
 greedy partition (each member the nearest player adding the least cost); then it
 allows one choice other than the greedy one anywhere, then two, and so on,
 dropping every branch that cannot beat the best partition found, until the tree
-is exhausted or ``budget`` choices were made. Members are chosen among the
-``window`` nearest players left. When repeats remain, swaps of two players
-between nearby tables that lower the cost are made while there are any (at most
-``budget`` tried). Nothing here is random: the same input gives the same
-partition.
+is exhausted or ``budget`` choices were made (a quarter of it when the best
+partition found still seats a repeat). Members are chosen among the ``window``
+nearest players left. When repeats remain, the local search of
+``server.tournaments.swaps`` takes the partition over: swaps of two players
+between any two tables, a tabu search on the repeats, then swaps that lower the
+whole cost (``budget`` // 20 steps, at least 100, and ``budget`` swaps looked
+at, at least 2,000); its partition is kept when it costs less. Nothing depends
+on anything but the input: the same input gives the same partition.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+
+from server.tournaments.swaps import improve
 
 Cost = tuple[int, int, int]
 ZERO: Cost = (0, 0, 0)
@@ -128,7 +133,7 @@ def partition(count: int, sizes: Sequence[int], repeats: Callable[[int, int], in
                     left[opened] += 1
                     tables.pop()
                 top.chosen = None
-            if best is not None and nodes >= budget:
+            if best is not None and (nodes >= budget or (best[0] > 0 and nodes >= budget // 4)):
                 break
             moved = False
             while top.i < len(top.cands):
@@ -173,16 +178,18 @@ def partition(count: int, sizes: Sequence[int], repeats: Callable[[int, int], in
                 if opened:
                     left[opened] += 1
                     tables.pop()
-        if exhaustive or nodes >= budget or best == ZERO:
+        if exhaustive or nodes >= budget or best == ZERO or (best is not None and best[0] > 0 and nodes >= budget // 4):
             break
         limit += 1
     assert best is not None
     groups = best_groups
     if best[0] > 0:
-        groups = _polish(groups, repeats, values, budget)
-        best = ZERO
-        for group in groups:
-            best = _add(best, _cost(group, repeats, values))
+        better = improve(groups, repeats, values, moves=max(100, budget // 20), tries=max(2_000, budget))
+        cost = ZERO
+        for group in better:
+            cost = _add(cost, _cost(group, repeats, values))
+        if cost < best:
+            groups, best = sorted((sorted(g) for g in better), key=lambda g: g[0]), cost
     return groups, best
 
 
@@ -194,52 +201,3 @@ def _cost(group: Sequence[int], repeats: Callable[[int, int], int], values: Sequ
         for b in group[i + 1:]:
             rep += repeats(a, b)
     return (rep, sum(values[anchor] - values[m] for m in group), sum(m - anchor for m in group))
-
-
-def _polish(groups: list[list[int]], repeats: Callable[[int, int], int], values: Sequence[int],
-            budget: int, reach: int = 8) -> list[list[int]]:
-    """Swaps of two players between tables at most ``reach`` apart, while one lowers the cost,
-    starting from a table that still seats a repeat; at most ``budget`` swaps tried (each in
-    time linear in the tables' size). The search builds tables from the top, so a repeat it
-    could not avoid low in the order may often be undone by a swap with a table above."""
-    groups = [list(g) for g in groups]
-    costs = [_cost(g, repeats, values) for g in groups]
-    tried = 0
-
-    def swapped(group: list[int], out: int, into: int, rep: int) -> Cost:
-        """The cost of ``group`` with ``out`` replaced by ``into`` (``rep``: its repeats so far)."""
-        rest = [m for m in group if m != out]
-        for m in rest:
-            rep += repeats(into, m) - repeats(out, m)
-        anchor = min(into, *rest) if rest else into
-        members = [*rest, into]
-        return (rep, sum(values[anchor] - values[m] for m in members), sum(m - anchor for m in members))
-
-    improved = True
-    while improved and tried < budget:
-        improved = False
-        for i in range(len(groups)):
-            if costs[i][0] == 0:
-                continue
-            for j in range(max(0, i - reach), min(len(groups), i + reach + 1)):
-                if j == i:
-                    continue
-                now = _add(costs[i], costs[j])
-                for x in groups[i]:
-                    for y in groups[j]:
-                        tried += 1
-                        ci = swapped(groups[i], x, y, costs[i][0])
-                        cj = swapped(groups[j], y, x, costs[j][0])
-                        if _add(ci, cj) < now:
-                            groups[i] = [y if m == x else m for m in groups[i]]
-                            groups[j] = [x if m == y else m for m in groups[j]]
-                            costs[i], costs[j] = ci, cj
-                            improved = True
-                            break
-                    if improved or tried >= budget:
-                        break
-                if improved or tried >= budget:
-                    break
-            if improved or tried >= budget:
-                break
-    return sorted((sorted(g) for g in groups), key=lambda g: g[0])

@@ -1,0 +1,217 @@
+"""A partition made better by swapping players between tables: repeats first, then points.
+
+The constructive search of ``server.tournaments.grouping`` builds tables from the
+top of the order; when every table of the order's top has been filled well, the
+players left at the bottom may only sit with people they already met. This
+local search starts from that partition and swaps two players of two tables
+(any two tables of its *zone*), in two phases:
+
+1. **repeats** (a tabu search, after Dotú and Van Hentenryck's local search for
+   the social golfer problem): each step makes the swap that lowers the repeats
+   most, or raises them least, among the swaps that move a player seated with
+   someone they already met; a player may not go back to the table they just
+   left for a few steps (unless that reaches fewer repeats than ever); among
+   equally good swaps the closest in points wins, then a draw from a
+   ``random.Random`` seeded by the input. It stops at no repeat left, or after
+   ``moves`` steps, and keeps the partition with the fewest repeats seen.
+2. **points**: swaps that lower the partition's cost (repeats, distance,
+   spread: the order of ``grouping``) are made while there are any, so it never
+   adds a repeat; at most ``tries`` swaps are looked at.
+
+The zone is every table when ``count`` is small (the pairs' repeats are all
+asked once); otherwise the tables seating a repeat and those near them. The same
+input gives the same partition.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Callable, Sequence
+
+ALL_TABLES = 160  # up to this many players, every table is in the zone
+REACH = 8  # otherwise, the tables this close to one seating a repeat
+TENURE = (3, 10)  # a player may not go back to the table they left for this many steps
+
+
+def improve(groups: Sequence[Sequence[int]], repeats: Callable[[int, int], int], values: Sequence[int],
+            *, moves: int, tries: int) -> list[list[int]]:
+    """``groups`` (a partition of players ``0 .. n−1``, in order of preference) made better (see
+    the module); the tables keep their sizes, in the same order."""
+    out = [list(g) for g in groups]
+    count = sum(len(g) for g in out)
+    zone = _zone(out, repeats, count)
+    if len(zone) < 2:
+        return out
+    people = sorted(p for t in zone for p in out[t])  # local numbers keep the order
+    number = {p: k for k, p in enumerate(people)}
+    local = _Zone([[number[p] for p in out[t]] for t in zone], people, repeats, values)
+    seed = zlib.crc32(",".join(" ".join(map(str, g)) for g in out).encode())
+    local.tabu(moves, random.Random(seed))
+    local.points(tries)
+    for k, t in enumerate(zone):
+        out[t] = [people[p] for p in local.members[k]]
+    return out
+
+
+def _zone(groups: list[list[int]], repeats: Callable[[int, int], int], count: int) -> list[int]:
+    """The tables the swaps may touch."""
+    if count <= ALL_TABLES:
+        return list(range(len(groups)))
+    near: set[int] = set()
+    for t, g in enumerate(groups):
+        if any(repeats(a, b) for i, a in enumerate(g) for b in g[i + 1:]):
+            near.update(range(max(0, t - REACH), min(len(groups), t + REACH + 1)))
+    return sorted(near)
+
+
+class _Zone:
+    """The zone's players (local numbers ``0 .. z−1``, in the order), their repeats with each other
+    (``rep``), and per player and table the repeats they would have there (``at``)."""
+
+    def __init__(self, members: list[list[int]], people: list[int], repeats: Callable[[int, int], int],
+                 values: Sequence[int]) -> None:
+        z = len(people)
+        self.members = members
+        self.pos = people  # each local player's position in the whole order
+        self.value = [values[p] for p in people]
+        self.rep = [[0] * z for _ in range(z)]
+        for a in range(z):
+            row = self.rep[a]
+            for b in range(a + 1, z):
+                r = repeats(people[a], people[b])
+                if r:
+                    row[b] = r
+                    self.rep[b][a] = r
+        self.where = [0] * z
+        for t, g in enumerate(members):
+            for p in g:
+                self.where[p] = t
+        self.at: list[list[int]] = []
+        self._count_at()
+
+    def _count_at(self) -> None:
+        self.at = [[sum(row[m] for m in g) for g in self.members] for row in self.rep]
+
+    def repeats(self) -> int:
+        return sum(self.at[p][self.where[p]] for p in range(len(self.pos))) // 2
+
+    def _swap(self, x: int, y: int) -> None:
+        i, j = self.where[x], self.where[y]
+        gi, gj = self.members[i], self.members[j]
+        gi[gi.index(x)] = y
+        gj[gj.index(y)] = x
+        self.where[x], self.where[y] = j, i
+        rx, ry = self.rep[x], self.rep[y]
+        for p, row in enumerate(self.at):
+            d = ry[p] - rx[p]
+            if d:
+                row[i] += d
+                row[j] -= d
+
+    def tabu(self, moves: int, rng: random.Random) -> None:
+        """Phase 1 (see the module)."""
+        total = self.repeats()
+        best, kept = total, [list(g) for g in self.members]
+        tables = len(self.members)
+        banned = [[0] * tables for _ in self.pos]  # until which step a player may not enter a table
+        at, rep, where, value, members = self.at, self.rep, self.where, self.value, self.members
+        step = 0
+        while total and step < moves:
+            step += 1
+            top: tuple[int, int] | None = None
+            picks: list[tuple[int, int]] = []
+            for x in range(len(self.pos)):
+                i = where[x]
+                ax = at[x]
+                if not ax[i]:
+                    continue
+                rx, vx, bx = rep[x], value[x], banned[x]
+                for j in range(tables):
+                    if j == i:
+                        continue
+                    base = ax[j] - ax[i]
+                    x_banned = bx[j] > step
+                    for y in members[j]:
+                        ay = at[y]
+                        d = base + ay[i] - ay[j] - 2 * rx[y]
+                        if (x_banned or banned[y][i] > step) and total + d >= best:
+                            continue
+                        key = (d, abs(vx - value[y]))
+                        if top is None or key < top:
+                            top, picks = key, [(x, y)]
+                        elif key == top:
+                            picks.append((x, y))
+            if top is None:
+                break
+            x, y = picks[rng.randrange(len(picks))] if len(picks) > 1 else picks[0]
+            i, j = where[x], where[y]
+            self._swap(x, y)
+            total += top[0]
+            banned[x][i] = step + rng.randint(*TENURE)
+            banned[y][j] = step + rng.randint(*TENURE)
+            if total < best:
+                best, kept = total, [list(g) for g in members]
+        if kept != self.members:
+            self.members[:] = kept
+            for t, g in enumerate(kept):
+                for p in g:
+                    self.where[p] = t
+            self._count_at()
+
+    def points(self, tries: int) -> None:
+        """Phase 2 (see the module): first-improvement swaps on (repeats, distance, spread)."""
+        at, rep, value, pos, members = self.at, self.rep, self.value, self.pos, self.members
+        sums = [(sum(value[m] for m in g), sum(pos[m] for m in g)) for g in members]
+        anchors = [min(g) for g in members]  # local numbers follow the order: the smallest is the top
+
+        def moved(t: int, out: int, into: int) -> tuple[int, int, int]:
+            """Table ``t`` with ``into`` for ``out``: its anchor, distance and spread."""
+            g = members[t]
+            a = anchors[t]
+            if out == a:
+                a = min([into, *(m for m in g if m != out)])
+            elif into < a:
+                a = into
+            sv, sp = sums[t]
+            n = len(g)
+            return a, n * value[a] - (sv - value[out] + value[into]), (sp - pos[out] + pos[into]) - n * pos[a]
+
+        def cost(t: int) -> tuple[int, int]:
+            n = len(members[t])
+            a = anchors[t]
+            return n * value[a] - sums[t][0], sums[t][1] - n * pos[a]
+
+        tables = len(members)
+        tried = 0
+        improved = True
+        while improved and tried < tries:
+            improved = False
+            for i in range(tables):
+                for j in range(i + 1, tables):
+                    gi, gj = members[i], members[j]
+                    for k in range(len(gi)):
+                        x = gi[k]
+                        ax, rx = at[x], rep[x]
+                        base = ax[j] - ax[i]
+                        for y in gj:
+                            tried += 1
+                            ay = at[y]
+                            d = base + ay[i] - ay[j] - 2 * rx[y]
+                            if d > 0:
+                                continue
+                            ai, ndi, nsi = moved(i, x, y)
+                            aj, ndj, nsj = moved(j, y, x)
+                            if d == 0:
+                                di, si = cost(i)
+                                dj, sj = cost(j)
+                                if (ndi + ndj, nsi + nsj) >= (di + dj, si + sj):
+                                    continue
+                            sums[i] = (sums[i][0] - value[x] + value[y], sums[i][1] - pos[x] + pos[y])
+                            sums[j] = (sums[j][0] - value[y] + value[x], sums[j][1] - pos[y] + pos[x])
+                            anchors[i], anchors[j] = ai, aj
+                            self._swap(x, y)
+                            improved = True
+                            break
+                    if tried >= tries:
+                        return

@@ -1,0 +1,72 @@
+"""The local search after the constructive one: repeats first (tabu), then points."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from server.tournaments.grouping import Cost, _cost
+from server.tournaments.swaps import improve
+
+
+def total(groups: list[list[int]], repeats: Callable[[int, int], int], values: list[int]) -> Cost:
+    out = (0, 0, 0)
+    for g in groups:
+        c = _cost(g, repeats, values)
+        out = (out[0] + c[0], out[1] + c[1], out[2] + c[2])
+    return out
+
+
+def grid_history() -> Callable[[int, int], int]:
+    """16 players on a 4×4 grid who already played by rows and by columns."""
+    def repeats(a: int, b: int) -> int:
+        return int(a // 4 == b // 4) + int(a % 4 == b % 4)
+    return repeats
+
+
+def test_the_tabu_search_finds_a_partition_without_repeats() -> None:
+    # seated by rows again, every pair repeats (24); the diagonals of the grid (an affine plane
+    # of order four) repeat nothing, and so must the search find some partition
+    rows = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]]
+    repeats = grid_history()
+    assert total(rows, repeats, [0] * 16)[0] == 24
+    got = improve(rows, repeats, [0] * 16, moves=200, tries=2_000)
+    assert total(got, repeats, [0] * 16)[0] == 0
+    assert sorted(itertools.chain(*got)) == list(range(16)) and [len(g) for g in got] == [4] * 4
+
+
+def test_no_move_leaves_the_partition_as_it_was() -> None:
+    rows = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]]
+    assert improve(rows, grid_history(), [0] * 16, moves=0, tries=0) == rows
+
+
+def test_the_same_input_gives_the_same_partition() -> None:
+    rows = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]]
+    values = [9, 9, 8, 8, 7, 6, 6, 5, 4, 4, 3, 2, 2, 1, 0, 0]
+    first = improve(rows, grid_history(), values, moves=200, tries=2_000)
+    assert all(improve(rows, grid_history(), values, moves=200, tries=2_000) == first for _ in range(3))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_the_cost_never_rises_and_the_tables_keep_their_sizes(data: st.DataObject) -> None:
+    sizes = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=6))
+    n = sum(sizes)
+    order = data.draw(st.permutations(list(range(n))))
+    groups, at = [], 0
+    for s in sizes:
+        groups.append(sorted(order[at: at + s]))
+        at += s
+    shared = data.draw(st.lists(st.integers(0, 2), min_size=n * n, max_size=n * n))
+
+    def repeats(a: int, b: int) -> int:
+        return shared[min(a, b) * n + max(a, b)]
+
+    values = sorted(data.draw(st.lists(st.integers(0, 9), min_size=n, max_size=n)), reverse=True)
+    got = improve(groups, repeats, values, moves=data.draw(st.integers(0, 50)), tries=data.draw(st.integers(0, 500)))
+    assert [len(g) for g in got] == sizes
+    assert sorted(itertools.chain(*got)) == list(range(n))
+    assert total(got, repeats, values) <= total(groups, repeats, values)
