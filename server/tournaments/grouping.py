@@ -119,78 +119,91 @@ def partition(count: int, sizes: Sequence[int], repeats: Callable[[int, int], in
     best: Cost | None = None
     best_groups: list[list[int]] = []
     nodes = 0
-    limit = 0
-    while True:
-        exhaustive = True
-        stack = [frame(0, ZERO, 0, 0, 0)]
-        while stack:
-            top = stack[-1]
-            if top.chosen is not None:
-                player, opened = top.chosen
-                relink(player)
-                path.pop()
-                if opened:
-                    left[opened] += 1
-                    tables.pop()
-                top.chosen = None
-            if best is not None and (nodes >= budget or (best[0] > 0 and nodes >= budget // 4)):
-                break
-            moved = False
-            while top.i < len(top.cands):
-                rank = top.i
-                inc, c, opened = top.cands[rank]
-                top.i += 1
-                disc = top.disc + (1 if rank > 0 else 0)
-                if disc > limit:
-                    exhaustive = False
-                    top.i = len(top.cands)
+
+    def search(stop: int, early: int) -> bool:
+        """The limited discrepancy search, from no discrepancy up, dropping every branch that costs
+        at least ``best``; until ``stop`` choices were made in all (``early`` when the best seats a
+        repeat). True when the tree was exhausted."""
+        nonlocal best, best_groups, nodes
+        limit = 0
+        while True:
+            exhaustive = True
+            stack = [frame(0, ZERO, 0, 0, 0)]
+            while stack:
+                top = stack[-1]
+                if top.chosen is not None:
+                    player, opened = top.chosen
+                    relink(player)
+                    path.pop()
+                    if opened:
+                        left[opened] += 1
+                        tables.pop()
+                    top.chosen = None
+                if best is not None and nodes >= (early if best[0] else stop):
+                    exhaustive = False  # stopped by the budget
                     break
-                cost = _add(top.cost, inc)
-                if best is not None and cost >= best:
-                    top.i = len(top.cands)  # the rest cost at least as much
+                moved = False
+                while top.i < len(top.cands):
+                    rank = top.i
+                    inc, c, opened = top.cands[rank]
+                    top.i += 1
+                    disc = top.disc + (1 if rank > 0 else 0)
+                    if disc > limit:
+                        exhaustive = False
+                        top.i = len(top.cands)
+                        break
+                    cost = _add(top.cost, inc)
+                    if best is not None and cost >= best:
+                        top.i = len(top.cands)  # the rest cost at least as much
+                        break
+                    unlink(c)
+                    path.append(c)
+                    if opened:
+                        left[opened] -= 1
+                        tables.append(opened)
+                        top.size = opened
+                    top.chosen = (c, opened)
+                    nodes += 1
+                    moved = True
+                    if len(path) == count:
+                        best = cost
+                        best_groups, at = [], 0
+                        for size in tables:
+                            best_groups.append(path[at: at + size])
+                            at += size
+                    else:
+                        stack.append(frame(len(path), cost, disc, top.start, top.size))
                     break
-                unlink(c)
-                path.append(c)
-                if opened:
-                    left[opened] -= 1
-                    tables.append(opened)
-                    top.size = opened
-                top.chosen = (c, opened)
-                nodes += 1
-                moved = True
-                if len(path) == count:
-                    best = cost
-                    best_groups, at = [], 0
-                    for size in tables:
-                        best_groups.append(path[at: at + size])
-                        at += size
-                else:
-                    stack.append(frame(len(path), cost, disc, top.start, top.size))
-                break
-            if not moved:
-                stack.pop()
-        # the stack may be left mid-way when the budget ran out: put every player back
-        for top in reversed(stack):
-            if top.chosen is not None:
-                player, opened = top.chosen
-                relink(player)
-                path.pop()
-                if opened:
-                    left[opened] += 1
-                    tables.pop()
-        if exhaustive or nodes >= budget or best == ZERO or (best is not None and best[0] > 0 and nodes >= budget // 4):
-            break
-        limit += 1
+                if not moved:
+                    stack.pop()
+            # the stack may be left mid-way when the budget ran out: put every player back
+            for top in reversed(stack):
+                if top.chosen is not None:
+                    player, opened = top.chosen
+                    relink(player)
+                    path.pop()
+                    if opened:
+                        left[opened] += 1
+                        tables.pop()
+            if exhaustive:
+                return True
+            if best == ZERO or (best is not None and nodes >= (early if best[0] else stop)):
+                return False
+            limit += 1
+
+    if search(budget, budget // 4):
+        assert best is not None
+        return best_groups, best
     assert best is not None
-    groups = best_groups
-    if best[0] > 0:
-        better = improve(groups, repeats, values, moves=max(100, budget // 20), tries=max(2_000, budget))
-        cost = ZERO
-        for group in better:
-            cost = _add(cost, _cost(group, repeats, values))
-        if cost < best:
-            groups, best = sorted((sorted(g) for g in better), key=lambda g: g[0]), cost
-    return groups, best
+    better = improve(best_groups, repeats, values, moves=max(100, budget // 20), tries=max(2_000, budget))
+    cost = ZERO
+    for group in better:
+        cost = _add(cost, _cost(group, repeats, values))
+    if cost < best:
+        best, best_groups = cost, sorted((sorted(g) for g in better), key=lambda g: g[0])
+        if nodes < budget // 2:  # the tree again, for a partition costing less still
+            search(budget // 2, budget // 2)
+    return best_groups, best
 
 
 def _cost(group: Sequence[int], repeats: Callable[[int, int], int], values: Sequence[int]) -> Cost:

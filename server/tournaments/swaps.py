@@ -19,7 +19,8 @@ local search starts from that partition and swaps two players of two tables
    adds a repeat; at most ``tries`` swaps are looked at.
 
 The zone is every table when ``count`` is small (the pairs' repeats are all
-asked once); otherwise the tables seating a repeat and those near them. The same
+asked once); otherwise the tables seating a repeat and those near them, up
+to ``ALL_TABLES`` players. The same
 input gives the same partition.
 """
 
@@ -55,14 +56,23 @@ def improve(groups: Sequence[Sequence[int]], repeats: Callable[[int, int], int],
 
 
 def _zone(groups: list[list[int]], repeats: Callable[[int, int], int], count: int) -> list[int]:
-    """The tables the swaps may touch."""
+    """The tables the swaps may touch: all of them for a small event; otherwise the tables seating
+    a repeat, then those nearest to them (at most ``REACH`` away), while the zone seats at most
+    ``ALL_TABLES`` players (the first such table always)."""
     if count <= ALL_TABLES:
         return list(range(len(groups)))
-    near: set[int] = set()
-    for t, g in enumerate(groups):
-        if any(repeats(a, b) for i, a in enumerate(g) for b in g[i + 1:]):
-            near.update(range(max(0, t - REACH), min(len(groups), t + REACH + 1)))
-    return sorted(near)
+    hit = [t for t, g in enumerate(groups) if any(repeats(a, b) for i, a in enumerate(g) for b in g[i + 1:])]
+    if not hit:
+        return []
+    near = sorted((min(abs(t - h) for h in hit), t) for t in range(len(groups)))
+    zone: list[int] = []
+    seated = 0
+    for gap, t in near:
+        if gap > REACH or (zone and seated + len(groups[t]) > ALL_TABLES):
+            break
+        zone.append(t)
+        seated += len(groups[t])
+    return sorted(zone)
 
 
 class _Zone:

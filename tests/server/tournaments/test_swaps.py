@@ -70,3 +70,24 @@ def test_the_cost_never_rises_and_the_tables_keep_their_sizes(data: st.DataObjec
     assert [len(g) for g in got] == sizes
     assert sorted(itertools.chain(*got)) == list(range(n))
     assert total(got, repeats, values) <= total(groups, repeats, values)
+
+
+def test_a_large_event_swaps_only_near_its_repeats() -> None:
+    # 400 players at tables of four; only the last sixteen already met (by rows and columns of a
+    # grid) and sit by rows again: the swaps fix the bottom without asking about every pair
+    n = 400
+    grid = grid_history()
+    asked = 0
+
+    def repeats(a: int, b: int) -> int:
+        nonlocal asked
+        asked += 1
+        if a < n - 16 or b < n - 16:
+            return 0
+        return grid(a - (n - 16), b - (n - 16))
+
+    groups = [list(range(t, t + 4)) for t in range(0, n, 4)]
+    got = improve(groups, repeats, [0] * n, moves=200, tries=2_000)
+    assert total(got, repeats, [0] * n)[0] == 0
+    assert got[:80] == groups[:80]  # the top tables, far from any repeat, are left alone
+    assert asked < n * n // 8
