@@ -101,7 +101,7 @@ class _Zone:
         self._count_at()
 
     def _count_at(self) -> None:
-        self.at = [[sum(row[m] for m in g) for g in self.members] for row in self.rep]
+        self.at[:] = [[sum(row[m] for m in g) for g in self.members] for row in self.rep]  # in place: aliases see it
 
     def repeats(self) -> int:
         return sum(self.at[p][self.where[p]] for p in range(len(self.pos))) // 2
@@ -127,9 +127,10 @@ class _Zone:
         banned = [[0] * tables for _ in self.pos]  # until which step a player may not enter a table
         at, rep, where, value, members = self.at, self.rep, self.where, self.value, self.members
         step = 0
+        none = 1 << 30
         while total and step < moves:
             step += 1
-            top: tuple[int, int] | None = None
+            top_d, top_close = none, none
             picks: list[tuple[int, int]] = []
             for x in range(len(self.pos)):
                 i = where[x]
@@ -145,29 +146,32 @@ class _Zone:
                     for y in members[j]:
                         ay = at[y]
                         d = base + ay[i] - ay[j] - 2 * rx[y]
-                        if (x_banned or banned[y][i] > step) and total + d >= best:
+                        if d > top_d or ((x_banned or banned[y][i] > step) and total + d >= best):
                             continue
-                        key = (d, abs(vx - value[y]))
-                        if top is None or key < top:
-                            top, picks = key, [(x, y)]
-                        elif key == top:
+                        close = abs(vx - value[y])
+                        if d < top_d or close < top_close:
+                            top_d, top_close, picks = d, close, [(x, y)]
+                        elif close == top_close:
                             picks.append((x, y))
-            if top is None:
+            if not picks:
                 break
             x, y = picks[rng.randrange(len(picks))] if len(picks) > 1 else picks[0]
             i, j = where[x], where[y]
             self._swap(x, y)
-            total += top[0]
+            total += top_d
             banned[x][i] = step + rng.randint(*TENURE)
             banned[y][j] = step + rng.randint(*TENURE)
             if total < best:
                 best, kept = total, [list(g) for g in members]
         if kept != self.members:
-            self.members[:] = kept
-            for t, g in enumerate(kept):
-                for p in g:
-                    self.where[p] = t
-            self._count_at()
+            self._reset(kept)
+
+    def _reset(self, members: list[list[int]]) -> None:
+        for t, g in enumerate(members):
+            self.members[t][:] = g
+            for p in g:
+                self.where[p] = t
+        self._count_at()
 
     def points(self, tries: int) -> None:
         """Phase 2 (see the module): first-improvement swaps on (repeats, distance, spread)."""
