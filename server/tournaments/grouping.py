@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from server.tournaments.swaps import improve
+from server.tournaments.swaps import EVERY_PAIR, improve, matrix
 
 Cost = tuple[int, int, int]
 ZERO: Cost = (0, 0, 0)
@@ -69,6 +69,11 @@ def partition(count: int, sizes: Sequence[int], repeats: Callable[[int, int], in
     if count == 0:
         return [], ZERO
     window = window or 4 * max(sizes)
+    rows: list[list[int]] | None = None
+    ask = repeats
+    if count <= EVERY_PAIR:  # a small event: every pair asked once, then looked up
+        rows = matrix(count, repeats)
+        ask = rows_of(rows)
     left: dict[int, int] = {}
     for size in sizes:
         left[size] = left.get(size, 0) + 1
@@ -110,8 +115,13 @@ def partition(count: int, sizes: Sequence[int], repeats: Callable[[int, int], in
         out: list[tuple[Cost, int, int]] = []
         for c in usable[:window]:
             rep = 0
-            for m in members:
-                rep += repeats(c, m)
+            if rows is None:
+                for m in members:
+                    rep += repeats(c, m)
+            else:
+                row = rows[c]
+                for m in members:
+                    rep += row[m]
             out.append(((rep, values[anchor] - values[c], c - anchor), c, 0))
         out.sort()
         return _Frame(out, cost, disc, start, size)
@@ -195,15 +205,21 @@ def partition(count: int, sizes: Sequence[int], repeats: Callable[[int, int], in
         assert best is not None
         return best_groups, best
     assert best is not None
-    better = improve(best_groups, repeats, values, moves=max(100, budget // 20), tries=max(2_000, budget))
+    better = improve(best_groups, ask, values, moves=max(100, budget // 20), tries=max(2_000, budget))
     cost = ZERO
     for group in better:
-        cost = _add(cost, _cost(group, repeats, values))
+        cost = _add(cost, _cost(group, ask, values))
     if cost < best:
         best, best_groups = cost, sorted((sorted(g) for g in better), key=lambda g: g[0])
         if nodes < budget // 2:  # the tree again, for a partition costing less still
             search(budget // 2, budget // 2)
     return best_groups, best
+
+
+def rows_of(rows: list[list[int]]) -> Callable[[int, int], int]:
+    def repeats(a: int, b: int) -> int:
+        return rows[a][b]
+    return repeats
 
 
 def _cost(group: Sequence[int], repeats: Callable[[int, int], int], values: Sequence[int]) -> Cost:

@@ -20,7 +20,7 @@ local search starts from that partition and swaps two players of two tables
 
 The zone is every table when ``count`` is small (the pairs' repeats are all
 asked once); otherwise the tables seating a repeat and those near them, up
-to ``ALL_TABLES`` players. The same
+to ``EVERY_PAIR`` players. The same
 input gives the same partition.
 """
 
@@ -30,7 +30,7 @@ import random
 import zlib
 from collections.abc import Callable, Sequence
 
-ALL_TABLES = 160  # up to this many players, every table is in the zone
+EVERY_PAIR = 160  # up to this many players, every pair's repeats are asked once, every table is in the zone
 REACH = 8  # otherwise, the tables this close to one seating a repeat
 TENURE = (3, 10)  # a player may not go back to the table they left for this many steps
 
@@ -55,11 +55,24 @@ def improve(groups: Sequence[Sequence[int]], repeats: Callable[[int, int], int],
     return out
 
 
+def matrix(count: int, repeats: Callable[[int, int], int]) -> list[list[int]]:
+    """Every pair's repeats, asked once: ``matrix[a][b]``."""
+    out = [[0] * count for _ in range(count)]
+    for a in range(count):
+        row = out[a]
+        for b in range(a + 1, count):
+            r = repeats(a, b)
+            if r:
+                row[b] = r
+                out[b][a] = r
+    return out
+
+
 def _zone(groups: list[list[int]], repeats: Callable[[int, int], int], count: int) -> list[int]:
     """The tables the swaps may touch: all of them for a small event; otherwise the tables seating
     a repeat, then those nearest to them (at most ``REACH`` away), while the zone seats at most
-    ``ALL_TABLES`` players (the first such table always)."""
-    if count <= ALL_TABLES:
+    ``EVERY_PAIR`` players (the first such table always)."""
+    if count <= EVERY_PAIR:
         return list(range(len(groups)))
     hit = [t for t, g in enumerate(groups) if any(repeats(a, b) for i, a in enumerate(g) for b in g[i + 1:])]
     if not hit:
@@ -68,7 +81,7 @@ def _zone(groups: list[list[int]], repeats: Callable[[int, int], int], count: in
     zone: list[int] = []
     seated = 0
     for gap, t in near:
-        if gap > REACH or (zone and seated + len(groups[t]) > ALL_TABLES):
+        if gap > REACH or (zone and seated + len(groups[t]) > EVERY_PAIR):
             break
         zone.append(t)
         seated += len(groups[t])
