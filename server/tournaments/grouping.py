@@ -22,12 +22,14 @@ allows one choice other than the greedy one anywhere, then two, and so on,
 dropping every branch that cannot beat the best partition found, until the tree
 is exhausted or ``budget`` choices were made (a quarter of it when the best
 partition found still seats a repeat). Members are chosen among the ``window``
-nearest players left. When repeats remain, the local search of
+nearest players left. When the tree was not exhausted, the local search of
 ``server.tournaments.swaps`` takes the partition over: swaps of two players
 between any two tables, a tabu search on the repeats, then swaps that lower the
 whole cost (``budget`` // 20 steps, at least 100, and ``budget`` swaps looked
-at, at least 2,000); its partition is kept when it costs less. Nothing depends
-on anything but the input: the same input gives the same partition.
+at, at least 2,000). When it found a partition costing less, the tree is
+searched again below that cost, up to half the budget in all. Up to
+``EVERY_PAIR`` players, every pair's repeats are asked once. Nothing depends on
+anything but the input: the same input gives the same partition.
 """
 
 from __future__ import annotations
