@@ -12,8 +12,9 @@ local search starts from that partition and swaps two players of two tables
    someone they already met; a player may not go back to the table they just
    left for a few steps (unless that reaches fewer repeats than ever); among
    equally good swaps the closest in points wins, then a draw from a
-   ``random.Random`` seeded by the input. It stops at no repeat left, or after
-   ``moves`` steps, and keeps the partition with the fewest repeats seen.
+   ``random.Random`` seeded by the input (its ``random()`` only). It stops at
+   no repeat left, or after ``moves`` steps, and keeps the partition with the
+   fewest repeats seen.
 2. **points**: swaps that lower the partition's cost (repeats, distance,
    spread: the order of ``grouping``) are made while there are any, so it never
    adds a repeat; at most ``tries`` swaps are looked at.
@@ -66,6 +67,12 @@ def matrix(count: int, repeats: Callable[[int, int], int]) -> list[list[int]]:
                 row[b] = r
                 out[b][a] = r
     return out
+
+
+def _below(rng: random.Random, n: int) -> int:
+    """A draw in ``0 .. n−1`` from ``random()`` alone: the one method whose sequence for a seed
+    Python keeps across versions, so a recorded event is seated the same way by a newer Python."""
+    return min(n - 1, int(rng.random() * n))
 
 
 def _zone(groups: list[list[int]], repeats: Callable[[int, int], int], count: int) -> list[int]:
@@ -168,12 +175,12 @@ class _Zone:
                             picks.append((x, y))
             if not picks:
                 break
-            x, y = picks[rng.randrange(len(picks))] if len(picks) > 1 else picks[0]
+            x, y = picks[_below(rng, len(picks))] if len(picks) > 1 else picks[0]
             i, j = where[x], where[y]
             self._swap(x, y)
             total += top_d
-            banned[x][i] = step + rng.randint(*TENURE)
-            banned[y][j] = step + rng.randint(*TENURE)
+            banned[x][i] = step + TENURE[0] + _below(rng, TENURE[1] - TENURE[0] + 1)
+            banned[y][j] = step + TENURE[0] + _below(rng, TENURE[1] - TENURE[0] + 1)
             if total < best:
                 best, kept = total, [list(g) for g in members]
         if kept != self.members:
