@@ -321,7 +321,7 @@ def whole_event(players: int, seats: int, rounds: int) -> Driver:
 
 
 @pytest.mark.parametrize(("players", "seats", "rounds", "at_most"), [
-    (64, 8, 5, 24),  # the constructive search alone seats about 40 pairs together again
+    (64, 8, 5, 26),  # the constructive search alone seats about 40 pairs together again
     (30, 5, 5, 4),  # alone: 6
     (9, 3, 4, 0),  # a Kirkman-like design: everyone meets everyone exactly once
 ])
