@@ -26,7 +26,7 @@ nearest players left. When the tree was not exhausted, the local search of
 ``server.tournaments.swaps`` takes the partition over: swaps of two players
 between any two tables, a tabu search on the repeats, then swaps that lower the
 whole cost (``budget`` // 20 steps, at least 100, and ``budget`` swaps looked
-at, at least 2,000). When it found a partition costing less, the tree is
+at, at least 2,000; see that module for its own bound). When it found a partition costing less, the tree is
 searched again below that cost, up to half the budget in all. Up to
 ``EVERY_PAIR`` players, every pair's repeats are asked once. Nothing depends on
 anything but the input: the same input gives the same partition.

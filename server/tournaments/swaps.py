@@ -9,12 +9,14 @@ local search starts from that partition and swaps two players of two tables
 1. **repeats** (a tabu search, after Dotú and Van Hentenryck's local search for
    the social golfer problem): each step makes the swap that lowers the repeats
    most, or raises them least, among the swaps that move a player seated with
-   someone they already met; a player may not go back to the table they just
-   left for a few steps (unless that reaches fewer repeats than ever); among
+   someone they already met (every such swap looked at); a player may not go
+   back to the table they just left for a few steps (unless that reaches fewer
+   repeats than ever); among
    equally good swaps the closest in points wins, then a draw from a
    ``random.Random`` seeded by the input (its ``random()`` only). It stops at
-   no repeat left, or after ``moves`` steps, and keeps the partition with the
-   fewest repeats seen.
+   no repeat left, or after ``moves`` steps or ``looks`` swaps looked at (by
+   default 2,000 a step: a zone full of repeats has fewer, costlier steps), and
+   keeps the partition with the fewest repeats seen.
 2. **points**: swaps that lower the partition's cost (repeats, distance,
    spread: the order of ``grouping``) are made while there are any, so it never
    adds a repeat; at most ``tries`` swaps are looked at.
@@ -37,7 +39,7 @@ TENURE = (3, 10)  # a player may not go back to the table they left for this man
 
 
 def improve(groups: Sequence[Sequence[int]], repeats: Callable[[int, int], int], values: Sequence[int],
-            *, moves: int, tries: int) -> list[list[int]]:
+            *, moves: int, tries: int, looks: int = 0) -> list[list[int]]:
     """``groups`` (a partition of players ``0 .. n−1``, in order of preference) made better (see
     the module); the tables keep their sizes, in the same order."""
     out = [list(g) for g in groups]
@@ -49,7 +51,7 @@ def improve(groups: Sequence[Sequence[int]], repeats: Callable[[int, int], int],
     number = {p: k for k, p in enumerate(people)}
     local = _Zone([[number[p] for p in out[t]] for t in zone], people, repeats, values)
     seed = zlib.crc32(",".join(" ".join(map(str, g)) for g in out).encode())
-    local.tabu(moves, random.Random(seed))
+    local.tabu(moves, looks or moves * 2_000, random.Random(seed))
     local.points(tries)
     for k, t in enumerate(zone):
         out[t] = [people[p] for p in local.members[k]]
@@ -139,7 +141,7 @@ class _Zone:
                 row[i] += d
                 row[j] -= d
 
-    def tabu(self, moves: int, rng: random.Random) -> None:
+    def tabu(self, moves: int, looks: int, rng: random.Random) -> None:
         """Phase 1 (see the module)."""
         total = self.repeats()
         best, kept = total, [list(g) for g in self.members]
@@ -148,7 +150,8 @@ class _Zone:
         at, rep, where, value, members = self.at, self.rep, self.where, self.value, self.members
         step = 0
         none = 1 << 30
-        while total and step < moves:
+        looked = 0
+        while total and step < moves and looked < looks:
             step += 1
             top_d, top_close = none, none
             picks: list[tuple[int, int]] = []
@@ -163,6 +166,7 @@ class _Zone:
                         continue
                     base = ax[j] - ax[i]
                     x_banned = bx[j] > step
+                    looked += len(members[j])
                     for y in members[j]:
                         ay = at[y]
                         d = base + ay[i] - ay[j] - 2 * rx[y]

@@ -43,6 +43,15 @@ def test_no_move_leaves_the_partition_as_it_was() -> None:
     assert improve(rows, grid_history(), [0] * 16, moves=0, tries=0) == rows
 
 
+def test_the_tabu_search_stops_after_so_many_swaps_looked_at() -> None:
+    # a step looks at every swap of a player seated with someone they met: with one look allowed,
+    # a thousand steps allowed make one step, the repeats still there
+    rows = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]]
+    one = improve(rows, grid_history(), [0] * 16, moves=1, tries=0)
+    assert improve(rows, grid_history(), [0] * 16, moves=1_000, tries=0, looks=1) == one
+    assert total(one, grid_history(), [0] * 16)[0] > 0
+
+
 def test_the_same_input_gives_the_same_partition() -> None:
     rows = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]]
     values = [9, 9, 8, 8, 7, 6, 6, 5, 4, 4, 3, 2, 2, 1, 0, 0]
