@@ -107,14 +107,7 @@ class _Zone:
         self.members = members
         self.pos = people  # each local player's position in the whole order
         self.value = [values[p] for p in people]
-        self.rep = [[0] * z for _ in range(z)]
-        for a in range(z):
-            row = self.rep[a]
-            for b in range(a + 1, z):
-                r = repeats(people[a], people[b])
-                if r:
-                    row[b] = r
-                    self.rep[b][a] = r
+        self.rep = matrix(z, lambda a, b: repeats(people[a], people[b]))
         self.where = [0] * z
         for t, g in enumerate(members):
             for p in g:
