@@ -20,16 +20,23 @@ a limited discrepancy search with branch and bound: its first descent is the
 greedy partition (each member the nearest player adding the least cost); then it
 allows one choice other than the greedy one anywhere, then two, and so on,
 dropping every branch that cannot beat the best partition found, until the tree
-is exhausted or ``budget`` choices were made. Members are chosen among the
-``window`` nearest players left. When repeats remain, swaps of two players
-between nearby tables that lower the cost are made while there are any (at most
-``budget`` tried). Nothing here is random: the same input gives the same
-partition.
+is exhausted or ``budget`` choices were made (a quarter of it when the best
+partition found still seats a repeat). Members are chosen among the ``window``
+nearest players left. When the tree was not exhausted, the local search of
+``server.tournaments.swaps`` takes the partition over: swaps of two players
+between any two tables, a tabu search on the repeats, then swaps that lower the
+whole cost (``budget`` // 20 steps, at least 100, and ``budget`` swaps looked
+at, at least 2,000; see that module for its own bound). When it found a partition costing less, the tree is
+searched again below that cost, up to half the budget in all. Up to
+``EVERY_PAIR`` players, every pair's repeats are asked once. Nothing depends on
+anything but the input: the same input gives the same partition.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+
+from server.tournaments.swaps import EVERY_PAIR, improve, matrix
 
 Cost = tuple[int, int, int]
 ZERO: Cost = (0, 0, 0)
@@ -64,6 +71,11 @@ def partition(count: int, sizes: Sequence[int], repeats: Callable[[int, int], in
     if count == 0:
         return [], ZERO
     window = window or 4 * max(sizes)
+    rows: list[list[int]] | None = None
+    ask = repeats
+    if count <= EVERY_PAIR:  # a small event: every pair asked once, then looked up
+        rows = matrix(count, repeats)
+        ask = rows_of(rows)
     left: dict[int, int] = {}
     for size in sizes:
         left[size] = left.get(size, 0) + 1
@@ -105,8 +117,13 @@ def partition(count: int, sizes: Sequence[int], repeats: Callable[[int, int], in
         out: list[tuple[Cost, int, int]] = []
         for c in usable[:window]:
             rep = 0
-            for m in members:
-                rep += repeats(c, m)
+            if rows is None:
+                for m in members:
+                    rep += repeats(c, m)
+            else:
+                row = rows[c]
+                for m in members:
+                    rep += row[m]
             out.append(((rep, values[anchor] - values[c], c - anchor), c, 0))
         out.sort()
         return _Frame(out, cost, disc, start, size)
@@ -114,76 +131,97 @@ def partition(count: int, sizes: Sequence[int], repeats: Callable[[int, int], in
     best: Cost | None = None
     best_groups: list[list[int]] = []
     nodes = 0
-    limit = 0
-    while True:
-        exhaustive = True
-        stack = [frame(0, ZERO, 0, 0, 0)]
-        while stack:
-            top = stack[-1]
-            if top.chosen is not None:
-                player, opened = top.chosen
-                relink(player)
-                path.pop()
-                if opened:
-                    left[opened] += 1
-                    tables.pop()
-                top.chosen = None
-            if best is not None and nodes >= budget:
-                break
-            moved = False
-            while top.i < len(top.cands):
-                rank = top.i
-                inc, c, opened = top.cands[rank]
-                top.i += 1
-                disc = top.disc + (1 if rank > 0 else 0)
-                if disc > limit:
-                    exhaustive = False
-                    top.i = len(top.cands)
+
+    def search(stop: int, early: int) -> bool:
+        """The limited discrepancy search, from no discrepancy up, dropping every branch that costs
+        at least ``best``; until ``stop`` choices were made in all (``early`` when the best seats a
+        repeat). True when the tree was exhausted."""
+        nonlocal best, best_groups, nodes
+        limit = 0
+        while True:
+            exhaustive = True
+            stack = [frame(0, ZERO, 0, 0, 0)]
+            while stack:
+                top = stack[-1]
+                if top.chosen is not None:
+                    player, opened = top.chosen
+                    relink(player)
+                    path.pop()
+                    if opened:
+                        left[opened] += 1
+                        tables.pop()
+                    top.chosen = None
+                if best is not None and nodes >= (early if best[0] else stop):
+                    exhaustive = False  # stopped by the budget
                     break
-                cost = _add(top.cost, inc)
-                if best is not None and cost >= best:
-                    top.i = len(top.cands)  # the rest cost at least as much
+                moved = False
+                while top.i < len(top.cands):
+                    rank = top.i
+                    inc, c, opened = top.cands[rank]
+                    top.i += 1
+                    disc = top.disc + (1 if rank > 0 else 0)
+                    if disc > limit:
+                        exhaustive = False
+                        top.i = len(top.cands)
+                        break
+                    cost = _add(top.cost, inc)
+                    if best is not None and cost >= best:
+                        top.i = len(top.cands)  # the rest cost at least as much
+                        break
+                    unlink(c)
+                    path.append(c)
+                    if opened:
+                        left[opened] -= 1
+                        tables.append(opened)
+                        top.size = opened
+                    top.chosen = (c, opened)
+                    nodes += 1
+                    moved = True
+                    if len(path) == count:
+                        best = cost
+                        best_groups, at = [], 0
+                        for size in tables:
+                            best_groups.append(path[at: at + size])
+                            at += size
+                    else:
+                        stack.append(frame(len(path), cost, disc, top.start, top.size))
                     break
-                unlink(c)
-                path.append(c)
-                if opened:
-                    left[opened] -= 1
-                    tables.append(opened)
-                    top.size = opened
-                top.chosen = (c, opened)
-                nodes += 1
-                moved = True
-                if len(path) == count:
-                    best = cost
-                    best_groups, at = [], 0
-                    for size in tables:
-                        best_groups.append(path[at: at + size])
-                        at += size
-                else:
-                    stack.append(frame(len(path), cost, disc, top.start, top.size))
-                break
-            if not moved:
-                stack.pop()
-        # the stack may be left mid-way when the budget ran out: put every player back
-        for top in reversed(stack):
-            if top.chosen is not None:
-                player, opened = top.chosen
-                relink(player)
-                path.pop()
-                if opened:
-                    left[opened] += 1
-                    tables.pop()
-        if exhaustive or nodes >= budget or best == ZERO:
-            break
-        limit += 1
+                if not moved:
+                    stack.pop()
+            # the stack may be left mid-way when the budget ran out: put every player back
+            for top in reversed(stack):
+                if top.chosen is not None:
+                    player, opened = top.chosen
+                    relink(player)
+                    path.pop()
+                    if opened:
+                        left[opened] += 1
+                        tables.pop()
+            if exhaustive:
+                return True
+            if best == ZERO or (best is not None and nodes >= (early if best[0] else stop)):
+                return False
+            limit += 1
+
+    if search(budget, budget // 4):
+        assert best is not None
+        return best_groups, best
     assert best is not None
-    groups = best_groups
-    if best[0] > 0:
-        groups = _polish(groups, repeats, values, budget)
-        best = ZERO
-        for group in groups:
-            best = _add(best, _cost(group, repeats, values))
-    return groups, best
+    better = improve(best_groups, ask, values, moves=max(100, budget // 20), tries=max(2_000, budget))
+    cost = ZERO
+    for group in better:
+        cost = _add(cost, _cost(group, ask, values))
+    if cost < best:
+        best, best_groups = cost, sorted((sorted(g) for g in better), key=lambda g: g[0])
+        if nodes < budget // 2:  # the tree again, for a partition costing less still
+            search(budget // 2, budget // 2)
+    return best_groups, best
+
+
+def rows_of(rows: list[list[int]]) -> Callable[[int, int], int]:
+    def repeats(a: int, b: int) -> int:
+        return rows[a][b]
+    return repeats
 
 
 def _cost(group: Sequence[int], repeats: Callable[[int, int], int], values: Sequence[int]) -> Cost:
@@ -194,52 +232,3 @@ def _cost(group: Sequence[int], repeats: Callable[[int, int], int], values: Sequ
         for b in group[i + 1:]:
             rep += repeats(a, b)
     return (rep, sum(values[anchor] - values[m] for m in group), sum(m - anchor for m in group))
-
-
-def _polish(groups: list[list[int]], repeats: Callable[[int, int], int], values: Sequence[int],
-            budget: int, reach: int = 8) -> list[list[int]]:
-    """Swaps of two players between tables at most ``reach`` apart, while one lowers the cost,
-    starting from a table that still seats a repeat; at most ``budget`` swaps tried (each in
-    time linear in the tables' size). The search builds tables from the top, so a repeat it
-    could not avoid low in the order may often be undone by a swap with a table above."""
-    groups = [list(g) for g in groups]
-    costs = [_cost(g, repeats, values) for g in groups]
-    tried = 0
-
-    def swapped(group: list[int], out: int, into: int, rep: int) -> Cost:
-        """The cost of ``group`` with ``out`` replaced by ``into`` (``rep``: its repeats so far)."""
-        rest = [m for m in group if m != out]
-        for m in rest:
-            rep += repeats(into, m) - repeats(out, m)
-        anchor = min(into, *rest) if rest else into
-        members = [*rest, into]
-        return (rep, sum(values[anchor] - values[m] for m in members), sum(m - anchor for m in members))
-
-    improved = True
-    while improved and tried < budget:
-        improved = False
-        for i in range(len(groups)):
-            if costs[i][0] == 0:
-                continue
-            for j in range(max(0, i - reach), min(len(groups), i + reach + 1)):
-                if j == i:
-                    continue
-                now = _add(costs[i], costs[j])
-                for x in groups[i]:
-                    for y in groups[j]:
-                        tried += 1
-                        ci = swapped(groups[i], x, y, costs[i][0])
-                        cj = swapped(groups[j], y, x, costs[j][0])
-                        if _add(ci, cj) < now:
-                            groups[i] = [y if m == x else m for m in groups[i]]
-                            groups[j] = [x if m == y else m for m in groups[j]]
-                            costs[i], costs[j] = ci, cj
-                            improved = True
-                            break
-                    if improved or tried >= budget:
-                        break
-                if improved or tried >= budget:
-                    break
-            if improved or tried >= budget:
-                break
-    return sorted((sorted(g) for g in groups), key=lambda g: g[0])

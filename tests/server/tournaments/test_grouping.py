@@ -81,6 +81,32 @@ def test_a_repeat_the_first_descent_leaves_is_swapped_away() -> None:
     assert sorted(i for g in groups for i in g) == list(range(6)) and groups[0][0] == 0
 
 
+def total_cost(groups: list[list[int]], repeats: object, values: list[int]) -> tuple[int, int, int]:
+    """A partition's cost as the module defines it (a table's anchor: its first player)."""
+    out = [0, 0, 0]
+    for g in groups:
+        anchor = min(g)
+        out[0] += sum(repeats(a, b) for a, b in itertools.combinations(g, 2))  # type: ignore[operator]
+        out[1] += sum(values[anchor] - values[m] for m in g)
+        out[2] += sum(m - anchor for m in g)
+    return out[0], out[1], out[2]
+
+
+def test_after_the_swaps_the_tree_is_searched_again_below_their_cost() -> None:
+    # a budget too small for the tree: the constructive search stops at a repeat, the swaps find a
+    # partition with one repeat, and the tree searched again below that cost finds the best one
+    met = {(0, 3), (0, 4), (0, 5), (0, 8), (1, 3), (1, 4), (1, 6), (1, 7), (1, 8), (2, 5), (2, 6), (4, 5),
+           (4, 7), (5, 7), (5, 8), (6, 8)}
+
+    def repeats(a: int, b: int) -> int:
+        return int((min(a, b), max(a, b)) in met)
+
+    values = [7, 7, 6, 6, 6, 5, 1, 1, 0]
+    groups, cost = partition(9, [3, 3, 3], repeats, values, budget=80)
+    best = min(total_cost(p, repeats, values) for p in all_partitions(list(range(9)), [3, 3, 3]))
+    assert cost == total_cost(groups, repeats, values) == best == (1, 15, 12)
+
+
 def test_the_same_input_gives_the_same_partition() -> None:
     rng = random.Random(7)
     table = {(a, b): rng.randrange(2) for a in range(24) for b in range(a)}

@@ -297,3 +297,40 @@ def test_invariants_hold_in_any_swiss_event(entrants: int, ops: list[tuple[str, 
             had[name] = had.get(name, 0) + 1
         if not bots:
             assert all(config.smallest <= len(t.seats) <= config.seats for t in tables)
+
+
+def repeated_pairs(d: Driver) -> int:
+    """Pairs of people seated together once more than the first time, over the whole event."""
+    seen: set[frozenset[str]] = set()
+    again = 0
+    for t in d.opened:
+        for a, b in itertools.combinations(t.people, 2):
+            again += frozenset((a, b)) in seen
+            seen.add(frozenset((a, b)))
+    return again
+
+
+def whole_event(players: int, seats: int, rounds: int) -> Driver:
+    d = Driver(SwissDirector(SwissConfig(id="s", seats=seats, min_seats=3, rounds=rounds, starts_at=1.0,
+                                         seed="bench", round_pause=0.0)), random.Random(2))
+    join(d, players)
+    d.at(1.0)
+    while not d.director.over:
+        play_round(d)
+    return d
+
+
+@pytest.mark.parametrize(("players", "seats", "rounds", "at_most"), [
+    (64, 8, 5, 26),  # the constructive search alone seats about 40 pairs together again
+    (30, 5, 5, 4),  # alone: 6
+    (9, 3, 4, 0),  # a Kirkman-like design: everyone meets everyone exactly once
+])
+def test_hard_events_seat_few_pairs_together_again(players: int, seats: int, rounds: int, at_most: int) -> None:
+    d = whole_event(players, seats, rounds)
+    assert len({t.round for t in d.opened}) == rounds
+    assert repeated_pairs(d) <= at_most
+
+
+def test_the_same_event_is_seated_the_same_way() -> None:
+    first, second = whole_event(30, 5, 4), whole_event(30, 5, 4)
+    assert [(t.round, t.people) for t in first.opened] == [(t.round, t.people) for t in second.opened]
