@@ -28,7 +28,7 @@ from server.messages.games import deals
 from server.messages.table_events import commitment_explained
 from server.messages.translations import translation
 from server.presenters import Action, Local, Quit, Request, Viewer
-from server.presenters.text import alerts, forbidden, games, news, parse_social, replies
+from server.presenters.text import alerts, forbidden, games, news, parse_social, parse_tournaments, replies
 from server.presenters.text.cards import parse_cards
 from server.presenters.text.context import CommandContext, ParseError, context_from_state
 from server.presenters.text.help import help_text
@@ -378,4 +378,4 @@ def my_decision(state: Push) -> bool:
     return state.get("status") in (None, "playing") and state.get("decision") is not None
 
 
-__all__ = ["OWN_EVENTS", "TextPresenter", "my_decision", "parse_social"]
+__all__ = ["OWN_EVENTS", "TextPresenter", "my_decision", "parse_social", "parse_tournaments"]
