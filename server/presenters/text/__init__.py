@@ -150,6 +150,8 @@ class TextPresenter:
             self.replay = ReplayViewer(result)
             return self.text(self._render(self.replay.page, self.lang, self.viewer.style))
         reply = {"type": "ok", **(result or {})}
+        if cmd == "tournament_standings":
+            reply.setdefault("you", self.viewer.name)  # the reader's own line is marked
         if cmd == "leave" and deals((self.shown_state or {}).get("game")):
             reply["deal"] = True  # the table left was a Speculation one: its round is called a deal
         return self.text(self._render(replies.render_reply, cmd, reply, self.lang, self.viewer.style))
