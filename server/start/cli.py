@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -39,7 +40,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             module.add_arguments(p)
             modules[name] = module
     args = parser.parse_args(argv)
-    result = modules[args.command].run(args)
+    try:
+        result = modules[args.command].run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader went away (``donne audit | head``): no traceback, and no second error when
+        # Python flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return int(result or 0)
 
 

@@ -113,7 +113,8 @@ def confusables() -> dict[str, str]:
 
 def clean_name(raw: str, *, staff: bool = True) -> str:
     """The display form of a typed name, or :class:`BadName` saying why not. ``staff=False``: the
-    name of an account that exists already, which may look like staff (made before that rule)."""
+    name of an account that exists already, which may look like staff or be reserved words only
+    (made before those rules)."""
     if not isinstance(raw, str):
         raise BadName("a name is text")
     name = unicodedata.normalize("NFKC", raw).strip()
@@ -129,7 +130,25 @@ def clean_name(raw: str, *, staff: bool = True) -> str:
     look = skeleton(name)
     if look in _RESERVED_SKELETONS or _BOT_SEAT.fullmatch(look) or (staff and looks_like_staff(name)):
         raise BadName("this name is reserved")
+    if staff and only_reserved_words(name):
+        raise BadName("this name is reserved")
     return name
+
+
+def only_reserved_words(name: str) -> bool:
+    """``name`` is reserved words and nothing else, once punctuation and the digits at the ends of
+    its parts are set aside ("bot_house", "HouseBot", "guest-2", "r00t.server"): it would pass for
+    the house, a bot or the server itself. Compared by skeleton, word by word."""
+    cores = [part.strip("".join(ch for ch in set(part) if ch.isdigit()))
+             for part in _PARTS.split(unicodedata.normalize("NFKC", name))]
+    look = skeleton("".join(cores))
+    if not look:
+        return False
+    ends = {0}  # where a run of reserved words read from the start may end
+    for start in range(len(look)):
+        if start in ends:
+            ends.update(start + len(word) for word in _RESERVED_SKELETONS if look.startswith(word, start))
+    return len(look) in ends
 
 
 def looks_like_staff(name: str) -> bool:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from server.cluster import wire
 from server.cluster.lease import LeaseBook
 from server.cluster.proxy import RemotePlace
@@ -108,3 +110,34 @@ async def test_people_follow_a_given_up_table_only_once_its_new_owner_lists_it_a
     await t.follow_given_up()
     await node.settle()
     assert ana.room is relay.places["r1"] and relay.places["r1"].owner == "n2" and "r1" not in t.given_up
+
+
+async def test_a_table_given_up_cannot_write_through_the_fenced_store():
+    from server.cluster.takeover import Fenced, FencedStore, tables_of
+    from server.storage import api
+
+    class Store:
+        def __init__(self) -> None:
+            self.applied: list = []
+            self.ledger = "the ledger"
+
+        async def apply(self, ops):
+            self.applied.append(list(ops))
+            return [None for _ in ops]
+
+    log_r3 = api.TableLog("r3", 7, [{"k": "a"}])
+    settle_r3 = api.SettleRound("r3-ab12cd34-2", {"alice": 10})
+    log_r4 = api.TableLog("r4", 1, [{"k": "a"}])
+    assert tables_of([log_r3, settle_r3, log_r4]) == {"r3", "r4"}
+    assert tables_of([api.Transfer("alice", "bob", 5, "gift")]) == set()
+    fenced: set[str] = set()
+    inner = Store()
+    store = FencedStore(inner, fenced)
+    assert store.ledger == "the ledger"  # everything else is the store's
+    await store.apply([log_r3])
+    fenced.add("r3")  # its lease was lost
+    for ops in ([log_r3], [settle_r3], [log_r4, settle_r3]):
+        with pytest.raises(Fenced):
+            await store.apply(ops)
+    await store.apply([log_r4])
+    assert inner.applied == [[log_r3], [log_r4]]  # nothing of r3 after it was given up

@@ -42,6 +42,9 @@ from server.storage.sqlite import SQLiteStore
         ("a1", "a1"),
         ("botanist", "botanist"),
         ("robot7", "robot7"),
+        ("houseboat", "houseboat"),  # a reserved word and more
+        ("bot_housewife", "bot_housewife"),
+        ("Guestrid", "Guestrid"),
         ("a" * MAX_LENGTH, "a" * MAX_LENGTH),
     ],
 )
@@ -104,6 +107,13 @@ def test_clean_name_accepts(typed: str, clean: str) -> None:
         "superadmin",
         "adminbob",
         "OperatorX",
+        # reserved words and nothing else: the house, a bot, a guest or the server by another spelling
+        "bot_house",
+        "HouseBot",
+        "house.b0t",
+        "guest-2",
+        "r00t.server",
+        "donne_bot",
     ],
 )
 def test_clean_name_refuses(typed: str) -> None:
