@@ -48,6 +48,7 @@ from server.presenters.text.words import (
     ON_WORDS,
     RATED_WORDS,
     RULE_WORDS,
+    create_words,
     fold,
     switch_word,
     typed_word,
@@ -366,8 +367,7 @@ def _suggest(raw: str, lang: str) -> ParseError:
     """A word not understood: the closest word of the session's language, or the usage."""
     words = [shown(lang, w) for w in ("arena", "swiss", "bots", "streak", "scoring", "rounds", "deals", "late",
                                       "length", "start", "place", "chips")]
-    words += [typed_word(lang, w) for w in ("president", "speculation", "classic", "tdc", "seats", "stake",
-                                            "time")]
+    words += list(create_words(lang).values())  # the games, rules and table options, as shown in lang
     folded = {fold(w): w for w in words}
     guess = difflib.get_close_matches(fold(raw).partition("=")[0], list(folded), n=1)
     if guess:
