@@ -148,12 +148,12 @@ def tournament_help(lang: str, style: TermStyle = PLAIN) -> str:
         (f"{v} {w('tournament_create')} {w('swiss')} {game} {w('at')} 20:30 {w('rounds')}=5",
          t.gettext("open a Swiss event of 5 rounds starting at 20:30 (UTC): everyone plays each round, "
                    "seated by standing, meeting new people where possible")),
-        (f"{v} {w('tournament_join')} t3", t.gettext("enter tournament t3")),
-        (f"{v} {w('tournament_leave')} t3",
+        (f"{v} {w('tournament_join')} e3", t.gettext("enter tournament e3")),
+        (f"{v} {w('tournament_leave')} e3",
          t.gettext("leave it: you are not seated again; your points stay and you may come back")),
-        (f"{v} {w('tournament_standings')} t3", t.gettext("its standings, your line marked with >")),
-        (f"{v} {w('tournament_watch')} t3 [12]", t.gettext("watch its top table (or its room 12)")),
-        (f"{v} {w('tournament_stop')} t3", t.gettext("stop it (its organiser or the staff): the tables under "
+        (f"{v} {w('tournament_standings')} e3", t.gettext("its standings, your line marked with >")),
+        (f"{v} {w('tournament_watch')} e3 [12]", t.gettext("watch its top table (or its room 12)")),
+        (f"{v} {w('tournament_stop')} e3", t.gettext("stop it (its organiser or the staff): the tables under "
                                                      "way finish and count")),
     ]
     on_off = f"{switch_word(lang, True)}|{switch_word(lang, False)}"

@@ -9,7 +9,7 @@ the JSON commands of ``docs/protocol.md`` (``tournament_create``, ``tournaments`
     tournament create arena president classic 4 in 10m 1h bots streak
     tournoi créer suisse président tdc 5 à 20h30 rondes=4 min=4 points=jetons
     torneo crear arena especulación 5 en 5m 45m ante=2 sin bots
-    tournois    tournoi rejoindre t3    torneo clasificación t3    tournament watch t3 12
+    tournois    tournoi rejoindre e3    torneo clasificación e3    tournament watch e3 12
 
 A start is a delay (``in 10m``, ``dans 1h``, ``en 90s``, ``start=10m``), a time of day in UTC
 (``20:30``, ``à 20h30``, ``a las 20:30``: the next one to come) or ``now``; a length is a duration
@@ -187,7 +187,7 @@ def parse_tournament(rest: Sequence[str], lang: str, now: float | None = None) -
         return Command("tournaments", {})
     action = ACTIONS.get(fold(rest[0]))
     if action is None:
-        if len(rest) == 1 and any(ch.isdigit() for ch in rest[0]):  # "tournoi t3": its standings
+        if len(rest) == 1 and any(ch.isdigit() for ch in rest[0]):  # "tournoi e3": its standings
             return Command("tournament_standings", {"tournament": _tid(rest[0])})
         return ParseError("unknown_command", actions_usage(lang))
     if action == "tournaments":
@@ -198,7 +198,7 @@ def parse_tournament(rest: Sequence[str], lang: str, now: float | None = None) -
         t = translation(lang)
         return ParseError("bad_argument", t.gettext("Which tournament? Type {list} to see them, then for example "
                                                     "{example}.").format(
-            list=verb(lang, "tournaments"), example=f"{verb(lang, 'tournament')} {shown(lang, action)} t1"))
+            list=verb(lang, "tournaments"), example=f"{verb(lang, 'tournament')} {shown(lang, action)} e1"))
     args: dict[str, JSONValue] = {"tournament": _tid(rest[1])}
     if action == "tournament_watch" and len(rest) > 2:
         args["table"] = _room_arg(rest[2])
@@ -211,7 +211,7 @@ def parse_tournament(rest: Sequence[str], lang: str, now: float | None = None) -
 
 
 def _tid(token: str) -> str:
-    """A tournament's id as typed (``t3``, ``#t3``: ``t3``)."""
+    """A tournament's id as typed (``e3``, ``#e3``: ``e3``; the server also reads ``3``)."""
     return token.strip().lstrip("#").rstrip(".,;")
 
 

@@ -9,7 +9,7 @@ Moments are said from now (``starts in 5 min (20:30 UTC)``), as the news say the
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from server.messages.kit import T, text_of, to_int
 from server.messages.labels import punct, table_name
@@ -85,10 +85,14 @@ def _facts(t: T, s: Result, now: float) -> list[str]:
         entrants += ", " + t.ngettext("{n} playing", "{n} playing", playing).format(n=playing)
         entrants += " " + t.ngettext("at {n} table", "at {n} tables", tables).format(n=tables)
     facts.append(entrants)
-    if s.get("scoring") == "chips":
+    scoring = s.get("scoring")  # "place"/"chips", or {"mode": …, "streak": …}
+    mode = scoring.get("mode") if isinstance(scoring, Mapping) else scoring
+    if mode == "chips":
         facts.append(t.gettext("points by chips won"))
-    elif s.get("scoring") == "place":
+    elif mode == "place":
         facts.append(t.gettext("points by place"))
+    if isinstance(scoring, Mapping) and scoring.get("streak"):
+        facts.append(t.gettext("streak bonus"))
     if s.get("organiser"):
         facts.append(t.gettext("organised by {name}").format(name=s["organiser"]))
     return [f for f in facts if f]

@@ -38,16 +38,16 @@ def test_moments_are_said_from_now() -> None:
     assert ends_text(translation("en"), NOW - 1, NOW) == "time is up: the last tables finish"
 
 
-OPENED = {"event": "tournament_opened", "tournament": "t3", "kind": "arena", "game": "president", "rules": "tdc",
+OPENED = {"event": "tournament_opened", "tournament": "e3", "kind": "arena", "game": "president", "rules": "tdc",
           "seats": 4, "organiser": "ana", "starts_at": 0.0}
 
 
 @pytest.mark.parametrize(("lang", "words"), [
-    ("fr", ["Nouveau tournoi t3\u00a0: arène, Président trou du cul, 4 places, commence dans 10 min",
-            "organisé par ana. Pour y entrer\u00a0: tournoi rejoindre t3"]),
-    ("es", ["Nuevo torneo t3: arena, Presidente trou du cul, 4 plazas, empieza dentro de 10 min",
-            "Para inscribirte: torneo unirse t3"]),
-    ("en", ["New tournament t3: arena, Président trou du cul, 4 seats, starts in 10 min", "tournament join t3"]),
+    ("fr", ["Nouveau tournoi e3\u00a0: arène, Président trou du cul, 4 places, commence dans 10 min",
+            "organisé par ana. Pour y entrer\u00a0: tournoi rejoindre e3"]),
+    ("es", ["Nuevo torneo e3: arena, Presidente trou du cul, 4 plazas, empieza dentro de 10 min",
+            "Para inscribirte: torneo unirse e3"]),
+    ("en", ["New tournament e3: arena, Président trou du cul, 4 seats, starts in 10 min", "tournament join e3"]),
 ])
 def test_an_event_opened_says_what_when_and_how_to_enter(lang: str, words: list[str]) -> None:
     text = said(lang, {**OPENED, "starts_at": time.time() + 600})
@@ -55,36 +55,36 @@ def test_an_event_opened_says_what_when_and_how_to_enter(lang: str, words: list[
 
 
 @pytest.mark.parametrize(("event", "fr", "es"), [
-    ({"event": "tournament_started", "tournament": "t3", "kind": "swiss", "entrants": 9},
-     "Le tournoi t3 (suisse) commence avec 9 inscrits.", "El torneo t3 (suizo) empieza con 9 inscritos."),
-    ({"event": "tournament_round", "tournament": "t3", "round": 2, "rounds": 4, "tables": 2, "byes": ["bob"]},
-     "Tournoi t3\u00a0: la ronde 2 sur 4 commence à 2 tables. Exempt\u00a0: bob.",
-     "Torneo t3: la ronda 2 de 4 empieza en 2 mesas. Descansa: bob."),
-    ({"event": "tournament_round", "tournament": "t3", "round": 1, "rounds": 4, "tables": 1, "byes": []},
-     "Tournoi t3\u00a0: la ronde 1 sur 4 commence à 1 table.", "Torneo t3: la ronda 1 de 4 empieza en 1 mesa."),
-    ({"event": "tournament_seated", "tournament": "t3", "room": 12, "seat": 2, "round": 2},
-     "Tournoi t3, ronde 2\u00a0: vous jouez à la table 12, place 2.", "Torneo t3, ronda 2: juegas en la mesa 12, asiento 2."),
-    ({"event": "tournament_seated", "tournament": "t3", "room": 12, "seat": 2, "round": 0},
-     "Tournoi t3\u00a0: vous jouez à la table 12, place 2.", "Torneo t3: juegas en la mesa 12, asiento 2."),
-    ({"event": "tournament_bye", "tournament": "t3", "round": 3, "points": 50, "late": False},
-     "Tournoi t3, ronde 3\u00a0: pas de table pour vous cette ronde\u00a0; l’exemption rapporte 50 pts.",
-     "Torneo t3, ronda 3: no hay mesa para ti en esta ronda; el descanso cuenta 50 ptos."),
-    ({"event": "tournament_bye", "tournament": "t3", "round": 1, "points": 0, "late": True},
-     "Tournoi t3\u00a0: vous êtes entré après le début de la ronde 1\u00a0; elle vous rapporte 0 pt.",
-     "Torneo t3: te inscribiste después de empezar la ronda 1; te cuenta 0 ptos."),
-    ({"event": "tournament_scored", "tournament": "t3", "room": 12, "round": 2, "results": [
+    ({"event": "tournament_started", "tournament": "e3", "kind": "swiss", "entrants": 9},
+     "Le tournoi e3 (suisse) commence avec 9 inscrits.", "El torneo e3 (suizo) empieza con 9 inscritos."),
+    ({"event": "tournament_round", "tournament": "e3", "round": 2, "rounds": 4, "tables": 2, "byes": ["bob"]},
+     "Tournoi e3\u00a0: la ronde 2 sur 4 commence à 2 tables. Exempt\u00a0: bob.",
+     "Torneo e3: la ronda 2 de 4 empieza en 2 mesas. Descansa: bob."),
+    ({"event": "tournament_round", "tournament": "e3", "round": 1, "rounds": 4, "tables": 1, "byes": []},
+     "Tournoi e3\u00a0: la ronde 1 sur 4 commence à 1 table.", "Torneo e3: la ronda 1 de 4 empieza en 1 mesa."),
+    ({"event": "tournament_seated", "tournament": "e3", "room": 12, "seat": 2, "round": 2},
+     "Tournoi e3, ronde 2\u00a0: vous jouez à la table 12, place 2.", "Torneo e3, ronda 2: juegas en la mesa 12, asiento 2."),
+    ({"event": "tournament_seated", "tournament": "e3", "room": 12, "seat": 2, "round": 0},
+     "Tournoi e3\u00a0: vous jouez à la table 12, place 2.", "Torneo e3: juegas en la mesa 12, asiento 2."),
+    ({"event": "tournament_bye", "tournament": "e3", "round": 3, "points": 50, "late": False},
+     "Tournoi e3, ronde 3\u00a0: pas de table pour vous cette ronde\u00a0; l’exemption rapporte 50 pts.",
+     "Torneo e3, ronda 3: no hay mesa para ti en esta ronda; el descanso cuenta 50 ptos."),
+    ({"event": "tournament_bye", "tournament": "e3", "round": 1, "points": 0, "late": True},
+     "Tournoi e3\u00a0: vous êtes entré après le début de la ronde 1\u00a0; elle vous rapporte 0 pt.",
+     "Torneo e3: te inscribiste después de empezar la ronda 1; te cuenta 0 ptos."),
+    ({"event": "tournament_scored", "tournament": "e3", "room": 12, "round": 2, "results": [
         {"name": "bob", "place": 3, "points": 0}, {"name": "ana", "place": 1, "points": 100},
         {"name": None, "place": 2, "points": 0}]},
-     "Tournoi t3, table 12\u00a0: 1. ana 100 pts, 2. un bot, 3. bob 0 pt.",
-     "Torneo t3, mesa 12: 1. ana 100 ptos, 2. un bot, 3. bob 0 ptos."),
-    ({"event": "tournament_ended", "tournament": "t3", "reason": "too_few", "top": []},
-     "Le tournoi t3 s’arrête\u00a0: il reste trop peu de joueurs pour remplir une table. "
-     "Classement\u00a0: tournoi classement t3",
-     "El torneo t3 termina: quedan muy pocos jugadores para llenar una mesa. Clasificación: torneo clasificación t3"),
-    ({"event": "tournament_ended", "tournament": "t3", "reason": "rounds", "top": [
+     "Tournoi e3, table 12\u00a0: 1. ana 100 pts, 2. un bot, 3. bob 0 pt.",
+     "Torneo e3, mesa 12: 1. ana 100 ptos, 2. un bot, 3. bob 0 ptos."),
+    ({"event": "tournament_ended", "tournament": "e3", "reason": "too_few", "top": []},
+     "Le tournoi e3 s’arrête\u00a0: il reste trop peu de joueurs pour remplir une table. "
+     "Classement\u00a0: tournoi classement e3",
+     "El torneo e3 termina: quedan muy pocos jugadores para llenar una mesa. Clasificación: torneo clasificación e3"),
+    ({"event": "tournament_ended", "tournament": "e3", "reason": "rounds", "top": [
         {"rank": 1, "name": "ana", "points": 300}, {"rank": 2, "name": "bob", "points": 250}]},
-     "Le tournoi t3 est fini\u00a0: toutes les rondes sont jouées. En tête\u00a0: 1. ana (300 pts), 2. bob (250 pts).",
-     "El torneo t3 ha terminado: se han jugado todas las rondas. En cabeza: 1. ana (300 ptos), 2. bob (250 ptos)."),
+     "Le tournoi e3 est fini\u00a0: toutes les rondes sont jouées. En tête\u00a0: 1. ana (300 pts), 2. bob (250 pts).",
+     "El torneo e3 ha terminado: se han jugado todas las rondas. En cabeza: 1. ana (300 ptos), 2. bob (250 ptos)."),
 ])
 def test_the_news_of_an_event(event: dict[str, Any], fr: str, es: str) -> None:
     assert fr in said("fr", event)
@@ -105,8 +105,8 @@ def test_a_tournaments_news_read_the_same_for_everyone() -> None:
 
 
 @pytest.mark.parametrize(("code", "params", "fr", "es"), [
-    ("no_such_tournament", {"tournament": "t9"}, "Il n’y a pas de tournoi t9. Tapez tournois pour les voir.",
-     "No hay ningún torneo t9. Escribe torneos para verlos."),
+    ("no_such_tournament", {"tournament": "e9"}, "Il n’y a pas de tournoi e9. Tapez tournois pour les voir.",
+     "No hay ningún torneo e9. Escribe torneos para verlos."),
     ("not_allowed", {"reason": "staff_only"}, "Sur ce serveur, seule l’équipe ouvre des tournois.",
      "En este servidor, solo el equipo abre torneos."),
     ("not_allowed", {"reason": "guest"}, "Les tournois sont réservés aux comptes",
@@ -117,13 +117,13 @@ def test_a_tournaments_news_read_the_same_for_everyone() -> None:
      "Ce tournoi ne peut pas avoir ce réglage\u00a0: plus petite table (9). La plus petite table a au moins 3 places",
      "Este torneo no admite ese valor: mesa más pequeña (9)."),
     ("bad_option", {"name": "event_rounds"}, "nombre de rondes.", "número de rondas."),
-    ("tournament_not_open", {"tournament": "t3"}, "Le tournoi t3 n’accepte plus d’inscriptions.",
-     "El torneo t3 ya no admite inscripciones."),
-    ("tournament_already_entered", {"tournament": "t3"}, "Vous êtes déjà inscrit au tournoi t3.",
-     "Ya estás inscrito en el torneo t3."),
-    ("tournament_not_entered", {"tournament": "t3"}, "Vous n’êtes pas inscrit au tournoi t3.",
-     "No estás inscrito en el torneo t3."),
-    ("tournament_full", {"tournament": "t3"}, "Le tournoi t3 est complet.", "El torneo t3 está completo."),
+    ("tournament_not_open", {"tournament": "e3"}, "Le tournoi e3 n’accepte plus d’inscriptions.",
+     "El torneo e3 ya no admite inscripciones."),
+    ("tournament_already_entered", {"tournament": "e3"}, "Vous êtes déjà inscrit au tournoi e3.",
+     "Ya estás inscrito en el torneo e3."),
+    ("tournament_not_entered", {"tournament": "e3"}, "Vous n’êtes pas inscrit au tournoi e3.",
+     "No estás inscrito en el torneo e3."),
+    ("tournament_full", {"tournament": "e3"}, "Le tournoi e3 est complet.", "El torneo e3 está completo."),
 ])
 def test_refusals(code: str, params: dict[str, Any], fr: str, es: str) -> None:
     assert fr in error_message("fr", code, **params)

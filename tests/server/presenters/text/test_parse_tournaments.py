@@ -93,24 +93,24 @@ def test_the_other_options() -> None:
     ("fr", "tournois", Command("tournaments", {})),
     ("es", "torneos", Command("tournaments", {})),
     ("fr", "tournoi", Command("tournaments", {})),
-    ("en", "tournament join t3", Command("tournament_join", {"tournament": "t3"})),
-    ("fr", "tournoi rejoindre #t3", Command("tournament_join", {"tournament": "t3"})),
-    ("es", "torneo unirse t3", Command("tournament_join", {"tournament": "t3"})),
-    ("en", "tournament leave t3", Command("tournament_leave", {"tournament": "t3"})),
-    ("fr", "tournoi quitter t3", Command("tournament_leave", {"tournament": "t3"})),
-    ("es", "torneo salir t3", Command("tournament_leave", {"tournament": "t3"})),
-    ("en", "tournament standings t3", Command("tournament_standings", {"tournament": "t3"})),
-    ("fr", "tournoi classement t3", Command("tournament_standings", {"tournament": "t3"})),
-    ("es", "torneo clasificación t3", Command("tournament_standings", {"tournament": "t3"})),
-    ("es", "torneo clasificacion t3", Command("tournament_standings", {"tournament": "t3"})),
-    ("fr", "tournoi t3", Command("tournament_standings", {"tournament": "t3"})),
-    ("en", "tournament watch t3", Command("tournament_watch", {"tournament": "t3"})),
-    ("fr", "tournoi regarder t3 12", Command("tournament_watch", {"tournament": "t3", "table": 12})),
-    ("es", "torneo mirar t3", Command("tournament_watch", {"tournament": "t3"})),
-    ("en", "tournament stop t3", Command("tournament_stop", {"tournament": "t3"})),
-    ("fr", "tournoi arrêter t3", Command("tournament_stop", {"tournament": "t3"})),
-    ("fr", "Tournoi Arreter t3", Command("tournament_stop", {"tournament": "t3"})),
-    ("es", "torneo parar t3", Command("tournament_stop", {"tournament": "t3"})),
+    ("en", "tournament join e3", Command("tournament_join", {"tournament": "e3"})),
+    ("fr", "tournoi rejoindre #e3", Command("tournament_join", {"tournament": "e3"})),
+    ("es", "torneo unirse e3", Command("tournament_join", {"tournament": "e3"})),
+    ("en", "tournament leave e3", Command("tournament_leave", {"tournament": "e3"})),
+    ("fr", "tournoi quitter e3", Command("tournament_leave", {"tournament": "e3"})),
+    ("es", "torneo salir e3", Command("tournament_leave", {"tournament": "e3"})),
+    ("en", "tournament standings e3", Command("tournament_standings", {"tournament": "e3"})),
+    ("fr", "tournoi classement e3", Command("tournament_standings", {"tournament": "e3"})),
+    ("es", "torneo clasificación e3", Command("tournament_standings", {"tournament": "e3"})),
+    ("es", "torneo clasificacion e3", Command("tournament_standings", {"tournament": "e3"})),
+    ("fr", "tournoi e3", Command("tournament_standings", {"tournament": "e3"})),
+    ("en", "tournament watch e3", Command("tournament_watch", {"tournament": "e3"})),
+    ("fr", "tournoi regarder e3 12", Command("tournament_watch", {"tournament": "e3", "table": 12})),
+    ("es", "torneo mirar e3", Command("tournament_watch", {"tournament": "e3"})),
+    ("en", "tournament stop e3", Command("tournament_stop", {"tournament": "e3"})),
+    ("fr", "tournoi arrêter e3", Command("tournament_stop", {"tournament": "e3"})),
+    ("fr", "Tournoi Arreter e3", Command("tournament_stop", {"tournament": "e3"})),
+    ("es", "torneo parar e3", Command("tournament_stop", {"tournament": "e3"})),
 ])
 def test_the_commands_of_an_event(lang: str, line: str, want: Command) -> None:
     assert parse_line(line, lang, LOBBY) == want
@@ -142,8 +142,8 @@ def test_tournament_words_do_not_take_other_commands_words() -> None:
     ("fr", "tournoi rejoindre", "Quel tournoi\u00a0? Tapez tournois"),
     ("es", "torneo unirse", "¿Qué torneo? Escribe torneos"),
     ("fr", "tournoi danser", "tournoi rejoindre ID"),
-    ("es", "torneo bailar t3", "torneo unirse ID"),
-    ("fr", "tournoi rejoindre t3 t4", "«\u00a0t4\u00a0»"),
+    ("es", "torneo bailar e3", "torneo unirse ID"),
+    ("fr", "tournoi rejoindre e3 e4", "«\u00a0e4\u00a0»"),
 ])
 def test_bad_input_is_refused_in_the_sessions_language(lang: str, line: str, said: str) -> None:
     got = err(line, lang)
@@ -151,5 +151,5 @@ def test_bad_input_is_refused_in_the_sessions_language(lang: str, line: str, sai
 
 
 def test_tournois_with_words_after_it_says_how_to_use_it() -> None:
-    got = parse_line("tournois t3", "fr", LOBBY)
+    got = parse_line("tournois e3", "fr", LOBBY)
     assert isinstance(got, ParseError) and "tournoi rejoindre ID" in got.message

@@ -15,14 +15,14 @@ from server.presenters.text.tournaments import render_list, render_standings, re
 NOW = dt.datetime(2026, 12, 6, 20, 25, tzinfo=dt.UTC).timestamp()
 
 ARENA: dict[str, Any] = {
-    "id": "t3", "kind": "arena", "game": "president", "rules": "classic", "seats": 4, "phase": "waiting",
+    "id": "e3", "kind": "arena", "game": "president", "rules": "classic", "seats": 4, "phase": "waiting",
     "entrants": 5, "playing": 0, "tables": 0, "starts_at": NOW + 300, "ends_at": NOW + 3900, "organiser": "ana",
     "scoring": "place", "joined": True}
 SWISS: dict[str, Any] = {
-    "id": "t4", "kind": "swiss", "game": "speculation", "rules": "speculation", "seats": 5, "phase": "running",
+    "id": "e4", "kind": "swiss", "game": "speculation", "rules": "speculation", "seats": 5, "phase": "running",
     "entrants": 12, "playing": 10, "tables": 2, "starts_at": NOW - 600, "round": 2, "rounds": 5,
     "organiser": "admin", "scoring": "chips", "joined": False}
-RUNNING_ARENA = {**ARENA, "id": "t5", "phase": "running", "starts_at": NOW - 600, "ends_at": NOW + 2400,
+RUNNING_ARENA = {**ARENA, "id": "e5", "phase": "running", "starts_at": NOW - 600, "ends_at": NOW + 2400,
                  "playing": 8, "tables": 2, "joined": False}
 
 
@@ -33,7 +33,7 @@ def _line(rank: int, name: str, points: int, **more: Any) -> dict[str, Any]:
             "status": more.pop("status", "active")}
 
 
-STANDINGS: dict[str, Any] = {"tournament": "t4", "kind": "swiss", "final": False, "you": "zoé", "lines": [
+STANDINGS: dict[str, Any] = {"tournament": "e4", "kind": "swiss", "final": False, "you": "zoé", "lines": [
     _line(1, "ana", 250, opponents=400, wins=2, fire=True),
     _line(2, "zoé", 150, opponents=380, byes=1, provisional=True),
     _line(2, "bob", 150, opponents=380),
@@ -59,7 +59,7 @@ def test_the_list_and_the_standings_fit_the_terminal(lang: str, width: int) -> N
 
 def test_the_readers_line_is_marked_and_columns_give_way_when_narrow() -> None:
     wide = render_standings(STANDINGS, "fr", style(80)).splitlines()
-    assert wide[0] == "Classement du tournoi t4\u00a0:"
+    assert wide[0] == "Classement du tournoi e4\u00a0:"
     assert wide[1].split() == ["nom", "pts", "adv.", "parties", "victoires", "exempts"]
     assert [line[0] for line in wide[2:6]] == [" ", ">", " ", " "]
     assert wide[3].split()[:3] == [">", "2.", "zoé"] and "en jeu" in wide[3]
@@ -77,8 +77,8 @@ def test_an_arenas_standings_have_no_opponents_points_nor_byes_column() -> None:
 
 def test_final_and_empty_standings() -> None:
     assert render_standings({**STANDINGS, "final": True}, "es", style(80)).startswith(
-        "Clasificación final del torneo t4:")
-    assert "Personne ne s’est encore inscrit." in render_standings({"tournament": "t9", "lines": []}, "fr", style(80))
+        "Clasificación final del torneo e4:")
+    assert "Personne ne s’est encore inscrit." in render_standings({"tournament": "e9", "lines": []}, "fr", style(80))
 
 
 def test_a_screen_reader_hears_one_sentence_per_entrant() -> None:
@@ -89,9 +89,9 @@ def test_a_screen_reader_hears_one_sentence_per_entrant() -> None:
 
 def test_the_list_says_when_from_now() -> None:
     fr = flat(render_list([ARENA, SWISS, RUNNING_ARENA], "fr", style(200), NOW))
-    assert "t3 arène, Président classique, 4 places (vous y êtes inscrit)" in fr
+    assert "e3 arène, Président classique, 4 places (vous y êtes inscrit)" in fr
     assert "commence dans 5 min (20:30 UTC)" in fr and "finit à 21:30 UTC (dans 1 h 5 min)" in fr
-    assert "t4 suisse, Spéculation, 5 places" in fr and "ronde 2 sur 5" in fr
+    assert "e4 suisse, Spéculation, 5 places" in fr and "ronde 2 sur 5" in fr
     assert "12 inscrits, 10 en jeu à 2 tables" in fr and "points aux jetons gagnés" in fr
     assert "finit à 21:05 UTC (dans 40 min)" in fr
     assert "Pour entrer\u00a0: tournoi rejoindre ID\u00a0; le classement\u00a0: tournoi classement ID." in fr
@@ -106,10 +106,10 @@ def test_a_start_on_another_day_says_the_date() -> None:
 
 
 @pytest.mark.parametrize(("cmd", "reply", "said"), [
-    ("tournament_create", {"tournament": "t3"}, "Le tournoi t3 est ouvert. On s’y inscrit avec tournoi rejoindre t3"),
-    ("tournament_join", {"tournament": "t3"}, "Vous êtes inscrit au tournoi t3."),
-    ("tournament_leave", {"tournament": "t3"}, "Pour revenir\u00a0: tournoi rejoindre t3."),
-    ("tournament_stop", {"tournament": "t3"}, "Le tournoi t3 s’arrête"),
+    ("tournament_create", {"tournament": "e3"}, "Le tournoi e3 est ouvert. On s’y inscrit avec tournoi rejoindre e3"),
+    ("tournament_join", {"tournament": "e3"}, "Vous êtes inscrit au tournoi e3."),
+    ("tournament_leave", {"tournament": "e3"}, "Pour revenir\u00a0: tournoi rejoindre e3."),
+    ("tournament_stop", {"tournament": "e3"}, "Le tournoi e3 s’arrête"),
     ("tournament_watch", {"room": 12}, "Vous regardez la table 12."),
 ])
 def test_the_other_replies(cmd: str, reply: dict[str, Any], said: str) -> None:
@@ -117,6 +117,14 @@ def test_the_other_replies(cmd: str, reply: dict[str, Any], said: str) -> None:
 
 
 def test_spanish_speaks_to_the_reader_with_tu() -> None:
-    text = render_tournaments("tournament_leave", {"tournament": "t3"}, "es", style(200), NOW)
-    assert "Has salido del torneo t3" in text
-    assert "Estás inscrito" in render_tournaments("tournament_join", {"tournament": "t3"}, "es", style(200), NOW)
+    text = render_tournaments("tournament_leave", {"tournament": "e3"}, "es", style(200), NOW)
+    assert "Has salido del torneo e3" in text
+    assert "Estás inscrito" in render_tournaments("tournament_join", {"tournament": "e3"}, "es", style(200), NOW)
+
+
+def test_scoring_as_the_server_sends_it() -> None:
+    """The hall sends the event's Scoring as {"mode", "streak"}; a plain "place"/"chips" reads the same."""
+    fr = flat(render_list([{**ARENA, "scoring": {"mode": "chips", "streak": True}}], "fr", style(200), NOW))
+    assert "points aux jetons gagnés\u00a0; bonus de série" in fr
+    assert "bonus de série" not in flat(render_list([{**ARENA, "scoring": {"mode": "place", "streak": False}}],
+                                                    "fr", style(200), NOW))
