@@ -153,3 +153,17 @@ def test_bad_input_is_refused_in_the_sessions_language(lang: str, line: str, sai
 def test_tournois_with_words_after_it_says_how_to_use_it() -> None:
     got = parse_line("tournois e3", "fr", LOBBY)
     assert isinstance(got, ParseError) and "tournoi rejoindre ID" in got.message
+
+
+def test_the_examples_of_docs_playing_are_read_as_documented() -> None:
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[4] / "docs" / "playing.md").read_text(encoding="utf-8")
+    section = docs.split("## Tournaments", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith(("tournoi créer", "torneo crear",
+                                                                       "tournament create"))]
+    assert len(lines) == 5
+    for line in lines:
+        lang = {"tournoi": "fr", "torneo": "es"}.get(line.split()[0], "en")
+        got = parse_line(line, lang, LOBBY)
+        assert isinstance(got, Command) and got.cmd == "tournament_create", (line, got)
