@@ -204,6 +204,7 @@ def _option_name(t: gettext.NullTranslations, name: str) -> str:
         "streak": t.pgettext("tournament option", "streak bonus"),
         "bots": t.pgettext("tournament option", "bots"),
         "rated": t.pgettext("tournament option", "rating"),
+        "round_pause": t.pgettext("tournament option", "pause between rounds"),
     }
     return names.get(name, name)
 

@@ -166,6 +166,7 @@ def tournament_help(lang: str, style: TermStyle = PLAIN) -> str:
         (f"{w('min')}=3", t.gettext("Swiss: the smallest table, when players do not fill tables of one size")),
         (f"{w('late')}={w('half')}|{w('zero')}", t.gettext("Swiss: what a late entrant scores for each "
                                                              "round missed")),
+        (f"{w('pause')}=30s", t.gettext("Swiss: the pause between rounds")),
         (f"{w('max')}=40", t.gettext("the most entrants")),
         (f"{_word(lang, 'stake')}=2 ante=1 {_word(lang, 'time')}=30", t.gettext("the table options, as for a table")),
         (f"{w('bots')}={on_off}", t.gettext("switches are on when named alone")),

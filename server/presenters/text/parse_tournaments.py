@@ -335,7 +335,7 @@ def _value(key: str, value: str, raw: str | None, lang: str, now: float) -> JSON
             return at
         delay = duration_seconds(value)
         return delay if delay is not None else _bad_time(lang, shown_raw)
-    if key == "length":
+    if key in ("length", "round_pause"):
         got = duration_seconds(value)
         return got if got is not None else _bad_duration(lang, shown_raw)
     if key == "turn_seconds":

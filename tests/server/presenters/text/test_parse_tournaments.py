@@ -86,6 +86,8 @@ def test_the_other_options() -> None:
         "kind": "arena", "streak": False, "rated": False, "late": "half", "length": 3600.0, "game": "president",
         "seats": 4}
     assert cmd("tournoi créer arène sans bots mise=2 temps=45s 1h", "fr").args["turn_seconds"] == 45
+    assert cmd("torneo crear suizo pausa=10s", "es").args["round_pause"] == 10.0
+    assert cmd("tournoi créer suisse pause 1m", "fr").args["round_pause"] == 60.0
 
 
 @pytest.mark.parametrize(("lang", "line", "want"), [
