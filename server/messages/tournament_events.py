@@ -153,6 +153,8 @@ def _ev_scored(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, 
         else:
             parts.append(t.gettext("{place}. {name} {points}").format(place=r.get("place", "?"), name=who,
                                                                         points=points_text(t, r.get("points"))))
+    if e.get("room") is None:  # the room already gone
+        return t.gettext("Tournament {id}, a table's result: {results}.").format(id=_tid(e), results=", ".join(parts))
     return t.gettext("Tournament {id}, room {room}: {results}.").format(id=_tid(e), room=e.get("room", "?"),
                                                                         results=", ".join(parts))
 

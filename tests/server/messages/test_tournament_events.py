@@ -92,6 +92,13 @@ def test_the_news_of_an_event(event: dict[str, Any], fr: str, es: str) -> None:
     assert said("en", event) != "Event: {}.".format(event["event"])
 
 
+def test_a_tables_result_without_its_room() -> None:
+    event = {"event": "tournament_scored", "tournament": "e3", "room": None, "round": 1,
+             "results": [{"name": "ana", "place": 1, "points": 100}]}
+    assert said("fr", event) == "Tournoi e3, résultat d’une table\u00a0: 1. ana 100 pts."
+    assert "None" not in said("es", event) and "None" not in said("en", event)
+
+
 @pytest.mark.parametrize("reason", ["time", "rounds", "stopped", "too_few"])
 def test_every_ending_has_its_sentence(reason: str) -> None:
     texts = {lang: said(lang, {"event": "tournament_ended", "tournament": "t1", "reason": reason, "top": []})
