@@ -58,6 +58,14 @@ def render_tournaments(cmd: str, reply: Result, lang: str, style: TermStyle, now
     return finish(wrap_text(text, width), style)
 
 
+def after_a_table(lang: str, tid: str) -> str:
+    """What a person reads when their tournament table's match ends (no rematch there)."""
+    t = translation(lang)
+    return str(t.gettext("This game counts for tournament {id}: you will be told where you play next. "
+                         "The standings: {standings}.").format(id=tid,
+                                                              standings=command(lang, "tournament_standings", tid)))
+
+
 # --------------------------------------------------------------------------- the list
 
 

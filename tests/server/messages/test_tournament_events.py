@@ -124,6 +124,8 @@ def test_a_tournaments_news_read_the_same_for_everyone() -> None:
      "Ce tournoi ne peut pas avoir ce réglage\u00a0: plus petite table (9). La plus petite table a au moins 3 places",
      "Este torneo no admite ese valor: mesa más pequeña (9)."),
     ("bad_option", {"name": "event_rounds"}, "nombre de rondes.", "número de rondas."),
+    ("not_allowed", {"reason": "tournament"}, "Pas à une table de tournoi",
+     "No en una mesa de torneo"),
     ("tournament_not_open", {"tournament": "e3"}, "Le tournoi e3 n’accepte plus d’inscriptions.",
      "El torneo e3 ya no admite inscripciones."),
     ("tournament_already_entered", {"tournament": "e3"}, "Vous êtes déjà inscrit au tournoi e3.",
