@@ -143,6 +143,8 @@ def _words(t: NullTranslations) -> dict[str, Label]:
         "tour_points": t.pgettext("web", "Points"),
         # TRANSLATORS: a Swiss event's first tie-break: the sum of the points of everyone one played.
         "tour_opponents": t.pgettext("web", "Opponents' points"),
+        # TRANSLATORS: the column of the opponents' points, short (its full name shows on hover).
+        "tour_opp": t.pgettext("web", "Opp."),
         "tour_games": t.pgettext("web", "Games"),
         "tour_wins": t.pgettext("web", "Wins"),
         "tour_notes": t.pgettext("web", "Notes"),

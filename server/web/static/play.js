@@ -255,8 +255,9 @@
     const box = $("tournament-standings");
     if (reply.type !== "ok") { standingsOf = null; box.hidden = true; return; }
     standingsOf = tid;
-    const head = el("tr", {}, ...["tour_rank", "name", "tour_points", ...(reply.kind === "swiss" ? ["tour_opponents"] : []),
-      "tour_games", "tour_wins", "tour_notes"].map((k) => el("th", { scope: "col", text: L(k) })));
+    const head = el("tr", {}, ...["tour_rank", "name", "tour_points", ...(reply.kind === "swiss" ? ["tour_opp"] : []),
+      "tour_games", "tour_wins", "tour_notes"].map((k) => el("th", { scope: "col", text: L(k),
+        title: k === "tour_opp" ? L("tour_opponents") : null })));
     const body = el("tbody");
     for (const line of (reply.lines || [])) {
       const mine = me && line.name === me.name;

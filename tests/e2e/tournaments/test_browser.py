@@ -62,7 +62,10 @@ async def test_the_lobby_lists_an_event_people_enter_it_and_read_its_standings(t
                 await bruno.click(f"{row} [data-action='tournament_standings']")
                 await bruno.wait_for_selector("#tournament-standings:not([hidden]) tr.mine")
                 table = await bruno.inner_text("#tournament-standings")
-                assert f"Clasificación del torneo {tid}" in table and "Puntos de los rivales" in table
+                assert f"Clasificación del torneo {tid}" in table and "Riv." in table
+                assert await bruno.get_attribute("#tournament-standings th[title]", "title") == "Puntos de los rivales"
+                box = await bruno.eval_on_selector("#tournament-standings", "e => e.getBoundingClientRect().right")
+                assert box <= bk.PHONE["width"]  # the table scrolls inside the phone's width
                 assert "Bruno" in await bruno.inner_text("#tournament-standings tr.mine")
                 await bruno.screenshot(path=str(bk.screens_dir() / "phone-tournament-standings.png"), full_page=True)
                 assert_no_english(await bruno.inner_text("#lobby"), "es")
