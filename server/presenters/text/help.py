@@ -113,12 +113,15 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
     return finish(lines, style)
 
 
-def entry_lines(entries: list[tuple[str, str]], style: TermStyle) -> list[str]:
+def entry_lines(entries: list[tuple[str, str]], style: TermStyle, *, snug: bool = False) -> list[str]:
     """Help entries, a typed example and what it does, in two columns when the terminal is wide
-    enough, else the example on its own line."""
+    enough, else the example on its own line; ``snug``: the first column as wide as the widest
+    example that fits in it (not as the widest example of all)."""
     width = style.width
     lines: list[str] = []
-    cmd_w = min(max(display_width(c) for c, _ in entries), max(12, width // 2 - 2))
+    cap = max(12, width // 2 - 2)
+    widths = [display_width(c) for c, _ in entries]
+    cmd_w = min(max(widths), cap) if not snug else max([w for w in widths if w <= cap] or [cap])
     for cmd, text in entries:
         if display_width(cmd) <= cmd_w and width >= 60:
             first = f"  {cmd}{' ' * (cmd_w - display_width(cmd))}  "
@@ -172,9 +175,9 @@ def tournament_help(lang: str, style: TermStyle = PLAIN) -> str:
         (f"{w('bots')}={on_off}", t.gettext("switches are on when named alone")),
     ]
     lines = [paint(t.gettext("Tournaments:"), BOLD, style)]
-    lines += entry_lines(entries, style)
+    lines += entry_lines(entries, style, snug=True)
     lines.append(paint(t.gettext("Options when opening one:"), BOLD, style))
-    lines += entry_lines(options, style)
+    lines += entry_lines(options, style, snug=True)
     lines += wrap_text(t.gettext("A start is a delay ({delay}) or a time of day in UTC ({time}); a length is "
                                  "written 45m, 1h or 1h30.").format(delay=f"{w('in')} 10m", time="20:30"),
                        style.width)
