@@ -616,9 +616,10 @@ class ClusterLobby(Lobby):
         rid = str(msg.get("rid", ""))
         if rid in self.rooms or rid in self.takeover.given_up:
             self.takeover.follow_owner(rid, sender)  # it was this node's
-        place = self.relay.places.get(rid)
-        if place is None:
+        found = self.relay.places.get(rid)
+        if found is None:
             return
+        place: RemotePlace = found
         place.owner = sender
         for player in list(self.players.values()):
             if player.room is place and player.connected:

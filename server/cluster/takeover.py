@@ -38,7 +38,7 @@ from server.people.players import Player
 from server.protocol import JSONValue
 from server.rooms.room import Room
 from server.storage import api
-from server.storage.api import Fence, StaleOwner, StorageError, Store
+from server.storage.api import Fence, StaleOwner, StorageError, Store, first_result
 
 if TYPE_CHECKING:
     from redis.asyncio.client import Pipeline
@@ -236,7 +236,7 @@ class Takeover:
         the table is read or written (the former owner's writes are refused from then on): the epoch
         it had, or None when it could not be raised (a higher one is there: the lease is given up)."""
         try:
-            before = (await self.lobby.store.apply([Fence(held.rid, held.epoch, take=True)]))[0]
+            before = first_result(await self.lobby.store.apply([Fence(held.rid, held.epoch, take=True)]), int)
         except StaleOwner as exc:
             log.warning("cluster: table %s: epoch %d is behind the database's (%d)", held.rid, held.epoch,
                         exc.current)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any
 
 from server.commands import COMMANDS, Context, command
 from server.config import PACED
 from server.games import adapter, parse_options
-from server.lobby.directory import masked
+from server.lobby.directory import Summary, masked
 from server.messages.translations import LANGS, pick_lang
 from server.operations.limits import clean_text
 from server.people.players import Player
@@ -113,8 +112,8 @@ async def rooms(ctx: Context, args: Args) -> Result:
     rules = _choice(args, "rules", ("classic", "tdc", "speculation"))
     status = _choice(args, "status", ROOM_STATUSES)
     only_free = arg_bool(args, "free", default=False)
-    free_first: list[dict[str, Any]] = []
-    others: list[dict[str, Any]] = []
+    free_first: list[Summary] = []
+    others: list[Summary] = []
     for summary, free in ctx.lobby.room_list():
         if (game and summary["game"] != game) or (rules and summary["rules"] != rules) or \
                 (status and summary["status"] != status):

@@ -29,7 +29,6 @@ import datetime as _dt
 import time
 import unicodedata
 from collections.abc import Mapping
-from typing import Any
 
 from server.commands import Context, command
 from server.commands import accounts as _accounts
@@ -42,7 +41,7 @@ from server.operations.limits import Opener, clean_text, shown_text_problem
 from server.people.players import Player
 from server.protocol import Args, CommandError, JSONValue, Result, arg_bool, arg_int, arg_str
 from server.storage.api import MailboxFull, NoSuchAccount, StorageError, TooManyFriends, is_match
-from server.storage.api_social import Rating
+from server.storage.api_social import Rating, TablePlayed
 from server.storage.names import name_key
 from server.storage.ratings import ordinal
 
@@ -191,7 +190,7 @@ def _where(player: Player | None, viewer: Player) -> tuple[str | None, int | Non
     return player.room.id, player.seat
 
 
-def _where_far(entry: Mapping[str, Any] | None) -> tuple[str | None, int | None]:
+def _where_far(entry: Mapping[str, JSONValue] | None) -> tuple[str | None, int | None]:
     """Where someone online at another node sits, as that node lists them (hidden tables hidden)."""
     if entry is None:
         return None, None
@@ -215,10 +214,10 @@ async def finger(ctx: Context, args: Args) -> Result:
         shown = online.name if online is not None else str(far["name"]) if far is not None else name
         return {"name": shown, "guest": True, "online": True, "room": room, "seat": seat}
     ratings = {(r.game, r.rules): r for r in await store.ratings.of(profile.name)}
-    tables = []
+    tables: list[Result] = []
     for t in await store.social.tables_played(profile.name):
         r = ratings.pop((t["game"], t["rules"]), None)
-        tables.append({**t, **_rating_fields(r)})
+        tables.append({**_played(t), **_rating_fields(r)})
     for (game, rules), r in sorted(ratings.items()):
         tables.append({"game": game, "rules": rules, "rounds": 0, "matches": 0, "titles": 0, "won": 0,
                        **_rating_fields(r)})
@@ -232,6 +231,11 @@ async def finger(ctx: Context, args: Args) -> Result:
             "registered": _iso(profile.registered), "last_seen": _iso(profile.last_seen), "bio": bio_text,
             "hidden": profile.hide_where, "tables": tables,
             "friend": any(name_key(f) == name_key(profile.name) for f in friends)}
+
+
+def _played(t: TablePlayed) -> Result:
+    return {"game": t["game"], "rules": t["rules"], "rounds": t["rounds"], "matches": t["matches"],
+            "titles": t["titles"], "won": t["won"]}
 
 
 def _rating_fields(r: Rating | None) -> Result:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import MutableMapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from server.people.players import Player, PlayerSession
+from server.protocol import JSONValue
 from server.rooms.room import Room, RoomHost
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class LobbyHost(RoomHost, Protocol):
         """One timer, for the next seek or challenge to lapse."""
         ...
 
-    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None, **why: Any) -> None:
+    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None, **why: JSONValue) -> None:
         """The seek's people hear what became of it (``why``: the refusal that ended it)."""
         ...
 

@@ -8,13 +8,12 @@ these answers (:class:`server.cluster.lobby.ClusterLobby`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from server.people.players import Player
-from server.protocol import JSONValue
+from server.protocol import JSONValue, items_in
 from server.rooms.room import Room
 
-Summary = dict[str, Any]
+Summary = dict[str, JSONValue]
 """A room's summary as ``rooms`` lists it (:meth:`server.rooms.room.Room.summary`: JSON values)."""
 
 
@@ -26,7 +25,7 @@ they may be shown)."""
 def masked(summary: Summary, hidden: set[str]) -> Summary:
     """A room's summary as it is shown: the players who hide where they sit (``hidden``) are
     listed as ``None`` (counted, not named)."""
-    players = summary.get("players")
+    players = items_in(summary.get("players"))
     if not hidden or not players or not any(name in hidden for name in players):
         return summary
     return {**summary, "players": [None if name in hidden else name for name in players]}

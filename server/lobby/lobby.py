@@ -20,8 +20,8 @@ import contextlib
 import datetime as _dt
 import logging
 import time
-from collections.abc import Collection, Coroutine, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Collection, Coroutine, Sequence
+from typing import TYPE_CHECKING, cast
 
 from server.lobby import restored, seektable
 from server.lobby.alarm import Alarm
@@ -35,7 +35,7 @@ from server.lobby.seeks import Seek, Seeks
 from server.operations.limits import Opener, RoomLimits, RoomSlots, address_key
 from server.people import resume
 from server.people.players import GuestStart, Place, Player, PlayerSession, Welcome
-from server.protocol import CommandError
+from server.protocol import CommandError, JSONValue, Push
 from server.rooms.claims import SeatClaims
 from server.rooms.room import Room
 from server.rooms.thinking import Thinkers
@@ -197,18 +197,18 @@ class Lobby:
 
     # -- the community on other nodes (one process: there are none) --------------------------
 
-    def elsewhere(self, name: str) -> dict[str, Any] | None:
+    def elsewhere(self, name: str) -> WhoEntry | None:
         """The person online as ``name`` at another node of the cluster (their ``who`` entry), or None."""
         return None
 
-    def reach(self, key: str, event: Mapping[str, Any], *, reply_to: str | None = None) -> None:
+    def reach(self, key: str, event: Push, *, reply_to: str | None = None) -> None:
         """``event`` for the person ``key`` online at another node (``reply_to``: whom their
         ``reply`` answers)."""
 
     def shared_ignores(self, player: Player) -> None:
         """``player``'s ignore list changed: every node obeys the new one."""
 
-    def shared_mute(self, name: str, until: float | None, event: Mapping[str, Any]) -> None:
+    def shared_mute(self, name: str, until: float | None, event: Push) -> None:
         """``name`` was muted until ``until`` (None: unmuted): every node obeys it, and the person
         hears ``event`` wherever they are."""
 
@@ -249,7 +249,7 @@ class Lobby:
         return [p.session for p in self.players.values()
                 if p.session is not None and p.room is None and not p.session.closed.is_set()]
 
-    def broadcast(self, event: Mapping[str, Any], *, news: bool = False) -> None:
+    def broadcast(self, event: Push, *, news: bool = False) -> None:
         """An event to every session in the lobby, worded and encoded once per language and style.
 
         ``news`` (the room list changing: ``room_created``, ``room_closed``) is
@@ -263,7 +263,7 @@ class Lobby:
             return
         self.news.now(event)
 
-    def seek_news(self, event: Mapping[str, Any]) -> None:
+    def seek_news(self, event: Push) -> None:
         """A new seek, for the lobby: news like the room list's (coalesced, digested beyond
         :data:`~server.lobby.newsdigest.NEWS_DIGEST`, left out when the seek is gone by the time they go
         out), not for its owner nor those who ignore them. Heard on this node only: its seeks are
@@ -355,7 +355,7 @@ class Lobby:
 
     # -- the social side: messages at login, friends' notices ---------------------------------
 
-    def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
+    def spawn(self, coro: Coroutine[object, object, object]) -> None:
         """Run ``coro`` as a task the lobby keeps until it ends."""
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
@@ -396,7 +396,7 @@ class Lobby:
                                     "sent": _iso(letter.sent)})
         self.tell_keys(watchers, {"event": "friend_online", "name": player.name}, but=player)
 
-    def tell_keys(self, keys: list[str], event: Mapping[str, Any], but: Player | None = None) -> None:
+    def tell_keys(self, keys: list[str], event: Push, but: Player | None = None) -> None:
         """``event`` to each of these name keys that is online (except ``but``)."""
         for key in keys:
             other = self.players.get(key)
@@ -440,12 +440,12 @@ class Lobby:
                 self.tell_seek(seek, "lapsed")
         self.arm_seeks()
 
-    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None, **why: Any) -> None:
+    def tell_seek(self, seek: Seek, what: str, *, but: str | None = None, **why: JSONValue) -> None:
         """The seek's owner, the person challenged and those who accepted hear what became of it
         (``why``: the refusal that ended it, for its owner: ``code`` and its parameters, its
         ``reason`` named ``refused`` in the event)."""
         keys = [seek.owner_key, *([seek.to] if seek.to else []), *seek.accepted]
-        event = {"event": "seek_over", "seek": seek.id, "reason": what, "name": seek.owner,
+        event: Push = {"event": "seek_over", "seek": seek.id, "reason": what, "name": seek.owner,
                  "challenge": seek.challenge}
         keys = [k for k in dict.fromkeys(keys) if k != but]
         if why and seek.owner_key in keys:

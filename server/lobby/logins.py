@@ -294,7 +294,7 @@ class Logins:
                     old.close("replaced")
                 player.session = session
                 if player.room is None:
-                    player.lobby_spans[:] = [[news_now(), None]]  # this connection: news from now on
+                    player.lobby_spans[:] = [(news_now(), None)]  # this connection: news from now on
                 session.player = player
                 if welcome is not None:
                     welcome.say()  # before logged(): the greeting comes before the table drawn again

@@ -23,12 +23,12 @@ import logging
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from server.messages.moderation import when
 from server.operations.limits import TokenBucket, address_key, clean_text
 from server.people.players import Player, PlayerSession
-from server.protocol import CommandError, Shared
+from server.protocol import CommandError, Push, Shared
 from server.storage.api import Refusal
 from server.storage.moderation import in_network
 from server.storage.names import name_key
@@ -360,7 +360,7 @@ class Conduct:
 
     # -- reaching people --------------------------------------------------------------------
 
-    def disconnect(self, session: PlayerSession, event: Mapping[str, Any], reason: str) -> None:
+    def disconnect(self, session: PlayerSession, event: Push, reason: str) -> None:
         """Tell a session why (``event``), then close it (its seat, if any, waits as after a lost
         connection)."""
         if session.closed.is_set():
@@ -378,7 +378,7 @@ class Conduct:
         return [s for s in list(self.lobby.sessions)
                 if not s.closed.is_set() and getattr(s.conn, "key", None) == key]
 
-    def announce_all(self, event: Mapping[str, Any]) -> int:
+    def announce_all(self, event: Push) -> int:
         """An event to every logged-in session, at the tables and in the lobby, worded once per kind
         of reader; how many received it."""
         lobby = self.lobby

@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import collections
 from collections.abc import Hashable, Mapping, MutableMapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from server.lobby.moderation import IGNORES, Silences
 from server.lobby.newsdigest import news_text
 from server.people.players import Player, PlayerSession, take_news_seq
-from server.protocol import Shared
+from server.protocol import Push, Shared
 from server.storage.names import name_key
 
 if TYPE_CHECKING:
@@ -54,13 +54,13 @@ class News:
 
     def __init__(self, lobby: NewsHost) -> None:
         self._lobby = lobby
-        self._waiting: list[tuple[int, Mapping[str, Any]]] = []  # room-list events waiting (see queue)
+        self._waiting: list[tuple[int, Push]] = []  # room-list events waiting (see queue)
         self._timer: asyncio.TimerHandle | None = None
         self._slices: collections.deque[tuple[PlayerSession, str]] = collections.deque()  # news being handed out
         self._slice_handle: asyncio.Handle | None = None
         self._sent = float("-inf")
 
-    def queue(self, event: Mapping[str, Any]) -> None:
+    def queue(self, event: Push) -> None:
         self._waiting.append((take_news_seq(), event))
         if self._timer is None:
             loop = asyncio.get_running_loop()
@@ -75,7 +75,11 @@ class News:
             return False  # nobody ignored (most people): no look-up
         return any(self._lobby.moderation.ignores(player.name, name) for name in seekers.values())
 
-    def _unwanted(self, player: Player, event: Mapping[str, Any]) -> bool:
+    def _open_seek(self, event: Push) -> bool:
+        seek = event["seek"]
+        return isinstance(seek, int) and self._lobby.seeks.get(seek) is not None
+
+    def _unwanted(self, player: Player, event: Push) -> bool:
         """A seek ``player`` is not told of: their own, or of someone they ignore."""
         name = event.get("name")
         return event.get("event") == "seek" and isinstance(name, str) and (
@@ -91,7 +95,7 @@ class News:
         if not self._waiting:
             return
         news, self._waiting = self._waiting, []
-        news = [(seq, ev) for seq, ev in news if ev.get("event") != "seek" or self._lobby.seeks.get(ev["seek"]) is not None]
+        news = [(seq, ev) for seq, ev in news if ev.get("event") != "seek" or self._open_seek(ev)]
         if not news:
             return  # seeks withdrawn before anyone heard of them
         self._sent = asyncio.get_running_loop().time()
@@ -146,13 +150,13 @@ class News:
         for session, text in slices:
             session.send_raw(text)
 
-    def now(self, event: Mapping[str, Any]) -> None:
+    def now(self, event: Push) -> None:
         """``event`` (chat) to every session in the lobby at once, after any news still waiting."""
         self.flush()
         self.finish_slices()
         self._send([event])
 
-    def _send(self, events: list[Mapping[str, Any]]) -> None:
+    def _send(self, events: list[Push]) -> None:
         shared = [Shared(event) for event in events]
         for session in self._lobby.lobby_sessions():
             session.send_raw("".join([session.shared_line(ev) for ev in shared]))

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from server.operations.limits import Budgets, address_key
 from server.people.players import Player
-from server.protocol import CommandError
+from server.protocol import CommandError, JSONValue
 
 if TYPE_CHECKING:
     from server.config import Config
@@ -112,11 +112,11 @@ class Pace:
         self.verify_player = budget("verify")
         self.verify_address = budget("verify", 3)
         self._verifying: asyncio.Semaphore | None = None
-        self.verified: Recent[tuple[str, int | None, str], dict[str, Any]] = Recent(256)
+        self.verified: Recent[tuple[str, int | None, str], dict[str, JSONValue]] = Recent(256)
         """Recent ``verify`` replies by (round, seat, fingerprint of the stored record)."""
         self.replay_player = budget("verify")  # ``replay`` recomputes a round too: the same numbers
         self.replay_address = budget("verify", 3)
-        self.replayed: Recent[tuple[str, str], dict[str, Any]] = Recent(32)
+        self.replayed: Recent[tuple[str, str], dict[str, JSONValue]] = Recent(32)
         """Recent ``replay`` replies by (round, fingerprint of the stored record): the same for all."""
 
     def tell(self, me: Player, to: Player, now: float) -> None:

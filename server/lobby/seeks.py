@@ -14,12 +14,11 @@ never reads a clock.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from server.games import TableOptions
 from server.operations.limits import Opener
+from server.protocol import Args, JSONValue
 
 
 @dataclass(eq=False, slots=True)
@@ -27,7 +26,7 @@ class Seek:
     id: int
     owner: str  # display name
     owner_key: str
-    args: dict[str, Any]  # the create arguments, checked (``opts``)
+    args: dict[str, JSONValue]  # the create arguments, checked (``opts``)
     opts: TableOptions
     expires: float
     to: str | None = None  # a challenge: the name key of the person challenged
@@ -53,8 +52,8 @@ class Seek:
     def visible_to(self, key: str) -> bool:
         return self.to is None or key in (self.to, self.owner_key)
 
-    def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"seek": self.id, "name": self.owner, "game": self.opts.game, "rules": self.opts.rules,
+    def summary(self) -> dict[str, JSONValue]:
+        out: dict[str, JSONValue] = {"seek": self.id, "name": self.owner, "game": self.opts.game, "rules": self.opts.rules,
                                "seats": self.opts.seats, "bots": self.opts.bots, "bot_level": self.opts.bot_level,
                                "turn_seconds": self.opts.turn_seconds, "stake": self.opts.stake,
                                "ante": self.opts.ante, "rounds": self.opts.rounds,
@@ -76,7 +75,7 @@ class Seeks:
     def __len__(self) -> int:
         return len(self._open)
 
-    def add(self, owner: str, owner_key: str, args: Mapping[str, Any], opts: TableOptions, expires: float, *,
+    def add(self, owner: str, owner_key: str, args: Args, opts: TableOptions, expires: float, *,
             to: str | None = None, to_name: str | None = None, fill: bool = False,
             opener: Opener | None = None) -> Seek:
         seek = Seek(self._next, owner, owner_key, dict(args), opts, expires, to, to_name, fill, opener=opener)

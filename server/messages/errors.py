@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gettext
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from server.messages import fair_events, tournament_events
 from server.messages.kit import to_int
@@ -606,7 +605,7 @@ def _reason_text(
     return None
 
 
-def _rank_plays(plays: Sequence[Any], lang: str, limit: int = 4) -> list[str]:
+def _rank_plays(plays: Sequence[JSONValue], lang: str, limit: int = 4) -> list[str]:
     """Plays as people type them: ``9 9``, ``D D`` (any cards of that rank: suits never matter)."""
     shown = []
     for play in plays[:limit]:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import gettext
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from server.messages.kit import T, event, named, seat_name
 from server.messages.terminal import PLAIN, TermStyle
 from server.messages.translations import translation
-from server.protocol import Push
+from server.protocol import JSONValue, Push, Result
 
 
 @event("contributed", seats=named("seat"))
@@ -44,7 +43,7 @@ def window_hint(lang: str, seconds: float, style: TermStyle = PLAIN) -> str:
         "Type “seed TEXT” within {n} s to mix your own randomness into this deal and the next ones.").format(n=n)
 
 
-def refusal(t: gettext.NullTranslations, reason: str | None, p: Mapping[str, Any]) -> str | None:
+def refusal(t: gettext.NullTranslations, reason: str | None, p: Mapping[str, object]) -> str | None:
     """The sentence of a refused contribution: the error code (``entropy_closed``, ``entropy_given``) or
     the reason of ``bad_entropy`` (``engine.fairness.normalize_contribution``'s)."""
     if reason == "entropy_closed":
@@ -66,7 +65,7 @@ def refusal(t: gettext.NullTranslations, reason: str | None, p: Mapping[str, Any
     return None
 
 
-def not_verifiable(t: gettext.NullTranslations, p: Mapping[str, Any]) -> str:
+def not_verifiable(t: gettext.NullTranslations, p: Mapping[str, object]) -> str:
     return t.gettext("Round {round} has no deal record to check (an older round, or one that never finished).").format(
         round=p.get("round", ""))
 
@@ -74,7 +73,7 @@ def not_verifiable(t: gettext.NullTranslations, p: Mapping[str, Any]) -> str:
 # -- verify ---------------------------------------------------------------------------------------
 
 
-def step_text(lang: str, code: str, result: str, values: Mapping[str, Any], names: Sequence[str] = (),
+def step_text(lang: str, code: str, result: str, values: Mapping[str, JSONValue], names: Sequence[str] = (),
               decks: bool = False) -> str:
     """One step of a ``verify`` report in words: what was checked and what was found (``names``:
     the round's seats, to name them; ``decks``: the report checks committed decks, not a revealed seed)."""
@@ -82,7 +81,7 @@ def step_text(lang: str, code: str, result: str, values: Mapping[str, Any], name
     ok = result == "pass"
     v = values
 
-    def _seats(values: Mapping[str, Any], key: str) -> str:
+    def _seats(values: Mapping[str, JSONValue], key: str) -> str:
         got = values.get(key)
         if not isinstance(got, list) or not got:
             return "-"
@@ -166,7 +165,7 @@ def step_text(lang: str, code: str, result: str, values: Mapping[str, Any], name
     return code
 
 
-def verify_title(lang: str, reply: Mapping[str, Any]) -> str:
+def verify_title(lang: str, reply: Result) -> str:
     t = translation(lang)
     if reply.get("ok"):
         return t.gettext("Round {round}: the deal checks out, step by step:").format(round=reply.get("round", ""))

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import gettext
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from babel.numbers import format_decimal
 
 from server.messages.spoken import number_words
 from server.messages.terminal import PLAIN, RED, TermStyle, paint
 from server.messages.translations import normalize_lang, translation
+from server.protocol import JSONValue
 
 RANK_CODES = "3456789TJQKA2"
 SUIT_CODES = "cdhs"
@@ -234,7 +234,7 @@ _cards_labels: dict[tuple[tuple[str, ...], str, bool, bool], str] = {}
 match, a few hundred)."""
 
 
-def cards_param(value: Any, lang: str, style: TermStyle) -> str:
+def cards_param(value: JSONValue, lang: str, style: TermStyle) -> str:
     """Cards given as codes (a list, or a string of codes) as they look in ``lang``."""
     if style.reader and type(value) is list and all(type(v) is str for v in value):  # in words
         return cards_words(value, lang)

@@ -11,12 +11,12 @@ from __future__ import annotations
 import datetime as _dt
 import gettext
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Protocol
 
 from server.messages.kit import ANYONE, T, event, to_int
 from server.messages.terminal import TermStyle
 from server.messages.translations import LANGS, translation
-from server.protocol import Push
+from server.protocol import JSONValue, Push
 
 
 def when(ts: float | None) -> str | None:
@@ -26,21 +26,34 @@ def when(ts: float | None) -> str | None:
     return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def refusal_params(refusal: Any) -> dict[str, Any]:
+class Refused(Protocol):
+    """What a refusal at the door says (a :class:`~server.storage.api.Refusal`)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def until(self) -> float | None: ...
+
+
+def refusal_params(refusal: Refused) -> dict[str, JSONValue]:
     """The parameters of a ``banned`` or ``locked`` refusal's sentence (a
     :class:`~server.storage.api.Refusal`; ``why``: the moderator's reason)."""
     return {"kind": refusal.kind, "why": refusal.reason, "until": when(refusal.until)}
 
 
-def _has(p: Mapping[str, Any], key: str) -> bool:
+def _has(p: Mapping[str, object], key: str) -> bool:
     return p.get(key) is not None and p.get(key) != ""
 
 
-def _why(t: gettext.NullTranslations, p: Mapping[str, Any], key: str = "why") -> str:
+def _why(t: gettext.NullTranslations, p: Mapping[str, object], key: str = "why") -> str:
     return " " + t.gettext("Reason: {reason}.").format(reason=p[key]) if _has(p, key) else ""
 
 
-def role_name(lang: str, role: Any) -> str:
+def role_name(lang: str, role: object) -> str:
     t = translation(lang)
     if role == "admin":
         return t.pgettext("role", "admin")
@@ -49,7 +62,7 @@ def role_name(lang: str, role: Any) -> str:
     return t.pgettext("role", "player")
 
 
-def _banned(t: gettext.NullTranslations, p: Mapping[str, Any]) -> str:
+def _banned(t: gettext.NullTranslations, p: Mapping[str, object]) -> str:
     kind = p.get("kind")
     until = p.get("until")
     if kind == "address":
@@ -64,7 +77,7 @@ def _banned(t: gettext.NullTranslations, p: Mapping[str, Any]) -> str:
     return text.format(until=until) + _why(t, p)
 
 
-def moderation_text(t: gettext.NullTranslations, code: str, reason: str | None, p: Mapping[str, Any]) -> str | None:
+def moderation_text(t: gettext.NullTranslations, code: str, reason: str | None, p: Mapping[str, object]) -> str | None:
     """The sentence of a refusal of running a community, or None (not one of them)."""
     if code == "forbidden":
         if p.get("yourself"):
@@ -120,7 +133,7 @@ _ARGUMENTS: dict[str, Callable[[gettext.NullTranslations], str]] = {
 }
 
 
-def door_notice(code: str, params: Mapping[str, Any]) -> str:
+def door_notice(code: str, params: Mapping[str, object]) -> str:
     """What the door says before anyone chose a language (SSH, before a shell opens): the refusal
     in French, Spanish and English, one line each."""
     lines = []

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import gettext
 from collections.abc import Mapping
-from typing import Any
 
 
-def pace_text(t: gettext.NullTranslations, code: str, reason: str | None, p: Mapping[str, Any]) -> str | None:
+def pace_text(t: gettext.NullTranslations, code: str, reason: str | None, p: Mapping[str, object]) -> str | None:
     """The sentence of a refusal by one of those budgets, or None (another refusal)."""
     if code != "rate_limited":
         return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from server.messages.games import deals, has_ante, staked
 from server.messages.kit import ANYONE, T, event, text_of, to_int
@@ -84,7 +83,7 @@ def seek_terms(lang: str, e: Push) -> str:
     if isinstance(turn, int | float) and not isinstance(turn, bool) and turn > 0:
         parts.append(t.gettext("{n} s a turn").format(n=f"{turn:g}"))
     got = e.get("options")
-    options: Mapping[str, Any] = got if isinstance(got, Mapping) else {}
+    options: Mapping[str, object] = got if isinstance(got, Mapping) else {}
     cut = options.get("cut_window")
     if isinstance(cut, int | float) and not isinstance(cut, bool):
         parts.append(t.gettext("{n} s to cut").format(n=f"{cut:g}"))

@@ -36,8 +36,8 @@ import gc
 import time
 import weakref
 from collections import Counter as _Tally
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Collection, Iterable, Mapping
+from typing import Protocol
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -309,15 +309,67 @@ def watch_gc() -> None:
 
 # -- live counts, read at scrape time ---------------------------------------------------------------
 
-_SERVERS: weakref.WeakSet[Any] = weakref.WeakSet()
+class _Named(Protocol):
+    @property
+    def kind(self) -> str: ...
 
 
-def watch_server(running: Any) -> None:
+class _Mode(Protocol):
+    @property
+    def mode(self) -> str: ...
+
+
+class _Session(Protocol):
+    @property
+    def conn(self) -> _Named: ...
+    @property
+    def presenter(self) -> _Mode: ...
+    @property
+    def logged_in(self) -> bool: ...
+
+
+class _Options(Protocol):
+    @property
+    def game(self) -> str: ...
+    @property
+    def rules(self) -> str: ...
+
+
+class _Table(Protocol):
+    @property
+    def opts(self) -> _Options: ...
+    @property
+    def status(self) -> str: ...
+
+
+class _Room(Protocol):
+    @property
+    def table(self) -> _Table: ...
+
+
+class _Rooms(Protocol):
+    @property
+    def rooms(self) -> Mapping[str, _Room]: ...
+
+
+class Watched(Protocol):
+    """What a scrape counts of a running server: its sessions and its lobby's rooms."""
+
+    @property
+    def sessions(self) -> Collection[_Session]: ...
+    @property
+    def lobby(self) -> _Rooms: ...
+
+
+_SERVERS: weakref.WeakSet[Watched] = weakref.WeakSet()
+
+
+def watch_server(running: Watched) -> None:
     """Count this running server's connections, sessions and rooms at every scrape."""
     _SERVERS.add(running)
 
 
-def forget_server(running: Any) -> None:
+def forget_server(running: Watched) -> None:
     _SERVERS.discard(running)
 
 

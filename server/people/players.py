@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from server.protocol import Push, Shared
+from server.protocol import Args, JSONValue, Push, Result, Shared
+from server.storage.api import Account
 from server.storage.names import name_key
 
 
@@ -35,6 +36,20 @@ class States(Protocol):
         ...
 
 
+class Peer(Protocol):
+    """A transport's connection as the lobby sees it: its kind and where it comes from."""
+
+    @property
+    def kind(self) -> str:
+        """``telnet``, ``ssh``, ``web``..."""
+        ...
+
+    @property
+    def peer(self) -> str:
+        """The client's address, for limits and logs."""
+        ...
+
+
 class PlayerSession(Protocol):
     """A connection as the lobby and the rooms see it."""
 
@@ -44,7 +59,10 @@ class PlayerSession(Protocol):
     def lang(self) -> str: ...
     @property
     def logged_in(self) -> bool: ...
-    conn: Any  # the transport's connection (its ``peer``, ``kind``)
+    @property
+    def conn(self) -> Peer:
+        """The transport's connection."""
+        ...
     player: Player | None
 
     def push_event(self, event: Push, names: tuple[str, ...] | None = None,
@@ -64,7 +82,7 @@ class PlayerSession(Protocol):
 
     def send_raw(self, text: str) -> None: ...
 
-    def notice(self, what: str, **params: Any) -> None: ...
+    def notice(self, what: str, **params: JSONValue) -> None: ...
 
     def logged(self, name: str, guest: bool) -> None: ...
 
@@ -87,8 +105,8 @@ class Place(Protocol):
     @property
     def id(self) -> str: ...
 
-    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any], *,
-                     answer: Callable[[Any], None] | None = None) -> Any:
+    async def submit(self, player: Player, cmd: str, args: Args, *,
+                     answer: Callable[[Result | None], None] | None = None) -> Result | None:
         """The command's result (or CommandError); ``answer(result)``, when given, is called as the
         result is known, before anything the command causes is sent."""
 
@@ -121,13 +139,13 @@ class Player:
     _room: Place | None = field(default=None, repr=False)
     seat: int | None = None  # None with a room: spectator
     prefs: dict[str, bool] = field(default_factory=dict)  # automatic moves asked for (autocut, autopass)
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # facts of kinds each key's owner decides (Origin, TokenBucket...)
     resume: str | None = field(default=None, repr=False)
     """A guest's resume code, hashed (:mod:`server.people.resume`): what a login under this name must match
     while the name holds a seat or a connection. None for an account."""
     code: str | None = field(default=None, repr=False)
     """The code itself, as this guest was given it or typed it (``whoami`` shows it to them)."""
-    lobby_spans: list[list[Any]] = field(default_factory=lambda: [[news_now(), None]])
+    lobby_spans: list[tuple[int, int | None]] = field(default_factory=lambda: [(news_now(), None)])
     """When this player was in the lobby, as ``[first, end)`` ranges of news sequence numbers (``end``
     None: still there); room-list news go to whoever was in the lobby when they happened."""
     _key: tuple[str, str] | None = field(default=None, repr=False)  # (name, its key): name_key() once per name
@@ -142,11 +160,13 @@ class Player:
         self._room = value
         spans = self.lobby_spans
         if value is None and old is not None:
-            spans.append([news_now(), None])  # back in the lobby
+            spans.append((news_now(), None))  # back in the lobby
         elif value is not None and old is None and spans and spans[-1][1] is None:
-            spans[-1][1] = news_now()
-            if spans[-1][0] == spans[-1][1]:
+            first, end = spans[-1][0], news_now()
+            if first == end:
                 spans.pop()  # no news while in the lobby: nothing to remember
+            else:
+                spans[-1] = (first, end)
 
     def heard(self, seq: int) -> bool:
         """Was this player in the lobby when the news numbered ``seq`` happened?"""
@@ -181,7 +201,7 @@ class GuestStart:
     (:meth:`Lobby.drop_guest_start`) that retires it when no login did.
     """
 
-    def __init__(self, key: str, task: asyncio.Future[Any]) -> None:
+    def __init__(self, key: str, task: asyncio.Future[Account]) -> None:
         self.key = key
         self.task = task
         self.claimed = False

@@ -26,11 +26,11 @@ import dataclasses
 import functools
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol
+from typing import Protocol, TypeVar
 
 from engine.api import Action, View
 from engine.bots import Bot
-from server.protocol import CommandError
+from server.protocol import CommandError, JSONValue
 from server.rooms.claims import SeatClaims
 from server.storage import api
 from server.storage.ratings import rated_round
@@ -55,6 +55,8 @@ from server.table import (
     durable,
 )
 from server.table.io import Item
+
+T = TypeVar("T")
 
 
 class Stale(Exception):
@@ -128,7 +130,7 @@ class Effects:
     """The effects of one table performed, its log written, its items handed out (see the module)."""
 
     def __init__(self, table: Table, owner: Owner, clock: Callable[[], float], *, seq: int = 0,
-                 facts: dict[str, Any] | None = None) -> None:
+                 facts: dict[str, JSONValue] | None = None) -> None:
         self.table = table
         self.owner = owner
         self.id = table.id
@@ -158,7 +160,7 @@ class Effects:
             effect = out.effect
             op = effect if isinstance(effect, CHIP_OPS) else None  # the store's own operation
             error: Exception | None = None
-            result: Any = None
+            result: object = None
             if op is not None or held or effect is None:
                 try:
                     result = await self._write(op, held)
@@ -205,7 +207,7 @@ class Effects:
         finally:
             self.lag += self.clock() - started
 
-    async def through(self, attempt: Callable[[], Awaitable[Any]]) -> Any:
+    async def through(self, attempt: Callable[[], Awaitable[T]]) -> T:
         """``attempt()`` (one whole ``store.apply``, all or nothing, or a read), tried again after an
         outage of the store (:meth:`Owner.outage`); the time waiting is not the table's. A refusal
         by the database's fence (another process took the table over) raises :class:`Stale`."""
@@ -288,7 +290,7 @@ class Effects:
             raise Jammed(f"{type(exc).__name__}: {exc}")
         await self._write(None, [])  # raises Jammed (or Stale) when the log alone is refused too
 
-    async def _perform(self, effect: Effect) -> Any:
+    async def _perform(self, effect: Effect) -> object:
         """An effect the table waits for that is no chip movement: a pause, a seat claim, a balance,
         a bot's thinking, a history record."""
         owner = self.owner
@@ -305,8 +307,10 @@ class Effects:
             record, rated = self._rated(effect.record)
             fence = owner.fence(self.id)
             if fence is not None:
-                return await owner.store.history.record_round(record, rated=rated, fence=fence)
-            return await owner.store.history.record_round(record, rated=rated)
+                await owner.store.history.record_round(record, rated=rated, fence=fence)
+            else:
+                await owner.store.history.record_round(record, rated=rated)
+            return None
         raise TypeError(f"unknown effect {effect!r}")
 
     def _rated(self, record: api.RoundRecord) -> tuple[api.RoundRecord, api.RatedRound | None]:

@@ -34,16 +34,16 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from server.config import Config
 from server.games import TableOptions, adapter
 from server.operations import metrics
 from server.people.flushes import Flushes
 from server.people.players import Player
-from server.protocol import Args, CommandError, Result
+from server.protocol import Args, CommandError, JSONValue, Result
 from server.rooms.effects import Effects, Jammed, Owner, Stale
 from server.rooms.inbox import Inbox
 from server.rooms.thinking import Thinkers
@@ -54,6 +54,7 @@ from server.table import (
     Connected,
     Disconnected,
     Gone,
+    Input,
     Member,
     Outputs,
     Placed,
@@ -104,7 +105,7 @@ class RoomHost(Owner, Protocol):
 
 log = logging.getLogger(__name__)
 
-BOT_OPTIONS: Mapping[str, Any] = {"clock": time.monotonic}
+BOT_OPTIONS: Mapping[str, Callable[[], float]] = {"clock": time.monotonic}
 """What a table's search bots are made with (their budget is capped by the wall clock too)."""
 
 
@@ -126,7 +127,7 @@ class _Item:
 
 class Room:
     def __init__(self, lobby: RoomHost, rid: str, opts: TableOptions, owner: str, *, table: Table | None = None,
-                 seq: int = 0, facts: Mapping[str, Any] | None = None, restored: Iterable[str] = ()) -> None:
+                 seq: int = 0, facts: Mapping[str, JSONValue] | None = None, restored: Iterable[str] = ()) -> None:
         self.lobby = lobby
         self.config = lobby.config
         self.id = rid
@@ -178,15 +179,17 @@ class Room:
     def opts(self) -> TableOptions:
         return self.table.opts
 
-    def has_free_seat(self, summary: Mapping[str, Any]) -> bool:
+    def has_free_seat(self, summary: Mapping[str, JSONValue]) -> bool:
         """A person may sit down here now (``summary``: :meth:`summary`): a free seat, before the match
         or between rounds where joining is allowed."""
-        if summary["status"] == "over" or len(summary["players"]) >= summary["seats"]:
+        players, seats = summary["players"], summary["seats"]
+        if summary["status"] == "over" or not isinstance(players, Sequence) or not isinstance(seats, int) \
+                or len(players) >= seats:
             return False
         return bool(summary["status"] == "waiting" and self.table.match is None) or \
             bool(self.table.adapter.joins_between_rounds)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, JSONValue]:
         return self.table.summary()
 
     def start(self) -> None:
@@ -368,7 +371,7 @@ class Room:
             if player.session is not None:
                 player.session.push_event({"event": "resumed", "room": self.id, "seat": player.seat})
 
-    def _input(self, item: _Item) -> Any:
+    def _input(self, item: _Item) -> Input:
         if item.kind in ("stop", "close"):
             return Shutdown()
         player = item.player

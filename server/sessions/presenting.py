@@ -6,8 +6,8 @@ also gets GMCP beside the text (docs/gmcp.md): the same states and events as the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from server.people.players import Player, States
 from server.presenters import Presenter, Viewer
@@ -17,13 +17,24 @@ from server.presenters.text import TextPresenter
 from server.protocol import Push
 
 
+class RoomList(Protocol):
+    def room_list(self) -> Sequence[tuple[Mapping[str, object], bool]]:
+        """The open rooms' summaries, each with whether it has a free seat."""
+        ...
+
+
+class LobbyOf(Protocol):
+    @property
+    def lobby(self) -> RoomList: ...
+
+
 class GmcpViewer(Viewer, Protocol):
     """A viewer whose GMCP feed also says where it sits and lists the lobby's rooms."""
 
     player: Player | None
 
     @property
-    def app(self) -> Any: ...
+    def app(self) -> LobbyOf: ...
 
 
 def present(session: GmcpViewer, mode: str, gmcp_link: Link | None) -> tuple[Presenter, GmcpFeed | None]:

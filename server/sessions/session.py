@@ -29,7 +29,7 @@ import itertools
 import logging
 import time
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from server.config import Config
 from server.lobby.moderation import MARKS, ignored_origin
@@ -48,6 +48,9 @@ from server.sessions.outbox import Outbox, Sink
 from server.sessions.screen import Screen, Terminal, term_caps
 from server.storage.names import name_key
 from server.transports.lines import TOO_LONG
+
+if TYPE_CHECKING:
+    from server.lobby.lobby import Lobby
 
 __all__ = ["IGNORABLE", "Conn", "Session", "SessionHost", "term_caps"]
 
@@ -85,9 +88,9 @@ class SessionHost(Protocol):
     @property
     def config(self) -> Config: ...
     @property
-    def lobby(self) -> Any: ...
+    def lobby(self) -> Lobby: ...
     @property
-    def sessions(self) -> set[Any]: ...
+    def sessions(self) -> set[Session]: ...
 
 
 class Session:
@@ -115,7 +118,7 @@ class Session:
         self.presenter, self.gmcp = presenting.present(self, mode, self._gmcp_link)
         self.outbox.crlf = self.presenter.mode == "text" and conn.crlf
         self.last = presenting.LastState()
-        self._reader: asyncio.Task[Any] | None = None  # the task waiting in readline(), for close()
+        self._reader: asyncio.Task[str | object | None] | None = None  # the task waiting in readline(), for close()
         self._stopping_read = False  # close() cancelled that wait (not someone else)
         self.limiter = RateLimiter.of(cfg.commands_per_second, cfg.command_burst, cfg.flood_disconnect)
         self.closed = asyncio.Event()
@@ -318,11 +321,11 @@ class Session:
         if self.gmcp is not None:
             self.gmcp.status()  # (a command may have moved them: join, leave, watch, lang)
 
-    def reply_error(self, req_id: JSONValue, code: str, **params: Any) -> None:
+    def reply_error(self, req_id: JSONValue, code: str, **params: object) -> None:
         params.pop("style", None)
         self.send_raw(self.presenter.error(req_id, code, params))
 
-    def notice(self, what: str, **params: Any) -> None:
+    def notice(self, what: str, **params: JSONValue) -> None:
         """A server notice (``{"event": "notice", "code": what}``) in the session's language.
 
         ``resume_code`` (a guest sat down) carries the guest's own code, known to this session's
@@ -433,7 +436,7 @@ class Session:
         assert task is not None
         return await self._readline(task)
 
-    async def _readline(self, task: asyncio.Task[Any]) -> str | object | None:
+    async def _readline(self, task: asyncio.Task[str | object | None]) -> str | object | None:
         """:meth:`readline` in ``task``, the caller's (:meth:`run` asks for it once, not per line)."""
         if self.close_reason is not None:  # (closed: set with it)
             return None

@@ -66,9 +66,10 @@ def read_only(where: str, fn: Callable[[Tx], T]) -> T:
         finally:
             conn.close()
     from server.storage.cli import read_only_sqlite
+    from server.storage.sqlite import SQLiteTx
 
     with read_only_sqlite(where) as lite:
-        return fn(Tx(lite, StoreSettings()))
+        return fn(SQLiteTx(lite, StoreSettings()))
 
 
 def _export(record: RoundRecord, check: bool) -> RoundExport:

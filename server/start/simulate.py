@@ -29,12 +29,14 @@ import sys
 import time
 from collections.abc import Callable
 from itertools import compress
-from typing import Any
+from typing import Protocol
 
 from engine import game_class
+from engine.api import Event, Match
 from engine.bots import LEVELS, STRATEGIES, Bot, make_bot
 from engine.bots.driver import DriverError, DriverStats, play_match
 from engine.president import CutEvent, Out, Revolution, RoundOver
+from engine.president.match import PresidentMatch
 from engine.seeds import derive, seed_from_int
 from server.protocol import JSONValue
 
@@ -69,6 +71,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="ask the bots even when a single action is legal (default: apply it without asking)",
     )
     parser.add_argument("--out", default=None, metavar="FILE", help="also write the JSON figures to FILE")
+
+
+class Played(Match, Protocol):
+    """A match as the figures read it at its end: each seat's chips too."""
+
+    @property
+    def chips(self) -> tuple[int, ...]: ...
 
 
 _PRESIDENT_TALLIED = frozenset({RoundOver, Out, CutEvent, Revolution})
@@ -111,12 +120,11 @@ class _Tally:
     def new_match(self) -> None:
         self.last_president = None
 
-    def president_events(self, events: list[Any]) -> None:
+    def president_events(self, events: list[Event]) -> None:
         """Tally a match's events (every applied action's, in order)."""
         tallied = _PRESIDENT_TALLIED
         for e in compress(events, map(tallied.__contains__, map(type, events))):
-            name = e.name
-            if name == "round_over":
+            if isinstance(e, RoundOver):
                 self.rounds += 1
                 points = self.points
                 for s, p in enumerate(e.scores):
@@ -132,15 +140,15 @@ class _Tally:
                     if president == self.last_president:
                         self.kept_title += 1
                 self.last_president = president
-            elif name == "out":
+            elif isinstance(e, Out):
                 if e.forbidden:
                     self.forbidden += 1
-            elif name == "cut":
+            elif isinstance(e, CutEvent):
                 self.cuts += 1
-            elif name == "revolution":
+            elif isinstance(e, Revolution):
                 self.revolutions += 1
 
-    def classic_round(self, match: Any) -> None:
+    def classic_round(self, match: PresidentMatch) -> None:
         """Tally a classic round from the match itself, read when it awaits nothing (the driver's
         ``on_idle``: before each deal and at the match's end): the same figures as
         :meth:`president_events` from the round's ``round_over`` (its ranking; the points are the
@@ -160,7 +168,7 @@ class _Tally:
             for s, p in enumerate(match.totals):
                 points[s] += p
 
-    def speculation_events(self, events: list[Any]) -> None:
+    def speculation_events(self, events: list[Event]) -> None:
         """Tally a match's events (every applied action's, in order)."""
         for e in events:
             name = e.name
@@ -215,11 +223,11 @@ def _simulate(args: argparse.Namespace) -> dict[str, JSONValue]:
     tally = _Tally(players)
     total = DriverStats()
     cls = game_class(game)
-    plans: list[tuple[Callable[[], Any], int]] = []  # (match factory, rounds it plays)
+    plans: list[tuple[Callable[[], Played], int]] = []  # (match factory, rounds it plays)
     # a match's events tallied at its end; or, for classic rounds (no chips, cuts, revolutions or
     # forbidden finishes to count), each round read from the match between rounds instead
-    tally_events: Callable[[list[Any]], None] | None
-    tally_round: Callable[[Any], None] | None = None
+    tally_events: Callable[[list[Event]], None] | None
+    tally_round: Callable[[PresidentMatch], None] | None = None
     if game == "president":
         if args.rules == "classic":
             per = 5  # P15
@@ -247,7 +255,7 @@ def _simulate(args: argparse.Namespace) -> dict[str, JSONValue]:
         match = factory()
         bots = _bots(game, names, match_seed)
         tally.new_match()
-        events: list[Any] = []
+        events: list[Event] = []
         try:
             stats = play_match(
                 match,

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
 from server.protocol import JSONValue
 from server.storage.api_social import Letter as Letter
@@ -41,6 +41,7 @@ from server.storage.api_social import Rating as Rating
 from server.storage.api_social import RatingChange as RatingChange
 from server.storage.api_social import Ratings as Ratings
 from server.storage.api_social import Social as Social
+from server.storage.api_social import TablePlayed as TablePlayed
 from server.storage.api_tournaments import StoredTournament as StoredTournament
 from server.storage.api_tournaments import TournamentClosed as TournamentClosed
 from server.storage.api_tournaments import TournamentLog as TournamentLog
@@ -415,7 +416,16 @@ OP_TYPES: tuple[type, ...] = (OpenRound, SettleRound, RefundRound, Transfer, Hol
                               ReleaseBot, TableOpened, TableLog, TableClosed, Fence,
                               TournamentOpened, TournamentLog, TournamentTable, TournamentClosed)
 # What apply() returns for each operation, in order: RoundOpened | bool | None | Account | int.
-OpResult = Any
+OpResult = RoundOpened | Account | bool | int | None
+R = TypeVar("R", RoundOpened, Account, bool, int)
+
+
+def first_result(results: Sequence[OpResult], kind: type[R]) -> R:
+    """The first operation's result, of the kind that operation gives (``FundBot``: an ``Account``)."""
+    result = results[0]
+    if not isinstance(result, kind):
+        raise TypeError(f"an operation gave {type(result).__name__}, not {kind.__name__}")
+    return result
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol, TypedDict
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +74,17 @@ class Profile:
     notify: bool = True
 
 
+class TablePlayed(TypedDict):
+    """One table kind an account played (``finger``): rounds as Président ``titles``, ``won`` matches."""
+
+    game: str
+    rules: str
+    rounds: int
+    matches: int
+    titles: int
+    won: int
+
+
 @dataclass(frozen=True, slots=True)
 class Letter:
     """An offline message waiting for its recipient's next login."""
@@ -122,7 +133,7 @@ class Social(Protocol):
         """The messages waiting for ``name``, oldest first; they are gone from the store."""
         ...
 
-    async def tables_played(self, name: str) -> list[dict[str, Any]]:
+    async def tables_played(self, name: str) -> list[TablePlayed]:
         """Per table kind the account played: ``game, rules, rounds, matches, titles`` (rounds as
         Président, deals won), ``won`` (matches won)."""
         ...

@@ -27,12 +27,16 @@ import sqlite3
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import IO, TYPE_CHECKING
 
 from server.storage.api import Audit, StorageError, ToolRefused
 from server.storage.settings import StoreSettings
 from server.storage.sql import audit as _audit
 from server.storage.sql.tx import Tx
+
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg.rows import TupleRow
 
 # Tables in an order that satisfies their foreign keys, with the columns both schemas share.
 TABLES: list[tuple[str, tuple[str, ...]]] = [
@@ -87,33 +91,34 @@ class Side:
         self.kind = kind
         self.where = where
         self.target = target
-        self._lock: Any = None
-        self.conn: Any = None
+        self._lock: IO[bytes] | None = None
+        self.lite: sqlite3.Connection | None = None  # the connection of one kind or the other
+        self.pg: psycopg.Connection[TupleRow] | None = None
         self.tx: Tx
 
     def open(self) -> None:
         settings = StoreSettings()
         if self.kind == "sqlite":
-            from server.storage.sqlite import _lock_data, connect, db_path
+            from server.storage.sqlite import SQLiteTx, _lock_data, connect, db_path
             from server.storage.sqlite.schema import migrate as migrate_sqlite
 
             file = db_path(self.where)
             if not self.target and not file.exists():
                 raise ToolRefused(f"no database at {file}")
             self._lock = _lock_data(file)  # no server may use it meanwhile
-            self.conn = connect(file)
-            migrate_sqlite(self.conn)
-            self.tx = Tx(self.conn, settings)
+            self.lite = connect(file)
+            migrate_sqlite(self.lite)
+            self.tx = SQLiteTx(self.lite, settings)
         else:
             from server.storage.postgres import LOCK_KEY, PgTx, pg_connect
             from server.storage.postgres import migrate as migrate_pg
 
-            self.conn = pg_connect(self.where)
-            migrate_pg(self.conn)
-            row = self.conn.execute("SELECT pg_try_advisory_lock(%s)", (LOCK_KEY,)).fetchone()
+            self.pg = pg_connect(self.where)
+            migrate_pg(self.pg)
+            row = self.pg.execute("SELECT pg_try_advisory_lock(%s)", (LOCK_KEY,)).fetchone()
             if not (row and row[0]):
                 raise ToolRefused("the PostgreSQL database is in use by a server")
-            self.tx = PgTx(self.conn, settings)
+            self.tx = PgTx(self.pg, settings)
 
     def begin(self) -> None:
         if self.kind == "sqlite":
@@ -140,12 +145,12 @@ class Side:
             cols.append(self.tx.rowid)
         marks = ", ".join("?" for _ in cols)
         sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})"
-        if self.kind == "sqlite":
-            self.conn.executemany(sql, rows)
-        else:
+        if self.lite is not None:
+            self.lite.executemany(sql, rows)
+        elif self.pg is not None:
             from server.storage.postgres import pg_sql
 
-            with self.conn.cursor() as cur:
+            with self.pg.cursor() as cur:
                 cur.executemany(pg_sql(sql), rows)
 
     def count(self, table: str) -> int:
@@ -153,10 +158,11 @@ class Side:
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
-            if self.conn is not None:
-                if self.kind == "postgresql":  # the lock is given back now, not once PostgreSQL reads the goodbye
-                    self.conn.execute("SELECT pg_advisory_unlock_all()")
-                self.conn.close()
+            if self.pg is not None:  # the lock is given back now, not once PostgreSQL reads the goodbye
+                self.pg.execute("SELECT pg_advisory_unlock_all()")
+                self.pg.close()
+            elif self.lite is not None:
+                self.lite.close()
         if self._lock is not None:
             self._lock.close()
 

@@ -34,7 +34,7 @@ class StoreSettings:
     def from_mapping(cls, *mappings: Mapping[str, object] | None) -> StoreSettings:
         """Settings from config sections (later ones win); unknown keys are ignored."""
         known = {f.name for f in fields(cls)}
-        values: dict[str, Any] = {}
+        values: dict[str, Any] = {}  # the configuration's values as given, of any kind: not checked here
         for mapping in mappings:
             for key, value in (mapping or {}).items():
                 if key in known:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
+from server.tournaments.data import JSON, JSONObject
 from server.tournaments.errors import TournamentError
 from server.tournaments.scoring import Scoring
 
@@ -26,15 +27,29 @@ MAX_SEATS = 9
 LatePoints = Literal["zero", "half"]
 
 
-def _check(ok: bool, name: str, value: Any) -> None:
+def _check(ok: bool, name: str, value: object) -> None:
     if not ok:
         raise TournamentError("bad_config", field=name, value=value)
 
 
-def _number(data: Mapping[str, Any], key: str, default: Any = None) -> Any:
+def _number(data: Mapping[str, JSON], key: str, default: float | None = None) -> float:
     value = data.get(key, default)
-    _check(isinstance(value, int | float) and not isinstance(value, bool), key, value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TournamentError("bad_config", field=key, value=value)
     return value
+
+
+def _whole(data: Mapping[str, JSON], key: str) -> int | None:
+    """A number that may be absent (None), as a whole number."""
+    value = data.get(key)
+    return None if value is None else int(_number(data, key))
+
+
+def _object(data: Mapping[str, JSON], key: str) -> dict[str, JSON]:
+    """A JSON object that may be absent (empty)."""
+    value = data.get(key) or {}
+    _check(isinstance(value, Mapping), key, value)
+    return dict(value) if isinstance(value, Mapping) else {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +68,7 @@ class ArenaConfig:
     starts_at: float
     length: float
     seed: str
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, JSON] = field(default_factory=dict)
     scoring: Scoring = field(default_factory=Scoring)
     bots: bool = False
     bot_wait: float = 20.0
@@ -74,21 +89,21 @@ class ArenaConfig:
     def ends_at(self) -> float:
         return self.starts_at + self.length
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return {"kind": self.kind, "id": self.id, "seats": self.seats, "starts_at": self.starts_at,
                 "length": self.length, "seed": self.seed, "options": dict(self.options),
                 "scoring": self.scoring.to_dict(), "bots": self.bots, "bot_wait": self.bot_wait,
                 "rematch_wait": self.rematch_wait, "max_entrants": self.max_entrants}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ArenaConfig:
+    def from_dict(cls, data: Mapping[str, JSON]) -> ArenaConfig:
         _check(data.get("kind") == cls.kind, "kind", data.get("kind"))
         return cls(id=str(data["id"]), seats=int(_number(data, "seats")), starts_at=float(_number(data, "starts_at")),
                    length=float(_number(data, "length")), seed=str(data["seed"]),
-                   options=dict(data.get("options") or {}), scoring=Scoring.from_dict(data.get("scoring") or {}),
+                   options=_object(data, "options"), scoring=Scoring.from_dict(_object(data, "scoring")),
                    bots=bool(data.get("bots", False)), bot_wait=float(_number(data, "bot_wait", 20.0)),
                    rematch_wait=float(_number(data, "rematch_wait", 10.0)),
-                   max_entrants=None if data.get("max_entrants") is None else int(data["max_entrants"]))
+                   max_entrants=_whole(data, "max_entrants"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +126,7 @@ class SwissConfig:
     starts_at: float
     seed: str
     min_seats: int = 0  # 0: the same as seats (tables of one size; the rest get byes)
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, JSON] = field(default_factory=dict)
     scoring: Scoring = field(default_factory=Scoring)
     bots: bool = False
     round_pause: float = 30.0
@@ -143,7 +158,7 @@ class SwissConfig:
         """The last round a late joiner can play from."""
         return self.late_until or (self.rounds + 1) // 2
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return {"kind": self.kind, "id": self.id, "seats": self.seats, "rounds": self.rounds,
                 "starts_at": self.starts_at, "seed": self.seed, "min_seats": self.min_seats,
                 "options": dict(self.options), "scoring": self.scoring.to_dict(), "bots": self.bots,
@@ -152,25 +167,25 @@ class SwissConfig:
                 "search_budget": self.search_budget}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SwissConfig:
+    def from_dict(cls, data: Mapping[str, JSON]) -> SwissConfig:
         _check(data.get("kind") == cls.kind, "kind", data.get("kind"))
         late = data.get("late_points", "half")
         _check(late in ("zero", "half"), "late_points", late)
         return cls(id=str(data["id"]), seats=int(_number(data, "seats")), rounds=int(_number(data, "rounds")),
                    starts_at=float(_number(data, "starts_at")), seed=str(data["seed"]),
-                   min_seats=int(_number(data, "min_seats", 0)), options=dict(data.get("options") or {}),
-                   scoring=Scoring.from_dict(data.get("scoring") or {}), bots=bool(data.get("bots", False)),
+                   min_seats=int(_number(data, "min_seats", 0)), options=_object(data, "options"),
+                   scoring=Scoring.from_dict(_object(data, "scoring")), bots=bool(data.get("bots", False)),
                    round_pause=float(_number(data, "round_pause", 30.0)),
                    late_until=int(_number(data, "late_until", 0)),
                    late_points="zero" if late == "zero" else "half",
-                   max_entrants=None if data.get("max_entrants") is None else int(data["max_entrants"]),
+                   max_entrants=_whole(data, "max_entrants"),
                    search_budget=int(_number(data, "search_budget", 20_000)))
 
 
 EventConfig = ArenaConfig | SwissConfig
 
 
-def config_from_dict(data: Mapping[str, Any]) -> EventConfig:
+def config_from_dict(data: Mapping[str, JSON]) -> EventConfig:
     if data.get("kind") == ArenaConfig.kind:
         return ArenaConfig.from_dict(data)
     return SwissConfig.from_dict(data)

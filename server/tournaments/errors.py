@@ -6,8 +6,6 @@ language (``server/messages``), as it does a table's refusals.
 
 from __future__ import annotations
 
-from typing import Any
-
 CODES = frozenset({
     "not_open",        # the event no longer takes entries (over, or too late for a Swiss round)
     "already_entered",  # join: already an active entrant
@@ -22,7 +20,7 @@ CODES = frozenset({
 class TournamentError(ValueError):
     """An input or a configuration refused: ``code`` (one of :data:`CODES`) and its facts."""
 
-    def __init__(self, code: str, **facts: Any) -> None:
+    def __init__(self, code: str, **facts: object) -> None:
         if code not in CODES:
             raise ValueError(f"unknown tournament error code {code!r}")
         super().__init__(code if not facts else f"{code}: {facts}")

@@ -15,9 +15,10 @@ record: replaying its inputs gives back its effects (``server.tournaments.record
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+
+from server.tournaments.data import JSON, JSONObject
 
 # -- inputs ---------------------------------------------------------------------------------------
 
@@ -94,7 +95,7 @@ class OpenTable:
     table: str
     round: int
     seats: tuple[str | None, ...]
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, JSON] = field(default_factory=dict)
 
     @property
     def people(self) -> tuple[str, ...]:
@@ -147,7 +148,7 @@ Effect = Started | OpenTable | RoundStarted | ByeGiven | TableScored | Ended
 
 Item = Input | Tick | Effect
 
-KINDS: dict[str, type[Any]] = {
+KINDS: dict[str, type[Item]] = {
     "join": Join, "leave": Leave, "over": TableOver, "aborted": TableAborted, "absent": Absent,
     "stop": Stop, "tick": Tick, "started": Started, "open": OpenTable, "round": RoundStarted,
     "bye": ByeGiven, "scored": TableScored, "ended": Ended,
@@ -167,21 +168,25 @@ class Entry:
     def is_input(self) -> bool:
         return isinstance(self.item, INPUTS)
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"at": self.at, "k": KIND_OF[type(self.item)]}
+    def to_dict(self) -> JSONObject:
+        out: JSONObject = {"at": self.at, "k": KIND_OF[type(self.item)]}
         for f in fields(self.item):
             value = getattr(self.item, f.name)
             out[f.name] = dict(value) if isinstance(value, Mapping) else list(value) if isinstance(value, tuple) else value
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Entry:
+    def from_dict(cls, data: Mapping[str, JSON]) -> Entry:
         kind = KINDS.get(str(data.get("k")))
         if kind is None:
             raise ValueError(f"unknown journal entry {data.get('k')!r}")
-        args: dict[str, Any] = {}
+        args: dict[str, object] = {}
         for f in fields(kind):
             if f.name in data:
                 value = data[f.name]
                 args[f.name] = tuple(value) if isinstance(value, list) else dict(value) if isinstance(value, Mapping) else value
-        return cls(float(data["at"]), kind(**args))
+        make: Callable[..., Item] = kind  # its fields' kinds are checked by nothing here, as before
+        at = data["at"]
+        if not isinstance(at, int | float | str):
+            raise ValueError(f"a journal entry's time is a number, not {at!r}")
+        return cls(float(at), make(**args))

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from server.tournaments.arena_director import ArenaDirector
 from server.tournaments.config import ArenaConfig, EventConfig, config_from_dict
+from server.tournaments.data import JSON, JSONObject
 from server.tournaments.event import Outputs
 from server.tournaments.io import Absent, Entry, Join, Leave, Stop, TableAborted, TableOver, Tick
 from server.tournaments.standings import Standings, recompute
@@ -32,12 +32,21 @@ class EventRecord:
     config: EventConfig
     entries: tuple[Entry, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return {"config": self.config.to_dict(), "entries": [e.to_dict() for e in self.entries]}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> EventRecord:
-        return cls(config_from_dict(data["config"]), tuple(Entry.from_dict(e) for e in data["entries"]))
+    def from_dict(cls, data: Mapping[str, JSON]) -> EventRecord:
+        config, entries = data["config"], data["entries"]
+        if not isinstance(config, Mapping) or not isinstance(entries, Sequence):
+            raise ValueError("an event's record is its configuration and its journal's entries")
+        return cls(config_from_dict(config), tuple(Entry.from_dict(_entry(e)) for e in entries))
+
+
+def _entry(value: JSON) -> Mapping[str, JSON]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"a journal entry is a JSON object, not {value!r}")
+    return value
 
 
 def director_for(config: EventConfig) -> Director:

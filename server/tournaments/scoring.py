@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from server.tournaments.data import JSON, JSONObject
 from server.tournaments.errors import TournamentError
 
 TOP = 100
@@ -63,11 +64,11 @@ class Scoring:
         score of a table game, half a win in ``place`` scoring, nothing in ``chips``."""
         return TOP // 2 if self.mode == "place" else 0
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> JSONObject:
         return {"mode": self.mode, "streak": self.streak}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> Scoring:
+    def from_dict(cls, data: Mapping[str, JSON]) -> Scoring:
         mode = data.get("mode", "place")
         if mode not in MODES:
             raise TournamentError("bad_config", field="scoring", value=mode)

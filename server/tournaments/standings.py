@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
 
+from server.tournaments.data import JSONObject
 from server.tournaments.entrants import ACTIVE, LEFT, Entrant
 from server.tournaments.io import (
     Absent,
@@ -58,7 +58,7 @@ class Standings:
     final: bool
     lines: tuple[Standing, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return {"kind": self.kind, "round": self.round, "final": self.final,
                 "lines": [asdict(line) for line in self.lines]}
 

@@ -38,17 +38,17 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from decimal import Decimal
-from typing import Any
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg.rows import TupleRow
 
 from server.storage.api import Audit, StorageError
 from server.storage.postgres.schema import MIGRATIONS
 from server.storage.settings import StoreSettings
 from server.storage.sql import audit as _audit
 from server.storage.sql.store import SQLStore
-from server.storage.sql.tx import HOOKS, Params, Tx
+from server.storage.sql.tx import HOOKS, Cursor, Params, SQLValue, Tx
 
 log = logging.getLogger("donne.storage")
 
@@ -67,19 +67,24 @@ def pg_sql(sql: str) -> str:
     return out
 
 
+def _number(value: Decimal) -> int | float:
+    """A ``numeric`` (what ``SUM`` of integers gives) as an ``int``; the schema has no other."""
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
 class PgRow:
     """A row indexable by position and by column name, like ``sqlite3.Row``."""
 
     __slots__ = ("_index", "_values")
 
-    def __init__(self, values: Sequence[Any], index: dict[str, int]) -> None:
-        self._values = [int(v) if isinstance(v, Decimal) and v == v.to_integral_value() else v for v in values]
+    def __init__(self, values: Sequence[SQLValue | Decimal], index: dict[str, int]) -> None:
+        self._values = [_number(v) if isinstance(v, Decimal) else v for v in values]
         self._index = index
 
-    def __getitem__(self, key: int | str) -> Any:
+    def __getitem__(self, key: int | str) -> SQLValue:
         return self._values[key] if isinstance(key, int) else self._values[self._index[key]]
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[SQLValue]:
         return iter(self._values)
 
     def __len__(self) -> int:
@@ -89,10 +94,10 @@ class PgRow:
         return list(self._index)
 
 
-def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], PgRow]:
+def _row_factory(cursor: psycopg.Cursor[PgRow]) -> Callable[[Sequence[SQLValue | Decimal]], PgRow]:
     index = {c.name: i for i, c in enumerate(cursor.description or ())}
 
-    def make(values: Sequence[Any]) -> PgRow:
+    def make(values: Sequence[SQLValue | Decimal]) -> PgRow:
         return PgRow(values, index)
 
     return make
@@ -103,13 +108,25 @@ class PgTx(Tx):
     lock = " FOR UPDATE"
     rowid = "seq"
 
-    def execute(self, sql: str, params: Params = ()) -> Any:
+    conn: psycopg.Connection[TupleRow]
+
+    def __init__(
+        self,
+        conn: psycopg.Connection[TupleRow],
+        settings: StoreSettings,
+        *,
+        shard: int = 0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__(conn, settings, shard=shard, clock=clock)
+
+    def execute(self, sql: str, params: Params = ()) -> Cursor:
         cur = self.conn.cursor(row_factory=_row_factory)
         cur.execute(pg_sql(sql), tuple(params))
         return cur
 
 
-def pg_connect(url: str) -> psycopg.Connection[Any]:
+def pg_connect(url: str) -> psycopg.Connection[TupleRow]:
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
     except psycopg.Error as exc:
@@ -119,7 +136,7 @@ def pg_connect(url: str) -> psycopg.Connection[Any]:
     return conn
 
 
-def migrate(conn: psycopg.Connection[Any]) -> int:
+def migrate(conn: psycopg.Connection[TupleRow]) -> int:
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_KEY,))
         conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -150,7 +167,7 @@ class PostgresBackend:
         self.exclusive = exclusive
         self.lock_wait = lock_wait
         self.shard = random.randrange(SHARDS)
-        self.conn: psycopg.Connection[Any] | None = None
+        self.conn: psycopg.Connection[TupleRow] | None = None
         self._closed = False
 
     def open(self) -> None:
@@ -164,7 +181,7 @@ class PostgresBackend:
             raise
         self.conn = conn
 
-    def _take_lock(self, conn: psycopg.Connection[Any], wait: float) -> None:
+    def _take_lock(self, conn: psycopg.Connection[TupleRow], wait: float) -> None:
         deadline = time.monotonic() + wait
         while True:
             row = conn.execute("SELECT pg_try_advisory_lock(%s)", (LOCK_KEY,)).fetchone()

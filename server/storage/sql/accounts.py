@@ -15,8 +15,10 @@ from server.storage.api import (
     NoSuchAccount,
     RegistrationClosed,
     TooManyRegistrations,
+    first_result,
 )
 from server.storage.sql.tx import Row, Runner, Tx
+from server.storage.sql.values import integer, number_or_none, text, text_or_none
 
 log = logging.getLogger("donne.storage")
 auth_log = logging.getLogger("donne.storage.auth")
@@ -54,7 +56,7 @@ def lock(tx: Tx, account_ids: list[int] | set[int]) -> dict[int, Row]:
 
 
 def as_account(row: Row) -> Account:
-    return Account(name=row["name"], guest=row["kind"] == "guest", chips=int(row["balance"]))
+    return Account(name=text(row["name"]), guest=row["kind"] == "guest", chips=integer(row["balance"]))
 
 
 def move(
@@ -82,7 +84,7 @@ def move(
     if delta > 0:
         tx.credited.add(account_id)
     assert entry is not None
-    return int(entry[0])
+    return integer(entry[0])
 
 
 def available(tx: Tx, account_id: int, balance: int | None = None) -> int:
@@ -95,12 +97,12 @@ def available(tx: Tx, account_id: int, balance: int | None = None) -> int:
     if balance is None:
         balance = tx.integer("SELECT balance FROM accounts WHERE id = ?", (account_id,))
     held: dict[str | None, int] = {
-        r[0]: int(r[1])
+        text_or_none(r[0]): integer(r[1])
         for r in tx.rows("SELECT round_id, SUM(amount) FROM holds WHERE account_id = ? GROUP BY round_id", (account_id,))
     }
     pending = 0
     for r in tx.rows("SELECT round_id, net FROM round_flows WHERE account_id = ? AND net > 0", (account_id,)):
-        pending += max(0, int(r[1]) - held.get(r[0], 0))
+        pending += max(0, integer(r[1]) - held.get(text_or_none(r[0]), 0))
     return balance - sum(held.values()) - pending
 
 
@@ -115,14 +117,14 @@ def create(tx: Tx, name: str, kind: str, password: str | None = None) -> int:
         (name, key, skel, kind, password, tx.now()),
     )
     assert row is not None
-    return int(row[0])
+    return integer(row[0])
 
 
 def retire_free(tx: Tx, row: Row, note: str = "guest left") -> int:
     """Retire what a guest may spend (chips of unsettled rounds stay until those rounds end)."""
-    free = available(tx, row["id"], int(row["balance"]))
+    free = available(tx, integer(row["id"]), integer(row["balance"]))
     if free > 0:
-        move(tx, row["id"], -free, "retire", note=note)
+        move(tx, integer(row["id"]), -free, "retire", note=note)
     return max(free, 0)
 
 
@@ -137,10 +139,10 @@ def retire_gone(tx: Tx) -> None:
 
 def logout_guest(tx: Tx, row: Row) -> int:
     """Retire a guest's free chips, release his holds outside rounds, free the name."""
-    lock(tx, [row["id"]])
+    lock(tx, [integer(row["id"])])
     for h in tx.all("SELECT hold_id, amount FROM holds WHERE account_id = ? AND round_id IS NULL", (row["id"],)):
         tx.execute("DELETE FROM holds WHERE hold_id = ?", (h["hold_id"],))
-        tx.bump(held=-int(h["amount"]))
+        tx.bump(held=-integer(h["amount"]))
     retired = retire_free(tx, row)
     tx.execute("UPDATE accounts SET live = 0, closed = ? WHERE id = ?", (tx.now(), row["id"]))
     return retired
@@ -160,7 +162,7 @@ class SQLAccounts:
 
     async def load_registered(self) -> None:
         def q(tx: Tx) -> set[str]:
-            return {r["key"] for r in tx.rows("SELECT key FROM accounts WHERE live = 1 AND kind = 'player'")}
+            return {text(r["key"]) for r in tx.rows("SELECT key FROM accounts WHERE live = 1 AND kind = 'player'")}
 
         self._registered = await self._store.run_read(q)
 
@@ -299,20 +301,20 @@ class SQLAccounts:
         row = await store.run_read(q)
         if row is None and key and self._registered is not None and key in self._registered:
             self._registered.discard(key)  # renamed by another process (``donne admin``): no account now
-        stored = row["password"] if row is not None else _pw.dummy_hash(store.settings.scrypt_n)
+        stored = text(row["password"]) if row is not None else _pw.dummy_hash(store.settings.scrypt_n)
         loop = asyncio.get_running_loop()
         ok = isinstance(password, str) and await loop.run_in_executor(None, _pw.verify_password, password, stored)
         if ok and row is not None:
             store.backoff.succeed(key)
             if _pw.needs_rehash(stored, store.settings.scrypt_n):
-                await self._rehash(int(row["id"]), password)
+                await self._rehash(integer(row["id"]), password)
             if row["reset_hash"] is not None:
-                await self._clear_reset(int(row["id"]))  # remembered after all: the code is no use now
+                await self._clear_reset(integer(row["id"]))  # remembered after all: the code is no use now
             return as_account(row)
         if (not ok and row is not None and isinstance(password, str) and row["reset_hash"] is not None
-                and float(row["reset_until"] or 0) > store.clock()):
+                and float(number_or_none(row["reset_until"]) or 0) > store.clock()):
             code = _pw.normalize_code(password)
-            if await loop.run_in_executor(None, _pw.verify_password, code, row["reset_hash"]):
+            if await loop.run_in_executor(None, _pw.verify_password, code, text(row["reset_hash"])):
                 store.backoff.succeed(key)
                 auth_log.warning("account %r logged in with its one-time reset code from %s", name,
                                  address or "unknown address")
@@ -424,7 +426,7 @@ class SQLAccounts:
             if row is None or row["kind"] != "player":
                 return []
             rows = t.all("SELECT key, comment FROM ssh_keys WHERE account_id = ? ORDER BY added", (row["id"],))
-            return [f"{r['key']} {r['comment']}".strip() for r in rows]
+            return [f"{text(r['key'])} {text(r['comment'])}".strip() for r in rows]
 
         return await self._store.run_read(q)
 
@@ -432,14 +434,12 @@ class SQLAccounts:
         """The bot's account topped up (or down) to ``chips`` from the house (an :class:`FundBot`)."""
         from server.storage.api import FundBot
 
-        result: Account = (await self._store.apply([FundBot(display_name, chips)]))[0]
-        return result
+        return first_result(await self._store.apply([FundBot(display_name, chips)]), Account)
 
     async def release_bot(self, display_name: str) -> int:
         from server.storage.api import ReleaseBot
 
-        result: int = (await self._store.apply([ReleaseBot(display_name)]))[0]
-        return result
+        return first_result(await self._store.apply([ReleaseBot(display_name)]), int)
 
 
 def parse_public_key(text: str) -> tuple[str, str]:

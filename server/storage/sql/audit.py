@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from server.storage.api import Audit, AuditSummary
 from server.storage.sql.tx import Tx
+from server.storage.sql.values import integer, number, text
 
 
 def _totals(tx: Tx) -> dict[str, int]:
@@ -71,10 +72,10 @@ def audit(tx: Tx, stuck_after: float | None = None) -> Audit:
            FROM accounts a"""
     ):
         total = int(r["total"] or 0)
-        if int(r["balance"]) != total:
-            problems.append(f"account {r['name']}: balance {r['balance']}, entries add up to {total}")
-        if int(r["balance"]) < 0:
-            problems.append(f"account {r['name']}: negative balance {r['balance']}")
+        if integer(r["balance"]) != total:
+            problems.append(f"account {r['name']!s}: balance {r['balance']!s}, entries add up to {total!s}")
+        if integer(r["balance"]) < 0:
+            problems.append(f"account {r['name']!s}: negative balance {r['balance']!s}")
     for r in tx.rows(
         """SELECT r.round_id, r.escrow, r.state,
                   (SELECT SUM(amount) FROM stakes s WHERE s.round_id = r.round_id) AS staked,
@@ -84,8 +85,8 @@ def audit(tx: Tx, stuck_after: float | None = None) -> Audit:
                   (SELECT SUM(delta) FROM entries e WHERE e.round_id = r.round_id AND e.kind != 'retire') AS net
            FROM rounds r"""
     ):
-        rid, state = r["round_id"], r["state"]
-        esc, staked, debited = int(r["escrow"]), int(r["staked"] or 0), int(r["debited"] or 0)
+        rid, state = text(r["round_id"]), text(r["state"])
+        esc, staked, debited = integer(r["escrow"]), int(r["staked"] or 0), int(r["debited"] or 0)
         paid, refunded, net = int(r["paid"] or 0), int(r["refunded"] or 0), int(r["net"] or 0)
         if esc != staked or staked != debited:
             problems.append(f"round {rid}: escrow {esc}, stakes {staked}, debited {debited}")
@@ -103,9 +104,9 @@ def audit(tx: Tx, stuck_after: float | None = None) -> Audit:
            WHERE r.state = 'refunded' AND e.kind != 'retire'
            GROUP BY e.round_id, a.id, a.name"""
     ):
-        if int(r["net"]):
+        if integer(r["net"]):
             problems.append(
-                f"round {r['round_id']} was voided but {r['name']} is {int(r['net']):+d} by it "
+                f"round {r['round_id']!s} was voided but {r['name']!s} is {integer(r['net']):+d} by it "
                 "(a transfer of the round not reversed)"
             )
     _holds(tx, problems)
@@ -125,13 +126,13 @@ def audit(tx: Tx, stuck_after: float | None = None) -> Audit:
                         "positive amounts")
     admin_granted, admin_retired = _admin_chips(tx, problems)
     aside = tuple(
-        (r[0], r[1]) for r in tx.rows("SELECT table_id, reason FROM tables WHERE status = 'aside' ORDER BY table_id")
+        (text(r[0]), text(r[1])) for r in tx.rows("SELECT table_id, reason FROM tables WHERE status = 'aside' ORDER BY table_id")
     )
-    unfinished = tuple(r[0] for r in tx.rows("SELECT table_id FROM tables WHERE status = 'open' ORDER BY table_id"))
+    unfinished = tuple(text(r[0]) for r in tx.rows("SELECT table_id FROM tables WHERE status = 'open' ORDER BY table_id"))
     stuck: tuple[tuple[str, int], ...] = ()
     if stuck_after is not None:
         now = tx.now()
-        stuck = tuple((str(r[0]), int(now - float(r[1]))) for r in tx.rows(
+        stuck = tuple((str(r[0]), int(now - float(number(r[1])))) for r in tx.rows(
             "SELECT round_id, opened FROM rounds WHERE state = 'open' AND opened < ? ORDER BY opened, round_id",
             (now - stuck_after,)))
         problems += [f"round {rid} has been open for {age} s (more than {stuck_after:g} s): its escrow may be stuck"
@@ -177,36 +178,36 @@ def _holds(tx: Tx, problems: list[str]) -> None:
         """SELECT a.name, a.balance, SUM(h.amount) AS held FROM holds h JOIN accounts a ON a.id = h.account_id
            GROUP BY a.id, a.name, a.balance"""
     ):
-        if int(r["held"]) > int(r["balance"]):
-            problems.append(f"account {r['name']}: holds {int(r['held'])} above its balance {r['balance']}")
+        if integer(r["held"]) > integer(r["balance"]):
+            problems.append(f"account {r['name']!s}: holds {integer(r['held'])} above its balance {r['balance']!s}")
     for r in tx.rows(
         """SELECT h.hold_id, h.round_id, r.state, a.live, a.name FROM holds h
            LEFT JOIN rounds r ON r.round_id = h.round_id
            LEFT JOIN accounts a ON a.id = h.account_id"""
     ):
         if r["name"] is None:
-            problems.append(f"hold {r['hold_id']}: no such account (orphaned)")
+            problems.append(f"hold {r['hold_id']!s}: no such account (orphaned)")
         elif r["round_id"] is not None and r["state"] != "open":
             state = r["state"] or "unknown"
-            problems.append(f"hold {r['hold_id']} of {r['name']}: its round {r['round_id']} is {state} (orphaned)")
+            problems.append(f"hold {r['hold_id']!s} of {r['name']!s}: its round {r['round_id']!s} is {state!s} (orphaned)")
         elif r["round_id"] is None and not r["live"]:
-            problems.append(f"hold {r['hold_id']}: its account {r['name']} is gone (orphaned)")
+            problems.append(f"hold {r['hold_id']!s}: its account {r['name']!s} is gone (orphaned)")
 
 
 def _receipts(tx: Tx, problems: list[str]) -> None:
     from server.storage.sql.accounts import available
 
     flows: dict[tuple[str, int], int] = {
-        (r[0], int(r[1])): int(r[2]) for r in tx.rows("SELECT round_id, account_id, net FROM round_flows") if int(r[2])
+        (text(r[0]), integer(r[1])): integer(r[2]) for r in tx.rows("SELECT round_id, account_id, net FROM round_flows") if integer(r[2])
     }
     entries: dict[tuple[str, int], int] = {
-        (r[0], int(r[1])): int(r[2])
+        (text(r[0]), integer(r[1])): integer(r[2])
         for r in tx.rows(
             """SELECT e.round_id, e.account_id, SUM(e.delta) FROM entries e
                JOIN rounds r ON r.round_id = e.round_id AND r.state = 'open'
                WHERE e.kind IN ('transfer', 'reverse') GROUP BY e.round_id, e.account_id"""
         )
-        if int(r[2])
+        if integer(r[2])
     }
     if flows != entries:
         for key in sorted(set(flows) | set(entries)):
@@ -215,10 +216,10 @@ def _receipts(tx: Tx, problems: list[str]) -> None:
                     f"round {key[0]}, account #{key[1]}: receipts recorded {flows.get(key, 0)}, "
                     f"its transfers add up to {entries.get(key, 0)}"
                 )
-    for account_id in sorted({k[1] for k in flows} | {int(r[0]) for r in tx.rows("SELECT DISTINCT account_id FROM holds")}):
+    for account_id in sorted({k[1] for k in flows} | {integer(r[0]) for r in tx.rows("SELECT DISTINCT account_id FROM holds")}):
         free = available(tx, account_id)
         if free < 0:
             name = tx.scalar("SELECT name FROM accounts WHERE id = ?", (account_id,))
             problems.append(
-                f"account {name}: {-free} chips more are held or owed to unsettled rounds than it has"
+                f"account {name!s}: {-free} chips more are held or owed to unsettled rounds than it has"
             )

@@ -14,6 +14,7 @@ from server.storage.sql import ratings as _ratings
 from server.storage.sql import tables as _tables
 from server.storage.sql.accounts import find
 from server.storage.sql.tx import Row, Runner, Tx
+from server.storage.sql.values import integer, number, text
 
 log = logging.getLogger("donne.storage")
 
@@ -98,9 +99,9 @@ def _full_log(tx: Tx, round_id: str) -> list[Mapping[str, JSONValue]]:
         (round_id,),
     )
     actions: list[Mapping[str, JSONValue]] = []
-    for start, text in rows:
-        del actions[start:]  # a base is only ever extended; never trust more than 'start' of it
-        actions.extend(json.loads(text))
+    for start, log in rows:
+        del actions[integer(start):]  # a base is only ever extended; never trust more than 'start' of it
+        actions.extend(json.loads(text(log)))
     return actions
 
 
@@ -108,20 +109,20 @@ def _record_from_row(tx: Tx, row: Row, with_log: bool = True) -> RoundRecord:
     if not with_log:
         actions: list[Mapping[str, JSONValue]] = []
     elif row["log_base"] is None:
-        actions = json.loads(row["log"])
+        actions = json.loads(text(row["log"]))
     else:
-        actions = _full_log(tx, row["round_id"])
+        actions = _full_log(tx, text(row["round_id"]))
     return RoundRecord(
-        round_id=row["round_id"],
-        game=row["game"],
-        rules=row["rules"],
-        seats=json.loads(row["seats"]),
-        config=json.loads(row["config"]),
+        round_id=text(row["round_id"]),
+        game=text(row["game"]),
+        rules=text(row["rules"]),
+        seats=json.loads(text(row["seats"])),
+        config=json.loads(text(row["config"])),
         log=actions,
-        result=json.loads(row["result"]),
-        commitment=row["commitment"],
-        finished_at=row["finished_at"],
-        extra=json.loads(row["extra"]),
+        result=json.loads(text(row["result"])),
+        commitment=text(row["commitment"]),
+        finished_at=number(row["finished_at"]),
+        extra=json.loads(text(row["extra"])),
     )
 
 
@@ -169,10 +170,11 @@ class SQLHistory:
                 (match_key,),
             )
             start = 0
-            if base is not None and 0 < base["log_len"] <= len(canonical):
-                head, full = _log_hashes(canonical, base["log_len"])
+            base_len = 0 if base is None else integer(base["log_len"])
+            if base is not None and 0 < base_len <= len(canonical):
+                head, full = _log_hashes(canonical, base_len)
                 if head == base["log_hash"]:
-                    start = base["log_len"]
+                    start = base_len
             else:
                 _, full = _log_hashes(canonical, 0)
             if start == 0:
@@ -247,11 +249,11 @@ class SQLHistory:
                 for r in rows:
                     seats = t.all("SELECT seat, registered FROM history_seats WHERE round_id = ? ORDER BY seat",
                                   (r["round_id"],))
-                    registered = [False] * len(json.loads(r["seats"]))
+                    registered = [False] * len(json.loads(text(r["seats"])))
                     for s in seats:
-                        if 0 <= int(s["seat"]) < len(registered):
-                            registered[int(s["seat"])] = bool(s["registered"])
-                    out.append((r["position"], _record_from_row(t, r), registered))
+                        if 0 <= integer(s["seat"]) < len(registered):
+                            registered[integer(s["seat"])] = bool(s["registered"])
+                    out.append((integer(r["position"]), _record_from_row(t, r), registered))
                 return out
 
             chunk = await self._store.run_read(q)
@@ -289,8 +291,8 @@ class SQLHistory:
                 (_names.name_key(name), int(limit)),
             )
             return [
-                Played(_record_from_row(t, r, False), int(r["seat_no"]), int(r["seat_points"]),
-                       int(r["seat_chips"]), bool(r["seat_president"]))
+                Played(_record_from_row(t, r, False), integer(r["seat_no"]), integer(r["seat_points"]),
+                       integer(r["seat_chips"]), bool(r["seat_president"]))
                 for r in rows
             ]
 
@@ -336,12 +338,12 @@ class SQLHistory:
             )
             out: list[dict[str, JSONValue]] = []
             for r in rows:
-                account = find(t, r["key"]) if r["key"] else None
+                account = find(t, text(r["key"])) if r["key"] else None
                 out.append(
                     {
                         "rank": len(out) + 1,
                         "name": account["name"] if account is not None else r["name"],
-                        "rounds": int(r["rounds"]),
+                        "rounds": integer(r["rounds"]),
                         "points": int(r["points"] or 0),
                         "chips": int(r["chips"] or 0),
                         "president": int(r["president"] or 0),

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from server.storage import names as _names
 from server.storage.api import (
@@ -19,11 +18,13 @@ from server.storage.api import (
     Account,
     BadAmount,
     BadName,
+    Fence,
     FundBot,
     Hold,
     InsufficientChips,
     Op,
     OpenRound,
+    OpResult,
     RefundRound,
     ReleaseBot,
     ReleaseHold,
@@ -31,14 +32,22 @@ from server.storage.api import (
     RoundOpened,
     SettleRound,
     TableClosed,
+    TableLog,
+    TableOpened,
+    TournamentLog,
+    TournamentOpened,
+    TournamentTable,
     Transfer,
     UnknownHold,
     UnknownRound,
     bot_account,
     table_bots,
 )
+from server.storage.sql import tables as _tables
+from server.storage.sql import tournaments as _tournaments
 from server.storage.sql.accounts import available, create, find, lock, move, require
 from server.storage.sql.tx import Row, Tx, hook
+from server.storage.sql.values import integer, text, text_or_none
 
 log = logging.getLogger("donne.storage")
 
@@ -92,13 +101,14 @@ def check(op: Op) -> None:
 
 
 def _short(tx: Tx, row: Row, amount: int, what: str) -> InsufficientChips:
-    free = available(tx, row["id"]) + amount
-    return InsufficientChips(f"{row['name']} has {free} chips available, {what} needs {amount}", account=row["name"])
+    free = available(tx, integer(row["id"])) + amount
+    name = text(row["name"])
+    return InsufficientChips(f"{name} has {free} chips available, {what} needs {amount}", account=name)
 
 
 def _insist_available(tx: Tx, row: Row, amount: int, what: str) -> None:
     """After a debit: the account must still have ``available >= 0``."""
-    if available(tx, row["id"]) < 0:
+    if available(tx, integer(row["id"])) < 0:
         raise _short(tx, row, amount, what)
 
 
@@ -109,7 +119,7 @@ def open_round(tx: Tx, op: OpenRound) -> RoundOpened:
     wanted: list[tuple[str, int, int]] = []  # name as given, account id, stake
     seen: set[int] = set()
     for name, amount in op.stakes.items():
-        account_id = int(require(tx, name)["id"])
+        account_id = integer(require(tx, name)["id"])
         if account_id in seen:
             raise BadAmount(f"{name!r} appears twice in round {round_id}")
         seen.add(account_id)
@@ -121,7 +131,7 @@ def open_round(tx: Tx, op: OpenRound) -> RoundOpened:
     # round's end by a bot on their stake while they sit elsewhere (the seat claims keep one seat per
     # person). Each stake is its own escrow, paid from the available chips: nothing is counted twice.
     for name, account_id, amount in wanted:
-        if available(tx, account_id, int(rows[account_id]["balance"])) < amount:
+        if available(tx, account_id, integer(rows[account_id]["balance"])) < amount:
             short.append(name)
         else:
             covered.append((name, account_id, amount))
@@ -158,11 +168,11 @@ def _round(tx: Tx, round_id: str) -> Row:
 def _release_round_holds(tx: Tx, round_id: str) -> None:
     holds = tx.all("SELECT hold_id, account_id, amount FROM holds WHERE round_id = ?", (round_id,))
     if holds:
-        lock(tx, {int(h["account_id"]) for h in holds})
+        lock(tx, {integer(h["account_id"]) for h in holds})
     for h in holds:
         tx.execute("DELETE FROM holds WHERE hold_id = ?", (h["hold_id"],))
-        tx.bump(held=-int(h["amount"]))
-        tx.credited.add(int(h["account_id"]))  # a gone guest's freed chips are retired
+        tx.bump(held=-integer(h["amount"]))
+        tx.credited.add(integer(h["account_id"]))  # a gone guest's freed chips are retired
 
 
 def settle_round(tx: Tx, op: SettleRound) -> bool:
@@ -171,10 +181,10 @@ def settle_round(tx: Tx, op: SettleRound) -> bool:
     if rnd["state"] != "open":
         return False
     total = sum(op.payouts.values())
-    if total != int(rnd["escrow"]):
-        raise BadAmount(f"payouts of round {round_id} add up to {total}, the escrow holds {rnd['escrow']}")
+    if total != integer(rnd["escrow"]):
+        raise BadAmount(f"payouts of round {round_id} add up to {total}, the escrow holds {rnd['escrow']!s}")
     payers = {
-        r["key"]: int(r["id"])
+        r["key"]: integer(r["id"])
         for r in tx.rows(
             "SELECT a.key, a.id FROM stakes s JOIN accounts a ON a.id = s.account_id WHERE s.round_id = ?", (round_id,)
         )
@@ -183,7 +193,7 @@ def settle_round(tx: Tx, op: SettleRound) -> bool:
     for name, amount in op.payouts.items():
         account_id = payers.get(_names.name_key(name))
         if account_id is None:
-            account_id = int(require(tx, name)["id"])
+            account_id = integer(require(tx, name)["id"])
         targets.append((account_id, amount))
     _release_round_holds(tx, round_id)
     first = True
@@ -195,10 +205,10 @@ def settle_round(tx: Tx, op: SettleRound) -> bool:
             hook("settle_round.after_first_payout")
             first = False
     for r in tx.rows("SELECT account_id FROM round_flows WHERE round_id = ? AND net > 0", (round_id,)):
-        tx.credited.add(int(r[0]))  # their receipts are theirs now: a gone guest's are retired
+        tx.credited.add(integer(r[0]))  # their receipts are theirs now: a gone guest's are retired
     tx.execute("DELETE FROM round_flows WHERE round_id = ?", (round_id,))
     tx.execute("UPDATE rounds SET state = 'settled', closed = ? WHERE round_id = ?", (tx.now(), round_id))
-    tx.bump(escrow=-int(rnd["escrow"]))
+    tx.bump(escrow=-integer(rnd["escrow"]))
     return True
 
 
@@ -211,23 +221,23 @@ def void_round(tx: Tx, round_id: str) -> bool:
     stakes = tx.all("SELECT account_id, amount FROM stakes WHERE round_id = ?", (round_id,))
     # What each account gained or lost through the round's transfers (and earlier reversals).
     nets = {
-        int(r[0]): int(r[1])
+        integer(r[0]): integer(r[1])
         for r in tx.rows(
             """SELECT account_id, SUM(delta) FROM entries
                WHERE round_id = ? AND kind IN ('transfer', 'reverse') GROUP BY account_id""",
             (round_id,),
         )
     }
-    lock(tx, {int(s["account_id"]) for s in stakes} | set(nets))
+    lock(tx, {integer(s["account_id"]) for s in stakes} | set(nets))
     for s in stakes:
-        move(tx, int(s["account_id"]), int(s["amount"]), "refund", round_id=round_id)
+        move(tx, integer(s["account_id"]), integer(s["amount"]), "refund", round_id=round_id)
     # Credits before debits: no balance dips below zero on the way.
     for account_id, net in sorted(nets.items(), key=lambda kv: (kv[1] > 0, kv[0])):
         if net:
             move(tx, account_id, -net, "reverse", round_id=round_id, note="void")
     tx.execute("DELETE FROM round_flows WHERE round_id = ?", (round_id,))
     tx.execute("UPDATE rounds SET state = 'refunded', closed = ? WHERE round_id = ?", (tx.now(), round_id))
-    tx.bump(escrow=-int(rnd["escrow"]))
+    tx.bump(escrow=-integer(rnd["escrow"]))
     return True
 
 
@@ -240,7 +250,7 @@ def _open_round_row(tx: Tx, round_id: str) -> Row:
     if rnd is None:
         raise UnknownRound(f"no round {round_id}")
     if rnd["state"] != "open":
-        raise RoundNotOpen(f"round {round_id} is {rnd['state']}")
+        raise RoundNotOpen(f"round {round_id} is {rnd['state']!s}")
     return rnd
 
 
@@ -257,39 +267,40 @@ def transfer(tx: Tx, op: Transfer) -> None:
     b = require(tx, op.dst)
     if a["id"] == b["id"]:
         raise BadAmount("a transfer needs two different accounts")
-    rows = lock(tx, {int(a["id"]), int(b["id"])})
-    a = rows[int(a["id"])]
+    rows = lock(tx, {integer(a["id"]), integer(b["id"])})
+    a = rows[integer(a["id"])]
     round_id = op.round_id
     if op.hold_id is not None:
         h = tx.one("SELECT * FROM holds WHERE hold_id = ?" + tx.lock, (op.hold_id,))
         if h is None:
             raise UnknownHold(f"no hold {op.hold_id}")
-        if int(h["account_id"]) != int(a["id"]):
-            raise BadAmount(f"hold {op.hold_id} is not {a['name']}'s")
-        if op.amount > int(h["amount"]):
-            raise BadAmount(f"hold {op.hold_id} reserves {h['amount']} chips, not {op.amount}")
-        if h["round_id"] is not None:
-            if round_id is not None and round_id != h["round_id"]:
-                raise BadAmount(f"hold {op.hold_id} belongs to round {h['round_id']}, not {round_id}")
-            round_id = h["round_id"]
+        if integer(h["account_id"]) != integer(a["id"]):
+            raise BadAmount(f"hold {op.hold_id} is not {a['name']!s}'s")
+        if op.amount > integer(h["amount"]):
+            raise BadAmount(f"hold {op.hold_id} reserves {h['amount']!s} chips, not {op.amount}")
+        held_for = text_or_none(h["round_id"])
+        if held_for is not None:
+            if round_id is not None and round_id != held_for:
+                raise BadAmount(f"hold {op.hold_id} belongs to round {held_for}, not {round_id}")
+            round_id = held_for
         tx.execute("DELETE FROM holds WHERE hold_id = ?", (op.hold_id,))
-        tx.bump(held=-int(h["amount"]))
+        tx.bump(held=-integer(h["amount"]))
     if round_id is not None:
         _open_round_row(tx, round_id)
-    if int(a["balance"]) < op.amount:
+    if integer(a["balance"]) < op.amount:
         raise _short(tx, a, op.amount, "a transfer")
     note = str(op.reason)[:200]
-    move(tx, int(a["id"]), -op.amount, "transfer", round_id=round_id, ref=str(op.ref)[:200], note=note)
-    move(tx, int(b["id"]), op.amount, "transfer", round_id=round_id, ref=str(op.ref)[:200], note=note)
+    move(tx, integer(a["id"]), -op.amount, "transfer", round_id=round_id, ref=str(op.ref)[:200], note=note)
+    move(tx, integer(b["id"]), op.amount, "transfer", round_id=round_id, ref=str(op.ref)[:200], note=note)
     if round_id is not None:
-        _flow(tx, round_id, int(a["id"]), -op.amount)
-        _flow(tx, round_id, int(b["id"]), op.amount)
+        _flow(tx, round_id, integer(a["id"]), -op.amount)
+        _flow(tx, round_id, integer(b["id"]), op.amount)
     _insist_available(tx, a, op.amount, "a transfer")
 
 
 def hold(tx: Tx, op: Hold) -> None:
     row = require(tx, op.account)
-    row = lock(tx, [int(row["id"])])[int(row["id"])]
+    row = lock(tx, [integer(row["id"])])[integer(row["id"])]
     if tx.one("SELECT 1 FROM holds WHERE hold_id = ?", (op.hold_id,)) is not None:
         raise BadAmount(f"hold {op.hold_id} exists already")
     if op.round_id is not None:
@@ -306,10 +317,10 @@ def release_hold(tx: Tx, op: ReleaseHold) -> bool:
     h = tx.one("SELECT * FROM holds WHERE hold_id = ?", (op.hold_id,))
     if h is None:
         return False
-    lock(tx, [int(h["account_id"])])
+    lock(tx, [integer(h["account_id"])])
     tx.execute("DELETE FROM holds WHERE hold_id = ?", (op.hold_id,))
-    tx.bump(held=-int(h["amount"]))
-    tx.credited.add(int(h["account_id"]))  # a gone guest's freed chips are retired
+    tx.bump(held=-integer(h["amount"]))
+    tx.credited.add(integer(h["account_id"]))  # a gone guest's freed chips are retired
     return True
 
 
@@ -319,13 +330,13 @@ def fund_bot(tx: Tx, op: FundBot) -> Account:
     if name == settings.house_account or not op.display or not isinstance(op.display, str):
         raise BadName(f"{op.display!r} cannot be a bot's name")
     row = find(tx, name)
-    account_id = create(tx, name, "bot") if row is None else int(row["id"])
-    house_id = int(require(tx, settings.house_account)["id"])
+    account_id = create(tx, name, "bot") if row is None else integer(row["id"])
+    house_id = integer(require(tx, settings.house_account)["id"])
     rows = lock(tx, {account_id, house_id})
-    balance = int(rows[account_id]["balance"])
+    balance = integer(rows[account_id]["balance"])
     need = op.chips - balance
     if need > 0:
-        house_free = available(tx, house_id, int(rows[house_id]["balance"]))
+        house_free = available(tx, house_id, integer(rows[house_id]["balance"]))
         if house_free < need:
             if not settings.house_topup:
                 raise InsufficientChips(
@@ -351,14 +362,14 @@ def release_bot(tx: Tx, op: ReleaseBot) -> int:
     settings = tx.settings
     name = bot_account(op.display)
     row = find(tx, name)
-    if row is None or row["kind"] != "bot" or int(row["balance"]) == 0:
+    if row is None or row["kind"] != "bot" or integer(row["balance"]) == 0:
         return 0
-    house_id = int(require(tx, settings.house_account)["id"])
-    rows = lock(tx, {int(row["id"]), house_id})
-    amount = available(tx, int(row["id"]), int(rows[int(row["id"])]["balance"]))
+    house_id = integer(require(tx, settings.house_account)["id"])
+    rows = lock(tx, {integer(row["id"]), house_id})
+    amount = available(tx, integer(row["id"]), integer(rows[integer(row["id"])]["balance"]))
     if amount <= 0:
         return 0
-    move(tx, int(row["id"]), -amount, "transfer", ref=name, note="bot_release")
+    move(tx, integer(row["id"]), -amount, "transfer", ref=name, note="bot_release")
     move(tx, house_id, amount, "transfer", ref=name, note="bot_release")
     return amount
 
@@ -379,8 +390,8 @@ def kept_rounds(tx: Tx, tables: set[str]) -> set[str]:
 def refund_unsettled(tx: Tx, keep: set[str] | None = None) -> list[str]:
     """Void every unsettled round (start-up), oldest first; but those in ``keep`` (they resume)."""
     keep = keep or set()
-    ids = [r[0] for r in tx.rows("SELECT round_id FROM rounds WHERE state = 'open' ORDER BY opened, round_id")
-           if r[0] not in keep]
+    ids = [text(r[0]) for r in tx.rows("SELECT round_id FROM rounds WHERE state = 'open' ORDER BY opened, round_id")]
+    ids = [round_id for round_id in ids if round_id not in keep]
     for round_id in ids:
         void_round(tx, round_id)
     return ids
@@ -391,11 +402,11 @@ def release_all_holds(tx: Tx, keep: set[str] | None = None) -> int:
     keep = keep or set()
     holds = [h for h in tx.all("SELECT hold_id, account_id, amount, round_id FROM holds") if h["round_id"] not in keep]
     if holds:
-        lock(tx, {int(h["account_id"]) for h in holds})
+        lock(tx, {integer(h["account_id"]) for h in holds})
     for h in holds:
         tx.execute("DELETE FROM holds WHERE hold_id = ?", (h["hold_id"],))
-        tx.bump(held=-int(h["amount"]))
-        tx.credited.add(int(h["account_id"]))
+        tx.bump(held=-integer(h["amount"]))
+        tx.credited.add(integer(h["account_id"]))
     return len(holds)
 
 
@@ -412,7 +423,7 @@ def release_table_bots(tx: Tx, table_id: str) -> int:
 def set_aside(tx: Tx, table_id: str) -> list[str]:
     """A table that will not resume: its unsettled rounds voided (every chip movement undone, holds
     released) and its bots' chips sent home. The voided rounds, oldest first."""
-    ids = [r[0] for r in tx.rows(
+    ids = [text(r[0]) for r in tx.rows(
         "SELECT round_id FROM rounds WHERE state = 'open' AND table_id = ? ORDER BY opened, round_id", (table_id,))]
     for round_id in ids:
         void_round(tx, round_id)
@@ -422,31 +433,55 @@ def set_aside(tx: Tx, table_id: str) -> list[str]:
 
 def grant(tx: Tx, name: str, amount: int, reason: str) -> None:
     row = require(tx, name)
-    lock(tx, [int(row["id"])])
-    move(tx, int(row["id"]), amount, "grant", note=str(reason)[:200])
+    lock(tx, [integer(row["id"])])
+    move(tx, integer(row["id"]), amount, "grant", note=str(reason)[:200])
 
 
-RUNNERS: dict[type, Any] = {
-    OpenRound: open_round,
-    SettleRound: settle_round,
-    RefundRound: refund_round,
-    Transfer: transfer,
-    Hold: hold,
-    ReleaseHold: release_hold,
-    FundBot: fund_bot,
-    ReleaseBot: release_bot,
-}
+def run_one(tx: Tx, op: Op) -> OpResult:
+    """One operation, by its kind (a table's log first: most of the writes)."""
+    if isinstance(op, TableLog):
+        return _tables.table_log(tx, op)
+    if isinstance(op, OpenRound):
+        return open_round(tx, op)
+    if isinstance(op, SettleRound):
+        return settle_round(tx, op)
+    if isinstance(op, RefundRound):
+        return refund_round(tx, op)
+    if isinstance(op, Transfer):
+        transfer(tx, op)
+        return None
+    if isinstance(op, Hold):
+        hold(tx, op)
+        return None
+    if isinstance(op, ReleaseHold):
+        return release_hold(tx, op)
+    if isinstance(op, FundBot):
+        return fund_bot(tx, op)
+    if isinstance(op, ReleaseBot):
+        return release_bot(tx, op)
+    if isinstance(op, TableOpened):
+        _tables.table_opened(tx, op)
+        return None
+    if isinstance(op, TableClosed):
+        return _tables.table_closed(tx, op)
+    if isinstance(op, Fence):
+        return _tables.fence(tx, op)
+    if isinstance(op, TournamentOpened):
+        _tournaments.opened(tx, op)
+        return None
+    if isinstance(op, TournamentLog):
+        return _tournaments.logged(tx, op)
+    if isinstance(op, TournamentTable):
+        _tournaments.linked(tx, op)
+        return None
+    return _tournaments.closed(tx, op)
 
 
-def run(tx: Tx, ops: Sequence[Any]) -> list[Any]:
+def run(tx: Tx, ops: Sequence[Op]) -> list[OpResult]:
     """Every operation in order, in the caller's savepoint: all of them, or a raise."""
-    from server.storage.sql.tables import RUNNERS as TABLE_RUNNERS
-    from server.storage.sql.tournaments import RUNNERS as TOURNAMENT_RUNNERS
-
-    out: list[Any] = []
+    out: list[OpResult] = []
     for op in ops:
-        runner = RUNNERS.get(type(op)) or TABLE_RUNNERS.get(type(op)) or TOURNAMENT_RUNNERS[type(op)]
-        out.append(runner(tx, op))
+        out.append(run_one(tx, op))
         if isinstance(op, TableClosed) and op.status == "aside" and out[-1]:
             voided = set_aside(tx, op.table_id)  # a table that will not resume gives its chips back
             if voided:

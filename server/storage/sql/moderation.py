@@ -41,6 +41,7 @@ from server.storage.moderation import in_network
 from server.storage.moderation import network as _network
 from server.storage.sql.accounts import SQLAccounts, available, find, lock, move, parse_public_key, require
 from server.storage.sql.tx import Row, Runner, Tx
+from server.storage.sql.values import integer, number, text, text_or_none
 
 log = logging.getLogger("donne.storage.moderation")
 
@@ -95,7 +96,7 @@ def _player(tx: Tx, name: str) -> Row:
     """The live registered account of that name (a guest has no account to act on)."""
     row = require(tx, name)
     if row["kind"] != "player":
-        raise Forbidden(f"{row['name']} is not a registered account")
+        raise Forbidden(f"{text(row['name'])} is not a registered account")
     return row
 
 
@@ -103,7 +104,7 @@ def _live(tx: Tx, name: str) -> Row:
     """The live account of a person (registered or guest)."""
     row = require(tx, name)
     if row["kind"] not in ("player", "guest"):
-        raise Forbidden(f"{row['name']} is not a person's account")
+        raise Forbidden(f"{text(row['name'])} is not a person's account")
     return row
 
 
@@ -113,8 +114,8 @@ def _active(now: float) -> tuple[str, tuple[float]]:
 
 def _ban(row: Row) -> Ban:
     until = row["until"]
-    return Ban(id=int(row["id"]), kind=row["kind"], target=row["target"], reason=row["reason"],
-               actor=row["actor"], created=float(row["created"]), until=None if until is None else float(until))
+    return Ban(id=integer(row["id"]), kind=text(row["kind"]), target=text(row["target"]), reason=text(row["reason"]),
+               actor=text(row["actor"]), created=float(number(row["created"])), until=None if until is None else float(until))
 
 
 def active_bans(tx: Tx) -> list[Row]:
@@ -124,25 +125,25 @@ def active_bans(tx: Tx) -> list[Row]:
 
 def _longest(rows: list[Row]) -> Row:
     """Of several bans that apply, the one that ends last (for good first)."""
-    return max(rows, key=lambda r: (r["until"] is None, float(r["until"] or 0), int(r["id"])))
+    return max(rows, key=lambda r: (r["until"] is None, float(r["until"] or 0), integer(r["id"])))
 
 
 def door(tx: Tx, name: str | None, address: str | None, key: str | None) -> Refusal | None:
     bans = active_bans(tx)
     hits: list[Row] = []
     if address:
-        hits = [r for r in bans if r["kind"] == "address" and in_network(address, r["target"])]
+        hits = [r for r in bans if r["kind"] == "address" and in_network(address, text(r["target"]))]
     if not hits and key:
         hits = [r for r in bans if r["kind"] == "key" and r["target"] == key]
     account = find(tx, name) if name else None
     if not hits and account is not None and account["kind"] == "player":
-        hits = [r for r in bans if r["kind"] == "account" and int(r["account_id"] or 0) == int(account["id"])]
+        hits = [r for r in bans if r["kind"] == "account" and int(r["account_id"] or 0) == integer(account["id"])]
     if hits:
         row = _longest(hits)
         until = row["until"]
-        return Refusal("banned", row["kind"], row["reason"], None if until is None else float(until))
+        return Refusal("banned", text(row["kind"]), text(row["reason"]), None if until is None else float(until))
     if account is not None and account["kind"] == "player" and account["locked"] is not None:
-        return Refusal("locked", "lock", account["locked"])
+        return Refusal("locked", "lock", text(account["locked"]))
     return None
 
 
@@ -153,8 +154,8 @@ def _mute_row(tx: Tx, account_id: int) -> Row | None:
 
 
 def _mute(row: Row, name: str) -> Mute:
-    return Mute(name=name, reason=row["reason"], actor=row["actor"], created=float(row["created"]),
-                until=float(row["until"]))
+    return Mute(name=name, reason=text(row["reason"]), actor=text(row["actor"]), created=float(number(row["created"])),
+                until=float(number(row["until"])))
 
 
 # --------------------------------------------------------------------------- the Moderation protocol
@@ -185,7 +186,7 @@ class SQLModeration:
             row = _player(t, name)
             old = str(row["role"])
             t.execute("UPDATE accounts SET role = ? WHERE id = ?", (role, row["id"]))
-            write_log(t, actor, "role", row["name"], reason, {"from": old, "to": role})
+            write_log(t, actor, "role", text(row["name"]), reason, {"from": old, "to": role})
             return old
 
         old = await self._store.run_write(tx)
@@ -207,8 +208,8 @@ class SQLModeration:
             account_id = None
             shown = stored
             if kind == "account":
-                row = _player(t, target)
-                account_id, shown = int(row["id"]), row["name"]
+                player = _player(t, target)
+                account_id, shown = integer(player["id"]), text(player["name"])
                 same = "kind = 'account' AND account_id = ?"
                 params: tuple[object, ...] = (account_id,)
             else:
@@ -226,7 +227,7 @@ class SQLModeration:
                 (kind, account_id, shown, _reason(reason), str(actor)[:100], now, until),
             )
             assert row is not None
-            detail: dict[str, JSONValue] = {"until": until, "ban": int(row["id"])}
+            detail: dict[str, JSONValue] = {"until": until, "ban": integer(row["id"])}
             if kind == "key":
                 detail["fingerprint"] = key_fingerprint(shown)
             write_log(t, actor, "ban", shown if kind != "key" else key_fingerprint(shown), reason, detail)
@@ -244,11 +245,11 @@ class SQLModeration:
                     number = int(str(target).lstrip("#"))
                 except ValueError:
                     raise BadAmount(f"{target!r} is not a ban's number") from None
-                hits = [r for r in rows if int(r["id"]) == number]
+                hits = [r for r in rows if integer(r["id"]) == number]
             elif kind == "account":
                 row = find(t, target)
                 hits = [r for r in rows if r["kind"] == "account" and row is not None
-                        and int(r["account_id"] or 0) == int(row["id"])]
+                        and int(r["account_id"] or 0) == integer(row["id"])]
             elif kind == "address":
                 net = network(target)
                 hits = [r for r in rows if r["kind"] == "address" and r["target"] == net]
@@ -261,8 +262,8 @@ class SQLModeration:
                 raise NoSuchBan(f"no active ban of {target}")
             row = _longest(hits)
             t.execute("UPDATE bans SET lifted = ?, lifted_by = ? WHERE id = ?", (t.now(), str(actor)[:100], row["id"]))
-            shown = row["target"] if row["kind"] != "key" else key_fingerprint(row["target"])
-            write_log(t, actor, "unban", shown, reason, {"ban": int(row["id"]), "kind": row["kind"]})
+            shown = text(row["target"]) if row["kind"] != "key" else key_fingerprint(text(row["target"]))
+            write_log(t, actor, "unban", shown, reason, {"ban": integer(row["id"]), "kind": text(row["kind"])})
             return _ban(row)
 
         return await self._store.run_write(tx)
@@ -282,22 +283,22 @@ class SQLModeration:
                       (now, str(actor)[:100], row["id"], *active))
             t.execute("INSERT INTO mutes (account_id, reason, actor, created, until) VALUES (?, ?, ?, ?, ?)",
                       (row["id"], _reason(reason), str(actor)[:100], now, until))
-            write_log(t, actor, "mute", row["name"], reason, {"until": until, "guest": row["kind"] == "guest"})
-            return Mute(name=row["name"], reason=_reason(reason), actor=actor, created=now, until=until)
+            write_log(t, actor, "mute", text(row["name"]), reason, {"until": until, "guest": row["kind"] == "guest"})
+            return Mute(name=text(row["name"]), reason=_reason(reason), actor=actor, created=now, until=until)
 
         return await self._store.run_write(tx)
 
     async def unmute(self, name: str, *, actor: str, reason: str = "") -> Mute:
         def tx(t: Tx) -> Mute:
             row = _live(t, name)
-            mute = _mute_row(t, int(row["id"]))
+            mute = _mute_row(t, integer(row["id"]))
             if mute is None:
-                raise NoSuchBan(f"{row['name']} is not muted")
+                raise NoSuchBan(f"{text(row['name'])} is not muted")
             where, active = _active(t.now())
             t.execute(f"UPDATE mutes SET lifted = ?, lifted_by = ? WHERE account_id = ? AND {where}",
                       (t.now(), str(actor)[:100], row["id"], *active))
-            write_log(t, actor, "unmute", row["name"], reason)
-            return _mute(mute, row["name"])
+            write_log(t, actor, "unmute", text(row["name"]), reason)
+            return _mute(mute, text(row["name"]))
 
         return await self._store.run_write(tx)
 
@@ -306,8 +307,8 @@ class SQLModeration:
             row = find(tx, name)
             if row is None:
                 return None
-            mute = _mute_row(tx, int(row["id"]))
-            return None if mute is None else _mute(mute, row["name"])
+            mute = _mute_row(tx, integer(row["id"]))
+            return None if mute is None else _mute(mute, text(row["name"]))
 
         return await self._store.run_read(q)
 
@@ -316,7 +317,7 @@ class SQLModeration:
             rows = tx.all("""SELECT m.*, a.name AS name FROM mutes m JOIN accounts a ON a.id = m.account_id
                              WHERE a.live = 1 AND m.lifted IS NULL AND m.until > ? ORDER BY m.id DESC""",
                           (tx.now(),))
-            return [_mute(r, r["name"]) for r in rows]
+            return [_mute(r, text(r["name"])) for r in rows]
 
         return await self._store.run_read(q)
 
@@ -325,7 +326,7 @@ class SQLModeration:
         def tx(t: Tx) -> None:
             row = _player(t, name)
             t.execute("UPDATE accounts SET locked = ? WHERE id = ?", (_reason(reason), row["id"]))
-            write_log(t, actor, "lock", row["name"], reason)
+            write_log(t, actor, "lock", text(row["name"]), reason)
 
         await self._store.run_write(tx)
 
@@ -333,9 +334,9 @@ class SQLModeration:
         def tx(t: Tx) -> None:
             row = _player(t, name)
             if row["locked"] is None:
-                raise NoSuchBan(f"{row['name']} is not locked")
+                raise NoSuchBan(f"{text(row['name'])} is not locked")
             t.execute("UPDATE accounts SET locked = NULL WHERE id = ?", (row["id"],))
-            write_log(t, actor, "unlock", row["name"], reason)
+            write_log(t, actor, "unlock", text(row["name"]), reason)
 
         await self._store.run_write(tx)
 
@@ -349,7 +350,7 @@ class SQLModeration:
             row = _player(t, name)
             until = t.now() + settings.reset_code_seconds
             t.execute("UPDATE accounts SET reset_hash = ?, reset_until = ? WHERE id = ?", (hashed, until, row["id"]))
-            write_log(t, actor, "resetpw", row["name"], "", {"until": until})  # never the code
+            write_log(t, actor, "resetpw", text(row["name"]), "", {"until": until})  # never the code
             return until
 
         until = await self._store.run_write(tx)
@@ -369,7 +370,7 @@ class SQLModeration:
                             WHERE s.account_id = ? AND r.state = 'open'
                             UNION SELECT 1 FROM holds WHERE account_id = ?""", (row["id"], row["id"]))
             if busy is not None:
-                raise Forbidden(f"{row['name']} has chips in a round being played")
+                raise Forbidden(f"{text(row['name'])} has chips in a round being played")
             old_key = row["key"]
             t.execute("UPDATE accounts SET name = ?, key = ?, skeleton = ? WHERE id = ?", (clean, key, skel, row["id"]))
             t.execute("UPDATE history_seats SET name = ?, key = ? WHERE key = ? AND registered = 1",
@@ -380,8 +381,8 @@ class SQLModeration:
                       (key, clean, old_key, key, key, old_key))
             if key != old_key:
                 t.execute("DELETE FROM ignores WHERE other_key = ?", (old_key,))
-            write_log(t, actor, "rename", row["name"], reason, {"to": clean})
-            return row["name"], clean
+            write_log(t, actor, "rename", text(row["name"]), reason, {"to": clean})
+            return text(row["name"]), clean
 
         old, clean = await self._store.run_write(tx)
         self._accounts.forget(old)
@@ -400,18 +401,18 @@ class SQLModeration:
 
         def tx(t: Tx) -> int:
             row = _player(t, name)
-            row = lock(t, [int(row["id"])])[int(row["id"])]
+            row = lock(t, [integer(row["id"])])[integer(row["id"])]
             if delta < 0:
-                free = available(t, int(row["id"]), int(row["balance"]))
+                free = available(t, integer(row["id"]), integer(row["balance"]))
                 if free < -delta:
-                    raise InsufficientChips(f"{row['name']} has {free} chips available, not {-delta}",
-                                            account=row["name"])
+                    raise InsufficientChips(f"{text(row['name'])} has {free} chips available, not {-delta}",
+                                            account=text(row["name"]))
             kind = "grant" if delta > 0 else "retire"
-            entry = move(t, int(row["id"]), delta, kind, ref=str(actor)[:100], note="admin")
+            entry = move(t, integer(row["id"]), delta, kind, ref=str(actor)[:100], note="admin")
             t.execute("INSERT INTO admin_chips (entry_id, actor, reason) VALUES (?, ?, ?)",
                       (entry, str(actor)[:100], _reason(reason)))
-            write_log(t, actor, kind, row["name"], reason, {"chips": abs(delta), "entry": entry})
-            return int(row["balance"]) + delta
+            write_log(t, actor, kind, text(row["name"]), reason, {"chips": abs(delta), "entry": entry})
+            return integer(row["balance"]) + delta
 
         balance = await self._store.run_write(tx)
         log.warning("%s: %+d chips for %s (%s)", actor, delta, name, reason)
@@ -434,11 +435,11 @@ class SQLModeration:
             out = []
             for r in rows:
                 try:
-                    detail = json.loads(r["detail"] or "{}")
+                    detail = json.loads(text(r["detail"] or "{}"))
                 except ValueError:
                     detail = {}
-                out.append(ModEntry(id=int(r["id"]), ts=float(r["ts"]), actor=r["actor"], action=r["action"],
-                                    target=r["target"], reason=r["reason"], detail=detail))
+                out.append(ModEntry(id=integer(r["id"]), ts=float(number(r["ts"])), actor=text(r["actor"]), action=text(r["action"]),
+                                    target=text(r["target"]), reason=text(r["reason"]), detail=detail))
             return out
 
         return await self._store.run_read(q)
@@ -449,7 +450,7 @@ class SQLModeration:
             row = find(tx, name)
             if row is None or row["kind"] != "player":
                 return []
-            return [r[0] for r in tx.rows("SELECT other_name FROM ignores WHERE account_id = ? ORDER BY added",
+            return [text(r[0]) for r in tx.rows("SELECT other_name FROM ignores WHERE account_id = ? ORDER BY added",
                                           (row["id"],))]
 
         return await self._store.run_read(q)
@@ -459,7 +460,7 @@ class SQLModeration:
             out: dict[str, list[str]] = {}
             for r in tx.rows("""SELECT a.name, i.other_name FROM ignores i JOIN accounts a ON a.id = i.account_id
                                WHERE a.live = 1 AND a.kind = 'player' ORDER BY a.id, i.added, i.other_key"""):
-                out.setdefault(r[0], []).append(r[1])
+                out.setdefault(text(r[0]), []).append(text(r[1]))
             return out
 
         return await self._store.run_read(q)
@@ -513,14 +514,14 @@ class SQLModeration:
             row = find(tx, name)
             if row is None or row["kind"] not in ("player", "guest"):
                 return None
-            mute = _mute_row(tx, int(row["id"]))
-            refusal = door(tx, row["name"], None, None) if row["kind"] == "player" else None
+            mute = _mute_row(tx, integer(row["id"]))
+            refusal = door(tx, text(row["name"]), None, None) if row["kind"] == "player" else None
             banned = refusal is not None and refusal.code == "banned"
             return Standing(
-                name=row["name"], guest=row["kind"] == "guest",
+                name=text(row["name"]), guest=row["kind"] == "guest",
                 role=str(row["role"]) if row["kind"] == "player" else "player",
-                chips=int(row["balance"]), created=float(row["created"]), locked=row["locked"],
-                muted_until=None if mute is None else float(mute["until"]),
+                chips=integer(row["balance"]), created=float(number(row["created"])), locked=text_or_none(row["locked"]),
+                muted_until=None if mute is None else float(number(mute["until"])),
                 banned_until=(float("inf") if refusal.until is None else refusal.until)
                 if banned and refusal is not None else None,
                 ban_reason=refusal.reason if banned and refusal is not None else "",

@@ -13,11 +13,12 @@ from server.storage import names as _names
 from server.storage import ratings as _model
 from server.storage.api import RatedRound, Rating, RatingChange, RoundRecord
 from server.storage.sql.tx import Row, Runner, Tx
+from server.storage.sql.values import integer, number, text
 
 
 def _rating(row: Row) -> Rating:
-    return Rating(row["name"], row["kind"], row["game"], row["rules"], float(row["mu"]), float(row["sigma"]),
-                  int(row["games"]))
+    return Rating(text(row["name"]), text(row["kind"]), text(row["game"]), text(row["rules"]), float(number(row["mu"])), float(number(row["sigma"])),
+                  integer(row["games"]))
 
 
 def rate_in_tx(t: Tx, record: RoundRecord, rated: RatedRound, registered: Sequence[bool]) -> None:
@@ -43,7 +44,7 @@ def rate_in_tx(t: Tx, record: RoundRecord, rated: RatedRound, registered: Sequen
         row = t.one("SELECT mu, sigma FROM ratings WHERE key = ? AND game = ? AND rules = ?"
                     + (t.lock if key in keys else ""), (key, game, rules))
         if row is not None:
-            current[key] = (float(row["mu"]), float(row["sigma"]))
+            current[key] = (float(number(row["mu"])), float(number(row["sigma"])))
     new = _model.update(current, [(k, s) for _, k, _, s in people], [(k, s) for _, k, _, s in bots])
     for seat, key, _, score in people + bots:
         if key not in new:
@@ -99,9 +100,9 @@ class SQLRatings:
                    WHERE h.key = ? ORDER BY h.id DESC LIMIT ?""",
                 (key, int(limit)),
             )
-            return [RatingChange(r["round_id"], r["rname"], r["game"], r["rules"], int(r["seat"]), float(r["score"]),
-                                 float(r["mu_before"]), float(r["sigma_before"]), float(r["mu_after"]),
-                                 float(r["sigma_after"]), float(r["ts"])) for r in rows]
+            return [RatingChange(text(r["round_id"]), text(r["rname"]), text(r["game"]), text(r["rules"]), integer(r["seat"]), float(number(r["score"])),
+                                 float(number(r["mu_before"])), float(number(r["sigma_before"])), float(number(r["mu_after"])),
+                                 float(number(r["sigma_after"])), float(number(r["ts"]))) for r in rows]
 
         return await self._store.run_read(q)
 

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from server.storage import names as _names
-from server.storage.api import MATCH_SUFFIX, Letter, MailboxFull, NoSuchAccount, Profile, TooManyFriends
+from server.storage.api import (
+    MATCH_SUFFIX,
+    Letter,
+    MailboxFull,
+    NoSuchAccount,
+    Profile,
+    TablePlayed,
+    TooManyFriends,
+)
 from server.storage.sql.accounts import find
 from server.storage.sql.tx import Row, Runner, Tx
+from server.storage.sql.values import integer, number, number_or_none, text
 
 
 def _player(t: Tx, name: str) -> Row:
@@ -21,9 +29,9 @@ def _player(t: Tx, name: str) -> Row:
 def _profile(t: Tx, account: Row) -> Profile:
     row = t.one("SELECT * FROM profiles WHERE key = ?", (account["key"],))
     if row is None:
-        return Profile(account["name"], float(account["created"]), None)
-    return Profile(account["name"], float(account["created"]),
-                   None if row["last_seen"] is None else float(row["last_seen"]), row["bio"],
+        return Profile(text(account["name"]), float(number(account["created"])), None)
+    return Profile(text(account["name"]), float(number(account["created"])),
+                   None if row["last_seen"] is None else float(number(row["last_seen"])), text(row["bio"]),
                    bool(row["hide_where"]), bool(row["notify"]))
 
 
@@ -48,7 +56,7 @@ class SQLSocial:
                           notify: bool | None = None) -> Profile:
         def tx(t: Tx) -> Profile:
             account = _player(t, name)
-            _ensure(t, account["key"])
+            _ensure(t, text(account["key"]))
             if bio is not None:
                 t.execute("UPDATE profiles SET bio = ? WHERE key = ?", (bio, account["key"]))
             if hide_where is not None:
@@ -64,7 +72,7 @@ class SQLSocial:
             account = find(t, name)
             if account is None or account["kind"] != "player":
                 return
-            _ensure(t, account["key"])
+            _ensure(t, text(account["key"]))
             t.execute("UPDATE profiles SET last_seen = ? WHERE key = ?", (t.now(), account["key"]))
 
         await self._store.run_write(tx, relaxed=True)
@@ -77,7 +85,7 @@ class SQLSocial:
                    WHERE f.key = ? ORDER BY f.added, f.friend""",
                 (_names.name_key(name),),
             )
-            return [r["aname"] or r["fname"] for r in rows]
+            return [text(r["aname"] or r["fname"]) for r in rows]
 
         return await self._store.run_read(q)
 
@@ -110,7 +118,7 @@ class SQLSocial:
                    WHERE f.friend = ? AND COALESCE(p.notify, 1) = 1 ORDER BY f.key""",
                 (_names.name_key(name),),
             )
-            return [r["key"] for r in rows]
+            return [text(r["key"]) for r in rows]
 
         return await self._store.run_read(q)
 
@@ -127,7 +135,7 @@ class SQLSocial:
             row = t.one("INSERT INTO mail (recipient, sender, sender_key, text, sent) VALUES (?, ?, ?, ?, ?) "
                         "RETURNING id", (to["key"], sender, sender_key, text, t.now()))
             assert row is not None
-            return int(row[0])
+            return integer(row[0])
 
         return await self._store.run_write(tx)
 
@@ -137,14 +145,14 @@ class SQLSocial:
             rows = t.all("SELECT * FROM mail WHERE recipient = ? ORDER BY id", (key,))
             if rows:
                 t.execute("DELETE FROM mail WHERE recipient = ?", (key,))
-            return [Letter(int(r["id"]), r["sender"], r["text"], float(r["sent"])) for r in rows]
+            return [Letter(integer(r["id"]), text(r["sender"]), text(r["text"]), float(number(r["sent"]))) for r in rows]
 
         return await self._store.run_write(tx)
 
-    async def tables_played(self, name: str) -> list[dict[str, Any]]:
+    async def tables_played(self, name: str) -> list[TablePlayed]:
         match = f"h.round_id LIKE '%{MATCH_SUFFIX}'"
 
-        def q(t: Tx) -> list[dict[str, Any]]:
+        def q(t: Tx) -> list[TablePlayed]:
             key = _names.name_key(name)
             rows = t.all(
                 f"""SELECT h.game, h.rules,
@@ -155,13 +163,15 @@ class SQLSocial:
                     WHERE s.key = ? GROUP BY h.game, h.rules ORDER BY h.game, h.rules""",
                 (key,),
             )
-            out = {(r["game"], r["rules"]): {"game": r["game"], "rules": r["rules"], "rounds": int(r["rounds"] or 0),
-                                             "matches": int(r["matches"] or 0), "titles": int(r["titles"] or 0),
-                                             "won": 0} for r in rows}
+            out: dict[tuple[str, str], TablePlayed] = {
+                (text(r["game"]), text(r["rules"])): {
+                    "game": text(r["game"]), "rules": text(r["rules"]), "rounds": int(number_or_none(r["rounds"]) or 0),
+                    "matches": int(number_or_none(r["matches"]) or 0), "titles": int(number_or_none(r["titles"]) or 0),
+                    "won": 0} for r in rows}
             for r in t.rows(f"""SELECT h.game, h.rules, h.result, s.seat FROM history_seats s
                                 JOIN history h ON h.round_id = s.round_id WHERE s.key = ? AND {match}""", (key,)):
-                entry = out.get((r["game"], r["rules"]))
-                if entry is not None and _won(r["result"], int(r["seat"])):
+                entry = out.get((text(r["game"]), text(r["rules"])))
+                if entry is not None and _won(text(r["result"]), integer(r["seat"])):
                     entry["won"] += 1
             return list(out.values())
 

@@ -7,7 +7,7 @@ import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from server.operations import metrics
 from server.protocol import JSONValue
@@ -40,6 +40,7 @@ from server.storage.api import (
     Tables,
     Tournaments,
     Transfer,
+    first_result,
     table_bots,
 )
 from server.storage.settings import StoreSettings
@@ -66,6 +67,7 @@ from server.storage.sql.tables import SQLTables
 from server.storage.sql.thread import Backend, DatabaseThread, Grouped, Job
 from server.storage.sql.tournaments import SQLTournaments
 from server.storage.sql.tx import Tx
+from server.storage.sql.values import integer, number, text, text_or_none
 
 log = logging.getLogger("donne.storage")
 
@@ -115,12 +117,12 @@ class SQLStore:
         self.tournaments = SQLTournaments(self)
 
     # -- plumbing
-    def _submit(self, kind: str, fn: Callable[..., Any], group: tuple[Grouped, Any] | None = None) -> asyncio.Future[Any]:
+    def _submit(self, kind: str, fn: Callable[..., T], group: tuple[Grouped, object] | None = None) -> asyncio.Future[T]:
         """Queue a job; the jobs of one event-loop turn reach the thread together (group commit)."""
         if self._closed and kind != "call":
             raise StorageError("the store is closed")
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
+        future: asyncio.Future[T] = loop.create_future()
         buffer = self._buffers.get(loop)
         if buffer is None:
             buffer = self._buffers[loop] = []
@@ -128,7 +130,7 @@ class SQLStore:
         buffer.append(Job(kind, fn, loop, future, group=group))
         return future
 
-    def _submit_quiet(self, kind: str, fn: Callable[..., Any], group: tuple[Grouped, Any] | None = None) -> None:
+    def _submit_quiet(self, kind: str, fn: Callable[..., object], group: tuple[Grouped, object] | None = None) -> None:
         """Queue a job nobody waits for, in order with the others (a failure is logged)."""
         loop = asyncio.get_running_loop()
         buffer = self._buffers.get(loop)
@@ -143,7 +145,7 @@ class SQLStore:
             self._thread.submit(jobs)
 
     async def run_write(self, fn: Callable[[Tx], T], *, relaxed: bool = False,
-                        group: tuple[Grouped, Any] | None = None) -> T:
+                        group: tuple[Grouped, object] | None = None) -> T:
         """Run ``fn(tx)`` atomically in the database thread; durable when it returns.
 
         Writes waiting together share one transaction and one fsync (group
@@ -200,7 +202,7 @@ class SQLStore:
         # (a takeover's raised fence is durable: the new owner's writes are compared with it)
         relaxed = all(isinstance(op, RELAXED_OPS) and not (isinstance(op, Fence) and op.take) for op in ops)
         # a step's log alone (most of a table's writes) is written with the other tables' of the moment
-        group: Any = (_tables.table_logs, ops[0]) if len(ops) == 1 and isinstance(ops[0], TableLog) else None
+        group: tuple[Grouped, object] | None = (_tables.table_logs, ops[0]) if len(ops) == 1 and isinstance(ops[0], TableLog) else None
         if len(ops) == 2 and isinstance(ops[0], Fence) and not ops[0].take and isinstance(ops[1], TableLog) and \
                 ops[0].table_id == ops[1].table_id:  # a cluster owner's step: fenced, with the others of the moment
             group = (_tables.fenced_logs, (ops[0], ops[1]))
@@ -272,12 +274,12 @@ class SQLStore:
             holds = _ledger.release_all_holds(tx, kept)
             busy = set()
             for round_id in kept:
-                busy |= {int(r[0]) for r in tx.rows("SELECT account_id FROM stakes WHERE round_id = ?", (round_id,))}
-                busy |= {int(r[0]) for r in tx.rows("SELECT account_id FROM holds WHERE round_id = ?", (round_id,))}
-                busy |= {int(r[0]) for r in tx.rows("SELECT account_id FROM round_flows WHERE round_id = ?",
+                busy |= {integer(r[0]) for r in tx.rows("SELECT account_id FROM stakes WHERE round_id = ?", (round_id,))}
+                busy |= {integer(r[0]) for r in tx.rows("SELECT account_id FROM holds WHERE round_id = ?", (round_id,))}
+                busy |= {integer(r[0]) for r in tx.rows("SELECT account_id FROM round_flows WHERE round_id = ?",
                                                     (round_id,))}
             guests = [row for row in tx.all("SELECT * FROM accounts WHERE live = 1 AND kind = 'guest'")
-                      if row["key"] not in keep_keys and int(row["id"]) not in busy]
+                      if row["key"] not in keep_keys and integer(row["id"]) not in busy]
             for row in guests:
                 logout_guest(tx, row)
             house = require(tx, self.settings.house_account)
@@ -285,9 +287,9 @@ class SQLStore:
             bots = [row for row in tx.all("SELECT * FROM accounts WHERE live = 1 AND kind = 'bot' AND balance > 0")
                     if not (prefixes and str(row["name"]).startswith(prefixes))]
             for row in bots:
-                amount = int(row["balance"])
-                move(tx, row["id"], -amount, "transfer", ref=row["name"], note="bot_release")
-                move(tx, house["id"], amount, "transfer", ref=row["name"], note="bot_release")
+                amount = integer(row["balance"])
+                move(tx, integer(row["id"]), -amount, "transfer", ref=text(row["name"]), note="bot_release")
+                move(tx, integer(house["id"]), amount, "transfer", ref=text(row["name"]), note="bot_release")
             return refunded, len(guests), len(bots), holds
 
         refunded, guests, bots, holds = await self.run_write(work)
@@ -332,14 +334,14 @@ class SQLLedger:
 
     async def balance(self, name: str) -> int:
         def q(tx: Tx) -> int:
-            return int(require(tx, name)["balance"])
+            return integer(require(tx, name)["balance"])
 
         return await self._store.run_read(q)
 
     async def available(self, name: str) -> int:
         def q(tx: Tx) -> int:
             row = require(tx, name)
-            return available(tx, int(row["id"]), int(row["balance"]))
+            return available(tx, integer(row["id"]), integer(row["balance"]))
 
         return await self._store.run_read(q)
 
@@ -353,16 +355,14 @@ class SQLLedger:
         await self._store.apply([OpenRound(str(round_id), stakes)])
 
     async def settle_round(self, round_id: str, payouts: Mapping[str, int]) -> bool:
-        result: bool = (await self._store.apply([SettleRound(str(round_id), payouts)]))[0]
-        return result
+        return first_result(await self._store.apply([SettleRound(str(round_id), payouts)]), bool)
 
     async def transfer(self, src: str, dst: str, amount: int, reason: str, ref: str = "") -> None:
         await self._store.apply([Transfer(src, dst, amount, reason, ref=ref)])
 
     async def refund_round(self, round_id: str) -> bool:
         """Void one open round: stakes back, its transfers reversed; False if not open."""
-        result: bool = (await self._store.apply([RefundRound(str(round_id))]))[0]
-        return result
+        return first_result(await self._store.apply([RefundRound(str(round_id))]), bool)
 
     async def refund_unsettled(self) -> list[str]:
         ids = await self._store.run_write(_ledger.refund_unsettled)
@@ -382,18 +382,23 @@ class SQLLedger:
             rows = tx.all("SELECT * FROM entries WHERE account_id = ? ORDER BY id DESC LIMIT ?", (row["id"], int(limit)))
             return [
                 Entry(
-                    id=int(r["id"]),
-                    ts=float(r["ts"]),
-                    account=row["name"],
-                    delta=int(r["delta"]),
-                    kind=r["kind"],
-                    round_id=r["round_id"],
-                    ref=r["note"] + (":" + r["ref"] if r["ref"] else "") if r["note"] else r["ref"],
+                    id=integer(r["id"]),
+                    ts=float(number(r["ts"])),
+                    account=text(row["name"]),
+                    delta=integer(r["delta"]),
+                    kind=text(r["kind"]),
+                    round_id=text_or_none(r["round_id"]),
+                    ref=_ref(text(r["note"]), text(r["ref"])),
                 )
                 for r in rows
             ]
 
         return await self._store.run_read(q)
+
+
+def _ref(note: str, ref: str) -> str:
+    """An entry's reference as the ledger shows it: ``note:ref``, the note alone, or the ref."""
+    return note + (":" + ref if ref else "") if note else ref
 
 
 def _conforms(store: SQLStore) -> None:
@@ -414,11 +419,11 @@ def _refresh_skeletons(tx: Tx) -> int:
     """Live accounts' skeletons computed again when they were stored by another
     :data:`~server.storage.names.SKELETON_VERSION` (its number kept in ``counters``). How many changed."""
     row = tx.one("SELECT value FROM counters WHERE name = 'skeleton'")
-    if row is not None and int(row[0]) == _names.SKELETON_VERSION:
+    if row is not None and integer(row[0]) == _names.SKELETON_VERSION:
         return 0
     changed = 0
     for account in tx.rows("SELECT id, name, skeleton FROM accounts WHERE live = 1"):
-        skel = _names.skeleton(account[1])
+        skel = _names.skeleton(text(account[1]))
         if skel != account[2]:
             tx.execute("UPDATE accounts SET skeleton = ? WHERE id = ?", (skel, account[0]))
             changed += 1

@@ -13,7 +13,6 @@ import contextlib
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from server.protocol import JSONValue
 from server.storage.api import (
@@ -29,6 +28,7 @@ from server.storage.api import (
     UnknownTable,
 )
 from server.storage.sql.tx import Row, Runner, Tx, hook
+from server.storage.sql.values import integer, number, text
 
 MAX_ENTRIES = 10_000  # entries of one TableLog
 MAX_ENTRY = 65_536  # characters of one entry, as JSON
@@ -124,8 +124,8 @@ def _expect(tx: Tx, table_id: str, seq: int) -> None:
     """Refused unless the table is open and its log goes on at ``seq``."""
     row = _table(tx, table_id)
     if row["status"] != "open":
-        raise BadRecord(f"table {table_id} is {row['status']}: its log is closed")
-    expected = int(row["next_seq"])
+        raise BadRecord(f"table {table_id} is {text(row['status'])}: its log is closed")
+    expected = integer(row["next_seq"])
     if seq != expected:
         kind = "a gap" if seq > expected else "an overlap"
         raise BadSequence(f"table {table_id}: entries from {seq} would leave {kind} (next is {expected})")
@@ -181,8 +181,8 @@ def table_steps(tx: Tx, steps: list[Step]) -> list[int] | None:
     if len({step[0] for step in steps}) != len(steps):
         return None
     hook("table_steps.before")
-    moves: list[Any] = []  # (id, expected, after) for each
-    rows: list[Any] = []  # (id, seq, text) for each
+    moves: list[str | int] = []  # (id, expected, after) for each
+    rows: list[str | int] = []  # (id, seq, text) for each
     for table_id, seq, count, row_text in steps:
         moves += (table_id, seq, seq + count)
         rows += (table_id, seq, row_text)
@@ -203,7 +203,7 @@ def replay_steps(tx: Tx, steps: list[Step]) -> tuple[int, int, int]:
     for step in steps:
         table_id, seq = step[0], step[1]
         row = tx.one("SELECT status, next_seq FROM tables WHERE table_id = ?", (table_id,))
-        at = None if row is None else int(row["next_seq"])
+        at = None if row is None else integer(row["next_seq"])
         if at is not None and at > seq:
             already += 1
         elif row is None or row["status"] != "open" or at != seq:
@@ -238,7 +238,7 @@ def fence(tx: Tx, op: Fence) -> int:
         if inserted and not op.take:
             return 0
         row = tx.one("SELECT epoch FROM table_fences WHERE table_id = ?" + tx.lock, (op.table_id,))
-    current = int(row["epoch"]) if row is not None else 0
+    current = integer(row["epoch"]) if row is not None else 0
     if op.take:
         if current >= op.epoch:
             raise StaleOwner(f"table {op.table_id}: epoch {op.epoch} cannot take over from {current}",
@@ -260,14 +260,13 @@ def fenced_logs(tx: Tx, pairs: list[tuple[Fence, TableLog]]) -> list[list[int]] 
     marks = ", ".join("?" * len(ids))
     rows = tx.all(f"SELECT table_id, epoch FROM table_fences WHERE table_id IN ({marks}) ORDER BY table_id" + tx.lock,
                   ids)
-    epochs = {str(r["table_id"]): int(r["epoch"]) for r in rows}
+    epochs = {str(r["table_id"]): integer(r["epoch"]) for r in rows}
     if any(epochs.get(fence.table_id) != fence.epoch for fence, _ in pairs):
         return None
     after = table_logs(tx, [log for _, log in pairs])
     return None if after is None else [[fence.epoch, *n] for (fence, _), n in zip(pairs, after, strict=True)]
 
 
-RUNNERS: dict[type, Any] = {TableOpened: table_opened, TableLog: table_log, TableClosed: table_closed, Fence: fence}
 
 
 def next_table_number(tx: Tx) -> int:
@@ -276,25 +275,25 @@ def next_table_number(tx: Tx) -> int:
            ON CONFLICT (name) DO UPDATE SET value = counters.value + 1 RETURNING value"""
     )
     assert row is not None
-    return int(row[0])
+    return integer(row[0])
 
 
 def stored(tx: Tx, row: Row) -> StoredTable:
-    entries: list[Any] = []
+    entries: list[Mapping[str, JSONValue]] = []
     for r in tx.rows("SELECT entry FROM table_log WHERE table_id = ? ORDER BY seq", (row["table_id"],)):
-        value = json.loads(r[0])  # an entry (a JSON object), or the entries of one write (an array)
+        value = json.loads(text(r[0]))  # an entry (a JSON object), or the entries of one write (an array)
         if isinstance(value, list):
             entries.extend(value)
         else:
             entries.append(value)
     closed = row["closed_at"]
     return StoredTable(
-        table_id=row["table_id"],
-        config=json.loads(row["config"]),
+        table_id=text(row["table_id"]),
+        config=json.loads(text(row["config"])),
         entries=entries,
-        opened_at=float(row["opened_at"]),
-        status=row["status"],
-        reason=row["reason"],
+        opened_at=float(number(row["opened_at"])),
+        status=text(row["status"]),
+        reason=text(row["reason"]),
         closed_at=None if closed is None or (isinstance(closed, float) and math.isnan(closed)) else float(closed),
     )
 

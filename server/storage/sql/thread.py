@@ -77,25 +77,29 @@ class Backend(Protocol):
 
 Grouped = Callable[[Tx, list[Any]], list[Any] | None]
 """Does several jobs' work at once: their payloads in, one result each out (None: declined, each
-job then runs alone through its own ``fn``)."""
+job then runs alone through its own ``fn``). Each group's payloads and results are its own kinds
+(``tables.table_logs``: ``TableLog`` in, the next numbers out): the queue does not know them."""
 
 
 @dataclass
 class Job:
     kind: str  # "write" | "relaxed" (need not reach the disk alone) | "read" | "call"
-    fn: Callable[[Tx], Any] | Callable[[], Any]
+    fn: Callable[[Tx], object] | Callable[[], object]
     loop: asyncio.AbstractEventLoop
-    future: asyncio.Future[Any] | None  # None: nobody waits (a step written ahead); a failure is logged
+    # None: nobody waits (a step written ahead); a failure is logged. The result is the caller's
+    # ``fn``'s, of any kind: the queue carries every caller's jobs.
+    future: asyncio.Future[Any] | None
     attempts: int = 0
-    group: tuple[Grouped, Any] | None = None  # a write that can be done with its like: (how, payload)
+    group: tuple[Grouped, object] | None = None  # a write that can be done with its like: (how, payload)
 
 
-Result = tuple[Job, bool, Any]
+Result = tuple[Job, bool, object]  # the job, whether it succeeded, its result or its exception
+Outcome = tuple["asyncio.Future[Any]", bool, object]
 
 
 def _reply(results: list[Result]) -> None:
     """Hand results to their event loops (from the database thread): one call per loop."""
-    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
+    by_loop: dict[asyncio.AbstractEventLoop, list[Outcome]] = {}
     for job, ok, value in results:
         if job.future is not None:
             by_loop.setdefault(job.loop, []).append((job.future, ok, value))
@@ -108,13 +112,13 @@ def _reply(results: list[Result]) -> None:
             log.debug("results of %d database job(s) dropped: their event loop is closed", len(outcomes))
 
 
-def _deliver(outcomes: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
+def _deliver(outcomes: list[Outcome]) -> None:
     for future, ok, value in outcomes:
         if future.cancelled():
             continue
         if ok:
             future.set_result(value)
-        else:
+        elif isinstance(value, BaseException):  # (a failure's value is always its exception)
             future.set_exception(value)
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from server.protocol import JSONValue
 from server.storage.api import (
     BadRecord,
     BadSequence,
+    Op,
     RoundRecord,
     StoredTournament,
     TournamentClosed,
@@ -28,19 +28,20 @@ from server.storage.api import (
 from server.storage.sql.history import _record_from_row
 from server.storage.sql.tables import MAX_ENTRIES, _json, _step_text, _table_id
 from server.storage.sql.tx import Row, Runner, Tx
+from server.storage.sql.values import integer, number, text
 
 
 class UnknownTournament(BadRecord):
     """An operation on an event the store does not hold."""
 
 
-def _tid(value: Any) -> str:
+def _tid(value: object) -> str:
     if not isinstance(value, str) or not value or len(value) > 100:
         raise BadRecord(f"a tournament id must be a non-empty string of at most 100 characters, not {value!r}")
     return value
 
 
-def check(op: Any) -> None:
+def check(op: Op) -> None:
     """The refusals that need no database: ids, shapes, sequence numbers, statuses."""
     if isinstance(op, TournamentOpened):
         _tid(op.tournament_id)
@@ -89,8 +90,8 @@ def logged(tx: Tx, op: TournamentLog) -> int:
     """The entries appended as one row (one entry, or a JSON array of them); the next number."""
     row = _event(tx, op.tournament_id)
     if row["status"] != "open":
-        raise BadRecord(f"tournament {op.tournament_id} is {row['status']}: its journal is closed")
-    expected = int(row["next_seq"])
+        raise BadRecord(f"tournament {op.tournament_id} is {text(row['status'])}: its journal is closed")
+    expected = integer(row["next_seq"])
     if op.seq != expected:
         kind = "a gap" if op.seq > expected else "an overlap"
         raise BadSequence(f"tournament {op.tournament_id}: entries from {op.seq} would leave {kind} "
@@ -109,7 +110,7 @@ def linked(tx: Tx, op: TournamentTable) -> None:
     if tx.one("SELECT 1 FROM tournament_tables WHERE table_id = ?", (op.table_id,)) is not None:
         raise BadRecord(f"table {op.table_id} already belongs to a tournament")
     row = tx.one("SELECT COUNT(*) FROM tournament_tables WHERE tournament_id = ?", (op.tournament_id,))
-    position = 0 if row is None else int(row[0])  # the event's row is locked: no other link meanwhile
+    position = 0 if row is None else integer(row[0])  # the event's row is locked: no other link meanwhile
     tx.execute("INSERT INTO tournament_tables (table_id, tournament_id, round, position) VALUES (?, ?, ?, ?)",
                (op.table_id, op.tournament_id, op.round, position))
 
@@ -124,17 +125,15 @@ def closed(tx: Tx, op: TournamentClosed) -> bool:
     return True
 
 
-RUNNERS: dict[type, Any] = {TournamentOpened: opened, TournamentLog: logged, TournamentTable: linked,
-                            TournamentClosed: closed}
 
 
 def journal(tx: Tx, tournament_id: str, start: int = 0) -> list[dict[str, JSONValue]]:
     entries: list[dict[str, JSONValue]] = []
     rows = tx.rows("SELECT seq, entry FROM tournament_log WHERE tournament_id = ? ORDER BY seq", (tournament_id,))
-    for seq, text in rows:
-        value = json.loads(text)  # an entry (a JSON object), or the entries of one write (an array)
+    for seq, entry in rows:
+        value = json.loads(text(entry))  # an entry (a JSON object), or the entries of one write (an array)
         step = value if isinstance(value, list) else [value]
-        skip = max(0, start - int(seq))
+        skip = max(0, start - integer(seq))
         entries.extend(step[skip:])
     return entries
 
@@ -142,7 +141,7 @@ def journal(tx: Tx, tournament_id: str, start: int = 0) -> list[dict[str, JSONVa
 def _tables(tx: Tx, tournament_id: str) -> list[tuple[str, int]]:
     rows = tx.all("SELECT table_id, round FROM tournament_tables WHERE tournament_id = ? ORDER BY position",
                   (tournament_id,))
-    return [(str(r["table_id"]), int(r["round"])) for r in rows]
+    return [(str(r["table_id"]), integer(r["round"])) for r in rows]
 
 
 def _stored(tx: Tx, row: Row, whole: bool) -> StoredTournament:
@@ -150,14 +149,14 @@ def _stored(tx: Tx, row: Row, whole: bool) -> StoredTournament:
     tid = str(row["tournament_id"])
     return StoredTournament(
         tournament_id=tid,
-        config=json.loads(row["config"]),
+        config=json.loads(text(row["config"])),
         organiser=str(row["organiser"]),
         status=str(row["status"]),
-        created_at=float(row["created_at"]),
+        created_at=float(number(row["created_at"])),
         closed_at=None if closed_at is None or (isinstance(closed_at, float) and math.isnan(closed_at))
         else float(closed_at),
-        next_seq=int(row["next_seq"]),
-        standings=None if row["standings"] is None else json.loads(row["standings"]),
+        next_seq=integer(row["next_seq"]),
+        standings=None if row["standings"] is None else json.loads(text(row["standings"])),
         entries=journal(tx, tid) if whole else (),
         tables=_tables(tx, tid) if whole else (),
     )

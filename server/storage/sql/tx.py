@@ -11,8 +11,9 @@ sums (PostgreSQL's ``SUM`` of integers is a ``numeric``: rows give ints).
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from server.storage.api import Op, OpResult
@@ -20,8 +21,36 @@ if TYPE_CHECKING:
     from server.storage.settings import StoreSettings
 
 T = TypeVar("T")
-Row = Any  # a row: r["column"] and r[0] both work (sqlite3.Row, or PgRow)
 Params = Sequence[object]
+
+SQLValue = str | int | float | bytes | None
+"""What a column holds, in both backends (PostgreSQL's integer sums come back as ints: ``PgRow``)."""
+
+
+class Row(Protocol):
+    """A row: ``r["column"]`` and ``r[0]`` both work (``sqlite3.Row``, or ``PgRow``).
+
+    A value is read through :mod:`server.storage.sql.values` (``text(r["name"])``, ``integer(r[0])``)."""
+
+    def __getitem__(self, key: int | str, /) -> SQLValue: ...
+
+    def __iter__(self) -> Iterator[SQLValue]: ...
+
+    def __len__(self) -> int: ...
+
+
+class Cursor(Protocol):
+    """What a statement's cursor gives (``sqlite3.Cursor``, or psycopg's with ``PgRow`` rows)."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    def fetchone(self) -> Row | None: ...
+
+    def fetchmany(self, size: int) -> Sequence[Row]: ...
+
+    def fetchall(self) -> Sequence[Row]: ...
+
 
 # Test-only hooks, called in the database thread inside a transaction, named by
 # the place they run at. The crash tests set them in a child process to stop
@@ -35,10 +64,11 @@ def hook(name: str) -> None:
         fn()
 
 
+_NUMBER = (int, float)
 TOTALS = ("balances", "escrow", "held", "granted", "retired")
 
 
-class Tx:
+class Tx(ABC):
     """One transaction (or one savepoint of a group commit) on a connection.
 
     ``totals`` accumulates the changes of the maintained ledger totals
@@ -50,9 +80,11 @@ class Tx:
     lock = ""  # appended to a SELECT of rows the transaction will change
     rowid = "rowid"  # the insertion order of history rows
 
+    conn: object  # the backend's own connection (what ``SQLStore.write``/``read`` hand to tools)
+
     def __init__(
         self,
-        conn: Any,
+        conn: object,
         settings: StoreSettings,
         *,
         shard: int = 0,
@@ -66,8 +98,9 @@ class Tx:
         self.credited: set[int] = set()  # accounts credited in this job (gone guests: retire)
 
     # -- statements
-    def execute(self, sql: str, params: Params = ()) -> Any:
-        return self.conn.execute(sql, tuple(params))
+    @abstractmethod
+    def execute(self, sql: str, params: Params = ()) -> Cursor:
+        """Each backend's own (``SQLiteTx``, ``PgTx``)."""
 
     def one(self, sql: str, params: Params = ()) -> Row | None:
         return self.execute(sql, params).fetchone()
@@ -75,13 +108,17 @@ class Tx:
     def all(self, sql: str, params: Params = ()) -> list[Row]:
         return list(self.execute(sql, params).fetchall())
 
-    def scalar(self, sql: str, params: Params = ()) -> Any:
+    def scalar(self, sql: str, params: Params = ()) -> SQLValue:
         row = self.one(sql, params)
         return None if row is None else row[0]
 
     def integer(self, sql: str, params: Params = ()) -> int:
         value = self.scalar(sql, params)
-        return 0 if value is None else int(value)
+        if value is None:
+            return 0
+        if isinstance(value, _NUMBER):
+            return int(value)
+        raise TypeError(f"{sql!r} gave {type(value).__name__}, not a number")
 
     def rows(self, sql: str, params: Params = ()) -> Iterator[Row]:
         yield from self.all(sql, params)

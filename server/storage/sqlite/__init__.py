@@ -44,7 +44,7 @@ from server.storage.sql import audit as _audit
 from server.storage.sql.accounts import parse_public_key
 from server.storage.sql.store import SQLStore
 from server.storage.sql.tables import replay_steps
-from server.storage.sql.tx import HOOKS, Tx
+from server.storage.sql.tx import HOOKS, Cursor, Params, Tx
 from server.storage.sqlite.schema import MIGRATIONS, migrate
 from server.storage.sqlite.schema import split_sql as _split_sql
 
@@ -53,6 +53,25 @@ log = logging.getLogger("donne.storage")
 DB_FILE = "donne.sqlite3"
 DB_SUFFIXES = (".sqlite3", ".sqlite", ".db")
 SIDE_FILES = ("-wal", "-shm", ".lock")
+
+
+class SQLiteTx(Tx):
+    """A transaction on a SQLite connection (its rows ``sqlite3.Row``)."""
+
+    conn: sqlite3.Connection
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        settings: StoreSettings,
+        *,
+        shard: int = 0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__(conn, settings, shard=shard, clock=clock)
+
+    def execute(self, sql: str, params: Params = ()) -> Cursor:
+        return self.conn.execute(sql, tuple(params))
 
 
 def db_path(path: str | os.PathLike[str]) -> Path:
@@ -170,7 +189,7 @@ class SQLiteBackend:
     def tx(self) -> Tx:
         if self.conn is None:
             raise StorageError("the store is closed")
-        return Tx(self.conn, self.settings, clock=self.clock)
+        return SQLiteTx(self.conn, self.settings, clock=self.clock)
 
     def begin_write(self, tx: Tx, relaxed: bool) -> None:
         sync = "NORMAL" if relaxed else "FULL"
@@ -250,7 +269,7 @@ class SQLiteStore(SQLStore):
 
 def audit_connection(conn: sqlite3.Connection, stuck_after: float | None = None) -> Audit:
     """The full audit on a SQLite connection (the caller holds a read transaction)."""
-    return _audit.audit(Tx(conn, StoreSettings()), stuck_after)
+    return _audit.audit(SQLiteTx(conn, StoreSettings()), stuck_after)
 
 
 async def open_sqlite(
