@@ -43,7 +43,7 @@ from server.lobby.directory import Summary, WhoEntry
 from server.lobby.lobby import Lobby
 from server.lobby.logins import GuestHold, typed_name
 from server.people.players import GuestStart, Place, Player, PlayerSession, Welcome
-from server.protocol import CommandError
+from server.protocol import CommandError, objects_in
 from server.rooms.room import Room
 from server.storage.api import Fence, Store, Unreachable
 from server.storage.names import name_key
@@ -357,7 +357,7 @@ class ClusterLobby(Lobby):
             raise CommandError("server_trouble") from None
         proof = None
         facts = last_facts(stored.entries) if stored is not None else None
-        for seat in (facts or {}).get("seats", []):
+        for seat in objects_in((facts or {}).get("seats")):
             if isinstance(seat, dict) and seat.get("member") == key:
                 proof = seat.get("proof") if isinstance(seat.get("proof"), str) else None
         return GuestHold(True, proof)

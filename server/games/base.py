@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine import fairness
 from engine.api import Action, Event, Match, Pending, View
-from server.protocol import Args, JSONValue
+from server.games.states import SeatOwn, State
+from server.protocol import Args, JSONValue, items_in
 
 # -- what a creator chose -------------------------------------------------------------------------
 
@@ -222,18 +223,18 @@ class GameAdapter:
 
     # states --------------------------------------------------------------------------------------
 
-    def empty_state(self, opts: TableOptions, seat: int | None) -> dict[str, JSONValue]:
+    def empty_state(self, opts: TableOptions, seat: int | None) -> State:
         """A reader's state before the match starts."""
         return {"game": opts.game, "rules": opts.rules, "round": 0, "you": seat, "turn": None,
                 "seats": [{"seat": s, "cards": 0} for s in range(opts.seats)]}
 
-    def decorate(self, state: dict[str, JSONValue], opts: TableOptions, match: Match | None, seat: int | None,
+    def decorate(self, state: State, opts: TableOptions, match: Match | None, seat: int | None,
                  pending: Sequence[Pending]) -> None:
         """The table's own fields of a reader's state, added last. With ``batch_states`` what it writes
         for a seat must be the same for every seat: the others' lines are made from the first seat's
         (``server.table.states.StateSet``; a key it adds sends the set back to building each seat whole)."""
 
-    def private_fields(self, view: View) -> dict[str, JSONValue] | None:
+    def private_fields(self, view: View) -> SeatOwn | None:
         """The fields of a seat's state that differ from the spectator's (``batch_states``), taken
         from the seat's view; ``None`` when this view cannot be built that way."""
         return None
@@ -256,24 +257,29 @@ class GameAdapter:
 
     # fair deals (docs/fairness.md) ---------------------------------------------------------------
 
-    def commit(self, server_seed: bytes) -> tuple[str, Any]:
+    def commit(self, server_seed: bytes) -> tuple[str, object]:
         """The commitment published before the contribution window (hex), and the private side of
-        it the table keeps to deal and to reveal (Président: nothing; the seed is enough)."""
+        it the table keeps to deal and to reveal, handed back to this adapter (``secret``) and read by
+        it alone (Président: nothing; the seed is enough)."""
         return fairness.president_commitment(server_seed), None
 
-    def fair_deal_action(self, match: Match, server_seed: bytes, secret: Any,
+    def fair_deal_action(self, match: Match, server_seed: bytes, secret: object,
                          contributions: Sequence[str | None], facts: Mapping[str, object]) -> Action:
         """The deal action made from the server seed and every seat's contribution."""
         return match.deal_action(fairness.deal_seed(server_seed, contributions), **facts)
 
-    def fair_record(self, match: Match, *, server_seed: bytes, secret: Any, contributions: Sequence[str | None],
-                    bots: Sequence[int], round: int, dealt: Mapping[str, Any], chips: Sequence[int],
+    def fair_record(self, match: Match, *, server_seed: bytes, secret: object, contributions: Sequence[str | None],
+                    bots: Sequence[int], round: int, dealt: Mapping[str, JSONValue], chips: Sequence[int],
                     first: bool, ante: int) -> dict[str, JSONValue]:
         """The record published with the round's end (``round_end``) and stored with the round:
         what ``engine.fairness.verify`` checks. ``dealt``: the full ``dealt`` event of the deal;
         ``chips``: every seat's chips before it; ``first``: the match's first deal."""
-        return fairness.president_reveal(server_seed, list(contributions), round=round, dealer=int(dealt["dealer"]),
-                                         present=list(dealt["present"]), dealer_drawn=first, bots=bots)
+        dealer = dealt["dealer"]
+        if not isinstance(dealer, int):
+            raise TypeError(f"not a seat: {dealer!r}")
+        present = [s for s in items_in(dealt["present"]) if isinstance(s, int)]
+        return fairness.president_reveal(server_seed, list(contributions), round=round, dealer=dealer,
+                                         present=present, dealer_drawn=first, bots=bots)
 
     def window_after(self, events: Sequence[Event], match: Match) -> str | None:
         """After these events, a window people get before any bot or clock moves on: its kind

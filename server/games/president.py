@@ -11,6 +11,7 @@ from engine.president import Cut, Pass, PresidentMatch, RoundOver, action_from_d
 from engine.president.view import card_codes
 from server.games import common
 from server.games.base import GameAdapter, Money, Payout, RoundMoney, Settings, TableOptions
+from server.games.states import SeatOwn, State
 from server.games.tricks import TRICK_EVENTS, public_tricks
 from server.protocol import Args, CommandError, JSONValue, arg_int
 
@@ -66,9 +67,9 @@ class PresidentAdapter(GameAdapter):
         view = match.view(None)
         return bool(view.present[seat]) and view.counts[seat] > 0  # type: ignore[attr-defined]
 
-    def empty_state(self, opts: TableOptions, seat: int | None) -> dict[str, JSONValue]:
+    def empty_state(self, opts: TableOptions, seat: int | None) -> State:
         state = super().empty_state(opts, seat)
-        state.update(hand=[], trick=[], order="normal")
+        state.update({"hand": [], "trick": [], "order": "normal"})
         return state
 
     # A seat's state is the spectator's with its own view's fields put in (you, cut, decision,
@@ -85,7 +86,7 @@ class PresidentAdapter(GameAdapter):
         exchange = view.exchange
         return (view.you, hand, view.cut, exchange, view.give if exchange else 0)
 
-    def private_fields(self, view: Any) -> dict[str, JSONValue] | None:  # its own game's view
+    def private_fields(self, view: Any) -> SeatOwn | None:  # its own game's view
         hand = view.hand
         if hand is None:
             return None
@@ -147,7 +148,7 @@ class TdcAdapter(PresidentAdapter):
         return [Payout({s: round_money.stake + (chips[s] if s < len(chips) and chips[s] is not None else 0)
                         for s in round_money.staked})]
 
-    def decorate(self, state: dict[str, JSONValue], opts: TableOptions, match: Match | None, seat: int | None,
+    def decorate(self, state: State, opts: TableOptions, match: Match | None, seat: int | None,
                  pending: Sequence[Pending]) -> None:
         state["stake"] = opts.stake
 

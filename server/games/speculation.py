@@ -34,7 +34,8 @@ from server.games.base import (
     TableOptions,
     Unreserve,
 )
-from server.protocol import Args, JSONValue, arg_int
+from server.games.states import SeatOwn
+from server.protocol import Args, JSONValue, arg_int, items_in
 
 
 class SpeculationAdapter(GameAdapter):
@@ -54,7 +55,7 @@ class SpeculationAdapter(GameAdapter):
     # A seat's state is the spectator's with its own view's fields put in (you, decision, can: the
     # view holds no face-down card, S4: only what the seat may do now differs; see
     # server.table.states).
-    def private_fields(self, view: Any) -> dict[str, JSONValue] | None:  # its own game's view
+    def private_fields(self, view: Any) -> SeatOwn | None:  # its own game's view
         return {"you": view.you, "decision": view.decision, "can": view.can}
 
     def options(self, args: Args, settings: Settings) -> TableOptions:
@@ -130,22 +131,27 @@ class SpeculationAdapter(GameAdapter):
 
     # fair deals: committed card by card, only the shown cards opened after the deal (S12h)
 
-    def commit(self, server_seed: bytes) -> tuple[str, Any]:
+    def commit(self, server_seed: bytes) -> tuple[str, object]:
         commit = fairness.speculation_commit(server_seed)
         return commit.root.hex(), commit
 
-    def fair_deal_action(self, match: Match, server_seed: bytes, secret: Any,
+    def fair_deal_action(self, match: Match, server_seed: bytes, secret: object,
                          contributions: Sequence[str | None], facts: Mapping[str, object]) -> Action:
         return match.deal_action(server_seed, **facts, contributions=tuple(contributions))
 
-    def fair_record(self, match: Match, *, server_seed: bytes, secret: Any, contributions: Sequence[str | None],
-                    bots: Sequence[int], round: int, dealt: Mapping[str, Any], chips: Sequence[int],
+    def fair_record(self, match: Match, *, server_seed: bytes, secret: object, contributions: Sequence[str | None],
+                    bots: Sequence[int], round: int, dealt: Mapping[str, JSONValue], chips: Sequence[int],
                     first: bool, ante: int) -> dict[str, JSONValue]:
+        if not isinstance(secret, fairness.SpeculationCommitment):  # (what commit() gave the table)
+            raise TypeError(f"not a Speculation commitment: {type(secret).__name__}")
         deal = fairness.speculation_deal(secret, list(contributions))
-        players = [int(s) for s in dealt["players"]]
+        players = [s for s in items_in(dealt["players"]) if isinstance(s, int)]
+        dealer = dealt["dealer"]
+        if not isinstance(dealer, int):
+            raise TypeError(f"not a seat: {dealer!r}")
         drawn = first and match.config.get("first_dealer") is None
         return fairness.speculation_reveal(
-            deal, round=round, dealer=int(dealt["dealer"]), order=players[1:] + players[:1],
+            deal, round=round, dealer=dealer, order=players[1:] + players[:1],
             shown=match.shown_positions(),  # type: ignore[attr-defined]
             dealer_drawn=drawn, chips=list(chips) if drawn else None, ante=ante if drawn else None, bots=bots)
 

@@ -14,14 +14,13 @@ The game adapter says, in seat terms, which engine events move chips (``adapter.
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from typing import Any
 
 from engine.api import Event
 from server.games.base import GameAdapter, Payment, Payout, Reserve, RoundMoney, Stakes, Unreserve
 from server.storage.api import Hold, OpenRound, ReleaseHold, SettleRound, Transfer
 from server.table.seats import Seat
 
-Moves = Generator[OpenRound | SettleRound | Transfer | Hold | ReleaseHold, Any, None]
+Moves = Generator[OpenRound | SettleRound | Transfer | Hold | ReleaseHold, object, None]
 
 
 class RoundChips:

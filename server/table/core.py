@@ -31,12 +31,12 @@ its log without that action (the engine is deterministic, invariant 3).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any
 
-from engine.api import Match
+from engine.api import Event, Match
 from engine.errors import Refusal
 from server.games.base import GameAdapter, TableOptions
-from server.protocol import AUTOMATIC, PLAY_COMMANDS, CommandError
+from server.games.states import State
+from server.protocol import AUTOMATIC, PLAY_COMMANDS, Args, CommandError, JSONObject, Result
 from server.storage.api import StorageError
 from server.table import io
 from server.table.answers import AnswerClocks
@@ -61,7 +61,7 @@ class Table:
 
     def __init__(self, table_id: str, adapter: GameAdapter, opts: TableOptions, settings: TableSettings, *,
                  owner: str, uid: str, draw_seed: Callable[[], bytes | ExplicitSeed], bot_seed: bytes,
-                 bot_options: Mapping[str, Any] | None = None) -> None:
+                 bot_options: Mapping[str, object] | None = None) -> None:
         self.id = table_id
         self.uid = uid  # this match's part of round ids (a rematch gets its own)
         self.first_uid = uid
@@ -79,10 +79,10 @@ class Table:
         self.dealt_arrivals: int | None = None  # ``arrivals`` at the last deal of this match (T12)
         self.state_memo: dict[int, Private] = {}  # seat -> its own fields of a state, kept (server.table.states)
         self.bot_seed = bot_seed
-        self.bot_options = dict(bot_options or {})
+        self.bot_options: dict[str, object] = dict(bot_options or {})
         # the tricks last asked for, and of which log: (the log, its length, its last entry, the tricks)
-        self._tricks_seen: tuple[list[dict[str, Any]], int, dict[str, Any] | None, dict[str, Any]] | None = None
-        self._gen: Step | None = None
+        self._tricks_seen: tuple[list[JSONObject], int, JSONObject | None, JSONObject] | None = None
+        self._gen: Step[None] | None = None
         # the parts
         self.game = MatchLog(adapter)  # the engine match and its log (a durable table's entries)
         self.out = Sender(self)  # what the readers receive from the call being made
@@ -102,7 +102,7 @@ class Table:
         """Time passed: apply whatever is due (time-outs, bots, deals, graces, closing)."""
         return self._start(now, self.cycle.advance())
 
-    def resume(self, now: float, result: Any = None, error: BaseException | None = None) -> Outputs:
+    def resume(self, now: float, result: object = None, error: BaseException | None = None) -> Outputs:
         """The result of the effect the last call returned (or the exception performing it raised)."""
         if self._gen is None:
             raise RuntimeError("the table waits for no effect")
@@ -131,7 +131,7 @@ class Table:
 
     # -- the table's face ------------------------------------------------------------------------------
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> JSONObject:
         match = self.game.match
         return {
             "room": self.id,
@@ -149,7 +149,7 @@ class Table:
             "round": match.round if match is not None else 0,
         }
 
-    def state_for(self, seat: int | None, now: float) -> dict[str, Any]:
+    def state_for(self, seat: int | None, now: float) -> State:
         return build_state(self, seat, now)
 
     def seat_of(self, key: str) -> int | None:
@@ -192,11 +192,11 @@ class Table:
         return self.game.match
 
     @property
-    def log(self) -> list[dict[str, Any]]:
+    def log(self) -> list[JSONObject]:
         return self.game.log
 
     @property
-    def journal(self) -> list[dict[str, Any]] | None:
+    def journal(self) -> list[JSONObject] | None:
         return self.game.journal
 
     @property
@@ -256,12 +256,12 @@ class Table:
         return self.fair.entropy
 
     @property
-    def fair_record(self) -> dict[str, Any] | None:
+    def fair_record(self) -> JSONObject | None:
         return self.fair.record
 
     # -- one call at a time ------------------------------------------------------------------------------
 
-    def _start(self, now: float, gen: Step) -> Outputs:
+    def _start(self, now: float, gen: Step[None]) -> Outputs:
         if self._gen is not None:
             raise RuntimeError("the table waits for an effect: resume() first")
         if self.closed:
@@ -271,7 +271,7 @@ class Table:
         self._gen = gen
         return self._step(None, None)
 
-    def _step(self, value: Any, error: BaseException | None) -> Outputs:
+    def _step(self, value: object, error: BaseException | None) -> Outputs:
         gen = self._gen
         assert gen is not None
         try:
@@ -286,12 +286,12 @@ class Table:
             self.out.out.effect = effect
         return self.out.take()
 
-    def _closing(self, reason: str) -> Step:
+    def _closing(self, reason: str) -> Step[None]:
         yield from self.cycle.close(reason)
 
     # -- inputs -------------------------------------------------------------------------------------
 
-    def _on_input(self, inp: io.Input) -> Step:
+    def _on_input(self, inp: io.Input) -> Step[None]:
         if isinstance(inp, Command):
             yield from self._on_command(inp)
         elif isinstance(inp, Connected):
@@ -303,7 +303,7 @@ class Table:
             return
         yield from self.cycle.advance()
 
-    def _on_command(self, c: Command) -> Step:
+    def _on_command(self, c: Command) -> Step[None]:
         try:
             result, events = yield from self._command(c)
         except CommandError as exc:
@@ -324,7 +324,7 @@ class Table:
         if events is not None:
             yield from self.cycle.after(events, paid=True)
 
-    def _command(self, c: Command) -> Step:
+    def _command(self, c: Command) -> Step[tuple[Result | None, tuple[Event, ...] | None]]:
         """One command: returns (reply fields, engine events to publish or None)."""
         cmd, member = c.cmd, c.member
         if cmd == "join":
@@ -338,7 +338,7 @@ class Table:
         if cmd == "become":  # the server's own (a guest logs in or registers): never a player's
             return (yield from self.seating.become(member, c.args)), None
         if cmd == "say":
-            self.out.broadcast({"event": "chat", "room": self.id, "name": member.name, "message": c.args["text"]})
+            self.out.broadcast({"event": "chat", "room": self.id, "name": member.name, "message": str(c.args["text"])})
             return None, None
         if cmd == "entropy":
             return self.fair.contribute(member, c.args), None
@@ -366,7 +366,7 @@ class Table:
             return (yield from self._play(member, cmd, c.args))
         raise CommandError("unknown_command", cmd=cmd)
 
-    def _tricks(self, member: Member) -> dict[str, Any]:
+    def _tricks(self, member: Member) -> JSONObject:
         """The tricks of the round being played (or just played), as everyone at the table saw them:
         only cards played face up (the adapter's public form), for a player or a spectator."""
         if self.seat_of(member.key) is None and member.key not in self.spectators:
@@ -386,7 +386,7 @@ class Table:
         seats = [None if watching and s.hidden and s.member is not None else s.name for s in self.seats]
         return {"room": self.id, **seen[3], "seats": seats}
 
-    def _play(self, member: Member, cmd: str, args: Mapping[str, Any]) -> Step:
+    def _play(self, member: Member, cmd: str, args: Args) -> Step[tuple[Result | None, tuple[Event, ...] | None]]:
         seat = self.seat_of(member.key)
         if seat is None:
             raise CommandError("not_allowed", reason="not_seated")
@@ -397,7 +397,7 @@ class Table:
         action = self.game.match.action_from(seat, cmd, args)
         events = self.game.apply(action)
         yield from self.cycle.money(events, refuse=True)
-        result: dict[str, Any] | None = None
+        result: JSONObject | None = None
         for ev in events:
             if ev.name == "offered":
                 result = {"offer": ev.to_dict().get("offer")}

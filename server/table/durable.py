@@ -42,18 +42,20 @@ import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeAlias
 
 import orjson
 
 from engine import game_class
-from engine.api import Event, Match
+from engine.api import Action, Event, Match
 from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
 from engine.seeds import derive
 from server.games import ADAPTERS, GameAdapter, TableOptions
+from server.protocol import JSONObject, JSONValue, objects_in
 from server.table.core import Table
-from server.table.fair import ExplicitSeed, fairness_facts_of
+from server.table.fair import ExplicitSeed, FairKey, fairness_facts_of
+from server.table.logged import copied, integer, listed, number, text
 from server.table.steps import TableSettings
 
 FORMAT = 1
@@ -75,7 +77,7 @@ def enable(table: Table) -> None:
     table.game.keep_journal()
 
 
-def table_config(table: Table) -> dict[str, Any]:
+def table_config(table: Table) -> JSONObject:
     """What ``TableOpened`` stores: the options, the owner, the table's first match id, the bots' seed."""
     opts = table.opts
     return {"v": FORMAT, **{k: getattr(opts, k) for k in _OPTION_KEYS}, "extra": dict(opts.extra),
@@ -85,7 +87,7 @@ def table_config(table: Table) -> dict[str, Any]:
 _encode_std = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
 
 
-def _encode_bytes(view: Any) -> bytes:
+def _encode_bytes(view: object) -> bytes:
     """``view`` as the standard library writes it sorted, compact and ASCII, in bytes (the hashes of logs
     written by earlier versions must still match): orjson's bytes when they are the same — string keys
     only, ASCII text — else the standard encoder's."""
@@ -99,7 +101,7 @@ def _encode_bytes(view: Any) -> bytes:
     return data if data.isascii() else _encode_std(view).encode()
 
 
-def _encode(view: Any) -> str:
+def _encode(view: object) -> str:
     """:func:`_encode_bytes` as text."""
     return _encode_bytes(view).decode()
 
@@ -125,7 +127,15 @@ def state_hash(match: Match, *, every_seat: bool = False) -> str:
     return public if every is None else every
 
 
-_Key = tuple[Any, ...]
+_SeatKey: TypeAlias = tuple[str | None, str | None, str | None, bool | None, str | None, bool, str | None,
+                            dict[str, bool], str | None, int, str | None]
+"""A taken seat's part of :data:`_Key`: name, account, member, substitute (a bot: None for none), display,
+leaving, departed, prefs, seed, arrived, proof."""
+
+_Key: TypeAlias = tuple[str, int, str, bool, str | None, tuple[tuple[int, str], ...], tuple[tuple[int, int], ...],
+                        str | None, tuple[int, ...], str | None, bool, list[_SeatKey | None], int, int | None,
+                        FairKey | None]
+"""What :func:`facts` is made of (see :func:`_facts_of`)."""
 
 
 def _facts_key(table: Table) -> _Key:
@@ -143,7 +153,7 @@ def _facts_key(table: Table) -> _Key:
             table.arrivals, table.dealt_arrivals, table.fair.key())
 
 
-def _facts_of(key: _Key) -> dict[str, Any]:
+def _facts_of(key: _Key) -> JSONObject:
     """The facts a :func:`_facts_key` stands for."""
     (uid, matches, status, match, round_id, stakes, escrow, commitment, round_chips, window, over, seats,
      arrivals, dealt_arrivals, fair) = key
@@ -159,7 +169,7 @@ def _facts_of(key: _Key) -> dict[str, Any]:
             "arrivals": [arrivals, dealt_arrivals], "fair": fairness_facts_of(fair)}
 
 
-def facts(table: Table) -> dict[str, Any]:
+def facts(table: Table) -> JSONObject:
     """The table's own state beside the match: what the log must give back after a restart.
 
     Connections, graces, clocks and spectators are left out: a restart gives everyone a
@@ -173,20 +183,20 @@ class Journal:
 
     table: Table
     seq: int = 0  # the number of the next entry in the store
-    last_facts: dict[str, Any] | None = None  # the facts written last (or being written)
-    _taken: list[dict[str, Any]] = field(default_factory=list)
+    last_facts: JSONObject | None = None  # the facts written last (or being written)
+    _taken: list[JSONObject] = field(default_factory=list)
     # the key of the facts last made (``_facts_key``), and ``last_facts`` then: while both are the same,
     # the facts are (equal keys make equal facts) and need not be made again
     _key: _Key | None = field(default=None, repr=False)
-    _key_facts: dict[str, Any] | None = field(default=None, repr=False)
+    _key_facts: JSONObject | None = field(default=None, repr=False)
 
-    def take(self) -> list[dict[str, Any]]:
+    def take(self) -> list[JSONObject]:
         """The entries to write before this step's messages leave (empty: nothing changed)."""
         journal = self.table.journal
         assert journal is not None, "the table is not durable"
         entries = journal.copy()
         journal.clear()
-        step: dict[str, Any] = {"k": "s"}
+        step: JSONObject = {"k": "s"}
         key = _facts_key(self.table)
         if key != self._key or self.last_facts is not self._key_facts or self.last_facts is None:
             current = _facts_of(key)
@@ -199,8 +209,10 @@ class Journal:
             kind = entry["k"]
             if kind != "s":
                 acted = True
-                if kind == "a" and entry["a"].get("cmd") == "deal":
-                    dealt = True
+                if kind == "a":
+                    action = entry["a"]  # (its to_dict())
+                    if isinstance(action, dict) and action.get("cmd") == "deal":
+                        dealt = True
         if "f" not in step and not entries:
             return []
         match = self.table.match
@@ -228,26 +240,28 @@ class Journal:
 # -- rebuilding --------------------------------------------------------------------------------------
 
 
-def last_facts(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+def last_facts(entries: Sequence[Mapping[str, JSONValue]]) -> JSONObject | None:
     """The table's facts as the log last wrote them (None: none yet)."""
     for entry in reversed(entries):
-        if entry.get("k") == "s" and isinstance(entry.get("f"), dict):
-            return dict(entry["f"])
+        got = entry.get("f")
+        if entry.get("k") == "s" and isinstance(got, dict):
+            return dict(got)
     return None
 
 
-def accounts_of(entries: Sequence[Mapping[str, Any]]) -> list[str]:
+def accounts_of(entries: Sequence[Mapping[str, JSONValue]]) -> list[str]:
     """The people's accounts a stored table still holds a seat for (a restart keeps their guests)."""
     got = last_facts(entries)
     if got is None:
         return []
-    return [s["account"] for s in got.get("seats", []) if s and s.get("account") and s.get("bot") != "table"]
+    return [str(s["account"]) for s in objects_in(got.get("seats", [])) if s and s.get("account")
+            and s.get("bot") != "table"]
 
 
-def _parser(game: str) -> Callable[[dict[str, Any]], Any]:
+def _parser(game: str) -> Callable[[JSONObject], Action]:
     """The engine's reader of logged actions for ``game`` (each game package has ``action_from_dict``)."""
     package = game_class(game).__module__.rpartition(".")[0]
-    parse: Callable[[dict[str, Any]], Any] = importlib.import_module(package).action_from_dict
+    parse: Callable[[JSONObject], Action] = importlib.import_module(package).action_from_dict
     return parse
 
 
@@ -256,21 +270,21 @@ class _Replay:
     """The current match rebuilt from the log, with the events each of its actions caused."""
 
     adapter: GameAdapter
-    config: Mapping[str, Any] | None = None
+    config: JSONObject | None = None
     match: Match | None = None
-    actions: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[JSONObject] = field(default_factory=list)
     events: list[tuple[Event, ...]] = field(default_factory=list)
 
 
-def _options(config: Mapping[str, Any]) -> TableOptions:
-    return TableOptions(str(config["game"]), str(config["rules"]), int(config["seats"]), int(config["bots"]),
-                        str(config["bot_level"]), float(config["turn_seconds"]), int(config["stake"]),
-                        int(config["ante"]), None if config["rounds"] is None else int(config["rounds"]),
-                        dict(config.get("extra") or {}))
+def _options(config: Mapping[str, JSONValue]) -> TableOptions:
+    return TableOptions(str(config["game"]), str(config["rules"]), integer(config["seats"]), integer(config["bots"]),
+                        str(config["bot_level"]), number(config["turn_seconds"]), integer(config["stake"]),
+                        integer(config["ante"]), None if config["rounds"] is None else integer(config["rounds"]),
+                        copied(config.get("extra") or {}))
 
 
-def replay(config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], *,
-           check: bool = True) -> tuple[Match | None, list[dict[str, Any]], list[tuple[Event, ...]]]:
+def replay(config: Mapping[str, JSONValue], entries: Sequence[Mapping[str, JSONValue]], *,
+           check: bool = True) -> tuple[Match | None, list[JSONObject], list[tuple[Event, ...]]]:
     """The last match of a stored table: (match or None, its actions, the events of each), every
     state hash checked (``check``; else only what the engine refuses stops it). Raises
     :class:`Unreplayable`."""
@@ -285,13 +299,13 @@ def replay(config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], *,
         kind = entry.get("k")
         try:
             if kind == "m":
-                r.config = dict(entry["config"])
+                r.config = copied(entry["config"])
                 r.match = adapter.replay(r.config, [])
                 r.actions, r.events = [], []
             elif kind == "a":
                 if r.match is None:
                     raise Unreplayable(f"entry {i}: an action before any match")
-                action = dict(entry["a"])
+                action = copied(entry["a"])
                 r.events.append(tuple(r.match.apply(parse(dict(action)))))
                 r.actions.append(action)
             elif kind == "u":
@@ -316,9 +330,9 @@ def replay(config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], *,
     return r.match, r.actions, r.events
 
 
-def restore(table_id: str, config: Mapping[str, Any], entries: Sequence[Mapping[str, Any]],
+def restore(table_id: str, config: Mapping[str, JSONValue], entries: Sequence[Mapping[str, JSONValue]],
             settings: TableSettings, *, now: float, resume_window: float, draw_seed: Callable[[], bytes | ExplicitSeed],
-            bot_options: Mapping[str, Any] | None = None, check: bool = True) -> Table:
+            bot_options: Mapping[str, object] | None = None, check: bool = True) -> Table:
     """The table as its log left it, durable, every person away, every clock held until
     ``now + resume_window`` (see the module's documentation). Raises :class:`Unreplayable`."""
     match, actions, events = replay(config, entries, check=check)
@@ -350,37 +364,39 @@ def restore(table_id: str, config: Mapping[str, Any], entries: Sequence[Mapping[
     return table
 
 
-def _put_back(table: Table, got: Mapping[str, Any], match: Match | None, actions: list[dict[str, Any]],
+def _put_back(table: Table, got: Mapping[str, JSONValue], match: Match | None, actions: list[JSONObject],
               events: list[tuple[Event, ...]]) -> None:
     opts = table.opts
     table.uid = str(got["uid"])
-    table.matches = int(got["matches"])
+    table.matches = integer(got["matches"])
     table.status = str(got["status"])
     if got["match"]:
         if match is None:
             raise ValueError("the facts name a match the log does not have")
         table.game.restore(match, actions)
     chips = table.chips
-    chips.round_id = got["round_id"]
-    chips.stakes = {int(s): str(a) for s, a in got["stakes"]}
-    chips.escrow = {int(s): int(n) for s, n in got["escrow"]}
-    table.fair.commitment = got["commitment"]
-    chips.start = tuple(int(c) for c in got["round_chips"])
+    chips.round_id = text(got["round_id"])
+    chips.stakes = {integer(s): str(a) for s, a in map(listed, listed(got["stakes"]))}
+    chips.escrow = {integer(s): integer(n) for s, n in map(listed, listed(got["escrow"]))}
+    table.fair.commitment = text(got["commitment"])
+    chips.start = tuple(integer(c) for c in listed(got["round_chips"]))
     if got["window"] is not None:
         table.clocks.window = (str(got["window"]), 0.0)  # its length starts again (Clocks.hold)
     table.clocks.over_at = 0.0 if got["over"] else None
-    arrivals, dealt = got.get("arrivals") or (0, None)
-    table.arrivals, table.dealt_arrivals = int(arrivals), None if dealt is None else int(dealt)
-    table.fair.restore(got.get("fair"))  # the deal being played: its record at the round's end
-    for seat, s in zip(table.seats, got["seats"], strict=True):
-        if s is None:
+    arrivals, dealt = listed(got.get("arrivals") or (0, None))
+    table.arrivals, table.dealt_arrivals = integer(arrivals), None if dealt is None else integer(dealt)
+    fair = got.get("fair")
+    table.fair.restore(copied(fair) if fair else None)  # the deal being played: its record at the round's end
+    for seat, entry in zip(table.seats, listed(got["seats"]), strict=True):
+        if entry is None:
             continue
-        seat.name, seat.account, seat.member = s["name"], s["account"], s["member"]
-        seat.bot_display, seat.leaving, seat.departed = s["display"], bool(s["leaving"]), s["departed"]
-        seat.prefs = {str(k): bool(v) for k, v in dict(s["prefs"]).items()}
-        seat.arrived = int(s.get("arrived", 0))  # (logs written before T12's newcomers: 0)
-        seat.seed = s.get("seed")
-        seat.proof = s.get("proof")  # a guest's resume code, hashed (logs written before it: none)
+        s = copied(entry)
+        seat.name, seat.account, seat.member = text(s["name"]), text(s["account"]), text(s["member"])
+        seat.bot_display, seat.leaving, seat.departed = text(s["display"]), bool(s["leaving"]), text(s["departed"])
+        seat.prefs = {str(k): bool(v) for k, v in copied(s["prefs"]).items()}
+        seat.arrived = integer(s.get("arrived", 0))  # (logs written before T12's newcomers: 0)
+        seat.seed = text(s.get("seed"))
+        seat.proof = text(s.get("proof"))  # a guest's resume code, hashed (logs written before it: none)
         if s["bot"] == "table":
             level = opts.bot_level
             options = table.bot_options if LEVELS.get(level, level) == "search" else {}
@@ -397,3 +413,4 @@ def _put_back(table: Table, got: Mapping[str, Any], match: Match | None, actions
                         if seen is not None:
                             with contextlib.suppress(Exception):  # a bot's memory is a help, not a duty
                                 seat.bot.observe(seen)
+

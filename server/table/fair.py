@@ -22,15 +22,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeAlias
 
 from engine.api import Action, Event
 from engine.errors import BadArgument
 from engine.fairness import bot_contribution, normalize_contribution
 from engine.seeds import commitment as sha_commitment
-from server.protocol import CommandError
+from server.protocol import Args, CommandError, JSONObject, JSONValue, Result
 from server.table.host import TableHost
 from server.table.io import Member
+from server.table.logged import copied, integer, listed
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,14 +48,14 @@ class Entropy:
     round: int
     server_seed: bytes
     commitment: str
-    secret: Any  # the adapter's private side of the commitment (Speculation: the committed decks)
+    secret: object  # the adapter's private side of the commitment, passed back to it (Speculation: the decks)
     explicit: bool
     until: float
     given: dict[int, str] = field(default_factory=dict)  # seat -> normalised text (people)
     contributions: tuple[str | None, ...] = ()  # once dealt: per seat, in seat order
     bots: tuple[int, ...] = ()  # once dealt: the seats that contributed as bots
     chips: tuple[int, ...] = ()  # once dealt: every seat's chips before the deal
-    dealt: Mapping[str, Any] | None = None  # once dealt: the full form of the deal's ``dealt`` event
+    dealt: Mapping[str, JSONValue] | None = None  # once dealt: the full form of the deal's ``dealt`` event
     first: bool = False  # the first deal of the match (a dealer drawn from the deal)
     not_before: float = 0.0  # the deal waits for this too (the pause after the last round)
 
@@ -69,7 +70,7 @@ class FairDeals:
         self._draw_seed = draw_seed
         self.entropy: Entropy | None = None
         """The window being open (``dealt`` None) or the deal being played; None between them."""
-        self.record: dict[str, Any] | None = None
+        self.record: JSONObject | None = None
         """The record of the last finished round (published with its end, stored with it)."""
         self.commitment: str | None = None
         """Published with the deal; the seed after it."""
@@ -121,7 +122,7 @@ class FairDeals:
         e = self.entropy
         return e is not None and all(s.index in e.given for s in t.seats if s.member is not None and not s.leaving)
 
-    def contribute(self, member: Member, args: Mapping[str, Any]) -> dict[str, Any]:
+    def contribute(self, member: Member, args: Args) -> Result:
         """``entropy``: this deal's contribution of a seated person, during the window only."""
         t = self.t
         seat_no = t.seat_of(member.key)
@@ -145,7 +146,7 @@ class FairDeals:
         if self.complete():
             t.clocks.next_deal_at = max(t.now, e.not_before)  # everybody has spoken: deal now
 
-    def set_seed(self, member: Member, args: Mapping[str, Any]) -> dict[str, Any]:
+    def set_seed(self, member: Member, args: Args) -> Result:
         """``seed``: a person's standing contribution (``text`` None: none), used at every deal; in an
         open window where the seat gave nothing yet it is this deal's contribution too."""
         t = self.t
@@ -187,7 +188,7 @@ class FairDeals:
         e.chips = tuple(getattr(t.game.match, "chips", ()) or ())
         e.first = t.game.current.round == 0
 
-    def deal_action(self, facts: Mapping[str, Any]) -> Action:
+    def deal_action(self, facts: Mapping[str, object]) -> Action:
         t = self.t
         e = self.entropy
         assert e is not None
@@ -201,7 +202,7 @@ class FairDeals:
         if e is not None:
             e.dealt = next((ev.to_dict() for ev in events if ev.name == "dealt"), {})
 
-    def round_record(self, events: tuple[Any, ...]) -> dict[str, Any] | None:
+    def round_record(self, events: tuple[Event, ...]) -> JSONObject | None:
         """At the round's end: the record to publish with it and to store (None: nothing to prove)."""
         t = self.t
         e = self.entropy
@@ -219,13 +220,13 @@ class FairDeals:
 
     # -- durable tables: what a restart needs to reveal the deal being played ----------------------
 
-    def facts(self) -> dict[str, Any] | None:
+    def facts(self) -> JSONObject | None:
         """The deal being played, as JSON facts for a durable table's log (it holds the server seed:
         the log is private, as the deal action's seed already is). An open window is not kept: after
         a restart the next deal gets a fresh commitment, nothing having been dealt from the old one."""
         return fairness_facts_of(self.key())
 
-    def key(self) -> tuple[Any, ...] | None:
+    def key(self) -> FairKey | None:
         """What :meth:`fairness_facts` is made of, copied as deep as it copies (equal keys: equal
         facts), in a tuple cheaper to make and compare (a durable table compares it every step)."""
         e = self.entropy
@@ -234,7 +235,7 @@ class FairDeals:
         return (e.round, e.server_seed, e.explicit, e.commitment, e.contributions, e.bots, e.chips, dict(e.dealt),
                 e.first)
 
-    def restore(self, facts: Mapping[str, Any] | None) -> None:
+    def restore(self, facts: Mapping[str, JSONValue] | None) -> None:
         """The deal being played back from :meth:`facts` (the match itself is replayed from
         its log, whose deal action carries what the engine dealt from)."""
         t = self.t
@@ -244,9 +245,11 @@ class FairDeals:
         seed = bytes.fromhex(str(facts["seed"]))
         explicit = bool(facts["explicit"])
         secret = None if explicit else t.adapter.commit(seed)[1]
-        self.entropy = Entropy(int(facts["round"]), seed, str(facts["commitment"]), secret, explicit, t.now,
-                               contributions=tuple(facts["contributions"]), bots=tuple(facts["bots"]),
-                               chips=tuple(facts["chips"]), dealt=dict(facts["dealt"]), first=bool(facts["first"]))
+        self.entropy = Entropy(integer(facts["round"]), seed, str(facts["commitment"]), secret, explicit, t.now,
+                               contributions=tuple(c if c is None else str(c) for c in listed(facts["contributions"])),
+                               bots=tuple(integer(b) for b in listed(facts["bots"])),
+                               chips=tuple(integer(c) for c in listed(facts["chips"])), dealt=copied(facts["dealt"]),
+                               first=bool(facts["first"]))
         self.commitment = self.entropy.commitment
 
 
@@ -257,7 +260,13 @@ def _normalized(text: object) -> str:
         raise CommandError("bad_entropy", **exc.params) from None
 
 
-def fairness_facts_of(key: tuple[Any, ...] | None) -> dict[str, Any] | None:
+FairKey: TypeAlias = tuple[int, bytes, bool, str, tuple[str | None, ...], tuple[int, ...], tuple[int, ...],
+                          dict[str, JSONValue], bool]
+"""What :meth:`FairDeals.facts` is made of: round, server seed, explicit, commitment, contributions, bots, chips,
+the ``dealt`` event, first."""
+
+
+def fairness_facts_of(key: FairKey | None) -> JSONObject | None:
     """:meth:`FairDeals.facts` from its :meth:`FairDeals.key`."""
     if key is None:
         return None

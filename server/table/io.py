@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.api import Action, View
 from engine.bots import Bot
-from server.protocol import Shared
+from server.protocol import Args, Result, Shared
 from server.storage.api import (
     FundBot,
     Hold,
@@ -54,7 +53,7 @@ class Member:
 class Command:
     member: Member
     cmd: str
-    args: Mapping[str, Any]
+    args: Args
     req: object = None  # the caller's token for the reply (echoed in Reply / Refused)
 
 
@@ -88,14 +87,14 @@ class Reply:
     """A command succeeded: its result fields (or None)."""
 
     req: object
-    result: Mapping[str, Any] | None
+    result: Result | None
 
 
 @dataclass(frozen=True, slots=True)
 class Refused:
     req: object
     code: str
-    params: Mapping[str, Any]
+    params: Mapping[str, object]  # the refusal's sentence parameters (CommandError.params)
 
 
 Recipient = tuple[str, "int | None"]

@@ -9,10 +9,9 @@ its log needs: a match made, an action applied, an action undone.
 
 from __future__ import annotations
 
-from typing import Any
-
 from engine.api import Action, Event, Match
 from server.games.base import GameAdapter
+from server.protocol import JSONObject
 
 
 class MatchLog:
@@ -23,9 +22,9 @@ class MatchLog:
     def __init__(self, adapter: GameAdapter) -> None:
         self._adapter = adapter
         self.match: Match | None = None
-        self.log: list[dict[str, Any]] = []
+        self.log: list[JSONObject] = []  # each action's to_dict()
         # a durable table: the entries its log needs, not taken yet (None: the table is not durable)
-        self.journal: list[dict[str, Any]] | None = None
+        self.journal: list[JSONObject] | None = None
 
     @property
     def current(self) -> Match:
@@ -52,7 +51,7 @@ class MatchLog:
         self.match = None
         self.log = []
 
-    def restore(self, match: Match, log: list[dict[str, Any]]) -> None:
+    def restore(self, match: Match, log: list[JSONObject]) -> None:
         """The match and its log as a stored table's log rebuilt them (nothing to journal: it is written)."""
         self.match = match
         self.log = log

@@ -13,13 +13,12 @@ others (the match, the clocks, the sender, the round cycle) through the table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
 from engine.seeds import derive
-from server.protocol import CommandError
+from server.protocol import Args, CommandError, JSONObject, Result
 from server.storage.api import FundBot, StorageError, bot_account
 from server.storage.names import name_key
 from server.table.host import TableHost
@@ -48,7 +47,7 @@ class Seating:
             return []
         return [s for s in present if self.t.seats[s].arrived > since]
 
-    def join(self, member: Member, args: Mapping[str, Any]) -> Step:
+    def join(self, member: Member, args: Args) -> Step[Result]:
         t = self.t
         seat_no = t.seat_of(member.key)
         if seat_no is not None:
@@ -107,7 +106,7 @@ class Seating:
         t.out.defer(t.out.push_states)
         return {"seat": seat.index}
 
-    def seat_bot(self, seat: Seat) -> Step:
+    def seat_bot(self, seat: Seat) -> Step[None]:
         t = self.t
         options = t.bot_options if LEVELS.get(t.opts.bot_level, t.opts.bot_level) == "search" else {}
         bot = make_bot(t.opts.game, t.opts.bot_level, seat.index,
@@ -122,7 +121,7 @@ class Seating:
         seat.member = None
         seat.arrived = self.arrival()
 
-    def fill_bots(self) -> Step:
+    def fill_bots(self) -> Step[None]:
         """Bots take their seats at once: the last ``bots`` seats (one the house cannot fund stays free)."""
         t = self.t
         have = sum(1 for s in t.seats if s.bot is not None)
@@ -137,7 +136,7 @@ class Seating:
             t.out.broadcast({"event": "joined", "room": t.id, "name": seat.name, "seat": seat.index,
                              "bot": True})
 
-    def start_match(self) -> Step:
+    def start_match(self) -> Step[None]:
         t = self.t
         chips = []
         if t.adapter.chips_in_match:
@@ -150,7 +149,7 @@ class Seating:
         t.clocks.next_deal_at = t.now
         t.out.broadcast({"event": "match_started", "room": t.id})
 
-    def rematch(self, member: Member) -> Step:
+    def rematch(self, member: Member) -> Step[Result]:
         """A new match at this finished table: the same options, the people still seated, fresh bots."""
         t = self.t
         if t.seat_of(member.key) is None:
@@ -182,7 +181,7 @@ class Seating:
         return bool(t.adapter.chips_in_match or t.adapter.chips_to_sit(t.opts) > 0
                     or t.adapter.deal_stake(t.opts) > 0 or t.chips.escrow.get(seat_no))
 
-    def become(self, member: Member, args: Mapping[str, Any]) -> Step:
+    def become(self, member: Member, args: Args) -> Step[Result]:
         """A guest seated here becomes an account (``register``, or ``login`` from the guest's session):
         the seat goes on under the account's key, name and ledger account, the points with it.
 
@@ -213,7 +212,7 @@ class Seating:
         t.out.defer(t.out.push_states)
         return {"room": t.id, "seat": seat_no}
 
-    def watch(self, member: Member) -> dict[str, Any]:
+    def watch(self, member: Member) -> Result:
         t = self.t
         if t.seat_of(member.key) is not None:
             raise CommandError("not_allowed", reason="already_seated")
@@ -223,12 +222,12 @@ class Seating:
         t.out.defer(lambda: t.out.push_state(member.key))
         return {"room": t.id}
 
-    def leave(self, member: Member) -> Step:
+    def leave(self, member: Member) -> Step[Result]:
         t = self.t
         seat_no = t.seat_of(member.key)
         if seat_no is None and member.key not in t.spectators:
             raise CommandError("not_in_room")
-        result: dict[str, Any] = {"room": t.id}
+        result: JSONObject = {"room": t.id}
         if seat_no is None:
             del t.spectators[member.key]
         else:
@@ -244,7 +243,7 @@ class Seating:
         yield from self.maybe_close()
         return result
 
-    def release_promises(self, seat: Seat) -> Step:
+    def release_promises(self, seat: Seat) -> Step[None]:
         """A person leaving during a round: what they promised lapses first (their open offers, S9),
         so no chip of theirs stays promised at a table they left."""
         t = self.t
@@ -302,7 +301,7 @@ class Seating:
         if account is not None:
             t.out.out.items.append(Released(account))
 
-    def vacate_leavers(self) -> Step:
+    def vacate_leavers(self) -> Step[None]:
         t = self.t
         for seat in t.seats:
             if seat.leaving and not t.in_round(seat):
@@ -316,7 +315,7 @@ class Seating:
         t = self.t
         return t.game.match is not None and bool(getattr(t.game.match, "over", False))
 
-    def on_disconnected(self, member: Member) -> Step:
+    def on_disconnected(self, member: Member) -> Step[None]:
         t = self.t
         seat_no = t.seat_of(member.key)
         if seat_no is None:
@@ -360,7 +359,7 @@ class Seating:
         elif member.key in t.spectators:
             t.out.push_state(member.key)
 
-    def expire_graces(self, now: float) -> Step:
+    def expire_graces(self, now: float) -> Step[bool]:
         t = self.t
         changed = False
         for seat in t.seats:
@@ -377,7 +376,7 @@ class Seating:
             yield from self.maybe_close()
         return changed and not t.closed
 
-    def maybe_close(self) -> Step:
+    def maybe_close(self) -> Step[None]:
         """A room closes when no person is left in it (bots alone do not play on)."""
         t = self.t
         people = any(s.member is not None for s in t.seats) or bool(t.spectators)

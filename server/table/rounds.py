@@ -15,12 +15,11 @@ sender), reaching them through the table.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from engine.api import Action, Event
 from engine.bots import LEVELS
 from engine.errors import Refusal
-from server.protocol import CommandError, Shared, arg_number
+from server.protocol import Args, CommandError, JSONObject, JSONValue, Result, Shared, arg_number
 from server.storage.api import (
     FundBot,
     OpenRound,
@@ -31,6 +30,7 @@ from server.storage.api import (
     StorageError,
     UnknownRound,
 )
+from server.table.events import RoundResult, pushed
 from server.table.host import TableHost
 from server.table.io import Closed, Gone, Member, Pause, Record, Released, Send, Think
 from server.table.steps import Step, log
@@ -46,7 +46,7 @@ class RoundCycle:
     def __init__(self, table: TableHost) -> None:
         self.t = table
 
-    def advance(self) -> Step:
+    def advance(self) -> Step[None]:
         t = self.t
         for turn in range(500):  # everything due now; bounded so a bug cannot spin forever
             if turn:
@@ -89,7 +89,7 @@ class RoundCycle:
                     t.clocks.bot_due = t.clocks.window[1]
             return
 
-    def timeouts(self, now: float) -> Step:
+    def timeouts(self, now: float) -> Step[bool]:
         t = self.t
         for pending in t.game.current.pending():
             due = t.clocks.deadlines.get(pending.key)
@@ -108,7 +108,7 @@ class RoundCycle:
                 return True
         return False
 
-    def extend(self, member: Member, args: Mapping[str, Any]) -> dict[str, Any]:
+    def extend(self, member: Member, args: Args) -> Result:
         """``extend``: seconds from the person's time bank (server.table.bank) on every clock that
         waits for them: their decisions, the offers put to them, and — when they play in the round —
         the clocks everyone shares (an auction, people's window, with what starts after it)."""
@@ -138,7 +138,7 @@ class RoundCycle:
         t.out.defer(t.out.push_states)
         return {"seconds": got, "bank": left}
 
-    def unanswered(self, now: float) -> Step:
+    def unanswered(self, now: float) -> Step[bool]:
         """A question put to a person whose time to answer ran out: the table answers for them."""
         t = self.t
         if not t.clocks.answers:
@@ -154,7 +154,7 @@ class RoundCycle:
             return True
         return False
 
-    def bots_act(self) -> Step:
+    def bots_act(self) -> Step[bool]:
         """Ask the bots, the awaited ones first; apply the first action one of them chooses."""
         t = self.t
         match = t.game.current
@@ -215,7 +215,7 @@ class RoundCycle:
                     t.clocks.auto_at = t.now + t.settings.autopass_delay
         return None
 
-    def automatic_move(self, *, delayed: bool) -> Step:
+    def automatic_move(self, *, delayed: bool) -> Step[bool]:
         t = self.t
         action = self.automatic(delayed=delayed)
         if action is None:
@@ -289,7 +289,7 @@ class RoundCycle:
                 t.clocks.bot_due = due
 
     def after(self, events: tuple[Event, ...], *, paid: bool = False,
-               also: dict[str, dict[str, Any]] | None = None) -> Step:
+               also: Mapping[str, JSONObject] | None = None) -> Step[None]:
         """Chips, pushes, round and match ends, deadlines, automatic moves, bots. ``also``: the
         table's own fields to add to these events, by name (not to the automatic moves after them)."""
         t = self.t
@@ -298,7 +298,7 @@ class RoundCycle:
                 break
             paid = False
             record = t.fair.round_record(events)
-            extra: dict[str, dict[str, Any]] = dict(also or {})
+            extra: dict[str, JSONObject] = dict(also or {})
             also = None
             if record is not None:
                 extra[t.adapter.round_end] = {"fairness": record}
@@ -323,7 +323,7 @@ class RoundCycle:
         t.out.push_states()  # once the automatic moves are made: a state is one moment of the match
         self.schedule_bots()
 
-    def money(self, events: tuple[Event, ...], *, refuse: bool) -> Step:
+    def money(self, events: tuple[Event, ...], *, refuse: bool) -> Step[bool]:
         """The chips the events of the last action move (:meth:`RoundChips.moves`). If the store refuses
         one, the action is undone: ``refuse`` raises the refusal (a person's command), else the table
         logs it."""
@@ -340,7 +340,7 @@ class RoundCycle:
             return False
         return True
 
-    def deal(self) -> Step:
+    def deal(self) -> Step[bool]:
         """Start a round or a deal: the commitment and the contribution window (server.table.fair),
         then who plays, the stakes, the deal from the seed and the contributions."""
         t = self.t
@@ -417,7 +417,7 @@ class RoundCycle:
             t.clocks.over_at = t.now
         t.out.push_states()
 
-    def round_end(self, ev: Event, fair: dict[str, Any] | None = None) -> Step:
+    def round_end(self, ev: Event, fair: JSONObject | None = None) -> Step[None]:
         t = self.t
         self.tell_departed()
         yield from self.record(ev.to_dict(), fair=fair)
@@ -435,11 +435,11 @@ class RoundCycle:
             if seat.leaving and seat.departed is not None:
                 i = seat.index
                 change = after[i] - before[i] if i < len(after) and i < len(before) else 0
-                t.out.out.items.append(Send(((seat.departed, None),), Shared(
-                    {"event": "round_result", "room": t.id, "round": t.game.current.round, "seat": i,
-                     "chips": change, "game": t.opts.game})))
+                told: RoundResult = {"event": "round_result", "room": t.id, "round": t.game.current.round, "seat": i,
+                                     "chips": change, "game": t.opts.game}
+                t.out.out.items.append(Send(((seat.departed, None),), Shared(pushed(told))))
 
-    def record(self, result: dict[str, Any], round_id: str | None = None, *, fair: dict[str, Any] | None = None) -> Step:
+    def record(self, result: JSONObject, round_id: str | None = None, *, fair: JSONObject | None = None) -> Step[None]:
         t = self.t
         record = RoundRecord(
             round_id=round_id or t.chips.round_id or f"{t.id}-{t.uid}-{t.game.current.round}",
@@ -458,7 +458,7 @@ class RoundCycle:
         except Exception:
             log.exception("table %s: could not record round %s", t.id, record.round_id)
 
-    def match_over(self) -> Step:
+    def match_over(self) -> Step[None]:
         t = self.t
         t.status = "over"
         t.clocks.stop()
@@ -469,14 +469,14 @@ class RoundCycle:
         else:
             t.clocks.over_at = t.now + t.settings.close_after_over
 
-    def end_early(self) -> Step:
+    def end_early(self) -> Step[None]:
         """Fewer than three players can go on (S3, S12a): the match ends with the chips as they are."""
         t = self.t
         t.out.broadcast({"event": "notice", "code": "not_enough_players"})
         yield from self.match_over()
         t.out.push_states()
 
-    def void_round(self) -> Step:
+    def void_round(self) -> Step[None]:
         """The open round will not finish: every chip movement of it is undone."""
         t = self.t
         round_id = t.chips.forget()
@@ -489,12 +489,12 @@ class RoundCycle:
         except Exception:
             log.exception("table %s: could not void round %s", t.id, round_id)
 
-    def void_and_close(self) -> Step:
+    def void_and_close(self) -> Step[None]:
         t = self.t
         log.error("table %s: a round could not settle; voided, table closed", t.id)
         yield from self.close("error")
 
-    def release_bots(self) -> Step:
+    def release_bots(self) -> Step[None]:
         t = self.t
         staked = t.chips.staked_bots()
         for seat in t.seats:
@@ -504,7 +504,7 @@ class RoundCycle:
                 except Exception:
                     log.exception("table %s: could not release bot %s", t.id, seat.bot_display)
 
-    def close(self, reason: str) -> Step:
+    def close(self, reason: str) -> Step[None]:
         t = self.t
         if t.closed:
             return
@@ -528,11 +528,15 @@ class RoundCycle:
         log.info("table %s closed (%s)", t.id, reason)
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> JSONValue:
+    """A match's configuration as JSON: keys as text, tuples as lists, bytes in hex (anything else the
+    engine never puts there: as text, which the encoder would have written)."""
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     if isinstance(value, bytes):
         return value.hex()
-    return value
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return str(value)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.api import Event
-from server.protocol import Shared
+from server.protocol import JSONValue, Shared
+from server.table.events import TableEvent, pushed
 from server.table.io import Item, Member, Outputs, Refused, Reply, Send
 from server.table.seats import Seat
 from server.table.states import StateSet, StateSource
@@ -95,14 +96,15 @@ class Sender:
     def to_member(self, key: str, msg: Shared | StateSet | Reply | Refused) -> None:
         self.out.items.append(Send(((key, self._table.seat_of(key)),), msg))
 
-    def broadcast(self, event: dict[str, Any]) -> None:
+    def broadcast(self, event: TableEvent) -> None:
         """A table event (chat, joined, left...) to everyone in the room; spectators are not told the
         name of a person who hides where they sit (:meth:`hidden`): they read the seat."""
         audience = self.audience()
         if not audience:
             return
         room = self._table.id
-        shared = Shared({**event, "room": room}, self.names())
+        fields = pushed(event)
+        shared = Shared({**fields, "room": room}, self.names())
         hidden = self.hidden()
         if not hidden or all(seat is not None for _, seat in audience):
             self.out.items.append(Send(audience, shared))
@@ -110,15 +112,15 @@ class Sender:
         seated = tuple(a for a in audience if a[1] is not None)
         if seated:
             self.out.items.append(Send(seated, shared))
-        masked = {**event, "room": room}
-        name = event.get("name")
+        masked = {**fields, "room": room}
+        name = fields.get("name")
         if isinstance(name, str) and name in hidden:
             masked["name"] = None
             masked.setdefault("seat", hidden[name])
         self.out.items.append(Send(tuple(a for a in audience if a[1] is None),
                                    Shared(masked, self.watchers_names())))
 
-    def publish(self, events: Sequence[Event], extra: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    def publish(self, events: Sequence[Event], extra: Mapping[str, Mapping[str, JSONValue]] | None = None) -> None:
         """Engine events, each in the form its receiver may see; bots observe theirs. ``extra``: the
         table's own fields to add to events of these names (the round's fairness record)."""
         if not events:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator, KeysView, Mapping, Sequence
 from operator import is_not
-from typing import Any, NamedTuple, Protocol, TypedDict, cast
+from typing import NamedTuple, Protocol, TypeVar, cast, overload
 
 import orjson
 
 from engine.api import Match, Pending
 from server.games.base import GameAdapter, TableOptions
-from server.protocol import encode, encode_value
+from server.games.states import SeatOwn, State, StateSeat, TableFields, Window
+from server.protocol import JSONValue, Push, encode, encode_value
 from server.table.answers import AnswerClocks
 from server.table.bank import TimeBank
 from server.table.seats import Seat
@@ -62,28 +63,7 @@ class StateSource(Protocol):
     def bank(self) -> TimeBank: ...
 
 
-class Window(TypedDict):
-    """People's window in a state: its kind and the seconds left."""
-
-    kind: str  # "cut" | "trade"
-    left: float
-
-
-class TableFields(TypedDict):
-    """What the table says in every reader's state besides the engine's view of it (PROTOCOL.md
-    "The state a player receives"); a seated reader's has ``at_stake`` too, after the adapter's
-    own fields."""
-
-    room: str
-    status: str  # waiting | playing | over
-    deadline: float | None  # seconds left on the decision the reader cares about
-    spectators: int
-    commitment: str | None  # the next deal's commitment (docs/fairness.md)
-    window: Window | None
-    moves: list[str]  # the commands of the game
-
-
-def decorate_seats(table: StateSource, state: dict[str, Any]) -> None:
+def decorate_seats(table: StateSource, state: State) -> None:
     """The room's facts about each seat in a state: name, connection, bot, leaving.
 
     The seat entries are replaced by decorated copies: the view's own are left as they were (a
@@ -93,7 +73,7 @@ def decorate_seats(table: StateSource, state: dict[str, Any]) -> None:
         return
     seats = table.seats
     bank = table.bank
-    out = []
+    out: list[StateSeat] = []
     for entry in entries:
         s = seats[entry["seat"]]
         entry = {**entry, "name": s.name, "connected": s.connected and s.grace_until is None,
@@ -106,7 +86,7 @@ def decorate_seats(table: StateSource, state: dict[str, Any]) -> None:
     state["seats"] = out
 
 
-def hide_names(table: StateSource, state: dict[str, Any]) -> None:
+def hide_names(table: StateSource, state: State) -> None:
     """A spectator's state: the seat of a person who hides where they sit (``hide``) has no name
     (``"name": null, "hidden": true``); the people at the table see every name."""
     seats = table.seats
@@ -169,7 +149,7 @@ def window_of(table: StateSource, now: float) -> Window | None:
     return {"kind": kind, "left": round(max(0.0, until - now), 1)}
 
 
-def answer_clocks(table: StateSource, state: dict[str, Any], now: float) -> None:
+def answer_clocks(table: StateSource, state: State, now: float) -> None:
     """Seconds left to answer each open offer put to a person (``left``, in copies of the state's
     ``offers``; server.table.answers): the same for every reader."""
     offers = state.get("offers")
@@ -180,7 +160,7 @@ def answer_clocks(table: StateSource, state: dict[str, Any], now: float) -> None
                        for o in offers]
 
 
-def auction_deadline(table: StateSource, state: dict[str, Any], pending: Sequence[Pending], now: float) -> None:
+def auction_deadline(table: StateSource, state: State, pending: Sequence[Pending], now: float) -> None:
     """Seconds left on the auction of a state that has one (S7), in a copy of its ``auction``."""
     auction = state.get("auction")
     if isinstance(auction, dict):
@@ -194,12 +174,12 @@ def pending_now(table: StateSource, match: Match | None) -> Sequence[Pending]:
     return tuple(match.pending()) if match is not None and table.status == "playing" else ()
 
 
-def build_state(table: StateSource, seat: int | None, now: float) -> dict[str, Any]:
+def build_state(table: StateSource, seat: int | None, now: float) -> State:
     """One reader's state (``seat is None``: a spectator)."""
     adapter, match = table.adapter, table.match
-    state: dict[str, Any]
+    state: State
     if match is not None:
-        state = dict(match.view(seat).to_dict())
+        state = cast(State, dict(match.view(seat).to_dict()))  # (the engine's view: its game's fields)
     else:
         state = adapter.empty_state(table.opts, seat)
     if seat is None:
@@ -210,11 +190,10 @@ def build_state(table: StateSource, seat: int | None, now: float) -> dict[str, A
     pending = pending_now(table, match)
     auction_deadline(table, state, pending, now)
     answer_clocks(table, state, now)
-    fields: TableFields = {"room": table.id, "status": table.status,
-                           "deadline": deadline(table, seat, pending, cast("int | None", state.get("turn")), now),
-                           "spectators": len(table.spectators), "commitment": table.commitment,
-                           "window": window_of(table, now), "moves": list(adapter.moves)}
-    state.update(cast("Mapping[str, Any]", fields))  # (a TypedDict is a Mapping of its values' types)
+    state.update({"room": table.id, "status": table.status,  # (the table's fields: TableFields)
+                  "deadline": deadline(table, seat, pending, state.get("turn"), now),
+                  "spectators": len(table.spectators), "commitment": table.commitment,
+                  "window": window_of(table, now), "moves": list(adapter.moves)})
     adapter.decorate(state, table.opts, match, seat, pending)
     if seat is not None:
         state["at_stake"] = table.round_escrow.get(seat, 0)  # chips of the reader's in this round
@@ -244,11 +223,11 @@ class StateSet:
         self.table = table
         self.now = now
         match = table.match
-        self._cache: dict[int | None, tuple[Mapping[str, Any], str | None]] = {}
-        self._sample: dict[str, Any] | None = None  # the first seat's state, whole (the template's source)
+        self._cache: dict[int | None, tuple[Push, str | None]] = {}  # (a state as the sessions read it)
+        self._sample: State | None = None  # the first seat's state, whole (the template's source)
         self._layout: _Layout | None = None  # its per-seat keys (None: each seat built whole)
         self._parts: list[str] | None = None  # its line cut around them: [head, None, text, None, ..., end]
-        self.public: dict[str, Any] | None = None
+        self.public: State | None = None
         self.tail: TableFields  # (batch_states: the table's fields, the same for every reader)
         self.pending: Sequence[Pending] = ()
         self._memo: dict[int, Private] = table.state_memo
@@ -258,7 +237,7 @@ class StateSet:
         if table.adapter.batch_states and match is not None:
             self.pending = pending_now(table, match)
             self._dues = Dues(table, self.pending)
-            public = dict(match.view(None).to_dict())  # the engine's is shared: copied before changes
+            public = cast(State, dict(match.view(None).to_dict()))  # the engine's is shared: copied before changes
             decorate_seats(table, public)
             auction_deadline(table, public, self.pending, now)
             answer_clocks(table, public, now)
@@ -270,15 +249,15 @@ class StateSet:
             if seat not in self._cache:
                 self._cache[seat] = self._build(seat)
 
-    def state(self, seat: int | None) -> dict[str, Any]:
+    def state(self, seat: int | None) -> Push:
         """The reader's state as a dict (built now if it was not yet: of the set's moment)."""
         state, line = self._get(seat)
-        if state.__class__ is not dict:
-            state = dict(state)
+        if isinstance(state, _Reader):
+            state = dict(state.made())
             self._cache[seat] = (state, line)
         return state
 
-    def reader(self, seat: int | None) -> Mapping[str, Any]:
+    def reader(self, seat: int | None) -> Push:
         """The reader's state as a mapping that makes its dict only when read (for a JSON session's
         last state: :meth:`line` is what it sends)."""
         return self._get(seat)[0]
@@ -287,45 +266,46 @@ class StateSet:
         """The state as its JSON-mode line (``{"type": "state", ...}``)."""
         state, line = self._get(seat)
         if line is None:
-            if state.__class__ is not dict:
-                state = dict(state)
+            if isinstance(state, _Reader):
+                state = dict(state.made())
             line = encode({"type": "state", **state})
             self._cache[seat] = (state, line)
         return line
 
-    def _get(self, seat: int | None) -> tuple[Mapping[str, Any], str | None]:
+    def _get(self, seat: int | None) -> tuple[Push, str | None]:
         got = self._cache.get(seat)
         if got is None:
             got = self._cache[seat] = self._build(seat)
         return got
 
-    def _build(self, seat: int | None) -> tuple[Mapping[str, Any], str | None]:
+    def _build(self, seat: int | None) -> tuple[Push, str | None]:
+        """A reader's state (a :class:`State`: its values are JSON, which mypy does not see of a
+        TypedDict, whence the casts) and its line when made with it."""
         table = self.table
         public = self.public
         if public is None:
-            return build_state(table, seat, self.now), None
+            return cast(Push, build_state(table, seat, self.now)), None
         match = table.match  # (a seat asked for later: the match as it is then, as before)
         assert match is not None  # (a public part is made of a match)
         pending = self.pending
         if seat is None:  # the spectators': the public part as it is (its line is encoded once, if asked)
-            state = dict(public)
+            state: State = {**public, **self.tail}
             hide_names(table, state)
-            state.update(self.tail)
             state["deadline"] = self._dues.left(None, state.get("turn"), self.now)
             table.adapter.decorate(state, table.opts, match, None, pending)
-            return state, None
+            return cast(Push, state), None
         adapter = table.adapter
         view = match.view(seat)
         key_of = self._key_of
         key = None if key_of is None else key_of(view)
         kept = None if key is None else self._memo.get(seat)
         if kept is not None and kept.key == key:  # the same facts as at an earlier moment: the same fields
-            private: dict[str, Any] | None = kept.fields
+            private: SeatOwn | None = kept.fields
             texts: list[str] | None = kept.texts
         else:
             private, texts, kept = adapter.private_fields(view), None, None
         if private is None:
-            return build_state(table, seat, self.now), None
+            return cast(Push, build_state(table, seat, self.now)), None
         left = self._dues.left(seat, private["turn"] if "turn" in private else public.get("turn"), self.now)
         at_stake = table.round_escrow.get(seat, 0)
         sample, layout = self._sample, self._layout
@@ -335,21 +315,19 @@ class StateSet:
             layout = self._layout = _layout_of(adapter, sample, size[0], private, left, at_stake)
             if layout is not None:
                 self._parts = _template(sample, layout)
-            return sample, self._line(seat, key, private, texts, left, at_stake)
+            return cast(Push, sample), self._line(seat, key, private, texts, left, at_stake)
         if layout is None or ((kept is None or kept.names is not layout.private)  # (kept: checked then)
                               and private.keys() != layout.private):  # (the same keys: every one of them replaced)
-            return self._whole(match, seat, private, left, at_stake), None
+            return cast(Push, self._whole(match, seat, private, left, at_stake)), None
         return _Reader(sample, private, left, at_stake), self._line(seat, key, private, texts, left, at_stake)
 
-    def _whole(self, match: Match, seat: int, private: dict[str, Any], left: float | None, at_stake: int,
-               size: list[int] | None = None) -> dict[str, Any]:
+    def _whole(self, match: Match, seat: int, private: SeatOwn, left: float | None, at_stake: int,
+               size: list[int] | None = None) -> State:
         """A seat's state built whole, as :func:`build_state` builds it (``size``: gets how many keys
         it had before ``decorate``)."""
         assert self.public is not None
         table = self.table
-        state = dict(self.public)
-        state.update(private)
-        state.update(self.tail)
+        state: State = {**self.public, **private, **self.tail}
         state["deadline"] = left
         if size is not None:
             size.append(len(state))
@@ -357,7 +335,7 @@ class StateSet:
         state["at_stake"] = at_stake
         return state
 
-    def _line(self, seat: int, key: tuple[Any, ...] | None, private: dict[str, Any], texts: list[str] | None,
+    def _line(self, seat: int, key: tuple[object, ...] | None, private: SeatOwn, texts: list[str] | None,
               left: float | None, at_stake: int) -> str | None:
         """A seat's JSON line: the template with the seat's values, encoded in one call, put in.
 
@@ -385,7 +363,7 @@ class StateSet:
             own = {**private, "deadline": left, "at_stake": at_stake}
             values = [own[k] for k in layout.keys]
         n = len(values)
-        spaced: list[Any] = [_PLACE] * (2 * n - 1)
+        spaced: list[object] = [_PLACE] * (2 * n - 1)
         spaced[::2] = values
         try:
             got = _dumps(spaced, default=str, option=_OPT).decode()[1:-1].split(_APART)
@@ -405,41 +383,50 @@ class Private(NamedTuple):
     ``state_memo`` by seat under the adapter's ``private_key`` of the view they were made of: equal
     keys make equal fields, so a later moment whose key is equal reuses them."""
 
-    key: tuple[Any, ...]
-    fields: dict[str, Any]
+    key: tuple[object, ...]
+    fields: SeatOwn
     texts: list[str]
     names: frozenset[str]  # the layout's keys they were found to have (the same object: no need to look again)
 
 
-class _Reader(Mapping[str, Any]):
+_T = TypeVar("_T")
+
+
+class _Reader(Mapping[str, JSONValue]):
     """A seat's state of a :class:`StateSet`, made (from the set's first seat's) when first read."""
 
     __slots__ = ("_at_stake", "_dict", "_left", "_private", "_sample")
 
-    def __init__(self, sample: dict[str, Any], private: dict[str, Any], left: float | None, at_stake: int) -> None:
+    def __init__(self, sample: State, private: SeatOwn, left: float | None, at_stake: int) -> None:
         self._sample, self._private, self._left, self._at_stake = sample, private, left, at_stake
-        self._dict: dict[str, Any] | None = None
+        self._dict: Push | None = None
 
-    def _made(self) -> dict[str, Any]:
+    def made(self) -> Push:
+        """The state (a :class:`State`, as a JSON object): made at the first call."""
         d = self._dict
         if d is None:  # every key is the sample's already: the order stays the sample's
-            d = self._dict = {**self._sample, **self._private, "deadline": self._left, "at_stake": self._at_stake}
+            state: State = {**self._sample, **self._private, "deadline": self._left, "at_stake": self._at_stake}
+            d = self._dict = cast(Push, state)
         return d
 
-    def __getitem__(self, key: str) -> Any:
-        return self._made()[key]
+    def __getitem__(self, key: str) -> JSONValue:
+        return self.made()[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._made())
+        return iter(self.made())
 
     def __len__(self) -> int:
-        return len(self._made())
+        return len(self.made())
 
-    def get(self, key: str, default: Any = None) -> Any:
-        return self._made().get(key, default)
+    @overload
+    def get(self, key: str, /) -> JSONValue: ...
+    @overload
+    def get(self, key: str, default: JSONValue | _T, /) -> JSONValue | _T: ...
+    def get(self, key: str, default: object = None, /) -> object:
+        return self.made().get(key, default)
 
     def keys(self) -> KeysView[str]:
-        return self._made().keys()
+        return self.made().keys()
 
 
 class _Layout(NamedTuple):
@@ -451,7 +438,7 @@ class _Layout(NamedTuple):
     in_order: bool  # keys == private_fields' keys + (deadline, at_stake)
 
 
-_LAYOUTS: dict[tuple[Any, ...], _Layout] = {}
+_LAYOUTS: dict[tuple[object, ...], _Layout] = {}
 """Layouts by adapter class, the keys of a state and those of its seat's own fields, in their order
 (a handful in all; no value in them)."""
 
@@ -463,7 +450,7 @@ _dumps = orjson.dumps
 _SEAT_KEYS = ("deadline", "at_stake")
 
 
-def _layout_of(adapter: GameAdapter, sample: dict[str, Any], undecorated: int, private: dict[str, Any],
+def _layout_of(adapter: GameAdapter, sample: State, undecorated: int, private: SeatOwn,
                left: float | None, at_stake: int) -> _Layout | None:
     """The per-seat keys of ``sample`` (a seat's state built whole; ``undecorated``: its size before
     ``decorate``), or ``None`` when the adapter's ``decorate`` added keys or wrote over a seat's own
@@ -482,11 +469,11 @@ def _layout_of(adapter: GameAdapter, sample: dict[str, Any], undecorated: int, p
     return layout
 
 
-def _template(sample: dict[str, Any], layout: _Layout) -> list[str] | None:
+def _template(sample: State, layout: _Layout) -> list[str] | None:
     """The line of ``sample`` cut around its per-seat values: ``[head, None, text, ..., None, end]``."""
     pieces = encode({"type": "state", **sample, **layout.marks}).split(_PLACE_JSON)
     if len(pieces) != len(layout.keys) + 1:
         return None  # a name holding the mark: each line encoded whole
-    parts: list[Any] = [None] * (2 * len(pieces) - 1)
+    parts: list[str] = [""] * (2 * len(pieces) - 1)  # (the odd places: each seat's values)
     parts[::2] = pieces
     return parts

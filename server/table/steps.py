@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias, TypeVar
 
 from server.games.base import Settings
 from server.table.io import Effect
 
 log = logging.getLogger("server.table")
 
-Step = Generator[Effect, Any, Any]
-"""A step of the table's logic: yields the effects it waits for, receives their results."""
+_R = TypeVar("_R")
+
+Step: TypeAlias = Generator[Effect, Any, _R]
+"""A step of the table's logic that returns an ``_R``: yields the effects it waits for, receives their
+results (each effect's own: a claim's table id, a balance, the store's answer, a bot's action... which
+the step that yielded it reads as that: no one type says them all)."""
 
 
 class TableSettings(Settings, Protocol):

@@ -142,7 +142,7 @@ def context_from_state(state: Push | None, where: str | None = None) -> CommandC
     )
 
 
-def give_count(state: Push) -> int:
+def give_count(state: Mapping[str, object]) -> int:
     """How many cards the reader must give back now (T12): the view's ``give``."""
     given = state.get("give")
     return given if isinstance(given, int) else 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gettext
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from server.games.states import State
 from server.messages.kit import T, text_of, to_int
 from server.messages.labels import (
     card_label,
@@ -21,7 +22,7 @@ from server.messages.terminal import (
 )
 from server.messages.translations import translation
 from server.presenters.text.words import verb
-from server.protocol import JSONValue, Push, objects_in
+from server.protocol import JSONValue
 
 RANKS = "3456789TJQKA2"
 SUITS = "cdhs"
@@ -41,7 +42,7 @@ def sep(style: TermStyle) -> str:
     return " · " if style.unicode else " | "
 
 
-def seconds_of(value: JSONValue) -> int | None:
+def seconds_of(value: object) -> int | None:
     if not isinstance(value, int | float | str):
         return None
     try:
@@ -63,10 +64,10 @@ def glue_seconds(text: str, *numbers: int) -> str:
     return text
 
 
-def seat_names(state: Push, lang: str) -> list[str]:
+def seat_names(state: State, lang: str) -> list[str]:
     t = translation(lang)
     out = []
-    for s in objects_in(state.get("seats")):
+    for s in state.get("seats") or []:
         name = s.get("name")
         if s.get("hidden"):  # someone who hides where they sit, to a spectator
             out.append(t.gettext("seat {seat}").format(seat=s.get("seat")))
@@ -75,7 +76,7 @@ def seat_names(state: Push, lang: str) -> list[str]:
     return out
 
 
-def header(state: Push, lang: str, style: TermStyle, *, deals: bool = False) -> str:
+def header(state: State, lang: str, style: TermStyle, *, deals: bool = False) -> str:
     """The table's first line: game and table, round (``deals``: deal) n/total, room, stake."""
     t = translation(lang)
     parts = [paint(game_name(lang, text_of(state.get("game"))), BOLD, style)]
@@ -105,14 +106,14 @@ def header(state: Push, lang: str, style: TermStyle, *, deals: bool = False) -> 
     return sep(style).join(str(p) for p in parts)
 
 
-def seat_marker(state: Push, seat: int, style: TermStyle) -> str:
+def seat_marker(state: State, seat: int, style: TermStyle) -> str:
     if state.get("turn") == seat:
         return paint("▶", YELLOW, style) if style.unicode else ">"
     return " "
 
 
 def seat_lines(
-    state: Push, lang: str, style: TermStyle, columns: list[list[str]], flags: list[str]
+    state: State, lang: str, style: TermStyle, columns: list[list[str]], flags: list[str]
 ) -> list[str]:
     """Lay out one line per seat: marker, name, then ``columns`` aligned, then ``flags`` free text."""
     names = seat_names(state, lang)
@@ -166,20 +167,20 @@ def cards_text(cards: Sequence[str], lang: str, style: TermStyle) -> str:
     return (", " if style.reader else " ").join(card_label(c, lang, style) for c in cards)
 
 
-def deadline_text(state: Push, lang: str) -> str:
+def deadline_text(state: State, lang: str) -> str:
     secs = seconds_of(state.get("deadline"))
     if secs is None:
         return ""
     return " " + seconds_text(translation(lang), secs)
 
 
-def window_line(state: Push, lang: str, style: TermStyle) -> str | None:
+def window_line(state: State, lang: str, style: TermStyle) -> str | None:
     """People's window, if one is open: a cut may follow (T9), or time to trade (S9)."""
     text = window_text(state, lang)
     return None if text is None else paint(text, YELLOW, style)
 
 
-def window_text(state: Push, lang: str) -> str | None:
+def window_text(state: Mapping[str, object], lang: str) -> str | None:
     """The words of :func:`window_line`, not painted."""
     window = state.get("window")
     if not isinstance(window, Mapping):

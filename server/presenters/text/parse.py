@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from typing import Any
 
 from server.games import ADAPTERS
 from server.messages.errors import error_message
@@ -332,8 +331,8 @@ def _h_create(cmd: str, rest: Sequence[str], text: str, lang: str, ctx: CommandC
             args["bot_level"] = LEVEL_WORDS[tok]
         elif tok in CREATE_KEYS and CREATE_KEYS[tok] == "bots" and numbers:
             args["bots"] = numbers.pop()
-        elif _int(tok) is not None:
-            numbers.append(_int(tok))  # type: ignore[arg-type]
+        elif (number := _int(tok)) is not None:
+            numbers.append(number)
         else:
             shown = create_words(lang)  # suggested in the session's words: « présidnt » → « président »
             guess = difflib.get_close_matches(tok, list(shown), n=1)
@@ -379,7 +378,7 @@ def _create_usage(t: T, lang: str) -> str:
     )
 
 
-def _room_arg(token: str) -> Any:
+def _room_arg(token: str) -> int | str:
     n = _int(token)
     return n if n is not None else token
 

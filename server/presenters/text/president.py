@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from server.games.states import State
 from server.messages.labels import (
     card_label,
     ordinal,
@@ -38,7 +38,7 @@ from server.presenters.text.draw import (
 )
 
 
-def table_lines(state: Mapping[str, Any], lang: str, style: TermStyle, status: bool = True) -> list[str]:
+def table_lines(state: State, lang: str, style: TermStyle, status: bool = True) -> list[str]:
     t = translation(lang)
     width = style.width
     narrow = width < 60
@@ -68,8 +68,9 @@ def table_lines(state: Mapping[str, Any], lang: str, style: TermStyle, status: b
             score_text = t.ngettext("{n} pt", "{n} pts", p).format(n=str(p).rjust(sw))
         columns.append([cards, title_text, score_text])
         flag = []
-        if s.get("place"):
-            flag.append(paint(t.gettext("out {place}").format(place=ordinal(lang, int(s["place"]))), GREEN, style))
+        place = s.get("place")
+        if place:
+            flag.append(paint(t.gettext("out {place}").format(place=ordinal(lang, int(place))), GREEN, style))
         if s.get("passive"):
             flag.append(paint(t.gettext("passive"), DIM, style))
         elif s.get("passed") and not s.get("place"):
@@ -116,7 +117,7 @@ def table_lines(state: Mapping[str, Any], lang: str, style: TermStyle, status: b
 
 
 def status_lines(
-    state: Mapping[str, Any], lang: str, style: TermStyle, names: Sequence[str], you: int | None
+    state: State, lang: str, style: TermStyle, names: Sequence[str], you: int | None
 ) -> list[str]:
     t = translation(lang)
     phase = state.get("phase")

@@ -9,15 +9,17 @@ in :mod:`server.presenters.text.reader_speculation`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from server.games.states import State
+from server.messages.kit import seats_in, to_int
 from server.messages.labels import card_words, game_name, rules_name, title_name
 from server.messages.spoken import before_noun, number_words, ordinal_words
 from server.messages.terminal import TermStyle, wrap_text
 from server.messages.translations import normalize_lang, translation
 from server.presenters.text.context import give_count
 from server.presenters.text.draw import seat_names, seconds_of, sort_hand, verb_word, window_line
+from server.protocol import JSONValue, Push, items_in
 
 FEMININE = {"card": ("fr", "es"), "second": ("fr",), "chip": ("es",), "point": ()}
 """The nouns counted here that are feminine, per language (fr une carte, es una carta...)."""
@@ -125,20 +127,21 @@ def spoken_times(text: str, lang: str) -> str:
     return _SECONDS.sub(lambda m: seconds_words(int(m.group(1)), lang), text)
 
 
-def score_lines(event: Mapping[str, Any], lang: str, names: Sequence[str]) -> list[str]:
+def score_lines(event: Push, lang: str, names: Sequence[str]) -> list[str]:
     """A round's or a match's scores, one sentence a player: ``Carmen : plus trois points, total
     trois points.`` (where the drawn table aligns columns)."""
     t = translation(lang)
-    totals, scores = event.get("totals") or [], event.get("scores") or []
+    totals, scores = items_in(event.get("totals")), items_in(event.get("scores"))
     chips, changes = event.get("chips"), event.get("changes")
     if not totals and not chips:
         return []
-    order = list(event.get("ranking") or range(len(totals)))
+    order = seats_in(event.get("ranking")) or list(range(len(totals)))
     if event.get("event") == "match_over":
-        order = sorted(range(len(totals)), key=lambda s: -int(totals[s] or 0))
+        order = sorted(range(len(totals)), key=lambda s: -to_int(totals[s] or 0))
 
-    def at(values: Any, s: int) -> int | None:
-        return int(values[s]) if values and s < len(values) and values[s] is not None else None
+    def at(values: JSONValue, s: int) -> int | None:
+        got = items_in(values)
+        return to_int(got[s]) if s < len(got) and got[s] is not None else None
 
     def points(n: int) -> str:
         return str(t.ngettext("{n} point", "{n} points", abs(n))).format(n=count_words(n, lang, "point"))
@@ -178,7 +181,7 @@ def sentence(text: str) -> str:
     return text if not text or text[-1] in ".!?…:" else text + "."
 
 
-def spoken_header(state: Mapping[str, Any], lang: str) -> str:
+def spoken_header(state: State, lang: str) -> str:
     """The game, the table, the round (in words), the room and the stake, as one sentence."""
     t = translation(lang)
     parts = [game_name(lang, state.get("game"))]
@@ -187,9 +190,10 @@ def spoken_header(state: Mapping[str, Any], lang: str) -> str:
         parts.append(rules)
     rnd = state.get("round")
     if rnd:
-        total = state.get("rounds")
+        total = state.get("rounds")  # (no key of State: no table sends it; read as before)
         n = number_words(int(rnd), lang)
-        parts.append(t.gettext("round {n} of {total}").format(n=n, total=number_words(int(total), lang)) if total
+        parts.append(t.gettext("round {n} of {total}").format(n=n, total=number_words(int(total), lang))
+                     if isinstance(total, int) and total
                      else t.gettext("round {n}").format(n=n))
     if state.get("room") is not None:
         parts.append(t.gettext("room {room}").format(room=state["room"]))
@@ -199,7 +203,7 @@ def spoken_header(state: Mapping[str, Any], lang: str) -> str:
     return ", ".join(str(p) for p in parts)
 
 
-def president_lines(state: Mapping[str, Any], lang: str, style: TermStyle, status: bool = True) -> list[str]:
+def president_lines(state: State, lang: str, style: TermStyle, status: bool = True) -> list[str]:
     t = translation(lang)
     width = style.width
     names = seat_names(state, lang)
@@ -223,8 +227,9 @@ def president_lines(state: Mapping[str, Any], lang: str, style: TermStyle, statu
         title = title_name(lang, s.get("title"))
         if title:
             facts.append(title)
-        if s.get("place"):
-            facts.append(t.gettext("out {place}").format(place=number_words(int(s["place"]), lang)))
+        place = s.get("place")
+        if place:
+            facts.append(t.gettext("out {place}").format(place=number_words(int(place), lang)))
         if s.get("passive"):
             facts.append(t.gettext("passive"))
         elif s.get("passed") and not s.get("place"):
@@ -268,7 +273,7 @@ def president_lines(state: Mapping[str, Any], lang: str, style: TermStyle, statu
     return lines
 
 
-def status_texts(state: Mapping[str, Any], lang: str, style: TermStyle, names: Sequence[str],
+def status_texts(state: State, lang: str, style: TermStyle, names: Sequence[str],
                  you: int | None) -> list[str]:
     """The prompt, said last: whose turn, and the time left in words."""
     t = translation(lang)

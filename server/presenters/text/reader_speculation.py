@@ -15,9 +15,9 @@ prompt last, nothing drawn as a table; cards, counts and seconds in words.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from server.games.states import State
 from server.messages.labels import card_words, game_name, suit_name
 from server.messages.spoken import number_words
 from server.messages.terminal import TermStyle, wrap_text
@@ -31,27 +31,27 @@ def chips_words(n: int, lang: str) -> str:
     return str(t.ngettext("{n} chip", "{n} chips", abs(n))).format(n=count_words(n, lang, "chip"))
 
 
-def name_of(names: Sequence[str], seat: Any) -> str:
+def name_of(names: Sequence[str], seat: object) -> str:
     return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "?"
 
 
-def spoken_header(state: Mapping[str, Any], lang: str) -> str:
+def spoken_header(state: State, lang: str) -> str:
     """``Spéculation, donne un sur quatre, salle 3``."""
     t = translation(lang)
     parts = [game_name(lang, state.get("game"))]
     rnd = state.get("round")
     if rnd:
-        total = state.get("deals") or state.get("rounds")
+        total = state.get("deals") or state.get("rounds")  # (no key of State: no table sends it; read as before)
         n = number_words(int(rnd), lang)
         # TRANSLATORS: a screen reader's Speculation header: "deal one of four" (numbers in words).
         parts.append(t.gettext("deal {n} of {total}").format(n=n, total=number_words(int(total), lang))
-                     if total else t.gettext("deal {n}").format(n=n))
+                     if isinstance(total, int) and total else t.gettext("deal {n}").format(n=n))
     if state.get("room") is not None:
         parts.append(t.gettext("room {room}").format(room=state["room"]))
     return ", ".join(str(p) for p in parts)
 
 
-def speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle, status: bool = True) -> list[str]:
+def speculation_lines(state: State, lang: str, style: TermStyle, status: bool = True) -> list[str]:
     t = translation(lang)
     width = style.width
     names = seat_names(state, lang)
@@ -125,7 +125,7 @@ def speculation_lines(state: Mapping[str, Any], lang: str, style: TermStyle, sta
     return lines
 
 
-def status_texts(state: Mapping[str, Any], lang: str, names: Sequence[str], you: int | None) -> list[str]:
+def status_texts(state: State, lang: str, names: Sequence[str], you: int | None) -> list[str]:
     """The prompt, said last."""
     t = translation(lang)
     auction = state.get("auction")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from server.games.states import State
 from server.messages.labels import (
     SUIT_SYMBOLS,
     card_label,
@@ -36,7 +36,7 @@ from server.presenters.text.draw import (
 )
 
 
-def table_lines(state: Mapping[str, Any], lang: str, style: TermStyle, status: bool = True) -> list[str]:
+def table_lines(state: State, lang: str, style: TermStyle, status: bool = True) -> list[str]:
     t = translation(lang)
     width = style.width
     narrow = width < 60
@@ -133,7 +133,7 @@ def table_lines(state: Mapping[str, Any], lang: str, style: TermStyle, status: b
 
 
 def status_lines(
-    state: Mapping[str, Any], lang: str, style: TermStyle, names: Sequence[str], you: int | None
+    state: State, lang: str, style: TermStyle, names: Sequence[str], you: int | None
 ) -> list[str]:
     t = translation(lang)
     auction = state.get("auction")
