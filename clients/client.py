@@ -32,13 +32,14 @@ import collections
 import contextlib
 import itertools
 import json
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 import orjson
 
 from clients.errors import ClientClosed, ClientError, ClientTimeout
 from clients.framing import DO_MCCP2, WONT_TTYPE, LineSplitter, LineTooLong, Message, parse_line
+from clients.jsontypes import JSONValue
 from clients.transports import (
     SshTransport,
     TcpProtocol,
@@ -48,6 +49,9 @@ from clients.transports import (
     ssh_connect,
     ws_connect,
 )
+
+if TYPE_CHECKING:
+    from asyncssh import SSHKey
 
 Predicate = Callable[[Message], bool]
 
@@ -59,8 +63,10 @@ _NAME_AT = len(_EVENT_HEAD)
 # ---------------------------------------------------------------------------
 # the client
 
+_T = TypeVar("_T")
 
-def _time_out(fut: asyncio.Future[Any], message: str) -> None:
+
+def _time_out(fut: asyncio.Future[_T], message: str) -> None:
     if not fut.done():
         fut.set_exception(ClientTimeout(message))
 
@@ -107,12 +113,12 @@ class Client:
         self._splitter = LineSplitter()
         self._reader: asyncio.Task[None] | None = None
         self._ids = itertools.count(1)
-        self._pending: dict[Any, asyncio.Future[Message]] = {}
+        self._pending: dict[object, asyncio.Future[Message]] = {}  # by request id
         self._waiters: list[_Waiter] = []
         self._pushes: collections.deque[Message] = collections.deque(maxlen=keep_pushes or None)
         self._push_waiters: list[asyncio.Future[None]] = []
         self._json_seen = False
-        self._connect: Callable[[], Any] | None = None
+        self._connect: Callable[[], Awaitable[Transport]] | None = None
         self._credentials: tuple[str, str | None] | None = None
         self.resume: str | None = None
         """The guest's resume code the server gave at login (server/people/resume.py), or None."""
@@ -169,7 +175,7 @@ class Client:
         port: int,
         username: str,
         password: str | None = None,
-        client_keys: Sequence[Any] | None = None,
+        client_keys: Sequence[SSHKey] | None = None,
         *,
         timeout: float = 10.0,
         keep_pushes: int = 10_000,
@@ -211,7 +217,7 @@ class Client:
         await client._start(connect)
         return client
 
-    async def _start(self, connect: Callable[[], Any]) -> None:
+    async def _start(self, connect: Callable[[], Awaitable[Transport]]) -> None:
         self._connect = connect
         self._begin(await connect())
 
@@ -418,8 +424,9 @@ class Client:
             return
         if kind == "state":
             self.state = msg
-        elif msg.get("event") == "notice" and msg.get("code") == "resume_code" and isinstance(msg.get("resume"), str):
-            self.resume = msg["resume"]  # a guest sat down: the code that takes the seat back
+        elif msg.get("event") == "notice" and msg.get("code") == "resume_code" \
+                and isinstance(resume := msg.get("resume"), str):
+            self.resume = resume  # a guest sat down: the code that takes the seat back
         if self.on_push is not None:
             self.on_push(msg)
         if self._pushes.maxlen is not None and len(self._pushes) == self._pushes.maxlen:
@@ -437,7 +444,7 @@ class Client:
 
     # -- requests -------------------------------------------------------------
 
-    def send(self, cmd: str, **args: Any) -> Any:
+    def send(self, cmd: str, **args: JSONValue) -> JSONValue:
         """Send a request without waiting for its reply; returns its ``id`` (reply goes to :attr:`orphans`)."""
         transport = self._transport
         if transport is None:
@@ -463,7 +470,7 @@ class Client:
             raise ClientClosed(self.close_reason or "not connected")
         self._transport.write(line if line.endswith(b"\n") else line + b"\n")
 
-    async def request(self, cmd: str, *, timeout: float | None = None, **args: Any) -> Message:
+    async def request(self, cmd: str, *, timeout: float | None = None, **args: JSONValue) -> Message:
         """Send ``{"cmd": cmd, **args}`` and return the ``ok`` reply.
 
         Raises :class:`ClientError` (``code``, ``message``) for an ``error``
@@ -478,7 +485,7 @@ class Client:
 
     def start_request(self, cmd: str, *, timeout: float | None = None,
                       on_done: Callable[[asyncio.Future[Message]], None] | None = None,
-                      **args: Any) -> asyncio.Future[Message]:
+                      **args: JSONValue) -> asyncio.Future[Message]:
         """Send ``{"cmd": cmd, **args}`` now; the future of its reply (``ok`` or ``error``), for a caller
         driven by callbacks (the wire bots): it fails with :class:`ClientTimeout` after ``timeout``
         seconds (default: the client's), with :class:`ClientClosed` when the connection ends first.
@@ -508,7 +515,7 @@ class Client:
             raise
         return fut
 
-    async def request_raw(self, cmd: str, *, timeout: float | None = None, **args: Any) -> Message:
+    async def request_raw(self, cmd: str, *, timeout: float | None = None, **args: JSONValue) -> Message:
         """Like :meth:`request` but returns an ``error`` reply instead of raising it."""
         if self._transport is None:
             raise ClientClosed(self.close_reason or "not connected")
@@ -537,12 +544,12 @@ class Client:
 
         ``resume``: a guest's resume code, to take back a guest name that holds a seat; the code the
         server gives a guest is kept in :attr:`resume` (and given again by :meth:`reconnect`)."""
-        args: dict[str, Any] = {"name": name}
+        args: dict[str, JSONValue] = {"name": name}
         if password is not None:
             args["password"] = password
         if resume is not None:
             args["resume"] = resume
-        reply = await self.request("login", **args)
+        reply = await self.request("login", timeout=None, **args)
         self._credentials = (name, password)
         code = reply.get("resume") if isinstance(reply, Mapping) else None
         if isinstance(code, str):

@@ -11,9 +11,10 @@ Tested without a network (``tests/clients/test_framing.py``):
 from __future__ import annotations
 
 import zlib
-from typing import Any
 
 import orjson
+
+from clients.jsontypes import JSONObject
 
 IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
 TTYPE = 24
@@ -28,7 +29,8 @@ MCCP2_START = bytes((IAC, SB, MCCP2, IAC, SE))
 MAX_LINE = 4 * 1024 * 1024
 """The longest line accepted from the server; a longer one closes the client."""
 
-Message = dict[str, Any]
+Message = JSONObject
+"""A JSON object of one line (:func:`parse_line`)."""
 
 
 class MccpFilter:
@@ -40,7 +42,7 @@ class MccpFilter:
     def __init__(self) -> None:
         self.iac = IacFilter()
         self._held = b""  # the end of a chunk that may be the start of MCCP2_START
-        self._inflate: Any = None
+        self._inflate: zlib._Decompress | None = None
 
     @property
     def commands(self) -> int:

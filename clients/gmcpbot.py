@@ -25,8 +25,10 @@ import json
 import re
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from clients.jsontypes import JSONObject, int_of, items_in
 
 IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
 GMCP = 201
@@ -70,23 +72,26 @@ def rank_of(card: str) -> str:
     return "T" if card.startswith("10") else card[0]
 
 
-def choose(table: dict[str, Any], hand: list[str]) -> str | None:
+def choose(table: JSONObject, hand: list[str]) -> str | None:
     """The text line this seat types for ``table``, or ``None`` when it is not this seat's move."""
     phase = table.get("phase")
-    legal = table.get("legal") or {}
-    if phase == "give" and legal.get("give"):
-        count = int(legal["give"]) if not isinstance(legal["give"], dict) else int(legal["give"].get("count", 1))
+    legal = table.get("legal")
+    if not isinstance(legal, Mapping):
+        legal = {}
+    give = legal.get("give")
+    if phase == "give" and give:
+        count = int_of(give.get("count", 1)) if isinstance(give, Mapping) else int_of(give)
         cards = sorted(hand, key=lambda c: RANKS.index(rank_of(c)))[:count]
         return "give " + " ".join(cards) if cards else None
     if table.get("turn") != table.get("you") or table.get("you") is None:
         return None
     if legal.get("pass"):
         return "pass"
-    plays = legal.get("plays") or []
-    if plays:
+    plays = [(str(p[0]), int_of(p[1])) for p in items_in(legal.get("plays")) if isinstance(p, Sequence) and len(p) == 2]
+    if plays:  # (rank, count) pairs
         rank, count = min(plays, key=lambda p: (RANKS.index(p[0]), p[1]))
-        cards = [c for c in hand if rank_of(c) == rank][: int(count)]
-        if len(cards) == int(count):
+        cards = [c for c in hand if rank_of(c) == rank][:count]
+        if len(cards) == count:
             return "play " + " ".join(cards)
     return None
 
@@ -124,13 +129,13 @@ class GmcpBot(asyncio.Protocol):
         """0: the language menu is coming; 1: English chosen, the name prompt is coming; 2: name typed."""
         self.logged_in: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.seated: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.table: dict[str, Any] = {}
+        self.table: JSONObject = {}
         self.hand: list[str] = []
-        self.sent_for: tuple[Any, ...] | None = None
+        self.sent_for: tuple[object, ...] | None = None  # what the last move answered (compared with ==)
         self.retry: asyncio.TimerHandle | None = None
         self.closed = False
         self.mates: list[GmcpBot] = []  # the creator's: the bots that join each table it opens
-        self.room_now: Any = None
+        self.room_now: str | None = None
 
     # -- the wire -----------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -231,9 +236,9 @@ class GmcpBot(asyncio.Protocol):
             self._logged_in()
             room = status.get("room")
             if room is not None and status.get("seat") is not None:
-                self._seated(room)
+                self._seated(str(room))
 
-    def _event(self, event: dict[str, Any]) -> None:
+    def _event(self, event: JSONObject) -> None:
         name = event.get("event")
         if not self.stats.counting:
             pass
@@ -280,7 +285,7 @@ class GmcpBot(asyncio.Protocol):
         if not self.logged_in.done():
             self.logged_in.set_result(None)
 
-    def _seated(self, room: Any) -> None:
+    def _seated(self, room: str) -> None:
         if self.create and not self.room.done():
             self.room.set_result(str(room))
         elif self.create and room != self.room_now:  # a new match: the others follow
@@ -396,7 +401,7 @@ async def run_gmcp_worker(host: str, port: int, tables: list[int], seats: int = 
     return 0
 
 
-def _say(msg: dict[str, Any]) -> None:
+def _say(msg: JSONObject) -> None:
     sys.stdout.write(json.dumps(msg) + "\n")
     sys.stdout.flush()
 

@@ -14,16 +14,16 @@ import asyncio
 import json
 import sys
 import time
-from typing import Any
 
 from clients.figures import proc_cpu_s
+from clients.jsontypes import JSONObject, number_of
 from clients.load import LoadOptions, split_tables
 from clients.serverproc import ROOT, ServerProcess
 
 SETUP_TIMEOUT = 600.0
 
 
-async def _line(proc: asyncio.subprocess.Process, timeout: float) -> dict[str, Any]:
+async def _line(proc: asyncio.subprocess.Process, timeout: float) -> JSONObject:
     assert proc.stdout is not None
     raw = await asyncio.wait_for(proc.stdout.readline(), timeout)
     if not raw:
@@ -31,7 +31,7 @@ async def _line(proc: asyncio.subprocess.Process, timeout: float) -> dict[str, A
     return dict(json.loads(raw))
 
 
-async def run_gmcp_load(opts: LoadOptions, gmcp: bool = True) -> dict[str, Any]:
+async def run_gmcp_load(opts: LoadOptions, gmcp: bool = True) -> JSONObject:
     """One ``--gmcp`` run: the figures as one dict (see the module's text)."""
     seats = opts.clients // opts.tables
     server = None
@@ -71,7 +71,7 @@ async def run_gmcp_load(opts: LoadOptions, gmcp: bool = True) -> dict[str, Any]:
             await server.stop()
 
     def total(key: str) -> float:
-        return float(sum(r[key] for r in results))
+        return float(sum(number_of(r[key]) for r in results))
 
     actions, moves, rounds = total("actions"), total("card_moves"), total("rounds")
     cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
@@ -80,9 +80,9 @@ async def run_gmcp_load(opts: LoadOptions, gmcp: bool = True) -> dict[str, Any]:
         return None if cpu is None or not n else round(scale * cpu / n, 3)
 
     return {
-        "mode": "text+gmcp" if gmcp else "text", "clients": int(sum(r["clients"] for r in ready)),
+        "mode": "text+gmcp" if gmcp else "text", "clients": int(sum(number_of(r["clients"]) for r in ready)),
         "connected_at_end": int(total("connected_at_end")), "tables": opts.tables, "seats": seats,
-        "procs": opts.procs, "duration_s": round(elapsed, 2), "setup_s": max(r["setup_s"] for r in ready),
+        "procs": opts.procs, "duration_s": round(elapsed, 2), "setup_s": max(number_of(r["setup_s"]) for r in ready),
         "actions": int(actions), "actions_per_s": round(actions / elapsed, 1), "rounds": round(rounds, 1),
         "card_moves": round(moves), "errors": int(total("errors")), "retries": int(total("retries")),
         "disconnects": int(total("disconnects")), "gmcp_packages": int(total("packages")),

@@ -23,11 +23,14 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from clients.errors import ClientClosed, ClientError, ClientTimeout
 from clients.framing import WONT_TTYPE, IacFilter, LineSplitter, Message, parse_line
 from clients.transports import ssh_connect
+
+if TYPE_CHECKING:
+    import asyncssh
 
 ERROR_MARK = b'"type":"error"'
 """The bytes an error reply holds (outside any string): counted, never parsed."""
@@ -200,7 +203,7 @@ class TcpProtocol(asyncio.Protocol):
         self.conn.lost()
 
 
-def _ssh_session_factory(conn: IdleConnection) -> Callable[[], Any]:
+def _ssh_session_factory(conn: IdleConnection) -> Callable[[], asyncssh.SSHClientSession[bytes]]:
     """An asyncssh client session feeding ``conn`` (asyncssh is imported only by SSH runs)."""
     import asyncssh
 

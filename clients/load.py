@@ -53,14 +53,14 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from clients import scrape
 from clients.common import check_loopback
 from clients.figures import proc_cpu_s, proc_rss_mb, summarize_ms
+from clients.jsontypes import JSONObject, JSONValue, int_of, items_in, number_of
 from clients.loadworker import SETUP_TIMEOUT, WORKER_LOOPS, WorkerSpec, uvloop_installed
 from clients.serverproc import ROOT, ServerProcess, free_port
 from engine.bots import LEVELS, strategies
@@ -155,19 +155,19 @@ def split_count(n: int, procs: int) -> list[tuple[int, int]]:
     return out
 
 
-def flag_workers(workers: Sequence[dict[str, Any]], max_lag_ms: float, max_cpu: float) -> list[str]:
+def flag_workers(workers: Sequence[JSONObject], max_lag_ms: float, max_cpu: float) -> list[str]:
     """Why the run's latencies are the load generator's: one reason per worker over a threshold."""
     reasons: list[str] = []
     for w in workers:
-        if w["lag_p99_ms"] > max_lag_ms:
+        if number_of(w["lag_p99_ms"]) > max_lag_ms:
             reasons.append(f"worker {w['worker']}: event-loop lag p99 {w['lag_p99_ms']:g} ms > {max_lag_ms:g} ms"
                            f" (max {w['lag_max_ms']:g} ms)")
-        if w["cpu_share"] > max_cpu:
+        if number_of(w["cpu_share"]) > max_cpu:
             reasons.append(f"worker {w['worker']}: {w['cpu_share']:.0%} of its core busy > {max_cpu:.0%}")
     return reasons
 
 
-def latency_figures(latencies_s: Sequence[float], flagged: Sequence[str]) -> dict[str, Any]:
+def latency_figures(latencies_s: Sequence[float], flagged: Sequence[str]) -> JSONObject:
     """``p50_ms`` … ``max_ms`` when no worker is flagged; else those are ``None`` and the figures
     are under ``suspect_latency`` (``None`` otherwise)."""
     figures = summarize_ms(latencies_s)
@@ -248,7 +248,7 @@ class _WorkerProcess:
         assert self.proc is not None and self.proc.stdin is not None
         self.proc.stdin.write(word.encode() + b"\n")
 
-    async def expect(self, phase: str, timeout: float) -> dict[str, Any]:
+    async def expect(self, phase: str, timeout: float) -> JSONObject:
         assert self.proc is not None and self.proc.stdout is not None
         try:
             line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
@@ -306,7 +306,7 @@ async def _scrape(server: ServerProcess | None) -> dict[str, float] | None:
         return None
 
 
-def _server_side(m0: dict[str, float] | None, m1: dict[str, float] | None) -> dict[str, Any] | None:
+def _server_side(m0: dict[str, float] | None, m1: dict[str, float] | None) -> JSONObject | None:
     """The server's own figures over the window (its metrics endpoint): action latency from reading the
     line to writing its last line, event-loop lag, collector pauses by generation."""
     if m0 is None or m1 is None:
@@ -321,23 +321,28 @@ def _server_side(m0: dict[str, float] | None, m1: dict[str, float] | None) -> di
     }
 
 
-def _sum(results: Sequence[dict[str, Any]], key: str) -> Any:
-    return sum(r[key] for r in results)
+def _sum(results: Sequence[JSONObject], key: str) -> float:
+    return sum(number_of(r[key]) for r in results)
+
+
+def _counts(value: JSONValue) -> dict[str, int]:
+    """A worker's counts by code."""
+    return {code: int_of(n) for code, n in value.items()} if isinstance(value, Mapping) else {}
 
 
 def _gauge(m: dict[str, float] | None, name: str) -> int | None:
     return None if m is None or name not in m else int(m[name])
 
 
-def idle_figures(connected: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]],
-                 elapsed: float) -> dict[str, Any]:
+def idle_figures(connected: Sequence[JSONObject], results: Sequence[JSONObject],
+                 elapsed: float) -> JSONObject:
     """The idle connections' figures of the run, from the workers' ``connected`` and ``result`` phases."""
     codes: Counter[str] = Counter()
     for r in results:
-        codes.update(r["idle_codes"])
+        codes.update(_counts(r["idle_codes"]))
     return {
         "idle_clients": _sum(connected, "idle_clients"),
-        "idle_connect_s": round(max(c["idle_connect_s"] for c in connected), 2),
+        "idle_connect_s": round(max(number_of(c["idle_connect_s"]) for c in connected), 2),
         "idle_connected_at_end": _sum(results, "idle_connected_at_end"),
         "idle_disconnects": _sum(results, "idle_disconnects"),
         "idle_errors": _sum(results, "idle_errors"),
@@ -352,7 +357,7 @@ def idle_figures(connected: Sequence[dict[str, Any]], results: Sequence[dict[str
     }
 
 
-async def _phase(workers: Sequence[_WorkerProcess], phase: str, timeout: float) -> list[dict[str, Any]]:
+async def _phase(workers: Sequence[_WorkerProcess], phase: str, timeout: float) -> list[JSONObject]:
     """Every worker's ``phase`` message; the first failure raised once all have answered or failed."""
     got = await asyncio.gather(*(wp.expect(phase, timeout) for wp in workers), return_exceptions=True)
     for item in got:
@@ -361,7 +366,7 @@ async def _phase(workers: Sequence[_WorkerProcess], phase: str, timeout: float) 
     return [item for item in got if not isinstance(item, BaseException)]
 
 
-async def run_load(opts: LoadOptions) -> dict[str, Any]:
+async def run_load(opts: LoadOptions) -> JSONObject:
     """One load run; returns the figures (see ``bench/README.md``, section load)."""
     seats = check_options(opts)
     groups = split_tables(opts.tables, opts.procs)
@@ -426,12 +431,12 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
             await server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
-    latencies = [us / 1e6 for r in results for us in r["latencies_us"]]
+    latencies = [number_of(us) / 1e6 for r in results for us in items_in(r["latencies_us"])]
     per_worker = [{k: v for k, v in r.items() if k not in ("phase", "latencies_us")} for r in results]
     flagged = flag_workers(per_worker, opts.max_lag_ms, opts.max_worker_cpu)
     codes: Counter[str] = Counter()
     for r in results:
-        codes.update(r["codes"])
+        codes.update(_counts(r["codes"]))
     actions = _sum(results, "actions")
     rounds = _sum(results, "rounds")
     moves = _sum(results, "card_moves")
@@ -448,7 +453,7 @@ async def run_load(opts: LoadOptions) -> dict[str, Any]:
         "think_s": opts.think,
         "procs": opts.procs,
         "duration_s": round(elapsed, 2),
-        "connect_s": round(max(c["connect_s"] for c in connected), 2),
+        "connect_s": round(max(number_of(c["connect_s"]) for c in connected), 2),
         "setup_s": round(setup_s, 2),
         "actions": actions,
         "actions_per_s": round(actions / elapsed, 1),

@@ -41,13 +41,13 @@ import traceback
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from clients.client import Client
 from clients.common import Deadline
 from clients.errors import ClientError
 from clients.figures import LagMonitor, self_cpu_s, summarize_ms
 from clients.idle import IdleConnection
+from clients.jsontypes import JSONObject
 from clients.wirebot import WireBot, WireStats
 
 SETUP_TIMEOUT = 180.0
@@ -219,7 +219,7 @@ class LoadWorker:
             return await IdleConnection.connect_ssh(spec.host, port, name, timeout=60)
         return await IdleConnection.connect_tcp(spec.host, port, name, timeout=60)
 
-    async def connect(self) -> dict[str, Any]:
+    async def connect(self) -> JSONObject:
         """The idle connections first (they are in the lobby before any table opens), then the clients."""
         self.monitor.start()
         spec = self.spec
@@ -260,7 +260,7 @@ class LoadWorker:
 
     # -- phase 2: seat ----------------------------------------------------------
 
-    async def seat(self) -> dict[str, Any]:
+    async def seat(self) -> JSONObject:
         spec = self.spec
         expected = len(self.connected)
         all_ready = asyncio.Event()
@@ -295,7 +295,7 @@ class LoadWorker:
         starts when every seat is at its table, so the set-up is not in the figures.
         """
         spec, stats, deadline = self.spec, self.stats, self.deadline
-        create: dict[str, Any] = {"game": spec.game, "seats": table.seats}
+        create: JSONObject = {"game": spec.game, "seats": table.seats}
         if spec.game == "president":
             create["rules"] = spec.rules
         if spec.turn_seconds:
@@ -357,7 +357,7 @@ class LoadWorker:
 
         self._burn = loop.call_later(0, burn)
 
-    async def measure(self) -> dict[str, Any]:
+    async def measure(self) -> JSONObject:
         """Play ``duration`` seconds from now; the figures of that window."""
         spec, stats = self.spec, self.stats
         clients = self.connected
@@ -412,7 +412,7 @@ class LoadWorker:
         """Lines and bytes all idle connections received so far (since their logins)."""
         return sum(c.counter.lines for c in self.idle), sum(c.counter.bytes for c in self.idle)
 
-    def _idle_figures(self, lines0: int, bytes0: int, lines1: int, bytes1: int) -> dict[str, Any]:
+    def _idle_figures(self, lines0: int, bytes0: int, lines1: int, bytes1: int) -> JSONObject:
         """The idle connections' figures: the window's lines and bytes (``idle_lines``, ``idle_bytes``),
         those from their logins to the window (``idle_lines_setup``, ``idle_bytes_setup``: mostly the news
         of the tables opened by the seating), and how they ended."""
@@ -456,7 +456,7 @@ class LoadWorker:
 # the process: lines in on stdin, JSON lines out on stdout
 
 
-def _send(msg: dict[str, Any]) -> None:
+def _send(msg: JSONObject) -> None:
     sys.stdout.write(json.dumps(msg, separators=(",", ":")) + "\n")
     sys.stdout.flush()
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import math
-from typing import Any
+
+from clients.jsontypes import JSONObject
 
 
 def parse(text: str) -> dict[str, float]:
@@ -41,7 +42,7 @@ def _labels(labels: str) -> str:
 
 
 def histogram_delta(before: dict[str, float], after: dict[str, float], name: str,
-                    labels: str = "") -> dict[str, Any]:
+                    labels: str = "") -> JSONObject:
     """``count``, ``sum_s``, ``p50_ms``/``p95_ms``/``p99_ms`` (bucket upper bounds; None: none observed
     or above the last finite bucket) of ``name{labels}`` between the two scrapes."""
     prefix = f"{name}_bucket{{{_labels(labels)}le=\""
@@ -55,7 +56,7 @@ def histogram_delta(before: dict[str, float], after: dict[str, float], name: str
     suffix = f"{{{labels}}}" if labels else ""
     count = after.get(f"{name}_count{suffix}", 0.0) - before.get(f"{name}_count{suffix}", 0.0)
     total = after.get(f"{name}_sum{suffix}", 0.0) - before.get(f"{name}_sum{suffix}", 0.0)
-    out: dict[str, Any] = {"count": int(count), "sum_s": round(total, 3)}
+    out: JSONObject = {"count": int(count), "sum_s": round(total, 3)}
     for q in (50, 95, 99):
         at = None
         for bound, cum in buckets:

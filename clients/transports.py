@@ -11,9 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from clients.framing import IacFilter, MccpFilter
+
+if TYPE_CHECKING:
+    import aiohttp
+    import asyncssh
 
 
 class Reader(Protocol):
@@ -21,7 +25,7 @@ class Reader(Protocol):
 
     def _feed(self, data: bytes) -> None: ...
 
-    def _lost(self, source: Any, reason: str) -> None: ...
+    def _lost(self, source: TcpProtocol, reason: str) -> None: ...
 
 
 class Transport:
@@ -158,7 +162,7 @@ class TcpPushTransport(Transport):
 
 
 class SshTransport(Transport):
-    def __init__(self, conn: Any, process: Any) -> None:
+    def __init__(self, conn: asyncssh.SSHClientConnection, process: asyncssh.SSHClientProcess[bytes]) -> None:
         self.conn = conn
         self.process = process
 
@@ -190,7 +194,7 @@ class WsTransport(Transport):
     each line sent as one frame, in order, by one task.
     """
 
-    def __init__(self, session: Any, ws: Any) -> None:
+    def __init__(self, session: aiohttp.ClientSession, ws: aiohttp.ClientWebSocketResponse) -> None:
         self.session = session  # the aiohttp.ClientSession, closed with the connection
         self.ws = ws
         self._out: asyncio.Queue[str | None] = asyncio.Queue()
@@ -253,7 +257,8 @@ async def ws_connect(url: str, *, origin: str | None = None, timeout: float = 10
 
 
 async def ssh_connect(host: str, port: int, username: str, password: str | None = None,
-                      client_keys: Sequence[Any] | None = None, *, timeout: float = 10.0) -> Any:
+                      client_keys: Sequence[asyncssh.SSHKey] | None = None, *,
+                      timeout: float = 10.0) -> asyncssh.SSHClientConnection:
     """An asyncssh client connection as every scripted client opens one (:meth:`Client.connect_ssh`,
     the idle connections of ``donne load``): host keys not checked, neither the agent nor ``~/.ssh``
     keys used unless ``client_keys`` is given."""

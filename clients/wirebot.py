@@ -37,15 +37,18 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from clients.adapters import ADAPTERS
+from clients.adapters import ADAPTERS, GameAdapter
 from clients.client import Client
 from clients.common import Deadline, check_loopback
 from clients.errors import ClientClosed, ClientError, ClientTimeout
-from engine.bots import make_bot
+from clients.framing import Message
+from clients.jsontypes import JSONObject, JSONValue
+from engine.api import Action
+from engine.bots import Bot, make_bot
 
 ROUND_ENDS = frozenset({"round_over", "deal_over"})
 """The events that end a round of Président or a deal of Speculation (counted as ``rounds``)."""
@@ -94,11 +97,11 @@ class JsonEvent:
 
     __slots__ = ("data", "name")
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: Message) -> None:
         self.data = data
         self.name = str(data.get("event"))
 
-    def __getattr__(self, key: str) -> Any:
+    def __getattr__(self, key: str) -> JSONValue:
         try:
             return self.data[key]
         except KeyError:
@@ -107,16 +110,17 @@ class JsonEvent:
     def for_seat(self, seat: int | None) -> JsonEvent:
         return self
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JSONObject:
         return dict(self.data)
 
 
-def command_of(action: Any) -> tuple[str, dict[str, Any]]:
+def command_of(action: Action) -> tuple[str, JSONObject]:
     """The protocol command of an engine action: ``to_dict()`` without ``cmd`` and ``seat``."""
-    d = dict(action.to_dict())
-    cmd = d.pop("cmd")
+    d: JSONObject = dict(action.to_dict())
+    cmd = str(d.pop("cmd"))
     d.pop("seat", None)
     return cmd, d
+
 
 
 # ---------------------------------------------------------------------------
@@ -138,15 +142,15 @@ class WireBot:
         self.name = name
         self.idle_timeout = idle_timeout
         self.room: str | None = None
-        self.bot: Any = None
-        self.adapter: Any = None
-        self._bot_key: tuple[Any, ...] | None = None
+        self.bot: Bot | None = None
+        self.adapter: GameAdapter[Any] | None = None  # (its view is opaque here: handed back to it and to the bot)
+        self._bot_key: tuple[JSONValue, ...] | None = None
         self._sent_at: float | None = None
         self._fresh = True
         self._refused_in_row = 0
         self._states = 0  # states received so far
-        self._reply_mark: tuple[Any, int] = (None, 0)  # (id of the latest reply, states received before it)
-        self.last_over: dict[str, Any] | None = None
+        self._reply_mark: tuple[JSONValue, int] = (None, 0)  # (id of the latest reply, states received before it)
+        self.last_over: Message | None = None
         self._playing: asyncio.Future[str] | None = None  # the outcome of :meth:`play`, while it plays
         self._stop_at: float | Deadline | None = None
         self._matches = self._over = 0
@@ -157,12 +161,12 @@ class WireBot:
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0.0
         self._think_timer: asyncio.TimerHandle | None = None
-        self._request: asyncio.Future[dict[str, Any]] | None = None
+        self._request: asyncio.Future[Message] | None = None
         client.on_push = self._on_push
         client.on_reply = self._on_reply
         client.on_chunk = self._on_chunk
 
-    def _on_push(self, msg: dict[str, Any]) -> None:
+    def _on_push(self, msg: Message) -> None:
         # In the reader: time the first state after an action; wake the bot waiting for pushes.
         if msg.get("type") == "state":
             self._states += 1
@@ -173,7 +177,7 @@ class WireBot:
         if self._waiting:
             self._wake_soon()
 
-    def _on_reply(self, msg: dict[str, Any]) -> None:
+    def _on_reply(self, msg: Message) -> None:
         # In the reader. The server queues a reply behind every state it pushed before
         # handling the request, so a state received before the reply means the table had moved on.
         self._reply_mark = (msg.get("id"), self._states)
@@ -182,7 +186,7 @@ class WireBot:
         if self._waiting:
             self._wake_soon()
 
-    def _ensure_bot(self, state: dict[str, Any]) -> bool:
+    def _ensure_bot(self, state: Message) -> bool:
         game, seat = state.get("game"), state.get("you")
         if game not in ADAPTERS or not isinstance(seat, int):
             return False
@@ -239,7 +243,7 @@ class WireBot:
             if self.client.on_close == self._on_close:
                 self.client.on_close = None
 
-    def _step(self, fn: Callable[..., None], *args: Any) -> None:
+    def _step(self, fn: Callable[..., None], *args: object) -> None:
         """Run one step of the play; an exception in it ends :meth:`play` with that exception."""
         try:
             fn(*args)
@@ -287,7 +291,7 @@ class WireBot:
             if state is not None and self._act(state):
                 return  # thinking, or waiting for the reply: the loop goes on in a callback
 
-    def _event(self, msg: dict[str, Any]) -> None:
+    def _event(self, msg: Message) -> None:
         name = msg.get("event")
         if self.bot is not None and getattr(self.bot, "observes", True):
             with contextlib.suppress(Exception):
@@ -353,7 +357,7 @@ class WireBot:
 
     # deciding, thinking, sending
 
-    def _act(self, state: dict[str, Any]) -> bool:
+    def _act(self, state: Message) -> bool:
         """Decide on ``state`` and send the action (after the think); ``True`` while that goes on."""
         basis = self._states  # ``state`` is the latest one received: nothing was read since the batch
         if self.room is not None and state.get("room") != self.room:
@@ -361,7 +365,7 @@ class WireBot:
         if not self._ensure_bot(state):
             return False
         adapter, bot = self.adapter, self.bot
-        if not adapter.may_act(state):
+        if adapter is None or bot is None or not adapter.may_act(state):  # (both made by _ensure_bot)
             return False
         view = adapter.view(state)
         if view is None:
@@ -380,30 +384,29 @@ class WireBot:
             return True
         return self._send(cmd, args, basis, state, view, True)
 
-    def _thought(self, cmd: str, args: dict[str, Any], basis: int, state: dict[str, Any], view: Any) -> None:
+    def _thought(self, cmd: str, args: JSONObject, basis: int, state: Message, view: object) -> None:
         self._think_timer = None
         if self._fresh:  # the table moved on while thinking: decide again on the new state
             return self._run()
         if not self._send(cmd, args, basis, state, view, True):
             self._run()
 
-    def _send(self, cmd: str, args: dict[str, Any], basis: int, state: dict[str, Any], view: Any,
-              main: bool) -> bool:
+    def _send(self, cmd: str, args: JSONObject, basis: int, state: Message, view: object, main: bool) -> bool:
         """Send one action chosen from the ``basis``-th state received; ``True``: its reply is awaited
         (:meth:`_replied`). ``main``: the bot's choice (not the fallback after a refusal)."""
         self._sent_at = time.perf_counter()
         self._fresh = False
         try:
             request = self.client.start_request(
-                cmd, on_done=functools.partial(self._step, self._replied, basis, state, view, main), **args)
+                cmd, timeout=None, on_done=functools.partial(self._step, self._replied, basis, state, view, main), **args)
         except ClientClosed:
             self._sent_at = None
             return False
         self._request = request
         return True
 
-    def _replied(self, basis: int, state: dict[str, Any], view: Any, main: bool,
-                 request: asyncio.Future[dict[str, Any]]) -> None:
+    def _replied(self, basis: int, state: Message, view: object, main: bool,
+                 request: asyncio.Future[Message]) -> None:
         if request is not self._request or self._playing is None:
             return  # the play ended meanwhile
         self._request = None
@@ -415,7 +418,8 @@ class WireBot:
                 # Refused although chosen from the current table: first ask for the state and
                 # decide again; when refused again, the safest command.
                 self._refused_in_row += 1
-                fb = self.adapter.fallback(state, view) if self._refused_in_row > 1 else None
+                adapter = self.adapter
+                fb = adapter.fallback(state, view) if adapter is not None and self._refused_in_row > 1 else None
                 if fb is not None:
                     if self._send(fb[0], fb[1], basis, state, view, False):
                         return
@@ -425,7 +429,7 @@ class WireBot:
             # "stale": the table moved on first (a race); the newer state is already queued: decide on it.
         self._run()
 
-    def _outcome(self, request: asyncio.Future[dict[str, Any]], basis: int) -> str:
+    def _outcome(self, request: asyncio.Future[Message], basis: int) -> str:
         """``"ok"`` accepted; refused by the rules: ``"stale"`` when a newer state came before the
         refusal (the table had moved on), else ``"wrong"``; ``"failed"`` for any other failure."""
         exc = request.exception()
@@ -483,9 +487,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=600.0, help="give up after this many seconds")
 
 
-def create_args(spec: str, ns: argparse.Namespace) -> dict[str, Any]:
+def create_args(spec: str, ns: argparse.Namespace) -> JSONObject:
     game, _, rules = spec.partition(":")
-    args: dict[str, Any] = {"game": game, "seats": ns.seats}
+    args: JSONObject = {"game": game, "seats": ns.seats}
     if game == "president":
         args["rules"] = rules or "classic"
     elif rules:
@@ -507,7 +511,7 @@ async def connect(ns: argparse.Namespace, name: str) -> Client:
     return client
 
 
-async def run_bots(ns: argparse.Namespace) -> dict[str, Any]:
+async def run_bots(ns: argparse.Namespace) -> JSONObject:
     """``donne bot``: connect ``--count`` bots, seat them, play ``--games`` matches; the summary.
 
     A room ends with its match, so with ``--create`` every game is a new room
@@ -530,7 +534,7 @@ async def run_bots(ns: argparse.Namespace) -> dict[str, Any]:
             for c in clients:
                 c.clear_pushes()
             if ns.create:
-                room = str((await clients[0].request("create", **create_args(ns.create, ns)))["room"])
+                room = str((await clients[0].request("create", timeout=None, **create_args(ns.create, ns)))["room"])
                 joiners = clients[1:]
             else:
                 room, joiners = ns.join, clients
@@ -572,5 +576,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"donne bot: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(summary, ensure_ascii=False))
-    return 0 if summary["results"].get("over", 0) == summary["bots"] * args.games else 1
+    results = summary["results"]
+    over = results.get("over", 0) if isinstance(results, Mapping) else 0
+    return 0 if over == summary["bots"] * args.games else 1
 

@@ -18,9 +18,9 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -28,6 +28,7 @@ from redis.exceptions import RedisError
 
 from server.cluster import wire
 from server.cluster.publisher import Publisher, Subscriber
+from server.protocol import JSONValue
 
 log = logging.getLogger("donne.cluster")
 
@@ -47,9 +48,10 @@ class _Pool(aioredis.BlockingConnectionPool):
     they are all in use (redis-py's plain pool raises "Too many connections": under a thousand
     logins at once it made a healthy Redis look away, pausing every table and refusing joins)."""
 
-    async def get_connection(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return await super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
+    async def get_connection(self, *args: object, **kwargs: object) -> AbstractConnection:
+        try:  # (redis-py leaves this method of its blocking pool unannotated)
+            connection: AbstractConnection = await super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
+            return connection
         except RedisConnectionError as exc:
             if isinstance(exc.__cause__, TimeoutError):
                 raise Busy(f"all {self.max_connections} connections to Redis in use") from exc
@@ -72,7 +74,7 @@ def still_wanted() -> None:
 
 
 class Bus:
-    def __init__(self, url: str, node: str, handler: Callable[[dict[str, Any]], None],
+    def __init__(self, url: str, node: str, handler: Callable[[wire.Message], None],
                  on_health: Callable[[bool], None], *, retry: float = 0.5,
                  on_subscribed: Callable[[], None] | None = None, timeout: float = 2.0) -> None:
         self.url = url
@@ -82,7 +84,7 @@ class Bus:
         self.retry = retry
         self.on_subscribed = on_subscribed
         self.timeout = timeout
-        self.redis: Any = None
+        self._redis: aioredis.Redis | None = None
         self.healthy = False
         self.dropped = 0
         self.outages = 0  # times Redis went away: what it held may be gone (the keep-alive writes all again)
@@ -94,6 +96,23 @@ class Bus:
         self._ready: Publisher | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._subscribed = asyncio.Event()
+
+    @property
+    def redis(self) -> aioredis.Redis:
+        """The node's Redis client, made by :meth:`start` (before it: AttributeError, as of no client)."""
+        redis = self._redis
+        if redis is None:
+            raise AttributeError("redis: the bus is not started")
+        return redis
+
+    @redis.setter
+    def redis(self, client: aioredis.Redis) -> None:
+        self._redis = client
+
+    @property
+    def started(self) -> bool:
+        """:meth:`start` made the Redis client (whether Redis answers now or not)."""
+        return self._redis is not None
 
     async def start(self) -> None:
         """Connect (Redis must answer now: a node does not start without it) and subscribe."""
@@ -120,9 +139,9 @@ class Bus:
         for task in self._tasks:
             with contextlib.suppress(BaseException):
                 await task
-        if self.redis is not None:
+        if self._redis is not None:
             with contextlib.suppress(Exception):
-                await self.redis.aclose()
+                await self._redis.aclose()
 
     async def flush(self, timeout: float = 5.0) -> None:
         """Wait until what was sent so far is published and Redis answered it (or it is dropped),
@@ -137,13 +156,13 @@ class Bus:
 
     # -- out -----------------------------------------------------------------------------------
 
-    def send(self, node: str, msg: Mapping[str, Any]) -> None:
+    def send(self, node: str, msg: Mapping[str, JSONValue]) -> None:
         self._put(wire.node_channel(node), msg)
 
-    def broadcast(self, msg: Mapping[str, Any]) -> None:
+    def broadcast(self, msg: Mapping[str, JSONValue]) -> None:
         self._put(wire.LOBBY_CHANNEL, msg)
 
-    def _put(self, channel: str, msg: Mapping[str, Any]) -> None:
+    def _put(self, channel: str, msg: Mapping[str, JSONValue]) -> None:
         item = (channel, wire.encode({**msg, "from": self.node}))
         publisher = self._ready
         if publisher is not None and self._queue.empty() and publisher.roomy():

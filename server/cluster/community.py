@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from server.protocol import JSONObject, JSONValue, Push
 from server.storage.names import name_key
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class Community:
 
     def __init__(self, bus: Bus, conduct: Conduct,
                  local_session: Callable[[str], tuple[Player, PlayerSession] | None],
-                 elsewhere: Callable[[], Mapping[str, Mapping[str, Any]]]) -> None:
+                 elsewhere: Callable[[], Mapping[str, Mapping[str, JSONValue]]]) -> None:
         self.bus = bus
         self.conduct = conduct
         self._local_session = local_session
@@ -48,17 +49,17 @@ class Community:
 
     # -- out --------------------------------------------------------------------------------------
 
-    def elsewhere(self, name: str) -> dict[str, Any] | None:
+    def elsewhere(self, name: str) -> JSONObject | None:
         key = name_key(name.strip())
         if not key or self._local_session(key) is not None:
             return None
         entry = self._elsewhere().get(key)
         return dict(entry) if entry is not None else None
 
-    def reach(self, key: str, event: Mapping[str, Any], reply_to: str | None) -> None:
+    def reach(self, key: str, event: Push, reply_to: str | None) -> None:
         self.bus.broadcast({"t": "reach", "key": key, "ev": dict(event), "reply_to": reply_to})
 
-    def tell_keys(self, keys: list[str], event: Mapping[str, Any], but: str | None) -> None:
+    def tell_keys(self, keys: list[str], event: Push, but: str | None) -> None:
         """Those of ``keys`` not online here hear ``event`` at their node."""
         far = [k for k in keys if k != but and self._local_session(k) is None]
         if far:
@@ -68,34 +69,34 @@ class Community:
         names = self.conduct.list_of(player)
         self.bus.broadcast({"t": "ignores", "key": player.key, "names": dict(names), "guest": player.guest})
 
-    def shared_mute(self, name: str, until: float | None, event: Mapping[str, Any]) -> None:
+    def shared_mute(self, name: str, until: float | None, event: Push) -> None:
         self.bus.broadcast({"t": "mute", "name": name, "until": until, "ev": dict(event)})
 
     # -- in ---------------------------------------------------------------------------------------
 
-    def handle(self, msg: Mapping[str, Any]) -> None:
+    def handle(self, msg: Mapping[str, JSONValue]) -> None:
         kind = msg["t"]
         ev = msg.get("ev")
         if kind == "reach" and isinstance(ev, dict):
             self._reached(str(msg.get("key")), ev, msg.get("reply_to"))
-        elif kind == "keys" and isinstance(ev, dict) and isinstance(msg.get("keys"), list):
+        elif kind == "keys" and isinstance(ev, dict) and isinstance(keys := msg.get("keys"), list):
             but = msg.get("but")
-            for key in msg["keys"]:
+            for key in keys:
                 if isinstance(key, str) and key != but:
                     found = self._local_session(key)
                     if found is not None:
                         found[1].push_event(ev)
-        elif kind == "ignores" and isinstance(msg.get("key"), str) and isinstance(msg.get("names"), dict):
-            names = {str(k): str(v) for k, v in msg["names"].items()}
-            self.conduct.noted_ignores(msg["key"], names, guest=bool(msg.get("guest")))
-        elif kind == "mute" and isinstance(msg.get("name"), str) and isinstance(ev, dict):
+        elif kind == "ignores" and isinstance(key := msg.get("key"), str) and isinstance(names := msg.get("names"), dict):
+            listed = {str(k): str(v) for k, v in names.items()}
+            self.conduct.noted_ignores(key, listed, guest=bool(msg.get("guest")))
+        elif kind == "mute" and isinstance(name := msg.get("name"), str) and isinstance(ev, dict):
             until = msg.get("until")
-            self.conduct.noted_mute(msg["name"], float(until) if isinstance(until, int | float) else None)
-            found = self._local_session(name_key(msg["name"]))
+            self.conduct.noted_mute(name, float(until) if isinstance(until, int | float) else None)
+            found = self._local_session(name_key(name))
             if found is not None:
                 found[1].push_event(ev)
 
-    def _reached(self, key: str, ev: dict[str, Any], reply_to: object) -> None:
+    def _reached(self, key: str, ev: Push, reply_to: object) -> None:
         found = self._local_session(key)
         if found is None:
             return  # gone meanwhile (as a tell to someone who just left)

@@ -24,6 +24,7 @@ from redis.exceptions import RedisError
 
 from server.cluster import wire
 from server.cluster.bus import Bus, still_wanted
+from server.protocol import JSONObject
 from server.storage.names import name_key
 
 if TYPE_CHECKING:
@@ -34,8 +35,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("donne.cluster")
 
-Entry = dict[str, Any]
-"""A ``who`` entry or a room's summary as the lobby lists them (JSON values)."""
+Entry = JSONObject
+"""A ``who`` entry or a room's summary as the lobby lists them."""
 
 
 def _fields(mapping: dict[str, str]) -> dict[EncodableT, EncodableT]:
@@ -95,7 +96,7 @@ class KeepAlive:
         """Rewrite this node's people (or rooms) in Redis at the next turn of the loop: one write
         for every change made until it starts (a thousand logins at once make a few writes, not a
         thousand writes of a thousand people each)."""
-        if not self.bus.healthy or self.bus.redis is None or presence in self._writes_due:
+        if not self.bus.healthy or not self.bus.started or presence in self._writes_due:
             return
         self._writes_due.add(presence)
         self._spawn(self._write_entries(presence=presence))
@@ -109,7 +110,7 @@ class KeepAlive:
                 confirm(await pipe.execute())
 
     def _entries(self, pipe: Pipeline, *, presence: bool = True,
-                 rooms: bool = True) -> Callable[[list[Any]], None]:
+                 rooms: bool = True) -> Callable[[list[object]], None]:
         """This node's people (and/or rooms and seats) into ``pipe``: only what changed since the
         last write Redis confirmed (``_written``), the whole hash when that is unknown (the first
         write, a write that failed, Redis away since: it may have come back empty). The caller
@@ -146,7 +147,7 @@ class KeepAlive:
                 pipe.hset(key, mapping=_fields(changed))
                 pipe.pexpire(key, ttl)  # (a key made again by the line above expires too)
 
-        def confirm(results: list[Any]) -> None:
+        def confirm(results: list[object]) -> None:
             lost = False
             for key, mapping, at in checks:
                 if at >= 0 and not results[at]:

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from server.cluster import wire
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
 
 RENEW = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -58,9 +61,9 @@ class Held:
         return f"{node} {self.epoch}"
 
 
-def parse(value: str | None) -> tuple[str, int] | None:
-    """``(node, epoch)`` of a lease's value, or None."""
-    if not value:
+def parse(value: str | bytes | None) -> tuple[str, int] | None:
+    """``(node, epoch)`` of a lease's value as Redis answers it (text: the bus decodes), or None."""
+    if not value or not isinstance(value, str):
         return None
     node, _, epoch = value.rpartition(" ")
     if not node or not epoch.isdigit():
@@ -114,7 +117,7 @@ class LeaseBook:
 class Leases:
     """:class:`LeaseBook` against Redis (``redis``: a ``redis.asyncio.Redis``)."""
 
-    def __init__(self, redis: Any, book: LeaseBook) -> None:
+    def __init__(self, redis: Redis, book: LeaseBook) -> None:
         self.redis = redis
         self.book = book
 

@@ -24,8 +24,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 import psycopg
 from redis.exceptions import RedisError
@@ -43,7 +43,7 @@ from server.lobby.directory import Summary, WhoEntry
 from server.lobby.lobby import Lobby
 from server.lobby.logins import GuestHold, typed_name
 from server.people.players import GuestStart, Place, Player, PlayerSession, Welcome
-from server.protocol import CommandError, objects_in
+from server.protocol import CommandError, JSONObject, Push, objects_in
 from server.rooms.room import Room
 from server.storage.api import Fence, Store, Unreachable
 from server.storage.names import name_key
@@ -446,20 +446,20 @@ class ClusterLobby(Lobby):
 
     # -- the community on every node (server/cluster/community.py) ---------------------------------
 
-    def elsewhere(self, name: str) -> dict[str, Any] | None:
+    def elsewhere(self, name: str) -> JSONObject | None:
         return self.community.elsewhere(name)
 
-    def reach(self, key: str, event: Mapping[str, Any], *, reply_to: str | None = None) -> None:
+    def reach(self, key: str, event: Push, *, reply_to: str | None = None) -> None:
         self.community.reach(key, event, reply_to)
 
-    def tell_keys(self, keys: list[str], event: Mapping[str, Any], but: Player | None = None) -> None:
+    def tell_keys(self, keys: list[str], event: Push, but: Player | None = None) -> None:
         super().tell_keys(keys, event, but)
         self.community.tell_keys(keys, event, but.key if but is not None else None)
 
     def shared_ignores(self, player: Player) -> None:
         self.community.shared_ignores(player)
 
-    def shared_mute(self, name: str, until: float | None, event: Mapping[str, Any]) -> None:
+    def shared_mute(self, name: str, until: float | None, event: Push) -> None:
         self.community.shared_mute(name, until, event)
 
     # -- who and where ----------------------------------------------------------------------------
@@ -563,7 +563,7 @@ class ClusterLobby(Lobby):
             await self.bus.redis.hdel(wire.TABLES_KEY, rid)
             await self.leases.release(rid)
 
-    def broadcast(self, event: Mapping[str, Any], *, news: bool = False) -> None:
+    def broadcast(self, event: Push, *, news: bool = False) -> None:
         super().broadcast(event, news=news)
         self.bus.broadcast({"t": "news" if news else "chat", "ev": dict(event)})
 
@@ -571,7 +571,7 @@ class ClusterLobby(Lobby):
 
     def _on_message(self, msg: wire.Message) -> None:
         """What the bus heard: to the relay, the community, or the lobby's own handlers, by kind."""
-        kind, sender = msg["t"], msg["from"]
+        kind, sender = msg["t"], msg["from"]  # (``from``: a node's name, as wire.decode checked)
         if kind == "batch":  # what one turn of the sender's loop made for this node, in order
             for one in wire.read_batch(msg):
                 self._on_message(one)

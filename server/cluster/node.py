@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from server.cluster.routing import NodeQueues
-    from server.cluster.wire import Person
+    from server.cluster.wire import Message
     from server.config import Config
     from server.people.players import Player
+    from server.protocol import JSONValue, Result
 
 
 class Node(Protocol):
     node: str
     outbox: NodeQueues
-    pending: dict[str, asyncio.Future[Any]]
+    pending: dict[str, asyncio.Future[Result | None]]
 
     @property
     def config(self) -> Config: ...
@@ -29,9 +30,9 @@ class Node(Protocol):
 
     async def until_running(self) -> None: ...
 
-    def send(self, node: str, msg: Mapping[str, Any]) -> None: ...
+    def send(self, node: str, msg: Mapping[str, JSONValue]) -> None: ...
 
     def kick_outbox(self) -> None: ...
 
     @staticmethod
-    def member_of(player: Player) -> Person: ...
+    def member_of(player: Player) -> Message: ...

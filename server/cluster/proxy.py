@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from server.protocol import CommandError, Shared, decode
+from server.cluster import wire
+from server.protocol import Args, CommandError, JSONObject, JSONValue, Push, Result, Shared, decode
 
 if TYPE_CHECKING:
     from server.cluster.node import Node
@@ -67,12 +68,12 @@ class RemoteClient:
             self._lobby.outbox.shared(self.node, rid, shared.event, shared.names, shared, self.key, you)
             self._lobby.kick_outbox()
 
-    def push_event(self, event: Mapping[str, Any], names: tuple[str, ...] | None = None,
+    def push_event(self, event: Push, names: tuple[str, ...] | None = None,
                    you: int | None = None) -> None:
         self._send({"t": "ev", "key": self.key, "ev": dict(event),
                     "names": list(names) if names is not None else None, "you": you})
 
-    def notice(self, what: str, **params: Any) -> None:
+    def notice(self, what: str, **params: JSONValue) -> None:
         self._send({"t": "notice", "key": self.key, "what": what, "params": params})
 
     def close(self, reason: str = "closed") -> None:
@@ -82,7 +83,7 @@ class RemoteClient:
     def shared_line(self, shared: Shared, you: int | None = None) -> str:
         return ""  # lobby news reach a remote person through their own node
 
-    def render_key(self) -> tuple[Any, ...]:
+    def render_key(self) -> tuple[Hashable, ...]:
         return ("remote", self.node)
 
     def send_raw(self, text: str) -> None:
@@ -96,7 +97,7 @@ class RemoteClient:
         room = player.room if player is not None else None
         return room.id if room is not None else ""
 
-    def _send(self, msg: dict[str, Any]) -> None:
+    def _send(self, msg: wire.Message) -> None:
         if not self._closed.is_set():
             self._lobby.outbox.message(self.node, msg)
             self._lobby.kick_outbox()
@@ -111,9 +112,9 @@ class RemoteStates:
 
     def __init__(self, lines: Mapping[int | None, str]) -> None:
         self._lines = lines
-        self._states: dict[int | None, dict[str, Any]] = {}
+        self._states: dict[int | None, JSONObject] = {}
 
-    def state(self, seat: int | None) -> dict[str, Any]:
+    def state(self, seat: int | None) -> JSONObject:
         state = self._states.get(seat)
         if state is None:
             read = decode(self._lines[seat]) or {}
@@ -121,7 +122,7 @@ class RemoteStates:
             state = self._states[seat] = read
         return state
 
-    def reader(self, seat: int | None) -> Mapping[str, Any]:
+    def reader(self, seat: int | None) -> Push:
         """The state a JSON session keeps (as ``StateSet.reader``)."""
         return self.state(seat)
 
@@ -147,8 +148,8 @@ class RemotePlace:
     def __repr__(self) -> str:
         return f"RemotePlace({self.id} on {self.owner})"
 
-    async def submit(self, player: Player, cmd: str, args: Mapping[str, Any], *,
-                     answer: Callable[[Any], None] | None = None) -> Any:
+    async def submit(self, player: Player, cmd: str, args: Args, *,
+                     answer: Callable[[Result | None], None] | None = None) -> Result | None:
         # (``answer`` unused: the owner's states come over the bus, the reply after the result)
         lobby = self._lobby
         if not lobby.healthy:  # paused: the command waits a while for Redis and PostgreSQL
@@ -157,9 +158,9 @@ class RemotePlace:
             except TimeoutError:
                 raise CommandError("server_trouble") from None
         req = f"{lobby.node}.{next(_requests)}"
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Result | None] = asyncio.get_running_loop().create_future()
         lobby.pending[req] = future
-        msg = {"t": "cmd", "rid": self.id, "req": req, "m": lobby.member_of(player), "cmd": cmd, "args": dict(args)}
+        msg: wire.Message = {"t": "cmd", "rid": self.id, "req": req, "m": lobby.member_of(player), "cmd": cmd, "args": dict(args)}
         loop = asyncio.get_running_loop()
         deadline = loop.time() + lobby.config.remote_timeout
         try:
@@ -181,7 +182,8 @@ class RemotePlace:
                 future.cancel()
         if cmd in ("join", "watch") and player.room is None:  # here now, before its first state arrives
             player.room = self
-            player.seat = result.get("seat") if cmd == "join" and isinstance(result, Mapping) else None
+            seat = result.get("seat") if cmd == "join" and isinstance(result, Mapping) else None
+            player.seat = seat if isinstance(seat, int) else None
         return result
 
     def refresh(self, player: Player) -> None:

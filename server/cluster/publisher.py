@@ -28,8 +28,7 @@ import asyncio
 import collections
 import contextlib
 import ssl
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 import hiredis
 from redis.asyncio.connection import parse_url
@@ -57,9 +56,10 @@ def _command(*words: str) -> bytes:
     return b"".join(parts)
 
 
-def _tls(options: dict[str, Any]) -> ssl.SSLContext:
+def _tls(options: Mapping[str, object]) -> ssl.SSLContext:
     """TLS as the URL's options ask (``ssl_ca_certs``, ``ssl_cert_reqs``)."""
-    context = ssl.create_default_context(cafile=options.get("ssl_ca_certs"))
+    cafile = options.get("ssl_ca_certs")
+    context = ssl.create_default_context(cafile=cafile if isinstance(cafile, str) else None)
     if str(options.get("ssl_cert_reqs", "required")).lower() in ("none", "optional"):
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
@@ -69,9 +69,10 @@ def _tls(options: dict[str, Any]) -> ssl.SSLContext:
 async def _connect(url: str, timeout: float) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes]:
     """A connection to the Redis of ``url`` (``redis://``, ``rediss://``, ``unix://``), ``timeout``
     seconds at most, and the ``AUTH`` its user and password need (empty without a password)."""
-    options: dict[str, Any] = dict(parse_url(url))
-    if options.get("path"):
-        opening = asyncio.open_unix_connection(options["path"])
+    options = parse_url(url)
+    path = options.get("path")
+    if path:
+        opening = asyncio.open_unix_connection(path)
     else:
         cls = options.get("connection_class")
         tls = _tls(options) if cls is not None and "SSL" in cls.__name__ else None

@@ -22,7 +22,7 @@ from server.cluster.bus import Bus
 from server.cluster.proxy import RemoteClient, RemotePlace, RemoteStates
 from server.cluster.routing import NodeQueues
 from server.people.players import Player, PlayerSession
-from server.protocol import CommandError, Shared
+from server.protocol import Args, CommandError, JSONValue, Result, Shared
 from server.rooms.room import Room
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class Relay:
         self.rooms = lobby.rooms
         self.outbox = NodeQueues()
         self._outbox_handle: asyncio.Handle | None = None
-        self.pending: dict[str, asyncio.Future[Any]] = {}
+        self.pending: dict[str, asyncio.Future[Result | None]] = {}
         self.places: dict[str, RemotePlace] = {}
         self.answers: collections.OrderedDict[str, wire.Message | None] = collections.OrderedDict()
         """Requests from other nodes seen lately: their reply (None: still running), for the copies."""
@@ -87,14 +87,16 @@ class Relay:
     async def until_running(self) -> None:
         await self.lobby.until_running()
 
-    def handle(self, msg: wire.Message, sender: str) -> None:
-        """A message of the relay's :data:`KINDS` from node ``sender``."""
+    def handle(self, msg: wire.Message, sender: JSONValue) -> None:
+        """A message of the relay's :data:`KINDS` from node ``sender`` (its ``from``: a node's name,
+        as :func:`wire.decode` let only such a message in). Its kind (``t``) chooses the handler, which
+        reads it as the fields of that kind (``wire.StatesMessage`` for ``st``...)."""
         handler = getattr(self, f"_on_{msg['t']}")
         handler(msg, sender)
 
     # -- sending ----------------------------------------------------------------------------------
 
-    def send(self, node: str, msg: Mapping[str, Any]) -> None:
+    def send(self, node: str, msg: Mapping[str, JSONValue]) -> None:
         if node == self.node:  # a place that moved here: handled as if it came from outside
             message = {**msg, "from": self.node}
             asyncio.get_running_loop().call_soon(self.bus.handler, message)
@@ -117,7 +119,7 @@ class Relay:
             self.bus.send(node, msgs[0] if len(msgs) == 1 else wire.batch(msgs))
 
     @staticmethod
-    def member_of(player: Player) -> wire.Person:
+    def member_of(player: Player) -> wire.Message:
         return wire.member(player.key, player.name, player.guest, player.prefs, player.lang,
                            player.resume if player.guest else None, int(player.extra.get("gen", 0)))
 
@@ -192,7 +194,7 @@ class Relay:
         self.lobby.spawn(self._run_cmd(room, player, sender, req, cmd, args))
 
     async def _run_cmd(self, room: Room, player: Player, sender: str, req: str, cmd: str,
-                       args: dict[str, Any]) -> None:
+                       args: Args) -> None:
         answer: wire.Message
         try:
             result = await room.submit(player, cmd, args)
@@ -260,7 +262,7 @@ class Relay:
             return None
         return player, session
 
-    def _on_reply(self, msg: wire.Message, sender: str) -> None:
+    def _on_reply(self, msg: wire.ReplyMessage, sender: str) -> None:
         future = self.pending.get(str(msg.get("req")))
         if future is None or future.done():
             return
@@ -270,7 +272,7 @@ class Relay:
         else:
             future.set_result(msg.get("ok"))
 
-    def _on_st(self, msg: wire.Message, sender: str) -> None:
+    def _on_st(self, msg: wire.StatesMessage, sender: str) -> None:
         states, to = wire.read_states(msg)
         rid = str(msg.get("rid", ""))
         place = self.place(rid, sender)
@@ -287,7 +289,7 @@ class Relay:
             player.seat = seat
             session.push_states(shared, seat)
 
-    def _on_sh(self, msg: wire.Message, sender: str) -> None:
+    def _on_sh(self, msg: wire.SharedMessage, sender: str) -> None:
         ev = msg.get("ev")
         names = msg.get("names")
         if not isinstance(ev, dict):
@@ -302,7 +304,9 @@ class Relay:
         found = self.local_session(str(msg.get("key")))
         ev, names = msg.get("ev"), msg.get("names")
         if found is not None and isinstance(ev, dict):
-            found[1].push_event(ev, tuple(names) if isinstance(names, list) else None, msg.get("you"))
+            you = msg.get("you")
+            found[1].push_event(ev, tuple(str(n) for n in names) if isinstance(names, list) else None,
+                                you if isinstance(you, int) else None)
 
     def _on_notice(self, msg: wire.Message, sender: str) -> None:
         found = self.local_session(str(msg.get("key")))

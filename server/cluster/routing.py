@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from server.cluster import wire
+from server.protocol import JSONValue, Push
 
 
 class Lines(Protocol):
@@ -36,7 +37,7 @@ class _StateGroup:
 @dataclass(slots=True)
 class _SharedGroup:
     rid: str
-    event: Mapping[str, Any]
+    event: Push
     names: tuple[str, ...] | None
     source: int  # id() of the Shared
     to: list[tuple[str, int | None]] = field(default_factory=list)
@@ -61,7 +62,7 @@ class NodeQueues:
         last.seats[seat] = None
         last.to.append((key, seat))
 
-    def shared(self, node: str, rid: str, event: Mapping[str, Any], names: tuple[str, ...] | None, source: object,
+    def shared(self, node: str, rid: str, event: Push, names: tuple[str, ...] | None, source: object,
                key: str, you: int | None) -> None:
         queue = self._queues.setdefault(node, [])
         last = queue[-1] if queue else None
@@ -70,7 +71,7 @@ class NodeQueues:
             queue.append(last)
         last.to.append((key, you))
 
-    def message(self, node: str, msg: Mapping[str, Any]) -> None:
+    def message(self, node: str, msg: Mapping[str, JSONValue]) -> None:
         self._queues.setdefault(node, []).append(dict(msg))
 
     def drain(self) -> list[tuple[str, wire.Message]]:

@@ -297,7 +297,8 @@ class Takeover:
         if self._just_back():
             return  # just back from an outage: the owners take their own tables back first
         r = self.bus.redis
-        listed: dict[str, str] = await r.hgetall(wire.TABLES_KEY)
+        listed = {rid: node for rid, node in (await r.hgetall(wire.TABLES_KEY)).items()
+                  if isinstance(rid, str) and isinstance(node, str)}  # (text: the bus decodes)
         if self.scan_store:
             self.scan_store = False
             for t in await lobby.store.tables.unfinished():

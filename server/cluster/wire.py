@@ -32,22 +32,24 @@ lobby channel (every node)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 import orjson
 
+from server.protocol import JSONObject, JSONValue, Result, encode_value
 from server.protocol import decode as decode_line
-from server.protocol import encode_value
 
 PREFIX = "donne:"
 
-Message = dict[str, Any]
-"""A message as it arrives: a JSON object from another node (``t``, ``from`` checked by :func:`decode`,
-every other field read with a check of its type, as anything a node did not make itself)."""
+Message = JSONObject
+"""A message: a JSON object. As it arrives from another node, ``t`` and ``from`` are checked by
+:func:`decode` and every other field is read with a check of its type, as anything a node did not
+make itself."""
 
 
 class Person(TypedDict):
-    """A person as the owner of their table needs them (:func:`member`, :func:`read_member`)."""
+    """A person as the owner of their table reads them from a message (:func:`read_member`; written
+    by :func:`member`)."""
 
     key: str
     name: str
@@ -56,6 +58,35 @@ class Person(TypedDict):
     lang: str
     gen: int
     proof: NotRequired[str]
+
+
+class StatesMessage(TypedDict):
+    """An ``st`` message as a front reads it (:func:`read_states`; the relay's handler of its kind is
+    handed it as such): its fields as the owner writes them, each still checked where it is read (a
+    pair of another shape fails its unpacking)."""
+
+    rid: JSONValue
+    lines: list[list[JSONValue]]
+    to: list[list[JSONValue]]
+
+
+class SharedMessage(TypedDict):
+    """An ``sh`` message as a front reads it (:func:`read_recipients`), as :class:`StatesMessage`."""
+
+    rid: JSONValue
+    ev: JSONValue
+    names: JSONValue
+    to: list[list[JSONValue]]
+
+
+class ReplyMessage(TypedDict, total=False):
+    """A ``reply`` as the front that asked reads it: ``ok`` (the owner's room's result) or ``err`` and
+    ``params``."""
+
+    req: JSONValue
+    ok: Result | None
+    err: JSONValue
+    params: JSONValue
 
 
 KINDS = frozenset({"cmd", "conn", "disc", "reply", "st", "sh", "ev", "notice", "gone", "close",
@@ -110,7 +141,7 @@ def login_key(key: str) -> str:
 _OPTIONS = orjson.OPT_NON_STR_KEYS
 
 
-def encode(msg: Mapping[str, Any]) -> str:
+def encode(msg: Mapping[str, JSONValue]) -> str:
     """``msg`` as the wire carries it (compact JSON, UTF-8). What orjson writes, orjson reads back
     exactly (its integers are within 64 bits, its strings valid UTF-8); what it refuses (an integer
     beyond 64 bits from a person's command) is written by the standard library after a space, and
@@ -124,7 +155,7 @@ def encode(msg: Mapping[str, Any]) -> str:
 def decode(raw: str | bytes) -> Message:
     """The message in ``raw``; :class:`BadMessage` if it is not one."""
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-    msg: Any = None
+    msg: JSONValue = None
     if text[:1] == "{":  # written by orjson (:func:`encode`): read by orjson alone, without the
         try:  # careful reader's scan of the whole text for long numbers (most of a node's reading time)
             msg = orjson.loads(text)
@@ -139,39 +170,43 @@ def decode(raw: str | bytes) -> Message:
     return msg
 
 
-def batch(msgs: Sequence[Mapping[str, Any]]) -> Message:
+def batch(msgs: Sequence[Mapping[str, JSONValue]]) -> Message:
     return {"t": "batch", "msgs": [dict(m) for m in msgs]}
 
 
-def read_batch(msg: Mapping[str, Any]) -> list[Message]:
+def read_batch(msg: Message) -> list[Message]:
     """The messages of a ``batch``, each with its sender (a bad one is left out)."""
     out = []
-    for one in msg.get("msgs") or ():
+    msgs = msg.get("msgs")
+    for one in msgs if isinstance(msgs, list) else ():
         if isinstance(one, dict) and one.get("t") in KINDS and one.get("t") != "batch":
             out.append({**one, "from": msg["from"]})
     return out
 
 
 def member(key: str, name: str, guest: bool, prefs: Mapping[str, bool], lang: str,
-           proof: str | None = None, gen: int = 0) -> Person:
+           proof: str | None = None, gen: int = 0) -> Message:
     """A person as the owner of their table needs them (``proof``: a guest's resume code, hashed;
-    ``gen``: the generation of the login their session is of)."""
-    m: Person = {"key": key, "name": name, "guest": guest, "prefs": dict(prefs), "lang": lang, "gen": gen}
+    ``gen``: the generation of the login their session is of): the fields of :class:`Person`."""
+    m: Message = {"key": key, "name": name, "guest": guest, "prefs": dict(prefs), "lang": lang, "gen": gen}
     if proof is not None:
         m["proof"] = proof
     return m
 
 
-def read_member(msg: Mapping[str, Any]) -> Person:
+def read_member(msg: Message) -> Person:
     m = msg.get("m")
-    if not isinstance(m, dict) or not isinstance(m.get("key"), str) or not isinstance(m.get("name"), str):
+    if not isinstance(m, dict):
+        raise BadMessage("no member")
+    key, name, proof = m.get("key"), m.get("name"), m.get("proof")
+    if not isinstance(key, str) or not isinstance(name, str):
         raise BadMessage("no member")
     prefs = m.get("prefs")
-    out: Person = {"key": m["key"], "name": m["name"], "guest": bool(m.get("guest")),
+    out: Person = {"key": key, "name": name, "guest": bool(m.get("guest")),
                    "prefs": {str(k): bool(v) for k, v in prefs.items()} if isinstance(prefs, dict) else {},
                    "lang": str(m.get("lang") or "en"), "gen": generation(m.get("gen"))}
-    if isinstance(m.get("proof"), str):
-        out["proof"] = m["proof"]
+    if isinstance(proof, str):
+        out["proof"] = proof
     return out
 
 
@@ -189,7 +224,7 @@ def states_message(rid: str, lines: Mapping[int | None, str],
             "to": [[key, seat] for key, seat in to]}
 
 
-def read_states(msg: Mapping[str, Any]) -> tuple[dict[int | None, str], list[tuple[str, int | None]]]:
+def read_states(msg: StatesMessage) -> tuple[dict[int | None, str], list[tuple[str, int | None]]]:
     """The state lines of an ``st`` message by seat, and its recipients."""
     out: dict[int | None, str] = {}
     for pair in msg.get("lines") or ():
@@ -200,7 +235,7 @@ def read_states(msg: Mapping[str, Any]) -> tuple[dict[int | None, str], list[tup
     return out, _recipients(msg)
 
 
-def _recipients(msg: Mapping[str, Any]) -> list[tuple[str, int | None]]:
+def _recipients(msg: StatesMessage | SharedMessage) -> list[tuple[str, int | None]]:
     to: list[tuple[str, int | None]] = []
     for pair in msg.get("to") or ():
         key, seat = pair
@@ -210,5 +245,5 @@ def _recipients(msg: Mapping[str, Any]) -> list[tuple[str, int | None]]:
     return to
 
 
-def read_recipients(msg: Mapping[str, Any]) -> list[tuple[str, int | None]]:
+def read_recipients(msg: SharedMessage) -> list[tuple[str, int | None]]:
     return _recipients(msg)

@@ -18,13 +18,16 @@ import contextlib
 import json
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import orjson
 from telnetlib3.telopt import GMCP, IAC, SB, SE
 
 from server.config import Config
 from server.protocol import JSONValue
+
+if TYPE_CHECKING:
+    from telnetlib3.stream_writer import TelnetWriter
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +101,7 @@ class GmcpLink:
     after, only the modules it listed (``Donne 1`` covers ``Donne.Table``...), and ``Core``.
     """
 
-    def __init__(self, writer: Any) -> None:
+    def __init__(self, writer: TelnetWriter) -> None:
         self.writer = writer
         self.client: str | None = None  # Core.Hello's client and version
         self.version: str | None = None

@@ -22,10 +22,14 @@ import functools
 import importlib.metadata
 import logging
 import re
+import socket
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
+import telnetlib3
+from telnetlib3.stream_reader import TelnetReaderUnicode
+from telnetlib3.stream_writer import TelnetWriter, TelnetWriterUnicode
 from telnetlib3.telopt import (
     CHARSET,
     ECHO,
@@ -44,10 +48,11 @@ from telnetlib3.telopt import (
 
 from server.operations import logsafe
 from server.operations.limits import TokenBucket
-from server.transports.lines import CUT_GRACE, INPUT_FLOOD, LineAssembler, cut_notice
+from server.transports.lines import CUT_GRACE, INPUT_FLOOD, LineAssembler, TooLong, cut_notice
 from server.transports.mud import GmcpLink, mssp_variables
 from server.transports.telnetlib3_adapter import (
     Telnetlib3Server,
+    WriteTransport,
     count_sent,
     counting_protocol,
     decoder_of,
@@ -67,6 +72,12 @@ log = logging.getLogger(__name__)
 
 
 _UTF8_DECODER = encodings.utf_8.IncrementalDecoder
+
+Host = TypeVar("Host", bound="TransportHost")
+"""The running server as the transport and what it hands connections to read it."""
+
+DirectOutput: TypeAlias = tuple[WriteTransport, str, str, telnetlib3.TelnetServer | None]
+"""JSON mode's output past telnetlib3's writer: transport, encoding, errors, the protocol counting the bytes."""
 
 PLAIN_BACKLOG = 64
 """JSON mode: lines taken past telnetlib3 and not read yet by the session beyond which input goes
@@ -110,7 +121,8 @@ class DonneTelnetServer(Telnetlib3Server):
             self.listener.protocols.add(self)
         with logsafe.scope(self.log_key):
             super().connection_made(transport)
-        writer: Any = self.writer
+        writer = self.writer
+        assert writer is not None  # (telnetlib3's connection_made made it)
         if self.offer_gmcp:
             self.gmcp = GmcpLink(writer)
             writer.set_ext_callback(GMCP, self.gmcp.received)
@@ -129,7 +141,8 @@ class DonneTelnetServer(Telnetlib3Server):
 
     def offer_options(self, mccp2: bool) -> None:
         """Our offers after telnetlib3's own (:meth:`Telnetlib3Server.begin_advanced_negotiation`)."""
-        writer: Any = self.writer
+        writer = self.writer
+        assert writer is not None  # (telnetlib3 negotiates once connected)
         if mccp2 and writer.get_extra_info("ssl_object") is None:  # (never under TLS)
             writer.iac(WILL, MCCP2_COMPRESS)
         if self.mssp_table is not None:
@@ -154,8 +167,9 @@ class DonneTelnetServer(Telnetlib3Server):
             return
         with logsafe.scope(self.log_key):
             super().data_received(data)
-            writer: Any = self.writer
-            if not self._mssp_sent and self.mssp_table is not None and writer.local_option.enabled(MSSP):
+            writer = self.writer
+            if not self._mssp_sent and self.mssp_table is not None and writer is not None \
+                    and writer.local_option.enabled(MSSP):
                 self._send_mssp(self.mssp_table)
         if conn is not None:
             conn.parsed()
@@ -163,8 +177,9 @@ class DonneTelnetServer(Telnetlib3Server):
     def _send_mssp(self, table: Callable[[], dict[str, str | list[str]]]) -> None:
         """The crawler said DO MSSP: the table, once per connection."""
         self._mssp_sent = True
-        writer: Any = self.writer
+        writer = self.writer
         try:
+            assert writer is not None  # (asked from data_received: connected)
             writer.send_mssp(table())
         except Exception:  # a fact that cannot be read costs the table, never the connection
             log.exception("telnet: MSSP table failed")
@@ -268,7 +283,7 @@ class TelnetConn:
     kind = "telnet"
     crlf = True
 
-    def __init__(self, reader: Any, writer: Any, peer: str, max_line: int) -> None:
+    def __init__(self, reader: TelnetReaderUnicode, writer: TelnetWriterUnicode, peer: str, max_line: int) -> None:
         """``on_cut``: set by the session to be told, once, that the client sent more input
         than the byte budget allows (reason :data:`~server.transports.lines.INPUT_FLOOD`).
         The input stops and :meth:`readline` returns ``None``; the session should tell the
@@ -288,12 +303,13 @@ class TelnetConn:
         self.on_cut: Callable[[str], None] | None = None
         self.cut_reason: str | None = None
         self.machine = False  # JSON mode: no echo, no negotiation
-        self._direct: tuple[Any, str, str, Any] | None = None  # JSON mode: see _direct_output
+        self._direct: DirectOutput | None = None  # JSON mode: see _direct_output
         self._lines = LineAssembler(max_line)
-        self._ready: list[Any] = []
+        self._ready: list[str | TooLong] = []
         self._iac_secret = False
         self._special: re.Pattern[bytes] | None = None  # JSON mode: bytes telnetlib3 must see (take_plain)
-        self._plain_decoder: Any = None  # JSON mode: the reader's decoder, once take_plain has seen it chosen
+        self._plain_writer: TelnetWriter  # JSON mode: ``protocol.writer``, set with ``_special`` (take_plain)
+        self._plain_decoder: codecs.IncrementalDecoder | None = None  # JSON mode: the reader's decoder, once take_plain has seen it chosen
         protocol = getattr(writer, "protocol", None)
         self.reader_mode: bool | None = None  # the session's screen-reader mode, once chosen (else MTTS's)
         self.gmcp: GmcpLink | None = None  # GMCP offered on this connection (on once the client said DO)
@@ -330,7 +346,7 @@ class TelnetConn:
         if self.on_resize is not None:
             self.on_resize(width, height)
 
-    async def readline(self) -> Any:
+    async def readline(self) -> str | TooLong | None:
         while not self._ready:
             if self.cut_reason is not None:
                 return None
@@ -356,7 +372,7 @@ class TelnetConn:
         parsed out of the input).
         """
         self.machine = True
-        protocol: Any = getattr(self.writer, "protocol", None)
+        protocol = getattr(self.writer, "protocol", None)
         if isinstance(protocol, DonneTelnetServer) and not getattr(self.writer, "mccp2_active", False):
             # no compression may start from now on: its start is a telnet command, dropped below
             protocol.mccp2_enabled = False
@@ -366,10 +382,13 @@ class TelnetConn:
                    getattr(getattr(self.writer, "protocol", None), "writer", None)]
         for w in writers:
             if w is not None and hasattr(w, "send_iac"):
-                w.send_iac = _drop_iac
+                vars(w)["send_iac"] = _drop_iac  # (the writer's own, in front of its class's method)
         self._direct = self._direct_output()
-        if _plain_input_possible(protocol, self.reader):
-            self._special = _special_bytes(protocol.writer)
+        writer = protocol.writer if isinstance(protocol, DonneTelnetServer) else None
+        if isinstance(protocol, DonneTelnetServer) and writer is not None \
+                and _plain_input_possible(protocol, self.reader):
+            self._special = _special_bytes(writer)
+            self._plain_writer = writer
             protocol.plain_in = self
 
     def take_plain(self, protocol: DonneTelnetServer, data: bytes, now: float) -> bool:
@@ -387,9 +406,8 @@ class TelnetConn:
         """
         special = self._special
         reader = self.reader
-        writer: Any = protocol.writer
         if (special is None or len(self._ready) >= PLAIN_BACKLOG or special.search(data) is not None
-                or not protocol.parsing_idle(writer, reader)):
+                or not protocol.parsing_idle(self._plain_writer, reader)):
             return False
         protocol.note_plain_input(now, len(data))
         decoder = self._plain_decoder
@@ -414,7 +432,7 @@ class TelnetConn:
             self._special = _special_bytes(protocol.writer)
         self._plain_decoder = None
 
-    def _direct_output(self) -> tuple[Any, str, str, Any] | None:
+    def _direct_output(self) -> DirectOutput | None:
         """JSON mode: (transport, encoding, errors, protocol counting the bytes sent or None) to write
         lines with directly.
 
@@ -516,7 +534,7 @@ class TelnetConn:
 MTTS_SCREEN_READER = 64
 
 
-def mtts_bits(ttype: Any) -> int | None:
+def mtts_bits(ttype: object) -> int | None:
     """``MTTS 2825`` -> 2825 (the Mud Terminal Type Standard's third answer); None otherwise."""
     if not isinstance(ttype, str):
         return None
@@ -526,13 +544,13 @@ def mtts_bits(ttype: Any) -> int | None:
     return int(words[1])
 
 
-def _plain_input_possible(protocol: Any, reader: Any) -> bool:
+def _plain_input_possible(protocol: object, reader: TelnetReaderUnicode) -> bool:
     """Our telnet server, with telnetlib3's usual reader and writer in the state
     :meth:`TelnetConn.take_plain` knows (:func:`~.telnetlib3_adapter.plain_input_possible`)."""
     return isinstance(protocol, DonneTelnetServer) and plain_input_possible(protocol, reader)
 
 
-def _special_bytes(writer: Any) -> re.Pattern[bytes]:
+def _special_bytes(writer: TelnetWriter) -> re.Pattern[bytes]:
     """The bytes telnetlib3 parses one by one: IAC, and its SLC characters while it simulates them
     (as its ``data_received`` chooses them)."""
     special = {255}
@@ -545,7 +563,7 @@ def _drop_iac(buf: bytes) -> None:
     """Replaces telnetlib3's ``send_iac`` in JSON mode."""
 
 
-def _term(value: Any) -> str | None:
+def _term(value: object) -> str | None:
     if not isinstance(value, str) or not value or value.lower() == "unknown":
         return None
     return value
@@ -569,7 +587,7 @@ class TelnetListener:
         self.protocols: set[DonneTelnetServer] = set()
 
     @property
-    def sockets(self) -> Any:
+    def sockets(self) -> tuple[socket.socket, ...]:
         return self.server.sockets if self.server is not None else ()
 
     def is_serving(self) -> bool:
@@ -592,18 +610,18 @@ class TelnetListener:
         await asyncio.sleep(0)
 
 
-async def start_telnet(app: TransportHost, serve_telnet: Callable[[Any, Any], Awaitable[None]]) -> TelnetListener:
+async def start_telnet(app: Host, serve_telnet: Callable[[Host, TelnetConn], Awaitable[None]]) -> TelnetListener:
     """Start listening, handing each connection to ``serve_telnet``; returns the :class:`TelnetListener`
     (``.sockets``, ``.close()``)."""
     cfg = app.config
 
-    async def shell(reader: Any, writer: Any) -> None:
+    async def shell(reader: TelnetReaderUnicode, writer: TelnetWriterUnicode) -> None:
         protocol = getattr(writer, "protocol", None)
         key = protocol.log_key if isinstance(protocol, DonneTelnetServer) else logsafe.new_key("telnet")
         with logsafe.scope(key):
             await serve(reader, writer)
 
-    async def serve(reader: Any, writer: Any) -> None:
+    async def serve(reader: TelnetReaderUnicode, writer: TelnetWriterUnicode) -> None:
         peername = writer.get_extra_info("peername")
         peer = str(peername[0]) if peername else "?"
         log.info("telnet: %s connected (term %s, %sx%s, charset %s)", peer, writer.get_extra_info("TERM"),
@@ -661,7 +679,7 @@ def _version() -> str:
         return ""
 
 
-def stop_listening(server: Any) -> None:
+def stop_listening(server: object) -> None:
     """Stop accepting telnet connections while the open ones carry on.
 
     ``close()`` would also cut every client at once; the shutdown first tells

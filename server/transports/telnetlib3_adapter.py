@@ -48,20 +48,24 @@ Names of our own that start with an underscore (``_cut``, ``_direct``, ``_lines`
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime
 import inspect
 import re
 import time
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import telnetlib3
 import telnetlib3.server
 import telnetlib3.sync
-from telnetlib3.stream_reader import TelnetReaderUnicode
-from telnetlib3.stream_writer import TelnetWriterUnicode
+from telnetlib3.stream_reader import TelnetReader, TelnetReaderUnicode
+from telnetlib3.stream_writer import TelnetWriter, TelnetWriterUnicode
 from telnetlib3.telopt import IAC, MCCP2_COMPRESS, SB, SE
+
+if TYPE_CHECKING:
+    import codecs
 
 PRIVATE_API: dict[type, tuple[str, ...]] = {
     telnetlib3.TelnetServer: (
@@ -111,6 +115,24 @@ def missing() -> list[str]:
             if not _defines(cls, name)]
 
 
+class WriteTransport(Protocol):
+    """What is written to: the connection's transport, or :class:`CompressedTransport` around it."""
+
+    def write(self, data: bytes) -> None: ...
+
+    def is_closing(self) -> bool: ...
+
+    def get_write_buffer_size(self) -> int: ...
+
+
+class Compressor(Protocol):
+    """A zlib compression stream (:func:`zlib.compressobj`)."""
+
+    def compress(self, data: bytes, /) -> bytes: ...
+
+    def flush(self, mode: int = ..., /) -> bytes: ...
+
+
 MCCP_LEVEL = 1
 """zlib's level for MCCP2: the fastest (telnetlib3 uses 9: twice the CPU a write for a few bytes less)."""
 
@@ -120,9 +142,10 @@ class Telnetlib3Server(telnetlib3.TelnetServer):
     negotiation's guards, MCCP2 (the writer's transport wrapped), the idle time and byte counts of
     the JSON mode's own input and output."""
 
-    def connection_transport(self) -> Any:
+    def connection_transport(self) -> asyncio.Transport | None:
         """The connection's transport, ``None`` once it is gone."""
-        return self._transport
+        transport: asyncio.Transport | None = self._transport  # (telnetlib3 leaves it unannotated)
+        return transport
 
     @property
     def mccp2_enabled(self) -> bool:
@@ -182,7 +205,7 @@ class Telnetlib3Server(telnetlib3.TelnetServer):
         self._received = value
         self._plain_at = None
 
-    def parsing_idle(self, writer: Any, reader: Any) -> bool:
+    def parsing_idle(self, writer: TelnetWriter, reader: TelnetReader) -> bool:
         """Whether telnetlib3 is in no telnet command, holds no input, has checked for TLS and
         decompresses nothing: input may then skip its parsing."""
         return not (writer.iac_received or writer.cmd_received or reader._buffer  # (writer.is_oob, without its call)
@@ -199,16 +222,20 @@ class Telnetlib3Server(telnetlib3.TelnetServer):
     # connection died at its first compressed byte). The writer's transport is wrapped instead.
 
     def _mccp2_start(self) -> None:
-        writer: Any = self.writer
+        writer = self.writer
+        assert writer is not None  # (telnetlib3 starts MCCP2 on a client's DO: the connection is made)
         self._mccp2_pending = True
         writer.send_iac(IAC + SB + MCCP2_COMPRESS + IAC + SE)  # (every byte after this SE is compressed)
         compressor = zlib.compressobj(MCCP_LEVEL, zlib.DEFLATED, 12, 5)  # a 4 KiB window: ~32 KiB a client
         self._mccp2_compressor = compressor
-        writer._transport = CompressedTransport(writer._transport, compressor)
+        # telnetlib3's writer writes to whatever stands there: the wrapper is no asyncio.Transport, but
+        # writes (and answers the rest) as one
+        writer._transport = cast(asyncio.Transport, CompressedTransport(writer._transport, compressor))
         writer.mccp2_active = True
 
     def _mccp2_end(self) -> None:
-        writer: Any = self.writer
+        writer = self.writer
+        assert writer is not None  # (as at its start)
         transport = getattr(writer, "_transport", None)
         if isinstance(transport, CompressedTransport):
             transport.finish()
@@ -221,9 +248,9 @@ class Telnetlib3Server(telnetlib3.TelnetServer):
 class CompressedTransport:
     """A transport whose writes go out compressed (MCCP2), around the real one."""
 
-    def __init__(self, transport: Any, compressor: Any) -> None:
+    def __init__(self, transport: asyncio.Transport, compressor: Compressor) -> None:
         self.transport = transport
-        self.compressor: Any = compressor
+        self.compressor: Compressor | None = compressor
 
     def write(self, data: bytes) -> None:
         compressor = self.compressor
@@ -245,55 +272,58 @@ class CompressedTransport:
     def get_write_buffer_size(self) -> int:
         return int(self.transport.get_write_buffer_size())
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # whatever else the transport has (truly anything)
         return getattr(self.transport, name)
 
 
 # ---------------------------------------------------------------- the reader and the writer
 
 
-def holds_input(reader: Any) -> bool:
+def holds_input(reader: TelnetReader) -> bool:
     """Whether telnetlib3's reader holds input not read yet, or its end."""
     return bool(reader._buffer or reader._eof)
 
 
-async def wait_for_input(reader: Any) -> None:
+async def wait_for_input(reader: TelnetReader) -> None:
     """Wait until telnetlib3's reader holds input (or its end)."""
     await reader._wait_for_data("read")
 
 
-def decoder_of(reader: Any) -> Any:
+def decoder_of(reader: TelnetReaderUnicode) -> codecs.IncrementalDecoder | None:
     """The incoming decoder telnetlib3's reader chose (``None`` before its first input)."""
     return reader._decoder
 
 
-def wake_reader(reader: Any) -> None:
+def wake_reader(reader: TelnetReader) -> None:
     """Wake whoever waits on telnetlib3's reader (lines were put where it reads them)."""
     reader._wakeup_waiter()
 
 
-def writer_transport(writer: Any) -> Any:
+def writer_transport(writer: object) -> WriteTransport | None:
     """The transport telnetlib3's writer writes to (``None`` for another writer)."""
-    return getattr(writer, "_transport", None)
+    transport: WriteTransport | None = getattr(writer, "_transport", None)
+    return transport
 
 
-def counting_protocol(writer: Any) -> Any:
+def counting_protocol(writer: object) -> telnetlib3.TelnetServer | None:
     """The protocol telnetlib3's writer belongs to, which counts the bytes sent (``None`` for
     another writer): :func:`count_sent` counts there what is written past the writer."""
-    protocol = getattr(writer, "_protocol", None)
+    protocol: telnetlib3.TelnetServer | None = getattr(writer, "_protocol", None)
     return protocol if protocol is not None and hasattr(protocol, "_tx_bytes") else None
 
 
-def count_sent(protocol: Any, size: int) -> None:
+def count_sent(protocol: telnetlib3.TelnetServer, size: int) -> None:
     """``size`` bytes were written past telnetlib3's writer of ``protocol`` (:func:`counting_protocol`)."""
     protocol._tx_bytes += size
 
 
-def plain_input_possible(protocol: Telnetlib3Server, reader: Any) -> bool:
+def plain_input_possible(protocol: Telnetlib3Server, reader: TelnetReaderUnicode) -> bool:
     """telnetlib3's usual server, reader and writer, in the state the JSON mode's plain input knows:
     no idle timer, no compression, the reader the connection reads."""
-    server: Any = protocol
-    writer: Any = server.writer
+    server = protocol
+    writer = server.writer
+    if writer is None:
+        return False
     try:
         # (MCCP2 may be on only if it started before JSON mode: set_machine stops it starting later)
         return bool(server.reader is reader and (not server._mccp2_enabled or writer.mccp2_active)
@@ -308,11 +338,13 @@ def plain_input_possible(protocol: Telnetlib3Server, reader: Any) -> bool:
         return False
 
 
-def inner_writer(writer: Any) -> Any:
+def inner_writer(writer: object) -> TelnetWriter | None:
     """The writer inside a wrapper of telnetlib3's blocking API, else ``None``."""
-    return getattr(writer, "_writer", None)
+    inner: TelnetWriter | None = getattr(writer, "_writer", None)
+    return inner
 
 
-def inner_server(listener: Any) -> Any:
+def inner_server(listener: object) -> asyncio.Server | None:
     """The listening socket's :class:`asyncio.Server` inside telnetlib3's listener, else ``None``."""
-    return getattr(listener, "_server", None)
+    server: asyncio.Server | None = getattr(listener, "_server", None)
+    return server

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from aiohttp import web
 
@@ -78,6 +78,6 @@ async def start_web(running: WebHost) -> WebServer:
     await runner.setup()
     site = web.TCPSite(runner, cfg.web_host, cfg.web_port, reuse_address=True)
     await site.start()
-    server: Any = site._server
-    port = int(server.sockets[0].getsockname()[1]) if server is not None else cfg.web_port
+    server = site._server
+    port = int(server.sockets[0].getsockname()[1]) if isinstance(server, asyncio.Server) else cfg.web_port
     return WebServer(runner, site, port)

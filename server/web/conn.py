@@ -25,9 +25,12 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from aiohttp import WSMessage, WSMsgType, web
+
+if TYPE_CHECKING:
+    from aiohttp.web_protocol import RequestHandler
 
 from server.operations.limits import TokenBucket
 from server.transports.lines import CUT_GRACE, INPUT_FLOOD, TOO_LONG, LineAssembler, cut_notice
@@ -82,7 +85,7 @@ class WsConn:
         self._sender: asyncio.Task[None] | None = None
         request = ws._req
         self._transport: asyncio.Transport | None = request.transport if request is not None else None
-        self._protocol: Any = request.protocol if request is not None else None
+        self._protocol: RequestHandler | None = request.protocol if request is not None else None
         self._direct = self._transport if not ws.compress else None
         """Frames written straight to the transport (what aiohttp's writer does for an uncompressed
         frame, without a task switch per frame); a compressed socket goes through aiohttp's writer."""

@@ -18,7 +18,7 @@ import html
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import NotRequired, TypedDict
 from urllib.parse import quote
 
 from aiohttp import web
@@ -27,10 +27,12 @@ from server.commands.accounts import GAMES
 from server.commands.fair import fingerprint, verify_reply
 from server.community.replays import public_replay
 from server.games import ADAPTERS
+from server.lobby.directory import WhoEntry
 from server.messages.events import event_text
 from server.messages.fair_events import step_text
 from server.messages.translations import normalize_lang
 from server.operations.limits import TokenBucket
+from server.protocol import JSONObject, JSONValue, items_in, objects_in, strings_in
 from server.storage.api import is_match
 from server.web.host import WebHost
 from server.web.labels import card_labels
@@ -42,6 +44,68 @@ VERIFY_PER_MINUTE = 20.0
 
 
 RUNNING: web.AppKey[WebHost] = web.AppKey("running")
+
+
+class Ranked(TypedDict):
+    rank: int
+    name: JSONValue
+    score: JSONValue
+
+
+class Rated(TypedDict):
+    rank: int
+    name: str
+    rating: float
+    games: int
+
+
+class Board(TypedDict):
+    """A table kind's leaderboards: by chips or points won, and by rating."""
+
+    game: str
+    rules: str
+    by: str
+    leaderboard: list[Ranked]
+    ratings: list[Rated]
+
+
+class Where(TypedDict):
+    room: str
+    seat: int | None
+
+
+class PlayedRound(TypedDict):
+    round: str
+    game: str
+    rules: str
+    ended: str | None
+    players: list[str | None]
+
+
+class PlayerInfo(TypedDict):
+    """``finger`` as a stranger sees it, and the last rounds (a guest: name, online, where)."""
+
+    name: str
+    guest: bool
+    online: bool
+    where: Where | None
+    rounds: list[PlayedRound]
+    registered: NotRequired[str | None]
+    last_seen: NotRequired[str | None]
+    bio: NotRequired[str]
+    tables: NotRequired[list[dict[str, object]]]  # each table kind played (storage's row) with its rating
+
+
+class ReplayInfo(TypedDict):
+    """A round as a spectator saw it."""
+
+    round: str
+    game: str
+    rules: str
+    seats: list[str | None]
+    steps: list[list[JSONObject]]
+    result: JSONObject
+    verify: str
 
 
 def esc(value: object) -> str:
@@ -108,20 +172,20 @@ class Public:
 
     # -- data (what /api/ answers) ---------------------------------------------------------
 
-    def who(self) -> list[dict[str, Any]]:
+    def who(self) -> list[WhoEntry]:
         return sorted(self.running.lobby.who(None), key=lambda p: str(p["name"]).casefold())
 
-    def tables(self) -> list[dict[str, Any]]:
+    def tables(self) -> list[JSONObject]:
         out = []
         for summary, free in self.running.lobby.room_list():
             keep = ("room", "game", "rules", "seats", "players", "spectators", "status", "stake", "round")
             out.append({**{k: summary.get(k) for k in keep}, "free": free, "watch": f"/?watch={summary['room']}"})
         return out
 
-    async def leaderboards(self) -> list[dict[str, Any]]:
+    async def leaderboards(self) -> list[Board]:
         store = self.running.store
         min_games = self.running.config.rating_min_games
-        boards = []
+        boards: list[Board] = []
         for game, tables in GAMES.items():
             for rules in tables:
                 adapter = ADAPTERS.get(rules)
@@ -135,14 +199,14 @@ class Public:
                                             "games": r.games} for i, r in enumerate(rated, 1)]})
         return boards
 
-    async def player(self, name: str) -> dict[str, Any] | None:
+    async def player(self, name: str) -> PlayerInfo | None:
         """``finger`` as a stranger sees it (a hidden table stays hidden), and the last rounds."""
         from server.commands.social import _rating_fields
 
         lobby, store = self.running.lobby, self.running.store
         online = next((p for p in lobby.online() if p.name.casefold() == name.casefold()), None)
         profile = await store.social.profile(name)
-        where = None
+        where: Where | None = None
         if online is not None and online.room is not None and not online.extra.get("hide_where"):
             where = {"room": online.room.id, "seat": online.seat}
         if profile is None:
@@ -150,18 +214,18 @@ class Public:
                 return None
             return {"name": online.name, "guest": True, "online": True, "where": where, "rounds": []}
         ratings = {(r.game, r.rules): r for r in await store.ratings.of(profile.name)}
-        tables = []
+        tables: list[dict[str, object]] = []
         for t in await store.social.tables_played(profile.name):
             tables.append({**t, **_rating_fields(ratings.pop((t["game"], t["rules"]), None))})
         played = await store.history.played(profile.name, 20)
-        rounds = [{"round": p.record.round_id, "game": p.record.game, "rules": p.record.rules,
+        rounds: list[PlayedRound] = [{"round": p.record.round_id, "game": p.record.game, "rules": p.record.rules,
                    "ended": _iso(p.record.finished_at), "players": list(p.record.seats)}
                   for p in played if not is_match(p.record.round_id)]
         return {"name": profile.name, "guest": False, "online": online is not None, "where": where,
                 "registered": _iso(profile.registered), "last_seen": _iso(profile.last_seen),
                 "bio": profile.bio, "tables": tables, "rounds": rounds}
 
-    async def replay(self, round_id: str, lang: str = "en") -> dict[str, Any] | None:
+    async def replay(self, round_id: str, lang: str = "en") -> ReplayInfo | None:
         """The round as a spectator saw it: the public events of each step, each with the sentence a
         spectator read (``text``, in ``lang``), and its result."""
         record = await self.running.store.history.get(round_id[:200])
@@ -177,7 +241,7 @@ class Public:
                 "result": dict(replay.result),
                 "verify": f"/verify/{quote(replay.round_id, safe='')}"}
 
-    async def verify(self, round_id: str, address: str) -> dict[str, Any] | None:
+    async def verify(self, round_id: str, address: str) -> JSONObject | None:
         """The deal's checks for a spectator (``verify``'s, without a seat), cached like ``verify``'s."""
         record = await self.running.store.history.get(round_id[:200])
         if record is None or record.rules not in ADAPTERS or is_match(record.round_id):
@@ -205,15 +269,15 @@ class Public:
     async def who_page(self, request: web.Request) -> web.Response:
         lang = lang_of(request)
         t = public_labels(lang)
-        rows = [[player_link(p["name"]) + (f" ({esc(t['guest'])})" if p["guest"] else ""),
-                 _room_link(p["room"], t), esc("" if p["seat"] is None else p["seat"] + 1)] for p in self.who()]
+        rows = [[player_link(str(p["name"])) + (f" ({esc(t['guest'])})" if p["guest"] else ""),
+                 _room_link(_text(p["room"]), t), esc(_seat_number(p["seat"]))] for p in self.who()]
         return page(request, lang, t["who"], table_html([t["name"], t["table"], t["seat"]], rows, t["nobody"]))
 
     async def tables_page(self, request: web.Request) -> web.Response:
         lang = lang_of(request)
         t = public_labels(lang)
-        rows = [[esc(r["room"]), esc(game_name(t, r["rules"])),
-                 ", ".join(player_link(n) for n in r["players"] if n),
+        rows = [[esc(r["room"]), esc(game_name(t, str(r["rules"]))),
+                 ", ".join(player_link(n) for n in items_in(r["players"]) if isinstance(n, str) and n),
                  esc(t.get(f"status_{r['status']}", r["status"])),
                  f'<a href="{esc(r["watch"])}">{esc(t["watch"])}</a>'] for r in self.tables()]
         return page(request, lang, t["tables"],
@@ -227,7 +291,7 @@ class Public:
             name = game_name(t, board["rules"])
             parts.append(f"<h2>{esc(name)} — {esc(t['by_points'] if board['by'] == 'points' else t['by_chips'])}</h2>")
             parts.append(table_html([t["rank"], t["player"], t["score"]],
-                                    [[esc(r["rank"]), player_link(r["name"]), esc(r["score"])]
+                                    [[esc(r["rank"]), player_link(str(r["name"])), esc(r["score"])]
                                      for r in board["leaderboard"]], t["none"]))
             parts.append(f"<h3>{esc(name)} — {esc(t['by_rating'])}</h3>")
             parts.append(table_html([t["rank"], t["player"], t["rating"], t["games"]],
@@ -251,7 +315,7 @@ class Public:
         body = "<dl>" + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>"
         if info.get("tables"):
             body += table_html([t["game"], t["rounds"], t["rating"]],
-                               [[esc(game_name(t, x["rules"])), esc(x.get("rounds", 0)),
+                               [[esc(game_name(t, str(x["rules"]))), esc(x.get("rounds", 0)),
                                  esc("" if x.get("rating") is None else x["rating"])] for x in info["tables"]], "")
         if info["rounds"]:
             body += f"<h2>{esc(t['rounds'])}</h2>" + table_html(
@@ -296,9 +360,10 @@ class Public:
         if not info["verifiable"]:
             return page(request, lang, title, f"<p>{esc(t['not_verifiable'])}</p>")
         marks = {"pass": "✔", "fail": "✘"}
-        rows = "".join(f'<tr data-step="{esc(s["code"])}"><td>{esc(marks.get(s["result"], "·"))}</td>'
-                       f'<td>{esc(step_text(lang, s["code"], s["result"], s.get("values") or {}, info.get("names") or ()))}</td>'
-                       '<td class="mine"></td></tr>' for s in info["steps"])
+        names = strings_in(info.get("names"))
+        rows = "".join(f'<tr data-step="{esc(s["code"])}"><td>{esc(marks.get(str(s["result"]), "·"))}</td>'
+                       f'<td>{esc(step_text(lang, str(s["code"]), str(s["result"]), _object(s.get("values")), names))}</td>'
+                       '<td class="mine"></td></tr>' for s in objects_in(info["steps"]))
         steps = (f'<table><thead><tr><th>{esc(t["server_check"])}</th><th>{esc(t["step"])}</th>'
                  f'<th>{esc(t["browser_check"])}</th></tr></thead><tbody>{rows}</tbody></table>')
         verdict = t["ok"] if info["ok"] else t["not_ok"]
@@ -308,7 +373,7 @@ class Public:
         body = (f'<p class="verdict {"good" if info["ok"] else "bad"}">{esc(verdict)}</p>{browser}{steps}'
                 f"<h2>{esc(t['record'])}</h2>"
                 f'<pre id="record" translate="no">{esc(json.dumps(info["record"], indent=1, ensure_ascii=False))}</pre>'
-                f'<p><a href="/replay/{quote(info["round"], safe="")}">{esc(t["replay"])}</a></p>')
+                f'<p><a href="/replay/{quote(str(info["round"]), safe="")}">{esc(t["replay"])}</a></p>')
         return page(request, lang, title, body, scripts=("verify.js",))
 
     # -- /api/ ---------------------------------------------------------------------------
@@ -333,6 +398,19 @@ class Public:
     async def api_verify(self, request: web.Request) -> web.Response:
         info = await self.verify(request.match_info["round"], client_address(request, self.running.web_proxies))
         return api(info) if info is not None else api({"error": "no_such_round"}, 404)
+
+
+def _object(value: JSONValue) -> Mapping[str, JSONValue]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _text(value: JSONValue) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _seat_number(seat: JSONValue) -> int | str:
+    """A seat as people count them (from 1); none: empty."""
+    return seat + 1 if isinstance(seat, int) else ""
 
 
 def _room_link(room: str | None, t: Mapping[str, str]) -> str:

@@ -20,6 +20,10 @@ class FakeBus:
         self.outages = 0
         self.redis: Any = None
 
+    @property
+    def started(self) -> bool:
+        return self.redis is not None
+
     def send(self, node: str, msg: dict[str, Any]) -> None:
         self.sent.append((node, msg))
 
