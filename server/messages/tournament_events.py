@@ -207,6 +207,9 @@ def _option_name(t: gettext.NullTranslations, name: str) -> str:
         "bots": t.pgettext("tournament option", "bots"),
         "rated": t.pgettext("tournament option", "rating"),
         "round_pause": t.pgettext("tournament option", "pause between rounds"),
+        "bot_wait": t.pgettext("tournament option", "wait before bots fill a table"),
+        "rematch_wait": t.pgettext("tournament option", "wait before the same players meet again"),
+        "bot_level": t.pgettext("tournament option", "bots' level"),
     }
     return names.get(name, name)
 
@@ -242,6 +245,8 @@ def refusal(t: gettext.NullTranslations, code: str, reason: str | None, p: Mappi
         return t.gettext("On this server, only the staff open tournaments.")
     if code == "not_allowed" and reason == "guest":
         return t.gettext("Tournaments are for accounts (their games are rated): register NAME first.")
+    if code == "not_allowed" and reason == "cluster":
+        return t.gettext("This server runs as a cluster, where tournaments cannot be opened yet.")
     if code == "not_allowed" and reason == "tournament":
         return t.gettext("Not at a tournament's table: the event decides who plays there, and when.")
     if code == "not_allowed" and reason == "organiser_only":
