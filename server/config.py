@@ -140,6 +140,8 @@ class Config:
     keepalive_seconds: float = 1.0
     remote_timeout: float = 10.0
     service_timeout: float = 2.0
+    # [tournaments] (docs/tournaments.md; its key is create in the file: see _SECTION_KEYS)
+    tournament_create: str = "staff"
     # [metrics] (its keys are host and port in the file: see _SECTION_KEYS)
     metrics_host: str = "127.0.0.1"
     metrics_port: int = 0
@@ -169,7 +171,7 @@ PACED = ("tells", "tells_received", "challenges", "challenges_received", "seeks"
 _FIELDS = {f.name: f for f in dataclasses.fields(Config)}
 _SECTION_KEYS = {("metrics", "host"): "metrics_host", ("metrics", "port"): "metrics_port",
                  ("web", "host"): "web_host", ("web", "port"): "web_port", ("web", "origins"): "web_origins",
-                 ("web", "trusted_proxies"): "web_trusted_proxies"}
+                 ("web", "trusted_proxies"): "web_trusted_proxies", ("tournaments", "create"): "tournament_create"}
 """Keys a section names like another section's: ``[metrics] host`` is ``metrics_host``."""
 
 
@@ -321,6 +323,8 @@ def _check(cfg: Config) -> None:
                           "three keep-alives")
     if cfg.service_timeout <= 0:
         raise ConfigError("service_timeout must be positive")
+    if cfg.tournament_create not in ("staff", "accounts"):
+        raise ConfigError('tournaments create must be "staff" or "accounts"')
     if cfg.default_ante < 1 or cfg.bot_chips < 0:
         raise ConfigError("default_ante must be at least 1 and bot_chips not negative")
 

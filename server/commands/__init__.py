@@ -134,7 +134,7 @@ class Context:
 COMMANDS: dict[str, Spec] = {}
 
 MODULES = ("server.commands.core", "server.commands.game", "server.commands.accounts", "server.commands.social",
-           "server.commands.moderation", "server.commands.fair")
+           "server.commands.moderation", "server.commands.fair", "server.commands.tournaments")
 """The command modules, loaded in this order by :func:`load`."""
 
 

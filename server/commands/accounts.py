@@ -238,6 +238,10 @@ def summarize(played: Played) -> Result:
         "seat": seat,
         "match": is_match(record.round_id),
     }
+    tournament = record.config.get("tournament")
+    if isinstance(tournament, str):  # a tournament's table: its event, and the event's name of the table
+        out["tournament"] = tournament
+        out["table"] = record.config.get("table")
     if out["match"]:
         # placed by what the match did: its changes when it counts chips (a seat's totals then
         # include what it sat down with), else its totals of points

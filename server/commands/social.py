@@ -226,8 +226,9 @@ async def finger(ctx: Context, args: Args) -> Result:
     bio_text = profile.bio
     if bio_text and name_key(profile.name) != me.key and await ctx.lobby.conduct.is_muted(profile.name):
         bio_text = ""  # a muted player's bio reaches nobody while the mute lasts (it comes back after)
+    events, best = await ctx.lobby.hall.entered(profile.name)  # the tournaments they entered
     return {"name": profile.name, "guest": False, "online": online is not None or far is not None,
-            "room": room, "seat": seat,
+            "room": room, "seat": seat, "tournaments": events, "tournament_best": best,
             "registered": _iso(profile.registered), "last_seen": _iso(profile.last_seen), "bio": bio_text,
             "hidden": profile.hide_where, "tables": tables,
             "friend": any(name_key(f) == name_key(profile.name) for f in friends)}

@@ -213,6 +213,22 @@ class GameAdapter:
         seats = [s for s in ranking if isinstance(s, int) and not isinstance(s, bool)]
         return {seat: float(len(seats) - place) for place, seat in enumerate(seats)}
 
+    def match_totals(self, result: Mapping[str, JSONValue]) -> list[int]:
+        """What ranks a finished match's seats (``result``: its ``match_over`` event), higher is
+        better: by default its ``totals`` (Président: P14's points, P15; tdc: its rounds ranked by T15
+        and totalled the same way). A tournament's places come from these."""
+        return ints(result.get("totals"))
+
+    def match_chips(self, result: Mapping[str, JSONValue], rounds: Sequence[Mapping[str, JSONValue]],
+                    seats: int) -> list[int]:
+        """The chips each seat won (negative: lost) over a finished match: by default the sum of its
+        rounds' ``chips`` (``rounds``: their ``round_over`` events; none moved at a classic table)."""
+        won = [0] * seats
+        for r in rounds:
+            for seat, chips in enumerate(ints(r.get("chips"))[:seats]):
+                won[seat] += chips
+        return won
+
     def in_round(self, match: Match, seat: int) -> bool:
         """``seat`` holds cards in the round or deal being played (beyond any stake)."""
         return False
@@ -304,3 +320,10 @@ class GameAdapter:
         """The moves (commands) bots may make while a window of ``kind`` is open, after their usual
         pause; every other bot move waits for the window's end (none by default)."""
         return frozenset()
+
+
+def ints(value: JSONValue | None) -> list[int]:
+    """A JSON list of whole numbers (``None`` entries: 0); anything else: empty."""
+    if not isinstance(value, list):
+        return []
+    return [v if isinstance(v, int) and not isinstance(v, bool) else 0 for v in value]

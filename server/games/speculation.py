@@ -33,6 +33,7 @@ from server.games.base import (
     Stakes,
     TableOptions,
     Unreserve,
+    ints,
 )
 from server.games.states import SeatOwn
 from server.protocol import Args, JSONValue, arg_int, items_in
@@ -69,6 +70,14 @@ class SpeculationAdapter(GameAdapter):
 
     def chips_to_sit(self, opts: TableOptions) -> int:
         return opts.ante
+
+    def match_totals(self, result: Mapping[str, JSONValue]) -> list[int]:
+        # S11: the match ranks by what each seat gained or lost over it (``changes``)
+        return ints(result.get("changes"))
+
+    def match_chips(self, result: Mapping[str, JSONValue], rounds: Sequence[Mapping[str, JSONValue]],
+                    seats: int) -> list[int]:
+        return ints(result.get("changes"))[:seats]
 
     def timer_seconds(self, kind: str, opts: TableOptions, settings: Settings) -> float:
         return opts.turn_seconds if kind == "auction" else settings.flip_seconds

@@ -32,6 +32,7 @@ from server.lobby.moderation import Conduct, NoSilences, Silences
 from server.lobby.news import News
 from server.lobby.pace import Pace
 from server.lobby.seeks import Seek, Seeks
+from server.lobby.tournaments.hall import Hall
 from server.operations.limits import Opener, RoomLimits, RoomSlots, address_key
 from server.people import resume
 from server.people.players import GuestStart, Place, Player, PlayerSession, Welcome
@@ -82,6 +83,7 @@ class Lobby:
         self.pace = Pace(config)  # how often one may reach others: tells, challenges, seeks, verify
         self._seek_alarm = Alarm(self._seeks_due)  # the next seek or challenge to lapse
         self._tasks: set[asyncio.Task[object]] = set()
+        self.hall = Hall(self)  # the tournaments (server/lobby/tournaments/)
 
     # -- logging in --------------------------------------------------------------
 
@@ -474,6 +476,7 @@ class Lobby:
         their seats, guests their accounts); other rooms end, refunding unsettled chips."""
         self.closing = True
         self._seek_alarm.cancel()
+        await self.hall.shutdown()  # the events stop first: their tables stopping is no result
         self.news.flush()
         self.news.finish_slices()
         resume = self.config.durable_tables

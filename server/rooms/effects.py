@@ -143,6 +143,7 @@ class Effects:
             self.journal.last_facts = dict(facts)  # what the log says now
         self.opened = bool(seq) or table.journal is None
         self.closed_written = False
+        self.recorded: Callable[[api.RoundRecord], None] | None = None  # told each record once it is stored
 
     def now(self) -> float:
         """The table's clock: the given clock, less the time waited out."""
@@ -310,6 +311,8 @@ class Effects:
                 await owner.store.history.record_round(record, rated=rated, fence=fence)
             else:
                 await owner.store.history.record_round(record, rated=rated)
+            if self.recorded is not None:
+                self.recorded(record)
             return None
         raise TypeError(f"unknown effect {effect!r}")
 

@@ -103,6 +103,18 @@ class RoomHost(Owner, Protocol):
         """``room`` stopped where it was: this process no longer surely owns it."""
         ...
 
+class TableWatcher(Protocol):
+    """Who follows a room's results (a tournament, for the tables it opened)."""
+
+    def recorded(self, room: Room, record: api.RoundRecord) -> None:
+        """A round or match record of ``room``'s table was stored."""
+        ...
+
+    def closed(self, room: Room) -> None:
+        """``room`` closed (not stopped to resume after a restart)."""
+        ...
+
+
 log = logging.getLogger(__name__)
 
 BOT_OPTIONS: Mapping[str, Callable[[], float]] = {"clock": time.monotonic}
@@ -152,6 +164,7 @@ class Room:
         self._task: asyncio.Task[None] | None = None
         self._waiting_since: float | None = None  # the table waits for players since (monotonic)
         self._sat_at = 0.0  # when a person last sat down here
+        self.watcher: TableWatcher | None = None  # who follows its results (:meth:`watched_by`)
 
     def now(self) -> float:
         """The table's clock: monotonic, less the time paused, so no deadline runs out during an outage."""
@@ -191,6 +204,11 @@ class Room:
 
     def summary(self) -> dict[str, JSONValue]:
         return self.table.summary()
+
+    def watched_by(self, watcher: TableWatcher) -> None:
+        """``watcher`` hears of each record of this table once stored, and of its closing."""
+        self.watcher = watcher
+        self.effects.recorded = functools.partial(watcher.recorded, self)
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"room-{self.id}")
@@ -357,6 +375,8 @@ class Room:
         if not self.closed:  # it was closing when its last write was refused: closed now
             self.closed = True
             self.lobby.room_closed(self)
+            if self.watcher is not None:
+                self.watcher.closed(self)
 
     async def _wait_out(self) -> None:
         """Hold the table while the lobby is paused; that time is not the table's."""
@@ -461,6 +481,8 @@ class Room:
     def ended(self, item: Closed) -> None:
         self.closed = True
         self.lobby.room_closed(self)  # tells the lobby while its members are still here (no double news)
+        if self.watcher is not None:
+            self.watcher.closed(self)
 
     def _send(self, players: Mapping[str, Player], send: Send) -> None:
         msg = send.msg

@@ -266,6 +266,10 @@ async def start(config: Config) -> Running:
             await running.lobby.open()
         else:
             await resume_tables(running)
+            # after the tables: each open event rebuilt from its record, reconciled with its tables
+            aside = await running.lobby.hall.restore()
+            if aside:
+                log.error("tournament(s) set aside at start: %s", ", ".join(aside))
         running._telnet = await start_telnet(running, serve_telnet)
         running.telnet_port = running._telnet.sockets[0].getsockname()[1]
         running._ssh = await start_ssh(running, serve_ssh)

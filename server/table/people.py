@@ -13,12 +13,12 @@ others (the match, the clocks, the sender, the round cycle) through the table.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from engine.bots import LEVELS, make_bot
 from engine.errors import Refusal
 from engine.seeds import derive
-from server.protocol import Args, CommandError, JSONObject, Result
+from server.protocol import Args, CommandError, JSONObject, JSONValue, Result
 from server.storage.api import FundBot, StorageError, bot_account
 from server.storage.names import name_key
 from server.table.host import TableHost
@@ -60,6 +60,11 @@ class Seating:
             # an account at a table (its chips settle per account)
             raise CommandError("not_allowed", reason="left_here")
         joinable = (t.status == "waiting" and t.game.match is None) or t.adapter.joins_between_rounds
+        planned = tournament_seat(t.opts.extra, member.account)
+        if planned is not None:  # a tournament's table: each of its people at the seat the event gave them
+            if planned < 0:
+                raise CommandError("not_allowed", reason="tournament")
+            args = {**args, "seat": planned}
         free = [s for s in t.seats if s.empty]
         if not joinable or not free:
             raise CommandError("room_full", room=t.id)
@@ -156,6 +161,8 @@ class Seating:
             raise CommandError("not_allowed", reason="not_seated")
         if t.status != "over":
             raise CommandError("not_allowed", reason="not_over")
+        if TOURNAMENT in t.opts.extra:  # one table game is one match of the event
+            raise CommandError("not_allowed", reason="tournament")
         for seat in t.seats:
             if seat.member is None:
                 seat.clear()  # bots (their chips went back to the house at the end) and seats left
@@ -383,3 +390,17 @@ class Seating:
         busy = t.game.match is not None and t.status == "playing" and any(s.leaving for s in t.seats)
         if not people and not t.closed and not busy:
             yield from t.cycle.close("empty")
+
+
+TOURNAMENT = "tournament"
+"""``TableOptions.extra`` key of a tournament's table: its event's id (with ``table``, the event's name
+of the table, and ``plan``: the names by seat, ``None`` for a bot)."""
+
+
+def tournament_seat(extra: Mapping[str, JSONValue], account: str) -> int | None:
+    """At a tournament's table, the seat planned for ``account`` (-1: none); None at any other table."""
+    plan = extra.get("plan")
+    if TOURNAMENT not in extra or not isinstance(plan, list):
+        return None
+    key = name_key(account)
+    return next((i for i, name in enumerate(plan) if isinstance(name, str) and name_key(name) == key), -1)

@@ -24,3 +24,19 @@ def test_a_person_leaving_before_the_match_frees_the_seat_and_its_claim() -> Non
     h.ok("bob", "leave")
     assert seat.empty and seat.arrived == 0 and h.released == ["bob"]
     assert h.claims.holder("bob") is None and h.claims.holder("alice") == "t1"
+
+
+def test_at_a_tournament_table_each_person_sits_only_at_the_seat_planned_for_them_and_no_rematch() -> None:
+    import dataclasses
+
+    h = Harness("classic", seats=3, bots=1, rounds=1)
+    plan = ["bob", "alice", None]
+    h.table.opts = dataclasses.replace(h.table.opts, extra={**h.table.opts.extra, "tournament": "e1",
+                                                             "table": "e1.1", "plan": plan})
+    assert h.refused("carol", "join").code == "not_allowed"  # not one of the table's people
+    assert h.ok("alice", "join", seat=0) == {"seat": 1}  # her planned seat, whatever she asked for
+    assert h.ok("bob", "join") == {"seat": 0}
+    assert h.table.seats[2].bot is not None and h.table.status == "playing"
+    h.table.status = "over"
+    refused = h.refused("alice", "rematch")
+    assert refused.code == "not_allowed" and refused.params.get("reason") == "tournament"

@@ -1,0 +1,148 @@
+"""An event's restart: rebuilt from its record, reconciled with its tables (docs/tournaments.md,
+"Durability").
+
+At start (``server/start/app.py``, after the tables resumed), each open event is rebuilt with
+``record.replay`` (a record its director does not reproduce sets the event aside), then each table
+the journal has under way is reconciled: a rebuilt room is followed again; a match that ended while
+the event was down is reported from its records; a table the journal opened but no room seated is
+opened again, once its people are back. A cluster node taking an event over would run the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, MutableMapping, Sequence
+from typing import Protocol
+
+from server.lobby.tournaments.host import HallHost
+from server.lobby.tournaments.shell import EventHost, EventShell
+from server.lobby.tournaments.tables import PLAN, TABLE, TableLink, is_match, records_of, who_can_sit
+from server.rooms.room import Room
+from server.storage.api import RoundRecord
+from server.storage.api_tournaments import StoredTournament, TournamentClosed
+from server.tournaments import (
+    EventRecord,
+    OpenTable,
+    ReplayError,
+    TableAborted,
+    TournamentError,
+    config_from_dict,
+    replay,
+)
+from server.tournaments.io import Entry
+
+
+class Hall(EventHost, Protocol):
+    """What a restart needs of the lobby's hall (:class:`server.lobby.tournaments.hall.Hall`)."""
+
+    @property
+    def lobby(self) -> HallHost: ...
+    @property
+    def events(self) -> MutableMapping[str, EventShell]: ...
+    @property
+    def links(self) -> MutableMapping[str, TableLink]: ...
+    @property
+    def clock(self) -> Callable[[], float]: ...
+
+    async def report(self, link: TableLink, record: RoundRecord) -> None: ...
+
+    async def open_safely(self, shell: EventShell, effect: OpenTable) -> None: ...
+
+    def recorded(self, room: Room, record: RoundRecord) -> None: ...
+
+    def closed(self, room: Room) -> None: ...
+
+log = logging.getLogger(__name__)
+
+RETURN_POLL = 0.25
+"""Seconds between two looks, after a restart, at whether a table's people are back."""
+
+
+# -- a restart -----------------------------------------------------------------------------------
+
+async def restore(hall: Hall) -> list[str]:
+    """Rebuild the open events from their records and reconcile them with their tables; the ids of
+    those set aside (a record its director does not reproduce)."""
+    store = hall.lobby.store
+    aside = []
+    for brief in await store.tournaments.events("open"):
+        stored = await store.tournaments.get(brief.tournament_id)
+        if stored is None:
+            continue
+        try:
+            shell = _rebuild(hall, stored)
+        except (ReplayError, TournamentError, ValueError, KeyError) as exc:
+            log.error("tournament %s cannot be rebuilt (%s); set aside", stored.tournament_id, exc)
+            await hall.write(stored.tournament_id, [TournamentClosed(stored.tournament_id, "aside", None)])
+            aside.append(stored.tournament_id)
+            continue
+        hall.events[shell.id] = shell
+        await _reconcile(hall, shell, stored)
+        shell.start()
+    return aside
+
+def _rebuild(hall: Hall, stored: StoredTournament) -> EventShell:
+    record = EventRecord(config_from_dict(stored.config), tuple(Entry.from_dict(e) for e in stored.entries))
+    director = replay(record)
+    return EventShell(director, hall, hall.clock, seq=stored.next_seq, organiser=stored.organiser)
+
+async def _reconcile(hall: Hall, shell: EventShell, stored: StoredTournament) -> None:
+    """Each table the journal has under way: its rebuilt room followed; finished while the event
+    was down: its result reported now; never opened as a room: opened again."""
+    records = await hall.lobby.store.tournaments.rounds(shell.id)
+    linked = [room_id for room_id, _ in stored.tables]
+    for table in shell.director.event.tables.values():
+        rooms = [rid for rid in linked if _table_of(hall, rid, records) == table.table]
+        live = [hall.lobby.rooms[rid] for rid in rooms
+                if rid in hall.lobby.rooms and not hall.lobby.rooms[rid].closed]
+        done = next((r for rid in rooms for r in records_of(rid, records) if is_match(r)), None)
+        if live:
+            room = live[-1]
+            link = TableLink(shell.id, table.table, table.round, table.seats,
+                             _order(room.opts.extra.get(PLAN), table.seats))
+            link.room = room
+            link.rounds = [r.result for r in records_of(room.id, records) if not is_match(r)]
+            hall.links[room.id] = link
+            room.watched_by(hall)
+            if done is not None:
+                link.reported = True
+                hall.lobby.spawn(hall.report(link, done))
+        elif done is not None:
+            rid = done.round_id.rsplit("-", 2)[0]
+            link = TableLink(shell.id, table.table, table.round, table.seats,
+                             _order(done.config.get(PLAN), table.seats))
+            link.rounds = [r.result for r in records_of(rid, records) if not is_match(r)]
+            result = link.result(done)
+            shell.tell(result if result is not None else TableAborted(table.table))
+        else:
+            hall.lobby.spawn(_open_again(hall, shell, table))  # (once its people are back)
+
+async def _open_again(hall: Hall, shell: EventShell, table: OpenTable) -> None:
+    """A table the journal opened that no room seated (the crash came between them): opened again
+    once its people are back, or after the ``resume_window`` a rebuilt table gives them."""
+    deadline = hall.clock() + hall.lobby.config.resume_window
+    while hall.clock() < deadline and not hall.lobby.closing:
+        if len(who_can_sit(hall.lobby.players, table.people, hall.lobby.seats.holder)) == len(table.people):
+            break
+        await asyncio.sleep(RETURN_POLL)
+    if not hall.lobby.closing and not shell.ended:
+        await hall.open_safely(shell, table)
+
+def _table_of(hall: Hall, room_id: str, records: Sequence[RoundRecord]) -> str | None:
+    room = hall.lobby.rooms.get(room_id)
+    if room is not None:
+        value = room.opts.extra.get(TABLE)
+        return value if isinstance(value, str) else None
+    for r in records_of(room_id, records):
+        value = r.config.get(TABLE)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _order(plan: object, seats: Sequence[str | None]) -> list[int]:
+    """Which director seat each room seat plays, from the room's plan (people first, then bots)."""
+    names = [n for n in plan if isinstance(n, str)] if isinstance(plan, list) else []
+    people = [i for i, name in enumerate(seats) if name is not None and name in names]
+    return people + [i for i in range(len(seats)) if i not in people]

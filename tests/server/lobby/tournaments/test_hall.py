@@ -1,0 +1,123 @@
+"""The lobby's hall (server/lobby/tournaments/hall.py) on fakes: a table nobody can sit at, a table
+that cannot open, the list kept short, the writes going through the one fenced method."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Sequence
+from typing import Any
+
+from server.config import load_config
+from server.lobby.tournaments.hall import KEEP_OVER, Hall
+from server.lobby.tournaments.shell import EventShell
+from server.rooms.claims import SeatClaims
+from server.storage.api import Fence, Op, OpResult
+from server.storage.api_tournaments import TournamentLog
+from server.tournaments import (
+    Absent,
+    ArenaConfig,
+    ArenaDirector,
+    Input,
+    OpenTable,
+    TableAborted,
+)
+from tests.server.lobby.fakes import online
+
+
+class Store:
+    def __init__(self) -> None:
+        self.applied: list[list[Op]] = []
+
+    async def apply(self, ops: Sequence[Op]) -> list[OpResult]:
+        self.applied.append(list(ops))
+        return [None] * len(ops)
+
+
+class Lobby:
+    def __init__(self, *, rooms_fail: bool = False) -> None:
+        self.config = load_config(None)
+        self.store = Store()
+        self.players: dict[str, Any] = {}
+        self.rooms: dict[str, Any] = {}
+        self.seats = SeatClaims()
+        self.closing = False
+        self.rooms_fail = rooms_fail
+        self.news: list[Any] = []
+        self.tasks: list[asyncio.Task[object]] = []
+
+    async def open_room(self, opts: Any, owner: str, opener: Any = None) -> Any:
+        raise RuntimeError("the store is away")
+
+    def broadcast(self, event: Any, *, news: bool = False) -> None:
+        self.news.append(event)
+
+    def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
+        self.tasks.append(asyncio.get_running_loop().create_task(coro))
+
+
+class Shell:
+    """An event's shell as the hall uses it: what it was told."""
+
+    def __init__(self, tid: str = "e1") -> None:
+        self.id = tid
+        self.organiser = "org"
+        self.told: list[Input] = []
+        self.ended = False
+
+    def tell(self, inp: Input) -> None:
+        self.told.append(inp)
+
+
+TABLE = OpenTable("e1.1", 0, ("ana", None, "bob"), {"game": "president", "rules": "classic", "rounds": 1,
+                                                     "rated": True})
+
+
+async def test_a_table_nobody_can_sit_at_is_reported_absent_then_aborted() -> None:
+    lobby = Lobby()
+    hall = Hall(lobby)  # type: ignore[arg-type]
+    shell = Shell()
+    await hall.perform(shell, TABLE)  # type: ignore[arg-type]  # nobody online
+    await asyncio.gather(*lobby.tasks)  # (the table opens beside the event's task)
+    assert shell.told == [Absent("e1.1", ("ana", "bob")), TableAborted("e1.1")]
+    assert lobby.store.applied == []
+
+
+async def test_a_table_that_cannot_open_frees_its_people() -> None:
+    lobby = Lobby()
+    for name in ("ana", "bob"):
+        player = online(name)
+        lobby.players[player.key] = player
+    hall = Hall(lobby)  # type: ignore[arg-type]
+    shell = Shell()
+    await hall.perform(shell, TABLE)  # type: ignore[arg-type]  # open_room raises
+    await asyncio.gather(*lobby.tasks)
+    assert shell.told == [TableAborted("e1.1")]
+
+
+async def test_a_cluster_owners_fence_goes_first_in_every_write_of_the_event() -> None:
+    lobby = Lobby()
+
+    class Fenced(Hall):
+        def fence(self, tid: str) -> Fence | None:
+            return Fence("tour:" + tid, 7)
+
+    hall = Fenced(lobby)  # type: ignore[arg-type]
+    log = TournamentLog("e1", 0, [{"at": 1.0, "k": "stop"}])
+    results = await hall.write("e1", [log])
+    assert lobby.store.applied == [[Fence("tour:e1", 7), log]] and results == [None]
+
+
+async def test_the_list_keeps_only_the_latest_events_over() -> None:
+    lobby = Lobby()
+    hall = Hall(lobby)  # type: ignore[arg-type]
+    shells = []
+    for i in range(KEEP_OVER + 3):
+        config = ArenaConfig(id=f"e{i}", seats=3, starts_at=0.0, length=10, seed="ab")
+        shell = EventShell(ArenaDirector(config), hall, lambda: 0.0)
+        hall.events[shell.id] = shell
+        shells.append(shell)
+    for shell in shells:
+        shell._task = asyncio.get_running_loop().create_task(asyncio.sleep(0))
+        await shell._task
+        hall.finished(shell)
+    assert list(hall.events) == [f"e{i}" for i in range(3, KEEP_OVER + 3)]
