@@ -237,6 +237,10 @@ def _option_hint(t: gettext.NullTranslations, name: str) -> str | None:
 def refusal(t: gettext.NullTranslations, code: str, reason: str | None, p: Mapping[str, Any]) -> str | None:
     """The sentence of a refused tournament command, or None (not one of them)."""
     tid = p.get("tournament")
+    if code == "no_such_room" and tid:  # tournament_watch: no table of the event under way (to watch)
+        if p.get("room") and p.get("room") != tid:
+            return t.gettext("Tournament {id} has no table {room} under way.").format(id=tid, room=p["room"])
+        return t.gettext("Tournament {id} has no table under way to watch.").format(id=tid)
     if code == "no_such_tournament":
         if tid:
             return t.gettext("There is no tournament {id}. Type tournaments to list them.").format(id=tid)

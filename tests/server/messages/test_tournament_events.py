@@ -124,6 +124,10 @@ def test_a_tournaments_news_read_the_same_for_everyone() -> None:
      "Ce tournoi ne peut pas avoir ce réglage\u00a0: plus petite table (9). La plus petite table a au moins 3 places",
      "Este torneo no admite ese valor: mesa más pequeña (9)."),
     ("bad_option", {"name": "event_rounds"}, "nombre de rondes.", "número de rondas."),
+    ("no_such_room", {"tournament": "e3", "room": "e3"}, "Le tournoi e3 n’a pas de table en cours à regarder.",
+     "El torneo e3 no tiene ninguna mesa en curso que mirar."),
+    ("no_such_room", {"tournament": "e3", "room": "12"}, "Le tournoi e3 n’a pas de table 12 en cours.",
+     "El torneo e3 no tiene ninguna mesa 12 en curso."),
     ("not_allowed", {"reason": "cluster"}, "Ce serveur fonctionne en grappe", "Este servidor funciona en clúster"),
     ("bad_option", {"name": "bot_wait"}, "attente avant que des bots complètent une table",
      "espera antes de que los bots completen una mesa"),
@@ -144,6 +148,7 @@ def test_refusals(code: str, params: dict[str, Any], fr: str, es: str) -> None:
 
 
 def test_a_refusal_without_its_tournament_still_says_what() -> None:
+    assert error_message("fr", "no_such_room", room="r9").startswith("Il n’y a pas de table r9.")  # a plain watch
     assert error_message("en", "tournament_full") == "That tournament is full."
     assert error_message("fr", "no_such_tournament") == "Ce tournoi n’existe pas. Tapez tournois pour les voir."
     assert error_message("en", "not_allowed") == "You cannot do that now."  # other refusals keep theirs
