@@ -5,7 +5,7 @@ from __future__ import annotations
 import gettext
 from collections.abc import Mapping, Sequence
 
-from server.messages import fair_events
+from server.messages import fair_events, tournament_events
 from server.messages.kit import to_int
 from server.messages.labels import (
     cards_param,
@@ -37,7 +37,8 @@ def error_message(lang: str, code: str, style: TermStyle = PLAIN, **params: JSON
         p["have"] = p["chips"]
     if code == "illegal_play" and reason is None and isinstance(p.get("min"), int):
         reason = "bid_too_low"
-    text = (moderation_text(t, code, reason, p) or pace_text(t, code, reason, p) or _reason_text(t, lang, code, reason, p, style)
+    text = (moderation_text(t, code, reason, p) or pace_text(t, code, reason, p)
+            or tournament_events.refusal(t, code, reason, p) or _reason_text(t, lang, code, reason, p, style)
             or _code_text(t, lang, code, p, style))
     extra = _legal_suffix(t, lang, code, p, style)
     return f"{text} {extra}".strip() if extra else text

@@ -18,6 +18,7 @@ from server.messages import (
     social_events,
     speculation_events,
     table_events,
+    tournament_events,
 )
 from server.messages.kit import EVENTS
 from server.messages.terminal import PLAIN, TermStyle
@@ -25,7 +26,7 @@ from server.messages.translations import translation
 from server.protocol import Push
 
 WORDED = (shared_events, president_events, speculation_events, table_events, social_events, moderation,
-          fair_events)
+          fair_events, tournament_events)
 """The modules whose events are worded (imported for their registrations)."""
 
 

@@ -130,6 +130,30 @@ def _words(t: NullTranslations) -> dict[str, Label]:
         "seed_give": t.pgettext("web", "Mix in"),
         "seed_set": t.pgettext("web", "Mixed into every deal you play from now on."),
         "seed_set_now": t.pgettext("web", "Mixed into deal {n} and every deal you play from now on."),
+        "tournaments": t.pgettext("web", "Tournaments"),
+        "tour_arena": t.pgettext("web", "arena"),
+        "tour_swiss": t.pgettext("web", "Swiss"),
+        "tour_over": t.pgettext("web tournament", "over"),
+        "tour_round": t.pgettext("web", "round {n} of {m}"),
+        "tour_joined": t.pgettext("web", "you are in"),
+        "tour_join": t.pgettext("web", "Enter"),
+        "tour_leave": t.pgettext("web tournament", "Withdraw"),
+        "tour_standings": t.pgettext("web", "Standings"),
+        "tour_rank": t.pgettext("web", "Rank"),
+        "tour_points": t.pgettext("web", "Points"),
+        # TRANSLATORS: a Swiss event's first tie-break: the sum of the points of everyone one played.
+        "tour_opponents": t.pgettext("web", "Opponents' points"),
+        # TRANSLATORS: the column of the opponents' points, short (its full name shows on hover).
+        "tour_opp": t.pgettext("web", "Opp."),
+        "tour_games": t.pgettext("web", "Games"),
+        "tour_wins": t.pgettext("web", "Wins"),
+        "tour_notes": t.pgettext("web", "Notes"),
+        "tour_fire": t.pgettext("web", "on a streak"),
+        "tour_provisional": t.pgettext("web", "still playing"),
+        "tour_left": t.pgettext("web", "withdrew"),
+        "tour_final": t.pgettext("web", "Final standings of tournament {id}"),
+        "tour_live": t.pgettext("web", "Standings of tournament {id}"),
+        "close": t.pgettext("web", "Close"),
     }
 
 
@@ -155,6 +179,7 @@ def _sentences(t: NullTranslations) -> dict[str, Label]:
         "select_hint": t.pgettext("web", "Select cards, then Play."),
         "tell_placeholder": t.pgettext("web", "A private message"),
         "challenged_by": t.pgettext("web", "{name} challenges you"),
+        "no_tournaments": t.pgettext("web", "No tournament open."),
     }
 
 
@@ -166,6 +191,13 @@ def _counted(t: NullTranslations) -> dict[str, Label]:
         ],
         "points": [t.npgettext("web", "{n} pt", "{n} pts", 1), t.npgettext("web", "{n} pt", "{n} pts", 2)],
         "chips_n": [t.npgettext("web", "{n} chip", "{n} chips", 1), t.npgettext("web", "{n} chip", "{n} chips", 2)],
+        "seats_n": [t.npgettext("web", "{n} seat", "{n} seats", 1), t.npgettext("web", "{n} seat", "{n} seats", 2)],
+        "tour_starts": [t.npgettext("web", "starts in {n} minute", "starts in {n} minutes", 1),
+                        t.npgettext("web", "starts in {n} minute", "starts in {n} minutes", 2)],
+        "tour_ends": [t.npgettext("web", "ends in {n} minute", "ends in {n} minutes", 1),
+                      t.npgettext("web", "ends in {n} minute", "ends in {n} minutes", 2)],
+        "tour_entrants": [t.npgettext("web", "{n} entrant", "{n} entrants", 1),
+                          t.npgettext("web", "{n} entrant", "{n} entrants", 2)],
         "give_now": [
             t.npgettext("web", "Choose {n} card to give.", "Choose {n} cards to give.", 1),
             t.npgettext("web", "Choose {n} card to give.", "Choose {n} cards to give.", 2),

@@ -28,7 +28,16 @@ from server.messages.games import deals
 from server.messages.table_events import commitment_explained
 from server.messages.translations import translation
 from server.presenters import Action, Local, Quit, Request, Viewer
-from server.presenters.text import alerts, forbidden, games, news, parse_social, replies
+from server.presenters.text import (
+    alerts,
+    forbidden,
+    games,
+    news,
+    parse_social,
+    parse_tournaments,
+    replies,
+    tournaments,
+)
 from server.presenters.text.cards import parse_cards
 from server.presenters.text.context import CommandContext, ParseError, context_from_state
 from server.presenters.text.help import help_text
@@ -63,6 +72,7 @@ class TextPresenter:
         self._autocut_told = False  # the first cut a person could make comes with a word on autocut
         self.replay: ReplayViewer | None = None  # the replay being looked at (``replay``)
         self._playing: asyncio.TimerHandle | None = None
+        self._tournament_rooms: dict[str, str] = {}  # room -> the tournament that seated the reader there
 
     @property
     def lang(self) -> str:
@@ -150,6 +160,8 @@ class TextPresenter:
             self.replay = ReplayViewer(result)
             return self.text(self._render(self.replay.page, self.lang, self.viewer.style))
         reply = {"type": "ok", **(result or {})}
+        if cmd == "tournament_standings":
+            reply.setdefault("you", self.viewer.name)  # the reader's own line is marked
         if cmd == "leave" and deals((self.shown_state or {}).get("game")):
             reply["deal"] = True  # the table left was a Speculation one: its round is called a deal
         return self.text(self._render(replies.render_reply, cmd, reply, self.lang, self.viewer.style))
@@ -174,9 +186,16 @@ class TextPresenter:
 
     def _after_event(self, event: Push, you: int | None) -> str:
         """What this reader alone is told after an event: at a match's end, a player hears what they
-        can do next (a spectator has no rematch to ask for)."""
+        can do next (a spectator has no rematch to ask for; at a tournament's table, the event seats
+        them next)."""
+        if event.get("event") == "tournament_seated":
+            self._tournament_rooms[str(event.get("room"))] = str(event.get("tournament"))
         if event.get("event") == "match_over" and you is not None:
             t = translation(self.lang)
+            room, _ = self.viewer.where()
+            tid = self._tournament_rooms.get(str(event.get("room") or (room or {}).get("room")))
+            if tid is not None:
+                return self.text(tournaments.after_a_table(self.lang, tid))
             return self.text(t.gettext("What next? {rematch}: a new match at this table, same options; "
                                        "{leave}: back to the lobby.").format(rematch=verb(self.lang, "rematch"),
                                                                              leave=verb(self.lang, "leave")))
@@ -378,4 +397,4 @@ def my_decision(state: Push) -> bool:
     return state.get("status") in (None, "playing") and state.get("decision") is not None
 
 
-__all__ = ["OWN_EVENTS", "TextPresenter", "my_decision", "parse_social"]
+__all__ = ["OWN_EVENTS", "TextPresenter", "my_decision", "parse_social", "parse_tournaments"]

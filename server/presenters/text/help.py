@@ -13,7 +13,8 @@ from server.messages.terminal import BOLD, PLAIN, TermStyle, display_width, fini
 from server.messages.translations import translation
 from server.presenters.text.context import CommandContext
 from server.presenters.text.moderation import STAFF_TOPICS, staff_help
-from server.presenters.text.words import VERBS, fold, lang_code, switch_word, typed_word, verb
+from server.presenters.text.tournament_words import shown as tshown
+from server.presenters.text.words import VERB_TABLES, VERBS, fold, lang_code, switch_word, typed_word, verb
 
 
 def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: str | None = None, *,
@@ -62,6 +63,8 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
             (f"{v('seek')} {_word(lang, 'president')} {_word(lang, 'tdc')} 4",
              t.gettext("a table for whoever accepts first (challenge ana …: for ana)")),
             (f"{v('replay')}", t.gettext("your last round again, step by step")),
+            (v("tournaments"), t.gettext("the tournaments: arenas and Swiss events ({help}: how to enter and "
+                                         "open them)").format(help=f"{v('help')} {v('tournament')}")),
             (f"{v('ignore')} ana", t.gettext("no longer see ana's chat and tells ({unignore} ana: again)").format(
                 unignore=v("unignore"))),
         ]
@@ -96,10 +99,29 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
     width = style.width
     if topic and fold(topic) in STAFF_TOPICS:
         return staff_help(lang, style)
+    if topic and VERB_TABLES[lang_code(lang)].get(fold(topic)) in ("tournament", "tournaments"):
+        return tournament_help(lang, style)
     if topic:
         lines += _topic_lines(lang, topic, width)
     lines.append(paint(title, BOLD, style))
-    cmd_w = min(max(display_width(c) for c, _ in entries), max(12, width // 2 - 2))
+    lines += entry_lines(entries, style)
+    if not over:
+        lines += wrap_text(_cards_hint(lang, ctx), width)
+    if resume:
+        lines += wrap_text(t.gettext("Your resume code: {code} (it gives your seat back after a lost "
+                                     "connection or a restart).").format(code=resume), width)
+    return finish(lines, style)
+
+
+def entry_lines(entries: list[tuple[str, str]], style: TermStyle, *, snug: bool = False) -> list[str]:
+    """Help entries, a typed example and what it does, in two columns when the terminal is wide
+    enough, else the example on its own line; ``snug``: the first column as wide as the widest
+    example that fits in it (not as the widest example of all)."""
+    width = style.width
+    lines: list[str] = []
+    cap = max(12, width // 2 - 2)
+    widths = [display_width(c) for c, _ in entries]
+    cmd_w = min(max(widths), cap) if not snug else max([w for w in widths if w <= cap] or [cap])
     for cmd, text in entries:
         if display_width(cmd) <= cmd_w and width >= 60:
             first = f"  {cmd}{' ' * (cmd_w - display_width(cmd))}  "
@@ -109,11 +131,56 @@ def help_text(lang: str, ctx: CommandContext, style: TermStyle = PLAIN, topic: s
         else:
             lines += ["  " + paint(c, BOLD, style) for c in wrap_text(cmd, width - 2)]
             lines += ["    " + b for b in wrap_text(text, width - 4)]
-    if not over:
-        lines += wrap_text(_cards_hint(lang, ctx), width)
-    if resume:
-        lines += wrap_text(t.gettext("Your resume code: {code} (it gives your seat back after a lost "
-                                     "connection or a restart).").format(code=resume), width)
+    return lines
+
+
+def tournament_help(lang: str, style: TermStyle = PLAIN) -> str:
+    """``help tournament``: every tournament command, with examples, in the words of ``lang``."""
+    t = translation(lang)
+    v = verb(lang, "tournament")
+
+    def w(word: str) -> str:
+        return tshown(lang, word)
+
+    game = f"{_word(lang, 'president')} {_word(lang, 'classic')} 4"
+    entries = [
+        (verb(lang, "tournaments"), t.gettext("the tournaments open and lately over")),
+        (f"{v} {w('tournament_create')} {w('arena')} {game} {w('in')} 10m 1h",
+         t.gettext("open an arena: it starts in 10 minutes and lasts an hour; players join and leave at any "
+                   "time and are seated by score whenever a table's worth wait")),
+        (f"{v} {w('tournament_create')} {w('swiss')} {game} {w('at')} 20:30 {w('rounds')}=5",
+         t.gettext("open a Swiss event of 5 rounds starting at 20:30 (UTC): everyone plays each round, "
+                   "seated by standing, meeting new people where possible")),
+        (f"{v} {w('tournament_join')} e3", t.gettext("enter tournament e3")),
+        (f"{v} {w('tournament_leave')} e3",
+         t.gettext("leave it: you are not seated again; your points stay and you may come back")),
+        (f"{v} {w('tournament_standings')} e3", t.gettext("its standings, your line marked with >")),
+        (f"{v} {w('tournament_watch')} e3 [12]", t.gettext("watch its top table (or its room 12)")),
+        (f"{v} {w('tournament_stop')} e3", t.gettext("stop it (its organiser or the staff): the tables under "
+                                                     "way finish and count")),
+    ]
+    on_off = f"{switch_word(lang, True)}|{switch_word(lang, False)}"
+    options = [
+        (f"{w('bots')}", t.gettext("bots fill the seats nobody takes (they score nothing)")),
+        (f"{w('streak')}", t.gettext("the streak bonus: after two wins in a row, points count double")),
+        (f"{w('scoring')}={w('place')}|{w('chips')}", t.gettext("points by finishing place (100 for the "
+                                                                 "winner … 0 for the last) or by chips won")),
+        (f"{w('deals')}=2", t.gettext("rounds (or deals) of each table's game")),
+        (f"{w('min')}=3", t.gettext("Swiss: the smallest table, when players do not fill tables of one size")),
+        (f"{w('late')}={w('half')}|{w('zero')}", t.gettext("Swiss: what a late entrant scores for each "
+                                                             "round missed")),
+        (f"{w('pause')}=30s", t.gettext("Swiss: the pause between rounds")),
+        (f"{w('max')}=40", t.gettext("the most entrants")),
+        (f"{_word(lang, 'stake')}=2 ante=1 {_word(lang, 'time')}=30", t.gettext("the table options, as for a table")),
+        (f"{w('bots')}={on_off}", t.gettext("switches are on when named alone")),
+    ]
+    lines = [paint(t.gettext("Tournaments:"), BOLD, style)]
+    lines += entry_lines(entries, style, snug=True)
+    lines.append(paint(t.gettext("Options when opening one:"), BOLD, style))
+    lines += entry_lines(options, style, snug=True)
+    lines += wrap_text(t.gettext("A start is a delay ({delay}) or a time of day in UTC ({time}); a length is "
+                                 "written 45m, 1h or 1h30.").format(delay=f"{w('in')} 10m", time="20:30"),
+                       style.width)
     return finish(lines, style)
 
 

@@ -26,7 +26,7 @@ from server.messages.terminal import (
     wrap_text,
 )
 from server.messages.translations import N_, translation
-from server.presenters.text import fair, social
+from server.presenters.text import fair, social, tournaments
 from server.presenters.text.draw import glue_seconds
 from server.presenters.text.moderation import render_reply as render_staff
 from server.presenters.text.tricks import render_tricks
@@ -110,6 +110,8 @@ def render_reply(cmd: str, reply: Result, lang: str, style: TermStyle) -> str:
         return social.render_social(cmd, reply, lang, style)
     if cmd in fair.COMMANDS:
         return fair.render_fair(cmd, reply, lang, style)
+    if cmd in tournaments.COMMANDS:
+        return tournaments.render_tournaments(cmd, reply, lang, style)
     if cmd == "tricks":
         return render_tricks(reply, lang, style)
     if cmd == "rooms":

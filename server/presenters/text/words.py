@@ -75,6 +75,8 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "challenge": ("challenge", "defy"),
         "seeks": ("seeks", "challenges"),
         "replay": ("replay",),
+        "tournament": ("tournament", "tourney"),
+        "tournaments": ("tournaments", "tourneys"),
         "motd": ("motd",),
         "ignore": ("ignore",),
         "unignore": ("unignore",),
@@ -156,6 +158,8 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "challenge": ("défier", "défie"),
         "seeks": ("défis", "annonces", "recherches"),  # a seek is "Recherche n° 1" on screen
         "replay": ("revoir",),
+        "tournament": ("tournoi",),
+        "tournaments": ("tournois",),
         "motd": ("motd", "messagedujour"),
         "ignore": ("ignorer",),
         "unignore": ("désignorer", "designorer"),
@@ -236,6 +240,8 @@ VERBS: dict[str, dict[str, tuple[str, ...]]] = {
         "challenge": ("desafiar", "retar", "reto"),
         "seeks": ("desafíos", "retos", "búsquedas"),  # a seek is "Búsqueda n.º 1" on screen
         "replay": ("repetir", "repetición"),
+        "tournament": ("torneo",),
+        "tournaments": ("torneos",),
         "motd": ("motd", "mensajedeldía", "mensajedeldia"),
         "ignore": ("ignorar",),
         "unignore": ("designorar",),

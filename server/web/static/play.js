@@ -108,7 +108,7 @@
   }
   function onEvent(m) {
     const lobbyNews = ["room_created", "room_closed", "rooms_changed", "seek", "seek_over", "challenge",
-      "seek_accepted", "joined", "left"];
+      "seek_accepted", "joined", "left", "tournament_opened", "tournament_started", "tournament_ended"];
     if (m.event === "hello") return;
     if (m.event === "notice" && m.code === "resume_code" && m.resume && m.name) keepResumeCode(m.name, m.resume);
     if (m.event === "match_over") { matchOver = m; if (state) drawTable(); }
@@ -202,6 +202,7 @@
           onclick: () => act("decline_seek", { seek: s.seek }).then(refreshLobby) }) : null));
     }
     if (!seekList.children.length) seekList.append(el("li", { class: "empty", text: L("no_seeks") }));
+    drawTournaments(await send("tournaments"));
     const whoList = $("who");
     whoList.replaceChildren();
     const names = $("who-names");
@@ -214,6 +215,65 @@
         other ? el("button", { type: "button", class: "secondary", "data-action": "challenge", text: L("challenge"), onclick: () => challenge(p.name) }) : null));
       if (other) names.append(el("option", { value: p.name }));
     }
+  }
+  // -- tournaments (docs/protocol.md: the tournament_* commands) --------------------------------
+  let standingsOf = null;  // the event whose standings are shown under the list
+  function minutes(at) { return Math.max(1, Math.ceil((at * 1000 - Date.now()) / 60000)); }
+  function tournamentFacts(t) {
+    const facts = [L(t.kind === "swiss" ? "tour_swiss" : "tour_arena"), L(t.rules), L("seats_n", { n: t.seats })];
+    if (t.phase === "over") facts.push(L("tour_over"));
+    else if (t.phase === "waiting") facts.push(L("tour_starts", { n: minutes(t.starts_at) }));
+    else if (t.kind === "swiss") facts.push(L("tour_round", { n: t.round, m: t.rounds }));
+    else if (typeof t.ends_at === "number") facts.push(L("tour_ends", { n: minutes(t.ends_at) }));
+    facts.push(L("tour_entrants", { n: t.entrants }));
+    if (t.joined) facts.push(L("tour_joined"));
+    return t.id + " · " + facts.join(" · ");
+  }
+  function drawTournaments(reply) {
+    const box = $("tournaments-box");
+    box.hidden = reply.type !== "ok";  // a server without tournaments
+    if (box.hidden) return;
+    const list = $("tournaments");
+    list.replaceChildren();
+    for (const t of (reply.tournaments || [])) {
+      const open = t.phase !== "over";
+      list.append(el("li", { "data-tournament": t.id }, el("span", { text: tournamentFacts(t) }),
+        open && !t.joined ? el("button", { type: "button", "data-action": "tournament_join", text: L("tour_join"),
+          onclick: () => act("tournament_join", { tournament: t.id }).then(refreshLobby) }) : null,
+        open && t.joined ? el("button", { type: "button", class: "secondary", "data-action": "tournament_leave",
+          text: L("tour_leave"), onclick: () => act("tournament_leave", { tournament: t.id }).then(refreshLobby) }) : null,
+        el("button", { type: "button", class: "secondary", "data-action": "tournament_standings", text: L("tour_standings"),
+          onclick: () => showStandings(t.id) }),
+        t.phase === "running" && t.tables ? el("button", { type: "button", class: "secondary", "data-action": "tournament_watch",
+          text: L("watch"), onclick: () => act("tournament_watch", { tournament: t.id }).then(afterSeat) }) : null));
+    }
+    if (!list.children.length) list.append(el("li", { class: "empty", text: L("no_tournaments") }));
+    if (standingsOf) showStandings(standingsOf);
+  }
+  async function showStandings(tid) {
+    const reply = await act("tournament_standings", { tournament: tid });
+    const box = $("tournament-standings");
+    if (reply.type !== "ok") { standingsOf = null; box.hidden = true; return; }
+    standingsOf = tid;
+    const head = el("tr", {}, ...["tour_rank", "name", "tour_points", ...(reply.kind === "swiss" ? ["tour_opp"] : []),
+      "tour_games", "tour_wins", "tour_notes"].map((k) => el("th", { scope: "col", text: L(k),
+        title: k === "tour_opp" ? L("tour_opponents") : null })));
+    const body = el("tbody");
+    for (const line of (reply.lines || [])) {
+      const mine = me && line.name === me.name;
+      const notes = [];
+      if (line.fire) notes.push(L("tour_fire"));
+      if (line.provisional) notes.push(L("tour_provisional"));
+      if (line.status === "left") notes.push(L("tour_left"));
+      body.append(el("tr", { class: mine ? "mine" : "", "aria-current": mine ? "true" : null },
+        el("td", { text: String(line.rank) }), el("th", { scope: "row", text: line.name }), el("td", { text: String(line.points) }),
+        reply.kind === "swiss" ? el("td", { text: String(line.opponents) }) : null,
+        el("td", { text: String(line.games) }), el("td", { text: String(line.wins) }), el("td", { text: notes.join(", ") })));
+    }
+    box.replaceChildren(el("table", {}, el("caption", { text: L(reply.final ? "tour_final" : "tour_live", { id: tid }) }),
+      el("thead", {}, head), body),
+      el("button", { type: "button", class: "secondary", text: L("close"), onclick: () => { standingsOf = null; box.hidden = true; } }));
+    box.hidden = false;
   }
   function afterSeat(reply) { if (reply.type === "ok" && reply.room) showTable(); }
   async function join(room) { afterSeat(await act("join", { room: room })); }

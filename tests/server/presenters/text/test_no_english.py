@@ -35,6 +35,7 @@ stake rounds round seats seat level easy hard fill rated unrated free seek seeks
 withdraw cancel friend friends sit play pass cut give bid sell keep turn offer verify replay history
 leaderboard whoami register login say tell reply message profile finger ignore the and you your with
 for not from this that there time staff clear set player players chips chip room rooms table
+tournament tournaments swiss standings entrant entrants streak bye byes scoring organised wins games
 """
 ENGLISH = frozenset(_ENGLISH_WORDS.split())
 """English words that are no word of French or Spanish (``on`` is a French pronoun: checked apart)."""
@@ -67,10 +68,16 @@ class Viewer:
 LOBBY_LINES = {
     "fr": ["aide", "aide équipe", "créer", "créer presidnt", "créer président 4 5 6", "couleur peut-être",
            "couleur", "unicode peut-être", "passeauto peut-être", "défier", "chercher président tdc 4 mise=3 xx",
-           "ami", "largeur 3", "graine", "vérifier", "bannir", "bannir ana jamais"],
+           "ami", "largeur 3", "graine", "vérifier", "bannir", "bannir ana jamais", "aide tournoi", "tournoi",
+           "tournoi créer", "tournoi créer arène presidnt", "tournoi créer arène bots=peut", "tournoi rejoindre",
+           "tournoi créer suisse 1h", "tournoi créer arène dans demain", "tournoi danser", "tournoi créer arène "
+           "durée=longtemps", "tournoi créer arène points=beaucoup", "tournoi créer arène retard=bof"],
     "es": ["ayuda", "ayuda equipo", "crear", "crear presidnte", "crear presidente 4 5 6", "color quizás",
            "color", "unicode quizás", "pasoauto quizás", "desafiar", "buscar presidente tdc 4 apuesta=3 xx",
-           "amigo", "ancho 3", "semilla", "verificar", "banear", "banear ana nunca"],
+           "amigo", "ancho 3", "semilla", "verificar", "banear", "banear ana nunca", "ayuda torneo", "torneo",
+           "torneo crear", "torneo crear arena presidnte", "torneo crear arena bots=quizás", "torneo unirse",
+           "torneo crear suizo 1h", "torneo crear arena en mañana", "torneo bailar", "torneo crear arena "
+           "duración=mucho", "torneo crear arena puntos=muchos", "torneo crear arena tarde=bah"],
 }
 
 SEEK = {"seek": 2, "name": "marc", "game": "president", "rules": "tdc", "seats": 4, "bots": 0, "bot_level": "normal",
@@ -89,6 +96,28 @@ REPLIES: list[tuple[str, dict[str, Any]]] = [
                                                            "matches": 1}]}),
     ("leaderboard", {"game": "president", "rules": "tdc", "by": "chips", "leaderboard": [],
                      "you": {"name": "zoe", "rounds": 2, "chips": 4, "points": 0, "matches": 0, "provisional": True}}),
+    ("tournaments", {"tournaments": []}),
+    ("tournaments", {"tournaments": [
+        {"id": "e3", "kind": "arena", "game": "president", "rules": "tdc", "seats": 4, "phase": "waiting",
+         "entrants": 5, "playing": 0, "tables": 0, "starts_at": 4e9, "ends_at": 4e9 + 3600, "organiser": "ana",
+         "scoring": "place", "joined": True},
+        {"id": "e4", "kind": "swiss", "game": "speculation", "rules": "speculation", "seats": 5, "phase": "running",
+         "entrants": 12, "playing": 10, "tables": 2, "starts_at": 1e9, "round": 2, "rounds": 5, "organiser": "ana",
+         "scoring": "chips", "joined": False},
+        {"id": "e5", "kind": "arena", "game": "president", "rules": "classic", "seats": 4, "phase": "running",
+         "entrants": 8, "playing": 8, "tables": 2, "starts_at": 1e9, "ends_at": 1e9, "organiser": "ana",
+         "scoring": "place", "joined": False}]}),
+    ("tournament_standings", {"tournament": "e4", "kind": "swiss", "final": True, "you": "zoe", "lines": [
+        {"rank": 1, "name": "ana", "points": 250, "opponents": 400, "games": 3, "wins": 2, "byes": 1, "fire": True,
+         "provisional": True, "status": "left"},
+        {"rank": 2, "name": "zoe", "points": 100, "opponents": 300, "games": 3, "wins": 1, "byes": 0,
+         "fire": False, "provisional": False, "status": "active"}]}),
+    ("tournament_standings", {"tournament": "e4", "lines": []}),
+    ("tournament_create", {"tournament": "e3"}),
+    ("tournament_join", {"tournament": "e3"}),
+    ("tournament_leave", {"tournament": "e3"}),
+    ("tournament_stop", {"tournament": "e3"}),
+    ("tournament_watch", {"room": 4}),
     ("verify", {"round": "r1-ab-1", "ok": True, "names": ["zoe", "bob"], "steps": [
         {"code": "contributions", "result": "pass", "values": {"given": [1], "none": [0]}},
         {"code": "own_contribution", "result": "pass", "values": {"seat": 0, "sent": None, "found": None}}]}),
@@ -100,6 +129,18 @@ EVENTS = [
     {"event": "passed", "seat": 0, "auto": True, "forced": True},
     {"event": "chat", "name": "bob", "text": "bien joué"},
     {"event": "commitment", "round": 1, "commitment": "ab" * 32, "window": 2, "given": [], "game": "president"},
+    {"event": "tournament_opened", "tournament": "e3", "kind": "swiss", "game": "president", "rules": "classic",
+     "seats": 4, "organiser": "ana", "starts_at": 4e9},
+    {"event": "tournament_started", "tournament": "e3", "kind": "arena", "entrants": 9},
+    {"event": "tournament_round", "tournament": "e3", "round": 2, "rounds": 4, "tables": 2, "byes": ["bob", "ana"]},
+    {"event": "tournament_seated", "tournament": "e3", "room": 12, "seat": 2, "round": 2},
+    {"event": "tournament_bye", "tournament": "e3", "round": 3, "points": 50, "late": False},
+    {"event": "tournament_bye", "tournament": "e3", "round": 1, "points": 50, "late": True},
+    {"event": "tournament_scored", "tournament": "e3", "room": 12, "round": 2, "results": [
+        {"name": "ana", "place": 1, "points": 100}, {"name": None, "place": 2, "points": 0}]},
+    *({"event": "tournament_ended", "tournament": "e3", "reason": r, "top": [{"rank": 1, "name": "ana",
+                                                                             "points": 300}]}
+      for r in ("time", "rounds", "stopped", "too_few")),
 ]
 
 
@@ -123,6 +164,16 @@ def _said(lang: str) -> list[str]:
     out += [event_text(lang, e, ["zoe", "bob", "carmen", "dmitri"], 0, STYLE) for e in EVENTS]
     for code, params in [("bad_argument", {"arg": "on"}), ("bad_argument", {"arg": "rules"}),
                          ("bad_argument", {"arg": "free"}), ("bad_argument", {"arg": "game"}),
+                         ("no_such_tournament", {"tournament": "e9"}), ("not_allowed", {"reason": "guest"}),
+                         ("not_allowed", {"reason": "staff_only"}), ("not_allowed", {"reason": "organiser_only"}),
+                         *(("bad_option", {"name": n, "value": 3}) for n in (
+                             "kind", "game", "rules", "seats", "start", "length", "event_rounds", "rounds",
+                             "min_seats", "max_entrants", "scoring", "late", "stake", "ante", "turn_seconds",
+                             "streak", "bots", "rated", "round_pause", "bot_wait", "rematch_wait", "bot_level")),
+                         ("not_allowed", {"reason": "cluster"}), ("not_allowed", {"reason": "tournament"}),
+                         ("tournament_not_open", {"tournament": "e3"}), ("tournament_full", {}),
+                         ("tournament_already_entered", {"tournament": "e3"}),
+                         ("tournament_not_entered", {"tournament": "e3"}),
                          ("illegal_play", {"reason": "too_weak", "legal": {"plays": [[r, 1] for r in "789QKA"],
                                                                            "pass": True}})]:
         out.append(error_message(lang, code, **params))

@@ -222,6 +222,20 @@ def test_a_match_end_says_what_a_player_can_do_next() -> None:
     assert "revanche" not in watcher  # a spectator has no rematch to ask for
 
 
+def test_a_tournament_tables_end_says_the_event_seats_the_player_next_not_rematch() -> None:
+    """A tournament's table plays one match (no rematch there): the person hears the event goes on."""
+    over = {"event": "match_over", "room": "r3", "winners": [0], "totals": [5, 3, 1]}
+    seated = {"event": "tournament_seated", "tournament": "e2", "room": "r3", "seat": 0, "round": 1}
+    for lang, said, absent in (("fr", "Cette partie compte pour le tournoi e2", "revanche"),
+                               ("es", "Esta partida cuenta para el torneo e2", "revancha"),
+                               ("en", "This game counts for tournament e2", "rematch")):
+        presenter = TextPresenter(Viewer(_state(), lang=lang))
+        presenter.event(seated, None, None)
+        text = presenter.event(over, ("Zoé", "Bob", "Carmen"), 0)
+        assert said in text and absent not in text, text
+    assert "revanche" in TextPresenter(Viewer(_state())).event(over, ("Zoé", "Bob", "Carmen"), 0)
+
+
 def test_a_speculation_board_counts_deals_as_its_table_calls_them() -> None:
     """The Speculation board said "3 manches" / "3 rondas" under a table that says "donne 1/8": its
     counts are deals; a Président board's are rounds."""
