@@ -29,7 +29,7 @@ import contextlib
 import itertools
 import logging
 import random
-from collections.abc import Callable, Coroutine, Mapping, MutableMapping
+from collections.abc import Callable, Coroutine, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from redis.exceptions import RedisError
@@ -224,12 +224,12 @@ class Events:
 
     # -- HallCluster: people of other nodes seated here ----------------------------------------------
 
-    async def seat(self, room: Room, name: str) -> bool:
+    async def seat(self, room: Room, name: str, finished: Sequence[str]) -> bool:
         node = await self._node_of(name_key(name))
         if node is None:
             return False
         try:
-            await self._ask(node, {"t": "tseat", "rid": room.id, "key": name_key(name)})
+            await self._ask(node, {"t": "tseat", "rid": room.id, "key": name_key(name), "free": list(finished)})
         except CommandError as exc:
             log.info("%s could not sit at %s from node %s (%s)", name, room.id, node, exc.code)
             return False
@@ -289,10 +289,16 @@ class Events:
             self._answer(sender, req, error=CommandError("not_online"))
             return
         player = found[0]
+        free = msg.get("free")
+        here = player.room
         try:
-            if player.room is not None and player.room.id != rid:
+            if here is not None and here.id != rid:
+                finished = (isinstance(here, Room) and here.table.status == "over") or \
+                    (isinstance(free, list) and here.id in free)
+                if player.seat is not None and not finished:
+                    raise CommandError("already_in_room", room=here.id)  # at another table: absent
                 with contextlib.suppress(CommandError):
-                    await player.room.submit(player, "leave", {})
+                    await here.submit(player, "leave", {})
             place = self.relay.place(rid, sender)
             if player.room is not place:
                 await place.submit(player, "join", {})

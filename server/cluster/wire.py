@@ -18,7 +18,7 @@ owner → front
     ``gone`` ``rid key`` — the person is no longer at the table; ``close`` ``key reason``
 a tournament's (:mod:`server.cluster.events`; answered by ``reply``)
     ``tcmd`` ``req cmd args name staff`` — front → the event's owner: a ``tournament_*`` command
-    ``tseat`` ``req rid key`` — the event's owner → a person's front: join them at that table
+    ``tseat`` ``req rid key free`` — the event's owner → a person's front: join them at that table
 either
     ``batch`` ``msgs`` — several of the above for one node, in the order they were made
 

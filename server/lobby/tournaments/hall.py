@@ -83,6 +83,7 @@ class Hall:
         self.links: dict[str, TableLink] = {}  # room id -> the event's table it is
         self.opening: dict[str, TableLink] = {}  # the event's table name -> its link, while seated
         self.far: dict[str, TableLink] = {}  # room id -> the event's table another node holds (a take-over)
+        self.done_far: set[str] = set()  # those of them reported over: their people may be made to leave them
         self.cluster: HallCluster = Alone()  # a cluster node's: server/cluster/events.py
 
     # -- writes: the one place a cluster owner's fence goes ------------------------------------------
@@ -370,12 +371,14 @@ class Hall:
         return [n for n in names if n in elsewhere or n in here]
 
     async def _free(self, name: str) -> None:
-        """A person the event seats leaves the room they watch, or the finished table they sit at."""
+        """A person the event seats leaves the room they watch, or the finished table they sit at (here,
+        or an event's table another node holds whose result was reported)."""
         player = self.lobby.players.get(name_key(name))
         place = player.room if player is not None else None
         if player is None or place is None:
             return
-        if player.seat is None or (isinstance(place, Room) and place.table.status == "over"):
+        if player.seat is None or (isinstance(place, Room) and place.table.status == "over") or \
+                place.id in self.done_far:
             with contextlib.suppress(CommandError):
                 await place.submit(player, "leave", {})
 
@@ -387,7 +390,7 @@ class Hall:
 
         async def join(name: str) -> str | None:
             if name in elsewhere:  # their own node joins them, as a person joins another node's table
-                return None if await self.cluster.seat(room, name) else name
+                return None if await self.cluster.seat(room, name, sorted(self.done_far)) else name
             player = self.lobby.players.get(name_key(name))
             if player is None:
                 return name

@@ -72,9 +72,11 @@ class HallCluster(Protocol):
         """The events the other nodes run, as ``tournaments`` lists them for ``asker``."""
         ...
 
-    async def seat(self, room: Room, name: str) -> bool:
+    async def seat(self, room: Room, name: str, finished: Sequence[str]) -> bool:
         """Seat ``name``, online at another node, at this node's ``room`` (their node joins it as a
-        person joins a table of another node); whether they sat."""
+        person joins a table of another node); whether they sat. Their node makes them leave the
+        room they watch, or a finished table: one of its own, or of ``finished`` (the event's tables
+        held by other nodes whose result was reported); seated at another table, they do not sit."""
         ...
 
 
@@ -105,7 +107,7 @@ class Alone:
     async def listing(self, asker: str | None) -> list[dict[str, JSONValue]]:
         return []
 
-    async def seat(self, room: Room, name: str) -> bool:
+    async def seat(self, room: Room, name: str, finished: Sequence[str]) -> bool:
         return False
 
 

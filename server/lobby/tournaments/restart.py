@@ -49,6 +49,8 @@ class Hall(EventHost, Protocol):
     @property
     def far(self) -> MutableMapping[str, TableLink]: ...
     @property
+    def done_far(self) -> set[str]: ...
+    @property
     def clock(self) -> Callable[[], float]: ...
 
     async def report(self, link: TableLink, record: RoundRecord) -> None: ...
@@ -182,6 +184,7 @@ async def follow_far(hall: Hall) -> None:
                 link.rounds = [r.result for r in found if not is_match(r)]
                 result = link.result(done)
                 del hall.far[rid]
+                hall.done_far.add(rid)
                 shell.tell(result if result is not None else TableAborted(link.table))
                 continue
             stored = await hall.lobby.store.tables.get(rid)
@@ -192,6 +195,7 @@ async def follow_far(hall: Hall) -> None:
             link.rounds = [r.result for r in again if not is_match(r)]
             result = link.result(done) if done is not None else None
             del hall.far[rid]
+            hall.done_far.add(rid)
             shell.tell(result if result is not None else TableAborted(link.table))
 
 

@@ -20,6 +20,7 @@ from server.protocol import CommandError
 from server.storage.api import Fence, Op, OpResult, StaleOwner
 from server.storage.api_tournaments import StoredTournament
 from tests.server.cluster.fakes import FakeBus, FakeLobby
+from tests.server.lobby.fakes import online
 
 
 class Clock:
@@ -257,3 +258,41 @@ async def test_an_event_whose_owner_lives_or_whose_lease_is_held_is_left_alone()
     node.store.stored = stored()
     await events.claim()
     assert node.hall.adopted == [] and node.store.applied == []
+
+
+async def test_a_person_s_node_does_not_take_them_from_another_table_to_seat_them() -> None:
+    events, node, relay, _ = part()
+    ana = online("Ana")
+    node.players[ana.key] = ana
+    elsewhere = relay.place("r3", "n3")  # a table of another node, still playing
+    ana.room, ana.seat = elsewhere, 1
+    events.handle({"t": "tseat", "req": "n2.t9", "rid": "r5", "key": ana.key, "free": []}, "n2")
+    await node.settle()
+    await asyncio.sleep(0)
+    replies = [m for _, m in node.bus.sent if m.get("t") == "reply"]
+    assert replies and replies[-1]["err"] == "already_in_room" and ana.room is elsewhere
+    assert not [m for _, m in node.bus.sent if m.get("t") == "cmd"]  # no leave, no join
+
+
+async def test_a_person_leaves_the_event_s_finished_table_on_another_node_and_joins_the_next() -> None:
+    events, node, relay, _ = part()
+    ana = online("Ana")
+    node.players[ana.key] = ana
+    finished = relay.place("r3", "n3")  # the event's table, taken over by n3 and reported over
+    ana.room, ana.seat = finished, 1
+    events.handle({"t": "tseat", "req": "n2.t9", "rid": "r5", "key": ana.key, "free": ["r3"]}, "n2")
+    for _ in range(5):
+        await asyncio.sleep(0)
+    cmds = [(to, m) for to, m in node.bus.sent if m.get("t") == "cmd"]
+    assert cmds and cmds[0][0] == "n3" and cmds[0][1]["cmd"] == "leave"
+    relay.handle({"t": "reply", "req": cmds[0][1]["req"], "ok": {}, "from": "n3"}, "n3")
+    ana.room = None  # (n3's ``gone``)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    cmds = [(to, m) for to, m in node.bus.sent if m.get("t") == "cmd"]
+    assert cmds[-1][0] == "n2" and cmds[-1][1]["cmd"] == "join" and cmds[-1][1]["rid"] == "r5"
+    relay.handle({"t": "reply", "req": cmds[-1][1]["req"], "ok": {"room": "r5", "seat": 0}, "from": "n2"}, "n2")
+    await node.settle()
+    await asyncio.sleep(0)
+    replies = [m for _, m in node.bus.sent if m.get("t") == "reply"]
+    assert replies[-1] == {"t": "reply", "req": "n2.t9", "ok": {"room": "r5"}}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -17,9 +18,10 @@ from server.lobby.tournaments.hall import Hall, NotOwner
 from server.lobby.tournaments.shell import EventShell
 from server.protocol import Args, CommandError, JSONValue
 from server.rooms.room import Room
-from server.storage.api import Fence, Op, OpResult, StaleOwner
+from server.lobby.tournaments.tables import TableLink
+from server.storage.api import Fence, Op, OpResult, RoundRecord, StaleOwner
 from server.storage.api_tournaments import TournamentLog
-from server.tournaments import ArenaConfig, ArenaDirector, Join, Started
+from server.tournaments import ArenaConfig, ArenaDirector, Join, Started, TableAborted, TableOver
 from tests.server.lobby.tournaments.test_hall import Lobby
 
 
@@ -59,7 +61,7 @@ class Cluster:
     async def listing(self, asker: str | None) -> list[dict[str, JSONValue]]:
         return []
 
-    async def seat(self, room: Room, name: str) -> bool:
+    async def seat(self, room: Room, name: str, finished: Sequence[str]) -> bool:
         return False
 
 
@@ -181,10 +183,50 @@ async def test_a_person_online_at_another_node_is_seated_through_the_cluster() -
     hall.cluster = cluster
     asked: list[str] = []
 
-    async def seat(room: Room, name: str) -> bool:
+    async def seat(room: Room, name: str, finished: Sequence[str]) -> bool:
         asked.append(name)
         return True
 
     cluster.seat = seat  # type: ignore[method-assign]
     assert hall.can_sit(["ana", "bob"]) == ["bob"]  # ana is not online; bob is, at another node
     assert await hall._seat(object(), ["bob", None]) == [] and asked == ["bob"]  # type: ignore[arg-type]
+
+
+class Rounds:
+    """The store's records of the event's tables, and their status."""
+
+    def __init__(self) -> None:
+        self.records: list[RoundRecord] = []
+        self.status: dict[str, str] = {}
+        self.tournaments = self
+        self.tables = self
+
+    async def rounds(self, tid: str) -> list[RoundRecord]:
+        return list(self.records)
+
+    async def get(self, rid: str) -> Any:
+        status = self.status.get(rid)
+        return None if status is None else SimpleNamespace(status=status)
+
+
+async def test_a_table_another_node_holds_is_reported_from_the_store_once_its_match_is_recorded() -> None:
+    lobby, clock = Lobby(), [1000.0]
+    store = Rounds()
+    lobby.store = store  # type: ignore[assignment]
+    hall = Performed(lobby)
+    shell = event(hall, clock)
+    told: list[object] = []
+    shell.tell = told.append  # type: ignore[method-assign]
+    hall.far["r7"] = TableLink("e1", "e1.1", 0, ("ana", None, "bob"), order=[0, 2, 1])
+    hall.far["r8"] = TableLink("e1", "e1.2", 0, ("cid", "dan", None), order=[0, 1, 2])
+    store.status.update(r7="open", r8="open")
+    await hall.follow_far()
+    assert told == [] and set(hall.far) == {"r7", "r8"}  # both still playing at the other node
+    store.records.append(RoundRecord(round_id="r7-u1-match", game="president", rules="classic", seats=[],
+                                     config={}, log=[], result={"event": "match_over", "totals": [9, 3, 5]}))
+    store.status["r8"] = "aside"  # closed there without a match
+    await hall.follow_far()
+    assert told == [TableOver("e1.1", (1, 2, 3), (0, 0, 0)), TableAborted("e1.2")]
+    assert hall.far == {} and hall.done_far == {"r7", "r8"}
+    await hall.follow_far()
+    assert len(told) == 2  # reported once
