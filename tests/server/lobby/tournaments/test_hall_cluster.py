@@ -16,9 +16,9 @@ import pytest
 from server.lobby.tournaments.acts import act
 from server.lobby.tournaments.hall import Hall, NotOwner
 from server.lobby.tournaments.shell import EventShell
+from server.lobby.tournaments.tables import TableLink
 from server.protocol import Args, CommandError, JSONValue
 from server.rooms.room import Room
-from server.lobby.tournaments.tables import TableLink
 from server.storage.api import Fence, Op, OpResult, RoundRecord, StaleOwner
 from server.storage.api_tournaments import TournamentLog
 from server.tournaments import ArenaConfig, ArenaDirector, Join, Started, TableAborted, TableOver
