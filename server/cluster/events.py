@@ -138,12 +138,16 @@ class Events:
             raise CommandError("server_trouble")
         try:
             held = await leases.take(fence_key(tid))
-            if held is None:
-                raise CommandError("server_trouble")
-            self.epochs[tid] = held.epoch  # a new event: its first write sets its fence
-            self._fenced.discard(fence_key(tid))
+        except (RedisError, OSError):
+            raise CommandError("server_trouble") from None
+        if held is None:
+            raise CommandError("server_trouble")
+        self.epochs[tid] = held.epoch  # a new event: its first write sets its fence
+        self._fenced.discard(fence_key(tid))
+        try:
             await self.redis.hset(wire.TOURNAMENTS_KEY, tid, self.node)
         except (RedisError, OSError):
+            self.over(tid)
             raise CommandError("server_trouble") from None
 
     def over(self, tid: str) -> None:

@@ -122,7 +122,11 @@ class Hall:
         if self.lobby.closing:
             raise CommandError("shutting_down")
         await self.cluster.own(config.id)  # (a cluster: its lease, before its first write)
-        await self.write(config.id, [TournamentOpened(config.id, config.to_dict(), organiser)])
+        try:
+            await self.write(config.id, [TournamentOpened(config.id, config.to_dict(), organiser)])
+        except BaseException:
+            self.cluster.over(config.id)  # no event: its lease and listing given up
+            raise
         shell = EventShell(director_for(config), self, self.clock, organiser=organiser)
         self.events[config.id] = shell
         shell.start()

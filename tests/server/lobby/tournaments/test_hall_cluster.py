@@ -230,3 +230,17 @@ async def test_a_table_another_node_holds_is_reported_from_the_store_once_its_ma
     assert hall.far == {} and hall.done_far == {"r7", "r8"}
     await hall.follow_far()
     assert len(told) == 2  # reported once
+
+
+async def test_an_event_whose_first_write_fails_gives_its_lease_up() -> None:
+    lobby, cluster = Lobby(), Cluster()
+    hall = Hall(lobby)  # type: ignore[arg-type]
+    hall.cluster = cluster
+
+    async def away(ops: Sequence[Op]) -> list[OpResult]:
+        raise OSError("the database is away")
+
+    lobby.store.apply = away  # type: ignore[method-assign]
+    with pytest.raises(OSError):
+        await hall.open(ArenaConfig(id="e5", seats=3, starts_at=0.0, length=10, seed="ab"), "ora")
+    assert cluster.ended == ["e5"] and "e5" not in hall.events
