@@ -73,6 +73,42 @@ async def test_entrants_on_two_nodes_play_an_arena_to_its_end(nodes):
             await c.close()
 
 
+async def test_a_swiss_event_with_entrants_on_three_nodes_is_played_to_its_end(nodes):
+    """Seven entrants spread over three nodes, tables of three: every round's announcement and
+    each bye reach their node; the event's history and finger are any node's."""
+    runs = await nodes(3, **FAST)
+    names = ["ana", "bob", "cid", "dan", "eve", "fay", "gus"]
+    clients = [await account(runs[i % 3], n) for i, n in enumerate(names)]
+    try:
+        entrants = [Entrant(c, n) for c, n in zip(clients, names, strict=True)]
+        tid = (await clients[1].request("tournament_create", kind="swiss", game="president", rules="classic",
+                                        seats=3, rounds=1, start=0.5, event_rounds=2, round_pause=0))["tournament"]
+        for c in clients:
+            await c.request("tournament_join", tournament=tid)
+        ended = await asyncio.wait_for(asyncio.gather(*(e.play(tid) for e in entrants)), 40)
+        assert all(e["reason"] == "rounds" for e in ended)
+        for e in entrants:
+            assert [ev["round"] for ev in e.events if ev["event"] == "tournament_round"] == [1, 2]
+        byes = [ev for e in entrants for ev in e.events if ev["event"] == "tournament_bye"]
+        assert len(byes) == 2 and len({b["round"] for b in byes}) == 2
+        final = await clients[2].request("tournament_standings", tournament=tid)
+        assert final["final"] and all(line["games"] + line["byes"] == 2 for line in final["lines"])
+        stored = await runs[0].store.tournaments.export(tid)
+        assert stored is not None and stored["status"] == "over"
+        record = EventRecord.from_dict(stored["record"])
+        replay(record)
+        assert seated_once(stored["record"]["entries"]) == 4
+        assert [(s.name, s.points, s.rank) for s in standings(record).lines] == [
+            (line["name"], line["points"], line["rank"]) for line in final["lines"]]
+        winner = final["lines"][0]["name"]
+        finger = await clients[0].request("finger", name=winner)
+        assert finger["tournament_best"] == 1
+        assert (await runs[0].store.ledger.audit()).ok
+    finally:
+        for c in clients:
+            await c.close()
+
+
 async def watch_a_table(client: Client, tid: str, timeout: float = 10.0) -> str:
     """The room ``client`` watches through ``tournament_watch``, once the event has a table under way."""
     loop = asyncio.get_running_loop()
