@@ -68,6 +68,9 @@ def _ev_extended(t: T, lang: str, e: Push, names: Sequence[str], you: int | None
 @event("room_created", seats=ANYONE)
 def _ev_room_created(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     game = table_name(lang, text_of(e.get("game")), text_of(e.get("rules")))
+    if e.get("tournament"):  # its people are seated by the event: one watches it, nobody joins
+        return t.gettext("Room {room} of tournament {tournament} opens: {game} (watch {room}).").format(
+            room=e.get("room"), tournament=e.get("tournament"), game=game)
     who = e.get("name") or e.get("by")
     if not who:  # someone who hides where they sit
         return t.gettext("Room {room} opens: {game} (join {room}).").format(room=e.get("room"), game=game)

@@ -46,7 +46,7 @@ from server.table.clocks import Clocks
 from server.table.fair import Entropy, ExplicitSeed, FairDeals
 from server.table.io import Command, Connected, Disconnected, Member, Outputs, Refused, Reply, Shutdown
 from server.table.matchlog import MatchLog
-from server.table.people import Seating
+from server.table.people import TOURNAMENT, Seating
 from server.table.rounds import RoundCycle
 from server.table.seats import Seat
 from server.table.sender import Sender
@@ -133,7 +133,7 @@ class Table:
 
     def summary(self) -> JSONObject:
         match = self.game.match
-        return {
+        summary: JSONObject = {
             "room": self.id,
             "game": self.opts.game,
             "rules": self.opts.rules,
@@ -148,6 +148,10 @@ class Table:
             "turn_seconds": self.opts.turn_seconds,
             "round": match.round if match is not None else 0,
         }
+        tournament = self.opts.extra.get(TOURNAMENT)
+        if isinstance(tournament, str):  # a tournament's table: its people are seated by the event
+            summary[TOURNAMENT] = tournament
+        return summary
 
     def state_for(self, seat: int | None, now: float) -> State:
         return build_state(self, seat, now)

@@ -198,7 +198,7 @@ class Hall:
             wanted = str(table).strip().lower()
             rooms = [r for r in rooms if r.id == wanted or r.id == "r" + wanted]
         if not rooms:
-            raise CommandError("no_such_room", room=str(table or shell.id)[:20])
+            raise CommandError("no_such_room", room=str(table or shell.id)[:20], tournament=shell.id)
         return rooms[0]
 
     def _links_of(self, tid: str, table: str) -> list[TableLink]:

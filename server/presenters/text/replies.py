@@ -68,6 +68,8 @@ def render_rooms(rooms: Sequence[Result], lang: str, style: TermStyle, total: JS
             head += f"  {count}/{seats}"
         if status:
             head += f"  {status}"
+        if r.get("tournament"):
+            head += "  " + t.gettext("tournament {tournament}").format(tournament=r.get("tournament"))
         lines.append(head)
         if who:
             lines += ["     " + w for w in wrap_text(who, style.width - 5)]  # every name, wrapped

@@ -110,7 +110,10 @@ async def test_news_of_an_event_and_its_top_table_to_watch(tmp_path):
                 break
             await asyncio.sleep(0.05)
         assert seated and seated[0]["seat"] in (0, 1, 2) and seated[0]["round"] == 1
-        assert (await watcher.request_raw("tournament_watch", tournament=tid, table=[1]))["code"] == "no_such_room"
+        refused = await watcher.request_raw("tournament_watch", tournament=tid, table=[1])
+        assert refused["code"] == "no_such_room" and refused["message"].startswith(f"Tournament {tid} has no table")
+        rooms = {r["room"]: r for r in (await watcher.request("rooms"))["rooms"]}
+        assert rooms[seated[0]["room"]]["tournament"] == tid  # listed as the event's table, to watch
         seen: list[dict] = []
         watcher.on_push = seen.append
         watched = await watcher.request("tournament_watch", tournament=tid)

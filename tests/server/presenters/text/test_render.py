@@ -288,6 +288,21 @@ def test_rooms_list_content():
     assert "Spéculation  8/9  en cours" in text
 
 
+def test_a_tournament_table_is_offered_to_watch_not_to_join():
+    """Its people are seated by the event: the news says whose table it is and how to watch it, and the
+    list of rooms marks it."""
+    opened = {"event": "room_created", "room": "r7", "game": "president", "rules": "classic", "seats": 4,
+              "name": "Ada", "tournament": "e2"}
+    style = TermStyle(80, True, False)
+    assert render_event(opened, "fr", style, [], None) == (
+        "La table r7 du tournoi e2 s’ouvre\u00a0: Président classique (regarder r7).")
+    assert "(mirar r7)" in (render_event(opened, "es", style, [], None) or "")
+    assert "join" not in (render_event(opened, "en", style, [], None) or "")
+    room = {"room": "r7", "game": "president", "rules": "classic", "seats": 4, "players": ["Ada", "Bob"],
+            "status": "playing", "tournament": "e2"}
+    assert "tournoi e2" in render_rooms([room], "fr", style)
+
+
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("what", ["play", "lead", "cut", "give", "turn", "sell", "bid"])
 def test_your_turn_alert_rings_and_fits(lang, what):
