@@ -461,10 +461,12 @@ class ClusterLobby(Lobby):
         return self.community.elsewhere(name)
 
     def reach(self, key: str, event: Push, *, reply_to: str | None = None) -> None:
+        self.relay.flush()  # (what this node made before it leaves first: see ``broadcast``)
         self.community.reach(key, event, reply_to)
 
     def tell_keys(self, keys: list[str], event: Push, but: Player | None = None) -> None:
         super().tell_keys(keys, event, but)
+        self.relay.flush()
         self.community.tell_keys(keys, event, but.key if but is not None else None)
 
     def shared_ignores(self, player: Player) -> None:
@@ -576,6 +578,10 @@ class ClusterLobby(Lobby):
 
     def broadcast(self, event: Push, *, news: bool = False) -> None:
         super().broadcast(event, news=news)
+        # what the relay made before this (a person's ``gone`` from a table: they are in the lobby
+        # again at their node) is published first: the lobby channel's message is published at once,
+        # the relay's at the end of the loop's turn, and a node reads both in the order published
+        self.relay.flush()
         self.bus.broadcast({"t": "news" if news else "chat", "ev": dict(event)})
 
     # -- messages -----------------------------------------------------------------------------------
