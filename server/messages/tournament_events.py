@@ -13,7 +13,6 @@ import gettext
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from server.messages.kit import ANYONE, T, event, text_of, to_float, to_int
 from server.messages.labels import table_name
@@ -75,11 +74,11 @@ def points_text(t: T, points: JSONValue) -> str:
     return str(t.ngettext("{n} pt", "{n} pts", abs(n)).format(n=n))
 
 
-def _tid(e: Mapping[str, Any]) -> str:
+def _tid(e: Mapping[str, object]) -> str:
     return str(e.get("tournament") or "?")
 
 
-def _what(t: T, lang: str, e: Mapping[str, Any]) -> str:
+def _what(t: T, lang: str, e: Push) -> str:
     """``arena, Président classic, 4 seats``."""
     parts = [kind_name(t, e.get("kind")), table_name(lang, text_of(e.get("game")), text_of(e.get("rules")))]
     seats = e.get("seats")
@@ -234,7 +233,7 @@ def _option_hint(t: gettext.NullTranslations, name: str) -> str | None:
     return fn() if fn is not None else None
 
 
-def refusal(t: gettext.NullTranslations, code: str, reason: str | None, p: Mapping[str, Any]) -> str | None:
+def refusal(t: gettext.NullTranslations, code: str, reason: str | None, p: Mapping[str, object]) -> str | None:
     """The sentence of a refused tournament command, or None (not one of them)."""
     tid = p.get("tournament")
     if code == "no_such_room" and tid:  # tournament_watch: no table of the event under way (to watch)
