@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from typing import Any
 
 import psycopg
 import pytest
@@ -22,7 +23,7 @@ from server.storage.cli import audit_location
 from server.tournaments import EventRecord, replay, standings
 from tests.e2e.cluster.test_failover import owner_of, until_owned
 from tests.kits.restart_kit import FAST_TIMERS, ServerProcess
-from tests.kits.tournamentkit import Entrant, account, seated_once
+from tests.kits.tournamentkit import Entrant, account, play_table, seated_once
 
 pytestmark = pytest.mark.e2e
 
@@ -132,10 +133,11 @@ def process_config(pg_url: str, redis_url: str, name: str) -> str:
 async def test_kill_9_of_the_events_owner_another_node_finishes_it(tmp_path, redis_server, pg_url):
     """The node running an arena (and its tables) is killed with SIGKILL while they play: the other
     node takes the event's lease, raises its fence, rebuilds it from its journal and its tables from
-    their logs, and the event goes on to its end. Nobody was seated twice at once, the standings
-    are those the stored record gives, the chips are conserved, and the dead owner's epoch is
-    refused by the fence."""
-    await kill_the_owner(tmp_path, redis_server, pg_url, {"ana": "n1", "bob": "n1", "cid": "n1"})
+    their logs, and the event goes on to its end; ana, connected to the dead node, logs in again at
+    the live one and plays on at her table. Nobody was seated twice at once, the standings are those
+    the stored record gives, the chips are conserved, and the dead owner's epoch is refused by the
+    fence."""
+    await kill_the_owner(tmp_path, redis_server, pg_url, {"ana": "n0", "bob": "n1", "cid": "n1"})
 
 
 async def test_kill_9_of_the_events_owner_two_nodes_share_what_it_ran(tmp_path, redis_server, pg_url):
@@ -147,8 +149,27 @@ async def test_kill_9_of_the_events_owner_two_nodes_share_what_it_ran(tmp_path, 
     await kill_the_owner(tmp_path, redis_server, pg_url, homes)
 
 
+async def come_back(entrant: Entrant, node: ServerProcess, tid: str, redis_server, live: set[str],
+                    clients: list[Client]) -> dict[str, Any]:
+    """``entrant`` logs in again at ``node`` once her table was taken over, plays on at it, then the
+    rest of the event."""
+    if entrant.rooms:
+        await until_owned(redis_server, entrant.rooms[-1:], live)
+        await asyncio.sleep(0.5)  # (two keep-alives: the new owner lists her seat)
+    client = await account(node, entrant.name, login=True)
+    clients.append(client)
+    again = Entrant(client, entrant.name)
+    room = (await client.request("whoami")).get("room")
+    assert room == (entrant.rooms[-1] if entrant.rooms else None)  # her seat found, wherever her table went
+    if room is not None:
+        await play_table(client, str(room), seen=again.states)
+    ended = await again.play(tid)
+    entrant.events += again.events
+    return ended
+
+
 async def kill_the_owner(tmp_path, redis_server, pg_url, homes: dict[str, str]) -> None:
-    names = ["n0", *sorted(set(homes.values()))]
+    names = sorted({"n0", *homes.values()})
     procs: dict[str, ServerProcess] = {}
     for name in names:
         (tmp_path / name).mkdir()
@@ -178,9 +199,15 @@ async def kill_the_owner(tmp_path, redis_server, pg_url, homes: dict[str, str]) 
         await n0.kill(signal.SIGKILL)
         live = set(names) - {"n0"}
         await until_owned(redis_server, [f"tour:{tid}"], live)
+        for i, node in enumerate(homes.values()):
+            if node == "n0":  # her connection died with n0: she logs in again at a live node
+                plays[i].cancel()
+                plays[i] = asyncio.ensure_future(come_back(entrants[i], procs[sorted(live)[0]], tid,
+                                                           redis_server, live, clients))
         ended = await asyncio.wait_for(asyncio.gather(*plays), 40)
         assert all(e["reason"] == "time" for e in ended)
-        final = await people[0].request("tournament_standings", tournament=tid)
+        asker = next(c for c, node in zip(people, homes.values(), strict=True) if node != "n0")
+        final = await asker.request("tournament_standings", tournament=tid)
         store = await open_store(pg_url, recover=False, exclusive=False)
         try:
             stored = await store.tournaments.export(tid)
