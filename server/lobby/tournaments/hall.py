@@ -84,6 +84,7 @@ class Hall:
         self.opening: dict[str, TableLink] = {}  # the event's table name -> its link, while seated
         self.far: dict[str, TableLink] = {}  # room id -> the event's table another node holds (a take-over)
         self.done_far: set[str] = set()  # those of them reported over: their people may be made to leave them
+        self.far_seated: dict[str, str] = {}  # name -> such a table they still sit at (no next table yet)
         self.cluster: HallCluster = Alone()  # a cluster node's: server/cluster/events.py
 
     # -- writes: the one place a cluster owner's fence goes ------------------------------------------
@@ -300,7 +301,7 @@ class Hall:
         at_tables = []
         for name in self._entrants(shell):
             player = self.lobby.players.get(name_key(name))
-            if player is not None and player.room is not None:
+            if (player is not None and player.room is not None) or name in self.far_seated:
                 at_tables.append(name)
         self.tell(at_tables, event)
 
@@ -361,6 +362,7 @@ class Hall:
         lobby.announce(room, shell.organiser or shell.id)
         for seat, person in enumerate(plan):
             if person is not None:
+                self.far_seated.pop(person, None)
                 self.tell([person], {"event": "tournament_seated", "tournament": shell.id, "room": room.id,
                                    "seat": seat, "round": effect.round})
         gone = [n for n in people if n not in can]

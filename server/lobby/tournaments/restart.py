@@ -51,6 +51,8 @@ class Hall(EventHost, Protocol):
     @property
     def done_far(self) -> set[str]: ...
     @property
+    def far_seated(self) -> MutableMapping[str, str]: ...
+    @property
     def clock(self) -> Callable[[], float]: ...
 
     async def report(self, link: TableLink, record: RoundRecord) -> None: ...
@@ -183,8 +185,7 @@ async def follow_far(hall: Hall) -> None:
             if done is not None:
                 link.rounds = [r.result for r in found if not is_match(r)]
                 result = link.result(done)
-                del hall.far[rid]
-                hall.done_far.add(rid)
+                _done_far(hall, rid, link)
                 shell.tell(result if result is not None else TableAborted(link.table))
                 continue
             stored = await hall.lobby.store.tables.get(rid)
@@ -194,9 +195,18 @@ async def follow_far(hall: Hall) -> None:
             done = next((r for r in again if is_match(r)), None)
             link.rounds = [r.result for r in again if not is_match(r)]
             result = link.result(done) if done is not None else None
-            del hall.far[rid]
-            hall.done_far.add(rid)
+            _done_far(hall, rid, link)
             shell.tell(result if result is not None else TableAborted(link.table))
+
+
+def _done_far(hall: Hall, rid: str, link: TableLink) -> None:
+    """Table ``rid`` of another node reported: its people, still seated there until their next table,
+    are told the event's news as people at a table are."""
+    del hall.far[rid]
+    hall.done_far.add(rid)
+    for name in link.seats:
+        if name is not None:
+            hall.far_seated[name] = rid
 
 
 def _table_of(hall: Hall, room_id: str, records: Sequence[RoundRecord]) -> str | None:

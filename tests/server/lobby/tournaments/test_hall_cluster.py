@@ -228,6 +228,7 @@ async def test_a_table_another_node_holds_is_reported_from_the_store_once_its_ma
     await hall.follow_far()
     assert told == [TableOver("e1.1", (1, 2, 3), (0, 0, 0)), TableAborted("e1.2")]
     assert hall.far == {} and hall.done_far == {"r7", "r8"}
+    assert hall.far_seated == {"ana": "r7", "bob": "r7", "cid": "r8", "dan": "r8"}  # told the news as at a table
     await hall.follow_far()
     assert len(told) == 2  # reported once
 
@@ -244,3 +245,20 @@ async def test_an_event_whose_first_write_fails_gives_its_lease_up() -> None:
     with pytest.raises(OSError):
         await hall.open(ArenaConfig(id="e5", seats=3, starts_at=0.0, length=10, seed="ab"), "ora")
     assert cluster.ended == ["e5"] and "e5" not in hall.events
+
+
+async def test_the_people_still_at_a_finished_table_of_another_node_hear_the_event_s_news() -> None:
+    lobby, cluster, clock = Lobby(), Cluster(), [1000.0]
+    hall = Performed(lobby)
+    hall.cluster = cluster
+    shell = event(hall, clock)
+    shell.start()
+    await joined(shell)
+    reached: list[tuple[str, object]] = []
+    lobby.elsewhere = lambda name: {"name": name} if name == "bob" else None  # type: ignore[method-assign]
+    lobby.reach = lambda key, event, reply_to=None: reached.append((key, event))  # type: ignore[method-assign]
+    hall.far_seated["bob"] = "r7"  # bob's node still seats him at r7, over, held by a third node
+    hall._news(shell, {"event": "tournament_ended", "tournament": "e1"})
+    assert lobby.news == [{"event": "tournament_ended", "tournament": "e1"}]  # the lobbies
+    assert reached == [("bob", {"event": "tournament_ended", "tournament": "e1"})]  # and bob, at his table
+    await shell.stop()
