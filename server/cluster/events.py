@@ -171,8 +171,7 @@ class Events:
         """The lease book's ``key`` was lost (not renewed in time, or another node holds it): if it is
         an event's, the event stops here at once."""
         tid = event_of(key)
-        if tid is not None:
-            self.epochs.pop(tid, None)
+        if tid is not None and self.epochs.pop(tid, None) is not None:  # (not one over here, its lease let go)
             self.hall.stale(tid)
 
     # -- HallCluster: the other nodes' events ------------------------------------------------------

@@ -262,9 +262,10 @@ class Hall:
         """This node no longer owns event ``tid`` (its lease lost, a write refused by its fence): it
         stops driving it at once (nothing more is written, performed or announced here) and forgets
         it; the node that took it over rebuilds it from its journal."""
-        shell = self.events.pop(tid, None)
-        if shell is None:
-            return
+        shell = self.events.get(tid)
+        if shell is None or (shell.over and not shell.jammed):
+            return  # (over here: its lease was let go)
+        del self.events[tid]
         log.error("tournament %s stops on this node: another node may own it now", tid)
         shell.abandon()
         self.cluster.gone(tid)

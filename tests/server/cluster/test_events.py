@@ -296,3 +296,13 @@ async def test_a_person_leaves_the_event_s_finished_table_on_another_node_and_jo
     await asyncio.sleep(0)
     replies = [m for _, m in node.bus.sent if m.get("t") == "reply"]
     assert replies[-1] == {"t": "reply", "req": "n2.t9", "ok": {"room": "r5"}}
+
+
+async def test_the_lease_of_an_event_over_here_lost_while_it_is_let_go_stops_nothing() -> None:
+    events, node, _, _ = part()
+    await events.own("e1")
+    events.over("e1")  # its lease let go (a renewal under way may find it gone)
+    events.lost("tour:e1")
+    await node.settle()
+    assert node.hall.stale_ones == [] and wire.TOURNAMENTS_KEY not in node.redis.hashes or \
+        node.redis.hashes[wire.TOURNAMENTS_KEY] == {}
