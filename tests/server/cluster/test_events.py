@@ -304,5 +304,4 @@ async def test_the_lease_of_an_event_over_here_lost_while_it_is_let_go_stops_not
     events.over("e1")  # its lease let go (a renewal under way may find it gone)
     events.lost("tour:e1")
     await node.settle()
-    assert node.hall.stale_ones == [] and wire.TOURNAMENTS_KEY not in node.redis.hashes or \
-        node.redis.hashes[wire.TOURNAMENTS_KEY] == {}
+    assert node.hall.stale_ones == [] and node.redis.hashes.get(wire.TOURNAMENTS_KEY, {}) == {}
