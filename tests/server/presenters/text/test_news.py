@@ -83,3 +83,12 @@ def test_a_hidden_persons_chat_is_signed_with_their_seat_for_spectators():
     line = render_event({"event": "chat", "room": "r1", "name": None, "seat": 0, "text": "hola"}, "es", PLAIN,
                         ("", "ana"), None)
     assert line is not None and "plaza 0: hola" in line
+
+
+@pytest.mark.parametrize("width", range(40, 81))
+def test_guillemets_never_leave_their_words_at_a_line_end(width: int) -> None:
+    text = ("Donne 1 : le serveur s’est engagé sur son mélange (867bbc04a1751ee0). Tapez « graine TEXTE » "
+            "dans les 2 s pour mêler votre propre aléa à cette donne et aux suivantes.")
+    lines = fit_text(text, TermStyle(width, True, False)).splitlines()
+    assert all(not line.rstrip().endswith("«") and not line.lstrip().startswith("»") for line in lines), lines
+    assert all(not line.lstrip().startswith((":", ";", "?", "!")) for line in lines), lines
