@@ -1,4 +1,4 @@
-"""French typography and honest `verify` texts, as a person reads them."""
+"""Honest `verify` texts, as a person reads them."""
 
 from __future__ import annotations
 
@@ -6,18 +6,8 @@ import pytest
 
 from server.messages.terminal import TermStyle
 from server.presenters.text.fair import render_fair
-from server.presenters.text.news import fit_text
 
 STYLE = TermStyle(80, True, False)
-
-
-@pytest.mark.parametrize("width", range(40, 81))
-def test_guillemets_never_leave_their_words_at_a_line_end(width: int) -> None:
-    text = ("Donne 1 : le serveur s’est engagé sur son mélange (867bbc04a1751ee0). Tapez « graine TEXTE » "
-            "dans les 2 s pour mêler votre propre aléa à cette donne et aux suivantes.")
-    lines = fit_text(text, TermStyle(width, True, False)).splitlines()
-    assert all(not line.rstrip().endswith("«") and not line.lstrip().startswith("»") for line in lines), lines
-    assert all(not line.lstrip().startswith((":", ";", "?", "!")) for line in lines), lines
 
 
 def _verify(lang: str, **more: object) -> str:
