@@ -171,13 +171,13 @@ async def come_back(entrant: Entrant, node: ServerProcess, tid: str, redis_serve
 async def kill_the_owner(tmp_path, redis_server, pg_url, homes: dict[str, str]) -> None:
     names = sorted({"n0", *homes.values()})
     procs: dict[str, ServerProcess] = {}
-    for name in names:
-        (tmp_path / name).mkdir()
-        procs[name] = await ServerProcess(tmp_path / name / "data",
-                                          process_config(pg_url, redis_server.url, name)).start()
-    n0 = procs["n0"]
     clients = []
     try:
+        for name in names:
+            (tmp_path / name).mkdir()
+            procs[name] = ServerProcess(tmp_path / name / "data", process_config(pg_url, redis_server.url, name))
+            await procs[name].start()
+        n0 = procs["n0"]
         organiser = await account(n0, "ora")
         clients.append(organiser)
         people = [await account(procs[node], n) for n, node in homes.items()]
@@ -257,13 +257,14 @@ async def test_an_owner_paused_past_its_lease_writes_nothing_of_the_event_when_i
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute(NOTE_WRITES)
     procs: list[ServerProcess] = []
-    for name in ("n0", "n1"):
-        (tmp_path / name).mkdir()
-        procs.append(await ServerProcess(tmp_path / name / "data",
-                                         process_config(named(pg_url, name), redis_server.url, name)).start())
-    n0, n1 = procs
     clients = []
     try:
+        for name in ("n0", "n1"):
+            (tmp_path / name).mkdir()
+            procs.append(ServerProcess(tmp_path / name / "data",
+                                       process_config(named(pg_url, name), redis_server.url, name)))
+            await procs[-1].start()
+        n0, n1 = procs
         organiser = await account(n0, "ora")
         clients.append(organiser)
         names = ["ana", "bob", "cid"]
