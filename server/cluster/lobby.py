@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING
 import psycopg
 from redis.exceptions import RedisError
 
-from server.cluster import community, relay, wire
+from server.cluster import community, events, relay, wire
 from server.cluster.bus import Bus
 from server.cluster.community import Community
+from server.cluster.events import Events
 from server.cluster.keepalive import KeepAlive
 from server.cluster.lease import LeaseBook, Leases
 from server.cluster.proxy import RemoteClient, RemotePlace
@@ -95,7 +96,12 @@ class ClusterLobby(Lobby):
                                    rooms=self.directory.room_list, seats=self._seated_here,
                                    spawn=self.spawn, just_back=self._just_back)
         self.takeover = Takeover(self, self.node, live=lambda: self.keepalive.live, place=self.relay.place,
-                                 rooms_changed=self.keepalive.write_rooms_soon, just_back=self._just_back)
+                                 rooms_changed=self.keepalive.write_rooms_soon, just_back=self._just_back,
+                                 on_lost=self._event_lost)
+        # tournaments: one node runs each event, any node's people play it (server/cluster/events.py)
+        self.events = Events(self, self.node, self.relay, live=lambda: self.keepalive.live,
+                             fenced=self.takeover.fenced, just_back=self._just_back)
+        self.hall.cluster = self.events
         # tells, friends' notices, mutes, ignore lists across nodes
         self.community = Community(self.bus, self.conduct, self.relay.local_session,
                                    lambda: self.keepalive.people)
@@ -103,6 +109,9 @@ class ClusterLobby(Lobby):
     def _just_back(self) -> bool:
         """Redis and PostgreSQL came back less than a lease ago (the others may not have caught up)."""
         return time.monotonic() - self._healthy_since < self.config.lease_seconds
+
+    def _event_lost(self, key: str) -> None:
+        self.events.lost(key)
 
     def _seated_here(self) -> dict[str, str]:
         """Who holds a seat at this node's tables: name key -> room id."""
@@ -155,6 +164,7 @@ class ClusterLobby(Lobby):
         self._health_changed()  # the leases are renewed: the rooms may go on, if they waited for that
         await self.takeover.follow_given_up()
         await self.takeover.claim()
+        await self.events.beat()
 
     async def shutdown(self) -> None:
         await super().shutdown()
@@ -272,6 +282,7 @@ class ClusterLobby(Lobby):
         again for the people of other nodes (whichever node hears again last, its messages arrive).
         Redis may have lost the list of tables: the next claim looks in PostgreSQL too."""
         self.takeover.scan_store = True
+        self.events.scan_store = True
         for player in list(self.players.values()):
             if not player.connected:
                 continue
@@ -450,10 +461,12 @@ class ClusterLobby(Lobby):
         return self.community.elsewhere(name)
 
     def reach(self, key: str, event: Push, *, reply_to: str | None = None) -> None:
+        self.relay.flush()  # (what this node made before it leaves first: see ``broadcast``)
         self.community.reach(key, event, reply_to)
 
     def tell_keys(self, keys: list[str], event: Push, but: Player | None = None) -> None:
         super().tell_keys(keys, event, but)
+        self.relay.flush()
         self.community.tell_keys(keys, event, but.key if but is not None else None)
 
     def shared_ignores(self, player: Player) -> None:
@@ -565,6 +578,10 @@ class ClusterLobby(Lobby):
 
     def broadcast(self, event: Push, *, news: bool = False) -> None:
         super().broadcast(event, news=news)
+        # what the relay made before this (a person's ``gone`` from a table: they are in the lobby
+        # again at their node) is published first: the lobby channel's message is published at once,
+        # the relay's at the end of the loop's turn, and a node reads both in the order published
+        self.relay.flush()
         self.bus.broadcast({"t": "news" if news else "chat", "ev": dict(event)})
 
     # -- messages -----------------------------------------------------------------------------------
@@ -580,6 +597,8 @@ class ClusterLobby(Lobby):
             return  # this node's own lobby message, already handled here
         if kind in relay.KINDS:
             self.relay.handle(msg, sender)
+        elif kind in events.KINDS:
+            self.events.handle(msg, str(sender))
         elif kind in community.KINDS:
             self.community.handle(msg)
         else:

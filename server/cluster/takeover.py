@@ -159,13 +159,14 @@ class Takeover:
 
     def __init__(self, lobby: TakeoverHost, node: str, *, live: Callable[[], set[str]],
                  place: Callable[[str, str], RemotePlace], rooms_changed: Callable[[], None],
-                 just_back: Callable[[], bool]) -> None:
+                 just_back: Callable[[], bool], on_lost: Callable[[str], None] | None = None) -> None:
         self.lobby = lobby
         self.node = node
         self._live = live  # the nodes alive at the last keep-alive
         self._place = place  # the relay's place for a table another node owns
         self._rooms_changed = rooms_changed  # this node's room list changed: written again soon
         self._just_back = just_back  # Redis and PostgreSQL came back less than a lease ago
+        self._on_lost = on_lost  # a key of the lease book that is not a table's was lost (an event's)
         self.fenced: set[str] = set()
         """Tables given up here: their writes are refused (:class:`FencedStore`)."""
         self.epochs: dict[str, int] = {}
@@ -254,6 +255,9 @@ class Takeover:
         is, given up to whichever node takes it over), its writes are refused."""
         self.fenced.add(rid)
         self.book.dropped(rid)
+        if self._on_lost is not None and rid not in self.rooms and rid not in self.given_up:
+            self._on_lost(rid)  # not a table: an event's lease (server/cluster/events.py)
+            return
         room = self.rooms.get(rid)
         log.error("cluster: table %s stops on node %s: %s", rid, self.node, why)
         if room is not None:

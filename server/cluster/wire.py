@@ -16,6 +16,9 @@ owner → front
     ``sh``   ``rid ev names to`` — a table event for the front's readers
     ``ev``   ``key ev names you`` — an event for one person; ``notice`` ``key what params``
     ``gone`` ``rid key`` — the person is no longer at the table; ``close`` ``key reason``
+a tournament's (:mod:`server.cluster.events`; answered by ``reply``)
+    ``tcmd`` ``req cmd args name staff`` — front → the event's owner: a ``tournament_*`` command
+    ``tseat`` ``req rid key free`` — the event's owner → a person's front: join them at that table
 either
     ``batch`` ``msgs`` — several of the above for one node, in the order they were made
 
@@ -90,7 +93,7 @@ class ReplyMessage(TypedDict, total=False):
 
 
 KINDS = frozenset({"cmd", "conn", "disc", "reply", "st", "sh", "ev", "notice", "gone", "close",
-                   "chat", "news", "kick", "owner", "reach", "keys", "ignores", "mute", "batch"})
+                   "tcmd", "tseat", "chat", "news", "kick", "owner", "reach", "keys", "ignores", "mute", "batch"})
 
 
 class BadMessage(ValueError):
@@ -123,6 +126,11 @@ def seats_key(node: str) -> str:
 
 TABLES_KEY = f"{PREFIX}tables"
 """The cluster's durable tables: room id → the node that owns it (failover looks there)."""
+
+
+TOURNAMENTS_KEY = f"{PREFIX}tournaments"
+"""The cluster's open tournaments: event id → the node that runs it (failover looks there). An
+event's lease is ``lease_key("tour:<id>")`` (its fence key, ``storage.api_tournaments.fence_key``)."""
 
 
 def lease_key(rid: str) -> str:

@@ -10,6 +10,10 @@ Who may open one is the setting ``[tournaments] create`` (``staff`` or ``account
 guest). A refused option is ``bad_option`` naming it and changes nothing; the event's refusals
 are ``tournament_not_open``, ``tournament_already_entered``, ``tournament_not_entered``,
 ``tournament_full``. docs/tournaments.md.
+
+An event runs on one node of a cluster (the one it was opened on, or the one that took it over):
+the commands of a person on another node are forwarded to it and answered from there
+(:mod:`server.lobby.tournaments.acts` runs them on the owner, for a person of any node).
 """
 
 from __future__ import annotations
@@ -19,11 +23,10 @@ import dataclasses
 from server.commands import Context, command
 from server.games import TableOptions, adapter, parse_options
 from server.games.base import Settings
-from server.lobby.tournaments.shell import EventShell
+from server.lobby.tournaments.acts import act
 from server.protocol import Args, CommandError, JSONValue, Result, arg_bool, arg_int, arg_number
 from server.storage.api import ROLES, role_rank
-from server.storage.names import name_key
-from server.tournaments import ArenaConfig, EventConfig, Leave, Scoring, Stop, SwissConfig, TournamentError
+from server.tournaments import ArenaConfig, EventConfig, Scoring, SwissConfig, TournamentError
 
 TABLE_OPTIONS = ("game", "rules", "seats", "stake", "ante", "turn_seconds", "rounds", "bot_level")
 """The ``create`` options an event's tables take."""
@@ -131,8 +134,6 @@ def event_config(tid: str, seed: str, now: float, args: Args, settings: Settings
 async def tournament_create(ctx: Context, args: Args) -> Result:
     if ctx.session.guest:
         raise CommandError("not_allowed", reason="guest")
-    if ctx.config.redis_url:  # a cluster node does not run events yet (docs/tournaments.md)
-        raise CommandError("not_allowed", reason="cluster")
     if ctx.config.tournament_create == "staff" and not await _is_staff(ctx):
         raise CommandError("not_allowed", reason="staff_only")
     hall = ctx.lobby.hall
@@ -146,44 +147,68 @@ async def tournament_create(ctx: Context, args: Args) -> Result:
 @command("tournaments")
 async def tournaments(ctx: Context, args: Args) -> Result:
     hall = ctx.lobby.hall
-    return {"tournaments": [hall.summary(shell, ctx.account) for shell in hall.events.values()]}
+    here = await act(hall, "tournaments", {}, ctx.account, False)
+    listed = here["tournaments"]
+    assert isinstance(listed, list)
+    found = listed + await hall.cluster.listing(ctx.account)  # (a cluster: the other nodes' events)
+    found.sort(key=lambda s: _number(s.get("id") if isinstance(s, dict) else None))
+    return {"tournaments": found}
 
 
-def _event(ctx: Context, args: Args) -> EventShell:
-    return ctx.lobby.hall.get(args.get("tournament"))
+def _number(tid: object) -> int:
+    text = str(tid)[1:]
+    return int(text) if text.isdigit() else 0
+
+
+async def _where(ctx: Context, args: Args) -> str | None:
+    """Where the event ``args`` names runs: None here, else the node that runs it
+    (``no_such_tournament`` when none does)."""
+    hall = ctx.lobby.hall
+    tid = args.get("tournament")
+    key = hall.key(tid)
+    if key in hall.events:
+        return None
+    node = await hall.cluster.owner(key)
+    if node is None:
+        raise CommandError("no_such_tournament", tournament=str(tid)[:20])
+    return node
+
+
+async def _run(ctx: Context, node: str | None, cmd: str, args: Args, *, staff: bool = False) -> dict[str, JSONValue]:
+    """``cmd`` run by the event's owner: this node's hall, or forwarded to ``node``."""
+    if node is None:
+        return await act(ctx.lobby.hall, cmd, args, ctx.account, staff)
+    return await ctx.lobby.hall.cluster.forward(node, cmd, args, ctx.account, staff)
 
 
 @command("tournament_join")
 async def tournament_join(ctx: Context, args: Args) -> Result:
-    shell = _event(ctx, args)
+    node = await _where(ctx, args)
     if ctx.session.guest:
         raise CommandError("not_allowed", reason="guest")
-    player = ctx.session.player
-    assert player is not None
-    await ctx.lobby.hall.join(player, shell)
-    return {"tournament": shell.id}
+    return await _run(ctx, node, "tournament_join", args)
 
 
 @command("tournament_leave")
 async def tournament_leave(ctx: Context, args: Args) -> Result:
-    shell = _event(ctx, args)
-    await ctx.lobby.hall.ask(shell, Leave(ctx.account))
-    return {"tournament": shell.id}
+    return await _run(ctx, await _where(ctx, args), "tournament_leave", args)
 
 
 @command("tournament_standings")
 async def tournament_standings(ctx: Context, args: Args) -> Result:
     hall = ctx.lobby.hall
     tid = args.get("tournament")
-    if hall.key(tid) not in hall.events:  # over before this start, or long ago: as stored
+    key = hall.key(tid)
+    node = None if key in hall.events else await hall.cluster.owner(key)
+    if key not in hall.events and node is None:  # over before this start, or long ago: as stored
         return await hall.final_standings(tid, ctx.account)
-    return hall.standings(hall.get(tid), ctx.account)
+    return await _run(ctx, node, "tournament_standings", args)
 
 
 @command("tournament_watch")
 async def tournament_watch(ctx: Context, args: Args) -> Result:
-    shell = _event(ctx, args)
-    room = ctx.lobby.hall.table_to_watch(shell, args.get("table"))
+    answer = await _run(ctx, await _where(ctx, args), "tournament_watch", args)
+    room = await ctx.lobby.find_place(answer.get("room"))  # (a room of another node: watched through it)
     player = ctx.session.player
     assert player is not None
     if player.room is not None and player.room is not room:
@@ -194,8 +219,5 @@ async def tournament_watch(ctx: Context, args: Args) -> Result:
 
 @command("tournament_stop")
 async def tournament_stop(ctx: Context, args: Args) -> Result:
-    shell = _event(ctx, args)
-    if name_key(shell.organiser) != name_key(ctx.account) and not await _is_staff(ctx):
-        raise CommandError("not_allowed", reason="organiser_only")
-    await ctx.lobby.hall.ask(shell, Stop())
-    return {"tournament": shell.id}
+    node = await _where(ctx, args)
+    return await _run(ctx, node, "tournament_stop", args, staff=await _is_staff(ctx))

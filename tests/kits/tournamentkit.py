@@ -32,9 +32,13 @@ class Entrant:
     events: list[dict[str, Any]] = field(default_factory=list)
     rooms: list[str] = field(default_factory=list)
     inbox: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+    states: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The last state of each room heard (the tables of a cluster's nodes may speak out of order)."""
 
     def __post_init__(self) -> None:
         def heard(msg: dict[str, Any]) -> None:
+            if msg.get("type") == "state" and isinstance(msg.get("room"), str):
+                self.states[msg["room"]] = msg
             if str(msg.get("event", "")).startswith("tournament_"):
                 self.events.append(msg)
                 self.inbox.put_nowait(msg)
@@ -53,14 +57,18 @@ class Entrant:
                 return ev
             if ev["event"] == "tournament_seated":
                 self.rooms.append(ev["room"])
-                await play_table(self.client, ev["room"])
+                await play_table(self.client, ev["room"], seen=self.states)
 
 
-async def play_table(client: Client, room: str, *, timeout: float = 30.0) -> None:
-    """Play President at ``room`` until its match is over (or the person is no longer there)."""
+async def play_table(client: Client, room: str, *, timeout: float = 30.0,
+                     seen: dict[str, dict[str, Any]] | None = None) -> None:
+    """Play President at ``room`` until its match is over (or the person is no longer there);
+    ``seen``: the last state of each room heard so far."""
     acted: dict[str, Any] | None = None
     latest: list[dict[str, Any]] = []  # the last state of this room (others may come after it: the next table's)
-    if client.state is not None and client.state.get("room") == room:
+    if seen is not None and room in seen:
+        latest.append(seen[room])
+    elif client.state is not None and client.state.get("room") == room:
         latest.append(client.state)
     chained = client.on_push
 

@@ -9,7 +9,10 @@ rebuilds the open events from their records and reconciles them with their table
 (:mod:`~server.lobby.tournaments.restart`).
 
 Every write of an event goes through :meth:`Hall.write`: one ``store.apply``, where a cluster
-owner's ``Fence(fence_key(tid), epoch)`` would go first (:meth:`Hall.fence`; one process: none).
+owner's ``Fence(fence_key(tid), epoch)`` goes first (:meth:`Hall.fence`; one process: none). The
+hall sees the cluster through :class:`~server.lobby.tournaments.host.HallCluster`
+(``server/cluster/events.py``): the event's lease, the other nodes' events, people seated from
+other nodes.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from server.lobby.tournaments import restart, views
-from server.lobby.tournaments.host import HallHost
+from server.lobby.tournaments.host import Alone, HallCluster, HallHost, far
 from server.lobby.tournaments.shell import EventShell
 from server.lobby.tournaments.tables import (
     TableLink,
@@ -34,8 +37,9 @@ from server.lobby.tournaments.tables import (
 from server.people.players import Player
 from server.protocol import CommandError, JSONValue
 from server.rooms.room import Room
-from server.storage.api import Fence, Op, OpResult, RoundRecord
+from server.storage.api import Fence, Op, OpResult, RoundRecord, StaleOwner, StorageError
 from server.storage.api_tournaments import (
+    StoredTournament,
     TournamentOpened,
     TournamentTable,
     fence_key,
@@ -61,6 +65,10 @@ from server.tournaments import (
 
 log = logging.getLogger(__name__)
 
+class NotOwner(StorageError):
+    """A write of an event this node no longer surely owns (its lease): refused before the store."""
+
+
 KEEP_OVER = 20
 """Events over that ``tournaments`` still lists (the older ones' final standings are read from the store)."""
 
@@ -74,14 +82,23 @@ class Hall:
         self.events: dict[str, EventShell] = {}  # open ones, and those over since the start
         self.links: dict[str, TableLink] = {}  # room id -> the event's table it is
         self.opening: dict[str, TableLink] = {}  # the event's table name -> its link, while seated
+        self.far: dict[str, TableLink] = {}  # room id -> the event's table another node holds (a take-over)
+        self.done_far: set[str] = set()  # those of them reported over: their people may be made to leave them
+        self.far_seated: dict[str, str] = {}  # name -> such a table they still sit at (no next table yet)
+        self.cluster: HallCluster = Alone()  # a cluster node's: server/cluster/events.py
 
     # -- writes: the one place a cluster owner's fence goes ------------------------------------------
 
     def fence(self, tid: str) -> Fence | None:
         """The fencing token every write of event ``tid`` carries (one process: none)."""
-        return None
+        return self.cluster.fence(tid)
 
     async def write(self, tid: str, ops: Sequence[Op]) -> list[OpResult]:
+        """The event's writes in one transaction, its fence first; refused (:class:`NotOwner`) when this
+        node no longer surely owns the event, and (``StaleOwner``) by the store once another node
+        took it over."""
+        if not self.cluster.acting(tid):
+            raise NotOwner(f"tournament {tid} is no longer surely this node's")
         fence = self.fence(tid)
         if fence is None:
             return await self.lobby.store.apply(list(ops))
@@ -105,7 +122,12 @@ class Hall:
         """A new event, written, running, announced."""
         if self.lobby.closing:
             raise CommandError("shutting_down")
-        await self.write(config.id, [TournamentOpened(config.id, config.to_dict(), organiser)])
+        await self.cluster.own(config.id)  # (a cluster: its lease, before its first write)
+        try:
+            await self.write(config.id, [TournamentOpened(config.id, config.to_dict(), organiser)])
+        except BaseException:
+            self.cluster.over(config.id)  # no event: its lease and listing given up
+            raise
         shell = EventShell(director_for(config), self, self.clock, organiser=organiser)
         self.events[config.id] = shell
         shell.start()
@@ -154,10 +176,10 @@ class Hall:
             raise CommandError(f"tournament_{exc.code}", tournament=shell.id) from None
 
     async def join(self, player: Player, shell: EventShell) -> None:
-        rating = await self._rating(player.name, shell.director.config.options)
+        rating = await self.rating(player.name, shell.director.config.options)
         await self.ask(shell, Join(player.name, rating))
 
-    async def _rating(self, name: str, options: Mapping[str, object]) -> float:
+    async def rating(self, name: str, options: Mapping[str, object]) -> float:
         """The player's rating (its ordinal) at the event's table kind, 0 when they have none."""
         try:
             ratings = await self.lobby.store.ratings.of(name)
@@ -211,6 +233,9 @@ class Hall:
                        "results": results})
             for link in links:
                 self.links.pop(link.room.id if link.room is not None else "", None)
+            for rid in [rid for rid, link in self.far.items()
+                        if link.tournament == shell.id and link.table == effect.table]:
+                del self.far[rid]
         elif isinstance(effect, Ended):
             top: list[JSONValue] = [{"rank": line.rank, "name": line.name, "points": line.points}
                    for line in shell.seen().standings.lines[:3]]
@@ -218,18 +243,55 @@ class Hall:
                                "top": top})
 
     def finished(self, shell: EventShell) -> None:
+        if shell.jammed and (self._moved(shell) or not isinstance(self.cluster, Alone)):
+            self.stale(shell.id)  # (a cluster: given up, rebuilt from its journal by whichever node claims it)
+            return
         if shell.jammed:
             log.error("tournament %s stopped where it is; the next start rebuilds it", shell.id)
+        else:
+            self.cluster.over(shell.id)
         over = [tid for tid, s in self.events.items() if s.ended or s is shell]
         for tid in over[:max(0, len(over) - KEEP_OVER)]:  # the oldest over: their standings are stored
             del self.events[tid]
+
+    def _moved(self, shell: EventShell) -> bool:
+        """The event's write was refused because another node owns it now (or may)."""
+        return isinstance(shell.failure, StaleOwner | NotOwner) or not self.cluster.acting(shell.id)
+
+    def stale(self, tid: str) -> None:
+        """This node no longer owns event ``tid`` (its lease lost, a write refused by its fence): it
+        stops driving it at once (nothing more is written, performed or announced here) and forgets
+        it; the node that took it over rebuilds it from its journal."""
+        shell = self.events.get(tid)
+        if shell is None or (shell.over and not shell.jammed):
+            return  # (over here: its lease was let go)
+        del self.events[tid]
+        log.error("tournament %s stops on this node: another node may own it now", tid)
+        shell.abandon()
+        self.cluster.gone(tid)
+        for links in (self.links, self.far):
+            for rid in [rid for rid, link in links.items() if link.tournament == tid]:
+                del links[rid]
+
+    async def follow_far(self) -> None:
+        """The tables of this node's events that other nodes hold: each one over is reported
+        (:func:`restart.follow_far`; a cluster node's keep-alive calls it)."""
+        await restart.follow_far(self)
+
+    async def adopt(self, stored: StoredTournament) -> bool:
+        """Event ``stored`` (its fence raised for this node) rebuilt from its journal and reconciled
+        with its tables, as at a restart; False when its record does not replay (set aside)."""
+        return await restart.restore_one(self, stored)
 
     def _entrants(self, shell: EventShell) -> list[str]:
         return [line.name for line in shell.seen().standings.lines if line.status == "active"]
 
     def tell(self, names: Sequence[str], event: Mapping[str, JSONValue]) -> None:
-        """``event`` to each of these people who is online."""
+        """``event`` to each of these people who is online (here, or at another node)."""
         for name in names:
+            if self.lobby.elsewhere(name) is not None:
+                self.lobby.reach(name_key(name), dict(event))
+                continue
             player = self.lobby.players.get(name_key(name))
             if player is not None and player.session is not None and player.connected:
                 player.session.push_event(event)
@@ -240,7 +302,7 @@ class Hall:
         at_tables = []
         for name in self._entrants(shell):
             player = self.lobby.players.get(name_key(name))
-            if player is not None and player.room is not None:
+            if (player is not None and player.room is not None) or name in self.far_seated:
                 at_tables.append(name)
         self.tell(at_tables, event)
 
@@ -269,7 +331,7 @@ class Hall:
             await self._free(name)
         absent: list[str] = []
         while True:
-            can = [n for n in who_can_sit(lobby.players, people, lobby.seats.holder) if n not in absent]
+            can = [n for n in self.can_sit(people) if n not in absent]
             if not can:
                 if people:
                     shell.tell(Absent(effect.table, tuple(people)))
@@ -301,19 +363,29 @@ class Hall:
         lobby.announce(room, shell.organiser or shell.id)
         for seat, person in enumerate(plan):
             if person is not None:
+                self.far_seated.pop(person, None)
                 self.tell([person], {"event": "tournament_seated", "tournament": shell.id, "room": room.id,
                                    "seat": seat, "round": effect.round})
         gone = [n for n in people if n not in can]
         if gone:
             shell.tell(Absent(effect.table, tuple(gone)))
 
+    def can_sit(self, names: Sequence[str]) -> list[str]:
+        """Those of ``names`` who may sit now: online here and seated nowhere, or online at another
+        node (whose own node says at the join whether they may)."""
+        elsewhere = set(far(self.lobby, names))
+        here = who_can_sit(self.lobby.players, [n for n in names if n not in elsewhere], self.lobby.seats.holder)
+        return [n for n in names if n in elsewhere or n in here]
+
     async def _free(self, name: str) -> None:
-        """A person the event seats leaves the room they watch, or the finished table they sit at."""
+        """A person the event seats leaves the room they watch, or the finished table they sit at (here,
+        or an event's table another node holds whose result was reported)."""
         player = self.lobby.players.get(name_key(name))
         place = player.room if player is not None else None
         if player is None or place is None:
             return
-        if player.seat is None or (isinstance(place, Room) and place.table.status == "over"):
+        if player.seat is None or (isinstance(place, Room) and place.table.status == "over") or \
+                place.id in self.done_far:
             with contextlib.suppress(CommandError):
                 await place.submit(player, "leave", {})
 
@@ -321,8 +393,11 @@ class Hall:
         """Seat the people of ``plan`` (their joins queued at once: the room takes them one after
         another without waiting for the loop between them); those who could not sit."""
         people = [name for name in plan if name is not None]
+        elsewhere = set(far(self.lobby, people))
 
         async def join(name: str) -> str | None:
+            if name in elsewhere:  # their own node joins them, as a person joins another node's table
+                return None if await self.cluster.seat(room, name, sorted(self.done_far)) else name
             player = self.lobby.players.get(name_key(name))
             if player is None:
                 return name

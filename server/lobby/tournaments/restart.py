@@ -5,19 +5,23 @@ At start (``server/start/app.py``, after the tables resumed), each open event is
 ``record.replay`` (a record its director does not reproduce sets the event aside), then each table
 the journal has under way is reconciled: a rebuilt room is followed again; a match that ended while
 the event was down is reported from its records; a table the journal opened but no room seated is
-opened again, once its people are back. A cluster node taking an event over would run the same.
+opened again, once its people are back. A cluster node taking an event over runs the same
+(:func:`restore_one`), and a table still open in the store that this node does not hold (another
+node holds it, or will once it takes it over) is followed from afar: its result is read from the
+store when its match record is there (:func:`follow_far`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Protocol
 
 from server.lobby.tournaments.host import HallHost
 from server.lobby.tournaments.shell import EventHost, EventShell
-from server.lobby.tournaments.tables import PLAN, TABLE, TableLink, is_match, records_of, who_can_sit
+from server.lobby.tournaments.tables import PLAN, TABLE, TableLink, is_match, records_of
+from server.protocol import JSONValue
 from server.rooms.room import Room
 from server.storage.api import RoundRecord
 from server.storage.api_tournaments import StoredTournament, TournamentClosed
@@ -43,6 +47,12 @@ class Hall(EventHost, Protocol):
     @property
     def links(self) -> MutableMapping[str, TableLink]: ...
     @property
+    def far(self) -> MutableMapping[str, TableLink]: ...
+    @property
+    def done_far(self) -> set[str]: ...
+    @property
+    def far_seated(self) -> MutableMapping[str, str]: ...
+    @property
     def clock(self) -> Callable[[], float]: ...
 
     async def report(self, link: TableLink, record: RoundRecord) -> None: ...
@@ -52,6 +62,8 @@ class Hall(EventHost, Protocol):
     def recorded(self, room: Room, record: RoundRecord) -> None: ...
 
     def closed(self, room: Room) -> None: ...
+
+    def can_sit(self, names: Sequence[str]) -> list[str]: ...
 
 log = logging.getLogger(__name__)
 
@@ -68,19 +80,24 @@ async def restore(hall: Hall) -> list[str]:
     aside = []
     for brief in await store.tournaments.events("open"):
         stored = await store.tournaments.get(brief.tournament_id)
-        if stored is None:
-            continue
-        try:
-            shell = _rebuild(hall, stored)
-        except (ReplayError, TournamentError, ValueError, KeyError) as exc:
-            log.error("tournament %s cannot be rebuilt (%s); set aside", stored.tournament_id, exc)
-            await hall.write(stored.tournament_id, [TournamentClosed(stored.tournament_id, "aside", None)])
+        if stored is not None and not await restore_one(hall, stored):
             aside.append(stored.tournament_id)
-            continue
-        hall.events[shell.id] = shell
-        await _reconcile(hall, shell, stored)
-        shell.start()
     return aside
+
+
+async def restore_one(hall: Hall, stored: StoredTournament) -> bool:
+    """Event ``stored`` rebuilt from its record, reconciled with its tables and started; False when
+    its record does not replay (it is set aside)."""
+    try:
+        shell = _rebuild(hall, stored)
+    except (ReplayError, TournamentError, ValueError, KeyError) as exc:
+        log.error("tournament %s cannot be rebuilt (%s); set aside", stored.tournament_id, exc)
+        await hall.write(stored.tournament_id, [TournamentClosed(stored.tournament_id, "aside", None)])
+        return False
+    hall.events[shell.id] = shell
+    await _reconcile(hall, shell, stored)
+    shell.start()
+    return True
 
 def _rebuild(hall: Hall, stored: StoredTournament) -> EventShell:
     record = EventRecord(config_from_dict(stored.config), tuple(Entry.from_dict(e) for e in stored.entries))
@@ -108,6 +125,11 @@ async def _reconcile(hall: Hall, shell: EventShell, stored: StoredTournament) ->
             if done is not None:
                 link.reported = True
                 hall.lobby.spawn(hall.report(link, done))
+        elif done is None and (away := await _elsewhere(hall, rooms)) is not None:
+            rid, config = away  # open in the store, held by no room here: another node has it (or will)
+            extra = config.get("extra")
+            plan = extra.get(PLAN) if isinstance(extra, dict) else None
+            hall.far[rid] = TableLink(shell.id, table.table, table.round, table.seats, _order(plan, table.seats))
         elif done is not None:
             rid = done.round_id.rsplit("-", 2)[0]
             link = TableLink(shell.id, table.table, table.round, table.seats,
@@ -123,11 +145,69 @@ async def _open_again(hall: Hall, shell: EventShell, table: OpenTable) -> None:
     once its people are back, or after the ``resume_window`` a rebuilt table gives them."""
     deadline = hall.clock() + hall.lobby.config.resume_window
     while hall.clock() < deadline and not hall.lobby.closing:
-        if len(who_can_sit(hall.lobby.players, table.people, hall.lobby.seats.holder)) == len(table.people):
+        if len(hall.can_sit(table.people)) == len(table.people):
             break
         await asyncio.sleep(RETURN_POLL)
     if not hall.lobby.closing and not shell.ended:
         await hall.open_safely(shell, table)
+
+async def _elsewhere(hall: Hall, rooms: Sequence[str]) -> tuple[str, Mapping[str, JSONValue]] | None:
+    """The last of ``rooms`` the store has open (a table this node does not hold): its id and
+    configuration."""
+    for rid in reversed(rooms):
+        if rid in hall.lobby.rooms:
+            continue
+        stored = await hall.lobby.store.tables.get(rid)
+        if stored is not None and stored.status == "open":
+            return rid, stored.config
+    return None
+
+
+async def follow_far(hall: Hall) -> None:
+    """The tables of this node's events that other nodes hold (after a take-over): each one whose
+    match record is in the store is reported to its event now, and one the store closed without a
+    match is reported aborted. (Called at every keep-alive of a cluster node.)"""
+    by_event: dict[str, list[tuple[str, TableLink]]] = {}
+    for rid, link in list(hall.far.items()):
+        by_event.setdefault(link.tournament, []).append((rid, link))
+    for tid, links in by_event.items():
+        shell = hall.events.get(tid)
+        if shell is None or shell.ended:
+            for rid, _ in links:
+                hall.far.pop(rid, None)
+            continue
+        records = await hall.lobby.store.tournaments.rounds(tid)
+        for rid, link in links:
+            if hall.far.get(rid) is not link:
+                continue
+            found = records_of(rid, records)
+            done = next((r for r in found if is_match(r)), None)
+            if done is not None:
+                link.rounds = [r.result for r in found if not is_match(r)]
+                result = link.result(done)
+                _done_far(hall, rid, link)
+                shell.tell(result if result is not None else TableAborted(link.table))
+                continue
+            stored = await hall.lobby.store.tables.get(rid)
+            if stored is not None and stored.status == "open":
+                continue
+            again = records_of(rid, await hall.lobby.store.tournaments.rounds(tid))  # (closed since the read)
+            done = next((r for r in again if is_match(r)), None)
+            link.rounds = [r.result for r in again if not is_match(r)]
+            result = link.result(done) if done is not None else None
+            _done_far(hall, rid, link)
+            shell.tell(result if result is not None else TableAborted(link.table))
+
+
+def _done_far(hall: Hall, rid: str, link: TableLink) -> None:
+    """Table ``rid`` of another node reported: its people, still seated there until their next table,
+    are told the event's news as people at a table are."""
+    del hall.far[rid]
+    hall.done_far.add(rid)
+    for name in link.seats:
+        if name is not None:
+            hall.far_seated[name] = rid
+
 
 def _table_of(hall: Hall, room_id: str, records: Sequence[RoundRecord]) -> str | None:
     room = hall.lobby.rooms.get(room_id)

@@ -89,6 +89,7 @@ class EventShell:
         self.organiser = organiser
         self.seq = seq  # the journal's next entry number in the store
         self.jammed = False  # a write failed: the event stopped where it is
+        self.failure: BaseException | None = None  # what that write raised
         self._inbox: Inbox[_Item] = Inbox()
         self._task: asyncio.Task[None] | None = None
         self._busy = False  # a call of the director runs in a worker thread
@@ -129,12 +130,21 @@ class EventShell:
     @property
     def ended(self) -> bool:
         """The task has ended (the event is over, or stopped): nothing more is taken."""
-        return self._task is not None and self._task.done()
+        return self._stopping or (self._task is not None and self._task.done())
 
     def tell(self, inp: Input) -> None:
         """Queue ``inp`` without waiting (a table's report); a refusal is logged."""
         if not self.ended:
             self._inbox.put_nowait(_Item(inp))
+
+    def abandon(self) -> None:
+        """End the task at once, whatever it is doing (another node owns the event now: nothing more
+        may be written, performed or announced here). What waits is refused."""
+        self._stopping = True
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        self._inbox.close()
+        self._refuse_waiting()
 
     async def stop(self, patience: float = 5.0) -> None:
         """End the task (shutdown): the event stays open in the store, rebuilt at the next start. A
@@ -243,9 +253,10 @@ class EventShell:
                 await self.steps(batch)
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as exc:
             log.exception("tournament %s: its journal could not be written; it stops where it is", self.id)
             self.jammed = True
+            self.failure = exc
         finally:
             self._inbox.close()
             self._refuse_waiting()

@@ -4,13 +4,11 @@ on a cluster node."""
 
 from __future__ import annotations
 
-import dataclasses
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from server.commands.tournaments import event_config, tournament_create
+from server.commands.tournaments import event_config
 from server.config import load_config
 from server.protocol import CommandError
 from server.tournaments import ArenaConfig, SwissConfig
@@ -53,11 +51,3 @@ def test_a_refused_option_is_named(args: dict[str, Any], name: str) -> None:
     with pytest.raises(CommandError) as err:
         _config(**{"kind": "arena", "game": "president", "seats": 4, **args})
     assert err.value.code == "bad_option" and err.value.params == {"name": name}
-
-
-async def test_a_cluster_node_opens_no_event() -> None:
-    config = dataclasses.replace(SETTINGS, redis_url="redis://127.0.0.1:1/0")
-    ctx = SimpleNamespace(session=SimpleNamespace(guest=False), config=config)
-    with pytest.raises(CommandError) as err:
-        await tournament_create(ctx, {"kind": "arena", "game": "president", "seats": 4})  # type: ignore[arg-type]
-    assert err.value.code == "not_allowed" and err.value.params == {"reason": "cluster"}

@@ -54,6 +54,12 @@ class Lobby:
     def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
         self.tasks.append(asyncio.get_running_loop().create_task(coro))
 
+    def elsewhere(self, name: str) -> Any:
+        return None
+
+    def reach(self, key: str, event: Any, *, reply_to: str | None = None) -> None:
+        raise AssertionError("nobody is elsewhere in one process")
+
 
 class Shell:
     """An event's shell as the hall uses it: what it was told."""

@@ -1,0 +1,264 @@
+"""The hall of a cluster node on fakes (server/lobby/tournaments/hall.py with a ``HallCluster``): the
+event's fence first in every write, a stale owner's write refused before the store and by it, and
+then nothing more performed or announced here; the commands of an event another node runs
+forwarded to it; people of other nodes seated through their node."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Sequence
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from server.lobby.tournaments.acts import act
+from server.lobby.tournaments.hall import Hall, NotOwner
+from server.lobby.tournaments.shell import EventShell
+from server.lobby.tournaments.tables import TableLink
+from server.protocol import Args, CommandError, JSONValue
+from server.rooms.room import Room
+from server.storage.api import Fence, Op, OpResult, RoundRecord, StaleOwner
+from server.storage.api_tournaments import TournamentLog
+from server.tournaments import ArenaConfig, ArenaDirector, Join, Started, TableAborted, TableOver
+from tests.server.lobby.tournaments.test_hall import Lobby
+
+
+class Cluster:
+    """A cluster as the hall sees it: the lease surely held or not, what was given up, forwarded."""
+
+    def __init__(self) -> None:
+        self.surely = True
+        self.epoch = 3
+        self.dropped: list[str] = []
+        self.ended: list[str] = []
+        self.forwarded: list[tuple[str, str, dict[str, JSONValue], str, bool]] = []
+        self.elsewhere: dict[str, str] = {}
+
+    def fence(self, tid: str) -> Fence | None:
+        return Fence("tour:" + tid, self.epoch)
+
+    def acting(self, tid: str) -> bool:
+        return self.surely
+
+    async def own(self, tid: str) -> None:
+        return None
+
+    def over(self, tid: str) -> None:
+        self.ended.append(tid)
+
+    def gone(self, tid: str) -> None:
+        self.dropped.append(tid)
+
+    async def owner(self, tid: str) -> str | None:
+        return self.elsewhere.get(tid)
+
+    async def forward(self, node: str, cmd: str, args: Args, name: str, staff: bool) -> dict[str, JSONValue]:
+        self.forwarded.append((node, cmd, dict(args), name, staff))
+        return {"tournament": str(args.get("tournament"))}
+
+    async def listing(self, asker: str | None) -> list[dict[str, JSONValue]]:
+        return []
+
+    async def seat(self, room: Room, name: str, finished: Sequence[str]) -> bool:
+        return False
+
+
+class Performed(Hall):
+    def __init__(self, lobby: Any) -> None:
+        super().__init__(lobby)
+        self.performed: list[object] = []
+
+    async def perform(self, shell: EventShell, effect: Any) -> None:
+        self.performed.append(effect)
+
+
+def event(hall: Hall, clock: list[float]) -> EventShell:
+    config = ArenaConfig(id="e1", seats=3, starts_at=clock[0] + 10, length=100, seed="ab")
+    shell = EventShell(ArenaDirector(config), hall, lambda: clock[0])
+    hall.events[shell.id] = shell
+    return shell
+
+
+async def ended(shell: EventShell) -> None:
+    """Until the event's task ended (the director's call runs in a worker thread)."""
+    assert shell._task is not None
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.wait_for(shell._task, 10)
+
+
+async def joined(shell: EventShell) -> None:
+    for name in ("ana", "bob", "cid"):
+        await shell.ask(Join(name))
+
+
+async def test_every_write_of_the_event_carries_its_fence_first() -> None:
+    lobby, cluster, clock = Lobby(), Cluster(), [1000.0]
+    hall = Performed(lobby)
+    hall.cluster = cluster
+    shell = event(hall, clock)
+    shell.start()
+    await joined(shell)
+    assert lobby.store.applied and all(ops[0] == Fence("tour:e1", 3) for ops in lobby.store.applied)
+    assert all(isinstance(ops[1], TournamentLog) for ops in lobby.store.applied)
+    await shell.stop()
+
+
+async def test_a_node_no_longer_sure_of_its_lease_writes_nothing_and_stops_driving_the_event() -> None:
+    lobby, cluster, clock = Lobby(), Cluster(), [1000.0]
+    hall = Performed(lobby)
+    hall.cluster = cluster
+    shell = event(hall, clock)
+    shell.start()
+    await joined(shell)
+    writes = len(lobby.store.applied)
+    cluster.surely = False  # (the process was held back past its lease)
+    clock[0] += 10  # the start is due: its decision would open a table
+    shell.tell(Join("dan"))
+    await ended(shell)
+    assert len(lobby.store.applied) == writes  # refused before the store
+    assert hall.performed == []  # no table opened, nothing announced
+    assert "e1" not in hall.events and cluster.dropped == ["e1"] and cluster.ended == []
+    assert isinstance(shell.failure, NotOwner)
+    with pytest.raises(CommandError) as err:
+        hall.get("e1")
+    assert err.value.code == "no_such_tournament"
+
+
+async def test_a_write_the_fence_refuses_stops_the_event_here_before_any_effect() -> None:
+    lobby, cluster, clock = Lobby(), Cluster(), [1000.0]
+    hall = Performed(lobby)
+    hall.cluster = cluster
+    shell = event(hall, clock)
+    shell.start()
+    await joined(shell)
+
+    async def refused(ops: Sequence[Op]) -> list[OpResult]:
+        raise StaleOwner("another node took it", current=4)
+
+    lobby.store.apply = refused  # type: ignore[method-assign]  # another node raised the fence
+    clock[0] += 10
+    await asyncio.sleep(0)
+    shell.tell(Join("dan"))
+    await ended(shell)
+    assert not any(isinstance(e, Started) for e in hall.performed) and hall.performed == []
+    assert "e1" not in hall.events and cluster.dropped == ["e1"]
+
+
+async def test_an_event_over_gives_its_lease_up() -> None:
+    lobby, cluster, clock = Lobby(), Cluster(), [1000.0]
+    hall = Performed(lobby)
+    hall.cluster = cluster
+    shell = event(hall, clock)
+    shell._task = asyncio.get_running_loop().create_task(asyncio.sleep(0))
+    await shell._task
+    hall.finished(shell)
+    assert cluster.ended == ["e1"] and cluster.dropped == []
+
+
+async def test_the_owner_runs_a_command_of_a_person_of_another_node() -> None:
+    lobby, cluster, clock = Lobby(), Cluster(), [1000.0]
+    hall = Performed(lobby)
+    hall.cluster = cluster
+    shell = event(hall, clock)
+    shell.start()
+    assert await act(hall, "tournament_join", {"tournament": "e1"}, "zoe", False) == {"tournament": "e1"}
+    listed = await act(hall, "tournaments", {}, "zoe", False)
+    summaries = listed["tournaments"]
+    assert isinstance(summaries, list) and isinstance(summaries[0], dict) and summaries[0]["joined"] is True
+    with pytest.raises(CommandError) as err:
+        await act(hall, "tournament_stop", {"tournament": "e1"}, "zoe", False)
+    assert err.value.params == {"reason": "organiser_only"}
+    with pytest.raises(CommandError) as err:
+        await act(hall, "tournament_create", {}, "zoe", True)
+    assert err.value.code == "unknown_command"
+    await shell.stop()
+
+
+async def test_a_person_online_at_another_node_is_seated_through_the_cluster() -> None:
+    lobby, cluster = Lobby(), Cluster()
+    lobby.elsewhere = lambda name: {"name": name} if name == "bob" else None  # type: ignore[method-assign]
+    hall = Hall(lobby)  # type: ignore[arg-type]
+    hall.cluster = cluster
+    asked: list[str] = []
+
+    async def seat(room: Room, name: str, finished: Sequence[str]) -> bool:
+        asked.append(name)
+        return True
+
+    cluster.seat = seat  # type: ignore[method-assign]
+    assert hall.can_sit(["ana", "bob"]) == ["bob"]  # ana is not online; bob is, at another node
+    assert await hall._seat(object(), ["bob", None]) == [] and asked == ["bob"]  # type: ignore[arg-type]
+
+
+class Rounds:
+    """The store's records of the event's tables, and their status."""
+
+    def __init__(self) -> None:
+        self.records: list[RoundRecord] = []
+        self.status: dict[str, str] = {}
+        self.tournaments = self
+        self.tables = self
+
+    async def rounds(self, tid: str) -> list[RoundRecord]:
+        return list(self.records)
+
+    async def get(self, rid: str) -> Any:
+        status = self.status.get(rid)
+        return None if status is None else SimpleNamespace(status=status)
+
+
+async def test_a_table_another_node_holds_is_reported_from_the_store_once_its_match_is_recorded() -> None:
+    lobby, clock = Lobby(), [1000.0]
+    store = Rounds()
+    lobby.store = store  # type: ignore[assignment]
+    hall = Performed(lobby)
+    shell = event(hall, clock)
+    told: list[object] = []
+    shell.tell = told.append  # type: ignore[method-assign]
+    hall.far["r7"] = TableLink("e1", "e1.1", 0, ("ana", None, "bob"), order=[0, 2, 1])
+    hall.far["r8"] = TableLink("e1", "e1.2", 0, ("cid", "dan", None), order=[0, 1, 2])
+    store.status.update(r7="open", r8="open")
+    await hall.follow_far()
+    assert told == [] and set(hall.far) == {"r7", "r8"}  # both still playing at the other node
+    store.records.append(RoundRecord(round_id="r7-u1-match", game="president", rules="classic", seats=[],
+                                     config={}, log=[], result={"event": "match_over", "totals": [9, 3, 5]}))
+    store.status["r8"] = "aside"  # closed there without a match
+    await hall.follow_far()
+    assert told == [TableOver("e1.1", (1, 2, 3), (0, 0, 0)), TableAborted("e1.2")]
+    assert hall.far == {} and hall.done_far == {"r7", "r8"}
+    assert hall.far_seated == {"ana": "r7", "bob": "r7", "cid": "r8", "dan": "r8"}  # told the news as at a table
+    await hall.follow_far()
+    assert len(told) == 2  # reported once
+
+
+async def test_an_event_whose_first_write_fails_gives_its_lease_up() -> None:
+    lobby, cluster = Lobby(), Cluster()
+    hall = Hall(lobby)  # type: ignore[arg-type]
+    hall.cluster = cluster
+
+    async def away(ops: Sequence[Op]) -> list[OpResult]:
+        raise OSError("the database is away")
+
+    lobby.store.apply = away  # type: ignore[method-assign]
+    with pytest.raises(OSError):
+        await hall.open(ArenaConfig(id="e5", seats=3, starts_at=0.0, length=10, seed="ab"), "ora")
+    assert cluster.ended == ["e5"] and "e5" not in hall.events
+
+
+async def test_the_people_still_at_a_finished_table_of_another_node_hear_the_event_s_news() -> None:
+    lobby, cluster, clock = Lobby(), Cluster(), [1000.0]
+    hall = Performed(lobby)
+    hall.cluster = cluster
+    shell = event(hall, clock)
+    shell.start()
+    await joined(shell)
+    reached: list[tuple[str, object]] = []
+    lobby.elsewhere = lambda name: {"name": name} if name == "bob" else None  # type: ignore[method-assign]
+    lobby.reach = lambda key, event, reply_to=None: reached.append((key, event))  # type: ignore[method-assign]
+    hall.far_seated["bob"] = "r7"  # bob's node still seats him at r7, over, held by a third node
+    hall._news(shell, {"event": "tournament_ended", "tournament": "e1"})
+    assert lobby.news == [{"event": "tournament_ended", "tournament": "e1"}]  # the lobbies
+    assert reached == [("bob", {"event": "tournament_ended", "tournament": "e1"})]  # and bob, at his table
+    await shell.stop()
