@@ -248,8 +248,6 @@ def refusal(t: gettext.NullTranslations, code: str, reason: str | None, p: Mappi
         return t.gettext("On this server, only the staff open tournaments.")
     if code == "not_allowed" and reason == "guest":
         return t.gettext("Tournaments are for accounts (their games are rated): register NAME first.")
-    if code == "not_allowed" and reason == "cluster":
-        return t.gettext("This server runs as a cluster, where tournaments cannot be opened yet.")
     if code == "not_allowed" and reason == "tournament":
         return t.gettext("Not at a tournament's table: the event decides who plays there, and when.")
     if code == "not_allowed" and reason == "organiser_only":

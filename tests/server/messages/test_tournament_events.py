@@ -128,7 +128,6 @@ def test_a_tournaments_news_read_the_same_for_everyone() -> None:
      "El torneo e3 no tiene ninguna mesa en curso que mirar."),
     ("no_such_room", {"tournament": "e3", "room": "12"}, "Le tournoi e3 n’a pas de table 12 en cours.",
      "El torneo e3 no tiene ninguna mesa 12 en curso."),
-    ("not_allowed", {"reason": "cluster"}, "Ce serveur fonctionne en grappe", "Este servidor funciona en clúster"),
     ("bad_option", {"name": "bot_wait"}, "attente avant que des bots complètent une table",
      "espera antes de que los bots completen una mesa"),
     ("not_allowed", {"reason": "tournament"}, "Pas à une table de tournoi",

@@ -170,7 +170,7 @@ def _said(lang: str) -> list[str]:
                              "kind", "game", "rules", "seats", "start", "length", "event_rounds", "rounds",
                              "min_seats", "max_entrants", "scoring", "late", "stake", "ante", "turn_seconds",
                              "streak", "bots", "rated", "round_pause", "bot_wait", "rematch_wait", "bot_level")),
-                         ("not_allowed", {"reason": "cluster"}), ("not_allowed", {"reason": "tournament"}),
+                         ("not_allowed", {"reason": "tournament"}),
                          ("tournament_not_open", {"tournament": "e3"}), ("tournament_full", {}),
                          ("tournament_already_entered", {"tournament": "e3"}),
                          ("tournament_not_entered", {"tournament": "e3"}),
