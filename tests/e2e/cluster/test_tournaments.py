@@ -225,6 +225,10 @@ async def kill_the_owner(tmp_path, redis_server, pg_url, homes: dict[str, str]) 
         assert audit.ok and audit.escrow == 0, audit
         for name in live:
             assert not procs[name].errors(), "".join(procs[name].errors())
+    except BaseException:
+        for name, proc in procs.items():  # shown with the failure: what each node logged
+            print(f"--- {name}'s log ---\n{proc.log_tail(20000)}")
+        raise
     finally:
         for c in clients:
             with contextlib.suppress(Exception):
