@@ -29,6 +29,7 @@ import contextlib
 import itertools
 import logging
 import random
+from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -37,7 +38,8 @@ from redis.exceptions import RedisError
 from server.cluster import wire
 from server.cluster.bus import Bus
 from server.cluster.lease import LeaseBook, Leases
-from server.cluster.relay import Relay
+from server.cluster.proxy import BOOT, RESEND
+from server.cluster.relay import ANSWERS_KEPT, Relay
 from server.lobby.tournaments.acts import ACTS, act
 from server.lobby.tournaments.hall import Hall
 from server.people.players import Player
@@ -114,6 +116,8 @@ class Events:
         self._taking: set[str] = set()
         self.scan_store = True
         """Look in the store for open events Redis does not list (at start, after an outage)."""
+        self.answers: OrderedDict[str, wire.Message | None] = OrderedDict()
+        """The answer to each request run here (None while it runs), for its copies."""
 
     @property
     def hall(self) -> Hall:
@@ -194,36 +198,60 @@ class Events:
         return dict(answer)
 
     async def listing(self, asker: str | None) -> list[dict[str, JSONValue]]:
-        """Every other live node's events (those over lately too), each node asked at once; a node
-        that does not answer within :data:`LIST_WAIT` seconds is left out of this answer."""
+        """Every other live node's events (those over lately too), each node asked at once. The open
+        events of a node that does not answer within :data:`LIST_WAIT` seconds are listed as their
+        journals leave them (``as_stored``)."""
         nodes = sorted(self._live() - {self.node})
 
-        async def one(node: str) -> list[dict[str, JSONValue]]:
+        async def one(node: str) -> list[dict[str, JSONValue]] | None:
             try:
                 answer = await self._ask(node, {"t": "tcmd", "cmd": "tournaments", "args": {}, "name": asker or "",
                                                 "staff": False}, LIST_WAIT)
             except CommandError:
-                return []
+                return None
             if not isinstance(answer, Mapping):
-                return []
+                return None
             found = answer.get("tournaments")
-            return [dict(s) for s in found if isinstance(s, dict)] if isinstance(found, list) else []
+            return [dict(s) for s in found if isinstance(s, dict)] if isinstance(found, list) else None
 
-        return [s for part in await asyncio.gather(*(one(n) for n in nodes)) for s in part]
+        parts = dict(zip(nodes, await asyncio.gather(*(one(n) for n in nodes)), strict=True))
+        out = [s for part in parts.values() if part is not None for s in part]
+        silent = {node for node, part in parts.items() if part is None}
+        if silent:
+            try:
+                listed = await self.redis.hgetall(wire.TOURNAMENTS_KEY)
+            except (RedisError, OSError):
+                listed = {}
+            for tid, node in listed.items():
+                if node in silent and isinstance(tid, str):
+                    stored = await self.hall.stored_summary(tid, asker)
+                    if stored is not None:
+                        out.append(stored)
+        return out
 
     async def _ask(self, node: str, msg: dict[str, JSONValue], wait: float | None = None) -> Result | None:
         """``msg`` sent to ``node``, its ``reply`` awaited (``wait``, by default ``remote_timeout``:
-        then ``server_trouble``)."""
-        req = f"{self.node}.t{next(_requests)}"
-        future: asyncio.Future[Result | None] = asyncio.get_running_loop().create_future()
+        then ``server_trouble``). Sent again each :data:`~server.cluster.proxy.RESEND` seconds
+        unanswered (a message can be lost while a node subscribes again after an outage of Redis):
+        the node runs it once and answers each copy."""
+        req = f"{self.node}.{BOOT}.t{next(_requests)}"
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Result | None] = loop.create_future()
         self.relay.pending[req] = future
+        deadline = loop.time() + (self.lobby.config.remote_timeout if wait is None else wait)
         try:
-            self.relay.send(node, {**msg, "req": req})
-            return await asyncio.wait_for(future, self.lobby.config.remote_timeout if wait is None else wait)
-        except TimeoutError:
-            raise CommandError("server_trouble") from None
+            while True:
+                self.relay.send(node, {**msg, "req": req})
+                left = deadline - loop.time()
+                if left <= 0:
+                    raise CommandError("server_trouble")
+                await asyncio.wait((future,), timeout=min(left, RESEND))
+                if future.done():
+                    return future.result()
         finally:
             self.relay.pending.pop(req, None)
+            if not future.done():
+                future.cancel()
 
     # -- HallCluster: people of other nodes seated here ----------------------------------------------
 
@@ -256,16 +284,28 @@ class Events:
         req = msg.get("req")
         if not isinstance(req, str):
             return
+        if req in self.answers:  # a copy (sent again after a lost message): run once, answered again
+            answer = self.answers[req]
+            if answer is not None:
+                self.relay.send(sender, answer)
+            return
+        self.answers[req] = None
+        while len(self.answers) > ANSWERS_KEPT:
+            self.answers.popitem(last=False)
         if msg["t"] == "tcmd":
             self.lobby.spawn(self._run(msg, sender, req))
         elif msg["t"] == "tseat":
             self.lobby.spawn(self._seat_here(msg, sender, req))
 
     def _answer(self, node: str, req: str, result: Result | None = None, error: CommandError | None = None) -> None:
+        answer: wire.Message
         if error is not None:
-            self.relay.send(node, {"t": "reply", "req": req, "err": error.code, "params": dict(error.params)})
+            answer = {"t": "reply", "req": req, "err": error.code, "params": dict(error.params)}
         else:
-            self.relay.send(node, {"t": "reply", "req": req, "ok": dict(result) if result is not None else None})
+            answer = {"t": "reply", "req": req, "ok": dict(result) if result is not None else None}
+        if req in self.answers:
+            self.answers[req] = answer
+        self.relay.send(node, answer)
 
     async def _run(self, msg: wire.Message, sender: str, req: str) -> None:
         """On the owner: a person of ``sender`` asks one of the events this node runs."""
@@ -302,9 +342,15 @@ class Events:
                     raise CommandError("already_in_room", room=here.id)  # at another table: absent
                 with contextlib.suppress(CommandError):
                     await here.submit(player, "leave", {})
+                if player.room is here and not isinstance(here, Room):
+                    player.room, player.seat = None, None  # its node did not answer, or the table is gone
             place = self.relay.place(rid, sender)
             if player.room is not place:
-                await place.submit(player, "join", {})
+                joined = await place.submit(player, "join", {})
+                if player.room is not place:  # a state of the table that came before was not theirs yet
+                    seat = joined.get("seat") if isinstance(joined, Mapping) else None
+                    player.room, player.seat = place, seat if isinstance(seat, int) else None
+                    place.refresh(player)  # its state sent again
         except CommandError as exc:
             self._answer(sender, req, error=exc)
         except Exception:

@@ -97,7 +97,7 @@ class ClusterLobby(Lobby):
                                    spawn=self.spawn, just_back=self._just_back)
         self.takeover = Takeover(self, self.node, live=lambda: self.keepalive.live, place=self.relay.place,
                                  rooms_changed=self.keepalive.write_rooms_soon, just_back=self._just_back,
-                                 on_lost=self._event_lost)
+                                 on_lost=self._event_lost, on_taken=self._table_taken)
         # tournaments: one node runs each event, any node's people play it (server/cluster/events.py)
         self.events = Events(self, self.node, self.relay, live=lambda: self.keepalive.live,
                              fenced=self.takeover.fenced, just_back=self._just_back)
@@ -112,6 +112,9 @@ class ClusterLobby(Lobby):
 
     def _event_lost(self, key: str) -> None:
         self.events.lost(key)
+
+    def _table_taken(self, room: Room) -> None:
+        self.hall.took(room)
 
     def _seated_here(self) -> dict[str, str]:
         """Who holds a seat at this node's tables: name key -> room id."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import secrets
 from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -132,6 +133,10 @@ class RemoteStates:
 
 _requests = itertools.count(1)
 
+BOOT = secrets.token_hex(4)
+"""This process's part of its requests' ids (``<node>.<boot>.<n>``): a node started again never
+reuses an id its owner still keeps an answer for."""
+
 RESEND = 1.0
 """Seconds: a command not answered by then is sent again (a message can be lost while a node
 subscribes again after an outage of Redis); the owner runs it once and answers each copy."""
@@ -157,7 +162,7 @@ class RemotePlace:
                 await asyncio.wait_for(lobby.until_running(), lobby.config.remote_timeout)
             except TimeoutError:
                 raise CommandError("server_trouble") from None
-        req = f"{lobby.node}.{next(_requests)}"
+        req = f"{lobby.node}.{BOOT}.{next(_requests)}"
         future: asyncio.Future[Result | None] = asyncio.get_running_loop().create_future()
         lobby.pending[req] = future
         msg: wire.Message = {"t": "cmd", "rid": self.id, "req": req, "m": lobby.member_of(player), "cmd": cmd, "args": dict(args)}

@@ -159,7 +159,8 @@ class Takeover:
 
     def __init__(self, lobby: TakeoverHost, node: str, *, live: Callable[[], set[str]],
                  place: Callable[[str, str], RemotePlace], rooms_changed: Callable[[], None],
-                 just_back: Callable[[], bool], on_lost: Callable[[str], None] | None = None) -> None:
+                 just_back: Callable[[], bool], on_lost: Callable[[str], None] | None = None,
+                 on_taken: Callable[[Room], None] | None = None) -> None:
         self.lobby = lobby
         self.node = node
         self._live = live  # the nodes alive at the last keep-alive
@@ -167,6 +168,7 @@ class Takeover:
         self._rooms_changed = rooms_changed  # this node's room list changed: written again soon
         self._just_back = just_back  # Redis and PostgreSQL came back less than a lease ago
         self._on_lost = on_lost  # a key of the lease book that is not a table's was lost (an event's)
+        self._on_taken = on_taken  # a table taken over here, rebuilt (the tournaments' hall follows it)
         self.fenced: set[str] = set()
         """Tables given up here: their writes are refused (:class:`FencedStore`)."""
         self.epochs: dict[str, int] = {}
@@ -340,6 +342,8 @@ class Takeover:
             await self.bus.redis.hset(wire.TABLES_KEY, rid, self.node)
             self.bus.broadcast({"t": "owner", "rid": rid, "epoch": held.epoch})
             self._rooms_changed()
+            if self._on_taken is not None:
+                self._on_taken(room)
             log.warning("cluster: node %s took table %s over (epoch %d)", self.node, rid, held.epoch)
         except (RedisError, OSError) as exc:
             log.warning("cluster: taking table %s over failed: %s", rid, exc)

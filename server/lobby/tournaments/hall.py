@@ -28,6 +28,8 @@ from server.lobby.tournaments import restart, views
 from server.lobby.tournaments.host import Alone, HallCluster, HallHost, far
 from server.lobby.tournaments.shell import EventShell
 from server.lobby.tournaments.tables import (
+    PLAN,
+    TOURNAMENT,
     TableLink,
     is_match,
     seat_plan,
@@ -85,6 +87,7 @@ class Hall:
         self.far: dict[str, TableLink] = {}  # room id -> the event's table another node holds (a take-over)
         self.done_far: set[str] = set()  # those of them reported over: their people may be made to leave them
         self.far_seated: dict[str, str] = {}  # name -> such a table they still sit at (no next table yet)
+        self.held: dict[str, Room] = {}  # room id -> a table of another node's event this node took over
         self.cluster: HallCluster = Alone()  # a cluster node's: server/cluster/events.py
 
     # -- writes: the one place a cluster owner's fence goes ------------------------------------------
@@ -156,6 +159,12 @@ class Hall:
     def summary(self, shell: EventShell, asker: str | None) -> dict[str, JSONValue]:
         """The event as ``tournaments`` lists it (:func:`views.summary`)."""
         return views.summary(shell, asker)
+
+    async def stored_summary(self, tid: str, asker: str | None) -> dict[str, JSONValue] | None:
+        """Open event ``tid`` of another node as its journal leaves it (:func:`views.stored_summary`);
+        None when the store has no open event of that id."""
+        stored = await self.lobby.store.tournaments.get(tid)
+        return views.stored_summary(stored, asker) if stored is not None and stored.status == "open" else None
 
     def standings(self, shell: EventShell, asker: str | None) -> dict[str, JSONValue]:
         """The ``tournament_standings`` reply (:func:`views.standings`)."""
@@ -273,6 +282,19 @@ class Hall:
             for rid in [rid for rid, link in links.items() if link.tournament == tid]:
                 del links[rid]
 
+    def took(self, room: Room) -> None:
+        """This node took ``room`` over (a cluster's take-over of a table whose node died). When it is a
+        table of an event another node runs (or none yet), this node makes its people leave it once
+        its match is over, as the event's own node does for its tables: free for their next table,
+        wherever it opens. (The event's node reads the result from the store: :meth:`follow_far`.)"""
+        if not isinstance(room.opts.extra.get(TOURNAMENT), str) or room.id in self.links:
+            return
+        self.held[room.id] = room
+        room.watched_by(self)
+        if room.table.status == "over":  # (its match ended just before its node died)
+            self.held.pop(room.id)
+            self.lobby.spawn(self._leave_all(room, _planned(room)))
+
     async def follow_far(self) -> None:
         """The tables of this node's events that other nodes hold: each one over is reported
         (:func:`restart.follow_far`; a cluster node's keep-alive calls it)."""
@@ -388,6 +410,8 @@ class Hall:
                 place.id in self.done_far:
             with contextlib.suppress(CommandError):
                 await place.submit(player, "leave", {})
+            if player.room is place and not isinstance(place, Room):
+                player.room, player.seat = None, None  # its node did not answer, or the table is gone
 
     async def _seat(self, room: Room, plan: Sequence[str | None]) -> list[str]:
         """Seat the people of ``plan`` (their joins queued at once: the room takes them one after
@@ -415,6 +439,9 @@ class Hall:
 
     def recorded(self, room: Room, record: RoundRecord) -> None:
         link = self.links.get(room.id)
+        if link is None and is_match(record) and self.held.pop(room.id, None) is room:
+            self.lobby.spawn(self._leave_all(room, _planned(room)))  # free for their next table, wherever it opens
+            return
         if link is None or link.reported:
             return
         if not is_match(record):
@@ -444,6 +471,7 @@ class Hall:
         await asyncio.gather(*(leave(p) for p in players if p is not None and p.room is room))
 
     def closed(self, room: Room) -> None:
+        self.held.pop(room.id, None)
         link = self.links.pop(room.id, None)
         if link is None or link.reported:
             return
@@ -462,3 +490,9 @@ class Hall:
     async def shutdown(self) -> None:
         """Stop every event's task; the open ones are rebuilt at the next start."""
         await asyncio.gather(*(shell.stop() for shell in self.events.values()), return_exceptions=True)
+
+
+def _planned(room: Room) -> list[str]:
+    """The people an event's table was opened for (its configuration's plan)."""
+    plan = room.opts.extra.get(PLAN)
+    return [n for n in plan if isinstance(n, str)] if isinstance(plan, list) else []

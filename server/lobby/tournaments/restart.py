@@ -53,6 +53,8 @@ class Hall(EventHost, Protocol):
     @property
     def far_seated(self) -> MutableMapping[str, str]: ...
     @property
+    def held(self) -> MutableMapping[str, Room]: ...
+    @property
     def clock(self) -> Callable[[], float]: ...
 
     async def report(self, link: TableLink, record: RoundRecord) -> None: ...
@@ -110,7 +112,7 @@ async def _reconcile(hall: Hall, shell: EventShell, stored: StoredTournament) ->
     records = await hall.lobby.store.tournaments.rounds(shell.id)
     linked = [room_id for room_id, _ in stored.tables]
     for table in shell.director.event.tables.values():
-        rooms = [rid for rid in linked if _table_of(hall, rid, records) == table.table]
+        rooms = [rid for rid in linked if await _table_of(hall, rid, records) == table.table]
         live = [hall.lobby.rooms[rid] for rid in rooms
                 if rid in hall.lobby.rooms and not hall.lobby.rooms[rid].closed]
         done = next((r for rid in rooms for r in records_of(rid, records) if is_match(r)), None)
@@ -121,6 +123,7 @@ async def _reconcile(hall: Hall, shell: EventShell, stored: StoredTournament) ->
             link.room = room
             link.rounds = [r.result for r in records_of(room.id, records) if not is_match(r)]
             hall.links[room.id] = link
+            hall.held.pop(room.id, None)  # (taken over by this node before its event)
             room.watched_by(hall)
             if done is not None:
                 link.reported = True
@@ -209,7 +212,9 @@ def _done_far(hall: Hall, rid: str, link: TableLink) -> None:
             hall.far_seated[name] = rid
 
 
-def _table_of(hall: Hall, room_id: str, records: Sequence[RoundRecord]) -> str | None:
+async def _table_of(hall: Hall, room_id: str, records: Sequence[RoundRecord]) -> str | None:
+    """The event's name of the table room ``room_id`` is: from the room here, from its records, or
+    from its configuration in the store (a table another node holds, before its first round ends)."""
     room = hall.lobby.rooms.get(room_id)
     if room is not None:
         value = room.opts.extra.get(TABLE)
@@ -218,7 +223,10 @@ def _table_of(hall: Hall, room_id: str, records: Sequence[RoundRecord]) -> str |
         value = r.config.get(TABLE)
         if isinstance(value, str):
             return value
-    return None
+    stored = await hall.lobby.store.tables.get(room_id)
+    extra = stored.config.get("extra") if stored is not None else None
+    value = extra.get(TABLE) if isinstance(extra, dict) else None
+    return value if isinstance(value, str) else None
 
 
 def _order(plan: object, seats: Sequence[str | None]) -> list[int]:

@@ -10,8 +10,17 @@ from dataclasses import asdict
 from server.lobby.tournaments.shell import EventShell
 from server.protocol import CommandError, JSONValue
 from server.storage.api import Store
+from server.storage.api_tournaments import StoredTournament
 from server.storage.names import name_key
-from server.tournaments import SwissConfig
+from server.tournaments import (
+    EventConfig,
+    EventRecord,
+    ReplayError,
+    Standings,
+    SwissConfig,
+    TournamentError,
+    replay,
+)
 
 STANDINGS_LINES = 50
 """Lines of standings a reply carries (and the asker's own line when below)."""
@@ -20,17 +29,36 @@ STANDINGS_LINES = 50
 def summary(shell: EventShell, asker: str | None) -> dict[str, JSONValue]:
     """The event as ``tournaments`` lists it (docs/tournaments.md, "Commands")."""
     seen = shell.seen()
-    s = {k: _plain(v) for k, v in seen.summary.items()}
-    config = shell.director.config
-    phase = "over" if shell.over or shell.jammed else "waiting" if s.get("phase") == "registering" else "running"
+    return _summary(shell.id, shell.organiser, shell.director.config, seen.summary, seen.standings,
+                    shell.over or shell.jammed, asker)
+
+
+def stored_summary(stored: StoredTournament, asker: str | None) -> dict[str, JSONValue] | None:
+    """An open event as its journal leaves it (its node did not answer in time), marked
+    ``as_stored``; None when its record does not replay."""
+    try:
+        record = EventRecord.from_dict({"config": stored.config, "entries": list(stored.entries)})
+        director = replay(record)
+    except (ReplayError, TournamentError, ValueError, KeyError):
+        return None
+    out = _summary(stored.tournament_id, stored.organiser, director.config, director.summary(), director.standings(),
+                   stored.status != "open", asker)
+    out["as_stored"] = True
+    return out
+
+
+def _summary(tid: str, organiser: str, config: EventConfig, raw: Mapping[str, object], standings: Standings,
+             over: bool, asker: str | None) -> dict[str, JSONValue]:
+    s = {k: _plain(v) for k, v in raw.items()}
+    phase = "over" if over else "waiting" if s.get("phase") == "registering" else "running"
     mine = name_key(asker) if asker is not None else None
     out: dict[str, JSONValue] = {
-        "id": shell.id, "kind": config.kind, "game": config.options.get("game"),
+        "id": tid, "kind": config.kind, "game": config.options.get("game"),
         "rules": config.options.get("rules"), "seats": config.seats, "phase": phase,
         "entrants": s.get("entrants"), "playing": s.get("playing"), "tables": s.get("tables"),
-        "starts_at": config.starts_at, "organiser": shell.organiser,
+        "starts_at": config.starts_at, "organiser": organiser,
         "scoring": {"mode": config.scoring.mode, "streak": config.scoring.streak},
-        "joined": any(name_key(line.name) == mine and line.status == "active" for line in seen.standings.lines),
+        "joined": any(name_key(line.name) == mine and line.status == "active" for line in standings.lines),
     }
     if isinstance(config, SwissConfig):
         out["round"] = s.get("round")

@@ -103,6 +103,8 @@ def _facts(t: T, s: Result, now: float) -> list[str]:
         facts.append(t.gettext("streak bonus"))
     if s.get("organiser"):
         facts.append(t.gettext("organised by {name}").format(name=s["organiser"]))
+    if s.get("as_stored"):
+        facts.append(t.gettext("as last saved (its server is slow to answer)"))
     return [f for f in facts if f]
 
 

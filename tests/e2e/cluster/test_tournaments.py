@@ -140,9 +140,6 @@ async def test_kill_9_of_the_events_owner_another_node_finishes_it(tmp_path, red
     await kill_the_owner(tmp_path, redis_server, pg_url, {"ana": "n0", "bob": "n1", "cid": "n1"})
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "a known gap: when the take-over puts a table on another node than its event, one of its people "
-    "is sometimes told of the next table and never receives its state (docs/tournaments.md, the cluster)"))
 async def test_kill_9_of_the_events_owner_two_nodes_share_what_it_ran(tmp_path, redis_server, pg_url):
     """As above with three nodes and entrants on the two that live: the event and its two tables
     are claimed by whichever live node is first, so a table may go on at another node than the
@@ -150,6 +147,44 @@ async def test_kill_9_of_the_events_owner_two_nodes_share_what_it_ran(tmp_path, 
     through their own node."""
     homes = {"ana": "n1", "bob": "n1", "cid": "n1", "dan": "n2", "eve": "n2", "fay": "n2"}
     await kill_the_owner(tmp_path, redis_server, pg_url, homes)
+
+
+async def test_the_event_and_its_tables_taken_over_by_two_nodes_play_on_to_its_end(tmp_path, redis_server, pg_url):
+    """The split forced: after the kill, n2 takes the event's tables over while n1 is stopped and the
+    event's lease is held aside; then n1 takes the event while n2 is stopped a moment. n2 makes the
+    people of its tables leave them when their match ends; n1 reads their results from the store and
+    seats them at their next tables, wherever they are connected; the event ends and nobody is left
+    seated."""
+    homes = {"ana": "n1", "bob": "n1", "cid": "n1", "dan": "n2", "eve": "n2", "fay": "n2"}
+    await kill_the_owner(tmp_path, redis_server, pg_url, homes, split=True)
+
+
+async def test_the_people_of_the_last_tables_another_node_took_over_are_free_when_the_event_ends(
+        tmp_path, redis_server, pg_url):
+    """The same split in an arena whose time is up before those tables end: they are its last, and
+    their node makes their people leave them (nobody else would)."""
+    homes = {"ana": "n1", "bob": "n1", "cid": "n1", "dan": "n2", "eve": "n2", "fay": "n2"}
+    await kill_the_owner(tmp_path, redis_server, pg_url, homes, split=True, length=3)
+
+
+async def split_the_take_over(procs: dict[str, ServerProcess], redis_server, tid: str, tables: list[str]) -> None:
+    """After the event's owner n0 died (n1 stopped before): n2 takes its tables, n1 its event."""
+    n1, n2 = procs["n1"].proc, procs["n2"].proc
+    assert n1 is not None and n2 is not None
+    held_aside = f"donne:lease:tour:{tid}"
+    assert redis_server.command("SET", held_aside, '"test 0"', "EX", "60").startswith(b"+OK")  # n0's lease
+    # replaced by one nobody renews: no node claims the event meanwhile
+    try:
+        await until_owned(redis_server, tables, {"n2"})
+    finally:
+        n2.send_signal(signal.SIGSTOP)
+        n1.send_signal(signal.SIGCONT)
+        redis_server.command("DEL", held_aside)
+    try:
+        await until_owned(redis_server, [f"tour:{tid}"], {"n1"}, timeout=1.0)  # n2's leases hold 2 s
+    finally:
+        n2.send_signal(signal.SIGCONT)
+    assert {owner_of(redis_server, rid) for rid in tables} == {"n2"}
 
 
 async def come_back(entrant: Entrant, node: ServerProcess, tid: str, redis_server, live: set[str],
@@ -171,10 +206,12 @@ async def come_back(entrant: Entrant, node: ServerProcess, tid: str, redis_serve
     return ended
 
 
-async def kill_the_owner(tmp_path, redis_server, pg_url, homes: dict[str, str]) -> None:
+async def kill_the_owner(tmp_path, redis_server, pg_url, homes: dict[str, str], *, split: bool = False,
+                         length: float = 12) -> None:
     names = sorted({"n0", *homes.values()})
     procs: dict[str, ServerProcess] = {}
     clients = []
+    entrants: list[Entrant] = []
     try:
         for name in names:
             (tmp_path / name).mkdir()
@@ -187,7 +224,7 @@ async def kill_the_owner(tmp_path, redis_server, pg_url, homes: dict[str, str]) 
         clients += people
         entrants = [Entrant(c, n) for c, n in zip(people, homes, strict=True)]
         tid = (await organiser.request("tournament_create", kind="arena", game="president", rules="classic",
-                                       seats=3, rounds=1, start=0.5, length=12, bots=True, bot_wait=0,
+                                       seats=3, rounds=1, start=0.5, length=length, bots=True, bot_wait=0,
                                        rematch_wait=0))["tournament"]
         assert owner_of(redis_server, f"tour:{tid}") == "n0"
         for c in people:  # their node forwards the joins to n0
@@ -199,8 +236,15 @@ async def kill_the_owner(tmp_path, redis_server, pg_url, homes: dict[str, str]) 
             assert loop.time() < end, "nobody was seated"
             await asyncio.sleep(0.05)
         await asyncio.sleep(1.0)  # at n0's tables, mid-match
+        if split:
+            stopped = procs["n1"].proc
+            assert stopped is not None
+            stopped.send_signal(signal.SIGSTOP)
         await n0.kill(signal.SIGKILL)
         live = set(names) - {"n0"}
+        if split:
+            tables = sorted({ev["room"] for e in entrants for ev in e.events if ev["event"] == "tournament_seated"})
+            await split_the_take_over(procs, redis_server, tid, tables)
         await until_owned(redis_server, [f"tour:{tid}"], live)
         for i, node in enumerate(homes.values()):
             if node == "n0":  # her connection died with n0: she logs in again at a live node
@@ -209,6 +253,7 @@ async def kill_the_owner(tmp_path, redis_server, pg_url, homes: dict[str, str]) 
                                                            redis_server, live, clients))
         ended = await asyncio.wait_for(asyncio.gather(*plays), 40)
         assert all(e["reason"] == "time" for e in ended)
+        await nobody_seated([c for c, node in zip(people, homes.values(), strict=True) if node != "n0"])
         asker = next(c for c, node in zip(people, homes.values(), strict=True) if node != "n0")
         final = await asker.request("tournament_standings", tournament=tid)
         store = await open_store(pg_url, recover=False, exclusive=False)
@@ -231,6 +276,9 @@ async def kill_the_owner(tmp_path, redis_server, pg_url, homes: dict[str, str]) 
     except BaseException:
         for name, proc in procs.items():  # shown with the failure: what each node logged
             print(f"--- {name}'s log ---\n{''.join(proc.log[-300:])}")
+        for e in entrants:  # and what each entrant heard
+            print(f"--- {e.name}: rooms {e.rooms}, events {e.events}")
+            print(f"    last states: {[(r, s.get('status'), s.get('phase'), s.get('turn'), s.get('you')) for r, s in e.states.items()]}")
         raise
     finally:
         for c in clients:
@@ -239,6 +287,18 @@ async def kill_the_owner(tmp_path, redis_server, pg_url, homes: dict[str, str]) 
         for p in procs.values():
             if p.proc is not None and p.proc.returncode is None:
                 await p.kill(signal.SIGTERM)
+
+
+async def nobody_seated(clients: list[Client], timeout: float = 10.0) -> None:
+    """Until none of these people sits at a table (their last tables over, they were made to leave)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        rooms = [(await c.request("whoami")).get("room") for c in clients]
+        if not any(rooms):
+            return
+        assert loop.time() < end, f"still seated after the event: {rooms}"
+        await asyncio.sleep(0.1)
 
 
 NOTE_WRITES = """

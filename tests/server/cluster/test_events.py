@@ -305,3 +305,79 @@ async def test_the_lease_of_an_event_over_here_lost_while_it_is_let_go_stops_not
     events.lost("tour:e1")
     await node.settle()
     assert node.hall.stale_ones == [] and node.redis.hashes.get(wire.TOURNAMENTS_KEY, {}) == {}
+
+
+async def test_a_forwarded_command_unanswered_is_sent_again_and_the_owner_runs_it_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """(A message can be lost while a node subscribes again after an outage of Redis.)"""
+    monkeypatch.setattr(events_module, "RESEND", 0.01)
+    events, node, relay, _ = part()
+    asking = asyncio.ensure_future(events.forward("n2", "tournament_join", {"tournament": "e1"}, "bob", False))
+    for _ in range(200):
+        sent = [m for to, m in node.bus.sent if to == "n2" and m.get("t") == "tcmd"]
+        if len(sent) >= 2:
+            break
+        await asyncio.sleep(0.005)
+    assert len(sent) >= 2 and len({m["req"] for m in sent}) == 1  # the same request, sent again
+    relay.handle({"t": "reply", "req": sent[0]["req"], "ok": {"tournament": "e1"}, "from": "n2"}, "n2")
+    assert await asking == {"tournament": "e1"}
+
+    owner, onode, _, _ = part()
+    ran: list[str] = []
+
+    async def act(hall: object, cmd: str, args: object, name: str, staff: bool) -> dict[str, object]:
+        ran.append(cmd)
+        return {"tournament": "e1"}
+
+    monkeypatch.setattr(events_module, "act", act)
+    copy = {"t": "tcmd", "req": "n2.ab.t1", "cmd": "tournament_join", "args": {"tournament": "e1"}, "name": "bob",
+            "staff": False}
+    owner.handle(dict(copy), "n2")
+    owner.handle(dict(copy), "n2")  # while it runs: not run again
+    await onode.settle()
+    await asyncio.sleep(0)
+    owner.handle(dict(copy), "n2")  # once answered: answered again
+    await onode.settle()
+    replies = [m for _, m in onode.bus.sent if m.get("t") == "reply"]
+    replies += [m for _, sent in onode.bus.sent if sent.get("t") == "batch" for m in sent["msgs"]]
+    assert ran == ["tournament_join"] and len(replies) == 2
+    assert all(r == {"t": "reply", "req": "n2.ab.t1", "ok": {"tournament": "e1"}} for r in replies)
+
+
+async def test_the_list_shows_the_open_events_of_a_node_that_does_not_answer_as_stored(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(events_module, "LIST_WAIT", 0.05)
+    monkeypatch.setattr(events_module, "RESEND", 0.02)
+    events, node, _, _ = part(live={"n1", "n2"})
+    node.redis.hashes[wire.TOURNAMENTS_KEY] = {"e3": "n2", "e4": "n1"}
+    asked: list[str] = []
+
+    async def stored_summary(tid: str, asker: str | None) -> dict[str, object]:
+        asked.append(tid)
+        return {"id": tid, "as_stored": True}
+
+    node.hall.stored_summary = stored_summary  # type: ignore[attr-defined]
+    assert await events.listing("bob") == [{"id": "e3", "as_stored": True}]  # n2 is silent
+    assert asked == ["e3"]  # (this node's own events are listed by its hall)
+
+
+async def test_a_person_whose_finished_table_is_gone_is_still_seated_at_the_next_and_gets_its_states() -> None:
+    events, node, relay, _ = part()
+    ana = online("Ana")
+    node.players[ana.key] = ana
+    finished = relay.place("r3", "n3")
+    ana.room, ana.seat = finished, 1
+    events.handle({"t": "tseat", "req": "n2.t9", "rid": "r5", "key": ana.key, "free": ["r3"]}, "n2")
+    for _ in range(5):
+        await asyncio.sleep(0)
+    leave = next(m for _, m in node.bus.sent if m.get("t") == "cmd")
+    relay.handle({"t": "reply", "req": leave["req"], "err": "no_such_room", "params": {"room": "r3"}, "from": "n3"},
+                 "n3")  # n3 closed it already: no ``gone`` comes
+    for _ in range(5):
+        await asyncio.sleep(0)
+    join = [m for _, m in node.bus.sent if m.get("t") == "cmd"][-1]
+    assert join["cmd"] == "join" and join["rid"] == "r5" and ana.room is None
+    relay.handle({"t": "reply", "req": join["req"], "ok": {"room": "r5", "seat": 2}, "from": "n2"}, "n2")
+    await node.settle()
+    await asyncio.sleep(0)
+    assert ana.room is relay.places["r5"] and ana.seat == 2  # r5's states are hers now

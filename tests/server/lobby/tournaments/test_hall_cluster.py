@@ -20,8 +20,9 @@ from server.lobby.tournaments.tables import TableLink
 from server.protocol import Args, CommandError, JSONValue
 from server.rooms.room import Room
 from server.storage.api import Fence, Op, OpResult, RoundRecord, StaleOwner
-from server.storage.api_tournaments import TournamentLog
-from server.tournaments import ArenaConfig, ArenaDirector, Join, Started, TableAborted, TableOver
+from server.storage.api_tournaments import StoredTournament, TournamentLog
+from server.tournaments import ArenaConfig, ArenaDirector, Join, Started, TableAborted, TableOver, record_of
+from tests.server.lobby.fakes import online
 from tests.server.lobby.tournaments.test_hall import Lobby
 
 
@@ -262,3 +263,111 @@ async def test_the_people_still_at_a_finished_table_of_another_node_hear_the_eve
     assert lobby.news == [{"event": "tournament_ended", "tournament": "e1"}]  # the lobbies
     assert reached == [("bob", {"event": "tournament_ended", "tournament": "e1"})]  # and bob, at his table
     await shell.stop()
+
+
+class HeldRoom:
+    """A table this node took over from a dead node: its plan, its status, who left it."""
+
+    def __init__(self, rid: str, plan: list[str | None], tid: str | None = "e1", status: str = "playing") -> None:
+        self.id = rid
+        self.opts = SimpleNamespace(extra={"tournament": tid, "table": "e1.1", "plan": plan} if tid else {})
+        self.table = SimpleNamespace(status=status)
+        self.watcher: object = None
+        self.left: list[str] = []
+
+    def watched_by(self, watcher: object) -> None:
+        self.watcher = watcher
+
+    async def submit(self, player: Any, cmd: str, args: Args) -> None:
+        assert cmd == "leave"
+        self.left.append(player.name)
+        player.room = None
+
+
+def match(rid: str) -> RoundRecord:
+    return RoundRecord(round_id=f"{rid}-u1-match", game="president", rules="classic", seats=[], config={}, log=[],
+                       result={"event": "match_over", "totals": [9, 3, 5]})
+
+
+async def test_a_table_of_another_node_s_event_taken_over_here_frees_its_people_when_its_match_ends() -> None:
+    """(The event's node reads the result from the store; the table's node makes its people leave,
+    free for their next table wherever it opens.)"""
+    lobby = Lobby()
+    hall = Hall(lobby)  # type: ignore[arg-type]
+    ana, bob = online("ana"), online("bob")
+    room = HeldRoom("r7", ["ana", "bob", None])
+    for p in (ana, bob):
+        lobby.players[p.key] = p
+        p.room, p.seat = room, 0
+    hall.took(room)  # type: ignore[arg-type]
+    hall.took(HeldRoom("r8", [], tid=None))  # type: ignore[arg-type]  # a table of no event: none of its business
+    assert room.watcher is hall and set(hall.held) == {"r7"}
+    hall.recorded(room, RoundRecord(round_id="r7-u1-1", game="president", rules="classic", seats=[], config={},  # type: ignore[arg-type]
+                                    log=[], result={}))
+    await asyncio.gather(*lobby.tasks)
+    assert room.left == []  # a round: they play on
+    hall.recorded(room, match("r7"))  # type: ignore[arg-type]
+    await asyncio.gather(*lobby.tasks)
+    assert room.left == ["ana", "bob"] and ana.room is None and hall.held == {}
+
+
+async def test_a_table_taken_over_already_over_frees_its_people_at_once_and_one_its_event_links_is_its_own() -> None:
+    lobby = Lobby()
+    hall = Hall(lobby)  # type: ignore[arg-type]
+    cid = online("cid")
+    lobby.players[cid.key] = cid
+    over = HeldRoom("r9", ["cid", None, None], status="over")
+    cid.room = over
+    hall.took(over)  # type: ignore[arg-type]
+    await asyncio.gather(*lobby.tasks)
+    assert over.left == ["cid"] and hall.held == {}
+    linked = HeldRoom("r5", ["dan", None, None])
+    hall.links["r5"] = TableLink("e1", "e1.1", 0, ("dan", None, None), [0, 1, 2], room=linked)  # type: ignore[arg-type]
+    hall.took(linked)  # type: ignore[arg-type]
+    assert hall.held == {} and linked.watcher is None  # the event runs here: its own report frees them
+
+
+class Tables:
+    """The store's tables (their configuration) and the event's records, for a take-over."""
+
+    def __init__(self, configs: dict[str, dict[str, Any]]) -> None:
+        self.configs = configs
+        self.tournaments = self
+        self.tables = self
+        self.applied: list[list[Op]] = []
+
+    async def rounds(self, tid: str) -> list[RoundRecord]:
+        return []  # (the table's first round is not over yet)
+
+    async def get(self, rid: str) -> Any:
+        config = self.configs.get(rid)
+        return None if config is None else SimpleNamespace(status="open", config=config)
+
+    async def apply(self, ops: Sequence[Op]) -> list[OpResult]:
+        self.applied.append(list(ops))
+        return [None] * len(ops)
+
+
+async def test_an_event_taken_over_follows_its_table_another_node_holds_before_its_first_round_ends() -> None:
+    """Its table is known from its configuration in the store, not opened a second time."""
+    director = ArenaDirector(ArenaConfig(id="e1", seats=3, starts_at=10.0, length=100, seed="ab"))
+    for name in ("ana", "bob", "cid"):
+        director.handle(0.0, Join(name))
+    director.tick(11.0)  # its first table opened: r7, held by another node now
+    record = record_of(director).to_dict()
+    entries = record["entries"]
+    assert isinstance(entries, list)
+    plan = ["bob", "ana", "cid"]
+    lobby = Lobby()
+    lobby.store = Tables({"r7": {"extra": {"tournament": "e1", "table": "e1.1", "plan": plan}}})  # type: ignore[assignment]
+    hall = Hall(lobby, clock=lambda: 12.0)  # type: ignore[arg-type]
+    hall.cluster = Cluster()
+    stored = StoredTournament(tournament_id="e1", config=director.config.to_dict(), organiser="ora", status="open",
+                              created_at=0.0, entries=[e for e in entries if isinstance(e, dict)],
+                              next_seq=len(entries), tables=[("r7", 0)])
+    assert await hall.adopt(stored)
+    try:
+        assert set(hall.far) == {"r7"} and hall.far["r7"].table == "e1.1" and hall.far["r7"].order == [0, 1, 2]
+        assert lobby.tasks == []  # no table opened again
+    finally:
+        await hall.events["e1"].stop()

@@ -4,8 +4,9 @@ with the asker's own line when below the first fifty."""
 from __future__ import annotations
 
 from server.lobby.tournaments.shell import EventShell
-from server.lobby.tournaments.views import STANDINGS_LINES, standings, summary
-from server.tournaments import Join, SwissConfig, SwissDirector
+from server.lobby.tournaments.views import STANDINGS_LINES, standings, stored_summary, summary
+from server.storage.api_tournaments import StoredTournament
+from server.tournaments import Join, SwissConfig, SwissDirector, record_of
 
 
 class Host:
@@ -41,3 +42,16 @@ def test_the_first_fifty_lines_and_the_askers_own() -> None:
     assert isinstance(lines, list) and len(lines) == STANDINGS_LINES + 1
     assert lines[-1]["name"] == "p059" and reply["final"] is False  # type: ignore[index]
     assert len(standings(shell, "p001")["lines"]) == STANDINGS_LINES  # type: ignore[arg-type]
+
+
+def test_an_open_event_of_a_silent_node_is_listed_as_its_journal_leaves_it() -> None:
+    shell = _shell(5)
+    record = record_of(shell.director).to_dict()
+    entries = record["entries"]
+    assert isinstance(entries, list)
+    kept = StoredTournament(tournament_id="e3", config=shell.director.config.to_dict(), organiser="org",
+                            status="open", created_at=0.0, entries=[e for e in entries if isinstance(e, dict)])
+    assert stored_summary(kept, "p001") == {**summary(shell, "p001"), "as_stored": True}
+    broken = StoredTournament(tournament_id="e3", config={"kind": "swiss"}, organiser="org", status="open",
+                              created_at=0.0)
+    assert stored_summary(broken, "p001") is None  # (a record that does not replay: not listed)

@@ -100,6 +100,13 @@ def test_the_list_says_when_from_now() -> None:
     assert render_list([], "es", style(80), NOW).strip() == "No hay ningún torneo abierto."
 
 
+def test_an_event_listed_from_the_store_says_so() -> None:
+    stale = {**RUNNING_ARENA, "as_stored": True}
+    assert "tel qu’enregistré en dernier (son serveur tarde à répondre)." in flat(render_list([stale], "fr", style(200), NOW))
+    assert "según lo último guardado" in flat(render_list([stale], "es", style(200), NOW))
+    assert "as last saved" not in flat(render_list([RUNNING_ARENA], "en", style(200), NOW))
+
+
 def test_a_start_on_another_day_says_the_date() -> None:
     tomorrow = {**ARENA, "starts_at": NOW + 86400}
     assert "2026-12-07 20:25 UTC" in render_list([tomorrow], "en", style(200), NOW)
