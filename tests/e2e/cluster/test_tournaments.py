@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import signal
+import time
 from typing import Any
 
 import psycopg
@@ -177,14 +179,27 @@ async def split_the_take_over(procs: dict[str, ServerProcess], redis_server, tid
     try:
         await until_owned(redis_server, tables, {"n2"})
     finally:
-        n2.send_signal(signal.SIGSTOP)
         n1.send_signal(signal.SIGCONT)
-        redis_server.command("DEL", held_aside)
+    await until_alive_again(redis_server, "n1", time.time())  # (caught up: its keep-alive written again)
+    n2.send_signal(signal.SIGSTOP)
     try:
-        await until_owned(redis_server, [f"tour:{tid}"], {"n1"}, timeout=1.0)  # n2's leases hold 2 s
+        redis_server.command("DEL", held_aside)
+        await until_owned(redis_server, [f"tour:{tid}"], {"n1"}, timeout=1.2)  # n2's leases hold 2 s
     finally:
         n2.send_signal(signal.SIGCONT)
     assert {owner_of(redis_server, rid) for rid in tables} == {"n2"}
+
+
+async def until_alive_again(redis_server, node: str, since: float, timeout: float = 10.0) -> None:
+    """Until ``node`` wrote its keep-alive after ``since`` (wall-clock seconds)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while True:
+        lines = redis_server.command("GET", f"donne:node:{node}").decode(errors="replace").split("\r\n")
+        if lines[0].startswith("$") and lines[0] != "$-1" and len(lines) > 1 and json.loads(lines[1])["at"] > since:
+            return
+        assert loop.time() < end, f"{node} wrote no keep-alive since it was continued"
+        await asyncio.sleep(0.05)
 
 
 async def come_back(entrant: Entrant, node: ServerProcess, tid: str, redis_server, live: set[str],
