@@ -300,6 +300,8 @@ def _render_history(reply: Result, lang: str, style: TermStyle) -> str:
         parts = [when, game]
         if m.get("rules") and m.get("rules") != m.get("game"):
             parts.append(rules_name(lang, text_of(m["rules"])))
+        if m.get("tournament"):  # a tournament table's game
+            parts.append(t.gettext("tournament {tournament}").format(tournament=m["tournament"]))
         if m.get("match"):
             parts.append(t.pgettext("history", "whole match"))
         if m.get("place") is not None:

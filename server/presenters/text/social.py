@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from server.messages.kit import text_of, to_float, to_int
-from server.messages.labels import punct, table_name
+from server.messages.labels import ordinal, punct, table_name
 from server.messages.social_events import seek_terms
 from server.messages.terminal import BOLD, TermStyle, display_width, finish, pad, paint, wrap_text
+from server.messages.tournament_events import kind_name
 from server.messages.translations import translation
 from server.presenters.text.words import typed_word, verb
 from server.protocol import JSONValue, Push, objects_in
@@ -77,9 +78,34 @@ def _finger(reply: Push, lang: str, style: TermStyle) -> str:
             parts.append(t.gettext("rating {rating} ({n} rated)").format(rating=f"{to_float(table['rating']):.1f}",
                                                                         n=table.get("rated_games") or 0))
         lines.append(f"  {what}{punct(lang, ':')} " + ", ".join(parts))
+    lines += _finger_tournaments(reply, lang, style)
     if reply.get("friend"):
         lines.append("  " + t.gettext("On your friends list."))
     return finish(lines, style)
+
+
+def _finger_tournaments(reply: Push, lang: str, style: TermStyle) -> list[str]:
+    """The events a player entered, newest first, each with their place among its entrants
+    (``e4 arène, Président classique : 1er sur 3``), under their best final place."""
+    events = objects_in(reply.get("tournaments"))
+    if not events:
+        return []
+    t = translation(lang)
+    best = reply.get("tournament_best")
+    if isinstance(best, int) and not isinstance(best, bool):
+        head = t.gettext("Tournaments (best final place: {place}):").format(place=ordinal(lang, best))
+    else:
+        head = t.gettext("Tournaments:")
+    lines = wrap_text("  " + head, style.width, indent="    ")
+    for e in events:
+        what = f"{kind_name(t, e.get('kind'))}, {table_name(lang, text_of(e.get('game')), text_of(e.get('rules')))}"
+        place = t.gettext("{place} of {n}").format(place=ordinal(lang, to_int(e.get("rank") or 0)),
+                                                  n=to_int(e.get("entrants") or 0))
+        if not e.get("final"):
+            place += " " + t.gettext("(under way)")
+        lines += wrap_text(f"    {e.get('tournament') or '?'} {what}{punct(lang, ':')} {place}", style.width,
+                           indent="      ")
+    return lines
 
 
 def _friends(cmd: str, reply: Push, lang: str, style: TermStyle) -> str:

@@ -80,6 +80,16 @@ def test_replies_read_naturally():
     assert "Vice-président" in hist and "classé 2e" in hist
 
 
+@pytest.mark.parametrize(("lang", "mark"), [("fr", "tournoi e4"), ("es", "torneo e4"), ("en", "tournament e4")])
+def test_the_history_marks_a_tournament_table_s_games(lang, mark):
+    """docs/tournaments.md, "Results": history marks a tournament table's games with their event."""
+    game = {"round": "r6-04884a4d-1", "game": "president", "rules": "classic", "ended": "2026-12-06T12:47:00Z",
+            "place": 1, "points": 2, "title": "president", "won": True}
+    text = render_reply("history", {"history": [{**game, "tournament": "e4", "table": "e4.3"}, game]}, lang,
+                        TermStyle(80, True, False))
+    assert text.count(mark) == 1, text
+
+
 def test_a_page_of_rooms_says_what_to_type_for_the_next():
     style = TermStyle(80, True, False)
     rooms = [{"room": f"r{i}", "game": "president", "rules": "classic", "seats": 4, "players": ["a"],
