@@ -189,7 +189,7 @@ def parse_tournament(rest: Sequence[str], lang: str, now: float | None = None) -
     if action is None:
         if len(rest) == 1 and any(ch.isdigit() for ch in rest[0]):  # "tournoi e3": its standings
             return Command("tournament_standings", {"tournament": _tid(rest[0])})
-        return ParseError("unknown_command", actions_usage(lang))
+        return _unknown_action(rest[0], lang)
     if action == "tournaments":
         return Command("tournaments", {})
     if action == "tournament_create":
@@ -208,6 +208,19 @@ def parse_tournament(rest: Sequence[str], lang: str, now: float | None = None) -
     if extra:
         return _bad(lang, extra[0])
     return Command(action, args)
+
+
+def _unknown_action(raw: str, lang: str) -> ParseError:
+    """``tournoi danser``: the word not understood named, then the closest action of the session's
+    language (``rejoindr`` → « rejoindre »), else every action."""
+    actions = ("tournament_create", "tournament_join", "tournament_leave", "tournament_standings",
+               "tournament_watch", "tournament_stop")
+    words = {fold(shown(lang, a)): shown(lang, a) for a in actions}
+    guess = difflib.get_close_matches(fold(raw), list(words), n=1, cutoff=0.7)
+    if guess:
+        return ParseError("unknown_command", error_message(lang, "bad_argument", value=raw,
+                                                           suggestion=words[guess[0]]))
+    return ParseError("unknown_command", error_message(lang, "bad_argument", value=raw) + " " + actions_usage(lang))
 
 
 def _tid(token: str) -> str:
@@ -359,7 +372,7 @@ def _value(key: str, value: str, raw: str | None, lang: str, now: float) -> JSON
         return _bad(lang, shown_raw, f"{shown(lang, 'half')}, {shown(lang, 'zero')}")
     n = _int(value)
     if n is None:
-        return _bad(lang, shown_raw)
+        return _bad(lang, shown_raw, translation(lang).gettext("a whole number"))
     return n
 
 

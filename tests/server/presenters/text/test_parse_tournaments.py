@@ -145,6 +145,12 @@ def test_tournament_words_do_not_take_other_commands_words() -> None:
     ("es", "torneo unirse", "¿Qué torneo? Escribe torneos"),
     ("fr", "tournoi danser", "tournoi rejoindre ID"),
     ("es", "torneo bailar e3", "torneo unirse ID"),
+    ("fr", "tournoi danser e1", "«\u00a0danser\u00a0» n’est pas compris ici."),
+    ("es", "torneo bailar e3", "Aquí no se entiende «bailar». Torneos:"),
+    ("fr", "tournoi rejoindr e3", "«\u00a0rejoindr\u00a0» n’est pas compris. Vouliez-vous dire «\u00a0rejoindre\u00a0»"),
+    ("es", "torneo clasificasion e3", "¿Querías decir «clasificación»?"),
+    ("es", "torneo crear suizo rondas=dos", "«rondas=dos»; se esperaba: un número entero"),
+    ("fr", "tournoi créer suisse min=trois", "attendu\u00a0: un nombre entier"),
     ("fr", "tournoi rejoindre e3 e4", "«\u00a0e4\u00a0»"),
 ])
 def test_bad_input_is_refused_in_the_sessions_language(lang: str, line: str, said: str) -> None:
