@@ -153,8 +153,10 @@ def _code_text(t: gettext.NullTranslations, lang: str, code: str, p: dict[str, J
         return t.gettext("You are not at a table. Type rooms, then join a room or create one.")
     if code == "already_in_room":
         if _has(p, "room"):
-            return t.gettext("You are already in room {room}; leave it first.").format(room=p["room"])
-        return t.gettext("You are already in a room; leave it first.")
+            # TRANSLATORS: "leave" is the command as typed in your language (partir, dejar): never the
+            # word that logs out (quitter, salir).
+            return t.gettext("You are already in room {room}; type leave to leave it first.").format(room=p["room"])
+        return t.gettext("You are already in a room; type leave to leave it first.")
     if code == "not_your_turn":
         if _has(p, "name"):
             return t.gettext("It is not your turn: {name} is to play.").format(name=p["name"])

@@ -143,7 +143,7 @@ async def test_one_account_on_two_connections_joining_two_tables_at_once_gets_on
             slow.set()
             reply = await join
             assert (reply.get("code"), reply.get("message")) == ("already_in_room",
-                                                         f"You are already in room {first}; leave it first.")
+                                                         f"You are already in room {first}; type leave to leave it first.")
             # the first join's messages leave once its log entries are written (durable tables):
             # whoami may need a moment to see that room
             for _ in range(500):

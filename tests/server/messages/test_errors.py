@@ -243,3 +243,17 @@ def test_T9_no_cut_after_that_or_nothing_says_the_true_reason_in_every_language(
     texts = {lang: _says(lang, exc) for lang in ("fr", "es", "en")}
     assert "ça ou rien" in texts["fr"] and "o eso o nada" in texts["es"] and "that or nothing" in texts["en"]
     assert all("remaining" not in t and "restantes" not in t for t in texts.values())
+
+
+@pytest.mark.parametrize(("lang", "word"), [("fr", "partir"), ("es", "dejar"), ("en", "leave")])
+def test_already_in_a_room_names_the_word_that_leaves_it_not_the_one_that_logs_out(lang: str, word: str) -> None:
+    """A spectator of a finished table asked to leave it first would type the word the sentence
+    uses: in French « quitter » and in Spanish « salir » log out, so the sentence names the
+    command that leaves the table, and that command is `leave`."""
+    from server.presenters.text.context import Command, CommandContext
+    from server.presenters.text.parse import parse_line
+
+    for said in (error_message(lang, "already_in_room", room="r2"), error_message(lang, "already_in_room")):
+        assert re.search(rf"\b{word}\b", said), said
+        assert not re.search(r"\b(quittez|quitter|salir|sal)\b", said), said
+    assert parse_line(word, lang, CommandContext()) == Command("leave", {})
