@@ -73,6 +73,7 @@ class TextPresenter:
         self.replay: ReplayViewer | None = None  # the replay being looked at (``replay``)
         self._playing: asyncio.TimerHandle | None = None
         self._tournament_rooms: dict[str, str] = {}  # room -> the tournament that seated the reader there
+        self._last_rounds: set[str] = set()  # the Swiss events whose last round the reader plays
 
     @property
     def lang(self) -> str:
@@ -190,12 +191,18 @@ class TextPresenter:
         them next)."""
         if event.get("event") == "tournament_seated":
             self._tournament_rooms[str(event.get("room"))] = str(event.get("tournament"))
+        if event.get("event") == "tournament_round":
+            event_id, rnd, rounds = str(event.get("tournament")), event.get("round"), event.get("rounds")
+            if isinstance(rnd, int) and isinstance(rounds, int) and rnd >= rounds:
+                self._last_rounds.add(event_id)
+            else:
+                self._last_rounds.discard(event_id)
         if event.get("event") == "match_over" and you is not None:
             t = translation(self.lang)
             room, _ = self.viewer.where()
             tid = self._tournament_rooms.get(str(event.get("room") or (room or {}).get("room")))
             if tid is not None:
-                return self.text(tournaments.after_a_table(self.lang, tid))
+                return self.text(tournaments.after_a_table(self.lang, tid, last=tid in self._last_rounds))
             return self.text(t.gettext("What next? {rematch}: a new match at this table, same options; "
                                        "{leave}: back to the lobby.").format(rematch=verb(self.lang, "rematch"),
                                                                              leave=verb(self.lang, "leave")))

@@ -58,12 +58,16 @@ def render_tournaments(cmd: str, reply: Result, lang: str, style: TermStyle, now
     return finish(wrap_text(text, width), style)
 
 
-def after_a_table(lang: str, tid: str) -> str:
-    """What a person reads when their tournament table's match ends (no rematch there)."""
+def after_a_table(lang: str, tid: str, *, last: bool = False) -> str:
+    """What a person reads when their tournament table's match ends (no rematch there); ``last``:
+    it was a Swiss event's last round, so no table comes next (an arena's end is not known here)."""
     t = translation(lang)
-    return str(t.gettext("This game counts for tournament {id}: you will be told where you play next. "
-                         "The standings: {standings}.").format(id=tid,
-                                                              standings=command(lang, "tournament_standings", tid)))
+    standings = command(lang, "tournament_standings", tid)
+    if last:
+        return str(t.gettext("This game counts for tournament {id}; it was its last round: the final standings "
+                             "come when its last table ends ({standings}).").format(id=tid, standings=standings))
+    return str(t.gettext("This game counts for tournament {id}; while it goes on, you will be told where you play "
+                         "next. The standings: {standings}.").format(id=tid, standings=standings))
 
 
 # --------------------------------------------------------------------------- the list
@@ -85,6 +89,9 @@ def _facts(t: T, s: Result, now: float) -> list[str]:
     facts = [_phase(t, s, now)]
     if s.get("kind") != "swiss" and s.get("phase") == "waiting" and isinstance(s.get("ends_at"), int | float):
         facts.append(ends_text(t, s.get("ends_at"), now))
+    rounds = s.get("rounds")
+    if s.get("kind") == "swiss" and s.get("phase") == "waiting" and isinstance(rounds, int):
+        facts.append(t.npgettext("tournament", "{n} round", "{n} rounds", rounds).format(n=rounds))
     n = to_int(s.get("entrants") or 0)
     entrants = t.ngettext("{n} entrant", "{n} entrants", n).format(n=n)
     playing = to_int(s.get("playing") or 0)
@@ -124,9 +131,13 @@ def render_list(items: Sequence[Result], lang: str, style: TermStyle, now: float
             head += " " + t.gettext("(you are in)")
         lines += wrap_text(head, style.width, indent="    ")
         lines += ["    " + line for line in wrap_text(f"{punct(lang, ';')} ".join(_facts(t, s, now)) + ".", style.width - 4)]
-    lines += wrap_text(t.gettext("To enter: {join}; the standings: {standings}.").format(
-        join=command(lang, "tournament_join", "ID"), standings=command(lang, "tournament_standings", "ID")),
-        style.width)
+    if any(s.get("phase") != "over" for s in items):  # an event over takes no entry
+        lines += wrap_text(t.gettext("To enter: {join}; the standings: {standings}.").format(
+            join=command(lang, "tournament_join", "ID"), standings=command(lang, "tournament_standings", "ID")),
+            style.width)
+    else:
+        lines += wrap_text(t.gettext("The standings: {standings}.").format(
+            standings=command(lang, "tournament_standings", "ID")), style.width)
     return finish(lines, style)
 
 

@@ -236,6 +236,27 @@ def test_a_tournament_tables_end_says_the_event_seats_the_player_next_not_rematc
     assert "revanche" in TextPresenter(Viewer(_state())).event(over, ("Zoé", "Bob", "Carmen"), 0)
 
 
+def test_the_end_of_a_swiss_event_s_last_table_does_not_promise_a_next_one() -> None:
+    """After the last round's game, no table comes next: the person is told the final standings
+    come instead; after an earlier round, that the event seats them next."""
+    over = {"event": "match_over", "room": "r3", "winners": [0], "totals": [5, 3, 1]}
+    for lang, next_table, last in (("fr", "on vous dira où vous jouez ensuite", "dernière ronde"),
+                                   ("es", "te diremos dónde juegas después", "última ronda"),
+                                   ("en", "you will be told where you play next", "last round")):
+        presenter = TextPresenter(Viewer(_state(), lang=lang))
+        for rnd in (1, 2):
+            presenter.event({"event": "tournament_round", "tournament": "e2", "round": rnd, "rounds": 2,
+                             "tables": 1, "byes": []}, None, None)
+            presenter.event({"event": "tournament_seated", "tournament": "e2", "room": f"r{rnd}", "seat": 0,
+                             "round": rnd}, None, None)
+            text = presenter.event({**over, "room": f"r{rnd}"}, ("Zoé", "Bob", "Carmen"), 0)
+            flat = " ".join(text.replace("\u00a0", " ").split())
+            if rnd == 1:
+                assert next_table in flat and last not in flat, flat
+            else:
+                assert last in flat and next_table not in flat, flat
+
+
 def test_a_speculation_board_counts_deals_as_its_table_calls_them() -> None:
     """The Speculation board said "3 manches" / "3 rondas" under a table that says "donne 1/8": its
     counts are deals; a Président board's are rounds."""

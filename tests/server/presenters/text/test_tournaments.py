@@ -100,6 +100,23 @@ def test_the_list_says_when_from_now() -> None:
     assert render_list([], "es", style(80), NOW).strip() == "No hay ningún torneo abierto."
 
 
+def test_a_swiss_event_not_begun_says_how_many_rounds_it_has() -> None:
+    waiting = {**SWISS, "phase": "waiting", "starts_at": NOW + 300, "round": 0, "rounds": 2}
+    assert "commence dans 5 min (20:30 UTC)\u00a0; 2 rondes\u00a0; 12 inscrits" in flat(
+        render_list([waiting], "fr", style(200), NOW))
+    assert "2 rondas" in flat(render_list([waiting], "es", style(200), NOW))
+    assert "ronde" not in flat(render_list([ARENA], "fr", style(200), NOW))
+
+
+def test_a_list_of_events_all_over_does_not_invite_to_enter() -> None:
+    over = {**SWISS, "phase": "over", "joined": True}
+    fr = flat(render_list([over], "fr", style(200), NOW))
+    assert "Pour entrer" not in fr and "Le classement\u00a0: tournoi classement ID." in fr
+    es = flat(render_list([over], "es", style(200), NOW))
+    assert "Para inscribirte" not in es and "La clasificación: torneo clasificación ID." in es
+    assert "Pour entrer" in flat(render_list([over, ARENA], "fr", style(200), NOW))
+
+
 def test_an_event_listed_from_the_store_says_so() -> None:
     stale = {**RUNNING_ARENA, "as_stored": True}
     assert "tel qu’enregistré en dernier (son serveur tarde à répondre)." in flat(render_list([stale], "fr", style(200), NOW))
