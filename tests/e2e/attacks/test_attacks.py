@@ -131,7 +131,7 @@ async def test_a_room_nobody_comes_to_play_at_closes_and_frees_its_slot(tmp_path
         room = (await zoe.request("create", **waiting_room(seats=4)))["room"]
         event = await closed
         assert event["reason"] == "waited" and event["room"] == room
-        assert event["text"] == f"La table {room} est fermée : personne n’est venu jouer depuis longtemps."
+        assert event["text"] == f"La table {room} est fermée\u00a0: personne n’est venu jouer depuis longtemps."
         assert (await zoe.request("whoami"))["room"] is None and counted(server) == (0, 0)
         # someone sitting down starts the wait again; a room that plays does not wait at all
         room = (await zoe.request("create", **waiting_room(seats=4)))["room"]

@@ -94,7 +94,7 @@ async def test_tells_replies_and_refusals_across_three_sessions(tmp_path: Any) -
         assert (await back)["message"] == "hello alice"
         # the person, in French: hears alice, answers with "dire à", then "répondre"
         await alice.request("tell", name="zoe", text="bonne chance")
-        await asyncio.to_thread(zoe.expect, "alice vous dit : bonne chance")
+        await asyncio.to_thread(zoe.expect, r"alice vous dit\s: bonne chance")
         from_zoe = waiting(alice, "tell", **{"from": "Zoe"})
         await say(zoe, "dire à alice merci !", "Vous dites à alice")
         assert (await from_zoe)["message"] == "merci !"

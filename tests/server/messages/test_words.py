@@ -97,3 +97,21 @@ def test_the_telnet_menu_in_the_docs_is_the_one_the_server_shows() -> None:
     shown = next(line.strip() for line in docs.splitlines() if "Language / Langue / Idioma" in line)
     menu = language_prompt(load_config().default_lang).splitlines()[-1].strip()
     assert shown.startswith(menu), (shown, menu)
+
+
+def test_the_french_catalog_puts_a_no_break_space_before_high_punctuation_and_inside_guillemets() -> None:
+    """docs/i18n.md: French punctuation takes a no-break space before « : ; ! ? » and inside « »; an
+    ordinary space there lets a line part before the mark (and a client that wraps by itself does)."""
+    import re
+
+    from babel.messages.pofile import read_po
+
+    from server.messages.translations import po_path
+
+    with po_path("fr").open("rb") as f:
+        catalog = read_po(f, locale="fr")
+    plain = re.compile(r"(?<=\S) [:;!?»](?=\s|$|[).,])|« ")
+    found = [text for msg in catalog if msg.id
+             for text in (msg.string if isinstance(msg.string, list | tuple) else [msg.string])
+             if text and plain.search(text)]
+    assert not found, found

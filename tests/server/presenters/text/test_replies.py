@@ -94,6 +94,6 @@ def test_a_page_of_rooms_says_what_to_type_for_the_next():
     style = TermStyle(80, True, False)
     rooms = [{"room": f"r{i}", "game": "president", "rules": "classic", "seats": 4, "players": ["a"],
               "status": "waiting"} for i in range(50)]
-    assert "Page 1 sur 3 : tapez tables 2 pour la suivante." in render_rooms(rooms, "fr", style, 120, 1, 3)
+    assert "Page 1 sur 3\u00a0: tapez tables 2 pour la suivante." in render_rooms(rooms, "fr", style, 120, 1, 3)
     assert "Página 2 de 3: escribe mesas 3 para la siguiente." in render_rooms(rooms, "es", style, 120, 2, 3)
     assert "suivante" not in render_rooms(rooms, "fr", style, 120, 3, 3)
