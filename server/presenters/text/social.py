@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from server.messages.kit import text_of, to_float, to_int
 from server.messages.labels import ordinal, punct, table_name
 from server.messages.social_events import seek_terms
-from server.messages.terminal import BOLD, TermStyle, display_width, finish, pad, paint, wrap_text
+from server.messages.terminal import BOLD, TermStyle, display_width, finish, fold_line, pad, paint, wrap_text
 from server.messages.tournament_events import kind_name
 from server.messages.translations import translation
 from server.presenters.text.words import typed_word, verb
@@ -64,7 +64,7 @@ def _finger(reply: Push, lang: str, style: TermStyle) -> str:
     if reply.get("registered"):
         lines.append("  " + t.gettext("registered {when}").format(when=_when(reply["registered"])))
     if reply.get("bio"):
-        lines += wrap_text("  " + t.gettext("Bio: {text}").format(text=reply["bio"]), style.width, indent="    ")
+        lines += fold_line("  " + t.gettext("Bio: {text}").format(text=reply["bio"]), style.width)
     for table in objects_in(reply.get("tables")):
         what = table_name(lang, text_of(table.get("game")), text_of(table.get("rules")))
         parts = [t.ngettext("{n} round", "{n} rounds", to_int(table.get("rounds") or 0)).format(n=table.get("rounds") or 0)]
@@ -96,15 +96,14 @@ def _finger_tournaments(reply: Push, lang: str, style: TermStyle) -> list[str]:
         head = t.gettext("Tournaments (best final place: {place}):").format(place=ordinal(lang, best))
     else:
         head = t.gettext("Tournaments:")
-    lines = wrap_text("  " + head, style.width, indent="    ")
+    lines = fold_line("  " + head, style.width)
     for e in events:
         what = f"{kind_name(t, e.get('kind'))}, {table_name(lang, text_of(e.get('game')), text_of(e.get('rules')))}"
         place = t.gettext("{place} of {n}").format(place=ordinal(lang, to_int(e.get("rank") or 0)),
                                                   n=to_int(e.get("entrants") or 0))
         if not e.get("final"):
             place += " " + t.gettext("(under way)")
-        lines += wrap_text(f"    {e.get('tournament') or '?'} {what}{punct(lang, ':')} {place}", style.width,
-                           indent="      ")
+        lines += fold_line(f"    {e.get('tournament') or '?'} {what}{punct(lang, ':')} {place}", style.width)
     return lines
 
 

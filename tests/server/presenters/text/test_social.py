@@ -38,6 +38,10 @@ def test_a_profile_lists_the_tournaments_entered_with_the_place_in_each(lang: st
     text = render_reply("finger", FINGER, lang, TermStyle(80, True, False))
     for words in said:
         assert words in text, (words, text)
+    lines = text.splitlines()
+    head = next(line for line in lines if said[0] in line)
+    assert head.startswith("  ") and not head.startswith("   "), text  # under the name, as the tables
+    assert all(line.startswith("    e") for line in lines[lines.index(head) + 1:]), text
 
 
 def test_a_profile_without_tournaments_says_nothing_of_them() -> None:
@@ -51,3 +55,11 @@ def test_a_profile_with_tournaments_fits_the_terminal(width: int) -> None:
     for lang in ("fr", "es", "en"):
         text = render_reply("finger", FINGER, lang, TermStyle(width, True, False))
         assert all(display_width(line) <= width for line in text.splitlines()), text
+
+
+def test_a_profile_s_bio_sits_under_the_name_as_its_other_lines() -> None:
+    text = render_reply("finger", {"name": "ana", "online": True, "bio": "joue le soir " * 8}, "fr",
+                        TermStyle(40, True, False))
+    lines = text.splitlines()
+    assert lines[1] == "  connecté" and lines[2].startswith("  Présentation\u00a0: joue"), text
+    assert all(line.startswith("    ") for line in lines[3:]), text
