@@ -157,6 +157,17 @@ async def test_an_operator_opens_an_arena_and_a_swiss_event_in_french_and_people
         await players[1][0].command(SPANISH.standings.format(id=swiss),
                                     rf"Clasificación final del torneo {swiss}:\n\s+nombre\s+ptos\s+riv\.")
         await operator.command(f"tournoi classement {swiss}", rf"Classement final du tournoi {swiss}")
+        # the last round's table promises no next one
+        assert re.search(rf"compte pour le tournoi {swiss}\s*;\s+c’était\s+sa\s+dernière\s+ronde", french)
+        assert re.search(rf"cuenta para el torneo {swiss};\s+era\s+su\s+última\s+ronda", spanish)
+        # afterwards: a profile lists the events entered, the history marks their games
+        profile = await operator.command("profil pat", r"Tournois \(meilleure place finale\s*:\s*\d+(?:er|e)\)")
+        profile += await operator.expect(rf"\n    {arena} arène, Président classique\s*:\s*\d+(?:er|e) sur 3")
+        assert re.search(rf"\n    {swiss} suisse, Président classique\s*:\s*\d+(?:er|e) sur 3", profile), profile
+        await players[1][0].command("historial", rf"Presidente\s+clásica\s+torneo\s+{swiss}")
+        # a wrong word is named, in the reader's language
+        await operator.command(f"tournoi danser {swiss}", r"«\s*danser\s*»\s+n’est\s+pas\s+compris")
+        await players[1][0].command(f"torneo bailar {swiss}", r"Aquí\s+no\s+se\s+entiende\s+«bailar»")
         for person, w in players:
             check_screen(person, w.lang)
         check_screen(operator, "fr")
