@@ -172,7 +172,8 @@ def tournament_help(lang: str, style: TermStyle = PLAIN) -> str:
         (f"{w('pause')}=30s", t.gettext("Swiss: the pause between rounds")),
         (f"{w('max')}=40", t.gettext("the most entrants")),
         (f"{_word(lang, 'stake')}=2 ante=1 {_word(lang, 'time')}=30", t.gettext("the table options, as for a table")),
-        (f"{w('bots')}={on_off}", t.gettext("switches are on when named alone")),
+        (f"{w('bots')}={on_off}", t.gettext("named alone, a switch is on ({alone}); {without} turns it off").format(
+            alone=w("bots"), without=f"{w('without')} {w('bots')}")),
     ]
     lines = [paint(t.gettext("Tournaments:"), BOLD, style)]
     lines += entry_lines(entries, style, snug=True)

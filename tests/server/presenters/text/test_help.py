@@ -44,6 +44,18 @@ def test_the_tournament_help_fits(lang: str, width: int) -> None:
     assert all(display_width(line) <= width for line in text.splitlines())
 
 
+@pytest.mark.parametrize(("lang", "on", "off"), [("fr", "bots", "sans bots"), ("es", "bots", "sin bots"),
+                                               ("en", "bots", "without bots")])
+def test_the_tournament_help_shows_how_a_switch_is_turned_on_and_off(lang: str, on: str, off: str) -> None:
+    """The help showed « bots=oui|non : un réglage nommé seul est activé », which says neither what
+    to type nor how to turn it off; it names both, and both are read as documented."""
+    text = " ".join(tournament_help(lang, TermStyle(200, True, False)).replace("\u00a0", " ").split())
+    assert f"({on})" in text and f"{off} " in text, text
+    word = {"fr": "tournoi créer arène", "es": "torneo crear arena", "en": "tournament create arena"}[lang]
+    assert parse_line(f"{word} {on}", lang, LOBBY).args["bots"] is True  # type: ignore[union-attr]
+    assert parse_line(f"{word} {off}", lang, LOBBY).args["bots"] is False  # type: ignore[union-attr]
+
+
 def test_the_lobby_help_points_to_tournaments() -> None:
     assert "tournois" in help_text("fr", LOBBY, TermStyle(80, True, False))
     assert "aide tournoi" in help_text("fr", LOBBY, TermStyle(80, True, False))
