@@ -69,9 +69,10 @@ def ends_text(t: T, ends_at: JSONValue, now: float | None = None) -> str:
 
 
 def points_text(t: T, points: JSONValue) -> str:
-    """``100 pts``, ``1 pt``, ``-5 pts`` (points by chips may be negative)."""
+    """``100 pts``, ``1 pt``, ``-5 pts`` (points by chips may be negative), the number and its unit
+    joined by a no-break space: a line never parts them (``… 4. ana 0`` / ``pt.``)."""
     n = to_int(points if isinstance(points, int | float) and not isinstance(points, bool) else 0)
-    return str(t.ngettext("{n} pt", "{n} pts", abs(n)).format(n=n))
+    return str(t.ngettext("{n} pt", "{n} pts", abs(n)).format(n=n)).replace(" ", "\u00a0")
 
 
 def _tid(e: Mapping[str, object]) -> str:

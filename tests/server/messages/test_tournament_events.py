@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 import time
 from typing import Any
@@ -67,24 +68,24 @@ def test_an_event_opened_says_what_when_and_how_to_enter(lang: str, words: list[
     ({"event": "tournament_seated", "tournament": "e3", "room": 12, "seat": 2, "round": 0},
      "Tournoi e3\u00a0: vous jouez à la table 12, place 2.", "Torneo e3: juegas en la mesa 12, plaza 2."),
     ({"event": "tournament_bye", "tournament": "e3", "round": 3, "points": 50, "late": False},
-     "Tournoi e3, ronde 3\u00a0: pas de table pour vous cette ronde\u00a0; l’exemption rapporte 50 pts.",
-     "Torneo e3, ronda 3: no hay mesa para ti en esta ronda; el descanso cuenta 50 ptos."),
+     "Tournoi e3, ronde 3\u00a0: pas de table pour vous cette ronde\u00a0; l’exemption rapporte 50\u00a0pts.",
+     "Torneo e3, ronda 3: no hay mesa para ti en esta ronda; el descanso cuenta 50\u00a0ptos."),
     ({"event": "tournament_bye", "tournament": "e3", "round": 1, "points": 0, "late": True},
-     "Tournoi e3\u00a0: vous êtes entré après le début de la ronde 1\u00a0; elle vous rapporte 0 pt.",
-     "Torneo e3: te inscribiste después de empezar la ronda 1; te cuenta 0 ptos."),
+     "Tournoi e3\u00a0: vous êtes entré après le début de la ronde 1\u00a0; elle vous rapporte 0\u00a0pt.",
+     "Torneo e3: te inscribiste después de empezar la ronda 1; te cuenta 0\u00a0ptos."),
     ({"event": "tournament_scored", "tournament": "e3", "room": 12, "round": 2, "results": [
         {"name": "bob", "place": 3, "points": 0}, {"name": "ana", "place": 1, "points": 100},
         {"name": None, "place": 2, "points": 0}]},
-     "Tournoi e3, table 12\u00a0: 1. ana 100 pts, 2. un bot, 3. bob 0 pt.",
-     "Torneo e3, mesa 12: 1. ana 100 ptos, 2. un bot, 3. bob 0 ptos."),
+     "Tournoi e3, table 12\u00a0: 1. ana 100\u00a0pts, 2. un bot, 3. bob 0\u00a0pt.",
+     "Torneo e3, mesa 12: 1. ana 100\u00a0ptos, 2. un bot, 3. bob 0\u00a0ptos."),
     ({"event": "tournament_ended", "tournament": "e3", "reason": "too_few", "top": []},
      "Le tournoi e3 s’arrête\u00a0: il reste trop peu de joueurs pour remplir une table. "
      "Classement\u00a0: tournoi classement e3",
      "El torneo e3 termina: quedan muy pocos jugadores para llenar una mesa. Clasificación: torneo clasificación e3"),
     ({"event": "tournament_ended", "tournament": "e3", "reason": "rounds", "top": [
         {"rank": 1, "name": "ana", "points": 300}, {"rank": 2, "name": "bob", "points": 250}]},
-     "Le tournoi e3 est fini\u00a0: toutes les rondes sont jouées. En tête\u00a0: 1. ana (300 pts), 2. bob (250 pts).",
-     "El torneo e3 ha terminado: se han jugado todas las rondas. En cabeza: 1. ana (300 ptos), 2. bob (250 ptos)."),
+     "Le tournoi e3 est fini\u00a0: toutes les rondes sont jouées. En tête\u00a0: 1. ana (300\u00a0pts), 2. bob (250\u00a0pts).",
+     "El torneo e3 ha terminado: se han jugado todas las rondas. En cabeza: 1. ana (300\u00a0ptos), 2. bob (250\u00a0ptos)."),
 ])
 def test_the_news_of_an_event(event: dict[str, Any], fr: str, es: str) -> None:
     assert fr in said("fr", event)
@@ -95,7 +96,7 @@ def test_the_news_of_an_event(event: dict[str, Any], fr: str, es: str) -> None:
 def test_a_tables_result_without_its_room() -> None:
     event = {"event": "tournament_scored", "tournament": "e3", "room": None, "round": 1,
              "results": [{"name": "ana", "place": 1, "points": 100}]}
-    assert said("fr", event) == "Tournoi e3, résultat d’une table\u00a0: 1. ana 100 pts."
+    assert said("fr", event) == "Tournoi e3, résultat d’une table\u00a0: 1. ana 100\u00a0pts."
     assert "None" not in said("es", event) and "None" not in said("en", event)
 
 
@@ -151,3 +152,18 @@ def test_a_refusal_without_its_tournament_still_says_what() -> None:
     assert error_message("en", "tournament_full") == "That tournament is full."
     assert error_message("fr", "no_such_tournament") == "Ce tournoi n’existe pas. Tapez tournois pour les voir."
     assert error_message("en", "not_allowed") == "You cannot do that now."  # other refusals keep theirs
+
+
+@pytest.mark.parametrize("lang", ["fr", "es", "en"])
+def test_a_table_s_result_never_parts_a_number_from_its_points(lang: str) -> None:
+    """Seen over ssh at 80 columns: « … 3. un bot, 4. ana 0 » then « pt. » on the next line."""
+    from server.messages.terminal import TermStyle
+    from server.presenters.text.news import render_event
+
+    scored = {"event": "tournament_scored", "tournament": "e10", "room": "r11", "round": 0, "results": [
+        {"name": "bruno", "place": 1, "points": 100}, {"name": "carmen", "place": 2, "points": 67},
+        {"name": None, "place": 3, "points": 0}, {"name": "ana", "place": 4, "points": 0}]}
+    for width in range(30, 90):
+        text = render_event(scored, lang, TermStyle(width, True, False), (), None) or ""
+        pairs = itertools.pairwise(text.splitlines())
+        assert not any(re.search(r"\d$", a) and re.match(r"\s*pto?s?\b", b) for a, b in pairs), text

@@ -83,7 +83,7 @@ def test_final_and_empty_standings() -> None:
 
 def test_a_screen_reader_hears_one_sentence_per_entrant() -> None:
     text = render_standings(STANDINGS, "fr", style(80, reader=True))
-    assert "2. zoé (vous)\u00a0: 150 pts, 3 parties, 1 victoire, en jeu." in text
+    assert "2. zoé (vous)\u00a0: 150\u00a0pts, 3 parties, 1 victoire, en jeu." in text
     assert "|" not in text and "adv." not in text
 
 
