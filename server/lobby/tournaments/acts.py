@@ -4,7 +4,8 @@
 The commands (``server/commands/tournaments.py``) run these on the event's owner: directly when
 the event is this process's, else forwarded to the node that runs it
 (:meth:`~server.lobby.tournaments.host.HallCluster.forward`), whose hall runs them here. A refusal
-is a ``CommandError`` either way. ``tournament_watch`` answers the room to watch only: the person's
+is a ``CommandError`` either way. ``tournament_leave`` says whether the entry was ``withdrawn`` (taken
+back before the start) rather than left. ``tournament_watch`` answers the room to watch only: the person's
 own node makes them watch it (a room of another node is watched through that node).
 """
 
@@ -36,6 +37,9 @@ async def act(hall: Hall, cmd: str, args: Args, name: str, staff: bool) -> dict[
         await hall.ask(shell, Join(name, rating))
     elif cmd == "tournament_leave":
         await hall.ask(shell, Leave(name))
+        # before the start the entry is taken back (no line of theirs left), after it they are "left"
+        withdrawn = not any(name_key(line.name) == name_key(name) for line in shell.seen().standings.lines)
+        return {"tournament": shell.id, "withdrawn": withdrawn}
     elif cmd == "tournament_standings":
         return hall.standings(shell, name)
     elif cmd == "tournament_watch":

@@ -45,6 +45,8 @@ def render_tournaments(cmd: str, reply: Result, lang: str, style: TermStyle, now
     elif cmd == "tournament_join":
         text = t.gettext("You are entered in tournament {id}. You will be told where to sit; the standings: "
                          "{standings}.").format(id=tid, standings=command(lang, "tournament_standings", tid))
+    elif cmd == "tournament_leave" and reply.get("withdrawn"):  # before the start: the entry taken back
+        text = t.gettext("Your entry in tournament {id} is withdrawn.").format(id=tid)
     elif cmd == "tournament_leave":
         text = t.gettext("You left tournament {id}: nobody seats you again, and a game under way still counts. "
                          "To come back: {join}.").format(id=tid, join=command(lang, "tournament_join", tid))

@@ -133,6 +133,8 @@ def test_a_start_on_another_day_says_the_date() -> None:
     ("tournament_create", {"tournament": "e3"}, "Le tournoi e3 est ouvert. On s’y inscrit avec tournoi rejoindre e3"),
     ("tournament_join", {"tournament": "e3"}, "Vous êtes inscrit au tournoi e3."),
     ("tournament_leave", {"tournament": "e3"}, "Pour revenir\u00a0: tournoi rejoindre e3."),
+    ("tournament_leave", {"tournament": "e3", "withdrawn": False}, "Pour revenir\u00a0: tournoi rejoindre e3."),
+    ("tournament_leave", {"tournament": "e3", "withdrawn": True}, "Votre inscription au tournoi e3 est annulée."),
     ("tournament_stop", {"tournament": "e3"}, "Le tournoi e3 s’arrête"),
     ("tournament_watch", {"room": 12}, "Vous regardez la table 12."),
 ])
@@ -143,6 +145,8 @@ def test_the_other_replies(cmd: str, reply: dict[str, Any], said: str) -> None:
 def test_spanish_speaks_to_the_reader_with_tu() -> None:
     text = render_tournaments("tournament_leave", {"tournament": "e3"}, "es", style(200), NOW)
     assert "Has salido del torneo e3" in text
+    withdrawn = render_tournaments("tournament_leave", {"tournament": "e3", "withdrawn": True}, "es", style(200), NOW)
+    assert flat(withdrawn) == "Tu inscripción en el torneo e3 queda anulada."
     assert "Estás inscrito" in render_tournaments("tournament_join", {"tournament": "e3"}, "es", style(200), NOW)
 
 
