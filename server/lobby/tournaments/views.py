@@ -57,7 +57,7 @@ def _summary(tid: str, organiser: str, config: EventConfig, raw: Mapping[str, ob
         "rules": config.options.get("rules"), "seats": config.seats, "phase": phase,
         "entrants": s.get("entrants"), "playing": s.get("playing"), "tables": s.get("tables"),
         "starts_at": config.starts_at, "organiser": organiser,
-        "scoring": {"mode": config.scoring.mode, "streak": config.scoring.streak},
+        "scoring": {"mode": config.scoring.mode, "streak": config.scoring.streak}, "bots": config.bots,
         "joined": any(name_key(line.name) == mine and line.status == "active" for line in standings.lines),
     }
     if isinstance(config, SwissConfig):

@@ -110,6 +110,8 @@ def _facts(t: T, s: Result, now: float) -> list[str]:
         facts.append(t.gettext("points by place"))
     if isinstance(scoring, Mapping) and scoring.get("streak"):
         facts.append(t.gettext("streak bonus"))
+    if s.get("bots"):
+        facts.append(t.gettext("bots fill the tables"))
     if s.get("organiser"):
         facts.append(t.gettext("organised by {name}").format(name=s["organiser"]))
     if s.get("as_stored"):

@@ -33,6 +33,19 @@ def test_a_swiss_event_as_the_list_shows_it() -> None:
     assert (s["id"], s["kind"], s["phase"], s["entrants"], s["seats"]) == ("e3", "swiss", "waiting", 5, 4)
     assert s["round"] == 0 and s["rounds"] == 3 and s["joined"] is True and "ends_at" not in s
     assert summary(shell, "nobody")["joined"] is False and summary(shell, None)["joined"] is False
+    assert s["bots"] is False
+
+
+def test_the_list_says_whether_bots_fill_the_tables_live_and_from_the_journal() -> None:
+    director = SwissDirector(SwissConfig(id="e3", seats=4, rounds=3, starts_at=100.0, seed="ab", bots=True))
+    director.handle(0.0, Join("ana", rating=0.0))
+    shell = EventShell(director, Host(), lambda: 0.0, organiser="org")  # type: ignore[arg-type]
+    assert summary(shell, "ana")["bots"] is True
+    entries = record_of(director).to_dict()["entries"]
+    assert isinstance(entries, list)
+    kept = StoredTournament(tournament_id="e3", config=director.config.to_dict(), organiser="org", status="open",
+                            created_at=0.0, entries=[e for e in entries if isinstance(e, dict)])
+    assert (stored_summary(kept, "ana") or {})["bots"] is True
 
 
 def test_the_first_fifty_lines_and_the_askers_own() -> None:

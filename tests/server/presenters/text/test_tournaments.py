@@ -23,7 +23,7 @@ SWISS: dict[str, Any] = {
     "entrants": 12, "playing": 10, "tables": 2, "starts_at": NOW - 600, "round": 2, "rounds": 5,
     "organiser": "admin", "scoring": "chips", "joined": False}
 RUNNING_ARENA = {**ARENA, "id": "e5", "phase": "running", "starts_at": NOW - 600, "ends_at": NOW + 2400,
-                 "playing": 8, "tables": 2, "joined": False}
+                 "playing": 8, "tables": 2, "joined": False, "bots": True}
 
 
 def _line(rank: int, name: str, points: int, **more: Any) -> dict[str, Any]:
@@ -156,3 +156,10 @@ def test_scoring_as_the_server_sends_it() -> None:
     assert "points aux jetons gagnés\u00a0; bonus de série" in fr
     assert "bonus de série" not in flat(render_list([{**ARENA, "scoring": {"mode": "place", "streak": False}}],
                                                     "fr", style(200), NOW))
+
+
+def test_the_list_says_whether_bots_fill_the_tables() -> None:
+    with_bots = {**ARENA, "bots": True}
+    assert "des bots complètent les tables" in flat(render_list([with_bots], "fr", style(200), NOW))
+    assert "bots completan las mesas" in flat(render_list([with_bots], "es", style(200), NOW))
+    assert "bots" not in flat(render_list([{**ARENA, "bots": False}], "en", style(200), NOW))
