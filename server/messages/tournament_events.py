@@ -106,6 +106,12 @@ def _ev_opened(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, 
 @event("tournament_started", seats=ANYONE)
 def _ev_started(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     n = to_int(e.get("entrants") or 0)
+    ends_at = e.get("ends_at")
+    if isinstance(ends_at, int | float) and not isinstance(ends_at, bool) and ends_at - time.time() >= 1:
+        # TRANSLATORS: {ends} is "ends at 21:30 UTC (in 40 min)", as the list of tournaments says it.
+        return str(t.ngettext("Tournament {id} ({kind}) begins with {n} entrant; it {ends}.",
+                              "Tournament {id} ({kind}) begins with {n} entrants; it {ends}.", n).format(
+            id=_tid(e), kind=kind_name(t, e.get("kind")), n=n, ends=ends_text(t, ends_at)))
     return str(t.ngettext("Tournament {id} ({kind}) begins with {n} entrant.",
                           "Tournament {id} ({kind}) begins with {n} entrants.", n).format(
         id=_tid(e), kind=kind_name(t, e.get("kind")), n=n))
@@ -157,6 +163,18 @@ def _ev_scored(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, 
         return t.gettext("Tournament {id}, a table's result: {results}.").format(id=_tid(e), results=", ".join(parts))
     return t.gettext("Tournament {id}, room {room}: {results}.").format(id=_tid(e), room=e.get("room", "?"),
                                                                         results=", ".join(parts))
+
+
+@event("tournament_stopping", seats=ANYONE)
+def _ev_stopping(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
+    n = to_int(e.get("tables") or 0)
+    if n < 1:
+        return t.gettext("Tournament {id} is being stopped by its organiser or the staff: no new table opens; the "
+                         "tables under way finish and count.").format(id=_tid(e))
+    return str(t.ngettext("Tournament {id} is being stopped by its organiser or the staff: no new table opens; its "
+                          "table under way finishes and counts.",
+                          "Tournament {id} is being stopped by its organiser or the staff: no new table opens; its "
+                          "{n} tables under way finish and count.", n).format(id=_tid(e), n=n))
 
 
 _ENDINGS: dict[str, Callable[[T], str]] = {

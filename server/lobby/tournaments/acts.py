@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from server.protocol import Args, CommandError, JSONValue
 from server.storage.names import name_key
-from server.tournaments import Join, Leave, Stop
+from server.tournaments import Join, Leave
 
 if TYPE_CHECKING:
     from server.lobby.tournaments.hall import Hall
@@ -47,5 +47,5 @@ async def act(hall: Hall, cmd: str, args: Args, name: str, staff: bool) -> dict[
     elif cmd == "tournament_stop":
         if name_key(shell.organiser) != name_key(name) and not staff:
             raise CommandError("not_allowed", reason="organiser_only")
-        await hall.ask(shell, Stop())
+        await hall.stop(shell)
     return {"tournament": shell.id}

@@ -49,6 +49,7 @@ from server.storage.api_tournaments import (
 from server.storage.names import name_key
 from server.tournaments import (
     Absent,
+    ArenaConfig,
     ByeGiven,
     Effect,
     Ended,
@@ -56,8 +57,10 @@ from server.tournaments import (
     Input,
     Join,
     OpenTable,
+    Outputs,
     RoundStarted,
     Started,
+    Stop,
     SwissConfig,
     TableAborted,
     TableScored,
@@ -178,11 +181,20 @@ class Hall:
         """The events ``name`` entered and their best final rank (:func:`views.entered`)."""
         return await views.entered(self.lobby.store, self.events, name, limit)
 
-    async def ask(self, shell: EventShell, inp: Input) -> None:
+    async def ask(self, shell: EventShell, inp: Input) -> Outputs:
         try:
-            await shell.ask(inp)
+            return await shell.ask(inp)
         except TournamentError as exc:
             raise CommandError(f"tournament_{exc.code}", tournament=shell.id) from None
+
+    async def stop(self, shell: EventShell) -> None:
+        """Its organiser (or the staff) stops the event: no new table opens. When none is under way it
+        ends at once (its ``tournament_ended`` says so); else everyone hears now that the tables under
+        way finish and count (``tournament_stopping``: lobby news, and the entrants at a table)."""
+        out = await self.ask(shell, Stop())
+        if not any(isinstance(effect, Ended) for effect in out.effects):
+            self._news(shell, {"event": "tournament_stopping", "tournament": shell.id,
+                               "tables": len(shell.seen().top)})
 
     async def join(self, player: Player, shell: EventShell) -> None:
         rating = await self.rating(player.name, shell.director.config.options)
@@ -222,8 +234,12 @@ class Hall:
             # for this room and its joins; what the table reports comes back through the queue
             self.lobby.spawn(self.open_safely(shell, effect))
         elif isinstance(effect, Started):
-            self._news(shell, {"event": "tournament_started", "tournament": shell.id,
-                               "kind": shell.director.config.kind, "entrants": len(effect.entrants)})
+            config = shell.director.config
+            started: dict[str, JSONValue] = {"event": "tournament_started", "tournament": shell.id,
+                                             "kind": config.kind, "entrants": len(effect.entrants)}
+            if isinstance(config, ArenaConfig):
+                started["ends_at"] = config.ends_at
+            self._news(shell, started)
         elif isinstance(effect, RoundStarted):
             event: dict[str, JSONValue] = {"event": "tournament_round", "tournament": shell.id, "round": effect.round,
                      "rounds": config.rounds if isinstance(config := shell.director.config, SwissConfig) else 0,

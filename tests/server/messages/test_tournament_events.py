@@ -167,3 +167,29 @@ def test_a_table_s_result_never_parts_a_number_from_its_points(lang: str) -> Non
         text = render_event(scored, lang, TermStyle(width, True, False), (), None) or ""
         pairs = itertools.pairwise(text.splitlines())
         assert not any(re.search(r"\d$", a) and re.match(r"\s*pto?s?\b", b) for a, b in pairs), text
+
+
+def test_an_arenas_start_says_until_when() -> None:
+    event = {"event": "tournament_started", "tournament": "e4", "kind": "arena", "entrants": 3,
+             "ends_at": time.time() + 600}
+    fr, es = said("fr", event), said("es", event)
+    assert re.fullmatch(r"Le tournoi e4 \(arène\) commence avec 3 inscrits\u00a0; il finit à \d\d:\d\d UTC "
+                        r"\(dans 10 min\)\.", fr), fr
+    assert re.fullmatch(r"El torneo e4 \(arena\) empieza con 3 inscritos; termina a las \d\d:\d\d UTC "
+                        r"\(dentro de 10 min\)\.", es), es
+    assert said("en", {**event, "ends_at": time.time() - 5}) == "Tournament e4 (arena) begins with 3 entrants."
+
+
+@pytest.mark.parametrize(("tables", "fr", "es"), [
+    (1, "sa table en cours finit et compte.", "su mesa en curso termina y cuenta."),
+    (2, "ses 2 tables en cours finissent et comptent.", "sus 2 mesas en curso terminan y cuentan."),
+    (0, "les tables en cours finissent et comptent.", "las mesas en curso terminan y cuentan."),
+])
+def test_a_stop_is_said_at_once_with_what_happens_next(tables: int, fr: str, es: str) -> None:
+    event = {"event": "tournament_stopping", "tournament": "e4", "tables": tables}
+    assert said("fr", event).startswith("Le tournoi e4 est arrêté par son organisateur ou l’équipe\u00a0: aucune "
+                                         "nouvelle table ne s’ouvre\u00a0; ")
+    assert said("fr", event).endswith(fr)
+    assert said("es", event).startswith("Su organizador o el equipo paran el torneo e4: no se abre ninguna mesa "
+                                        "nueva; ") and said("es", event).endswith(es)
+    assert said("en", event) != "Event: tournament_stopping."

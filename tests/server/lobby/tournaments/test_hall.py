@@ -8,6 +8,7 @@ from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from server.config import load_config
+from server.lobby.tournaments.acts import act
 from server.lobby.tournaments.hall import KEEP_OVER, Hall
 from server.lobby.tournaments.shell import EventShell
 from server.rooms.claims import SeatClaims
@@ -18,6 +19,7 @@ from server.tournaments import (
     ArenaConfig,
     ArenaDirector,
     Input,
+    Join,
     OpenTable,
     TableAborted,
 )
@@ -127,3 +129,58 @@ async def test_the_list_keeps_only_the_latest_events_over() -> None:
         await shell._task
         hall.finished(shell)
     assert list(hall.events) == [f"e{i}" for i in range(3, KEEP_OVER + 3)]
+
+
+class SlowLobby(Lobby):
+    """Its rooms take for ever to open: the event's tables stay under way."""
+
+    async def open_room(self, opts: Any, owner: str, opener: Any = None) -> Any:
+        await asyncio.Event().wait()
+
+
+async def _arena_under_way(lobby: Lobby, hall: Hall) -> str:
+    for name in ("ana", "bob", "cid"):
+        player = online(name)
+        lobby.players[player.key] = player
+    shell = await hall.open(ArenaConfig(id="e1", seats=3, starts_at=0.0, length=600, seed="ab",
+                                        options=TABLE.options), "org")
+    for name in ("ana", "bob", "cid"):
+        await hall.ask(shell, Join(name, 0.0))
+    await asyncio.sleep(0.01)  # (the table opens beside the event's task: its room never comes)
+    assert len(shell.seen().top) == 1  # a table under way
+    return shell.id
+
+
+async def test_an_arenas_start_says_until_when() -> None:
+    lobby = SlowLobby()
+    hall = Hall(lobby, clock=lambda: 10.0)  # type: ignore[arg-type]
+    await _arena_under_way(lobby, hall)
+    started = [e for e in lobby.news if e["event"] == "tournament_started"]
+    assert started == [{"event": "tournament_started", "tournament": "e1", "kind": "arena", "entrants": 0,
+                        "ends_at": 600.0}]
+    for task in lobby.tasks:
+        task.cancel()
+    await hall.shutdown()
+
+
+async def test_a_stop_is_announced_at_once_while_its_tables_play_on() -> None:
+    lobby = SlowLobby()
+    hall = Hall(lobby, clock=lambda: 10.0)  # type: ignore[arg-type]
+    tid = await _arena_under_way(lobby, hall)
+    await act(hall, "tournament_stop", {"tournament": tid}, "org", False)
+    assert [e for e in lobby.news if e["event"] == "tournament_stopping"] == [
+        {"event": "tournament_stopping", "tournament": tid, "tables": 1}]
+    assert not [e for e in lobby.news if e["event"] == "tournament_ended"]  # its table still plays
+    for task in lobby.tasks:
+        task.cancel()
+    await hall.shutdown()
+
+
+async def test_a_stop_with_no_table_under_way_is_the_end_news_alone() -> None:
+    lobby = Lobby()
+    hall = Hall(lobby, clock=lambda: 0.0)  # type: ignore[arg-type]
+    shell = await hall.open(ArenaConfig(id="e1", seats=3, starts_at=100.0, length=600, seed="ab"), "org")
+    await act(hall, "tournament_stop", {"tournament": shell.id}, "org", False)
+    await asyncio.sleep(0)
+    assert [e["event"] for e in lobby.news] == ["tournament_opened", "tournament_ended"]
+    await hall.shutdown()
