@@ -88,6 +88,9 @@ def _ev_room_created(t: T, lang: str, e: Push, names: Sequence[str], you: int | 
 def _ev_room_closed(t: T, lang: str, e: Push, names: Sequence[str], you: int | None, style: TermStyle) -> str | None:
     if e.get("reason") == "waited":
         return t.gettext("Room {room} is closed: nobody came to play for a long while.").format(room=e.get("room"))
+    if e.get("reason") == "over":  # (a spectator of a finished room: back in the lobby)
+        return t.gettext("Room {room} is closed: its match is over; you are back in the lobby.").format(
+            room=e.get("room"))
     if e.get("reason") == "trouble":
         return t.gettext("Room {room} is closed: the server could not keep its record. "
                          "Every stake in play was given back.").format(room=e.get("room"))

@@ -384,12 +384,16 @@ class Seating:
         return changed and not t.closed
 
     def maybe_close(self) -> Step[None]:
-        """A room closes when no person is left in it (bots alone do not play on)."""
+        """A room closes when no person is left in it (bots alone do not play on), and a finished one
+        when nobody is seated: its spectators have nothing left to watch (no rematch without players)
+        and go back to the lobby, told why (``over``)."""
         t = self.t
-        people = any(s.member is not None for s in t.seats) or bool(t.spectators)
+        seated = any(s.member is not None for s in t.seats)
+        over = t.status == "over"
+        people = seated or (bool(t.spectators) and not over)
         busy = t.game.match is not None and t.status == "playing" and any(s.leaving for s in t.seats)
         if not people and not t.closed and not busy:
-            yield from t.cycle.close("empty")
+            yield from t.cycle.close("over" if over and t.spectators else "empty")
 
 
 TOURNAMENT = "tournament"

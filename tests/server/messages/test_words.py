@@ -86,6 +86,14 @@ def test_lobby_news_of_a_room_closing_is_not_shown_to_people() -> None:
                     or "")
 
 
+def test_a_spectator_of_a_finished_room_hears_it_closed_and_where_they_are() -> None:
+    closed = {"event": "room_closed", "room": "r4", "reason": "over"}
+    assert event_text("fr", closed, NAMES, None, STYLE) == (
+        "La table r4 est fermée\u00a0: sa partie est finie\u00a0; vous voilà de retour au salon.")
+    assert event_text("es", closed, NAMES, None, STYLE) == (
+        "La mesa r4 se ha cerrado: su partida ha terminado; has vuelto al vestíbulo.")
+
+
 def test_the_telnet_menu_in_the_docs_is_the_one_the_server_shows() -> None:
     """docs/playing.md shows the menu with the embedded default language (config: default_lang)."""
     from pathlib import Path

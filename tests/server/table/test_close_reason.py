@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from server.storage.api import ReleaseBot
 from server.table import Closed, Gone, Shutdown
-from tests.server.table.harness import Harness
+from tests.server.table.harness import Harness, simple_president
 
 
 def test_a_room_closed_because_nobody_came_says_so_and_frees_everything() -> None:
@@ -48,3 +48,25 @@ def test_S11_the_last_person_leaving_the_last_deal_ends_the_match_before_the_roo
     assert len(bots) == 2 and {r.display for r in h.effects_of(ReleaseBot)} == bots
     assert all(h.ledger.balances["bot:" + d] == 0 for d in bots)
     assert any(r.result.get("event") == "match_over" for r in h.ledger.records)
+
+
+def test_a_finished_room_nobody_sits_at_sends_its_spectators_back_to_the_lobby() -> None:
+    """A tournament's table, or any: once the match is over and its last player has left, there is
+    nothing left to watch (no rematch without players). The room closes ("over") at once instead of
+    keeping its spectators ``close_after_over`` seconds in a dead room, out of the lobby's news."""
+    h = Harness("classic", seats=3, bots=2, rounds=1)
+    h.join("alice")
+    h.ok("zoe", "watch")
+    h.run(lambda: h.table.status == "over", act=simple_president(["alice"]))
+    assert h.closed is None  # alice is still seated: the room waits for her
+    h.ok("alice", "leave")
+    assert h.closed == "over" and Gone("zoe") in h.items
+    assert [e["reason"] for e in h.events("zoe", "room_closed")] == ["over"]
+
+
+def test_spectators_keep_a_room_open_while_it_may_still_play() -> None:
+    h = Harness("classic", seats=3)
+    h.join("alice")
+    h.ok("zoe", "watch")
+    h.ok("alice", "leave")  # before the match: someone may still sit down
+    assert h.closed is None and h.table.status == "waiting"
