@@ -18,6 +18,7 @@ the commands of a person on another node are forwarded to it and answered from t
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
 from server.commands import Context, command
@@ -207,12 +208,20 @@ async def tournament_standings(ctx: Context, args: Args) -> Result:
 
 @command("tournament_watch")
 async def tournament_watch(ctx: Context, args: Args) -> Result:
+    """Watch a table of the event; a spectator of another room (finished or not, here or at another
+    node) moves from it. Someone seated elsewhere is refused (``already_in_room``)."""
     answer = await _run(ctx, await _where(ctx, args), "tournament_watch", args)
     room = await ctx.lobby.find_place(answer.get("room"))  # (a room of another node: watched through it)
     player = ctx.session.player
     assert player is not None
-    if player.room is not None and player.room is not room:
-        raise CommandError("already_in_room", room=player.room.id)
+    here = player.room
+    if here is not None and here is not room:
+        if player.seat is not None:
+            raise CommandError("already_in_room", room=here.id)
+        with contextlib.suppress(CommandError):
+            await here.submit(player, "leave", {})
+        if player.room is here:  # its room is gone, or its node did not answer: in the lobby now
+            player.room, player.seat = None, None
     await room.submit(player, "watch", {})
     return {"room": room.id}
 

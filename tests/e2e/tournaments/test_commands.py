@@ -114,13 +114,27 @@ async def test_news_of_an_event_and_its_top_table_to_watch(tmp_path):
         assert refused["code"] == "no_such_room" and refused["message"].startswith(f"Tournament {tid} has no table")
         rooms = {r["room"]: r for r in (await watcher.request("rooms"))["rooms"]}
         assert rooms[seated[0]["room"]]["tournament"] == tid  # listed as the event's table, to watch
+        other = await connect(running, "other")  # a room of its own, which the watcher watches first
+        clients.append(other)
+        elsewhere = (await other.request("create", game="president", rules="classic", seats=3))["room"]
+        await watcher.request("watch", room=elsewhere)
         seen: list[dict] = []
         watcher.on_push = seen.append
-        watched = await watcher.request("tournament_watch", tournament=tid)
-        assert watched["room"] == seated[0]["room"]
+        watched = await watcher.request("tournament_watch", tournament=tid)  # a spectator moves
+        assert watched["room"] == seated[0]["room"] and (await watcher.request("whoami"))["room"] == watched["room"]
+        rooms = {r["room"]: r for r in (await other.request("rooms"))["rooms"]}
+        assert rooms[elsewhere]["spectators"] == 0  # (the room it left)
         play = [asyncio.ensure_future(e.play(tid)) for e in entrants]
         ended = await asyncio.wait_for(asyncio.gather(*play), 30)
         assert_no_hand([m for m in seen if m.get("room") == watched["room"]])  # a spectator: no hidden card
+        # its table over and its players gone, the spectator is back in the lobby, told why
+        for _ in range(100):
+            closed = [m for m in seen if m.get("event") == "room_closed" and m.get("room") == watched["room"]]
+            if closed:
+                break
+            await asyncio.sleep(0.05)
+        assert closed and closed[0]["reason"] == "over"
+        assert (await watcher.request("whoami"))["room"] is None
         assert ended[0]["top"][0]["rank"] == 1 and len(ended[0]["top"]) == 3
         scored = [e for e in entrants[0].events if e["event"] == "tournament_scored"]
         assert len(scored) == 1 and sorted(r["points"] for r in scored[0]["results"]) in ([0, 50, 100], [0, 75, 75],
