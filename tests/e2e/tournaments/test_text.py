@@ -65,8 +65,9 @@ def _typed(rank: str, w: Words) -> str:
     return w.letters.get(rank, rank.replace("T", "10")).lower()
 
 
-async def play_event(person: Text, w: Words, tid: str, timeout: float = 120.0) -> int:
-    """Play every table the event seats ``person`` at until the event ends; the turns played."""
+async def play_event(person: Text, w: Words, tid: str, timeout: float = 120.0, pause: float = 0.0) -> int:
+    """Play every table the event seats ``person`` at until the event ends, ``pause`` seconds before each
+    move; the turns played."""
     alerts = re.compile("|".join(f"(?P<{k}>{p})" for k, p in (
         ("lead", w.lead), ("beat", w.beat), ("nothing", w.that_or_nothing), ("ended", w.ended.format(id=tid)))))
     turns = 0
@@ -76,6 +77,7 @@ async def play_event(person: Text, w: Words, tid: str, timeout: float = 120.0) -
         if found.lastgroup == "ended":
             return turns
         turns += 1
+        await asyncio.sleep(pause)
         if found.lastgroup == "nothing":
             person.type(w.pass_)
             continue
@@ -116,6 +118,20 @@ async def _enter(players: list[tuple[Text, Words]], tid: str) -> None:
         await person.command(w.join.format(id=tid), w.joined.format(id=tid))
 
 
+async def _watch(person: Text, tid: str, timeout: float = 60.0) -> str:
+    """``tournoi regarder``, again until the event has a table under way; the room watched."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        said = await person.command(f"tournoi regarder {tid}",
+                                    r"Vous\s+regardez\s+la\s+table\s+r\d+|n’a\s+pas\s+de\s+table\s+en\s+cours")
+        found = re.search(r"Vous\s+regardez\s+la\s+table\s+(r\d+)", said)
+        if found is not None:
+            return found.group(1)
+        assert "Vous êtes déjà" not in said and loop.time() < deadline, said
+        await asyncio.sleep(0.1)
+
+
 async def test_an_operator_opens_an_arena_and_a_swiss_event_in_french_and_people_play_them(tmp_path: Any) -> None:
     running = await start_server(tmp_path, turn_seconds=60.0, bot_delay=0.0, round_pause=0.0)
     people: list[Text] = []
@@ -133,12 +149,18 @@ async def test_an_operator_opens_an_arena_and_a_swiss_event_in_french_and_people
         await operator.command("tournoi créer arène présidnt 3", r"Vouliez-vous\s+dire\s+«\s*président\s*»")
 
         # the arena: tables of three, one round a table, ten seconds of play
-        arena = await _open(operator, "tournoi créer arène président classique 3 manches=1 dans 3s 10s")
+        arena = await _open(operator, "tournoi créer arène président classique 3 manches=1 dans 4s 10s")
+        # the operator enters, then takes the entry back before the start: said so
+        await operator.command(f"tournoi rejoindre {arena}", rf"Vous êtes inscrit au tournoi {arena}")
+        await operator.command(f"tournoi quitter {arena}", rf"Votre\s+inscription\s+au\s+tournoi\s+{arena}\s+est\s+annulée\.")
         await _enter(players, arena)
         listed = await players[1][0].command("torneos", rf"{arena} arena, Presidente clásica, 3 plazas \(estás inscrito\)")
         assert "Torneos:" in listed
         turns = await asyncio.wait_for(asyncio.gather(*(play_event(p, w, arena) for p, w in players)), 150)
         assert sum(turns) >= 3
+        # the arena's start said until when
+        assert re.search(rf"Le\s+tournoi\s+{arena}\s+\(arène\)\s+commence\s+avec\s+3\s+inscrits\s*;\s+il\s+finit\s+à"
+                         rf"\s+\d\d:\d\d\s+UTC\s+\(dans", strip_ansi(players[0][0].screen))
         for (person, w), name in zip(players, ("pat", "bob", "max"), strict=True):
             await person.command(w.standings.format(id=arena), r"(?:Classement final|Clasificación final)")
             mine = await person.expect(r"\n> [^\n]*\n")
@@ -147,7 +169,18 @@ async def test_an_operator_opens_an_arena_and_a_swiss_event_in_french_and_people
         # the Swiss event: two rounds, a second between them
         swiss = await _open(operator, "tournoi créer suisse président classique 3 manches=1 dans 3s rondes=2 pause=1s")
         await _enter(players, swiss)
-        await asyncio.wait_for(asyncio.gather(*(play_event(p, w, swiss) for p, w in players)), 200)
+        games = asyncio.ensure_future(asyncio.wait_for(asyncio.gather(
+            *(play_event(p, w, swiss, pause=0.05) for p, w in players)), 200))  # (slow enough to be watched)
+        # the operator watches round 1's table; when it ends, back in the lobby, told so, they hear of
+        # round 2's table and are free to watch it
+        first = await _watch(operator, swiss)
+        await operator.expect(rf"La\s+table\s+{first}\s+est\s+fermée\s*:\s+sa\s+partie\s+est\s+finie\s*;\s+vous"
+                              r"\s+voilà\s+de\s+retour\s+au\s+salon\.", 30)  # (not close_after_over later)
+        await operator.expect(rf"La\s+table\s+r\d+\s+du\s+tournoi\s+{swiss}\s+s’ouvre", 60)  # the lobby's news
+        said = await operator.command(f"tournoi regarder {swiss}",
+                                      r"Vous\s+regardez|n’a\s+pas\s+de\s+table|Vous\s+êtes\s+déjà")
+        assert "Vous êtes déjà" not in said, said  # (a table still playing, or over already: not « déjà »)
+        await games
         french = strip_ansi(players[0][0].screen)
         spanish = strip_ansi(players[1][0].screen)
         assert re.search(rf"Tournoi {swiss}\s*:\s+la ronde 2 sur 2 commence", french)
