@@ -55,10 +55,19 @@ async def test_entrants_on_two_nodes_play_an_arena_to_its_end(nodes):
             await clients[0].request("tournament_stop", tournament=later)
         assert refused.value.code == "not_allowed"  # (organiser_only)
         await clients[1].request("tournament_stop", tournament=later)
+        fay = await account(b, "fay")  # a room of node b, which eve watches first
+        clients.append(fay)
+        hers = (await fay.request("create", game="president", rules="classic", seats=3))["room"]
+        await eve.request("watch", room=hers)
         plays = [asyncio.ensure_future(e.play(tid)) for e in entrants]
-        watched = await watch_a_table(eve, tid)  # a spectator on node b watches a table of node a
+        watched = await watch_a_table(eve, tid)  # a spectator on node b moves to a table of node a
         assert watched.startswith("r") and (await eve.request("whoami"))["room"] == watched
         ended = await asyncio.wait_for(asyncio.gather(*plays), 40)
+        for _ in range(100):  # the table she watched ended and its players left: it closed, she is in the lobby
+            if (await eve.request("whoami"))["room"] is None:
+                break
+            await asyncio.sleep(0.05)
+        assert (await eve.request("whoami"))["room"] is None
         assert all(e["reason"] == "time" for e in ended)
         assert any(e.rooms for e in entrants[1::2])  # the people of node b sat at node a's tables
         final = await clients[3].request("tournament_standings", tournament=tid)
