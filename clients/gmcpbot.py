@@ -272,7 +272,7 @@ class GmcpBot(asyncio.Protocol):
                 self._send_move(move)
         elif (m := _SEATED.match(line)) is not None:
             self._seated(m.group(1) or m.group(2))
-        elif line.startswith("Room ") and line.endswith(" is closed."):
+        elif line.startswith("Room ") and (line.endswith(" is closed.") or " is closed: " in line):
             self._event({"event": "room_closed"})
         elif line.startswith("The match is over"):
             self._event({"event": "match_over"})
