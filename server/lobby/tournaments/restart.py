@@ -111,8 +111,9 @@ async def _reconcile(hall: Hall, shell: EventShell, stored: StoredTournament) ->
     was down: its result reported now; never opened as a room: opened again."""
     records = await hall.lobby.store.tournaments.rounds(shell.id)
     linked = [room_id for room_id, _ in stored.tables]
+    table_of = {rid: await _table_of(hall, rid, records) for rid in linked}  # (once each: it may read the store)
     for table in shell.director.event.tables.values():
-        rooms = [rid for rid in linked if await _table_of(hall, rid, records) == table.table]
+        rooms = [rid for rid in linked if table_of[rid] == table.table]
         live = [hall.lobby.rooms[rid] for rid in rooms
                 if rid in hall.lobby.rooms and not hall.lobby.rooms[rid].closed]
         done = next((r for rid in rooms for r in records_of(rid, records) if is_match(r)), None)
