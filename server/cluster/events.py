@@ -29,7 +29,6 @@ import contextlib
 import itertools
 import logging
 import random
-from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Mapping, MutableMapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -38,8 +37,8 @@ from redis.exceptions import RedisError
 from server.cluster import wire
 from server.cluster.bus import Bus
 from server.cluster.lease import LeaseBook, Leases
-from server.cluster.proxy import BOOT, RESEND
-from server.cluster.relay import ANSWERS_KEPT, Relay
+from server.cluster.proxy import BOOT, until_answered
+from server.cluster.relay import Relay
 from server.lobby.tournaments.acts import ACTS, act
 from server.lobby.tournaments.hall import Hall
 from server.people.players import Player
@@ -116,8 +115,6 @@ class Events:
         self._taking: set[str] = set()
         self.scan_store = True
         """Look in the store for open events Redis does not list (at start, after an outage)."""
-        self.answers: OrderedDict[str, wire.Message | None] = OrderedDict()
-        """The answer to each request run here (None while it runs), for its copies."""
 
     @property
     def hall(self) -> Hall:
@@ -235,19 +232,13 @@ class Events:
         unanswered (a message can be lost while a node subscribes again after an outage of Redis):
         the node runs it once and answers each copy."""
         req = f"{self.node}.{BOOT}.t{next(_requests)}"
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Result | None] = loop.create_future()
+        future: asyncio.Future[Result | None] = asyncio.get_running_loop().create_future()
         self.relay.pending[req] = future
-        deadline = loop.time() + (self.lobby.config.remote_timeout if wait is None else wait)
+        sent = {**msg, "req": req}
         try:
-            while True:
-                self.relay.send(node, {**msg, "req": req})
-                left = deadline - loop.time()
-                if left <= 0:
-                    raise CommandError("server_trouble")
-                await asyncio.wait((future,), timeout=min(left, RESEND))
-                if future.done():
-                    return future.result()
+            await until_answered(lambda: self.relay.send(node, sent), future,
+                                 self.lobby.config.remote_timeout if wait is None else wait)
+            return future.result()
         finally:
             self.relay.pending.pop(req, None)
             if not future.done():
@@ -284,14 +275,9 @@ class Events:
         req = msg.get("req")
         if not isinstance(req, str):
             return
-        if req in self.answers:  # a copy (sent again after a lost message): run once, answered again
-            answer = self.answers[req]
-            if answer is not None:
-                self.relay.send(sender, answer)
+        if self.relay.answered_before(req, sender):  # a copy (sent again after a lost message)
             return
-        self.answers[req] = None
-        while len(self.answers) > ANSWERS_KEPT:
-            self.answers.popitem(last=False)
+        self.relay.expect(req)
         if msg["t"] == "tcmd":
             self.lobby.spawn(self._run(msg, sender, req))
         elif msg["t"] == "tseat":
@@ -303,9 +289,7 @@ class Events:
             answer = {"t": "reply", "req": req, "err": error.code, "params": dict(error.params)}
         else:
             answer = {"t": "reply", "req": req, "ok": dict(result) if result is not None else None}
-        if req in self.answers:
-            self.answers[req] = answer
-        self.relay.send(node, answer)
+        self.relay.reply(node, req, answer)
 
     async def _run(self, msg: wire.Message, sender: str, req: str) -> None:
         """On the owner: a person of ``sender`` asks one of the events this node runs."""

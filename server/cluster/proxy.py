@@ -142,6 +142,25 @@ RESEND = 1.0
 subscribes again after an outage of Redis); the owner runs it once and answers each copy."""
 
 
+async def until_answered(send: Callable[[], None], future: asyncio.Future[Result | None], timeout: float,
+                         moved: Callable[[], bool] = lambda: False) -> bool:
+    """``send()`` now and again each :data:`RESEND` seconds until ``future`` has the answer (True), or
+    ``moved()`` says it need not come any more (False); ``server_trouble`` after ``timeout`` seconds.
+    The future is left as it is."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        send()
+        left = deadline - loop.time()
+        if left <= 0:
+            raise CommandError("server_trouble")
+        await asyncio.wait((future,), timeout=min(left, RESEND))
+        if future.done():
+            return True
+        if moved():
+            return False
+
+
 class RemotePlace:
     """On the front: a room owned by node ``owner``, as commands and the lobby use a room."""
 
@@ -166,21 +185,17 @@ class RemotePlace:
         future: asyncio.Future[Result | None] = asyncio.get_running_loop().create_future()
         lobby.pending[req] = future
         msg: wire.Message = {"t": "cmd", "rid": self.id, "req": req, "m": lobby.member_of(player), "cmd": cmd, "args": dict(args)}
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + lobby.config.remote_timeout
-        try:
-            while True:  # sent again until answered: the owner answers each request once (by ``req``)
-                lobby.send(self.owner, msg)
-                left = deadline - loop.time()
-                if left <= 0:
-                    raise CommandError("server_trouble")
-                await asyncio.wait((future,), timeout=min(left, RESEND))  # (leaves the future as it is)
-                if future.done():
-                    result = future.result()
-                    break
-                here = player.room
-                if here is not None and here is not self and not isinstance(here, RemotePlace):
-                    return await here.submit(player, cmd, args)  # the table was taken over by this node
+
+        def moved() -> bool:  # the table was taken over by this node
+            here = player.room
+            return here is not None and here is not self and not isinstance(here, RemotePlace)
+
+        try:  # (the owner answers each request once, by ``req``, and each copy of it)
+            if not await until_answered(lambda: lobby.send(self.owner, msg), future, lobby.config.remote_timeout,
+                                        moved):
+                assert player.room is not None
+                return await player.room.submit(player, cmd, args)
+            result = future.result()
         finally:
             lobby.pending.pop(req, None)
             if not future.done():

@@ -168,10 +168,7 @@ class Relay:
 
     def _on_cmd(self, msg: wire.Message, sender: str) -> None:
         req = str(msg.get("req"))
-        if req in self.answers:  # a copy (sent again after a lost message): answered once
-            answer = self.answers[req]
-            if answer is not None:
-                self.send(sender, answer)
+        if self.answered_before(req, sender):
             return
         rid = str(msg.get("rid", ""))
         room = self.rooms.get(rid)
@@ -188,9 +185,7 @@ class Relay:
         player = self._owner_player(sender, m, rid)
         if player is None:
             return  # from a session a newer login ended: not run, not answered
-        self.answers[req] = None
-        while len(self.answers) > ANSWERS_KEPT:
-            self.answers.popitem(last=False)
+        self.expect(req)
         self.lobby.spawn(self._run_cmd(room, player, sender, req, cmd, args))
 
     async def _run_cmd(self, room: Room, player: Player, sender: str, req: str, cmd: str,
@@ -210,6 +205,28 @@ class Relay:
             if cmd == "leave":
                 await asyncio.sleep(0)  # the room sends ``gone`` first: the front is in the lobby when it reads the reply
             answer = {"t": "reply", "req": req, "ok": result}
+        self.reply(sender, req, answer)
+
+    # requests run here for another node: each runs once, each copy is answered
+
+    def answered_before(self, req: str, sender: str) -> bool:
+        """``req`` is a copy of a request run here (sent again after a lost message): answered again
+        when its answer is known, else left (its answer goes when it is)."""
+        if req not in self.answers:
+            return False
+        answer = self.answers[req]
+        if answer is not None:
+            self.send(sender, answer)
+        return True
+
+    def expect(self, req: str) -> None:
+        """``req`` runs here: its answer is kept for its copies."""
+        self.answers[req] = None
+        while len(self.answers) > ANSWERS_KEPT:
+            self.answers.popitem(last=False)
+
+    def reply(self, sender: str, req: str, answer: wire.Message) -> None:
+        """``answer`` to ``sender``'s request, kept for its copies."""
         if req in self.answers:
             self.answers[req] = answer
         self.send(sender, answer)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from server.cluster import events as events_module
-from server.cluster import wire
+from server.cluster import proxy, wire
 from server.cluster.events import Events, event_of
 from server.cluster.lease import Held, LeaseBook
 from server.cluster.relay import Relay
@@ -310,7 +310,7 @@ async def test_the_lease_of_an_event_over_here_lost_while_it_is_let_go_stops_not
 async def test_a_forwarded_command_unanswered_is_sent_again_and_the_owner_runs_it_once(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """(A message can be lost while a node subscribes again after an outage of Redis.)"""
-    monkeypatch.setattr(events_module, "RESEND", 0.01)
+    monkeypatch.setattr(proxy, "RESEND", 0.01)
     events, node, relay, _ = part()
     asking = asyncio.ensure_future(events.forward("n2", "tournament_join", {"tournament": "e1"}, "bob", False))
     for _ in range(200):
@@ -347,7 +347,7 @@ async def test_a_forwarded_command_unanswered_is_sent_again_and_the_owner_runs_i
 async def test_the_list_shows_the_open_events_of_a_node_that_does_not_answer_as_stored(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(events_module, "LIST_WAIT", 0.05)
-    monkeypatch.setattr(events_module, "RESEND", 0.02)
+    monkeypatch.setattr(proxy, "RESEND", 0.02)
     events, node, _, _ = part(live={"n1", "n2"})
     node.redis.hashes[wire.TOURNAMENTS_KEY] = {"e3": "n2", "e4": "n1"}
     asked: list[str] = []
