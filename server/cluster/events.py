@@ -324,10 +324,7 @@ class Events:
                     (isinstance(free, list) and here.id in free)
                 if player.seat is not None and not finished:
                     raise CommandError("already_in_room", room=here.id)  # at another table: absent
-                with contextlib.suppress(CommandError):
-                    await here.submit(player, "leave", {})
-                if player.room is here and not isinstance(here, Room):
-                    player.room, player.seat = None, None  # its node did not answer, or the table is gone
+                await here.step_out(player)
             place = self.relay.place(rid, sender)
             if player.room is not place:
                 joined = await place.submit(player, "join", {})

@@ -10,6 +10,7 @@ and their replies come back; the states the owner sends are rendered by the pers
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import secrets
 from collections.abc import Callable, Hashable, Mapping
@@ -205,6 +206,12 @@ class RemotePlace:
             seat = result.get("seat") if cmd == "join" and isinstance(result, Mapping) else None
             player.seat = seat if isinstance(seat, int) else None
         return result
+
+    async def step_out(self, player: Player) -> None:
+        with contextlib.suppress(CommandError):
+            await self.submit(player, "leave", {})
+        if player.room is self:  # its node did not answer, or the table is gone: in the lobby here
+            player.room, player.seat = None, None
 
     def refresh(self, player: Player) -> None:
         self._lobby.send(self.owner, {"t": "conn", "rid": self.id, "m": self._lobby.member_of(player)})

@@ -18,7 +18,6 @@ the commands of a person on another node are forwarded to it and answered from t
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 
 from server.commands import Context, command
@@ -218,10 +217,7 @@ async def tournament_watch(ctx: Context, args: Args) -> Result:
     if here is not None and here is not room:
         if player.seat is not None:
             raise CommandError("already_in_room", room=here.id)
-        with contextlib.suppress(CommandError):
-            await here.submit(player, "leave", {})
-        if player.room is here:  # its room is gone, or its node did not answer: in the lobby now
-            player.room, player.seat = None, None
+        await here.step_out(player)
     await room.submit(player, "watch", {})
     return {"room": room.id}
 

@@ -112,6 +112,10 @@ class Place(Protocol):
 
     def refresh(self, player: Player) -> None: ...
 
+    async def step_out(self, player: Player) -> None:
+        """``player`` leaves this place if they can (a refusal changes nothing); a room of another
+        node that does not answer, or is gone, lets them go on this node anyway."""
+
     async def reconnect(self, player: Player) -> None: ...
 
     async def disconnected(self, player: Player) -> None: ...

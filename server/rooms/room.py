@@ -234,6 +234,10 @@ class Room:
     async def reconnect(self, player: Player) -> None:
         self.refresh(player)
 
+    async def step_out(self, player: Player) -> None:
+        with contextlib.suppress(CommandError):
+            await self.submit(player, "leave", {})
+
     def refresh(self, player: Player) -> None:
         """Draw the table again for ``player`` (back after a disconnection, or asked)."""
         if not self.closed:

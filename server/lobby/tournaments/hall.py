@@ -424,10 +424,7 @@ class Hall:
             return
         if player.seat is None or (isinstance(place, Room) and place.table.status == "over") or \
                 place.id in self.done_far:
-            with contextlib.suppress(CommandError):
-                await place.submit(player, "leave", {})
-            if player.room is place and not isinstance(place, Room):
-                player.room, player.seat = None, None  # its node did not answer, or the table is gone
+            await place.step_out(player)
 
     async def _seat(self, room: Room, plan: Sequence[str | None]) -> list[str]:
         """Seat the people of ``plan`` (their joins queued at once: the room takes them one after
