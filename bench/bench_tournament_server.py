@@ -52,6 +52,7 @@ from server.storage.api import Op, OpResult, Store
 from server.storage.api_tournaments import TournamentOpened
 from server.tournaments import ArenaConfig, ArenaDirector, Effect, Join, OpenTable, TableOver
 from server.tournaments.scoring import places_from_totals
+from tests.kits.tournamentkit import play_table
 
 
 def quantile(xs: list[float], q: float) -> float:
@@ -195,7 +196,7 @@ async def rooms(players: int, seconds: float) -> dict[str, Any]:
                     waits.append(time.perf_counter() - over_at[0])
                 over_at.clear()
                 tables[0] += 1
-                await _play_table(client, ev["room"])
+                await play_table(client, ev["room"], timeout=60)
 
         rtts: list[float] = []
         done = False
@@ -242,43 +243,6 @@ def _decided(data: Path, tid: str) -> list[float]:
             if after:
                 out.append(min(after) - record.finished_at)
     return out
-
-
-async def _play_table(client: Any, room: str) -> None:
-    acted: dict[str, Any] | None = None
-    latest: list[dict[str, Any]] = []  # the last state of this room (others may come after it: the next table's)
-    if client.state is not None and client.state.get("room") == room:
-        latest.append(client.state)
-    chained = client.on_push
-
-    def heard(msg: dict[str, Any]) -> None:
-        if msg.get("type") == "state" and msg.get("room") == room:
-            latest[:] = [msg]
-        if chained is not None:
-            chained(msg)
-
-    client.on_push = heard
-
-    def ready(s: dict[str, Any]) -> bool:
-        if s is acted or s.get("room") != room:
-            return False
-        return s.get("status") == "over" or (s.get("phase") == "play" and s.get("turn") is not None
-                                             and s.get("turn") == s.get("you"))
-
-    try:
-        while True:
-            state = latest[0] if latest and ready(latest[0]) else await client.next_state(ready, timeout=60)
-            if state.get("status") == "over":
-                return
-            acted = state
-            if not any(item.get("cards") for item in state.get("trick") or []):
-                reply = await client.request_raw("play", cards=[state["hand"][0]])
-            else:
-                reply = await client.request_raw("pass")
-            if reply["type"] == "error" and reply.get("code") in ("not_in_room", "no_such_room"):
-                return
-    finally:
-        client.on_push = chained
 
 
 def main() -> None:
