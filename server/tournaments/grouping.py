@@ -128,6 +128,17 @@ def partition(count: int, sizes: Sequence[int], repeats: Callable[[int, int], in
         out.sort()
         return _Frame(out, cost, disc, start, size)
 
+    def undo(top: _Frame) -> None:
+        """Take ``top``'s choice back: its player among the candidates again, its table closed."""
+        assert top.chosen is not None
+        player, opened = top.chosen
+        relink(player)
+        path.pop()
+        if opened:
+            left[opened] += 1
+            tables.pop()
+        top.chosen = None
+
     best: Cost | None = None
     best_groups: list[list[int]] = []
     nodes = 0
@@ -144,13 +155,7 @@ def partition(count: int, sizes: Sequence[int], repeats: Callable[[int, int], in
             while stack:
                 top = stack[-1]
                 if top.chosen is not None:
-                    player, opened = top.chosen
-                    relink(player)
-                    path.pop()
-                    if opened:
-                        left[opened] += 1
-                        tables.pop()
-                    top.chosen = None
+                    undo(top)
                 if best is not None and nodes >= (early if best[0] else stop):
                     exhaustive = False  # stopped by the budget
                     break
@@ -191,12 +196,7 @@ def partition(count: int, sizes: Sequence[int], repeats: Callable[[int, int], in
             # the stack may be left mid-way when the budget ran out: put every player back
             for top in reversed(stack):
                 if top.chosen is not None:
-                    player, opened = top.chosen
-                    relink(player)
-                    path.pop()
-                    if opened:
-                        left[opened] += 1
-                        tables.pop()
+                    undo(top)
             if exhaustive:
                 return True
             if best == ZERO or (best is not None and nodes >= (early if best[0] else stop)):
