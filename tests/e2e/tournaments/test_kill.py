@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,16 +87,7 @@ async def test_a_swiss_event_survives_kill_9_twice_and_finishes(tmp_path: Path) 
         for c in clients:
             await c.close()
         await server.kill(signal.SIGTERM)
-    audit = audit_file(data / "donne.sqlite3")
-    assert audit.ok and audit.escrow == 0, audit
-    store = await open_store(data, recover=False)
-    try:
-        stored = await store.tournaments.export(tid)
-    finally:
-        await store.close()
-    assert stored is not None and stored["status"] == "over"
-    record = EventRecord.from_dict(stored["record"])
-    replay(record)
+    stored, record = await ended_and_kept(data, tid)
     assert seated_once(stored["record"]["entries"]) == 3  # one table a round, none opened twice
     assert [(s.name, s.points) for s in standings(record).lines] == [
         (line["name"], line["points"]) for line in final["lines"]]
@@ -147,6 +139,15 @@ async def test_an_arena_killed_while_its_tables_play_goes_on_and_ends(tmp_path: 
         for c in clients:
             await c.close()
         await server.kill(signal.SIGTERM)
+    stored, record = await ended_and_kept(data, tid)
+    assert seated_once(stored["record"]["entries"]) >= 2
+    assert standings(record).final and [s.points for s in standings(record).lines] == [
+        line["points"] for line in stored["standings"]["lines"]]
+
+
+async def ended_and_kept(data, tid: str) -> tuple[dict[str, Any], EventRecord]:
+    """After the server stopped: every chip where it belongs, the event over in the store, and its
+    record replaying (one journal, every decision once); the export and the record."""
     audit = audit_file(data / "donne.sqlite3")
     assert audit.ok and audit.escrow == 0, audit
     store = await open_store(data, recover=False)
@@ -157,6 +158,4 @@ async def test_an_arena_killed_while_its_tables_play_goes_on_and_ends(tmp_path: 
     assert stored is not None and stored["status"] == "over"
     record = EventRecord.from_dict(stored["record"])
     replay(record)
-    assert seated_once(stored["record"]["entries"]) >= 2
-    assert standings(record).final and [s.points for s in standings(record).lines] == [
-        line["points"] for line in stored["standings"]["lines"]]
+    return stored, record
