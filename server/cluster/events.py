@@ -29,19 +29,17 @@ import contextlib
 import itertools
 import logging
 import random
-from collections.abc import Callable, Coroutine, Mapping, MutableMapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from redis.exceptions import RedisError
 
 from server.cluster import wire
-from server.cluster.bus import Bus
-from server.cluster.lease import LeaseBook, Leases
 from server.cluster.proxy import BOOT, until_answered
 from server.cluster.relay import Relay
+from server.cluster.takeover import NodeParts
 from server.lobby.tournaments.acts import ACTS, act
 from server.lobby.tournaments.hall import Hall
-from server.people.players import Player
 from server.protocol import Args, CommandError, JSONValue, Result
 from server.rooms.room import Room
 from server.storage.api import Fence, StaleOwner, Store, first_result
@@ -73,7 +71,7 @@ def event_of(key: str) -> str | None:
     return key[len(PREFIX):] if key.startswith(PREFIX) else None
 
 
-class EventsHost(Protocol):
+class EventsHost(NodeParts, Protocol):
     """What the events' part needs of its node's lobby."""
 
     @property
@@ -82,20 +80,6 @@ class EventsHost(Protocol):
     def store(self) -> Store: ...
     @property
     def hall(self) -> Hall: ...
-    @property
-    def players(self) -> MutableMapping[str, Player]: ...
-    @property
-    def closing(self) -> bool: ...
-    @property
-    def healthy(self) -> bool: ...
-    @property
-    def bus(self) -> Bus: ...
-    @property
-    def book(self) -> LeaseBook: ...
-    @property
-    def leases(self) -> Leases | None: ...
-
-    def spawn(self, coro: Coroutine[Any, Any, object]) -> None: ...
 
 
 class Events:

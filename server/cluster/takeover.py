@@ -131,12 +131,10 @@ class FencedStore:
         return None
 
 
-class TakeoverHost(LobbyHost, Protocol):
-    """What failover needs of its node's lobby: the lobby restoring needs (:mod:`server.lobby.restored`),
-    its rooms and people as it may change them, and the node's bus and leases."""
+class NodeParts(Protocol):
+    """What a node's failing-over parts (tables, tournaments) need of its lobby: its people, whether
+    it closes or is cut off, its bus and leases, a task spawner."""
 
-    @property
-    def rooms(self) -> MutableMapping[str, Room]: ...
     @property
     def players(self) -> MutableMapping[str, Player]: ...
     @property
@@ -151,6 +149,16 @@ class TakeoverHost(LobbyHost, Protocol):
     def leases(self) -> Leases | None: ...
 
     def spawn(self, coro: Coroutine[Any, Any, object]) -> None: ...
+
+
+class TakeoverHost(LobbyHost, NodeParts, Protocol):
+    """What failover needs of its node's lobby: the lobby restoring needs (:mod:`server.lobby.restored`),
+    its rooms and people as it may change them, and the node's bus and leases."""
+
+    @property
+    def rooms(self) -> MutableMapping[str, Room]: ...
+    @property
+    def players(self) -> MutableMapping[str, Player]: ...
 
 
 class Takeover:
