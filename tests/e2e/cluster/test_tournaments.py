@@ -230,6 +230,24 @@ async def come_back(entrant: Entrant, node: ServerProcess, tid: str, redis_serve
     return ended
 
 
+async def arena_under_way(organiser: Client, people: list[Client], entrants: list[Entrant],
+                          length: float) -> tuple[str, list[asyncio.Future[dict[str, Any]]]]:
+    """An arena of ``length`` seconds opened by ``organiser`` (its node runs it), these people in it
+    (their nodes forward the joins) and playing; once someone is seated: its id and the plays."""
+    tid = str((await organiser.request("tournament_create", kind="arena", game="president", rules="classic",
+                                       seats=3, rounds=1, start=0.5, length=length, bots=True, bot_wait=0,
+                                       rematch_wait=0))["tournament"])
+    for c in people:
+        await c.request("tournament_join", tournament=tid)
+    plays = [asyncio.ensure_future(e.play(tid)) for e in entrants]
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 20
+    while not any(ev["event"] == "tournament_seated" for e in entrants for ev in e.events):
+        assert loop.time() < end, "nobody was seated"
+        await asyncio.sleep(0.05)
+    return tid, plays
+
+
 async def kill_the_owner(tmp_path, redis_server, pg_url, homes: dict[str, str], *, split: bool = False,
                          length: float = 12) -> None:
     names = sorted({"n0", *homes.values()})
@@ -247,18 +265,8 @@ async def kill_the_owner(tmp_path, redis_server, pg_url, homes: dict[str, str], 
         people = [await account(procs[node], n) for n, node in homes.items()]
         clients += people
         entrants = [Entrant(c, n) for c, n in zip(people, homes, strict=True)]
-        tid = (await organiser.request("tournament_create", kind="arena", game="president", rules="classic",
-                                       seats=3, rounds=1, start=0.5, length=length, bots=True, bot_wait=0,
-                                       rematch_wait=0))["tournament"]
+        tid, plays = await arena_under_way(organiser, people, entrants, length)  # (n0 runs it)
         assert owner_of(redis_server, f"tour:{tid}") == "n0"
-        for c in people:  # their node forwards the joins to n0
-            await c.request("tournament_join", tournament=tid)
-        plays = [asyncio.ensure_future(e.play(tid)) for e in entrants]
-        loop = asyncio.get_running_loop()
-        end = loop.time() + 20
-        while not any(ev["event"] == "tournament_seated" for e in entrants for ev in e.events):
-            assert loop.time() < end, "nobody was seated"
-            await asyncio.sleep(0.05)
         await asyncio.sleep(1.0)  # at n0's tables, mid-match
         if split:
             stopped = procs["n1"].proc
@@ -362,17 +370,8 @@ async def test_an_owner_paused_past_its_lease_writes_nothing_of_the_event_when_i
         people = [await account(n1, n) for n in names]
         clients += people
         entrants = [Entrant(c, n) for c, n in zip(people, names, strict=True)]
-        tid = (await organiser.request("tournament_create", kind="arena", game="president", rules="classic",
-                                       seats=3, rounds=1, start=0.5, length=14, bots=True, bot_wait=0,
-                                       rematch_wait=0))["tournament"]
-        for c in people:
-            await c.request("tournament_join", tournament=tid)
-        plays = [asyncio.ensure_future(e.play(tid)) for e in entrants]
+        tid, plays = await arena_under_way(organiser, people, entrants, 14)
         loop = asyncio.get_running_loop()
-        end = loop.time() + 20
-        while not any(ev["event"] == "tournament_seated" for e in entrants for ev in e.events):
-            assert loop.time() < end, "nobody was seated"
-            await asyncio.sleep(0.05)
         await asyncio.sleep(0.5)
         assert n0.proc is not None
         n0.proc.send_signal(signal.SIGSTOP)
